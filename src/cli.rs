@@ -1,0 +1,160 @@
+//! Every command-line type, in one place. Doc comments are the help text; every environment
+//! variable a flag reads is named here with `env = "..."`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Batch research-workflow orchestrator: an LLM planner, search and summary sub-agents, one
+/// JSON plan file.
+#[derive(Debug, Parser)]
+#[command(name = "researchflow", version, about, long_about = None)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Flags accepted by every command.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// More log output on stderr (-v debug, -vv trace); RUST_LOG overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+
+    /// Only warnings and errors on stderr.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+
+    /// Configuration file [default: ./agent.config.json].
+    #[arg(long, global = true, env = "AGENT_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run one planning round on a plan file: ask the planner for the next 0-3 tasks and write
+    /// them back.
+    Plan(PlanArgs),
+    /// Run a whole research workflow, from a question (or an existing plan) to the final
+    /// summary.
+    Workflow(WorkflowArgs),
+    /// Check a document against a contract: a plan file, a step plan, or a plan-next answer.
+    Validate(ValidateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// The plan file (must end in .json) [default: ./plan_test.json].
+    #[arg(value_name = "FILE.json", env = "PLAN_PATH")]
+    pub file: Option<PathBuf>,
+
+    /// Read when neither FILE nor PLAN_PATH is given.
+    #[arg(long = "plan-file", env = "PLAN_FILE", hide = true)]
+    pub plan_file: Option<PathBuf>,
+
+    /// Copy x.json to x.copy.json beside it first and plan on the copy.
+    #[arg(long)]
+    pub on_copy: bool,
+
+    #[command(flatten)]
+    pub log: PlanningLogArgs,
+}
+
+/// How much of the planner's input the `[planning]` log lines show.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct PlanningLogArgs {
+    /// Print the planner input and output in full instead of truncated.
+    #[arg(long, env = "PLANNING_LOG_FULL")]
+    pub log_full: bool,
+
+    /// Also print the planner's system prompt.
+    #[arg(long, env = "PLANNING_LOG_SHOW_INSTR")]
+    pub log_show_instructions: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("start").required(true).args(["query", "plan"])))]
+pub struct WorkflowArgs {
+    /// Start a new plan with this question.
+    #[arg(long, value_name = "TEXT")]
+    pub query: Option<String>,
+
+    /// Continue (resume) an existing plan file.
+    #[arg(long, value_name = "FILE")]
+    pub plan: Option<PathBuf>,
+
+    /// Where a new plan is written [default: runs/plan_<timestamp>.json].
+    #[arg(long, value_name = "FILE", conflicts_with = "plan")]
+    pub out: Option<PathBuf>,
+
+    /// Most planning rounds in this invocation; the last one must finalise.
+    #[arg(long, env = "WORKFLOW_MAX_ROUNDS", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_rounds: u32,
+
+    /// Most tasks running at once.
+    #[arg(long, env = "WORKFLOW_CONCURRENCY", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub concurrency: u32,
+
+    #[command(flatten)]
+    pub log: PlanningLogArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// Output form of the diagnostics.
+    #[arg(long, global = true, value_enum, default_value_t = OutputFormat::Json)]
+    pub format: OutputFormat,
+
+    #[command(subcommand)]
+    pub target: ValidateCommand,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// The diagnostics as one JSON object.
+    Json,
+    /// One line per finding with its path.
+    Text,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ValidateCommand {
+    /// Integrity of a researchflow plan file.
+    Plan {
+        /// The plan file.
+        file: PathBuf,
+    },
+    /// A structured step plan (JSON or YAML) against an atom registry.
+    Steps {
+        /// The step plan.
+        file: PathBuf,
+        /// The atom registry: a folder of JSON files, or one JSON file (list or map).
+        #[arg(long, value_name = "PATH")]
+        atoms: PathBuf,
+    },
+    /// A planner's plan-next answer (Thinkon protocol).
+    PlanNext {
+        /// The plan-next JSON document.
+        file: PathBuf,
+        /// executors.yaml declaring the available executors.
+        #[arg(long, value_name = "FILE")]
+        executors: Option<PathBuf>,
+        /// context.json with think, path and max_depth, for depth and no-repeat rules.
+        #[arg(long, value_name = "FILE")]
+        context: Option<PathBuf>,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,62 @@
+//! Exit codes, defined once for every command, and the error type that carries one.
+//!
+//! | code | meaning |
+//! |------|---------|
+//! | 0    | success |
+//! | 1    | the run or the validation failed |
+//! | 2    | usage, configuration or input that cannot be read |
+//! | 130  | interrupted (after a checkpoint) |
+
+/// How a command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    Success,
+    Failure,
+    Usage,
+    Interrupted,
+}
+
+impl ExitStatus {
+    pub fn code(self) -> u8 {
+        match self {
+            ExitStatus::Success => 0,
+            ExitStatus::Failure => 1,
+            ExitStatus::Usage => 2,
+            ExitStatus::Interrupted => 130,
+        }
+    }
+}
+
+impl From<ExitStatus> for std::process::ExitCode {
+    fn from(status: ExitStatus) -> Self {
+        std::process::ExitCode::from(status.code())
+    }
+}
+
+/// An error that ends a command, with the exit status it maps to.
+#[derive(Debug, thiserror::Error)]
+#[error("{inner:#}")]
+pub struct CommandError {
+    pub status: ExitStatus,
+    inner: anyhow::Error,
+}
+
+impl CommandError {
+    /// Bad usage, configuration or unreadable input: exit 2.
+    pub fn usage(err: impl Into<anyhow::Error>) -> CommandError {
+        CommandError {
+            status: ExitStatus::Usage,
+            inner: err.into(),
+        }
+    }
+
+    /// The run failed: exit 1.
+    pub fn failure(err: impl Into<anyhow::Error>) -> CommandError {
+        CommandError {
+            status: ExitStatus::Failure,
+            inner: err.into(),
+        }
+    }
+}
+
+pub type CommandResult = Result<ExitStatus, CommandError>;

@@ -1,0 +1,38 @@
+//! The `researchflow` binary: load `.env`, parse arguments, set up logging, run the command and
+//! map its result to an exit code (see `exit.rs`).
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use researchflow::cli::Cli;
+use researchflow::exit::ExitStatus;
+
+fn main() -> ExitCode {
+    // `.env` first, so that flags reading the environment see its values.
+    let dotenv = dotenvy::dotenv();
+    let cli = Cli::parse();
+    researchflow::logging::init(&cli.global);
+    if let Err(err) = dotenv
+        && !err.not_found()
+    {
+        tracing::warn!("ignoring `.env`: {err}");
+    }
+
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(err) => {
+            eprintln!("error: cannot start the async runtime: {err}");
+            return ExitStatus::Failure.into();
+        }
+    };
+    match runtime.block_on(researchflow::cmd::run(cli)) {
+        Ok(status) => status.into(),
+        Err(err) => {
+            eprintln!("error: {err}");
+            err.status.into()
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! The plan file: model, node ids, refs, info blocks and the on-disk store.
+
+pub mod info;
+pub mod model;
+pub mod node_id;
+pub mod refs;
+pub mod store;
+
+pub use info::Info;
+pub use model::{CheckList, FINAL_BATCH, Node, NodeStatus, NodeType, PlanFile, Source, Usage};
+pub use node_id::NodeId;
+pub use refs::{InfoPart, Ref, RefField, RefTarget};
+pub use store::{PlanStore, StoreError};

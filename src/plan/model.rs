@@ -1,0 +1,383 @@
+//! The plan file model: one JSON document with a check list and a list of nodes.
+//!
+//! Unknown fields, top level, in `check_list` and per node, are kept in `extra` maps so a
+//! load/save round trip leaves files written by other tools intact. This module holds data and
+//! the queries on it; reading and writing files is in [`super::store`].
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::node_id::NodeId;
+
+/// The plan file format version this build writes.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// A whole plan file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanFile {
+    #[serde(default = "default_version")]
+    pub version: u32,
+    #[serde(default)]
+    pub workflow_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    #[serde(default)]
+    pub check_list: CheckList,
+    pub nodes: Vec<Node>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+fn default_version() -> u32 {
+    FORMAT_VERSION
+}
+
+/// What the next planning round reads.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CheckList {
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_id")]
+    pub latest_id: Option<NodeId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latest_batch: Option<i64>,
+    #[serde(default)]
+    pub refs: Vec<String>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The batch number of the single final summary node.
+pub const FINAL_BATCH: i64 = -1;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeType {
+    Start,
+    Search,
+    Summary,
+    /// Accepted on load, never produced.
+    End,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeStatus {
+    Planned,
+    Running,
+    Completed,
+    Failed,
+}
+
+/// One node: the start question, a search or summary task, or an end marker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    #[serde(with = "id_string")]
+    pub node_id: NodeId,
+    pub title: String,
+    #[serde(default)]
+    pub summary: String,
+    #[serde(default)]
+    pub info: String,
+    #[serde(default)]
+    pub p_node: String,
+    pub batch: i64,
+    #[serde(rename = "type")]
+    pub kind: NodeType,
+    pub status: NodeStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<u32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<Source>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Token usage as OpenAI-compatible servers report it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    #[serde(default)]
+    pub prompt_tokens: u64,
+    #[serde(default)]
+    pub completion_tokens: u64,
+    #[serde(default)]
+    pub total_tokens: u64,
+}
+
+impl Usage {
+    pub fn add(&mut self, other: Usage) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+        self.total_tokens += other.total_tokens;
+    }
+}
+
+/// A search result a node drew on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Source {
+    pub url: String,
+    #[serde(default)]
+    pub title: String,
+}
+
+impl Node {
+    pub fn new(
+        node_id: NodeId,
+        title: impl Into<String>,
+        kind: NodeType,
+        batch: i64,
+        status: NodeStatus,
+    ) -> Node {
+        Node {
+            node_id,
+            title: title.into(),
+            summary: String::new(),
+            info: String::new(),
+            p_node: String::new(),
+            batch,
+            kind,
+            status,
+            created_at: None,
+            updated_at: None,
+            finished_at: None,
+            attempts: None,
+            errors: Vec::new(),
+            usage: None,
+            sources: Vec::new(),
+            extra: Map::new(),
+        }
+    }
+
+    pub fn with_summary(mut self, summary: impl Into<String>) -> Node {
+        self.summary = summary.into();
+        self
+    }
+
+    pub fn with_info(mut self, info: impl Into<String>) -> Node {
+        self.info = info.into();
+        self
+    }
+
+    pub fn with_p_node(mut self, p_node: impl Into<String>) -> Node {
+        self.p_node = p_node.into();
+        self
+    }
+
+    /// A node the workflow still has to run: planned, or running when a crash left it so.
+    pub fn is_pending(&self) -> bool {
+        matches!(self.kind, NodeType::Search | NodeType::Summary)
+            && matches!(self.status, NodeStatus::Planned | NodeStatus::Running)
+    }
+}
+
+impl PlanFile {
+    /// A new plan with only the start node, whose title is the question.
+    pub fn new(question: &str, workflow_id: String, created_at: String) -> PlanFile {
+        let mut start = Node::new(
+            NodeId::FIRST,
+            question,
+            NodeType::Start,
+            1,
+            NodeStatus::Completed,
+        );
+        start.created_at = Some(created_at.clone());
+        PlanFile {
+            version: FORMAT_VERSION,
+            workflow_id,
+            created_at: Some(created_at),
+            check_list: CheckList {
+                latest_id: Some(NodeId::FIRST),
+                latest_batch: Some(1),
+                refs: Vec::new(),
+                extra: Map::new(),
+            },
+            nodes: vec![start],
+            extra: Map::new(),
+        }
+    }
+
+    pub fn node(&self, id: NodeId) -> Option<&Node> {
+        self.nodes.iter().find(|n| n.node_id == id)
+    }
+
+    pub fn node_mut(&mut self, id: NodeId) -> Option<&mut Node> {
+        self.nodes.iter_mut().find(|n| n.node_id == id)
+    }
+
+    /// The start node: the first node of type `start`, else the first node.
+    pub fn start_node(&self) -> Option<&Node> {
+        self.nodes
+            .iter()
+            .find(|n| n.kind == NodeType::Start)
+            .or_else(|| self.nodes.first())
+    }
+
+    /// The user's question: the start node's title.
+    pub fn question(&self) -> &str {
+        self.start_node().map_or("", |n| n.title.as_str())
+    }
+
+    /// The highest id in use: `check_list.latest_id` or any node's id, whichever is higher.
+    pub fn latest_id(&self) -> Option<NodeId> {
+        let max_node = self.nodes.iter().map(|n| n.node_id).max();
+        self.check_list.latest_id.max(max_node)
+    }
+
+    /// The id the next new node gets; ids are never reused.
+    pub fn next_id(&self) -> NodeId {
+        self.latest_id().map_or(NodeId::FIRST, NodeId::next)
+    }
+
+    /// `check_list.latest_batch`, else inferred from the nodes (-1 once a final node exists,
+    /// else the highest batch, else 1).
+    pub fn latest_batch(&self) -> i64 {
+        self.check_list
+            .latest_batch
+            .unwrap_or_else(|| self.inferred_latest_batch())
+    }
+
+    fn inferred_latest_batch(&self) -> i64 {
+        if self.final_node().is_some() {
+            FINAL_BATCH
+        } else {
+            self.nodes.iter().map(|n| n.batch).max().unwrap_or(1).max(1)
+        }
+    }
+
+    /// The final summary node (batch -1), if planned.
+    pub fn final_node(&self) -> Option<&Node> {
+        self.nodes.iter().find(|n| n.batch == FINAL_BATCH)
+    }
+
+    /// Fills a missing `latest_id` / `latest_batch` from the nodes. Returns whether anything
+    /// changed.
+    pub fn infer_check_list(&mut self) -> bool {
+        let mut changed = false;
+        if self.check_list.latest_id.is_none() {
+            self.check_list.latest_id = self.latest_id();
+            changed |= self.check_list.latest_id.is_some();
+        }
+        if self.check_list.latest_batch.is_none() {
+            self.check_list.latest_batch = Some(self.inferred_latest_batch());
+            changed = true;
+        }
+        changed
+    }
+}
+
+/// Serialises a [`NodeId`] as its lower-case string.
+mod id_string {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    use super::NodeId;
+
+    pub fn serialize<S: Serializer>(id: &NodeId, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(id)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<NodeId, D::Error> {
+        let raw = String::deserialize(d)?;
+        NodeId::parse(&raw).map_err(D::Error::custom)
+    }
+}
+
+/// Serialises an optional [`NodeId`]; an empty string reads as absent.
+mod opt_id {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    use super::NodeId;
+
+    pub fn serialize<S: Serializer>(id: &Option<NodeId>, s: S) -> Result<S::Ok, S::Error> {
+        match id {
+            Some(id) => s.collect_str(id),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<NodeId>, D::Error> {
+        match Option::<String>::deserialize(d)? {
+            None => Ok(None),
+            Some(raw) if raw.trim().is_empty() => Ok(None),
+            Some(raw) => NodeId::parse(&raw).map(Some).map_err(D::Error::custom),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WITH_EXTRAS: &str = r#"{
+      "version": 1,
+      "workflow_id": "wf-1",
+      "owner": {"team": "x"},
+      "check_list": {"latest_id": "b", "latest_batch": 2, "refs": ["b:summary"], "note": 7},
+      "nodes": [
+        {"node_id": "a", "title": "Q?", "summary": "", "info": "", "p_node": "", "batch": 1,
+         "type": "start", "status": "completed", "color": "red"},
+        {"node_id": "B", "title": "T", "batch": 2, "type": "search", "status": "planned",
+         "tags": ["k"]}
+      ]
+    }"#;
+
+    #[test]
+    fn unknown_fields_survive_a_round_trip() {
+        let plan: PlanFile = serde_json::from_str(WITH_EXTRAS).expect("valid plan");
+        let back: Value = serde_json::to_value(&plan).expect("serialises");
+        assert_eq!(back["owner"]["team"], "x");
+        assert_eq!(back["check_list"]["note"], 7);
+        assert_eq!(back["nodes"][0]["color"], "red");
+        assert_eq!(back["nodes"][1]["tags"][0], "k");
+        assert_eq!(back["nodes"][1]["node_id"], "b", "ids are written in lower case");
+        let again: PlanFile = serde_json::from_value(back).expect("re-reads");
+        assert_eq!(again, plan);
+    }
+
+    #[test]
+    fn missing_latest_fields_are_inferred() {
+        let mut plan: PlanFile = serde_json::from_str(
+            r#"{"nodes":[
+              {"node_id":"a","title":"Q","batch":1,"type":"start","status":"completed"},
+              {"node_id":"c","title":"T","batch":3,"type":"search","status":"completed"},
+              {"node_id":"b","title":"T","batch":2,"type":"search","status":"completed"}]}"#,
+        )
+        .expect("valid plan");
+        assert_eq!(plan.check_list.latest_id, None);
+        assert!(plan.infer_check_list());
+        assert_eq!(plan.check_list.latest_id.map(|i| i.to_string()), Some("c".into()));
+        assert_eq!(plan.check_list.latest_batch, Some(3));
+        assert_eq!(plan.next_id().to_string(), "d");
+        assert!(!plan.infer_check_list(), "second inference changes nothing");
+    }
+
+    #[test]
+    fn a_final_node_makes_the_inferred_batch_final() {
+        let mut plan = PlanFile::new("Q", "wf".into(), "t".into());
+        plan.check_list.latest_batch = None;
+        plan.nodes.push(Node::new(
+            NodeId::parse("b").expect("id"),
+            "S",
+            NodeType::Summary,
+            FINAL_BATCH,
+            NodeStatus::Planned,
+        ));
+        assert_eq!(plan.latest_batch(), FINAL_BATCH);
+    }
+
+    #[test]
+    fn next_id_never_reuses_an_id_beyond_latest_id() {
+        let mut plan = PlanFile::new("Q", "wf".into(), "t".into());
+        plan.check_list.latest_id = NodeId::parse("e").ok();
+        assert_eq!(plan.next_id().to_string(), "f");
+        plan.check_list.latest_id = None;
+        assert_eq!(plan.next_id().to_string(), "b");
+    }
+}

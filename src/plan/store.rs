@@ -1,0 +1,284 @@
+//! Reading and writing plan files: an exclusive lock for the whole command, and atomic saves.
+//!
+//! The lock is taken on a sibling `<plan>.lock` file, not on the plan itself, because every save
+//! renames a new file over the plan and a lock on the old inode would no longer exclude anyone.
+//! The lock file is left in place on exit: deleting it would let two processes lock two
+//! different files. A save writes a temporary file in the same folder, syncs it and renames it
+//! over the plan, so a crash leaves either the old file or the new one, never half of one.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::model::PlanFile;
+
+/// A plan file opened for this command, locked until dropped.
+#[derive(Debug)]
+pub struct PlanStore {
+    path: PathBuf,
+    _lock: File,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error(
+        "plan file `{0}` does not exist: pass an existing plan file, or start one with `researchflow workflow --query`"
+    )]
+    NotFound(PathBuf),
+    #[error("plan file `{path}` already exists: resume it with `--plan {path}` or choose another `--out`")]
+    AlreadyExists { path: PathBuf },
+    #[error("cannot read plan file `{path}`: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "plan file `{path}` is not valid JSON (line {line}, column {column}: {message}): fix it or restore it from a copy"
+    )]
+    InvalidJson {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error(
+        "`{path}` is not a researchflow plan file: field `{field}`: {message}; see the plan file format in README.md"
+    )]
+    NotAPlan {
+        path: PathBuf,
+        field: String,
+        message: String,
+    },
+    #[error(
+        "plan file `{path}` is in use by another researchflow process (lock `{lock}`): wait for it to finish, or use another file"
+    )]
+    Locked { path: PathBuf, lock: PathBuf },
+    #[error("cannot lock plan file `{path}` through `{lock}`: {source}")]
+    Lock {
+        path: PathBuf,
+        lock: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot write plan file `{path}`: {source}; the previous version is unchanged")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot copy `{from}` to `{to}`: {source}")]
+    Copy {
+        from: PathBuf,
+        to: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl PlanStore {
+    /// Locks an existing plan file and reads it.
+    pub fn open(path: &Path) -> Result<(PlanStore, PlanFile), StoreError> {
+        if !path.exists() {
+            return Err(StoreError::NotFound(path.to_path_buf()));
+        }
+        let store = PlanStore::lock(path)?;
+        let plan = store.load()?;
+        Ok((store, plan))
+    }
+
+    /// Creates a new plan file (and its folder); refuses to overwrite an existing one.
+    pub fn create(path: &Path, plan: &PlanFile) -> Result<PlanStore, StoreError> {
+        if let Some(dir) = parent_dir(path) {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::Write {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        }
+        let store = PlanStore::lock(path)?;
+        if path.exists() {
+            return Err(StoreError::AlreadyExists {
+                path: path.to_path_buf(),
+            });
+        }
+        store.save(plan)?;
+        Ok(store)
+    }
+
+    fn lock(path: &Path) -> Result<PlanStore, StoreError> {
+        let lock_path = lock_path(path);
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|source| StoreError::Lock {
+                path: path.to_path_buf(),
+                lock: lock_path.clone(),
+                source,
+            })?;
+        match lock.try_lock() {
+            Ok(()) => Ok(PlanStore {
+                path: path.to_path_buf(),
+                _lock: lock,
+            }),
+            Err(TryLockError::WouldBlock) => Err(StoreError::Locked {
+                path: path.to_path_buf(),
+                lock: lock_path,
+            }),
+            Err(TryLockError::Error(source)) => Err(StoreError::Lock {
+                path: path.to_path_buf(),
+                lock: lock_path,
+                source,
+            }),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Reads and parses the plan file.
+    pub fn load(&self) -> Result<PlanFile, StoreError> {
+        read_plan(&self.path)
+    }
+
+    /// Writes the plan atomically: temporary file in the same folder, sync, rename.
+    pub fn save(&self, plan: &PlanFile) -> Result<(), StoreError> {
+        let write_err = |source| StoreError::Write {
+            path: self.path.clone(),
+            source,
+        };
+        let mut text = serde_json::to_string_pretty(plan).map_err(|e| write_err(e.into()))?;
+        text.push('\n');
+        let dir = parent_dir(&self.path).unwrap_or(Path::new("."));
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".researchflow-")
+            .suffix(".tmp")
+            .tempfile_in(dir)
+            .map_err(write_err)?;
+        tmp.write_all(text.as_bytes()).map_err(write_err)?;
+        tmp.as_file().sync_all().map_err(write_err)?;
+        tmp.persist(&self.path).map_err(|e| write_err(e.error))?;
+        Ok(())
+    }
+}
+
+/// Reads and parses a plan file without locking it (for read-only commands).
+pub fn read_plan(path: &Path) -> Result<PlanFile, StoreError> {
+    let text = std::fs::read_to_string(path).map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => StoreError::NotFound(path.to_path_buf()),
+        _ => StoreError::Read {
+            path: path.to_path_buf(),
+            source,
+        },
+    })?;
+    parse_plan(path, &text)
+}
+
+/// Parses plan file text; `path` is only used in error messages.
+pub fn parse_plan(path: &Path, text: &str) -> Result<PlanFile, StoreError> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| StoreError::InvalidJson {
+            path: path.to_path_buf(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
+    if !value.is_object() {
+        return Err(StoreError::NotAPlan {
+            path: path.to_path_buf(),
+            field: "(top level)".into(),
+            message: "expected a JSON object with `nodes` and `check_list`".into(),
+        });
+    }
+    let plan: PlanFile = serde_path_to_error::deserialize(value).map_err(|e| {
+        let field = e.path().to_string();
+        StoreError::NotAPlan {
+            path: path.to_path_buf(),
+            field: if field == "." { "(top level)".into() } else { field },
+            message: e.into_inner().to_string(),
+        }
+    })?;
+    Ok(plan)
+}
+
+/// Copies `x.json` to `x.copy.json` beside it and returns the copy's path.
+pub fn copy_beside(path: &Path) -> Result<PathBuf, StoreError> {
+    if !path.exists() {
+        return Err(StoreError::NotFound(path.to_path_buf()));
+    }
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let copy = path.with_file_name(format!("{stem}.copy.json"));
+    std::fs::copy(path, &copy).map_err(|source| StoreError::Copy {
+        from: path.to_path_buf(),
+        to: copy.clone(),
+        source,
+    })?;
+    Ok(copy)
+}
+
+/// The sibling lock file of a plan file.
+pub fn lock_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    path.with_file_name(name)
+}
+
+fn parent_dir(path: &Path) -> Option<&Path> {
+    path.parent().filter(|p| !p.as_os_str().is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn save_then_open_round_trips_and_second_lock_fails() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("p.json");
+        let plan = PlanFile::new("Q?", "wf".into(), "t".into());
+        let store = PlanStore::create(&path, &plan).expect("create");
+        assert!(matches!(
+            PlanStore::open(&path),
+            Err(StoreError::Locked { .. })
+        ));
+        drop(store);
+        let (_store, back) = PlanStore::open(&path).expect("open");
+        assert_eq!(back, plan);
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("read dir")
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "no temporary file is left behind");
+    }
+
+    #[test]
+    fn errors_name_the_file_and_field() {
+        let path = Path::new("x.json");
+        let err = parse_plan(path, "{").expect_err("invalid json");
+        assert!(matches!(err, StoreError::InvalidJson { line: 1, .. }), "{err}");
+        let err = parse_plan(path, "[1]").expect_err("not an object");
+        assert!(err.to_string().contains("not a researchflow plan file"));
+        let err = parse_plan(
+            path,
+            r#"{"nodes":[{"node_id":"a","title":"Q","batch":1,"type":"start","status":"done"}]}"#,
+        )
+        .expect_err("bad status");
+        let text = err.to_string();
+        assert!(text.contains("`x.json`") && text.contains("nodes[0].status"), "{text}");
+    }
+
+    #[test]
+    fn create_refuses_to_overwrite() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("p.json");
+        std::fs::write(&path, "{}").expect("write");
+        let plan = PlanFile::new("Q?", "wf".into(), "t".into());
+        assert!(matches!(
+            PlanStore::create(&path, &plan),
+            Err(StoreError::AlreadyExists { .. })
+        ));
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "{}");
+    }
+}
