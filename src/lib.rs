@@ -16,3 +16,6 @@ pub mod diagnostics;
 pub mod exit;
 pub mod logging;
 pub mod plan;
+pub mod http;
+pub mod llm;
+pub mod settings;

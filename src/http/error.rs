@@ -1,0 +1,187 @@
+//! What can go wrong with one HTTP call, and the one function that says whether it is worth
+//! retrying ([`HttpError::is_transient`]).
+//!
+//! Messages never carry a secret: URLs are stored without their query, and response bodies are
+//! redacted by the caller before they get here.
+
+use std::time::Duration;
+
+/// One failed HTTP call (after its own attempt, before any retry decision).
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum HttpError {
+    #[error("`{url}` answered HTTP {status}: {body}")]
+    Status {
+        url: String,
+        status: u16,
+        body: String,
+        /// From `Retry-After` (seconds or HTTP date) or `retry-after-ms`.
+        retry_after: Option<Duration>,
+    },
+    #[error("`{url}` did not answer within {timeout:?}")]
+    Timeout { url: String, timeout: Duration },
+    #[error("cannot reach `{url}`: {message}")]
+    Connect { url: String, message: String },
+    #[error("connection to `{url}` failed mid-request: {message}")]
+    Transport { url: String, message: String },
+    #[error("`{url}` answered with a body that is not the expected JSON: {message}")]
+    Decode { url: String, message: String },
+}
+
+impl HttpError {
+    /// 429 (unless the quota is exhausted), 408, 5xx, timeouts and connection errors.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            HttpError::Status { status, body, .. } => match status {
+                429 => !is_insufficient_quota(body),
+                408 | 500..=599 => true,
+                _ => false,
+            },
+            HttpError::Timeout { .. } | HttpError::Connect { .. } | HttpError::Transport { .. } => {
+                true
+            }
+            HttpError::Decode { .. } => false,
+        }
+    }
+
+    /// The delay the server asked for, if any.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            HttpError::Status { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
+    /// A short cause for logs and events: `HTTP 429`, `timeout`, `connect`.
+    pub fn cause(&self) -> String {
+        match self {
+            HttpError::Status { status, .. } => format!("HTTP {status}"),
+            HttpError::Timeout { .. } => "timeout".into(),
+            HttpError::Connect { .. } => "connect".into(),
+            HttpError::Transport { .. } => "connection dropped".into(),
+            HttpError::Decode { .. } => "malformed answer".into(),
+        }
+    }
+
+    /// Whether the server could not be reached at all (as opposed to answering badly).
+    pub fn is_unreachable(&self) -> bool {
+        matches!(self, HttpError::Connect { .. } | HttpError::Timeout { .. })
+    }
+
+    /// Builds the error for a reqwest failure, without the URL's query string.
+    pub fn from_reqwest(url: &str, timeout: Duration, err: reqwest::Error) -> HttpError {
+        let url = strip_query(url);
+        let (timed_out, connect, decode) = (err.is_timeout(), err.is_connect(), err.is_decode());
+        let message = error_chain(&err.without_url());
+        if timed_out {
+            HttpError::Timeout { url, timeout }
+        } else if connect {
+            HttpError::Connect { url, message }
+        } else if decode {
+            HttpError::Decode { url, message }
+        } else {
+            HttpError::Transport { url, message }
+        }
+    }
+}
+
+/// A 429 whose body says the account has no quota left: retrying cannot help.
+pub fn is_insufficient_quota(body: &str) -> bool {
+    body.contains("insufficient_quota")
+}
+
+/// Parses `retry-after-ms` (milliseconds) or `Retry-After` (seconds or an HTTP date).
+pub fn parse_retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    if let Some(ms) = text("retry-after-ms").and_then(|v| v.parse::<f64>().ok())
+        && ms.is_finite()
+        && ms >= 0.0
+    {
+        return Some(Duration::from_secs_f64(ms / 1000.0));
+    }
+    let raw = text("retry-after")?;
+    if let Ok(secs) = raw.parse::<f64>() {
+        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+    }
+    let when = chrono::DateTime::parse_from_rfc2822(raw).ok()?;
+    let delta = when.with_timezone(&chrono::Utc) - chrono::Utc::now();
+    Some(delta.to_std().unwrap_or(Duration::ZERO))
+}
+
+/// The URL without query or fragment (a query may carry a key).
+pub fn strip_query(url: &str) -> String {
+    url.split(['?', '#']).next().unwrap_or(url).to_string()
+}
+
+fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(s) = source {
+        let s_text = s.to_string();
+        if !text.contains(&s_text) {
+            text.push_str(": ");
+            text.push_str(&s_text);
+        }
+        source = s.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::{HeaderMap, HeaderValue};
+
+    fn status(code: u16, body: &str) -> HttpError {
+        HttpError::Status {
+            url: "u".into(),
+            status: code,
+            body: body.into(),
+            retry_after: None,
+        }
+    }
+
+    #[test]
+    fn transient_statuses() {
+        for code in [429, 408, 500, 502, 503, 504] {
+            assert!(status(code, "").is_transient(), "{code}");
+        }
+        for code in [400, 401, 403, 404, 422] {
+            assert!(!status(code, "").is_transient(), "{code}");
+        }
+        assert!(!status(429, r#"{"error":{"code":"insufficient_quota"}}"#).is_transient());
+        assert!(
+            HttpError::Timeout {
+                url: "u".into(),
+                timeout: Duration::ZERO
+            }
+            .is_transient()
+        );
+        assert!(
+            !HttpError::Decode {
+                url: "u".into(),
+                message: String::new()
+            }
+            .is_transient()
+        );
+    }
+
+    #[test]
+    fn retry_after_forms() {
+        let mut h = HeaderMap::new();
+        assert_eq!(parse_retry_after(&h), None);
+        h.insert("retry-after", HeaderValue::from_static("2"));
+        assert_eq!(parse_retry_after(&h), Some(Duration::from_secs(2)));
+        h.insert("retry-after-ms", HeaderValue::from_static("150"));
+        assert_eq!(parse_retry_after(&h), Some(Duration::from_millis(150)));
+        let mut h = HeaderMap::new();
+        h.insert("retry-after", HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"));
+        assert_eq!(parse_retry_after(&h), Some(Duration::ZERO), "a past date means now");
+        h.insert("retry-after", HeaderValue::from_static("soon"));
+        assert_eq!(parse_retry_after(&h), None);
+    }
+
+    #[test]
+    fn query_is_stripped() {
+        assert_eq!(strip_query("http://h/search?q=x&api_key=k"), "http://h/search");
+    }
+}

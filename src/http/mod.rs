@@ -1,0 +1,17 @@
+//! HTTP plumbing shared by the LLM client and the search providers: errors and the one retry
+//! policy.
+
+pub mod error;
+pub mod retry;
+
+pub use error::HttpError;
+pub use retry::{LogOnly, RetryNotice, RetryObserver, with_retry};
+
+/// Builds the shared reqwest client (rustls with the ring provider; no OpenSSL).
+pub fn client() -> Result<reqwest::Client, reqwest::Error> {
+    // Installing twice is harmless: the second call reports the provider already set.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .user_agent(concat!("researchflow/", env!("CARGO_PKG_VERSION")))
+        .build()
+}

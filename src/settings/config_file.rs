@@ -1,0 +1,187 @@
+//! `agent.config.json`: the on-disk configuration, exactly as written, with every key named.
+//!
+//! Unknown keys are an error that names them (a typo must not be silently ignored). This module
+//! only parses; defaults, the environment and validation are applied in [`super::resolve`].
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+/// The whole configuration file. All keys are optional here; `resolve` says what is required.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ConfigFile {
+    #[serde(rename = "baseURL")]
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    pub api_key: Option<String>,
+    #[serde(default)]
+    pub roles: Roles,
+    pub structured_output: Option<StructuredOutput>,
+    #[serde(default)]
+    pub timeouts: Timeouts,
+    #[serde(default)]
+    pub retry: RetryConfig,
+    #[serde(default)]
+    pub search: SearchConfig,
+    #[serde(default)]
+    pub planner: PlannerConfig,
+    /// A folder whose prompt files replace the built-in ones (missing files keep the default).
+    pub prompts_dir: Option<String>,
+}
+
+/// Per-role overrides of the model endpoint.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Roles {
+    pub planning: Option<RoleConfig>,
+    pub search: Option<RoleConfig>,
+    pub summary: Option<RoleConfig>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RoleConfig {
+    pub model: Option<String>,
+    #[serde(rename = "baseURL")]
+    pub base_url: Option<String>,
+    pub api_key: Option<String>,
+}
+
+/// How the model is asked for JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StructuredOutput {
+    /// `response_format: json_schema` (falls back once to `json_object` on a 400 about it).
+    JsonSchema,
+    /// `response_format: json_object`.
+    JsonObject,
+    /// No `response_format`; the prompt alone asks for JSON.
+    None,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Timeouts {
+    pub llm_ms: Option<u64>,
+    pub search_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RetryConfig {
+    pub max_retries: Option<usize>,
+    pub base_delay_ms: Option<u64>,
+    pub max_delay_ms: Option<u64>,
+    pub max_retry_after_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SearchConfig {
+    pub provider: Option<SearchProviderKind>,
+    #[serde(rename = "baseURL")]
+    pub base_url: Option<String>,
+    pub api_key: Option<String>,
+    pub max_results: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchProviderKind {
+    Tavily,
+    Searxng,
+    Brave,
+    Local,
+    None,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PlannerConfig {
+    pub repair_attempts: Option<u32>,
+}
+
+/// Why the configuration file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigFileError {
+    #[error("cannot read config `{path}`: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("config `{path}` is not valid JSON (line {line}, column {column}): {message}")]
+    Json {
+        path: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error(
+        "config `{path}`: `{field}`: {message}; agent.config.example.json lists every key"
+    )]
+    Field {
+        path: String,
+        field: String,
+        message: String,
+    },
+}
+
+impl ConfigFile {
+    pub fn read(path: &Path) -> Result<ConfigFile, ConfigFileError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigFileError::Read {
+            path: shown.clone(),
+            source,
+        })?;
+        ConfigFile::parse(&shown, &text)
+    }
+
+    pub fn parse(shown: &str, text: &str) -> Result<ConfigFile, ConfigFileError> {
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| ConfigFileError::Json {
+                path: shown.to_string(),
+                line: e.line(),
+                column: e.column(),
+                message: e.to_string(),
+            })?;
+        serde_path_to_error::deserialize(value).map_err(|e| {
+            let field = e.path().to_string();
+            ConfigFileError::Field {
+                path: shown.to_string(),
+                field: if field == "." { "(top level)".into() } else { field },
+                message: e.into_inner().to_string(),
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_keys_are_named() {
+        let err = ConfigFile::parse("c.json", r#"{"baseUrl": "x"}"#).expect_err("typo");
+        let text = err.to_string();
+        assert!(text.contains("`baseUrl`"), "{text}");
+        let err = ConfigFile::parse("c.json", r#"{"roles": {"planning": {"modle": "m"}}}"#)
+            .expect_err("nested typo");
+        let text = err.to_string();
+        assert!(text.contains("roles.planning") && text.contains("`modle`"), "{text}");
+    }
+
+    #[test]
+    fn every_documented_key_parses() {
+        let text = include_str!("../../agent.config.example.json");
+        let cfg = ConfigFile::parse("example", text).expect("example parses");
+        assert!(cfg.base_url.is_some() && cfg.model.is_some());
+        assert!(cfg.roles.planning.is_some() && cfg.roles.search.is_some());
+        assert!(cfg.roles.summary.is_some());
+        assert!(cfg.structured_output.is_some());
+        assert!(cfg.timeouts.llm_ms.is_some() && cfg.timeouts.search_ms.is_some());
+        assert!(cfg.retry.max_retry_after_ms.is_some());
+        assert!(cfg.search.provider.is_some() && cfg.search.max_results.is_some());
+        assert!(cfg.planner.repair_attempts.is_some());
+    }
+}
