@@ -19,3 +19,5 @@ pub mod plan;
 pub mod http;
 pub mod llm;
 pub mod settings;
+pub mod planner;
+pub mod prompts;

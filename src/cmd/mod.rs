@@ -1,5 +1,6 @@
 //! One file per subcommand, each an `async fn run(args, ...) -> CommandResult`.
 
+pub mod plan;
 pub mod validate;
 
 use crate::cli::{Cli, Command};
@@ -9,8 +10,9 @@ use crate::exit::CommandResult;
 pub async fn run(cli: Cli) -> CommandResult {
     match cli.command {
         Command::Validate(args) => validate::run(args).await,
-        Command::Plan(_) | Command::Workflow(_) => Err(crate::exit::CommandError::usage(
-            anyhow::anyhow!("this command is not built yet"),
-        )),
+        Command::Plan(args) => plan::run(args, &cli.global).await,
+        Command::Workflow(_) => Err(crate::exit::CommandError::usage(anyhow::anyhow!(
+            "`workflow` is not built yet"
+        ))),
     }
 }

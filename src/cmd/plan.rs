@@ -1,0 +1,145 @@
+//! `researchflow plan`: one planning round on a plan file.
+//!
+//! Resolves the plan path (argument, `PLAN_PATH`, `PLAN_FILE`, `./plan_test.json`), locks the
+//! file, bootstraps it in memory, runs the round and writes the result atomically. On any
+//! failure the file is left byte-identical (the bootstrap is saved together with the round).
+
+use std::path::PathBuf;
+
+use serde_json::json;
+
+use crate::cli::{GlobalArgs, PlanArgs};
+use crate::exit::{CommandError, CommandResult, ExitStatus};
+use crate::http::LogOnly;
+use crate::llm::LlmClient;
+use crate::logging;
+use crate::plan::store::copy_beside;
+use crate::plan::{PlanFile, PlanStore};
+use crate::planner::{Planner, RoundError, RoundNotes, bootstrap};
+use crate::settings::{Role, Settings};
+
+pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
+    let path = plan_path(&args)?;
+    let settings = Settings::load(global.config.as_deref()).map_err(CommandError::usage)?;
+    let path = if args.on_copy {
+        copy_beside(&path).map_err(CommandError::usage)?
+    } else {
+        path
+    };
+    logging::line(&format!("[planning] plan file: {}", path.display()));
+    let (store, mut plan) = PlanStore::open(&path).map_err(CommandError::usage)?;
+
+    if let Some(done) = plan.final_node() {
+        tracing::warn!(
+            "[planning] `{}` already has its final summary (node {}): nothing to plan",
+            path.display(),
+            done.node_id
+        );
+        print_result(&plan, &[], &[], &[]);
+        status_line(&path, "completed", &plan, 0, None);
+        return Ok(ExitStatus::Success);
+    }
+
+    bootstrap(&mut plan);
+    let prompt = crate::prompts::load("planning.system.md", settings.prompts_dir.as_deref())
+        .map_err(CommandError::usage)?;
+    let http = crate::http::client().map_err(CommandError::failure)?;
+    let llm = LlmClient::new(http, &settings, Role::Planning);
+    let planner = Planner {
+        llm: &llm,
+        system_prompt: prompt,
+        repair_attempts: settings.repair_attempts,
+        log: args.log,
+    };
+
+    let outcome = match planner.run(&mut plan, &RoundNotes::default(), &LogOnly).await {
+        Ok(outcome) => outcome,
+        Err(err) => {
+            status_line(&path, "failed", &plan, 0, Some(&err.to_string()));
+            let unusable = matches!(&err, RoundError::Llm(e) if e.is_unreachable() || e.is_configuration());
+            let err = anyhow::Error::new(err).context(format!(
+                "no task was planned; `{}` is unchanged",
+                path.display()
+            ));
+            return Err(if unusable {
+                CommandError::usage(err)
+            } else {
+                CommandError::failure(err)
+            });
+        }
+    };
+
+    store.save(&plan).map_err(CommandError::failure)?;
+    let count = outcome.applied.planned.len();
+    logging::line(&format!(
+        "[planning] wrote {} with {count} task(s).",
+        path.display()
+    ));
+    print_result(
+        &plan,
+        &outcome.applied.planned,
+        &outcome.answer.next_check_list,
+        &outcome.applied.resolved_refs,
+    );
+    status_line(&path, "completed", &plan, count, None);
+    Ok(ExitStatus::Success)
+}
+
+/// The plan file: FILE, else `PLAN_PATH` (both through clap), else `PLAN_FILE`, else
+/// `./plan_test.json`.
+fn plan_path(args: &PlanArgs) -> Result<PathBuf, CommandError> {
+    let path = args
+        .file
+        .clone()
+        .or_else(|| args.plan_file.clone())
+        .unwrap_or_else(|| PathBuf::from("plan_test.json"));
+    let is_json = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    if !is_json {
+        return Err(CommandError::usage(anyhow::anyhow!(
+            "plan file `{}` does not end in `.json`: pass the plan file, e.g. `researchflow plan fixtures/plan_stage1.json`",
+            path.display()
+        )));
+    }
+    Ok(path)
+}
+
+fn print_result(
+    plan: &PlanFile,
+    planned: &[crate::plan::Node],
+    raw: &[String],
+    resolved: &[String],
+) {
+    let out = json!({
+        "planned": planned,
+        "next_check_list": { "raw": raw, "resolved": resolved },
+        "latest_id": plan.check_list.latest_id.map(|i| i.to_string()),
+        "latest_batch": plan.latest_batch(),
+    });
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&out).unwrap_or_else(|_| out.to_string())
+    );
+}
+
+fn status_line(
+    path: &std::path::Path,
+    status: &str,
+    plan: &PlanFile,
+    tasks: usize,
+    error: Option<&str>,
+) {
+    let mut obj = json!({
+        "agent": "planning",
+        "status": status,
+        "plan_file": path.display().to_string(),
+        "tasks": tasks,
+        "latest_id": plan.check_list.latest_id.map(|i| i.to_string()),
+        "latest_batch": plan.latest_batch(),
+    });
+    if let Some(e) = error {
+        obj["error"] = json!(e);
+    }
+    logging::signal(&format!("AGENT_STATUS {obj}"));
+}

@@ -1,0 +1,87 @@
+//! Getting the JSON object out of a model's answer.
+//!
+//! Models wrap JSON in `<think>...</think>` reasoning, Markdown fences or prose. This module
+//! removes the reasoning, prefers the content of a fenced block, and takes the first complete
+//! JSON object it finds. It does not judge the object; that is [`super::contract`].
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+static THINK: LazyLock<Regex> = LazyLock::new(|| {
+    // A literal pattern: compiling it cannot fail.
+    Regex::new(r"(?is)<think>.*?</think>").expect("valid regex")
+});
+
+static FENCE: LazyLock<Regex> = LazyLock::new(|| {
+    // A literal pattern: compiling it cannot fail.
+    Regex::new(r"(?s)```[a-zA-Z0-9_-]*\s*\n?(.*?)```").expect("valid regex")
+});
+
+/// The first JSON object in the answer, or why there is none.
+pub fn extract_json(answer: &str) -> Result<Value, String> {
+    let mut text = THINK.replace_all(answer, "").into_owned();
+    // An unclosed <think> (cut off answer): drop everything up to its end marker, if any.
+    if let Some(start) = text.to_ascii_lowercase().find("<think>") {
+        text = match text.to_ascii_lowercase().find("</think>") {
+            Some(end) => text[end + "</think>".len()..].to_string(),
+            None => text[start + "<think>".len()..].to_string(),
+        };
+    }
+    let fenced: Vec<String> = FENCE
+        .captures_iter(&text)
+        .filter_map(|c| c.get(1).map(|m| m.as_str().to_string()))
+        .collect();
+    for candidate in fenced.iter().map(String::as_str).chain([text.as_str()]) {
+        if let Some(obj) = first_object(candidate) {
+            return Ok(obj);
+        }
+    }
+    Err(if text.contains('{') {
+        "the answer holds no complete, valid JSON object".into()
+    } else {
+        "the answer holds no JSON object".into()
+    })
+}
+
+/// Tries every `{` in turn and returns the first position that starts a whole JSON object.
+fn first_object(text: &str) -> Option<Value> {
+    text.match_indices('{').find_map(|(pos, _)| {
+        let mut stream = serde_json::Deserializer::from_str(&text[pos..]).into_iter::<Value>();
+        match stream.next() {
+            Some(Ok(v @ Value::Object(_))) => Some(v),
+            _ => None,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn plain_object() {
+        assert_eq!(extract_json(r#"{"a": 1}"#), Ok(json!({"a": 1})));
+    }
+
+    #[test]
+    fn think_then_fence() {
+        let text = "<think>maybe {\"a\": 0} is it?</think>\nHere:\n```json\n{\"a\": 2}\n```\nDone.";
+        assert_eq!(extract_json(text), Ok(json!({"a": 2})));
+    }
+
+    #[test]
+    fn prose_around_and_braces_in_strings() {
+        let text = r#"Sure! {"t": "a } b {", "n": [1, {"x": 2}]} hope that helps {"#;
+        assert_eq!(extract_json(text), Ok(json!({"t": "a } b {", "n": [1, {"x": 2}]})));
+    }
+
+    #[test]
+    fn broken_json_is_an_error() {
+        assert!(extract_json(r#"{"a": 1"#).is_err());
+        assert!(extract_json("no json here").is_err());
+        assert!(extract_json("<think>{\"a\":1}").is_ok(), "unclosed think keeps its text");
+    }
+}

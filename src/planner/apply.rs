@@ -1,0 +1,262 @@
+//! Writing a valid planner answer into the plan (in memory): new nodes, the check list and the
+//! NEW placeholders. Also the bootstrap of a fresh plan. Saving is the caller's job.
+//!
+//! Rules (SPEC section 2, step 5): each task becomes a node with the next id, batch -1 when
+//! final else `latest_batch + 1`, status planned, empty summary and info, and a sanitised
+//! `p_node` (`:title` becomes `:summary`; malformed refs, unknown nodes and NEW placeholders are
+//! dropped with a warning, because tasks of one batch run side by side). `latest_id` becomes the
+//! last new id; `latest_batch` -1 when final, +1 when tasks were created, unchanged otherwise;
+//! `refs` is `next_check_list` with NEW1..NEW3 resolved, unresolvable entries dropped.
+
+use crate::plan::refs::{RefField, RefTarget, parse_list};
+use crate::plan::{FINAL_BATCH, Node, NodeId, NodeStatus, NodeType, PlanFile, Ref};
+
+use super::contract::PlanAnswer;
+
+/// What a round added.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Applied {
+    pub planned: Vec<Node>,
+    pub resolved_refs: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+/// First round of a fresh plan: with only the start node and no refs, the planner reads the
+/// question's info. Also fills a missing `latest_id` / `latest_batch`. Returns whether the plan
+/// changed.
+pub fn bootstrap(plan: &mut PlanFile) -> bool {
+    let mut changed = plan.infer_check_list();
+    if plan.nodes.len() == 1 && plan.check_list.refs.is_empty() {
+        let start = plan.nodes[0].node_id;
+        plan.check_list.refs = vec![Ref::node(start, RefField::Info(crate::plan::InfoPart::All)).to_string()];
+        changed = true;
+    }
+    changed
+}
+
+pub fn apply(plan: &mut PlanFile, answer: &PlanAnswer, now: &str) -> Applied {
+    let mut warnings = Vec::new();
+    let latest_batch = plan.latest_batch();
+    let batch = if answer.is_final {
+        FINAL_BATCH
+    } else {
+        latest_batch.max(1) + 1
+    };
+
+    let mut new_ids = Vec::new();
+    let mut planned = Vec::new();
+    let mut next = plan.next_id();
+    for task in &answer.tasks {
+        let id = next;
+        next = next.next();
+        let mut p_node = sanitize_p_node(plan, &task.p_node, id, &mut warnings);
+        if p_node.is_empty() && task.kind == NodeType::Summary {
+            p_node = default_summary_inputs(plan);
+            warnings.push(format!(
+                "task {id} (summary) cites no usable input; using `{p_node}`"
+            ));
+        }
+        let mut node = Node::new(id, task.title.clone(), task.kind, batch, NodeStatus::Planned)
+            .with_p_node(p_node);
+        node.created_at = Some(now.to_string());
+        node.updated_at = Some(now.to_string());
+        new_ids.push(id);
+        planned.push(node);
+    }
+
+    let mut resolved = Vec::new();
+    for raw in &answer.next_check_list {
+        let (refs, errors) = parse_list(raw);
+        for e in errors {
+            warnings.push(format!("dropping next_check_list entry: {e}"));
+        }
+        for mut r in refs {
+            if r.field == RefField::Title {
+                r.field = RefField::Summary;
+            }
+            let id = match r.target {
+                RefTarget::New(n) => match new_ids.get(usize::from(n) - 1) {
+                    Some(id) => *id,
+                    None => {
+                        warnings.push(format!(
+                            "dropping `{raw}`: NEW{n} has no task in this round"
+                        ));
+                        continue;
+                    }
+                },
+                RefTarget::Node(id) if plan.node(id).is_some() => id,
+                RefTarget::Node(id) => {
+                    warnings.push(format!("dropping `{raw}`: there is no node `{id}`"));
+                    continue;
+                }
+            };
+            let text = Ref::node(id, r.field).to_string();
+            if !resolved.contains(&text) {
+                resolved.push(text);
+            }
+        }
+    }
+
+    if let Some(last) = new_ids.last() {
+        plan.check_list.latest_id = Some(*last);
+    }
+    if answer.is_final {
+        plan.check_list.latest_batch = Some(FINAL_BATCH);
+    } else if !planned.is_empty() {
+        plan.check_list.latest_batch = Some(batch);
+    }
+    plan.check_list.refs = resolved.clone();
+    plan.nodes.extend(planned.iter().cloned());
+
+    Applied {
+        planned,
+        resolved_refs: resolved,
+        warnings,
+    }
+}
+
+/// Keeps the refs of `raw` that point at existing nodes, in canonical form.
+fn sanitize_p_node(plan: &PlanFile, raw: &str, task: NodeId, warnings: &mut Vec<String>) -> String {
+    let (refs, errors) = parse_list(raw);
+    for e in errors {
+        warnings.push(format!("task {task}: dropping p_node entry: {e}"));
+    }
+    let mut kept: Vec<String> = Vec::new();
+    for mut r in refs {
+        if r.field == RefField::Title {
+            r.field = RefField::Summary;
+        }
+        match r.target {
+            RefTarget::Node(id) if plan.node(id).is_some() => {
+                let text = r.to_string();
+                if !kept.contains(&text) {
+                    kept.push(text);
+                }
+            }
+            RefTarget::Node(id) => {
+                warnings.push(format!("task {task}: dropping p_node ref `{r}`: there is no node `{id}`"))
+            }
+            RefTarget::New(_) => warnings.push(format!(
+                "task {task}: dropping p_node ref `{r}`: tasks of one round cannot feed each other"
+            )),
+        }
+    }
+    kept.join(", ")
+}
+
+/// Inputs for a summary task that cites nothing usable: every completed search or summary
+/// node's summary, else the question.
+fn default_summary_inputs(plan: &PlanFile) -> String {
+    let refs: Vec<String> = plan
+        .nodes
+        .iter()
+        .filter(|n| {
+            matches!(n.kind, NodeType::Search | NodeType::Summary) && n.status == NodeStatus::Completed
+        })
+        .map(|n| Ref::node(n.node_id, RefField::Summary).to_string())
+        .collect();
+    if refs.is_empty() {
+        plan.start_node()
+            .map(|n| Ref::node(n.node_id, RefField::Info(crate::plan::InfoPart::All)).to_string())
+            .unwrap_or_default()
+    } else {
+        refs.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::planner::contract::PlannedTask;
+
+    fn task(title: &str, kind: NodeType, p_node: &str) -> PlannedTask {
+        PlannedTask {
+            title: title.into(),
+            kind,
+            p_node: p_node.into(),
+        }
+    }
+
+    fn stage2() -> PlanFile {
+        let mut plan = PlanFile::new("Q", "wf".into(), "t".into());
+        for id in ["b", "c"] {
+            plan.nodes.push(
+                Node::new(NodeId::parse(id).expect("id"), id, NodeType::Search, 2, NodeStatus::Completed)
+                    .with_summary("s"),
+            );
+        }
+        plan.check_list.latest_id = NodeId::parse("c").ok();
+        plan.check_list.latest_batch = Some(2);
+        plan.check_list.refs = vec!["b:summary".into(), "c:summary".into()];
+        plan
+    }
+
+    #[test]
+    fn bootstrap_points_at_the_question_once() {
+        let mut plan = PlanFile::new("Q", "wf".into(), "t".into());
+        plan.check_list.latest_id = None;
+        plan.check_list.latest_batch = None;
+        assert!(bootstrap(&mut plan));
+        assert_eq!(plan.check_list.refs, vec!["a:info"]);
+        assert_eq!(plan.check_list.latest_id, NodeId::parse("a").ok());
+        assert_eq!(plan.check_list.latest_batch, Some(1));
+        assert!(!bootstrap(&mut plan), "nothing left to do");
+        let mut p2 = stage2();
+        p2.check_list.refs.clear();
+        assert!(!bootstrap(&mut p2), "only a lone start node is bootstrapped");
+    }
+
+    #[test]
+    fn tasks_get_ids_batches_and_sanitised_inputs() {
+        let mut plan = stage2();
+        let answer = PlanAnswer {
+            is_final: false,
+            tasks: vec![
+                task("T1", NodeType::Search, "B:Title, zz:summary, NEW2:summary, b:oops"),
+                task("T2", NodeType::Summary, "b:summary, c:info[llm]"),
+            ],
+            next_check_list: vec!["b:summary".into(), "NEW1:summary".into(), "NEW3:summary".into(), "q:summary".into()],
+        };
+        let applied = apply(&mut plan, &answer, "now");
+        let ids: Vec<String> = applied.planned.iter().map(|n| n.node_id.to_string()).collect();
+        assert_eq!(ids, vec!["d", "e"]);
+        assert!(applied.planned.iter().all(|n| n.batch == 3 && n.status == NodeStatus::Planned));
+        assert_eq!(applied.planned[0].p_node, "b:summary");
+        assert_eq!(applied.planned[1].p_node, "b:summary, c:info[llm]");
+        assert_eq!(plan.check_list.refs, vec!["b:summary", "d:summary"]);
+        assert_eq!(plan.check_list.latest_id, NodeId::parse("e").ok());
+        assert_eq!(plan.check_list.latest_batch, Some(3));
+        assert_eq!(plan.nodes.len(), 5);
+        assert!(applied.warnings.len() >= 5, "{:?}", applied.warnings);
+    }
+
+    #[test]
+    fn final_answer_gets_batch_minus_one() {
+        let mut plan = stage2();
+        let answer = PlanAnswer {
+            is_final: true,
+            tasks: vec![task("Report", NodeType::Summary, "")],
+            next_check_list: vec!["NEW1:summary".into()],
+        };
+        let applied = apply(&mut plan, &answer, "now");
+        assert_eq!(applied.planned[0].batch, FINAL_BATCH);
+        assert_eq!(applied.planned[0].p_node, "b:summary, c:summary", "empty inputs default to every summary");
+        assert_eq!(plan.check_list.latest_batch, Some(FINAL_BATCH));
+        assert_eq!(plan.check_list.refs, vec!["d:summary"]);
+    }
+
+    #[test]
+    fn zero_tasks_leave_latest_fields_unchanged() {
+        let mut plan = stage2();
+        let answer = PlanAnswer {
+            is_final: false,
+            tasks: vec![],
+            next_check_list: vec!["NEW1:summary".into(), "c:summary".into()],
+        };
+        let applied = apply(&mut plan, &answer, "now");
+        assert!(applied.planned.is_empty());
+        assert_eq!(plan.check_list.latest_id, NodeId::parse("c").ok());
+        assert_eq!(plan.check_list.latest_batch, Some(2));
+        assert_eq!(plan.check_list.refs, vec!["c:summary"]);
+    }
+}

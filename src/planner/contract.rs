@@ -1,0 +1,322 @@
+//! The planner's output contract, checked into [`Diagnostics`]:
+//!
+//! `{ "is_final": bool, "tasks": [ { "title": str, "type": "search"|"summary", "p_node": str } ]
+//! (0-3), "next_check_list": [str] }`; `is_final: true` requires exactly one task, of type
+//! summary. Unknown fields are warnings. The same diagnostics are quoted back to the model in
+//! the repair round.
+//!
+//! Codes: `INVALID_JSON`, `INVALID_TYPE`, `MISSING_FIELD`, `TOO_MANY_TASKS`,
+//! `INVALID_TASK_TYPE`, `EMPTY_TITLE`, `FINAL_NEEDS_ONE_SUMMARY`; warning `UNKNOWN_FIELD`.
+
+use std::sync::LazyLock;
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::diagnostics::Diagnostics;
+use crate::plan::NodeType;
+
+/// The most tasks one round may plan.
+pub const MAX_TASKS: usize = 3;
+
+/// A planner answer that honours the contract.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlanAnswer {
+    pub is_final: bool,
+    pub tasks: Vec<PlannedTask>,
+    pub next_check_list: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlannedTask {
+    pub title: String,
+    #[serde(rename = "type")]
+    pub kind: NodeType,
+    pub p_node: String,
+}
+
+/// The JSON Schema sent as `response_format` when the server takes `json_schema`.
+pub static ANSWER_SCHEMA: LazyLock<Value> = LazyLock::new(|| {
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["is_final", "tasks", "next_check_list"],
+        "properties": {
+            "is_final": {"type": "boolean"},
+            "tasks": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["title", "type", "p_node"],
+                    "properties": {
+                        "title": {"type": "string"},
+                        "type": {"type": "string", "enum": ["search", "summary"]},
+                        "p_node": {"type": "string"}
+                    }
+                }
+            },
+            "next_check_list": {"type": "array", "items": {"type": "string"}}
+        }
+    })
+});
+
+/// Checks a parsed answer against the contract.
+pub fn check(value: &Value) -> Result<PlanAnswer, Diagnostics> {
+    let mut diag = Diagnostics::new();
+    let Some(obj) = value.as_object() else {
+        diag.error("INVALID_TYPE", "", "the answer must be a JSON object");
+        return Err(diag);
+    };
+    warn_unknown(&mut diag, obj, "", &["is_final", "tasks", "next_check_list"]);
+
+    let is_final = match obj.get("is_final") {
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            diag.error(
+                "INVALID_TYPE",
+                "is_final",
+                format!("`is_final` must be true or false, not `{other}`"),
+            );
+            false
+        }
+        None => {
+            diag.error("MISSING_FIELD", "is_final", "`is_final` is missing");
+            false
+        }
+    };
+
+    let mut tasks = Vec::new();
+    match obj.get("tasks") {
+        Some(Value::Array(items)) => {
+            if items.len() > MAX_TASKS {
+                diag.error(
+                    "TOO_MANY_TASKS",
+                    "tasks",
+                    format!("at most {MAX_TASKS} tasks per round, got {}", items.len()),
+                );
+            }
+            for (i, item) in items.iter().enumerate() {
+                if let Some(task) = check_task(&mut diag, i, item) {
+                    tasks.push(task);
+                }
+            }
+        }
+        Some(_) => {
+            diag.error("INVALID_TYPE", "tasks", "`tasks` must be an array");
+        }
+        None => {
+            diag.error("MISSING_FIELD", "tasks", "`tasks` is missing (use [] for none)");
+        }
+    }
+
+    let mut next_check_list = Vec::new();
+    match obj.get("next_check_list") {
+        Some(Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                match item.as_str() {
+                    Some(s) => next_check_list.push(s.to_string()),
+                    None => {
+                        diag.error(
+                            "INVALID_TYPE",
+                            format!("next_check_list[{i}]"),
+                            "every reference must be a string like `b:summary`",
+                        );
+                    }
+                }
+            }
+        }
+        Some(_) => {
+            diag.error(
+                "INVALID_TYPE",
+                "next_check_list",
+                "`next_check_list` must be an array of strings",
+            );
+        }
+        None => {
+            diag.error("MISSING_FIELD", "next_check_list", "`next_check_list` is missing");
+        }
+    }
+
+    if is_final {
+        let count = obj.get("tasks").and_then(Value::as_array).map_or(0, Vec::len);
+        let is_summary = tasks.first().is_some_and(|t| t.kind == NodeType::Summary);
+        if count != 1 || !is_summary {
+            diag.error(
+                "FINAL_NEEDS_ONE_SUMMARY",
+                "tasks",
+                format!(
+                    "`is_final: true` needs exactly one task of type `summary`, got {count} task(s)"
+                ),
+            );
+        }
+    }
+
+    if diag.is_valid() {
+        Ok(PlanAnswer {
+            is_final,
+            tasks,
+            next_check_list,
+        })
+    } else {
+        Err(diag)
+    }
+}
+
+fn check_task(diag: &mut Diagnostics, i: usize, item: &Value) -> Option<PlannedTask> {
+    let path = format!("tasks[{i}]");
+    let Some(obj) = item.as_object() else {
+        diag.error("INVALID_TYPE", path, "a task must be an object with title, type and p_node");
+        return None;
+    };
+    warn_unknown(diag, obj, &path, &["title", "type", "p_node"]);
+    let before = diag.errors.len();
+    let title = match obj.get("title") {
+        Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
+        Some(Value::String(_)) => {
+            diag.error("EMPTY_TITLE", format!("{path}.title"), "the title is empty");
+            String::new()
+        }
+        Some(_) => {
+            diag.error("INVALID_TYPE", format!("{path}.title"), "`title` must be a string");
+            String::new()
+        }
+        None => {
+            diag.error("MISSING_FIELD", format!("{path}.title"), "`title` is missing");
+            String::new()
+        }
+    };
+    let kind = match obj.get("type").and_then(Value::as_str).map(str::trim) {
+        Some(t) if t.eq_ignore_ascii_case("search") => Some(NodeType::Search),
+        Some(t) if t.eq_ignore_ascii_case("summary") => Some(NodeType::Summary),
+        Some(t) => {
+            diag.error(
+                "INVALID_TASK_TYPE",
+                format!("{path}.type"),
+                format!("`type` must be `search` or `summary`, not `{t}`"),
+            );
+            None
+        }
+        None if obj.contains_key("type") => {
+            diag.error("INVALID_TYPE", format!("{path}.type"), "`type` must be a string");
+            None
+        }
+        None => {
+            diag.error("MISSING_FIELD", format!("{path}.type"), "`type` is missing");
+            None
+        }
+    };
+    let p_node = match obj.get("p_node") {
+        Some(Value::String(s)) => s.clone(),
+        Some(_) => {
+            diag.error(
+                "INVALID_TYPE",
+                format!("{path}.p_node"),
+                "`p_node` must be a string of comma separated references",
+            );
+            String::new()
+        }
+        None => {
+            diag.error(
+                "MISSING_FIELD",
+                format!("{path}.p_node"),
+                "`p_node` is missing (use \"a:info\" to start from the question)",
+            );
+            String::new()
+        }
+    };
+    (diag.errors.len() == before).then_some(PlannedTask {
+        title,
+        kind: kind?,
+        p_node,
+    })
+}
+
+fn warn_unknown(diag: &mut Diagnostics, obj: &Map<String, Value>, path: &str, known: &[&str]) {
+    for key in obj.keys().filter(|k| !known.contains(&k.as_str())) {
+        let at = if path.is_empty() {
+            key.clone()
+        } else {
+            format!("{path}.{key}")
+        };
+        diag.warn("UNKNOWN_FIELD", at, format!("`{key}` is not part of the contract"));
+    }
+}
+
+/// The message of the repair round: the errors, quoted, and what to do.
+pub fn repair_message(diag: &Diagnostics) -> String {
+    let mut text = String::from(
+        "Your answer broke the output contract. Errors, as `code at path: message`:\n",
+    );
+    for f in &diag.errors {
+        let path = if f.path.is_empty() { "(answer)" } else { &f.path };
+        text.push_str(&format!("- {} at {path}: {}\n", f.code, f.message));
+    }
+    text.push_str(
+        "\nAnswer again with only the corrected JSON object: \
+         {\"is_final\": bool, \"tasks\": [{\"title\", \"type\", \"p_node\"}] (0-3), \
+         \"next_check_list\": [string]}.",
+    );
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(v: Value) -> Vec<(String, String)> {
+        check(&v)
+            .expect_err("invalid")
+            .errors
+            .into_iter()
+            .map(|f| (f.code, f.path))
+            .collect()
+    }
+
+    #[test]
+    fn a_good_answer_passes() {
+        let a = check(&json!({
+            "is_final": false,
+            "tasks": [{"title": "T", "type": "search", "p_node": "a:info"}],
+            "next_check_list": ["NEW1:summary"]
+        }))
+        .expect("valid");
+        assert_eq!(a.tasks[0].kind, NodeType::Search);
+        assert_eq!(a.next_check_list, vec!["NEW1:summary"]);
+    }
+
+    #[test]
+    fn each_violation_has_its_code_and_path() {
+        let c = |v| codes(v);
+        assert_eq!(c(json!([])), vec![("INVALID_TYPE".into(), "".into())]);
+        assert!(c(json!({"tasks": [], "next_check_list": []}))
+            .contains(&("MISSING_FIELD".into(), "is_final".into())));
+        assert!(c(json!({"is_final": "no", "tasks": [], "next_check_list": []}))
+            .contains(&("INVALID_TYPE".into(), "is_final".into())));
+        let four = json!({"title": "T", "type": "search", "p_node": ""});
+        assert!(c(json!({"is_final": false, "tasks": [four, four, four, four], "next_check_list": []}))
+            .contains(&("TOO_MANY_TASKS".into(), "tasks".into())));
+        assert!(c(json!({"is_final": false, "tasks": [{"title": "T", "type": "browse", "p_node": ""}], "next_check_list": []}))
+            .contains(&("INVALID_TASK_TYPE".into(), "tasks[0].type".into())));
+        assert!(c(json!({"is_final": false, "tasks": [{"title": " ", "type": "search", "p_node": ""}], "next_check_list": []}))
+            .contains(&("EMPTY_TITLE".into(), "tasks[0].title".into())));
+        assert!(c(json!({"is_final": false, "tasks": [{"title": "T", "type": "search"}], "next_check_list": []}))
+            .contains(&("MISSING_FIELD".into(), "tasks[0].p_node".into())));
+        assert!(c(json!({"is_final": false, "tasks": [], "next_check_list": [1]}))
+            .contains(&("INVALID_TYPE".into(), "next_check_list[0]".into())));
+        assert!(c(json!({"is_final": true, "tasks": [], "next_check_list": []}))
+            .contains(&("FINAL_NEEDS_ONE_SUMMARY".into(), "tasks".into())));
+        assert!(c(json!({"is_final": true, "tasks": [{"title": "T", "type": "search", "p_node": ""}], "next_check_list": []}))
+            .contains(&("FINAL_NEEDS_ONE_SUMMARY".into(), "tasks".into())));
+    }
+
+    #[test]
+    fn unknown_fields_warn_only_and_repair_quotes_errors() {
+        let ok = json!({"is_final": false, "tasks": [], "next_check_list": [], "why": "x"});
+        assert!(check(&ok).is_ok());
+        let bad = check(&json!({"is_final": true, "tasks": [], "next_check_list": []}))
+            .expect_err("invalid");
+        let msg = repair_message(&bad);
+        assert!(msg.contains("FINAL_NEEDS_ONE_SUMMARY at tasks"), "{msg}");
+    }
+}

@@ -1,0 +1,153 @@
+//! The planner's user input: the question line first, then one labelled segment per ref of
+//! `check_list.refs`, then notes about failed tasks and finalisation.
+//!
+//! Refs that do not parse, point at unknown nodes or are NEW placeholders are skipped with a
+//! warning; they never abort a round. Fallbacks (empty summary -> title, empty info -> summary
+//! -> title) come from [`crate::plan::refs::resolve`] and never change node data.
+
+use crate::plan::refs::{RefTarget, resolve};
+use crate::plan::{NodeType, PlanFile, Ref};
+
+/// The most characters one segment contributes, so a huge search dump cannot blow the budget.
+pub const SEGMENT_MAX_CHARS: usize = 12_000;
+
+/// A task that failed, for the next planner input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailedTask {
+    pub node_id: String,
+    pub title: String,
+    pub error: String,
+}
+
+/// What the orchestrator adds to a round's input beyond the refs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RoundNotes {
+    pub failed: Vec<FailedTask>,
+    /// The last allowed round: the planner must finalise now.
+    pub must_finalise: bool,
+}
+
+/// The assembled input and what was skipped on the way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannerInput {
+    pub text: String,
+    pub warnings: Vec<String>,
+}
+
+pub fn build(plan: &PlanFile, notes: &RoundNotes) -> PlannerInput {
+    let mut text = format!("用户问题: {}\n", plan.question().trim());
+    let mut warnings = Vec::new();
+    let mut seen: Vec<Ref> = Vec::new();
+    for raw in &plan.check_list.refs {
+        let r = match Ref::parse(raw) {
+            Ok(r) => r,
+            Err(e) => {
+                warnings.push(format!("skipping ref: {e}"));
+                continue;
+            }
+        };
+        let RefTarget::Node(id) = r.target else {
+            warnings.push(format!("skipping ref `{raw}`: a NEW placeholder in a stored check list"));
+            continue;
+        };
+        let Some(node) = plan.node(id) else {
+            warnings.push(format!("skipping ref `{raw}`: there is no node `{id}`"));
+            continue;
+        };
+        if seen.contains(&r) {
+            continue;
+        }
+        seen.push(r);
+        let content = crate::llm::truncate(resolve(node, r.field).trim(), SEGMENT_MAX_CHARS);
+        let kind = match node.kind {
+            NodeType::Start => "question",
+            NodeType::Search => "search",
+            NodeType::Summary => "summary",
+            NodeType::End => "end",
+        };
+        text.push_str(&format!(
+            "\n### {r}\nnode {id} ({kind}, {status}): {title}\n{content}\n",
+            status = serde_json::to_value(node.status)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            title = node.title.trim(),
+        ));
+    }
+    if !notes.failed.is_empty() {
+        text.push_str("\n### Failed tasks\nThese tasks failed after retries; their results are missing:\n");
+        for f in &notes.failed {
+            text.push_str(&format!("- node {}: {} (error: {})\n", f.node_id, f.title, f.error));
+        }
+    }
+    if notes.must_finalise {
+        text.push_str(
+            "\n### Instruction\nThis is the last planning round. You must finish now: set \
+             \"is_final\": true and give exactly one task, of type \"summary\", whose p_node \
+             cites every node the final report needs.\n",
+        );
+    }
+    PlannerInput { text, warnings }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Node, NodeId, NodeStatus};
+
+    fn plan() -> PlanFile {
+        let mut plan = PlanFile::new("What is X?", "wf".into(), "t".into());
+        let b = NodeId::parse("b").expect("id");
+        plan.nodes.push(
+            Node::new(b, "Search X", NodeType::Search, 2, NodeStatus::Completed)
+                .with_summary("X is Y.")
+                .with_info(r#"<info type="llm">analysis</info>"#),
+        );
+        plan.nodes.push(Node::new(
+            NodeId::parse("c").expect("id"),
+            "Empty one",
+            NodeType::Search,
+            2,
+            NodeStatus::Completed,
+        ));
+        plan
+    }
+
+    #[test]
+    fn question_first_then_segments_with_fallbacks() {
+        let mut p = plan();
+        p.check_list.refs = vec![
+            " B : SUMMARY".into(),
+            "b:info[search]".into(),
+            "c:info[llm]".into(),
+            "zz:summary".into(),
+            "b:nope".into(),
+            "b:summary".into(),
+        ];
+        let input = build(&p, &RoundNotes::default());
+        assert!(input.text.starts_with("用户问题: What is X?\n"));
+        assert!(input.text.contains("### b:summary\nnode b (search, completed): Search X\nX is Y.\n"));
+        // info[search] is absent: falls back to the summary.
+        assert!(input.text.contains("### b:info[search]\nnode b (search, completed): Search X\nX is Y.\n"));
+        // c has no summary and no info: falls back to its title.
+        assert!(input.text.contains("### c:info[llm]\nnode c (search, completed): Empty one\nEmpty one\n"));
+        assert_eq!(input.text.matches("### b:summary").count(), 1, "duplicates once");
+        assert_eq!(input.warnings.len(), 2, "{:?}", input.warnings);
+        assert!(!input.text.contains("zz"));
+    }
+
+    #[test]
+    fn notes_are_appended() {
+        let notes = RoundNotes {
+            failed: vec![FailedTask {
+                node_id: "c".into(),
+                title: "Empty one".into(),
+                error: "HTTP 503".into(),
+            }],
+            must_finalise: true,
+        };
+        let input = build(&plan(), &notes);
+        assert!(input.text.contains("- node c: Empty one (error: HTTP 503)"));
+        assert!(input.text.contains("This is the last planning round"));
+    }
+}

@@ -1,0 +1,136 @@
+//! One planning round: build the input, ask the model, check the contract (with repair
+//! rounds), and apply the answer to the plan in memory.
+//!
+//! The plan is changed only when a valid answer was applied; on any error it is as it was, so
+//! the caller can leave the file byte-identical. Prints the `[planning]` log lines.
+
+use chrono::{SecondsFormat, Utc};
+use serde_json::Value;
+
+use super::apply::{Applied, apply};
+use super::contract::{ANSWER_SCHEMA, PlanAnswer, check, repair_message};
+use super::input::{RoundNotes, build};
+use crate::cli::PlanningLogArgs;
+use crate::diagnostics::Diagnostics;
+use crate::http::RetryObserver;
+use crate::llm::{LlmClient, LlmError, Message, Want, truncate};
+use crate::logging;
+use crate::plan::{PlanFile, Usage};
+
+/// How many characters of input and output the log shows unless `PLANNING_LOG_FULL` is set.
+const LOG_MAX_CHARS: usize = 1500;
+
+/// The planning agent.
+pub struct Planner<'a> {
+    pub llm: &'a LlmClient,
+    pub system_prompt: String,
+    pub repair_attempts: u32,
+    pub log: PlanningLogArgs,
+}
+
+/// What one round produced.
+#[derive(Debug, Clone)]
+pub struct RoundOutcome {
+    pub answer: PlanAnswer,
+    pub applied: Applied,
+    pub usage: Usage,
+    /// LLM calls made (1 plus repair rounds).
+    pub calls: u32,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RoundError {
+    #[error("the planner call failed: {0}")]
+    Llm(#[from] LlmError),
+    #[error("the planner's answer broke the output contract after {attempts} attempt(s):\n{}", .diagnostics.to_text().trim_end())]
+    Contract {
+        diagnostics: Diagnostics,
+        attempts: u32,
+    },
+}
+
+impl Planner<'_> {
+    /// Runs one round on `plan`, which is changed only on success.
+    pub async fn run(
+        &self,
+        plan: &mut PlanFile,
+        notes: &RoundNotes,
+        observer: &dyn RetryObserver,
+    ) -> Result<RoundOutcome, RoundError> {
+        let input = build(plan, notes);
+        for w in &input.warnings {
+            tracing::warn!("[planning] {w}");
+        }
+        if self.log.log_show_instructions {
+            logging::line(&format!("[planning] SYSTEM_PROMPT ->\n{}", self.system_prompt));
+        }
+        logging::line(&format!("[planning] USER_INPUT ->\n{}", self.clip(&input.text)));
+
+        let mut messages = vec![
+            Message::system(self.system_prompt.clone()),
+            Message::user(input.text),
+        ];
+        let want = Want::Json {
+            name: "plan_next",
+            schema: &ANSWER_SCHEMA,
+        };
+        let mut usage = Usage::default();
+        let mut calls = 0;
+        let answer = loop {
+            let reply = self.llm.chat(&messages, want, observer).await?;
+            calls += 1;
+            usage.add(reply.usage);
+            let diagnostics = match super::answer::extract_json(&reply.content) {
+                Ok(value) => match check(&value) {
+                    Ok(answer) => {
+                        self.log_output(&value);
+                        break answer;
+                    }
+                    Err(d) => d,
+                },
+                Err(why) => {
+                    let mut d = Diagnostics::new();
+                    d.error("INVALID_JSON", "", why);
+                    d
+                }
+            };
+            if calls > self.repair_attempts {
+                return Err(RoundError::Contract {
+                    diagnostics,
+                    attempts: calls,
+                });
+            }
+            tracing::warn!(
+                "[planning] answer broke the contract ({} error(s)); asking again",
+                diagnostics.errors.len()
+            );
+            messages.push(Message::assistant(reply.content));
+            messages.push(Message::user(repair_message(&diagnostics)));
+        };
+
+        let now = Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true);
+        let applied = apply(plan, &answer, &now);
+        for w in &applied.warnings {
+            tracing::warn!("[planning] {w}");
+        }
+        Ok(RoundOutcome {
+            answer,
+            applied,
+            usage,
+            calls,
+        })
+    }
+
+    fn log_output(&self, value: &Value) {
+        let text = serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string());
+        logging::line(&format!("[planning] MODEL_OUTPUT (parsed) ->\n{}", self.clip(&text)));
+    }
+
+    fn clip(&self, text: &str) -> String {
+        if self.log.log_full {
+            text.to_string()
+        } else {
+            truncate(text, LOG_MAX_CHARS)
+        }
+    }
+}

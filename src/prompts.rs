@@ -1,0 +1,51 @@
+//! The system prompts: built into the binary from `prompts/`, and replaceable file by file by
+//! a folder named in the config (`promptsDir`) or `RESEARCHFLOW_PROMPTS_DIR`.
+
+use std::path::{Path, PathBuf};
+
+/// The built-in prompts, by file name.
+const BUILT_IN: &[(&str, &str)] = &[(
+    "planning.system.md",
+    include_str!("../prompts/planning.system.md"),
+)];
+
+#[derive(Debug, thiserror::Error)]
+pub enum PromptError {
+    #[error("cannot read prompt `{path}`: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("no prompt named `{0}`")]
+    Unknown(String),
+}
+
+/// The prompt `name`: from `dir` when that folder holds the file, else the built-in one.
+pub fn load(name: &str, dir: Option<&Path>) -> Result<String, PromptError> {
+    if let Some(dir) = dir {
+        let path = dir.join(name);
+        if path.exists() {
+            return std::fs::read_to_string(&path).map_err(|source| PromptError::Read { path, source });
+        }
+    }
+    BUILT_IN
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| (*text).to_string())
+        .ok_or_else(|| PromptError::Unknown(name.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folder_overrides_built_in() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let built_in = load("planning.system.md", Some(dir.path())).expect("built in");
+        assert!(built_in.contains("next_check_list"));
+        std::fs::write(dir.path().join("planning.system.md"), "mine").expect("write");
+        assert_eq!(load("planning.system.md", Some(dir.path())).expect("override"), "mine");
+        assert!(load("nope.md", None).is_err());
+    }
+}
