@@ -7,9 +7,11 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod fault;
+pub mod mock_llm;
 pub mod server;
 
 pub use fault::Fault;
+pub use mock_llm::{MockLlm, Reply};
 pub use server::Recorded;
 
 /// A `reqwest` client builder for talking to the mocks directly from a test. The crate builds
