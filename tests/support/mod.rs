@@ -8,10 +8,12 @@
 
 pub mod fault;
 pub mod mock_llm;
+pub mod mock_search;
 pub mod server;
 
 pub use fault::Fault;
 pub use mock_llm::{MockLlm, Reply};
+pub use mock_search::{MockSearch, SearchKind};
 pub use server::Recorded;
 
 /// A `reqwest` client builder for talking to the mocks directly from a test. The crate builds
