@@ -6,11 +6,13 @@
 //! `unused_imports` allowances.
 #![allow(dead_code, unused_imports)]
 
+pub mod bin;
 pub mod fault;
 pub mod mock_llm;
 pub mod mock_search;
 pub mod server;
 
+pub use bin::{Cmd, RunOutput, researchflow};
 pub use fault::Fault;
 pub use mock_llm::{MockLlm, Reply};
 pub use mock_search::{MockSearch, SearchKind};
