@@ -1,0 +1,666 @@
+//! Self-tests of the test-support harness in `tests/support/`: the mock LLM and search servers
+//! are driven directly with reqwest (scripted replies, faults, delays, concurrency, auth), and
+//! the binary harness runs `researchflow --version` and `--help`. Everything here stays on
+//! 127.0.0.1 and is meant to finish in a few seconds.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use support::mock_search::{result_url, slug};
+use support::{Fault, MockLlm, MockSearch, Reply, SearchKind, researchflow};
+
+fn client() -> reqwest::Client {
+    support::http_client().build().expect("reqwest client")
+}
+
+fn chat_body(user: &str) -> Value {
+    json!({
+        "model": "gpt-test",
+        "messages": [
+            { "role": "system", "content": "You are a planner." },
+            { "role": "user", "content": "first question" },
+            { "role": "assistant", "content": "ok" },
+            { "role": "user", "content": user },
+        ],
+    })
+}
+
+async fn chat(client: &reqwest::Client, llm: &MockLlm, user: &str) -> reqwest::Response {
+    client
+        .post(format!("{}/chat/completions", llm.base_url()))
+        .bearer_auth("sk-test")
+        .json(&chat_body(user))
+        .send()
+        .await
+        .expect("chat request")
+}
+
+async fn chat_content(client: &reqwest::Client, llm: &MockLlm, user: &str) -> String {
+    let response = chat(client, llm, user).await;
+    assert_eq!(response.status(), 200);
+    let body: Value = response.json().await.expect("completion json");
+    body["choices"][0]["message"]["content"]
+        .as_str()
+        .expect("content string")
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn llm_serves_scripted_replies_in_fifo_order_and_records_requests() {
+    let llm = MockLlm::start().await;
+    assert!(llm.base_url().starts_with("http://127.0.0.1:"));
+    assert!(llm.base_url().ends_with("/v1"));
+    llm.push(Reply::content("one"));
+    llm.push(Reply::json(&json!({ "steps": [1, 2] })));
+    llm.push(Reply::content("three"));
+    let client = client();
+
+    let response = chat(&client, &llm, "q1").await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        response.headers()["content-type"].to_str().unwrap(),
+        "application/json"
+    );
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["object"], "chat.completion");
+    assert_eq!(body["model"], "gpt-test");
+    assert!(body["id"].is_string());
+    assert!(body["created"].is_u64());
+    assert_eq!(body["choices"][0]["index"], 0);
+    assert_eq!(body["choices"][0]["message"]["role"], "assistant");
+    assert_eq!(body["choices"][0]["message"]["content"], "one");
+    assert_eq!(body["choices"][0]["finish_reason"], "stop");
+    assert_eq!(
+        body["usage"],
+        json!({ "prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18 })
+    );
+
+    let second = chat_content(&client, &llm, "q2").await;
+    assert_eq!(
+        serde_json::from_str::<Value>(&second).unwrap(),
+        json!({ "steps": [1, 2] })
+    );
+    assert_eq!(chat_content(&client, &llm, "q3").await, "three");
+    assert_eq!(llm.pending(), 0);
+
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 3);
+    for (i, r) in requests.iter().enumerate() {
+        assert_eq!(r.seq, i);
+        assert_eq!(r.method, "POST");
+        assert_eq!(r.path, "/v1/chat/completions");
+        assert_eq!(r.query, "");
+        assert_eq!(r.header("Authorization"), Some("Bearer sk-test"));
+        assert_eq!(r.body["model"], "gpt-test");
+        assert_eq!(r.system_prompt().as_deref(), Some("You are a planner."));
+        assert_eq!(r.user_prompt(), Some(format!("q{}", i + 1)));
+        assert!(r.responded_at.is_some());
+        assert_eq!(serde_json::from_str::<Value>(&r.raw_body).unwrap(), r.body);
+    }
+    assert!(
+        requests
+            .iter()
+            .all(|r| r.headers.iter().all(|(k, _)| *k == k.to_lowercase()))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn llm_falls_back_to_the_handler_when_the_queue_is_empty() {
+    let llm = MockLlm::start().await;
+    llm.push(Reply::content("scripted"));
+    llm.set_handler(|r| Reply::content(&format!("echo: {}", r.user_prompt().unwrap())));
+    let client = client();
+    assert_eq!(chat_content(&client, &llm, "a").await, "scripted");
+    assert_eq!(chat_content(&client, &llm, "b").await, "echo: b");
+    llm.push(Reply::content("scripted again"));
+    assert_eq!(chat_content(&client, &llm, "c").await, "scripted again");
+    assert_eq!(chat_content(&client, &llm, "d").await, "echo: d");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn llm_answers_500_naming_the_request_when_nothing_is_scripted() {
+    let llm = MockLlm::start().await;
+    let client = client();
+    llm.push(Reply::content("only one"));
+    assert_eq!(chat_content(&client, &llm, "a").await, "only one");
+    let response = chat(&client, &llm, "b").await;
+    assert_eq!(response.status(), 500);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(
+        body["error"]["message"],
+        "mock llm: no scripted reply for request 1"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn llm_lists_models_and_404s_unknown_paths() {
+    let llm = MockLlm::start().await;
+    let client = client();
+    let models: Value = client
+        .get(format!("{}/models", llm.base_url()))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(models["object"], "list");
+    assert!(!models["data"].as_array().unwrap().is_empty());
+    let missing = client
+        .post(format!("{}/completions", llm.base_url()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), 404);
+    // Recorded too, with no body.
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[1].path, "/v1/completions");
+    assert_eq!(requests[1].body, Value::Null);
+    assert_eq!(llm.chat_requests().len(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn llm_delay_holds_the_answer_back() {
+    let llm = MockLlm::start().await;
+    let delay = Duration::from_millis(200);
+    llm.push(Reply::content("late").delay(delay));
+    llm.push(Reply::fault(Fault::server_error(503)).delay(delay));
+    let client = client();
+    let started = Instant::now();
+    assert_eq!(chat_content(&client, &llm, "a").await, "late");
+    assert!(started.elapsed() >= delay);
+    let started = Instant::now();
+    assert_eq!(chat(&client, &llm, "b").await.status(), 503);
+    assert!(started.elapsed() >= delay);
+    for r in llm.requests() {
+        assert!(r.latency().unwrap() >= delay);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn llm_counts_requests_in_flight() {
+    let delay = Duration::from_millis(300);
+    let client = client();
+
+    let concurrent = MockLlm::start().await;
+    concurrent.set_handler(move |_| Reply::content("x").delay(delay));
+    let (a, b, c) = tokio::join!(
+        chat_content(&client, &concurrent, "a"),
+        chat_content(&client, &concurrent, "b"),
+        chat_content(&client, &concurrent, "c"),
+    );
+    assert_eq!((a.as_str(), b.as_str(), c.as_str()), ("x", "x", "x"));
+    assert_eq!(concurrent.max_in_flight(), 3);
+    assert_eq!(concurrent.in_flight(), 0);
+
+    let sequential = MockLlm::start().await;
+    sequential.set_handler(|_| Reply::content("y").delay(Duration::from_millis(20)));
+    for q in ["a", "b", "c"] {
+        assert_eq!(chat_content(&client, &sequential, q).await, "y");
+    }
+    assert_eq!(sequential.max_in_flight(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn llm_status_faults_reach_the_client() {
+    let llm = MockLlm::start().await;
+    llm.push(Reply::fault(Fault::rate_limited(Some("2"))));
+    llm.push(Reply::fault(Fault::rate_limited(None)));
+    llm.push(Reply::fault(Fault::rate_limited_ms(150)));
+    llm.push(Reply::fault(Fault::insufficient_quota()));
+    llm.push(Reply::fault(Fault::server_error(502)));
+    llm.push(Reply::fault(
+        Fault::status(418, r#"{"error":{"message":"teapot"}}"#).header("x-custom", "yes"),
+    ));
+    let client = client();
+
+    let r = chat(&client, &llm, "1").await;
+    assert_eq!(r.status(), 429);
+    assert_eq!(r.headers()["retry-after"], "2");
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["error"]["type"], "rate_limit_exceeded");
+    assert_eq!(body["error"]["message"], "Rate limit reached");
+
+    let r = chat(&client, &llm, "2").await;
+    assert_eq!(r.status(), 429);
+    assert!(r.headers().get("retry-after").is_none());
+
+    let r = chat(&client, &llm, "3").await;
+    assert_eq!(r.status(), 429);
+    assert_eq!(r.headers()["retry-after-ms"], "150");
+
+    let r = chat(&client, &llm, "4").await;
+    assert_eq!(r.status(), 429);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["error"]["type"], "insufficient_quota");
+    assert_eq!(body["error"]["code"], "insufficient_quota");
+    assert_eq!(body["error"]["message"], "You exceeded your current quota");
+
+    let r = chat(&client, &llm, "5").await;
+    assert_eq!(r.status(), 502);
+    assert_eq!(r.headers()["content-type"], "application/json");
+    let body: Value = r.json().await.unwrap();
+    assert!(body["error"]["message"].is_string());
+
+    let r = chat(&client, &llm, "6").await;
+    assert_eq!(r.status(), 418);
+    assert_eq!(r.headers()["x-custom"], "yes");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn llm_hang_makes_the_client_time_out() {
+    let llm = MockLlm::start().await;
+    llm.push(Reply::fault(Fault::Hang));
+    let client = support::http_client()
+        .timeout(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let err = client
+        .post(format!("{}/chat/completions", llm.base_url()))
+        .json(&chat_body("hang"))
+        .send()
+        .await
+        .expect_err("a hanging request must not be answered");
+    assert!(err.is_timeout(), "{err:?}");
+    assert!(started.elapsed() >= Duration::from_millis(300));
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 1);
+    assert!(requests[0].responded_at.is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_a_mock_ends_hanging_requests() {
+    let llm = MockLlm::start().await;
+    llm.set_handler(|_| Reply::fault(Fault::Hang));
+    let url = format!("{}/chat/completions", llm.base_url());
+    let pending =
+        tokio::spawn(async move { client().post(url).json(&chat_body("x")).send().await });
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while llm.in_flight() == 0 {
+        assert!(Instant::now() < deadline, "request never arrived");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    drop(llm);
+    let outcome = tokio::time::timeout(Duration::from_secs(2), pending)
+        .await
+        .expect("dropping the mock must close the hanging connection")
+        .unwrap();
+    assert!(outcome.is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn llm_drop_closes_the_connection_without_a_response() {
+    let llm = MockLlm::start().await;
+    llm.push(Reply::fault(Fault::Drop));
+    llm.push(Reply::content("after the drop"));
+    let client = client();
+    let err = client
+        .post(format!("{}/chat/completions", llm.base_url()))
+        .json(&chat_body("drop"))
+        .send()
+        .await
+        .expect_err("a dropped connection must not produce a response");
+    assert!(!err.is_timeout(), "{err:?}");
+    assert!(err.status().is_none(), "{err:?}");
+    assert!(err.is_request() || err.is_connect(), "{err:?}");
+    // The server keeps serving on new connections.
+    assert_eq!(chat_content(&client, &llm, "next").await, "after the drop");
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(requests[0].responded_at.is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn llm_raw_bodies_pass_through_unchanged() {
+    let llm = MockLlm::start().await;
+    llm.push(Reply::raw(200, r#"{"choices": [ {"message": "#));
+    llm.push(Reply::raw(200, r#"{"choices":[]}"#));
+    let client = client();
+    let r = chat(&client, &llm, "a").await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["content-type"], "application/json");
+    assert_eq!(r.text().await.unwrap(), r#"{"choices": [ {"message": "#);
+    let r = chat(&client, &llm, "b").await;
+    assert_eq!(r.text().await.unwrap(), r#"{"choices":[]}"#);
+}
+
+#[test]
+fn slugs_and_query_decoding() {
+    assert_eq!(slug("Rust  async/await: why?"), "rust-async-await-why");
+    assert_eq!(slug("--Hello--"), "hello");
+    assert_eq!(slug("a".repeat(50).as_str()).len(), 40);
+    assert_eq!(slug("?!"), "empty");
+    assert_eq!(
+        result_url("Tokio Runtime", 2),
+        "https://example.test/tokio-runtime/2"
+    );
+    assert_eq!(
+        support::server::url_decode("a+b%20c%2Fd%zz%"),
+        "a b c/d%zz%"
+    );
+    assert_eq!(
+        support::server::query_pairs("q=x%26y&format=json&flag"),
+        vec![
+            ("q".to_owned(), "x&y".to_owned()),
+            ("format".to_owned(), "json".to_owned()),
+            ("flag".to_owned(), String::new()),
+        ]
+    );
+}
+
+async fn searxng(
+    client: &reqwest::Client,
+    search: &MockSearch,
+    query: &[(&str, &str)],
+) -> reqwest::Response {
+    client
+        .get(format!("{}/search", search.base_url()))
+        .query(query)
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn searxng_shape_format_and_auth() {
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    assert_eq!(search.kind(), SearchKind::Searxng);
+    assert!(!search.base_url().ends_with('/'));
+    let client = client();
+
+    let r = searxng(&client, &search, &[("q", "Rust async"), ("format", "json")]).await;
+    assert_eq!(r.status(), 200);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["query"], "Rust async");
+    assert_eq!(body["number_of_results"], 3);
+    let results = body["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3);
+    assert_eq!(
+        results[0],
+        json!({
+            "url": "https://example.test/rust-async/1",
+            "title": "Result 1 for Rust async",
+            "content": "Snippet 1 about Rust async.",
+            "engine": "mock",
+        })
+    );
+
+    let r = searxng(&client, &search, &[("q", "Rust async"), ("format", "html")]).await;
+    assert_eq!(r.status(), 403);
+    let r = searxng(&client, &search, &[("q", "Rust async")]).await;
+    assert_eq!(r.status(), 403);
+
+    search.require_key("sx-key");
+    let r = searxng(&client, &search, &[("q", "k"), ("format", "json")]).await;
+    assert_eq!(r.status(), 401);
+    let r = client
+        .get(format!("{}/search", search.base_url()))
+        .query(&[("q", "k"), ("format", "json")])
+        .bearer_auth("wrong")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+    let r = client
+        .get(format!("{}/search", search.base_url()))
+        .query(&[("q", "k"), ("format", "json")])
+        .bearer_auth("sx-key")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let r = searxng(
+        &client,
+        &search,
+        &[("q", "k"), ("format", "json"), ("api_key", "sx-key")],
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+
+    let requests = search.requests();
+    assert_eq!(requests[0].query_param("q").as_deref(), Some("Rust async"));
+    assert_eq!(requests[0].query_param("format").as_deref(), Some("json"));
+}
+
+async fn tavily(client: &reqwest::Client, search: &MockSearch, body: Value) -> reqwest::Response {
+    client
+        .post(format!("{}/search", search.base_url()))
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tavily_shape_counts_and_auth() {
+    let search = MockSearch::start(SearchKind::Tavily).await;
+    let client = client();
+
+    let r = tavily(
+        &client,
+        &search,
+        json!({ "query": "LLM agents", "max_results": 5 }),
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["query"], "LLM agents");
+    assert_eq!(body["response_time"], 0.01);
+    let results = body["results"].as_array().unwrap();
+    assert_eq!(results.len(), 5);
+    assert_eq!(
+        results[4],
+        json!({
+            "title": "Result 5 for LLM agents",
+            "url": "https://example.test/llm-agents/5",
+            "content": "Snippet 5 about LLM agents.",
+            "score": 0.9,
+        })
+    );
+
+    let body: Value = tavily(
+        &client,
+        &search,
+        json!({ "query": "many", "max_results": 50 }),
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    assert_eq!(body["results"].as_array().unwrap().len(), 10);
+    let body: Value = tavily(&client, &search, json!({ "query": "default" }))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body["results"].as_array().unwrap().len(), 3);
+
+    let r = tavily(&client, &search, json!({ "max_results": 2 })).await;
+    assert_eq!(r.status(), 400);
+
+    // GET is not Tavily's method.
+    let r = client
+        .get(format!("{}/search?q=x", search.base_url()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 405);
+
+    search.require_key("tvly-key");
+    let r = tavily(&client, &search, json!({ "query": "k" })).await;
+    assert_eq!(r.status(), 401);
+    let r = tavily(&client, &search, json!({ "query": "k", "api_key": "nope" })).await;
+    assert_eq!(r.status(), 401);
+    let r = tavily(
+        &client,
+        &search,
+        json!({ "query": "k", "api_key": "tvly-key" }),
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    let r = client
+        .post(format!("{}/search", search.base_url()))
+        .bearer_auth("tvly-key")
+        .json(&json!({ "query": "k" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+}
+
+async fn brave(
+    client: &reqwest::Client,
+    search: &MockSearch,
+    query: &[(&str, &str)],
+    token: Option<&str>,
+) -> reqwest::Response {
+    let mut request = client
+        .get(format!("{}/res/v1/web/search", search.base_url()))
+        .query(query);
+    if let Some(token) = token {
+        request = request.header("X-Subscription-Token", token);
+    }
+    request.send().await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn brave_shape_counts_and_auth() {
+    let search = MockSearch::start(SearchKind::Brave).await;
+    let client = client();
+
+    let r = brave(
+        &client,
+        &search,
+        &[("q", "web search"), ("count", "2")],
+        None,
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["type"], "search");
+    assert_eq!(body["query"]["original"], "web search");
+    assert_eq!(body["web"]["type"], "search");
+    let results = body["web"]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    assert_eq!(
+        results[1],
+        json!({
+            "title": "Result 2 for web search",
+            "url": "https://example.test/web-search/2",
+            "description": "Snippet 2 about web search.",
+        })
+    );
+    let body: Value = brave(&client, &search, &[("q", "d")], None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body["web"]["results"].as_array().unwrap().len(), 3);
+
+    let r = client
+        .get(format!("{}/search?q=x", search.base_url()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+
+    search.require_key("brave-key");
+    let r = brave(&client, &search, &[("q", "k")], None).await;
+    assert_eq!(r.status(), 401);
+    let r = brave(&client, &search, &[("q", "k")], Some("wrong")).await;
+    assert_eq!(r.status(), 401);
+    let r = brave(&client, &search, &[("q", "k")], Some("brave-key")).await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        search
+            .requests()
+            .last()
+            .unwrap()
+            .header("x-subscription-token"),
+        Some("brave-key")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_faults_raw_bodies_delay_and_returned_urls() {
+    let search = MockSearch::start(SearchKind::Brave).await;
+    let client = client();
+    search.push_fault(Fault::rate_limited(Some("1")));
+    search.push_raw(200, "{ not json");
+    search.push_fault(Fault::Drop);
+
+    let r = brave(&client, &search, &[("q", "a")], None).await;
+    assert_eq!(r.status(), 429);
+    assert_eq!(r.headers()["retry-after"], "1");
+    let r = brave(&client, &search, &[("q", "a")], None).await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.text().await.unwrap(), "{ not json");
+    let err = client
+        .get(format!("{}/res/v1/web/search?q=a", search.base_url()))
+        .send()
+        .await
+        .expect_err("dropped");
+    assert!(err.status().is_none() && !err.is_timeout(), "{err:?}");
+    assert!(search.returned_urls().is_empty());
+
+    brave(&client, &search, &[("q", "Alpha"), ("count", "2")], None).await;
+    brave(&client, &search, &[("q", "alpha"), ("count", "3")], None).await;
+    brave(&client, &search, &[("q", "beta"), ("count", "1")], None).await;
+    assert_eq!(
+        search.returned_urls(),
+        vec![
+            result_url("alpha", 1),
+            result_url("alpha", 2),
+            result_url("alpha", 3),
+            result_url("beta", 1),
+        ]
+    );
+
+    let delay = Duration::from_millis(150);
+    search.set_delay(delay);
+    let started = Instant::now();
+    let (r1, r2) = tokio::join!(
+        brave(&client, &search, &[("q", "x")], None),
+        brave(&client, &search, &[("q", "y")], None),
+    );
+    assert!(started.elapsed() >= delay);
+    assert_eq!((r1.status().as_u16(), r2.status().as_u16()), (200, 200));
+    assert_eq!(search.max_in_flight(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_hang_times_out() {
+    let search = MockSearch::start(SearchKind::Tavily).await;
+    search.push_fault(Fault::Hang);
+    let client = support::http_client()
+        .timeout(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let err = client
+        .post(format!("{}/search", search.base_url()))
+        .json(&json!({ "query": "q" }))
+        .send()
+        .await
+        .expect_err("hang");
+    assert!(err.is_timeout(), "{err:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn binary_harness_runs_version_and_help() {
+    let version = researchflow().arg("--version").run().await;
+    version.success();
+    assert!(version.stdout.contains("researchflow"), "{version:?}");
+
+    let help = researchflow()
+        .args(["--help"])
+        .env("RUST_LOG", "trace")
+        .timeout(Duration::from_secs(30))
+        .run()
+        .await;
+    help.code(0);
+    assert!(help.stdout.contains("researchflow"), "{help:?}");
+}

@@ -1,0 +1,238 @@
+//! A builder for running the real `researchflow` binary from a test, read like just's tests:
+//! `researchflow().args(["plan", "show"]).env("OPENAI_BASE_URL", llm.base_url()).run().await`.
+//! Every run is isolated from the developer's environment: the variables researchflow reads are
+//! removed before the test's own are applied, `NO_COLOR=1` is set, stdin is null, and without an
+//! explicit `current_dir` the run happens in a fresh temporary directory so no `.env` or
+//! `agent.config.json` of the repository is picked up. The child runs under `tokio::process`, so
+//! mock servers in the same runtime keep serving while the test awaits it.
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::task::JoinHandle;
+
+use super::server::lock;
+
+/// Variables removed from every run before the test's own `env` is applied.
+pub const ISOLATED_VARS: &[&str] = &[
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "AGENT_CONFIG",
+    "PLAN_PATH",
+    "PLAN_FILE",
+    "PLANNING_LOG_FULL",
+    "PLANNING_LOG_SHOW_INSTR",
+    "WORKFLOW_MAX_ROUNDS",
+    "WORKFLOW_CONCURRENCY",
+    "TAVILY_API_KEY",
+    "BRAVE_API_KEY",
+    "SEARXNG_API_KEY",
+    "RUST_LOG",
+];
+
+/// The default time a run may take before it is killed.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A `researchflow` invocation being built.
+#[must_use = "a Cmd does nothing until `.run().await`"]
+#[derive(Clone, Debug)]
+pub struct Cmd {
+    program: PathBuf,
+    args: Vec<OsString>,
+    env: Vec<(String, OsString)>,
+    current_dir: Option<PathBuf>,
+    timeout: Duration,
+}
+
+/// The real binary, built by cargo for this test run.
+pub fn researchflow() -> Cmd {
+    Cmd {
+        program: PathBuf::from(env!("CARGO_BIN_EXE_researchflow")),
+        args: Vec::new(),
+        env: Vec::new(),
+        current_dir: None,
+        timeout: DEFAULT_TIMEOUT,
+    }
+}
+
+impl Cmd {
+    pub fn arg(mut self, a: impl AsRef<OsStr>) -> Cmd {
+        self.args.push(a.as_ref().to_owned());
+        self
+    }
+
+    pub fn args<I, S>(mut self, args: I) -> Cmd
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.args
+            .extend(args.into_iter().map(|a| a.as_ref().to_owned()));
+        self
+    }
+
+    /// Sets `k` for the child, after the isolated variables were removed.
+    pub fn env(mut self, k: &str, v: impl AsRef<OsStr>) -> Cmd {
+        self.env.push((k.to_owned(), v.as_ref().to_owned()));
+        self
+    }
+
+    /// Runs in `dir` instead of a fresh temporary directory.
+    pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Cmd {
+        self.current_dir = Some(dir.as_ref().to_owned());
+        self
+    }
+
+    /// How long the run may take (default 60 s); on expiry the child is killed and the test
+    /// panics with its stderr so far.
+    pub fn timeout(mut self, d: Duration) -> Cmd {
+        self.timeout = d;
+        self
+    }
+
+    /// Runs the binary to completion and collects its output.
+    pub async fn run(self) -> RunOutput {
+        // Kept alive until the run ends.
+        let temp_dir;
+        let dir = match &self.current_dir {
+            Some(dir) => dir.clone(),
+            None => {
+                temp_dir = tempfile::tempdir().expect("create a temporary directory");
+                temp_dir.path().to_owned()
+            }
+        };
+
+        let mut command = tokio::process::Command::new(&self.program);
+        command
+            .args(&self.args)
+            .current_dir(&dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        for var in ISOLATED_VARS {
+            command.env_remove(var);
+        }
+        command.env("NO_COLOR", "1");
+        for (k, v) in &self.env {
+            command.env(k, v);
+        }
+
+        let mut child = command
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", self.program.display()));
+        let stdout = Arc::new(Mutex::new(Vec::new()));
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let stdout_task = collect(child.stdout.take().expect("piped stdout"), stdout.clone());
+        let stderr_task = collect(child.stderr.take().expect("piped stderr"), stderr.clone());
+
+        let status = match tokio::time::timeout(self.timeout, child.wait()).await {
+            Ok(status) => status.expect("wait for researchflow"),
+            Err(_) => {
+                let _ = child.kill().await;
+                // Give the readers a moment to drain what the child wrote before it died.
+                let _ = tokio::time::timeout(Duration::from_secs(1), stderr_task).await;
+                panic!(
+                    "researchflow {:?} timed out after {:?}\n--- stdout so far ---\n{}\n--- stderr so far ---\n{}",
+                    self.args,
+                    self.timeout,
+                    String::from_utf8_lossy(&lock(&stdout)),
+                    String::from_utf8_lossy(&lock(&stderr)),
+                );
+            }
+        };
+        // The pipes close when the child exits (unless it left a grandchild holding them).
+        let _ = tokio::time::timeout(Duration::from_secs(5), stdout_task).await;
+        let _ = tokio::time::timeout(Duration::from_secs(5), stderr_task).await;
+
+        let stdout = String::from_utf8_lossy(&lock(&stdout)).into_owned();
+        let stderr = String::from_utf8_lossy(&lock(&stderr)).into_owned();
+        RunOutput {
+            status: status.code().unwrap_or(-1),
+            stdout,
+            stderr,
+        }
+    }
+}
+
+/// Reads `pipe` to its end into `buf`, chunk by chunk, so a timeout can show what came so far.
+fn collect(
+    mut pipe: impl AsyncRead + Unpin + Send + 'static,
+    buf: Arc<Mutex<Vec<u8>>>,
+) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut chunk = [0u8; 8192];
+        loop {
+            match pipe.read(&mut chunk).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => lock(&buf).extend_from_slice(&chunk[..n]),
+            }
+        }
+    })
+}
+
+/// What a finished run produced.
+#[derive(Clone, Debug)]
+pub struct RunOutput {
+    /// Exit code, -1 if killed by a signal.
+    pub status: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl RunOutput {
+    /// Panics (printing stdout and stderr) unless the exit code is 0.
+    #[track_caller]
+    pub fn success(&self) -> &Self {
+        self.code(0)
+    }
+
+    /// Panics (printing stdout and stderr) unless the exit code is `expected`.
+    #[track_caller]
+    pub fn code(&self, expected: i32) -> &Self {
+        if self.status != expected {
+            panic!(
+                "expected exit code {expected}, got {}\n{}",
+                self.status,
+                self.dump()
+            );
+        }
+        self
+    }
+
+    /// Parses stdout as one JSON value; panics with stdout on failure.
+    #[track_caller]
+    pub fn stdout_json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not one JSON value: {e}\n{}", self.dump()))
+    }
+
+    /// Panics (printing both streams) unless stdout contains `needle`.
+    #[track_caller]
+    pub fn stdout_contains(&self, needle: &str) -> &Self {
+        if !self.stdout.contains(needle) {
+            panic!("stdout does not contain {needle:?}\n{}", self.dump());
+        }
+        self
+    }
+
+    /// Panics (printing both streams) unless stderr contains `needle`.
+    #[track_caller]
+    pub fn stderr_contains(&self, needle: &str) -> &Self {
+        if !self.stderr.contains(needle) {
+            panic!("stderr does not contain {needle:?}\n{}", self.dump());
+        }
+        self
+    }
+
+    fn dump(&self) -> String {
+        format!(
+            "--- stdout ---\n{}\n--- stderr ---\n{}",
+            self.stdout, self.stderr
+        )
+    }
+}

@@ -1,0 +1,230 @@
+//! An OpenAI-compatible chat-completions server for tests. `POST /v1/chat/completions` takes the
+//! next scripted [`Reply`] from a FIFO queue, or asks the fallback handler when the queue is
+//! empty; with neither it answers 500 with a message naming the request, so a test sees its own
+//! scripting mistake. `GET /v1/models` lists one model; any other path is 404. Everything is
+//! recorded by the shared core in `server.rs`; dropping the [`MockLlm`] shuts the server down.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::json;
+
+use super::fault::Fault;
+use super::server::{Planned, Recorded, Route, Server, json_response, lock, raw_response};
+
+/// The model name answered when a request names none.
+pub const DEFAULT_MODEL: &str = "mock-model";
+
+#[derive(Clone, Debug)]
+enum ReplyKind {
+    Content(String),
+    Raw { status: u16, body: String },
+    Fault(Fault),
+}
+
+/// One scripted answer to a chat-completions request.
+#[derive(Clone, Debug)]
+pub struct Reply {
+    kind: ReplyKind,
+    delay: Duration,
+}
+
+impl Reply {
+    /// 200 with a full `chat.completion` whose single choice says `text` (model echoed from the
+    /// request, usage 11 + 7 = 18 tokens, finish_reason "stop").
+    pub fn content(text: &str) -> Reply {
+        Reply {
+            kind: ReplyKind::Content(text.to_owned()),
+            delay: Duration::ZERO,
+        }
+    }
+
+    /// `content(value.to_string())`: the assistant answers with this JSON text.
+    pub fn json(value: &serde_json::Value) -> Reply {
+        Reply::content(&value.to_string())
+    }
+
+    /// Serve this fault instead of a completion.
+    pub fn fault(fault: Fault) -> Reply {
+        Reply {
+            kind: ReplyKind::Fault(fault),
+            delay: Duration::ZERO,
+        }
+    }
+
+    /// An arbitrary (possibly malformed) body with `content-type: application/json`.
+    pub fn raw(status: u16, body: &str) -> Reply {
+        Reply {
+            kind: ReplyKind::Raw {
+                status,
+                body: body.to_owned(),
+            },
+            delay: Duration::ZERO,
+        }
+    }
+
+    /// Wait `d` before answering (also before a fault).
+    pub fn delay(mut self, d: Duration) -> Reply {
+        self.delay = d;
+        self
+    }
+
+    fn plan(self, request: &Recorded) -> Planned {
+        let planned = match self.kind {
+            ReplyKind::Content(text) => {
+                Planned::respond(json_response(200, &completion(request, &text)))
+            }
+            ReplyKind::Raw { status, body } => Planned::respond(raw_response(
+                status,
+                &[("content-type", "application/json")],
+                &body,
+            )),
+            ReplyKind::Fault(fault) => Planned::fault(fault),
+        };
+        planned.delay(self.delay)
+    }
+}
+
+/// The `chat.completion` object for `text`, answering `request`.
+pub fn completion(request: &Recorded, text: &str) -> serde_json::Value {
+    let model = request
+        .body
+        .get("model")
+        .and_then(|m| m.as_str())
+        .unwrap_or(DEFAULT_MODEL);
+    let created = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    json!({
+        "id": format!("chatcmpl-mock-{}", request.seq),
+        "object": "chat.completion",
+        "created": created,
+        "model": model,
+        "choices": [{
+            "index": 0,
+            "message": { "role": "assistant", "content": text },
+            "finish_reason": "stop",
+        }],
+        "usage": { "prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18 },
+    })
+}
+
+type Handler = Arc<dyn Fn(&Recorded) -> Reply + Send + Sync>;
+
+#[derive(Default)]
+struct State {
+    queue: Mutex<VecDeque<Reply>>,
+    handler: Mutex<Option<Handler>>,
+}
+
+impl State {
+    fn route(&self, request: &Recorded) -> Planned {
+        match (request.method.as_str(), request.path.as_str()) {
+            ("POST", "/v1/chat/completions") => self.next_reply(request).plan(request),
+            ("GET", "/v1/models") => Planned::respond(json_response(
+                200,
+                &json!({
+                    "object": "list",
+                    "data": [{
+                        "id": DEFAULT_MODEL,
+                        "object": "model",
+                        "created": 0,
+                        "owned_by": "mock",
+                    }],
+                }),
+            )),
+            (method, path) => Planned::respond(json_response(
+                404,
+                &json!({ "error": { "message": format!("mock llm: no route for {method} {path}") } }),
+            )),
+        }
+    }
+
+    fn next_reply(&self, request: &Recorded) -> Reply {
+        if let Some(reply) = lock(&self.queue).pop_front() {
+            return reply;
+        }
+        // Cloned out so the handler runs without the lock held.
+        let handler = lock(&self.handler).clone();
+        match handler {
+            Some(handler) => handler(request),
+            None => Reply::raw(
+                500,
+                &json!({
+                    "error": {
+                        "message": format!("mock llm: no scripted reply for request {}", request.seq)
+                    }
+                })
+                .to_string(),
+            ),
+        }
+    }
+}
+
+/// A chat-completions server on 127.0.0.1; dropping it shuts the server down.
+pub struct MockLlm {
+    server: Server,
+    state: Arc<State>,
+}
+
+impl MockLlm {
+    pub async fn start() -> MockLlm {
+        let state = Arc::new(State::default());
+        let route_state = state.clone();
+        let route: Route = Arc::new(move |request: &Recorded| route_state.route(request));
+        MockLlm {
+            server: Server::start(route).await,
+            state,
+        }
+    }
+
+    /// "http://127.0.0.1:PORT/v1"
+    pub fn base_url(&self) -> String {
+        format!("{}/v1", self.server.url())
+    }
+
+    /// Queues `reply`: each `POST /v1/chat/completions` takes the next one, first in first out.
+    pub fn push(&self, reply: Reply) {
+        lock(&self.state.queue).push_back(reply);
+    }
+
+    /// Queues each of `replies` in order.
+    pub fn push_all(&self, replies: impl IntoIterator<Item = Reply>) {
+        lock(&self.state.queue).extend(replies);
+    }
+
+    /// Scripted replies not yet taken.
+    pub fn pending(&self) -> usize {
+        lock(&self.state.queue).len()
+    }
+
+    /// Answers chat requests with `f` whenever the queue is empty (replaces any earlier handler).
+    pub fn set_handler(&self, f: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) {
+        *lock(&self.state.handler) = Some(Arc::new(f));
+    }
+
+    /// Every request so far, in arrival order (any path).
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.server.requests()
+    }
+
+    /// Only the `POST /v1/chat/completions` requests, in arrival order.
+    pub fn chat_requests(&self) -> Vec<Recorded> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.method == "POST" && r.path == "/v1/chat/completions")
+            .collect()
+    }
+
+    /// The most requests that were being handled at the same moment.
+    pub fn max_in_flight(&self) -> usize {
+        self.server.max_in_flight()
+    }
+
+    /// Requests being handled right now (delayed or hanging ones included).
+    pub fn in_flight(&self) -> usize {
+        self.server.in_flight()
+    }
+}

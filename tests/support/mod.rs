@@ -1,0 +1,27 @@
+//! Test support for researchflow's integration tests: real HTTP servers on loopback that play
+//! an OpenAI-compatible chat-completions API ([`MockLlm`]) and three web-search APIs
+//! ([`MockSearch`]), scripted faults ([`Fault`]) shared by both, and a builder that runs the real
+//! `researchflow` binary in an isolated environment ([`researchflow`]). Each test file includes it
+//! with `mod support;` and may use only part of it, hence the `dead_code` and
+//! `unused_imports` allowances.
+#![allow(dead_code, unused_imports)]
+
+pub mod bin;
+pub mod fault;
+pub mod mock_llm;
+pub mod mock_search;
+pub mod server;
+
+pub use bin::{Cmd, RunOutput, researchflow};
+pub use fault::Fault;
+pub use mock_llm::{MockLlm, Reply};
+pub use mock_search::{MockSearch, SearchKind};
+pub use server::Recorded;
+
+/// A `reqwest` client builder for talking to the mocks directly from a test. The crate builds
+/// reqwest with `rustls-no-provider`, so this installs rustls' ring provider first (harmless if
+/// one is already installed); the mocks themselves speak plain HTTP on 127.0.0.1.
+pub fn http_client() -> reqwest::ClientBuilder {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder().no_proxy()
+}
