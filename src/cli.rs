@@ -67,11 +67,11 @@ pub struct PlanArgs {
 #[derive(Debug, Clone, Copy, Default, Args)]
 pub struct PlanningLogArgs {
     /// Print the planner input and output in full instead of truncated.
-    #[arg(long, env = "PLANNING_LOG_FULL")]
+    #[arg(long, env = "PLANNING_LOG_FULL", value_parser = clap::builder::BoolishValueParser::new())]
     pub log_full: bool,
 
     /// Also print the planner's system prompt.
-    #[arg(long, env = "PLANNING_LOG_SHOW_INSTR")]
+    #[arg(long, env = "PLANNING_LOG_SHOW_INSTR", value_parser = clap::builder::BoolishValueParser::new())]
     pub log_show_instructions: bool,
 }
 

@@ -8,8 +8,9 @@ use researchflow::cli::Cli;
 use researchflow::exit::ExitStatus;
 
 fn main() -> ExitCode {
-    // `.env` first, so that flags reading the environment see its values.
-    let dotenv = dotenvy::dotenv();
+    // `.env` of the working folder first (not of its parents: a stray file higher up must not
+    // change a cron job), so that flags reading the environment see its values.
+    let dotenv = dotenvy::from_path(".env");
     let cli = Cli::parse();
     researchflow::logging::init(&cli.global);
     if let Err(err) = dotenv

@@ -25,7 +25,8 @@ pub fn load(name: &str, dir: Option<&Path>) -> Result<String, PromptError> {
     if let Some(dir) = dir {
         let path = dir.join(name);
         if path.exists() {
-            return std::fs::read_to_string(&path).map_err(|source| PromptError::Read { path, source });
+            return std::fs::read_to_string(&path)
+                .map_err(|source| PromptError::Read { path, source });
         }
     }
     BUILT_IN
@@ -45,7 +46,10 @@ mod tests {
         let built_in = load("planning.system.md", Some(dir.path())).expect("built in");
         assert!(built_in.contains("next_check_list"));
         std::fs::write(dir.path().join("planning.system.md"), "mine").expect("write");
-        assert_eq!(load("planning.system.md", Some(dir.path())).expect("override"), "mine");
+        assert_eq!(
+            load("planning.system.md", Some(dir.path())).expect("override"),
+            "mine"
+        );
         assert!(load("nope.md", None).is_err());
     }
 }

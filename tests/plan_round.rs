@@ -46,7 +46,8 @@ impl Setup {
     }
 
     fn plan_json(&self) -> Value {
-        serde_json::from_str(&std::fs::read_to_string(&self.plan).expect("read plan")).expect("json")
+        serde_json::from_str(&std::fs::read_to_string(&self.plan).expect("read plan"))
+            .expect("json")
     }
 
     fn plan_bytes(&self) -> Vec<u8> {
@@ -98,7 +99,10 @@ async fn first_round_bootstraps_and_plans_searches() {
     out.success();
 
     let plan = s.plan_json();
-    for (id, title) in [("b", "Energy density of solid-state cells"), ("c", "Safety record of solid-state cells")] {
+    for (id, title) in [
+        ("b", "Energy density of solid-state cells"),
+        ("c", "Safety record of solid-state cells"),
+    ] {
         let n = node(&plan, id);
         assert_eq!(n["title"], title);
         assert_eq!(n["batch"], 2);
@@ -111,24 +115,43 @@ async fn first_round_bootstraps_and_plans_searches() {
     assert_eq!(plan["nodes"].as_array().map(Vec::len), Some(3));
     assert_eq!(plan["check_list"]["latest_id"], "c");
     assert_eq!(plan["check_list"]["latest_batch"], 2);
-    assert_eq!(plan["check_list"]["refs"], json!(["b:summary", "c:summary"]), "NEW3 has no task and is dropped");
+    assert_eq!(
+        plan["check_list"]["refs"],
+        json!(["b:summary", "c:summary"]),
+        "NEW3 has no task and is dropped"
+    );
 
     // The planner input: the question line first, then the bootstrapped ref with its fallback.
     let req = &llm.requests()[0];
     let user = req.user_prompt().expect("user prompt");
     let question = plan["nodes"][0]["title"].as_str().expect("title");
-    assert!(user.starts_with(&format!("用户问题: {question}\n")), "{user}");
+    assert!(
+        user.starts_with(&format!("用户问题: {question}\n")),
+        "{user}"
+    );
     assert!(user.contains("### a:info\n"), "{user}");
-    assert!(user.contains(&format!("\n{question}\n")), "info falls back to the title: {user}");
-    assert_eq!(req.header("authorization"), Some(format!("Bearer {KEY}").as_str()));
+    assert!(
+        user.contains(&format!("\n{question}\n")),
+        "info falls back to the title: {user}"
+    );
+    assert_eq!(
+        req.header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
     assert_eq!(req.body["model"], "test-model");
     assert_eq!(req.body["response_format"]["type"], "json_schema");
 
     let stdout = out.stdout_json();
     assert_eq!(stdout["planned"].as_array().map(Vec::len), Some(2));
     assert_eq!(stdout["planned"][0]["node_id"], "b");
-    assert_eq!(stdout["next_check_list"]["raw"], json!(["NEW1:summary", "NEW2:summary", "NEW3:summary"]));
-    assert_eq!(stdout["next_check_list"]["resolved"], json!(["b:summary", "c:summary"]));
+    assert_eq!(
+        stdout["next_check_list"]["raw"],
+        json!(["NEW1:summary", "NEW2:summary", "NEW3:summary"])
+    );
+    assert_eq!(
+        stdout["next_check_list"]["resolved"],
+        json!(["b:summary", "c:summary"])
+    );
     for line in [
         "[planning] plan file: ",
         "[planning] USER_INPUT ->",
@@ -136,10 +159,21 @@ async fn first_round_bootstraps_and_plans_searches() {
         "with 2 task(s).",
         "AGENT_STATUS {\"agent\":\"planning\",\"status\":\"completed\"",
     ] {
-        assert!(out.stderr.contains(line), "missing `{line}` in stderr:\n{}", out.stderr);
+        assert!(
+            out.stderr.contains(line),
+            "missing `{line}` in stderr:\n{}",
+            out.stderr
+        );
     }
-    assert!(!out.stderr.contains("SYSTEM_PROMPT"), "the system prompt is hidden by default");
-    assert_no_secret(&[&out.stdout, &out.stderr, &String::from_utf8_lossy(&s.plan_bytes())]);
+    assert!(
+        !out.stderr.contains("SYSTEM_PROMPT"),
+        "the system prompt is hidden by default"
+    );
+    assert_no_secret(&[
+        &out.stdout,
+        &out.stderr,
+        &String::from_utf8_lossy(&s.plan_bytes()),
+    ]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -149,11 +183,23 @@ async fn later_round_sanitises_refs_and_reads_each_ref_with_its_content() {
         false,
         json!([{"title": "Supply chain of sulfide electrolytes", "type": "search",
                 "p_node": "B:Title, c:summary, zz:summary, NEW1:summary"}]),
-        json!(["b:summary", "c:title", "NEW1:summary", "qq:summary", "not a ref"]),
+        json!([
+            "b:summary",
+            "c:title",
+            "NEW1:summary",
+            "qq:summary",
+            "not a ref"
+        ]),
     ));
     let s = Setup::new(&llm, 2);
     let mut before = s.plan_json();
-    before["check_list"]["refs"] = json!(["b:summary", "c:info[llm]", "d:info[search]", "zz:summary", "b:bogus"]);
+    before["check_list"]["refs"] = json!([
+        "b:summary",
+        "c:info[llm]",
+        "d:info[search]",
+        "zz:summary",
+        "b:bogus"
+    ]);
     std::fs::write(&s.plan, before.to_string()).expect("write");
 
     let out = s.cmd().run().await;
@@ -164,22 +210,41 @@ async fn later_round_sanitises_refs_and_reads_each_ref_with_its_content() {
     assert_eq!(e["batch"], 3);
     assert_eq!(plan["check_list"]["latest_id"], "e");
     assert_eq!(plan["check_list"]["latest_batch"], 3);
-    assert_eq!(plan["check_list"]["refs"], json!(["b:summary", "c:summary", "e:summary"]));
+    assert_eq!(
+        plan["check_list"]["refs"],
+        json!(["b:summary", "c:summary", "e:summary"])
+    );
     // Nodes written by the fixture are untouched.
     assert_eq!(node(&plan, "b"), node(&before, "b"));
 
     let user = llm.requests()[0].user_prompt().expect("user prompt");
     let b_summary = node(&before, "b")["summary"].as_str().expect("summary");
-    assert!(user.contains(&format!("### b:summary\nnode b (search, completed): ")));
-    assert!(user.contains(b_summary.trim()), "b's summary is in the input");
+    assert!(user.contains("### b:summary\nnode b (search, completed): "));
+    assert!(
+        user.contains(b_summary.trim()),
+        "b's summary is in the input"
+    );
     assert!(user.contains("### c:info[llm]") && user.contains("### d:info[search]"));
-    assert!(!user.contains("zz:summary") && !user.contains("bogus"), "unknown refs are skipped");
+    assert!(
+        !user.contains("zz:summary") && !user.contains("bogus"),
+        "unknown refs are skipped"
+    );
     // info[search] is unescaped for the model.
     let d_info = node(&before, "d")["info"].as_str().expect("info");
     if d_info.contains("&amp;") {
-        assert!(!user.split("### d:info[search]").nth(1).unwrap_or("").contains("&amp;"));
+        assert!(
+            !user
+                .split("### d:info[search]")
+                .nth(1)
+                .unwrap_or("")
+                .contains("&amp;")
+        );
     }
-    assert!(out.stderr.contains("zz"), "skipped refs are warned about: {}", out.stderr);
+    assert!(
+        out.stderr.contains("zz"),
+        "skipped refs are warned about: {}",
+        out.stderr
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -211,7 +276,11 @@ async fn final_answer_gets_batch_minus_one() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn zero_tasks_leave_latest_fields_unchanged() {
     let llm = MockLlm::start().await;
-    llm.push(answer(false, json!([]), json!(["b:summary", "NEW1:summary"])));
+    llm.push(answer(
+        false,
+        json!([]),
+        json!(["b:summary", "NEW1:summary"]),
+    ));
     let s = Setup::new(&llm, 2);
     let out = s.cmd().run().await;
     out.success();
@@ -247,9 +316,16 @@ async fn contract_violation_is_repaired_once() {
     let reqs = llm.requests();
     assert_eq!(reqs.len(), 2);
     let repair = reqs[1].user_prompt().expect("repair prompt");
-    assert!(repair.contains("FINAL_NEEDS_ONE_SUMMARY at tasks"), "{repair}");
+    assert!(
+        repair.contains("FINAL_NEEDS_ONE_SUMMARY at tasks"),
+        "{repair}"
+    );
     let messages = reqs[1].body["messages"].as_array().expect("messages");
-    assert_eq!(messages.len(), 4, "system, user, the bad answer, the repair request");
+    assert_eq!(
+        messages.len(),
+        4,
+        "system, user, the bad answer, the repair request"
+    );
     assert_eq!(messages[2]["role"], "assistant");
     assert_eq!(node(&s.plan_json(), "e")["batch"], -1);
 }
@@ -258,12 +334,20 @@ async fn contract_violation_is_repaired_once() {
 async fn second_violation_exits_1_and_leaves_the_file_byte_identical() {
     let llm = MockLlm::start().await;
     llm.push(Reply::content("I think you should search more."));
-    llm.push(answer(false, json!([{"title": "T", "type": "browse", "p_node": "a:info"}]), json!([])));
+    llm.push(answer(
+        false,
+        json!([{"title": "T", "type": "browse", "p_node": "a:info"}]),
+        json!([]),
+    ));
     let s = Setup::new(&llm, 1);
     let before = s.plan_bytes();
     let out = s.cmd().run().await;
     out.code(1);
-    assert!(out.stderr.contains("INVALID_TASK_TYPE at tasks[0].type"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("INVALID_TASK_TYPE at tasks[0].type"),
+        "{}",
+        out.stderr
+    );
     assert!(out.stderr.contains("\"status\":\"failed\""));
     assert_eq!(s.plan_bytes(), before);
     assert_eq!(llm.requests().len(), 2);
@@ -282,8 +366,15 @@ async fn rate_limit_and_server_errors_are_retried_honouring_retry_after() {
     let reqs = llm.requests();
     assert_eq!(reqs.len(), 4);
     let gap = reqs[1].received_at.duration_since(reqs[0].received_at);
-    assert!(gap >= Duration::from_millis(300), "retry-after-ms was not honoured: {gap:?}");
-    assert!(out.stderr.contains("retry 1/3"), "retries are logged: {}", out.stderr);
+    assert!(
+        gap >= Duration::from_millis(300),
+        "retry-after-ms was not honoured: {gap:?}"
+    );
+    assert!(
+        out.stderr.contains("retry 1/3"),
+        "retries are logged: {}",
+        out.stderr
+    );
     assert!(out.stderr.contains("HTTP 503"), "{}", out.stderr);
 }
 
@@ -329,8 +420,14 @@ async fn api_key_never_appears_even_when_the_server_echoes_it() {
     assert!(out.stderr.contains("401"), "{}", out.stderr);
     let mut files = String::new();
     for entry in std::fs::read_dir(s.path()).expect("dir").flatten() {
-        if entry.path().file_name().is_some_and(|n| n != "agent.config.json") {
-            files.push_str(&String::from_utf8_lossy(&std::fs::read(entry.path()).unwrap_or_default()));
+        if entry
+            .path()
+            .file_name()
+            .is_some_and(|n| n != "agent.config.json")
+        {
+            files.push_str(&String::from_utf8_lossy(
+                &std::fs::read(entry.path()).unwrap_or_default(),
+            ));
         }
     }
     assert_no_secret(&[&out.stdout, &out.stderr, &files]);
@@ -339,13 +436,18 @@ async fn api_key_never_appears_even_when_the_server_echoes_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_copy_plans_on_a_copy_beside_the_file() {
     let llm = MockLlm::start().await;
-    llm.push(answer(false, json!([{"title": "T", "type": "search", "p_node": "a:info"}]), json!([])));
+    llm.push(answer(
+        false,
+        json!([{"title": "T", "type": "search", "p_node": "a:info"}]),
+        json!([]),
+    ));
     let s = Setup::new(&llm, 1);
     let before = s.plan_bytes();
     s.cmd().arg("--on-copy").run().await.success();
     assert_eq!(s.plan_bytes(), before, "the original is untouched");
     let copy = s.path().join("plan_stage1.copy.json");
-    let plan: Value = serde_json::from_str(&std::fs::read_to_string(copy).expect("copy")).expect("json");
+    let plan: Value =
+        serde_json::from_str(&std::fs::read_to_string(copy).expect("copy")).expect("json");
     assert_eq!(node(&plan, "b")["title"], "T");
 }
 
@@ -375,7 +477,12 @@ async fn plan_path_comes_from_env_or_the_default_file() {
     out.code(2);
     assert!(out.stderr.contains("plan_test.json"), "{}", out.stderr);
     std::fs::copy(fixture(1), s.path().join("plan_test.json")).expect("copy");
-    researchflow().current_dir(s.path()).arg("plan").run().await.success();
+    researchflow()
+        .current_dir(s.path())
+        .arg("plan")
+        .run()
+        .await
+        .success();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -386,10 +493,16 @@ async fn show_instructions_and_full_logs() {
     let out = s.cmd().env("PLANNING_LOG_SHOW_INSTR", "1").run().await;
     out.success();
     assert!(out.stderr.contains("[planning] SYSTEM_PROMPT ->"));
-    assert!(out.stderr.contains("more bytes]"), "input is truncated by default");
+    assert!(
+        out.stderr.contains("more bytes]"),
+        "input is truncated by default"
+    );
     let out = s.cmd().env("PLANNING_LOG_FULL", "1").run().await;
     out.success();
-    assert!(!out.stderr.contains("more bytes]"), "PLANNING_LOG_FULL shows everything");
+    assert!(
+        !out.stderr.contains("more bytes]"),
+        "PLANNING_LOG_FULL shows everything"
+    );
 }
 
 // Bad input: a one-line error naming the file or setting, exit 2, nothing written.
@@ -414,18 +527,35 @@ async fn bad_input(s: &Setup, cmd: support::bin::Cmd, expect: &[&str]) {
 async fn missing_invalid_and_foreign_plan_files() {
     let llm = MockLlm::start().await;
     let s = Setup::new(&llm, 1);
-    let cmd = researchflow().current_dir(s.path()).args(["plan", "nope.json"]);
+    let cmd = researchflow()
+        .current_dir(s.path())
+        .args(["plan", "nope.json"]);
     bad_input(&s, cmd, &["`nope.json`", "does not exist"]).await;
 
     std::fs::write(s.path().join("broken.json"), "{\"nodes\": [").expect("write");
-    let cmd = researchflow().current_dir(s.path()).args(["plan", "broken.json"]);
+    let cmd = researchflow()
+        .current_dir(s.path())
+        .args(["plan", "broken.json"]);
     bad_input(&s, cmd, &["`broken.json`", "not valid JSON", "line 1"]).await;
 
-    std::fs::write(s.path().join("other.json"), r#"{"name": "package", "version": "1.0.0"}"#).expect("write");
-    let cmd = researchflow().current_dir(s.path()).args(["plan", "other.json"]);
-    bad_input(&s, cmd, &["`other.json`", "not a researchflow plan file", "nodes"]).await;
+    std::fs::write(
+        s.path().join("other.json"),
+        r#"{"name": "package", "version": "1.0.0"}"#,
+    )
+    .expect("write");
+    let cmd = researchflow()
+        .current_dir(s.path())
+        .args(["plan", "other.json"]);
+    bad_input(
+        &s,
+        cmd,
+        &["`other.json`", "not a researchflow plan file", "nodes"],
+    )
+    .await;
 
-    let cmd = researchflow().current_dir(s.path()).args(["plan", "notes.txt"]);
+    let cmd = researchflow()
+        .current_dir(s.path())
+        .args(["plan", "notes.txt"]);
     bad_input(&s, cmd, &["`notes.txt`", ".json"]).await;
     assert!(llm.requests().is_empty());
 }
@@ -437,12 +567,19 @@ async fn missing_and_invalid_config() {
     let cmd = s.cmd().arg("--config").arg("missing.json");
     bad_input(&s, cmd, &["`missing.json`", "agent.config.example.json"]).await;
 
-    std::fs::write(s.path().join("typo.json"), r#"{"baseURL": "http://127.0.0.1:1/v1", "model": "m", "retyr": {}}"#)
-        .expect("write");
+    std::fs::write(
+        s.path().join("typo.json"),
+        r#"{"baseURL": "http://127.0.0.1:1/v1", "model": "m", "retyr": {}}"#,
+    )
+    .expect("write");
     let cmd = s.cmd().env("AGENT_CONFIG", "typo.json");
     bad_input(&s, cmd, &["`typo.json`", "`retyr`"]).await;
 
-    std::fs::write(s.path().join("nomodel.json"), r#"{"baseURL": "http://127.0.0.1:1/v1"}"#).expect("write");
+    std::fs::write(
+        s.path().join("nomodel.json"),
+        r#"{"baseURL": "http://127.0.0.1:1/v1"}"#,
+    )
+    .expect("write");
     let cmd = s.cmd().args(["--config", "nomodel.json"]);
     bad_input(&s, cmd, &["`nomodel.json`", "`model`", "OPENAI_MODEL"]).await;
 
@@ -482,7 +619,12 @@ async fn a_lock_held_by_another_process_exits_2_at_once() {
         .expect("lock file");
     lock.lock().expect("lock");
     let cmd = s.cmd().timeout(Duration::from_secs(20));
-    bad_input(&s, cmd, &["plan_stage1.json", "in use by another researchflow process"]).await;
+    bad_input(
+        &s,
+        cmd,
+        &["plan_stage1.json", "in use by another researchflow process"],
+    )
+    .await;
     drop(lock);
     assert!(llm.requests().is_empty());
 }

@@ -52,11 +52,15 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
         log: args.log,
     };
 
-    let outcome = match planner.run(&mut plan, &RoundNotes::default(), &LogOnly).await {
+    let outcome = match planner
+        .run(&mut plan, &RoundNotes::default(), &LogOnly)
+        .await
+    {
         Ok(outcome) => outcome,
         Err(err) => {
             status_line(&path, "failed", &plan, 0, Some(&err.to_string()));
-            let unusable = matches!(&err, RoundError::Llm(e) if e.is_unreachable() || e.is_configuration());
+            let unusable =
+                matches!(&err, RoundError::Llm(e) if e.is_unreachable() || e.is_configuration());
             let err = anyhow::Error::new(err).context(format!(
                 "no task was planned; `{}` is unchanged",
                 path.display()

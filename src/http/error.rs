@@ -91,7 +91,12 @@ pub fn is_insufficient_quota(body: &str) -> bool {
 
 /// Parses `retry-after-ms` (milliseconds) or `Retry-After` (seconds or an HTTP date).
 pub fn parse_retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
-    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
     if let Some(ms) = text("retry-after-ms").and_then(|v| v.parse::<f64>().ok())
         && ms.is_finite()
         && ms >= 0.0
@@ -174,14 +179,24 @@ mod tests {
         h.insert("retry-after-ms", HeaderValue::from_static("150"));
         assert_eq!(parse_retry_after(&h), Some(Duration::from_millis(150)));
         let mut h = HeaderMap::new();
-        h.insert("retry-after", HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"));
-        assert_eq!(parse_retry_after(&h), Some(Duration::ZERO), "a past date means now");
+        h.insert(
+            "retry-after",
+            HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
+        );
+        assert_eq!(
+            parse_retry_after(&h),
+            Some(Duration::ZERO),
+            "a past date means now"
+        );
         h.insert("retry-after", HeaderValue::from_static("soon"));
         assert_eq!(parse_retry_after(&h), None);
     }
 
     #[test]
     fn query_is_stripped() {
-        assert_eq!(strip_query("http://h/search?q=x&api_key=k"), "http://h/search");
+        assert_eq!(
+            strip_query("http://h/search?q=x&api_key=k"),
+            "http://h/search"
+        );
     }
 }

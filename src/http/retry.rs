@@ -132,7 +132,13 @@ mod tests {
         .await;
         assert!(result.is_err());
         assert_eq!(calls.load(Ordering::SeqCst), 4, "one try and three retries");
-        let delays: Vec<u128> = seen.0.lock().expect("ok").iter().map(|n| n.delay.as_millis()).collect();
+        let delays: Vec<u128> = seen
+            .0
+            .lock()
+            .expect("ok")
+            .iter()
+            .map(|n| n.delay.as_millis())
+            .collect();
         assert_eq!(delays.len(), 3);
         for (d, base) in delays.iter().zip([2000u128, 4000, 8000]) {
             assert!(*d >= base && *d <= base * 2, "delay {d} for base {base}");

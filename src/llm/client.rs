@@ -106,10 +106,11 @@ impl LlmClient {
     ) -> Result<ChatAnswer, LlmError> {
         let format = self.current_format();
         match self.chat_with(messages, want, format, observer).await {
-            Err(LlmError::Http(HttpError::Status { status: 400, body, .. }))
-                if format == StructuredOutput::JsonSchema
-                    && matches!(want, Want::Json { .. })
-                    && mentions_response_format(&body) =>
+            Err(LlmError::Http(HttpError::Status {
+                status: 400, body, ..
+            })) if format == StructuredOutput::JsonSchema
+                && matches!(want, Want::Json { .. })
+                && mentions_response_format(&body) =>
             {
                 tracing::warn!(
                     "{} LLM `{}` rejected response_format json_schema; using json_object from now on",

@@ -75,13 +75,19 @@ mod tests {
     #[test]
     fn prose_around_and_braces_in_strings() {
         let text = r#"Sure! {"t": "a } b {", "n": [1, {"x": 2}]} hope that helps {"#;
-        assert_eq!(extract_json(text), Ok(json!({"t": "a } b {", "n": [1, {"x": 2}]})));
+        assert_eq!(
+            extract_json(text),
+            Ok(json!({"t": "a } b {", "n": [1, {"x": 2}]}))
+        );
     }
 
     #[test]
     fn broken_json_is_an_error() {
         assert!(extract_json(r#"{"a": 1"#).is_err());
         assert!(extract_json("no json here").is_err());
-        assert!(extract_json("<think>{\"a\":1}").is_ok(), "unclosed think keeps its text");
+        assert!(
+            extract_json("<think>{\"a\":1}").is_ok(),
+            "unclosed think keeps its text"
+        );
     }
 }

@@ -28,7 +28,8 @@ pub fn bootstrap(plan: &mut PlanFile) -> bool {
     let mut changed = plan.infer_check_list();
     if plan.nodes.len() == 1 && plan.check_list.refs.is_empty() {
         let start = plan.nodes[0].node_id;
-        plan.check_list.refs = vec![Ref::node(start, RefField::Info(crate::plan::InfoPart::All)).to_string()];
+        plan.check_list.refs =
+            vec![Ref::node(start, RefField::Info(crate::plan::InfoPart::All)).to_string()];
         changed = true;
     }
     changed
@@ -56,8 +57,14 @@ pub fn apply(plan: &mut PlanFile, answer: &PlanAnswer, now: &str) -> Applied {
                 "task {id} (summary) cites no usable input; using `{p_node}`"
             ));
         }
-        let mut node = Node::new(id, task.title.clone(), task.kind, batch, NodeStatus::Planned)
-            .with_p_node(p_node);
+        let mut node = Node::new(
+            id,
+            task.title.clone(),
+            task.kind,
+            batch,
+            NodeStatus::Planned,
+        )
+        .with_p_node(p_node);
         node.created_at = Some(now.to_string());
         node.updated_at = Some(now.to_string());
         new_ids.push(id);
@@ -133,9 +140,9 @@ fn sanitize_p_node(plan: &PlanFile, raw: &str, task: NodeId, warnings: &mut Vec<
                     kept.push(text);
                 }
             }
-            RefTarget::Node(id) => {
-                warnings.push(format!("task {task}: dropping p_node ref `{r}`: there is no node `{id}`"))
-            }
+            RefTarget::Node(id) => warnings.push(format!(
+                "task {task}: dropping p_node ref `{r}`: there is no node `{id}`"
+            )),
             RefTarget::New(_) => warnings.push(format!(
                 "task {task}: dropping p_node ref `{r}`: tasks of one round cannot feed each other"
             )),
@@ -151,7 +158,8 @@ fn default_summary_inputs(plan: &PlanFile) -> String {
         .nodes
         .iter()
         .filter(|n| {
-            matches!(n.kind, NodeType::Search | NodeType::Summary) && n.status == NodeStatus::Completed
+            matches!(n.kind, NodeType::Search | NodeType::Summary)
+                && n.status == NodeStatus::Completed
         })
         .map(|n| Ref::node(n.node_id, RefField::Summary).to_string())
         .collect();
@@ -181,8 +189,14 @@ mod tests {
         let mut plan = PlanFile::new("Q", "wf".into(), "t".into());
         for id in ["b", "c"] {
             plan.nodes.push(
-                Node::new(NodeId::parse(id).expect("id"), id, NodeType::Search, 2, NodeStatus::Completed)
-                    .with_summary("s"),
+                Node::new(
+                    NodeId::parse(id).expect("id"),
+                    id,
+                    NodeType::Search,
+                    2,
+                    NodeStatus::Completed,
+                )
+                .with_summary("s"),
             );
         }
         plan.check_list.latest_id = NodeId::parse("c").ok();
@@ -203,7 +217,10 @@ mod tests {
         assert!(!bootstrap(&mut plan), "nothing left to do");
         let mut p2 = stage2();
         p2.check_list.refs.clear();
-        assert!(!bootstrap(&mut p2), "only a lone start node is bootstrapped");
+        assert!(
+            !bootstrap(&mut p2),
+            "only a lone start node is bootstrapped"
+        );
     }
 
     #[test]
@@ -212,15 +229,33 @@ mod tests {
         let answer = PlanAnswer {
             is_final: false,
             tasks: vec![
-                task("T1", NodeType::Search, "B:Title, zz:summary, NEW2:summary, b:oops"),
+                task(
+                    "T1",
+                    NodeType::Search,
+                    "B:Title, zz:summary, NEW2:summary, b:oops",
+                ),
                 task("T2", NodeType::Summary, "b:summary, c:info[llm]"),
             ],
-            next_check_list: vec!["b:summary".into(), "NEW1:summary".into(), "NEW3:summary".into(), "q:summary".into()],
+            next_check_list: vec![
+                "b:summary".into(),
+                "NEW1:summary".into(),
+                "NEW3:summary".into(),
+                "q:summary".into(),
+            ],
         };
         let applied = apply(&mut plan, &answer, "now");
-        let ids: Vec<String> = applied.planned.iter().map(|n| n.node_id.to_string()).collect();
+        let ids: Vec<String> = applied
+            .planned
+            .iter()
+            .map(|n| n.node_id.to_string())
+            .collect();
         assert_eq!(ids, vec!["d", "e"]);
-        assert!(applied.planned.iter().all(|n| n.batch == 3 && n.status == NodeStatus::Planned));
+        assert!(
+            applied
+                .planned
+                .iter()
+                .all(|n| n.batch == 3 && n.status == NodeStatus::Planned)
+        );
         assert_eq!(applied.planned[0].p_node, "b:summary");
         assert_eq!(applied.planned[1].p_node, "b:summary, c:info[llm]");
         assert_eq!(plan.check_list.refs, vec!["b:summary", "d:summary"]);
@@ -240,7 +275,10 @@ mod tests {
         };
         let applied = apply(&mut plan, &answer, "now");
         assert_eq!(applied.planned[0].batch, FINAL_BATCH);
-        assert_eq!(applied.planned[0].p_node, "b:summary, c:summary", "empty inputs default to every summary");
+        assert_eq!(
+            applied.planned[0].p_node, "b:summary, c:summary",
+            "empty inputs default to every summary"
+        );
         assert_eq!(plan.check_list.latest_batch, Some(FINAL_BATCH));
         assert_eq!(plan.check_list.refs, vec!["d:summary"]);
     }

@@ -68,7 +68,12 @@ pub fn check(value: &Value) -> Result<PlanAnswer, Diagnostics> {
         diag.error("INVALID_TYPE", "", "the answer must be a JSON object");
         return Err(diag);
     };
-    warn_unknown(&mut diag, obj, "", &["is_final", "tasks", "next_check_list"]);
+    warn_unknown(
+        &mut diag,
+        obj,
+        "",
+        &["is_final", "tasks", "next_check_list"],
+    );
 
     let is_final = match obj.get("is_final") {
         Some(Value::Bool(b)) => *b,
@@ -106,7 +111,11 @@ pub fn check(value: &Value) -> Result<PlanAnswer, Diagnostics> {
             diag.error("INVALID_TYPE", "tasks", "`tasks` must be an array");
         }
         None => {
-            diag.error("MISSING_FIELD", "tasks", "`tasks` is missing (use [] for none)");
+            diag.error(
+                "MISSING_FIELD",
+                "tasks",
+                "`tasks` is missing (use [] for none)",
+            );
         }
     }
 
@@ -134,12 +143,19 @@ pub fn check(value: &Value) -> Result<PlanAnswer, Diagnostics> {
             );
         }
         None => {
-            diag.error("MISSING_FIELD", "next_check_list", "`next_check_list` is missing");
+            diag.error(
+                "MISSING_FIELD",
+                "next_check_list",
+                "`next_check_list` is missing",
+            );
         }
     }
 
     if is_final {
-        let count = obj.get("tasks").and_then(Value::as_array).map_or(0, Vec::len);
+        let count = obj
+            .get("tasks")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
         let is_summary = tasks.first().is_some_and(|t| t.kind == NodeType::Summary);
         if count != 1 || !is_summary {
             diag.error(
@@ -166,7 +182,11 @@ pub fn check(value: &Value) -> Result<PlanAnswer, Diagnostics> {
 fn check_task(diag: &mut Diagnostics, i: usize, item: &Value) -> Option<PlannedTask> {
     let path = format!("tasks[{i}]");
     let Some(obj) = item.as_object() else {
-        diag.error("INVALID_TYPE", path, "a task must be an object with title, type and p_node");
+        diag.error(
+            "INVALID_TYPE",
+            path,
+            "a task must be an object with title, type and p_node",
+        );
         return None;
     };
     warn_unknown(diag, obj, &path, &["title", "type", "p_node"]);
@@ -178,11 +198,19 @@ fn check_task(diag: &mut Diagnostics, i: usize, item: &Value) -> Option<PlannedT
             String::new()
         }
         Some(_) => {
-            diag.error("INVALID_TYPE", format!("{path}.title"), "`title` must be a string");
+            diag.error(
+                "INVALID_TYPE",
+                format!("{path}.title"),
+                "`title` must be a string",
+            );
             String::new()
         }
         None => {
-            diag.error("MISSING_FIELD", format!("{path}.title"), "`title` is missing");
+            diag.error(
+                "MISSING_FIELD",
+                format!("{path}.title"),
+                "`title` is missing",
+            );
             String::new()
         }
     };
@@ -198,7 +226,11 @@ fn check_task(diag: &mut Diagnostics, i: usize, item: &Value) -> Option<PlannedT
             None
         }
         None if obj.contains_key("type") => {
-            diag.error("INVALID_TYPE", format!("{path}.type"), "`type` must be a string");
+            diag.error(
+                "INVALID_TYPE",
+                format!("{path}.type"),
+                "`type` must be a string",
+            );
             None
         }
         None => {
@@ -239,7 +271,11 @@ fn warn_unknown(diag: &mut Diagnostics, obj: &Map<String, Value>, path: &str, kn
         } else {
             format!("{path}.{key}")
         };
-        diag.warn("UNKNOWN_FIELD", at, format!("`{key}` is not part of the contract"));
+        diag.warn(
+            "UNKNOWN_FIELD",
+            at,
+            format!("`{key}` is not part of the contract"),
+        );
     }
 }
 
@@ -249,7 +285,11 @@ pub fn repair_message(diag: &Diagnostics) -> String {
         "Your answer broke the output contract. Errors, as `code at path: message`:\n",
     );
     for f in &diag.errors {
-        let path = if f.path.is_empty() { "(answer)" } else { &f.path };
+        let path = if f.path.is_empty() {
+            "(answer)"
+        } else {
+            &f.path
+        };
         text.push_str(&format!("- {} at {path}: {}\n", f.code, f.message));
     }
     text.push_str(
@@ -289,23 +329,33 @@ mod tests {
     fn each_violation_has_its_code_and_path() {
         let c = |v| codes(v);
         assert_eq!(c(json!([])), vec![("INVALID_TYPE".into(), "".into())]);
-        assert!(c(json!({"tasks": [], "next_check_list": []}))
-            .contains(&("MISSING_FIELD".into(), "is_final".into())));
-        assert!(c(json!({"is_final": "no", "tasks": [], "next_check_list": []}))
-            .contains(&("INVALID_TYPE".into(), "is_final".into())));
+        assert!(
+            c(json!({"tasks": [], "next_check_list": []}))
+                .contains(&("MISSING_FIELD".into(), "is_final".into()))
+        );
+        assert!(
+            c(json!({"is_final": "no", "tasks": [], "next_check_list": []}))
+                .contains(&("INVALID_TYPE".into(), "is_final".into()))
+        );
         let four = json!({"title": "T", "type": "search", "p_node": ""});
-        assert!(c(json!({"is_final": false, "tasks": [four, four, four, four], "next_check_list": []}))
-            .contains(&("TOO_MANY_TASKS".into(), "tasks".into())));
+        assert!(
+            c(json!({"is_final": false, "tasks": [four, four, four, four], "next_check_list": []}))
+                .contains(&("TOO_MANY_TASKS".into(), "tasks".into()))
+        );
         assert!(c(json!({"is_final": false, "tasks": [{"title": "T", "type": "browse", "p_node": ""}], "next_check_list": []}))
             .contains(&("INVALID_TASK_TYPE".into(), "tasks[0].type".into())));
         assert!(c(json!({"is_final": false, "tasks": [{"title": " ", "type": "search", "p_node": ""}], "next_check_list": []}))
             .contains(&("EMPTY_TITLE".into(), "tasks[0].title".into())));
         assert!(c(json!({"is_final": false, "tasks": [{"title": "T", "type": "search"}], "next_check_list": []}))
             .contains(&("MISSING_FIELD".into(), "tasks[0].p_node".into())));
-        assert!(c(json!({"is_final": false, "tasks": [], "next_check_list": [1]}))
-            .contains(&("INVALID_TYPE".into(), "next_check_list[0]".into())));
-        assert!(c(json!({"is_final": true, "tasks": [], "next_check_list": []}))
-            .contains(&("FINAL_NEEDS_ONE_SUMMARY".into(), "tasks".into())));
+        assert!(
+            c(json!({"is_final": false, "tasks": [], "next_check_list": [1]}))
+                .contains(&("INVALID_TYPE".into(), "next_check_list[0]".into()))
+        );
+        assert!(
+            c(json!({"is_final": true, "tasks": [], "next_check_list": []}))
+                .contains(&("FINAL_NEEDS_ONE_SUMMARY".into(), "tasks".into()))
+        );
         assert!(c(json!({"is_final": true, "tasks": [{"title": "T", "type": "search", "p_node": ""}], "next_check_list": []}))
             .contains(&("FINAL_NEEDS_ONE_SUMMARY".into(), "tasks".into())));
     }

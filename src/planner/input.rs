@@ -47,7 +47,9 @@ pub fn build(plan: &PlanFile, notes: &RoundNotes) -> PlannerInput {
             }
         };
         let RefTarget::Node(id) = r.target else {
-            warnings.push(format!("skipping ref `{raw}`: a NEW placeholder in a stored check list"));
+            warnings.push(format!(
+                "skipping ref `{raw}`: a NEW placeholder in a stored check list"
+            ));
             continue;
         };
         let Some(node) = plan.node(id) else {
@@ -75,9 +77,14 @@ pub fn build(plan: &PlanFile, notes: &RoundNotes) -> PlannerInput {
         ));
     }
     if !notes.failed.is_empty() {
-        text.push_str("\n### Failed tasks\nThese tasks failed after retries; their results are missing:\n");
+        text.push_str(
+            "\n### Failed tasks\nThese tasks failed after retries; their results are missing:\n",
+        );
         for f in &notes.failed {
-            text.push_str(&format!("- node {}: {} (error: {})\n", f.node_id, f.title, f.error));
+            text.push_str(&format!(
+                "- node {}: {} (error: {})\n",
+                f.node_id, f.title, f.error
+            ));
         }
     }
     if notes.must_finalise {
@@ -126,12 +133,28 @@ mod tests {
         ];
         let input = build(&p, &RoundNotes::default());
         assert!(input.text.starts_with("用户问题: What is X?\n"));
-        assert!(input.text.contains("### b:summary\nnode b (search, completed): Search X\nX is Y.\n"));
+        assert!(
+            input
+                .text
+                .contains("### b:summary\nnode b (search, completed): Search X\nX is Y.\n")
+        );
         // info[search] is absent: falls back to the summary.
-        assert!(input.text.contains("### b:info[search]\nnode b (search, completed): Search X\nX is Y.\n"));
+        assert!(
+            input
+                .text
+                .contains("### b:info[search]\nnode b (search, completed): Search X\nX is Y.\n")
+        );
         // c has no summary and no info: falls back to its title.
-        assert!(input.text.contains("### c:info[llm]\nnode c (search, completed): Empty one\nEmpty one\n"));
-        assert_eq!(input.text.matches("### b:summary").count(), 1, "duplicates once");
+        assert!(
+            input
+                .text
+                .contains("### c:info[llm]\nnode c (search, completed): Empty one\nEmpty one\n")
+        );
+        assert_eq!(
+            input.text.matches("### b:summary").count(),
+            1,
+            "duplicates once"
+        );
         assert_eq!(input.warnings.len(), 2, "{:?}", input.warnings);
         assert!(!input.text.contains("zz"));
     }

@@ -62,9 +62,15 @@ impl Planner<'_> {
             tracing::warn!("[planning] {w}");
         }
         if self.log.log_show_instructions {
-            logging::line(&format!("[planning] SYSTEM_PROMPT ->\n{}", self.system_prompt));
+            logging::line(&format!(
+                "[planning] SYSTEM_PROMPT ->\n{}",
+                self.system_prompt
+            ));
         }
-        logging::line(&format!("[planning] USER_INPUT ->\n{}", self.clip(&input.text)));
+        logging::line(&format!(
+            "[planning] USER_INPUT ->\n{}",
+            self.clip(&input.text)
+        ));
 
         let mut messages = vec![
             Message::system(self.system_prompt.clone()),
@@ -123,7 +129,10 @@ impl Planner<'_> {
 
     fn log_output(&self, value: &Value) {
         let text = serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string());
-        logging::line(&format!("[planning] MODEL_OUTPUT (parsed) ->\n{}", self.clip(&text)));
+        logging::line(&format!(
+            "[planning] MODEL_OUTPUT (parsed) ->\n{}",
+            self.clip(&text)
+        ));
     }
 
     fn clip(&self, text: &str) -> String {

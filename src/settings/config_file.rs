@@ -117,9 +117,7 @@ pub enum ConfigFileError {
         column: usize,
         message: String,
     },
-    #[error(
-        "config `{path}`: `{field}`: {message}; agent.config.example.json lists every key"
-    )]
+    #[error("config `{path}`: `{field}`: {message}; agent.config.example.json lists every key")]
     Field {
         path: String,
         field: String,
@@ -149,7 +147,11 @@ impl ConfigFile {
             let field = e.path().to_string();
             ConfigFileError::Field {
                 path: shown.to_string(),
-                field: if field == "." { "(top level)".into() } else { field },
+                field: if field == "." {
+                    "(top level)".into()
+                } else {
+                    field
+                },
                 message: e.into_inner().to_string(),
             }
         })
@@ -168,7 +170,10 @@ mod tests {
         let err = ConfigFile::parse("c.json", r#"{"roles": {"planning": {"modle": "m"}}}"#)
             .expect_err("nested typo");
         let text = err.to_string();
-        assert!(text.contains("roles.planning") && text.contains("`modle`"), "{text}");
+        assert!(
+            text.contains("roles.planning") && text.contains("`modle`"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -138,29 +138,30 @@ impl Settings {
         let model = pick(&file.model).or_else(|| env("OPENAI_MODEL"));
         let api_key = pick(&file.api_key).or_else(|| env("OPENAI_API_KEY"));
 
-        let endpoint = |role: Role, over: &Option<RoleConfig>| -> Result<LlmEndpoint, SettingsError> {
-            let over = over.clone().unwrap_or_default();
-            let prefix = format!("roles.{}.", role.as_str());
-            let base_url = pick(&over.base_url).or_else(|| base_url.clone());
-            let model = pick(&over.model).or_else(|| model.clone());
-            let key = pick(&over.api_key).or_else(|| api_key.clone());
-            let base_url = base_url.ok_or_else(|| SettingsError::Required {
-                path: shown.clone(),
-                key: "baseURL".into(),
-                hint: format!("set it (or `{prefix}baseURL`) or export `OPENAI_BASE_URL`"),
-            })?;
-            let base_url = check_url(&shown, "baseURL", &base_url)?;
-            let model = model.ok_or_else(|| SettingsError::Required {
-                path: shown.clone(),
-                key: "model".into(),
-                hint: format!("set it (or `{prefix}model`) or export `OPENAI_MODEL`"),
-            })?;
-            Ok(LlmEndpoint {
-                base_url,
-                model,
-                api_key: key.and_then(ApiKey::new),
-            })
-        };
+        let endpoint =
+            |role: Role, over: &Option<RoleConfig>| -> Result<LlmEndpoint, SettingsError> {
+                let over = over.clone().unwrap_or_default();
+                let prefix = format!("roles.{}.", role.as_str());
+                let base_url = pick(&over.base_url).or_else(|| base_url.clone());
+                let model = pick(&over.model).or_else(|| model.clone());
+                let key = pick(&over.api_key).or_else(|| api_key.clone());
+                let base_url = base_url.ok_or_else(|| SettingsError::Required {
+                    path: shown.clone(),
+                    key: "baseURL".into(),
+                    hint: format!("set it (or `{prefix}baseURL`) or export `OPENAI_BASE_URL`"),
+                })?;
+                let base_url = check_url(&shown, "baseURL", &base_url)?;
+                let model = model.ok_or_else(|| SettingsError::Required {
+                    path: shown.clone(),
+                    key: "model".into(),
+                    hint: format!("set it (or `{prefix}model`) or export `OPENAI_MODEL`"),
+                })?;
+                Ok(LlmEndpoint {
+                    base_url,
+                    model,
+                    api_key: key.and_then(ApiKey::new),
+                })
+            };
 
         let retry = {
             let d = RetrySettings::default();
@@ -172,7 +173,12 @@ impl Settings {
                 max_retry_after: ms(file.retry.max_retry_after_ms, d.max_retry_after),
             };
             if r.max_retries > 20 {
-                return Err(invalid(&shown, "retry.maxRetries", r.max_retries, "use 0 to 20"));
+                return Err(invalid(
+                    &shown,
+                    "retry.maxRetries",
+                    r.max_retries,
+                    "use 0 to 20",
+                ));
             }
             if r.max_delay < r.base_delay {
                 return Err(invalid(
@@ -186,7 +192,12 @@ impl Settings {
         };
 
         let timeout = |v: Option<u64>, key: &str, dflt: u64| match v {
-            Some(0) => Err(invalid(&shown, key, 0, "use a positive number of milliseconds")),
+            Some(0) => Err(invalid(
+                &shown,
+                key,
+                0,
+                "use a positive number of milliseconds",
+            )),
             v => Ok(Duration::from_millis(v.unwrap_or(dflt))),
         };
 
@@ -208,7 +219,12 @@ impl Settings {
             };
             let max_results = s.max_results.unwrap_or(5);
             if !(1..=20).contains(&max_results) {
-                return Err(invalid(&shown, "search.maxResults", max_results, "use 1 to 20"));
+                return Err(invalid(
+                    &shown,
+                    "search.maxResults",
+                    max_results,
+                    "use 1 to 20",
+                ));
             }
             SearchSettings {
                 provider,
@@ -220,7 +236,12 @@ impl Settings {
 
         let repair_attempts = file.planner.repair_attempts.unwrap_or(1);
         if repair_attempts > 5 {
-            return Err(invalid(&shown, "planner.repairAttempts", repair_attempts, "use 0 to 5"));
+            return Err(invalid(
+                &shown,
+                "planner.repairAttempts",
+                repair_attempts,
+                "use 0 to 5",
+            ));
         }
         let prompts_dir = pick(&file.prompts_dir)
             .or_else(|| env("RESEARCHFLOW_PROMPTS_DIR"))
@@ -238,7 +259,9 @@ impl Settings {
             planning: endpoint(Role::Planning, &file.roles.planning)?,
             search_llm: endpoint(Role::Search, &file.roles.search)?,
             summary: endpoint(Role::Summary, &file.roles.summary)?,
-            structured_output: file.structured_output.unwrap_or(StructuredOutput::JsonSchema),
+            structured_output: file
+                .structured_output
+                .unwrap_or(StructuredOutput::JsonSchema),
             llm_timeout: timeout(file.timeouts.llm_ms, "timeouts.llmMs", 120_000)?,
             search_timeout: timeout(file.timeouts.search_ms, "timeouts.searchMs", 30_000)?,
             retry,
@@ -315,11 +338,17 @@ mod tests {
     fn env_fills_what_the_file_leaves_out() {
         let s = resolve(
             r#"{"model": "m"}"#,
-            &[("OPENAI_BASE_URL", "http://x/v1/"), ("OPENAI_API_KEY", "sk-1")],
+            &[
+                ("OPENAI_BASE_URL", "http://x/v1/"),
+                ("OPENAI_API_KEY", "sk-1"),
+            ],
         )
         .expect("valid");
         assert_eq!(s.planning.base_url, "http://x/v1");
-        assert_eq!(s.planning.api_key.as_ref().map(ApiKey::expose), Some("sk-1"));
+        assert_eq!(
+            s.planning.api_key.as_ref().map(ApiKey::expose),
+            Some("sk-1")
+        );
         assert_eq!(s.retry, RetrySettings::default());
         assert_eq!(s.structured_output, StructuredOutput::JsonSchema);
     }
@@ -341,7 +370,9 @@ mod tests {
     #[test]
     fn missing_and_invalid_values_name_the_key() {
         let err = resolve(r#"{"model": "m"}"#, &[]).expect_err("no url");
-        assert!(err.to_string().contains("`baseURL`") && err.to_string().contains("OPENAI_BASE_URL"));
+        assert!(
+            err.to_string().contains("`baseURL`") && err.to_string().contains("OPENAI_BASE_URL")
+        );
         let err = resolve(r#"{"baseURL": "ftp://x", "model": "m"}"#, &[]).expect_err("bad url");
         assert!(err.to_string().contains("`baseURL` is `ftp://x`"), "{err}");
         let err = resolve(
@@ -350,8 +381,11 @@ mod tests {
         )
         .expect_err("bad retry");
         assert!(err.to_string().contains("retry.maxDelayMs"), "{err}");
-        let err = resolve(r#"{"baseURL": "http://x", "model": "m", "timeouts": {"llmMs": 0}}"#, &[])
-            .expect_err("zero timeout");
+        let err = resolve(
+            r#"{"baseURL": "http://x", "model": "m", "timeouts": {"llmMs": 0}}"#,
+            &[],
+        )
+        .expect_err("zero timeout");
         assert!(err.to_string().contains("timeouts.llmMs"), "{err}");
     }
 
