@@ -21,3 +21,5 @@ pub mod plan;
 pub mod planner;
 pub mod prompts;
 pub mod settings;
+pub mod agents;
+pub mod workflow;

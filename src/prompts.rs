@@ -4,10 +4,46 @@
 use std::path::{Path, PathBuf};
 
 /// The built-in prompts, by file name.
-const BUILT_IN: &[(&str, &str)] = &[(
-    "planning.system.md",
-    include_str!("../prompts/planning.system.md"),
-)];
+const BUILT_IN: &[(&str, &str)] = &[
+    (PLANNING, include_str!("../prompts/planning.system.md")),
+    (SEARCH_QUERIES, include_str!("../prompts/search.queries.md")),
+    (SEARCH_ANALYSIS, include_str!("../prompts/search.analysis.md")),
+    (SUMMARY, include_str!("../prompts/summary.system.md")),
+    (FINAL, include_str!("../prompts/final.system.md")),
+];
+
+/// The planner's system prompt.
+pub const PLANNING: &str = "planning.system.md";
+/// The search agent's first call: search queries for a task.
+pub const SEARCH_QUERIES: &str = "search.queries.md";
+/// The search agent's second call: analysis and overview of the results.
+pub const SEARCH_ANALYSIS: &str = "search.analysis.md";
+/// The summary agent.
+pub const SUMMARY: &str = "summary.system.md";
+/// The final summary: the report.
+pub const FINAL: &str = "final.system.md";
+
+/// Every prompt a workflow needs, loaded once before any work starts.
+#[derive(Debug, Clone)]
+pub struct Prompts {
+    pub planning: String,
+    pub search_queries: String,
+    pub search_analysis: String,
+    pub summary: String,
+    pub final_report: String,
+}
+
+impl Prompts {
+    pub fn load(dir: Option<&Path>) -> Result<Prompts, PromptError> {
+        Ok(Prompts {
+            planning: load(PLANNING, dir)?,
+            search_queries: load(SEARCH_QUERIES, dir)?,
+            search_analysis: load(SEARCH_ANALYSIS, dir)?,
+            summary: load(SUMMARY, dir)?,
+            final_report: load(FINAL, dir)?,
+        })
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum PromptError {

@@ -2,6 +2,7 @@
 
 pub mod plan;
 pub mod validate;
+pub mod workflow;
 
 use crate::cli::{Cli, Command};
 use crate::exit::CommandResult;
@@ -11,8 +12,6 @@ pub async fn run(cli: Cli) -> CommandResult {
     match cli.command {
         Command::Validate(args) => validate::run(args).await,
         Command::Plan(args) => plan::run(args, &cli.global).await,
-        Command::Workflow(_) => Err(crate::exit::CommandError::usage(anyhow::anyhow!(
-            "`workflow` is not built yet"
-        ))),
+        Command::Workflow(args) => workflow::run(args, &cli.global).await,
     }
 }

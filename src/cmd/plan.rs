@@ -41,7 +41,7 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
     }
 
     bootstrap(&mut plan);
-    let prompt = crate::prompts::load("planning.system.md", settings.prompts_dir.as_deref())
+    let prompt = crate::prompts::load(crate::prompts::PLANNING, settings.prompts_dir.as_deref())
         .map_err(CommandError::usage)?;
     let http = crate::http::client().map_err(CommandError::failure)?;
     let llm = LlmClient::new(http, &settings, Role::Planning);

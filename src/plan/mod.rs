@@ -4,6 +4,7 @@ pub mod info;
 pub mod model;
 pub mod node_id;
 pub mod refs;
+pub mod segments;
 pub mod store;
 
 pub use info::Info;

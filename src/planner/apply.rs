@@ -122,6 +122,27 @@ pub fn apply(plan: &mut PlanFile, answer: &PlanAnswer, now: &str) -> Applied {
     }
 }
 
+/// Adds the final summary task when the planner would not: one summary node at batch -1 over
+/// every completed node's summary. The check list then points at it.
+pub fn force_final(plan: &mut PlanFile, now: &str) -> Node {
+    let id = plan.next_id();
+    let mut node = Node::new(
+        id,
+        format!("Final report: {}", plan.question().trim()),
+        NodeType::Summary,
+        FINAL_BATCH,
+        NodeStatus::Planned,
+    )
+    .with_p_node(default_summary_inputs(plan));
+    node.created_at = Some(now.to_string());
+    node.updated_at = Some(now.to_string());
+    plan.check_list.latest_id = Some(id);
+    plan.check_list.latest_batch = Some(FINAL_BATCH);
+    plan.check_list.refs = vec![Ref::node(id, RefField::Summary).to_string()];
+    plan.nodes.push(node.clone());
+    node
+}
+
 /// Keeps the refs of `raw` that point at existing nodes, in canonical form.
 fn sanitize_p_node(plan: &PlanFile, raw: &str, task: NodeId, warnings: &mut Vec<String>) -> String {
     let (refs, errors) = parse_list(raw);
@@ -281,6 +302,19 @@ mod tests {
         );
         assert_eq!(plan.check_list.latest_batch, Some(FINAL_BATCH));
         assert_eq!(plan.check_list.refs, vec!["d:summary"]);
+    }
+
+    #[test]
+    fn forced_final_covers_every_completed_node() {
+        let mut plan = stage2();
+        let node = force_final(&mut plan, "now");
+        assert_eq!(node.node_id.to_string(), "d");
+        assert_eq!(node.batch, FINAL_BATCH);
+        assert_eq!(node.kind, NodeType::Summary);
+        assert_eq!(node.p_node, "b:summary, c:summary");
+        assert_eq!(plan.check_list.latest_batch, Some(FINAL_BATCH));
+        assert_eq!(plan.check_list.refs, vec!["d:summary"]);
+        assert_eq!(plan.final_node().map(|n| n.node_id), Some(node.node_id));
     }
 
     #[test]

@@ -1,12 +1,10 @@
 //! The planner's user input: the question line first, then one labelled segment per ref of
 //! `check_list.refs`, then notes about failed tasks and finalisation.
 //!
-//! Refs that do not parse, point at unknown nodes or are NEW placeholders are skipped with a
-//! warning; they never abort a round. Fallbacks (empty summary -> title, empty info -> summary
-//! -> title) come from [`crate::plan::refs::resolve`] and never change node data.
+//! The segments come from [`crate::plan::segments`]: refs that do not parse, point at unknown
+//! nodes or are NEW placeholders are skipped with a warning and never abort a round.
 
-use crate::plan::refs::{RefTarget, resolve};
-use crate::plan::{NodeType, PlanFile, Ref};
+use crate::plan::{PlanFile, segments};
 
 /// The most characters one segment contributes, so a huge search dump cannot blow the budget.
 pub const SEGMENT_MAX_CHARS: usize = 12_000;
@@ -36,46 +34,13 @@ pub struct PlannerInput {
 
 pub fn build(plan: &PlanFile, notes: &RoundNotes) -> PlannerInput {
     let mut text = format!("用户问题: {}\n", plan.question().trim());
-    let mut warnings = Vec::new();
-    let mut seen: Vec<Ref> = Vec::new();
-    for raw in &plan.check_list.refs {
-        let r = match Ref::parse(raw) {
-            Ok(r) => r,
-            Err(e) => {
-                warnings.push(format!("skipping ref: {e}"));
-                continue;
-            }
-        };
-        let RefTarget::Node(id) = r.target else {
-            warnings.push(format!(
-                "skipping ref `{raw}`: a NEW placeholder in a stored check list"
-            ));
-            continue;
-        };
-        let Some(node) = plan.node(id) else {
-            warnings.push(format!("skipping ref `{raw}`: there is no node `{id}`"));
-            continue;
-        };
-        if seen.contains(&r) {
-            continue;
-        }
-        seen.push(r);
-        let content = crate::llm::truncate(resolve(node, r.field).trim(), SEGMENT_MAX_CHARS);
-        let kind = match node.kind {
-            NodeType::Start => "question",
-            NodeType::Search => "search",
-            NodeType::Summary => "summary",
-            NodeType::End => "end",
-        };
-        text.push_str(&format!(
-            "\n### {r}\nnode {id} ({kind}, {status}): {title}\n{content}\n",
-            status = serde_json::to_value(node.status)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default(),
-            title = node.title.trim(),
-        ));
-    }
+    let segments = segments::render(
+        plan,
+        plan.check_list.refs.iter().map(String::as_str),
+        SEGMENT_MAX_CHARS,
+    );
+    text.push_str(&segments.text);
+    let warnings = segments.warnings;
     if !notes.failed.is_empty() {
         text.push_str(
             "\n### Failed tasks\nThese tasks failed after retries; their results are missing:\n",
@@ -100,7 +65,7 @@ pub fn build(plan: &PlanFile, notes: &RoundNotes) -> PlannerInput {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{Node, NodeId, NodeStatus};
+    use crate::plan::{Node, NodeId, NodeStatus, NodeType};
 
     fn plan() -> PlanFile {
         let mut plan = PlanFile::new("What is X?", "wf".into(), "t".into());

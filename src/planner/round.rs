@@ -13,7 +13,7 @@ use super::input::{RoundNotes, build};
 use crate::cli::PlanningLogArgs;
 use crate::diagnostics::Diagnostics;
 use crate::http::RetryObserver;
-use crate::llm::{LlmClient, LlmError, Message, Want, truncate};
+use crate::llm::{LlmClient, LlmError, Message, Want, extract_json, truncate};
 use crate::logging;
 use crate::plan::{PlanFile, Usage};
 
@@ -86,7 +86,7 @@ impl Planner<'_> {
             let reply = self.llm.chat(&messages, want, observer).await?;
             calls += 1;
             usage.add(reply.usage);
-            let diagnostics = match super::answer::extract_json(&reply.content) {
+            let diagnostics = match extract_json(&reply.content) {
                 Ok(value) => match check(&value) {
                     Ok(answer) => {
                         self.log_output(&value);

@@ -2,7 +2,7 @@
 //!
 //! Models wrap JSON in `<think>...</think>` reasoning, Markdown fences or prose. This module
 //! removes the reasoning, prefers the content of a fenced block, and takes the first complete
-//! JSON object it finds. It does not judge the object; that is [`super::contract`].
+//! JSON object it finds. It does not judge the object: each caller checks its own contract.
 
 use std::sync::LazyLock;
 

@@ -1,0 +1,132 @@
+//! What a sub-agent gets and gives: the task input (question, task, resolved `p_node`) and
+//! the output that the workflow writes into the node. No I/O here.
+
+use serde_json::{Value, json};
+
+use crate::llm::{LlmError, extract_json};
+use crate::plan::{Info, NodeId, NodeType, Source, Usage};
+
+/// Everything a sub-agent needs to run one task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskInput {
+    pub node_id: NodeId,
+    pub kind: NodeType,
+    pub title: String,
+    pub question: String,
+    /// The task's resolved `p_node` refs, rendered as segments.
+    pub context: String,
+}
+
+impl TaskInput {
+    /// The user message every sub-agent starts from.
+    pub fn message(&self) -> String {
+        let mut text = format!(
+            "User question: {}\n\nTask: {}\n",
+            self.question.trim(),
+            self.title.trim()
+        );
+        if self.context.trim().is_empty() {
+            text.push_str("\nEarlier results: none.\n");
+        } else {
+            text.push_str("\nEarlier results this task builds on:\n");
+            text.push_str(&self.context);
+        }
+        text
+    }
+}
+
+/// What a completed task writes into its node.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TaskOutput {
+    pub summary: String,
+    pub info: Info,
+    pub sources: Vec<Source>,
+    pub usage: Usage,
+}
+
+/// Why a task failed (after the HTTP layer's retries).
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum TaskError {
+    #[error(transparent)]
+    Llm(#[from] LlmError),
+    #[error("every search failed; last error: {0}")]
+    Search(String),
+}
+
+/// The JSON schema of the `{summary, analysis}` answers.
+pub fn written_schema() -> Value {
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["summary", "analysis"],
+        "properties": {
+            "summary": {"type": "string"},
+            "analysis": {"type": "string"}
+        }
+    })
+}
+
+/// Reads a `{summary, analysis}` answer. A model that ignored the format still produced
+/// useful text: then the whole answer is the analysis and its first paragraph the summary.
+pub fn parse_written(content: &str) -> (String, String) {
+    if let Ok(value) = extract_json(content) {
+        let field = |k: &str| {
+            value
+                .get(k)
+                .and_then(Value::as_str)
+                .map(str::trim)
+                .unwrap_or_default()
+                .to_string()
+        };
+        let (summary, analysis) = (field("summary"), field("analysis"));
+        if !summary.is_empty() || !analysis.is_empty() {
+            let summary = if summary.is_empty() {
+                first_paragraph(&analysis)
+            } else {
+                summary
+            };
+            return (summary, analysis);
+        }
+    }
+    tracing::warn!("a sub-agent answer was not the expected JSON; keeping it as text");
+    let text = content.trim().to_string();
+    (first_paragraph(&text), text)
+}
+
+fn first_paragraph(text: &str) -> String {
+    let para = text
+        .split("\n\n")
+        .map(str::trim)
+        .find(|p| !p.is_empty())
+        .unwrap_or_default();
+    crate::llm::truncate(para, 800)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn written_answers_parse_or_fall_back() {
+        let (s, a) = parse_written(r#"{"summary": " S ", "analysis": "A"}"#);
+        assert_eq!((s.as_str(), a.as_str()), ("S", "A"));
+        let (s, a) = parse_written("First para.\n\nSecond para.");
+        assert_eq!(s, "First para.");
+        assert_eq!(a, "First para.\n\nSecond para.");
+        let (s, _) = parse_written(r#"{"analysis": "Only analysis.\n\nMore."}"#);
+        assert_eq!(s, "Only analysis.");
+    }
+
+    #[test]
+    fn message_names_question_task_and_inputs() {
+        let input = TaskInput {
+            node_id: NodeId::FIRST,
+            kind: NodeType::Search,
+            title: "T".into(),
+            question: "Q?".into(),
+            context: String::new(),
+        };
+        assert!(input.message().starts_with("User question: Q?\n\nTask: T\n"));
+        assert!(input.message().contains("Earlier results: none."));
+    }
+}

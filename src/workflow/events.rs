@@ -1,0 +1,130 @@
+//! The run's event log: one JSON object per line in `<out>.events.ndjson`, appended and flushed
+//! line by line so a crash keeps every event written so far.
+//!
+//! Events: `run_started`, `round_planned`, `planning_failed`, `final_forced`, `task_started`,
+//! `http_retry`, `task_completed`, `task_failed`, `file_written`, `run_finished`. Each carries
+//! `ts` (RFC 3339) and `event`. No event ever carries a secret. Writing an event never fails the
+//! run: a broken log is reported once and then skipped.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use chrono::{SecondsFormat, Utc};
+use serde_json::{Value, json};
+
+use crate::http::{RetryNotice, RetryObserver};
+
+pub struct EventLog {
+    path: PathBuf,
+    file: Mutex<Option<File>>,
+    retries: AtomicU64,
+}
+
+impl EventLog {
+    /// Opens (appending) the event log; a resumed run continues the same file.
+    pub fn open(path: &Path) -> Result<EventLog, std::io::Error> {
+        let file = OpenOptions::new().create(true).append(true).open(path)?;
+        Ok(EventLog {
+            path: path.to_path_buf(),
+            file: Mutex::new(Some(file)),
+            retries: AtomicU64::new(0),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one event; `fields` must be a JSON object.
+    pub fn emit(&self, event: &str, fields: Value) {
+        let mut line = json!({
+            "ts": Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
+            "event": event,
+        });
+        if let (Some(obj), Value::Object(extra)) = (line.as_object_mut(), fields) {
+            obj.extend(extra);
+        }
+        let mut guard = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(file) = guard.as_mut() {
+            let written = writeln!(file, "{line}").and_then(|()| file.flush());
+            if let Err(e) = written {
+                tracing::warn!(
+                    "cannot write event log `{}`: {e}; no more events will be written",
+                    self.path.display()
+                );
+                *guard = None;
+            }
+        }
+    }
+
+    /// HTTP retries reported so far.
+    pub fn retries(&self) -> u64 {
+        self.retries.load(Ordering::Relaxed)
+    }
+
+    /// A retry observer that records `http_retry` events for one task (or the planner).
+    pub fn observer<'a>(&'a self, node: &str) -> TaskObserver<'a> {
+        TaskObserver {
+            log: self,
+            node: node.to_string(),
+        }
+    }
+}
+
+/// Turns retry notices into `http_retry` events.
+pub struct TaskObserver<'a> {
+    log: &'a EventLog,
+    node: String,
+}
+
+impl RetryObserver for TaskObserver<'_> {
+    fn on_retry(&self, notice: &RetryNotice) {
+        self.log.retries.fetch_add(1, Ordering::Relaxed);
+        self.log.emit(
+            "http_retry",
+            json!({
+                "node": self.node,
+                "what": notice.what,
+                "retry": notice.retry,
+                "delay_ms": u64::try_from(notice.delay.as_millis()).unwrap_or(u64::MAX),
+                "cause": notice.cause,
+                "retry_after": notice.server_asked,
+            }),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn events_are_one_json_object_per_line() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("e.ndjson");
+        let log = EventLog::open(&path).expect("open");
+        log.emit("run_started", json!({"plan_file": "p.json"}));
+        log.observer("b").on_retry(&RetryNotice {
+            what: "search LLM".into(),
+            retry: 1,
+            delay: Duration::from_millis(20),
+            cause: "HTTP 429".into(),
+            server_asked: true,
+        });
+        let text = std::fs::read_to_string(&path).expect("read");
+        let lines: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json line"))
+            .collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0]["event"], "run_started");
+        assert_eq!(lines[1]["event"], "http_retry");
+        assert_eq!(lines[1]["delay_ms"], 20);
+        assert_eq!(lines[1]["node"], "b");
+        assert_eq!(log.retries(), 1);
+    }
+}

@@ -1,0 +1,139 @@
+//! The final report beside the plan file (`<out>.report.md`) and the sources the final summary
+//! may cite.
+//!
+//! Sources are the URLs that this plan's search tasks recorded (what the search provider
+//! actually returned), gathered from the nodes the final summary builds on, following `p_node`
+//! refs back through summaries; when those lead to no source, every search node's sources are
+//! used. The report lists the sources it cites under their numbers; a cited number without a
+//! source was already removed by [`crate::agents::citations`].
+
+use std::collections::HashSet;
+
+use crate::agents::citations;
+use crate::plan::refs::parse_list;
+use crate::plan::{Node, NodeId, NodeStatus, NodeType, PlanFile, Source};
+
+/// The numbered sources the final node may cite, deduplicated by URL.
+pub fn final_sources(plan: &PlanFile, final_node: &Node) -> Vec<Source> {
+    let mut seen_nodes: HashSet<NodeId> = HashSet::new();
+    let mut queue: Vec<NodeId> = refs_of(final_node);
+    let mut found: Vec<&Node> = Vec::new();
+    while let Some(id) = queue.pop() {
+        if !seen_nodes.insert(id) {
+            continue;
+        }
+        if let Some(node) = plan.node(id) {
+            found.push(node);
+            queue.extend(refs_of(node));
+        }
+    }
+    // Plan order, not discovery order, so numbers are stable across runs.
+    found.sort_by_key(|n| plan.nodes.iter().position(|m| m.node_id == n.node_id));
+    let mut sources = collect(found.into_iter());
+    if sources.is_empty() {
+        sources = collect(plan.nodes.iter());
+    }
+    sources
+}
+
+fn refs_of(node: &Node) -> Vec<NodeId> {
+    parse_list(&node.p_node)
+        .0
+        .iter()
+        .filter_map(|r| r.node_id())
+        .collect()
+}
+
+fn collect<'a>(nodes: impl Iterator<Item = &'a Node>) -> Vec<Source> {
+    let mut out: Vec<Source> = Vec::new();
+    for node in nodes.filter(|n| n.kind == NodeType::Search && n.status == NodeStatus::Completed)
+    {
+        for s in &node.sources {
+            if !s.url.trim().is_empty() && !out.iter().any(|o| o.url == s.url) {
+                out.push(s.clone());
+            }
+        }
+    }
+    out
+}
+
+/// The report as Markdown: title, the final summary, and its sources.
+pub fn render(plan: &PlanFile, final_node: &Node, plan_file: &str) -> String {
+    let (body, cited) = citations::clean(&final_node.summary, final_node.sources.len());
+    let mut out = format!("# {}\n\n{}\n", plan.question().trim(), body.trim());
+    let listed: Vec<(usize, &Source)> = if cited.is_empty() {
+        final_node.sources.iter().enumerate().map(|(i, s)| (i + 1, s)).collect()
+    } else {
+        let mut numbers = cited.clone();
+        numbers.sort_unstable();
+        numbers
+            .into_iter()
+            .filter_map(|n| final_node.sources.get(n - 1).map(|s| (n, s)))
+            .collect()
+    };
+    if !listed.is_empty() {
+        out.push_str(if cited.is_empty() {
+            "\n## Sources consulted\n\n"
+        } else {
+            "\n## Sources\n\n"
+        });
+        for (n, s) in listed {
+            let title = if s.title.trim().is_empty() { &s.url } else { &s.title };
+            out.push_str(&format!("- [{n}] [{}]({})\n", title.trim(), s.url));
+        }
+    }
+    out.push_str(&format!(
+        "\n---\n_Written by researchflow from `{plan_file}` (workflow `{}`), final node `{}`._\n",
+        plan.workflow_id, final_node.node_id
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::FINAL_BATCH;
+
+    fn source(n: u32) -> Source {
+        Source {
+            url: format!("https://example.test/{n}"),
+            title: format!("T{n}"),
+        }
+    }
+
+    fn plan() -> PlanFile {
+        let mut plan = PlanFile::new("Q?", "wf".into(), "t".into());
+        let id = |s: &str| NodeId::parse(s).expect("id");
+        let mut b = Node::new(id("b"), "b", NodeType::Search, 2, NodeStatus::Completed);
+        b.sources = vec![source(1), source(2)];
+        let mut c = Node::new(id("c"), "c", NodeType::Search, 2, NodeStatus::Completed);
+        c.sources = vec![source(2), source(3)];
+        let d = Node::new(id("d"), "d", NodeType::Summary, 3, NodeStatus::Completed)
+            .with_p_node("c:summary");
+        let mut e = Node::new(id("e"), "Final", NodeType::Summary, FINAL_BATCH, NodeStatus::Completed)
+            .with_p_node("d:summary");
+        e.summary = "Answer [2] and [1]. Bogus [7].".into();
+        e.sources = vec![source(2), source(3)];
+        plan.nodes.extend([b, c, d, e]);
+        plan
+    }
+
+    #[test]
+    fn sources_follow_refs_through_summaries() {
+        let p = plan();
+        let fin = p.final_node().expect("final");
+        assert_eq!(final_sources(&p, fin), vec![source(2), source(3)]);
+        let mut lone = fin.clone();
+        lone.p_node = String::new();
+        assert_eq!(final_sources(&p, &lone), vec![source(1), source(2), source(3)]);
+    }
+
+    #[test]
+    fn report_lists_only_cited_sources_under_their_numbers() {
+        let p = plan();
+        let text = render(&p, p.final_node().expect("final"), "p.json");
+        assert!(text.starts_with("# Q?\n\nAnswer [2] and [1]. Bogus.\n"), "{text}");
+        assert!(text.contains("- [1] [T2](https://example.test/2)\n- [2] [T3](https://example.test/3)\n"));
+        assert!(!text.contains("[7]"));
+    }
+}

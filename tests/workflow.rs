@@ -1,0 +1,585 @@
+//! Integration tests of `researchflow workflow`: whole runs of the real binary against the
+//! mock LLM and mock search servers.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::{Fault, MockLlm, MockSearch, Recorded, Reply, SearchKind, researchflow};
+
+const KEY: &str = "sk-test-SECRET-7777";
+const SEARCH_KEY: &str = "search-SECRET-8888";
+
+/// Which agent a request comes from, told by its system prompt.
+#[derive(Debug, PartialEq, Eq)]
+enum Agent {
+    Planner,
+    Queries,
+    Analysis,
+    Summary,
+    Final,
+}
+
+fn agent(req: &Recorded) -> Agent {
+    let system = req.system_prompt().unwrap_or_default();
+    if system.contains("planning agent") {
+        Agent::Planner
+    } else if system.contains("web search queries") {
+        Agent::Queries
+    } else if system.contains("working on one search task") {
+        Agent::Analysis
+    } else if system.contains("synthesises the results") {
+        Agent::Summary
+    } else if system.contains("final report") {
+        Agent::Final
+    } else {
+        panic!("unknown agent for system prompt: {system}")
+    }
+}
+
+/// The task title in a sub-agent's user prompt.
+fn task_title(req: &Recorded) -> String {
+    req.user_prompt()
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("Task: ").map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn plan_answer(is_final: bool, tasks: Value, next: Value) -> Value {
+    json!({"is_final": is_final, "tasks": tasks, "next_check_list": next})
+}
+
+/// A mock LLM whose planner answers come from `rounds` (in order; the last one repeats) and
+/// whose sub-agents answer from the task title.
+fn scripted(llm: &MockLlm, rounds: Vec<Value>) -> Arc<AtomicUsize> {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&calls);
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => {
+            let n = counter.fetch_add(1, Ordering::SeqCst);
+            Reply::json(&rounds[n.min(rounds.len() - 1)])
+        }
+        Agent::Queries => Reply::json(&json!({"queries": [format!("q {}", task_title(req))]})),
+        Agent::Analysis | Agent::Summary => Reply::json(&json!({
+            "summary": format!("Summary of {}", task_title(req)),
+            "analysis": format!("Analysis of {} citing [1]", task_title(req)),
+        })),
+        Agent::Final => Reply::content(
+            "Direct answer [1], more [2][3]. An invented source [99] must go.\n\n## Details\nText.",
+        ),
+    });
+    calls
+}
+
+struct Setup {
+    dir: tempfile::TempDir,
+}
+
+impl Setup {
+    fn new(llm: &MockLlm, search: Option<&MockSearch>) -> Setup {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let search_cfg = match search {
+            Some(s) => json!({
+                "provider": match s.kind() {
+                    SearchKind::Searxng => "searxng",
+                    SearchKind::Tavily => "tavily",
+                    SearchKind::Brave => "brave",
+                },
+                "baseURL": s.base_url(),
+                "apiKey": SEARCH_KEY,
+                "maxResults": 3
+            }),
+            None => json!({"provider": "none"}),
+        };
+        let config = json!({
+            "baseURL": llm.base_url(),
+            "model": "test-model",
+            "apiKey": KEY,
+            "timeouts": {"llmMs": 3000, "searchMs": 3000},
+            "retry": {"maxRetries": 3, "baseDelayMs": 10, "maxDelayMs": 40, "maxRetryAfterMs": 1000},
+            "search": search_cfg
+        });
+        std::fs::write(dir.path().join("agent.config.json"), config.to_string()).expect("config");
+        Setup { dir }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn out(&self) -> PathBuf {
+        self.path().join("out/plan.json")
+    }
+
+    fn query(&self, q: &str) -> support::bin::Cmd {
+        researchflow()
+            .current_dir(self.path())
+            .args(["workflow", "--query", q, "--out"])
+            .arg(self.out())
+    }
+
+    fn plan(&self) -> Value {
+        read_json(&self.out())
+    }
+
+    fn events(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.path().join("out/plan.events.ndjson"))
+            .expect("events file")
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("event line is JSON"))
+            .collect()
+    }
+
+    fn report(&self) -> String {
+        std::fs::read_to_string(self.path().join("out/plan.report.md")).expect("report file")
+    }
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("json")
+}
+
+fn node<'a>(plan: &'a Value, id: &str) -> &'a Value {
+    plan["nodes"]
+        .as_array()
+        .and_then(|nodes| nodes.iter().find(|n| n["node_id"] == id))
+        .unwrap_or_else(|| panic!("no node {id} in {plan:#}"))
+}
+
+fn events_of<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["event"] == kind).collect()
+}
+
+fn three_rounds() -> Vec<Value> {
+    vec![
+        plan_answer(
+            false,
+            json!([
+                {"title": "Energy density", "type": "search", "p_node": "a:info"},
+                {"title": "Safety", "type": "search", "p_node": "a:info"},
+                {"title": "Cost", "type": "search", "p_node": "a:info"}
+            ]),
+            json!(["NEW1:summary", "NEW2:summary", "NEW3:summary"]),
+        ),
+        plan_answer(
+            false,
+            json!([
+                {"title": "Supply chain", "type": "search", "p_node": "b:summary"},
+                {"title": "Compare findings", "type": "summary", "p_node": "b:summary, c:info[llm], d:summary"}
+            ]),
+            json!(["NEW1:summary", "NEW2:summary"]),
+        ),
+        plan_answer(
+            true,
+            json!([{"title": "Final report", "type": "summary", "p_node": "e:summary, f:summary"}]),
+            json!(["NEW1:summary"]),
+        ),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_run_over_three_rounds_ends_with_the_final_summary() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    search.require_key(SEARCH_KEY);
+    scripted(&llm, three_rounds());
+    let s = Setup::new(&llm, Some(&search));
+    let out = s.query("Are solid-state batteries ready?").run().await;
+    out.success();
+
+    let plan = s.plan();
+    let expect = [
+        ("b", 2, "search", "a:info"),
+        ("c", 2, "search", "a:info"),
+        ("d", 2, "search", "a:info"),
+        ("e", 3, "search", "b:summary"),
+        ("f", 3, "summary", "b:summary, c:info[llm], d:summary"),
+        ("g", -1, "summary", "e:summary, f:summary"),
+    ];
+    for (id, batch, kind, p_node) in expect {
+        let n = node(&plan, id);
+        assert_eq!(n["batch"], batch, "{id}");
+        assert_eq!(n["type"], kind, "{id}");
+        assert_eq!(n["p_node"], p_node, "{id}");
+        assert_eq!(n["status"], "completed", "{id}");
+        assert_eq!(n["attempts"], 1, "{id}");
+        for field in ["created_at", "updated_at", "finished_at"] {
+            assert!(n[field].is_string(), "{id} has {field}");
+        }
+        assert!(n["usage"]["total_tokens"].as_u64().unwrap_or(0) > 0, "{id} has token usage");
+    }
+    assert_eq!(plan["nodes"].as_array().map(Vec::len), Some(7));
+    assert_eq!(plan["check_list"]["latest_id"], "g");
+    assert_eq!(plan["check_list"]["latest_batch"], -1);
+    assert_eq!(plan["check_list"]["refs"], json!(["g:summary"]));
+
+    // Search nodes: analysis, raw results and the URLs the mock returned.
+    let returned = search.returned_urls();
+    let b = node(&plan, "b");
+    assert_eq!(b["summary"], "Summary of Energy density");
+    let info = b["info"].as_str().expect("info");
+    assert!(info.starts_with("<info type=\"llm\">Analysis of Energy density"), "{info}");
+    assert!(info.contains("<info type=\"search\">provider: searxng"), "{info}");
+    let urls: Vec<&str> = b["sources"].as_array().expect("sources").iter().filter_map(|s| s["url"].as_str()).collect();
+    assert_eq!(urls.len(), 3);
+    assert!(urls.iter().all(|u| returned.iter().any(|r| r == u)));
+    // Summary nodes: only the llm block, no sources.
+    let f = node(&plan, "f");
+    assert!(!f["info"].as_str().unwrap_or_default().contains("type=\"search\""));
+    assert!(f.get("sources").is_none());
+    // The summary agent read its refs with content.
+    let f_req = llm
+        .requests()
+        .into_iter()
+        .find(|r| agent(r) == Agent::Summary)
+        .expect("summary request");
+    let f_input = f_req.user_prompt().unwrap_or_default();
+    assert!(f_input.contains("### c:info[llm]") && f_input.contains("Analysis of Safety"), "{f_input}");
+
+    // The report: cites only URLs the mock returned; the invented number is gone.
+    let report = s.report();
+    assert!(report.starts_with("# Are solid-state batteries ready?\n"), "{report}");
+    assert!(!report.contains("[99]"), "{report}");
+    let cited: Vec<&str> = report
+        .lines()
+        .filter(|l| l.starts_with("- ["))
+        .filter_map(|l| l.split("](").nth(1).and_then(|r| r.strip_suffix(')')))
+        .collect();
+    assert_eq!(cited.len(), 3, "{report}");
+    for url in &cited {
+        assert!(returned.iter().any(|r| r == url), "{url} was never returned by the search");
+    }
+
+    // Events.
+    let events = s.events();
+    assert_eq!(events_of(&events, "round_planned").len(), 3);
+    assert_eq!(events_of(&events, "task_started").len(), 6);
+    assert_eq!(events_of(&events, "task_completed").len(), 6);
+    assert!(events_of(&events, "file_written").len() >= 15);
+    let finished = events_of(&events, "run_finished");
+    assert_eq!(finished.len(), 1);
+    assert_eq!(finished[0]["totals"]["tasks_completed"], 6);
+    assert_eq!(finished[0]["totals"]["rounds"], 3);
+    assert!(finished[0]["totals"]["total_tokens"].as_u64().unwrap_or(0) > 0);
+
+    // stdout: the paths and totals.
+    let stdout = out.stdout_json();
+    assert_eq!(stdout["status"], "completed");
+    assert_eq!(stdout["final_node"], "g");
+    assert!(stdout["report"].as_str().unwrap_or_default().ends_with("plan.report.md"));
+    assert!(stdout["events"].as_str().unwrap_or_default().ends_with("plan.events.ndjson"));
+    assert_eq!(stdout["totals"]["tasks_failed"], 0);
+
+    // No secret anywhere.
+    let files = [
+        std::fs::read_to_string(s.out()).unwrap_or_default(),
+        s.report(),
+        std::fs::read_to_string(s.path().join("out/plan.events.ndjson")).unwrap_or_default(),
+    ];
+    for text in files.iter().chain([&out.stdout, &out.stderr]) {
+        assert!(!text.contains(KEY) && !text.contains(SEARCH_KEY), "a key leaked: {text}");
+    }
+    for req in search.requests() {
+        assert!(!req.query.contains(SEARCH_KEY), "the search key is never in the URL");
+    }
+}
+
+async fn overlap_with(concurrency: &str) -> usize {
+    let llm = MockLlm::start().await;
+    let rounds = three_rounds();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&calls);
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => {
+            let n = counter.fetch_add(1, Ordering::SeqCst);
+            let answer = if n == 0 {
+                rounds[0].clone()
+            } else {
+                plan_answer(true, json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]), json!([]))
+            };
+            Reply::json(&answer)
+        }
+        Agent::Final => Reply::content("Done."),
+        _ => Reply::json(&json!({"summary": "S", "analysis": "A"})).delay(Duration::from_millis(400)),
+    });
+    let s = Setup::new(&llm, None);
+    s.query("Q?").args(["--concurrency", concurrency]).run().await.success();
+    llm.max_in_flight()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_tasks_overlap_in_time_with_concurrency_three() {
+    assert_eq!(overlap_with("3").await, 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_never_overlap_with_concurrency_one() {
+    assert_eq!(overlap_with("1").await, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_rate_limited_twice_completes_and_the_events_show_both_retries() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Tavily).await;
+    search.push_fault(Fault::rate_limited_ms(60));
+    search.push_fault(Fault::rate_limited(Some("0")));
+    scripted(
+        &llm,
+        vec![
+            plan_answer(false, json!([{"title": "Only search", "type": "search", "p_node": "a:info"}]), json!(["NEW1:summary"])),
+            plan_answer(true, json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]), json!([])),
+        ],
+    );
+    let s = Setup::new(&llm, Some(&search));
+    s.query("Q?").run().await.success();
+    assert_eq!(node(&s.plan(), "b")["status"], "completed");
+    assert_eq!(search.requests().len(), 3);
+    let events = s.events();
+    let retries = events_of(&events, "http_retry");
+    assert_eq!(retries.len(), 2, "{events:#?}");
+    assert!(retries.iter().all(|e| e["node"] == "b" && e["cause"] == "HTTP 429"));
+    assert_eq!(retries[0]["delay_ms"], 60);
+    assert_eq!(retries[0]["retry_after"], true);
+    assert_eq!(retries[1]["delay_ms"], 0);
+    assert_eq!(events_of(&events, "run_finished")[0]["totals"]["retries"], 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_failing_every_try_is_failed_and_the_run_still_finishes() {
+    let llm = MockLlm::start().await;
+    let planner_inputs = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = Arc::clone(&planner_inputs);
+    let round = Arc::new(AtomicUsize::new(0));
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => {
+            seen.lock().expect("lock").push(req.user_prompt().unwrap_or_default());
+            Reply::json(&match round.fetch_add(1, Ordering::SeqCst) {
+                0 => plan_answer(
+                    false,
+                    json!([
+                        {"title": "Doomed", "type": "search", "p_node": "a:info"},
+                        {"title": "Fine", "type": "search", "p_node": "a:info"}
+                    ]),
+                    json!(["NEW1:summary", "NEW2:summary"]),
+                ),
+                _ => plan_answer(true, json!([{"title": "Final", "type": "summary", "p_node": "c:summary"}]), json!([])),
+            })
+        }
+        Agent::Analysis if task_title(req) == "Doomed" => Reply::fault(Fault::server_error(500)),
+        Agent::Final => Reply::content("Report."),
+        _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
+    });
+    let s = Setup::new(&llm, None);
+    let out = s.query("Q?").run().await;
+    out.success();
+    let plan = s.plan();
+    let b = node(&plan, "b");
+    assert_eq!(b["status"], "failed");
+    assert!(b["errors"][0].as_str().unwrap_or_default().contains("HTTP 500"), "{b:#}");
+    assert_eq!(node(&plan, "c")["status"], "completed");
+    assert_eq!(node(&plan, "d")["status"], "completed");
+    assert_eq!(node(&plan, "d")["batch"], -1);
+    let analysis_calls = llm
+        .requests()
+        .iter()
+        .filter(|r| agent(r) == Agent::Analysis && task_title(r) == "Doomed")
+        .count();
+    assert_eq!(analysis_calls, 4, "one try and three retries");
+    let inputs = planner_inputs.lock().expect("lock").clone();
+    assert!(inputs[1].contains("### Failed tasks") && inputs[1].contains("node b: Doomed"), "{}", inputs[1]);
+    let events = s.events();
+    assert_eq!(events_of(&events, "task_failed").len(), 1);
+    assert_eq!(events_of(&events, "http_retry").len(), 3);
+    assert_eq!(out.stdout_json()["totals"]["tasks_failed"], 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_rounds_forces_finalisation() {
+    let llm = MockLlm::start().await;
+    let planner_inputs = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = Arc::clone(&planner_inputs);
+    let round = Arc::new(AtomicUsize::new(0));
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => {
+            seen.lock().expect("lock").push(req.user_prompt().unwrap_or_default());
+            let n = round.fetch_add(1, Ordering::SeqCst);
+            // A planner that never stops searching.
+            Reply::json(&plan_answer(
+                false,
+                json!([{"title": format!("Search {n}"), "type": "search", "p_node": "a:info"}]),
+                json!(["NEW1:summary"]),
+            ))
+        }
+        Agent::Final => Reply::content("Forced report."),
+        _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
+    });
+    let s = Setup::new(&llm, None);
+    s.query("Q?").args(["--max-rounds", "2"]).run().await.success();
+    let plan = s.plan();
+    let inputs = planner_inputs.lock().expect("lock").clone();
+    assert_eq!(inputs.len(), 2);
+    assert!(!inputs[0].contains("last planning round"));
+    assert!(inputs[1].contains("This is the last planning round"));
+    // Round 2's search was discarded; the orchestrator added the final summary over b.
+    let nodes = plan["nodes"].as_array().expect("nodes");
+    assert_eq!(nodes.len(), 3, "{plan:#}");
+    let c = node(&plan, "c");
+    assert_eq!(c["batch"], -1);
+    assert_eq!(c["status"], "completed");
+    assert_eq!(c["p_node"], "b:summary");
+    assert_eq!(c["summary"], "Forced report.");
+    let events = s.events();
+    assert_eq!(events_of(&events, "final_forced").len(), 1);
+    assert!(s.report().contains("Forced report."));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_empty_rounds_in_a_row_force_the_final_round() {
+    let llm = MockLlm::start().await;
+    let planner_inputs = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = Arc::clone(&planner_inputs);
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => {
+            let input = req.user_prompt().unwrap_or_default();
+            seen.lock().expect("lock").push(input.clone());
+            Reply::json(&if input.contains("last planning round") {
+                plan_answer(true, json!([{"title": "Final", "type": "summary", "p_node": "a:info"}]), json!([]))
+            } else {
+                plan_answer(false, json!([]), json!(["a:info"]))
+            })
+        }
+        Agent::Final => Reply::content("Report."),
+        _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
+    });
+    let s = Setup::new(&llm, None);
+    s.query("Q?").run().await.success();
+    let inputs = planner_inputs.lock().expect("lock").clone();
+    assert_eq!(inputs.len(), 3);
+    assert!(inputs[2].contains("last planning round"));
+    assert_eq!(node(&s.plan(), "b")["batch"], -1);
+    assert_eq!(node(&s.plan(), "b")["status"], "completed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_runs_only_unfinished_nodes() {
+    let llm = MockLlm::start().await;
+    scripted(
+        &llm,
+        vec![plan_answer(true, json!([{"title": "Final", "type": "summary", "p_node": "e:summary, f:summary"}]), json!([]))],
+    );
+    let s = Setup::new(&llm, None);
+    // Stage 2 (b, c, d completed) plus a planned search e and a summary f left `running`.
+    let mut plan = read_json(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/plan_stage2.json"));
+    let nodes = plan["nodes"].as_array_mut().expect("nodes");
+    nodes.push(json!({"node_id": "e", "title": "New direction", "summary": "", "info": "", "p_node": "b:summary",
+                      "batch": 3, "type": "search", "status": "planned"}));
+    nodes.push(json!({"node_id": "f", "title": "Interim synthesis", "summary": "", "info": "", "p_node": "c:summary, d:summary",
+                      "batch": 3, "type": "summary", "status": "running", "attempts": 1}));
+    plan["check_list"] = json!({"latest_id": "f", "latest_batch": 3, "refs": ["e:summary", "f:summary"]});
+    std::fs::create_dir_all(s.path().join("out")).expect("mkdir");
+    std::fs::write(s.out(), serde_json::to_string_pretty(&plan).expect("json")).expect("write");
+    let before = plan.clone();
+
+    researchflow()
+        .current_dir(s.path())
+        .args(["workflow", "--plan"])
+        .arg(s.out())
+        .run()
+        .await
+        .success();
+
+    let after = s.plan();
+    for id in ["a", "b", "c", "d"] {
+        assert_eq!(node(&after, id), node(&before, id), "completed node {id} is untouched");
+    }
+    assert_eq!(node(&after, "e")["status"], "completed");
+    assert_eq!(node(&after, "e")["attempts"], 1);
+    assert_eq!(node(&after, "f")["status"], "completed");
+    assert_eq!(node(&after, "f")["attempts"], 2, "a crash-left running node is started again");
+    assert_eq!(node(&after, "g")["batch"], -1);
+    assert_eq!(node(&after, "g")["status"], "completed");
+    let titles: Vec<String> = llm
+        .requests()
+        .iter()
+        .filter(|r| matches!(agent(r), Agent::Analysis | Agent::Summary))
+        .map(task_title)
+        .collect();
+    assert_eq!(titles.len(), 2, "{titles:?}");
+    assert!(titles.contains(&"New direction".to_string()) && titles.contains(&"Interim synthesis".to_string()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_final_summary_exits_1_and_keeps_the_work() {
+    let llm = MockLlm::start().await;
+    let round = Arc::new(AtomicUsize::new(0));
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => Reply::json(&match round.fetch_add(1, Ordering::SeqCst) {
+            0 => plan_answer(false, json!([{"title": "S", "type": "search", "p_node": "a:info"}]), json!(["NEW1:summary"])),
+            _ => plan_answer(true, json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]), json!([])),
+        }),
+        Agent::Final => Reply::fault(Fault::server_error(502)),
+        _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
+    });
+    let s = Setup::new(&llm, None);
+    let out = s.query("Q?").run().await;
+    out.code(1);
+    let plan = s.plan();
+    assert_eq!(node(&plan, "b")["status"], "completed");
+    assert_eq!(node(&plan, "c")["status"], "failed");
+    assert_eq!(out.stdout_json()["status"], "final_failed");
+    assert!(!s.path().join("out/plan.report.md").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn provider_none_writes_no_search_block_and_brave_sends_its_token() {
+    let llm = MockLlm::start().await;
+    scripted(
+        &llm,
+        vec![
+            plan_answer(false, json!([{"title": "Only search", "type": "search", "p_node": "a:info"}]), json!(["NEW1:summary"])),
+            plan_answer(true, json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]), json!([])),
+        ],
+    );
+    let s = Setup::new(&llm, None);
+    s.query("Q?").run().await.success();
+    let b = node(&s.plan(), "b").clone();
+    assert!(!b["info"].as_str().unwrap_or_default().contains("type=\"search\""));
+    assert!(b.get("sources").is_none());
+    assert!(!llm.requests().iter().any(|r| agent(r) == Agent::Queries), "no queries without a provider");
+
+    let llm = MockLlm::start().await;
+    let brave = MockSearch::start(SearchKind::Brave).await;
+    brave.require_key(SEARCH_KEY);
+    scripted(
+        &llm,
+        vec![
+            plan_answer(false, json!([{"title": "Only search", "type": "search", "p_node": "a:info"}]), json!(["NEW1:summary"])),
+            plan_answer(true, json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]), json!([])),
+        ],
+    );
+    let s = Setup::new(&llm, Some(&brave));
+    s.query("Q?").run().await.success();
+    let req = &brave.requests()[0];
+    assert_eq!(req.header("x-subscription-token"), Some(SEARCH_KEY));
+    assert_eq!(req.query_param("q").as_deref(), Some("q Only search"));
+    let sources = node(&s.plan(), "b")["sources"].as_array().expect("sources").len();
+    assert_eq!(sources, brave.returned_urls().len());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_run_refuses_to_overwrite_an_existing_plan() {
+    let llm = MockLlm::start().await;
+    let s = Setup::new(&llm, None);
+    std::fs::create_dir_all(s.path().join("out")).expect("mkdir");
+    std::fs::write(s.out(), "{}").expect("write");
+    let out = s.query("Q?").run().await;
+    out.code(2);
+    assert!(out.stderr.contains("already exists"), "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(s.out()).expect("read"), "{}");
+    assert!(llm.requests().is_empty());
+}
