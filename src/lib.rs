@@ -6,6 +6,7 @@
 //! request through it.
 //!
 //! - [`cli`]: every command-line type; [`cmd`]: one file per subcommand.
+//! - [`search`]: the web-search providers (SearXNG, Tavily, Brave) behind one client.
 //! - [`plan`]: the plan file: model, node ids, refs, info blocks, store.
 //! - [`diagnostics`]: the one findings shape shared by every check.
 //! - [`exit`]: exit codes; [`logging`]: tracing set-up.
@@ -20,6 +21,7 @@ pub mod logging;
 pub mod plan;
 pub mod planner;
 pub mod prompts;
+pub mod search;
 pub mod settings;
 pub mod agents;
 pub mod workflow;

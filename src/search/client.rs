@@ -1,0 +1,202 @@
+//! [`SearchClient`]: one configured provider, and the one way a search request is sent.
+//!
+//! Each provider file builds its request and parses its answer; this file checks the
+//! configuration, sends through [`with_retry`] with a per-attempt timeout, turns a non-2xx
+//! answer into [`HttpError::Status`] (body redacted and truncated, `Retry-After` kept) and a
+//! 2xx body that does not parse into [`SearchError::Malformed`], which is not retried.
+
+use std::time::Duration;
+
+use super::{SearchConfigError, SearchError, SearchHit, brave, searxng, tavily};
+use crate::http::{HttpError, RetryObserver, error::parse_retry_after, with_retry};
+use crate::llm::truncate;
+use crate::settings::secret::redact;
+use crate::settings::{ApiKey, RetrySettings, SearchProviderKind, Settings};
+
+/// How much of an error body is kept in a message.
+const ERROR_BODY_CHARS: usize = 600;
+
+/// A provider that can be called, with what it needs.
+#[derive(Debug, Clone)]
+enum Provider {
+    Searxng { key: Option<ApiKey> },
+    Tavily { key: ApiKey },
+    Brave { key: ApiKey },
+}
+
+/// One configured search provider.
+#[derive(Debug, Clone)]
+pub struct SearchClient {
+    http: reqwest::Client,
+    provider: Provider,
+    /// The endpoint without a query, e.g. `https://api.tavily.com/search`.
+    url: String,
+    max_results: u32,
+    timeout: Duration,
+    retry: RetrySettings,
+    secrets: Vec<ApiKey>,
+}
+
+impl SearchClient {
+    /// `None` for provider `none`; an error naming the config key when the provider cannot be
+    /// used as configured.
+    pub fn new(
+        http: reqwest::Client,
+        settings: &Settings,
+    ) -> Result<Option<SearchClient>, SearchConfigError> {
+        let search = &settings.search;
+        let path = settings.config_path.display().to_string();
+        let key = |provider: &'static str, env: &'static str| {
+            search
+                .api_key
+                .clone()
+                .ok_or_else(|| SearchConfigError::MissingKey {
+                    path: path.clone(),
+                    provider,
+                    env,
+                })
+        };
+        let base = |default: &str| search.base_url.clone().unwrap_or_else(|| default.into());
+        let (provider, url) =
+            match search.provider {
+                SearchProviderKind::None => return Ok(None),
+                SearchProviderKind::Local => {
+                    return Err(SearchConfigError::Unavailable {
+                        path,
+                        provider: "local",
+                    });
+                }
+                SearchProviderKind::Searxng => {
+                    let base = search.base_url.clone().ok_or_else(|| {
+                        SearchConfigError::MissingBaseUrl {
+                            path: path.clone(),
+                            provider: "searxng",
+                        }
+                    })?;
+                    let key = search.api_key.clone();
+                    (Provider::Searxng { key }, format!("{base}/search"))
+                }
+                SearchProviderKind::Tavily => {
+                    let key = key("tavily", "TAVILY_API_KEY")?;
+                    let url = format!("{}/search", base(tavily::DEFAULT_BASE_URL));
+                    (Provider::Tavily { key }, url)
+                }
+                SearchProviderKind::Brave => {
+                    let key = key("brave", "BRAVE_API_KEY")?;
+                    let url = format!("{}/res/v1/web/search", base(brave::DEFAULT_BASE_URL));
+                    (Provider::Brave { key }, url)
+                }
+            };
+        Ok(Some(SearchClient {
+            http,
+            provider,
+            url,
+            max_results: search.max_results,
+            timeout: settings.search_timeout,
+            retry: settings.retry,
+            secrets: settings.secrets(),
+        }))
+    }
+
+    /// `searxng`, `tavily` or `brave`.
+    pub fn provider_name(&self) -> &'static str {
+        match self.provider {
+            Provider::Searxng { .. } => "searxng",
+            Provider::Tavily { .. } => "tavily",
+            Provider::Brave { .. } => "brave",
+        }
+    }
+
+    /// Runs one query and returns at most `search.maxResults` hits, retrying transient
+    /// failures; each attempt has the `timeouts.searchMs` budget.
+    pub async fn search(
+        &self,
+        query: &str,
+        observer: &dyn RetryObserver,
+    ) -> Result<Vec<SearchHit>, SearchError> {
+        let what = format!("{} search", self.provider_name());
+        let text = with_retry(&self.retry, &what, observer, || self.send_once(query)).await?;
+        // max_results is 1..=20 (checked by the settings), so this never truncates.
+        let max = usize::try_from(self.max_results).unwrap_or(usize::MAX);
+        let parsed = match &self.provider {
+            Provider::Searxng { .. } => searxng::parse(&text, max),
+            Provider::Tavily { .. } => tavily::parse(&text, max),
+            Provider::Brave { .. } => brave::parse(&text, max),
+        };
+        parsed.map_err(|e| SearchError::Malformed {
+            provider: self.provider_name(),
+            message: redact(&e.to_string(), &self.secrets),
+        })
+    }
+
+    /// One attempt: the body of a 2xx answer, or the error.
+    async fn send_once(&self, query: &str) -> Result<String, HttpError> {
+        let url = self.url.as_str();
+        let request = match &self.provider {
+            Provider::Searxng { key } => searxng::request(&self.http, url, key.as_ref(), query),
+            Provider::Tavily { key } => {
+                tavily::request(&self.http, url, key, query, self.max_results)
+            }
+            Provider::Brave { key } => {
+                brave::request(&self.http, url, key, query, self.max_results)
+            }
+        };
+        // `url` has no query string, so neither has any error built from it.
+        let response = request
+            .timeout(self.timeout)
+            .send()
+            .await
+            .map_err(|e| HttpError::from_reqwest(url, self.timeout, e))?;
+        let status = response.status();
+        let retry_after = parse_retry_after(response.headers());
+        let text = response
+            .text()
+            .await
+            .map_err(|e| HttpError::from_reqwest(url, self.timeout, e))?;
+        if !status.is_success() {
+            return Err(HttpError::Status {
+                url: url.to_string(),
+                status: status.as_u16(),
+                body: redact(&truncate(&text, ERROR_BODY_CHARS), &self.secrets),
+                retry_after,
+            });
+        }
+        Ok(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::ConfigFile;
+    use std::path::Path;
+
+    fn client(search: &str) -> SearchClient {
+        let text =
+            format!(r#"{{"baseURL": "http://127.0.0.1:9/v1", "model": "m", "search": {search}}}"#);
+        let file = ConfigFile::parse("c.json", &text).expect("parses");
+        let settings = Settings::resolve(Path::new("c.json"), file, &|_| None).expect("valid");
+        SearchClient::new(crate::http::client().expect("client"), &settings)
+            .expect("configured")
+            .expect("a provider")
+    }
+
+    #[test]
+    fn default_and_configured_endpoints() {
+        let c = client(r#"{"provider": "tavily", "apiKey": "tv-key"}"#);
+        assert_eq!(c.url, "https://api.tavily.com/search");
+        let c = client(r#"{"provider": "brave", "apiKey": "br-key"}"#);
+        assert_eq!(c.url, "https://api.search.brave.com/res/v1/web/search");
+        let c = client(r#"{"provider": "brave", "apiKey": "br-key", "baseURL": "http://b:1/"}"#);
+        assert_eq!(c.url, "http://b:1/res/v1/web/search");
+        let c = client(r#"{"provider": "searxng", "baseURL": "http://s:8080/sx"}"#);
+        assert_eq!(c.url, "http://s:8080/sx/search");
+        assert_eq!(c.provider_name(), "searxng");
+    }
+
+    #[test]
+    fn debug_output_hides_the_key() {
+        let c = client(r#"{"provider": "tavily", "apiKey": "tv-SECRET-key"}"#);
+        assert!(!format!("{c:?}").contains("SECRET"));
+    }
+}
