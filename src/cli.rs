@@ -75,6 +75,15 @@ pub struct PlanningLogArgs {
     pub log_show_instructions: bool,
 }
 
+impl From<PlanningLogArgs> for crate::planner::LogOptions {
+    fn from(args: PlanningLogArgs) -> Self {
+        crate::planner::LogOptions {
+            full: args.log_full,
+            show_instructions: args.log_show_instructions,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("start").required(true).args(["query", "plan"])))]
 pub struct WorkflowArgs {

@@ -3,14 +3,22 @@
 //! # Layout
 //!
 //! See `ARCHITECTURE.md` at the repository root for the module map and the path of one
-//! request through it.
+//! request through it. Data flows one way: [`cli`] -> [`settings`] -> [`cmd`] -> [`workflow`]
+//! -> ([`planner`], [`agents`]) -> ([`llm`], [`search`]) -> [`plan`].
 //!
 //! - [`cli`]: every command-line type; [`cmd`]: one file per subcommand.
-//! - [`search`]: the web-search providers (SearXNG, Tavily, Brave) behind one client.
+//! - [`settings`]: config file, environment and secrets, resolved once.
+//! - [`workflow`]: the loop from question to final summary, events, report.
+//! - [`planner`]: one planning round (input, contract, write-back).
+//! - [`agents`]: the search and summary sub-agents.
+//! - [`llm`]: the chat-completions client; [`search`]: the web-search providers.
+//! - [`http`]: HTTP errors and the one retry policy.
 //! - [`plan`]: the plan file: model, node ids, refs, info blocks, store.
 //! - [`diagnostics`]: the one findings shape shared by every check.
+//! - [`prompts`]: the system prompts; [`text`]: small text helpers.
 //! - [`exit`]: exit codes; [`logging`]: tracing set-up.
 
+pub mod agents;
 pub mod cli;
 pub mod cmd;
 pub mod diagnostics;
@@ -23,5 +31,5 @@ pub mod planner;
 pub mod prompts;
 pub mod search;
 pub mod settings;
-pub mod agents;
+pub mod text;
 pub mod workflow;

@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 const BUILT_IN: &[(&str, &str)] = &[
     (PLANNING, include_str!("../prompts/planning.system.md")),
     (SEARCH_QUERIES, include_str!("../prompts/search.queries.md")),
-    (SEARCH_ANALYSIS, include_str!("../prompts/search.analysis.md")),
+    (
+        SEARCH_ANALYSIS,
+        include_str!("../prompts/search.analysis.md"),
+    ),
     (SUMMARY, include_str!("../prompts/summary.system.md")),
     (FINAL, include_str!("../prompts/final.system.md")),
 ];

@@ -211,7 +211,10 @@ async fn a_full_run_over_three_rounds_ends_with_the_final_summary() {
         for field in ["created_at", "updated_at", "finished_at"] {
             assert!(n[field].is_string(), "{id} has {field}");
         }
-        assert!(n["usage"]["total_tokens"].as_u64().unwrap_or(0) > 0, "{id} has token usage");
+        assert!(
+            n["usage"]["total_tokens"].as_u64().unwrap_or(0) > 0,
+            "{id} has token usage"
+        );
     }
     assert_eq!(plan["nodes"].as_array().map(Vec::len), Some(7));
     assert_eq!(plan["check_list"]["latest_id"], "g");
@@ -223,14 +226,30 @@ async fn a_full_run_over_three_rounds_ends_with_the_final_summary() {
     let b = node(&plan, "b");
     assert_eq!(b["summary"], "Summary of Energy density");
     let info = b["info"].as_str().expect("info");
-    assert!(info.starts_with("<info type=\"llm\">Analysis of Energy density"), "{info}");
-    assert!(info.contains("<info type=\"search\">provider: searxng"), "{info}");
-    let urls: Vec<&str> = b["sources"].as_array().expect("sources").iter().filter_map(|s| s["url"].as_str()).collect();
+    assert!(
+        info.starts_with("<info type=\"llm\">Analysis of Energy density"),
+        "{info}"
+    );
+    assert!(
+        info.contains("<info type=\"search\">provider: searxng"),
+        "{info}"
+    );
+    let urls: Vec<&str> = b["sources"]
+        .as_array()
+        .expect("sources")
+        .iter()
+        .filter_map(|s| s["url"].as_str())
+        .collect();
     assert_eq!(urls.len(), 3);
     assert!(urls.iter().all(|u| returned.iter().any(|r| r == u)));
     // Summary nodes: only the llm block, no sources.
     let f = node(&plan, "f");
-    assert!(!f["info"].as_str().unwrap_or_default().contains("type=\"search\""));
+    assert!(
+        !f["info"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("type=\"search\"")
+    );
     assert!(f.get("sources").is_none());
     // The summary agent read its refs with content.
     let f_req = llm
@@ -239,11 +258,17 @@ async fn a_full_run_over_three_rounds_ends_with_the_final_summary() {
         .find(|r| agent(r) == Agent::Summary)
         .expect("summary request");
     let f_input = f_req.user_prompt().unwrap_or_default();
-    assert!(f_input.contains("### c:info[llm]") && f_input.contains("Analysis of Safety"), "{f_input}");
+    assert!(
+        f_input.contains("### c:info[llm]") && f_input.contains("Analysis of Safety"),
+        "{f_input}"
+    );
 
     // The report: cites only URLs the mock returned; the invented number is gone.
     let report = s.report();
-    assert!(report.starts_with("# Are solid-state batteries ready?\n"), "{report}");
+    assert!(
+        report.starts_with("# Are solid-state batteries ready?\n"),
+        "{report}"
+    );
     assert!(!report.contains("[99]"), "{report}");
     let cited: Vec<&str> = report
         .lines()
@@ -252,7 +277,10 @@ async fn a_full_run_over_three_rounds_ends_with_the_final_summary() {
         .collect();
     assert_eq!(cited.len(), 3, "{report}");
     for url in &cited {
-        assert!(returned.iter().any(|r| r == url), "{url} was never returned by the search");
+        assert!(
+            returned.iter().any(|r| r == url),
+            "{url} was never returned by the search"
+        );
     }
 
     // Events.
@@ -271,8 +299,18 @@ async fn a_full_run_over_three_rounds_ends_with_the_final_summary() {
     let stdout = out.stdout_json();
     assert_eq!(stdout["status"], "completed");
     assert_eq!(stdout["final_node"], "g");
-    assert!(stdout["report"].as_str().unwrap_or_default().ends_with("plan.report.md"));
-    assert!(stdout["events"].as_str().unwrap_or_default().ends_with("plan.events.ndjson"));
+    assert!(
+        stdout["report"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("plan.report.md")
+    );
+    assert!(
+        stdout["events"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("plan.events.ndjson")
+    );
     assert_eq!(stdout["totals"]["tasks_failed"], 0);
 
     // No secret anywhere.
@@ -282,10 +320,16 @@ async fn a_full_run_over_three_rounds_ends_with_the_final_summary() {
         std::fs::read_to_string(s.path().join("out/plan.events.ndjson")).unwrap_or_default(),
     ];
     for text in files.iter().chain([&out.stdout, &out.stderr]) {
-        assert!(!text.contains(KEY) && !text.contains(SEARCH_KEY), "a key leaked: {text}");
+        assert!(
+            !text.contains(KEY) && !text.contains(SEARCH_KEY),
+            "a key leaked: {text}"
+        );
     }
     for req in search.requests() {
-        assert!(!req.query.contains(SEARCH_KEY), "the search key is never in the URL");
+        assert!(
+            !req.query.contains(SEARCH_KEY),
+            "the search key is never in the URL"
+        );
     }
 }
 
@@ -300,15 +344,25 @@ async fn overlap_with(concurrency: &str) -> usize {
             let answer = if n == 0 {
                 rounds[0].clone()
             } else {
-                plan_answer(true, json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]), json!([]))
+                plan_answer(
+                    true,
+                    json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
+                    json!([]),
+                )
             };
             Reply::json(&answer)
         }
         Agent::Final => Reply::content("Done."),
-        _ => Reply::json(&json!({"summary": "S", "analysis": "A"})).delay(Duration::from_millis(400)),
+        _ => {
+            Reply::json(&json!({"summary": "S", "analysis": "A"})).delay(Duration::from_millis(400))
+        }
     });
     let s = Setup::new(&llm, None);
-    s.query("Q?").args(["--concurrency", concurrency]).run().await.success();
+    s.query("Q?")
+        .args(["--concurrency", concurrency])
+        .run()
+        .await
+        .success();
     llm.max_in_flight()
 }
 
@@ -331,8 +385,16 @@ async fn a_search_rate_limited_twice_completes_and_the_events_show_both_retries(
     scripted(
         &llm,
         vec![
-            plan_answer(false, json!([{"title": "Only search", "type": "search", "p_node": "a:info"}]), json!(["NEW1:summary"])),
-            plan_answer(true, json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]), json!([])),
+            plan_answer(
+                false,
+                json!([{"title": "Only search", "type": "search", "p_node": "a:info"}]),
+                json!(["NEW1:summary"]),
+            ),
+            plan_answer(
+                true,
+                json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
+                json!([]),
+            ),
         ],
     );
     let s = Setup::new(&llm, Some(&search));
@@ -342,11 +404,18 @@ async fn a_search_rate_limited_twice_completes_and_the_events_show_both_retries(
     let events = s.events();
     let retries = events_of(&events, "http_retry");
     assert_eq!(retries.len(), 2, "{events:#?}");
-    assert!(retries.iter().all(|e| e["node"] == "b" && e["cause"] == "HTTP 429"));
+    assert!(
+        retries
+            .iter()
+            .all(|e| e["node"] == "b" && e["cause"] == "HTTP 429")
+    );
     assert_eq!(retries[0]["delay_ms"], 60);
     assert_eq!(retries[0]["retry_after"], true);
     assert_eq!(retries[1]["delay_ms"], 0);
-    assert_eq!(events_of(&events, "run_finished")[0]["totals"]["retries"], 2);
+    assert_eq!(
+        events_of(&events, "run_finished")[0]["totals"]["retries"],
+        2
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -357,7 +426,9 @@ async fn a_task_failing_every_try_is_failed_and_the_run_still_finishes() {
     let round = Arc::new(AtomicUsize::new(0));
     llm.set_handler(move |req| match agent(req) {
         Agent::Planner => {
-            seen.lock().expect("lock").push(req.user_prompt().unwrap_or_default());
+            seen.lock()
+                .expect("lock")
+                .push(req.user_prompt().unwrap_or_default());
             Reply::json(&match round.fetch_add(1, Ordering::SeqCst) {
                 0 => plan_answer(
                     false,
@@ -367,7 +438,11 @@ async fn a_task_failing_every_try_is_failed_and_the_run_still_finishes() {
                     ]),
                     json!(["NEW1:summary", "NEW2:summary"]),
                 ),
-                _ => plan_answer(true, json!([{"title": "Final", "type": "summary", "p_node": "c:summary"}]), json!([])),
+                _ => plan_answer(
+                    true,
+                    json!([{"title": "Final", "type": "summary", "p_node": "c:summary"}]),
+                    json!([]),
+                ),
             })
         }
         Agent::Analysis if task_title(req) == "Doomed" => Reply::fault(Fault::server_error(500)),
@@ -380,7 +455,13 @@ async fn a_task_failing_every_try_is_failed_and_the_run_still_finishes() {
     let plan = s.plan();
     let b = node(&plan, "b");
     assert_eq!(b["status"], "failed");
-    assert!(b["errors"][0].as_str().unwrap_or_default().contains("HTTP 500"), "{b:#}");
+    assert!(
+        b["errors"][0]
+            .as_str()
+            .unwrap_or_default()
+            .contains("HTTP 500"),
+        "{b:#}"
+    );
     assert_eq!(node(&plan, "c")["status"], "completed");
     assert_eq!(node(&plan, "d")["status"], "completed");
     assert_eq!(node(&plan, "d")["batch"], -1);
@@ -391,7 +472,11 @@ async fn a_task_failing_every_try_is_failed_and_the_run_still_finishes() {
         .count();
     assert_eq!(analysis_calls, 4, "one try and three retries");
     let inputs = planner_inputs.lock().expect("lock").clone();
-    assert!(inputs[1].contains("### Failed tasks") && inputs[1].contains("node b: Doomed"), "{}", inputs[1]);
+    assert!(
+        inputs[1].contains("### Failed tasks") && inputs[1].contains("node b: Doomed"),
+        "{}",
+        inputs[1]
+    );
     let events = s.events();
     assert_eq!(events_of(&events, "task_failed").len(), 1);
     assert_eq!(events_of(&events, "http_retry").len(), 3);
@@ -406,7 +491,9 @@ async fn max_rounds_forces_finalisation() {
     let round = Arc::new(AtomicUsize::new(0));
     llm.set_handler(move |req| match agent(req) {
         Agent::Planner => {
-            seen.lock().expect("lock").push(req.user_prompt().unwrap_or_default());
+            seen.lock()
+                .expect("lock")
+                .push(req.user_prompt().unwrap_or_default());
             let n = round.fetch_add(1, Ordering::SeqCst);
             // A planner that never stops searching.
             Reply::json(&plan_answer(
@@ -419,7 +506,11 @@ async fn max_rounds_forces_finalisation() {
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
     });
     let s = Setup::new(&llm, None);
-    s.query("Q?").args(["--max-rounds", "2"]).run().await.success();
+    s.query("Q?")
+        .args(["--max-rounds", "2"])
+        .run()
+        .await
+        .success();
     let plan = s.plan();
     let inputs = planner_inputs.lock().expect("lock").clone();
     assert_eq!(inputs.len(), 2);
@@ -448,7 +539,11 @@ async fn two_empty_rounds_in_a_row_force_the_final_round() {
             let input = req.user_prompt().unwrap_or_default();
             seen.lock().expect("lock").push(input.clone());
             Reply::json(&if input.contains("last planning round") {
-                plan_answer(true, json!([{"title": "Final", "type": "summary", "p_node": "a:info"}]), json!([]))
+                plan_answer(
+                    true,
+                    json!([{"title": "Final", "type": "summary", "p_node": "a:info"}]),
+                    json!([]),
+                )
             } else {
                 plan_answer(false, json!([]), json!(["a:info"]))
             })
@@ -470,17 +565,23 @@ async fn resume_runs_only_unfinished_nodes() {
     let llm = MockLlm::start().await;
     scripted(
         &llm,
-        vec![plan_answer(true, json!([{"title": "Final", "type": "summary", "p_node": "e:summary, f:summary"}]), json!([]))],
+        vec![plan_answer(
+            true,
+            json!([{"title": "Final", "type": "summary", "p_node": "e:summary, f:summary"}]),
+            json!([]),
+        )],
     );
     let s = Setup::new(&llm, None);
     // Stage 2 (b, c, d completed) plus a planned search e and a summary f left `running`.
-    let mut plan = read_json(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/plan_stage2.json"));
+    let mut plan =
+        read_json(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/plan_stage2.json"));
     let nodes = plan["nodes"].as_array_mut().expect("nodes");
     nodes.push(json!({"node_id": "e", "title": "New direction", "summary": "", "info": "", "p_node": "b:summary",
                       "batch": 3, "type": "search", "status": "planned"}));
     nodes.push(json!({"node_id": "f", "title": "Interim synthesis", "summary": "", "info": "", "p_node": "c:summary, d:summary",
                       "batch": 3, "type": "summary", "status": "running", "attempts": 1}));
-    plan["check_list"] = json!({"latest_id": "f", "latest_batch": 3, "refs": ["e:summary", "f:summary"]});
+    plan["check_list"] =
+        json!({"latest_id": "f", "latest_batch": 3, "refs": ["e:summary", "f:summary"]});
     std::fs::create_dir_all(s.path().join("out")).expect("mkdir");
     std::fs::write(s.out(), serde_json::to_string_pretty(&plan).expect("json")).expect("write");
     let before = plan.clone();
@@ -495,12 +596,20 @@ async fn resume_runs_only_unfinished_nodes() {
 
     let after = s.plan();
     for id in ["a", "b", "c", "d"] {
-        assert_eq!(node(&after, id), node(&before, id), "completed node {id} is untouched");
+        assert_eq!(
+            node(&after, id),
+            node(&before, id),
+            "completed node {id} is untouched"
+        );
     }
     assert_eq!(node(&after, "e")["status"], "completed");
     assert_eq!(node(&after, "e")["attempts"], 1);
     assert_eq!(node(&after, "f")["status"], "completed");
-    assert_eq!(node(&after, "f")["attempts"], 2, "a crash-left running node is started again");
+    assert_eq!(
+        node(&after, "f")["attempts"],
+        2,
+        "a crash-left running node is started again"
+    );
     assert_eq!(node(&after, "g")["batch"], -1);
     assert_eq!(node(&after, "g")["status"], "completed");
     let titles: Vec<String> = llm
@@ -510,7 +619,10 @@ async fn resume_runs_only_unfinished_nodes() {
         .map(task_title)
         .collect();
     assert_eq!(titles.len(), 2, "{titles:?}");
-    assert!(titles.contains(&"New direction".to_string()) && titles.contains(&"Interim synthesis".to_string()));
+    assert!(
+        titles.contains(&"New direction".to_string())
+            && titles.contains(&"Interim synthesis".to_string())
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -519,8 +631,16 @@ async fn a_failed_final_summary_exits_1_and_keeps_the_work() {
     let round = Arc::new(AtomicUsize::new(0));
     llm.set_handler(move |req| match agent(req) {
         Agent::Planner => Reply::json(&match round.fetch_add(1, Ordering::SeqCst) {
-            0 => plan_answer(false, json!([{"title": "S", "type": "search", "p_node": "a:info"}]), json!(["NEW1:summary"])),
-            _ => plan_answer(true, json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]), json!([])),
+            0 => plan_answer(
+                false,
+                json!([{"title": "S", "type": "search", "p_node": "a:info"}]),
+                json!(["NEW1:summary"]),
+            ),
+            _ => plan_answer(
+                true,
+                json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
+                json!([]),
+            ),
         }),
         Agent::Final => Reply::fault(Fault::server_error(502)),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
@@ -541,16 +661,32 @@ async fn provider_none_writes_no_search_block_and_brave_sends_its_token() {
     scripted(
         &llm,
         vec![
-            plan_answer(false, json!([{"title": "Only search", "type": "search", "p_node": "a:info"}]), json!(["NEW1:summary"])),
-            plan_answer(true, json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]), json!([])),
+            plan_answer(
+                false,
+                json!([{"title": "Only search", "type": "search", "p_node": "a:info"}]),
+                json!(["NEW1:summary"]),
+            ),
+            plan_answer(
+                true,
+                json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
+                json!([]),
+            ),
         ],
     );
     let s = Setup::new(&llm, None);
     s.query("Q?").run().await.success();
     let b = node(&s.plan(), "b").clone();
-    assert!(!b["info"].as_str().unwrap_or_default().contains("type=\"search\""));
+    assert!(
+        !b["info"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("type=\"search\"")
+    );
     assert!(b.get("sources").is_none());
-    assert!(!llm.requests().iter().any(|r| agent(r) == Agent::Queries), "no queries without a provider");
+    assert!(
+        !llm.requests().iter().any(|r| agent(r) == Agent::Queries),
+        "no queries without a provider"
+    );
 
     let llm = MockLlm::start().await;
     let brave = MockSearch::start(SearchKind::Brave).await;
@@ -558,8 +694,16 @@ async fn provider_none_writes_no_search_block_and_brave_sends_its_token() {
     scripted(
         &llm,
         vec![
-            plan_answer(false, json!([{"title": "Only search", "type": "search", "p_node": "a:info"}]), json!(["NEW1:summary"])),
-            plan_answer(true, json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]), json!([])),
+            plan_answer(
+                false,
+                json!([{"title": "Only search", "type": "search", "p_node": "a:info"}]),
+                json!(["NEW1:summary"]),
+            ),
+            plan_answer(
+                true,
+                json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
+                json!([]),
+            ),
         ],
     );
     let s = Setup::new(&llm, Some(&brave));
@@ -567,7 +711,10 @@ async fn provider_none_writes_no_search_block_and_brave_sends_its_token() {
     let req = &brave.requests()[0];
     assert_eq!(req.header("x-subscription-token"), Some(SEARCH_KEY));
     assert_eq!(req.query_param("q").as_deref(), Some("q Only search"));
-    let sources = node(&s.plan(), "b")["sources"].as_array().expect("sources").len();
+    let sources = node(&s.plan(), "b")["sources"]
+        .as_array()
+        .expect("sources")
+        .len();
     assert_eq!(sources, brave.returned_urls().len());
 }
 

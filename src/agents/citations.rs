@@ -34,10 +34,7 @@ pub fn clean(report: &str, source_count: usize) -> (String, Vec<usize>) {
                 cited.push(*n);
             }
         }
-        valid
-            .iter()
-            .map(|n| format!("[{n}]"))
-            .collect::<String>()
+        valid.iter().map(|n| format!("[{n}]")).collect::<String>()
     });
     // Removing a marker can leave a space before punctuation: "fact [9]." -> "fact ."
     let text = text.replace(" .", ".").replace(" ,", ",");

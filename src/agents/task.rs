@@ -99,7 +99,7 @@ fn first_paragraph(text: &str) -> String {
         .map(str::trim)
         .find(|p| !p.is_empty())
         .unwrap_or_default();
-    crate::llm::truncate(para, 800)
+    crate::text::truncate(para, 800)
 }
 
 #[cfg(test)]
@@ -126,7 +126,11 @@ mod tests {
             question: "Q?".into(),
             context: String::new(),
         };
-        assert!(input.message().starts_with("User question: Q?\n\nTask: T\n"));
+        assert!(
+            input
+                .message()
+                .starts_with("User question: Q?\n\nTask: T\n")
+        );
         assert!(input.message().contains("Earlier results: none."));
     }
 }

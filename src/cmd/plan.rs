@@ -49,7 +49,7 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
         llm: &llm,
         system_prompt: prompt,
         repair_attempts: settings.repair_attempts,
-        log: args.log,
+        log: args.log.into(),
     };
 
     let outcome = match planner

@@ -70,7 +70,7 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
         WorkflowOptions {
             max_rounds: args.max_rounds,
             concurrency: usize::try_from(args.concurrency).unwrap_or(1),
-            log: args.log,
+            log: args.log.into(),
         },
         report_path,
         Box::pin(shutdown_signal()),

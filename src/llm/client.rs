@@ -15,6 +15,7 @@ use crate::http::{HttpError, RetryObserver, error::parse_retry_after, with_retry
 use crate::plan::Usage;
 use crate::settings::secret::redact;
 use crate::settings::{ApiKey, LlmEndpoint, RetrySettings, Role, Settings, StructuredOutput};
+use crate::text::truncate;
 
 /// What shape of answer a call wants.
 #[derive(Debug, Clone, Copy)]
@@ -203,12 +204,4 @@ impl LlmClient {
 fn mentions_response_format(body: &str) -> bool {
     let lower = body.to_ascii_lowercase();
     lower.contains("response_format") || lower.contains("json_schema")
-}
-
-/// Cuts `text` to at most `max` characters, marking the cut.
-pub fn truncate(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((at, _)) => format!("{}... [{} more bytes]", &text[..at], text.len() - at),
-        None => text.to_string(),
-    }
 }

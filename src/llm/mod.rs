@@ -4,6 +4,6 @@ pub mod client;
 pub mod json;
 pub mod types;
 
-pub use client::{ChatAnswer, LlmClient, LlmError, Want, truncate};
+pub use client::{ChatAnswer, LlmClient, LlmError, Want};
 pub use json::extract_json;
 pub use types::Message;

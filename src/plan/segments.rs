@@ -33,8 +33,9 @@ pub fn render<'a>(
         }
         for r in refs {
             let RefTarget::Node(id) = r.target else {
-                out.warnings
-                    .push(format!("skipping ref `{r}`: a NEW placeholder is not a node"));
+                out.warnings.push(format!(
+                    "skipping ref `{r}`: a NEW placeholder is not a node"
+                ));
                 continue;
             };
             let Some(node) = plan.node(id) else {
@@ -46,7 +47,7 @@ pub fn render<'a>(
                 continue;
             }
             out.refs.push(r);
-            let content = crate::llm::truncate(resolve(node, r.field).trim(), max_chars);
+            let content = crate::text::truncate(resolve(node, r.field).trim(), max_chars);
             out.text.push_str(&format!(
                 "\n### {r}\nnode {id} ({kind}, {status}): {title}\n{content}\n",
                 kind = kind_name(node.kind),

@@ -9,4 +9,4 @@ pub mod round;
 pub use apply::{Applied, apply, bootstrap, force_final};
 pub use contract::{PlanAnswer, PlannedTask};
 pub use input::{FailedTask, RoundNotes};
-pub use round::{Planner, RoundError, RoundOutcome};
+pub use round::{LogOptions, Planner, RoundError, RoundOutcome};

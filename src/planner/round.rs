@@ -10,22 +10,31 @@ use serde_json::Value;
 use super::apply::{Applied, apply};
 use super::contract::{ANSWER_SCHEMA, PlanAnswer, check, repair_message};
 use super::input::{RoundNotes, build};
-use crate::cli::PlanningLogArgs;
 use crate::diagnostics::Diagnostics;
 use crate::http::RetryObserver;
-use crate::llm::{LlmClient, LlmError, Message, Want, extract_json, truncate};
+use crate::llm::{LlmClient, LlmError, Message, Want, extract_json};
 use crate::logging;
 use crate::plan::{PlanFile, Usage};
+use crate::text::truncate;
 
 /// How many characters of input and output the log shows unless `PLANNING_LOG_FULL` is set.
 const LOG_MAX_CHARS: usize = 1500;
+
+/// How much of the planner's input and output the `[planning]` lines show.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LogOptions {
+    /// Print input and output in full instead of truncated.
+    pub full: bool,
+    /// Also print the system prompt.
+    pub show_instructions: bool,
+}
 
 /// The planning agent.
 pub struct Planner<'a> {
     pub llm: &'a LlmClient,
     pub system_prompt: String,
     pub repair_attempts: u32,
-    pub log: PlanningLogArgs,
+    pub log: LogOptions,
 }
 
 /// What one round produced.
@@ -61,7 +70,7 @@ impl Planner<'_> {
         for w in &input.warnings {
             tracing::warn!("[planning] {w}");
         }
-        if self.log.log_show_instructions {
+        if self.log.show_instructions {
             logging::line(&format!(
                 "[planning] SYSTEM_PROMPT ->\n{}",
                 self.system_prompt
@@ -136,7 +145,7 @@ impl Planner<'_> {
     }
 
     fn clip(&self, text: &str) -> String {
-        if self.log.log_full {
+        if self.log.full {
             text.to_string()
         } else {
             truncate(text, LOG_MAX_CHARS)

@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use super::{SearchConfigError, SearchError, SearchHit, brave, searxng, tavily};
 use crate::http::{HttpError, RetryObserver, error::parse_retry_after, with_retry};
-use crate::llm::truncate;
 use crate::settings::secret::redact;
 use crate::settings::{ApiKey, RetrySettings, SearchProviderKind, Settings};
+use crate::text::truncate;
 
 /// How much of an error body is kept in a message.
 const ERROR_BODY_CHARS: usize = 600;

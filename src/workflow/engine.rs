@@ -33,12 +33,11 @@ use tracing_indicatif::span_ext::IndicatifSpanExt;
 use super::events::EventLog;
 use super::report;
 use crate::agents::{SearchAgent, SummaryAgent, TaskError, TaskInput, TaskOutput};
-use crate::cli::PlanningLogArgs;
 use crate::llm::LlmClient;
 use crate::plan::{
     FINAL_BATCH, NodeId, NodeStatus, NodeType, PlanFile, PlanStore, Source, StoreError, segments,
 };
-use crate::planner::{FailedTask, Planner, RoundNotes, force_final};
+use crate::planner::{FailedTask, LogOptions, Planner, RoundNotes, force_final};
 use crate::prompts::Prompts;
 use crate::search::SearchClient;
 
@@ -50,7 +49,7 @@ const SEGMENT_MAX_CHARS: usize = 12_000;
 pub struct WorkflowOptions {
     pub max_rounds: u32,
     pub concurrency: usize,
-    pub log: PlanningLogArgs,
+    pub log: LogOptions,
 }
 
 /// The LLM clients and search client the sub-agents use.
@@ -305,7 +304,11 @@ impl Engine {
                 tracing::info!(
                     "round {round}: planned {} task(s){}",
                     ids.len(),
-                    if outcome.answer.is_final { " (final)" } else { "" }
+                    if outcome.answer.is_final {
+                        " (final)"
+                    } else {
+                        ""
+                    }
                 );
                 self.events.emit(
                     "round_planned",
@@ -340,7 +343,10 @@ impl Engine {
 
     fn add_final(&mut self, reason: &str) -> Result<(), EngineError> {
         let node = force_final(&mut self.plan, &Self::now());
-        tracing::info!("adding the final summary `{}` myself: {reason}", node.node_id);
+        tracing::info!(
+            "adding the final summary `{}` myself: {reason}",
+            node.node_id
+        );
         self.events.emit(
             "final_forced",
             json!({"node": node.node_id.to_string(), "reason": reason, "p_node": node.p_node}),
@@ -392,8 +398,7 @@ impl Engine {
     async fn run_batch(&mut self, ids: Vec<NodeId>) -> Result<bool, EngineError> {
         let semaphore = Arc::new(Semaphore::new(self.options.concurrency.max(1)));
         let (started_tx, mut started_rx) = mpsc::unbounded_channel::<NodeId>();
-        let mut tasks: JoinSet<(NodeId, Result<TaskOutput, TaskError>, Duration)> =
-            JoinSet::new();
+        let mut tasks: JoinSet<(NodeId, Result<TaskOutput, TaskError>, Duration)> = JoinSet::new();
         let batch_span = tracing::info_span!("tasks", count = ids.len());
         batch_span.pb_set_length(ids.len() as u64);
         batch_span.pb_set_message("running tasks");
@@ -530,15 +535,12 @@ impl Engine {
         let Some(node) = self.plan.final_node() else {
             return Ok(None);
         };
-        let text = report::render(
-            &self.plan,
-            node,
-            &self.store.path().display().to_string(),
-        );
+        let text = report::render(&self.plan, node, &self.store.path().display().to_string());
         let path = self.report_path.clone();
         let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
         let write = || -> std::io::Result<()> {
-            let mut tmp = tempfile::NamedTempFile::new_in(dir.unwrap_or(std::path::Path::new(".")))?;
+            let mut tmp =
+                tempfile::NamedTempFile::new_in(dir.unwrap_or(std::path::Path::new(".")))?;
             std::io::Write::write_all(&mut tmp, text.as_bytes())?;
             tmp.persist(&path).map_err(|e| e.error)?;
             Ok(())

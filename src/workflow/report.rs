@@ -46,8 +46,7 @@ fn refs_of(node: &Node) -> Vec<NodeId> {
 
 fn collect<'a>(nodes: impl Iterator<Item = &'a Node>) -> Vec<Source> {
     let mut out: Vec<Source> = Vec::new();
-    for node in nodes.filter(|n| n.kind == NodeType::Search && n.status == NodeStatus::Completed)
-    {
+    for node in nodes.filter(|n| n.kind == NodeType::Search && n.status == NodeStatus::Completed) {
         for s in &node.sources {
             if !s.url.trim().is_empty() && !out.iter().any(|o| o.url == s.url) {
                 out.push(s.clone());
@@ -62,7 +61,12 @@ pub fn render(plan: &PlanFile, final_node: &Node, plan_file: &str) -> String {
     let (body, cited) = citations::clean(&final_node.summary, final_node.sources.len());
     let mut out = format!("# {}\n\n{}\n", plan.question().trim(), body.trim());
     let listed: Vec<(usize, &Source)> = if cited.is_empty() {
-        final_node.sources.iter().enumerate().map(|(i, s)| (i + 1, s)).collect()
+        final_node
+            .sources
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (i + 1, s))
+            .collect()
     } else {
         let mut numbers = cited.clone();
         numbers.sort_unstable();
@@ -78,7 +82,11 @@ pub fn render(plan: &PlanFile, final_node: &Node, plan_file: &str) -> String {
             "\n## Sources\n\n"
         });
         for (n, s) in listed {
-            let title = if s.title.trim().is_empty() { &s.url } else { &s.title };
+            let title = if s.title.trim().is_empty() {
+                &s.url
+            } else {
+                &s.title
+            };
             out.push_str(&format!("- [{n}] [{}]({})\n", title.trim(), s.url));
         }
     }
@@ -110,8 +118,14 @@ mod tests {
         c.sources = vec![source(2), source(3)];
         let d = Node::new(id("d"), "d", NodeType::Summary, 3, NodeStatus::Completed)
             .with_p_node("c:summary");
-        let mut e = Node::new(id("e"), "Final", NodeType::Summary, FINAL_BATCH, NodeStatus::Completed)
-            .with_p_node("d:summary");
+        let mut e = Node::new(
+            id("e"),
+            "Final",
+            NodeType::Summary,
+            FINAL_BATCH,
+            NodeStatus::Completed,
+        )
+        .with_p_node("d:summary");
         e.summary = "Answer [2] and [1]. Bogus [7].".into();
         e.sources = vec![source(2), source(3)];
         plan.nodes.extend([b, c, d, e]);
@@ -125,15 +139,25 @@ mod tests {
         assert_eq!(final_sources(&p, fin), vec![source(2), source(3)]);
         let mut lone = fin.clone();
         lone.p_node = String::new();
-        assert_eq!(final_sources(&p, &lone), vec![source(1), source(2), source(3)]);
+        assert_eq!(
+            final_sources(&p, &lone),
+            vec![source(1), source(2), source(3)]
+        );
     }
 
     #[test]
     fn report_lists_only_cited_sources_under_their_numbers() {
         let p = plan();
         let text = render(&p, p.final_node().expect("final"), "p.json");
-        assert!(text.starts_with("# Q?\n\nAnswer [2] and [1]. Bogus.\n"), "{text}");
-        assert!(text.contains("- [1] [T2](https://example.test/2)\n- [2] [T3](https://example.test/3)\n"));
+        assert!(
+            text.starts_with("# Q?\n\nAnswer [2] and [1]. Bogus.\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "- [1] [T2](https://example.test/2)\n- [2] [T3](https://example.test/3)\n"
+            )
+        );
         assert!(!text.contains("[7]"));
     }
 }
