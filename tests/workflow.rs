@@ -730,3 +730,86 @@ async fn a_new_run_refuses_to_overwrite_an_existing_plan() {
     assert_eq!(std::fs::read_to_string(s.out()).expect("read"), "{}");
     assert!(llm.requests().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_stops_the_run_with_the_work_saved_and_resume_finishes_it() {
+    let llm = MockLlm::start().await;
+    let slow = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let slow_flag = Arc::clone(&slow);
+    let round = Arc::new(AtomicUsize::new(0));
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => Reply::json(&match round.fetch_add(1, Ordering::SeqCst) {
+            0 => plan_answer(
+                false,
+                json!([
+                    {"title": "Quick", "type": "search", "p_node": "a:info"},
+                    {"title": "Slow", "type": "search", "p_node": "a:info"}
+                ]),
+                json!(["NEW1:summary", "NEW2:summary"]),
+            ),
+            _ => plan_answer(
+                true,
+                json!([{"title": "Final", "type": "summary", "p_node": "b:summary, c:summary"}]),
+                json!([]),
+            ),
+        }),
+        Agent::Analysis if task_title(req) == "Slow" && slow_flag.load(Ordering::SeqCst) => {
+            Reply::json(&json!({"summary": "late", "analysis": "late"}))
+                .delay(Duration::from_secs(30))
+        }
+        Agent::Final => Reply::content("Report."),
+        _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
+    });
+    let s = Setup::new(&llm, None);
+    let plan_path = s.out();
+    let watched = plan_path.clone();
+    // Interrupt once the quick task's result is on disk and the slow one is running.
+    let out = s
+        .query("Q?")
+        .signal_when("TERM", move || {
+            std::fs::read_to_string(&watched)
+                .ok()
+                .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+                .is_some_and(|p| {
+                    let status = |id: &str| {
+                        p["nodes"]
+                            .as_array()
+                            .and_then(|n| n.iter().find(|n| n["node_id"] == id))
+                            .map(|n| n["status"].clone())
+                    };
+                    status("b") == Some(json!("completed")) && status("c") == Some(json!("running"))
+                })
+        })
+        .timeout(Duration::from_secs(20))
+        .run()
+        .await;
+    out.code(130);
+    assert_eq!(out.stdout_json()["status"], "interrupted");
+    let plan = s.plan();
+    assert_eq!(node(&plan, "b")["status"], "completed");
+    assert_eq!(
+        node(&plan, "c")["status"],
+        "running",
+        "in-flight work is left for resume"
+    );
+    assert!(events_of(&s.events(), "run_finished")[0]["status"] == "interrupted");
+
+    slow.store(false, Ordering::SeqCst);
+    let resumed = researchflow()
+        .current_dir(s.path())
+        .args(["workflow", "--plan"])
+        .arg(&plan_path)
+        .run()
+        .await;
+    resumed.success();
+    let plan = s.plan();
+    assert_eq!(
+        node(&plan, "b")["attempts"],
+        1,
+        "completed work is not redone"
+    );
+    assert_eq!(node(&plan, "c")["status"], "completed");
+    assert_eq!(node(&plan, "c")["attempts"], 2);
+    assert_eq!(node(&plan, "d")["batch"], -1);
+    assert_eq!(node(&plan, "d")["status"], "completed");
+}

@@ -46,6 +46,17 @@ pub struct Cmd {
     env: Vec<(String, OsString)>,
     current_dir: Option<PathBuf>,
     timeout: Duration,
+    signal: Option<(&'static str, SignalCondition)>,
+}
+
+/// A condition polled while the child runs; `Debug` only names it.
+#[derive(Clone)]
+struct SignalCondition(Arc<dyn Fn() -> bool + Send + Sync>);
+
+impl std::fmt::Debug for SignalCondition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SignalCondition")
+    }
 }
 
 /// The real binary, built by cargo for this test run.
@@ -56,6 +67,7 @@ pub fn researchflow() -> Cmd {
         env: Vec::new(),
         current_dir: None,
         timeout: DEFAULT_TIMEOUT,
+        signal: None,
     }
 }
 
@@ -89,6 +101,17 @@ impl Cmd {
 
     /// How long the run may take (default 60 s); on expiry the child is killed and the test
     /// panics with its stderr so far.
+    /// Sends `signal` (a `kill -s` name such as `INT` or `TERM`) to the child once `when`
+    /// returns true; `when` is polled every 20 ms while the child runs.
+    pub fn signal_when(
+        mut self,
+        signal: &'static str,
+        when: impl Fn() -> bool + Send + Sync + 'static,
+    ) -> Cmd {
+        self.signal = Some((signal, SignalCondition(Arc::new(when))));
+        self
+    }
+
     pub fn timeout(mut self, d: Duration) -> Cmd {
         self.timeout = d;
         self
@@ -130,7 +153,27 @@ impl Cmd {
         let stdout_task = collect(child.stdout.take().expect("piped stdout"), stdout.clone());
         let stderr_task = collect(child.stderr.take().expect("piped stderr"), stderr.clone());
 
-        let status = match tokio::time::timeout(self.timeout, child.wait()).await {
+        let signal = self.signal.clone();
+        let pid = child.id();
+        let waited = async {
+            let mut sent = false;
+            loop {
+                tokio::select! {
+                    status = child.wait() => break status,
+                    () = tokio::time::sleep(Duration::from_millis(20)), if !sent && signal.is_some() => {
+                        if let (Some((name, when)), Some(pid)) = (&signal, pid)
+                            && (when.0)()
+                        {
+                            let _ = std::process::Command::new("kill")
+                                .args(["-s", name, &pid.to_string()])
+                                .status();
+                            sent = true;
+                        }
+                    }
+                }
+            }
+        };
+        let status = match tokio::time::timeout(self.timeout, waited).await {
             Ok(status) => status.expect("wait for researchflow"),
             Err(_) => {
                 let _ = child.kill().await;
