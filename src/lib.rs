@@ -8,6 +8,7 @@
 //! - [`cli`]: every command-line type; [`cmd`]: one file per subcommand.
 //! - [`plan`]: the plan file: model, node ids, refs, info blocks, store.
 //! - [`diagnostics`]: the one findings shape shared by every check.
+//! - [`validate`]: the validators (step plans, plan-next answers, plan files).
 //! - [`exit`]: exit codes; [`logging`]: tracing set-up.
 
 pub mod cli;
@@ -16,3 +17,4 @@ pub mod diagnostics;
 pub mod exit;
 pub mod logging;
 pub mod plan;
+pub mod validate;
