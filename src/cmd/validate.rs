@@ -8,7 +8,9 @@
 use crate::cli::{OutputFormat, ValidateArgs, ValidateCommand};
 use crate::diagnostics::Diagnostics;
 use crate::exit::{CommandError, CommandResult, ExitStatus};
-use crate::validate::{AtomRegistry, document, validate_steps};
+use crate::validate::{
+    AtomRegistry, Executors, PlanNextContext, document, validate_plan_next_text, validate_steps,
+};
 
 pub async fn run(args: ValidateArgs) -> CommandResult {
     let diagnostics = match &args.target {
@@ -17,7 +19,27 @@ pub async fn run(args: ValidateArgs) -> CommandResult {
             let registry = AtomRegistry::load(atoms).map_err(CommandError::usage)?;
             validate_steps(&doc, &registry)
         }
-        ValidateCommand::Plan { .. } | ValidateCommand::PlanNext { .. } => {
+        ValidateCommand::PlanNext {
+            file,
+            executors,
+            context,
+        } => {
+            // The answer is read as text: text around the JSON object is a finding
+            // (INVALID_JSON), not an input error.
+            let text = document::read_text(file).map_err(CommandError::usage)?;
+            let executors = executors
+                .as_deref()
+                .map(Executors::load)
+                .transpose()
+                .map_err(CommandError::usage)?;
+            let context = context
+                .as_deref()
+                .map(PlanNextContext::load)
+                .transpose()
+                .map_err(CommandError::usage)?;
+            validate_plan_next_text(&text, executors.as_ref(), context.as_ref())
+        }
+        ValidateCommand::Plan { .. } => {
             return Err(CommandError::usage(anyhow::anyhow!(
                 "this validator is not built yet"
             )));

@@ -12,11 +12,19 @@
 pub mod atoms;
 pub mod describe;
 pub mod document;
+pub mod executors;
 pub mod graph;
 pub mod json_path;
+pub mod plan_next;
+pub mod plan_next_context;
+pub mod plan_next_schema;
 pub mod step_refs;
 pub mod steps;
+pub mod words;
 
 pub use atoms::{AtomError, AtomRegistry};
 pub use document::DocumentError;
+pub use executors::{Executors, ExecutorsError};
+pub use plan_next::{validate_plan_next, validate_plan_next_text};
+pub use plan_next_context::{ContextError, PlanNextContext};
 pub use steps::validate_steps;
