@@ -9,7 +9,8 @@ use crate::cli::{OutputFormat, ValidateArgs, ValidateCommand};
 use crate::diagnostics::Diagnostics;
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::validate::{
-    AtomRegistry, Executors, PlanNextContext, document, validate_plan_next_text, validate_steps,
+    AtomRegistry, Executors, PlanNextContext, document, validate_plan_file,
+    validate_plan_next_text, validate_steps,
 };
 
 pub async fn run(args: ValidateArgs) -> CommandResult {
@@ -39,10 +40,9 @@ pub async fn run(args: ValidateArgs) -> CommandResult {
                 .map_err(CommandError::usage)?;
             validate_plan_next_text(&text, executors.as_ref(), context.as_ref())
         }
-        ValidateCommand::Plan { .. } => {
-            return Err(CommandError::usage(anyhow::anyhow!(
-                "this validator is not built yet"
-            )));
+        ValidateCommand::Plan { file } => {
+            let doc = document::read_document(file).map_err(CommandError::usage)?;
+            validate_plan_file(&doc)
         }
     };
     print(&diagnostics, args.format)?;
