@@ -127,9 +127,6 @@ mod tests {
         assert_eq!(v["valid"], false);
         assert_eq!(v["errors"][0]["code"], "MISSING_FIELD");
         assert!(bad.has_error("MISSING_FIELD"));
-        assert!(
-            bad.to_text()
-                .contains("error MISSING_FIELD at target: `target` is missing")
-        );
+        assert!(bad.to_text().contains("error MISSING_FIELD at target: `target` is missing"));
     }
 }

@@ -336,10 +336,7 @@ mod tests {
         assert_eq!(back["check_list"]["note"], 7);
         assert_eq!(back["nodes"][0]["color"], "red");
         assert_eq!(back["nodes"][1]["tags"][0], "k");
-        assert_eq!(
-            back["nodes"][1]["node_id"], "b",
-            "ids are written in lower case"
-        );
+        assert_eq!(back["nodes"][1]["node_id"], "b", "ids are written in lower case");
         let again: PlanFile = serde_json::from_value(back).expect("re-reads");
         assert_eq!(again, plan);
     }
@@ -355,10 +352,7 @@ mod tests {
         .expect("valid plan");
         assert_eq!(plan.check_list.latest_id, None);
         assert!(plan.infer_check_list());
-        assert_eq!(
-            plan.check_list.latest_id.map(|i| i.to_string()),
-            Some("c".into())
-        );
+        assert_eq!(plan.check_list.latest_id.map(|i| i.to_string()), Some("c".into()));
         assert_eq!(plan.check_list.latest_batch, Some(3));
         assert_eq!(plan.next_id().to_string(), "d");
         assert!(!plan.infer_check_list(), "second inference changes nothing");

@@ -118,18 +118,9 @@ mod tests {
     #[test]
     fn parse_rejects_non_letters() {
         assert_eq!(NodeId::parse(""), Err(NodeIdError::Empty));
-        assert!(matches!(
-            NodeId::parse("a1"),
-            Err(NodeIdError::InvalidChar(_))
-        ));
-        assert!(matches!(
-            NodeId::parse("NEW1"),
-            Err(NodeIdError::InvalidChar(_))
-        ));
-        assert!(matches!(
-            NodeId::parse("é"),
-            Err(NodeIdError::InvalidChar(_))
-        ));
+        assert!(matches!(NodeId::parse("a1"), Err(NodeIdError::InvalidChar(_))));
+        assert!(matches!(NodeId::parse("NEW1"), Err(NodeIdError::InvalidChar(_))));
+        assert!(matches!(NodeId::parse("é"), Err(NodeIdError::InvalidChar(_))));
         assert!(matches!(
             NodeId::parse(&"z".repeat(20)),
             Err(NodeIdError::Overflow(_))

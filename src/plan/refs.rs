@@ -188,22 +188,10 @@ mod tests {
     fn parses_every_form_ignoring_case_and_space() {
         let cases = [
             ("b:summary", Ref::node(id("b"), RefField::Summary)),
-            (
-                " B : Info [ LLM ] ",
-                Ref::node(id("b"), RefField::Info(InfoPart::Llm)),
-            ),
-            (
-                "aa:info",
-                Ref::node(id("aa"), RefField::Info(InfoPart::All)),
-            ),
-            (
-                "aa:INFO[all]",
-                Ref::node(id("aa"), RefField::Info(InfoPart::All)),
-            ),
-            (
-                "c:info[search]",
-                Ref::node(id("c"), RefField::Info(InfoPart::Search)),
-            ),
+            (" B : Info [ LLM ] ", Ref::node(id("b"), RefField::Info(InfoPart::Llm))),
+            ("aa:info", Ref::node(id("aa"), RefField::Info(InfoPart::All))),
+            ("aa:INFO[all]", Ref::node(id("aa"), RefField::Info(InfoPart::All))),
+            ("c:info[search]", Ref::node(id("c"), RefField::Info(InfoPart::Search))),
             ("c:title", Ref::node(id("c"), RefField::Title)),
             (
                 "NEW2:summary",
@@ -220,13 +208,7 @@ mod tests {
 
     #[test]
     fn display_is_canonical_and_reparses() {
-        for text in [
-            "b:summary",
-            "aa:info",
-            "c:info[llm]",
-            "c:info[search]",
-            "NEW1:summary",
-        ] {
+        for text in ["b:summary", "aa:info", "c:info[llm]", "c:info[search]", "NEW1:summary"] {
             let r = Ref::parse(text).expect("valid");
             assert_eq!(r.to_string(), text);
             assert_eq!(Ref::parse(&r.to_string()), Ok(r));
@@ -240,31 +222,13 @@ mod tests {
     #[test]
     fn malformed_refs_are_errors() {
         assert!(matches!(Ref::parse("b"), Err(RefError::MissingColon(_))));
-        assert!(matches!(
-            Ref::parse("b1:summary"),
-            Err(RefError::BadTarget(_))
-        ));
-        assert!(matches!(
-            Ref::parse(":summary"),
-            Err(RefError::BadTarget(_))
-        ));
-        assert!(matches!(
-            Ref::parse("NEW4:summary"),
-            Err(RefError::BadTarget(_))
-        ));
-        assert!(matches!(
-            Ref::parse("NEW0:summary"),
-            Err(RefError::BadTarget(_))
-        ));
+        assert!(matches!(Ref::parse("b1:summary"), Err(RefError::BadTarget(_))));
+        assert!(matches!(Ref::parse(":summary"), Err(RefError::BadTarget(_))));
+        assert!(matches!(Ref::parse("NEW4:summary"), Err(RefError::BadTarget(_))));
+        assert!(matches!(Ref::parse("NEW0:summary"), Err(RefError::BadTarget(_))));
         assert!(matches!(Ref::parse("b:body"), Err(RefError::BadField(_))));
-        assert!(matches!(
-            Ref::parse("b:info[web]"),
-            Err(RefError::BadField(_))
-        ));
-        assert!(matches!(
-            Ref::parse("b:info[llm"),
-            Err(RefError::BadField(_))
-        ));
+        assert!(matches!(Ref::parse("b:info[web]"), Err(RefError::BadField(_))));
+        assert!(matches!(Ref::parse("b:info[llm"), Err(RefError::BadField(_))));
     }
 
     #[test]
@@ -282,15 +246,9 @@ mod tests {
     }
 
     fn node(summary: &str, info: &str) -> Node {
-        Node::new(
-            id("b"),
-            "The title",
-            NodeType::Search,
-            2,
-            NodeStatus::Completed,
-        )
-        .with_summary(summary)
-        .with_info(info)
+        Node::new(id("b"), "The title", NodeType::Search, 2, NodeStatus::Completed)
+            .with_summary(summary)
+            .with_info(info)
     }
 
     #[test]

@@ -25,9 +25,7 @@ pub enum StoreError {
         "plan file `{0}` does not exist: pass an existing plan file, or start one with `researchflow workflow --query`"
     )]
     NotFound(PathBuf),
-    #[error(
-        "plan file `{path}` already exists: resume it with `--plan {path}` or choose another `--out`"
-    )]
+    #[error("plan file `{path}` already exists: resume it with `--plan {path}` or choose another `--out`")]
     AlreadyExists { path: PathBuf },
     #[error("cannot read plan file `{path}`: {source}")]
     Read {
@@ -194,11 +192,7 @@ pub fn parse_plan(path: &Path, text: &str) -> Result<PlanFile, StoreError> {
         let field = e.path().to_string();
         StoreError::NotAPlan {
             path: path.to_path_buf(),
-            field: if field == "." {
-                "(top level)".into()
-            } else {
-                field
-            },
+            field: if field == "." { "(top level)".into() } else { field },
             message: e.into_inner().to_string(),
         }
     })?;
@@ -263,10 +257,7 @@ mod tests {
     fn errors_name_the_file_and_field() {
         let path = Path::new("x.json");
         let err = parse_plan(path, "{").expect_err("invalid json");
-        assert!(
-            matches!(err, StoreError::InvalidJson { line: 1, .. }),
-            "{err}"
-        );
+        assert!(matches!(err, StoreError::InvalidJson { line: 1, .. }), "{err}");
         let err = parse_plan(path, "[1]").expect_err("not an object");
         assert!(err.to_string().contains("not a researchflow plan file"));
         let err = parse_plan(
@@ -275,10 +266,7 @@ mod tests {
         )
         .expect_err("bad status");
         let text = err.to_string();
-        assert!(
-            text.contains("`x.json`") && text.contains("nodes[0].status"),
-            "{text}"
-        );
+        assert!(text.contains("`x.json`") && text.contains("nodes[0].status"), "{text}");
     }
 
     #[test]
