@@ -16,6 +16,7 @@
 //! - [`plan`]: the plan file: model, node ids, refs, info blocks, store.
 //! - [`diagnostics`]: the one findings shape shared by every check.
 //! - [`prompts`]: the system prompts; [`text`]: small text helpers.
+//! - [`validate`]: the validators (step plans, plan-next answers, plan files).
 //! - [`exit`]: exit codes; [`logging`]: tracing set-up.
 
 pub mod agents;
@@ -32,4 +33,5 @@ pub mod prompts;
 pub mod search;
 pub mod settings;
 pub mod text;
+pub mod validate;
 pub mod workflow;

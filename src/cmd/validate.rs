@@ -1,10 +1,65 @@
-//! `researchflow validate`: placeholder until the validators land.
+//! `researchflow validate`: read the documents, run one validator, print its diagnostics.
+//!
+//! Diagnostics go to stdout (pretty JSON, or one line per finding with `--format text`); the
+//! exit status is 0 when the document is valid and 1 when it is not. A file that cannot be
+//! read or parsed, and an atom registry, executors file or context that is malformed, end the
+//! command with exit 2 and a one-line message naming the file. This module holds no rule.
 
-use crate::cli::ValidateArgs;
-use crate::exit::{CommandError, CommandResult};
+use crate::cli::{OutputFormat, ValidateArgs, ValidateCommand};
+use crate::diagnostics::Diagnostics;
+use crate::exit::{CommandError, CommandResult, ExitStatus};
+use crate::validate::{
+    AtomRegistry, Executors, PlanNextContext, document, validate_plan_file,
+    validate_plan_next_text, validate_steps,
+};
 
-pub async fn run(_args: ValidateArgs) -> CommandResult {
-    Err(CommandError::usage(anyhow::anyhow!(
-        "`validate` is not built yet"
-    )))
+pub async fn run(args: ValidateArgs) -> CommandResult {
+    let diagnostics = match &args.target {
+        ValidateCommand::Steps { file, atoms } => {
+            let doc = document::read_document(file).map_err(CommandError::usage)?;
+            let registry = AtomRegistry::load(atoms).map_err(CommandError::usage)?;
+            validate_steps(&doc, &registry)
+        }
+        ValidateCommand::PlanNext {
+            file,
+            executors,
+            context,
+        } => {
+            // The answer is read as text: text around the JSON object is a finding
+            // (INVALID_JSON), not an input error.
+            let text = document::read_text(file).map_err(CommandError::usage)?;
+            let executors = executors
+                .as_deref()
+                .map(Executors::load)
+                .transpose()
+                .map_err(CommandError::usage)?;
+            let context = context
+                .as_deref()
+                .map(PlanNextContext::load)
+                .transpose()
+                .map_err(CommandError::usage)?;
+            validate_plan_next_text(&text, executors.as_ref(), context.as_ref())
+        }
+        ValidateCommand::Plan { file } => {
+            let doc = document::read_document(file).map_err(CommandError::usage)?;
+            validate_plan_file(&doc)
+        }
+    };
+    print(&diagnostics, args.format)?;
+    Ok(if diagnostics.is_valid() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    })
+}
+
+fn print(d: &Diagnostics, format: OutputFormat) -> Result<(), CommandError> {
+    match format {
+        OutputFormat::Json => {
+            let text = serde_json::to_string_pretty(d).map_err(CommandError::failure)?;
+            println!("{text}");
+        }
+        OutputFormat::Text => print!("{}", d.to_text()),
+    }
+    Ok(())
 }

@@ -1,0 +1,32 @@
+//! The validators behind `researchflow validate`: one per contract, all reporting through
+//! [`crate::diagnostics::Diagnostics`]. Declarations only; each file holds one concept.
+//!
+//! - [`steps`]: seed 003 step plans against an atom registry ([`atoms`]), with [`step_refs`]
+//!   (`${step_id.outputs.name}`) and [`graph`] (dependency order, cycles).
+//! - [`plan_next`]: the Thinkon plan-next answer (seeds 000/001), with [`plan_next_schema`] (the
+//!   embedded JSON Schema), [`words`] (ordering and guessing words), [`executors`] and
+//!   [`plan_next_context`] (depth and failed attempts).
+//! - [`plan_file`]: integrity of a researchflow plan file.
+//! - [`document`] reads JSON or YAML; [`json_path`] and [`describe`] format paths and values.
+
+pub mod atoms;
+pub mod describe;
+pub mod document;
+pub mod executors;
+pub mod graph;
+pub mod json_path;
+pub mod plan_file;
+pub mod plan_next;
+pub mod plan_next_context;
+pub mod plan_next_schema;
+pub mod step_refs;
+pub mod steps;
+pub mod words;
+
+pub use atoms::{AtomError, AtomRegistry};
+pub use document::DocumentError;
+pub use executors::{Executors, ExecutorsError};
+pub use plan_file::validate_plan_file;
+pub use plan_next::{validate_plan_next, validate_plan_next_text};
+pub use plan_next_context::{ContextError, PlanNextContext};
+pub use steps::validate_steps;
