@@ -5,6 +5,10 @@ use researchflow::diagnostics::Diagnostics;
 use researchflow::validate::validate_plan_file;
 use serde_json::{Value, json};
 
+#[path = "support/doc.rs"]
+mod doc;
+use doc::{assert_single_error, with, without};
+
 /// A valid plan: start, two searches, the final summary.
 fn base() -> Value {
     json!({
@@ -18,42 +22,6 @@ fn base() -> Value {
             {"node_id": "d", "title": "F", "p_node": "b:summary, c:info[search]", "batch": -1, "type": "summary", "status": "planned"}
         ]
     })
-}
-
-fn with(mut doc: Value, pointer: &str, value: Value) -> Value {
-    let (parent, last) = pointer.rsplit_once('/').expect("pointer has a segment");
-    match doc.pointer_mut(parent).expect("parent exists") {
-        Value::Object(map) => {
-            map.insert(last.to_string(), value);
-        }
-        Value::Array(items) => items[last.parse::<usize>().expect("index")] = value,
-        other => panic!("cannot set below {other}"),
-    }
-    doc
-}
-
-fn without(mut doc: Value, pointer: &str, key: &str) -> Value {
-    doc.pointer_mut(pointer)
-        .and_then(Value::as_object_mut)
-        .expect("object at pointer")
-        .remove(key);
-    doc
-}
-
-#[track_caller]
-fn assert_only(d: &Diagnostics, code: &str, path: &str) {
-    assert!(
-        d.errors.iter().any(|f| f.code == code && f.path == path),
-        "expected {code} at `{path}`, got:\n{}",
-        d.to_text()
-    );
-    assert_eq!(
-        d.errors.len(),
-        1,
-        "only one error expected:\n{}",
-        d.to_text()
-    );
-    assert!(!d.valid);
 }
 
 fn check(doc: Value) -> Diagnostics {
@@ -77,7 +45,7 @@ fn a_fresh_plan_without_check_list_is_valid() {
 
 #[test]
 fn required_fields_are_present() {
-    assert_only(
+    assert_single_error(
         &check(without(base(), "", "nodes")),
         "MISSING_FIELD",
         "nodes",
@@ -86,20 +54,20 @@ fn required_fields_are_present() {
     let unread_c = with(base(), "/nodes/3/p_node", json!("b:summary"));
     for field in ["node_id", "title", "batch", "type", "status"] {
         let d = check(without(unread_c.clone(), "/nodes/2", field));
-        assert_only(&d, "MISSING_FIELD", &format!("nodes[2].{field}"));
+        assert_single_error(&d, "MISSING_FIELD", &format!("nodes[2].{field}"));
     }
 }
 
 #[test]
 fn fields_have_their_types() {
-    assert_only(&check(json!([])), "INVALID_TYPE", "");
-    assert_only(
+    assert_single_error(&check(json!([])), "INVALID_TYPE", "");
+    assert_single_error(
         &check(with(base(), "/nodes", json!({}))),
         "INVALID_TYPE",
         "nodes",
     );
     let unread_c = with(base(), "/nodes/3/p_node", json!("b:summary"));
-    assert_only(
+    assert_single_error(
         &check(with(unread_c, "/nodes/2", json!("c"))),
         "INVALID_TYPE",
         "nodes[2]",
@@ -113,39 +81,39 @@ fn fields_have_their_types() {
         ("status", json!(true)),
     ] {
         let d = check(with(base(), &format!("/nodes/2/{field}"), value));
-        assert_only(&d, "INVALID_TYPE", &format!("nodes[2].{field}"));
+        assert_single_error(&d, "INVALID_TYPE", &format!("nodes[2].{field}"));
     }
-    assert_only(
+    assert_single_error(
         &check(with(base(), "/check_list", json!([]))),
         "INVALID_TYPE",
         "check_list",
     );
-    assert_only(
+    assert_single_error(
         &check(with(base(), "/check_list/refs", json!("d:summary"))),
         "INVALID_TYPE",
         "check_list.refs",
     );
-    assert_only(
+    assert_single_error(
         &check(with(base(), "/check_list/refs/0", json!(3))),
         "INVALID_TYPE",
         "check_list.refs[0]",
     );
-    assert_only(
+    assert_single_error(
         &check(with(base(), "/check_list/latest_batch", json!(1.5))),
         "INVALID_TYPE",
         "check_list.latest_batch",
     );
-    assert_only(
+    assert_single_error(
         &check(with(base(), "/check_list/latest_id", json!(4))),
         "INVALID_TYPE",
         "check_list.latest_id",
     );
-    assert_only(
+    assert_single_error(
         &check(with(base(), "/version", json!("1"))),
         "INVALID_TYPE",
         "version",
     );
-    assert_only(
+    assert_single_error(
         &check(with(base(), "/workflow_id", json!(1))),
         "INVALID_TYPE",
         "workflow_id",
@@ -163,7 +131,7 @@ fn node_ids_are_letters() {
         "{}",
         d.to_text()
     );
-    assert_only(
+    assert_single_error(
         &check(with(base(), "/check_list/latest_id", json!("d!"))),
         "INVALID_NODE_ID",
         "check_list.latest_id",
@@ -185,12 +153,12 @@ fn node_ids_are_unique_ignoring_case() {
 
 #[test]
 fn types_and_statuses_are_known() {
-    assert_only(
+    assert_single_error(
         &check(with(base(), "/nodes/1/type", json!("Search"))),
         "INVALID_NODE_TYPE",
         "nodes[1].type",
     );
-    assert_only(
+    assert_single_error(
         &check(with(base(), "/nodes/1/status", json!("done"))),
         "INVALID_STATUS",
         "nodes[1].status",
@@ -199,12 +167,12 @@ fn types_and_statuses_are_known() {
 
 #[test]
 fn batches_are_positive_or_final() {
-    assert_only(
+    assert_single_error(
         &check(with(base(), "/nodes/1/batch", json!(0))),
         "INVALID_BATCH",
         "nodes[1].batch",
     );
-    assert_only(
+    assert_single_error(
         &check(with(base(), "/nodes/1/batch", json!(-2))),
         "INVALID_BATCH",
         "nodes[1].batch",
@@ -214,22 +182,22 @@ fn batches_are_positive_or_final() {
 #[test]
 fn there_is_one_start_node_in_batch_one() {
     let d = check(with(base(), "/nodes/0/type", json!("search")));
-    assert_only(&d, "NO_START_NODE", "nodes");
+    assert_single_error(&d, "NO_START_NODE", "nodes");
     let d = check(with(base(), "/nodes/1/type", json!("start")));
-    assert_only(&d, "MULTIPLE_START_NODES", "nodes[1].type");
+    assert_single_error(&d, "MULTIPLE_START_NODES", "nodes[1].type");
     let d = check(with(base(), "/nodes/0/batch", json!(2)));
-    assert_only(&d, "START_NODE_BATCH", "nodes[0].batch");
+    assert_single_error(&d, "START_NODE_BATCH", "nodes[0].batch");
 }
 
 #[test]
 fn at_most_one_final_node() {
     let d = check(with(base(), "/nodes/2/batch", json!(-1)));
-    assert_only(&d, "MULTIPLE_FINAL_NODES", "nodes[3].batch");
+    assert_single_error(&d, "MULTIPLE_FINAL_NODES", "nodes[3].batch");
 }
 
 #[test]
 fn latest_id_is_not_behind_the_nodes() {
-    assert_only(
+    assert_single_error(
         &check(with(base(), "/check_list/latest_id", json!("c"))),
         "LATEST_ID_BEHIND",
         "check_list.latest_id",
@@ -241,31 +209,31 @@ fn latest_id_is_not_behind_the_nodes() {
 #[test]
 fn latest_batch_matches_the_nodes() {
     let d = check(with(base(), "/check_list/latest_batch", json!(2)));
-    assert_only(&d, "LATEST_BATCH_MISMATCH", "check_list.latest_batch");
+    assert_single_error(&d, "LATEST_BATCH_MISMATCH", "check_list.latest_batch");
     let no_final = with(base(), "/nodes/3/batch", json!(3));
     assert!(check(with(no_final.clone(), "/check_list/latest_batch", json!(3))).valid);
     let d = check(with(no_final, "/check_list/latest_batch", json!(-1)));
-    assert_only(&d, "LATEST_BATCH_MISMATCH", "check_list.latest_batch");
+    assert_single_error(&d, "LATEST_BATCH_MISMATCH", "check_list.latest_batch");
 }
 
 #[test]
 fn refs_follow_the_grammar() {
-    assert_only(
+    assert_single_error(
         &check(with(base(), "/nodes/3/p_node", json!("b:summary, c:body"))),
         "INVALID_REF",
         "nodes[3].p_node",
     );
-    assert_only(
+    assert_single_error(
         &check(with(base(), "/nodes/3/p_node", json!("b:title"))),
         "INVALID_REF",
         "nodes[3].p_node",
     );
-    assert_only(
+    assert_single_error(
         &check(with(base(), "/check_list/refs/0", json!("NEW1:summary"))),
         "INVALID_REF",
         "check_list.refs[0]",
     );
-    assert_only(
+    assert_single_error(
         &check(with(base(), "/check_list/refs/0", json!("d"))),
         "INVALID_REF",
         "check_list.refs[0]",
@@ -274,12 +242,12 @@ fn refs_follow_the_grammar() {
 
 #[test]
 fn ref_targets_exist() {
-    assert_only(
+    assert_single_error(
         &check(with(base(), "/check_list/refs/0", json!("x:summary"))),
         "UNKNOWN_REF_TARGET",
         "check_list.refs[0]",
     );
-    assert_only(
+    assert_single_error(
         &check(with(base(), "/nodes/3/p_node", json!("b:summary, y:info"))),
         "UNKNOWN_REF_TARGET",
         "nodes[3].p_node",
@@ -288,12 +256,12 @@ fn ref_targets_exist() {
 
 #[test]
 fn p_node_refs_point_to_earlier_nodes() {
-    assert_only(
+    assert_single_error(
         &check(with(base(), "/nodes/1/p_node", json!("c:summary"))),
         "REF_NOT_EARLIER",
         "nodes[1].p_node",
     );
-    assert_only(
+    assert_single_error(
         &check(with(base(), "/nodes/1/p_node", json!("b:summary"))),
         "REF_NOT_EARLIER",
         "nodes[1].p_node",

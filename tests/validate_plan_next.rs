@@ -7,6 +7,10 @@ use researchflow::validate::{
 };
 use serde_json::{Value, json};
 
+#[path = "support/doc.rs"]
+mod doc;
+use doc::{assert_error, assert_warning, with, without};
+
 fn probes() -> Value {
     json!({
         "type": "plan-next",
@@ -56,51 +60,12 @@ fn check(doc: &Value) -> Diagnostics {
     validate_plan_next(doc, Some(&executors()), None)
 }
 
-fn with(mut doc: Value, pointer: &str, value: Value) -> Value {
-    let (parent, last) = pointer.rsplit_once('/').expect("pointer has a segment");
-    match doc.pointer_mut(parent).expect("parent exists") {
-        Value::Object(map) => {
-            map.insert(last.to_string(), value);
-        }
-        Value::Array(items) => items[last.parse::<usize>().expect("index")] = value,
-        other => panic!("cannot set below {other}"),
-    }
-    doc
-}
-
-fn without(mut doc: Value, pointer: &str, key: &str) -> Value {
-    doc.pointer_mut(pointer)
-        .and_then(Value::as_object_mut)
-        .expect("object at pointer")
-        .remove(key);
-    doc
-}
-
-#[track_caller]
-fn assert_error(d: &Diagnostics, code: &str, path: &str) {
-    assert!(
-        d.errors.iter().any(|f| f.code == code && f.path == path),
-        "expected {code} at `{path}`, got:\n{}",
-        d.to_text()
-    );
-    assert!(!d.valid);
-}
-
 /// The finding is the only error (schema errors at other paths excluded only when told).
 #[track_caller]
 fn assert_only(d: &Diagnostics, code: &str, path: &str) {
     assert_error(d, code, path);
     let others: Vec<_> = d.errors.iter().filter(|f| f.code != code).collect();
     assert!(others.is_empty(), "unexpected errors:\n{}", d.to_text());
-}
-
-#[track_caller]
-fn assert_warning(d: &Diagnostics, code: &str, path: &str) {
-    assert!(
-        d.warnings.iter().any(|f| f.code == code && f.path == path),
-        "expected warning {code} at `{path}`, got:\n{}",
-        d.to_text()
-    );
 }
 
 #[test]

@@ -5,6 +5,10 @@ use researchflow::diagnostics::Diagnostics;
 use researchflow::validate::{AtomRegistry, validate_steps};
 use serde_json::{Value, json};
 
+#[path = "support/doc.rs"]
+mod doc;
+use doc::{with, without};
+
 fn registry() -> AtomRegistry {
     AtomRegistry::from_value(
         &json!([
@@ -40,45 +44,14 @@ fn base() -> Value {
 
 #[track_caller]
 fn assert_finding(d: &Diagnostics, code: &str, path: &str) {
-    assert!(
-        d.errors.iter().any(|f| f.code == code && f.path == path),
-        "expected {code} at `{path}`, got:\n{}",
-        d.to_text()
-    );
-    assert!(!d.valid);
+    doc::assert_error(d, code, path);
     assert!(d.execution_order.is_none(), "no order when invalid");
 }
 
 #[track_caller]
 fn assert_only(d: &Diagnostics, code: &str, path: &str) {
-    assert_finding(d, code, path);
-    assert_eq!(
-        d.errors.len(),
-        1,
-        "only one error expected:\n{}",
-        d.to_text()
-    );
-}
-
-/// Sets the value at `pointer`; the last segment may be a new key of an existing object.
-fn with(mut doc: Value, pointer: &str, value: Value) -> Value {
-    let (parent, last) = pointer.rsplit_once('/').expect("pointer has a segment");
-    match doc.pointer_mut(parent).expect("parent exists in base") {
-        Value::Object(map) => {
-            map.insert(last.to_string(), value);
-        }
-        Value::Array(items) => items[last.parse::<usize>().expect("index")] = value,
-        other => panic!("cannot set below {other}"),
-    }
-    doc
-}
-
-fn without(mut doc: Value, pointer: &str, key: &str) -> Value {
-    doc.pointer_mut(pointer)
-        .and_then(Value::as_object_mut)
-        .expect("object at pointer")
-        .remove(key);
-    doc
+    doc::assert_single_error(d, code, path);
+    assert!(d.execution_order.is_none(), "no order when invalid");
 }
 
 #[test]

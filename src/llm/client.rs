@@ -11,11 +11,9 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::types::{ChatRequest, ChatResponse, JsonSchemaFormat, Message, ResponseFormat};
-use crate::http::{HttpError, RetryObserver, error::parse_retry_after, with_retry};
+use crate::http::{HttpError, RetryObserver, send_once, with_retry};
 use crate::plan::Usage;
-use crate::settings::secret::redact;
 use crate::settings::{ApiKey, LlmEndpoint, RetrySettings, Role, Settings, StructuredOutput};
-use crate::text::truncate;
 
 /// What shape of answer a call wants.
 #[derive(Debug, Clone, Copy)]
@@ -175,29 +173,11 @@ impl LlmClient {
     }
 
     async fn send_once(&self, url: &str, body: &ChatRequest<'_>) -> Result<String, HttpError> {
-        let mut request = self.http.post(url).timeout(self.timeout).json(body);
+        let mut request = self.http.post(url).json(body);
         if let Some(key) = &self.endpoint.api_key {
             request = request.bearer_auth(key.expose());
         }
-        let response = request
-            .send()
-            .await
-            .map_err(|e| HttpError::from_reqwest(url, self.timeout, e))?;
-        let status = response.status();
-        let retry_after = parse_retry_after(response.headers());
-        let text = response
-            .text()
-            .await
-            .map_err(|e| HttpError::from_reqwest(url, self.timeout, e))?;
-        if !status.is_success() {
-            return Err(HttpError::Status {
-                url: url.to_string(),
-                status: status.as_u16(),
-                body: redact(&truncate(&text, 600), &self.secrets),
-                retry_after,
-            });
-        }
-        Ok(text)
+        send_once(request, url, self.timeout, &self.secrets).await
     }
 }
 

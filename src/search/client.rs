@@ -8,13 +8,9 @@
 use std::time::Duration;
 
 use super::{SearchConfigError, SearchError, SearchHit, brave, searxng, tavily};
-use crate::http::{HttpError, RetryObserver, error::parse_retry_after, with_retry};
+use crate::http::{HttpError, RetryObserver, send_once, with_retry};
 use crate::settings::secret::redact;
 use crate::settings::{ApiKey, RetrySettings, SearchProviderKind, Settings};
-use crate::text::truncate;
-
-/// How much of an error body is kept in a message.
-const ERROR_BODY_CHARS: usize = 600;
 
 /// A provider that can be called, with what it needs.
 #[derive(Debug, Clone)]
@@ -142,26 +138,7 @@ impl SearchClient {
             }
         };
         // `url` has no query string, so neither has any error built from it.
-        let response = request
-            .timeout(self.timeout)
-            .send()
-            .await
-            .map_err(|e| HttpError::from_reqwest(url, self.timeout, e))?;
-        let status = response.status();
-        let retry_after = parse_retry_after(response.headers());
-        let text = response
-            .text()
-            .await
-            .map_err(|e| HttpError::from_reqwest(url, self.timeout, e))?;
-        if !status.is_success() {
-            return Err(HttpError::Status {
-                url: url.to_string(),
-                status: status.as_u16(),
-                body: redact(&truncate(&text, ERROR_BODY_CHARS), &self.secrets),
-                retry_after,
-            });
-        }
-        Ok(text)
+        send_once(request, url, self.timeout, &self.secrets).await
     }
 }
 

@@ -1,7 +1,11 @@
 //! Short descriptions of JSON values for diagnostic messages ("a number `3`"), cut to a
-//! readable length. Only formatting; no rule lives here.
+//! readable length, and the required-string check every validator makes. No rule lives here.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
+
+use super::json_path;
+use crate::diagnostics::Diagnostics;
+use crate::text::truncate;
 
 /// A JSON value's kind, for messages: "a number `3`".
 pub fn kind(v: &Value) -> String {
@@ -15,11 +19,32 @@ pub fn kind(v: &Value) -> String {
     }
 }
 
-/// At most `max` characters, with `...` when cut.
-pub fn truncate(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((at, _)) => format!("{}...", &s[..at]),
-        None => s.to_string(),
+/// Records MISSING_FIELD / INVALID_TYPE unless `obj[field]` is a string; returns it.
+pub fn require_string<'a>(
+    obj: &'a Map<String, Value>,
+    base: &str,
+    field: &str,
+    d: &mut Diagnostics,
+) -> Option<&'a str> {
+    let path = json_path::key(base, field);
+    match obj.get(field) {
+        Some(Value::String(s)) => Some(s),
+        None => {
+            d.error(
+                "MISSING_FIELD",
+                path,
+                format!("`{field}` is missing: add a string"),
+            );
+            None
+        }
+        Some(other) => {
+            d.error(
+                "INVALID_TYPE",
+                path,
+                format!("`{field}` is {}: write a string", kind(other)),
+            );
+            None
+        }
     }
 }
 
@@ -32,7 +57,14 @@ mod tests {
     fn describes_and_cuts_on_char_boundaries() {
         assert_eq!(kind(&json!(3)), "a number `3`");
         assert_eq!(kind(&json!([1])), "an array");
-        assert_eq!(truncate("路径路径", 2), "路径...");
-        assert_eq!(truncate("ab", 2), "ab");
+        assert_eq!(kind(&json!("路径路径")), "a string `路径路径`");
+        let mut d = Diagnostics::new();
+        let obj = json!({"a": "x", "b": 1});
+        let obj = obj.as_object().expect("object");
+        assert_eq!(require_string(obj, "root", "a", &mut d), Some("x"));
+        assert_eq!(require_string(obj, "root", "b", &mut d), None);
+        assert_eq!(require_string(obj, "root", "c", &mut d), None);
+        assert!(d.has_error("INVALID_TYPE") && d.has_error("MISSING_FIELD"));
+        assert_eq!(d.errors[0].path, "root.b");
     }
 }

@@ -28,7 +28,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::describe::kind;
+use super::describe::{kind, require_string};
 use super::json_path;
 use crate::diagnostics::Diagnostics;
 use crate::plan::model::FINAL_BATCH;
@@ -169,7 +169,7 @@ fn check_node<'a>(i: usize, node: &'a Value, d: &mut Diagnostics) -> NodeFacts<'
         );
         return facts;
     };
-    if let Some(raw) = required_string(obj, &base, "node_id", d) {
+    if let Some(raw) = require_string(obj, &base, "node_id", d) {
         match NodeId::parse(raw) {
             Ok(id) => facts.id = Some(id),
             Err(err) => {
@@ -181,8 +181,8 @@ fn check_node<'a>(i: usize, node: &'a Value, d: &mut Diagnostics) -> NodeFacts<'
             }
         }
     }
-    required_string(obj, &base, "title", d);
-    if let Some(t) = required_string(obj, &base, "type", d)
+    require_string(obj, &base, "title", d);
+    if let Some(t) = require_string(obj, &base, "type", d)
         && !NODE_TYPES.contains(&t)
     {
         d.error(
@@ -191,7 +191,7 @@ fn check_node<'a>(i: usize, node: &'a Value, d: &mut Diagnostics) -> NodeFacts<'
             format!("node type `{t}` is unknown: use start, search, summary or end"),
         );
     }
-    if let Some(s) = required_string(obj, &base, "status", d)
+    if let Some(s) = require_string(obj, &base, "status", d)
         && !STATUSES.contains(&s)
     {
         d.error(
@@ -434,35 +434,6 @@ fn check_refs(
                 );
             }
             _ => {}
-        }
-    }
-}
-
-/// Records MISSING_FIELD / INVALID_TYPE unless `obj[field]` is a string; returns it.
-fn required_string<'a>(
-    obj: &'a Map<String, Value>,
-    base: &str,
-    field: &str,
-    d: &mut Diagnostics,
-) -> Option<&'a str> {
-    let path = json_path::key(base, field);
-    match obj.get(field) {
-        Some(Value::String(s)) => Some(s),
-        None => {
-            d.error(
-                "MISSING_FIELD",
-                path,
-                format!("`{field}` is missing: add a string"),
-            );
-            None
-        }
-        Some(other) => {
-            d.error(
-                "INVALID_TYPE",
-                path,
-                format!("`{field}` is {}: write a string", kind(other)),
-            );
-            None
         }
     }
 }

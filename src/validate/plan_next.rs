@@ -492,7 +492,7 @@ fn check_command(root: &Map<String, Value>, executors: Option<&Executors>, d: &m
                 "executor_call.command",
                 format!(
                     "`{}` names no declared executor: use one of [{}] or the generic `shell: <command>`",
-                    super::describe::truncate(command, 60),
+                    crate::text::truncate(command, 60),
                     set.ids().join(", ")
                 ),
             );
@@ -504,7 +504,7 @@ fn check_command(root: &Map<String, Value>, executors: Option<&Executors>, d: &m
                 "executor_call.command",
                 format!(
                     "`{}` was not checked against executors.yaml: pass `--executors` to check it",
-                    super::describe::truncate(command, 60)
+                    crate::text::truncate(command, 60)
                 ),
             );
         }
@@ -588,7 +588,7 @@ fn check_context(
                 d.error(
                     "REPEATS_FAILED_ATTEMPT",
                     "executor_call.command",
-                    format!("command `{}` already failed (`think.done[{}]`): change the command or split the goal into steps", super::describe::truncate(c, 60), failed.index),
+                    format!("command `{}` already failed (`think.done[{}]`): change the command or split the goal into steps", crate::text::truncate(c, 60), failed.index),
                 );
             }
         }

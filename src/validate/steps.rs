@@ -53,7 +53,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::atoms::AtomRegistry;
-use super::describe::kind;
+use super::describe::{kind, require_string};
 use super::graph::DepGraph;
 use super::json_path;
 use super::step_refs::{self, StepRef};
@@ -491,35 +491,6 @@ fn check_atom(s: &Step<'_>, atoms: &AtomRegistry, d: &mut Diagnostics) {
                     input.name
                 ),
             );
-        }
-    }
-}
-
-/// Records MISSING_FIELD / INVALID_TYPE unless `obj[field]` is a string; returns it.
-fn require_string<'a>(
-    obj: &'a Map<String, Value>,
-    base: &str,
-    field: &str,
-    d: &mut Diagnostics,
-) -> Option<&'a str> {
-    let path = json_path::key(base, field);
-    match obj.get(field) {
-        None => {
-            d.error(
-                "MISSING_FIELD",
-                path,
-                format!("`{field}` is missing: add a string"),
-            );
-            None
-        }
-        Some(Value::String(s)) => Some(s),
-        Some(other) => {
-            d.error(
-                "INVALID_TYPE",
-                path,
-                format!("`{field}` is {}: write a string", kind(other)),
-            );
-            None
         }
     }
 }

@@ -1,0 +1,45 @@
+//! Sending one HTTP request and reading its body: the single attempt that the retry policy
+//! repeats, shared by the LLM client and the search providers.
+//!
+//! A non-2xx answer becomes [`HttpError::Status`] with its `Retry-After`, and a body that is cut
+//! to a readable length and redacted of every secret, since servers echo keys in error bodies.
+
+use std::time::Duration;
+
+use super::error::{HttpError, parse_retry_after};
+use crate::settings::ApiKey;
+use crate::settings::secret::redact;
+use crate::text::truncate;
+
+/// How much of an error body is kept.
+const ERROR_BODY_CHARS: usize = 600;
+
+/// Sends `request` (its timeout set to `timeout`) and returns the body of a 2xx answer.
+/// `url` must carry no query string: it is what error messages show.
+pub async fn send_once(
+    request: reqwest::RequestBuilder,
+    url: &str,
+    timeout: Duration,
+    secrets: &[ApiKey],
+) -> Result<String, HttpError> {
+    let response = request
+        .timeout(timeout)
+        .send()
+        .await
+        .map_err(|e| HttpError::from_reqwest(url, timeout, e))?;
+    let status = response.status();
+    let retry_after = parse_retry_after(response.headers());
+    let text = response
+        .text()
+        .await
+        .map_err(|e| HttpError::from_reqwest(url, timeout, e))?;
+    if !status.is_success() {
+        return Err(HttpError::Status {
+            url: url.to_string(),
+            status: status.as_u16(),
+            body: redact(&truncate(&text, ERROR_BODY_CHARS), secrets),
+            retry_after,
+        });
+    }
+    Ok(text)
+}
