@@ -155,6 +155,22 @@ fn events_of<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["event"] == kind).collect()
 }
 
+/// Round 1: one search `b`; round 2: the final summary over it.
+fn one_search_then_final() -> Vec<Value> {
+    vec![
+        plan_answer(
+            false,
+            json!([{"title": "Only search", "type": "search", "p_node": "a:info"}]),
+            json!(["NEW1:summary"]),
+        ),
+        plan_answer(
+            true,
+            json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
+            json!([]),
+        ),
+    ]
+}
+
 fn three_rounds() -> Vec<Value> {
     vec![
         plan_answer(
@@ -382,21 +398,7 @@ async fn a_search_rate_limited_twice_completes_and_the_events_show_both_retries(
     let search = MockSearch::start(SearchKind::Tavily).await;
     search.push_fault(Fault::rate_limited_ms(60));
     search.push_fault(Fault::rate_limited(Some("0")));
-    scripted(
-        &llm,
-        vec![
-            plan_answer(
-                false,
-                json!([{"title": "Only search", "type": "search", "p_node": "a:info"}]),
-                json!(["NEW1:summary"]),
-            ),
-            plan_answer(
-                true,
-                json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
-                json!([]),
-            ),
-        ],
-    );
+    scripted(&llm, one_search_then_final());
     let s = Setup::new(&llm, Some(&search));
     s.query("Q?").run().await.success();
     assert_eq!(node(&s.plan(), "b")["status"], "completed");
@@ -658,21 +660,7 @@ async fn a_failed_final_summary_exits_1_and_keeps_the_work() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn provider_none_writes_no_search_block_and_brave_sends_its_token() {
     let llm = MockLlm::start().await;
-    scripted(
-        &llm,
-        vec![
-            plan_answer(
-                false,
-                json!([{"title": "Only search", "type": "search", "p_node": "a:info"}]),
-                json!(["NEW1:summary"]),
-            ),
-            plan_answer(
-                true,
-                json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
-                json!([]),
-            ),
-        ],
-    );
+    scripted(&llm, one_search_then_final());
     let s = Setup::new(&llm, None);
     s.query("Q?").run().await.success();
     let b = node(&s.plan(), "b").clone();
@@ -691,21 +679,7 @@ async fn provider_none_writes_no_search_block_and_brave_sends_its_token() {
     let llm = MockLlm::start().await;
     let brave = MockSearch::start(SearchKind::Brave).await;
     brave.require_key(SEARCH_KEY);
-    scripted(
-        &llm,
-        vec![
-            plan_answer(
-                false,
-                json!([{"title": "Only search", "type": "search", "p_node": "a:info"}]),
-                json!(["NEW1:summary"]),
-            ),
-            plan_answer(
-                true,
-                json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
-                json!([]),
-            ),
-        ],
-    );
+    scripted(&llm, one_search_then_final());
     let s = Setup::new(&llm, Some(&brave));
     s.query("Q?").run().await.success();
     let req = &brave.requests()[0];

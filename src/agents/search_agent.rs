@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::task::{TaskError, TaskInput, TaskOutput, parse_written, written_schema};
 use crate::http::RetryObserver;
-use crate::llm::{LlmClient, Message, Want, extract_json};
+use crate::llm::{LlmClient, Want, extract_json};
 use crate::plan::{Info, Source, Usage};
 use crate::search::{SearchClient, SearchHit};
 
@@ -54,23 +54,17 @@ impl SearchAgent<'_> {
         };
 
         let schema = written_schema();
-        let messages = [
-            Message::system(self.analysis_prompt),
-            Message::user(format!(
-                "{}\nSearch results of this task:\n{results_text}\n",
-                input.message()
-            )),
-        ];
+        let user = format!(
+            "{}\nSearch results of this task:\n{results_text}\n",
+            input.message()
+        );
+        let want = Want::Json {
+            name: "search_analysis",
+            schema: &schema,
+        };
         let answer = self
             .llm
-            .chat(
-                &messages,
-                Want::Json {
-                    name: "search_analysis",
-                    schema: &schema,
-                },
-                observer,
-            )
+            .ask(self.analysis_prompt, user, want, observer)
             .await?;
         usage.add(answer.usage);
         let (summary, analysis) = parse_written(&answer.content);
@@ -100,20 +94,13 @@ impl SearchAgent<'_> {
             "required": ["queries"],
             "properties": {"queries": {"type": "array", "items": {"type": "string"}}}
         });
-        let messages = [
-            Message::system(self.queries_prompt),
-            Message::user(input.message()),
-        ];
+        let want = Want::Json {
+            name: "search_queries",
+            schema: &schema,
+        };
         let answer = self
             .llm
-            .chat(
-                &messages,
-                Want::Json {
-                    name: "search_queries",
-                    schema: &schema,
-                },
-                observer,
-            )
+            .ask(self.queries_prompt, input.message(), want, observer)
             .await?;
         usage.add(answer.usage);
         let mut queries: Vec<String> = extract_json(&answer.content)

@@ -5,7 +5,7 @@
 use super::citations;
 use super::task::{TaskError, TaskInput, TaskOutput, parse_written, written_schema};
 use crate::http::RetryObserver;
-use crate::llm::{LlmClient, Message, Want};
+use crate::llm::{LlmClient, Want};
 use crate::plan::{Info, Source};
 
 pub struct SummaryAgent<'a> {
@@ -22,20 +22,13 @@ impl SummaryAgent<'_> {
         observer: &dyn RetryObserver,
     ) -> Result<TaskOutput, TaskError> {
         let schema = written_schema();
-        let messages = [
-            Message::system(self.summary_prompt),
-            Message::user(input.message()),
-        ];
+        let want = Want::Json {
+            name: "summary",
+            schema: &schema,
+        };
         let answer = self
             .llm
-            .chat(
-                &messages,
-                Want::Json {
-                    name: "summary",
-                    schema: &schema,
-                },
-                observer,
-            )
+            .ask(self.summary_prompt, input.message(), want, observer)
             .await?;
         let (summary, analysis) = parse_written(&answer.content);
         let mut info = Info::default();
@@ -63,11 +56,11 @@ impl SummaryAgent<'_> {
         if list.is_empty() {
             list.push_str("(no sources: the searches returned none; cite nothing)\n");
         }
-        let messages = [
-            Message::system(self.final_prompt),
-            Message::user(format!("{}\nNumbered sources:\n{list}", input.message())),
-        ];
-        let answer = self.llm.chat(&messages, Want::Text, observer).await?;
+        let user = format!("{}\nNumbered sources:\n{list}", input.message());
+        let answer = self
+            .llm
+            .ask(self.final_prompt, user, Want::Text, observer)
+            .await?;
         let (report, _cited) = citations::clean(answer.content.trim(), sources.len());
         let mut info = Info::default();
         info.set("llm", report.clone());

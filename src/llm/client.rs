@@ -96,6 +96,18 @@ impl LlmClient {
         *self.format.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// One system prompt and one user message: the shape of every sub-agent call.
+    pub async fn ask(
+        &self,
+        system: &str,
+        user: String,
+        want: Want<'_>,
+        observer: &dyn RetryObserver,
+    ) -> Result<ChatAnswer, LlmError> {
+        let messages = [Message::system(system), Message::user(user)];
+        self.chat(&messages, want, observer).await
+    }
+
     /// Sends the messages, retrying transient failures, and returns the answer's text.
     pub async fn chat(
         &self,

@@ -67,12 +67,11 @@ pub fn parse(text: &str, max: usize) -> Result<Vec<SearchHit>, serde_json::Error
     Ok(results
         .into_iter()
         .filter_map(|r| {
-            let url = r.url.filter(|u| !u.trim().is_empty())?;
-            Some(SearchHit {
-                title: plain_text(r.title.as_deref().unwrap_or_default()),
-                url,
-                snippet: plain_text(r.description.as_deref().unwrap_or_default()),
-            })
+            SearchHit::from_parts(
+                r.title.as_deref().map(plain_text),
+                r.url,
+                r.description.as_deref().map(plain_text),
+            )
         })
         .take(max)
         .collect())

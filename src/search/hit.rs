@@ -11,3 +11,19 @@ pub struct SearchHit {
     /// A short plain-text excerpt; may be empty.
     pub snippet: String,
 }
+
+impl SearchHit {
+    /// A hit from a provider's optional fields; `None` without a usable URL.
+    pub fn from_parts(
+        title: Option<String>,
+        url: Option<String>,
+        snippet: Option<String>,
+    ) -> Option<SearchHit> {
+        let url = url.filter(|u| !u.trim().is_empty())?;
+        Some(SearchHit {
+            title: title.unwrap_or_default(),
+            url,
+            snippet: snippet.unwrap_or_default(),
+        })
+    }
+}

@@ -53,14 +53,7 @@ pub fn parse(text: &str, max: usize) -> Result<Vec<SearchHit>, serde_json::Error
     Ok(response
         .results
         .into_iter()
-        .filter_map(|r| {
-            let url = r.url.filter(|u| !u.trim().is_empty())?;
-            Some(SearchHit {
-                title: r.title.unwrap_or_default(),
-                url,
-                snippet: r.content.unwrap_or_default(),
-            })
-        })
+        .filter_map(|r| SearchHit::from_parts(r.title, r.url, r.content))
         .take(max)
         .collect())
 }
