@@ -75,11 +75,13 @@ pub struct PlanningLogArgs {
     pub log_show_instructions: bool,
 }
 
-impl From<PlanningLogArgs> for crate::planner::LogOptions {
-    fn from(args: PlanningLogArgs) -> Self {
+impl PlanningLogArgs {
+    /// The planner's log options; `echo` says whether the input/output lines are printed.
+    pub fn options(self, echo: bool) -> crate::planner::LogOptions {
         crate::planner::LogOptions {
-            full: args.log_full,
-            show_instructions: args.log_show_instructions,
+            echo: echo || self.log_full || self.log_show_instructions,
+            full: self.log_full,
+            show_instructions: self.log_show_instructions,
         }
     }
 }

@@ -787,3 +787,34 @@ async fn a_signal_stops_the_run_with_the_work_saved_and_resume_finishes_it() {
     assert_eq!(node(&plan, "d")["batch"], -1);
     assert_eq!(node(&plan, "d")["status"], "completed");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn planner_input_is_echoed_only_when_asked() {
+    let llm = MockLlm::start().await;
+    let s = Setup::new(&llm, None);
+    scripted(&llm, one_search_then_final());
+    let quiet = s.query("Q?").run().await;
+    quiet.success();
+    assert!(
+        !quiet.stderr.contains("[planning] USER_INPUT"),
+        "{}",
+        quiet.stderr
+    );
+    assert!(
+        quiet.stderr.contains("round 1: planned 1 task(s)"),
+        "{}",
+        quiet.stderr
+    );
+
+    std::fs::remove_dir_all(s.path().join("out")).expect("clean");
+    scripted(&llm, one_search_then_final());
+    let verbose = s.query("Q?").arg("-v").run().await;
+    verbose.success();
+    assert!(
+        verbose
+            .stderr
+            .contains("[planning] USER_INPUT ->\n用户问题: Q?"),
+        "{}",
+        verbose.stderr
+    );
+}

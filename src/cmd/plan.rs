@@ -49,7 +49,7 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
         llm: &llm,
         system_prompt: prompt,
         repair_attempts: settings.repair_attempts,
-        log: args.log.into(),
+        log: args.log.options(true),
     };
 
     let outcome = match planner

@@ -70,7 +70,8 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
         WorkflowOptions {
             max_rounds: args.max_rounds,
             concurrency: usize::try_from(args.concurrency).unwrap_or(1),
-            log: args.log.into(),
+            // In a workflow the planner's full input is debug output unless asked for.
+            log: args.log.options(global.verbose > 0),
         },
         report_path,
         Box::pin(shutdown_signal()),

@@ -23,6 +23,8 @@ const LOG_MAX_CHARS: usize = 1500;
 /// How much of the planner's input and output the `[planning]` lines show.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LogOptions {
+    /// Print the `USER_INPUT` / `MODEL_OUTPUT` lines at all (else they go to the debug log).
+    pub echo: bool,
     /// Print input and output in full instead of truncated.
     pub full: bool,
     /// Also print the system prompt.
@@ -71,12 +73,12 @@ impl Planner<'_> {
             tracing::warn!("[planning] {w}");
         }
         if self.log.show_instructions {
-            logging::line(&format!(
+            self.echo(&format!(
                 "[planning] SYSTEM_PROMPT ->\n{}",
                 self.system_prompt
             ));
         }
-        logging::line(&format!(
+        self.echo(&format!(
             "[planning] USER_INPUT ->\n{}",
             self.clip(&input.text)
         ));
@@ -138,10 +140,18 @@ impl Planner<'_> {
 
     fn log_output(&self, value: &Value) {
         let text = serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string());
-        logging::line(&format!(
+        self.echo(&format!(
             "[planning] MODEL_OUTPUT (parsed) ->\n{}",
             self.clip(&text)
         ));
+    }
+
+    fn echo(&self, text: &str) {
+        if self.log.echo {
+            logging::line(text);
+        } else {
+            tracing::debug!("{text}");
+        }
     }
 
     fn clip(&self, text: &str) -> String {
