@@ -171,6 +171,27 @@ fn one_search_then_final() -> Vec<Value> {
     ]
 }
 
+/// The planner's answer in round `round` (0-based): two searches `b`, `c`, then the final
+/// summary over `final_refs`.
+fn two_searches_then_final(round: usize, titles: [&str; 2], final_refs: &str) -> Value {
+    if round == 0 {
+        plan_answer(
+            false,
+            json!([
+                {"title": titles[0], "type": "search", "p_node": "a:info"},
+                {"title": titles[1], "type": "search", "p_node": "a:info"}
+            ]),
+            json!(["NEW1:summary", "NEW2:summary"]),
+        )
+    } else {
+        plan_answer(
+            true,
+            json!([{"title": "Final", "type": "summary", "p_node": final_refs}]),
+            json!([]),
+        )
+    }
+}
+
 fn three_rounds() -> Vec<Value> {
     vec![
         plan_answer(
@@ -431,21 +452,11 @@ async fn a_task_failing_every_try_is_failed_and_the_run_still_finishes() {
             seen.lock()
                 .expect("lock")
                 .push(req.user_prompt().unwrap_or_default());
-            Reply::json(&match round.fetch_add(1, Ordering::SeqCst) {
-                0 => plan_answer(
-                    false,
-                    json!([
-                        {"title": "Doomed", "type": "search", "p_node": "a:info"},
-                        {"title": "Fine", "type": "search", "p_node": "a:info"}
-                    ]),
-                    json!(["NEW1:summary", "NEW2:summary"]),
-                ),
-                _ => plan_answer(
-                    true,
-                    json!([{"title": "Final", "type": "summary", "p_node": "c:summary"}]),
-                    json!([]),
-                ),
-            })
+            Reply::json(&two_searches_then_final(
+                round.fetch_add(1, Ordering::SeqCst),
+                ["Doomed", "Fine"],
+                "c:summary",
+            ))
         }
         Agent::Analysis if task_title(req) == "Doomed" => Reply::fault(Fault::server_error(500)),
         Agent::Final => Reply::content("Report."),
@@ -712,21 +723,11 @@ async fn a_signal_stops_the_run_with_the_work_saved_and_resume_finishes_it() {
     let slow_flag = Arc::clone(&slow);
     let round = Arc::new(AtomicUsize::new(0));
     llm.set_handler(move |req| match agent(req) {
-        Agent::Planner => Reply::json(&match round.fetch_add(1, Ordering::SeqCst) {
-            0 => plan_answer(
-                false,
-                json!([
-                    {"title": "Quick", "type": "search", "p_node": "a:info"},
-                    {"title": "Slow", "type": "search", "p_node": "a:info"}
-                ]),
-                json!(["NEW1:summary", "NEW2:summary"]),
-            ),
-            _ => plan_answer(
-                true,
-                json!([{"title": "Final", "type": "summary", "p_node": "b:summary, c:summary"}]),
-                json!([]),
-            ),
-        }),
+        Agent::Planner => Reply::json(&two_searches_then_final(
+            round.fetch_add(1, Ordering::SeqCst),
+            ["Quick", "Slow"],
+            "b:summary, c:summary",
+        )),
         Agent::Analysis if task_title(req) == "Slow" && slow_flag.load(Ordering::SeqCst) => {
             Reply::json(&json!({"summary": "late", "analysis": "late"}))
                 .delay(Duration::from_secs(30))
