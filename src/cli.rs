@@ -75,17 +75,6 @@ pub struct PlanningLogArgs {
     pub log_show_instructions: bool,
 }
 
-impl PlanningLogArgs {
-    /// The planner's log options; `echo` says whether the input/output lines are printed.
-    pub fn options(self, echo: bool) -> crate::planner::LogOptions {
-        crate::planner::LogOptions {
-            echo: echo || self.log_full || self.log_show_instructions,
-            full: self.log_full,
-            show_instructions: self.log_show_instructions,
-        }
-    }
-}
-
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("start").required(true).args(["query", "plan"])))]
 pub struct WorkflowArgs {

@@ -20,7 +20,9 @@
 //! - [`exit`]: exit codes; [`logging`]: tracing set-up.
 
 pub mod agents;
+pub mod atomic;
 pub mod cli;
+pub mod clock;
 pub mod cmd;
 pub mod diagnostics;
 pub mod exit;

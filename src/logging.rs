@@ -15,23 +15,33 @@ use tracing_subscriber::EnvFilter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
-use crate::cli::GlobalArgs;
+/// How the log is set up, in plain values (the command line is converted in `cmd/`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LogConfig {
+    /// Only warnings and errors.
+    pub quiet: bool,
+    /// 0 info, 1 debug for researchflow, 2 or more trace.
+    pub verbose: u8,
+    /// Progress bars, drawn only when stderr is a terminal and `quiet` is off.
+    pub progress: bool,
+    /// ANSI colours in log lines; off when stderr is not a terminal or `NO_COLOR` is set.
+    pub color: bool,
+}
 
 static QUIET: AtomicBool = AtomicBool::new(false);
 static BAR_WRITER: OnceLock<IndicatifWriter<Stderr>> = OnceLock::new();
 
-/// Installs the global tracing subscriber. `progress` asks for progress bars, which are drawn
-/// only when stderr is a terminal and `-q` is not given. Calling it twice is harmless.
-pub fn init(global: &GlobalArgs, progress: bool) {
-    QUIET.store(global.quiet, Ordering::Relaxed);
-    let default = match (global.quiet, global.verbose) {
+/// Installs the global tracing subscriber. Calling it twice is harmless.
+pub fn init(config: LogConfig) {
+    QUIET.store(config.quiet, Ordering::Relaxed);
+    let default = match (config.quiet, config.verbose) {
         (true, _) => "warn",
         (false, 0) => "info",
         (false, 1) => "researchflow=debug,info",
         (false, _) => "trace",
     };
     let filter = || EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
-    if progress && !global.quiet && std::io::stderr().is_terminal() {
+    if config.progress && !config.quiet && std::io::stderr().is_terminal() {
         let bars: IndicatifLayer<_> = IndicatifLayer::new();
         let writer = bars.get_stderr_writer();
         let _ = BAR_WRITER.set(writer.clone());
@@ -40,6 +50,7 @@ pub fn init(global: &GlobalArgs, progress: bool) {
             .with(
                 tracing_subscriber::fmt::layer()
                     .with_writer(writer)
+                    .with_ansi(config.color)
                     .with_target(false),
             )
             .with(bars)
@@ -48,6 +59,7 @@ pub fn init(global: &GlobalArgs, progress: bool) {
         let _ = tracing_subscriber::fmt()
             .with_env_filter(filter())
             .with_writer(std::io::stderr)
+            .with_ansi(config.color)
             .with_target(false)
             .try_init();
     }

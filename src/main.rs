@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use researchflow::cli::{Cli, Command};
+use researchflow::cli::Cli;
 use researchflow::exit::ExitStatus;
 
 fn main() -> ExitCode {
@@ -12,7 +12,7 @@ fn main() -> ExitCode {
     // change a cron job), so that flags reading the environment see its values.
     let dotenv = dotenvy::from_path(".env");
     let cli = Cli::parse();
-    researchflow::logging::init(&cli.global, matches!(cli.command, Command::Workflow(_)));
+    researchflow::logging::init(researchflow::cmd::log_config(&cli));
     if let Err(err) = dotenv
         && !err.not_found()
     {

@@ -24,7 +24,7 @@ const MAX_FILE_LINES: usize = 450;
 /// layer (or its own files). Data flows the other way: cli -> cmd -> workflow -> (planner,
 /// agents) -> (llm, search) -> http, with plan and settings below.
 const LAYERS: &[&[&str]] = &[
-    &["text", "exit", "diagnostics", "cli", "atomic"],
+    &["text", "clock", "exit", "diagnostics", "cli", "atomic"],
     &["logging", "plan", "settings"],
     &["http", "prompts", "validate"],
     &["llm", "search"],
@@ -32,6 +32,10 @@ const LAYERS: &[&[&str]] = &[
     &["workflow"],
     &["cmd"],
 ];
+
+/// Imports that the layers would allow but that would tie a general-purpose client to the
+/// plan file: the HTTP, LLM and search clients know nothing of plans.
+const FORBIDDEN: &[(&str, &str)] = &[("http", "plan"), ("llm", "plan"), ("search", "plan")];
 
 /// One source file: its module path (`["plan", "info"]`) and parsed syntax.
 struct SourceFile {
@@ -238,7 +242,9 @@ impl Tree {
 }
 
 /// Import edges between siblings: for each parent module, `from -> {to}` among its children.
-fn sibling_edges(files: &[SourceFile]) -> BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> {
+fn sibling_edges(
+    files: &[SourceFile],
+) -> BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> {
     let tree = Tree::new(files);
     let mut edges: BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
     for file in files.iter().filter(|f| !f.module.is_empty()) {
@@ -365,6 +371,9 @@ fn imports_go_down_the_layers() {
                     "`{from}` imports `{to}`, which is not in a lower layer"
                 ));
             }
+            if FORBIDDEN.contains(&(from.as_str(), to.as_str())) {
+                wrong.push(format!("`{from}` must not import `{to}`"));
+            }
         }
     }
     wrong.sort();
@@ -384,7 +393,8 @@ fn functions_and_files_stay_short() {
             let end = body.brace_token.span.close().end().line;
             let lines = end + 1 - start;
             if lines > MAX_FN_LINES {
-                self.long.push(format!("{}: fn {name} is {lines} lines", self.file));
+                self.long
+                    .push(format!("{}: fn {name} is {lines} lines", self.file));
             }
         }
     }
@@ -427,10 +437,7 @@ fn functions_and_files_stay_short() {
             })
             .unwrap_or_else(|| file.text.lines().count());
         if tests_at > MAX_FILE_LINES {
-            long.push(format!(
-                "{}: {tests_at} lines before its tests",
-                file.rel
-            ));
+            long.push(format!("{}: {tests_at} lines before its tests", file.rel));
         }
     }
     assert!(
@@ -461,8 +468,14 @@ fn the_checker_finds_cycles_through_reexports() {
         syntax: syn::parse_file(text).expect("parses"),
     };
     let files = vec![
-        file(&["plan", "info"], "use super::refs::Part; fn f() { crate::text::g(); }"),
-        file(&["plan", "refs"], "pub struct Part; fn h() { super::Info::parse(); }"),
+        file(
+            &["plan", "info"],
+            "use super::refs::Part; fn f() { crate::text::g(); }",
+        ),
+        file(
+            &["plan", "refs"],
+            "pub struct Part; fn h() { super::Info::parse(); }",
+        ),
         SourceFile {
             is_mod_rs: true,
             ..file(&["plan"], "pub mod info; pub mod refs; pub use info::Info;")

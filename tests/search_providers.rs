@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use researchflow::http::{HttpError, LogOnly, RetryNotice, RetryObserver};
+use researchflow::http::{HttpError, NoObserver, RetryNotice, RetryObserver};
 use researchflow::search::{SearchClient, SearchConfigError, SearchError, SearchHit};
 use researchflow::settings::{ConfigFile, Settings, SettingsError};
 use serde_json::{Value, json};
@@ -98,7 +98,10 @@ async fn hits_are_what_the_mock_served() {
         let mock = MockSearch::start(kind).await;
         let client = client_for(&mock, 2000);
         assert_eq!(client.provider_name(), provider(kind));
-        let hits = client.search(QUERY, &LogOnly).await.expect("search works");
+        let hits = client
+            .search(QUERY, &NoObserver)
+            .await
+            .expect("search works");
         let expected = if kind == SearchKind::Searxng { 3 } else { 4 };
         assert_eq!(hits.len(), expected, "{kind:?}");
         let urls: Vec<String> = hits.iter().map(|h| h.url.clone()).collect();
@@ -122,7 +125,10 @@ async fn searxng_caps_hits_at_max_results() {
     let client = SearchClient::new(support::http_client().build().expect("client"), &s)
         .expect("configured")
         .expect("a provider");
-    let hits = client.search(QUERY, &LogOnly).await.expect("search works");
+    let hits = client
+        .search(QUERY, &NoObserver)
+        .await
+        .expect("search works");
     assert_eq!(hits.len(), 2);
     assert_eq!(hits[1].url, result_url(QUERY, 2));
     let request = &search_requests(&mock)[0];
@@ -135,7 +141,10 @@ async fn requests_carry_the_query_count_and_key_in_the_right_place() {
         let mock = MockSearch::start(kind).await;
         mock.require_key(KEY);
         let client = client_for(&mock, 2000);
-        client.search(QUERY, &LogOnly).await.expect("key accepted");
+        client
+            .search(QUERY, &NoObserver)
+            .await
+            .expect("key accepted");
         let requests = search_requests(&mock);
         assert_eq!(requests.len(), 1, "{kind:?}");
         let r = &requests[0];
@@ -213,7 +222,7 @@ async fn searxng_without_a_key_where_one_is_required_is_a_final_401() {
     let client = SearchClient::new(support::http_client().build().expect("client"), &s)
         .expect("configured")
         .expect("a provider");
-    let err = client.search(QUERY, &LogOnly).await.expect_err("no key");
+    let err = client.search(QUERY, &NoObserver).await.expect_err("no key");
     assert!(
         matches!(&err, SearchError::Http(e @ HttpError::Status { status: 401, .. }) if !e.is_transient()),
         "{err:?}"
@@ -277,7 +286,10 @@ async fn a_malformed_answer_is_not_retried() {
         let mock = MockSearch::start(kind).await;
         mock.push_raw(200, r#"{"results": [{"url": "https://x", "title": "#);
         let client = client_for(&mock, 2000);
-        let err = client.search(QUERY, &LogOnly).await.expect_err("malformed");
+        let err = client
+            .search(QUERY, &NoObserver)
+            .await
+            .expect_err("malformed");
         match &err {
             SearchError::Malformed {
                 provider: p,
@@ -295,7 +307,7 @@ async fn a_malformed_answer_is_not_retried() {
     let mock = MockSearch::start(SearchKind::Tavily).await;
     mock.push_raw(200, r#"{"detail": {"error": "bad"}}"#);
     let err = client_for(&mock, 2000)
-        .search(QUERY, &LogOnly)
+        .search(QUERY, &NoObserver)
         .await
         .expect_err("wrong shape");
     assert!(err.to_string().contains("missing field `results`"), "{err}");
@@ -347,7 +359,7 @@ async fn dropped_every_time_is_a_transport_error() {
         mock.push_fault(Fault::Drop);
     }
     let err = client_for(&mock, 2000)
-        .search(QUERY, &LogOnly)
+        .search(QUERY, &NoObserver)
         .await
         .expect_err("always dropped");
     assert!(

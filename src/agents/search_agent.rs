@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 
 use super::task::{TaskError, TaskInput, TaskOutput, parse_written, written_schema};
 use crate::http::RetryObserver;
-use crate::llm::{LlmClient, Want, extract_json};
-use crate::plan::{Info, Source, Usage};
+use crate::llm::{LlmClient, Usage, Want, extract_json};
+use crate::plan::{Info, Source};
 use crate::search::{SearchClient, SearchHit};
 
 /// The most queries one task runs.

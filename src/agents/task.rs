@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 
-use crate::llm::{LlmError, extract_json};
-use crate::plan::{Info, NodeId, NodeType, Source, Usage};
+use crate::llm::{LlmError, Usage, extract_json};
+use crate::plan::{Info, NodeId, NodeType, Source};
 
 /// Everything a sub-agent needs to run one task.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,6 +15,8 @@ pub struct TaskInput {
     pub question: String,
     /// The task's resolved `p_node` refs, rendered as segments.
     pub context: String,
+    /// For the final summary: the numbered sources it may cite. `None` for every other task.
+    pub final_sources: Option<Vec<Source>>,
 }
 
 impl TaskInput {
@@ -51,6 +53,9 @@ pub enum TaskError {
     Llm(#[from] LlmError),
     #[error("every search failed; last error: {0}")]
     Search(String),
+    /// The task's code panicked: a bug, recorded as a failure so the run goes on.
+    #[error("the task stopped on an internal error (a bug; please report it): {0}")]
+    Panicked(String),
 }
 
 /// The JSON schema of the `{summary, analysis}` answers.
@@ -125,6 +130,7 @@ mod tests {
             title: "T".into(),
             question: "Q?".into(),
             context: String::new(),
+            final_sources: None,
         };
         assert!(
             input

@@ -1,17 +1,13 @@
-//! One file per subcommand, each an `async fn run(args, ...) -> CommandResult`.
+//! One file per subcommand, each an `async fn run(args, ...) -> CommandResult`; `dispatch.rs`
+//! picks one, `options.rs` turns command-line types into the plain options of lower layers,
+//! and `output.rs` prints data on stdout.
 
+pub mod dispatch;
+pub mod options;
+pub mod output;
 pub mod plan;
 pub mod validate;
 pub mod workflow;
 
-use crate::cli::{Cli, Command};
-use crate::exit::CommandResult;
-
-/// Runs the parsed command line.
-pub async fn run(cli: Cli) -> CommandResult {
-    match cli.command {
-        Command::Validate(args) => validate::run(args).await,
-        Command::Plan(args) => plan::run(args, &cli.global).await,
-        Command::Workflow(args) => workflow::run(args, &cli.global).await,
-    }
-}
+pub use dispatch::run;
+pub use options::log_config;

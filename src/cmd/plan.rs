@@ -8,9 +8,11 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
+use super::options::planner_log;
+use super::output::print_json;
 use crate::cli::{GlobalArgs, PlanArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
-use crate::http::LogOnly;
+use crate::http::NoObserver;
 use crate::llm::LlmClient;
 use crate::logging;
 use crate::plan::store::copy_beside;
@@ -49,11 +51,11 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
         llm: &llm,
         system_prompt: prompt,
         repair_attempts: settings.repair_attempts,
-        log: args.log.options(true),
+        log: planner_log(args.log, true),
     };
 
     let outcome = match planner
-        .run(&mut plan, &RoundNotes::default(), &LogOnly)
+        .run(&mut plan, &RoundNotes::default(), &NoObserver)
         .await
     {
         Ok(outcome) => outcome,
@@ -115,16 +117,12 @@ fn print_result(
     raw: &[String],
     resolved: &[String],
 ) {
-    let out = json!({
+    print_json(&json!({
         "planned": planned,
         "next_check_list": { "raw": raw, "resolved": resolved },
         "latest_id": plan.check_list.latest_id.map(|i| i.to_string()),
         "latest_batch": plan.latest_batch(),
-    });
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&out).unwrap_or_else(|_| out.to_string())
-    );
+    }));
 }
 
 fn status_line(

@@ -45,7 +45,7 @@ pub async fn run(args: ValidateArgs) -> CommandResult {
             validate_plan_file(&doc)
         }
     };
-    print(&diagnostics, args.format)?;
+    print(&diagnostics, args.format);
     Ok(if diagnostics.is_valid() {
         ExitStatus::Success
     } else {
@@ -53,13 +53,9 @@ pub async fn run(args: ValidateArgs) -> CommandResult {
     })
 }
 
-fn print(d: &Diagnostics, format: OutputFormat) -> Result<(), CommandError> {
+fn print(d: &Diagnostics, format: OutputFormat) {
     match format {
-        OutputFormat::Json => {
-            let text = serde_json::to_string_pretty(d).map_err(CommandError::failure)?;
-            println!("{text}");
-        }
+        OutputFormat::Json => super::output::print_json(d),
         OutputFormat::Text => print!("{}", d.to_text()),
     }
-    Ok(())
 }

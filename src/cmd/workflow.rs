@@ -8,9 +8,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use chrono::{SecondsFormat, Utc};
+use chrono::Utc;
 use serde_json::json;
 
+use super::options::planner_log;
+use super::output::print_json;
+use crate::agents::Agents;
 use crate::cli::{GlobalArgs, WorkflowArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::llm::LlmClient;
@@ -19,7 +22,7 @@ use crate::planner::bootstrap;
 use crate::prompts::Prompts;
 use crate::search::SearchClient;
 use crate::settings::{Role, Settings};
-use crate::workflow::{Agents, Engine, EventLog, RunStatus, WorkflowOptions};
+use crate::workflow::{Engine, EngineParts, EventLog, PlannerSetup, RunStatus, WorkflowOptions};
 
 pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
     let settings = Settings::load(global.config.as_deref()).map_err(CommandError::usage)?;
@@ -53,43 +56,43 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
         events_path.display()
     );
 
+    let planner = PlannerSetup {
+        llm: LlmClient::new(http.clone(), &settings, Role::Planning),
+        system_prompt: prompts.planning.clone(),
+        repair_attempts: settings.repair_attempts,
+    };
     let agents = Agents {
         search_llm: LlmClient::new(http.clone(), &settings, Role::Search),
-        summary_llm: LlmClient::new(http.clone(), &settings, Role::Summary),
+        summary_llm: LlmClient::new(http, &settings, Role::Summary),
         search,
         prompts,
     };
     let plan_path = store.path().to_path_buf();
-    let engine = Engine::new(
+    let engine = Engine::new(EngineParts {
         store,
         plan,
-        Arc::new(events),
-        Arc::new(agents),
-        LlmClient::new(http, &settings, Role::Planning),
-        settings.repair_attempts,
-        WorkflowOptions {
+        events: Arc::new(events),
+        runner: Arc::new(agents),
+        planner,
+        options: WorkflowOptions {
             max_rounds: args.max_rounds,
             concurrency: usize::try_from(args.concurrency).unwrap_or(1),
             // In a workflow the planner's full input is debug output unless asked for.
-            log: args.log.options(global.verbose > 0),
+            log: planner_log(args.log, global.verbose > 0),
         },
         report_path,
-        Box::pin(shutdown_signal()),
-    );
+        shutdown: Box::pin(shutdown_signal()),
+    });
     let summary = engine.run().await.map_err(CommandError::failure)?;
 
-    let out = json!({
+    print_json(&json!({
         "status": summary.status,
         "plan_file": plan_path.display().to_string(),
         "report": summary.report.as_ref().map(|p| p.display().to_string()),
         "events": events_path.display().to_string(),
         "final_node": summary.final_node,
         "totals": summary.totals,
-    });
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&out).unwrap_or_else(|_| out.to_string())
-    );
+    }));
     Ok(match summary.status {
         RunStatus::Completed => ExitStatus::Success,
         RunStatus::FinalFailed => {
@@ -100,6 +103,8 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
             ExitStatus::Failure
         }
         RunStatus::Interrupted => ExitStatus::Interrupted,
+        // A failed run ends with an error, never with a summary.
+        RunStatus::Failed => ExitStatus::Failure,
     })
 }
 
@@ -117,11 +122,7 @@ fn start(query: &str, out: Option<&Path>) -> Result<(PlanStore, PlanFile), Comma
         .unwrap_or_else(|| PathBuf::from(format!("runs/plan_{stamp}.json")));
     let nanos = now.timestamp_subsec_nanos() ^ std::process::id().rotate_left(13);
     let workflow_id = format!("wf-{stamp}-{:06x}", nanos & 0x00ff_ffff);
-    let plan = PlanFile::new(
-        query.trim(),
-        workflow_id,
-        now.to_rfc3339_opts(SecondsFormat::Secs, true),
-    );
+    let plan = PlanFile::new(query.trim(), workflow_id, crate::clock::now());
     let store = PlanStore::create(&out, &plan).map_err(CommandError::usage)?;
     Ok((store, plan))
 }

@@ -32,10 +32,11 @@ pub trait RetryObserver: Send + Sync {
     fn on_retry(&self, notice: &RetryNotice);
 }
 
-/// An observer that only logs.
-pub struct LogOnly;
+/// An observer that records nothing, for callers without an event log (`researchflow plan`).
+/// Retries are still logged: [`with_retry`] logs every one itself.
+pub struct NoObserver;
 
-impl RetryObserver for LogOnly {
+impl RetryObserver for NoObserver {
     fn on_retry(&self, _notice: &RetryNotice) {}
 }
 
@@ -169,7 +170,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn permanent_errors_are_not_retried() {
         let calls = AtomicUsize::new(0);
-        let result: Result<(), _> = with_retry(&policy(), "t", &LogOnly, || async {
+        let result: Result<(), _> = with_retry(&policy(), "t", &NoObserver, || async {
             calls.fetch_add(1, Ordering::SeqCst);
             Err(HttpError::Status {
                 url: "u".into(),

@@ -10,9 +10,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::types::{ChatRequest, ChatResponse, JsonSchemaFormat, Message, ResponseFormat};
+use super::types::{ChatRequest, ChatResponse, JsonSchemaFormat, Message, ResponseFormat, Usage};
 use crate::http::{HttpError, RetryObserver, send_once, with_retry};
-use crate::plan::Usage;
 use crate::settings::{ApiKey, LlmEndpoint, RetrySettings, Role, Settings, StructuredOutput};
 
 /// What shape of answer a call wants.

@@ -6,4 +6,4 @@ pub mod types;
 
 pub use client::{ChatAnswer, LlmClient, LlmError, Want};
 pub use json::extract_json;
-pub use types::Message;
+pub use types::{Message, Usage};

@@ -8,7 +8,23 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::refs::InfoPart;
+/// Which part of `info` a ref asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum InfoPart {
+    Llm,
+    Search,
+    All,
+}
+
+impl InfoPart {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InfoPart::Llm => "llm",
+            InfoPart::Search => "search",
+            InfoPart::All => "all",
+        }
+    }
+}
 
 /// The parsed blocks of an `info` field, in file order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

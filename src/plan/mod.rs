@@ -7,8 +7,8 @@ pub mod refs;
 pub mod segments;
 pub mod store;
 
-pub use info::Info;
+pub use info::{Info, InfoPart};
 pub use model::{CheckList, FINAL_BATCH, Node, NodeStatus, NodeType, PlanFile, Source, Usage};
 pub use node_id::NodeId;
-pub use refs::{InfoPart, Ref, RefField, RefTarget};
+pub use refs::{Ref, RefField, RefTarget};
 pub use store::{PlanStore, StoreError};

@@ -101,7 +101,8 @@ pub struct Node {
     pub extra: Map<String, Value>,
 }
 
-/// Token usage as OpenAI-compatible servers report it.
+/// A node's token usage, as written in the plan file (the workflow converts the LLM client's
+/// own usage into it).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     #[serde(default)]
@@ -110,14 +111,6 @@ pub struct Usage {
     pub completion_tokens: u64,
     #[serde(default)]
     pub total_tokens: u64,
-}
-
-impl Usage {
-    pub fn add(&mut self, other: Usage) {
-        self.prompt_tokens += other.prompt_tokens;
-        self.completion_tokens += other.completion_tokens;
-        self.total_tokens += other.total_tokens;
-    }
 }
 
 /// A search result a node drew on.

@@ -7,27 +7,9 @@
 
 use std::fmt;
 
-use super::info::Info;
+use super::info::{Info, InfoPart};
 use super::model::Node;
 use super::node_id::NodeId;
-
-/// Which part of `info` a ref asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum InfoPart {
-    Llm,
-    Search,
-    All,
-}
-
-impl InfoPart {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            InfoPart::Llm => "llm",
-            InfoPart::Search => "search",
-            InfoPart::All => "all",
-        }
-    }
-}
 
 /// The field a ref points at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -9,6 +9,10 @@
 use super::model::{NodeStatus, NodeType, PlanFile};
 use super::refs::{Ref, RefTarget, parse_list, resolve};
 
+/// The most characters one segment contributes to an LLM input, so that one huge search dump
+/// cannot crowd out the rest.
+pub const SEGMENT_MAX_CHARS: usize = 12_000;
+
 /// The segments and what was skipped on the way.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Segments {

@@ -3,11 +3,10 @@
 //! The lock is taken on a sibling `<plan>.lock` file, not on the plan itself, because every save
 //! renames a new file over the plan and a lock on the old inode would no longer exclude anyone.
 //! The lock file is left in place on exit: deleting it would let two processes lock two
-//! different files. A save writes a temporary file in the same folder, syncs it and renames it
-//! over the plan, so a crash leaves either the old file or the new one, never half of one.
+//! different files. A save goes through [`crate::atomic::write`], so a crash leaves either the
+//! old file or the new one, never half of one.
 
 use std::fs::{File, OpenOptions, TryLockError};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::model::PlanFile;
@@ -141,7 +140,7 @@ impl PlanStore {
         read_plan(&self.path)
     }
 
-    /// Writes the plan atomically: temporary file in the same folder, sync, rename.
+    /// Writes the plan atomically (see [`crate::atomic::write`]).
     pub fn save(&self, plan: &PlanFile) -> Result<(), StoreError> {
         let write_err = |source| StoreError::Write {
             path: self.path.clone(),
@@ -149,21 +148,12 @@ impl PlanStore {
         };
         let mut text = serde_json::to_string_pretty(plan).map_err(|e| write_err(e.into()))?;
         text.push('\n');
-        let dir = parent_dir(&self.path).unwrap_or(Path::new("."));
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".researchflow-")
-            .suffix(".tmp")
-            .tempfile_in(dir)
-            .map_err(write_err)?;
-        tmp.write_all(text.as_bytes()).map_err(write_err)?;
-        tmp.as_file().sync_all().map_err(write_err)?;
-        tmp.persist(&self.path).map_err(|e| write_err(e.error))?;
-        Ok(())
+        crate::atomic::write(&self.path, text.as_bytes()).map_err(write_err)
     }
 }
 
-/// Reads and parses a plan file without locking it (for read-only commands).
-pub fn read_plan(path: &Path) -> Result<PlanFile, StoreError> {
+/// Reads and parses a plan file; the caller holds the lock ([`PlanStore::load`]).
+fn read_plan(path: &Path) -> Result<PlanFile, StoreError> {
     let text = std::fs::read_to_string(path).map_err(|source| match source.kind() {
         std::io::ErrorKind::NotFound => StoreError::NotFound(path.to_path_buf()),
         _ => StoreError::Read {

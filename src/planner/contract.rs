@@ -74,8 +74,25 @@ pub fn check(value: &Value) -> Result<PlanAnswer, Diagnostics> {
         "",
         &["is_final", "tasks", "next_check_list"],
     );
+    let is_final = check_is_final(&mut diag, obj);
+    let tasks = check_tasks(&mut diag, obj);
+    let next_check_list = check_next_check_list(&mut diag, obj);
+    if is_final {
+        check_final_shape(&mut diag, obj, &tasks);
+    }
+    if diag.is_valid() {
+        Ok(PlanAnswer {
+            is_final,
+            tasks,
+            next_check_list,
+        })
+    } else {
+        Err(diag)
+    }
+}
 
-    let is_final = match obj.get("is_final") {
+fn check_is_final(diag: &mut Diagnostics, obj: &Map<String, Value>) -> bool {
+    match obj.get("is_final") {
         Some(Value::Bool(b)) => *b,
         Some(other) => {
             diag.error(
@@ -89,8 +106,10 @@ pub fn check(value: &Value) -> Result<PlanAnswer, Diagnostics> {
             diag.error("MISSING_FIELD", "is_final", "`is_final` is missing");
             false
         }
-    };
+    }
+}
 
+fn check_tasks(diag: &mut Diagnostics, obj: &Map<String, Value>) -> Vec<PlannedTask> {
     let mut tasks = Vec::new();
     match obj.get("tasks") {
         Some(Value::Array(items)) => {
@@ -102,7 +121,7 @@ pub fn check(value: &Value) -> Result<PlanAnswer, Diagnostics> {
                 );
             }
             for (i, item) in items.iter().enumerate() {
-                if let Some(task) = check_task(&mut diag, i, item) {
+                if let Some(task) = check_task(diag, i, item) {
                     tasks.push(task);
                 }
             }
@@ -118,7 +137,10 @@ pub fn check(value: &Value) -> Result<PlanAnswer, Diagnostics> {
             );
         }
     }
+    tasks
+}
 
+fn check_next_check_list(diag: &mut Diagnostics, obj: &Map<String, Value>) -> Vec<String> {
     let mut next_check_list = Vec::new();
     match obj.get("next_check_list") {
         Some(Value::Array(items)) => {
@@ -150,32 +172,24 @@ pub fn check(value: &Value) -> Result<PlanAnswer, Diagnostics> {
             );
         }
     }
+    next_check_list
+}
 
-    if is_final {
-        let count = obj
-            .get("tasks")
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len);
-        let is_summary = tasks.first().is_some_and(|t| t.kind == NodeType::Summary);
-        if count != 1 || !is_summary {
-            diag.error(
-                "FINAL_NEEDS_ONE_SUMMARY",
-                "tasks",
-                format!(
-                    "`is_final: true` needs exactly one task of type `summary`, got {count} task(s)"
-                ),
-            );
-        }
-    }
-
-    if diag.is_valid() {
-        Ok(PlanAnswer {
-            is_final,
-            tasks,
-            next_check_list,
-        })
-    } else {
-        Err(diag)
+/// `is_final: true` needs exactly one task, of type summary.
+fn check_final_shape(diag: &mut Diagnostics, obj: &Map<String, Value>, tasks: &[PlannedTask]) {
+    let count = obj
+        .get("tasks")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let is_summary = tasks.first().is_some_and(|t| t.kind == NodeType::Summary);
+    if count != 1 || !is_summary {
+        diag.error(
+            "FINAL_NEEDS_ONE_SUMMARY",
+            "tasks",
+            format!(
+                "`is_final: true` needs exactly one task of type `summary`, got {count} task(s)"
+            ),
+        );
     }
 }
 

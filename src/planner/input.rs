@@ -4,10 +4,8 @@
 //! The segments come from [`crate::plan::segments`]: refs that do not parse, point at unknown
 //! nodes or are NEW placeholders are skipped with a warning and never abort a round.
 
-use crate::plan::{PlanFile, segments};
-
-/// The most characters one segment contributes, so a huge search dump cannot blow the budget.
-pub const SEGMENT_MAX_CHARS: usize = 12_000;
+use crate::plan::PlanFile;
+use crate::plan::segments::{self, SEGMENT_MAX_CHARS};
 
 /// A task that failed, for the next planner input.
 #[derive(Debug, Clone, PartialEq, Eq)]

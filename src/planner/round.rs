@@ -4,7 +4,6 @@
 //! The plan is changed only when a valid answer was applied; on any error it is as it was, so
 //! the caller can leave the file byte-identical. Prints the `[planning]` log lines.
 
-use chrono::{SecondsFormat, Utc};
 use serde_json::Value;
 
 use super::apply::{Applied, apply};
@@ -12,9 +11,9 @@ use super::contract::{ANSWER_SCHEMA, PlanAnswer, check, repair_message};
 use super::input::{RoundNotes, build};
 use crate::diagnostics::Diagnostics;
 use crate::http::RetryObserver;
-use crate::llm::{LlmClient, LlmError, Message, Want, extract_json};
+use crate::llm::{LlmClient, LlmError, Message, Usage, Want, extract_json};
 use crate::logging;
-use crate::plan::{PlanFile, Usage};
+use crate::plan::PlanFile;
 use crate::text::truncate;
 
 /// How many characters of input and output the log shows unless `PLANNING_LOG_FULL` is set.
@@ -125,8 +124,7 @@ impl Planner<'_> {
             messages.push(Message::user(repair_message(&diagnostics)));
         };
 
-        let now = Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true);
-        let applied = apply(plan, &answer, &now);
+        let applied = apply(plan, &answer, &crate::clock::now());
         for w in &applied.warnings {
             tracing::warn!("[planning] {w}");
         }

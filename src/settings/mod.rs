@@ -1,6 +1,7 @@
-//! Configuration: the config file, secrets, and the resolved settings value.
+//! Configuration: the config file, secrets, the resolution of both into one settings value.
 
 pub mod config_file;
+pub mod resolve;
 pub mod resolved;
 pub mod secret;
 

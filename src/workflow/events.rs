@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use chrono::{SecondsFormat, Utc};
 use serde_json::{Value, json};
 
 use crate::http::{RetryNotice, RetryObserver};
@@ -41,7 +40,7 @@ impl EventLog {
     /// Appends one event; `fields` must be a JSON object.
     pub fn emit(&self, event: &str, fields: Value) {
         let mut line = json!({
-            "ts": Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
+            "ts": crate::clock::now_millis(),
             "event": event,
         });
         if let (Some(obj), Value::Object(extra)) = (line.as_object_mut(), fields) {

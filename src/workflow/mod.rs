@@ -1,9 +1,15 @@
-//! The research workflow: the loop from a question to the final summary, its event log and
-//! its report. See `ARCHITECTURE.md` for the path of one run through the modules.
+//! The research workflow: the loop from a question to the final summary (`engine.rs`, with
+//! `rounds.rs`, `batch.rs` and `results.rs`), its outcome, its event log and its report. See
+//! `ARCHITECTURE.md` for the path of one run through the modules.
 
+pub mod batch;
 pub mod engine;
 pub mod events;
+pub mod outcome;
 pub mod report;
+pub mod results;
+pub mod rounds;
 
-pub use engine::{Agents, Engine, RunStatus, RunSummary, Totals, WorkflowOptions};
+pub use engine::{Engine, EngineError, EngineParts, PlannerSetup, Shutdown, WorkflowOptions};
 pub use events::EventLog;
+pub use outcome::{RunStatus, RunSummary, Totals};

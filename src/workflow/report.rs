@@ -1,59 +1,20 @@
-//! The final report beside the plan file (`<out>.report.md`) and the sources the final summary
-//! may cite.
-//!
-//! Sources are the URLs that this plan's search tasks recorded (what the search provider
-//! actually returned), gathered from the nodes the final summary builds on, following `p_node`
-//! refs back through summaries; when those lead to no source, every search node's sources are
-//! used. The report lists the sources it cites under their numbers; a cited number without a
-//! source was already removed by [`crate::agents::citations`].
+//! The final report beside the plan file (`<out>.report.md`): the question, the final
+//! summary, and the sources it cites under their numbers (a cited number without a source was
+//! already removed by [`crate::agents::citations`]). Written through [`crate::atomic::write`].
 
-use std::collections::HashSet;
+use std::path::Path;
 
 use crate::agents::citations;
-use crate::plan::refs::parse_list;
-use crate::plan::{Node, NodeId, NodeStatus, NodeType, PlanFile, Source};
+use crate::plan::{Node, PlanFile, Source};
 
-/// The numbered sources the final node may cite, deduplicated by URL.
-pub fn final_sources(plan: &PlanFile, final_node: &Node) -> Vec<Source> {
-    let mut seen_nodes: HashSet<NodeId> = HashSet::new();
-    let mut queue: Vec<NodeId> = refs_of(final_node);
-    let mut found: Vec<&Node> = Vec::new();
-    while let Some(id) = queue.pop() {
-        if !seen_nodes.insert(id) {
-            continue;
-        }
-        if let Some(node) = plan.node(id) {
-            found.push(node);
-            queue.extend(refs_of(node));
-        }
-    }
-    // Plan order, not discovery order, so numbers are stable across runs.
-    found.sort_by_key(|n| plan.nodes.iter().position(|m| m.node_id == n.node_id));
-    let mut sources = collect(found.into_iter());
-    if sources.is_empty() {
-        sources = collect(plan.nodes.iter());
-    }
-    sources
-}
-
-fn refs_of(node: &Node) -> Vec<NodeId> {
-    parse_list(&node.p_node)
-        .0
-        .iter()
-        .filter_map(|r| r.node_id())
-        .collect()
-}
-
-fn collect<'a>(nodes: impl Iterator<Item = &'a Node>) -> Vec<Source> {
-    let mut out: Vec<Source> = Vec::new();
-    for node in nodes.filter(|n| n.kind == NodeType::Search && n.status == NodeStatus::Completed) {
-        for s in &node.sources {
-            if !s.url.trim().is_empty() && !out.iter().any(|o| o.url == s.url) {
-                out.push(s.clone());
-            }
-        }
-    }
-    out
+/// Renders the report of `final_node` and writes it to `path` atomically.
+pub fn write(
+    path: &Path,
+    plan: &PlanFile,
+    final_node: &Node,
+    plan_file: &str,
+) -> std::io::Result<()> {
+    crate::atomic::write(path, render(plan, final_node, plan_file).as_bytes())
 }
 
 /// The report as Markdown: title, the final summary, and its sources.
@@ -100,7 +61,7 @@ pub fn render(plan: &PlanFile, final_node: &Node, plan_file: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::FINAL_BATCH;
+    use crate::plan::{FINAL_BATCH, NodeId, NodeStatus, NodeType};
 
     fn source(n: u32) -> Source {
         Source {
@@ -130,19 +91,6 @@ mod tests {
         e.sources = vec![source(2), source(3)];
         plan.nodes.extend([b, c, d, e]);
         plan
-    }
-
-    #[test]
-    fn sources_follow_refs_through_summaries() {
-        let p = plan();
-        let fin = p.final_node().expect("final");
-        assert_eq!(final_sources(&p, fin), vec![source(2), source(3)]);
-        let mut lone = fin.clone();
-        lone.p_node = String::new();
-        assert_eq!(
-            final_sources(&p, &lone),
-            vec![source(1), source(2), source(3)]
-        );
     }
 
     #[test]

@@ -1,0 +1,61 @@
+//! Which sub-agent runs a task: the [`TaskRunner`] the workflow engine calls, and [`Agents`],
+//! the runner that dispatches to the search and summary sub-agents over an LLM.
+//!
+//! The engine knows only the trait, so another runner (a test's, or one that needs no model)
+//! can stand in without the engine changing.
+
+use std::future::Future;
+
+use super::search_agent::SearchAgent;
+use super::summary_agent::SummaryAgent;
+use super::task::{TaskError, TaskInput, TaskOutput};
+use crate::http::RetryObserver;
+use crate::llm::LlmClient;
+use crate::plan::NodeType;
+use crate::prompts::Prompts;
+use crate::search::SearchClient;
+
+/// Runs one task to its output. Called from spawned tasks, hence `Send + Sync + 'static`.
+pub trait TaskRunner: Send + Sync + 'static {
+    fn run(
+        &self,
+        input: &TaskInput,
+        observer: &dyn RetryObserver,
+    ) -> impl Future<Output = Result<TaskOutput, TaskError>> + Send;
+}
+
+/// The LLM clients and search client the sub-agents use.
+pub struct Agents {
+    pub search_llm: LlmClient,
+    pub summary_llm: LlmClient,
+    pub search: Option<SearchClient>,
+    pub prompts: Prompts,
+}
+
+impl TaskRunner for Agents {
+    async fn run(
+        &self,
+        input: &TaskInput,
+        observer: &dyn RetryObserver,
+    ) -> Result<TaskOutput, TaskError> {
+        let summary = SummaryAgent {
+            llm: &self.summary_llm,
+            summary_prompt: &self.prompts.summary,
+            final_prompt: &self.prompts.final_report,
+        };
+        match (&input.final_sources, input.kind) {
+            (Some(sources), _) => summary.run_final(input, sources, observer).await,
+            (None, NodeType::Search) => {
+                SearchAgent {
+                    llm: &self.search_llm,
+                    search: self.search.as_ref(),
+                    queries_prompt: &self.prompts.search_queries,
+                    analysis_prompt: &self.prompts.search_analysis,
+                }
+                .run(input, observer)
+                .await
+            }
+            (None, _) => summary.run(input, observer).await,
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! Runs the parsed command line: the one place that maps a subcommand to its `run`.
+
+use crate::cli::{Cli, Command};
+use crate::exit::CommandResult;
+
+/// Runs the parsed command line.
+pub async fn run(cli: Cli) -> CommandResult {
+    match cli.command {
+        Command::Validate(args) => super::validate::run(args).await,
+        Command::Plan(args) => super::plan::run(args, &cli.global).await,
+        Command::Workflow(args) => super::workflow::run(args, &cli.global).await,
+    }
+}

@@ -1,0 +1,325 @@
+//! How the config file and the environment become [`Settings`]: one method per section, each
+//! validating its values and naming the key to fix.
+//!
+//! Precedence: a non-empty value in the config file wins; the environment fills what the file
+//! leaves out (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, `OPENAI_MODEL`, and the search provider's
+//! key: `TAVILY_API_KEY`, `BRAVE_API_KEY`, `SEARXNG_API_KEY`); per-role `roles.*` entries
+//! override the top-level endpoint for that role. Blank values count as absent.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::config_file::{ConfigFile, RoleConfig, SearchProviderKind, StructuredOutput};
+use super::resolved::{LlmEndpoint, RetrySettings, Role, SearchSettings, Settings, SettingsError};
+use super::secret::ApiKey;
+
+impl Settings {
+    /// Reads the config file (`--config`, else `AGENT_CONFIG`, else `./agent.config.json`) and
+    /// the process environment.
+    pub fn load(config: Option<&Path>) -> Result<Settings, SettingsError> {
+        let path = config
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("agent.config.json"));
+        if !path.exists() {
+            return Err(SettingsError::Missing(path));
+        }
+        let file = ConfigFile::read(&path)?;
+        Settings::resolve(&path, file, &|k| std::env::var(k).ok())
+    }
+
+    /// Merges a parsed config file with an environment lookup and validates the result .
+    pub fn resolve(
+        path: &Path,
+        file: ConfigFile,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Settings, SettingsError> {
+        Resolver::new(path, &file, env).settings()
+    }
+}
+
+struct Resolver<'a> {
+    path: &'a Path,
+    shown: String,
+    file: &'a ConfigFile,
+    env: &'a dyn Fn(&str) -> Option<String>,
+}
+
+/// A value that is set and not blank.
+fn pick(v: &Option<String>) -> Option<String> {
+    v.clone().filter(|s| !s.trim().is_empty())
+}
+
+impl<'a> Resolver<'a> {
+    fn new(
+        path: &'a Path,
+        file: &'a ConfigFile,
+        env: &'a dyn Fn(&str) -> Option<String>,
+    ) -> Resolver<'a> {
+        Resolver {
+            path,
+            shown: path.display().to_string(),
+            file,
+            env,
+        }
+    }
+
+    fn settings(&self) -> Result<Settings, SettingsError> {
+        let file = self.file;
+        Ok(Settings {
+            config_path: self.path.to_path_buf(),
+            planning: self.endpoint(Role::Planning, &file.roles.planning)?,
+            search_llm: self.endpoint(Role::Search, &file.roles.search)?,
+            summary: self.endpoint(Role::Summary, &file.roles.summary)?,
+            structured_output: file
+                .structured_output
+                .unwrap_or(StructuredOutput::JsonSchema),
+            llm_timeout: self.timeout(file.timeouts.llm_ms, "timeouts.llmMs", 120_000)?,
+            search_timeout: self.timeout(file.timeouts.search_ms, "timeouts.searchMs", 30_000)?,
+            retry: self.retry()?,
+            search: self.search()?,
+            repair_attempts: self.repair_attempts()?,
+            prompts_dir: self.prompts_dir(),
+        })
+    }
+
+    /// An environment variable that is set and not blank.
+    fn env(&self, key: &str) -> Option<String> {
+        (self.env)(key).filter(|v| !v.trim().is_empty())
+    }
+
+    fn invalid(&self, key: &str, value: impl ToString, hint: &str) -> SettingsError {
+        SettingsError::Invalid {
+            path: self.shown.clone(),
+            key: key.to_string(),
+            value: value.to_string(),
+            hint: hint.to_string(),
+        }
+    }
+
+    fn required(&self, key: &str, hint: String) -> SettingsError {
+        SettingsError::Required {
+            path: self.shown.clone(),
+            key: key.to_string(),
+            hint,
+        }
+    }
+
+    fn endpoint(
+        &self,
+        role: Role,
+        over: &Option<RoleConfig>,
+    ) -> Result<LlmEndpoint, SettingsError> {
+        let file = self.file;
+        let over = over.clone().unwrap_or_default();
+        let prefix = format!("roles.{}.", role.as_str());
+        let base_url = pick(&over.base_url)
+            .or_else(|| pick(&file.base_url))
+            .or_else(|| self.env("OPENAI_BASE_URL"))
+            .ok_or_else(|| {
+                self.required(
+                    "baseURL",
+                    format!("set it (or `{prefix}baseURL`) or export `OPENAI_BASE_URL`"),
+                )
+            })?;
+        let model = pick(&over.model)
+            .or_else(|| pick(&file.model))
+            .or_else(|| self.env("OPENAI_MODEL"))
+            .ok_or_else(|| {
+                self.required(
+                    "model",
+                    format!("set it (or `{prefix}model`) or export `OPENAI_MODEL`"),
+                )
+            })?;
+        let key = pick(&over.api_key)
+            .or_else(|| pick(&file.api_key))
+            .or_else(|| self.env("OPENAI_API_KEY"));
+        Ok(LlmEndpoint {
+            base_url: self.url("baseURL", &base_url)?,
+            model,
+            api_key: key.and_then(ApiKey::new),
+        })
+    }
+
+    fn retry(&self) -> Result<RetrySettings, SettingsError> {
+        let d = RetrySettings::default();
+        let c = &self.file.retry;
+        let ms = |v: Option<u64>, dflt: Duration| v.map(Duration::from_millis).unwrap_or(dflt);
+        let r = RetrySettings {
+            max_retries: c.max_retries.unwrap_or(d.max_retries),
+            base_delay: ms(c.base_delay_ms, d.base_delay),
+            max_delay: ms(c.max_delay_ms, d.max_delay),
+            max_retry_after: ms(c.max_retry_after_ms, d.max_retry_after),
+        };
+        if r.max_retries > 20 {
+            return Err(self.invalid("retry.maxRetries", r.max_retries, "use 0 to 20"));
+        }
+        if r.max_delay < r.base_delay {
+            return Err(self.invalid(
+                "retry.maxDelayMs",
+                r.max_delay.as_millis(),
+                "must not be below `retry.baseDelayMs`",
+            ));
+        }
+        Ok(r)
+    }
+
+    fn timeout(
+        &self,
+        v: Option<u64>,
+        key: &str,
+        default_ms: u64,
+    ) -> Result<Duration, SettingsError> {
+        match v {
+            Some(0) => Err(self.invalid(key, 0, "use a positive number of milliseconds")),
+            v => Ok(Duration::from_millis(v.unwrap_or(default_ms))),
+        }
+    }
+
+    fn search(&self) -> Result<SearchSettings, SettingsError> {
+        let s = &self.file.search;
+        let provider = s.provider.unwrap_or(SearchProviderKind::None);
+        let key_env = match provider {
+            SearchProviderKind::Tavily => Some("TAVILY_API_KEY"),
+            SearchProviderKind::Brave => Some("BRAVE_API_KEY"),
+            SearchProviderKind::Searxng => Some("SEARXNG_API_KEY"),
+            SearchProviderKind::Local | SearchProviderKind::None => None,
+        };
+        let api_key = pick(&s.api_key)
+            .or_else(|| key_env.and_then(|k| self.env(k)))
+            .and_then(ApiKey::new);
+        let base_url = match pick(&s.base_url) {
+            Some(url) => Some(self.url("search.baseURL", &url)?),
+            None => None,
+        };
+        let max_results = s.max_results.unwrap_or(5);
+        if !(1..=20).contains(&max_results) {
+            return Err(self.invalid("search.maxResults", max_results, "use 1 to 20"));
+        }
+        Ok(SearchSettings {
+            provider,
+            base_url,
+            api_key,
+            max_results,
+        })
+    }
+
+    fn repair_attempts(&self) -> Result<u32, SettingsError> {
+        let n = self.file.planner.repair_attempts.unwrap_or(1);
+        if n > 5 {
+            return Err(self.invalid("planner.repairAttempts", n, "use 0 to 5"));
+        }
+        Ok(n)
+    }
+
+    fn prompts_dir(&self) -> Option<PathBuf> {
+        let from_file = pick(&self.file.prompts_dir);
+        let in_file = from_file.is_some();
+        from_file
+            .or_else(|| self.env("RESEARCHFLOW_PROMPTS_DIR"))
+            .map(|dir| {
+                let dir = PathBuf::from(dir);
+                // A relative folder in the config file is relative to the config file.
+                match (dir.is_relative(), self.path.parent()) {
+                    (true, Some(parent)) if in_file => parent.join(dir),
+                    _ => dir,
+                }
+            })
+    }
+
+    /// An http(s) URL without a trailing slash.
+    fn url(&self, key: &str, raw: &str) -> Result<String, SettingsError> {
+        let trimmed = raw.trim().trim_end_matches('/');
+        match reqwest::Url::parse(trimmed) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => {
+                Ok(trimmed.to_string())
+            }
+            _ => Err(self.invalid(
+                key,
+                raw,
+                "use an http(s) URL such as `https://api.openai.com/v1`",
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resolve(json: &str, env: &[(&str, &str)]) -> Result<Settings, SettingsError> {
+        let file = ConfigFile::parse("c.json", json).expect("parses");
+        let env: Vec<(String, String)> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Settings::resolve(Path::new("c.json"), file, &move |k| {
+            env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
+        })
+    }
+
+    #[test]
+    fn env_fills_what_the_file_leaves_out() {
+        let s = resolve(
+            r#"{"model": "m"}"#,
+            &[
+                ("OPENAI_BASE_URL", "http://x/v1/"),
+                ("OPENAI_API_KEY", "sk-1"),
+            ],
+        )
+        .expect("valid");
+        assert_eq!(s.planning.base_url, "http://x/v1");
+        assert_eq!(
+            s.planning.api_key.as_ref().map(ApiKey::expose),
+            Some("sk-1")
+        );
+        assert_eq!(s.retry, RetrySettings::default());
+        assert_eq!(s.structured_output, StructuredOutput::JsonSchema);
+    }
+
+    #[test]
+    fn roles_override_the_top_level_endpoint() {
+        let s = resolve(
+            r#"{"baseURL": "http://a/v1", "model": "m", "apiKey": "k",
+                "roles": {"summary": {"model": "big", "baseURL": "http://b/v1"}}}"#,
+            &[],
+        )
+        .expect("valid");
+        assert_eq!(s.planning.model, "m");
+        assert_eq!(s.summary.model, "big");
+        assert_eq!(s.summary.base_url, "http://b/v1");
+        assert_eq!(s.summary.api_key.as_ref().map(ApiKey::expose), Some("k"));
+    }
+
+    #[test]
+    fn missing_and_invalid_values_name_the_key() {
+        let err = resolve(r#"{"model": "m"}"#, &[]).expect_err("no url");
+        assert!(
+            err.to_string().contains("`baseURL`") && err.to_string().contains("OPENAI_BASE_URL")
+        );
+        let err = resolve(r#"{"baseURL": "ftp://x", "model": "m"}"#, &[]).expect_err("bad url");
+        assert!(err.to_string().contains("`baseURL` is `ftp://x`"), "{err}");
+        let err = resolve(
+            r#"{"baseURL": "http://x", "model": "m", "retry": {"baseDelayMs": 10, "maxDelayMs": 5}}"#,
+            &[],
+        )
+        .expect_err("bad retry");
+        assert!(err.to_string().contains("retry.maxDelayMs"), "{err}");
+        let err = resolve(
+            r#"{"baseURL": "http://x", "model": "m", "timeouts": {"llmMs": 0}}"#,
+            &[],
+        )
+        .expect_err("zero timeout");
+        assert!(err.to_string().contains("timeouts.llmMs"), "{err}");
+    }
+
+    #[test]
+    fn search_key_comes_from_the_provider_variable() {
+        let s = resolve(
+            r#"{"baseURL": "http://x", "model": "m", "search": {"provider": "tavily"}}"#,
+            &[("TAVILY_API_KEY", "tv-1"), ("BRAVE_API_KEY", "br-1")],
+        )
+        .expect("valid");
+        assert_eq!(s.search.api_key.as_ref().map(ApiKey::expose), Some("tv-1"));
+        assert_eq!(s.secrets().len(), 1);
+    }
+}

@@ -1,0 +1,90 @@
+//! Writing task lifecycle into the plan: a node's start (status `running`, one more attempt)
+//! and its end (the sub-agent's output, or the error), each saved at once and recorded as an
+//! event. Failures are kept for the next planner input.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::engine::{Engine, EngineError};
+use crate::agents::{TaskError, TaskOutput, TaskRunner};
+use crate::clock;
+use crate::plan::{FINAL_BATCH, NodeId, NodeStatus, Usage};
+use crate::planner::FailedTask;
+
+impl<R: TaskRunner> Engine<R> {
+    pub(super) fn mark_started(&mut self, id: NodeId) -> Result<(), EngineError> {
+        let now = clock::now();
+        let Some(node) = self.plan.node_mut(id) else {
+            return Ok(());
+        };
+        node.status = NodeStatus::Running;
+        node.attempts = Some(node.attempts.unwrap_or(0) + 1);
+        node.updated_at = Some(now);
+        let fields = json!({
+            "node": id.to_string(),
+            "type": node.kind,
+            "title": node.title,
+            "attempt": node.attempts,
+            "final": node.batch == FINAL_BATCH,
+        });
+        tracing::info!("task {id} started: {}", node.title);
+        self.events.emit("task_started", fields);
+        self.save("task started")
+    }
+
+    pub(super) fn finish(
+        &mut self,
+        id: NodeId,
+        result: Result<TaskOutput, TaskError>,
+        took: Duration,
+    ) -> Result<(), EngineError> {
+        let now = clock::now();
+        let Some(node) = self.plan.node_mut(id) else {
+            return Ok(());
+        };
+        node.updated_at = Some(now.clone());
+        node.finished_at = Some(now);
+        match result {
+            Ok(out) => {
+                node.status = NodeStatus::Completed;
+                node.summary = out.summary;
+                node.info = out.info.render();
+                node.sources = out.sources;
+                node.usage = Some(Usage {
+                    prompt_tokens: out.usage.prompt_tokens,
+                    completion_tokens: out.usage.completion_tokens,
+                    total_tokens: out.usage.total_tokens,
+                });
+                let fields = json!({
+                    "node": id.to_string(),
+                    "seconds": took.as_secs_f64(),
+                    "tokens": out.usage.total_tokens,
+                    "sources": node.sources.len(),
+                });
+                tracing::info!("task {id} completed in {:.1} s", took.as_secs_f64());
+                self.events.emit("task_completed", fields);
+                self.totals.tasks_completed += 1;
+                self.totals.tokens.add(out.usage);
+                self.save("task completed")
+            }
+            Err(err) => {
+                let message = err.to_string();
+                node.status = NodeStatus::Failed;
+                node.errors.push(message.clone());
+                self.failed_since_round.push(FailedTask {
+                    node_id: id.to_string(),
+                    title: node.title.clone(),
+                    error: message.clone(),
+                });
+                tracing::warn!("task {id} failed: {message}");
+                self.events.emit(
+                    "task_failed",
+                    json!({"node": id.to_string(), "seconds": took.as_secs_f64(), "error": message}),
+                );
+                self.totals.tasks_failed += 1;
+                self.save("task failed")
+            }
+        }
+    }
+}

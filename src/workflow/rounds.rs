@@ -1,0 +1,120 @@
+//! The engine's planning side: one planning round (the same round as `researchflow plan`),
+//! and the final summary the orchestrator adds itself when the planner does not finalise.
+
+use serde_json::json;
+use tracing::Instrument;
+use tracing_indicatif::span_ext::IndicatifSpanExt;
+
+use super::engine::{Engine, EngineError};
+use crate::agents::TaskRunner;
+use crate::clock;
+use crate::planner::{Planner, RoundNotes, RoundOutcome, force_final};
+
+impl<R: TaskRunner> Engine<R> {
+    /// One planning round. Returns whether it planned any task.
+    pub(super) async fn plan_round(&mut self, must_finalise: bool) -> Result<bool, EngineError> {
+        let round = self.totals.rounds + 1;
+        let notes = RoundNotes {
+            failed: std::mem::take(&mut self.failed_since_round),
+            must_finalise,
+        };
+        let planner = Planner {
+            llm: &self.planner.llm,
+            system_prompt: self.planner.system_prompt.clone(),
+            repair_attempts: self.planner.repair_attempts,
+            log: self.options.log,
+        };
+        let before = self.plan.clone();
+        let observer = self.events.observer("planner");
+        let span = tracing::info_span!("planning", round);
+        span.pb_set_message(&format!("planning round {round}"));
+        let result = tokio::select! {
+            biased;
+            _ = &mut self.shutdown => {
+                self.interrupted = true;
+                return Ok(false);
+            }
+            r = planner
+                .run(&mut self.plan, &notes, &observer)
+                .instrument(span) => r,
+        };
+        self.totals.rounds = round;
+        match result {
+            Ok(outcome) if must_finalise && !outcome.answer.is_final => {
+                self.totals.tokens.add(outcome.usage);
+                self.plan = before;
+                self.events.emit(
+                    "round_planned",
+                    json!({"round": round, "tasks": planned_ids(&outcome), "is_final": false, "discarded": true}),
+                );
+                self.add_final("the planner did not finalise in the last round")?;
+                Ok(true)
+            }
+            Ok(outcome) => {
+                self.totals.tokens.add(outcome.usage);
+                self.record_round(round, &outcome)?;
+                Ok(!outcome.applied.planned.is_empty())
+            }
+            Err(err) => {
+                tracing::warn!("round {round}: planning failed: {err}");
+                self.events.emit(
+                    "planning_failed",
+                    json!({"round": round, "error": err.to_string()}),
+                );
+                // The failed round's notes still matter to the next one.
+                self.failed_since_round = notes.failed;
+                if must_finalise {
+                    self.add_final("planning failed in the last round")?;
+                    return Ok(true);
+                }
+                Ok(false)
+            }
+        }
+    }
+
+    /// Logs, records and saves a round whose answer was applied.
+    fn record_round(&mut self, round: u32, outcome: &RoundOutcome) -> Result<(), EngineError> {
+        let ids = planned_ids(outcome);
+        let final_mark = if outcome.answer.is_final {
+            " (final)"
+        } else {
+            ""
+        };
+        tracing::info!("round {round}: planned {} task(s){final_mark}", ids.len());
+        self.events.emit(
+            "round_planned",
+            json!({
+                "round": round,
+                "tasks": ids,
+                "is_final": outcome.answer.is_final,
+                "refs": outcome.applied.resolved_refs,
+                "calls": outcome.calls,
+                "tokens": outcome.usage.total_tokens,
+            }),
+        );
+        self.save("round planned")
+    }
+
+    /// Adds the final summary over every completed node, on the orchestrator's own authority.
+    pub(super) fn add_final(&mut self, reason: &str) -> Result<(), EngineError> {
+        let node = force_final(&mut self.plan, &clock::now());
+        tracing::info!(
+            "adding the final summary `{}` myself: {reason}",
+            node.node_id
+        );
+        self.events.emit(
+            "final_forced",
+            json!({"node": node.node_id.to_string(), "reason": reason, "p_node": node.p_node}),
+        );
+        self.save("final summary added")
+    }
+}
+
+fn planned_ids(outcome: &RoundOutcome) -> Vec<String> {
+    outcome
+        .applied
+        .planned
+        .iter()
+        .map(|n| n.node_id.to_string())
+        .collect()
+}
