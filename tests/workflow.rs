@@ -819,3 +819,32 @@ async fn planner_input_is_echoed_only_when_asked() {
         verbose.stderr
     );
 }
+
+/// regression: a failed save ended the run without a `run_finished` event, leaving the event
+/// log open-ended for whoever reads it.
+#[tokio::test]
+async fn a_plan_that_cannot_be_saved_still_closes_the_event_log() {
+    let llm = MockLlm::start().await;
+    let setup = Setup::new(&llm, None);
+    let plan_path = setup.out();
+    let first = one_search_then_final().remove(0);
+    llm.set_handler(move |req| {
+        assert_eq!(agent(req), Agent::Planner, "no task may run");
+        // Put a folder where the plan file is: the save after this round cannot replace it.
+        if !plan_path.is_dir() {
+            std::fs::remove_file(&plan_path).expect("remove the plan file");
+            std::fs::create_dir_all(plan_path.join("in-the-way")).expect("folder");
+        }
+        Reply::json(&first)
+    });
+
+    let out = setup.query("Q?").run().await;
+    out.code(1).stderr_contains("cannot write plan file");
+    let events = setup.events();
+    let last = events.last().expect("events");
+    assert_eq!(last["event"], "run_finished", "{events:#?}");
+    assert_eq!(last["status"], "failed");
+    let error = last["error"].as_str().expect("the error is named");
+    assert!(error.contains("plan.json"), "{error}");
+    assert_eq!(events_of(&events, "run_finished").len(), 1);
+}
