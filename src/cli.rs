@@ -1,6 +1,9 @@
 //! Every command-line type, in one place. Doc comments are the help text; every environment
 //! variable a flag reads is named here with `env = "..."`.
 
+// Doc comments here are help text first: `<timestamp>` is meant for the terminal, not HTML.
+#![allow(rustdoc::invalid_html_tags)]
+
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};

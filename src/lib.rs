@@ -2,21 +2,23 @@
 //!
 //! # Layout
 //!
-//! See `ARCHITECTURE.md` at the repository root for the module map and the path of one
-//! request through it. Data flows one way: [`cli`] -> [`settings`] -> [`cmd`] -> [`workflow`]
-//! -> ([`planner`], [`agents`]) -> ([`llm`], [`search`]) -> [`plan`].
+//! See `ARCHITECTURE.md` at the repository root for the module map, the layers and the path of
+//! one request through them. Imports go down the layers, never up (`tests/architecture.rs`
+//! checks it): [`cmd`] -> [`workflow`] -> ([`planner`], [`agents`]) -> ([`llm`], [`search`]) ->
+//! [`http`], with [`plan`], [`settings`] and the small helpers below.
 //!
 //! - [`cli`]: every command-line type; [`cmd`]: one file per subcommand.
 //! - [`settings`]: config file, environment and secrets, resolved once.
 //! - [`workflow`]: the loop from question to final summary, events, report.
 //! - [`planner`]: one planning round (input, contract, write-back).
-//! - [`agents`]: the search and summary sub-agents.
-//! - [`llm`]: the chat-completions client; [`search`]: the web-search providers.
-//! - [`http`]: HTTP errors and the one retry policy.
+//! - [`agents`]: the search and summary sub-agents and their dispatch.
+//! - [`llm`]: the chat-completions client; [`search`]: the search providers.
+//! - [`http`]: the HTTP client, errors and the one retry policy.
 //! - [`plan`]: the plan file: model, node ids, refs, info blocks, store.
-//! - [`diagnostics`]: the one findings shape shared by every check.
-//! - [`prompts`]: the system prompts; [`text`]: small text helpers.
 //! - [`validate`]: the validators (step plans, plan-next answers, plan files).
+//! - [`diagnostics`]: the one findings shape shared by every check.
+//! - [`prompts`]: the system prompts; [`text`]: small text helpers; [`clock`]: timestamps;
+//!   [`atomic`]: the one atomic file write.
 //! - [`exit`]: exit codes; [`logging`]: tracing set-up.
 
 pub mod agents;

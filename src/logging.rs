@@ -1,5 +1,5 @@
 //! Logging set-up: tracing on stderr, filtered by `RUST_LOG`, else by `-v` / `-q`; and
-//! [`line`], for the fixed-format status lines (`[planning] ...`, `AGENT_STATUS ...`) that
+//! [`line()`], for the fixed-format status lines (`[planning] ...`, `AGENT_STATUS ...`) that
 //! scripts read and that therefore carry no timestamp or level.
 //!
 //! With progress on (a workflow on a terminal), tracing-indicatif draws a bar per span and log

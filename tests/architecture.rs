@@ -488,3 +488,48 @@ fn the_checker_finds_cycles_through_reexports() {
     assert!(find_cycle(plan).is_some());
     assert!(edges[&Vec::new()]["plan"].contains("text"));
 }
+
+/// ARCHITECTURE.md names only files and folders that exist, so a reader never looks for a
+/// file that was renamed away.
+#[test]
+fn architecture_md_names_only_files_that_exist() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let mut names = BTreeSet::new();
+    for piece in text.split('`').skip(1).step_by(2) {
+        let piece = piece.trim();
+        if piece.ends_with(".rs") || (piece.ends_with('/') && !piece.contains(' ')) {
+            names.insert(piece.to_string());
+        }
+    }
+    assert!(names.len() > 20, "the check reads the names: {names:?}");
+    let mut all = Vec::new();
+    collect_files(&root.join("src"), &mut all);
+    collect_files(&root.join("tests"), &mut all);
+    let rel: Vec<String> = all
+        .iter()
+        .map(|p| {
+            p.strip_prefix(root)
+                .expect("in repo")
+                .to_string_lossy()
+                .replace('\\', "/")
+        })
+        .collect();
+    let missing: Vec<&String> = names
+        .iter()
+        .filter(|n| {
+            !root.join(n.as_str()).exists()
+                && !rel.iter().any(|r| {
+                    if n.ends_with('/') {
+                        r.starts_with(n.as_str())
+                    } else {
+                        r == *n || r.ends_with(&format!("/{n}"))
+                    }
+                })
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names missing files: {missing:?}"
+    );
+}

@@ -134,7 +134,10 @@ async fn run(plan: PlanFile, base_url: &str, done: Arc<Notify>, shutdown: Shutdo
         report_path: dir.path().join("plan.report.md"),
         shutdown,
     });
-    let summary = engine.run().await.expect("the run ends without an engine error");
+    let summary = engine
+        .run()
+        .await
+        .expect("the run ends without an engine error");
     Run {
         dir,
         status: summary.status,
@@ -198,7 +201,12 @@ fn finished_results_are_saved_before_an_interrupted_run_stops() {
         let signal = Arc::clone(&done);
         let shutdown: Shutdown = Box::pin(async move { signal.notified().await });
         // No planner call may happen: the base URL is a closed port.
-        let run = run(plan_with(&["fast", "slow"]), "http://127.0.0.1:9/v1", done, shutdown);
+        let run = run(
+            plan_with(&["fast", "slow"]),
+            "http://127.0.0.1:9/v1",
+            done,
+            shutdown,
+        );
         let run = tokio::time::timeout(Duration::from_secs(20), run)
             .await
             .expect("the run stops");
