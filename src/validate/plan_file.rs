@@ -28,7 +28,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::describe::{kind, require_string};
+use super::describe::{invalid_type, kind, require_string};
 use super::json_path;
 use crate::diagnostics::Diagnostics;
 use crate::plan::model::FINAL_BATCH;
@@ -63,20 +63,18 @@ pub fn validate_plan_file(doc: &Value) -> Diagnostics {
     if let Some(v) = root.get("version")
         && v.as_u64().is_none()
     {
-        d.error(
-            "INVALID_TYPE",
+        invalid_type(
             "version",
-            format!("`version` is {}: write a non-negative integer", kind(v)),
+            "version",
+            v,
+            "write a non-negative integer",
+            &mut d,
         );
     }
     if let Some(v) = root.get("workflow_id")
         && !v.is_string()
     {
-        d.error(
-            "INVALID_TYPE",
-            "workflow_id",
-            format!("`workflow_id` is {}: write a string", kind(v)),
-        );
+        invalid_type("workflow_id", "workflow_id", v, "write a string", &mut d);
     }
     let nodes = match root.get("nodes") {
         Some(Value::Array(nodes)) => nodes.as_slice(),
@@ -89,11 +87,7 @@ pub fn validate_plan_file(doc: &Value) -> Diagnostics {
             return d;
         }
         Some(other) => {
-            d.error(
-                "INVALID_TYPE",
-                "nodes",
-                format!("`nodes` is {}: write a list of nodes", kind(other)),
-            );
+            invalid_type("nodes", "nodes", other, "write a list of nodes", &mut d);
             return d;
         }
     };
@@ -136,11 +130,7 @@ pub fn validate_plan_file(doc: &Value) -> Diagnostics {
             check_check_list(cl, max_id, final_exists, max_batch, &position, &mut d);
         }
         Some(other) => {
-            d.error(
-                "INVALID_TYPE",
-                "check_list",
-                format!("`check_list` is {}: write an object", kind(other)),
-            );
+            invalid_type("check_list", "check_list", other, "write an object", &mut d);
         }
     }
 
@@ -219,11 +209,7 @@ fn check_node<'a>(i: usize, node: &'a Value, d: &mut Diagnostics) -> NodeFacts<'
                 );
             }
             None => {
-                d.error(
-                    "INVALID_TYPE",
-                    batch_path,
-                    format!("`batch` is {}: write an integer", kind(v)),
-                );
+                invalid_type(batch_path, "batch", v, "write an integer", d);
             }
         },
     }
@@ -231,10 +217,12 @@ fn check_node<'a>(i: usize, node: &'a Value, d: &mut Diagnostics) -> NodeFacts<'
         match obj.get(field) {
             None | Some(Value::String(_)) => {}
             Some(other) => {
-                d.error(
-                    "INVALID_TYPE",
+                invalid_type(
                     json_path::key(&base, field),
-                    format!("`{field}` is {}: write a string", kind(other)),
+                    field,
+                    other,
+                    "write a string",
+                    d,
                 );
             }
         }
@@ -321,10 +309,12 @@ fn check_check_list(
             }
         },
         Some(other) => {
-            d.error(
-                "INVALID_TYPE",
+            invalid_type(
                 "check_list.latest_id",
-                format!("`latest_id` is {}: write a node id string", kind(other)),
+                "latest_id",
+                other,
+                "write a node id string",
+                d,
             );
         }
     }
@@ -353,10 +343,12 @@ fn check_check_list(
                 }
             }
             None => {
-                d.error(
-                    "INVALID_TYPE",
+                invalid_type(
                     "check_list.latest_batch",
-                    format!("`latest_batch` is {}: write an integer", kind(v)),
+                    "latest_batch",
+                    v,
+                    "write an integer",
+                    d,
                 );
             }
         },
@@ -379,11 +371,7 @@ fn check_check_list(
             }
         }
         Some(other) => {
-            d.error(
-                "INVALID_TYPE",
-                "check_list.refs",
-                format!("`refs` is {}: write a list of refs", kind(other)),
-            );
+            invalid_type("check_list.refs", "refs", other, "write a list of refs", d);
         }
     }
 }

@@ -41,7 +41,7 @@
 
 use serde_json::{Map, Value};
 
-use super::describe::kind;
+use super::describe::{kind, kind_or_missing, require_string_items};
 use super::executors::{self, Executors};
 use super::json_path;
 use super::plan_next_context::PlanNextContext;
@@ -174,9 +174,7 @@ fn check_type_fields(root: &Map<String, Value>, d: &mut Diagnostics) -> Option<P
         Some("PLAN_STEPS") => Some(PlanType::Steps),
         Some("EXECUTE") => Some(PlanType::Execute),
         _ => {
-            let what = root
-                .get("plan_type")
-                .map_or_else(|| "missing".to_string(), kind);
+            let what = kind_or_missing(root.get("plan_type"));
             d.error(
                 "INVALID_PLAN_TYPE",
                 "plan_type",
@@ -192,7 +190,7 @@ fn check_new_block(block: Option<&Value>, d: &mut Diagnostics) -> Option<Vec<Str
     let block = match block {
         Some(Value::Object(b)) => b,
         other => {
-            let what = other.map_or_else(|| "missing".to_string(), kind);
+            let what = kind_or_missing(other);
             d.error(
                 "INVALID_NEW_BLOCK",
                 "new_block",
@@ -218,13 +216,10 @@ fn check_new_block(block: Option<&Value>, d: &mut Diagnostics) -> Option<Vec<Str
     match block.get("done") {
         Some(Value::Array(items)) if items.is_empty() => {}
         other => {
-            let what = other.map_or_else(
-                || "missing".to_string(),
-                |v| match v {
-                    Value::Array(items) => format!("a list of {} entries", items.len()),
-                    v => kind(v),
-                },
-            );
+            let what = match other {
+                Some(Value::Array(items)) => format!("a list of {} entries", items.len()),
+                other => kind_or_missing(other),
+            };
             d.error(
                 "DONE_NOT_EMPTY",
                 "new_block.done",
@@ -235,7 +230,7 @@ fn check_new_block(block: Option<&Value>, d: &mut Diagnostics) -> Option<Vec<Str
     let plan = match block.get("plan") {
         Some(Value::Array(items)) => items,
         other => {
-            let what = other.map_or_else(|| "missing".to_string(), kind);
+            let what = kind_or_missing(other);
             d.error(
                 "INVALID_PLAN",
                 "new_block.plan",
@@ -311,7 +306,7 @@ fn check_goal(goal: Option<&Value>, d: &mut Diagnostics) {
             }
         }
         other => {
-            let what = other.map_or_else(|| "missing".to_string(), kind);
+            let what = kind_or_missing(other);
             d.error(
                 "INVALID_GOAL",
                 PATH,
@@ -427,7 +422,7 @@ fn check_executor_call(call: &Value, d: &mut Diagnostics) {
         }
         Some(Value::String(c)) if !c.trim().is_empty() => {}
         other => {
-            let what = other.map_or_else(|| "missing".to_string(), kind);
+            let what = kind_or_missing(other);
             d.error(
                 "INVALID_EXECUTOR_CALL",
                 "executor_call.command",
@@ -438,9 +433,7 @@ fn check_executor_call(call: &Value, d: &mut Diagnostics) {
         }
     }
     if !matches!(call.get("inputs"), Some(Value::Object(_))) {
-        let what = call
-            .get("inputs")
-            .map_or_else(|| "missing".to_string(), kind);
+        let what = kind_or_missing(call.get("inputs"));
         d.error(
             "INVALID_EXECUTOR_CALL",
             "executor_call.inputs",
@@ -448,19 +441,15 @@ fn check_executor_call(call: &Value, d: &mut Diagnostics) {
         );
     }
     match call.get("expected_observations") {
-        Some(Value::Array(items)) => {
-            for (i, item) in items.iter().enumerate() {
-                if !item.is_string() {
-                    d.error(
-                        "INVALID_EXECUTOR_CALL",
-                        json_path::index("executor_call.expected_observations", i),
-                        format!("observation is {}: write a string", kind(item)),
-                    );
-                }
-            }
-        }
+        Some(Value::Array(items)) => require_string_items(
+            items,
+            "executor_call.expected_observations",
+            "INVALID_EXECUTOR_CALL",
+            "observation",
+            d,
+        ),
         other => {
-            let what = other.map_or_else(|| "missing".to_string(), kind);
+            let what = kind_or_missing(other);
             d.error(
                 "INVALID_EXECUTOR_CALL",
                 "executor_call.expected_observations",
@@ -514,17 +503,13 @@ fn check_command(root: &Map<String, Value>, executors: Option<&Executors>, d: &m
 fn check_update_plan(update: Option<&Value>, d: &mut Diagnostics) {
     match update {
         None => {}
-        Some(Value::Array(items)) => {
-            for (i, item) in items.iter().enumerate() {
-                if !item.is_string() {
-                    d.error(
-                        "INVALID_UPDATE_PLAN",
-                        json_path::index("update_plan", i),
-                        format!("`update_plan` item is {}: write a string", kind(item)),
-                    );
-                }
-            }
-        }
+        Some(Value::Array(items)) => require_string_items(
+            items,
+            "update_plan",
+            "INVALID_UPDATE_PLAN",
+            "`update_plan` item",
+            d,
+        ),
         Some(other) => {
             d.error(
                 "INVALID_UPDATE_PLAN",

@@ -53,7 +53,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::atoms::AtomRegistry;
-use super::describe::{kind, require_string};
+use super::describe::{invalid_type, kind, require_string};
 use super::graph::DepGraph;
 use super::json_path;
 use super::step_refs::{self, StepRef};
@@ -312,21 +312,19 @@ fn check_root<'a>(doc: &'a Value, d: &mut Diagnostics) -> Option<&'a Vec<Value>>
         }
         Some(Value::Object(plan)) => plan,
         Some(other) => {
-            d.error(
-                "INVALID_TYPE",
-                "plan",
-                format!("`plan` is {}: write an object with `steps`", kind(other)),
-            );
+            invalid_type("plan", "plan", other, "write an object with `steps`", d);
             return None;
         }
     };
     if let Some(outputs) = plan.get("outputs")
         && !outputs.is_object()
     {
-        d.error(
-            "INVALID_TYPE",
+        invalid_type(
             "plan.outputs",
-            format!("`plan.outputs` is {}: write an object", kind(outputs)),
+            "plan.outputs",
+            outputs,
+            "write an object",
+            d,
         );
     }
     match plan.get("steps") {
@@ -348,10 +346,12 @@ fn check_root<'a>(doc: &'a Value, d: &mut Diagnostics) -> Option<&'a Vec<Value>>
         }
         Some(Value::Array(steps)) => Some(steps),
         Some(other) => {
-            d.error(
-                "INVALID_TYPE",
+            invalid_type(
                 "plan.steps",
-                format!("`plan.steps` is {}: write a list of steps", kind(other)),
+                "plan.steps",
+                other,
+                "write a list of steps",
+                d,
             );
             None
         }
@@ -394,11 +394,7 @@ fn check_step<'a>(i: usize, v: &'a Value, d: &mut Diagnostics) -> Step<'a> {
         }
         Some(Value::Object(inputs)) => step.inputs = Some(inputs),
         Some(other) => {
-            d.error(
-                "INVALID_TYPE",
-                inputs_path,
-                format!("`inputs` is {}: write an object", kind(other)),
-            );
+            invalid_type(inputs_path, "inputs", other, "write an object", d);
         }
     }
     match obj.get("step_id") {
@@ -415,10 +411,12 @@ fn check_step<'a>(i: usize, v: &'a Value, d: &mut Diagnostics) -> Step<'a> {
             step.explicit_id = true;
         }
         Some(other) => {
-            d.error(
-                "INVALID_TYPE",
+            invalid_type(
                 json_path::key(&step.path, "step_id"),
-                format!("`step_id` is {}: write a string", kind(other)),
+                "step_id",
+                other,
+                "write a string",
+                d,
             );
         }
     }
@@ -445,10 +443,12 @@ fn check_step<'a>(i: usize, v: &'a Value, d: &mut Diagnostics) -> Step<'a> {
             step.depends_on = Some(deps);
         }
         Some(other) => {
-            d.error(
-                "INVALID_TYPE",
+            invalid_type(
                 deps_path,
-                format!("`depends_on` is {}: write a list of step ids", kind(other)),
+                "depends_on",
+                other,
+                "write a list of step ids",
+                d,
             );
         }
     }
