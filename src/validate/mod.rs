@@ -2,7 +2,8 @@
 //! [`crate::diagnostics::Diagnostics`]. Declarations only; each file holds one concept.
 //!
 //! - [`steps`]: seed 003 step plans against an atom registry ([`atoms`]), with [`step_refs`]
-//!   (`${step_id.outputs.name}`) and [`graph`] (dependency order, cycles).
+//!   (`${step_id.outputs.name}`) and [`graph`] (dependency order, cycles); its shape rules are in
+//!   `steps_shape`, its reference and dependency rules in `steps_deps`.
 //! - [`plan_next`]: the Thinkon plan-next answer (seeds 000/001), with [`plan_next_schema`] (the
 //!   embedded JSON Schema), [`words`] (ordering and guessing words), [`executors`] and
 //!   [`plan_next_context`] (depth and failed attempts); its checks are in `plan_next_shape` (one
@@ -27,6 +28,8 @@ pub mod words;
 // The phases of the validators above, split by concern; not part of the API.
 mod plan_next_rules;
 mod plan_next_shape;
+mod steps_deps;
+mod steps_shape;
 
 pub use atoms::{AtomError, AtomRegistry};
 pub use document::DocumentError;
