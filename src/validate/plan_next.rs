@@ -47,7 +47,7 @@ use serde_json::Value;
 
 use super::executors::Executors;
 use super::plan_next_context::PlanNextContext;
-use super::plan_next_rules::{check_command, check_context, check_plan_type_rules};
+use super::plan_next_rules::{check_command, check_depth, check_plan_type_rules, check_repeats};
 use super::plan_next_schema;
 use super::plan_next_shape::{
     check_new_block, check_type_fields, check_update_plan, forbidden_fields,
@@ -96,7 +96,8 @@ pub fn validate_plan_next(
         check_command(root, executors, &mut d);
         check_update_plan(root.get("update_plan"), &mut d);
         if let Some(ctx) = context {
-            check_context(root, plan_type, plan.as_deref(), ctx, &mut d);
+            check_depth(plan_type, ctx, &mut d);
+            check_repeats(root, plan_type, plan.as_deref(), ctx, &mut d);
         }
     }
     // A schema error at a path where (or below which) a semantic rule already spoke would only

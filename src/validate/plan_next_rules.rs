@@ -165,19 +165,8 @@ pub(super) fn check_command(
     }
 }
 
-/// The rules that need the context: the depth limit, then no repeat of a failed attempt.
-pub(super) fn check_context(
-    root: &Map<String, Value>,
-    plan_type: Option<PlanType>,
-    plan: Option<&[String]>,
-    ctx: &PlanNextContext,
-    d: &mut Diagnostics,
-) {
-    check_depth(plan_type, ctx, d);
-    check_repeats(root, plan_type, plan, ctx, d);
-}
-
-fn check_depth(plan_type: Option<PlanType>, ctx: &PlanNextContext, d: &mut Diagnostics) {
+/// With a context: the depth limit.
+pub(super) fn check_depth(plan_type: Option<PlanType>, ctx: &PlanNextContext, d: &mut Diagnostics) {
     if let (Some(max), Some(pt)) = (ctx.max_depth, plan_type) {
         let depth = ctx.depth as u64;
         if depth >= max && pt != PlanType::Execute {
@@ -198,7 +187,8 @@ fn check_depth(plan_type: Option<PlanType>, ctx: &PlanNextContext, d: &mut Diagn
     }
 }
 
-fn check_repeats(
+/// With a context: no repeat of a failed attempt.
+pub(super) fn check_repeats(
     root: &Map<String, Value>,
     plan_type: Option<PlanType>,
     plan: Option<&[String]>,

@@ -120,7 +120,12 @@ pub(super) fn check_new_block(block: Option<&Value>, d: &mut Diagnostics) -> Opt
         }
     }
     check_goal(block.get("goal"), d);
-    match block.get("done") {
+    check_done(block.get("done"), d);
+    check_plan(block.get("plan"), d)
+}
+
+fn check_done(done: Option<&Value>, d: &mut Diagnostics) {
+    match done {
         Some(Value::Array(items)) if items.is_empty() => {}
         other => {
             let what = match other {
@@ -134,7 +139,11 @@ pub(super) fn check_new_block(block: Option<&Value>, d: &mut Diagnostics) -> Opt
             );
         }
     }
-    let plan = match block.get("plan") {
+}
+
+/// The plan items when every one is a string (an empty one is reported but left out).
+fn check_plan(plan: Option<&Value>, d: &mut Diagnostics) -> Option<Vec<String>> {
+    let plan = match plan {
         Some(Value::Array(items)) => items,
         other => {
             let what = kind_or_missing(other);
