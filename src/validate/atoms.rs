@@ -58,6 +58,16 @@ pub enum AtomError {
     Duplicate { id: String, source_name: String },
 }
 
+impl AtomError {
+    /// The registry breaks the accepted shapes; `what` says where and how.
+    fn invalid(source_name: &str, what: String) -> AtomError {
+        AtomError::Invalid {
+            source_name: source_name.to_string(),
+            what,
+        }
+    }
+}
+
 /// Atoms by id.
 #[derive(Debug, Clone, Default)]
 pub struct AtomRegistry {
@@ -125,10 +135,7 @@ impl AtomRegistry {
     }
 
     fn add_value(&mut self, value: &Value, source_name: &str) -> Result<(), AtomError> {
-        let invalid = |what: String| AtomError::Invalid {
-            source_name: source_name.to_string(),
-            what,
-        };
+        let invalid = |what: String| AtomError::invalid(source_name, what);
         match value {
             Value::Array(items) => {
                 for (i, item) in items.iter().enumerate() {
@@ -179,10 +186,7 @@ fn parse_atom(
     key: Option<&str>,
     source_name: &str,
 ) -> Result<Atom, AtomError> {
-    let invalid = |what: String| AtomError::Invalid {
-        source_name: source_name.to_string(),
-        what,
-    };
+    let invalid = |what: String| AtomError::invalid(source_name, what);
     let id = match (obj.get("id"), key) {
         (Some(Value::String(id)), Some(key)) if id != key => {
             return Err(invalid(format!(
@@ -199,41 +203,49 @@ fn parse_atom(
     if id.trim().is_empty() {
         return Err(invalid("an atom has an empty `id`: give it a name".into()));
     }
-    let inputs = match obj.get("inputs") {
-        None | Some(Value::Null) => Vec::new(),
+    let inputs = parse_inputs(obj.get("inputs"), &id, source_name)?;
+    let outputs = parse_outputs(obj.get("outputs"), &id, source_name)?;
+    Ok(Atom {
+        id,
+        inputs,
+        outputs,
+    })
+}
+
+fn parse_inputs(
+    inputs: Option<&Value>,
+    id: &str,
+    source_name: &str,
+) -> Result<Vec<AtomInput>, AtomError> {
+    match inputs {
+        None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(items)) => items
             .iter()
-            .map(|item| match item {
-                Value::String(name) => Ok(AtomInput {
-                    name: name.clone(),
-                    required: false,
-                }),
-                Value::Object(o) => {
-                    let name = o.get("name").and_then(Value::as_str).ok_or_else(|| {
-                        invalid(format!("an input of atom `{id}` has no string `name`"))
-                    })?;
-                    Ok(AtomInput {
-                        name: name.to_string(),
-                        required: required_flag(o, &id, name, source_name)?,
-                    })
-                }
-                other => Err(invalid(format!(
-                    "input `{other}` of atom `{id}` is neither a name nor an object"
-                ))),
+            .map(|item| {
+                let name = named_entry(item, "input", id, source_name)?;
+                let required = match item {
+                    Value::Object(o) => required_flag(o, id, name, source_name)?,
+                    _ => false,
+                };
+                Ok(AtomInput {
+                    name: name.to_string(),
+                    required,
+                })
             })
-            .collect::<Result<_, _>>()?,
+            .collect(),
         Some(Value::Object(map)) => map
             .iter()
             .map(|(name, spec)| {
                 let required = match spec {
-                    Value::Object(o) => required_flag(o, &id, name, source_name)?,
+                    Value::Object(o) => required_flag(o, id, name, source_name)?,
                     Value::Null => false,
                     // `name: {type: ...}` is the usual form; a bare type string is tolerated.
                     Value::String(_) => false,
                     other => {
-                        return Err(invalid(format!(
+                        let what = format!(
                             "input `{name}` of atom `{id}` is `{other}`: write an object like `{{required: true}}`"
-                        )));
+                        );
+                        return Err(AtomError::invalid(source_name, what));
                     }
                 };
                 Ok(AtomInput {
@@ -241,43 +253,55 @@ fn parse_atom(
                     required,
                 })
             })
-            .collect::<Result<_, _>>()?,
-        Some(other) => {
-            return Err(invalid(format!(
-                "`inputs` of atom `{id}` is `{other}`: write a list or a map"
-            )));
-        }
-    };
-    let outputs = match obj.get("outputs") {
-        None | Some(Value::Null) => Vec::new(),
+            .collect(),
+        Some(other) => Err(AtomError::invalid(
+            source_name,
+            format!("`inputs` of atom `{id}` is `{other}`: write a list or a map"),
+        )),
+    }
+}
+
+fn parse_outputs(
+    outputs: Option<&Value>,
+    id: &str,
+    source_name: &str,
+) -> Result<Vec<String>, AtomError> {
+    match outputs {
+        None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(items)) => items
             .iter()
-            .map(|item| match item {
-                Value::String(name) => Ok(name.clone()),
-                Value::Object(o) => o
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-                    .ok_or_else(|| {
-                        invalid(format!("an output of atom `{id}` has no string `name`"))
-                    }),
-                other => Err(invalid(format!(
-                    "output `{other}` of atom `{id}` is neither a name nor an object"
-                ))),
-            })
-            .collect::<Result<_, _>>()?,
-        Some(Value::Object(map)) => map.keys().cloned().collect(),
-        Some(other) => {
-            return Err(invalid(format!(
-                "`outputs` of atom `{id}` is `{other}`: write a list or a map"
-            )));
-        }
-    };
-    Ok(Atom {
-        id,
-        inputs,
-        outputs,
-    })
+            .map(|item| Ok(named_entry(item, "output", id, source_name)?.to_string()))
+            .collect(),
+        Some(Value::Object(map)) => Ok(map.keys().cloned().collect()),
+        Some(other) => Err(AtomError::invalid(
+            source_name,
+            format!("`outputs` of atom `{id}` is `{other}`: write a list or a map"),
+        )),
+    }
+}
+
+/// The name of one entry of an `inputs` or `outputs` list (`what` says which): a bare name, or
+/// an object with a string `name`.
+fn named_entry<'a>(
+    item: &'a Value,
+    what: &str,
+    id: &str,
+    source_name: &str,
+) -> Result<&'a str, AtomError> {
+    match item {
+        Value::String(name) => Ok(name),
+        Value::Object(o) => match o.get("name").and_then(Value::as_str) {
+            Some(name) => Ok(name),
+            None => Err(AtomError::invalid(
+                source_name,
+                format!("an {what} of atom `{id}` has no string `name`"),
+            )),
+        },
+        other => Err(AtomError::invalid(
+            source_name,
+            format!("{what} `{other}` of atom `{id}` is neither a name nor an object"),
+        )),
+    }
 }
 
 fn required_flag(
@@ -289,12 +313,12 @@ fn required_flag(
     match o.get("required") {
         None | Some(Value::Null) => Ok(false),
         Some(Value::Bool(b)) => Ok(*b),
-        Some(other) => Err(AtomError::Invalid {
-            source_name: source_name.to_string(),
-            what: format!(
+        Some(other) => Err(AtomError::invalid(
+            source_name,
+            format!(
                 "`required` of input `{name}` of atom `{id}` is `{other}`: write true or false"
             ),
-        }),
+        )),
     }
 }
 

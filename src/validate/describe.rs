@@ -1,5 +1,7 @@
 //! Short descriptions of JSON values for diagnostic messages ("a number `3`"), cut to a
-//! readable length, and the required-string check every validator makes. No rule lives here.
+//! readable length, and the type checks every validator makes in the same words (a required
+//! string, a list of strings, the INVALID_TYPE message). No rule lives here: callers decide
+//! which field must have which type.
 
 use serde_json::{Map, Value};
 
@@ -16,6 +18,48 @@ pub fn kind(v: &Value) -> String {
         Value::String(s) => format!("a string `{}`", truncate(s, 60)),
         Value::Array(_) => "an array".to_string(),
         Value::Object(_) => "an object".to_string(),
+    }
+}
+
+/// The kind of a value that may be absent: "missing" reads as well as "a number `3`" after
+/// "`field` is".
+pub fn kind_or_missing(v: Option<&Value>) -> String {
+    v.map_or_else(|| "missing".to_string(), kind)
+}
+
+/// Records INVALID_TYPE at `path` as "`name` is <kind of `found`>: <fix>", so every validator
+/// words a type error the same way.
+pub fn invalid_type(
+    path: impl Into<String>,
+    name: &str,
+    found: &Value,
+    fix: &str,
+    d: &mut Diagnostics,
+) {
+    d.error(
+        "INVALID_TYPE",
+        path,
+        format!("`{name}` is {}: {fix}", kind(found)),
+    );
+}
+
+/// Records `code` at `base[i]` for every item of `items` that is not a string, as "<label> is
+/// <kind>: write a string".
+pub fn require_string_items(
+    items: &[Value],
+    base: &str,
+    code: &str,
+    label: &str,
+    d: &mut Diagnostics,
+) {
+    for (i, item) in items.iter().enumerate() {
+        if !item.is_string() {
+            d.error(
+                code,
+                json_path::index(base, i),
+                format!("{label} is {}: write a string", kind(item)),
+            );
+        }
     }
 }
 
@@ -38,11 +82,7 @@ pub fn require_string<'a>(
             None
         }
         Some(other) => {
-            d.error(
-                "INVALID_TYPE",
-                path,
-                format!("`{field}` is {}: write a string", kind(other)),
-            );
+            invalid_type(path, field, other, "write a string", d);
             None
         }
     }

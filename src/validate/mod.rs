@@ -2,10 +2,12 @@
 //! [`crate::diagnostics::Diagnostics`]. Declarations only; each file holds one concept.
 //!
 //! - [`steps`]: seed 003 step plans against an atom registry ([`atoms`]), with [`step_refs`]
-//!   (`${step_id.outputs.name}`) and [`graph`] (dependency order, cycles).
+//!   (`${step_id.outputs.name}`) and [`graph`] (dependency order, cycles); its shape rules are in
+//!   `steps_shape`, its reference and dependency rules in `steps_deps`.
 //! - [`plan_next`]: the Thinkon plan-next answer (seeds 000/001), with [`plan_next_schema`] (the
 //!   embedded JSON Schema), [`words`] (ordering and guessing words), [`executors`] and
-//!   [`plan_next_context`] (depth and failed attempts).
+//!   [`plan_next_context`] (depth and failed attempts); its checks are in `plan_next_shape` (one
+//!   field at a time) and `plan_next_rules` (what the plan type, executors and context require).
 //! - [`plan_file`]: integrity of a researchflow plan file.
 //! - [`document`] reads JSON or YAML; [`json_path`] and [`describe`] format paths and values.
 
@@ -22,6 +24,12 @@ pub mod plan_next_schema;
 pub mod step_refs;
 pub mod steps;
 pub mod words;
+
+// The phases of the validators above, split by concern; not part of the API.
+mod plan_next_rules;
+mod plan_next_shape;
+mod steps_deps;
+mod steps_shape;
 
 pub use atoms::{AtomError, AtomRegistry};
 pub use document::DocumentError;

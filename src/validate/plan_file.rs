@@ -28,7 +28,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::describe::{kind, require_string};
+use super::describe::{invalid_type, kind, require_string};
 use super::json_path;
 use crate::diagnostics::Diagnostics;
 use crate::plan::model::FINAL_BATCH;
@@ -60,51 +60,73 @@ pub fn validate_plan_file(doc: &Value) -> Diagnostics {
         );
         return d;
     };
+    check_header(root, &mut d);
+    let Some(nodes) = nodes_of(root, &mut d) else {
+        return d;
+    };
+    let facts: Vec<NodeFacts<'_>> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| check_node(i, n, &mut d))
+        .collect();
+    let position = index_node_ids(&facts, &mut d);
+    check_start_and_final(nodes, &facts, &mut d);
+    match root.get("check_list") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(cl)) => check_check_list(cl, &facts, &position, &mut d),
+        Some(other) => {
+            invalid_type("check_list", "check_list", other, "write an object", &mut d);
+        }
+    }
+    for (i, f) in facts.iter().enumerate() {
+        if let Some(p_node) = f.p_node {
+            check_refs(
+                p_node,
+                &format!("nodes[{i}].p_node"),
+                Some(i),
+                &position,
+                &mut d,
+            );
+        }
+    }
+    d
+}
+
+/// `version` and `workflow_id`, optional fields of the root.
+fn check_header(root: &Map<String, Value>, d: &mut Diagnostics) {
     if let Some(v) = root.get("version")
         && v.as_u64().is_none()
     {
-        d.error(
-            "INVALID_TYPE",
-            "version",
-            format!("`version` is {}: write a non-negative integer", kind(v)),
-        );
+        invalid_type("version", "version", v, "write a non-negative integer", d);
     }
     if let Some(v) = root.get("workflow_id")
         && !v.is_string()
     {
-        d.error(
-            "INVALID_TYPE",
-            "workflow_id",
-            format!("`workflow_id` is {}: write a string", kind(v)),
-        );
+        invalid_type("workflow_id", "workflow_id", v, "write a string", d);
     }
-    let nodes = match root.get("nodes") {
-        Some(Value::Array(nodes)) => nodes.as_slice(),
+}
+
+/// The node list; `None` (after reporting why) when there is none to check.
+fn nodes_of<'a>(root: &'a Map<String, Value>, d: &mut Diagnostics) -> Option<&'a [Value]> {
+    match root.get("nodes") {
+        Some(Value::Array(nodes)) => Some(nodes.as_slice()),
         None => {
             d.error(
                 "MISSING_FIELD",
                 "nodes",
                 "`nodes` is missing: add the list of nodes, starting with the start node",
             );
-            return d;
+            None
         }
         Some(other) => {
-            d.error(
-                "INVALID_TYPE",
-                "nodes",
-                format!("`nodes` is {}: write a list of nodes", kind(other)),
-            );
-            return d;
+            invalid_type("nodes", "nodes", other, "write a list of nodes", d);
+            None
         }
-    };
+    }
+}
 
-    let facts: Vec<NodeFacts<'_>> = nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| check_node(i, n, &mut d))
-        .collect();
-
-    // Ids: uniqueness and position of the first holder.
+/// DUPLICATE_NODE_ID; returns where each id is first held, which refs resolve against.
+fn index_node_ids(facts: &[NodeFacts<'_>], d: &mut Diagnostics) -> HashMap<NodeId, usize> {
     let mut position: HashMap<NodeId, usize> = HashMap::with_capacity(facts.len());
     for (i, f) in facts.iter().enumerate() {
         let Some(id) = f.id else { continue };
@@ -120,42 +142,7 @@ pub fn validate_plan_file(doc: &Value) -> Diagnostics {
             position.insert(id, i);
         }
     }
-
-    check_start_and_final(nodes, &facts, &mut d);
-    let max_id = facts.iter().filter_map(|f| f.id).max();
-    let final_exists = facts.iter().any(|f| f.batch == Some(FINAL_BATCH));
-    let max_batch = facts
-        .iter()
-        .filter_map(|f| f.batch)
-        .filter(|&b| b >= 1)
-        .max();
-
-    match root.get("check_list") {
-        None | Some(Value::Null) => {}
-        Some(Value::Object(cl)) => {
-            check_check_list(cl, max_id, final_exists, max_batch, &position, &mut d);
-        }
-        Some(other) => {
-            d.error(
-                "INVALID_TYPE",
-                "check_list",
-                format!("`check_list` is {}: write an object", kind(other)),
-            );
-        }
-    }
-
-    for (i, f) in facts.iter().enumerate() {
-        if let Some(p_node) = f.p_node {
-            check_refs(
-                p_node,
-                &format!("nodes[{i}].p_node"),
-                Some(i),
-                &position,
-                &mut d,
-            );
-        }
-    }
-    d
+    position
 }
 
 fn check_node<'a>(i: usize, node: &'a Value, d: &mut Diagnostics) -> NodeFacts<'a> {
@@ -219,11 +206,7 @@ fn check_node<'a>(i: usize, node: &'a Value, d: &mut Diagnostics) -> NodeFacts<'
                 );
             }
             None => {
-                d.error(
-                    "INVALID_TYPE",
-                    batch_path,
-                    format!("`batch` is {}: write an integer", kind(v)),
-                );
+                invalid_type(batch_path, "batch", v, "write an integer", d);
             }
         },
     }
@@ -231,10 +214,12 @@ fn check_node<'a>(i: usize, node: &'a Value, d: &mut Diagnostics) -> NodeFacts<'
         match obj.get(field) {
             None | Some(Value::String(_)) => {}
             Some(other) => {
-                d.error(
-                    "INVALID_TYPE",
+                invalid_type(
                     json_path::key(&base, field),
-                    format!("`{field}` is {}: write a string", kind(other)),
+                    field,
+                    other,
+                    "write a string",
+                    d,
                 );
             }
         }
@@ -291,13 +276,39 @@ fn check_start_and_final(nodes: &[Value], facts: &[NodeFacts<'_>], d: &mut Diagn
 
 fn check_check_list(
     cl: &Map<String, Value>,
-    max_id: Option<NodeId>,
-    final_exists: bool,
-    max_batch: Option<i64>,
+    facts: &[NodeFacts<'_>],
     position: &HashMap<NodeId, usize>,
     d: &mut Diagnostics,
 ) {
-    match cl.get("latest_id") {
+    let max_id = facts.iter().filter_map(|f| f.id).max();
+    check_latest_id(cl.get("latest_id"), max_id, d);
+    check_latest_batch(cl.get("latest_batch"), facts, d);
+    match cl.get("refs") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(items)) => {
+            for (j, item) in items.iter().enumerate() {
+                let path = format!("check_list.refs[{j}]");
+                match item {
+                    Value::String(s) => check_refs(s, &path, None, position, d),
+                    other => {
+                        d.error(
+                            "INVALID_TYPE",
+                            path,
+                            format!("ref is {}: write a string like `b:summary`", kind(other)),
+                        );
+                    }
+                }
+            }
+        }
+        Some(other) => {
+            invalid_type("check_list.refs", "refs", other, "write a list of refs", d);
+        }
+    }
+}
+
+/// `latest_id` may be ahead of the nodes (ids of deleted nodes are never reused), never behind.
+fn check_latest_id(latest_id: Option<&Value>, max_id: Option<NodeId>, d: &mut Diagnostics) {
+    match latest_id {
         None | Some(Value::Null) => {}
         Some(Value::String(s)) if s.trim().is_empty() => {}
         Some(Value::String(s)) => match NodeId::parse(s) {
@@ -321,70 +332,57 @@ fn check_check_list(
             }
         },
         Some(other) => {
-            d.error(
-                "INVALID_TYPE",
+            invalid_type(
                 "check_list.latest_id",
-                format!("`latest_id` is {}: write a node id string", kind(other)),
+                "latest_id",
+                other,
+                "write a node id string",
+                d,
             );
         }
     }
-    match cl.get("latest_batch") {
-        None | Some(Value::Null) => {}
-        Some(v) => match v.as_i64() {
-            Some(b) => {
-                let expected = if final_exists {
-                    Some(FINAL_BATCH)
-                } else {
-                    max_batch
-                };
-                if let Some(expected) = expected
-                    && b != expected
-                {
-                    let why = if final_exists {
-                        "a final node (batch -1) exists".to_string()
-                    } else {
-                        format!("the highest batch is `{expected}`")
-                    };
-                    d.error(
-                        "LATEST_BATCH_MISMATCH",
-                        "check_list.latest_batch",
-                        format!("`latest_batch` is `{b}` but {why}: set it to `{expected}`"),
-                    );
-                }
-            }
-            None => {
-                d.error(
-                    "INVALID_TYPE",
-                    "check_list.latest_batch",
-                    format!("`latest_batch` is {}: write an integer", kind(v)),
-                );
-            }
-        },
-    }
-    match cl.get("refs") {
-        None | Some(Value::Null) => {}
-        Some(Value::Array(items)) => {
-            for (j, item) in items.iter().enumerate() {
-                let path = format!("check_list.refs[{j}]");
-                match item {
-                    Value::String(s) => check_refs(s, &path, None, position, d),
-                    other => {
-                        d.error(
-                            "INVALID_TYPE",
-                            path,
-                            format!("ref is {}: write a string like `b:summary`", kind(other)),
-                        );
-                    }
-                }
-            }
-        }
-        Some(other) => {
-            d.error(
-                "INVALID_TYPE",
-                "check_list.refs",
-                format!("`refs` is {}: write a list of refs", kind(other)),
-            );
-        }
+}
+
+/// A final node (batch -1) closes the plan, so `latest_batch` must then say -1; before that it
+/// is the highest batch.
+fn check_latest_batch(latest_batch: Option<&Value>, facts: &[NodeFacts<'_>], d: &mut Diagnostics) {
+    let v = match latest_batch {
+        None | Some(Value::Null) => return,
+        Some(v) => v,
+    };
+    let Some(b) = v.as_i64() else {
+        invalid_type(
+            "check_list.latest_batch",
+            "latest_batch",
+            v,
+            "write an integer",
+            d,
+        );
+        return;
+    };
+    let final_exists = facts.iter().any(|f| f.batch == Some(FINAL_BATCH));
+    let expected = if final_exists {
+        Some(FINAL_BATCH)
+    } else {
+        facts
+            .iter()
+            .filter_map(|f| f.batch)
+            .filter(|&b| b >= 1)
+            .max()
+    };
+    if let Some(expected) = expected
+        && b != expected
+    {
+        let why = if final_exists {
+            "a final node (batch -1) exists".to_string()
+        } else {
+            format!("the highest batch is `{expected}`")
+        };
+        d.error(
+            "LATEST_BATCH_MISMATCH",
+            "check_list.latest_batch",
+            format!("`latest_batch` is `{b}` but {why}: set it to `{expected}`"),
+        );
     }
 }
 

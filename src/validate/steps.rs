@@ -45,32 +45,21 @@
 //! `execution_order` (only when valid) is Kahn's topological order with ties broken by array
 //! index, so independent steps keep the order they are written in. All work is linear in the
 //! size of the document, except R3's reachability search, which runs only for references not
-//! already covered by a direct `depends_on` entry. This module must not read files: the command
-//! layer loads the documents.
+//! already covered by a direct `depends_on` entry.
+//!
+//! This file runs the phases in the order of the table: the shape (S1-S7, `steps_shape`), then
+//! U1 and A1-A3 (here), then references and dependencies (R1-R3, D1-D2, `steps_deps`), then the
+//! unused-output warning (here). It must not read files: the command layer loads the documents.
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::atoms::AtomRegistry;
-use super::describe::{kind, require_string};
-use super::graph::DepGraph;
 use super::json_path;
-use super::step_refs::{self, StepRef};
+use super::steps_deps::{check_declared_refs, dependency_graph, order_or_cycles, resolve_refs};
+use super::steps_shape::{Step, check_root, check_step};
 use crate::diagnostics::Diagnostics;
-
-/// What the checks need to know of one step.
-struct Step<'a> {
-    path: String,
-    atom: Option<&'a str>,
-    inputs: Option<&'a Map<String, Value>>,
-    /// The effective id: `step_id`, else the index.
-    key: String,
-    explicit_id: bool,
-    /// `Some` when `depends_on` is an array: its string entries with their positions.
-    depends_on: Option<Vec<(usize, &'a str)>>,
-    refs: Vec<StepRef>,
-}
 
 /// Checks a parsed step plan against a registry.
 pub fn validate_steps(doc: &Value, atoms: &AtomRegistry) -> Diagnostics {
@@ -78,26 +67,32 @@ pub fn validate_steps(doc: &Value, atoms: &AtomRegistry) -> Diagnostics {
     let Some(steps) = check_root(doc, &mut d) else {
         return d;
     };
-    let mut steps: Vec<Step<'_>> = steps
+    let steps: Vec<Step<'_>> = steps
         .iter()
         .enumerate()
         .map(|(i, v)| check_step(i, v, &mut d))
         .collect();
-
-    // References in inputs, collected before ids are indexed (which borrows the steps).
-    let mut malformed = Vec::new();
-    for s in &mut steps {
-        if let Some(inputs) = s.inputs {
-            let base = json_path::key(&s.path, "inputs");
-            for (k, v) in inputs {
-                step_refs::collect(v, &json_path::key(&base, k), &mut s.refs, &mut malformed);
-            }
-        }
+    let ids = index_step_ids(&steps, &mut d);
+    for s in &steps {
+        check_atom(s, atoms, &mut d);
     }
-    // U1: first holder of each effective id.
-    let mut by_key: HashMap<&str, usize> = HashMap::with_capacity(steps.len());
+    let links = resolve_refs(doc, &steps, &ids, atoms, &mut d);
+    let graph = dependency_graph(&steps, &ids, &links, &mut d);
+    check_declared_refs(&steps, &links, &graph, &mut d);
+    order_or_cycles(&steps, &graph, &mut d);
+    // While references are broken, which outputs are read is not known for sure.
+    if d.is_valid() {
+        warn_unused_outputs(&steps, &links.used, atoms, &mut d);
+    }
+    d
+}
+
+/// U1; returns the first step holding each effective id, which references and `depends_on`
+/// resolve to.
+fn index_step_ids<'s>(steps: &'s [Step<'_>], d: &mut Diagnostics) -> HashMap<&'s str, usize> {
+    let mut ids: HashMap<&str, usize> = HashMap::with_capacity(steps.len());
     for (i, s) in steps.iter().enumerate() {
-        if let Some(&first) = by_key.get(s.key.as_str()) {
+        if let Some(&first) = ids.get(s.key.as_str()) {
             let path = if s.explicit_id {
                 json_path::key(&s.path, "step_id")
             } else {
@@ -112,347 +107,10 @@ pub fn validate_steps(doc: &Value, atoms: &AtomRegistry) -> Diagnostics {
                 ),
             );
         } else {
-            by_key.insert(s.key.as_str(), i);
+            ids.insert(s.key.as_str(), i);
         }
     }
-
-    // A1-A3.
-    for s in &steps {
-        check_atom(s, atoms, &mut d);
-    }
-
-    // References in plan.outputs, then R1, R2 and the step each one resolves to.
-    let mut output_refs = Vec::new();
-    if let Some(outputs) = doc.pointer("/plan/outputs").filter(|v| v.is_object()) {
-        step_refs::collect(outputs, "plan.outputs", &mut output_refs, &mut malformed);
-    }
-    for (path, text) in malformed {
-        d.warn(
-            "MALFORMED_STEP_REF",
-            path,
-            format!("`{text}` is not a step reference: write `${{step_id.outputs.name}}`"),
-        );
-    }
-    let mut used = vec![false; steps.len()];
-    let resolve = |r: &StepRef, d: &mut Diagnostics| -> Option<usize> {
-        let Some(&target) = by_key.get(r.step.as_str()) else {
-            d.error(
-                "UNKNOWN_STEP_REF",
-                r.path.clone(),
-                format!(
-                    "reference to unknown step `{}`: use a `step_id` of this plan or a step index",
-                    r.step
-                ),
-            );
-            return None;
-        };
-        if let Some(atom) = steps[target].atom.and_then(|id| atoms.get(id))
-            && !atom.has_output(&r.output)
-        {
-            d.error(
-                "UNKNOWN_OUTPUT_FIELD",
-                r.path.clone(),
-                format!(
-                    "step `{}` (atom `{}`) has no output `{}`: use one of [{}]",
-                    r.step,
-                    atom.id,
-                    r.output,
-                    atom.outputs.join(", ")
-                ),
-            );
-        }
-        Some(target)
-    };
-    // Resolved references per step: (position in s.refs, target index).
-    let mut resolved: Vec<Vec<(usize, usize)>> = Vec::with_capacity(steps.len());
-    for s in &steps {
-        let mut list = Vec::new();
-        for (k, r) in s.refs.iter().enumerate() {
-            if let Some(t) = resolve(r, &mut d) {
-                list.push((k, t));
-            }
-        }
-        resolved.push(list);
-    }
-    for r in &output_refs {
-        if let Some(t) = resolve(r, &mut d) {
-            used[t] = true;
-        }
-    }
-
-    // D1 and the graph.
-    let mut graph = DepGraph::new(steps.len());
-    for (i, s) in steps.iter().enumerate() {
-        if let Some(deps) = &s.depends_on {
-            for &(j, dep) in deps {
-                match by_key.get(dep) {
-                    Some(&t) => graph.add_edge(i, t),
-                    None => {
-                        d.error(
-                            "UNKNOWN_DEPENDENCY",
-                            json_path::index(&json_path::key(&s.path, "depends_on"), j),
-                            format!(
-                                "`depends_on` names unknown step `{dep}`: use a `step_id` of this plan or a step index"
-                            ),
-                        );
-                    }
-                }
-            }
-        }
-    }
-    for (i, s) in steps.iter().enumerate() {
-        for &(k, t) in &resolved[i] {
-            used[t] |= t != i;
-            if t == i {
-                d.error(
-                    "REF_BEFORE_DEPENDENCY",
-                    s.refs[k].path.clone(),
-                    format!(
-                        "step `{}` references its own output `{}`: take it from an earlier step",
-                        s.key, s.refs[k].output
-                    ),
-                );
-            } else if s.depends_on.is_none() {
-                graph.add_edge(i, t);
-            }
-        }
-    }
-
-    // R3 for steps that declared their dependencies.
-    for (i, s) in steps.iter().enumerate() {
-        if s.depends_on.is_none() {
-            continue;
-        }
-        for &(k, t) in &resolved[i] {
-            if t != i && !graph.reaches(i, t) {
-                d.error(
-                    "REF_BEFORE_DEPENDENCY",
-                    s.refs[k].path.clone(),
-                    format!(
-                        "step `{}` reads `{}` of step `{}` but does not depend on it: add `{}` to its `depends_on`",
-                        s.key, s.refs[k].output, steps[t].key, steps[t].key
-                    ),
-                );
-            }
-        }
-    }
-
-    // D2 and the order.
-    match graph.topo_order() {
-        Ok(order) => {
-            if d.is_valid() {
-                d.execution_order = Some(order.iter().map(|&i| steps[i].key.clone()).collect());
-            }
-        }
-        Err(cycles) => {
-            for cycle in cycles {
-                let Some(&first) = cycle.first() else {
-                    continue;
-                };
-                let mut names: Vec<String> = cycle
-                    .iter()
-                    .map(|&i| format!("`{}`", steps[i].key))
-                    .collect();
-                names.push(format!("`{}`", steps[first].key));
-                d.error(
-                    "CIRCULAR_DEPENDENCY",
-                    steps[first].path.clone(),
-                    format!(
-                        "steps {} depend on each other in a cycle (each depends on the next, through `depends_on` or references): break one of these dependencies",
-                        names.join(" -> ")
-                    ),
-                );
-            }
-        }
-    }
-
-    if d.is_valid() {
-        for (i, s) in steps.iter().enumerate() {
-            let declares_outputs = s
-                .atom
-                .and_then(|id| atoms.get(id))
-                .is_some_and(|a| !a.outputs.is_empty());
-            if declares_outputs && !used[i] {
-                d.warn(
-                    "UNUSED_STEP_OUTPUT",
-                    s.path.clone(),
-                    format!(
-                        "no step and no `plan.outputs` entry reads an output of step `{}`: reference it or drop the step",
-                        s.key
-                    ),
-                );
-            }
-        }
-    }
-    d
-}
-
-/// S1-S3 and S7; returns the steps when there are any to check.
-fn check_root<'a>(doc: &'a Value, d: &mut Diagnostics) -> Option<&'a Vec<Value>> {
-    let Some(root) = doc.as_object() else {
-        d.error(
-            "INVALID_TYPE",
-            "",
-            format!(
-                "the document is {}: write an object with `target` and `plan`",
-                kind(doc)
-            ),
-        );
-        return None;
-    };
-    require_string(root, "", "target", d);
-    let plan = match root.get("plan") {
-        None => {
-            d.error(
-                "MISSING_FIELD",
-                "plan",
-                "`plan` is missing: add an object with `steps`",
-            );
-            return None;
-        }
-        Some(Value::Object(plan)) => plan,
-        Some(other) => {
-            d.error(
-                "INVALID_TYPE",
-                "plan",
-                format!("`plan` is {}: write an object with `steps`", kind(other)),
-            );
-            return None;
-        }
-    };
-    if let Some(outputs) = plan.get("outputs")
-        && !outputs.is_object()
-    {
-        d.error(
-            "INVALID_TYPE",
-            "plan.outputs",
-            format!("`plan.outputs` is {}: write an object", kind(outputs)),
-        );
-    }
-    match plan.get("steps") {
-        None => {
-            d.error(
-                "MISSING_FIELD",
-                "plan.steps",
-                "`plan.steps` is missing: add a list of steps",
-            );
-            None
-        }
-        Some(Value::Array(steps)) if steps.is_empty() => {
-            d.error(
-                "EMPTY_STEPS",
-                "plan.steps",
-                "`plan.steps` is empty: add at least one step",
-            );
-            None
-        }
-        Some(Value::Array(steps)) => Some(steps),
-        Some(other) => {
-            d.error(
-                "INVALID_TYPE",
-                "plan.steps",
-                format!("`plan.steps` is {}: write a list of steps", kind(other)),
-            );
-            None
-        }
-    }
-}
-
-/// S4-S6 for one step.
-fn check_step<'a>(i: usize, v: &'a Value, d: &mut Diagnostics) -> Step<'a> {
-    let path = json_path::index("plan.steps", i);
-    let mut step = Step {
-        path,
-        atom: None,
-        inputs: None,
-        key: i.to_string(),
-        explicit_id: false,
-        depends_on: None,
-        refs: Vec::new(),
-    };
-    let Some(obj) = v.as_object() else {
-        d.error(
-            "INVALID_TYPE",
-            step.path.clone(),
-            format!(
-                "step is {}: write an object with `id`, `target` and `inputs`",
-                kind(v)
-            ),
-        );
-        return step;
-    };
-    step.atom = require_string(obj, &step.path, "id", d);
-    require_string(obj, &step.path, "target", d);
-    let inputs_path = json_path::key(&step.path, "inputs");
-    match obj.get("inputs") {
-        None => {
-            d.error(
-                "MISSING_FIELD",
-                inputs_path,
-                "`inputs` is missing: add an object (`{}` when the atom needs none)",
-            );
-        }
-        Some(Value::Object(inputs)) => step.inputs = Some(inputs),
-        Some(other) => {
-            d.error(
-                "INVALID_TYPE",
-                inputs_path,
-                format!("`inputs` is {}: write an object", kind(other)),
-            );
-        }
-    }
-    match obj.get("step_id") {
-        None => {}
-        Some(Value::String(s)) if s.trim().is_empty() => {
-            d.error(
-                "EMPTY_STEP_ID",
-                json_path::key(&step.path, "step_id"),
-                "`step_id` is empty: give it a name or drop it to use the step index",
-            );
-        }
-        Some(Value::String(s)) => {
-            step.key = s.clone();
-            step.explicit_id = true;
-        }
-        Some(other) => {
-            d.error(
-                "INVALID_TYPE",
-                json_path::key(&step.path, "step_id"),
-                format!("`step_id` is {}: write a string", kind(other)),
-            );
-        }
-    }
-    let deps_path = json_path::key(&step.path, "depends_on");
-    match obj.get("depends_on") {
-        None => {}
-        Some(Value::Array(items)) => {
-            let mut deps = Vec::with_capacity(items.len());
-            for (j, item) in items.iter().enumerate() {
-                match item {
-                    Value::String(s) => deps.push((j, s.as_str())),
-                    other => {
-                        d.error(
-                            "INVALID_TYPE",
-                            json_path::index(&deps_path, j),
-                            format!(
-                                "`depends_on` entry is {}: write a step id as a string",
-                                kind(other)
-                            ),
-                        );
-                    }
-                }
-            }
-            step.depends_on = Some(deps);
-        }
-        Some(other) => {
-            d.error(
-                "INVALID_TYPE",
-                deps_path,
-                format!("`depends_on` is {}: write a list of step ids", kind(other)),
-            );
-        }
-    }
-    step
+    ids
 }
 
 /// A1-A3 for one step.
@@ -489,6 +147,30 @@ fn check_atom(s: &Step<'_>, atoms: &AtomRegistry, d: &mut Diagnostics) {
                 format!(
                     "required input `{}` of atom `{atom_id}` is missing: set it to a value or a `${{step_id.outputs.name}}` reference",
                     input.name
+                ),
+            );
+        }
+    }
+}
+
+fn warn_unused_outputs(
+    steps: &[Step<'_>],
+    used: &[bool],
+    atoms: &AtomRegistry,
+    d: &mut Diagnostics,
+) {
+    for (i, s) in steps.iter().enumerate() {
+        let declares_outputs = s
+            .atom
+            .and_then(|id| atoms.get(id))
+            .is_some_and(|a| !a.outputs.is_empty());
+        if declares_outputs && !used[i] {
+            d.warn(
+                "UNUSED_STEP_OUTPUT",
+                s.path.clone(),
+                format!(
+                    "no step and no `plan.outputs` entry reads an output of step `{}`: reference it or drop the step",
+                    s.key
                 ),
             );
         }
