@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use researchflow::agents::{TaskError, TaskInput, TaskOutput, TaskRunner};
 use researchflow::http::RetryObserver;
-use researchflow::llm::LlmClient;
+use researchflow::llm::{LlmClient, Negotiator};
 use researchflow::plan::{Info, Node, NodeId, NodeStatus, NodeType, PlanFile, PlanStore};
 use researchflow::planner::LogOptions;
 use researchflow::settings::{ConfigFile, Role, Settings};
@@ -48,6 +48,7 @@ impl TaskRunner for ScriptedRunner {
                     info,
                     sources: Vec::new(),
                     usage: Default::default(),
+                    truncated: false,
                 })
             }
         }
@@ -122,7 +123,12 @@ async fn run(plan: PlanFile, base_url: &str, done: Arc<Notify>, shutdown: Shutdo
         events: Arc::new(events),
         runner: Arc::new(ScriptedRunner { done }),
         planner: PlannerSetup {
-            llm: LlmClient::new(http, &settings, Role::Planning),
+            llm: LlmClient::new(
+                http,
+                &settings,
+                Role::Planning,
+                Arc::new(Negotiator::new(settings.structured_output)),
+            ),
             system_prompt: "You are the planning agent.".into(),
             repair_attempts: 0,
         },

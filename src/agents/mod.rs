@@ -1,6 +1,7 @@
 //! The sub-agents that run tasks: search and summary (including the final report), the
 //! dispatch between them, and the assembly of a task's input from the plan.
 
+pub mod ask;
 pub mod citations;
 pub mod dispatch;
 pub mod final_sources;

@@ -5,16 +5,42 @@
 //! the overview into `summary` and the result URLs into `sources`. With provider `none` it works
 //! from the LLM alone and writes no search block. It does not touch the plan file.
 
+use std::sync::LazyLock;
+
 use serde_json::{Value, json};
 
-use super::task::{TaskError, TaskInput, TaskOutput, parse_written, written_schema};
+use super::ask::ask_json;
+use super::task::{TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA, parse_written};
 use crate::http::RetryObserver;
-use crate::llm::{LlmClient, Usage, Want, extract_json};
+use crate::llm::{JsonSchema, LlmClient, Usage, extract_json};
 use crate::plan::{Info, Source};
 use crate::search::{SearchClient, SearchHit};
 
 /// The most queries one task runs.
 pub const MAX_QUERIES: usize = 3;
+
+/// Token limit of the queries answer, unless the role sets `maxTokens`.
+pub const QUERIES_MAX_TOKENS: u32 = 256;
+
+/// Token limit of the analysis answer, unless the role sets `maxTokens`.
+pub const ANALYSIS_MAX_TOKENS: u32 = 2048;
+
+/// `{"queries": [1 to 3 strings]}`.
+pub static QUERIES_SCHEMA: LazyLock<JsonSchema> = LazyLock::new(|| {
+    let schema = |item: Value| {
+        json!({
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["queries"],
+            "properties": {"queries": {
+                "type": "array", "minItems": 1, "maxItems": MAX_QUERIES, "items": item
+            }}
+        })
+    };
+    JsonSchema::new("search_queries", schema(json!({"type": "string"}))).with_grammar(schema(
+        json!({"type": "string", "minLength": 2, "maxLength": 150}),
+    ))
+});
 
 pub struct SearchAgent<'a> {
     pub llm: &'a LlmClient,
@@ -53,19 +79,19 @@ impl SearchAgent<'_> {
                 .to_string(),
         };
 
-        let schema = written_schema();
         let user = format!(
             "{}\nSearch results of this task:\n{results_text}\n",
             input.message()
         );
-        let want = Want::Json {
-            name: "search_analysis",
-            schema: &schema,
-        };
-        let answer = self
-            .llm
-            .ask(self.analysis_prompt, user, want, observer)
-            .await?;
+        let answer = ask_json(
+            self.llm,
+            self.analysis_prompt,
+            user,
+            &WRITTEN_SCHEMA,
+            ANALYSIS_MAX_TOKENS,
+            observer,
+        )
+        .await?;
         usage.add(answer.usage);
         let (summary, analysis) = parse_written(&answer.content);
         let mut info = Info::default();
@@ -78,6 +104,7 @@ impl SearchAgent<'_> {
             info,
             sources,
             usage,
+            truncated: answer.truncated,
         })
     }
 
@@ -88,20 +115,15 @@ impl SearchAgent<'_> {
         observer: &dyn RetryObserver,
         usage: &mut Usage,
     ) -> Result<Vec<String>, TaskError> {
-        let schema = json!({
-            "type": "object",
-            "additionalProperties": false,
-            "required": ["queries"],
-            "properties": {"queries": {"type": "array", "items": {"type": "string"}}}
-        });
-        let want = Want::Json {
-            name: "search_queries",
-            schema: &schema,
-        };
-        let answer = self
-            .llm
-            .ask(self.queries_prompt, input.message(), want, observer)
-            .await?;
+        let answer = ask_json(
+            self.llm,
+            self.queries_prompt,
+            input.message(),
+            &QUERIES_SCHEMA,
+            QUERIES_MAX_TOKENS,
+            observer,
+        )
+        .await?;
         usage.add(answer.usage);
         let mut queries: Vec<String> = extract_json(&answer.content)
             .ok()

@@ -2,11 +2,18 @@
 //! In final mode it writes the report, citing a numbered source list, and removes citations
 //! that point at no source. It does not touch the plan file.
 
+use super::ask::{ask_json, ask_text};
 use super::citations;
-use super::task::{TaskError, TaskInput, TaskOutput, parse_written, written_schema};
+use super::task::{TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA, parse_written};
 use crate::http::RetryObserver;
-use crate::llm::{LlmClient, Want};
+use crate::llm::LlmClient;
 use crate::plan::{Info, Source};
+
+/// Token limit of an intermediate summary, unless the role sets `maxTokens`.
+pub const SUMMARY_MAX_TOKENS: u32 = 2048;
+
+/// Token limit of the final report, unless the role sets `maxTokens`.
+pub const FINAL_MAX_TOKENS: u32 = 4096;
 
 pub struct SummaryAgent<'a> {
     pub llm: &'a LlmClient,
@@ -21,15 +28,15 @@ impl SummaryAgent<'_> {
         input: &TaskInput,
         observer: &dyn RetryObserver,
     ) -> Result<TaskOutput, TaskError> {
-        let schema = written_schema();
-        let want = Want::Json {
-            name: "summary",
-            schema: &schema,
-        };
-        let answer = self
-            .llm
-            .ask(self.summary_prompt, input.message(), want, observer)
-            .await?;
+        let answer = ask_json(
+            self.llm,
+            self.summary_prompt,
+            input.message(),
+            &WRITTEN_SCHEMA,
+            SUMMARY_MAX_TOKENS,
+            observer,
+        )
+        .await?;
         let (summary, analysis) = parse_written(&answer.content);
         let mut info = Info::default();
         info.set("llm", analysis);
@@ -38,6 +45,7 @@ impl SummaryAgent<'_> {
             info,
             sources: Vec::new(),
             usage: answer.usage,
+            truncated: answer.truncated,
         })
     }
 
@@ -57,10 +65,14 @@ impl SummaryAgent<'_> {
             list.push_str("(no sources: the searches returned none; cite nothing)\n");
         }
         let user = format!("{}\nNumbered sources:\n{list}", input.message());
-        let answer = self
-            .llm
-            .ask(self.final_prompt, user, Want::Text, observer)
-            .await?;
+        let answer = ask_text(
+            self.llm,
+            self.final_prompt,
+            user,
+            FINAL_MAX_TOKENS,
+            observer,
+        )
+        .await?;
         let (report, _cited) = citations::clean(answer.content.trim(), sources.len());
         let mut info = Info::default();
         info.set("llm", report.clone());
@@ -69,6 +81,7 @@ impl SummaryAgent<'_> {
             info,
             sources: sources.to_vec(),
             usage: answer.usage,
+            truncated: answer.truncated,
         })
     }
 }

@@ -1,9 +1,11 @@
 //! What a sub-agent gets and gives: the task input (question, task, resolved `p_node`) and
 //! the output that the workflow writes into the node. No I/O here.
 
+use std::sync::LazyLock;
+
 use serde_json::{Value, json};
 
-use crate::llm::{LlmError, Usage, extract_json};
+use crate::llm::{JsonSchema, LlmError, Usage, extract_json};
 use crate::plan::{Info, NodeId, NodeType, Source};
 
 /// Everything a sub-agent needs to run one task.
@@ -44,6 +46,8 @@ pub struct TaskOutput {
     pub info: Info,
     pub sources: Vec<Source>,
     pub usage: Usage,
+    /// The kept answer was cut off by the token limit.
+    pub truncated: bool,
 }
 
 /// Why a task failed (after the HTTP layer's retries).
@@ -59,17 +63,18 @@ pub enum TaskError {
 }
 
 /// The JSON schema of the `{summary, analysis}` answers.
-pub fn written_schema() -> Value {
-    json!({
-        "type": "object",
-        "additionalProperties": false,
-        "required": ["summary", "analysis"],
-        "properties": {
-            "summary": {"type": "string"},
-            "analysis": {"type": "string"}
-        }
-    })
-}
+pub static WRITTEN_SCHEMA: LazyLock<JsonSchema> = LazyLock::new(|| {
+    let schema = |summary: Value| {
+        json!({
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["summary", "analysis"],
+            "properties": {"summary": summary, "analysis": {"type": "string"}}
+        })
+    };
+    JsonSchema::new("written", schema(json!({"type": "string"})))
+        .with_grammar(schema(json!({"type": "string", "minLength": 1})))
+});
 
 /// Reads a `{summary, analysis}` answer. A model that ignored the format still produced
 /// useful text: then the whole answer is the analysis and its first paragraph the summary.
@@ -138,5 +143,20 @@ mod tests {
                 .starts_with("User question: Q?\n\nTask: T\n")
         );
         assert!(input.message().contains("Earlier results: none."));
+    }
+
+    #[test]
+    fn sub_agent_schemas_keep_the_rules_of_their_variant() {
+        use crate::llm::schema::rule_violations;
+        for schema in [
+            &*WRITTEN_SCHEMA,
+            &*super::super::search_agent::QUERIES_SCHEMA,
+        ] {
+            assert_eq!(rule_violations(&schema.strict, true), Vec::<String>::new());
+            assert_eq!(
+                rule_violations(&schema.grammar, false),
+                Vec::<String>::new()
+            );
+        }
     }
 }

@@ -5,6 +5,7 @@
 //! failure the file is left byte-identical (the bootstrap is saved together with the round).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde_json::json;
 
@@ -13,11 +14,11 @@ use super::output::print_json;
 use crate::cli::{GlobalArgs, PlanArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::http::NoObserver;
-use crate::llm::LlmClient;
+use crate::llm::{LlmClient, Negotiator};
 use crate::logging;
 use crate::plan::store::copy_beside;
 use crate::plan::{PlanFile, PlanStore};
-use crate::planner::{Planner, RoundError, RoundNotes, bootstrap};
+use crate::planner::{Planner, RoundError, RoundNotes, RoundOutcome, bootstrap};
 use crate::settings::{Role, Settings};
 
 pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
@@ -37,7 +38,7 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
             path.display(),
             done.node_id
         );
-        print_result(&plan, &[], &[], &[]);
+        print_result(&plan, None);
         status_line(&path, "completed", &plan, 0, None);
         return Ok(ExitStatus::Success);
     }
@@ -46,7 +47,8 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
     let prompt = crate::prompts::load(crate::prompts::PLANNING, settings.prompts_dir.as_deref())
         .map_err(CommandError::usage)?;
     let http = crate::http::client().map_err(CommandError::failure)?;
-    let llm = LlmClient::new(http, &settings, Role::Planning);
+    let negotiator = Arc::new(Negotiator::new(settings.structured_output));
+    let llm = LlmClient::new(http, &settings, Role::Planning, negotiator);
     let planner = Planner {
         llm: &llm,
         system_prompt: prompt,
@@ -81,12 +83,7 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
         "[planning] wrote {} with {count} task(s).",
         path.display()
     ));
-    print_result(
-        &plan,
-        &outcome.applied.planned,
-        &outcome.answer.next_check_list,
-        &outcome.applied.resolved_refs,
-    );
+    print_result(&plan, Some(&outcome));
     status_line(&path, "completed", &plan, count, None);
     Ok(ExitStatus::Success)
 }
@@ -111,14 +108,25 @@ fn plan_path(args: &PlanArgs) -> Result<PathBuf, CommandError> {
     Ok(path)
 }
 
-fn print_result(
-    plan: &PlanFile,
-    planned: &[crate::plan::Node],
-    raw: &[String],
-    resolved: &[String],
-) {
+/// The result on stdout: what the round planned (nothing without an outcome), the tasks it
+/// dropped as repeats, and the check list.
+fn print_result(plan: &PlanFile, outcome: Option<&RoundOutcome>) {
+    let (planned, raw, resolved, dropped) = match outcome {
+        Some(o) => (
+            json!(o.applied.planned),
+            json!(o.answer.next_check_list),
+            json!(o.applied.resolved_refs),
+            o.applied
+                .repeats
+                .iter()
+                .map(|r| json!({"title": r.title, "repeats": r.of.to_string()}))
+                .collect(),
+        ),
+        None => (json!([]), json!([]), json!([]), Vec::new()),
+    };
     print_json(&json!({
         "planned": planned,
+        "dropped": dropped,
         "next_check_list": { "raw": raw, "resolved": resolved },
         "latest_id": plan.check_list.latest_id.map(|i| i.to_string()),
         "latest_batch": plan.latest_batch(),

@@ -16,7 +16,7 @@ use super::output::print_json;
 use crate::agents::Agents;
 use crate::cli::{GlobalArgs, WorkflowArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
-use crate::llm::LlmClient;
+use crate::llm::{LlmClient, Negotiator};
 use crate::plan::{PlanFile, PlanStore};
 use crate::planner::bootstrap;
 use crate::prompts::Prompts;
@@ -56,14 +56,16 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
         events_path.display()
     );
 
+    let negotiator = Arc::new(Negotiator::new(settings.structured_output));
+    let llm = |role| LlmClient::new(http.clone(), &settings, role, Arc::clone(&negotiator));
     let planner = PlannerSetup {
-        llm: LlmClient::new(http.clone(), &settings, Role::Planning),
+        llm: llm(Role::Planning),
         system_prompt: prompts.planning.clone(),
         repair_attempts: settings.repair_attempts,
     };
     let agents = Agents {
-        search_llm: LlmClient::new(http.clone(), &settings, Role::Search),
-        summary_llm: LlmClient::new(http, &settings, Role::Summary),
+        search_llm: llm(Role::Search),
+        summary_llm: llm(Role::Summary),
         search,
         prompts,
     };

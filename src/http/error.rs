@@ -25,6 +25,14 @@ pub enum HttpError {
     Transport { url: String, message: String },
     #[error("`{url}` answered with a body that is not the expected JSON: {message}")]
     Decode { url: String, message: String },
+    /// The server refused a part of the request it does not support (told by the caller from
+    /// the body): the same request will fail again, so it is not retried.
+    #[error("`{url}` refused the request (HTTP {status}): {body}")]
+    Refused {
+        url: String,
+        status: u16,
+        body: String,
+    },
 }
 
 impl HttpError {
@@ -39,7 +47,7 @@ impl HttpError {
             HttpError::Timeout { .. } | HttpError::Connect { .. } | HttpError::Transport { .. } => {
                 true
             }
-            HttpError::Decode { .. } => false,
+            HttpError::Decode { .. } | HttpError::Refused { .. } => false,
         }
     }
 
@@ -59,6 +67,7 @@ impl HttpError {
             HttpError::Connect { .. } => "connect".into(),
             HttpError::Transport { .. } => "connection dropped".into(),
             HttpError::Decode { .. } => "malformed answer".into(),
+            HttpError::Refused { status, .. } => format!("HTTP {status} (refused)"),
         }
     }
 

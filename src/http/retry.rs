@@ -27,9 +27,13 @@ pub struct RetryNotice {
     pub server_asked: bool,
 }
 
-/// Receives retry notices; the workflow records them as events.
+/// Receives retry notices, and other notes of a call worth an event (a structured-output form
+/// the server refused, say); the workflow records them as events.
 pub trait RetryObserver: Send + Sync {
     fn on_retry(&self, notice: &RetryNotice);
+
+    /// A note about the call: `event` names it, `fields` is a JSON object.
+    fn on_note(&self, _event: &str, _fields: serde_json::Value) {}
 }
 
 /// An observer that records nothing, for callers without an event log (`researchflow plan`).

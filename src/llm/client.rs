@@ -1,26 +1,31 @@
-//! The chat-completions client: one endpoint (a role's), the shared retry policy, and the
-//! structured-output negotiation.
+//! The chat-completions client: one role's endpoint, the shared retry policy, token limits,
+//! and the per-endpoint negotiation of what the server accepts ([`super::negotiate`]).
 //!
-//! With `structuredOutput: json_schema`, a 400 that complains about `response_format` makes the
-//! client fall back to `json_object` once and remember it for later calls. The API key goes
-//! into the `Authorization` header and nowhere else; error bodies are redacted.
+//! Every request carries a token limit: the role's `maxTokens`, else the caller's default for
+//! that kind of answer. A server that refuses a part of the request is asked again at once
+//! without it (never retried as a transient error), and the whole process remembers. The
+//! answer's `finish_reason` is kept, so callers can tell an answer cut off by the limit from a
+//! complete one. The API key goes into the `Authorization` header and nowhere else; error
+//! bodies are redacted.
 
-use std::sync::Mutex;
+use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::json;
 
+use super::negotiate::{Capabilities, Form, Negotiator, Sent, TokenParam, classify};
+use super::schema::JsonSchema;
 use super::types::{ChatRequest, ChatResponse, JsonSchemaFormat, Message, ResponseFormat, Usage};
 use crate::http::{HttpError, RetryObserver, send_once, with_retry};
-use crate::settings::{ApiKey, LlmEndpoint, RetrySettings, Role, Settings, StructuredOutput};
+use crate::settings::{ApiKey, LlmEndpoint, RetrySettings, Role, Settings};
 
 /// What shape of answer a call wants.
 #[derive(Debug, Clone, Copy)]
 pub enum Want<'a> {
     /// Free text (Markdown).
     Text,
-    /// One JSON object; the schema is sent when the server takes `json_schema`.
-    Json { name: &'a str, schema: &'a Value },
+    /// One JSON object following the schema, in whichever form the server accepts.
+    Json(&'a JsonSchema),
 }
 
 /// A model's answer.
@@ -28,6 +33,15 @@ pub enum Want<'a> {
 pub struct ChatAnswer {
     pub content: String,
     pub usage: Usage,
+    /// As the server said it (`stop`, `length`, ...), when it said one.
+    pub finish_reason: Option<String>,
+}
+
+impl ChatAnswer {
+    /// Whether the answer was cut off by the token limit.
+    pub fn truncated(&self) -> bool {
+        self.finish_reason.as_deref() == Some("length")
+    }
 }
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -65,19 +79,29 @@ pub struct LlmClient {
     endpoint: LlmEndpoint,
     timeout: Duration,
     retry: RetrySettings,
-    format: Mutex<StructuredOutput>,
+    negotiator: Arc<Negotiator>,
     secrets: Vec<ApiKey>,
 }
 
+/// The most times one call is sent again after a refusal: the ladders are short (three
+/// forms, two token parameters, the temperature), so this is never reached by a real server.
+const MAX_RENEGOTIATIONS: usize = 8;
+
 impl LlmClient {
-    pub fn new(http: reqwest::Client, settings: &Settings, role: Role) -> LlmClient {
+    /// A client for `role`; `negotiator` is shared by every client of the process.
+    pub fn new(
+        http: reqwest::Client,
+        settings: &Settings,
+        role: Role,
+        negotiator: Arc<Negotiator>,
+    ) -> LlmClient {
         LlmClient {
             http,
             role,
             endpoint: settings.endpoint(role).clone(),
             timeout: settings.llm_timeout,
             retry: settings.retry,
-            format: Mutex::new(settings.structured_output),
+            negotiator,
             secrets: settings.secrets(),
         }
     }
@@ -86,13 +110,21 @@ impl LlmClient {
         &self.endpoint.model
     }
 
-    fn url(&self) -> String {
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    pub fn url(&self) -> String {
         format!("{}/chat/completions", self.endpoint.base_url)
     }
 
-    fn current_format(&self) -> StructuredOutput {
-        // A poisoned lock only means another call panicked; the value is still a plain enum.
-        *self.format.lock().unwrap_or_else(|p| p.into_inner())
+    /// What the negotiation learnt of this endpoint so far.
+    pub fn capabilities(&self) -> Capabilities {
+        self.negotiator.get(&self.key())
+    }
+
+    fn key(&self) -> String {
+        format!("{} {}", self.endpoint.base_url, self.endpoint.model)
     }
 
     /// One system prompt and one user message: the shape of every sub-agent call.
@@ -101,38 +133,61 @@ impl LlmClient {
         system: &str,
         user: String,
         want: Want<'_>,
+        max_tokens: u32,
         observer: &dyn RetryObserver,
     ) -> Result<ChatAnswer, LlmError> {
         let messages = [Message::system(system), Message::user(user)];
-        self.chat(&messages, want, observer).await
+        self.chat(&messages, want, max_tokens, observer).await
     }
 
-    /// Sends the messages, retrying transient failures, and returns the answer's text.
+    /// Sends the messages, retrying transient failures and renegotiating refused parts, and
+    /// returns the answer. `max_tokens` is the caller's default limit for this kind of answer;
+    /// the role's `maxTokens` replaces it when set.
     pub async fn chat(
         &self,
         messages: &[Message],
         want: Want<'_>,
+        max_tokens: u32,
         observer: &dyn RetryObserver,
     ) -> Result<ChatAnswer, LlmError> {
-        let format = self.current_format();
-        match self.chat_with(messages, want, format, observer).await {
-            Err(LlmError::Http(HttpError::Status {
-                status: 400, body, ..
-            })) if format == StructuredOutput::JsonSchema
-                && matches!(want, Want::Json { .. })
-                && mentions_response_format(&body) =>
-            {
+        let limit = self.endpoint.max_tokens.unwrap_or(max_tokens);
+        let key = self.key();
+        let mut tried = 0;
+        loop {
+            let caps = self.negotiator.get(&key);
+            let result = self.chat_with(messages, want, limit, caps, observer).await;
+            let Err(LlmError::Http(HttpError::Refused { status, body, .. })) = &result else {
+                return result;
+            };
+            tried += 1;
+            let sent = sent(caps, want, self.endpoint.temperature.is_some());
+            let next = classify(*status, body, sent)
+                .and_then(|refusal| self.negotiator.refused(&key, caps, refusal));
+            let Some((_, change)) = next.filter(|_| tried < MAX_RENEGOTIATIONS) else {
+                return result;
+            };
+            if let Some(change) = change {
                 tracing::warn!(
-                    "{} LLM `{}` rejected response_format json_schema; using json_object from now on",
+                    "{} LLM `{}` refused the {} `{}` (HTTP {status}); using `{}` from now on",
                     self.role.as_str(),
-                    self.endpoint.model
+                    self.endpoint.model,
+                    change.refused.as_str(),
+                    change.from,
+                    change.to,
                 );
-                *self.format.lock().unwrap_or_else(|p| p.into_inner()) =
-                    StructuredOutput::JsonObject;
-                self.chat_with(messages, want, StructuredOutput::JsonObject, observer)
-                    .await
+                observer.on_note(
+                    "llm_negotiated",
+                    json!({
+                        "role": self.role.as_str(),
+                        "model": self.endpoint.model,
+                        "url": self.url(),
+                        "refused": change.refused.as_str(),
+                        "from": change.from,
+                        "to": change.to,
+                        "status": status,
+                    }),
+                );
             }
-            other => other,
         }
     }
 
@@ -140,59 +195,121 @@ impl LlmClient {
         &self,
         messages: &[Message],
         want: Want<'_>,
-        format: StructuredOutput,
+        limit: u32,
+        caps: Capabilities,
         observer: &dyn RetryObserver,
     ) -> Result<ChatAnswer, LlmError> {
-        let response_format = match (want, format) {
-            (Want::Text, _) | (_, StructuredOutput::None) => None,
-            (Want::Json { .. }, StructuredOutput::JsonObject) => Some(ResponseFormat::JsonObject),
-            (Want::Json { name, schema }, StructuredOutput::JsonSchema) => {
-                Some(ResponseFormat::JsonSchema {
-                    json_schema: JsonSchemaFormat {
-                        name,
-                        schema,
-                        strict: true,
-                    },
-                })
-            }
+        let response_format = match want {
+            Want::Text => None,
+            Want::Json(schema) => response_format(schema, caps.form),
         };
         let body = ChatRequest {
             model: &self.endpoint.model,
             messages,
             response_format,
-            temperature: None,
+            max_tokens: (caps.tokens == TokenParam::MaxTokens).then_some(limit),
+            max_completion_tokens: (caps.tokens == TokenParam::MaxCompletionTokens)
+                .then_some(limit),
+            temperature: self.endpoint.temperature.filter(|_| caps.temperature),
         };
+        let sent = sent(caps, want, body.temperature.is_some());
         let url = self.url();
         let what = format!("{} LLM", self.role.as_str());
-        let text = with_retry(&self.retry, &what, observer, || self.send_once(&url, &body)).await?;
+        let text = with_retry(&self.retry, &what, observer, || {
+            self.send_once(&url, &body, sent)
+        })
+        .await?;
         let parsed: ChatResponse =
             serde_json::from_str(&text).map_err(|e| LlmError::Malformed {
                 url: url.clone(),
                 message: e.to_string(),
             })?;
-        let content = parsed
-            .choices
-            .into_iter()
-            .next()
+        let usage = parsed.usage.unwrap_or_default();
+        let choice = parsed.choices.into_iter().next();
+        let finish_reason = choice.as_ref().and_then(|c| c.finish_reason.clone());
+        let content = choice
             .and_then(|c| c.message.content)
             .filter(|c| !c.trim().is_empty())
             .ok_or_else(|| LlmError::Empty { url: url.clone() })?;
         Ok(ChatAnswer {
             content,
-            usage: parsed.usage.unwrap_or_default(),
+            usage,
+            finish_reason,
         })
     }
 
-    async fn send_once(&self, url: &str, body: &ChatRequest<'_>) -> Result<String, HttpError> {
+    /// One attempt. An error answer that refuses a negotiable part of the request becomes
+    /// [`HttpError::Refused`], which the retry policy does not repeat.
+    async fn send_once(
+        &self,
+        url: &str,
+        body: &ChatRequest<'_>,
+        sent: Sent,
+    ) -> Result<String, HttpError> {
         let mut request = self.http.post(url).json(body);
         if let Some(key) = &self.endpoint.api_key {
             request = request.bearer_auth(key.expose());
         }
-        send_once(request, url, self.timeout, &self.secrets).await
+        send_once(request, url, self.timeout, &self.secrets)
+            .await
+            .map_err(|err| match err {
+                HttpError::Status {
+                    url, status, body, ..
+                } if classify(status, &body, sent).is_some() => {
+                    HttpError::Refused { url, status, body }
+                }
+                other => other,
+            })
     }
 }
 
-fn mentions_response_format(body: &str) -> bool {
-    let lower = body.to_ascii_lowercase();
-    lower.contains("response_format") || lower.contains("json_schema")
+/// What a request with these capabilities carries of the negotiable parts.
+fn sent(caps: Capabilities, want: Want<'_>, temperature: bool) -> Sent {
+    Sent {
+        form: match want {
+            Want::Text => None,
+            Want::Json(_) => Some(caps.form),
+        },
+        tokens: caps.tokens,
+        temperature: temperature && caps.temperature,
+    }
+}
+
+fn response_format(schema: &JsonSchema, form: Form) -> Option<ResponseFormat<'_>> {
+    match form {
+        Form::JsonSchema => Some(ResponseFormat::JsonSchema {
+            json_schema: JsonSchemaFormat {
+                name: schema.name,
+                schema: &schema.strict,
+                strict: true,
+            },
+        }),
+        Form::JsonObjectSchema => Some(ResponseFormat::JsonObject {
+            schema: Some(&schema.grammar),
+        }),
+        Form::JsonObject => Some(ResponseFormat::JsonObject { schema: None }),
+        Form::None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_form_puts_the_right_schema_where_servers_read_it() {
+        let schema = JsonSchema::new("t", json!({"type": "object"}))
+            .with_grammar(json!({"anyOf": [{"type": "object"}]}));
+        let as_json = |form| serde_json::to_value(response_format(&schema, form)).expect("json");
+        assert_eq!(
+            as_json(Form::JsonSchema),
+            json!({"type": "json_schema", "json_schema": {"name": "t", "schema": {"type": "object"}, "strict": true}})
+        );
+        assert_eq!(
+            as_json(Form::JsonObjectSchema),
+            json!({"type": "json_object", "schema": {"anyOf": [{"type": "object"}]}})
+        );
+        assert_eq!(as_json(Form::JsonObject), json!({"type": "json_object"}));
+        assert_eq!(as_json(Form::None), serde_json::Value::Null);
+    }
 }

@@ -42,14 +42,24 @@ pub struct ChatRequest<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub response_format: Option<ResponseFormat<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_completion_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f32>,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ResponseFormat<'a> {
-    JsonObject,
-    JsonSchema { json_schema: JsonSchemaFormat<'a> },
+    /// `{"type": "json_object"}`, with the schema attached for servers that read it there.
+    JsonObject {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        schema: Option<&'a Value>,
+    },
+    JsonSchema {
+        json_schema: JsonSchemaFormat<'a>,
+    },
 }
 
 #[derive(Debug, Serialize)]
@@ -89,6 +99,9 @@ pub struct ChatResponse {
 #[derive(Debug, Deserialize)]
 pub struct Choice {
     pub message: ResponseMessage,
+    /// `stop`, `length` (cut off by the token limit), ...
+    #[serde(default)]
+    pub finish_reason: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

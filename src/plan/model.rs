@@ -97,6 +97,9 @@ pub struct Node {
     pub usage: Option<Usage>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sources: Vec<Source>,
+    /// The model's answer was cut off by its token limit; the node holds what arrived.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -145,6 +148,7 @@ impl Node {
             errors: Vec::new(),
             usage: None,
             sources: Vec::new(),
+            truncated: false,
             extra: Map::new(),
         }
     }

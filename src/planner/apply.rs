@@ -7,9 +7,14 @@
 //! dropped with a warning, because tasks of one batch run side by side). `latest_id` becomes the
 //! last new id; `latest_batch` -1 when final, +1 when tasks were created, unchanged otherwise;
 //! `refs` is `next_check_list` with NEW1..NEW3 resolved, unresolvable entries dropped.
+//!
+//! No repeated work: a task (other than the final summary) whose title, with case,
+//! punctuation and white space ignored, matches an existing task node's or an earlier task's
+//! of the same answer is not added; its NEW placeholder then stands for the node it repeats.
 
 use crate::plan::refs::{RefField, RefTarget, parse_list};
 use crate::plan::{FINAL_BATCH, Node, NodeId, NodeStatus, NodeType, PlanFile, Ref};
+use crate::text::normalized;
 
 use super::contract::PlanAnswer;
 
@@ -19,6 +24,15 @@ pub struct Applied {
     pub planned: Vec<Node>,
     pub resolved_refs: Vec<String>,
     pub warnings: Vec<String>,
+    /// Tasks not added because they repeat earlier work.
+    pub repeats: Vec<Repeat>,
+}
+
+/// A planned task that repeats the node `of`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Repeat {
+    pub title: String,
+    pub of: NodeId,
 }
 
 /// First round of a fresh plan: with only the start node and no refs, the planner reads the
@@ -44,10 +58,26 @@ pub fn apply(plan: &mut PlanFile, answer: &PlanAnswer, now: &str) -> Applied {
         latest_batch.max(1) + 1
     };
 
+    // The node each task stands for: its new node, or the node it repeats.
     let mut new_ids = Vec::new();
-    let mut planned = Vec::new();
+    let mut planned: Vec<Node> = Vec::new();
+    let mut repeats = Vec::new();
     let mut next = plan.next_id();
     for task in &answer.tasks {
+        if !answer.is_final
+            && let Some(of) = repeated(plan, &planned, &task.title)
+        {
+            warnings.push(format!(
+                "dropping task `{}`: it repeats node {of}",
+                task.title
+            ));
+            repeats.push(Repeat {
+                title: task.title.clone(),
+                of,
+            });
+            new_ids.push(of);
+            continue;
+        }
         let id = next;
         next = next.next();
         let mut p_node = sanitize_p_node(plan, &task.p_node, id, &mut warnings);
@@ -71,8 +101,37 @@ pub fn apply(plan: &mut PlanFile, answer: &PlanAnswer, now: &str) -> Applied {
         planned.push(node);
     }
 
+    let resolved = resolve_check_list(plan, &answer.next_check_list, &new_ids, &mut warnings);
+
+    if let Some(last) = planned.last() {
+        plan.check_list.latest_id = Some(last.node_id);
+    }
+    if answer.is_final {
+        plan.check_list.latest_batch = Some(FINAL_BATCH);
+    } else if !planned.is_empty() {
+        plan.check_list.latest_batch = Some(batch);
+    }
+    plan.check_list.refs = resolved.clone();
+    plan.nodes.extend(planned.iter().cloned());
+
+    Applied {
+        planned,
+        resolved_refs: resolved,
+        warnings,
+        repeats,
+    }
+}
+
+/// `next_check_list` with NEW1..NEW3 replaced by the node each task stands for (`new_ids`);
+/// entries that resolve to no node are dropped with a warning.
+fn resolve_check_list(
+    plan: &PlanFile,
+    next_check_list: &[String],
+    new_ids: &[NodeId],
+    warnings: &mut Vec<String>,
+) -> Vec<String> {
     let mut resolved = Vec::new();
-    for raw in &answer.next_check_list {
+    for raw in next_check_list {
         let (refs, errors) = parse_list(raw);
         for e in errors {
             warnings.push(format!("dropping next_check_list entry: {e}"));
@@ -104,22 +163,18 @@ pub fn apply(plan: &mut PlanFile, answer: &PlanAnswer, now: &str) -> Applied {
         }
     }
 
-    if let Some(last) = new_ids.last() {
-        plan.check_list.latest_id = Some(*last);
-    }
-    if answer.is_final {
-        plan.check_list.latest_batch = Some(FINAL_BATCH);
-    } else if !planned.is_empty() {
-        plan.check_list.latest_batch = Some(batch);
-    }
-    plan.check_list.refs = resolved.clone();
-    plan.nodes.extend(planned.iter().cloned());
+    resolved
+}
 
-    Applied {
-        planned,
-        resolved_refs: resolved,
-        warnings,
-    }
+/// The task node (existing, or added earlier in this round) whose title `title` repeats.
+fn repeated(plan: &PlanFile, planned: &[Node], title: &str) -> Option<NodeId> {
+    let key = normalized(title);
+    plan.nodes
+        .iter()
+        .filter(|n| n.kind != NodeType::Start)
+        .chain(planned)
+        .find(|n| normalized(&n.title) == key)
+        .map(|n| n.node_id)
 }
 
 /// Adds the final summary task when the planner would not: one summary node at batch -1 over
@@ -328,6 +383,69 @@ mod tests {
         let applied = apply(&mut plan, &answer, "now");
         assert!(applied.planned.is_empty());
         assert_eq!(plan.check_list.latest_id, NodeId::parse("c").ok());
+        assert_eq!(plan.check_list.latest_batch, Some(2));
+        assert_eq!(plan.check_list.refs, vec!["c:summary"]);
+    }
+
+    #[test]
+    fn repeated_titles_are_dropped_and_their_placeholder_points_at_the_original() {
+        let mut plan = stage2();
+        let answer = PlanAnswer {
+            is_final: false,
+            tasks: vec![
+                task("  B! ", NodeType::Search, "a:info"),
+                task("New direction", NodeType::Search, "a:info"),
+                task("new-direction", NodeType::Summary, "b:summary"),
+            ],
+            next_check_list: vec![
+                "NEW1:summary".into(),
+                "NEW2:summary".into(),
+                "NEW3:info".into(),
+            ],
+        };
+        let applied = apply(&mut plan, &answer, "now");
+        let ids: Vec<String> = applied
+            .planned
+            .iter()
+            .map(|n| n.node_id.to_string())
+            .collect();
+        assert_eq!(
+            ids,
+            vec!["d"],
+            "only the new direction is added, under the next id"
+        );
+        assert_eq!(
+            applied.repeats,
+            vec![
+                Repeat {
+                    title: "  B! ".into(),
+                    of: NodeId::parse("b").expect("id")
+                },
+                Repeat {
+                    title: "new-direction".into(),
+                    of: NodeId::parse("d").expect("id")
+                },
+            ]
+        );
+        assert_eq!(
+            plan.check_list.refs,
+            vec!["b:summary", "d:summary", "d:info"]
+        );
+        assert_eq!(plan.check_list.latest_id, NodeId::parse("d").ok());
+        assert_eq!(plan.check_list.latest_batch, Some(3));
+    }
+
+    #[test]
+    fn a_round_of_only_repeats_adds_nothing_and_keeps_the_batch() {
+        let mut plan = stage2();
+        let answer = PlanAnswer {
+            is_final: false,
+            tasks: vec![task("c", NodeType::Search, "a:info")],
+            next_check_list: vec!["NEW1:summary".into()],
+        };
+        let applied = apply(&mut plan, &answer, "now");
+        assert!(applied.planned.is_empty());
+        assert_eq!(applied.repeats.len(), 1);
         assert_eq!(plan.check_list.latest_batch, Some(2));
         assert_eq!(plan.check_list.refs, vec!["c:summary"]);
     }

@@ -6,7 +6,9 @@
 //! the repair round.
 //!
 //! Codes: `INVALID_JSON`, `INVALID_TYPE`, `MISSING_FIELD`, `TOO_MANY_TASKS`,
-//! `INVALID_TASK_TYPE`, `EMPTY_TITLE`, `FINAL_NEEDS_ONE_SUMMARY`; warning `UNKNOWN_FIELD`.
+//! `INVALID_TASK_TYPE`, `EMPTY_TITLE` (no letter or digit, like `...`), `PLACEHOLDER_TITLE`
+//! (`<...>` copied from a template), `FINAL_NEEDS_ONE_SUMMARY`; warning `UNKNOWN_FIELD`. The
+//! round adds `EMPTY_ANSWER` and `TRUNCATED` (cut off at the token limit).
 
 use std::sync::LazyLock;
 
@@ -14,7 +16,9 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::diagnostics::Diagnostics;
+use crate::llm::JsonSchema;
 use crate::plan::NodeType;
+use crate::text::normalized;
 
 /// The most tasks one round may plan.
 pub const MAX_TASKS: usize = 3;
@@ -35,31 +39,72 @@ pub struct PlannedTask {
     pub p_node: String,
 }
 
-/// The JSON Schema sent as `response_format` when the server takes `json_schema`.
-pub static ANSWER_SCHEMA: LazyLock<Value> = LazyLock::new(|| {
-    json!({
-        "type": "object",
-        "additionalProperties": false,
-        "required": ["is_final", "tasks", "next_check_list"],
-        "properties": {
-            "is_final": {"type": "boolean"},
-            "tasks": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "additionalProperties": false,
-                    "required": ["title", "type", "p_node"],
-                    "properties": {
-                        "title": {"type": "string"},
-                        "type": {"type": "string", "enum": ["search", "summary"]},
-                        "p_node": {"type": "string"}
-                    }
+/// One ref of the grammar, as a pattern in the subset every grammar converter accepts.
+const REF: &str = "[a-z]+:(summary|info(\\[(llm|search|all)\\])?)";
+
+/// `p_node`: refs separated by a comma and at most one space, or nothing.
+pub fn p_node_pattern() -> String {
+    format!("^({REF}(, ?{REF})*)?$")
+}
+
+/// One entry of `next_check_list`: a ref to an existing node or to NEW1..NEW3.
+pub fn check_list_pattern() -> String {
+    "^(NEW[1-3]|[a-z]+):(summary|info(\\[(llm|search|all)\\])?)$".to_string()
+}
+
+/// The answer's schema. The strict variant (for `json_schema`) carries the shapes, the enum of
+/// task types, at most 3 tasks and the ref patterns; the grammar variant also couples
+/// `is_final: true` to exactly one summary task (two alternatives under `anyOf`) and bounds the
+/// title, which strict mode cannot say. [`check`] enforces all of it either way.
+pub static ANSWER_SCHEMA: LazyLock<JsonSchema> = LazyLock::new(|| {
+    let task = |kinds: &[&str], title: Value| {
+        json!({
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["title", "type", "p_node"],
+            "properties": {
+                "title": title,
+                "type": {"type": "string", "enum": kinds},
+                "p_node": {"type": "string", "pattern": p_node_pattern()}
+            }
+        })
+    };
+    let answer = |is_final: Value, tasks: Value| {
+        json!({
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["is_final", "tasks", "next_check_list"],
+            "properties": {
+                "is_final": is_final,
+                "tasks": tasks,
+                "next_check_list": {
+                    "type": "array",
+                    "items": {"type": "string", "pattern": check_list_pattern()}
                 }
-            },
-            "next_check_list": {"type": "array", "items": {"type": "string"}}
-        }
-    })
+            }
+        })
+    };
+    let plain_title = json!({"type": "string"});
+    let bounded_title = json!({"type": "string", "minLength": 3, "maxLength": MAX_TITLE_CHARS});
+    let strict = answer(
+        json!({"type": "boolean"}),
+        json!({"type": "array", "maxItems": MAX_TASKS, "items": task(&["search", "summary"], plain_title)}),
+    );
+    let go_on = answer(
+        json!({"type": "boolean", "enum": [false]}),
+        json!({"type": "array", "maxItems": MAX_TASKS,
+               "items": task(&["search", "summary"], bounded_title.clone())}),
+    );
+    let finish = answer(
+        json!({"type": "boolean", "enum": [true]}),
+        json!({"type": "array", "minItems": 1, "maxItems": 1,
+               "items": task(&["summary"], bounded_title)}),
+    );
+    JsonSchema::new("plan_next", strict).with_grammar(json!({"anyOf": [go_on, finish]}))
 });
+
+/// The longest task title a grammar lets a model write.
+pub const MAX_TITLE_CHARS: usize = 160;
 
 /// Checks a parsed answer against the contract.
 pub fn check(value: &Value) -> Result<PlanAnswer, Diagnostics> {
@@ -205,29 +250,7 @@ fn check_task(diag: &mut Diagnostics, i: usize, item: &Value) -> Option<PlannedT
     };
     warn_unknown(diag, obj, &path, &["title", "type", "p_node"]);
     let before = diag.errors.len();
-    let title = match obj.get("title") {
-        Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
-        Some(Value::String(_)) => {
-            diag.error("EMPTY_TITLE", format!("{path}.title"), "the title is empty");
-            String::new()
-        }
-        Some(_) => {
-            diag.error(
-                "INVALID_TYPE",
-                format!("{path}.title"),
-                "`title` must be a string",
-            );
-            String::new()
-        }
-        None => {
-            diag.error(
-                "MISSING_FIELD",
-                format!("{path}.title"),
-                "`title` is missing",
-            );
-            String::new()
-        }
-    };
+    let title = check_title(diag, obj, &path);
     let kind = match obj.get("type").and_then(Value::as_str).map(str::trim) {
         Some(t) if t.eq_ignore_ascii_case("search") => Some(NodeType::Search),
         Some(t) if t.eq_ignore_ascii_case("summary") => Some(NodeType::Summary),
@@ -276,6 +299,57 @@ fn check_task(diag: &mut Diagnostics, i: usize, item: &Value) -> Option<PlannedT
         kind: kind?,
         p_node,
     })
+}
+
+/// The task's title: a string with a letter or digit that is not a copied placeholder.
+fn check_title(diag: &mut Diagnostics, obj: &Map<String, Value>, path: &str) -> String {
+    match obj.get("title") {
+        Some(Value::String(s)) if is_placeholder(s) => {
+            diag.error(
+                "PLACEHOLDER_TITLE",
+                format!("{path}.title"),
+                format!(
+                    "`{}` is a placeholder, not a task: write the task's own title",
+                    s.trim()
+                ),
+            );
+            String::new()
+        }
+        Some(Value::String(s)) if !normalized(s).is_empty() => s.trim().to_string(),
+        Some(Value::String(_)) => {
+            diag.error(
+                "EMPTY_TITLE",
+                format!("{path}.title"),
+                "the title is empty (it has no letter or digit)",
+            );
+            String::new()
+        }
+        Some(_) => {
+            diag.error(
+                "INVALID_TYPE",
+                format!("{path}.title"),
+                "`title` must be a string",
+            );
+            String::new()
+        }
+        None => {
+            diag.error(
+                "MISSING_FIELD",
+                format!("{path}.title"),
+                "`title` is missing",
+            );
+            String::new()
+        }
+    }
+}
+
+/// A title copied from a template instead of written: `<...>`, `[...]` or `{...}` around the
+/// whole title (small models copy a prompt's example literally).
+fn is_placeholder(title: &str) -> bool {
+    let t = title.trim();
+    [('<', '>'), ('[', ']'), ('{', '}')]
+        .iter()
+        .any(|(open, close)| t.starts_with(*open) && t.ends_with(*close))
 }
 
 fn warn_unknown(diag: &mut Diagnostics, obj: &Map<String, Value>, path: &str, known: &[&str]) {
@@ -360,6 +434,10 @@ mod tests {
             .contains(&("INVALID_TASK_TYPE".into(), "tasks[0].type".into())));
         assert!(c(json!({"is_final": false, "tasks": [{"title": " ", "type": "search", "p_node": ""}], "next_check_list": []}))
             .contains(&("EMPTY_TITLE".into(), "tasks[0].title".into())));
+        assert!(c(json!({"is_final": false, "tasks": [{"title": "...", "type": "search", "p_node": ""}], "next_check_list": []}))
+            .contains(&("EMPTY_TITLE".into(), "tasks[0].title".into())));
+        assert!(c(json!({"is_final": false, "tasks": [{"title": "<your direction>", "type": "search", "p_node": ""}], "next_check_list": []}))
+            .contains(&("PLACEHOLDER_TITLE".into(), "tasks[0].title".into())));
         assert!(c(json!({"is_final": false, "tasks": [{"title": "T", "type": "search"}], "next_check_list": []}))
             .contains(&("MISSING_FIELD".into(), "tasks[0].p_node".into())));
         assert!(
@@ -382,5 +460,42 @@ mod tests {
             .expect_err("invalid");
         let msg = repair_message(&bad);
         assert!(msg.contains("FINAL_NEEDS_ONE_SUMMARY at tasks"), "{msg}");
+    }
+
+    #[test]
+    fn both_schema_variants_keep_their_rules_and_agree_with_the_contract() {
+        use crate::llm::schema::rule_violations;
+        let schema = &*ANSWER_SCHEMA;
+        assert_eq!(rule_violations(&schema.strict, true), Vec::<String>::new());
+        assert_eq!(
+            rule_violations(&schema.grammar, false),
+            Vec::<String>::new()
+        );
+        let strict = jsonschema::draft7::new(&schema.strict).expect("strict compiles");
+        let grammar = jsonschema::draft7::new(&schema.grammar).expect("grammar compiles");
+        let go_on = json!({"is_final": false,
+            "tasks": [{"title": "Cell costs", "type": "search", "p_node": "a:info, b:info[llm]"}],
+            "next_check_list": ["b:summary", "NEW1:summary", "c:info[search]"]});
+        let finish = json!({"is_final": true,
+            "tasks": [{"title": "Final report", "type": "summary", "p_node": "b:summary,c:summary"}],
+            "next_check_list": []});
+        for good in [&go_on, &finish] {
+            assert!(check(good).is_ok());
+            assert!(strict.is_valid(good) && grammar.is_valid(good), "{good}");
+        }
+        // What only the grammar can forbid, and what both forbid; the contract catches all.
+        let final_search = json!({"is_final": true,
+            "tasks": [{"title": "More", "type": "search", "p_node": "a:info"}],
+            "next_check_list": []});
+        assert!(strict.is_valid(&final_search) && !grammar.is_valid(&final_search));
+        assert!(check(&final_search).is_err());
+        let bad_ref = json!({"is_final": false,
+            "tasks": [{"title": "T t t", "type": "search", "p_node": "b:title"}],
+            "next_check_list": ["new1:summary"]});
+        assert!(!strict.is_valid(&bad_ref) && !grammar.is_valid(&bad_ref));
+        let four = json!({"is_final": false,
+            "tasks": [go_on["tasks"][0], go_on["tasks"][0], go_on["tasks"][0], go_on["tasks"][0]],
+            "next_check_list": []});
+        assert!(!strict.is_valid(&four) && !grammar.is_valid(&four) && check(&four).is_err());
     }
 }

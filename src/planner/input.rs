@@ -1,5 +1,6 @@
 //! The planner's user input: the question line first, then one labelled segment per ref of
-//! `check_list.refs`, then notes about failed tasks and finalisation.
+//! `check_list.refs`, then notes about failed tasks, tasks dropped as repeats, and
+//! finalisation.
 //!
 //! The segments come from [`crate::plan::segments`]: refs that do not parse, point at unknown
 //! nodes or are NEW placeholders are skipped with a warning and never abort a round.
@@ -19,6 +20,8 @@ pub struct FailedTask {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RoundNotes {
     pub failed: Vec<FailedTask>,
+    /// Titles of tasks the last round(s) planned again although earlier work has them.
+    pub repeats: Vec<String>,
     /// The last allowed round: the planner must finalise now.
     pub must_finalise: bool,
 }
@@ -48,6 +51,15 @@ pub fn build(plan: &PlanFile, notes: &RoundNotes) -> PlannerInput {
                 "- node {}: {} (error: {})\n",
                 f.node_id, f.title, f.error
             ));
+        }
+    }
+    if !notes.repeats.is_empty() {
+        text.push_str(
+            "\n### Tasks dropped as repeats\nThese planned tasks were not run: earlier work \
+             already has the same title. Plan genuinely new directions, or finish:\n",
+        );
+        for title in &notes.repeats {
+            text.push_str(&format!("- {}\n", title.trim()));
         }
     }
     if notes.must_finalise {
@@ -130,10 +142,13 @@ mod tests {
                 title: "Empty one".into(),
                 error: "HTTP 503".into(),
             }],
+            repeats: vec!["Search X".into()],
             must_finalise: true,
         };
         let input = build(&plan(), &notes);
         assert!(input.text.contains("- node c: Empty one (error: HTTP 503)"));
+        assert!(input.text.contains("### Tasks dropped as repeats\n"));
+        assert!(input.text.contains("- Search X\n"));
         assert!(input.text.contains("This is the last planning round"));
     }
 }

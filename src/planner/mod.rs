@@ -6,7 +6,7 @@ pub mod contract;
 pub mod input;
 pub mod round;
 
-pub use apply::{Applied, apply, bootstrap, force_final};
+pub use apply::{Applied, Repeat, apply, bootstrap, force_final};
 pub use contract::{PlanAnswer, PlannedTask};
 pub use input::{FailedTask, RoundNotes};
 pub use round::{LogOptions, Planner, RoundError, RoundOutcome};

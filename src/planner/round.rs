@@ -11,13 +11,16 @@ use super::contract::{ANSWER_SCHEMA, PlanAnswer, check, repair_message};
 use super::input::{RoundNotes, build};
 use crate::diagnostics::Diagnostics;
 use crate::http::RetryObserver;
-use crate::llm::{LlmClient, LlmError, Message, Usage, Want, extract_json};
+use crate::llm::{ChatAnswer, LlmClient, LlmError, Message, Usage, Want, extract_json};
 use crate::logging;
 use crate::plan::PlanFile;
 use crate::text::truncate;
 
 /// How many characters of input and output the log shows unless `PLANNING_LOG_FULL` is set.
 const LOG_MAX_CHARS: usize = 1500;
+
+/// Token limit of a planner answer, unless the planning role sets `maxTokens`.
+pub const PLANNER_MAX_TOKENS: u32 = 1024;
 
 /// How much of the planner's input and output the `[planning]` lines show.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -86,27 +89,33 @@ impl Planner<'_> {
             Message::system(self.system_prompt.clone()),
             Message::user(input.text),
         ];
-        let want = Want::Json {
-            name: "plan_next",
-            schema: &ANSWER_SCHEMA,
-        };
+        let want = Want::Json(&ANSWER_SCHEMA);
         let mut usage = Usage::default();
         let mut calls = 0;
         let answer = loop {
-            let reply = self.llm.chat(&messages, want, observer).await?;
+            let reply = match self
+                .llm
+                .chat(&messages, want, PLANNER_MAX_TOKENS, observer)
+                .await
+            {
+                Ok(reply) => Some(reply),
+                // Small models sometimes answer nothing at all: a broken contract, not an
+                // unusable server.
+                Err(LlmError::Empty { .. }) => None,
+                Err(e) => return Err(e.into()),
+            };
             calls += 1;
-            usage.add(reply.usage);
-            let diagnostics = match extract_json(&reply.content) {
-                Ok(value) => match check(&value) {
-                    Ok(answer) => {
-                        self.log_output(&value);
-                        break answer;
+            let diagnostics = match &reply {
+                Some(reply) => {
+                    usage.add(reply.usage);
+                    match self.judge(reply) {
+                        Ok(answer) => break answer,
+                        Err(d) => d,
                     }
-                    Err(d) => d,
-                },
-                Err(why) => {
+                }
+                None => {
                     let mut d = Diagnostics::new();
-                    d.error("INVALID_JSON", "", why);
+                    d.error("EMPTY_ANSWER", "", "the answer was empty");
                     d
                 }
             };
@@ -120,7 +129,9 @@ impl Planner<'_> {
                 "[planning] answer broke the contract ({} error(s)); asking again",
                 diagnostics.errors.len()
             );
-            messages.push(Message::assistant(reply.content));
+            if let Some(reply) = reply {
+                messages.push(Message::assistant(reply.content));
+            }
             messages.push(Message::user(repair_message(&diagnostics)));
         };
 
@@ -134,6 +145,28 @@ impl Planner<'_> {
             usage,
             calls,
         })
+    }
+
+    /// The answer if it honours the contract. An answer cut off by the token limit breaks it,
+    /// even when what arrived happens to parse.
+    fn judge(&self, reply: &ChatAnswer) -> Result<PlanAnswer, Diagnostics> {
+        if reply.truncated() {
+            let mut d = Diagnostics::new();
+            d.error(
+                "TRUNCATED",
+                "",
+                "the answer was cut off at the token limit: be brief, titles short, no text outside the JSON object",
+            );
+            return Err(d);
+        }
+        let value = extract_json(&reply.content).map_err(|why| {
+            let mut d = Diagnostics::new();
+            d.error("INVALID_JSON", "", why);
+            d
+        })?;
+        let answer = check(&value)?;
+        self.log_output(&value);
+        Ok(answer)
     }
 
     fn log_output(&self, value: &Value) {

@@ -18,6 +18,10 @@ pub struct ConfigFile {
     #[serde(default)]
     pub roles: Roles,
     pub structured_output: Option<StructuredOutput>,
+    /// The most tokens one answer may have, for every role without its own.
+    pub max_tokens: Option<u32>,
+    /// Sampling temperature for every role without its own.
+    pub temperature: Option<f32>,
     #[serde(default)]
     pub timeouts: Timeouts,
     #[serde(default)]
@@ -46,15 +50,23 @@ pub struct RoleConfig {
     #[serde(rename = "baseURL")]
     pub base_url: Option<String>,
     pub api_key: Option<String>,
+    pub max_tokens: Option<u32>,
+    pub temperature: Option<f32>,
 }
 
-/// How the model is asked for JSON.
+/// How the model is asked for JSON: the first form tried. A server that refuses a form is
+/// asked with the next one down (`json_schema`, `json_object_schema`, `json_object`, `none`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StructuredOutput {
-    /// `response_format: json_schema` (falls back once to `json_object` on a 400 about it).
+    /// Negotiate per endpoint, starting with `json_schema`.
+    Auto,
+    /// `response_format: {"type": "json_schema", "json_schema": {...}}`.
     JsonSchema,
-    /// `response_format: json_object`.
+    /// `response_format: {"type": "json_object", "schema": {...}}` (llama-cpp-python and
+    /// others turn the schema into a decoding grammar).
+    JsonObjectSchema,
+    /// `response_format: {"type": "json_object"}`.
     JsonObject,
     /// No `response_format`; the prompt alone asks for JSON.
     None,

@@ -70,9 +70,7 @@ impl<'a> Resolver<'a> {
             planning: self.endpoint(Role::Planning, &file.roles.planning)?,
             search_llm: self.endpoint(Role::Search, &file.roles.search)?,
             summary: self.endpoint(Role::Summary, &file.roles.summary)?,
-            structured_output: file
-                .structured_output
-                .unwrap_or(StructuredOutput::JsonSchema),
+            structured_output: file.structured_output.unwrap_or(StructuredOutput::Auto),
             llm_timeout: self.timeout(file.timeouts.llm_ms, "timeouts.llmMs", 120_000)?,
             search_timeout: self.timeout(file.timeouts.search_ms, "timeouts.searchMs", 30_000)?,
             retry: self.retry()?,
@@ -133,10 +131,32 @@ impl<'a> Resolver<'a> {
         let key = pick(&over.api_key)
             .or_else(|| pick(&file.api_key))
             .or_else(|| self.env("OPENAI_API_KEY"));
+        let (max_tokens_key, max_tokens) = match over.max_tokens {
+            Some(n) => (format!("{prefix}maxTokens"), Some(n)),
+            None => ("maxTokens".to_string(), file.max_tokens),
+        };
+        if let Some(n) = max_tokens
+            && !(1..=1_000_000).contains(&n)
+        {
+            return Err(self.invalid(&max_tokens_key, n, "use 1 to 1000000 tokens"));
+        }
+        let (temperature_key, temperature) = match over.temperature {
+            Some(t) => (format!("{prefix}temperature"), Some(t)),
+            None => ("temperature".to_string(), file.temperature),
+        };
+        if let Some(t) = temperature
+            && !(0.0..=2.0).contains(&t)
+        {
+            return Err(self.invalid(&temperature_key, t, "use 0 to 2"));
+        }
+        // A planner should answer the same input the same way (seed 001): greedy by default.
+        let temperature = temperature.or((role == Role::Planning).then_some(0.0));
         Ok(LlmEndpoint {
             base_url: self.url("baseURL", &base_url)?,
             model,
             api_key: key.and_then(ApiKey::new),
+            max_tokens,
+            temperature,
         })
     }
 
@@ -273,7 +293,14 @@ mod tests {
             Some("sk-1")
         );
         assert_eq!(s.retry, RetrySettings::default());
-        assert_eq!(s.structured_output, StructuredOutput::JsonSchema);
+        assert_eq!(s.structured_output, StructuredOutput::Auto);
+        assert_eq!(
+            s.planning.temperature,
+            Some(0.0),
+            "a planner is greedy by default"
+        );
+        assert_eq!(s.search_llm.temperature, None);
+        assert_eq!(s.summary.max_tokens, None);
     }
 
     #[test]
@@ -288,6 +315,35 @@ mod tests {
         assert_eq!(s.summary.model, "big");
         assert_eq!(s.summary.base_url, "http://b/v1");
         assert_eq!(s.summary.api_key.as_ref().map(ApiKey::expose), Some("k"));
+    }
+
+    #[test]
+    fn token_limits_and_temperature_come_from_the_role_then_the_top_level() {
+        let s = resolve(
+            r#"{"baseURL": "http://a/v1", "model": "m", "maxTokens": 500, "temperature": 0.7,
+                "roles": {"summary": {"maxTokens": 3000}, "planning": {"temperature": 0.2}}}"#,
+            &[],
+        )
+        .expect("valid");
+        assert_eq!(s.planning.max_tokens, Some(500));
+        assert_eq!(s.summary.max_tokens, Some(3000));
+        assert_eq!(s.planning.temperature, Some(0.2));
+        assert_eq!(s.search_llm.temperature, Some(0.7));
+        let err = resolve(
+            r#"{"baseURL": "http://a/v1", "model": "m", "roles": {"search": {"maxTokens": 0}}}"#,
+            &[],
+        )
+        .expect_err("zero tokens");
+        assert!(
+            err.to_string().contains("`roles.search.maxTokens` is `0`"),
+            "{err}"
+        );
+        let err = resolve(
+            r#"{"baseURL": "http://a/v1", "model": "m", "temperature": 3}"#,
+            &[],
+        )
+        .expect_err("too hot");
+        assert!(err.to_string().contains("`temperature` is `3`"), "{err}");
     }
 
     #[test]

@@ -26,13 +26,17 @@ impl Role {
     }
 }
 
-/// One OpenAI-compatible chat-completions endpoint.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One role's OpenAI-compatible chat-completions endpoint and how it is asked.
+#[derive(Debug, Clone, PartialEq)]
 pub struct LlmEndpoint {
     /// Without a trailing slash, e.g. `https://api.openai.com/v1`.
     pub base_url: String,
     pub model: String,
     pub api_key: Option<ApiKey>,
+    /// `maxTokens` of the role (or the top level); `None` keeps each call's own default.
+    pub max_tokens: Option<u32>,
+    /// `temperature` of the role (or the top level); planning defaults to 0.
+    pub temperature: Option<f32>,
 }
 
 /// The retry policy of every HTTP call.

@@ -31,7 +31,7 @@ use super::report;
 use crate::agents::TaskRunner;
 use crate::llm::LlmClient;
 use crate::plan::{NodeStatus, PlanFile, PlanStore, StoreError};
-use crate::planner::{FailedTask, LogOptions};
+use crate::planner::{LogOptions, RoundNotes};
 
 /// How a workflow run is bounded.
 #[derive(Debug, Clone, Copy)]
@@ -86,7 +86,8 @@ pub struct Engine<R> {
     pub(super) shutdown: Shutdown,
     pub(super) interrupted: bool,
     pub(super) totals: Totals,
-    pub(super) failed_since_round: Vec<FailedTask>,
+    /// What the next planning round must hear of: failed tasks, tasks dropped as repeats.
+    pub(super) notes: RoundNotes,
 }
 
 impl<R: TaskRunner> Engine<R> {
@@ -102,7 +103,7 @@ impl<R: TaskRunner> Engine<R> {
             shutdown: parts.shutdown,
             interrupted: false,
             totals: Totals::default(),
-            failed_since_round: Vec::new(),
+            notes: RoundNotes::default(),
         }
     }
 

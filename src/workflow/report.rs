@@ -21,6 +21,11 @@ pub fn write(
 pub fn render(plan: &PlanFile, final_node: &Node, plan_file: &str) -> String {
     let (body, cited) = citations::clean(&final_node.summary, final_node.sources.len());
     let mut out = format!("# {}\n\n{}\n", plan.question().trim(), body.trim());
+    if final_node.truncated {
+        out.push_str(
+            "\n_This report was cut off at the model's token limit (`maxTokens`); what follows the cut is missing._\n",
+        );
+    }
     let listed: Vec<(usize, &Source)> = if cited.is_empty() {
         final_node
             .sources

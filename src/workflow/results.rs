@@ -51,6 +51,7 @@ impl<R: TaskRunner> Engine<R> {
                 node.summary = out.summary;
                 node.info = out.info.render();
                 node.sources = out.sources;
+                node.truncated = out.truncated;
                 node.usage = Some(Usage {
                     prompt_tokens: out.usage.prompt_tokens,
                     completion_tokens: out.usage.completion_tokens,
@@ -61,6 +62,7 @@ impl<R: TaskRunner> Engine<R> {
                     "seconds": took.as_secs_f64(),
                     "tokens": out.usage.total_tokens,
                     "sources": node.sources.len(),
+                    "truncated": out.truncated,
                 });
                 tracing::info!("task {id} completed in {:.1} s", took.as_secs_f64());
                 self.events.emit("task_completed", fields);
@@ -72,7 +74,7 @@ impl<R: TaskRunner> Engine<R> {
                 let message = err.to_string();
                 node.status = NodeStatus::Failed;
                 node.errors.push(message.clone());
-                self.failed_since_round.push(FailedTask {
+                self.notes.failed.push(FailedTask {
                     node_id: id.to_string(),
                     title: node.title.clone(),
                     error: message.clone(),

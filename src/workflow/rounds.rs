@@ -15,8 +15,8 @@ impl<R: TaskRunner> Engine<R> {
     pub(super) async fn plan_round(&mut self, must_finalise: bool) -> Result<bool, EngineError> {
         let round = self.totals.rounds + 1;
         let notes = RoundNotes {
-            failed: std::mem::take(&mut self.failed_since_round),
             must_finalise,
+            ..std::mem::take(&mut self.notes)
         };
         let planner = Planner {
             llm: &self.planner.llm,
@@ -62,7 +62,10 @@ impl<R: TaskRunner> Engine<R> {
                     json!({"round": round, "error": err.to_string()}),
                 );
                 // The failed round's notes still matter to the next one.
-                self.failed_since_round = notes.failed;
+                self.notes = RoundNotes {
+                    must_finalise: false,
+                    ..notes
+                };
                 if must_finalise {
                     self.add_final("planning failed in the last round")?;
                     return Ok(true);
@@ -81,6 +84,13 @@ impl<R: TaskRunner> Engine<R> {
             ""
         };
         tracing::info!("round {round}: planned {} task(s){final_mark}", ids.len());
+        for repeat in &outcome.applied.repeats {
+            self.events.emit(
+                "task_dropped",
+                json!({"round": round, "title": repeat.title, "reason": "repeat", "repeats": repeat.of.to_string()}),
+            );
+            self.notes.repeats.push(repeat.title.clone());
+        }
         self.events.emit(
             "round_planned",
             json!({
