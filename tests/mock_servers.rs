@@ -328,6 +328,80 @@ async fn llm_raw_bodies_pass_through_unchanged() {
     assert_eq!(r.text().await.unwrap(), r#"{"choices":[]}"#);
 }
 
+async fn chat_json(client: &reqwest::Client, llm: &MockLlm, body: &Value) -> (u16, Value) {
+    let response = client
+        .post(format!("{}/chat/completions", llm.base_url()))
+        .json(body)
+        .send()
+        .await
+        .expect("chat request");
+    let status = response.status().as_u16();
+    (status, response.json().await.expect("json body"))
+}
+
+/// A chat body with `extra` merged into its top level.
+fn chat_with(extra: Value) -> Value {
+    let mut body = chat_body("q");
+    for (k, v) in extra.as_object().expect("an object") {
+        body[k] = v.clone();
+    }
+    body
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn llm_replies_carry_finish_reason_usage_and_logprobs() {
+    let llm = MockLlm::start().await;
+    llm.push_all([
+        Reply::content("full"),
+        Reply::truncated(r#"{"tasks": [{"title": "Batt"#),
+        Reply::empty(),
+        Reply::content("counted").usage(100, 20),
+        Reply::content("filtered").finish_reason("content_filter"),
+        Reply::raw(200, r#"{"choices":[]}"#)
+            .finish_reason("length")
+            .usage(1, 2),
+    ]);
+    let client = client();
+    let body = chat_with(json!({}));
+
+    let (status, full) = chat_json(&client, &llm, &body).await;
+    assert_eq!(status, 200);
+    let choice = &full["choices"][0];
+    assert_eq!(choice["finish_reason"], "stop");
+    assert!(choice.get("logprobs").is_some_and(Value::is_null), "{full}");
+    assert_eq!(full["usage"]["total_tokens"], 18);
+
+    let (_, cut) = chat_json(&client, &llm, &body).await;
+    assert_eq!(cut["choices"][0]["finish_reason"], "length");
+    assert_eq!(
+        cut["choices"][0]["message"]["content"],
+        r#"{"tasks": [{"title": "Batt"#
+    );
+
+    let (_, empty) = chat_json(&client, &llm, &body).await;
+    assert_eq!(empty["choices"][0]["message"]["content"], "");
+    assert_eq!(empty["choices"][0]["finish_reason"], "stop");
+    assert_eq!(
+        empty["usage"],
+        json!({ "prompt_tokens": 11, "completion_tokens": 0, "total_tokens": 11 })
+    );
+
+    let (_, counted) = chat_json(&client, &llm, &body).await;
+    assert_eq!(
+        counted["usage"],
+        json!({ "prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120 })
+    );
+    assert_eq!(counted["choices"][0]["finish_reason"], "stop");
+
+    let (_, filtered) = chat_json(&client, &llm, &body).await;
+    assert_eq!(filtered["choices"][0]["finish_reason"], "content_filter");
+    assert_eq!(filtered["usage"]["total_tokens"], 18);
+
+    // A raw body is sent as scripted: neither setter adds anything to it.
+    let (_, raw) = chat_json(&client, &llm, &body).await;
+    assert_eq!(raw, json!({ "choices": [] }));
+}
+
 #[test]
 fn slugs_and_query_decoding() {
     assert_eq!(slug("Rust  async/await: why?"), "rust-async-await-why");

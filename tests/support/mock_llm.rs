@@ -18,9 +18,30 @@ pub const DEFAULT_MODEL: &str = "mock-model";
 
 #[derive(Clone, Debug)]
 enum ReplyKind {
-    Content(String),
+    Content(Answer),
     Raw { status: u16, body: String },
     Fault(Fault),
+}
+
+/// What a `chat.completion` says besides the model and id.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Answer {
+    pub text: String,
+    pub finish_reason: String,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+impl Answer {
+    /// `text`, finish_reason "stop", usage 11 + 7 = 18 tokens.
+    pub fn new(text: &str) -> Answer {
+        Answer {
+            text: text.to_owned(),
+            finish_reason: "stop".to_owned(),
+            prompt_tokens: 11,
+            completion_tokens: 7,
+        }
+    }
 }
 
 /// One scripted answer to a chat-completions request.
@@ -32,12 +53,43 @@ pub struct Reply {
 
 impl Reply {
     /// 200 with a full `chat.completion` whose single choice says `text` (model echoed from the
-    /// request, usage 11 + 7 = 18 tokens, finish_reason "stop").
+    /// request, usage 11 + 7 = 18 tokens, finish_reason "stop", logprobs null).
     pub fn content(text: &str) -> Reply {
         Reply {
-            kind: ReplyKind::Content(text.to_owned()),
+            kind: ReplyKind::Content(Answer::new(text)),
             delay: Duration::ZERO,
         }
+    }
+
+    /// `text` cut off by `max_tokens`: finish_reason "length". The text is sent as given, so a
+    /// truncated JSON answer is simply unfinished JSON.
+    pub fn truncated(text: &str) -> Reply {
+        Reply::content(text).finish_reason("length")
+    }
+
+    /// What a small model sometimes answers: content "", finish_reason "stop", no completion
+    /// tokens.
+    pub fn empty() -> Reply {
+        Reply::content("").usage(11, 0)
+    }
+
+    /// Sets the choice's finish_reason ("stop", "length", "content_filter", ...). Only content
+    /// replies carry one; for raw and fault replies this does nothing.
+    pub fn finish_reason(mut self, reason: &str) -> Reply {
+        if let ReplyKind::Content(answer) = &mut self.kind {
+            answer.finish_reason = reason.to_owned();
+        }
+        self
+    }
+
+    /// Sets the usage block (total = prompt + completion). Only content replies carry one; for
+    /// raw and fault replies this does nothing.
+    pub fn usage(mut self, prompt: u64, completion: u64) -> Reply {
+        if let ReplyKind::Content(answer) = &mut self.kind {
+            answer.prompt_tokens = prompt;
+            answer.completion_tokens = completion;
+        }
+        self
     }
 
     /// `content(value.to_string())`: the assistant answers with this JSON text.
@@ -72,8 +124,8 @@ impl Reply {
 
     fn plan(self, request: &Recorded) -> Planned {
         let planned = match self.kind {
-            ReplyKind::Content(text) => {
-                Planned::respond(json_response(200, &completion(request, &text)))
+            ReplyKind::Content(answer) => {
+                Planned::respond(json_response(200, &completion_of(request, &answer)))
             }
             ReplyKind::Raw { status, body } => Planned::respond(raw_response(
                 status,
@@ -86,8 +138,15 @@ impl Reply {
     }
 }
 
-/// The `chat.completion` object for `text`, answering `request`.
+/// The `chat.completion` object for `text`, answering `request` (finish_reason "stop", usage
+/// 11 + 7).
 pub fn completion(request: &Recorded, text: &str) -> serde_json::Value {
+    completion_of(request, &Answer::new(text))
+}
+
+/// The `chat.completion` object for `answer`, answering `request`, shaped like
+/// llama-cpp-python's (which also sends `"logprobs": null` in each choice).
+pub fn completion_of(request: &Recorded, answer: &Answer) -> serde_json::Value {
     let model = request
         .body
         .get("model")
@@ -104,10 +163,15 @@ pub fn completion(request: &Recorded, text: &str) -> serde_json::Value {
         "model": model,
         "choices": [{
             "index": 0,
-            "message": { "role": "assistant", "content": text },
-            "finish_reason": "stop",
+            "message": { "role": "assistant", "content": answer.text },
+            "logprobs": null,
+            "finish_reason": answer.finish_reason,
         }],
-        "usage": { "prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18 },
+        "usage": {
+            "prompt_tokens": answer.prompt_tokens,
+            "completion_tokens": answer.completion_tokens,
+            "total_tokens": answer.prompt_tokens + answer.completion_tokens,
+        },
     })
 }
 
