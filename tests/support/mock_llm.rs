@@ -1,16 +1,20 @@
-//! An OpenAI-compatible chat-completions server for tests. `POST /v1/chat/completions` takes the
-//! next scripted [`Reply`] from a FIFO queue, or asks the fallback handler when the queue is
-//! empty; with neither it answers 500 with a message naming the request, so a test sees its own
-//! scripting mistake. `GET /v1/models` lists one model; any other path is 404. Everything is
-//! recorded by the shared core in `server.rs`; dropping the [`MockLlm`] shuts the server down.
+//! An OpenAI-compatible chat-completions server for tests. `POST /v1/chat/completions` is first
+//! checked against the [`Refusal`] rules (a refused request gets the error a real server sends
+//! and takes no scripted reply); otherwise it takes the next scripted [`Reply`] from a FIFO
+//! queue, or asks the fallback handler when the queue is empty; with neither it answers 500 with
+//! a message naming the request, so a test sees its own scripting mistake. `GET /v1/models`
+//! lists one model; any other path is 404. Everything is recorded by the shared core in
+//! `server.rs`; dropping the [`MockLlm`] shuts the server down.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::json;
 
 use super::fault::Fault;
+use super::refusal::{FormatKind, Refusal};
 use super::server::{Planned, Recorded, Route, Server, json_response, lock, raw_response};
 
 /// The model name answered when a request names none.
@@ -181,12 +185,20 @@ type Handler = Arc<dyn Fn(&Recorded) -> Reply + Send + Sync>;
 struct State {
     queue: Mutex<VecDeque<Reply>>,
     handler: Mutex<Option<Handler>>,
+    refusals: Mutex<Vec<Refusal>>,
+    refused: AtomicUsize,
 }
 
 impl State {
     fn route(&self, request: &Recorded) -> Planned {
         match (request.method.as_str(), request.path.as_str()) {
-            ("POST", "/v1/chat/completions") => self.next_reply(request).plan(request),
+            ("POST", "/v1/chat/completions") => match self.refusal(request) {
+                Some(refusal) => {
+                    self.refused.fetch_add(1, Ordering::SeqCst);
+                    Planned::fault(refusal.fault(&request.body))
+                }
+                None => self.next_reply(request).plan(request),
+            },
             ("GET", "/v1/models") => Planned::respond(json_response(
                 200,
                 &json!({
@@ -204,6 +216,14 @@ impl State {
                 &json!({ "error": { "message": format!("mock llm: no route for {method} {path}") } }),
             )),
         }
+    }
+
+    /// The first rule that refuses `request`, in the order they were added.
+    fn refusal(&self, request: &Recorded) -> Option<Refusal> {
+        lock(&self.refusals)
+            .iter()
+            .find(|rule| rule.matches(&request.body))
+            .cloned()
     }
 
     fn next_reply(&self, request: &Recorded) -> Reply {
@@ -242,6 +262,26 @@ impl MockLlm {
             server: Server::start(route).await,
             state,
         }
+    }
+
+    /// A mock that behaves like llama-cpp-python 0.3.x serving Gemma 3 270M: `response_format`
+    /// of type `json_schema` is refused with its 500 (`json_object` with a `schema` is
+    /// accepted).
+    pub async fn llama_cpp_python() -> MockLlm {
+        let llm = MockLlm::start().await;
+        llm.refuse(Refusal::format(FormatKind::JsonSchema, 500));
+        llm
+    }
+
+    /// Refuses every chat request that `rule` matches, before the reply queue: a refused
+    /// request is recorded but takes no scripted reply. Rules are checked in the order added.
+    pub fn refuse(&self, rule: Refusal) {
+        lock(&self.state.refusals).push(rule);
+    }
+
+    /// How many chat requests a [`Refusal`] rule refused.
+    pub fn refused(&self) -> usize {
+        self.state.refused.load(Ordering::SeqCst)
     }
 
     /// "http://127.0.0.1:PORT/v1"
