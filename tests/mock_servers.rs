@@ -604,6 +604,33 @@ async fn refusal_rules_match_only_their_own_kind() {
     assert_eq!(llm.refused(), 0);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_at_a_time_answers_requests_in_turn() {
+    let delay = Duration::from_millis(150);
+    let llm = MockLlm::llama_cpp_python().await;
+    llm.set_handler(move |_| Reply::content("z").delay(delay));
+    let client = client();
+    let started = Instant::now();
+    let (a, b, c) = tokio::join!(
+        chat_content(&client, &llm, "a"),
+        chat_content(&client, &llm, "b"),
+        chat_content(&client, &llm, "c"),
+    );
+    assert_eq!((a.as_str(), b.as_str(), c.as_str()), ("z", "z", "z"));
+    assert!(started.elapsed() >= delay * 3, "{:?}", started.elapsed());
+    // All three arrived at once (they wait in flight), but were answered one after another.
+    assert_eq!(llm.max_in_flight(), 3);
+    let mut answered: Vec<Instant> = llm
+        .requests()
+        .iter()
+        .map(|r| r.responded_at.unwrap())
+        .collect();
+    answered.sort();
+    for pair in answered.windows(2) {
+        assert!(pair[1] - pair[0] >= delay, "{answered:?}");
+    }
+}
+
 #[test]
 fn slugs_and_query_decoding() {
     assert_eq!(slug("Rust  async/await: why?"), "rust-async-await-why");

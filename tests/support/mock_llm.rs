@@ -266,10 +266,11 @@ impl MockLlm {
 
     /// A mock that behaves like llama-cpp-python 0.3.x serving Gemma 3 270M: `response_format`
     /// of type `json_schema` is refused with its 500 (`json_object` with a `schema` is
-    /// accepted).
+    /// accepted), and requests are answered one at a time.
     pub async fn llama_cpp_python() -> MockLlm {
         let llm = MockLlm::start().await;
         llm.refuse(Refusal::format(FormatKind::JsonSchema, 500));
+        llm.one_at_a_time();
         llm
     }
 
@@ -282,6 +283,13 @@ impl MockLlm {
     /// How many chat requests a [`Refusal`] rule refused.
     pub fn refused(&self) -> usize {
         self.state.refused.load(Ordering::SeqCst)
+    }
+
+    /// Answers one request at a time, in arrival order, as llama-cpp-python does: a request
+    /// waits (in flight, unanswered) until the ones before it have been answered, delays
+    /// included. A hanging reply then blocks every later request.
+    pub fn one_at_a_time(&self) {
+        self.server.one_at_a_time();
     }
 
     /// "http://127.0.0.1:PORT/v1"
