@@ -5,10 +5,13 @@
 
 Listens on 127.0.0.1 (a free port), forwards every request to UPSTREAM's host with the same
 method, path, query, headers and body, and returns the upstream status, headers and body
-unchanged, error statuses included. Each request appends one JSON line to LOG_FILE:
-{"method", "path", "body": <parsed JSON or null>, "status": <upstream status, or null if the
-upstream could not be reached>}. Once listening it prints its base URL (UPSTREAM's path kept,
-e.g. http://127.0.0.1:PORT/v1) on stdout and flushes it.
+unchanged, error statuses included. Each request appends one JSON line to LOG_FILE once the
+upstream has answered: {"method", "path", "body": <parsed JSON or null>, "status": <upstream
+status, or null if the upstream could not be reached>, "elapsed_ms": <time to the upstream's
+answer>}. Requests still waiting for the upstream
+when the proxy is stopped (SIGTERM, SIGINT) are logged then, with status null, so the log holds
+every request that arrived. Once listening it prints its base URL (UPSTREAM's path kept, e.g.
+http://127.0.0.1:PORT/v1) on stdout and flushes it.
 
 Python standard library only. The upstream may take up to 10 minutes per answer (a small model
 on a CPU, one request at a time), so the upstream timeout is generous. It is a test tool: it
@@ -19,6 +22,7 @@ import json
 import signal
 import sys
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -44,7 +48,46 @@ class NoRedirect(urllib.request.HTTPRedirectHandler):
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}), NoRedirect())
 
 
-def make_handler(upstream, log_path, log_lock):
+class RequestLog:
+    """The JSON-lines log, written from many threads, and the requests not yet answered."""
+
+    def __init__(self, path):
+        self.path = path
+        self.lock = threading.Lock()
+        self.pending = {}  # id -> entry, until the upstream answers
+        self.next_id = 0
+
+    def arrived(self, method, path, body):
+        try:
+            parsed = json.loads(body) if body else None
+        except ValueError:
+            parsed = None
+        with self.lock:
+            self.next_id += 1
+            self.pending[self.next_id] = {"method": method, "path": path, "body": parsed,
+                                          "status": None, "started": time.monotonic()}
+            return self.next_id
+
+    def answered(self, request_id, status):
+        with self.lock:
+            entry = self.pending.pop(request_id, None)
+            if entry is not None:
+                entry["status"] = status
+                self.write(entry)
+
+    def flush_pending(self):
+        with self.lock:
+            for entry in self.pending.values():
+                self.write(entry)
+            self.pending.clear()
+
+    def write(self, entry):  # called with the lock held
+        entry["elapsed_ms"] = round((time.monotonic() - entry.pop("started")) * 1000)
+        with open(self.path, "a", encoding="utf-8") as log:
+            log.write(json.dumps(entry) + "\n")
+
+
+def make_handler(upstream, log):
     origin = f"{upstream.scheme}://{upstream.netloc}"
 
     class Handler(BaseHTTPRequestHandler):
@@ -53,6 +96,7 @@ def make_handler(upstream, log_path, log_lock):
         def forward(self):
             length = int(self.headers.get("content-length") or 0)
             body = self.rfile.read(length) if length else b""
+            request_id = log.arrived(self.command, self.path, body)
             headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
             request = urllib.request.Request(
                 origin + self.path, data=body if body else None, headers=headers,
@@ -67,7 +111,7 @@ def make_handler(upstream, log_path, log_lock):
                 reply = json.dumps({"error": {"message": f"record-proxy: upstream failed: {err}",
                                               "type": "proxy_error"}}).encode()
                 reply_headers = [("Content-Type", "application/json")]
-            self.record(body, status)
+            log.answered(request_id, status)
             # Only the status line: the upstream's own Date and Server headers follow.
             self.send_response_only(status or 502)
             for name, value in reply_headers:
@@ -77,16 +121,6 @@ def make_handler(upstream, log_path, log_lock):
             self.end_headers()
             if self.command != "HEAD":
                 self.wfile.write(reply)
-
-        def record(self, body, status):
-            try:
-                parsed = json.loads(body) if body else None
-            except ValueError:
-                parsed = None
-            line = json.dumps({"method": self.command, "path": self.path, "body": parsed,
-                               "status": status})
-            with log_lock, open(log_path, "a", encoding="utf-8") as log:
-                log.write(line + "\n")
 
         do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = forward
 
@@ -110,7 +144,8 @@ def main():
         sys.exit(f"record-proxy: `{sys.argv[1]}` is not an http(s) URL")
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    handler = make_handler(upstream, sys.argv[2], threading.Lock())
+    log = RequestLog(sys.argv[2])
+    handler = make_handler(upstream, log)
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     port = server.server_address[1]
@@ -120,6 +155,7 @@ def main():
     except KeyboardInterrupt:
         pass
     finally:
+        log.flush_pending()
         server.server_close()
 
 
