@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use support::mock_search::{result_url, slug};
-use support::{Fault, MockLlm, MockSearch, Reply, SearchKind, researchflow};
+use support::{Fault, FormatKind, MockLlm, MockSearch, Refusal, Reply, SearchKind, researchflow};
 
 fn client() -> reqwest::Client {
     support::http_client().build().expect("reqwest client")
@@ -326,6 +326,309 @@ async fn llm_raw_bodies_pass_through_unchanged() {
     assert_eq!(r.text().await.unwrap(), r#"{"choices": [ {"message": "#);
     let r = chat(&client, &llm, "b").await;
     assert_eq!(r.text().await.unwrap(), r#"{"choices":[]}"#);
+}
+
+async fn chat_json(client: &reqwest::Client, llm: &MockLlm, body: &Value) -> (u16, Value) {
+    let response = client
+        .post(format!("{}/chat/completions", llm.base_url()))
+        .json(body)
+        .send()
+        .await
+        .expect("chat request");
+    let status = response.status().as_u16();
+    (status, response.json().await.expect("json body"))
+}
+
+/// A chat body with `extra` merged into its top level.
+fn chat_with(extra: Value) -> Value {
+    let mut body = chat_body("q");
+    for (k, v) in extra.as_object().expect("an object") {
+        body[k] = v.clone();
+    }
+    body
+}
+
+fn json_schema_format() -> Value {
+    json!({ "response_format": {
+        "type": "json_schema",
+        "json_schema": { "name": "plan", "schema": { "type": "object" } },
+    }})
+}
+
+fn json_object_with_schema() -> Value {
+    json!({ "response_format": { "type": "json_object", "schema": { "type": "object" } } })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn llm_replies_carry_finish_reason_usage_and_logprobs() {
+    let llm = MockLlm::start().await;
+    llm.push_all([
+        Reply::content("full"),
+        Reply::truncated(r#"{"tasks": [{"title": "Batt"#),
+        Reply::empty(),
+        Reply::content("counted").usage(100, 20),
+        Reply::content("filtered").finish_reason("content_filter"),
+        Reply::raw(200, r#"{"choices":[]}"#)
+            .finish_reason("length")
+            .usage(1, 2),
+    ]);
+    let client = client();
+    let body = chat_with(json!({}));
+
+    let (status, full) = chat_json(&client, &llm, &body).await;
+    assert_eq!(status, 200);
+    let choice = &full["choices"][0];
+    assert_eq!(choice["finish_reason"], "stop");
+    assert!(choice.get("logprobs").is_some_and(Value::is_null), "{full}");
+    assert_eq!(full["usage"]["total_tokens"], 18);
+
+    let (_, cut) = chat_json(&client, &llm, &body).await;
+    assert_eq!(cut["choices"][0]["finish_reason"], "length");
+    assert_eq!(
+        cut["choices"][0]["message"]["content"],
+        r#"{"tasks": [{"title": "Batt"#
+    );
+
+    let (_, empty) = chat_json(&client, &llm, &body).await;
+    assert_eq!(empty["choices"][0]["message"]["content"], "");
+    assert_eq!(empty["choices"][0]["finish_reason"], "stop");
+    assert_eq!(
+        empty["usage"],
+        json!({ "prompt_tokens": 11, "completion_tokens": 0, "total_tokens": 11 })
+    );
+
+    let (_, counted) = chat_json(&client, &llm, &body).await;
+    assert_eq!(
+        counted["usage"],
+        json!({ "prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120 })
+    );
+    assert_eq!(counted["choices"][0]["finish_reason"], "stop");
+
+    let (_, filtered) = chat_json(&client, &llm, &body).await;
+    assert_eq!(filtered["choices"][0]["finish_reason"], "content_filter");
+    assert_eq!(filtered["usage"]["total_tokens"], 18);
+
+    // A raw body is sent as scripted: neither setter adds anything to it.
+    let (_, raw) = chat_json(&client, &llm, &body).await;
+    assert_eq!(raw, json!({ "choices": [] }));
+}
+
+/// The body llama-cpp-python 0.3.x answered to a `json_schema` response_format, byte for byte.
+const LLAMA_CPP_JSON_SCHEMA_500: &str = r#"{"error":{"message":"1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', 'ctx': {'expected': \"'text' or 'json_object'\"}}\n\n  File \"/root/.cache/local-llm/venv/lib/python3.11/site-packages/llama_cpp/server/app.py\", line 376, in create_chat_completion\n    POST /v1/chat/completions","type":"internal_server_error","param":null,"code":null}}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn llama_cpp_python_refuses_json_schema_with_its_500_and_keeps_the_queue() {
+    let llm = MockLlm::llama_cpp_python().await;
+    llm.push(Reply::json(&json!({ "tasks": [] })));
+    let client = client();
+
+    let response = client
+        .post(format!("{}/chat/completions", llm.base_url()))
+        .json(&chat_with(json_schema_format()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 500);
+    assert_eq!(response.headers()["content-type"], "application/json");
+    assert_eq!(response.text().await.unwrap(), LLAMA_CPP_JSON_SCHEMA_500);
+    assert_eq!(llm.refused(), 1);
+    assert_eq!(llm.pending(), 1, "a refused request must not take a reply");
+
+    // The grammar-backed form is accepted and gets the scripted reply.
+    let (status, body) = chat_json(&client, &llm, &chat_with(json_object_with_schema())).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["choices"][0]["message"]["content"], r#"{"tasks":[]}"#);
+    assert_eq!((llm.refused(), llm.pending()), (1, 0));
+
+    // Both were recorded, the refused one with its body and as answered.
+    let requests = llm.chat_requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0].body["response_format"]["type"], "json_schema");
+    assert!(requests[0].responded_at.is_some());
+    assert_eq!(requests[1].body["response_format"]["type"], "json_object");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refusal_bodies_follow_the_status_and_name_the_refused_field() {
+    let client = client();
+    // (rule, request extras, texts the body must contain)
+    let cases: Vec<(Refusal, Value, Vec<&str>)> = vec![
+        (
+            Refusal::format(FormatKind::JsonSchema, 422),
+            json_schema_format(),
+            vec!["response_format", "json_schema"],
+        ),
+        (
+            Refusal::format(FormatKind::JsonSchema, 400),
+            json_schema_format(),
+            vec!["response_format", "json_schema"],
+        ),
+        (
+            Refusal::format(FormatKind::JsonObjectWithSchema, 500),
+            json_object_with_schema(),
+            vec!["response_format", "schema"],
+        ),
+        (
+            Refusal::format(FormatKind::JsonObjectWithSchema, 400),
+            json_object_with_schema(),
+            vec!["response_format", "schema"],
+        ),
+        (
+            Refusal::format(FormatKind::JsonObject, 500),
+            json!({ "response_format": { "type": "json_object" } }),
+            vec!["response_format", "json_object"],
+        ),
+        (
+            Refusal::param("max_tokens", 500),
+            json!({ "max_tokens": 512 }),
+            vec!["('body', 'max_tokens')", "'input': 512"],
+        ),
+        (
+            Refusal::param("max_tokens", 422),
+            json!({ "max_tokens": 512 }),
+            vec!["max_tokens", "input_value=512"],
+        ),
+        (
+            Refusal::param("max_tokens", 400),
+            json!({ "max_tokens": 512 }),
+            vec!["max_tokens", "max_completion_tokens"],
+        ),
+        (
+            Refusal::param("temperature", 400),
+            json!({ "temperature": 0 }),
+            vec!["temperature", "does not support 0"],
+        ),
+    ];
+    for (rule, extra, needles) in cases {
+        let llm = MockLlm::start().await;
+        let status = rule.status();
+        llm.refuse(rule.clone());
+        let (got, body) = chat_json(&client, &llm, &chat_with(extra)).await;
+        assert_eq!(got, status, "{rule:?}");
+        let text = body.to_string();
+        for needle in needles {
+            assert!(text.contains(needle), "{rule:?}: {needle:?} not in {text}");
+        }
+        match status {
+            500 => {
+                assert_eq!(body["error"]["type"], "internal_server_error", "{body}");
+                let message = body["error"]["message"].as_str().unwrap();
+                assert!(message.starts_with("1 validation error:\n  {'type': '"));
+            }
+            422 => {
+                assert_eq!(body["object"], "error");
+                assert_eq!(body["type"], "BadRequestError");
+                assert_eq!(body["code"], 422);
+            }
+            _ => {
+                assert_eq!(body["error"]["type"], "invalid_request_error");
+                assert!(body["error"]["param"].is_string(), "{body}");
+            }
+        }
+        assert_eq!(llm.refused(), 1);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openai_refusals_match_the_real_bodies() {
+    let llm = MockLlm::start().await;
+    llm.refuse(Refusal::param("max_tokens", 400));
+    llm.refuse(Refusal::param("temperature", 400));
+    llm.refuse(Refusal::format(FormatKind::JsonSchema, 400));
+    let client = client();
+
+    let (_, body) = chat_json(&client, &llm, &chat_with(json!({ "max_tokens": 64 }))).await;
+    assert_eq!(
+        body,
+        json!({"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.","type":"invalid_request_error","param":"max_tokens","code":"unsupported_parameter"}})
+    );
+    let (_, body) = chat_json(&client, &llm, &chat_with(json!({ "temperature": 0 }))).await;
+    assert_eq!(
+        body,
+        json!({"error":{"message":"Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.","type":"invalid_request_error","param":"temperature","code":"unsupported_value"}})
+    );
+    let (_, body) = chat_json(&client, &llm, &chat_with(json_schema_format())).await;
+    assert_eq!(
+        body,
+        json!({"error":{"message":"Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.","type":"invalid_request_error","param":"response_format","code":null}})
+    );
+    // The first matching rule answers; with no rule matching, the queue does.
+    llm.push(Reply::content("allowed"));
+    let (status, body) = chat_json(
+        &client,
+        &llm,
+        &chat_with(json!({ "max_completion_tokens": 64 })),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(body["choices"][0]["message"]["content"], "allowed");
+    assert_eq!(llm.refused(), 3);
+    assert_eq!(llm.chat_requests().len(), 4);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refusal_rules_match_only_their_own_kind() {
+    let schema = chat_with(json_schema_format());
+    let object_schema = chat_with(json_object_with_schema());
+    let object = chat_with(json!({ "response_format": { "type": "json_object" } }));
+    let text = chat_with(json!({ "response_format": { "type": "text" } }));
+    let plain = chat_with(json!({}));
+    assert_eq!(FormatKind::of(&schema), Some(FormatKind::JsonSchema));
+    assert_eq!(
+        FormatKind::of(&object_schema),
+        Some(FormatKind::JsonObjectWithSchema)
+    );
+    assert_eq!(FormatKind::of(&object), Some(FormatKind::JsonObject));
+    assert_eq!(FormatKind::of(&text), None);
+    assert_eq!(FormatKind::of(&plain), None);
+
+    let rule = Refusal::format(FormatKind::JsonObject, 500);
+    assert!(rule.matches(&object));
+    assert!(!rule.matches(&object_schema) && !rule.matches(&schema) && !rule.matches(&plain));
+    let rule = Refusal::format(FormatKind::JsonObjectWithSchema, 500);
+    assert!(rule.matches(&object_schema) && !rule.matches(&object));
+    let rule = Refusal::param("max_tokens", 400);
+    assert!(rule.matches(&chat_with(json!({ "max_tokens": 1 }))));
+    assert!(!rule.matches(&chat_with(json!({ "max_completion_tokens": 1 }))));
+    assert!(!rule.matches(&plain));
+
+    // Only chat requests are refused: the model list still answers.
+    let llm = MockLlm::start().await;
+    llm.refuse(Refusal::param("model", 400));
+    let r = client()
+        .get(format!("{}/models", llm.base_url()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(llm.refused(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_at_a_time_answers_requests_in_turn() {
+    let delay = Duration::from_millis(150);
+    let llm = MockLlm::llama_cpp_python().await;
+    llm.set_handler(move |_| Reply::content("z").delay(delay));
+    let client = client();
+    let started = Instant::now();
+    let (a, b, c) = tokio::join!(
+        chat_content(&client, &llm, "a"),
+        chat_content(&client, &llm, "b"),
+        chat_content(&client, &llm, "c"),
+    );
+    assert_eq!((a.as_str(), b.as_str(), c.as_str()), ("z", "z", "z"));
+    assert!(started.elapsed() >= delay * 3, "{:?}", started.elapsed());
+    // All three arrived at once (they wait in flight), but were answered one after another.
+    assert_eq!(llm.max_in_flight(), 3);
+    let mut answered: Vec<Instant> = llm
+        .requests()
+        .iter()
+        .map(|r| r.responded_at.unwrap())
+        .collect();
+    answered.sort();
+    for pair in answered.windows(2) {
+        assert!(pair[1] - pair[0] >= delay, "{answered:?}");
+    }
 }
 
 #[test]

@@ -1,16 +1,20 @@
-//! An OpenAI-compatible chat-completions server for tests. `POST /v1/chat/completions` takes the
-//! next scripted [`Reply`] from a FIFO queue, or asks the fallback handler when the queue is
-//! empty; with neither it answers 500 with a message naming the request, so a test sees its own
-//! scripting mistake. `GET /v1/models` lists one model; any other path is 404. Everything is
-//! recorded by the shared core in `server.rs`; dropping the [`MockLlm`] shuts the server down.
+//! An OpenAI-compatible chat-completions server for tests. `POST /v1/chat/completions` is first
+//! checked against the [`Refusal`] rules (a refused request gets the error a real server sends
+//! and takes no scripted reply); otherwise it takes the next scripted [`Reply`] from a FIFO
+//! queue, or asks the fallback handler when the queue is empty; with neither it answers 500 with
+//! a message naming the request, so a test sees its own scripting mistake. `GET /v1/models`
+//! lists one model; any other path is 404. Everything is recorded by the shared core in
+//! `server.rs`; dropping the [`MockLlm`] shuts the server down.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::json;
 
 use super::fault::Fault;
+use super::refusal::{FormatKind, Refusal};
 use super::server::{Planned, Recorded, Route, Server, json_response, lock, raw_response};
 
 /// The model name answered when a request names none.
@@ -18,9 +22,30 @@ pub const DEFAULT_MODEL: &str = "mock-model";
 
 #[derive(Clone, Debug)]
 enum ReplyKind {
-    Content(String),
+    Content(Answer),
     Raw { status: u16, body: String },
     Fault(Fault),
+}
+
+/// What a `chat.completion` says besides the model and id.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Answer {
+    pub text: String,
+    pub finish_reason: String,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+impl Answer {
+    /// `text`, finish_reason "stop", usage 11 + 7 = 18 tokens.
+    pub fn new(text: &str) -> Answer {
+        Answer {
+            text: text.to_owned(),
+            finish_reason: "stop".to_owned(),
+            prompt_tokens: 11,
+            completion_tokens: 7,
+        }
+    }
 }
 
 /// One scripted answer to a chat-completions request.
@@ -32,12 +57,43 @@ pub struct Reply {
 
 impl Reply {
     /// 200 with a full `chat.completion` whose single choice says `text` (model echoed from the
-    /// request, usage 11 + 7 = 18 tokens, finish_reason "stop").
+    /// request, usage 11 + 7 = 18 tokens, finish_reason "stop", logprobs null).
     pub fn content(text: &str) -> Reply {
         Reply {
-            kind: ReplyKind::Content(text.to_owned()),
+            kind: ReplyKind::Content(Answer::new(text)),
             delay: Duration::ZERO,
         }
+    }
+
+    /// `text` cut off by `max_tokens`: finish_reason "length". The text is sent as given, so a
+    /// truncated JSON answer is simply unfinished JSON.
+    pub fn truncated(text: &str) -> Reply {
+        Reply::content(text).finish_reason("length")
+    }
+
+    /// What a small model sometimes answers: content "", finish_reason "stop", no completion
+    /// tokens.
+    pub fn empty() -> Reply {
+        Reply::content("").usage(11, 0)
+    }
+
+    /// Sets the choice's finish_reason ("stop", "length", "content_filter", ...). Only content
+    /// replies carry one; for raw and fault replies this does nothing.
+    pub fn finish_reason(mut self, reason: &str) -> Reply {
+        if let ReplyKind::Content(answer) = &mut self.kind {
+            answer.finish_reason = reason.to_owned();
+        }
+        self
+    }
+
+    /// Sets the usage block (total = prompt + completion). Only content replies carry one; for
+    /// raw and fault replies this does nothing.
+    pub fn usage(mut self, prompt: u64, completion: u64) -> Reply {
+        if let ReplyKind::Content(answer) = &mut self.kind {
+            answer.prompt_tokens = prompt;
+            answer.completion_tokens = completion;
+        }
+        self
     }
 
     /// `content(value.to_string())`: the assistant answers with this JSON text.
@@ -72,8 +128,8 @@ impl Reply {
 
     fn plan(self, request: &Recorded) -> Planned {
         let planned = match self.kind {
-            ReplyKind::Content(text) => {
-                Planned::respond(json_response(200, &completion(request, &text)))
+            ReplyKind::Content(answer) => {
+                Planned::respond(json_response(200, &completion_of(request, &answer)))
             }
             ReplyKind::Raw { status, body } => Planned::respond(raw_response(
                 status,
@@ -86,8 +142,15 @@ impl Reply {
     }
 }
 
-/// The `chat.completion` object for `text`, answering `request`.
+/// The `chat.completion` object for `text`, answering `request` (finish_reason "stop", usage
+/// 11 + 7).
 pub fn completion(request: &Recorded, text: &str) -> serde_json::Value {
+    completion_of(request, &Answer::new(text))
+}
+
+/// The `chat.completion` object for `answer`, answering `request`, shaped like
+/// llama-cpp-python's (which also sends `"logprobs": null` in each choice).
+pub fn completion_of(request: &Recorded, answer: &Answer) -> serde_json::Value {
     let model = request
         .body
         .get("model")
@@ -104,10 +167,15 @@ pub fn completion(request: &Recorded, text: &str) -> serde_json::Value {
         "model": model,
         "choices": [{
             "index": 0,
-            "message": { "role": "assistant", "content": text },
-            "finish_reason": "stop",
+            "message": { "role": "assistant", "content": answer.text },
+            "logprobs": null,
+            "finish_reason": answer.finish_reason,
         }],
-        "usage": { "prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18 },
+        "usage": {
+            "prompt_tokens": answer.prompt_tokens,
+            "completion_tokens": answer.completion_tokens,
+            "total_tokens": answer.prompt_tokens + answer.completion_tokens,
+        },
     })
 }
 
@@ -117,12 +185,20 @@ type Handler = Arc<dyn Fn(&Recorded) -> Reply + Send + Sync>;
 struct State {
     queue: Mutex<VecDeque<Reply>>,
     handler: Mutex<Option<Handler>>,
+    refusals: Mutex<Vec<Refusal>>,
+    refused: AtomicUsize,
 }
 
 impl State {
     fn route(&self, request: &Recorded) -> Planned {
         match (request.method.as_str(), request.path.as_str()) {
-            ("POST", "/v1/chat/completions") => self.next_reply(request).plan(request),
+            ("POST", "/v1/chat/completions") => match self.refusal(request) {
+                Some(refusal) => {
+                    self.refused.fetch_add(1, Ordering::SeqCst);
+                    Planned::fault(refusal.fault(&request.body))
+                }
+                None => self.next_reply(request).plan(request),
+            },
             ("GET", "/v1/models") => Planned::respond(json_response(
                 200,
                 &json!({
@@ -140,6 +216,14 @@ impl State {
                 &json!({ "error": { "message": format!("mock llm: no route for {method} {path}") } }),
             )),
         }
+    }
+
+    /// The first rule that refuses `request`, in the order they were added.
+    fn refusal(&self, request: &Recorded) -> Option<Refusal> {
+        lock(&self.refusals)
+            .iter()
+            .find(|rule| rule.matches(&request.body))
+            .cloned()
     }
 
     fn next_reply(&self, request: &Recorded) -> Reply {
@@ -178,6 +262,34 @@ impl MockLlm {
             server: Server::start(route).await,
             state,
         }
+    }
+
+    /// A mock that behaves like llama-cpp-python 0.3.x serving Gemma 3 270M: `response_format`
+    /// of type `json_schema` is refused with its 500 (`json_object` with a `schema` is
+    /// accepted), and requests are answered one at a time.
+    pub async fn llama_cpp_python() -> MockLlm {
+        let llm = MockLlm::start().await;
+        llm.refuse(Refusal::format(FormatKind::JsonSchema, 500));
+        llm.one_at_a_time();
+        llm
+    }
+
+    /// Refuses every chat request that `rule` matches, before the reply queue: a refused
+    /// request is recorded but takes no scripted reply. Rules are checked in the order added.
+    pub fn refuse(&self, rule: Refusal) {
+        lock(&self.state.refusals).push(rule);
+    }
+
+    /// How many chat requests a [`Refusal`] rule refused.
+    pub fn refused(&self) -> usize {
+        self.state.refused.load(Ordering::SeqCst)
+    }
+
+    /// Answers one request at a time, in arrival order, as llama-cpp-python does: a request
+    /// waits (in flight, unanswered) until the ones before it have been answered, delays
+    /// included. A hanging reply then blocks every later request.
+    pub fn one_at_a_time(&self) {
+        self.server.one_at_a_time();
     }
 
     /// "http://127.0.0.1:PORT/v1"

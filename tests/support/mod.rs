@@ -1,21 +1,23 @@
 //! Test support for researchflow's integration tests: real HTTP servers on loopback that play
 //! an OpenAI-compatible chat-completions API ([`MockLlm`]) and three web-search APIs
-//! ([`MockSearch`]), scripted faults ([`Fault`]) shared by both, and a builder that runs the real
-//! `researchflow` binary in an isolated environment ([`researchflow`]). Each test file includes it
-//! with `mod support;` and may use only part of it, hence the `dead_code` and
-//! `unused_imports` allowances.
+//! ([`MockSearch`]), scripted faults ([`Fault`]) shared by both, the refusals real LLM servers
+//! answer with ([`Refusal`]), and a builder that runs the real `researchflow` binary in an
+//! isolated environment ([`researchflow`]). Each test file includes it with `mod support;` and
+//! may use only part of it, hence the `dead_code` and `unused_imports` allowances.
 #![allow(dead_code, unused_imports)]
 
 pub mod bin;
 pub mod fault;
 pub mod mock_llm;
 pub mod mock_search;
+pub mod refusal;
 pub mod server;
 
 pub use bin::{Cmd, RunOutput, researchflow};
 pub use fault::Fault;
 pub use mock_llm::{MockLlm, Reply};
 pub use mock_search::{MockSearch, SearchKind};
+pub use refusal::{FormatKind, Refusal};
 pub use server::Recorded;
 
 /// A `reqwest` client builder for talking to the mocks directly from a test. The crate builds

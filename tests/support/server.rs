@@ -2,6 +2,8 @@
 //! records every request ([`Recorded`]) in arrival order, counts how many are being handled at
 //! once, asks the mock's route function what to do ([`Planned`]), waits the planned delay and
 //! then answers, or carries out a [`Fault`]: an error status, a hang, or a dropped connection.
+//! In one-at-a-time mode ([`Server::one_at_a_time`]) requests take turns, in arrival order,
+//! from asking the route to answering, as a single-slot server such as llama-cpp-python does.
 //!
 //! Connections are served with hyper's low-level HTTP/1 connection so that a [`Fault::Drop`] can
 //! close the socket without writing a single response byte: the service returns an error and
@@ -9,7 +11,7 @@
 //! task, which [`Server`]'s `Drop` aborts, so hanging requests never keep a test alive.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -226,6 +228,10 @@ struct Shared {
     requests: Mutex<Vec<Recorded>>,
     in_flight: AtomicUsize,
     max_in_flight: AtomicUsize,
+    one_at_a_time: AtomicBool,
+    /// Held from routing to answering in one-at-a-time mode; tokio's mutex is fair, so turns
+    /// follow arrival order.
+    turn: tokio::sync::Mutex<()>,
 }
 
 /// Locks a mutex even if a panicking test thread poisoned it.
@@ -297,6 +303,10 @@ impl Shared {
             record
         };
 
+        let _turn = match self.one_at_a_time.load(Ordering::SeqCst) {
+            true => Some(self.turn.lock().await),
+            false => None,
+        };
         let planned = (self.route)(&record);
         if !planned.delay.is_zero() {
             tokio::time::sleep(planned.delay).await;
@@ -335,6 +345,8 @@ impl Server {
             requests: Mutex::new(Vec::new()),
             in_flight: AtomicUsize::new(0),
             max_in_flight: AtomicUsize::new(0),
+            one_at_a_time: AtomicBool::new(false),
+            turn: tokio::sync::Mutex::new(()),
         });
         let accept_task = tokio::spawn(accept_loop(listener, shared.clone()));
         Server {
@@ -356,6 +368,12 @@ impl Server {
     /// Every request so far, in arrival order.
     pub fn requests(&self) -> Vec<Recorded> {
         lock(&self.shared.requests).clone()
+    }
+
+    /// From now on, answer one request at a time in arrival order; later requests wait their
+    /// turn (they count as in flight while they wait).
+    pub fn one_at_a_time(&self) {
+        self.shared.one_at_a_time.store(true, Ordering::SeqCst);
     }
 
     /// The most requests that were being handled at the same moment.

@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# End-to-end check of researchflow against a real OpenAI-compatible server (for instance the
+# llama-cpp-python server of /work/shared/tools/local-llm.sh). Not part of CI: it needs a live
+# server and a small model may take many minutes.
+#
+#   RESEARCHFLOW_E2E_BASE_URL=http://127.0.0.1:18081/v1 RESEARCHFLOW_E2E_MODEL=gemma3 \
+#     scripts/e2e-local-llm.sh
+#
+# Inputs (environment):
+#   RESEARCHFLOW_E2E_BASE_URL  required, the server's base URL with its /v1 path
+#   RESEARCHFLOW_E2E_MODEL     required, the model name to put in the config
+#   RESEARCHFLOW_E2E_QUERY     the research question (default below)
+#   RESEARCHFLOW_BIN           the binary to test (default: `cargo build --release` and use it)
+#   RESEARCHFLOW_E2E_KEEP=1    keep the work folder even when every check passes
+#
+# Every request goes through scripts/record-proxy.py, which logs it, so the checks can look at
+# what was sent and what the server answered. The script runs `doctor --json` (when the binary
+# has that subcommand), then a workflow with at most 4 rounds and no web search, and prints one
+# PASS/FAIL line per check and a summary. The checks: doctor exits 0 with "ok": true; the
+# workflow exits 0; at least one task the planner made (search or summary, not the final batch)
+# completed; no two nodes share a title (case, punctuation and spaces ignored); every chat
+# request carries max_tokens or max_completion_tokens.
+#
+# Exit 0 when every check passes, 1 when one fails, 2 when the run could not be set up. The work
+# folder (config, plan, report, logs, requests.ndjson) is kept unless every check passed.
+set -euo pipefail
+
+base_url="${RESEARCHFLOW_E2E_BASE_URL:-}"
+model="${RESEARCHFLOW_E2E_MODEL:-}"
+if [ -z "$base_url" ] || [ -z "$model" ]; then
+  echo "error: set RESEARCHFLOW_E2E_BASE_URL (e.g. http://127.0.0.1:18081/v1) and RESEARCHFLOW_E2E_MODEL (e.g. gemma3)" >&2
+  exit 2
+fi
+query="${RESEARCHFLOW_E2E_QUERY:-How do solid-state batteries compare with lithium-ion?}"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+
+if [ -n "${RESEARCHFLOW_BIN:-}" ]; then
+  bin="$(cd "$(dirname "$RESEARCHFLOW_BIN")" && pwd)/$(basename "$RESEARCHFLOW_BIN")"
+else
+  (cd "$root" && cargo build --release --quiet --bin researchflow)
+  target_dir="$(cd "$root" && cargo metadata --format-version 1 --no-deps |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
+  bin="$target_dir/release/researchflow"
+fi
+[ -x "$bin" ] || { echo "error: \`$bin\` is not an executable: set RESEARCHFLOW_BIN" >&2; exit 2; }
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/researchflow-e2e.XXXXXX")"
+proxy_pid=""
+status=1
+cleanup() {
+  if [ -n "$proxy_pid" ]; then
+    kill "$proxy_pid" 2>/dev/null || true
+    wait "$proxy_pid" 2>/dev/null || true
+  fi
+  if [ "$status" -eq 0 ] && [ "${RESEARCHFLOW_E2E_KEEP:-0}" != 1 ]; then
+    rm -rf "$work"
+  else
+    echo "work folder kept: $work" >&2
+  fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# a. The recording proxy; it prints its base URL once it listens.
+python3 "$root/scripts/record-proxy.py" "$base_url" "$work/requests.ndjson" \
+  >"$work/proxy.url" 2>"$work/proxy.err" &
+proxy_pid=$!
+for _ in $(seq 1 100); do
+  [ -s "$work/proxy.url" ] && break
+  kill -0 "$proxy_pid" 2>/dev/null || { cat "$work/proxy.err" >&2; echo "error: the proxy did not start" >&2; exit 2; }
+  sleep 0.1
+done
+proxy_url="$(head -n 1 "$work/proxy.url")"
+[ -n "$proxy_url" ] || { echo "error: the proxy printed no URL within 10 s" >&2; exit 2; }
+touch "$work/requests.ndjson"
+echo "== proxy: $proxy_url -> $base_url"
+
+# b. A config of our own: the proxy as the server, no web search.
+config="$work/agent.config.json"
+PROXY_URL="$proxy_url" MODEL="$model" python3 - "$config" <<'EOF'
+import json, os, sys
+config = {"baseURL": os.environ["PROXY_URL"], "model": os.environ["MODEL"],
+          "search": {"provider": "none"}}
+with open(sys.argv[1], "w", encoding="utf-8") as f:
+    json.dump(config, f, indent=2)
+EOF
+
+# Run from the work folder so a `.env` in the caller's folder is not read.
+cd "$work"
+
+# c. doctor, when this build has it.
+doctor_code=""
+if "$bin" doctor --help >/dev/null 2>&1; then
+  echo "== researchflow doctor --json"
+  set +e
+  "$bin" --config "$config" doctor --json >"$work/doctor.json" 2>"$work/doctor.err"
+  doctor_code=$?
+  set -e
+  cat "$work/doctor.json"
+  [ "$doctor_code" -eq 0 ] || cat "$work/doctor.err" >&2
+else
+  echo "== note: this researchflow has no \`doctor\` subcommand yet; going on with the workflow"
+fi
+
+# d. The workflow; its log goes to stderr as it runs.
+echo "== researchflow workflow --query \"$query\" --max-rounds 4"
+started=$(date +%s)
+set +e
+"$bin" --config "$config" workflow --query "$query" --out "$work/plan.json" --max-rounds 4 \
+  >"$work/workflow.json" 2> >(tee "$work/workflow.err" >&2)
+workflow_code=$?
+set -e
+echo "workflow exit code $workflow_code after $(( $(date +%s) - started )) s; its output:"
+cat "$work/workflow.json"
+
+# e. The checks and the summary.
+set +e
+WORK="$work" DOCTOR_CODE="$doctor_code" WORKFLOW_CODE="$workflow_code" python3 - <<'EOF'
+import collections, json, os, re, sys
+
+work = os.environ["WORK"]
+failures = 0
+
+
+def check(name, ok, detail):
+    global failures
+    failures += 0 if ok else 1
+    print(f"{'PASS' if ok else 'FAIL'}  {name}: {detail}")
+
+
+def load(path):
+    try:
+        with open(os.path.join(work, path), encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError) as err:
+        return err
+
+
+print("== checks")
+if os.environ["DOCTOR_CODE"]:
+    doctor = load("doctor.json")
+    ok_field = doctor.get("ok") if isinstance(doctor, dict) else None
+    check("doctor", os.environ["DOCTOR_CODE"] == "0" and ok_field is True,
+          f"exit code {os.environ['DOCTOR_CODE']}, \"ok\": {json.dumps(ok_field)}")
+
+code = os.environ["WORKFLOW_CODE"]
+check("workflow exit code", code == "0", f"exit code {code}")
+
+plan = load("plan.json")
+nodes = plan.get("nodes", []) if isinstance(plan, dict) else []
+if not isinstance(plan, dict):
+    print(f"      (no plan to read: {plan})")
+
+done = [n for n in nodes if n.get("type") in ("search", "summary")
+        and n.get("batch") != -1 and n.get("status") == "completed"]
+check("planner-made task completed", bool(done),
+      f"{len(done)} completed search/summary node(s) outside the final batch")
+
+by_title = collections.defaultdict(list)
+for n in nodes:
+    by_title[re.sub(r"[\W_]+", "", str(n.get("title", "")).lower())].append(n)
+dupes = [same for same in by_title.values() if len(same) > 1]
+check("distinct node titles", not dupes, "none repeated" if not dupes else "; ".join(
+    ", ".join(str(n.get("node_id")) for n in same) + f" ({json.dumps(same[0].get('title'))})"
+    for same in dupes))
+
+requests = []
+with open(os.path.join(work, "requests.ndjson"), encoding="utf-8") as f:
+    for line in f:
+        if line.strip():
+            requests.append(json.loads(line))
+chats = [r for r in requests if r["method"] == "POST" and r["path"].split("?")[0].endswith("/chat/completions")]
+unbounded = [i for i, r in enumerate(chats) if not isinstance(r["body"], dict)
+             or not ({"max_tokens", "max_completion_tokens"} & r["body"].keys())]
+if not chats:
+    check("token limit on every chat request", False, "no chat-completions request was recorded")
+else:
+    check("token limit on every chat request", not unbounded,
+          f"{len(chats) - len(unbounded)} of {len(chats)} carry max_tokens or max_completion_tokens")
+
+print("== summary")
+print(f"nodes ({len(nodes)}):")
+for n in nodes:
+    print(f"  {n.get('node_id')!s:>4}  {n.get('type', '?'):<8} {n.get('status', '?'):<10} "
+          f"batch {n.get('batch')!s:>3}  {n.get('title', '')}")
+    for err in n.get("errors", [])[-1:]:
+        print(f"        last error: {err[:300]}")
+report_path = os.path.join(work, "plan.report.md")
+if os.path.exists(report_path):
+    with open(report_path, encoding="utf-8") as f:
+        lines = [l.rstrip() for l in f if l.strip()][:8]
+    print("report, first lines:")
+    for l in lines:
+        print(f"  | {l[:160]}")
+else:
+    print("report: none written")
+
+
+def format_kind(body):
+    rf = body.get("response_format") if isinstance(body, dict) else None
+    if not isinstance(rf, dict):
+        return "none"
+    kind = str(rf.get("type"))
+    return kind + "+schema" if kind == "json_object" and "schema" in rf else kind
+
+
+kinds = collections.Counter(format_kind(r["body"]) for r in chats)
+print(f"chat requests: {len(chats)} (all requests: {len(requests)})")
+print("  by response_format: " + (", ".join(f"{k} {v}" for k, v in sorted(kinds.items())) or "-"))
+statuses = collections.Counter(str(r["status"] or "unanswered") for r in requests)
+print("  statuses: " + (", ".join(f"{k} x{v}" for k, v in sorted(statuses.items())) or "-"))
+times = sorted(r.get("elapsed_ms", 0) / 1000 for r in chats if r["status"] == 200)
+if times:
+    print(f"  answered (200) in: fastest {times[0]:.1f} s, median {times[len(times) // 2]:.1f} s, "
+          f"slowest {times[-1]:.1f} s")
+limits = collections.Counter(
+    str(r["body"].get("max_tokens", r["body"].get("max_completion_tokens")))
+    for r in chats if isinstance(r["body"], dict))
+print("  token limits sent: " + ", ".join(f"{k} x{v}" for k, v in sorted(limits.items())))
+print(f"== {'all checks passed' if not failures else f'{failures} check(s) failed'}")
+sys.exit(1 if failures else 0)
+EOF
+status=$?
+set -e
+exit "$status"

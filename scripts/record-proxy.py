@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""A recording HTTP proxy in front of one OpenAI-compatible server, for end-to-end checks.
+
+    record-proxy.py UPSTREAM_BASE_URL LOG_FILE
+
+Listens on 127.0.0.1 (a free port), forwards every request to UPSTREAM's host with the same
+method, path, query, headers and body, and returns the upstream status, headers and body
+unchanged, error statuses included. Each request appends one JSON line to LOG_FILE once the
+upstream has answered: {"method", "path", "body": <parsed JSON or null>, "status": <upstream
+status, or null if the upstream could not be reached>, "elapsed_ms": <time to the upstream's
+answer>}. Requests still waiting for the upstream
+when the proxy is stopped (SIGTERM, SIGINT) are logged then, with status null, so the log holds
+every request that arrived. Once listening it prints its base URL (UPSTREAM's path kept, e.g.
+http://127.0.0.1:PORT/v1) on stdout and flushes it.
+
+Python standard library only. The upstream may take up to 10 minutes per answer (a small model
+on a CPU, one request at a time), so the upstream timeout is generous. It is a test tool: it
+must not be exposed beyond loopback.
+"""
+
+import json
+import signal
+import sys
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+UPSTREAM_TIMEOUT_S = 660  # a little over the 10 minutes a slow upstream may take
+
+# Hop-by-hop headers (RFC 9110 section 7.6.1) and those this proxy recomputes itself.
+HOP_BY_HOP = {
+    "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
+    "transfer-encoding", "upgrade", "host", "content-length",
+}
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Hands 3xx answers back as they are instead of following them."""
+
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+# No proxy from the environment (the upstream is usually on loopback) and no redirects followed.
+OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}), NoRedirect())
+
+
+class RequestLog:
+    """The JSON-lines log, written from many threads, and the requests not yet answered."""
+
+    def __init__(self, path):
+        self.path = path
+        self.lock = threading.Lock()
+        self.pending = {}  # id -> entry, until the upstream answers
+        self.next_id = 0
+
+    def arrived(self, method, path, body):
+        try:
+            parsed = json.loads(body) if body else None
+        except ValueError:
+            parsed = None
+        with self.lock:
+            self.next_id += 1
+            self.pending[self.next_id] = {"method": method, "path": path, "body": parsed,
+                                          "status": None, "started": time.monotonic()}
+            return self.next_id
+
+    def answered(self, request_id, status):
+        with self.lock:
+            entry = self.pending.pop(request_id, None)
+            if entry is not None:
+                entry["status"] = status
+                self.write(entry)
+
+    def flush_pending(self):
+        with self.lock:
+            for entry in self.pending.values():
+                self.write(entry)
+            self.pending.clear()
+
+    def write(self, entry):  # called with the lock held
+        entry["elapsed_ms"] = round((time.monotonic() - entry.pop("started")) * 1000)
+        with open(self.path, "a", encoding="utf-8") as log:
+            log.write(json.dumps(entry) + "\n")
+
+
+def make_handler(upstream, log):
+    origin = f"{upstream.scheme}://{upstream.netloc}"
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def forward(self):
+            length = int(self.headers.get("content-length") or 0)
+            body = self.rfile.read(length) if length else b""
+            request_id = log.arrived(self.command, self.path, body)
+            headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
+            request = urllib.request.Request(
+                origin + self.path, data=body if body else None, headers=headers,
+                method=self.command)
+            status, reply_headers, reply = None, [], b""
+            try:
+                with OPENER.open(request, timeout=UPSTREAM_TIMEOUT_S) as response:
+                    status, reply_headers, reply = response.status, response.getheaders(), response.read()
+            except urllib.error.HTTPError as err:  # 3xx/4xx/5xx: passed through unchanged
+                status, reply_headers, reply = err.code, err.headers.items(), err.read()
+            except Exception as err:  # unreachable upstream or timeout: the client sees a 502
+                reply = json.dumps({"error": {"message": f"record-proxy: upstream failed: {err}",
+                                              "type": "proxy_error"}}).encode()
+                reply_headers = [("Content-Type", "application/json")]
+            log.answered(request_id, status)
+            # Only the status line: the upstream's own Date and Server headers follow.
+            self.send_response_only(status or 502)
+            for name, value in reply_headers:
+                if name.lower() not in HOP_BY_HOP:
+                    self.send_header(name, value)
+            self.send_header("Content-Length", str(len(reply)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(reply)
+
+        do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = forward
+
+        def handle_one_request(self):
+            try:
+                super().handle_one_request()
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True  # the client went away: nothing to answer
+
+        def log_message(self, fmt, *args):  # keep stderr for real problems
+            pass
+
+    return Handler
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: record-proxy.py UPSTREAM_BASE_URL LOG_FILE")
+    upstream = urllib.parse.urlsplit(sys.argv[1])
+    if upstream.scheme not in ("http", "https") or not upstream.netloc:
+        sys.exit(f"record-proxy: `{sys.argv[1]}` is not an http(s) URL")
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    log = RequestLog(sys.argv[2])
+    handler = make_handler(upstream, log)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    port = server.server_address[1]
+    print(f"http://127.0.0.1:{port}{upstream.path.rstrip('/')}", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        log.flush_pending()
+        server.server_close()
+
+
+if __name__ == "__main__":
+    main()
