@@ -46,6 +46,17 @@ pub enum Command {
     Workflow(WorkflowArgs),
     /// Check a document against a contract: a plan file, a step plan, or a plan-next answer.
     Validate(ValidateArgs),
+    /// Probe every configured endpoint (each role's model server, and the search provider):
+    /// reachable, key accepted, model listed, structured output and token limit accepted,
+    /// one round trip. Exit 0 when all work, 1 otherwise.
+    Doctor(DoctorArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Print the findings as one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

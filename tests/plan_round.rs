@@ -454,7 +454,15 @@ async fn on_copy_plans_on_a_copy_beside_the_file() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn plan_path_comes_from_env_or_the_default_file() {
     let llm = MockLlm::start().await;
-    llm.set_handler(|_| answer(false, json!([]), json!([])));
+    // Stage 1 has nothing researched yet, so the round must plan a task (later runs repeat it
+    // and it is dropped, which is still a successful round).
+    llm.set_handler(|_| {
+        answer(
+            false,
+            json!([{"title": "T", "type": "search", "p_node": "a:info"}]),
+            json!([]),
+        )
+    });
     let s = Setup::new(&llm, 1);
     let out = researchflow()
         .current_dir(s.path())

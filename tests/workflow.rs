@@ -3,173 +3,17 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{Fault, MockLlm, MockSearch, Recorded, Reply, SearchKind, researchflow};
-
-const KEY: &str = "sk-test-SECRET-7777";
-const SEARCH_KEY: &str = "search-SECRET-8888";
-
-/// Which agent a request comes from, told by its system prompt.
-#[derive(Debug, PartialEq, Eq)]
-enum Agent {
-    Planner,
-    Queries,
-    Analysis,
-    Summary,
-    Final,
-}
-
-fn agent(req: &Recorded) -> Agent {
-    let system = req.system_prompt().unwrap_or_default();
-    if system.contains("planning agent") {
-        Agent::Planner
-    } else if system.contains("web search queries") {
-        Agent::Queries
-    } else if system.contains("working on one search task") {
-        Agent::Analysis
-    } else if system.contains("synthesises the results") {
-        Agent::Summary
-    } else if system.contains("final report") {
-        Agent::Final
-    } else {
-        panic!("unknown agent for system prompt: {system}")
-    }
-}
-
-/// The task title in a sub-agent's user prompt.
-fn task_title(req: &Recorded) -> String {
-    req.user_prompt()
-        .unwrap_or_default()
-        .lines()
-        .find_map(|l| l.strip_prefix("Task: ").map(str::to_string))
-        .unwrap_or_default()
-}
-
-fn plan_answer(is_final: bool, tasks: Value, next: Value) -> Value {
-    json!({"is_final": is_final, "tasks": tasks, "next_check_list": next})
-}
-
-/// A mock LLM whose planner answers come from `rounds` (in order; the last one repeats) and
-/// whose sub-agents answer from the task title.
-fn scripted(llm: &MockLlm, rounds: Vec<Value>) -> Arc<AtomicUsize> {
-    let calls = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&calls);
-    llm.set_handler(move |req| match agent(req) {
-        Agent::Planner => {
-            let n = counter.fetch_add(1, Ordering::SeqCst);
-            Reply::json(&rounds[n.min(rounds.len() - 1)])
-        }
-        Agent::Queries => Reply::json(&json!({"queries": [format!("q {}", task_title(req))]})),
-        Agent::Analysis | Agent::Summary => Reply::json(&json!({
-            "summary": format!("Summary of {}", task_title(req)),
-            "analysis": format!("Analysis of {} citing [1]", task_title(req)),
-        })),
-        Agent::Final => Reply::content(
-            "Direct answer [1], more [2][3]. An invented source [99] must go.\n\n## Details\nText.",
-        ),
-    });
-    calls
-}
-
-struct Setup {
-    dir: tempfile::TempDir,
-}
-
-impl Setup {
-    fn new(llm: &MockLlm, search: Option<&MockSearch>) -> Setup {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let search_cfg = match search {
-            Some(s) => json!({
-                "provider": match s.kind() {
-                    SearchKind::Searxng => "searxng",
-                    SearchKind::Tavily => "tavily",
-                    SearchKind::Brave => "brave",
-                },
-                "baseURL": s.base_url(),
-                "apiKey": SEARCH_KEY,
-                "maxResults": 3
-            }),
-            None => json!({"provider": "none"}),
-        };
-        let config = json!({
-            "baseURL": llm.base_url(),
-            "model": "test-model",
-            "apiKey": KEY,
-            "timeouts": {"llmMs": 3000, "searchMs": 3000},
-            "retry": {"maxRetries": 3, "baseDelayMs": 10, "maxDelayMs": 40, "maxRetryAfterMs": 1000},
-            "search": search_cfg
-        });
-        std::fs::write(dir.path().join("agent.config.json"), config.to_string()).expect("config");
-        Setup { dir }
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    fn out(&self) -> PathBuf {
-        self.path().join("out/plan.json")
-    }
-
-    fn query(&self, q: &str) -> support::bin::Cmd {
-        researchflow()
-            .current_dir(self.path())
-            .args(["workflow", "--query", q, "--out"])
-            .arg(self.out())
-    }
-
-    fn plan(&self) -> Value {
-        read_json(&self.out())
-    }
-
-    fn events(&self) -> Vec<Value> {
-        std::fs::read_to_string(self.path().join("out/plan.events.ndjson"))
-            .expect("events file")
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("event line is JSON"))
-            .collect()
-    }
-
-    fn report(&self) -> String {
-        std::fs::read_to_string(self.path().join("out/plan.report.md")).expect("report file")
-    }
-}
-
-fn read_json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("json")
-}
-
-fn node<'a>(plan: &'a Value, id: &str) -> &'a Value {
-    plan["nodes"]
-        .as_array()
-        .and_then(|nodes| nodes.iter().find(|n| n["node_id"] == id))
-        .unwrap_or_else(|| panic!("no node {id} in {plan:#}"))
-}
-
-fn events_of<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    events.iter().filter(|e| e["event"] == kind).collect()
-}
-
-/// Round 1: one search `b`; round 2: the final summary over it.
-fn one_search_then_final() -> Vec<Value> {
-    vec![
-        plan_answer(
-            false,
-            json!([{"title": "Only search", "type": "search", "p_node": "a:info"}]),
-            json!(["NEW1:summary"]),
-        ),
-        plan_answer(
-            true,
-            json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
-            json!([]),
-        ),
-    ]
-}
+use support::scenario::{
+    Agent, KEY, SEARCH_KEY, Setup, agent, events_of, node, one_search_then_final, plan_answer,
+    read_json, scripted, task_title,
+};
+use support::{Fault, MockLlm, MockSearch, Reply, SearchKind, researchflow};
 
 /// The planner's answer in round `round` (0-based): two searches `b`, `c`, then the final
 /// summary over `final_refs`.
@@ -551,14 +395,22 @@ async fn two_empty_rounds_in_a_row_force_the_final_round() {
         Agent::Planner => {
             let input = req.user_prompt().unwrap_or_default();
             seen.lock().expect("lock").push(input.clone());
+            let round = seen.lock().expect("lock").len();
             Reply::json(&if input.contains("last planning round") {
                 plan_answer(
                     true,
-                    json!([{"title": "Final", "type": "summary", "p_node": "a:info"}]),
+                    json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
                     json!([]),
                 )
+            } else if round == 1 {
+                // Something must be researched before rounds may plan nothing.
+                plan_answer(
+                    false,
+                    json!([{"title": "One search", "type": "search", "p_node": "a:info"}]),
+                    json!(["NEW1:summary"]),
+                )
             } else {
-                plan_answer(false, json!([]), json!(["a:info"]))
+                plan_answer(false, json!([]), json!(["b:summary"]))
             })
         }
         Agent::Final => Reply::content("Report."),
@@ -567,10 +419,15 @@ async fn two_empty_rounds_in_a_row_force_the_final_round() {
     let s = Setup::new(&llm, None);
     s.query("Q?").run().await.success();
     let inputs = planner_inputs.lock().expect("lock").clone();
-    assert_eq!(inputs.len(), 3);
-    assert!(inputs[2].contains("last planning round"));
-    assert_eq!(node(&s.plan(), "b")["batch"], -1);
-    assert_eq!(node(&s.plan(), "b")["status"], "completed");
+    assert_eq!(
+        inputs.len(),
+        4,
+        "one round with a task, two empty rounds, the last round"
+    );
+    assert!(!inputs[2].contains("last planning round"));
+    assert!(inputs[3].contains("last planning round"));
+    assert_eq!(node(&s.plan(), "c")["batch"], -1);
+    assert_eq!(node(&s.plan(), "c")["status"], "completed");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -9,5 +9,6 @@ pub async fn run(cli: Cli) -> CommandResult {
         Command::Validate(args) => super::validate::run(args).await,
         Command::Plan(args) => super::plan::run(args, &cli.global).await,
         Command::Workflow(args) => super::workflow::run(args, &cli.global).await,
+        Command::Doctor(args) => super::doctor::run(args, &cli.global).await,
     }
 }

@@ -3,6 +3,7 @@
 //! and `output.rs` prints data on stdout.
 
 pub mod dispatch;
+pub mod doctor;
 pub mod options;
 pub mod output;
 pub mod plan;

@@ -4,6 +4,7 @@
 pub mod client;
 pub mod json;
 pub mod negotiate;
+pub mod probe;
 pub mod schema;
 pub mod types;
 

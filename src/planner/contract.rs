@@ -18,6 +18,7 @@ use serde_json::{Map, Value, json};
 use crate::diagnostics::Diagnostics;
 use crate::llm::JsonSchema;
 use crate::plan::NodeType;
+use crate::plan::refs::parse_list;
 use crate::text::normalized;
 
 /// The most tasks one round may plan.
@@ -52,11 +53,36 @@ pub fn check_list_pattern() -> String {
     "^(NEW[1-3]|[a-z]+):(summary|info(\\[(llm|search|all)\\])?)$".to_string()
 }
 
-/// The answer's schema. The strict variant (for `json_schema`) carries the shapes, the enum of
-/// task types, at most 3 tasks and the ref patterns; the grammar variant also couples
-/// `is_final: true` to exactly one summary task (two alternatives under `anyOf`) and bounds the
-/// title, which strict mode cannot say. [`check`] enforces all of it either way.
-pub static ANSWER_SCHEMA: LazyLock<JsonSchema> = LazyLock::new(|| {
+/// What a round may answer, from the state of the plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Nothing has been researched yet: 1 to 3 tasks, and not the final summary (a report
+    /// over nothing is no answer).
+    Research,
+    /// Anything the contract allows.
+    Open,
+    /// The last round: the final summary. Only the schema says so; a planner that does not
+    /// comply has its tasks discarded by the workflow, which then adds the final itself.
+    Finalise,
+}
+
+/// The answer's schema for a round of `stage`. The strict variant (for `json_schema`) carries
+/// the shapes, the enum of task types, the number of tasks and the ref patterns; the grammar
+/// variant also couples `is_final: true` to exactly one summary task (two alternatives under
+/// `anyOf`) and bounds the title, which strict mode cannot say. [`check`] enforces the
+/// contract either way.
+pub fn answer_schema(stage: Stage) -> &'static JsonSchema {
+    static RESEARCH: LazyLock<JsonSchema> = LazyLock::new(|| build_schema(Stage::Research));
+    static OPEN: LazyLock<JsonSchema> = LazyLock::new(|| build_schema(Stage::Open));
+    static FINALISE: LazyLock<JsonSchema> = LazyLock::new(|| build_schema(Stage::Finalise));
+    match stage {
+        Stage::Research => &RESEARCH,
+        Stage::Open => &OPEN,
+        Stage::Finalise => &FINALISE,
+    }
+}
+
+fn build_schema(stage: Stage) -> JsonSchema {
     let task = |kinds: &[&str], title: Value| {
         json!({
             "type": "object",
@@ -69,14 +95,14 @@ pub static ANSWER_SCHEMA: LazyLock<JsonSchema> = LazyLock::new(|| {
             }
         })
     };
-    let answer = |is_final: Value, tasks: Value| {
+    let answer = |is_final: Value, min_tasks: usize, max_tasks: usize, task: Value| {
         json!({
             "type": "object",
             "additionalProperties": false,
             "required": ["is_final", "tasks", "next_check_list"],
             "properties": {
                 "is_final": is_final,
-                "tasks": tasks,
+                "tasks": {"type": "array", "minItems": min_tasks, "maxItems": max_tasks, "items": task},
                 "next_check_list": {
                     "type": "array",
                     "items": {"type": "string", "pattern": check_list_pattern()}
@@ -84,30 +110,48 @@ pub static ANSWER_SCHEMA: LazyLock<JsonSchema> = LazyLock::new(|| {
             }
         })
     };
-    let plain_title = json!({"type": "string"});
-    let bounded_title = json!({"type": "string", "minLength": 3, "maxLength": MAX_TITLE_CHARS});
-    let strict = answer(
-        json!({"type": "boolean"}),
-        json!({"type": "array", "maxItems": MAX_TASKS, "items": task(&["search", "summary"], plain_title)}),
-    );
-    let go_on = answer(
-        json!({"type": "boolean", "enum": [false]}),
-        json!({"type": "array", "maxItems": MAX_TASKS,
-               "items": task(&["search", "summary"], bounded_title.clone())}),
-    );
-    let finish = answer(
-        json!({"type": "boolean", "enum": [true]}),
-        json!({"type": "array", "minItems": 1, "maxItems": 1,
-               "items": task(&["summary"], bounded_title)}),
-    );
-    JsonSchema::new("plan_next", strict).with_grammar(json!({"anyOf": [go_on, finish]}))
-});
+    let title = json!({"type": "string"});
+    let bounded = json!({"type": "string", "pattern": GRAMMAR_TITLE});
+    let both = ["search", "summary"];
+    let go_on = |min, title: &Value| {
+        answer(
+            json!({"type": "boolean", "enum": [false]}),
+            min,
+            MAX_TASKS,
+            task(&both, title.clone()),
+        )
+    };
+    let finish = |title: &Value| {
+        answer(
+            json!({"type": "boolean", "enum": [true]}),
+            1,
+            1,
+            task(&["summary"], title.clone()),
+        )
+    };
+    match stage {
+        Stage::Research => {
+            JsonSchema::new("plan_next", go_on(1, &title)).with_grammar(go_on(1, &bounded))
+        }
+        Stage::Finalise => {
+            JsonSchema::new("plan_next", finish(&title)).with_grammar(finish(&bounded))
+        }
+        Stage::Open => JsonSchema::new(
+            "plan_next",
+            answer(json!({"type": "boolean"}), 0, MAX_TASKS, task(&both, title)),
+        )
+        .with_grammar(json!({"anyOf": [go_on(0, &bounded), finish(&bounded)]})),
+    }
+}
 
-/// The longest task title a grammar lets a model write.
-pub const MAX_TITLE_CHARS: usize = 160;
+/// A task title as a decoding grammar lets a model write it: 3 to 160 characters, no
+/// reference syntax (`:`) or template brackets, not starting with punctuation. Small models
+/// otherwise copy `a:info` or a prompt's placeholder as the title. (Quote and backslash are
+/// excluded so the string stays valid JSON.)
+pub const GRAMMAR_TITLE: &str = "^[^ :\"\\\\<>{}\\[\\]#*.,;!?/'-][^:\"\\\\<>{}\\[\\]]{2,159}$";
 
-/// Checks a parsed answer against the contract.
-pub fn check(value: &Value) -> Result<PlanAnswer, Diagnostics> {
+/// Checks a parsed answer against the contract of a round of `stage`.
+pub fn check(value: &Value, stage: Stage) -> Result<PlanAnswer, Diagnostics> {
     let mut diag = Diagnostics::new();
     let Some(obj) = value.as_object() else {
         diag.error("INVALID_TYPE", "", "the answer must be a JSON object");
@@ -124,6 +168,13 @@ pub fn check(value: &Value) -> Result<PlanAnswer, Diagnostics> {
     let next_check_list = check_next_check_list(&mut diag, obj);
     if is_final {
         check_final_shape(&mut diag, obj, &tasks);
+    }
+    if stage == Stage::Research {
+        let planned = obj
+            .get("tasks")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        check_research_first(&mut diag, is_final, planned);
     }
     if diag.is_valid() {
         Ok(PlanAnswer {
@@ -220,6 +271,23 @@ fn check_next_check_list(diag: &mut Diagnostics, obj: &Map<String, Value>) -> Ve
     next_check_list
 }
 
+/// Before anything was researched, the round must plan work, not the report.
+fn check_research_first(diag: &mut Diagnostics, is_final: bool, planned: usize) {
+    if is_final {
+        diag.error(
+            "FINAL_BEFORE_RESEARCH",
+            "is_final",
+            "nothing has been researched yet: set `is_final` to false and plan 1 to 3 tasks first",
+        );
+    } else if planned == 0 {
+        diag.error(
+            "NO_TASKS",
+            "tasks",
+            "nothing has been researched yet: plan 1 to 3 tasks",
+        );
+    }
+}
+
 /// `is_final: true` needs exactly one task, of type summary.
 fn check_final_shape(diag: &mut Diagnostics, obj: &Map<String, Value>, tasks: &[PlannedTask]) {
     let count = obj
@@ -309,7 +377,7 @@ fn check_title(diag: &mut Diagnostics, obj: &Map<String, Value>, path: &str) -> 
                 "PLACEHOLDER_TITLE",
                 format!("{path}.title"),
                 format!(
-                    "`{}` is a placeholder, not a task: write the task's own title",
+                    "`{}` is a placeholder or a reference, not a task: write the task's own title",
                     s.trim()
                 ),
             );
@@ -343,13 +411,15 @@ fn check_title(diag: &mut Diagnostics, obj: &Map<String, Value>, path: &str) -> 
     }
 }
 
-/// A title copied from a template instead of written: `<...>`, `[...]` or `{...}` around the
-/// whole title (small models copy a prompt's example literally).
+/// A title copied instead of written: `<...>`, `[...]` or `{...}` around the whole title, or
+/// a reference such as `a:info` (small models copy what the prompt shows them literally).
 fn is_placeholder(title: &str) -> bool {
     let t = title.trim();
-    [('<', '>'), ('[', ']'), ('{', '}')]
+    let wrapped = [('<', '>'), ('[', ']'), ('{', '}')]
         .iter()
-        .any(|(open, close)| t.starts_with(*open) && t.ends_with(*close))
+        .any(|(open, close)| t.starts_with(*open) && t.ends_with(*close));
+    let (refs, errors) = parse_list(t);
+    wrapped || (!refs.is_empty() && errors.is_empty())
 }
 
 fn warn_unknown(diag: &mut Diagnostics, obj: &Map<String, Value>, path: &str, known: &[&str]) {
@@ -391,9 +461,14 @@ pub fn repair_message(diag: &Diagnostics) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::llm::schema::rule_violations;
+
+    fn check_open(v: &Value) -> Result<PlanAnswer, Diagnostics> {
+        check(v, Stage::Open)
+    }
 
     fn codes(v: Value) -> Vec<(String, String)> {
-        check(&v)
+        check(&v, Stage::Open)
             .expect_err("invalid")
             .errors
             .into_iter()
@@ -403,7 +478,7 @@ mod tests {
 
     #[test]
     fn a_good_answer_passes() {
-        let a = check(&json!({
+        let a = check_open(&json!({
             "is_final": false,
             "tasks": [{"title": "T", "type": "search", "p_node": "a:info"}],
             "next_check_list": ["NEW1:summary"]
@@ -438,6 +513,8 @@ mod tests {
             .contains(&("EMPTY_TITLE".into(), "tasks[0].title".into())));
         assert!(c(json!({"is_final": false, "tasks": [{"title": "<your direction>", "type": "search", "p_node": ""}], "next_check_list": []}))
             .contains(&("PLACEHOLDER_TITLE".into(), "tasks[0].title".into())));
+        assert!(c(json!({"is_final": false, "tasks": [{"title": "a:info", "type": "search", "p_node": ""}], "next_check_list": []}))
+            .contains(&("PLACEHOLDER_TITLE".into(), "tasks[0].title".into())));
         assert!(c(json!({"is_final": false, "tasks": [{"title": "T", "type": "search"}], "next_check_list": []}))
             .contains(&("MISSING_FIELD".into(), "tasks[0].p_node".into())));
         assert!(
@@ -455,8 +532,8 @@ mod tests {
     #[test]
     fn unknown_fields_warn_only_and_repair_quotes_errors() {
         let ok = json!({"is_final": false, "tasks": [], "next_check_list": [], "why": "x"});
-        assert!(check(&ok).is_ok());
-        let bad = check(&json!({"is_final": true, "tasks": [], "next_check_list": []}))
+        assert!(check(&ok, Stage::Open).is_ok());
+        let bad = check_open(&json!({"is_final": true, "tasks": [], "next_check_list": []}))
             .expect_err("invalid");
         let msg = repair_message(&bad);
         assert!(msg.contains("FINAL_NEEDS_ONE_SUMMARY at tasks"), "{msg}");
@@ -464,8 +541,7 @@ mod tests {
 
     #[test]
     fn both_schema_variants_keep_their_rules_and_agree_with_the_contract() {
-        use crate::llm::schema::rule_violations;
-        let schema = &*ANSWER_SCHEMA;
+        let schema = answer_schema(Stage::Open);
         assert_eq!(rule_violations(&schema.strict, true), Vec::<String>::new());
         assert_eq!(
             rule_violations(&schema.grammar, false),
@@ -480,7 +556,7 @@ mod tests {
             "tasks": [{"title": "Final report", "type": "summary", "p_node": "b:summary,c:summary"}],
             "next_check_list": []});
         for good in [&go_on, &finish] {
-            assert!(check(good).is_ok());
+            assert!(check(good, Stage::Open).is_ok());
             assert!(strict.is_valid(good) && grammar.is_valid(good), "{good}");
         }
         // What only the grammar can forbid, and what both forbid; the contract catches all.
@@ -488,7 +564,7 @@ mod tests {
             "tasks": [{"title": "More", "type": "search", "p_node": "a:info"}],
             "next_check_list": []});
         assert!(strict.is_valid(&final_search) && !grammar.is_valid(&final_search));
-        assert!(check(&final_search).is_err());
+        assert!(check(&final_search, Stage::Open).is_err());
         let bad_ref = json!({"is_final": false,
             "tasks": [{"title": "T t t", "type": "search", "p_node": "b:title"}],
             "next_check_list": ["new1:summary"]});
@@ -496,6 +572,76 @@ mod tests {
         let four = json!({"is_final": false,
             "tasks": [go_on["tasks"][0], go_on["tasks"][0], go_on["tasks"][0], go_on["tasks"][0]],
             "next_check_list": []});
-        assert!(!strict.is_valid(&four) && !grammar.is_valid(&four) && check(&four).is_err());
+        assert!(
+            !strict.is_valid(&four)
+                && !grammar.is_valid(&four)
+                && check(&four, Stage::Open).is_err()
+        );
+    }
+
+    #[test]
+    fn before_any_research_the_round_must_plan_work() {
+        let fin = json!({"is_final": true,
+            "tasks": [{"title": "Final report", "type": "summary", "p_node": "a:info"}],
+            "next_check_list": []});
+        let codes = |v: &Value, stage| {
+            check(v, stage)
+                .expect_err("invalid")
+                .errors
+                .into_iter()
+                .map(|f| f.code)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(codes(&fin, Stage::Research), vec!["FINAL_BEFORE_RESEARCH"]);
+        assert!(check(&fin, Stage::Open).is_ok());
+        let none = json!({"is_final": false, "tasks": [], "next_check_list": []});
+        assert_eq!(codes(&none, Stage::Research), vec!["NO_TASKS"]);
+        assert!(check(&none, Stage::Open).is_ok());
+
+        // The schemas say the same, in both variants.
+        for stage in [Stage::Research, Stage::Open, Stage::Finalise] {
+            let schema = answer_schema(stage);
+            assert_eq!(
+                rule_violations(&schema.strict, true),
+                Vec::<String>::new(),
+                "{stage:?}"
+            );
+            assert_eq!(
+                rule_violations(&schema.grammar, false),
+                Vec::<String>::new(),
+                "{stage:?}"
+            );
+        }
+        let research = answer_schema(Stage::Research);
+        for variant in [&research.strict, &research.grammar] {
+            let v = jsonschema::draft7::new(variant).expect("compiles");
+            assert!(!v.is_valid(&fin) && !v.is_valid(&none));
+        }
+        let finalise = answer_schema(Stage::Finalise);
+        let v = jsonschema::draft7::new(&finalise.grammar).expect("compiles");
+        assert!(v.is_valid(&fin) && !v.is_valid(&none));
+    }
+
+    #[test]
+    fn the_grammar_title_keeps_out_what_small_models_copy() {
+        let title = regex::Regex::new(GRAMMAR_TITLE).expect("compiles");
+        for good in [
+            "Solid-state battery costs in 2026",
+            "固态电池成本",
+            "LFP vs NMC (safety)",
+        ] {
+            assert!(title.is_match(good), "{good}");
+        }
+        for bad in [
+            "a:info",
+            "<your direction>",
+            "...",
+            "[x]",
+            " lead",
+            "ab",
+            "say \"hi\"",
+        ] {
+            assert!(!title.is_match(bad), "{bad}");
+        }
     }
 }

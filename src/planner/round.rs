@@ -7,13 +7,13 @@
 use serde_json::Value;
 
 use super::apply::{Applied, apply};
-use super::contract::{ANSWER_SCHEMA, PlanAnswer, check, repair_message};
+use super::contract::{PlanAnswer, Stage, answer_schema, check, repair_message};
 use super::input::{RoundNotes, build};
 use crate::diagnostics::Diagnostics;
 use crate::http::RetryObserver;
 use crate::llm::{ChatAnswer, LlmClient, LlmError, Message, Usage, Want, extract_json};
 use crate::logging;
-use crate::plan::PlanFile;
+use crate::plan::{FINAL_BATCH, NodeStatus, NodeType, PlanFile};
 use crate::text::truncate;
 
 /// How many characters of input and output the log shows unless `PLANNING_LOG_FULL` is set.
@@ -62,6 +62,21 @@ pub enum RoundError {
     },
 }
 
+/// What this round may answer: the final summary when the workflow says it must finalise;
+/// work, not the report, while no task has completed; else anything.
+pub fn stage_of(plan: &PlanFile, notes: &RoundNotes) -> Stage {
+    let researched = plan.nodes.iter().any(|n| {
+        matches!(n.kind, NodeType::Search | NodeType::Summary)
+            && n.status == NodeStatus::Completed
+            && n.batch != FINAL_BATCH
+    });
+    match (notes.must_finalise, researched) {
+        (true, _) => Stage::Finalise,
+        (false, false) => Stage::Research,
+        (false, true) => Stage::Open,
+    }
+}
+
 impl Planner<'_> {
     /// Runs one round on `plan`, which is changed only on success.
     pub async fn run(
@@ -89,7 +104,8 @@ impl Planner<'_> {
             Message::system(self.system_prompt.clone()),
             Message::user(input.text),
         ];
-        let want = Want::Json(&ANSWER_SCHEMA);
+        let stage = stage_of(plan, notes);
+        let want = Want::Json(answer_schema(stage));
         let mut usage = Usage::default();
         let mut calls = 0;
         let answer = loop {
@@ -108,7 +124,7 @@ impl Planner<'_> {
             let diagnostics = match &reply {
                 Some(reply) => {
                     usage.add(reply.usage);
-                    match self.judge(reply) {
+                    match self.judge(reply, stage) {
                         Ok(answer) => break answer,
                         Err(d) => d,
                     }
@@ -149,7 +165,7 @@ impl Planner<'_> {
 
     /// The answer if it honours the contract. An answer cut off by the token limit breaks it,
     /// even when what arrived happens to parse.
-    fn judge(&self, reply: &ChatAnswer) -> Result<PlanAnswer, Diagnostics> {
+    fn judge(&self, reply: &ChatAnswer, stage: Stage) -> Result<PlanAnswer, Diagnostics> {
         if reply.truncated() {
             let mut d = Diagnostics::new();
             d.error(
@@ -164,7 +180,7 @@ impl Planner<'_> {
             d.error("INVALID_JSON", "", why);
             d
         })?;
-        let answer = check(&value)?;
+        let answer = check(&value, stage)?;
         self.log_output(&value);
         Ok(answer)
     }

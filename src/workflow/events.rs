@@ -1,8 +1,9 @@
 //! The run's event log: one JSON object per line in `<out>.events.ndjson`, appended and flushed
 //! line by line so a crash keeps every event written so far.
 //!
-//! Events: `run_started`, `round_planned`, `planning_failed`, `final_forced`, `task_started`,
-//! `http_retry`, `task_completed`, `task_failed`, `file_written`, `run_finished`. Each carries
+//! Events: `run_started`, `round_planned`, `planning_failed`, `final_forced`, `task_dropped`,
+//! `task_started`, `http_retry`, `llm_negotiated`, `task_completed`, `task_failed`,
+//! `file_written`, `run_finished`. Each carries
 //! `ts` (RFC 3339) and `event`. No event ever carries a secret. Writing an event never fails the
 //! run: a broken log is reported once and then skipped.
 
@@ -80,6 +81,14 @@ pub struct TaskObserver<'a> {
 }
 
 impl RetryObserver for TaskObserver<'_> {
+    fn on_note(&self, event: &str, fields: Value) {
+        let mut line = json!({"node": self.node});
+        if let (Some(obj), Value::Object(extra)) = (line.as_object_mut(), fields) {
+            obj.extend(extra);
+        }
+        self.log.emit(event, line);
+    }
+
     fn on_retry(&self, notice: &RetryNotice) {
         self.log.retries.fetch_add(1, Ordering::Relaxed);
         self.log.emit(

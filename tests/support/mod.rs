@@ -11,6 +11,7 @@ pub mod fault;
 pub mod mock_llm;
 pub mod mock_search;
 pub mod refusal;
+pub mod scenario;
 pub mod server;
 
 pub use bin::{Cmd, RunOutput, researchflow};

@@ -1,0 +1,195 @@
+//! `researchflow doctor`: probes every configured endpoint, once each (roles that share an
+//! endpoint are probed together), and the search provider, then prints a table, or JSON with
+//! `--json`. Exit 0 when everything works, 1 otherwise. Never prints a key; URLs are redacted.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::output::print_json;
+use crate::cli::{DoctorArgs, GlobalArgs};
+use crate::exit::{CommandError, CommandResult, ExitStatus};
+use crate::http::NoObserver;
+use crate::llm::probe::{EndpointReport, probe};
+use crate::llm::{LlmClient, Negotiator};
+use crate::search::SearchClient;
+use crate::settings::{Role, Settings};
+
+/// What the search provider did with one query.
+#[derive(Debug, Clone, Serialize)]
+struct SearchReport {
+    provider: String,
+    ok: bool,
+    hits: Option<usize>,
+    latency_ms: Option<u64>,
+    error: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct Report {
+    ok: bool,
+    endpoints: Vec<EndpointReport>,
+    search: SearchReport,
+}
+
+pub async fn run(args: DoctorArgs, global: &GlobalArgs) -> CommandResult {
+    let mut settings = Settings::load(global.config.as_deref()).map_err(CommandError::usage)?;
+    // A doctor answers quickly: one retry of a transient failure is enough to tell.
+    settings.retry.max_retries = settings.retry.max_retries.min(1);
+    let http = crate::http::client().map_err(CommandError::failure)?;
+    let negotiator = Arc::new(Negotiator::new(settings.structured_output));
+
+    let mut endpoints = Vec::new();
+    let mut seen: Vec<(&crate::settings::LlmEndpoint, usize)> = Vec::new();
+    for role in [Role::Planning, Role::Search, Role::Summary] {
+        let endpoint = settings.endpoint(role);
+        let same = |e: &crate::settings::LlmEndpoint| {
+            e.base_url == endpoint.base_url
+                && e.model == endpoint.model
+                && e.api_key == endpoint.api_key
+        };
+        if let Some((_, at)) = seen.iter().find(|(e, _)| same(e)) {
+            let report: &mut EndpointReport = &mut endpoints[*at];
+            report.roles.push(role.as_str());
+            continue;
+        }
+        let client = LlmClient::new(http.clone(), &settings, role, Arc::clone(&negotiator));
+        let report = probe(
+            &http,
+            &client,
+            endpoint,
+            settings.llm_timeout,
+            vec![role.as_str()],
+        )
+        .await;
+        seen.push((endpoint, endpoints.len()));
+        endpoints.push(report);
+    }
+    let search = probe_search(http, &settings).await;
+    let ok = search.ok && endpoints.iter().all(|e| e.ok);
+    let report = Report {
+        ok,
+        endpoints,
+        search,
+    };
+    if args.json {
+        print_json(&report);
+    } else {
+        print!("{}", table(&report));
+    }
+    Ok(if ok {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    })
+}
+
+async fn probe_search(http: reqwest::Client, settings: &Settings) -> SearchReport {
+    let provider = format!("{:?}", settings.search.provider).to_ascii_lowercase();
+    let client = match SearchClient::new(http, settings) {
+        Ok(Some(client)) => client,
+        Ok(None) => {
+            return SearchReport {
+                provider,
+                ok: true,
+                hits: None,
+                latency_ms: None,
+                error: None,
+            };
+        }
+        Err(e) => {
+            return SearchReport {
+                provider,
+                ok: false,
+                hits: None,
+                latency_ms: None,
+                error: Some(e.to_string()),
+            };
+        }
+    };
+    let started = Instant::now();
+    let result = client.search("researchflow doctor", &NoObserver).await;
+    let latency = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    SearchReport {
+        provider,
+        ok: result.is_ok(),
+        hits: result.as_ref().ok().map(Vec::len),
+        latency_ms: Some(latency),
+        error: result.err().map(|e| e.to_string()),
+    }
+}
+
+/// The report as an aligned table, one row per endpoint, then the search provider and the
+/// verdict.
+fn table(report: &Report) -> String {
+    let yes_no = |v: Option<bool>| match v {
+        Some(true) => "yes",
+        Some(false) => "NO",
+        None => "-",
+    };
+    let mut rows = vec![
+        [
+            "roles",
+            "endpoint",
+            "model",
+            "reached",
+            "key",
+            "listed",
+            "structured",
+            "token limit",
+            "latency",
+        ]
+        .map(String::from),
+    ];
+    for e in &report.endpoints {
+        rows.push([
+            e.roles.join(","),
+            e.base_url.clone(),
+            e.model.clone(),
+            yes_no(Some(e.reachable)).into(),
+            yes_no(e.key_accepted).into(),
+            yes_no(e.model_listed).into(),
+            e.structured_output.unwrap_or("-").into(),
+            e.token_limit.unwrap_or("-").into(),
+            e.latency_ms.map_or("-".into(), |ms| format!("{ms} ms")),
+        ]);
+    }
+    let widths: Vec<usize> = (0..9)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for row in &rows {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, w)| format!("{cell:<w$}"))
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    for e in &report.endpoints {
+        for note in &e.notes {
+            out.push_str(&format!("note ({}): {note}\n", e.roles.join(",")));
+        }
+        if let Some(err) = &e.error {
+            out.push_str(&format!("error ({}): {err}\n", e.roles.join(",")));
+        }
+    }
+    let s = &report.search;
+    out.push_str(&match (&s.error, s.hits) {
+        (Some(err), _) => format!("search `{}`: error: {err}\n", s.provider),
+        (None, Some(hits)) => format!(
+            "search `{}`: {hits} hit(s) in {} ms\n",
+            s.provider,
+            s.latency_ms.unwrap_or(0)
+        ),
+        (None, None) => format!("search `{}`: no web search (LLM only)\n", s.provider),
+    });
+    out.push_str(if report.ok {
+        "everything works\n"
+    } else {
+        "something does not work: see above\n"
+    });
+    out
+}

@@ -1,0 +1,179 @@
+//! Whole-workflow scenarios shared by the workflow test files: which agent a mock LLM request
+//! comes from, scripted planners, and a temporary folder with a config pointing at the mocks.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::{Value, json};
+
+use super::{MockLlm, MockSearch, Recorded, Reply, SearchKind, researchflow};
+
+pub const KEY: &str = "sk-test-SECRET-7777";
+pub const SEARCH_KEY: &str = "search-SECRET-8888";
+
+/// Which agent a request comes from, told by its system prompt.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Agent {
+    Planner,
+    Queries,
+    Analysis,
+    Summary,
+    Final,
+}
+
+pub fn agent(req: &Recorded) -> Agent {
+    let system = req.system_prompt().unwrap_or_default();
+    if system.contains("planning agent") {
+        Agent::Planner
+    } else if system.contains("web search queries") {
+        Agent::Queries
+    } else if system.contains("working on one search task") {
+        Agent::Analysis
+    } else if system.contains("synthesises the results") {
+        Agent::Summary
+    } else if system.contains("final report") {
+        Agent::Final
+    } else {
+        panic!("unknown agent for system prompt: {system}")
+    }
+}
+
+/// The task title in a sub-agent's user prompt.
+pub fn task_title(req: &Recorded) -> String {
+    req.user_prompt()
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("Task: ").map(str::to_string))
+        .unwrap_or_default()
+}
+
+pub fn plan_answer(is_final: bool, tasks: Value, next: Value) -> Value {
+    json!({"is_final": is_final, "tasks": tasks, "next_check_list": next})
+}
+
+/// A mock LLM whose planner answers come from `rounds` (in order; the last one repeats) and
+/// whose sub-agents answer from the task title.
+pub fn scripted(llm: &MockLlm, rounds: Vec<Value>) -> Arc<AtomicUsize> {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&calls);
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => {
+            let n = counter.fetch_add(1, Ordering::SeqCst);
+            Reply::json(&rounds[n.min(rounds.len() - 1)])
+        }
+        Agent::Queries => Reply::json(&json!({"queries": [format!("q {}", task_title(req))]})),
+        Agent::Analysis | Agent::Summary => Reply::json(&json!({
+            "summary": format!("Summary of {}", task_title(req)),
+            "analysis": format!("Analysis of {} citing [1]", task_title(req)),
+        })),
+        Agent::Final => Reply::content(
+            "Direct answer [1], more [2][3]. An invented source [99] must go.\n\n## Details\nText.",
+        ),
+    });
+    calls
+}
+
+pub struct Setup {
+    pub dir: tempfile::TempDir,
+}
+
+impl Setup {
+    pub fn new(llm: &MockLlm, search: Option<&MockSearch>) -> Setup {
+        Setup::with_config(llm, search, json!({}))
+    }
+
+    /// Like [`Setup::new`], with the top-level keys of `extra` added to (or replacing those
+    /// of) the config.
+    pub fn with_config(llm: &MockLlm, search: Option<&MockSearch>, extra: Value) -> Setup {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let search_cfg = match search {
+            Some(s) => json!({
+                "provider": match s.kind() {
+                    SearchKind::Searxng => "searxng",
+                    SearchKind::Tavily => "tavily",
+                    SearchKind::Brave => "brave",
+                },
+                "baseURL": s.base_url(),
+                "apiKey": SEARCH_KEY,
+                "maxResults": 3
+            }),
+            None => json!({"provider": "none"}),
+        };
+        let mut config = json!({
+            "baseURL": llm.base_url(),
+            "model": "test-model",
+            "apiKey": KEY,
+            "timeouts": {"llmMs": 3000, "searchMs": 3000},
+            "retry": {"maxRetries": 3, "baseDelayMs": 10, "maxDelayMs": 40, "maxRetryAfterMs": 1000},
+            "search": search_cfg
+        });
+        if let (Some(config), Some(extra)) = (config.as_object_mut(), extra.as_object()) {
+            config.extend(extra.clone());
+        }
+        std::fs::write(dir.path().join("agent.config.json"), config.to_string()).expect("config");
+        Setup { dir }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn out(&self) -> PathBuf {
+        self.path().join("out/plan.json")
+    }
+
+    pub fn query(&self, q: &str) -> super::bin::Cmd {
+        researchflow()
+            .current_dir(self.path())
+            .args(["workflow", "--query", q, "--out"])
+            .arg(self.out())
+    }
+
+    pub fn plan(&self) -> Value {
+        read_json(&self.out())
+    }
+
+    pub fn events(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.path().join("out/plan.events.ndjson"))
+            .expect("events file")
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("event line is JSON"))
+            .collect()
+    }
+
+    pub fn report(&self) -> String {
+        std::fs::read_to_string(self.path().join("out/plan.report.md")).expect("report file")
+    }
+}
+
+pub fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("json")
+}
+
+pub fn node<'a>(plan: &'a Value, id: &str) -> &'a Value {
+    plan["nodes"]
+        .as_array()
+        .and_then(|nodes| nodes.iter().find(|n| n["node_id"] == id))
+        .unwrap_or_else(|| panic!("no node {id} in {plan:#}"))
+}
+
+pub fn events_of<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["event"] == kind).collect()
+}
+
+/// Round 1: one search `b`; round 2: the final summary over it.
+pub fn one_search_then_final() -> Vec<Value> {
+    vec![
+        plan_answer(
+            false,
+            json!([{"title": "Only search", "type": "search", "p_node": "a:info"}]),
+            json!(["NEW1:summary"]),
+        ),
+        plan_answer(
+            true,
+            json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
+            json!([]),
+        ),
+    ]
+}
