@@ -51,6 +51,15 @@ pub enum LocalSearchError {
         #[source]
         source: std::io::Error,
     },
+    #[error(
+        "local index `{}` failed ({source}): delete that folder to rebuild the index",
+        path.display()
+    )]
+    Index {
+        path: PathBuf,
+        #[source]
+        source: tantivy::TantivyError,
+    },
 }
 
 impl LocalSearchError {
@@ -75,6 +84,13 @@ impl LocalSearchError {
     ) -> Self {
         LocalSearchError::Io {
             action,
+            path: path.into(),
+            source,
+        }
+    }
+
+    pub(crate) fn index(path: impl Into<PathBuf>, source: tantivy::TantivyError) -> Self {
+        LocalSearchError::Index {
             path: path.into(),
             source,
         }

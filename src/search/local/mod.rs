@@ -13,13 +13,23 @@
 
 pub mod error;
 pub mod extract;
+pub mod hit;
 pub mod html;
+pub mod index;
 pub mod location;
+pub mod manifest;
 pub mod markdown;
 pub mod passage;
 pub mod pdf;
+pub mod report;
+pub mod schema;
 pub mod tokenizer;
+pub mod update;
 pub mod url;
+pub mod walk;
 
 pub use error::LocalSearchError;
+pub use hit::{Document, LocalHit};
+pub use index::LocalIndex;
 pub use location::default_index_dir;
+pub use report::IndexReport;
