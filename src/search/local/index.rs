@@ -102,10 +102,12 @@ impl LocalIndex {
                 terms.push(token.text);
             }
         }
+        let searcher = self.reader.searcher();
+        // tantivy allocates for `limit` hits up front: never ask for more than there are.
+        let limit = limit.min(usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX));
         if terms.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
-        let searcher = self.reader.searcher();
         let top = searcher
             .search(
                 &self.query(&terms),
@@ -381,6 +383,7 @@ mod tests {
         }
         assert!(index.search("?!", 3).expect("search").is_empty());
         assert!(index.search("sodium", 0).expect("search").is_empty());
+        assert_eq!(index.search("sodium", usize::MAX).expect("search").len(), 1);
         assert_eq!(
             index.search("SODIUM, cheap!", 3).expect("search")[0].title,
             "Sodium-ion cells"
