@@ -11,6 +11,7 @@ pub mod brave;
 pub mod client;
 pub mod error;
 pub mod hit;
+pub mod local;
 pub mod searxng;
 pub mod tavily;
 

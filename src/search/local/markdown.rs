@@ -1,0 +1,80 @@
+//! Markdown to plain text: the text a reader sees (no `#`, `*`, link targets or HTML tags) with
+//! one line per block, and the title from the first level-1 heading.
+//!
+//! Front matter (a YAML block between `---` lines) is left out. This module only converts text;
+//! it does not read files or decide what a document's title falls back to.
+
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+
+/// The plain text of a Markdown document and its first level-1 heading, if any.
+pub fn to_text(source: &str) -> (Option<String>, String) {
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
+    let mut text = String::with_capacity(source.len());
+    let mut title: Option<String> = None;
+    let mut heading: Option<String> = None;
+    let mut in_metadata = false;
+    for event in Parser::new_ext(source, options) {
+        match event {
+            Event::Start(Tag::MetadataBlock(_)) => in_metadata = true,
+            Event::End(TagEnd::MetadataBlock(_)) => in_metadata = false,
+            Event::Start(Tag::Heading {
+                level: HeadingLevel::H1,
+                ..
+            }) if title.is_none() => heading = Some(String::new()),
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some(h) = heading.take().map(|h| h.trim().to_string()) {
+                    title = Some(h).filter(|h| !h.is_empty());
+                }
+                text.push('\n');
+            }
+            Event::Text(t) | Event::Code(t) if !in_metadata => {
+                text.push_str(&t);
+                if let Some(h) = heading.as_mut() {
+                    h.push_str(&t);
+                }
+            }
+            Event::SoftBreak => text.push(' '),
+            Event::HardBreak | Event::Rule => text.push('\n'),
+            Event::End(
+                TagEnd::Paragraph
+                | TagEnd::Item
+                | TagEnd::CodeBlock
+                | TagEnd::BlockQuote(_)
+                | TagEnd::TableRow
+                | TagEnd::TableHead,
+            ) => text.push('\n'),
+            Event::End(TagEnd::TableCell) => text.push(' '),
+            _ => {}
+        }
+    }
+    (title, text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_the_words_and_drops_the_markup() {
+        let source = "---\ntitle: front matter\n---\n\n## Intro\n\n# The *Real* Title\n\nSome **bold** text with a [link](https://example.com) and `code`.\n\n- item one\n- item two\n\n| a | b |\n|---|---|\n| c | d |\n";
+        let (title, text) = to_text(source);
+        assert_eq!(title.as_deref(), Some("The Real Title"));
+        assert!(
+            text.contains("Some bold text with a link and code."),
+            "{text}"
+        );
+        assert!(text.contains("item one\nitem two"), "{text}");
+        assert!(text.contains("Intro\n"), "{text}");
+        for markup in ["**", "](", "#", "front matter", "|"] {
+            assert!(!text.contains(markup), "{markup} left in {text}");
+        }
+    }
+
+    #[test]
+    fn no_level_one_heading_means_no_title() {
+        assert_eq!(to_text("## Only a sub-heading\n\ntext").0, None);
+        assert_eq!(to_text("#\n\ntext").0, None);
+    }
+}

@@ -1,0 +1,35 @@
+//! The local-corpus search engine: full-text search (tantivy, BM25) over a folder of Markdown,
+//! text, HTML and PDF documents, with an index kept in a cache folder and updated incrementally.
+//!
+//! [`LocalIndex::open`] walks the corpus, re-reads only the files that were added or changed
+//! since the last open, and returns the index with an [`IndexReport`] (counts and warnings: a
+//! file that cannot be indexed is a warning, never a failure). [`LocalIndex::search`] returns
+//! one [`LocalHit`] per document with its best passage; [`LocalIndex::document`] and
+//! [`LocalIndex::documents`] give the stored full text for an extractive summariser.
+//!
+//! The API is synchronous (tantivy is): async callers wrap it in `spawn_blocking`. This module
+//! never writes inside the corpus, never prints, and knows nothing of the config, the CLI or the
+//! plan file; see `ARCHITECTURE.md` for where search sits in a workflow step.
+
+pub mod error;
+pub mod extract;
+pub mod hit;
+pub mod html;
+pub mod index;
+pub mod location;
+pub mod manifest;
+pub mod markdown;
+pub mod passage;
+pub mod pdf;
+pub mod report;
+pub mod schema;
+pub mod tokenizer;
+pub mod update;
+pub mod url;
+pub mod walk;
+
+pub use error::LocalSearchError;
+pub use hit::{Document, LocalHit};
+pub use index::LocalIndex;
+pub use location::default_index_dir;
+pub use report::IndexReport;

@@ -1,0 +1,23 @@
+//! The account of one [`super::LocalIndex::open`]: how many documents the index holds, what
+//! this open changed, and every warning about the corpus. Plain data; the caller decides how
+//! to show it (this module never prints).
+
+/// What opening the index found and did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IndexReport {
+    /// Documents in the index after the update.
+    pub documents: usize,
+    /// Files indexed for the first time.
+    pub added: usize,
+    /// Indexed files that changed and were indexed again.
+    pub updated: usize,
+    /// Documents taken out: their file is gone, or no longer indexable.
+    pub removed: usize,
+    /// Indexed files left as they were, without reading them.
+    pub unchanged: usize,
+    /// Files read (and parsed) by this open.
+    pub read: usize,
+    /// Every warning about the corpus, including those of files read by an earlier open that
+    /// are still as they were (an empty file stays reported until it is fixed).
+    pub warnings: Vec<String>,
+}

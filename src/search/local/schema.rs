@@ -1,0 +1,79 @@
+//! The tantivy schema of the local index: one tantivy document per corpus file, keyed by its
+//! canonical path, with a searchable and stored title and body.
+//!
+//! Positions are not indexed (the search builds term queries, never phrase queries), which
+//! keeps the index small and its build fast. Changing the schema changes the index format:
+//! bump `manifest::VERSION`. This module does not open or write an index.
+
+use tantivy::TantivyDocument;
+use tantivy::schema::{
+    Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
+};
+
+use super::tokenizer;
+
+/// The fields of the schema.
+#[derive(Debug, Clone, Copy)]
+pub struct Fields {
+    /// The canonical path as one term: the key for updates, deletions and look-ups.
+    pub path: Field,
+    pub title: Field,
+    pub body: Field,
+}
+
+/// A stored document as it comes back from the index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredDoc {
+    pub path: String,
+    pub title: String,
+    pub body: String,
+}
+
+/// The schema of a new index.
+pub fn schema() -> Schema {
+    let text = TextOptions::default().set_stored().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(tokenizer::NAME)
+            .set_index_option(IndexRecordOption::WithFreqs),
+    );
+    let mut builder = Schema::builder();
+    builder.add_text_field("path", STRING | STORED);
+    builder.add_text_field("title", text.clone());
+    builder.add_text_field("body", text);
+    builder.build()
+}
+
+impl Fields {
+    /// The fields of an index's schema; an error when the index was not made by [`schema`].
+    pub fn of(schema: &Schema) -> tantivy::Result<Fields> {
+        Ok(Fields {
+            path: schema.get_field("path")?,
+            title: schema.get_field("title")?,
+            body: schema.get_field("body")?,
+        })
+    }
+
+    /// The tantivy document of one corpus file.
+    pub fn document(&self, path: &str, title: &str, body: &str) -> TantivyDocument {
+        let mut doc = TantivyDocument::default();
+        doc.add_text(self.path, path);
+        doc.add_text(self.title, title);
+        doc.add_text(self.body, body);
+        doc
+    }
+
+    /// The stored fields of a document read back from the index (missing ones are empty).
+    pub fn stored(&self, doc: &TantivyDocument) -> StoredDoc {
+        let text = |field: Field| {
+            doc.get_first(field)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string()
+        };
+        StoredDoc {
+            path: text(self.path),
+            title: text(self.title),
+            body: text(self.body),
+        }
+    }
+}
