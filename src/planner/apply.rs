@@ -87,14 +87,20 @@ pub fn apply(plan: &mut PlanFile, answer: &PlanAnswer, now: &str) -> Applied {
                 "task {id} (summary) cites no usable input; using `{p_node}`"
             ));
         }
-        let mut node = Node::new(
-            id,
-            task.title.clone(),
-            task.kind,
-            batch,
-            NodeStatus::Planned,
-        )
-        .with_p_node(p_node);
+        // The final summary always runs; a title it shares with earlier work gives way to one
+        // that says what it is.
+        let title = match repeated(plan, &planned, &task.title) {
+            Some(of) if answer.is_final => {
+                warnings.push(format!(
+                    "the final summary's title `{}` repeats node {of}; naming it after the question",
+                    task.title
+                ));
+                final_title(plan)
+            }
+            _ => task.title.clone(),
+        };
+        let mut node =
+            Node::new(id, title, task.kind, batch, NodeStatus::Planned).with_p_node(p_node);
         node.created_at = Some(now.to_string());
         node.updated_at = Some(now.to_string());
         new_ids.push(id);
@@ -166,6 +172,11 @@ fn resolve_check_list(
     resolved
 }
 
+/// The title of a final summary that has none of its own.
+fn final_title(plan: &PlanFile) -> String {
+    format!("Final report: {}", plan.question().trim())
+}
+
 /// The task node (existing, or added earlier in this round) whose title `title` repeats.
 fn repeated(plan: &PlanFile, planned: &[Node], title: &str) -> Option<NodeId> {
     let key = normalized(title);
@@ -183,7 +194,7 @@ pub fn force_final(plan: &mut PlanFile, now: &str) -> Node {
     let id = plan.next_id();
     let mut node = Node::new(
         id,
-        format!("Final report: {}", plan.question().trim()),
+        final_title(plan),
         NodeType::Summary,
         FINAL_BATCH,
         NodeStatus::Planned,
@@ -448,5 +459,20 @@ mod tests {
         assert_eq!(applied.repeats.len(), 1);
         assert_eq!(plan.check_list.latest_batch, Some(2));
         assert_eq!(plan.check_list.refs, vec!["c:summary"]);
+    }
+
+    #[test]
+    fn a_final_summary_repeating_a_title_is_renamed_not_dropped() {
+        let mut plan = stage2();
+        let answer = PlanAnswer {
+            is_final: true,
+            tasks: vec![task("b", NodeType::Summary, "b:summary")],
+            next_check_list: vec![],
+        };
+        let applied = apply(&mut plan, &answer, "now");
+        assert!(applied.repeats.is_empty());
+        assert_eq!(applied.planned.len(), 1);
+        assert_eq!(applied.planned[0].title, "Final report: Q");
+        assert_eq!(applied.planned[0].batch, FINAL_BATCH);
     }
 }

@@ -5,6 +5,7 @@ pub mod apply;
 pub mod contract;
 pub mod input;
 pub mod round;
+pub mod schema;
 
 pub use apply::{Applied, Repeat, apply, bootstrap, force_final};
 pub use contract::{PlanAnswer, PlannedTask};

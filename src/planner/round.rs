@@ -7,8 +7,9 @@
 use serde_json::Value;
 
 use super::apply::{Applied, apply};
-use super::contract::{PlanAnswer, Stage, answer_schema, check, repair_message};
+use super::contract::{PlanAnswer, check, repair_message};
 use super::input::{RoundNotes, build};
+use super::schema::{Stage, answer_schema};
 use crate::diagnostics::Diagnostics;
 use crate::http::RetryObserver;
 use crate::llm::{ChatAnswer, LlmClient, LlmError, Message, Usage, Want, extract_json};

@@ -196,6 +196,16 @@ mod tests {
         assert!(cfg.roles.planning.is_some() && cfg.roles.search.is_some());
         assert!(cfg.roles.summary.is_some());
         assert!(cfg.structured_output.is_some());
+        assert!(cfg.max_tokens.is_some() && cfg.temperature.is_some());
+        let summary = cfg.roles.summary.as_ref().expect("summary role");
+        assert!(summary.max_tokens.is_some());
+        assert!(
+            cfg.roles
+                .planning
+                .as_ref()
+                .and_then(|r| r.temperature)
+                .is_some()
+        );
         assert!(cfg.timeouts.llm_ms.is_some() && cfg.timeouts.search_ms.is_some());
         assert!(cfg.retry.max_retry_after_ms.is_some());
         assert!(cfg.search.provider.is_some() && cfg.search.max_results.is_some());
