@@ -9,8 +9,14 @@ use std::io::Write;
 use std::path::Path;
 
 /// Replaces `path` with `bytes` atomically. A file that already exists keeps its permissions
-/// (a plan the user made private stays private).
+/// (a plan the user made private stays private). Writing through a symbolic link replaces the
+/// file it leads to, not the link.
 pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let resolved = match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(path).ok(),
+        _ => None,
+    };
+    let path = resolved.as_deref().unwrap_or(path);
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -72,6 +78,24 @@ mod tests {
         write(&path, b"{\"a\":1}").expect("write");
         let mode = std::fs::metadata(&path).expect("meta").permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn writing_through_a_symlink_replaces_its_target() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let target = dir.path().join("real.json");
+        std::fs::write(&target, "old").expect("seed");
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&target, &link).expect("symlink");
+        write(&link, b"new").expect("write");
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .expect("meta")
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read_to_string(&target).expect("read"), "new");
     }
 
     #[test]

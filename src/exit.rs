@@ -33,13 +33,22 @@ impl From<ExitStatus> for std::process::ExitCode {
     }
 }
 
-/// An error that ends a command, with the exit status it maps to.
-#[derive(Debug, thiserror::Error)]
-#[error("{inner:#}")]
+/// An error that ends a command, with the exit status it maps to. Shown with its causes, each
+/// once ([`crate::text::error_chain`]).
+#[derive(Debug)]
 pub struct CommandError {
     pub status: ExitStatus,
     inner: anyhow::Error,
 }
+
+impl std::fmt::Display for CommandError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let err: &(dyn std::error::Error + 'static) = self.inner.as_ref();
+        f.write_str(&crate::text::error_chain(err))
+    }
+}
+
+impl std::error::Error for CommandError {}
 
 impl CommandError {
     /// Bad usage, configuration or unreadable input: exit 2.

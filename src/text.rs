@@ -8,6 +8,22 @@ pub fn truncate(text: &str, max: usize) -> String {
     }
 }
 
+/// An error and its causes, joined with `: `, leaving out a cause whose text the message
+/// already holds (errors that quote their cause would otherwise say it twice: "X: X").
+pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
 /// `text` with case, punctuation and white space ignored: the letters and digits, lower case.
 /// Two task titles that normalise alike ask for the same work.
 pub fn normalized(text: &str) -> String {
@@ -25,6 +41,25 @@ mod tests {
     fn cuts_on_characters_and_says_so() {
         assert_eq!(truncate("héllo", 10), "héllo");
         assert_eq!(truncate("héllo", 2), "hé... [3 more bytes]");
+    }
+
+    #[test]
+    fn an_error_chain_says_each_cause_once() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("cannot read `x`: {source}")]
+        struct Outer {
+            source: std::io::Error,
+        }
+        #[derive(Debug, thiserror::Error)]
+        #[error("the run stopped")]
+        struct Top(#[source] Outer);
+        let err = Top(Outer {
+            source: std::io::Error::other("disk on fire"),
+        });
+        assert_eq!(
+            error_chain(&err),
+            "the run stopped: cannot read `x`: disk on fire"
+        );
     }
 
     #[test]

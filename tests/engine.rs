@@ -140,10 +140,8 @@ async fn run(plan: PlanFile, base_url: &str, done: Arc<Notify>, shutdown: Shutdo
         report_path: dir.path().join("plan.report.md"),
         shutdown,
     });
-    let summary = engine
-        .run()
-        .await
-        .expect("the run ends without an engine error");
+    let summary = engine.run().await;
+    assert!(summary.failure.is_none(), "{:?}", summary.failure);
     Run {
         dir,
         status: summary.status,

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use researchflow::http::{HttpError, NoObserver, RetryNotice, RetryObserver};
+use researchflow::http::{HttpError, NoObserver, RetryNotice, RetryObserver, Unusable};
 use researchflow::search::{SearchClient, SearchConfigError, SearchError, SearchHit};
 use researchflow::settings::{ConfigFile, Settings, SettingsError};
 use serde_json::{Value, json};
@@ -194,18 +194,17 @@ async fn a_wrong_key_is_a_final_401() {
             .await
             .expect_err("key refused");
         match &err {
-            SearchError::Http(
-                e @ HttpError::Status {
-                    status: 401, url, ..
-                },
-            ) => {
-                assert!(!e.is_transient(), "{kind:?}");
+            SearchError::Unusable {
+                why: Unusable::KeyRefused(401),
+                message,
+            } => {
+                assert!(message.contains("search.apiKey"), "{kind:?}: {message}");
                 assert!(
-                    !url.contains('?'),
-                    "{kind:?}: query in the error URL: {url}"
+                    !message.contains('?'),
+                    "{kind:?}: query in the error URL: {message}"
                 );
             }
-            other => panic!("{kind:?}: expected 401, got {other:?}"),
+            other => panic!("{kind:?}: expected a refused key, got {other:?}"),
         }
         assert_eq!(search_requests(&mock).len(), 1, "{kind:?}: not retried");
         assert!(notices.all().is_empty());
@@ -224,7 +223,13 @@ async fn searxng_without_a_key_where_one_is_required_is_a_final_401() {
         .expect("a provider");
     let err = client.search(QUERY, &NoObserver).await.expect_err("no key");
     assert!(
-        matches!(&err, SearchError::Http(e @ HttpError::Status { status: 401, .. }) if !e.is_transient()),
+        matches!(
+            &err,
+            SearchError::Unusable {
+                why: Unusable::KeyRefused(401),
+                ..
+            }
+        ),
         "{err:?}"
     );
     assert_eq!(search_requests(&mock).len(), 1);
@@ -329,7 +334,10 @@ async fn a_hanging_server_times_out_after_every_retry() {
         }
         other => panic!("expected a timeout, got {other:?}"),
     }
-    assert!(err.is_unreachable());
+    assert!(
+        !err.is_unusable(),
+        "a slow server is not a misconfigured one: the run goes on"
+    );
     assert_eq!(search_requests(&mock).len(), 4, "one try and three retries");
     assert_eq!(notices.all().len(), 3);
     assert!(notices.all().iter().all(|n| n.cause == "timeout"));

@@ -644,6 +644,13 @@ async fn a_signal_stops_the_run_with_the_work_saved_and_resume_finishes_it() {
     assert_eq!(node(&plan, "c")["attempts"], 2);
     assert_eq!(node(&plan, "d")["batch"], -1);
     assert_eq!(node(&plan, "d")["status"], "completed");
+    // regression: round numbers restarted at 1 on every resume.
+    let rounds: Vec<Value> = events_of(&s.events(), "round_planned")
+        .iter()
+        .map(|e| e["round"].clone())
+        .collect();
+    assert_eq!(rounds, vec![json!(1), json!(2)]);
+    assert_eq!(plan["rounds"], 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

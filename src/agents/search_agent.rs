@@ -170,6 +170,7 @@ async fn run_queries(
                     }
                 }
             }
+            Err(e) if e.is_unusable() => return Err(TaskError::Unusable(e.to_string())),
             Err(e) => {
                 tracing::warn!("search `{q}` failed: {e}");
                 last_error = Some(e.to_string());

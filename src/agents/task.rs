@@ -57,9 +57,24 @@ pub enum TaskError {
     Llm(#[from] LlmError),
     #[error("every search failed; last error: {0}")]
     Search(String),
+    /// The search provider cannot be used as configured: the run stops.
+    #[error("{0}")]
+    Unusable(String),
     /// The task's code panicked: a bug, recorded as a failure so the run goes on.
     #[error("the task stopped on an internal error (a bug; please report it): {0}")]
     Panicked(String),
+}
+
+impl TaskError {
+    /// Whether the failure means an endpoint cannot be used as configured, so every later
+    /// task would fail the same way: the run must stop.
+    pub fn is_unusable(&self) -> bool {
+        match self {
+            TaskError::Llm(e) => e.is_unusable(),
+            TaskError::Unusable(_) => true,
+            TaskError::Search(_) | TaskError::Panicked(_) => false,
+        }
+    }
 }
 
 /// The JSON schema of the `{summary, analysis}` answers.

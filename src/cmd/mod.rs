@@ -7,6 +7,7 @@ pub mod doctor;
 pub mod options;
 pub mod output;
 pub mod plan;
+pub mod plan_file;
 pub mod validate;
 pub mod workflow;
 

@@ -17,7 +17,7 @@ use crate::http::NoObserver;
 use crate::llm::{LlmClient, Negotiator};
 use crate::logging;
 use crate::plan::store::copy_beside;
-use crate::plan::{PlanFile, PlanStore};
+use crate::plan::{NodeStatus, PlanFile};
 use crate::planner::{Planner, RoundError, RoundNotes, RoundOutcome, bootstrap};
 use crate::settings::{Role, Settings};
 
@@ -30,13 +30,21 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
         path
     };
     logging::line(&format!("[planning] plan file: {}", path.display()));
-    let (store, mut plan) = PlanStore::open(&path).map_err(CommandError::usage)?;
+    let (store, mut plan) = super::plan_file::open_valid(&path)?;
 
     if let Some(done) = plan.final_node() {
+        let next = match done.status {
+            NodeStatus::Completed => "the run is finished".to_string(),
+            _ => format!(
+                "`researchflow workflow --plan {}` runs it (again)",
+                path.display()
+            ),
+        };
         tracing::warn!(
-            "[planning] `{}` already has its final summary (node {}): nothing to plan",
+            "[planning] `{}` already has its final summary (node {}, {}): nothing to plan; {next}",
             path.display(),
-            done.node_id
+            done.node_id,
+            done.status.as_str()
         );
         print_result(&plan, None);
         status_line(&path, "completed", &plan, 0, None);
@@ -63,8 +71,7 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
         Ok(outcome) => outcome,
         Err(err) => {
             status_line(&path, "failed", &plan, 0, Some(&err.to_string()));
-            let unusable =
-                matches!(&err, RoundError::Llm(e) if e.is_unreachable() || e.is_configuration());
+            let unusable = matches!(&err, RoundError::Llm(e) if e.is_unusable());
             let err = anyhow::Error::new(err).context(format!(
                 "no task was planned; `{}` is unchanged",
                 path.display()

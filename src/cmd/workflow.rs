@@ -17,12 +17,15 @@ use crate::agents::Agents;
 use crate::cli::{GlobalArgs, WorkflowArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::llm::{LlmClient, Negotiator};
-use crate::plan::{PlanFile, PlanStore};
+use crate::plan::{PlanFile, PlanStore, StoreError};
 use crate::planner::bootstrap;
 use crate::prompts::Prompts;
 use crate::search::SearchClient;
 use crate::settings::{Role, Settings};
-use crate::workflow::{Engine, EngineParts, EventLog, PlannerSetup, RunStatus, WorkflowOptions};
+use crate::workflow::{
+    Engine, EngineError, EngineParts, EventLog, PlannerSetup, RunStatus, RunSummary,
+    WorkflowOptions,
+};
 
 pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
     let settings = Settings::load(global.config.as_deref()).map_err(CommandError::usage)?;
@@ -32,7 +35,7 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
 
     let (store, mut plan) = match (&args.query, &args.plan) {
         (Some(query), _) => start(query, args.out.as_deref())?,
-        (None, Some(path)) => PlanStore::open(path).map_err(CommandError::usage)?,
+        (None, Some(path)) => super::plan_file::open_valid(path)?,
         (None, None) => {
             return Err(CommandError::usage(anyhow::anyhow!(
                 "give `--query TEXT` to start a workflow or `--plan FILE` to resume one"
@@ -42,7 +45,7 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
     if bootstrap(&mut plan) {
         store.save(&plan).map_err(CommandError::failure)?;
     }
-    let (report_path, events_path) = outputs_beside(store.path());
+    let (report_path, events_path) = outputs_beside(store.real_path());
     let events = EventLog::open(&events_path).map_err(|e| {
         CommandError::usage(anyhow::anyhow!(
             "cannot open the event log `{}`: {e}",
@@ -85,48 +88,112 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
         report_path,
         shutdown: Box::pin(shutdown_signal()),
     });
-    let summary = engine.run().await.map_err(CommandError::failure)?;
+    let summary = engine.run().await;
 
     print_json(&json!({
         "status": summary.status,
+        "reason": summary.reason,
         "plan_file": plan_path.display().to_string(),
         "report": summary.report.as_ref().map(|p| p.display().to_string()),
         "events": events_path.display().to_string(),
         "final_node": summary.final_node,
         "totals": summary.totals,
     }));
-    Ok(match summary.status {
-        RunStatus::Completed => ExitStatus::Success,
-        RunStatus::FinalFailed => {
-            eprintln!(
-                "error: the final summary failed; completed results are in `{}`: fix the cause and resume with `--plan`",
-                plan_path.display()
-            );
-            ExitStatus::Failure
-        }
-        RunStatus::Interrupted => ExitStatus::Interrupted,
-        // A failed run ends with an error, never with a summary.
-        RunStatus::Failed => ExitStatus::Failure,
-    })
+    exit_status(summary, &plan_path)
 }
 
-/// Creates a new plan file for `query`.
+/// The exit code a run's status maps to, with a line on stderr for anything short of
+/// `completed` (README: exit codes).
+fn exit_status(summary: RunSummary, plan_path: &Path) -> CommandResult {
+    let shown = plan_path.display();
+    let reason = summary.reason.unwrap_or_default();
+    match summary.status {
+        RunStatus::Completed => Ok(ExitStatus::Success),
+        RunStatus::Interrupted => Ok(ExitStatus::Interrupted),
+        RunStatus::Degraded => {
+            eprintln!(
+                "error: degraded run: {reason}; the report says so at its top; fix the cause and run again"
+            );
+            Ok(ExitStatus::Failure)
+        }
+        RunStatus::FinalFailed => {
+            eprintln!(
+                "error: {reason}; completed results are in `{shown}`: fix the cause and resume with `--plan {shown}`"
+            );
+            Ok(ExitStatus::Failure)
+        }
+        RunStatus::Failed => {
+            let failure = summary
+                .failure
+                .map_or_else(|| anyhow::anyhow!(reason), anyhow::Error::new);
+            let unusable = failure
+                .downcast_ref::<EngineError>()
+                .is_some_and(|e| matches!(e, EngineError::Unusable(_)));
+            let failure = failure.context(format!(
+                "the run stopped; what it completed is saved in `{shown}`"
+            ));
+            Err(if unusable {
+                CommandError::usage(failure)
+            } else {
+                CommandError::failure(failure)
+            })
+        }
+    }
+}
+
+/// Creates a new plan file for `query`: at `--out` (which must end in `.json`, so that the
+/// report and events beside it cannot collide with another run's), else under `runs/` with a
+/// name no other run takes, even one started in the same second.
 fn start(query: &str, out: Option<&Path>) -> Result<(PlanStore, PlanFile), CommandError> {
     if query.trim().is_empty() {
         return Err(CommandError::usage(anyhow::anyhow!(
             "`--query` is empty: give the research question"
         )));
     }
-    let now = Utc::now();
-    let stamp = now.format("%Y%m%dT%H%M%SZ").to_string();
-    let out = out
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from(format!("runs/plan_{stamp}.json")));
-    let nanos = now.timestamp_subsec_nanos() ^ std::process::id().rotate_left(13);
-    let workflow_id = format!("wf-{stamp}-{:06x}", nanos & 0x00ff_ffff);
-    let plan = PlanFile::new(query.trim(), workflow_id, crate::clock::now());
-    let store = PlanStore::create(&out, &plan).map_err(CommandError::usage)?;
-    Ok((store, plan))
+    if let Some(out) = out {
+        if !out
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        {
+            return Err(CommandError::usage(anyhow::anyhow!(
+                "`--out {}` does not end in `.json`: name the plan file `NAME.json`; the report and events are written beside it as `NAME.report.md` and `NAME.events.ndjson`",
+                out.display()
+            )));
+        }
+        let plan = PlanFile::new(query.trim(), workflow_id(), crate::clock::now());
+        let store = PlanStore::create(out, &plan).map_err(CommandError::usage)?;
+        return Ok((store, plan));
+    }
+    // A random suffix makes a clash unlikely; `create` refusing an existing file makes it
+    // impossible, and another suffix is tried.
+    let mut last = None;
+    for _ in 0..8 {
+        let id = workflow_id();
+        let name = PathBuf::from(format!("runs/plan_{}.json", id.trim_start_matches("wf-")));
+        let plan = PlanFile::new(query.trim(), id, crate::clock::now());
+        match PlanStore::create(&name, &plan) {
+            Ok(store) => return Ok((store, plan)),
+            Err(e @ (StoreError::AlreadyExists { .. } | StoreError::Locked { .. })) => {
+                last = Some(e)
+            }
+            Err(e) => return Err(CommandError::usage(e)),
+        }
+    }
+    Err(CommandError::usage(anyhow::anyhow!(
+        "cannot find a free plan file name under `runs/`: {}",
+        last.map_or_else(String::new, |e| e.to_string())
+    )))
+}
+
+/// `wf-<UTC time>-<6 random hex digits>`.
+fn workflow_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    // A fresh `RandomState` is seeded from the OS once per process and varied per instance.
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(Utc::now().timestamp_nanos_opt().unwrap_or(0) as u128);
+    hasher.write_u32(std::process::id());
+    let stamp = Utc::now().format("%Y%m%dT%H%M%SZ");
+    format!("wf-{stamp}-{:06x}", hasher.finish() & 0x00ff_ffff)
 }
 
 /// `runs/plan_x.json` -> (`runs/plan_x.report.md`, `runs/plan_x.events.ndjson`).

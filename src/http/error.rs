@@ -80,7 +80,7 @@ impl HttpError {
     pub fn from_reqwest(url: &str, timeout: Duration, err: reqwest::Error) -> HttpError {
         let url = strip_query(url);
         let (timed_out, connect, decode) = (err.is_timeout(), err.is_connect(), err.is_decode());
-        let message = error_chain(&err.without_url());
+        let message = crate::text::error_chain(&err.without_url());
         if timed_out {
             HttpError::Timeout { url, timeout }
         } else if connect {
@@ -89,6 +89,36 @@ impl HttpError {
             HttpError::Decode { url, message }
         } else {
             HttpError::Transport { url, message }
+        }
+    }
+}
+
+/// Why an endpoint cannot be used as configured: no retry, round or task can help, only the
+/// user (a key, a URL, a model name, credit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unusable {
+    /// Nothing listens at the address (refused, DNS), after the retries.
+    Unreachable,
+    /// 401 or 403.
+    KeyRefused(u16),
+    /// 404: no such model or path.
+    NotFound,
+    /// 429 `insufficient_quota`.
+    QuotaExhausted,
+}
+
+impl HttpError {
+    /// Whether this failure means the endpoint cannot be used as configured.
+    pub fn unusable(&self) -> Option<Unusable> {
+        match self {
+            HttpError::Connect { .. } => Some(Unusable::Unreachable),
+            HttpError::Status { status, body, .. } => match status {
+                401 | 403 => Some(Unusable::KeyRefused(*status)),
+                404 => Some(Unusable::NotFound),
+                429 if is_insufficient_quota(body) => Some(Unusable::QuotaExhausted),
+                _ => None,
+            },
+            _ => None,
         }
     }
 }
@@ -124,20 +154,6 @@ pub fn parse_retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duratio
 /// The URL without query or fragment (a query may carry a key).
 pub fn strip_query(url: &str) -> String {
     url.split(['?', '#']).next().unwrap_or(url).to_string()
-}
-
-fn error_chain(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(s) = source {
-        let s_text = s.to_string();
-        if !text.contains(&s_text) {
-            text.push_str(": ");
-            text.push_str(&s_text);
-        }
-        source = s.source();
-    }
-    text
 }
 
 #[cfg(test)]

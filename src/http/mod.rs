@@ -7,6 +7,6 @@ pub mod retry;
 pub mod send;
 
 pub use client::client;
-pub use error::HttpError;
+pub use error::{HttpError, Unusable};
 pub use retry::{NoObserver, RetryNotice, RetryObserver, with_retry};
 pub use send::send_once;

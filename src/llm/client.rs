@@ -16,7 +16,7 @@ use serde_json::json;
 use super::negotiate::{Capabilities, Form, Negotiator, Sent, TokenParam, classify};
 use super::schema::JsonSchema;
 use super::types::{ChatRequest, ChatResponse, JsonSchemaFormat, Message, ResponseFormat, Usage};
-use crate::http::{HttpError, RetryObserver, send_once, with_retry};
+use crate::http::{HttpError, RetryObserver, Unusable, send_once, with_retry};
 use crate::settings::{ApiKey, LlmEndpoint, RetrySettings, Role, Settings};
 
 /// What shape of answer a call wants.
@@ -52,22 +52,16 @@ pub enum LlmError {
     Malformed { url: String, message: String },
     #[error("`{url}` answered with an empty message")]
     Empty { url: String },
+    /// The endpoint cannot be used as configured (unreachable, key refused, unknown model,
+    /// quota exhausted): the message names the endpoint and what to fix.
+    #[error("{message}")]
+    Unusable { why: Unusable, message: String },
 }
 
 impl LlmError {
-    /// Whether the server was never reached (connection refused, DNS, timeout).
-    pub fn is_unreachable(&self) -> bool {
-        matches!(self, LlmError::Http(e) if e.is_unreachable())
-    }
-
-    /// Whether the failure is the caller's to fix (bad key, model, URL, quota).
-    pub fn is_configuration(&self) -> bool {
-        match self {
-            LlmError::Http(HttpError::Status { status, .. }) => {
-                matches!(status, 400 | 401 | 403 | 404 | 429)
-            }
-            _ => false,
-        }
+    /// Whether the endpoint cannot be used as configured: the run must stop, not go on.
+    pub fn is_unusable(&self) -> bool {
+        matches!(self, LlmError::Unusable { .. })
     }
 }
 
@@ -142,8 +136,49 @@ impl LlmClient {
 
     /// Sends the messages, retrying transient failures and renegotiating refused parts, and
     /// returns the answer. `max_tokens` is the caller's default limit for this kind of answer;
-    /// the role's `maxTokens` replaces it when set.
+    /// the role's `maxTokens` replaces it when set. A failure that no retry can mend becomes
+    /// [`LlmError::Unusable`], naming the endpoint and what to fix.
     pub async fn chat(
+        &self,
+        messages: &[Message],
+        want: Want<'_>,
+        max_tokens: u32,
+        observer: &dyn RetryObserver,
+    ) -> Result<ChatAnswer, LlmError> {
+        self.negotiated_chat(messages, want, max_tokens, observer)
+            .await
+            .map_err(|e| self.explain(e))
+    }
+
+    /// `err` as [`LlmError::Unusable`] when the endpoint cannot be used as configured.
+    fn explain(&self, err: LlmError) -> LlmError {
+        let LlmError::Http(http) = &err else {
+            return err;
+        };
+        let Some(why) = http.unusable() else {
+            return err;
+        };
+        let role = self.role.as_str();
+        let url = self.url();
+        let message = match why {
+            Unusable::Unreachable => format!(
+                "cannot reach the {role} model server at `{url}`: check `baseURL` (or `roles.{role}.baseURL`) and that the server runs"
+            ),
+            Unusable::KeyRefused(status) => format!(
+                "the {role} model server `{url}` refused the API key (HTTP {status}): set `apiKey` (or `roles.{role}.apiKey`) or export `OPENAI_API_KEY`"
+            ),
+            Unusable::NotFound => format!(
+                "the {role} model server `{url}` answered HTTP 404: it has no model `{}` there; check `model` (or `roles.{role}.model`) and `baseURL`",
+                self.endpoint.model
+            ),
+            Unusable::QuotaExhausted => format!(
+                "the {role} model server `{url}` says the account's quota is exhausted (HTTP 429 insufficient_quota): add credit or use another key"
+            ),
+        };
+        LlmError::Unusable { why, message }
+    }
+
+    async fn negotiated_chat(
         &self,
         messages: &[Message],
         want: Want<'_>,

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use super::client::{LlmClient, LlmError, Want};
 use super::schema::JsonSchema;
-use crate::http::{HttpError, NoObserver};
+use crate::http::{HttpError, NoObserver, Unusable};
 use crate::settings::secret::redact_url;
 use crate::settings::{ApiKey, LlmEndpoint};
 
@@ -165,17 +165,11 @@ async fn round_trip(client: &LlmClient, report: &mut EndpointReport) {
             report.notes.push("answered with an empty message".into());
             accepted(report, caps, latency);
         }
-        Err(LlmError::Http(HttpError::Status { status, .. })) if matches!(status, 401 | 403) => {
-            report.key_accepted = Some(false);
-            report.error = Some(format!(
-                "the key was refused (HTTP {status}): set `apiKey` (or the role's) or export `OPENAI_API_KEY`"
-            ));
-        }
-        Err(LlmError::Http(HttpError::Status { status: 404, .. })) => {
-            report.error = Some(format!(
-                "HTTP 404: the server knows no model `{}` at this address: check `model` and `baseURL`",
-                report.model
-            ));
+        Err(LlmError::Unusable { why, message }) => {
+            if matches!(why, Unusable::KeyRefused(_)) {
+                report.key_accepted = Some(false);
+            }
+            report.error = Some(message);
         }
         Err(e) => report.error = Some(e.to_string()),
     }

@@ -8,7 +8,9 @@ pub mod segments;
 pub mod store;
 
 pub use info::{Info, InfoPart};
-pub use model::{CheckList, FINAL_BATCH, Node, NodeStatus, NodeType, PlanFile, Source, Usage};
+pub use model::{
+    CheckList, FINAL_BATCH, Node, NodeStatus, NodeType, Outcome, PlanFile, Source, Usage,
+};
 pub use node_id::NodeId;
 pub use refs::{Ref, RefField, RefTarget};
 pub use store::{PlanStore, StoreError};

@@ -24,8 +24,30 @@ pub struct PlanFile {
     #[serde(default)]
     pub check_list: CheckList,
     pub nodes: Vec<Node>,
+    /// Planning rounds run on this plan so far, failed ones included (round numbers continue
+    /// across resumes).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rounds: u32,
+    /// How the last workflow run on this plan ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Outcome>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// How a workflow run ended, as the plan file records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// `completed`, `degraded`, `final_failed`, `interrupted`, `failed`, ...
+    pub status: String,
+    pub finished_at: String,
+    /// What went wrong, for any status but `completed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 fn default_version() -> u32 {
@@ -65,6 +87,17 @@ pub enum NodeStatus {
     Running,
     Completed,
     Failed,
+}
+
+impl NodeStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeStatus::Planned => "planned",
+            NodeStatus::Running => "running",
+            NodeStatus::Completed => "completed",
+            NodeStatus::Failed => "failed",
+        }
+    }
 }
 
 /// One node: the start question, a search or summary task, or an end marker.
@@ -197,6 +230,8 @@ impl PlanFile {
                 extra: Map::new(),
             },
             nodes: vec![start],
+            rounds: 0,
+            outcome: None,
             extra: Map::new(),
         }
     }

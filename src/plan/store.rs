@@ -1,5 +1,8 @@
 //! Reading and writing plan files: an exclusive lock for the whole command, and atomic saves.
 //!
+//! The lock follows symbolic links: it sits beside the file a path leads to, so two paths to
+//! one plan share one lock.
+//!
 //! The lock is taken on a sibling `<plan>.lock` file, not on the plan itself, because every save
 //! renames a new file over the plan and a lock on the old inode would no longer exclude anyone.
 //! The lock file is left in place on exit: deleting it would let two processes lock two
@@ -15,6 +18,7 @@ use super::model::PlanFile;
 #[derive(Debug)]
 pub struct PlanStore {
     path: PathBuf,
+    real: PathBuf,
     _lock: File,
 }
 
@@ -51,6 +55,10 @@ pub enum StoreError {
         message: String,
     },
     #[error(
+        "plan file `{path}` is not a valid plan, so it is left as it is; `researchflow validate plan` shows the same findings:\n{findings}"
+    )]
+    Invalid { path: PathBuf, findings: String },
+    #[error(
         "plan file `{path}` is in use by another researchflow process (lock `{lock}`): wait for it to finish, or use another file"
     )]
     Locked { path: PathBuf, lock: PathBuf },
@@ -73,14 +81,27 @@ pub enum StoreError {
     },
 }
 
+/// A check of a plan file's raw JSON before it is used: `Some(findings)` refuses the file.
+pub type Check<'a> = &'a dyn Fn(&serde_json::Value) -> Option<String>;
+
 impl PlanStore {
     /// Locks an existing plan file and reads it.
     pub fn open(path: &Path) -> Result<(PlanStore, PlanFile), StoreError> {
+        PlanStore::open_checked(path, &|_| None)
+    }
+
+    /// Locks an existing plan file, checks its raw JSON with `check` and reads it. A refused
+    /// file is left as it is. The lock and every save follow symbolic links to the file
+    /// itself, so two paths to one plan share one lock.
+    pub fn open_checked(
+        path: &Path,
+        check: Check<'_>,
+    ) -> Result<(PlanStore, PlanFile), StoreError> {
         if !path.exists() {
             return Err(StoreError::NotFound(path.to_path_buf()));
         }
         let store = PlanStore::lock(path)?;
-        let plan = store.load()?;
+        let plan = read_plan(path, check)?;
         Ok((store, plan))
     }
 
@@ -102,8 +123,10 @@ impl PlanStore {
         Ok(store)
     }
 
+    /// Locks `<file>.lock` beside the file `path` leads to (symbolic links resolved).
     fn lock(path: &Path) -> Result<PlanStore, StoreError> {
-        let lock_path = lock_path(path);
+        let real = real_path(path)?;
+        let lock_path = lock_path(&real);
         let lock = OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -117,6 +140,7 @@ impl PlanStore {
         match lock.try_lock() {
             Ok(()) => Ok(PlanStore {
                 path: path.to_path_buf(),
+                real,
                 _lock: lock,
             }),
             Err(TryLockError::WouldBlock) => Err(StoreError::Locked {
@@ -131,13 +155,19 @@ impl PlanStore {
         }
     }
 
+    /// The path as the user gave it (for messages).
     pub fn path(&self) -> &Path {
         &self.path
     }
 
+    /// The file itself, symbolic links resolved: one name per plan for its lock and outputs.
+    pub fn real_path(&self) -> &Path {
+        &self.real
+    }
+
     /// Reads and parses the plan file.
     pub fn load(&self) -> Result<PlanFile, StoreError> {
-        read_plan(&self.path)
+        read_plan(&self.path, &|_| None)
     }
 
     /// Writes the plan atomically (see [`crate::atomic::write`]).
@@ -152,8 +182,8 @@ impl PlanStore {
     }
 }
 
-/// Reads and parses a plan file; the caller holds the lock ([`PlanStore::load`]).
-fn read_plan(path: &Path) -> Result<PlanFile, StoreError> {
+/// Reads, checks and parses a plan file; the caller holds the lock.
+fn read_plan(path: &Path, check: Check<'_>) -> Result<PlanFile, StoreError> {
     let text = std::fs::read_to_string(path).map_err(|source| match source.kind() {
         std::io::ErrorKind::NotFound => StoreError::NotFound(path.to_path_buf()),
         _ => StoreError::Read {
@@ -161,18 +191,35 @@ fn read_plan(path: &Path) -> Result<PlanFile, StoreError> {
             source,
         },
     })?;
-    parse_plan(path, &text)
+    let value = parse_value(path, &text)?;
+    // A file that is not a plan at all gets the plain "not a plan" error below.
+    let looks_like_a_plan = value.get("nodes").is_some();
+    if let Some(findings) = check(&value).filter(|_| looks_like_a_plan) {
+        return Err(StoreError::Invalid {
+            path: path.to_path_buf(),
+            findings,
+        });
+    }
+    plan_from_value(path, value)
 }
 
 /// Parses plan file text; `path` is only used in error messages.
 pub fn parse_plan(path: &Path, text: &str) -> Result<PlanFile, StoreError> {
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| StoreError::InvalidJson {
-            path: path.to_path_buf(),
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
-        })?;
+    plan_from_value(path, parse_value(path, text)?)
+}
+
+/// The text as JSON, or where it breaks.
+fn parse_value(path: &Path, text: &str) -> Result<serde_json::Value, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::InvalidJson {
+        path: path.to_path_buf(),
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })
+}
+
+/// The JSON as a plan file, or the field that is wrong.
+fn plan_from_value(path: &Path, value: serde_json::Value) -> Result<PlanFile, StoreError> {
     match value.as_object() {
         Some(obj) if obj.contains_key("nodes") => {}
         Some(_) => {
@@ -221,6 +268,25 @@ pub fn copy_beside(path: &Path) -> Result<PathBuf, StoreError> {
         source,
     })?;
     Ok(copy)
+}
+
+/// The file a path leads to, symbolic links resolved; for a file that does not exist yet, its
+/// resolved folder and its name.
+fn real_path(path: &Path) -> Result<PathBuf, StoreError> {
+    let resolve = |p: &Path| {
+        std::fs::canonicalize(p).map_err(|source| StoreError::Read {
+            path: path.to_path_buf(),
+            source,
+        })
+    };
+    if path.exists() {
+        return resolve(path);
+    }
+    match (parent_dir(path), path.file_name()) {
+        (Some(dir), Some(name)) => Ok(resolve(dir)?.join(name)),
+        (None, Some(name)) => Ok(resolve(Path::new("."))?.join(name)),
+        _ => Ok(path.to_path_buf()),
+    }
 }
 
 /// The sibling lock file of a plan file.

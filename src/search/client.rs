@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use super::{SearchConfigError, SearchError, SearchHit, brave, searxng, tavily};
-use crate::http::{HttpError, RetryObserver, send_once, with_retry};
+use crate::http::{HttpError, RetryObserver, Unusable, send_once, with_retry};
 use crate::settings::secret::redact;
 use crate::settings::{ApiKey, RetrySettings, SearchProviderKind, Settings};
 
@@ -111,7 +111,9 @@ impl SearchClient {
         observer: &dyn RetryObserver,
     ) -> Result<Vec<SearchHit>, SearchError> {
         let what = format!("{} search", self.provider_name());
-        let text = with_retry(&self.retry, &what, observer, || self.send_once(query)).await?;
+        let text = with_retry(&self.retry, &what, observer, || self.send_once(query))
+            .await
+            .map_err(|e| self.explain(e))?;
         // max_results is 1..=20 (checked by the settings), so this never truncates.
         let max = usize::try_from(self.max_results).unwrap_or(usize::MAX);
         let parsed = match &self.provider {
@@ -123,6 +125,29 @@ impl SearchClient {
             provider: self.provider_name(),
             message: redact(&e.to_string(), &self.secrets),
         })
+    }
+
+    /// `err` as [`SearchError::Unusable`] when the provider cannot be used as configured.
+    fn explain(&self, err: HttpError) -> SearchError {
+        let Some(why) = err.unusable() else {
+            return SearchError::Http(err);
+        };
+        let (name, url) = (self.provider_name(), &self.url);
+        let message = match why {
+            Unusable::Unreachable => format!(
+                "cannot reach the {name} search at `{url}`: check `search.baseURL` and that the service runs"
+            ),
+            Unusable::KeyRefused(status) => format!(
+                "the {name} search `{url}` refused the API key (HTTP {status}): set `search.apiKey` or the provider's key variable"
+            ),
+            Unusable::NotFound => {
+                format!("the {name} search answered HTTP 404 at `{url}`: check `search.baseURL`")
+            }
+            Unusable::QuotaExhausted => format!(
+                "the {name} search says the account's quota is exhausted (HTTP 429): add credit or use another key"
+            ),
+        };
+        SearchError::Unusable { why, message }
     }
 
     /// One attempt: the body of a 2xx answer, or the error.

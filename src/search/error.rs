@@ -4,7 +4,7 @@
 //! Messages never carry an API key: HTTP errors hold URLs without their query and redacted
 //! bodies, and malformed-answer messages are redacted by the client before they get here.
 
-use crate::http::HttpError;
+use crate::http::{HttpError, Unusable};
 
 /// The configured search provider cannot be used; each message names the config key to fix.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -46,11 +46,15 @@ pub enum SearchError {
         provider: &'static str,
         message: String,
     },
+    /// The provider cannot be used as configured (unreachable, key refused, quota): the
+    /// message names it and what to fix.
+    #[error("{message}")]
+    Unusable { why: Unusable, message: String },
 }
 
 impl SearchError {
-    /// Whether the search API was never reached (connection refused, DNS, timeout).
-    pub fn is_unreachable(&self) -> bool {
-        matches!(self, SearchError::Http(e) if e.is_unreachable())
+    /// Whether the provider cannot be used as configured: the run must stop, not go on.
+    pub fn is_unusable(&self) -> bool {
+        matches!(self, SearchError::Unusable { .. })
     }
 }

@@ -76,7 +76,7 @@ impl<'a> Resolver<'a> {
             retry: self.retry()?,
             search: self.search()?,
             repair_attempts: self.repair_attempts()?,
-            prompts_dir: self.prompts_dir(),
+            prompts_dir: self.prompts_dir()?,
         })
     }
 
@@ -231,19 +231,33 @@ impl<'a> Resolver<'a> {
         Ok(n)
     }
 
-    fn prompts_dir(&self) -> Option<PathBuf> {
+    /// The prompt folder, which must exist: a typo must not silently mean the built-in
+    /// prompts.
+    fn prompts_dir(&self) -> Result<Option<PathBuf>, SettingsError> {
         let from_file = pick(&self.file.prompts_dir);
         let in_file = from_file.is_some();
-        from_file
-            .or_else(|| self.env("RESEARCHFLOW_PROMPTS_DIR"))
-            .map(|dir| {
-                let dir = PathBuf::from(dir);
-                // A relative folder in the config file is relative to the config file.
-                match (dir.is_relative(), self.path.parent()) {
-                    (true, Some(parent)) if in_file => parent.join(dir),
-                    _ => dir,
-                }
-            })
+        let Some(raw) = from_file.or_else(|| self.env("RESEARCHFLOW_PROMPTS_DIR")) else {
+            return Ok(None);
+        };
+        let dir = PathBuf::from(&raw);
+        // A relative folder in the config file is relative to the config file.
+        let dir = match (dir.is_relative(), self.path.parent()) {
+            (true, Some(parent)) if in_file => parent.join(dir),
+            _ => dir,
+        };
+        if !dir.is_dir() {
+            let key = if in_file {
+                "promptsDir"
+            } else {
+                "RESEARCHFLOW_PROMPTS_DIR"
+            };
+            return Err(self.invalid(
+                key,
+                dir.display(),
+                "no such folder: create it, fix the path, or remove the key to use the built-in prompts",
+            ));
+        }
+        Ok(Some(dir))
     }
 
     /// An http(s) URL without a trailing slash.

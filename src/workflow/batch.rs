@@ -73,7 +73,13 @@ impl<R: TaskRunner> Engine<R> {
                 },
                 joined = flight.tasks.join_next_with_id() => match joined {
                     Some(joined) => {
-                        self.joined(&mut flight, joined)?;
+                        if let Err(e) = self.joined(&mut flight, joined) {
+                            // Keep what already finished, abandon the rest (it stays `running`
+                            // and runs again on resume).
+                            let _ = self.drain(&mut flight);
+                            flight.tasks.abort_all();
+                            return Err(e);
+                        }
                         batch_span.pb_inc(1);
                     }
                     None => break,

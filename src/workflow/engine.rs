@@ -26,11 +26,11 @@ use std::time::Instant;
 use serde_json::json;
 
 use super::events::EventLog;
+pub use super::outcome::EngineError;
 use super::outcome::{RunStatus, RunSummary, Totals};
-use super::report;
 use crate::agents::TaskRunner;
 use crate::llm::LlmClient;
-use crate::plan::{NodeStatus, PlanFile, PlanStore, StoreError};
+use crate::plan::{NodeStatus, PlanFile, PlanStore};
 use crate::planner::{LogOptions, RoundNotes};
 
 /// How a workflow run is bounded.
@@ -39,17 +39,6 @@ pub struct WorkflowOptions {
     pub max_rounds: u32,
     pub concurrency: usize,
     pub log: LogOptions,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum EngineError {
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error("cannot write the report `{path}`: {source}")]
-    Report {
-        path: PathBuf,
-        source: std::io::Error,
-    },
 }
 
 /// Resolves when the run must stop (Ctrl-C, SIGTERM).
@@ -86,6 +75,8 @@ pub struct Engine<R> {
     pub(super) shutdown: Shutdown,
     pub(super) interrupted: bool,
     pub(super) totals: Totals,
+    /// Why planning rounds of this invocation failed, for a degraded run's notice.
+    pub(super) planning_errors: Vec<String>,
     /// What the next planning round must hear of: failed tasks, tasks dropped as repeats.
     pub(super) notes: RoundNotes,
 }
@@ -103,6 +94,7 @@ impl<R: TaskRunner> Engine<R> {
             shutdown: parts.shutdown,
             interrupted: false,
             totals: Totals::default(),
+            planning_errors: Vec::new(),
             notes: RoundNotes::default(),
         }
     }
@@ -116,9 +108,9 @@ impl<R: TaskRunner> Engine<R> {
         Ok(())
     }
 
-    /// Runs the workflow to its final summary. Whatever happens, the event log ends with
-    /// `run_finished`.
-    pub async fn run(mut self) -> Result<RunSummary, EngineError> {
+    /// Runs the workflow to its final summary. Whatever happens, the plan file records the
+    /// outcome and the event log ends with `run_finished` (see `finish.rs`).
+    pub async fn run(mut self) -> RunSummary {
         let started = Instant::now();
         self.events.emit(
             "run_started",
@@ -127,39 +119,16 @@ impl<R: TaskRunner> Engine<R> {
                 "workflow_id": self.plan.workflow_id,
                 "max_rounds": self.options.max_rounds,
                 "concurrency": self.options.concurrency,
+                "round": self.plan.rounds + 1,
             }),
         );
-        let result = match self.drive().await {
-            Ok(status) => self.write_report(status).map(|report| (status, report)),
-            Err(e) => Err(e),
-        };
-        self.totals.retries = self.events.retries();
-        self.totals.seconds = started.elapsed().as_secs_f64();
-        let final_node = self.plan.final_node().map(|n| n.node_id.to_string());
-        let (status, report, error) = match &result {
-            Ok((status, report)) => (*status, report.clone(), None),
-            Err(e) => (RunStatus::Failed, None, Some(e.to_string())),
-        };
-        self.events.emit(
-            "run_finished",
-            json!({
-                "status": status,
-                "final_node": final_node,
-                "report": report.as_ref().map(|p| p.display().to_string()),
-                "error": error,
-                "totals": self.totals,
-            }),
-        );
-        result.map(|(status, report)| RunSummary {
-            status,
-            final_node,
-            report,
-            totals: self.totals,
-        })
+        let result = self.drive().await;
+        self.finish_run(result, started)
     }
 
     /// The loop of rounds and tasks, up to the run's end status.
     async fn drive(&mut self) -> Result<RunStatus, EngineError> {
+        self.reopen_failed_final()?;
         let mut zero_streak = 0u32;
         loop {
             if self.run_pending().await? {
@@ -175,6 +144,7 @@ impl<R: TaskRunner> Engine<R> {
                 // A final node of a type that cannot run (`start`/`end`): nothing more to do.
                 return Ok(RunStatus::FinalFailed);
             }
+            // `max_rounds` bounds this invocation's rounds, not the plan's.
             if self.totals.rounds >= self.options.max_rounds {
                 self.add_final("the round limit was reached")?;
                 continue;
@@ -189,22 +159,21 @@ impl<R: TaskRunner> Engine<R> {
         }
     }
 
-    /// Writes the report of a completed run; `None` for any other status.
-    fn write_report(&self, status: RunStatus) -> Result<Option<PathBuf>, EngineError> {
-        let Some(node) = self
+    /// A final summary that failed in an earlier invocation runs again: resuming is how a run
+    /// whose final summary failed once is finished.
+    fn reopen_failed_final(&mut self) -> Result<(), EngineError> {
+        let Some(id) = self
             .plan
             .final_node()
-            .filter(|_| status == RunStatus::Completed)
+            .filter(|n| n.status == NodeStatus::Failed)
+            .map(|n| n.node_id)
         else {
-            return Ok(None);
+            return Ok(());
         };
-        let plan_file = self.store.path().display().to_string();
-        report::write(&self.report_path, &self.plan, node, &plan_file).map_err(|source| {
-            EngineError::Report {
-                path: self.report_path.clone(),
-                source,
-            }
-        })?;
-        Ok(Some(self.report_path.clone()))
+        if let Some(node) = self.plan.node_mut(id) {
+            node.status = NodeStatus::Planned;
+        }
+        tracing::info!("the final summary `{id}` failed before: running it again");
+        self.save("final summary reopened")
     }
 }

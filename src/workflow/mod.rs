@@ -1,10 +1,12 @@
 //! The research workflow: the loop from a question to the final summary (`engine.rs`, with
-//! `rounds.rs`, `batch.rs` and `results.rs`), its outcome, its event log and its report. See
+//! `rounds.rs`, `batch.rs`, `results.rs` and `finish.rs`), its outcome, its event log and its
+//! report. See
 //! `ARCHITECTURE.md` for the path of one run through the modules.
 
 pub mod batch;
 pub mod engine;
 pub mod events;
+pub mod finish;
 pub mod outcome;
 pub mod report;
 pub mod results;

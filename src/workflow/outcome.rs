@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::llm::Usage;
+use crate::plan::StoreError;
 
 /// Counts reported at the end of a run.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -23,8 +24,11 @@ pub struct Totals {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
-    /// The final summary ran and the report is written.
+    /// The final summary ran over research that happened, and the report is written.
     Completed,
+    /// The final summary ran, but no research task completed (every planning round failed,
+    /// or every task did): the report says so at its top.
+    Degraded,
     /// The final summary failed.
     FinalFailed,
     /// Stopped by a signal.
@@ -33,11 +37,44 @@ pub enum RunStatus {
     Failed,
 }
 
-/// What a run that did not fail reports.
-#[derive(Debug, Clone, Serialize)]
+impl RunStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Completed => "completed",
+            RunStatus::Degraded => "degraded",
+            RunStatus::FinalFailed => "final_failed",
+            RunStatus::Interrupted => "interrupted",
+            RunStatus::Failed => "failed",
+        }
+    }
+}
+
+/// What a run reports at its end, whatever happened.
+#[derive(Debug, Serialize)]
 pub struct RunSummary {
     pub status: RunStatus,
     pub final_node: Option<String>,
     pub report: Option<PathBuf>,
+    /// Why the run ended short of `completed`.
+    pub reason: Option<String>,
     pub totals: Totals,
+    /// The error that stopped a `failed` run.
+    #[serde(skip)]
+    pub failure: Option<EngineError>,
+}
+
+/// Why a run stopped on an error of its own, or on an endpoint it cannot use.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// An endpoint cannot be used as configured: every further round or task would fail the
+    /// same way, so the run stops (exit 2).
+    #[error("{0}")]
+    Unusable(String),
+    #[error("cannot write the report `{path}`: {source}")]
+    Report {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }

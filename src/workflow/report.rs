@@ -7,14 +7,27 @@ use std::path::Path;
 use crate::agents::citations;
 use crate::plan::{Node, PlanFile, Source};
 
-/// Renders the report of `final_node` and writes it to `path` atomically.
+/// Renders the report of `final_node` and writes it to `path` atomically. A `notice` (why
+/// the run is degraded) opens the report.
 pub fn write(
     path: &Path,
     plan: &PlanFile,
     final_node: &Node,
     plan_file: &str,
+    notice: Option<&str>,
 ) -> std::io::Result<()> {
-    crate::atomic::write(path, render(plan, final_node, plan_file).as_bytes())
+    let mut text = render(plan, final_node, plan_file);
+    if let Some(notice) = notice {
+        let title_end = text.find("\n\n").map_or(0, |i| i + 2);
+        text.insert_str(
+            title_end,
+            &format!(
+                "> **Degraded run: {notice}.** What follows was written without research results \
+                 and must not be taken as researched.\n\n"
+            ),
+        );
+    }
+    crate::atomic::write(path, text.as_bytes())
 }
 
 /// The report as Markdown: title, the final summary, and its sources.

@@ -70,6 +70,15 @@ impl<R: TaskRunner> Engine<R> {
                 self.totals.tokens.add(out.usage);
                 self.save("task completed")
             }
+            Err(err) if err.is_unusable() => {
+                // Not the task's fault: it runs again once the configuration is fixed.
+                let message = err.to_string();
+                node.status = NodeStatus::Planned;
+                node.errors.push(message.clone());
+                tracing::error!("task {id}: {message}");
+                self.save("task stopped: endpoint unusable")?;
+                Err(EngineError::Unusable(message))
+            }
             Err(err) => {
                 let message = err.to_string();
                 node.status = NodeStatus::Failed;

@@ -8,12 +8,13 @@ use tracing_indicatif::span_ext::IndicatifSpanExt;
 use super::engine::{Engine, EngineError};
 use crate::agents::TaskRunner;
 use crate::clock;
-use crate::planner::{Planner, RoundNotes, RoundOutcome, force_final};
+use crate::planner::{Planner, RoundError, RoundNotes, RoundOutcome, force_final};
 
 impl<R: TaskRunner> Engine<R> {
     /// One planning round. Returns whether it planned any task.
     pub(super) async fn plan_round(&mut self, must_finalise: bool) -> Result<bool, EngineError> {
-        let round = self.totals.rounds + 1;
+        // Round numbers continue across resumes; `totals.rounds` counts this invocation's.
+        let round = self.plan.rounds + 1;
         let notes = RoundNotes {
             must_finalise,
             ..std::mem::take(&mut self.notes)
@@ -38,11 +39,13 @@ impl<R: TaskRunner> Engine<R> {
                 .run(&mut self.plan, &notes, &observer)
                 .instrument(span) => r,
         };
-        self.totals.rounds = round;
+        self.totals.rounds += 1;
         match result {
+            Err(RoundError::Llm(e)) if e.is_unusable() => Err(EngineError::Unusable(e.to_string())),
             Ok(outcome) if must_finalise && !outcome.answer.is_final => {
                 self.totals.tokens.add(outcome.usage);
                 self.plan = before;
+                self.plan.rounds = round;
                 self.events.emit(
                     "round_planned",
                     json!({"round": round, "tasks": planned_ids(&outcome), "is_final": false, "discarded": true}),
@@ -52,6 +55,7 @@ impl<R: TaskRunner> Engine<R> {
             }
             Ok(outcome) => {
                 self.totals.tokens.add(outcome.usage);
+                self.plan.rounds = round;
                 self.record_round(round, &outcome)?;
                 Ok(!outcome.applied.planned.is_empty())
             }
@@ -61,6 +65,9 @@ impl<R: TaskRunner> Engine<R> {
                     "planning_failed",
                     json!({"round": round, "error": err.to_string()}),
                 );
+                self.planning_errors.push(err.to_string());
+                self.plan.rounds = round;
+                self.save("planning failed")?;
                 // The failed round's notes still matter to the next one.
                 self.notes = RoundNotes {
                     must_finalise: false,

@@ -1,0 +1,154 @@
+//! How a run ends, told honestly: the status (a final summary over no research is `degraded`,
+//! not `completed`), the reason for anything short of `completed`, the report (with a notice
+//! when degraded), the outcome recorded in the plan file, and the closing `run_finished`
+//! event, which is written whatever happened.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use serde_json::json;
+
+use super::engine::{Engine, EngineError};
+use super::outcome::{RunStatus, RunSummary};
+use super::report;
+use crate::agents::TaskRunner;
+use crate::clock;
+use crate::plan::{FINAL_BATCH, NodeStatus, NodeType, Outcome};
+
+impl<R: TaskRunner> Engine<R> {
+    /// Turns the loop's result into the run's summary, recording it everywhere.
+    pub(super) fn finish_run(
+        &mut self,
+        result: Result<RunStatus, EngineError>,
+        started: Instant,
+    ) -> RunSummary {
+        let (mut status, mut failure) = match result {
+            Ok(RunStatus::Completed) if !self.researched() => (RunStatus::Degraded, None),
+            Ok(status) => (status, None),
+            Err(e) => (RunStatus::Failed, Some(e)),
+        };
+        let reason = self.reason(status, failure.as_ref());
+        let mut report = None;
+        if matches!(status, RunStatus::Completed | RunStatus::Degraded) {
+            match self.write_report(reason.as_deref()) {
+                Ok(path) => report = path,
+                Err(e) => {
+                    status = RunStatus::Failed;
+                    failure = Some(e);
+                }
+            }
+        }
+        let reason = if failure.is_some() {
+            self.reason(status, failure.as_ref())
+        } else {
+            reason
+        };
+        self.plan.outcome = Some(Outcome {
+            status: status.as_str().to_string(),
+            finished_at: clock::now(),
+            reason: reason.clone(),
+        });
+        if let Err(e) = self.save("run finished") {
+            tracing::warn!("cannot record the run's outcome in the plan file: {e}");
+            if failure.is_none() {
+                status = RunStatus::Failed;
+                failure = Some(e);
+            }
+        }
+        self.totals.retries = self.events.retries();
+        self.totals.seconds = started.elapsed().as_secs_f64();
+        let final_node = self.plan.final_node().map(|n| n.node_id.to_string());
+        self.events.emit(
+            "run_finished",
+            json!({
+                "status": status,
+                "final_node": final_node,
+                "report": report.as_ref().map(|p| p.display().to_string()),
+                "reason": reason,
+                "error": failure.as_ref().map(ToString::to_string),
+                "totals": self.totals,
+            }),
+        );
+        RunSummary {
+            status,
+            final_node,
+            report,
+            reason,
+            totals: self.totals.clone(),
+            failure,
+        }
+    }
+
+    /// Whether any research task (a search or summary before the final one) completed.
+    fn researched(&self) -> bool {
+        self.plan.nodes.iter().any(|n| {
+            matches!(n.kind, NodeType::Search | NodeType::Summary)
+                && n.batch != FINAL_BATCH
+                && n.status == NodeStatus::Completed
+        })
+    }
+
+    /// Why the run ended short of `completed`, in plain words; `None` when it completed.
+    fn reason(&self, status: RunStatus, failure: Option<&EngineError>) -> Option<String> {
+        match status {
+            RunStatus::Completed => None,
+            RunStatus::Degraded => Some(self.degraded_reason()),
+            RunStatus::FinalFailed => Some(match self.plan.final_node() {
+                Some(n) => format!(
+                    "the final summary `{}` failed: {}",
+                    n.node_id,
+                    n.errors.last().map_or("no error recorded", String::as_str)
+                ),
+                None => "the final summary failed".into(),
+            }),
+            RunStatus::Interrupted => {
+                Some("stopped by a signal; resume with `--plan` to finish".into())
+            }
+            RunStatus::Failed => failure.map(ToString::to_string),
+        }
+    }
+
+    fn degraded_reason(&self) -> String {
+        let failed: Vec<String> = self
+            .plan
+            .nodes
+            .iter()
+            .filter(|n| n.batch != FINAL_BATCH && n.status == NodeStatus::Failed)
+            .map(|n| {
+                let error = n.errors.last().map_or("no error recorded", String::as_str);
+                format!("task {} ({}) failed: {error}", n.node_id, n.title.trim())
+            })
+            .collect();
+        let mut why = String::from("no research task completed");
+        if !self.planning_errors.is_empty() {
+            why.push_str(&format!(
+                "; {} planning round(s) failed, the last with: {}",
+                self.planning_errors.len(),
+                self.planning_errors.last().map_or("", String::as_str)
+            ));
+        }
+        if failed.is_empty() && self.planning_errors.is_empty() {
+            why.push_str("; the planner planned no research task");
+        }
+        for f in failed {
+            why.push_str("; ");
+            why.push_str(&f);
+        }
+        why
+    }
+
+    /// Writes the report of a run whose final summary ran, with a notice when it is degraded.
+    fn write_report(&self, notice: Option<&str>) -> Result<Option<PathBuf>, EngineError> {
+        let Some(node) = self.plan.final_node() else {
+            return Ok(None);
+        };
+        let plan_file = self.store.path().display().to_string();
+        report::write(&self.report_path, &self.plan, node, &plan_file, notice).map_err(
+            |source| EngineError::Report {
+                path: self.report_path.clone(),
+                source,
+            },
+        )?;
+        Ok(Some(self.report_path.clone()))
+    }
+}
