@@ -18,7 +18,8 @@
 # has that subcommand), then a workflow with at most 4 rounds and no web search, and prints one
 # PASS/FAIL line per check and a summary. The checks: doctor exits 0 with "ok": true; the
 # workflow exits 0; at least one task the planner made (search or summary, not the final batch)
-# completed; no two nodes share a title (case, punctuation and spaces ignored); every chat
+# completed; no two tasks share a title (case, punctuation and spaces ignored; the start node
+# is the question, not a task, and a task may search the question itself); every chat
 # request carries max_tokens or max_completion_tokens.
 #
 # Exit 0 when every check passes, 1 when one fails, 2 when the run could not be set up. The work
@@ -157,10 +158,10 @@ check("planner-made task completed", bool(done),
       f"{len(done)} completed search/summary node(s) outside the final batch")
 
 by_title = collections.defaultdict(list)
-for n in nodes:
+for n in (n for n in nodes if n.get("type") != "start"):
     by_title[re.sub(r"[\W_]+", "", str(n.get("title", "")).lower())].append(n)
 dupes = [same for same in by_title.values() if len(same) > 1]
-check("distinct node titles", not dupes, "none repeated" if not dupes else "; ".join(
+check("distinct task titles", not dupes, "none repeated" if not dupes else "; ".join(
     ", ".join(str(n.get("node_id")) for n in same) + f" ({json.dumps(same[0].get('title'))})"
     for same in dupes))
 

@@ -74,6 +74,9 @@ pub struct PlanArgs {
     pub on_copy: bool,
 
     #[command(flatten)]
+    pub corpus: CorpusArgs,
+
+    #[command(flatten)]
     pub log: PlanningLogArgs,
 }
 
@@ -113,7 +116,27 @@ pub struct WorkflowArgs {
     pub concurrency: u32,
 
     #[command(flatten)]
+    pub corpus: CorpusArgs,
+
+    #[command(flatten)]
     pub log: PlanningLogArgs,
+}
+
+/// A local corpus, and research without a model over it.
+#[derive(Debug, Clone, Default, Args)]
+pub struct CorpusArgs {
+    /// Research without a model and without network: a deterministic planner and extractive
+    /// summaries over the local corpus (needs --corpus or search.corpus).
+    #[arg(long)]
+    pub offline: bool,
+
+    /// Search this folder of documents (.md, .txt, .html, .pdf) with the local provider.
+    #[arg(long, value_name = "DIR")]
+    pub corpus: Option<PathBuf>,
+
+    /// Where the local index lives [default: the user's cache folder].
+    #[arg(long, value_name = "DIR")]
+    pub index_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -10,6 +10,7 @@
 //! - [`cli`]: every command-line type; [`cmd`]: one file per subcommand.
 //! - [`settings`]: config file, environment and secrets, resolved once.
 //! - [`workflow`]: the loop from question to final summary, events, report.
+//! - [`offline`]: the extractive engine: planner and sub-agents without a model.
 //! - [`planner`]: one planning round (input, contract, write-back).
 //! - [`agents`]: the search and summary sub-agents and their dispatch.
 //! - [`llm`]: the chat-completions client; [`search`]: the search providers.
@@ -31,6 +32,7 @@ pub mod exit;
 pub mod http;
 pub mod llm;
 pub mod logging;
+pub mod offline;
 pub mod plan;
 pub mod planner;
 pub mod prompts;

@@ -30,7 +30,7 @@ const LAYERS: &[&[&str]] = &[
     &["http", "prompts", "validate"],
     &["llm", "search"],
     &["planner", "agents"],
-    &["workflow"],
+    &["workflow", "offline"],
     &["cmd"],
 ];
 

@@ -13,11 +13,9 @@ use researchflow::agents::{TaskError, TaskInput, TaskOutput, TaskRunner};
 use researchflow::http::RetryObserver;
 use researchflow::llm::{LlmClient, Negotiator};
 use researchflow::plan::{Info, Node, NodeId, NodeStatus, NodeType, PlanFile, PlanStore};
-use researchflow::planner::LogOptions;
+use researchflow::planner::{LogOptions, Planner};
 use researchflow::settings::{ConfigFile, Role, Settings};
-use researchflow::workflow::{
-    Engine, EngineParts, EventLog, PlannerSetup, RunStatus, Shutdown, WorkflowOptions,
-};
+use researchflow::workflow::{Engine, EngineParts, EventLog, RunStatus, Shutdown, WorkflowOptions};
 use serde_json::{Value, json};
 use support::{MockLlm, Reply};
 use tokio::sync::Notify;
@@ -122,20 +120,21 @@ async fn run(plan: PlanFile, base_url: &str, done: Arc<Notify>, shutdown: Shutdo
         plan,
         events: Arc::new(events),
         runner: Arc::new(ScriptedRunner { done }),
-        planner: PlannerSetup {
+        planner: Planner {
             llm: LlmClient::new(
                 http,
                 &settings,
                 Role::Planning,
                 Arc::new(Negotiator::new(settings.structured_output)),
-            ),
+            )
+            .expect("a model is configured"),
             system_prompt: "You are the planning agent.".into(),
             repair_attempts: 0,
+            log: LogOptions::default(),
         },
         options: WorkflowOptions {
             max_rounds: 3,
             concurrency: 2,
-            log: LogOptions::default(),
         },
         report_path: dir.path().join("plan.report.md"),
         shutdown,

@@ -70,7 +70,7 @@ impl SearchAgent<'_> {
                         title: h.title.clone(),
                     })
                     .collect();
-                let block = format_hits(search.provider_name(), &queries, &hits);
+                let block = format_hits(&search.provider_name(), &queries, &hits);
                 search_block = Some(block.clone());
                 block
             }
@@ -152,7 +152,7 @@ impl SearchAgent<'_> {
 
 /// Runs the queries one after another; hits are deduplicated by URL. Fails only when every
 /// query failed.
-async fn run_queries(
+pub async fn run_queries(
     search: &SearchClient,
     queries: &[String],
     observer: &dyn RetryObserver,
@@ -184,7 +184,7 @@ async fn run_queries(
 }
 
 /// The raw results as text, numbered from 1 in the order the analysis sees them.
-fn format_hits(provider: &str, queries: &[String], hits: &[SearchHit]) -> String {
+pub fn format_hits(provider: &str, queries: &[String], hits: &[SearchHit]) -> String {
     let mut text = format!("provider: {provider}\nqueries: {}\n", queries.join(" | "));
     if hits.is_empty() {
         text.push_str("\n(no results)\n");

@@ -42,8 +42,9 @@ pub async fn run(args: DoctorArgs, global: &GlobalArgs) -> CommandResult {
 
     let mut endpoints = Vec::new();
     let mut seen: Vec<(&crate::settings::LlmEndpoint, usize)> = Vec::new();
+    let roles = settings.require_llm().map_err(CommandError::usage)?;
     for role in [Role::Planning, Role::Search, Role::Summary] {
-        let endpoint = settings.endpoint(role);
+        let endpoint = roles.get(role);
         let same = |e: &crate::settings::LlmEndpoint| {
             e.base_url == endpoint.base_url
                 && e.model == endpoint.model
@@ -54,7 +55,8 @@ pub async fn run(args: DoctorArgs, global: &GlobalArgs) -> CommandResult {
             report.roles.push(role.as_str());
             continue;
         }
-        let client = LlmClient::new(http.clone(), &settings, role, Arc::clone(&negotiator));
+        let client = LlmClient::new(http.clone(), &settings, role, Arc::clone(&negotiator))
+            .map_err(CommandError::usage)?;
         let report = probe(
             &http,
             &client,
@@ -86,7 +88,14 @@ pub async fn run(args: DoctorArgs, global: &GlobalArgs) -> CommandResult {
 }
 
 async fn probe_search(http: reqwest::Client, settings: &Settings) -> SearchReport {
-    let provider = format!("{:?}", settings.search.provider).to_ascii_lowercase();
+    let provider = match settings.search.providers.as_slice() {
+        [] => "none".to_string(),
+        list => list
+            .iter()
+            .map(|p| format!("{p:?}").to_ascii_lowercase())
+            .collect::<Vec<_>>()
+            .join("+"),
+    };
     let client = match SearchClient::new(http, settings) {
         Ok(Some(client)) => client,
         Ok(None) => {

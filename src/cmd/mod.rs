@@ -8,6 +8,7 @@ pub mod options;
 pub mod output;
 pub mod plan;
 pub mod plan_file;
+pub mod research;
 pub mod validate;
 pub mod workflow;
 

@@ -16,14 +16,15 @@ use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::http::NoObserver;
 use crate::llm::{LlmClient, Negotiator};
 use crate::logging;
+use crate::offline::ExtractivePlanner;
 use crate::plan::store::copy_beside;
 use crate::plan::{NodeStatus, PlanFile};
-use crate::planner::{Planner, RoundError, RoundNotes, RoundOutcome, bootstrap};
-use crate::settings::{Role, Settings};
+use crate::planner::{PlanRound, Planner, RoundError, RoundNotes, RoundOutcome, bootstrap};
+use crate::settings::{EngineKind, Role, Settings};
 
 pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
     let path = plan_path(&args)?;
-    let settings = Settings::load(global.config.as_deref()).map_err(CommandError::usage)?;
+    let settings = super::research::settings(global, &args.corpus)?;
     let path = if args.on_copy {
         copy_beside(&path).map_err(CommandError::usage)?
     } else {
@@ -52,22 +53,8 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
     }
 
     bootstrap(&mut plan);
-    let prompt = crate::prompts::load(crate::prompts::PLANNING, settings.prompts_dir.as_deref())
-        .map_err(CommandError::usage)?;
-    let http = crate::http::client().map_err(CommandError::failure)?;
-    let negotiator = Arc::new(Negotiator::new(settings.structured_output));
-    let llm = LlmClient::new(http, &settings, Role::Planning, negotiator);
-    let planner = Planner {
-        llm: &llm,
-        system_prompt: prompt,
-        repair_attempts: settings.repair_attempts,
-        log: planner_log(args.log, true),
-    };
-
-    let outcome = match planner
-        .run(&mut plan, &RoundNotes::default(), &NoObserver)
-        .await
-    {
+    let result = plan_round(&settings, &args, &mut plan).await?;
+    let outcome = match result {
         Ok(outcome) => outcome,
         Err(err) => {
             status_line(&path, "failed", &plan, 0, Some(&err.to_string()));
@@ -84,6 +71,7 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
         }
     };
 
+    plan.rounds += 1;
     store.save(&plan).map_err(CommandError::failure)?;
     let count = outcome.applied.planned.len();
     logging::line(&format!(
@@ -93,6 +81,39 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
     print_result(&plan, Some(&outcome));
     status_line(&path, "completed", &plan, count, None);
     Ok(ExitStatus::Success)
+}
+
+/// One round with the configured engine: the planning model, or the extractive planner over
+/// the corpus. The outer error is the set-up's (exit 2), the inner one the round's.
+async fn plan_round(
+    settings: &Settings,
+    args: &PlanArgs,
+    plan: &mut PlanFile,
+) -> Result<Result<RoundOutcome, RoundError>, CommandError> {
+    let http = crate::http::client().map_err(CommandError::failure)?;
+    let notes = RoundNotes::default();
+    if settings.engine == EngineKind::Extractive {
+        let index = super::research::search_client(http, settings)
+            .await?
+            .and_then(|s| s.local_index())
+            .ok_or_else(|| {
+                CommandError::usage(anyhow::anyhow!("offline planning needs a corpus"))
+            })?;
+        let planner = ExtractivePlanner { index };
+        return Ok(planner.plan_round(plan, &notes, &NoObserver).await);
+    }
+    let prompt = crate::prompts::load(crate::prompts::PLANNING, settings.prompts_dir.as_deref())
+        .map_err(CommandError::usage)?;
+    let negotiator = Arc::new(Negotiator::new(settings.structured_output));
+    let llm =
+        LlmClient::new(http, settings, Role::Planning, negotiator).map_err(CommandError::usage)?;
+    let planner = Planner {
+        llm,
+        system_prompt: prompt,
+        repair_attempts: settings.repair_attempts,
+        log: planner_log(args.log, true),
+    };
+    Ok(planner.plan_round(plan, &notes, &NoObserver).await)
 }
 
 /// The plan file: FILE, else `PLAN_PATH` (both through clap), else `PLAN_FILE`, else

@@ -13,25 +13,26 @@ use serde_json::json;
 
 use super::options::planner_log;
 use super::output::print_json;
-use crate::agents::Agents;
+use super::research;
+use crate::agents::{Agents, TaskRunner};
 use crate::cli::{GlobalArgs, WorkflowArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::llm::{LlmClient, Negotiator};
+use crate::offline::{ExtractivePlanner, ExtractiveRunner};
 use crate::plan::{PlanFile, PlanStore, StoreError};
-use crate::planner::bootstrap;
+use crate::planner::{PlanRound, Planner, bootstrap};
 use crate::prompts::Prompts;
 use crate::search::SearchClient;
-use crate::settings::{Role, Settings};
+use crate::settings::{EngineKind, Role};
 use crate::workflow::{
-    Engine, EngineError, EngineParts, EventLog, PlannerSetup, RunStatus, RunSummary,
-    WorkflowOptions,
+    Engine, EngineError, EngineParts, EventLog, RunStatus, RunSummary, WorkflowOptions,
 };
 
 pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
-    let settings = Settings::load(global.config.as_deref()).map_err(CommandError::usage)?;
+    let settings = research::settings(global, &args.corpus)?;
     let prompts = Prompts::load(settings.prompts_dir.as_deref()).map_err(CommandError::usage)?;
     let http = crate::http::client().map_err(CommandError::failure)?;
-    let search = SearchClient::new(http.clone(), &settings).map_err(CommandError::usage)?;
+    let search = research::search_client(http.clone(), &settings).await?;
 
     let (store, mut plan) = match (&args.query, &args.plan) {
         (Some(query), _) => start(query, args.out.as_deref())?,
@@ -52,54 +53,105 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
             events_path.display()
         ))
     })?;
+    if let Some(report) = search.as_ref().and_then(SearchClient::index_report) {
+        events.emit(
+            "local_index",
+            json!({
+                "documents": report.documents,
+                "read": report.read,
+                "added": report.added,
+                "updated": report.updated,
+                "removed": report.removed,
+                "unchanged": report.unchanged,
+                "warnings": report.warnings,
+            }),
+        );
+    }
     tracing::info!(
         "workflow `{}`: plan `{}`, events `{}`",
         plan.workflow_id,
         store.path().display(),
         events_path.display()
     );
-
-    let negotiator = Arc::new(Negotiator::new(settings.structured_output));
-    let llm = |role| LlmClient::new(http.clone(), &settings, role, Arc::clone(&negotiator));
-    let planner = PlannerSetup {
-        llm: llm(Role::Planning),
-        system_prompt: prompts.planning.clone(),
-        repair_attempts: settings.repair_attempts,
-    };
-    let agents = Agents {
-        search_llm: llm(Role::Search),
-        summary_llm: llm(Role::Summary),
-        search,
-        prompts,
-    };
-    let plan_path = store.path().to_path_buf();
-    let engine = Engine::new(EngineParts {
+    let run = Run {
         store,
         plan,
         events: Arc::new(events),
-        runner: Arc::new(agents),
-        planner,
         options: WorkflowOptions {
             max_rounds: args.max_rounds,
             concurrency: usize::try_from(args.concurrency).unwrap_or(1),
-            // In a workflow the planner's full input is debug output unless asked for.
-            log: planner_log(args.log, global.verbose > 0),
         },
         report_path,
-        shutdown: Box::pin(shutdown_signal()),
-    });
-    let summary = engine.run().await;
+        events_path,
+    };
 
-    print_json(&json!({
-        "status": summary.status,
-        "reason": summary.reason,
-        "plan_file": plan_path.display().to_string(),
-        "report": summary.report.as_ref().map(|p| p.display().to_string()),
-        "events": events_path.display().to_string(),
-        "final_node": summary.final_node,
-        "totals": summary.totals,
-    }));
-    exit_status(summary, &plan_path)
+    if settings.engine == EngineKind::Extractive {
+        let search = search.ok_or_else(|| CommandError::usage(anyhow::anyhow!("no corpus")))?;
+        let index = search
+            .local_index()
+            .ok_or_else(|| CommandError::usage(anyhow::anyhow!("no local index")))?;
+        let planner = ExtractivePlanner {
+            index: Arc::clone(&index),
+        };
+        return run.with(ExtractiveRunner { search, index }, planner).await;
+    }
+    let negotiator = Arc::new(Negotiator::new(settings.structured_output));
+    let llm = |role| {
+        LlmClient::new(http.clone(), &settings, role, Arc::clone(&negotiator))
+            .map_err(CommandError::usage)
+    };
+    let planner = Planner {
+        llm: llm(Role::Planning)?,
+        system_prompt: prompts.planning.clone(),
+        repair_attempts: settings.repair_attempts,
+        // In a workflow the planner's full input is debug output unless asked for.
+        log: planner_log(args.log, global.verbose > 0),
+    };
+    let agents = Agents {
+        search_llm: llm(Role::Search)?,
+        summary_llm: llm(Role::Summary)?,
+        search,
+        prompts,
+    };
+    run.with(agents, planner).await
+}
+
+/// A run ready to start, whichever engine runs it.
+struct Run {
+    store: PlanStore,
+    plan: PlanFile,
+    events: Arc<EventLog>,
+    options: WorkflowOptions,
+    report_path: PathBuf,
+    events_path: PathBuf,
+}
+
+impl Run {
+    /// Runs the engine with `runner` and `planner` and reports the outcome.
+    async fn with<R: TaskRunner, P: PlanRound>(self, runner: R, planner: P) -> CommandResult {
+        let plan_path = self.store.path().to_path_buf();
+        let engine = Engine::new(EngineParts {
+            store: self.store,
+            plan: self.plan,
+            events: self.events,
+            runner: Arc::new(runner),
+            planner,
+            options: self.options,
+            report_path: self.report_path,
+            shutdown: Box::pin(shutdown_signal()),
+        });
+        let summary = engine.run().await;
+        print_json(&json!({
+            "status": summary.status,
+            "reason": summary.reason,
+            "plan_file": plan_path.display().to_string(),
+            "report": summary.report.as_ref().map(|p| p.display().to_string()),
+            "events": self.events_path.display().to_string(),
+            "final_node": summary.final_node,
+            "totals": summary.totals,
+        }));
+        exit_status(summary, &plan_path)
+    }
 }
 
 /// The exit code a run's status maps to, with a line on stderr for anything short of

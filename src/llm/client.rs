@@ -17,7 +17,7 @@ use super::negotiate::{Capabilities, Form, Negotiator, Sent, TokenParam, classif
 use super::schema::JsonSchema;
 use super::types::{ChatRequest, ChatResponse, JsonSchemaFormat, Message, ResponseFormat, Usage};
 use crate::http::{HttpError, RetryObserver, Unusable, send_once, with_retry};
-use crate::settings::{ApiKey, LlmEndpoint, RetrySettings, Role, Settings};
+use crate::settings::{ApiKey, LlmEndpoint, RetrySettings, Role, Settings, SettingsError};
 
 /// What shape of answer a call wants.
 #[derive(Debug, Clone, Copy)]
@@ -82,22 +82,23 @@ pub struct LlmClient {
 const MAX_RENEGOTIATIONS: usize = 8;
 
 impl LlmClient {
-    /// A client for `role`; `negotiator` is shared by every client of the process.
+    /// A client for `role`; `negotiator` is shared by every client of the process. Fails
+    /// when no model is configured, with the error that says how to configure one.
     pub fn new(
         http: reqwest::Client,
         settings: &Settings,
         role: Role,
         negotiator: Arc<Negotiator>,
-    ) -> LlmClient {
-        LlmClient {
+    ) -> Result<LlmClient, SettingsError> {
+        Ok(LlmClient {
             http,
             role,
-            endpoint: settings.endpoint(role).clone(),
+            endpoint: settings.require_llm()?.get(role).clone(),
             timeout: settings.llm_timeout,
             retry: settings.retry,
             negotiator,
             secrets: settings.secrets(),
-        }
+        })
     }
 
     pub fn model(&self) -> &str {

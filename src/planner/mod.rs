@@ -10,4 +10,4 @@ pub mod schema;
 pub use apply::{Applied, Repeat, apply, bootstrap, force_final};
 pub use contract::{PlanAnswer, PlannedTask};
 pub use input::{FailedTask, RoundNotes};
-pub use round::{LogOptions, Planner, RoundError, RoundOutcome};
+pub use round::{LogOptions, PlanRound, Planner, RoundError, RoundOutcome};

@@ -4,6 +4,8 @@
 //! The plan is changed only when a valid answer was applied; on any error it is as it was, so
 //! the caller can leave the file byte-identical. Prints the `[planning]` log lines.
 
+use std::future::Future;
+
 use serde_json::Value;
 
 use super::apply::{Applied, apply};
@@ -34,12 +36,34 @@ pub struct LogOptions {
     pub show_instructions: bool,
 }
 
+/// What plans a round: the LLM planning agent ([`Planner`]) or another that writes the same
+/// answers (the extractive engine's). Each changes `plan` only on success.
+pub trait PlanRound: Send + Sync {
+    fn plan_round(
+        &self,
+        plan: &mut PlanFile,
+        notes: &RoundNotes,
+        observer: &dyn RetryObserver,
+    ) -> impl Future<Output = Result<RoundOutcome, RoundError>> + Send;
+}
+
 /// The planning agent.
-pub struct Planner<'a> {
-    pub llm: &'a LlmClient,
+pub struct Planner {
+    pub llm: LlmClient,
     pub system_prompt: String,
     pub repair_attempts: u32,
     pub log: LogOptions,
+}
+
+impl PlanRound for Planner {
+    async fn plan_round(
+        &self,
+        plan: &mut PlanFile,
+        notes: &RoundNotes,
+        observer: &dyn RetryObserver,
+    ) -> Result<RoundOutcome, RoundError> {
+        self.run(plan, notes, observer).await
+    }
 }
 
 /// What one round produced.
@@ -61,6 +85,9 @@ pub enum RoundError {
         diagnostics: Diagnostics,
         attempts: u32,
     },
+    /// A planner without a model failed (its corpus, say).
+    #[error("the planner failed: {0}")]
+    Other(String),
 }
 
 /// What this round may answer: the final summary when the workflow says it must finalise;
@@ -78,7 +105,7 @@ pub fn stage_of(plan: &PlanFile, notes: &RoundNotes) -> Stage {
     }
 }
 
-impl Planner<'_> {
+impl Planner {
     /// Runs one round on `plan`, which is changed only on success.
     pub async fn run(
         &self,

@@ -1,204 +1,165 @@
-//! [`SearchClient`]: one configured provider, and the one way a search request is sent.
+//! [`SearchClient`]: the configured search providers behind one `search` call. One provider
+//! answers alone; several (e.g. `["local", "searxng"]`) are asked together and their results
+//! merged by reciprocal rank fusion and deduplicated by URL ([`super::fusion`]). One provider
+//! failing does not fail the search: its error is logged and the others' results stand;
+//! only when every provider fails does the search fail (with an unusable provider's error
+//! first, so that the run can stop on it).
 //!
-//! Each provider file builds its request and parses its answer; this file checks the
-//! configuration, sends through [`with_retry`] with a per-attempt timeout, turns a non-2xx
-//! answer into [`HttpError::Status`] (body redacted and truncated, `Retry-After` kept) and a
-//! 2xx body that does not parse into [`SearchError::Malformed`], which is not retried.
+//! The local provider is the corpus index ([`super::local`]), opened (built or updated) when
+//! the client is made, and searched on a blocking thread.
 
-use std::time::Duration;
+use std::sync::Arc;
 
-use super::{SearchConfigError, SearchError, SearchHit, brave, searxng, tavily};
-use crate::http::{HttpError, RetryObserver, Unusable, send_once, with_retry};
-use crate::settings::secret::redact;
-use crate::settings::{ApiKey, RetrySettings, SearchProviderKind, Settings};
+use super::fusion::reciprocal_rank_fusion;
+use super::local::{IndexReport, LocalIndex};
+use super::web::WebSearch;
+use super::{SearchConfigError, SearchError, SearchHit};
+use crate::http::RetryObserver;
+use crate::settings::{SearchProviderKind, Settings};
 
-/// A provider that can be called, with what it needs.
-#[derive(Debug, Clone)]
+/// One provider of the client.
+#[derive(Clone)]
 enum Provider {
-    Searxng { key: Option<ApiKey> },
-    Tavily { key: ApiKey },
-    Brave { key: ApiKey },
+    Web(WebSearch),
+    Local(Arc<LocalIndex>),
 }
 
-/// One configured search provider.
-#[derive(Debug, Clone)]
+/// The configured search providers.
+#[derive(Clone)]
 pub struct SearchClient {
-    http: reqwest::Client,
-    provider: Provider,
-    /// The endpoint without a query, e.g. `https://api.tavily.com/search`.
-    url: String,
-    max_results: u32,
-    timeout: Duration,
-    retry: RetrySettings,
-    secrets: Vec<ApiKey>,
+    providers: Vec<Provider>,
+    max_results: usize,
+    /// What opening the local index did, when there is one.
+    index_report: Option<IndexReport>,
+}
+
+impl std::fmt::Debug for SearchClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchClient")
+            .field("providers", &self.provider_name())
+            .field("max_results", &self.max_results)
+            .finish()
+    }
 }
 
 impl SearchClient {
-    /// `None` for provider `none`; an error naming the config key when the provider cannot be
-    /// used as configured.
+    /// The configured providers, in order; `None` when there is none. Opens (builds or
+    /// updates) the local index, which can take a while on first use: call it off the async
+    /// threads.
     pub fn new(
         http: reqwest::Client,
         settings: &Settings,
     ) -> Result<Option<SearchClient>, SearchConfigError> {
         let search = &settings.search;
-        let path = settings.config_path.display().to_string();
-        let key = |provider: &'static str, env: &'static str| {
-            search
-                .api_key
-                .clone()
-                .ok_or_else(|| SearchConfigError::MissingKey {
-                    path: path.clone(),
-                    provider,
-                    env,
-                })
-        };
-        let base = |default: &str| search.base_url.clone().unwrap_or_else(|| default.into());
-        let (provider, url) =
-            match search.provider {
-                SearchProviderKind::None => return Ok(None),
+        let mut providers = Vec::new();
+        let mut index_report = None;
+        for kind in &search.providers {
+            match kind {
                 SearchProviderKind::Local => {
-                    return Err(SearchConfigError::Unavailable {
-                        path,
-                        provider: "local",
-                    });
+                    let corpus =
+                        search
+                            .corpus
+                            .as_deref()
+                            .ok_or_else(|| SearchConfigError::NoCorpus {
+                                path: settings.config_path.display().to_string(),
+                            })?;
+                    let (index, report) = LocalIndex::open(corpus, search.index_dir.as_deref())?;
+                    index_report = Some(report);
+                    providers.push(Provider::Local(Arc::new(index)));
                 }
-                SearchProviderKind::Searxng => {
-                    let base = search.base_url.clone().ok_or_else(|| {
-                        SearchConfigError::MissingBaseUrl {
-                            path: path.clone(),
-                            provider: "searxng",
-                        }
-                    })?;
-                    let key = search.api_key.clone();
-                    (Provider::Searxng { key }, format!("{base}/search"))
+                SearchProviderKind::None => {}
+                _ => {
+                    if let Some(web) = WebSearch::new(http.clone(), settings)? {
+                        providers.push(Provider::Web(web));
+                    }
                 }
-                SearchProviderKind::Tavily => {
-                    let key = key("tavily", "TAVILY_API_KEY")?;
-                    let url = format!("{}/search", base(tavily::DEFAULT_BASE_URL));
-                    (Provider::Tavily { key }, url)
-                }
-                SearchProviderKind::Brave => {
-                    let key = key("brave", "BRAVE_API_KEY")?;
-                    let url = format!("{}/res/v1/web/search", base(brave::DEFAULT_BASE_URL));
-                    (Provider::Brave { key }, url)
-                }
-            };
+            }
+        }
+        if providers.is_empty() {
+            return Ok(None);
+        }
         Ok(Some(SearchClient {
-            http,
-            provider,
-            url,
-            max_results: search.max_results,
-            timeout: settings.search_timeout,
-            retry: settings.retry,
-            secrets: settings.secrets(),
+            providers,
+            max_results: usize::try_from(search.max_results).unwrap_or(5),
+            index_report,
         }))
     }
 
-    /// `searxng`, `tavily` or `brave`.
-    pub fn provider_name(&self) -> &'static str {
-        match self.provider {
-            Provider::Searxng { .. } => "searxng",
-            Provider::Tavily { .. } => "tavily",
-            Provider::Brave { .. } => "brave",
-        }
+    /// The providers' names joined with `+`, e.g. `local+searxng`.
+    pub fn provider_name(&self) -> String {
+        self.providers
+            .iter()
+            .map(|p| match p {
+                Provider::Web(w) => w.provider_name(),
+                Provider::Local(_) => "local",
+            })
+            .collect::<Vec<_>>()
+            .join("+")
     }
 
-    /// Runs one query and returns at most `search.maxResults` hits, retrying transient
-    /// failures; each attempt has the `timeouts.searchMs` budget.
+    /// The local corpus index, when `local` is one of the providers.
+    pub fn local_index(&self) -> Option<Arc<LocalIndex>> {
+        self.providers.iter().find_map(|p| match p {
+            Provider::Local(index) => Some(Arc::clone(index)),
+            Provider::Web(_) => None,
+        })
+    }
+
+    /// What opening the local index did (documents read, warnings).
+    pub fn index_report(&self) -> Option<&IndexReport> {
+        self.index_report.as_ref()
+    }
+
+    /// Runs one query on every provider and returns at most `search.maxResults` hits.
     pub async fn search(
         &self,
         query: &str,
         observer: &dyn RetryObserver,
     ) -> Result<Vec<SearchHit>, SearchError> {
-        let what = format!("{} search", self.provider_name());
-        let text = with_retry(&self.retry, &what, observer, || self.send_once(query))
-            .await
-            .map_err(|e| self.explain(e))?;
-        // max_results is 1..=20 (checked by the settings), so this never truncates.
-        let max = usize::try_from(self.max_results).unwrap_or(usize::MAX);
-        let parsed = match &self.provider {
-            Provider::Searxng { .. } => searxng::parse(&text, max),
-            Provider::Tavily { .. } => tavily::parse(&text, max),
-            Provider::Brave { .. } => brave::parse(&text, max),
-        };
-        parsed.map_err(|e| SearchError::Malformed {
-            provider: self.provider_name(),
-            message: redact(&e.to_string(), &self.secrets),
-        })
-    }
-
-    /// `err` as [`SearchError::Unusable`] when the provider cannot be used as configured.
-    fn explain(&self, err: HttpError) -> SearchError {
-        let Some(why) = err.unusable() else {
-            return SearchError::Http(err);
-        };
-        let (name, url) = (self.provider_name(), &self.url);
-        let message = match why {
-            Unusable::Unreachable => format!(
-                "cannot reach the {name} search at `{url}`: check `search.baseURL` and that the service runs"
-            ),
-            Unusable::KeyRefused(status) => format!(
-                "the {name} search `{url}` refused the API key (HTTP {status}): set `search.apiKey` or the provider's key variable"
-            ),
-            Unusable::NotFound => {
-                format!("the {name} search answered HTTP 404 at `{url}`: check `search.baseURL`")
+        if let [only] = self.providers.as_slice() {
+            return self.search_one(only, query, observer).await;
+        }
+        let results = futures_util::future::join_all(
+            self.providers
+                .iter()
+                .map(|p| self.search_one(p, query, observer)),
+        )
+        .await;
+        let mut lists = Vec::new();
+        let mut errors = Vec::new();
+        for result in results {
+            match result {
+                Ok(hits) => lists.push(hits),
+                Err(e) => errors.push(e),
             }
-            Unusable::QuotaExhausted => format!(
-                "the {name} search says the account's quota is exhausted (HTTP 429): add credit or use another key"
-            ),
-        };
-        SearchError::Unusable { why, message }
+        }
+        if lists.is_empty() && !errors.is_empty() {
+            errors.sort_by_key(|e| !e.is_unusable());
+            return Err(errors.swap_remove(0));
+        }
+        for e in errors {
+            tracing::warn!("one search provider failed, the others' results stand: {e}");
+        }
+        Ok(reciprocal_rank_fusion(&lists, self.max_results))
     }
 
-    /// One attempt: the body of a 2xx answer, or the error.
-    async fn send_once(&self, query: &str) -> Result<String, HttpError> {
-        let url = self.url.as_str();
-        let request = match &self.provider {
-            Provider::Searxng { key } => searxng::request(&self.http, url, key.as_ref(), query),
-            Provider::Tavily { key } => {
-                tavily::request(&self.http, url, key, query, self.max_results)
+    async fn search_one(
+        &self,
+        provider: &Provider,
+        query: &str,
+        observer: &dyn RetryObserver,
+    ) -> Result<Vec<SearchHit>, SearchError> {
+        match provider {
+            Provider::Web(web) => web.search(query, observer).await,
+            Provider::Local(index) => {
+                let (index, query, limit) =
+                    (Arc::clone(index), query.to_string(), self.max_results);
+                let hits = tokio::task::spawn_blocking(move || index.search(&query, limit))
+                    .await
+                    .map_err(|e| SearchError::Local(e.to_string()))?
+                    .map_err(|e| SearchError::Local(e.to_string()))?;
+                Ok(hits.iter().map(|h| h.to_search_hit()).collect())
             }
-            Provider::Brave { key } => {
-                brave::request(&self.http, url, key, query, self.max_results)
-            }
-        };
-        // `url` has no query string, so neither has any error built from it.
-        send_once(request, url, self.timeout, &self.secrets).await
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::settings::ConfigFile;
-    use std::path::Path;
-
-    fn client(search: &str) -> SearchClient {
-        let text =
-            format!(r#"{{"baseURL": "http://127.0.0.1:9/v1", "model": "m", "search": {search}}}"#);
-        let file = ConfigFile::parse("c.json", &text).expect("parses");
-        let settings = Settings::resolve(Path::new("c.json"), file, &|_| None).expect("valid");
-        SearchClient::new(crate::http::client().expect("client"), &settings)
-            .expect("configured")
-            .expect("a provider")
-    }
-
-    #[test]
-    fn default_and_configured_endpoints() {
-        let c = client(r#"{"provider": "tavily", "apiKey": "tv-key"}"#);
-        assert_eq!(c.url, "https://api.tavily.com/search");
-        let c = client(r#"{"provider": "brave", "apiKey": "br-key"}"#);
-        assert_eq!(c.url, "https://api.search.brave.com/res/v1/web/search");
-        let c = client(r#"{"provider": "brave", "apiKey": "br-key", "baseURL": "http://b:1/"}"#);
-        assert_eq!(c.url, "http://b:1/res/v1/web/search");
-        let c = client(r#"{"provider": "searxng", "baseURL": "http://s:8080/sx"}"#);
-        assert_eq!(c.url, "http://s:8080/sx/search");
-        assert_eq!(c.provider_name(), "searxng");
-    }
-
-    #[test]
-    fn debug_output_hides_the_key() {
-        let c = client(r#"{"provider": "tavily", "apiKey": "tv-SECRET-key"}"#);
-        assert!(!format!("{c:?}").contains("SECRET"));
+        }
     }
 }

@@ -4,10 +4,11 @@
 //! Messages never carry an API key: HTTP errors hold URLs without their query and redacted
 //! bodies, and malformed-answer messages are redacted by the client before they get here.
 
+use super::local::LocalSearchError;
 use crate::http::{HttpError, Unusable};
 
 /// The configured search provider cannot be used; each message names the config key to fix.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum SearchConfigError {
     #[error(
         "config `{path}`: search provider `{provider}` needs `search.baseURL`: set it to the address of your instance, e.g. `http://localhost:8080`"
@@ -25,12 +26,11 @@ pub enum SearchConfigError {
         env: &'static str,
     },
     #[error(
-        "config `{path}`: search provider `{provider}` is not available in this build: use searxng, tavily, brave or none"
+        "search provider `local` needs a corpus: set `search.corpus` in `{path}` or pass `--corpus DIR`"
     )]
-    Unavailable {
-        path: String,
-        provider: &'static str,
-    },
+    NoCorpus { path: String },
+    #[error(transparent)]
+    Local(#[from] LocalSearchError),
 }
 
 /// One search that failed, after retries.
@@ -46,6 +46,9 @@ pub enum SearchError {
         provider: &'static str,
         message: String,
     },
+    /// The local index failed while searching (a disk error; query text never fails).
+    #[error("local search failed: {0}")]
+    Local(String),
     /// The provider cannot be used as configured (unreachable, key refused, quota): the
     /// message names it and what to fix.
     #[error("{message}")]

@@ -32,6 +32,18 @@ pub struct ConfigFile {
     pub planner: PlannerConfig,
     /// A folder whose prompt files replace the built-in ones (missing files keep the default).
     pub prompts_dir: Option<String>,
+    /// What plans and writes: `llm` (default) or `extractive` (no model, no network).
+    pub engine: Option<EngineKind>,
+}
+
+/// What plans the rounds and writes the results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    /// An OpenAI-compatible model plans and writes.
+    Llm,
+    /// No model: a deterministic planner and extractive summaries over a local corpus.
+    Extractive,
 }
 
 /// Per-role overrides of the model endpoint.
@@ -91,11 +103,37 @@ pub struct RetryConfig {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SearchConfig {
-    pub provider: Option<SearchProviderKind>,
+    /// One provider, or a list whose results are merged (e.g. `["local", "searxng"]`).
+    pub provider: Option<OneOrMany<SearchProviderKind>>,
     #[serde(rename = "baseURL")]
     pub base_url: Option<String>,
     pub api_key: Option<String>,
     pub max_results: Option<u32>,
+    /// The folder of documents `local` searches.
+    pub corpus: Option<String>,
+    /// Where the local index lives (default: the user's cache folder).
+    pub index_dir: Option<String>,
+}
+
+/// A value or a list of values, as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OneOrMany<T>(pub Vec<T>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // Through a `Value`, so that a wrong name still gets the inner type's own message
+        // (`unknown variant ...`), not serde's opaque "did not match any variant".
+        let value = serde_json::Value::deserialize(d)?;
+        let items = match value {
+            serde_json::Value::Array(items) => items,
+            one => vec![one],
+        };
+        items
+            .into_iter()
+            .map(|v| T::deserialize(v).map_err(serde::de::Error::custom))
+            .collect::<Result<Vec<T>, D::Error>>()
+            .map(OneOrMany)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
@@ -184,6 +222,34 @@ mod tests {
         let text = err.to_string();
         assert!(
             text.contains("roles.planning") && text.contains("`modle`"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_provider_is_one_name_or_a_list_and_typos_are_named() {
+        let cfg = ConfigFile::parse(
+            "c.json",
+            r#"{"search": {"provider": ["local", "searxng"]}}"#,
+        )
+        .expect("a list");
+        assert_eq!(
+            cfg.search.provider,
+            Some(OneOrMany(vec![
+                SearchProviderKind::Local,
+                SearchProviderKind::Searxng
+            ]))
+        );
+        let cfg = ConfigFile::parse("c.json", r#"{"search": {"provider": "brave"}}"#).expect("one");
+        assert_eq!(
+            cfg.search.provider,
+            Some(OneOrMany(vec![SearchProviderKind::Brave]))
+        );
+        let err = ConfigFile::parse("c.json", r#"{"search": {"provider": ["local", "bing"]}}"#)
+            .expect_err("typo");
+        let text = err.to_string();
+        assert!(
+            text.contains("search.provider") && text.contains("bing"),
             "{text}"
         );
     }

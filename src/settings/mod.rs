@@ -5,6 +5,8 @@ pub mod resolve;
 pub mod resolved;
 pub mod secret;
 
-pub use config_file::{ConfigFile, SearchProviderKind, StructuredOutput};
-pub use resolved::{LlmEndpoint, RetrySettings, Role, SearchSettings, Settings, SettingsError};
+pub use config_file::{ConfigFile, EngineKind, SearchProviderKind, StructuredOutput};
+pub use resolved::{
+    LlmEndpoint, LlmRoles, RetrySettings, Role, SearchSettings, Settings, SettingsError,
+};
 pub use secret::ApiKey;

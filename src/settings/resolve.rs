@@ -9,25 +9,32 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::config_file::{ConfigFile, RoleConfig, SearchProviderKind, StructuredOutput};
-use super::resolved::{LlmEndpoint, RetrySettings, Role, SearchSettings, Settings, SettingsError};
+use super::config_file::{
+    ConfigFile, EngineKind, RoleConfig, SearchProviderKind, StructuredOutput,
+};
+use super::resolved::{
+    LlmEndpoint, LlmRoles, RetrySettings, Role, SearchSettings, Settings, SettingsError,
+};
 use super::secret::ApiKey;
 
 impl Settings {
     /// Reads the config file (`--config`, else `AGENT_CONFIG`, else `./agent.config.json`) and
-    /// the process environment.
+    /// the process environment. Without a config file (and none named), the environment and
+    /// the defaults make the settings: enough for an offline run, or for a model configured
+    /// by `OPENAI_BASE_URL` and `OPENAI_MODEL`.
     pub fn load(config: Option<&Path>) -> Result<Settings, SettingsError> {
         let path = config
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("agent.config.json"));
-        if !path.exists() {
-            return Err(SettingsError::Missing(path));
-        }
-        let file = ConfigFile::read(&path)?;
+        let file = match (path.exists(), config) {
+            (true, _) => ConfigFile::read(&path)?,
+            (false, None) => ConfigFile::default(),
+            (false, Some(_)) => return Err(SettingsError::Missing(path)),
+        };
         Settings::resolve(&path, file, &|k| std::env::var(k).ok())
     }
 
-    /// Merges a parsed config file with an environment lookup and validates the result .
+    /// Merges a parsed config file with an environment lookup and validates the result.
     pub fn resolve(
         path: &Path,
         file: ConfigFile,
@@ -67,9 +74,8 @@ impl<'a> Resolver<'a> {
         let file = self.file;
         Ok(Settings {
             config_path: self.path.to_path_buf(),
-            planning: self.endpoint(Role::Planning, &file.roles.planning)?,
-            search_llm: self.endpoint(Role::Search, &file.roles.search)?,
-            summary: self.endpoint(Role::Summary, &file.roles.summary)?,
+            llm: self.llm()?,
+            engine: file.engine.unwrap_or(EngineKind::Llm),
             structured_output: file.structured_output.unwrap_or(StructuredOutput::Auto),
             llm_timeout: self.timeout(file.timeouts.llm_ms, "timeouts.llmMs", 120_000)?,
             search_timeout: self.timeout(file.timeouts.search_ms, "timeouts.searchMs", 30_000)?,
@@ -100,6 +106,34 @@ impl<'a> Resolver<'a> {
             key: key.to_string(),
             hint,
         }
+    }
+
+    /// The three roles' endpoints; `None` when no base URL and no model is set anywhere (the
+    /// file, its roles, the environment), which only the extractive engine accepts.
+    fn llm(&self) -> Result<Option<LlmRoles>, SettingsError> {
+        let file = self.file;
+        let roles = [
+            &file.roles.planning,
+            &file.roles.search,
+            &file.roles.summary,
+        ];
+        let any_role = roles.iter().any(|r| {
+            r.as_ref()
+                .is_some_and(|r| pick(&r.base_url).is_some() || pick(&r.model).is_some())
+        });
+        let configured = pick(&file.base_url).is_some()
+            || pick(&file.model).is_some()
+            || self.env("OPENAI_BASE_URL").is_some()
+            || self.env("OPENAI_MODEL").is_some()
+            || any_role;
+        if !configured {
+            return Ok(None);
+        }
+        Ok(Some(LlmRoles {
+            planning: self.endpoint(Role::Planning, &file.roles.planning)?,
+            search: self.endpoint(Role::Search, &file.roles.search)?,
+            summary: self.endpoint(Role::Summary, &file.roles.summary)?,
+        }))
     }
 
     fn endpoint(
@@ -197,13 +231,27 @@ impl<'a> Resolver<'a> {
 
     fn search(&self) -> Result<SearchSettings, SettingsError> {
         let s = &self.file.search;
-        let provider = s.provider.unwrap_or(SearchProviderKind::None);
-        let key_env = match provider {
+        let mut providers: Vec<SearchProviderKind> =
+            s.provider.as_ref().map(|p| p.0.clone()).unwrap_or_default();
+        providers.retain(|p| *p != SearchProviderKind::None);
+        providers.dedup();
+        let web: Vec<_> = providers
+            .iter()
+            .filter(|p| **p != SearchProviderKind::Local)
+            .collect();
+        if web.len() > 1 {
+            return Err(self.invalid(
+                "search.provider",
+                format!("{providers:?}").to_ascii_lowercase(),
+                "list at most one web provider (searxng, tavily or brave), with or without `local`",
+            ));
+        }
+        let key_env = web.first().and_then(|p| match p {
             SearchProviderKind::Tavily => Some("TAVILY_API_KEY"),
             SearchProviderKind::Brave => Some("BRAVE_API_KEY"),
             SearchProviderKind::Searxng => Some("SEARXNG_API_KEY"),
             SearchProviderKind::Local | SearchProviderKind::None => None,
-        };
+        });
         let api_key = pick(&s.api_key)
             .or_else(|| key_env.and_then(|k| self.env(k)))
             .and_then(ApiKey::new);
@@ -216,11 +264,22 @@ impl<'a> Resolver<'a> {
             return Err(self.invalid("search.maxResults", max_results, "use 1 to 20"));
         }
         Ok(SearchSettings {
-            provider,
+            providers,
             base_url,
             api_key,
             max_results,
+            corpus: pick(&s.corpus).map(|c| self.relative_to_config(&c)),
+            index_dir: pick(&s.index_dir).map(|d| self.relative_to_config(&d)),
         })
+    }
+
+    /// A path from the config file: a relative one is relative to the config file's folder.
+    fn relative_to_config(&self, raw: &str) -> PathBuf {
+        let path = PathBuf::from(raw);
+        match self.path.parent() {
+            Some(parent) if path.is_relative() => parent.join(path),
+            _ => path,
+        }
     }
 
     fn repair_attempts(&self) -> Result<u32, SettingsError> {
@@ -239,11 +298,10 @@ impl<'a> Resolver<'a> {
         let Some(raw) = from_file.or_else(|| self.env("RESEARCHFLOW_PROMPTS_DIR")) else {
             return Ok(None);
         };
-        let dir = PathBuf::from(&raw);
-        // A relative folder in the config file is relative to the config file.
-        let dir = match (dir.is_relative(), self.path.parent()) {
-            (true, Some(parent)) if in_file => parent.join(dir),
-            _ => dir,
+        let dir = if in_file {
+            self.relative_to_config(&raw)
+        } else {
+            PathBuf::from(&raw)
         };
         if !dir.is_dir() {
             let key = if in_file {
@@ -280,6 +338,26 @@ impl<'a> Resolver<'a> {
 mod tests {
     use super::*;
 
+    fn llm(s: &Settings) -> &LlmRoles {
+        s.llm.as_ref().expect("a model is configured")
+    }
+
+    #[test]
+    fn without_any_model_there_is_no_llm_and_half_a_model_is_an_error() {
+        let s = resolve("{}", &[]).expect("nothing is fine");
+        assert!(s.llm.is_none());
+        let err = s.require_llm().expect_err("no model");
+        assert!(err.to_string().contains("--offline --corpus DIR"), "{err}");
+        let s = resolve(
+            "{}",
+            &[("OPENAI_BASE_URL", "http://x/v1"), ("OPENAI_MODEL", "m")],
+        )
+        .expect("from the environment");
+        assert_eq!(llm(&s).search.model, "m");
+        let err = resolve(r#"{"roles": {"summary": {"model": "m"}}}"#, &[]).expect_err("no url");
+        assert!(err.to_string().contains("`baseURL`"), "{err}");
+    }
+
     fn resolve(json: &str, env: &[(&str, &str)]) -> Result<Settings, SettingsError> {
         let file = ConfigFile::parse("c.json", json).expect("parses");
         let env: Vec<(String, String)> = env
@@ -301,20 +379,20 @@ mod tests {
             ],
         )
         .expect("valid");
-        assert_eq!(s.planning.base_url, "http://x/v1");
+        assert_eq!(llm(&s).planning.base_url, "http://x/v1");
         assert_eq!(
-            s.planning.api_key.as_ref().map(ApiKey::expose),
+            llm(&s).planning.api_key.as_ref().map(ApiKey::expose),
             Some("sk-1")
         );
         assert_eq!(s.retry, RetrySettings::default());
         assert_eq!(s.structured_output, StructuredOutput::Auto);
         assert_eq!(
-            s.planning.temperature,
+            llm(&s).planning.temperature,
             Some(0.0),
             "a planner is greedy by default"
         );
-        assert_eq!(s.search_llm.temperature, None);
-        assert_eq!(s.summary.max_tokens, None);
+        assert_eq!(llm(&s).search.temperature, None);
+        assert_eq!(llm(&s).summary.max_tokens, None);
     }
 
     #[test]
@@ -325,10 +403,13 @@ mod tests {
             &[],
         )
         .expect("valid");
-        assert_eq!(s.planning.model, "m");
-        assert_eq!(s.summary.model, "big");
-        assert_eq!(s.summary.base_url, "http://b/v1");
-        assert_eq!(s.summary.api_key.as_ref().map(ApiKey::expose), Some("k"));
+        assert_eq!(llm(&s).planning.model, "m");
+        assert_eq!(llm(&s).summary.model, "big");
+        assert_eq!(llm(&s).summary.base_url, "http://b/v1");
+        assert_eq!(
+            llm(&s).summary.api_key.as_ref().map(ApiKey::expose),
+            Some("k")
+        );
     }
 
     #[test]
@@ -339,10 +420,10 @@ mod tests {
             &[],
         )
         .expect("valid");
-        assert_eq!(s.planning.max_tokens, Some(500));
-        assert_eq!(s.summary.max_tokens, Some(3000));
-        assert_eq!(s.planning.temperature, Some(0.2));
-        assert_eq!(s.search_llm.temperature, Some(0.7));
+        assert_eq!(llm(&s).planning.max_tokens, Some(500));
+        assert_eq!(llm(&s).summary.max_tokens, Some(3000));
+        assert_eq!(llm(&s).planning.temperature, Some(0.2));
+        assert_eq!(llm(&s).search.temperature, Some(0.7));
         let err = resolve(
             r#"{"baseURL": "http://a/v1", "model": "m", "roles": {"search": {"maxTokens": 0}}}"#,
             &[],

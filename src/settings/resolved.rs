@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::config_file::{ConfigFileError, SearchProviderKind, StructuredOutput};
+use super::config_file::{ConfigFileError, EngineKind, SearchProviderKind, StructuredOutput};
 use super::secret::ApiKey;
 
 /// Which agent an LLM call serves; each may have its own endpoint.
@@ -60,22 +60,66 @@ impl Default for RetrySettings {
     }
 }
 
-/// The search provider and how to reach it.
+/// The search providers and how to reach them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchSettings {
-    pub provider: SearchProviderKind,
+    /// Empty for no search; several are merged (reciprocal rank fusion).
+    pub providers: Vec<SearchProviderKind>,
+    /// The web provider's address (at most one web provider is configured).
     pub base_url: Option<String>,
     pub api_key: Option<ApiKey>,
     pub max_results: u32,
+    /// The folder `local` searches.
+    pub corpus: Option<PathBuf>,
+    /// Where the local index lives; `None` for the user's cache folder.
+    pub index_dir: Option<PathBuf>,
+}
+
+impl SearchSettings {
+    /// The one web provider, if any.
+    pub fn web_provider(&self) -> Option<SearchProviderKind> {
+        self.providers
+            .iter()
+            .copied()
+            .find(|p| !matches!(p, SearchProviderKind::Local | SearchProviderKind::None))
+    }
+
+    /// Searches a local corpus: adds `local` (first) to the providers.
+    pub fn use_corpus(&mut self, corpus: PathBuf) {
+        self.corpus = Some(corpus);
+        if !self.providers.contains(&SearchProviderKind::Local) {
+            self.providers.insert(0, SearchProviderKind::Local);
+        }
+    }
+}
+
+/// The model endpoints of the three roles.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LlmRoles {
+    pub planning: LlmEndpoint,
+    pub search: LlmEndpoint,
+    pub summary: LlmEndpoint,
+}
+
+impl LlmRoles {
+    pub fn get(&self, role: Role) -> &LlmEndpoint {
+        match role {
+            Role::Planning => &self.planning,
+            Role::Search => &self.search,
+            Role::Summary => &self.summary,
+        }
+    }
 }
 
 /// Everything a command needs, resolved.
 #[derive(Debug, Clone)]
 pub struct Settings {
+    /// The config file read, or the default path when there was none.
     pub config_path: PathBuf,
-    pub planning: LlmEndpoint,
-    pub search_llm: LlmEndpoint,
-    pub summary: LlmEndpoint,
+    /// `None` when no model is configured anywhere (file, environment); only the extractive
+    /// engine runs then.
+    pub llm: Option<LlmRoles>,
+    pub engine: EngineKind,
     pub structured_output: StructuredOutput,
     pub llm_timeout: Duration,
     pub search_timeout: Duration,
@@ -99,6 +143,10 @@ pub enum SettingsError {
         key: String,
         hint: String,
     },
+    #[error(
+        "no model is configured ({where_}): copy agent.config.example.json to agent.config.json and set `baseURL` and `model` (or export OPENAI_BASE_URL and OPENAI_MODEL), or research your own documents without a model: `researchflow workflow --offline --corpus DIR --query \"...\"`"
+    )]
+    NoLlm { where_: String },
     #[error("config `{path}`: `{key}` is `{value}`: {hint}")]
     Invalid {
         path: String,
@@ -109,26 +157,35 @@ pub enum SettingsError {
 }
 
 impl Settings {
-    /// The endpoint of one role.
-    pub fn endpoint(&self, role: Role) -> &LlmEndpoint {
-        match role {
-            Role::Planning => &self.planning,
-            Role::Search => &self.search_llm,
-            Role::Summary => &self.summary,
-        }
+    /// The endpoint of one role, when a model is configured.
+    pub fn endpoint(&self, role: Role) -> Option<&LlmEndpoint> {
+        self.llm.as_ref().map(|llm| llm.get(role))
+    }
+
+    /// The model endpoints, or the error that says how to configure one (or go offline).
+    pub fn require_llm(&self) -> Result<&LlmRoles, SettingsError> {
+        self.llm.as_ref().ok_or_else(|| SettingsError::NoLlm {
+            where_: if self.config_path.exists() {
+                format!(
+                    "not in `{}` nor in the environment",
+                    self.config_path.display()
+                )
+            } else {
+                format!("there is no `{}`", self.config_path.display())
+            },
+        })
     }
 
     /// Every secret in the settings, for redaction.
     pub fn secrets(&self) -> Vec<ApiKey> {
-        [
-            &self.planning.api_key,
-            &self.search_llm.api_key,
-            &self.summary.api_key,
-            &self.search.api_key,
-        ]
-        .into_iter()
-        .flatten()
-        .cloned()
-        .collect()
+        let llm = self
+            .llm
+            .iter()
+            .flat_map(|l| [&l.planning, &l.search, &l.summary]);
+        llm.map(|e| &e.api_key)
+            .chain([&self.search.api_key])
+            .flatten()
+            .cloned()
+            .collect()
     }
 }

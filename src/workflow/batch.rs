@@ -19,6 +19,7 @@ use tracing_indicatif::span_ext::IndicatifSpanExt;
 use super::engine::{Engine, EngineError};
 use crate::agents::{TaskError, TaskOutput, TaskRunner, task_input};
 use crate::plan::{FINAL_BATCH, NodeId};
+use crate::planner::PlanRound;
 
 /// What a spawned task hands back.
 type Finished = (NodeId, Result<TaskOutput, TaskError>, Duration);
@@ -31,7 +32,7 @@ struct InFlight {
     started_open: bool,
 }
 
-impl<R: TaskRunner> Engine<R> {
+impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     /// Runs every pending node: first all but the final one, then the final one. Returns
     /// whether the run was interrupted.
     pub(super) async fn run_pending(&mut self) -> Result<bool, EngineError> {

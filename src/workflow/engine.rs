@@ -29,47 +29,38 @@ use super::events::EventLog;
 pub use super::outcome::EngineError;
 use super::outcome::{RunStatus, RunSummary, Totals};
 use crate::agents::TaskRunner;
-use crate::llm::LlmClient;
 use crate::plan::{NodeStatus, PlanFile, PlanStore};
-use crate::planner::{LogOptions, RoundNotes};
+use crate::planner::{PlanRound, RoundNotes};
 
 /// How a workflow run is bounded.
 #[derive(Debug, Clone, Copy)]
 pub struct WorkflowOptions {
     pub max_rounds: u32,
     pub concurrency: usize,
-    pub log: LogOptions,
 }
 
 /// Resolves when the run must stop (Ctrl-C, SIGTERM).
 pub type Shutdown = Pin<Box<dyn Future<Output = ()> + Send>>;
 
-/// The planner's model and prompt.
-pub struct PlannerSetup {
-    pub llm: LlmClient,
-    pub system_prompt: String,
-    pub repair_attempts: u32,
-}
-
 /// Everything an engine is built from.
-pub struct EngineParts<R> {
+pub struct EngineParts<R, P> {
     pub store: PlanStore,
     pub plan: PlanFile,
     pub events: Arc<EventLog>,
     pub runner: Arc<R>,
-    pub planner: PlannerSetup,
+    pub planner: P,
     pub options: WorkflowOptions,
     pub report_path: PathBuf,
     pub shutdown: Shutdown,
 }
 
 /// One workflow run over one plan file.
-pub struct Engine<R> {
+pub struct Engine<R, P> {
     pub(super) store: PlanStore,
     pub(super) plan: PlanFile,
     pub(super) events: Arc<EventLog>,
     pub(super) runner: Arc<R>,
-    pub(super) planner: PlannerSetup,
+    pub(super) planner: P,
     pub(super) options: WorkflowOptions,
     pub(super) report_path: PathBuf,
     pub(super) shutdown: Shutdown,
@@ -81,8 +72,8 @@ pub struct Engine<R> {
     pub(super) notes: RoundNotes,
 }
 
-impl<R: TaskRunner> Engine<R> {
-    pub fn new(parts: EngineParts<R>) -> Engine<R> {
+impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
+    pub fn new(parts: EngineParts<R, P>) -> Engine<R, P> {
         Engine {
             store: parts.store,
             plan: parts.plan,

@@ -14,8 +14,9 @@ use super::report;
 use crate::agents::TaskRunner;
 use crate::clock;
 use crate::plan::{FINAL_BATCH, NodeStatus, NodeType, Outcome};
+use crate::planner::PlanRound;
 
-impl<R: TaskRunner> Engine<R> {
+impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     /// Turns the loop's result into the run's summary, recording it everywhere.
     pub(super) fn finish_run(
         &mut self,

@@ -12,6 +12,6 @@ pub mod report;
 pub mod results;
 pub mod rounds;
 
-pub use engine::{Engine, EngineError, EngineParts, PlannerSetup, Shutdown, WorkflowOptions};
+pub use engine::{Engine, EngineError, EngineParts, Shutdown, WorkflowOptions};
 pub use events::EventLog;
 pub use outcome::{RunStatus, RunSummary, Totals};

@@ -10,9 +10,9 @@ use super::engine::{Engine, EngineError};
 use crate::agents::{TaskError, TaskOutput, TaskRunner};
 use crate::clock;
 use crate::plan::{FINAL_BATCH, NodeId, NodeStatus, Usage};
-use crate::planner::FailedTask;
+use crate::planner::{FailedTask, PlanRound};
 
-impl<R: TaskRunner> Engine<R> {
+impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     pub(super) fn mark_started(&mut self, id: NodeId) -> Result<(), EngineError> {
         let now = clock::now();
         let Some(node) = self.plan.node_mut(id) else {

@@ -8,9 +8,9 @@ use tracing_indicatif::span_ext::IndicatifSpanExt;
 use super::engine::{Engine, EngineError};
 use crate::agents::TaskRunner;
 use crate::clock;
-use crate::planner::{Planner, RoundError, RoundNotes, RoundOutcome, force_final};
+use crate::planner::{PlanRound, RoundError, RoundNotes, RoundOutcome, force_final};
 
-impl<R: TaskRunner> Engine<R> {
+impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     /// One planning round. Returns whether it planned any task.
     pub(super) async fn plan_round(&mut self, must_finalise: bool) -> Result<bool, EngineError> {
         // Round numbers continue across resumes; `totals.rounds` counts this invocation's.
@@ -18,12 +18,6 @@ impl<R: TaskRunner> Engine<R> {
         let notes = RoundNotes {
             must_finalise,
             ..std::mem::take(&mut self.notes)
-        };
-        let planner = Planner {
-            llm: &self.planner.llm,
-            system_prompt: self.planner.system_prompt.clone(),
-            repair_attempts: self.planner.repair_attempts,
-            log: self.options.log,
         };
         let before = self.plan.clone();
         let observer = self.events.observer("planner");
@@ -35,8 +29,9 @@ impl<R: TaskRunner> Engine<R> {
                 self.interrupted = true;
                 return Ok(false);
             }
-            r = planner
-                .run(&mut self.plan, &notes, &observer)
+            r = self
+                .planner
+                .plan_round(&mut self.plan, &notes, &observer)
                 .instrument(span) => r,
         };
         self.totals.rounds += 1;

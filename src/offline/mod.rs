@@ -1,0 +1,14 @@
+//! The extractive engine (`workflow --offline`, or `"engine": "extractive"`): research over a
+//! local corpus with no model and no network. A deterministic planner (`planner.rs`) and
+//! sub-agents that quote, never write (`runner.rs`), built on sentence splitting
+//! (`sentences.rs`) and relevance with maximal marginal relevance (`select.rs`). They plug
+//! into the same workflow engine as the LLM planner and agents, so the plan file, info blocks,
+//! sources, events and report are the same.
+
+pub mod planner;
+pub mod runner;
+pub mod select;
+pub mod sentences;
+
+pub use planner::ExtractivePlanner;
+pub use runner::{ExtractiveRunner, OFFLINE_NOTICE};

@@ -1,0 +1,190 @@
+//! The extractive engine's sub-agents: no model. A search task searches the corpus with its
+//! title and the question, and quotes the sentences of the results that best answer it; a
+//! summary task quotes the best sentences of its inputs; the final summary quotes, from every
+//! source the searches found, the sentences that best answer the question, each cited to its
+//! document. Every sentence is quoted word for word from a document (never written), so every
+//! citation can be checked against its document. Writes the same fields as the LLM agents.
+
+use std::sync::Arc;
+
+use crate::agents::search_agent::{format_hits, run_queries};
+use crate::agents::{TaskError, TaskInput, TaskOutput, TaskRunner};
+use crate::http::RetryObserver;
+use crate::plan::{Info, NodeType, Source};
+use crate::search::SearchClient;
+use crate::search::local::LocalIndex;
+
+use super::select::{Candidate, quotable, select};
+use super::sentences::split_sentences;
+
+/// Sentences quoted by a search task, and how many of them make its summary.
+const SEARCH_SENTENCES: usize = 6;
+const SUMMARY_SENTENCES: usize = 3;
+/// Sentences quoted by the final report, at most this many from one document.
+const FINAL_SENTENCES: usize = 12;
+const PER_SOURCE: usize = 3;
+
+/// The first line of every report the engine writes.
+pub const OFFLINE_NOTICE: &str = "*Made offline, by extraction, without a language model: every \
+     sentence below is quoted word for word from the document it cites; nothing in it was \
+     written or paraphrased by a model.*";
+
+/// Runs tasks over the corpus, without a model.
+pub struct ExtractiveRunner {
+    pub search: SearchClient,
+    pub index: Arc<LocalIndex>,
+}
+
+impl TaskRunner for ExtractiveRunner {
+    async fn run(
+        &self,
+        input: &TaskInput,
+        observer: &dyn RetryObserver,
+    ) -> Result<TaskOutput, TaskError> {
+        match (&input.final_sources, input.kind) {
+            (Some(sources), _) => Ok(self.final_report(input, sources).await),
+            (None, NodeType::Search) => self.search(input, observer).await,
+            (None, _) => Ok(summary_of_inputs(input)),
+        }
+    }
+}
+
+impl ExtractiveRunner {
+    async fn search(
+        &self,
+        input: &TaskInput,
+        observer: &dyn RetryObserver,
+    ) -> Result<TaskOutput, TaskError> {
+        let query = format!("{} {}", input.title.trim(), input.question.trim());
+        let hits = run_queries(&self.search, std::slice::from_ref(&query), observer).await?;
+        let sources: Vec<Source> = hits
+            .iter()
+            .map(|h| Source {
+                url: h.url.clone(),
+                title: h.title.clone(),
+            })
+            .collect();
+        let candidates = self.candidates(&sources).await;
+        let picked = select(&candidates, &query, SEARCH_SENTENCES, 2);
+        let quoted: Vec<String> = picked
+            .iter()
+            .map(|&i| format!("{} [{}]", candidates[i].text, candidates[i].source + 1))
+            .collect();
+        let summary = if quoted.is_empty() {
+            "No document of the corpus answers this task.".to_string()
+        } else {
+            quoted
+                .iter()
+                .take(SUMMARY_SENTENCES)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let mut info = Info::default();
+        info.set("llm", numbered(&quoted, "the search results"));
+        info.set(
+            "search",
+            format_hits(&self.search.provider_name(), &[query], &hits),
+        );
+        Ok(TaskOutput {
+            summary,
+            info,
+            sources,
+            usage: Default::default(),
+            truncated: false,
+        })
+    }
+
+    async fn final_report(&self, input: &TaskInput, sources: &[Source]) -> TaskOutput {
+        let candidates = self.candidates(sources).await;
+        // The question, and what the searches found: the facets weigh in.
+        let query = format!("{} {}", input.question, input.context);
+        let picked = select(&candidates, &query, FINAL_SENTENCES, PER_SOURCE);
+        let mut report = format!("{OFFLINE_NOTICE}\n\n## Findings\n\n");
+        if picked.is_empty() {
+            report.push_str(
+                "The searches found no sentence in the corpus that answers the question.\n",
+            );
+        }
+        for &i in &picked {
+            let c = &candidates[i];
+            report.push_str(&format!("- {} [{}]\n", c.text, c.source + 1));
+        }
+        let mut info = Info::default();
+        info.set("llm", report.clone());
+        TaskOutput {
+            summary: report,
+            info,
+            sources: sources.to_vec(),
+            usage: Default::default(),
+            truncated: false,
+        }
+    }
+
+    /// The quotable sentences of every source's document, tagged with the source's index.
+    async fn candidates(&self, sources: &[Source]) -> Vec<Candidate> {
+        let index = Arc::clone(&self.index);
+        let urls: Vec<String> = sources.iter().map(|s| s.url.clone()).collect();
+        let texts = tokio::task::spawn_blocking(move || {
+            urls.iter()
+                .map(|u| index.document(u).map(|d| d.text))
+                .collect::<Vec<_>>()
+        })
+        .await
+        .unwrap_or_default();
+        let mut out = Vec::new();
+        for (source, text) in texts.into_iter().enumerate() {
+            let Some(text) = text else { continue };
+            for sentence in split_sentences(&text).into_iter().filter(|s| quotable(s)) {
+                out.push(Candidate {
+                    text: sentence.to_string(),
+                    source,
+                });
+            }
+        }
+        out
+    }
+}
+
+/// A summary task: the sentences of its inputs that best answer its title and the question.
+fn summary_of_inputs(input: &TaskInput) -> TaskOutput {
+    let candidates: Vec<Candidate> = split_sentences(&input.context)
+        .into_iter()
+        .filter(|s| quotable(s))
+        .map(|s| Candidate {
+            text: s.to_string(),
+            source: 0,
+        })
+        .collect();
+    let query = format!("{} {}", input.title, input.question);
+    let picked = select(&candidates, &query, SEARCH_SENTENCES, SEARCH_SENTENCES);
+    let quoted: Vec<String> = picked.iter().map(|&i| candidates[i].text.clone()).collect();
+    let mut info = Info::default();
+    info.set("llm", numbered(&quoted, "the inputs"));
+    TaskOutput {
+        summary: quoted
+            .iter()
+            .take(SUMMARY_SENTENCES)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(" "),
+        info,
+        sources: Vec::new(),
+        usage: Default::default(),
+        truncated: false,
+    }
+}
+
+/// The quoted sentences as a numbered list, introduced as what they are.
+fn numbered(quoted: &[String], from: &str) -> String {
+    let mut text = format!(
+        "Extracted without a language model: the sentences of {from} that best answer this task, quoted word for word.\n\n"
+    );
+    if quoted.is_empty() {
+        text.push_str("(none)\n");
+    }
+    for (n, q) in quoted.iter().enumerate() {
+        text.push_str(&format!("{}. {q}\n", n + 1));
+    }
+    text
+}

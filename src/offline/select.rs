@@ -1,0 +1,166 @@
+//! Choosing the sentences of an extractive summary: relevance to the query (the task and the
+//! question), then maximal marginal relevance, so that each next sentence adds something the
+//! chosen ones do not already say; near-duplicates never both make it. Deterministic: ties go
+//! to the earlier candidate.
+
+use std::collections::{HashMap, HashSet};
+
+use super::sentences::terms;
+
+/// A sentence that may be chosen, and where it comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    pub text: String,
+    /// The document (source) it was taken from.
+    pub source: usize,
+}
+
+/// How much relevance weighs against novelty.
+const LAMBDA: f64 = 0.7;
+/// Two sentences sharing this much of their terms say the same thing.
+const NEAR_DUPLICATE: f64 = 0.6;
+
+/// Whether a sentence is worth quoting: long enough to say something, short enough to read,
+/// not a heading, a list marker or a table row.
+pub fn quotable(sentence: &str) -> bool {
+    let words = sentence.split_whitespace().count();
+    let first = sentence.chars().next().unwrap_or(' ');
+    (6..=80).contains(&words)
+        && sentence.chars().count() <= 600
+        && !matches!(first, '#' | '|' | '-' | '*' | '>' | '`')
+        && sentence.ends_with(['.', '!', '?', '"', ')'])
+}
+
+/// The indices of at most `k` candidates, best first: relevant to `query`, each adding
+/// something new, at most `per_source` from one source.
+pub fn select(candidates: &[Candidate], query: &str, k: usize, per_source: usize) -> Vec<usize> {
+    let query: HashSet<String> = terms(query).into_iter().collect();
+    let sets: Vec<HashSet<String>> = candidates
+        .iter()
+        .map(|c| terms(&c.text).into_iter().collect())
+        .collect();
+    let idf = inverse_document_frequency(&sets);
+    let relevance: Vec<f64> = sets
+        .iter()
+        .zip(candidates)
+        .map(|(set, c)| {
+            let hit: f64 = set.intersection(&query).map(|t| idf[t]).sum();
+            // A sentence with a figure usually states a fact rather than frames one.
+            let facts = if c.text.chars().any(|ch| ch.is_ascii_digit()) {
+                1.25
+            } else {
+                1.0
+            };
+            facts * hit / (set.len().max(1) as f64).sqrt()
+        })
+        .collect();
+    let top = relevance.iter().copied().fold(0.0, f64::max);
+    let mut chosen: Vec<usize> = Vec::new();
+    let mut per: HashMap<usize, usize> = HashMap::new();
+    while chosen.len() < k {
+        let mut best: Option<(usize, f64)> = None;
+        for (i, set) in sets.iter().enumerate() {
+            let taken = per.get(&candidates[i].source).copied().unwrap_or(0);
+            if chosen.contains(&i) || relevance[i] <= 0.0 || taken >= per_source {
+                continue;
+            }
+            let overlap = chosen
+                .iter()
+                .map(|&j| jaccard(set, &sets[j]))
+                .fold(0.0, f64::max);
+            if overlap >= NEAR_DUPLICATE {
+                continue;
+            }
+            let score = LAMBDA * relevance[i] / top - (1.0 - LAMBDA) * overlap;
+            if best.is_none_or(|(_, b)| score > b) {
+                best = Some((i, score));
+            }
+        }
+        let Some((i, _)) = best else { break };
+        chosen.push(i);
+        *per.entry(candidates[i].source).or_default() += 1;
+    }
+    chosen
+}
+
+fn inverse_document_frequency(sets: &[HashSet<String>]) -> HashMap<String, f64> {
+    let mut df: HashMap<String, usize> = HashMap::new();
+    for set in sets {
+        for t in set {
+            *df.entry(t.clone()).or_default() += 1;
+        }
+    }
+    let n = sets.len().max(1) as f64;
+    df.into_iter()
+        .map(|(t, d)| (t, (1.0 + n / d as f64).ln()))
+        .collect()
+}
+
+fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
+    let union = a.union(b).count();
+    if union == 0 {
+        0.0
+    } else {
+        a.intersection(b).count() as f64 / union as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(text: &str, source: usize) -> Candidate {
+        Candidate {
+            text: text.into(),
+            source,
+        }
+    }
+
+    #[test]
+    fn relevant_first_near_duplicates_once_sources_capped() {
+        let cands = vec![
+            c(
+                "Solid electrolytes suppress dendrites in lithium metal cells.",
+                0,
+            ),
+            c(
+                "Solid electrolytes suppress dendrites in lithium metal cells today.",
+                1,
+            ),
+            c("The weather in spring is mild and pleasant for walking.", 2),
+            c(
+                "Dendrites grow when lithium plates unevenly during fast charging.",
+                1,
+            ),
+            c(
+                "Ceramic electrolytes resist dendrites better than polymer ones do.",
+                0,
+            ),
+        ];
+        let picked = select(&cands, "How do solid electrolytes stop dendrites?", 5, 2);
+        assert_eq!(picked[0], 0, "{picked:?}");
+        assert!(
+            !picked.contains(&1),
+            "a near-duplicate of the first: {picked:?}"
+        );
+        assert!(!picked.contains(&2), "irrelevant: {picked:?}");
+        assert!(picked.contains(&3) && picked.contains(&4));
+        assert_eq!(
+            select(&cands, "How do solid electrolytes stop dendrites?", 5, 1).len(),
+            2
+        );
+        assert_eq!(select(&cands, "x", 5, 2), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn only_real_sentences_are_quotable() {
+        assert!(quotable(
+            "Solid-state cells reach 400 Wh/kg in laboratory tests."
+        ));
+        assert!(!quotable("# Energy density"));
+        assert!(!quotable("Short one."));
+        assert!(!quotable(
+            "- a list item that goes on for quite a few words here."
+        ));
+    }
+}

@@ -1,0 +1,427 @@
+//! Research without a model: `workflow --offline` over a local corpus (the extractive engine),
+//! the local search provider and its index, and what happens without any model configured.
+//! The corpus is `fixtures/corpus/`, with the questions of `fixtures/corpus_questions.json`.
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use researchflow::search::local::LocalIndex;
+use serde_json::{Value, json};
+use support::scenario::{Agent, agent, events_of, read_json};
+use support::{MockLlm, Reply, researchflow};
+
+fn fixture_corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus")
+}
+
+fn questions() -> Vec<Value> {
+    let all =
+        read_json(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus_questions.json"));
+    all["questions"].as_array().cloned().unwrap_or_default()
+}
+
+/// A working folder with its own index folder, so no test touches the user's cache.
+struct Offline {
+    dir: tempfile::TempDir,
+}
+
+impl Offline {
+    fn new() -> Offline {
+        Offline {
+            dir: tempfile::tempdir().expect("tempdir"),
+        }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn index(&self) -> PathBuf {
+        self.path().join("index")
+    }
+
+    fn run(&self, corpus: &Path, question: &str, out: &str) -> support::bin::Cmd {
+        researchflow()
+            .current_dir(self.path())
+            .args(["workflow", "--offline", "--corpus"])
+            .arg(corpus)
+            .arg("--index-dir")
+            .arg(self.index())
+            .args(["--query", question, "--out", out])
+    }
+
+    fn plan(&self, out: &str) -> Value {
+        read_json(&self.path().join(out))
+    }
+
+    fn events(&self, out: &str) -> Vec<Value> {
+        let events = self.path().join(out.replace(".json", ".events.ndjson"));
+        std::fs::read_to_string(events)
+            .expect("events")
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("event JSON"))
+            .collect()
+    }
+}
+
+/// The final node of a plan.
+fn final_node(plan: &Value) -> Value {
+    plan["nodes"]
+        .as_array()
+        .and_then(|n| n.iter().find(|n| n["batch"] == -1).cloned())
+        .expect("a final node")
+}
+
+/// The report's quoted sentences with the source number each cites.
+fn quotes(summary: &str) -> Vec<(String, usize)> {
+    summary
+        .lines()
+        .filter_map(|l| l.strip_prefix("- "))
+        .filter_map(|l| {
+            let open = l.rfind(" [")?;
+            let n = l[open + 2..].trim_end_matches(']').parse().ok()?;
+            Some((l[..open].to_string(), n))
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_offline_run_quotes_only_what_its_cited_documents_say() {
+    let o = Offline::new();
+    let q = "How do solid-state batteries compare with lithium-ion?";
+    let out = o.run(&fixture_corpus(), q, "run/p.json").run().await;
+    out.success();
+    assert_eq!(out.stdout_json()["status"], "completed");
+    let plan = o.plan("run/p.json");
+    let fin = final_node(&plan);
+    assert_eq!(fin["status"], "completed");
+    let searches = plan["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .filter(|n| n["type"] == "search")
+        .count();
+    assert!((1..=3).contains(&searches));
+    let report = std::fs::read_to_string(o.path().join("run/p.report.md")).expect("report");
+    assert!(report.contains("without a language model"), "{report}");
+
+    let summary = fin["summary"].as_str().expect("summary");
+    let quoted = quotes(summary);
+    assert!(quoted.len() >= 5, "{summary}");
+    let (index, _) = LocalIndex::open(&fixture_corpus(), Some(&o.index())).expect("index");
+    for (sentence, n) in quoted {
+        let url = fin["sources"][n - 1]["url"]
+            .as_str()
+            .expect("a cited source");
+        assert!(url.starts_with("file://"), "{url}");
+        let doc = index
+            .document(url)
+            .expect("the cited document is in the corpus");
+        assert!(
+            doc.text.contains(&sentence),
+            "[{n}] {url} does not say: {sentence}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_known_answering_documents_are_cited_for_every_test_question() {
+    let o = Offline::new();
+    for (i, q) in questions().iter().enumerate() {
+        let question = q["question"].as_str().expect("question");
+        let out_name = format!("q{i}.json");
+        o.run(&fixture_corpus(), question, &out_name)
+            .run()
+            .await
+            .success();
+        let fin = final_node(&o.plan(&out_name));
+        let summary = fin["summary"].as_str().unwrap_or_default();
+        let cited: BTreeSet<String> = quotes(summary)
+            .into_iter()
+            .filter_map(|(_, n)| fin["sources"][n - 1]["url"].as_str().map(str::to_string))
+            .filter_map(|u| u.rsplit('/').next().map(str::to_string))
+            .collect();
+        for answer in q["answers"].as_array().expect("answers") {
+            let file = answer.as_str().expect("file name");
+            assert!(
+                cited.contains(file),
+                "{question}: {file} not cited in {cited:?}"
+            );
+        }
+    }
+}
+
+/// The plan without what is different every run: times and the workflow id.
+fn comparable(mut plan: Value) -> Value {
+    for key in ["workflow_id", "created_at", "outcome"] {
+        plan.as_object_mut().map(|o| o.remove(key));
+    }
+    for n in plan["nodes"].as_array_mut().expect("nodes") {
+        for key in ["created_at", "updated_at", "finished_at"] {
+            n.as_object_mut().map(|o| o.remove(key));
+        }
+    }
+    plan
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_question_twice_gives_the_same_plan() {
+    let o = Offline::new();
+    let q = "Why do lithium dendrites form?";
+    o.run(&fixture_corpus(), q, "one.json")
+        .run()
+        .await
+        .success();
+    o.run(&fixture_corpus(), q, "two.json")
+        .run()
+        .await
+        .success();
+    assert_eq!(
+        comparable(o.plan("one.json")),
+        comparable(o.plan("two.json"))
+    );
+}
+
+fn copy_corpus(to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(fixture_corpus()).expect("corpus") {
+        let entry = entry.expect("entry");
+        std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copy");
+    }
+}
+
+fn index_event(o: &Offline, out: &str) -> Value {
+    events_of(&o.events(out), "local_index")
+        .first()
+        .map(|e| (*e).clone())
+        .expect("a local_index event")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_index_is_reused_then_updated_for_exactly_the_changed_files() {
+    let o = Offline::new();
+    let corpus = o.path().join("corpus");
+    copy_corpus(&corpus);
+    let q = "What triggers thermal runaway?";
+    o.run(&corpus, q, "1.json").run().await.success();
+    let first = index_event(&o, "1.json");
+    assert_eq!(first["read"], 24);
+    o.run(&corpus, q, "2.json").run().await.success();
+    let second = index_event(&o, "2.json");
+    assert_eq!(
+        (second["read"].clone(), second["unchanged"].clone()),
+        (json!(0), json!(24))
+    );
+
+    std::fs::write(corpus.join("new-note.md"), "# Flow batteries\n\nVanadium flow batteries store energy in liquid electrolytes kept in external tanks.\n").expect("add");
+    let changed = corpus.join("battery-glossary.md");
+    let text = std::fs::read_to_string(&changed).expect("read");
+    std::fs::write(
+        &changed,
+        format!("{text}\n\nOne more sentence added to the glossary today.\n"),
+    )
+    .expect("change");
+    std::fs::remove_file(corpus.join("cell-formats.html")).expect("remove");
+    o.run(&corpus, q, "3.json").run().await.success();
+    let third = index_event(&o, "3.json");
+    assert_eq!(third["read"], 2, "{third}");
+    assert_eq!(third["added"], 1);
+    assert_eq!(third["updated"], 1);
+    assert_eq!(third["removed"], 1);
+    assert_eq!(third["documents"], 24);
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn odd_files_are_warnings_not_failures() {
+    let o = Offline::new();
+    let corpus = o.path().join("corpus");
+    copy_corpus(&corpus);
+    std::fs::write(corpus.join("empty.md"), "").expect("empty");
+    std::fs::write(corpus.join("binary.txt"), [0u8, 159, 146, 150, 0, 1, 2, 3]).expect("binary");
+    std::fs::write(
+        corpus.join("latin1.txt"),
+        b"Caf\xe9 batteries and their cells are discussed here at length.\n",
+    )
+    .expect("invalid utf-8");
+    std::fs::write(
+        corpus.join("huge.txt"),
+        "Batteries store energy in cells. ".repeat(160_000),
+    )
+    .expect("5 MB");
+    let outside = o.path().join("outside.md");
+    std::fs::write(
+        &outside,
+        "# Secret\n\nThis file lives outside the corpus.\n",
+    )
+    .expect("outside");
+    std::os::unix::fs::symlink(&outside, corpus.join("link-out.md")).expect("symlink");
+
+    let out = o
+        .run(&corpus, "How are batteries recycled?", "p.json")
+        .run()
+        .await;
+    out.success();
+    let warnings = index_event(&o, "p.json")["warnings"].to_string();
+    for needle in [
+        "empty.md",
+        "binary.txt",
+        "latin1.txt",
+        "huge.txt",
+        "link-out.md",
+    ] {
+        assert!(
+            warnings.contains(needle),
+            "no warning about {needle}: {warnings}"
+        );
+    }
+    let plan = o.plan("p.json").to_string();
+    assert!(
+        !plan.contains("outside.md"),
+        "a link leading out is not followed"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_or_empty_corpus_is_a_clear_error() {
+    let o = Offline::new();
+    let out = o.run(&o.path().join("nope"), "Q?", "p.json").run().await;
+    out.code(2);
+    assert!(out.stderr.contains("nope"), "{}", out.stderr);
+    std::fs::create_dir_all(o.path().join("empty")).expect("mkdir");
+    let out = o.run(&o.path().join("empty"), "Q?", "p.json").run().await;
+    out.code(2);
+    assert!(out.stderr.contains("empty"), "{}", out.stderr);
+    let out = researchflow()
+        .current_dir(o.path())
+        .args(["workflow", "--offline", "--query", "Q?"])
+        .run()
+        .await;
+    out.code(2);
+    assert!(out.stderr.contains("--corpus"), "{}", out.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_model_the_error_names_both_ways_forward() {
+    let o = Offline::new();
+    let out = researchflow()
+        .current_dir(o.path())
+        .args(["workflow", "--query", "Q?"])
+        .run()
+        .await;
+    out.code(2);
+    assert!(
+        out.stderr.contains("agent.config.example.json"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("--offline --corpus DIR"),
+        "{}",
+        out.stderr
+    );
+    assert!(!o.path().join("runs").exists(), "nothing is written");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plan_offline_plans_distinct_searches_from_the_corpus() {
+    let o = Offline::new();
+    let plan = o.path().join("p.json");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/plan_stage1.json"),
+        &plan,
+    )
+    .expect("copy");
+    let out = researchflow()
+        .current_dir(o.path())
+        .args(["plan", "p.json", "--offline", "--corpus"])
+        .arg(fixture_corpus())
+        .arg("--index-dir")
+        .arg(o.index())
+        .run()
+        .await;
+    out.success();
+    let planned = out.stdout_json()["planned"].clone();
+    let titles: Vec<&str> = planned
+        .as_array()
+        .expect("planned")
+        .iter()
+        .filter_map(|n| n["title"].as_str())
+        .collect();
+    assert_eq!(titles.len(), 3, "{titles:?}");
+    assert!(
+        planned
+            .as_array()
+            .expect("planned")
+            .iter()
+            .all(|n| n["type"] == "search")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_llm_workflow_with_local_search_cites_corpus_documents() {
+    let llm = MockLlm::start().await;
+    let round = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => {
+            let n = round.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Reply::json(&if n == 0 {
+                json!({"is_final": false,
+                       "tasks": [{"title": "Dendrites and solid electrolytes", "type": "search", "p_node": "a:info"}],
+                       "next_check_list": ["NEW1:summary"]})
+            } else {
+                json!({"is_final": true,
+                       "tasks": [{"title": "Final", "type": "summary", "p_node": "b:summary"}],
+                       "next_check_list": []})
+            })
+        }
+        Agent::Queries => Reply::json(&json!({"queries": ["lithium dendrites solid electrolyte"]})),
+        Agent::Final => Reply::content("Dendrites are suppressed by stiff electrolytes [1]."),
+        _ => Reply::json(&json!({"summary": "S", "analysis": "A [1]"})),
+    });
+    let o = Offline::new();
+    let config = json!({
+        "baseURL": llm.base_url(), "model": "m",
+        "search": {"provider": "local", "corpus": fixture_corpus(), "indexDir": o.index()},
+        "retry": {"maxRetries": 0, "baseDelayMs": 10, "maxDelayMs": 10}
+    });
+    std::fs::write(o.path().join("agent.config.json"), config.to_string()).expect("config");
+    let out = researchflow()
+        .current_dir(o.path())
+        .args([
+            "workflow",
+            "--query",
+            "How do solid electrolytes stop dendrites?",
+            "--out",
+            "p.json",
+        ])
+        .run()
+        .await;
+    out.success();
+    let plan = o.plan("p.json");
+    let b = &plan["nodes"][1];
+    let sources = b["sources"].as_array().expect("sources");
+    assert!(!sources.is_empty());
+    assert!(
+        sources
+            .iter()
+            .all(|s| s["url"].as_str().unwrap_or_default().starts_with("file://"))
+    );
+    let analysis_request = llm
+        .chat_requests()
+        .into_iter()
+        .find(|r| agent(r) == Agent::Analysis)
+        .expect("an analysis request");
+    let prompt = analysis_request.user_prompt().unwrap_or_default();
+    assert!(
+        prompt.contains("provider: local") && prompt.contains("dendrite"),
+        "{prompt}"
+    );
+    let report = std::fs::read_to_string(o.path().join("p.report.md")).expect("report");
+    assert!(
+        report.contains("[1]") && report.contains("fixtures/corpus/"),
+        "{report}"
+    );
+}
