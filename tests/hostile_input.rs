@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::researchflow;
+use support::scenario::{KEY, Setup, one_search_then_final, scripted};
+use support::{Fault, MockLlm, Reply, researchflow};
 
 /// Runs that must end at once get this long before the runner kills them and fails the test.
 const AT_ONCE: Duration = Duration::from_secs(10);
@@ -131,4 +132,75 @@ async fn yaml_nested_ten_deep_still_validates() {
         .await;
     out.success();
     assert_eq!(out.stdout_json()["valid"], true);
+}
+
+/// The password of the URLs in [`a_url_password_is_never_printed_or_written`].
+const URL_PASSWORD: &str = "hunter2-URL-SECRET";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_password_is_never_printed_or_written() {
+    let llm = MockLlm::start().await;
+    let with_password =
+        llm.base_url()
+            .replacen("http://", &format!("http://user:{URL_PASSWORD}@"), 1);
+    // A server that fails and echoes the address it was called at, password and all.
+    let echo = Fault::status(
+        500,
+        &json!({"error": {"message": format!("upstream {with_password} failed")}}).to_string(),
+    );
+    llm.set_handler(move |_| Reply::fault(echo.clone()));
+    let s = Setup::with_config(
+        &llm,
+        None,
+        json!({"baseURL": with_password, "retry": {"maxRetries": 1, "baseDelayMs": 1, "maxDelayMs": 2}}),
+    );
+    let out = s.query("Q?").args(["--max-rounds", "2"]).run().await;
+    assert_ne!(out.status, 0, "every call failed: {}", out.stderr);
+    let events = std::fs::read_to_string(s.path().join("out/plan.events.ndjson")).expect("events");
+    let plan = std::fs::read_to_string(s.out()).expect("plan");
+    assert!(
+        out.stderr.contains("user:***@127.0.0.1"),
+        "the failing address is still named: {}",
+        out.stderr
+    );
+    for (name, text) in [
+        ("stderr", &out.stderr),
+        ("stdout", &out.stdout),
+        ("events", &events),
+        ("plan", &plan),
+    ] {
+        assert!(
+            !text.contains(URL_PASSWORD),
+            "{name} holds the password:\n{text}"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_config_with_a_key_that_others_can_read_is_warned_about() {
+    use std::os::unix::fs::PermissionsExt;
+    let llm = MockLlm::start().await;
+    scripted(&llm, one_search_then_final());
+    let s = Setup::new(&llm, None);
+    let config = s.path().join("agent.config.json");
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let out = s.query("Q?").run().await;
+    out.success().stderr_contains(
+        "holds an API key and other users can read it: restrict it with `chmod 600",
+    );
+    assert!(!out.stderr.contains(KEY), "{}", out.stderr);
+
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    let out = researchflow()
+        .current_dir(s.path())
+        .args(["workflow", "--query", "Again?", "--out", "again.json"])
+        .run()
+        .await;
+    out.success();
+    assert!(
+        !out.stderr.contains("other users can read it"),
+        "{}",
+        out.stderr
+    );
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::config_file::{ConfigFileError, SearchProviderKind, StructuredOutput};
-use super::secret::ApiKey;
+use super::secret::{ApiKey, url_password};
 
 /// Which agent an LLM call serves; each may have its own endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -118,8 +118,24 @@ impl Settings {
         }
     }
 
-    /// Every secret in the settings, for redaction.
+    /// Every secret in the settings, for redaction: the keys, and the passwords of the URLs
+    /// (as written and percent-decoded), since servers echo both in error bodies.
     pub fn secrets(&self) -> Vec<ApiKey> {
+        let urls = [
+            Some(&self.planning.base_url),
+            Some(&self.search_llm.base_url),
+            Some(&self.summary.base_url),
+            self.search.base_url.as_ref(),
+        ];
+        let passwords = urls
+            .into_iter()
+            .flatten()
+            .filter_map(|url| url_password(url))
+            .flat_map(|p| {
+                let decoded = percent_encoding::percent_decode_str(p).decode_utf8_lossy();
+                [ApiKey::new(p), ApiKey::new(decoded)]
+            })
+            .flatten();
         [
             &self.planning.api_key,
             &self.search_llm.api_key,
@@ -129,6 +145,7 @@ impl Settings {
         .into_iter()
         .flatten()
         .cloned()
+        .chain(passwords)
         .collect()
     }
 }
