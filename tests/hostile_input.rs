@@ -204,3 +204,58 @@ async fn a_config_with_a_key_that_others_can_read_is_warned_about() {
         out.stderr
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_node_after_nev_is_called_new_and_is_not_lost_next_round() {
+    let llm = MockLlm::start().await;
+    let task = |title: &str| {
+        Reply::json(&json!({
+            "is_final": false,
+            "tasks": [{"title": title, "type": "search", "p_node": "a:info"}],
+            "next_check_list": ["NEW1:summary"]
+        }))
+    };
+    llm.push_all([task("First look"), task("Second look")]);
+    let s = Setup::new(&llm, None);
+    let plan_path = s.path().join("p.json");
+    let plan = json!({
+        "version": 1, "workflow_id": "wf", "created_at": "2026-01-01T00:00:00Z",
+        "check_list": {"latest_id": "nev", "latest_batch": 1, "refs": ["a:info"]},
+        "nodes": [{"node_id": "a", "title": "Q?", "summary": "", "info": "", "p_node": "",
+                   "batch": 1, "type": "start", "status": "completed"}]
+    });
+    std::fs::write(&plan_path, plan.to_string()).expect("plan");
+    let round = || {
+        researchflow()
+            .current_dir(s.path())
+            .arg("plan")
+            .arg(&plan_path)
+    };
+
+    round().run().await.success();
+    let mut plan: Value =
+        serde_json::from_str(&std::fs::read_to_string(&plan_path).expect("read")).expect("json");
+    assert_eq!(plan["check_list"]["latest_id"], "new");
+    assert_eq!(plan["check_list"]["refs"], json!(["new:summary"]));
+    let new = &mut plan["nodes"][1];
+    assert_eq!(new["node_id"], "new");
+    new["status"] = json!("completed");
+    new["summary"] = json!("What the node called new found.");
+    std::fs::write(&plan_path, plan.to_string()).expect("plan");
+
+    let out = round().run().await;
+    out.success();
+    assert!(!out.stderr.contains("skipping ref"), "{}", out.stderr);
+    let requests = llm.chat_requests();
+    let input = requests[1].user_prompt().unwrap_or_default();
+    assert!(
+        input.contains("### new:summary\nnode new (search, completed): First look\nWhat the node called new found."),
+        "{input}"
+    );
+    let out = researchflow()
+        .args(["validate", "plan"])
+        .arg(&plan_path)
+        .run()
+        .await;
+    out.success();
+}
