@@ -4,11 +4,11 @@
 //! The plan is changed only when a valid answer was applied; on any error it is as it was, so
 //! the caller can leave the file byte-identical. Prints the `[planning]` log lines.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::apply::{Applied, apply};
 use super::contract::{PlanAnswer, check, repair_message};
-use super::input::{RoundNotes, build};
+use super::input::{PlannerInput, RoundNotes, build};
 use super::schema::{Stage, answer_schema};
 use crate::diagnostics::Diagnostics;
 use crate::http::RetryObserver;
@@ -78,6 +78,25 @@ pub fn stage_of(plan: &PlanFile, notes: &RoundNotes) -> Stage {
     }
 }
 
+/// Logs the refs the input skipped and reports what it cut (`input_cut` notes).
+fn report_input(input: &PlannerInput, observer: &dyn RetryObserver) {
+    for w in &input.warnings {
+        tracing::warn!("[planning] {w}");
+    }
+    for c in &input.cuts {
+        tracing::debug!(
+            "[planning] cut {} from {} to {} characters",
+            c.what,
+            c.chars,
+            c.kept
+        );
+        observer.on_note(
+            "input_cut",
+            json!({"what": c.what, "chars": c.chars, "kept": c.kept}),
+        );
+    }
+}
+
 impl Planner<'_> {
     /// Runs one round on `plan`, which is changed only on success.
     pub async fn run(
@@ -87,9 +106,7 @@ impl Planner<'_> {
         observer: &dyn RetryObserver,
     ) -> Result<RoundOutcome, RoundError> {
         let input = build(plan, notes);
-        for w in &input.warnings {
-            tracing::warn!("[planning] {w}");
-        }
+        report_input(&input, observer);
         if self.log.show_instructions {
             self.echo(&format!(
                 "[planning] SYSTEM_PROMPT ->\n{}",
