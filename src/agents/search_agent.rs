@@ -82,7 +82,8 @@ impl SearchAgent<'_> {
                     .iter()
                     .map(|h| Source {
                         url: h.url.clone(),
-                        title: h.title.clone(),
+                        // Web hits come clean; any other provider's are made so here.
+                        title: one_line(&h.title, TITLE_MAX_CHARS),
                     })
                     .collect();
                 let (block, cuts) = format_hits(search.provider_name(), &queries, &hits);
