@@ -19,7 +19,7 @@
 //! - [`validate`]: the validators (step plans, plan-next answers, plan files).
 //! - [`diagnostics`]: the one findings shape shared by every check.
 //! - [`prompts`]: the system prompts; [`text`]: small text helpers; [`clock`]: timestamps;
-//!   [`atomic`]: the one atomic file write.
+//!   [`atomic`]: the one atomic file write; [`files`]: the one bounded file read.
 //! - [`exit`]: exit codes; [`logging`]: tracing set-up.
 
 pub mod agents;
@@ -29,6 +29,7 @@ pub mod clock;
 pub mod cmd;
 pub mod diagnostics;
 pub mod exit;
+pub mod files;
 pub mod http;
 pub mod llm;
 pub mod logging;

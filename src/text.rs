@@ -1,4 +1,9 @@
-//! Small text helpers shared by every layer (no dependency on any other module).
+//! Small text helpers shared by every layer (no dependency on any other module): cutting text to
+//! a budget (and recording the cut), removing control characters, one-line labels.
+//!
+//! Text from the network (search results, model answers) may carry terminal escapes: `ESC ]0;`
+//! retitles the terminal of whoever `cat`s a report. [`strip_controls`] is the one filter for
+//! text we store or write.
 
 /// Cuts `text` to at most `max` characters, marking the cut with how many bytes were left out.
 pub fn truncate(text: &str, max: usize) -> String {
@@ -22,6 +27,130 @@ pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
         source = cause.source();
     }
     text
+}
+
+/// One piece of input cut to fit its budget: what it was, its length and what was kept (in
+/// characters; `kept` is 0 when it was dropped). Callers report each one (`input_cut`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cut {
+    pub what: String,
+    pub chars: usize,
+    pub kept: usize,
+}
+
+/// `text` cut to `max` characters like [`truncate`]; a cut is pushed onto `cuts` as `what`.
+pub fn cap(text: &str, max: usize, what: impl FnOnce() -> String, cuts: &mut Vec<Cut>) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => {
+            cuts.push(Cut {
+                what: what(),
+                chars: max + text[at..].chars().count(),
+                kept: max,
+            });
+            truncate(text, max)
+        }
+        None => text.to_string(),
+    }
+}
+
+/// `text` without control characters: whole terminal escape sequences (CSI `ESC [ ... m`, OSC
+/// `ESC ] ... BEL`, DCS/APC/PM/SOS strings, two-character escapes and their 8-bit C1 forms),
+/// NUL and every other C0 and C1 character and DEL are removed; `\n` and `\t` stay.
+pub fn strip_controls(text: &str) -> String {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            '\u{1b}' => match chars.next() {
+                Some('[') => skip_csi(&mut chars),
+                Some(']' | 'P' | 'X' | '^' | '_') => skip_string(&mut chars),
+                // `ESC` + intermediates + a final character (`ESC ( B`, `ESC c`, `ESC 7`).
+                Some(' '..='/') => {
+                    while chars.next_if(|c| matches!(c, ' '..='/')).is_some() {}
+                    chars.next_if(|c| matches!(c, '0'..='~'));
+                }
+                // A control after ESC is looked at again by itself (`ESC \n` keeps the newline).
+                Some(next @ ('\n' | '\t')) => out.push(next),
+                Some(_) | None => {}
+            },
+            '\u{9b}' => skip_csi(&mut chars),
+            '\u{9d}' | '\u{90}' | '\u{98}' | '\u{9e}' | '\u{9f}' => skip_string(&mut chars),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Skips the rest of a CSI sequence: parameters and intermediates, then one final character.
+fn skip_csi(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    while chars
+        .next_if(|c| matches!(c, '0'..='?' | ' '..='/'))
+        .is_some()
+    {}
+    chars.next_if(|c| matches!(c, '@'..='~'));
+}
+
+/// Skips the body of an OSC, DCS, SOS, PM or APC string up to its terminator (BEL, `ESC \` or
+/// ST). An unterminated one ends at the next line break or control character, so a stray
+/// introducer cannot swallow the rest of a report.
+fn skip_string(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    while let Some(&c) = chars.peek() {
+        match c {
+            '\u{7}' | '\u{9c}' => {
+                chars.next();
+                return;
+            }
+            '\u{1b}' => {
+                chars.next();
+                chars.next_if_eq(&'\\');
+                return;
+            }
+            c if c.is_control() => return,
+            _ => {
+                chars.next();
+            }
+        }
+    }
+}
+
+/// `text` as one line: control characters removed, every run of white space (line breaks
+/// included) one space, trimmed, and at most `max_chars` characters (the last an ellipsis when
+/// cut).
+pub fn one_line(text: &str, max_chars: usize) -> String {
+    let clean = strip_controls(text);
+    let mut out = String::new();
+    let mut count = 0;
+    for word in clean.split_whitespace() {
+        let len = word.chars().count();
+        let sep = usize::from(count > 0);
+        if count + sep + len <= max_chars {
+            out.push_str(&" "[..sep]);
+            out.push_str(word);
+            count += sep + len;
+            continue;
+        }
+        // The ellipsis takes the last character: part of this word when there is room for it.
+        let room = max_chars - count;
+        if room >= sep + 2 {
+            out.push_str(&" "[..sep]);
+            out.extend(word.chars().take(room - sep - 1));
+        } else if room == 0 {
+            out.pop();
+        }
+        if max_chars > 0 {
+            out.push('…');
+        }
+        return out;
+    }
+    out
 }
 
 /// `text` with case, punctuation and white space ignored: the letters and digits, lower case.
@@ -60,6 +189,65 @@ mod tests {
             error_chain(&err),
             "the run stopped: cannot read `x`: disk on fire"
         );
+    }
+
+    #[test]
+    fn a_cut_is_recorded_with_both_lengths() {
+        let mut cuts = Vec::new();
+        assert_eq!(cap("héllo", 10, || "x".into(), &mut cuts), "héllo");
+        assert!(cuts.is_empty());
+        assert_eq!(
+            cap("héllo", 2, || "greeting".into(), &mut cuts),
+            "hé... [3 more bytes]"
+        );
+        assert_eq!(
+            cuts,
+            vec![Cut {
+                what: "greeting".into(),
+                chars: 5,
+                kept: 2
+            }]
+        );
+    }
+
+    #[test]
+    fn terminal_escapes_are_removed_whole() {
+        assert_eq!(strip_controls("a\u{1b}]0;pwned\u{7}b"), "ab");
+        assert_eq!(strip_controls("a\u{1b}]8;;http://x\u{1b}\\link"), "alink");
+        assert_eq!(strip_controls("\u{1b}[1;31mred\u{1b}[0m"), "red");
+        assert_eq!(strip_controls("\u{9b}2Jclear\u{9d}0;t\u{9c}!"), "clear!");
+        assert_eq!(strip_controls("\u{1b}(Bx\u{1b}cy"), "xy");
+        assert_eq!(strip_controls("\u{1b}Pdcs body\u{1b}\\z"), "z");
+    }
+
+    #[test]
+    fn other_controls_go_and_newlines_and_tabs_stay() {
+        assert_eq!(
+            strip_controls("a\0b\u{7}c\r\nd\te\u{7f}f\u{85}g"),
+            "abc\nd\tefg"
+        );
+        assert_eq!(strip_controls("plain text, 中文"), "plain text, 中文");
+    }
+
+    #[test]
+    fn an_unterminated_escape_string_ends_at_the_line() {
+        assert_eq!(strip_controls("a\u{1b}]0;title\nnext line"), "a\nnext line");
+        assert_eq!(strip_controls("tail\u{1b}"), "tail");
+    }
+
+    #[test]
+    fn one_line_collapses_white_space_and_caps_with_an_ellipsis() {
+        assert_eq!(
+            one_line("  a\n\n- [x](javascript:y)\tb  ", 100),
+            "a - [x](javascript:y) b"
+        );
+        assert_eq!(one_line("abc def", 5), "abc…");
+        assert_eq!(one_line("abc defgh", 6), "abc d…");
+        assert_eq!(one_line("abcdef", 4), "abc…");
+        assert_eq!(one_line("ab cd", 5), "ab cd");
+        assert_eq!(one_line("ab cd", 3), "ab…");
+        assert_eq!(one_line("t\u{1b}]0;x\u{7}\u{2028}u", 10), "t u");
+        assert!(one_line(&"é".repeat(1000), 300).chars().count() <= 300);
     }
 
     #[test]

@@ -137,6 +137,7 @@ async fn run(plan: PlanFile, base_url: &str, done: Arc<Notify>, shutdown: Shutdo
             concurrency: 2,
         },
         report_path: dir.path().join("plan.report.md"),
+        corpus_url: None,
         shutdown,
     });
     let summary = engine.run().await;

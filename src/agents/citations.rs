@@ -2,7 +2,8 @@
 //!
 //! A marker whose number has no source is removed, never kept or invented; grouped markers
 //! like `[1, 7]` keep only their valid numbers. Bracketed text that is not a list of numbers
-//! (a Markdown link, `[sic]`) is left alone.
+//! (a Markdown link, `[sic]`) is left alone. A sources list the model wrote itself at the end
+//! of the report is removed ([`strip_sources_section`]): the report appends the real one.
 
 use std::sync::LazyLock;
 
@@ -12,6 +13,66 @@ static MARKER: LazyLock<Regex> = LazyLock::new(|| {
     // A literal pattern: compiling it cannot fail.
     Regex::new(r"\[(\d{1,4}(?:\s*[,，]\s*\d{1,4})*)\](\()?").expect("valid regex")
 });
+
+static SOURCES_HEADING: LazyLock<Regex> = LazyLock::new(|| {
+    // A literal pattern: compiling it cannot fail.
+    Regex::new(
+        r"(?i)^ {0,3}(?:(#{1,6})[ \t]+)?[*_]{0,2}[ \t]*(sources|references|bibliography|works cited|citations|参考文献|参考资料|来源|引用)\b[*_]{0,2}[ \t]*(.*)$",
+    )
+    .expect("valid regex")
+});
+
+/// Whether `line` opens a sources section, and its heading level: a heading of any level that
+/// starts with a sources word (`## Sources`, `### References cited`), or a line of that word
+/// with a colon (`Sources:`, `**References:**`, `Sources: [1] ...`) or alone
+/// (`**Bibliography**`), which counts as below every heading level.
+fn opens_sources(line: &str) -> Option<usize> {
+    let caps = SOURCES_HEADING.captures(line)?;
+    let rest = caps.get(3).map_or("", |m| m.as_str()).trim();
+    let rest = rest.trim_start_matches(['*', '_']).trim();
+    match caps.get(1) {
+        Some(hashes) => Some(hashes.as_str().len()),
+        None if rest.is_empty() || rest.starts_with([':', '：']) => Some(7),
+        None => None,
+    }
+}
+
+/// The level of a Markdown heading line (`## x` is 2).
+fn heading_level(line: &str) -> Option<usize> {
+    let trimmed = line.trim_start();
+    let level = trimmed.chars().take_while(|&c| c == '#').count();
+    let after = &trimmed[level..];
+    ((1..=6).contains(&level) && (after.is_empty() || after.starts_with([' ', '\t'])))
+        .then_some(level)
+}
+
+/// `report` without a sources section the model wrote at its end: from the line that opens
+/// one (see [`opens_sources`]) to the end, provided no heading of the same or a higher level
+/// follows it. The report adds its own list, built from what the searches returned, so one
+/// written by the model would double it or cite what no search found.
+pub fn strip_sources_section(report: &str) -> String {
+    // Where the trailing sources section starts, and its level.
+    let mut cut: Option<(usize, usize)> = None;
+    let mut offset = 0;
+    let mut fenced = false;
+    for line in report.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            fenced = !fenced;
+        } else if !fenced {
+            match (opens_sources(line.trim_end()), heading_level(line), cut) {
+                (Some(level), _, None) => cut = Some((offset, level)),
+                (None, Some(level), Some((_, open))) if level <= open => cut = None,
+                _ => {}
+            }
+        }
+        offset += line.len();
+    }
+    match cut {
+        Some((at, _)) => report[..at].trim_end().to_string(),
+        None => report.to_string(),
+    }
+}
 
 /// The report with invalid citation numbers removed, and the numbers it still cites, in order
 /// of first appearance.
@@ -50,6 +111,38 @@ mod tests {
         let (text, cited) = clean("A [1]. B [9]. C [2, 9][3]. D [0].", 3);
         assert_eq!(text, "A [1]. B. C [2][3]. D.");
         assert_eq!(cited, vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn a_sources_section_written_by_the_model_is_removed() {
+        let body = "# Title\n\nText [1].\n\n## Details\nMore.\n";
+        for tail in [
+            "## Sources\n- [1] https://x.test\n",
+            "### REFERENCES\n\n1. Foo\n2. Bar\n",
+            "# Bibliography:\n[1] x\n",
+            "Sources:\n1. x\n",
+            "**Sources:** [1] x, [2] y\n",
+            "**References**\n- a\n",
+            "Sources: [1] https://x.test\n",
+            "## Sources consulted\n- [1] x\n\n### Notes\n- n\n",
+            "## 参考文献\n1. x\n",
+        ] {
+            let report = format!("{body}\n{tail}");
+            assert_eq!(strip_sources_section(&report), body.trim_end(), "{tail:?}");
+        }
+    }
+
+    #[test]
+    fn text_that_only_mentions_sources_is_kept() {
+        for report in [
+            "Intro.\n\n## Sources of error\nText.\n\n## Conclusion\nEnd.",
+            "Sources say the cell lasts longer.\n\nMore text.",
+            "The references are clear.",
+            "```\n## Sources\n```\nAfter the code.",
+            "Sourcesless words.",
+        ] {
+            assert_eq!(strip_sources_section(report), report, "{report:?}");
+        }
     }
 
     #[test]

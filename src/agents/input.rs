@@ -1,26 +1,71 @@
 //! Task input assembly: a planned node of the plan turned into the [`TaskInput`] its sub-agent
 //! reads (the question, the task, its resolved `p_node`, and for the final summary the sources
 //! it may cite). Reads the plan; never changes it.
+//!
+//! The input is bounded as a whole: earlier results and the final summary's numbered sources
+//! together take at most [`INPUT_MAX_CHARS`] characters (sources at most
+//! [`FINAL_SOURCES_MAX_CHARS`] of them), and every cut is returned to be recorded.
 
-use super::final_sources::final_sources;
+use super::final_sources::{final_sources, source_line, within};
 use super::task::TaskInput;
-use crate::plan::segments::{self, SEGMENT_MAX_CHARS};
+use crate::plan::segments::{self, Budget, SEGMENT_MAX_CHARS};
 use crate::plan::{FINAL_BATCH, NodeId, PlanFile};
+use crate::text::Cut;
 
-/// The input of node `id`, and the refs of its `p_node` that were skipped (as warnings);
-/// `None` when the plan has no such node.
-pub fn task_input(plan: &PlanFile, id: NodeId) -> Option<(TaskInput, Vec<String>)> {
+/// The most characters of earlier results and numbered sources one task's input carries.
+pub const INPUT_MAX_CHARS: usize = segments::SEGMENTS_MAX_CHARS;
+
+/// The most characters the final summary's numbered source list takes of [`INPUT_MAX_CHARS`].
+pub const FINAL_SOURCES_MAX_CHARS: usize = 20_000;
+
+/// What assembling an input skipped or cut.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TaskInputNotes {
+    /// Refs of `p_node` that were skipped.
+    pub warnings: Vec<String>,
+    /// Segments and sources cut or left out to stay within [`INPUT_MAX_CHARS`].
+    pub cuts: Vec<Cut>,
+}
+
+/// The input of node `id` and what was skipped or cut on the way; `None` when the plan has no
+/// such node.
+pub fn task_input(plan: &PlanFile, id: NodeId) -> Option<(TaskInput, TaskInputNotes)> {
     let node = plan.node(id)?;
-    let segs = segments::render(plan, [node.p_node.as_str()], SEGMENT_MAX_CHARS);
+    let mut cuts = Vec::new();
+    let sources = (node.batch == FINAL_BATCH).then(|| {
+        within(
+            final_sources(plan, node),
+            FINAL_SOURCES_MAX_CHARS,
+            &mut cuts,
+        )
+    });
+    let listed: usize = sources
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, s)| source_line(i + 1, s).chars().count())
+        .sum();
+    let budget = Budget {
+        segment: SEGMENT_MAX_CHARS,
+        total: INPUT_MAX_CHARS.saturating_sub(listed),
+    };
+    let segs = segments::render(plan, [node.p_node.as_str()], budget);
+    cuts.extend(segs.cuts);
     let input = TaskInput {
         node_id: id,
         kind: node.kind,
         title: node.title.clone(),
         question: plan.question().to_string(),
         context: segs.text,
-        final_sources: (node.batch == FINAL_BATCH).then(|| final_sources(plan, node)),
+        final_sources: sources,
     };
-    Some((input, segs.warnings))
+    Some((
+        input,
+        TaskInputNotes {
+            warnings: segs.warnings,
+            cuts,
+        },
+    ))
 }
 
 #[cfg(test)]
@@ -54,12 +99,80 @@ mod tests {
         )
         .with_p_node("b:summary, zz:summary");
         plan.nodes.extend([b, c]);
-        let (search, warnings) = task_input(&plan, id("b")).expect("b");
-        assert!(search.final_sources.is_none() && warnings.is_empty());
-        let (fin, warnings) = task_input(&plan, id("c")).expect("c");
+        let (search, notes) = task_input(&plan, id("b")).expect("b");
+        assert!(search.final_sources.is_none() && notes.warnings.is_empty());
+        let (fin, notes) = task_input(&plan, id("c")).expect("c");
         assert_eq!(fin.final_sources.map(|s| s.len()), Some(1));
         assert!(fin.context.contains("### b:summary") && fin.context.contains("found"));
-        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert_eq!(notes.warnings.len(), 1, "{:?}", notes.warnings);
+        assert!(notes.cuts.is_empty());
         assert!(task_input(&plan, id("q")).is_none());
+    }
+
+    /// A chain of `n` summaries, each over the one before, the first over a search with a few
+    /// sources; the final summary cites every one of them.
+    fn chain(n: usize) -> PlanFile {
+        let mut plan = PlanFile::new("Q?", "wf".into(), "t".into());
+        let mut prev = NodeId::FIRST;
+        let mut refs = Vec::new();
+        for i in 0..n {
+            let id = prev.next();
+            let kind = if i % 2 == 0 {
+                NodeType::Search
+            } else {
+                NodeType::Summary
+            };
+            let mut node = Node::new(id, "Step", kind, 2, NodeStatus::Completed)
+                .with_summary("a finding ".repeat(50))
+                .with_p_node(format!("{prev}:summary"));
+            node.sources = (0..3)
+                .map(|k| Source {
+                    url: format!("https://x.test/{id}/{k}"),
+                    title: format!("Source {k} of {id}"),
+                })
+                .collect();
+            plan.nodes.push(node);
+            refs.push(format!("{id}:summary"));
+            prev = id;
+        }
+        let fin = prev.next();
+        plan.nodes.push(
+            Node::new(
+                fin,
+                "Final",
+                NodeType::Summary,
+                FINAL_BATCH,
+                NodeStatus::Planned,
+            )
+            .with_p_node(refs.join(", ")),
+        );
+        plan
+    }
+
+    #[test]
+    fn a_long_chain_of_summaries_gives_a_final_input_under_the_cap() {
+        let plan = chain(40_000);
+        let fin = plan.nodes.last().expect("final").node_id;
+        let (input, notes) = task_input(&plan, fin).expect("final input");
+        let sources = input.final_sources.clone().expect("sources");
+        let listed: usize = sources
+            .iter()
+            .enumerate()
+            .map(|(i, s)| source_line(i + 1, s).chars().count())
+            .sum();
+        assert!(listed <= FINAL_SOURCES_MAX_CHARS, "{listed}");
+        assert!(!sources.is_empty());
+        assert!(
+            input.context.chars().count() + listed <= INPUT_MAX_CHARS,
+            "{} + {listed}",
+            input.context.chars().count()
+        );
+        let what: Vec<&str> = notes.cuts.iter().map(|c| c.what.as_str()).collect();
+        assert!(
+            what.iter()
+                .any(|w| w.starts_with("sources of the final summary")),
+            "{what:?}"
+        );
+        assert!(what.iter().any(|w| w.contains("beyond the")), "{what:?}");
     }
 }

@@ -1,9 +1,11 @@
 //! The summary sub-agent: synthesises earlier results into `summary` and `<info type="llm">`.
 //! In final mode it writes the report, citing a numbered source list, and removes citations
-//! that point at no source. It does not touch the plan file.
+//! that point at no source and any sources list of its own. What it keeps of a model's answer
+//! has no control characters. It does not touch the plan file.
 
 use super::ask::{ask_json, ask_text};
 use super::citations;
+use super::final_sources::source_line;
 use super::task::{TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA, parse_written};
 use crate::http::RetryObserver;
 use crate::llm::LlmClient;
@@ -59,7 +61,7 @@ impl SummaryAgent<'_> {
     ) -> Result<TaskOutput, TaskError> {
         let mut list = String::new();
         for (i, s) in sources.iter().enumerate() {
-            list.push_str(&format!("[{}] {} — {}\n", i + 1, s.title.trim(), s.url));
+            list.push_str(&source_line(i + 1, s));
         }
         if list.is_empty() {
             list.push_str("(no sources: the searches returned none; cite nothing)\n");
@@ -73,7 +75,9 @@ impl SummaryAgent<'_> {
             observer,
         )
         .await?;
-        let (report, _cited) = citations::clean(answer.content.trim(), sources.len());
+        let answer_text = crate::text::strip_controls(&answer.content);
+        let own_list_removed = citations::strip_sources_section(answer_text.trim());
+        let (report, _cited) = citations::clean(&own_list_removed, sources.len());
         let mut info = Info::default();
         info.set("llm", report.clone());
         Ok(TaskOutput {

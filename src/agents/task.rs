@@ -93,7 +93,17 @@ pub static WRITTEN_SCHEMA: LazyLock<JsonSchema> = LazyLock::new(|| {
 
 /// Reads a `{summary, analysis}` answer. A model that ignored the format still produced
 /// useful text: then the whole answer is the analysis and its first paragraph the summary.
+/// Both come without control characters (a terminal escape in an answer stays out of the plan
+/// and the report).
 pub fn parse_written(content: &str) -> (String, String) {
+    let (summary, analysis) = parse_written_raw(content);
+    (
+        crate::text::strip_controls(&summary),
+        crate::text::strip_controls(&analysis),
+    )
+}
+
+fn parse_written_raw(content: &str) -> (String, String) {
     if let Ok(value) = extract_json(content) {
         let field = |k: &str| {
             value
@@ -140,6 +150,18 @@ mod tests {
         assert_eq!(a, "First para.\n\nSecond para.");
         let (s, _) = parse_written(r#"{"analysis": "Only analysis.\n\nMore."}"#);
         assert_eq!(s, "Only analysis.");
+    }
+
+    #[test]
+    fn control_characters_of_an_answer_are_not_kept() {
+        let (s, a) =
+            parse_written(r#"{"summary": "S\u001b]0;pwned\u0007!", "analysis": "A\u0000\nB"}"#);
+        assert_eq!((s.as_str(), a.as_str()), ("S!", "A\nB"));
+        let (s, a) = parse_written("Plain \u{1b}[31mred\u{1b}[0m.\n\nMore.");
+        assert_eq!(
+            (s.as_str(), a.as_str()),
+            ("Plain red.", "Plain red.\n\nMore.")
+        );
     }
 
     #[test]

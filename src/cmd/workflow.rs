@@ -20,10 +20,10 @@ use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::llm::{LlmClient, Negotiator};
 use crate::offline::{ExtractivePlanner, ExtractiveRunner};
 use crate::plan::{PlanFile, PlanStore, StoreError};
-use crate::planner::{PlanRound, Planner, bootstrap};
+use crate::planner::{LogOptions, PlanRound, Planner, bootstrap};
 use crate::prompts::Prompts;
 use crate::search::SearchClient;
-use crate::settings::{EngineKind, Role};
+use crate::settings::{EngineKind, Role, Settings};
 use crate::workflow::{
     Engine, EngineError, EngineParts, EventLog, RunStatus, RunSummary, WorkflowOptions,
 };
@@ -83,6 +83,13 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
         },
         report_path,
         events_path,
+        corpus_url: search
+            .as_ref()
+            .and_then(SearchClient::local_index)
+            .map(|index| {
+                let url = crate::search::local::url::file_url(&index.corpus().to_string_lossy());
+                format!("{}/", url.trim_end_matches('/'))
+            }),
     };
 
     if settings.engine == EngineKind::Extractive {
@@ -95,17 +102,30 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
         };
         return run.with(ExtractiveRunner { search, index }, planner).await;
     }
+    // In a workflow the planner's full input is debug output unless asked for.
+    let log = planner_log(args.log, global.verbose > 0);
+    let (agents, planner) = llm_engine(http, &settings, search, prompts, log)?;
+    run.with(agents, planner).await
+}
+
+/// The sub-agents and the planner of a run with a model.
+fn llm_engine(
+    http: reqwest::Client,
+    settings: &Settings,
+    search: Option<SearchClient>,
+    prompts: Prompts,
+    log: LogOptions,
+) -> Result<(Agents, Planner), CommandError> {
     let negotiator = Arc::new(Negotiator::new(settings.structured_output));
     let llm = |role| {
-        LlmClient::new(http.clone(), &settings, role, Arc::clone(&negotiator))
+        LlmClient::new(http.clone(), settings, role, Arc::clone(&negotiator))
             .map_err(CommandError::usage)
     };
     let planner = Planner {
         llm: llm(Role::Planning)?,
         system_prompt: prompts.planning.clone(),
         repair_attempts: settings.repair_attempts,
-        // In a workflow the planner's full input is debug output unless asked for.
-        log: planner_log(args.log, global.verbose > 0),
+        log,
     };
     let agents = Agents {
         search_llm: llm(Role::Search)?,
@@ -113,7 +133,7 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
         search,
         prompts,
     };
-    run.with(agents, planner).await
+    Ok((agents, planner))
 }
 
 /// A run ready to start, whichever engine runs it.
@@ -124,6 +144,7 @@ struct Run {
     options: WorkflowOptions,
     report_path: PathBuf,
     events_path: PathBuf,
+    corpus_url: Option<String>,
 }
 
 impl Run {
@@ -138,6 +159,7 @@ impl Run {
             planner,
             options: self.options,
             report_path: self.report_path,
+            corpus_url: self.corpus_url,
             shutdown: Box::pin(shutdown_signal()),
         });
         let summary = engine.run().await;

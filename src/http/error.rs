@@ -1,8 +1,8 @@
 //! What can go wrong with one HTTP call, and the one function that says whether it is worth
 //! retrying ([`HttpError::is_transient`]).
 //!
-//! Messages never carry a secret: URLs are stored without their query, and response bodies are
-//! redacted by the caller before they get here.
+//! Messages never carry a secret: every URL is stored through [`strip_query`] (no query, no
+//! password), and response bodies are redacted by the caller before they get here.
 
 use std::time::Duration;
 
@@ -151,9 +151,10 @@ pub fn parse_retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duratio
     Some(delta.to_std().unwrap_or(Duration::ZERO))
 }
 
-/// The URL without query or fragment (a query may carry a key).
+/// The URL as errors, logs and events show it: without query or fragment (a query may carry a
+/// key) and with the password of `user:pass@` replaced by `***`. The one place that does both.
 pub fn strip_query(url: &str) -> String {
-    url.split(['?', '#']).next().unwrap_or(url).to_string()
+    crate::settings::secret::redact_url(url.split(['?', '#']).next().unwrap_or(url))
 }
 
 #[cfg(test)]
@@ -222,6 +223,14 @@ mod tests {
         assert_eq!(
             strip_query("http://h/search?q=x&api_key=k"),
             "http://h/search"
+        );
+    }
+
+    #[test]
+    fn url_password_is_redacted() {
+        assert_eq!(
+            strip_query("http://user:pa55word@h:8/v1/chat/completions?k=1"),
+            "http://user:***@h:8/v1/chat/completions"
         );
     }
 }

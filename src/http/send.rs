@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use super::error::{HttpError, parse_retry_after};
+use super::error::{HttpError, parse_retry_after, strip_query};
 use crate::settings::ApiKey;
 use crate::settings::secret::redact;
 use crate::text::truncate;
@@ -15,7 +15,7 @@ use crate::text::truncate;
 const ERROR_BODY_CHARS: usize = 600;
 
 /// Sends `request` (its timeout set to `timeout`) and returns the body of a 2xx answer.
-/// `url` must carry no query string: it is what error messages show.
+/// Errors show `url` through [`strip_query`] (no query, no password).
 pub async fn send_once(
     request: reqwest::RequestBuilder,
     url: &str,
@@ -35,7 +35,7 @@ pub async fn send_once(
         .map_err(|e| HttpError::from_reqwest(url, timeout, e))?;
     if !status.is_success() {
         return Err(HttpError::Status {
-            url: url.to_string(),
+            url: strip_query(url),
             status: status.as_u16(),
             body: redact(&truncate(&text, ERROR_BODY_CHARS), secrets),
             retry_after,

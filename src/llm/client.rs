@@ -16,6 +16,7 @@ use serde_json::json;
 use super::negotiate::{Capabilities, Form, Negotiator, Sent, TokenParam, classify};
 use super::schema::JsonSchema;
 use super::types::{ChatRequest, ChatResponse, JsonSchemaFormat, Message, ResponseFormat, Usage};
+use crate::http::error::strip_query;
 use crate::http::{HttpError, RetryObserver, Unusable, send_once, with_retry};
 use crate::settings::{ApiKey, LlmEndpoint, RetrySettings, Role, Settings, SettingsError};
 
@@ -111,6 +112,11 @@ impl LlmClient {
 
     pub fn url(&self) -> String {
         format!("{}/chat/completions", self.endpoint.base_url)
+    }
+
+    /// [`Self::url`] as errors and events show it: without a password (`user:***@`).
+    pub fn shown_url(&self) -> String {
+        strip_query(&self.url())
     }
 
     /// What the negotiation learnt of this endpoint so far.
@@ -216,7 +222,7 @@ impl LlmClient {
                     json!({
                         "role": self.role.as_str(),
                         "model": self.endpoint.model,
-                        "url": self.url(),
+                        "url": self.shown_url(),
                         "refused": change.refused.as_str(),
                         "from": change.from,
                         "to": change.to,
@@ -257,7 +263,7 @@ impl LlmClient {
         .await?;
         let parsed: ChatResponse =
             serde_json::from_str(&text).map_err(|e| LlmError::Malformed {
-                url: url.clone(),
+                url: self.shown_url(),
                 message: e.to_string(),
             })?;
         let usage = parsed.usage.unwrap_or_default();
@@ -266,7 +272,9 @@ impl LlmClient {
         let content = choice
             .and_then(|c| c.message.content)
             .filter(|c| !c.trim().is_empty())
-            .ok_or_else(|| LlmError::Empty { url: url.clone() })?;
+            .ok_or_else(|| LlmError::Empty {
+                url: self.shown_url(),
+            })?;
         Ok(ChatAnswer {
             content,
             usage,

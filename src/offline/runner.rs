@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use crate::agents::search_agent::{format_hits, run_queries};
+use crate::agents::search_agent::{format_hits, report_cuts, run_queries};
 use crate::agents::{TaskError, TaskInput, TaskOutput, TaskRunner};
 use crate::http::RetryObserver;
 use crate::plan::{Info, NodeType, Source};
@@ -80,12 +80,11 @@ impl ExtractiveRunner {
                 .collect::<Vec<_>>()
                 .join(" ")
         };
+        let (block, cuts) = format_hits(&self.search.provider_name(), &[query], &hits);
+        report_cuts(&cuts, observer);
         let mut info = Info::default();
         info.set("llm", numbered(&quoted, "the search results"));
-        info.set(
-            "search",
-            format_hits(&self.search.provider_name(), &[query], &hits),
-        );
+        info.set("search", block);
         Ok(TaskOutput {
             summary,
             info,

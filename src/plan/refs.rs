@@ -2,7 +2,10 @@
 //!
 //! Case and white space do not matter (` B : Info [ LLM ] ` is `b:info[llm]`). The planner may
 //! also write `NEW1..NEW3` in place of an id and, by mistake, `:title`; both parse here so that
-//! the planning round can resolve or sanitise them. This module never looks at node data except
+//! the planning round can resolve or sanitise them. Only `new` followed by one digit 1-3 is a
+//! placeholder: `new` alone is the id after `nev` (and `newt` a later one), a node like any
+//! other. Only a planner's answer gives placeholders a meaning; in a plan file they name no
+//! node. This module never looks at node data except
 //! in [`resolve`], which applies the fallbacks used when assembling LLM inputs.
 
 use std::fmt;
@@ -64,15 +67,11 @@ impl Ref {
         let (target, field) = compact
             .split_once(':')
             .ok_or_else(|| RefError::MissingColon(raw.trim().to_string()))?;
-        let target = if let Some(n) = target.strip_prefix("new") {
-            match n.parse::<u8>() {
-                Ok(n @ 1..=3) => RefTarget::New(n),
-                _ => return Err(RefError::BadTarget(raw.trim().to_string())),
-            }
-        } else {
-            RefTarget::Node(
+        let target = match target.as_bytes() {
+            [b'n', b'e', b'w', n @ b'1'..=b'3'] => RefTarget::New(n - b'0'),
+            _ => RefTarget::Node(
                 NodeId::parse(target).map_err(|_| RefError::BadTarget(raw.trim().to_string()))?,
-            )
+            ),
         };
         let field = match field {
             "summary" => RefField::Summary,
@@ -238,6 +237,10 @@ mod tests {
             Ref::parse("NEW0:summary"),
             Err(RefError::BadTarget(_))
         ));
+        assert!(matches!(
+            Ref::parse("NEW01:summary"),
+            Err(RefError::BadTarget(_))
+        ));
         assert!(matches!(Ref::parse("b:body"), Err(RefError::BadField(_))));
         assert!(matches!(
             Ref::parse("b:info[web]"),
@@ -247,6 +250,26 @@ mod tests {
             Ref::parse("b:info[llm"),
             Err(RefError::BadField(_))
         ));
+    }
+
+    #[test]
+    fn new_without_a_digit_is_a_node_id_not_a_malformed_placeholder() {
+        assert_eq!(
+            Ref::parse("new:summary"),
+            Ok(Ref::node(id("new"), RefField::Summary))
+        );
+        assert_eq!(
+            Ref::parse(" NEW : info[llm]"),
+            Ok(Ref::node(id("new"), RefField::Info(InfoPart::Llm)))
+        );
+        assert_eq!(
+            Ref::parse("newt:info"),
+            Ok(Ref::node(id("newt"), RefField::Info(InfoPart::All)))
+        );
+        assert_eq!(
+            Ref::parse("new:summary").map(|r| r.to_string()),
+            Ok("new:summary".into())
+        );
     }
 
     #[test]

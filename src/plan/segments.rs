@@ -4,32 +4,71 @@
 //!
 //! Used by the planner input and by the sub-agents' inputs, so both read refs the same way.
 //! Refs that do not parse, point at unknown nodes or are NEW placeholders are skipped with a
-//! warning; they never abort anything.
+//! warning; they never abort anything. Each segment is capped, and so are all of them together
+//! (later segments are cut, then left out); every cut is listed in [`Segments::cuts`].
 
-use super::model::{NodeStatus, NodeType, PlanFile};
+use std::collections::{HashMap, HashSet};
+
+use super::model::{Node, NodeStatus, NodeType, PlanFile};
+use super::node_id::NodeId;
 use super::refs::{Ref, RefTarget, parse_list, resolve};
+use crate::text::{Cut, cap};
 
 /// The most characters one segment contributes to an LLM input, so that one huge search dump
 /// cannot crowd out the rest.
 pub const SEGMENT_MAX_CHARS: usize = 12_000;
 
-/// The segments and what was skipped on the way.
+/// The most characters all segments of one input take together: a long chain of summaries or
+/// a final summary over hundreds of nodes must not become a prompt of megabytes.
+pub const SEGMENTS_MAX_CHARS: usize = 60_000;
+
+/// Below this many characters of budget left, a segment is left out rather than cut to a stub.
+const MIN_SEGMENT_CHARS: usize = 200;
+
+/// Room kept for the marker a cut leaves (`... [N more bytes]`), so cut text stays in budget.
+const CUT_MARKER_CHARS: usize = 32;
+
+/// How much text the segments may take: per segment and all together (in characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    pub segment: usize,
+    pub total: usize,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            segment: SEGMENT_MAX_CHARS,
+            total: SEGMENTS_MAX_CHARS,
+        }
+    }
+}
+
+/// The segments and what was skipped or cut on the way.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Segments {
     pub text: String,
     pub warnings: Vec<String>,
     /// The refs that were rendered, in order, without duplicates.
     pub refs: Vec<Ref>,
+    /// Every segment that was cut or left out to stay within the budget.
+    pub cuts: Vec<Cut>,
 }
 
-/// Renders every ref of `raws` (each entry may itself be a comma separated list). Each
-/// segment's content is cut to `max_chars` characters.
+/// Renders every ref of `raws` (each entry may itself be a comma separated list) within
+/// `budget`: each segment's content is cut to `budget.segment` characters, and once the text
+/// reaches `budget.total` the next segment is cut to what is left and the later ones left out.
 pub fn render<'a>(
     plan: &PlanFile,
     raws: impl IntoIterator<Item = &'a str>,
-    max_chars: usize,
+    budget: Budget,
 ) -> Segments {
     let mut out = Segments::default();
+    // Indexes, so that thousands of refs cost no more than a pass over the plan each.
+    let nodes: HashMap<NodeId, &Node> = plan.nodes.iter().map(|n| (n.node_id, n)).collect();
+    let mut rendered: HashSet<Ref> = HashSet::new();
+    let mut used = 0;
+    let mut dropped = Dropped::default();
     for raw in raws {
         let (refs, errors) = parse_list(raw);
         for e in errors {
@@ -42,25 +81,71 @@ pub fn render<'a>(
                 ));
                 continue;
             };
-            let Some(node) = plan.node(id) else {
+            let Some(&node) = nodes.get(&id) else {
                 out.warnings
                     .push(format!("skipping ref `{r}`: there is no node `{id}`"));
                 continue;
             };
-            if out.refs.contains(&r) {
+            if !rendered.insert(r) {
                 continue;
             }
-            out.refs.push(r);
-            let content = crate::text::truncate(resolve(node, r.field).trim(), max_chars);
-            out.text.push_str(&format!(
-                "\n### {r}\nnode {id} ({kind}, {status}): {title}\n{content}\n",
+            let header = format!(
+                "\n### {r}\nnode {id} ({kind}, {status}): {title}\n",
                 kind = kind_name(node.kind),
                 status = status_name(node.status),
-                title = node.title.trim(),
-            ));
+                title = crate::text::one_line(&node.title, 300),
+            );
+            let resolved = resolve(node, r.field);
+            let content = resolved.trim();
+            let room = budget
+                .total
+                .saturating_sub(used + header.chars().count() + 1 + CUT_MARKER_CHARS);
+            if room < MIN_SEGMENT_CHARS.min(budget.segment) {
+                dropped.add(r, content.chars().count());
+                continue;
+            }
+            let content = cap(
+                content,
+                budget.segment.min(room),
+                || format!("segment `{r}`"),
+                &mut out.cuts,
+            );
+            out.refs.push(r);
+            let segment = format!("{header}{content}\n");
+            used += segment.chars().count();
+            out.text.push_str(&segment);
         }
     }
+    out.cuts.extend(dropped.into_cut(budget.total));
     out
+}
+
+/// The segments left out once the budget was spent, recorded as one cut.
+#[derive(Default)]
+struct Dropped {
+    first: Option<Ref>,
+    count: usize,
+    chars: usize,
+}
+
+impl Dropped {
+    fn add(&mut self, r: Ref, chars: usize) {
+        self.first.get_or_insert(r);
+        self.count += 1;
+        self.chars += chars;
+    }
+
+    fn into_cut(self, total: usize) -> Option<Cut> {
+        let first = self.first?;
+        Some(Cut {
+            what: format!(
+                "{} segment(s) from `{first}` on, beyond the {total}-character input budget",
+                self.count
+            ),
+            chars: self.chars,
+            kept: 0,
+        })
+    }
 }
 
 fn kind_name(kind: NodeType) -> &'static str {
@@ -78,5 +163,86 @@ fn status_name(status: NodeStatus) -> &'static str {
         NodeStatus::Running => "running",
         NodeStatus::Completed => "completed",
         NodeStatus::Failed => "failed",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::Node;
+
+    fn plan(nodes: usize, summary_chars: usize) -> PlanFile {
+        let mut plan = PlanFile::new("Q?", "wf".into(), "t".into());
+        let mut id = NodeId::FIRST;
+        for _ in 0..nodes {
+            id = id.next();
+            plan.nodes.push(
+                Node::new(id, "T", NodeType::Summary, 2, NodeStatus::Completed)
+                    .with_summary("s".repeat(summary_chars)),
+            );
+        }
+        plan
+    }
+
+    fn refs(plan: &PlanFile) -> String {
+        plan.nodes
+            .iter()
+            .skip(1)
+            .map(|n| format!("{}:summary", n.node_id))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    #[test]
+    fn a_long_segment_is_cut_and_the_cut_recorded() {
+        let p = plan(1, 20_000);
+        let segs = render(&p, ["b:summary"], Budget::default());
+        assert!(segs.text.contains("... [8000 more bytes]"));
+        assert_eq!(
+            segs.cuts,
+            vec![Cut {
+                what: "segment `b:summary`".into(),
+                chars: 20_000,
+                kept: SEGMENT_MAX_CHARS
+            }]
+        );
+    }
+
+    #[test]
+    fn many_segments_stay_within_the_total_and_the_rest_is_recorded() {
+        let p = plan(2_000, 1_000);
+        let all = refs(&p);
+        let segs = render(&p, [all.as_str()], Budget::default());
+        assert!(
+            segs.text.chars().count() <= SEGMENTS_MAX_CHARS,
+            "{}",
+            segs.text.len()
+        );
+        assert!(
+            segs.refs.len() > 50 && segs.refs.len() < 60,
+            "{}",
+            segs.refs.len()
+        );
+        let last = segs.cuts.last().expect("a cut");
+        assert_eq!(last.kept, 0);
+        assert!(
+            last.what
+                .contains("beyond the 60000-character input budget"),
+            "{last:?}"
+        );
+        let left_out = 2_000 - segs.refs.len();
+        assert_eq!(last.chars, left_out * 1_000);
+        assert!(
+            last.what
+                .starts_with(&format!("{left_out} segment(s) from `"))
+        );
+    }
+
+    #[test]
+    fn within_budget_nothing_is_cut() {
+        let p = plan(3, 100);
+        let segs = render(&p, ["b:summary, c:summary, d:summary"], Budget::default());
+        assert_eq!(segs.refs.len(), 3);
+        assert!(segs.cuts.is_empty());
     }
 }

@@ -184,12 +184,16 @@ impl PlanStore {
 
 /// Reads, checks and parses a plan file; the caller holds the lock.
 fn read_plan(path: &Path, check: Check<'_>) -> Result<PlanFile, StoreError> {
-    let text = std::fs::read_to_string(path).map_err(|source| match source.kind() {
-        std::io::ErrorKind::NotFound => StoreError::NotFound(path.to_path_buf()),
-        _ => StoreError::Read {
-            path: path.to_path_buf(),
-            source,
-        },
+    // Bounded: a FIFO, a device or a huge file is refused before anything is read.
+    let text = crate::files::read_bounded(path, crate::files::DEFAULT_MAX_BYTES).map_err(|e| {
+        let source = e.into_io();
+        match source.kind() {
+            std::io::ErrorKind::NotFound => StoreError::NotFound(path.to_path_buf()),
+            _ => StoreError::Read {
+                path: path.to_path_buf(),
+                source,
+            },
+        }
     })?;
     let value = parse_value(path, &text)?;
     // A file that is not a plan at all gets the plain "not a plan" error below.

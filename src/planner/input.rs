@@ -3,10 +3,12 @@
 //! finalisation.
 //!
 //! The segments come from [`crate::plan::segments`]: refs that do not parse, point at unknown
-//! nodes or are NEW placeholders are skipped with a warning and never abort a round.
+//! nodes or are NEW placeholders are skipped with a warning and never abort a round. They are
+//! capped one by one and together; the cuts are returned for the round to report.
 
 use crate::plan::PlanFile;
-use crate::plan::segments::{self, SEGMENT_MAX_CHARS};
+use crate::plan::segments::{self, Budget};
+use crate::text::Cut;
 
 /// A task that failed, for the next planner input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,11 +28,13 @@ pub struct RoundNotes {
     pub must_finalise: bool,
 }
 
-/// The assembled input and what was skipped on the way.
+/// The assembled input and what was skipped or cut on the way.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlannerInput {
     pub text: String,
     pub warnings: Vec<String>,
+    /// Segments cut or left out to stay within the budget.
+    pub cuts: Vec<Cut>,
 }
 
 pub fn build(plan: &PlanFile, notes: &RoundNotes) -> PlannerInput {
@@ -38,10 +42,10 @@ pub fn build(plan: &PlanFile, notes: &RoundNotes) -> PlannerInput {
     let segments = segments::render(
         plan,
         plan.check_list.refs.iter().map(String::as_str),
-        SEGMENT_MAX_CHARS,
+        Budget::default(),
     );
     text.push_str(&segments.text);
-    let warnings = segments.warnings;
+    let (warnings, cuts) = (segments.warnings, segments.cuts);
     if !notes.failed.is_empty() {
         text.push_str(
             "\n### Failed tasks\nThese tasks failed after retries; their results are missing:\n",
@@ -69,7 +73,11 @@ pub fn build(plan: &PlanFile, notes: &RoundNotes) -> PlannerInput {
              cites every node the final report needs.\n",
         );
     }
-    PlannerInput { text, warnings }
+    PlannerInput {
+        text,
+        warnings,
+        cuts,
+    }
 }
 
 #[cfg(test)]
@@ -132,6 +140,18 @@ mod tests {
         );
         assert_eq!(input.warnings.len(), 2, "{:?}", input.warnings);
         assert!(!input.text.contains("zz"));
+    }
+
+    #[test]
+    fn a_huge_segment_is_cut_and_the_cut_returned() {
+        let mut p = plan();
+        p.nodes[1].summary = "z".repeat(50_000);
+        p.check_list.refs = vec!["b:summary".into()];
+        let input = build(&p, &RoundNotes::default());
+        assert!(input.text.len() < 13_000, "{}", input.text.len());
+        assert_eq!(input.cuts.len(), 1);
+        assert_eq!(input.cuts[0].what, "segment `b:summary`");
+        assert_eq!((input.cuts[0].chars, input.cuts[0].kept), (50_000, 12_000));
     }
 
     #[test]

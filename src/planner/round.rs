@@ -6,11 +6,11 @@
 
 use std::future::Future;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::apply::{Applied, apply};
 use super::contract::{PlanAnswer, check, repair_message};
-use super::input::{RoundNotes, build};
+use super::input::{PlannerInput, RoundNotes, build};
 use super::schema::{Stage, answer_schema};
 use crate::diagnostics::Diagnostics;
 use crate::http::RetryObserver;
@@ -105,6 +105,25 @@ pub fn stage_of(plan: &PlanFile, notes: &RoundNotes) -> Stage {
     }
 }
 
+/// Logs the refs the input skipped and reports what it cut (`input_cut` notes).
+fn report_input(input: &PlannerInput, observer: &dyn RetryObserver) {
+    for w in &input.warnings {
+        tracing::warn!("[planning] {w}");
+    }
+    for c in &input.cuts {
+        tracing::debug!(
+            "[planning] cut {} from {} to {} characters",
+            c.what,
+            c.chars,
+            c.kept
+        );
+        observer.on_note(
+            "input_cut",
+            json!({"what": c.what, "chars": c.chars, "kept": c.kept}),
+        );
+    }
+}
+
 impl Planner {
     /// Runs one round on `plan`, which is changed only on success.
     pub async fn run(
@@ -114,9 +133,7 @@ impl Planner {
         observer: &dyn RetryObserver,
     ) -> Result<RoundOutcome, RoundError> {
         let input = build(plan, notes);
-        for w in &input.warnings {
-            tracing::warn!("[planning] {w}");
-        }
+        report_input(&input, observer);
         if self.log.show_instructions {
             self.echo(&format!(
                 "[planning] SYSTEM_PROMPT ->\n{}",

@@ -1,11 +1,18 @@
 //! `agent.config.json`: the on-disk configuration, exactly as written, with every key named.
 //!
-//! Unknown keys are an error that names them (a typo must not be silently ignored). This module
+//! Unknown keys are an error that names them (a typo must not be silently ignored). A file that
+//! holds an API key and that other users may read gets a warning (never the key). This module
 //! only parses; defaults, the environment and validation are applied in [`super::resolve`].
 
 use std::path::Path;
 
 use serde::Deserialize;
+
+use crate::files::read_bounded;
+
+/// The largest config file read: a real one is a few kilobytes, so anything near this is the
+/// wrong file.
+pub const CONFIG_MAX_BYTES: u64 = 1024 * 1024;
 
 /// The whole configuration file. All keys are optional here; `resolve` says what is required.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -178,11 +185,31 @@ pub enum ConfigFileError {
 impl ConfigFile {
     pub fn read(path: &Path) -> Result<ConfigFile, ConfigFileError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigFileError::Read {
+        let text = read_bounded(path, CONFIG_MAX_BYTES).map_err(|e| ConfigFileError::Read {
             path: shown.clone(),
-            source,
+            source: e.into_io(),
         })?;
-        ConfigFile::parse(&shown, &text)
+        let file = ConfigFile::parse(&shown, &text)?;
+        if file.has_api_key() && readable_by_others(path) {
+            tracing::warn!(
+                "config `{shown}` holds an API key and other users can read it: restrict it with `chmod 600 {shown}`"
+            );
+        }
+        Ok(file)
+    }
+
+    /// Whether any `apiKey` of the file (top level, a role, search) is set and not blank.
+    pub fn has_api_key(&self) -> bool {
+        let roles = [
+            &self.roles.planning,
+            &self.roles.search,
+            &self.roles.summary,
+        ];
+        [&self.api_key, &self.search.api_key]
+            .into_iter()
+            .chain(roles.into_iter().flatten().map(|r| &r.api_key))
+            .flatten()
+            .any(|k| !k.trim().is_empty())
     }
 
     pub fn parse(shown: &str, text: &str) -> Result<ConfigFile, ConfigFileError> {
@@ -208,9 +235,45 @@ impl ConfigFile {
     }
 }
 
+/// Whether the group or others may read `path` (unix permission bits; elsewhere never said).
+fn readable_by_others(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o044 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_anywhere_count_and_blank_ones_do_not() {
+        let parse = |text: &str| ConfigFile::parse("c.json", text).expect("parses");
+        assert!(!parse(r#"{"apiKey": " "}"#).has_api_key());
+        assert!(parse(r#"{"apiKey": "k"}"#).has_api_key());
+        assert!(parse(r#"{"roles": {"summary": {"apiKey": "k"}}}"#).has_api_key());
+        assert!(parse(r#"{"search": {"apiKey": "k"}}"#).has_api_key());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn group_or_world_readable_files_are_told_apart() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("c.json");
+        std::fs::write(&path, "{}").expect("write");
+        for (mode, open) in [(0o600, false), (0o400, false), (0o640, true), (0o604, true)] {
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+            assert_eq!(readable_by_others(&path), open, "{mode:o}");
+        }
+    }
 
     #[test]
     fn unknown_keys_are_named() {

@@ -15,7 +15,7 @@ use super::config_file::{
 use super::resolved::{
     LlmEndpoint, LlmRoles, RetrySettings, Role, SearchSettings, Settings, SettingsError,
 };
-use super::secret::ApiKey;
+use super::secret::{ApiKey, redact_url};
 
 impl Settings {
     /// Reads the config file (`--config`, else `AGENT_CONFIG`, else `./agent.config.json`) and
@@ -325,9 +325,10 @@ impl<'a> Resolver<'a> {
             Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => {
                 Ok(trimmed.to_string())
             }
+            // The message shows the value: never its password.
             _ => Err(self.invalid(
                 key,
-                raw,
+                redact_url(raw),
                 "use an http(s) URL such as `https://api.openai.com/v1`",
             )),
         }
@@ -449,6 +450,9 @@ mod tests {
         );
         let err = resolve(r#"{"baseURL": "ftp://x", "model": "m"}"#, &[]).expect_err("bad url");
         assert!(err.to_string().contains("`baseURL` is `ftp://x`"), "{err}");
+        let err = resolve(r#"{"baseURL": "ftp://u:hunter2@x", "model": "m"}"#, &[])
+            .expect_err("bad url with a password");
+        assert!(!err.to_string().contains("hunter2"), "{err}");
         let err = resolve(
             r#"{"baseURL": "http://x", "model": "m", "retry": {"baseDelayMs": 10, "maxDelayMs": 5}}"#,
             &[],

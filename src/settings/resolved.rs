@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::config_file::{ConfigFileError, EngineKind, SearchProviderKind, StructuredOutput};
-use super::secret::ApiKey;
+use super::secret::{ApiKey, url_password};
 
 /// Which agent an LLM call serves; each may have its own endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -176,16 +176,32 @@ impl Settings {
         })
     }
 
-    /// Every secret in the settings, for redaction.
+    /// Every secret in the settings, for redaction: the keys, and the passwords of the URLs
+    /// (as written and percent-decoded), since servers echo both in error bodies.
     pub fn secrets(&self) -> Vec<ApiKey> {
-        let llm = self
+        let llm: Vec<&LlmEndpoint> = self
             .llm
             .iter()
-            .flat_map(|l| [&l.planning, &l.search, &l.summary]);
-        llm.map(|e| &e.api_key)
+            .flat_map(|l| [&l.planning, &l.search, &l.summary])
+            .collect();
+        let urls = llm
+            .iter()
+            .map(|e| Some(&e.base_url))
+            .chain([self.search.base_url.as_ref()]);
+        let passwords = urls
+            .flatten()
+            .filter_map(|url| url_password(url))
+            .flat_map(|p| {
+                let decoded = percent_encoding::percent_decode_str(p).decode_utf8_lossy();
+                [ApiKey::new(p), ApiKey::new(decoded)]
+            })
+            .flatten();
+        llm.iter()
+            .map(|e| &e.api_key)
             .chain([&self.search.api_key])
             .flatten()
             .cloned()
+            .chain(passwords)
             .collect()
     }
 }

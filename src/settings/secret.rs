@@ -42,22 +42,30 @@ pub fn redact<'a>(text: &str, secrets: impl IntoIterator<Item = &'a ApiKey>) -> 
 }
 
 /// `url` with the password of its user part (`http://user:pass@host`) replaced by `***`, for
-/// anything we print or write. Text that is not a URL is returned as it is.
+/// anything we print or write. Text that is not a URL is returned as it is. Works on the text
+/// (not a parsed URL), so a URL too broken to parse is redacted as well, and a good one keeps
+/// its form.
 pub fn redact_url(url: &str) -> String {
-    match reqwest::Url::parse(url) {
-        Ok(mut parsed) if parsed.password().is_some() => {
-            // Setting a password only fails for URLs that cannot have one, and this one has.
-            let _ = parsed.set_password(Some("***"));
-            let text = parsed.to_string();
-            // `Url` adds a slash to a bare host; keep the caller's form otherwise.
-            if !url.ends_with('/') && text.ends_with('/') && parsed.path() == "/" {
-                text.trim_end_matches('/').to_string()
-            } else {
-                text
-            }
-        }
-        _ => url.to_string(),
+    match password_span(url) {
+        Some((start, end)) => format!("{}***{}", &url[..start], &url[end..]),
+        None => url.to_string(),
     }
+}
+
+/// The password of `url`'s user part as written (percent-encoded), if it has one.
+pub fn url_password(url: &str) -> Option<&str> {
+    password_span(url).map(|(start, end)| &url[start..end])
+}
+
+/// Byte range of the password in `scheme://user:password@host...`.
+fn password_span(url: &str) -> Option<(usize, usize)> {
+    let authority_start = url.find("://")? + 3;
+    let rest = &url[authority_start..];
+    let authority_end = rest.find(['/', '\\', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..authority_end];
+    let at = authority.rfind('@')?;
+    let colon = authority[..at].find(':')?;
+    Some((authority_start + colon + 1, authority_start + at))
 }
 
 #[cfg(test)]
@@ -81,5 +89,10 @@ mod tests {
         assert_eq!(redact_url("http://user:pa55@host"), "http://user:***@host");
         assert_eq!(redact_url("https://api.x/v1"), "https://api.x/v1");
         assert_eq!(redact_url("not a url"), "not a url");
+        assert_eq!(redact_url("http://u:p@ss@host/x"), "http://u:***@host/x");
+        assert_eq!(redact_url("http://u:secret@"), "http://u:***@");
+        assert_eq!(redact_url("http://host/a:b@c"), "http://host/a:b@c");
+        assert_eq!(redact_url("http://user@host"), "http://user@host");
+        assert_eq!(url_password("https://u:pa%40ss@h"), Some("pa%40ss"));
     }
 }

@@ -1,9 +1,16 @@
 //! Reading the documents the validators check: JSON or YAML, chosen by file extension, else by
 //! content. Errors name the file and say what to do. This module only parses; it checks no rule.
+//!
+//! Files are read through [`crate::files::read_bounded`] (regular files under a size cap), and
+//! YAML nested deeper than [`yaml_depth::MAX_DEPTH`] is refused before the YAML parser, whose
+//! time grows much faster than the input with nesting, sees it.
 
 use std::path::Path;
 
 use serde_json::Value;
+
+use super::yaml_depth;
+use crate::files::{DEFAULT_MAX_BYTES, FileError, read_bounded};
 
 /// The syntax of a document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,8 +46,16 @@ impl Format {
 /// Why a document cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum DocumentError {
-    #[error("cannot read `{path}`: {error}: check the path and its permissions")]
-    Read { path: String, error: std::io::Error },
+    #[error(transparent)]
+    Read(#[from] FileError),
+    #[error(
+        "`{path}` nests deeper than {max} levels at line {line}: flatten it (a step plan, atom registry or executors file needs far less)"
+    )]
+    TooDeep {
+        path: String,
+        line: usize,
+        max: usize,
+    },
     #[error(
         "`{path}` is not valid {format}: {message}: fix the syntax (the format is chosen by the extension .json, .yaml or .yml)"
     )]
@@ -51,12 +66,9 @@ pub enum DocumentError {
     },
 }
 
-/// Reads a file as text.
+/// Reads a file as text: a regular file of at most [`DEFAULT_MAX_BYTES`].
 pub fn read_text(path: &Path) -> Result<String, DocumentError> {
-    std::fs::read_to_string(path).map_err(|error| DocumentError::Read {
-        path: path.display().to_string(),
-        error,
-    })
+    Ok(read_bounded(path, DEFAULT_MAX_BYTES)?)
 }
 
 /// Reads and parses a JSON or YAML file.
@@ -73,7 +85,16 @@ pub fn read_document(path: &Path) -> Result<Value, DocumentError> {
 pub fn parse_document(text: &str, format: Format, name: &str) -> Result<Value, DocumentError> {
     let parsed = match format {
         Format::Json => serde_json::from_str::<Value>(text).map_err(|e| e.to_string()),
-        Format::Yaml => serde_norway::from_str::<Value>(text).map_err(|e| e.to_string()),
+        Format::Yaml => {
+            yaml_depth::check(text, yaml_depth::MAX_DEPTH).map_err(|deep| {
+                DocumentError::TooDeep {
+                    path: name.to_string(),
+                    line: deep.line,
+                    max: deep.max,
+                }
+            })?;
+            serde_norway::from_str::<Value>(text).map_err(|e| e.to_string())
+        }
     };
     parsed.map_err(|message| DocumentError::Parse {
         path: name.to_string(),
@@ -117,5 +138,24 @@ mod tests {
                 .contains("cannot read `/nonexistent/x.yaml`"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn deeply_nested_yaml_is_refused_before_parsing() {
+        let text = "[".repeat(100_000);
+        let err = parse_document(&text, Format::Yaml, "deep.yaml").expect_err("too deep");
+        assert_eq!(
+            err.to_string(),
+            "`deep.yaml` nests deeper than 64 levels at line 1: flatten it (a step plan, atom registry or executors file needs far less)"
+        );
+        let ten = "a:\n  b:\n    - c:\n        d: [1, {e: [2, {f: [3]}]}]\n";
+        let value = parse_document(ten, Format::Yaml, "ten.yaml").expect("depth 10 parses");
+        assert_eq!(value["a"]["b"][0]["c"]["d"][1]["e"][1]["f"][0], 3);
+    }
+
+    #[test]
+    fn devices_are_refused_without_reading() {
+        let err = read_document(Path::new("/dev/zero")).expect_err("a device");
+        assert!(err.to_string().contains("not a regular file"), "{err}");
     }
 }

@@ -9,7 +9,8 @@
 //!   [`plan_next_context`] (depth and failed attempts); its checks are in `plan_next_shape` (one
 //!   field at a time) and `plan_next_rules` (what the plan type, executors and context require).
 //! - [`plan_file`]: integrity of a researchflow plan file.
-//! - [`document`] reads JSON or YAML; [`json_path`] and [`describe`] format paths and values.
+//! - [`document`] reads JSON or YAML (bounded: [`yaml_depth`] refuses deep nesting first);
+//!   [`json_path`] and [`describe`] format paths and values.
 
 pub mod atoms;
 pub mod describe;
@@ -24,6 +25,7 @@ pub mod plan_next_schema;
 pub mod step_refs;
 pub mod steps;
 pub mod words;
+pub mod yaml_depth;
 
 // The phases of the validators above, split by concern; not part of the API.
 mod plan_next_rules;

@@ -100,11 +100,17 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             started_open: true,
         };
         for id in ids {
-            let Some((input, warnings)) = task_input(&self.plan, id) else {
+            let Some((input, notes)) = task_input(&self.plan, id) else {
                 continue;
             };
-            for w in &warnings {
+            for w in &notes.warnings {
                 tracing::warn!("task {id}: {w}");
+            }
+            for c in &notes.cuts {
+                self.events.emit(
+                    "input_cut",
+                    serde_json::json!({"node": id.to_string(), "what": c.what, "chars": c.chars, "kept": c.kept}),
+                );
             }
             let runner = Arc::clone(&self.runner);
             let events = Arc::clone(&self.events);

@@ -51,6 +51,9 @@ pub struct EngineParts<R, P> {
     pub planner: P,
     pub options: WorkflowOptions,
     pub report_path: PathBuf,
+    /// The `file://` URL of the corpus folder (ending in `/`) whose documents the report may
+    /// link to; `None` without a local corpus.
+    pub corpus_url: Option<String>,
     pub shutdown: Shutdown,
 }
 
@@ -63,6 +66,7 @@ pub struct Engine<R, P> {
     pub(super) planner: P,
     pub(super) options: WorkflowOptions,
     pub(super) report_path: PathBuf,
+    pub(super) corpus_url: Option<String>,
     pub(super) shutdown: Shutdown,
     pub(super) interrupted: bool,
     pub(super) totals: Totals,
@@ -82,6 +86,7 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             planner: parts.planner,
             options: parts.options,
             report_path: parts.report_path,
+            corpus_url: parts.corpus_url,
             shutdown: parts.shutdown,
             interrupted: false,
             totals: Totals::default(),

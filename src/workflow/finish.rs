@@ -144,12 +144,21 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             return Ok(None);
         };
         let plan_file = self.store.path().display().to_string();
-        report::write(&self.report_path, &self.plan, node, &plan_file, notice).map_err(
-            |source| EngineError::Report {
-                path: self.report_path.clone(),
-                source,
-            },
-        )?;
+        // A `file://` source is a link only into the corpus the run searched.
+        let corpus = self.corpus_url.as_deref();
+        let in_corpus = |url: &str| corpus.is_some_and(|c| url.starts_with(c));
+        report::write(
+            &self.report_path,
+            &self.plan,
+            node,
+            &plan_file,
+            notice,
+            &in_corpus,
+        )
+        .map_err(|source| EngineError::Report {
+            path: self.report_path.clone(),
+            source,
+        })?;
         Ok(Some(self.report_path.clone()))
     }
 }

@@ -1,22 +1,44 @@
 //! The final report beside the plan file (`<out>.report.md`): the question, the final
 //! summary, and the sources it cites under their numbers (a cited number without a source was
 //! already removed by [`crate::agents::citations`]). Written through [`crate::atomic::write`].
+//!
+//! The report is text a person `cat`s and a Markdown viewer renders, built from what models and
+//! search providers wrote, so it is defended here too, whatever the plan file holds: no control
+//! characters anywhere; a sources list the model wrote itself is replaced by ours; each source
+//! is one line with a title of at most [`TITLE_MAX_CHARS`] characters; only `http(s)` URLs are
+//! links (`file://` ones only when the caller allows them, see [`render_with`]), and links in
+//! the summary to any other scheme (`javascript:`, `data:`) are broken up.
 
 use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use crate::agents::citations;
 use crate::plan::{Node, PlanFile, Source};
+use crate::search::hit::{TITLE_MAX_CHARS, is_web_url};
+use crate::text::{one_line, strip_controls};
+
+/// Which `file://` URLs may be links: the caller's answer for each one.
+pub type FileLinks<'a> = &'a dyn Fn(&str) -> bool;
+
+/// No `file://` URL is a link: the default of [`render`].
+pub fn no_file_links(_url: &str) -> bool {
+    false
+}
 
 /// Renders the report of `final_node` and writes it to `path` atomically. A `notice` (why
-/// the run is degraded) opens the report.
+/// the run is degraded) opens the report; a `file://` source is a link only when
+/// `file_links` says so.
 pub fn write(
     path: &Path,
     plan: &PlanFile,
     final_node: &Node,
     plan_file: &str,
     notice: Option<&str>,
+    file_links: FileLinks<'_>,
 ) -> std::io::Result<()> {
-    let mut text = render(plan, final_node, plan_file);
+    let mut text = render_with(plan, final_node, plan_file, file_links);
     if let Some(notice) = notice {
         let title_end = text.find("\n\n").map_or(0, |i| i + 2);
         text.insert_str(
@@ -30,10 +52,29 @@ pub fn write(
     crate::atomic::write(path, text.as_bytes())
 }
 
-/// The report as Markdown: title, the final summary, and its sources.
+/// The report as Markdown: title, the final summary, and its sources. No `file://` URL is a
+/// link.
 pub fn render(plan: &PlanFile, final_node: &Node, plan_file: &str) -> String {
-    let (body, cited) = citations::clean(&final_node.summary, final_node.sources.len());
-    let mut out = format!("# {}\n\n{}\n", plan.question().trim(), body.trim());
+    render_with(plan, final_node, plan_file, &no_file_links)
+}
+
+/// [`render`], where a `file://` source URL is a link only when `file_links` says so for it.
+/// The caller passes the allow-list (for a local corpus: the documents inside the configured
+/// corpus); nothing else makes a `file://` URL a link, and no other scheme but `http(s)` ever
+/// is one.
+pub fn render_with(
+    plan: &PlanFile,
+    final_node: &Node,
+    plan_file: &str,
+    file_links: FileLinks<'_>,
+) -> String {
+    let summary = citations::strip_sources_section(&strip_controls(&final_node.summary));
+    let (body, cited) = citations::clean(&summary, final_node.sources.len());
+    let mut out = format!(
+        "# {}\n\n{}\n",
+        one_line(plan.question(), usize::MAX),
+        defang_links(body.trim())
+    );
     if final_node.truncated {
         out.push_str(
             "\n_This report was cut off at the model's token limit (`maxTokens`); what follows the cut is missing._\n",
@@ -61,19 +102,128 @@ pub fn render(plan: &PlanFile, final_node: &Node, plan_file: &str) -> String {
             "\n## Sources\n\n"
         });
         for (n, s) in listed {
-            let title = if s.title.trim().is_empty() {
-                &s.url
-            } else {
-                &s.title
-            };
-            out.push_str(&format!("- [{n}] [{}]({})\n", title.trim(), s.url));
+            out.push_str(&source_entry(n, s, file_links));
         }
     }
     out.push_str(&format!(
-        "\n---\n_Written by researchflow from `{plan_file}` (workflow `{}`), final node `{}`._\n",
-        plan.workflow_id, final_node.node_id
+        "\n---\n_Written by researchflow from `{}` (workflow `{}`), final node `{}`._\n",
+        code_text(plan_file),
+        code_text(&plan.workflow_id),
+        final_node.node_id
     ));
+    // The plan file is input too: nothing it holds may reach a terminal as a control.
+    strip_controls(&out)
+}
+
+/// One line of the sources list: `- [n] [title](url)` for a URL that may be a link, else
+/// `- [n] title (`url`)`, which no Markdown viewer turns into one.
+fn source_entry(n: usize, source: &Source, file_links: FileLinks<'_>) -> String {
+    let title = one_line(&source.title, TITLE_MAX_CHARS);
+    let url = source.url.trim();
+    let title = if title.is_empty() {
+        one_line(url, TITLE_MAX_CHARS)
+    } else {
+        title
+    };
+    let is_file = url
+        .get(..7)
+        .is_some_and(|s| s.eq_ignore_ascii_case("file://"));
+    let linkable = is_web_url(url)
+        || (is_file
+            && !url.chars().any(|c| c.is_whitespace() || c.is_control())
+            && file_links(url));
+    if linkable {
+        format!(
+            "- [{n}] [{}]({})\n",
+            escape_markdown(&title),
+            link_target(url)
+        )
+    } else {
+        format!(
+            "- [{n}] {} (`{}`)\n",
+            escape_markdown(&title),
+            code_text(&one_line(url, TITLE_MAX_CHARS))
+        )
+    }
+}
+
+/// `text` with the characters that would make Markdown links, code or HTML of it escaped.
+fn escape_markdown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '\\' | '[' | ']' | '<' | '>' | '`') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
     out
+}
+
+/// A URL as a link destination: characters that would end it early are percent-encoded.
+fn link_target(url: &str) -> String {
+    let mut out = String::with_capacity(url.len());
+    for c in url.chars() {
+        match c {
+            '(' => out.push_str("%28"),
+            ')' => out.push_str("%29"),
+            '<' => out.push_str("%3C"),
+            '>' => out.push_str("%3E"),
+            ' ' => out.push_str("%20"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Text for inside a code span: one line, backticks replaced so the span cannot end early.
+fn code_text(text: &str) -> String {
+    one_line(text, usize::MAX).replace('`', "'")
+}
+
+/// Markdown links whose target is not `http(s)` or `mailto` (`[x](javascript:...)`,
+/// `<data:...>`, `[x]: file:...`) turned into plain text, by one space or backslash that a
+/// reader barely notices.
+fn defang_links(body: &str) -> String {
+    static INLINE: LazyLock<Regex> = LazyLock::new(|| {
+        // Literal patterns: compiling them cannot fail.
+        Regex::new(r"\]\(\s*<?\s*([A-Za-z][A-Za-z0-9+.\-]*):").expect("valid regex")
+    });
+    static AUTO: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"<([A-Za-z][A-Za-z0-9+.\-]{1,31}):").expect("valid regex"));
+    static DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?m)^( {0,3})\[([^\]\n]+)\]:\s*<?\s*([A-Za-z][A-Za-z0-9+.\-]*):")
+            .expect("valid regex")
+    });
+    let web = |scheme: &str| {
+        matches!(
+            scheme.to_ascii_lowercase().as_str(),
+            "http" | "https" | "mailto"
+        )
+    };
+    let text = INLINE.replace_all(body, |c: &regex::Captures<'_>| {
+        let whole = &c[0];
+        if web(&c[1]) {
+            whole.to_string()
+        } else {
+            format!("] ({}", &whole[2..])
+        }
+    });
+    let text = AUTO.replace_all(&text, |c: &regex::Captures<'_>| {
+        if web(&c[1]) {
+            c[0].to_string()
+        } else {
+            format!("\\{}", &c[0])
+        }
+    });
+    DEFINITION
+        .replace_all(&text, |c: &regex::Captures<'_>| {
+            if web(&c[3]) {
+                c[0].to_string()
+            } else {
+                format!("{}\\{}", &c[1], &c[0][c[1].len()..])
+            }
+        })
+        .into_owned()
 }
 
 #[cfg(test)]
@@ -125,5 +275,157 @@ mod tests {
             )
         );
         assert!(!text.contains("[7]"));
+    }
+
+    fn final_with(summary: &str, sources: Vec<Source>) -> (PlanFile, Node) {
+        let mut plan = PlanFile::new("Q?", "wf".into(), "t".into());
+        let mut node = Node::new(
+            NodeId::parse("b").expect("id"),
+            "Final",
+            NodeType::Summary,
+            FINAL_BATCH,
+            NodeStatus::Completed,
+        );
+        node.summary = summary.into();
+        node.sources = sources;
+        plan.nodes.push(node.clone());
+        (plan, node)
+    }
+
+    fn src(url: &str, title: &str) -> Source {
+        Source {
+            url: url.into(),
+            title: title.into(),
+        }
+    }
+
+    #[test]
+    fn the_report_carries_no_control_characters() {
+        let (mut plan, node) = final_with(
+            "Text \u{1b}]0;pwned\u{7}with\0 escapes\u{1b}[2J [1].\r\n",
+            vec![src("https://x.test/1", "Title \u{1b}[31mred\u{9b}0m")],
+        );
+        plan.nodes[0].title = "Q\u{1b}]2;x\u{7}?".into();
+        plan.workflow_id = "wf\u{7}".into();
+        let text = render(&plan, &node, "p\u{1b}[1m.json");
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{text:?}"
+        );
+        assert!(
+            text.starts_with("# Q?\n\nText with escapes [1].\n"),
+            "{text:?}"
+        );
+        assert!(
+            text.contains("- [1] [Title red](https://x.test/1)\n"),
+            "{text:?}"
+        );
+    }
+
+    #[test]
+    fn a_source_title_with_a_newline_cannot_forge_a_sources_line() {
+        let (plan, node) = final_with(
+            "A [1].",
+            vec![src(
+                "https://x.test/1",
+                "Real\n- [2] [Forged](javascript:alert(1))\n",
+            )],
+        );
+        let text = render(&plan, &node, "p.json");
+        let sources: Vec<&str> = text.lines().filter(|l| l.starts_with("- [")).collect();
+        assert_eq!(
+            sources,
+            vec![r"- [1] [Real - \[2\] \[Forged\](javascript:alert(1))](https://x.test/1)"],
+            "{text}"
+        );
+        let long = "word ".repeat(500);
+        let (plan, node) = final_with("A [1].", vec![src("https://x.test/1", &long)]);
+        let text = render(&plan, &node, "p.json");
+        let line = text.lines().find(|l| l.starts_with("- [1]")).expect("line");
+        assert!(line.chars().count() < TITLE_MAX_CHARS + 40, "{line}");
+    }
+
+    #[test]
+    fn only_web_urls_are_links_and_file_urls_only_when_allowed() {
+        let (plan, node) = final_with(
+            "A [1][2][3][4][5].",
+            vec![
+                src("javascript:alert(1)", "Js"),
+                src("data:text/html,<b>x</b>", "Data"),
+                src("file:///etc/passwd", "Passwd"),
+                src("file:///corpus/a.md", "Corpus doc"),
+                src("https://x.test/a_(b)", "Web"),
+            ],
+        );
+        let text = render(&plan, &node, "p.json");
+        assert!(
+            text.contains("- [1] Js (`javascript:alert(1)`)\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("- [2] Data (`data:text/html,<b>x</b>`)\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("- [3] Passwd (`file:///etc/passwd`)\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("- [4] Corpus doc (`file:///corpus/a.md`)\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("- [5] [Web](https://x.test/a_%28b%29)\n"),
+            "{text}"
+        );
+        let corpus = |url: &str| url.starts_with("file:///corpus/");
+        let text = render_with(&plan, &node, "p.json", &corpus);
+        assert!(
+            text.contains("- [4] [Corpus doc](file:///corpus/a.md)\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("- [3] Passwd (`file:///etc/passwd`)\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("- [1] Js (`javascript:alert(1)`)\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_sources_section_by_the_model_is_replaced_never_doubled() {
+        for tail in [
+            "## Sources\n[1] made up",
+            "**References:**\n1. made up",
+            "Sources: [1] made up",
+        ] {
+            let (plan, node) = final_with(
+                &format!("Answer [1].\n\n{tail}\n"),
+                vec![src("https://x.test/1", "Real")],
+            );
+            let text = render(&plan, &node, "p.json");
+            assert!(!text.contains("made up"), "{text}");
+            assert_eq!(text.to_lowercase().matches("sources").count(), 1, "{text}");
+            assert!(
+                text.contains("## Sources\n\n- [1] [Real](https://x.test/1)\n"),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn links_to_other_schemes_in_the_summary_are_broken_up() {
+        let (plan, node) = final_with(
+            "See [here](javascript:alert(1)), <data:text/html,x>, [ok](https://x.test) and <https://y.test>.\n\n[ref]: vbscript:evil\n",
+            vec![],
+        );
+        let text = render(&plan, &node, "p.json");
+        assert!(text.contains("[here] (javascript:alert(1))"), "{text}");
+        assert!(text.contains(r"\<data:text/html,x>"), "{text}");
+        assert!(text.contains("[ok](https://x.test)"), "{text}");
+        assert!(text.contains("<https://y.test>"), "{text}");
+        assert!(text.contains(r"\[ref]: vbscript:evil"), "{text}");
     }
 }

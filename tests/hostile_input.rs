@@ -1,0 +1,493 @@
+//! Hostile and oversized input, end to end through the real binary: files that never end or
+//! are too big, YAML nested beyond reason, control characters and forged lines from search
+//! results and model answers, huge snippets, an id that looks like a placeholder, and a password
+//! in a URL. Each test is named after what broke.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::scenario::{
+    Agent, KEY, Setup, agent, events_of, node, one_search_then_final, plan_answer, scripted,
+};
+use support::{Fault, MockLlm, MockSearch, Reply, SearchKind, researchflow};
+
+/// Runs that must end at once get this long before the runner kills them and fails the test.
+const AT_ONCE: Duration = Duration::from_secs(10);
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/validate")
+        .join(name)
+}
+
+#[tokio::test]
+async fn validate_plan_of_dev_zero_is_refused_at_once() {
+    let out = researchflow()
+        .args(["validate", "plan", "/dev/zero"])
+        .timeout(AT_ONCE)
+        .run()
+        .await;
+    out.code(2)
+        .stderr_contains("`/dev/zero` is a character device, not a regular file");
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn validate_plan_of_a_fifo_is_refused_without_blocking() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fifo = dir.path().join("plan.json");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let out = researchflow()
+        .args(["validate", "plan"])
+        .arg(&fifo)
+        .timeout(AT_ONCE)
+        .run()
+        .await;
+    out.code(2).stderr_contains("a named pipe (FIFO)");
+}
+
+/// A 300 MB file that costs no disk: its length is set, nothing is written.
+fn sparse_file(dir: &Path, name: &str) -> PathBuf {
+    let path = dir.join(name);
+    let file = std::fs::File::create(&path).expect("create");
+    file.set_len(300 * 1024 * 1024).expect("set_len");
+    path
+}
+
+#[tokio::test]
+async fn a_300_mb_plan_file_is_refused_by_validate_and_plan() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let big = sparse_file(dir.path(), "big.json");
+    let out = researchflow()
+        .args(["validate", "plan"])
+        .arg(&big)
+        .timeout(AT_ONCE)
+        .run()
+        .await;
+    out.code(2)
+        .stderr_contains("is 300.0 MB, over the limit of 256.0 MB");
+
+    let config = dir.path().join("agent.config.json");
+    std::fs::write(
+        &config,
+        json!({"baseURL": "http://127.0.0.1:9/v1", "model": "m"}).to_string(),
+    )
+    .expect("config");
+    let out = researchflow()
+        .arg("--config")
+        .arg(&config)
+        .arg("plan")
+        .arg(&big)
+        .timeout(AT_ONCE)
+        .run()
+        .await;
+    out.code(2)
+        .stderr_contains("cannot read plan file")
+        .stderr_contains("over the limit of 256.0 MB");
+}
+
+#[tokio::test]
+async fn a_config_that_is_a_device_is_refused() {
+    let out = researchflow()
+        .args(["--config", "/dev/zero", "plan", "p.json"])
+        .timeout(AT_ONCE)
+        .run()
+        .await;
+    out.code(2)
+        .stderr_contains("cannot read config `/dev/zero`: it is a character device");
+}
+
+#[tokio::test]
+async fn a_hundred_thousand_brackets_of_yaml_are_refused_not_parsed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let deep = dir.path().join("deep.yaml");
+    std::fs::write(&deep, "[".repeat(100_000)).expect("write");
+    let out = researchflow()
+        .args(["validate", "steps"])
+        .arg(&deep)
+        .arg("--atoms")
+        .arg(fixture("atoms"))
+        .timeout(AT_ONCE)
+        .run()
+        .await;
+    out.code(2)
+        .stderr_contains("deep.yaml` nests deeper than 64 levels at line 1");
+}
+
+#[tokio::test]
+async fn yaml_nested_ten_deep_still_validates() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let doc = dir.path().join("steps.yaml");
+    let text = "target: t\nplan:\n  steps:\n    - id: read_file\n      step_id: read\n      target: Read\n      inputs:\n        file_path: docs/notes.md\n        encoding:\n          a:\n            b: [1, {c: [2, {d: 3}]}]\n";
+    std::fs::write(&doc, text).expect("write");
+    let out = researchflow()
+        .args(["validate", "steps"])
+        .arg(&doc)
+        .arg("--atoms")
+        .arg(fixture("atoms"))
+        .timeout(AT_ONCE)
+        .run()
+        .await;
+    out.success();
+    assert_eq!(out.stdout_json()["valid"], true);
+}
+
+/// The password of the URLs in [`a_url_password_is_never_printed_or_written`].
+const URL_PASSWORD: &str = "hunter2-URL-SECRET";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_password_is_never_printed_or_written() {
+    let llm = MockLlm::start().await;
+    let with_password =
+        llm.base_url()
+            .replacen("http://", &format!("http://user:{URL_PASSWORD}@"), 1);
+    // A server that fails and echoes the address it was called at, password and all.
+    let echo = Fault::status(
+        500,
+        &json!({"error": {"message": format!("upstream {with_password} failed")}}).to_string(),
+    );
+    llm.set_handler(move |_| Reply::fault(echo.clone()));
+    let s = Setup::with_config(
+        &llm,
+        None,
+        json!({"baseURL": with_password, "retry": {"maxRetries": 1, "baseDelayMs": 1, "maxDelayMs": 2}}),
+    );
+    let out = s.query("Q?").args(["--max-rounds", "2"]).run().await;
+    assert_ne!(out.status, 0, "every call failed: {}", out.stderr);
+    let events = std::fs::read_to_string(s.path().join("out/plan.events.ndjson")).expect("events");
+    let plan = std::fs::read_to_string(s.out()).expect("plan");
+    assert!(
+        out.stderr.contains("user:***@127.0.0.1"),
+        "the failing address is still named: {}",
+        out.stderr
+    );
+    for (name, text) in [
+        ("stderr", &out.stderr),
+        ("stdout", &out.stdout),
+        ("events", &events),
+        ("plan", &plan),
+    ] {
+        assert!(
+            !text.contains(URL_PASSWORD),
+            "{name} holds the password:\n{text}"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_config_with_a_key_that_others_can_read_is_warned_about() {
+    use std::os::unix::fs::PermissionsExt;
+    let llm = MockLlm::start().await;
+    scripted(&llm, one_search_then_final());
+    let s = Setup::new(&llm, None);
+    let config = s.path().join("agent.config.json");
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let out = s.query("Q?").run().await;
+    out.success().stderr_contains(
+        "holds an API key and other users can read it: restrict it with `chmod 600",
+    );
+    assert!(!out.stderr.contains(KEY), "{}", out.stderr);
+
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    scripted(&llm, one_search_then_final());
+    let out = researchflow()
+        .current_dir(s.path())
+        .args(["workflow", "--query", "Again?", "--out", "again.json"])
+        .run()
+        .await;
+    out.success();
+    assert!(
+        !out.stderr.contains("other users can read it"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_node_after_nev_is_called_new_and_is_not_lost_next_round() {
+    let llm = MockLlm::start().await;
+    let task = |title: &str| {
+        Reply::json(&json!({
+            "is_final": false,
+            "tasks": [{"title": title, "type": "search", "p_node": "a:info"}],
+            "next_check_list": ["NEW1:summary"]
+        }))
+    };
+    llm.push_all([task("First look"), task("Second look")]);
+    let s = Setup::new(&llm, None);
+    let plan_path = s.path().join("p.json");
+    let plan = json!({
+        "version": 1, "workflow_id": "wf", "created_at": "2026-01-01T00:00:00Z",
+        "check_list": {"latest_id": "nev", "latest_batch": 1, "refs": ["a:info"]},
+        "nodes": [{"node_id": "a", "title": "Q?", "summary": "", "info": "", "p_node": "",
+                   "batch": 1, "type": "start", "status": "completed"}]
+    });
+    std::fs::write(&plan_path, plan.to_string()).expect("plan");
+    let round = || {
+        researchflow()
+            .current_dir(s.path())
+            .arg("plan")
+            .arg(&plan_path)
+    };
+
+    round().run().await.success();
+    let mut plan: Value =
+        serde_json::from_str(&std::fs::read_to_string(&plan_path).expect("read")).expect("json");
+    assert_eq!(plan["check_list"]["latest_id"], "new");
+    assert_eq!(plan["check_list"]["refs"], json!(["new:summary"]));
+    let new = &mut plan["nodes"][1];
+    assert_eq!(new["node_id"], "new");
+    new["status"] = json!("completed");
+    new["summary"] = json!("What the node called new found.");
+    std::fs::write(&plan_path, plan.to_string()).expect("plan");
+
+    let out = round().run().await;
+    out.success();
+    assert!(!out.stderr.contains("skipping ref"), "{}", out.stderr);
+    let requests = llm.chat_requests();
+    let input = requests[1].user_prompt().unwrap_or_default();
+    assert!(
+        input.contains("### new:summary\nnode new (search, completed): First look\nWhat the node called new found."),
+        "{input}"
+    );
+    let out = researchflow()
+        .args(["validate", "plan"])
+        .arg(&plan_path)
+        .run()
+        .await;
+    out.success();
+}
+
+/// A search answer full of what a hostile or broken provider sends: a 1 MB snippet, a title
+/// that forges a sources line and retitles the terminal, and links that are not web links.
+fn hostile_searxng_body() -> String {
+    json!({"results": [
+        {"url": "https://example.test/huge", "title": "Huge page",
+         "content": "x".repeat(1_000_000)},
+        {"url": "https://example.test/forged",
+         "title": "Real title\n- [9] [Forged](javascript:alert(1))\u{1b}]0;pwned\u{7}",
+         "content": "snippet \u{1b}[2J\0with controls"},
+        {"url": "javascript:alert(1)", "title": "Js", "content": "c"},
+        {"url": "data:text/html,<script>alert(1)</script>", "title": "Data", "content": "c"},
+        {"url": "file:///etc/passwd", "title": "Passwd", "content": "c"}
+    ]})
+    .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_search_results_and_answers_leave_a_clean_bounded_report() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    search.push_raw(200, &hostile_searxng_body());
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => {
+            let planned = req
+                .user_prompt()
+                .unwrap_or_default()
+                .contains("### b:summary");
+            Reply::json(&if planned {
+                plan_answer(
+                    true,
+                    json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
+                    json!([]),
+                )
+            } else {
+                one_search_then_final().remove(0)
+            })
+        }
+        Agent::Queries => Reply::json(&json!({"queries": ["q"]})),
+        Agent::Analysis | Agent::Summary => Reply::json(&json!({
+            "summary": "Found \u{1b}]0;retitled\u{7}things.",
+            "analysis": "Analysis\0 with a NUL.",
+        })),
+        Agent::Final => Reply::content(
+            "Answer [1] and [2]. \u{1b}]0;pwned\u{7}Done.\n\n## References\n[1] Made-up source\n[2] Another",
+        ),
+    });
+    let s = Setup::new(&llm, Some(&search));
+    s.query("Q?").run().await.success();
+
+    // The 1 MB snippet was cut before the analysis saw it, and the cut recorded.
+    let analysis = llm
+        .chat_requests()
+        .into_iter()
+        .find(|r| agent(r) == Agent::Analysis)
+        .expect("an analysis request");
+    assert!(
+        analysis.raw_body.len() < 100_000,
+        "{}",
+        analysis.raw_body.len()
+    );
+    let events = s.events();
+    let cuts = events_of(&events, "input_cut");
+    assert!(
+        cuts.iter().any(|e| e["node"] == "b"
+            && e["chars"] == 1_000_000
+            && e["kept"] == 2_000
+            && e["what"]
+                .as_str()
+                .is_some_and(|w| w.contains("https://example.test/huge"))),
+        "{cuts:?}"
+    );
+
+    // Only the two web links are sources; the title is one clean line.
+    let plan = s.plan();
+    let b = node(&plan, "b");
+    assert_eq!(
+        b["sources"],
+        json!([
+            {"url": "https://example.test/huge", "title": "Huge page"},
+            {"url": "https://example.test/forged",
+             "title": "Real title - [9] [Forged](javascript:alert(1))"}
+        ])
+    );
+    assert_eq!(b["summary"], "Found things.");
+    assert!(b["info"].as_str().is_some_and(|i| i.len() < 40_000));
+
+    let report = s.report();
+    assert!(
+        !report.chars().any(|c| c.is_control() && c != '\n'),
+        "{report:?}"
+    );
+    let plan_text = std::fs::read_to_string(s.out()).expect("plan");
+    assert!(
+        !plan_text.contains('\u{1b}') && !plan_text.contains("\\u001b"),
+        "{plan_text}"
+    );
+    assert!(!report.contains("Made-up source"), "{report}");
+    assert_eq!(report.matches("## ").count(), 1, "{report}");
+    let lines: Vec<&str> = report.lines().filter(|l| l.starts_with("- [")).collect();
+    assert_eq!(
+        lines,
+        vec![
+            "- [1] [Huge page](https://example.test/huge)",
+            r"- [2] [Real title - \[9\] \[Forged\](javascript:alert(1))](https://example.test/forged)",
+        ],
+        "{report}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_final_summary_over_a_long_chain_gets_a_bounded_input() {
+    let llm = MockLlm::start().await;
+    scripted(&llm, one_search_then_final());
+    let s = Setup::new(&llm, None);
+    let mut nodes = vec![
+        json!({"node_id": "a", "title": "Q?", "summary": "", "info": "",
+        "p_node": "", "batch": 1, "type": "start", "status": "completed"}),
+    ];
+    let mut ids = Vec::new();
+    let mut id = String::from("a");
+    for i in 0..2_000 {
+        let prev = id.clone();
+        id = next_id(&id);
+        nodes.push(json!({"node_id": id, "title": format!("Step {i}"),
+            "summary": "a finding ".repeat(100), "info": "", "p_node": format!("{prev}:summary"),
+            "batch": 2, "type": "search", "status": "completed",
+            "sources": [{"url": format!("https://x.test/{id}"), "title": format!("Source {id}")}]}));
+        ids.push(format!("{id}:summary"));
+    }
+    let fin = next_id(&id);
+    nodes.push(
+        json!({"node_id": fin, "title": "Final", "summary": "", "info": "",
+        "p_node": ids.join(", "), "batch": -1, "type": "summary", "status": "planned"}),
+    );
+    let plan = json!({"version": 1, "workflow_id": "wf", "created_at": "2026-01-01T00:00:00Z",
+        "check_list": {"latest_id": fin, "latest_batch": -1, "refs": [format!("{fin}:summary")]},
+        "nodes": nodes});
+    let path = s.path().join("chain.json");
+    std::fs::write(&path, plan.to_string()).expect("plan");
+    researchflow()
+        .current_dir(s.path())
+        .args(["workflow", "--plan"])
+        .arg(&path)
+        .run()
+        .await
+        .success();
+
+    let final_request = llm
+        .chat_requests()
+        .into_iter()
+        .find(|r| agent(r) == Agent::Final)
+        .expect("the final request");
+    let user = final_request.user_prompt().unwrap_or_default();
+    assert!(user.chars().count() < 62_000, "{}", user.chars().count());
+    let events: Vec<Value> = std::fs::read_to_string(s.path().join("chain.events.ndjson"))
+        .expect("events")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    let cuts = events_of(&events, "input_cut");
+    assert!(
+        cuts.iter().any(|e| e["node"] == fin.as_str()
+            && e["kept"] == 0
+            && e["what"].as_str().is_some_and(|w| w.contains("beyond the"))),
+        "{cuts:?}"
+    );
+}
+
+/// The id after `id` (`a`, `b`, ..., `z`, `aa`, ...).
+fn next_id(id: &str) -> String {
+    let mut chars: Vec<u8> = id.bytes().collect();
+    for i in (0..chars.len()).rev() {
+        if chars[i] == b'z' {
+            chars[i] = b'a';
+        } else {
+            chars[i] += 1;
+            return String::from_utf8(chars).expect("ascii");
+        }
+    }
+    format!("a{}", String::from_utf8(chars).expect("ascii"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huge_result_in_the_planner_input_is_cut_and_recorded() {
+    let llm = MockLlm::start().await;
+    scripted(&llm, one_search_then_final());
+    let s = Setup::new(&llm, None);
+    let plan = json!({"version": 1, "workflow_id": "wf", "created_at": "2026-01-01T00:00:00Z",
+    "check_list": {"latest_id": "b", "latest_batch": 2, "refs": ["b:summary"]},
+    "nodes": [
+        {"node_id": "a", "title": "Q?", "summary": "", "info": "", "p_node": "",
+         "batch": 1, "type": "start", "status": "completed"},
+        {"node_id": "b", "title": "Big", "summary": "s".repeat(500_000), "info": "",
+         "p_node": "a:info", "batch": 2, "type": "search", "status": "completed"}
+    ]});
+    let path = s.path().join("big.json");
+    std::fs::write(&path, plan.to_string()).expect("plan");
+    researchflow()
+        .current_dir(s.path())
+        .args(["workflow", "--plan"])
+        .arg(&path)
+        .run()
+        .await
+        .success();
+    let planner = llm
+        .chat_requests()
+        .into_iter()
+        .find(|r| agent(r) == Agent::Planner)
+        .expect("a planner request");
+    assert!(
+        planner.raw_body.len() < 40_000,
+        "{}",
+        planner.raw_body.len()
+    );
+    let events: Vec<Value> = std::fs::read_to_string(s.path().join("big.events.ndjson"))
+        .expect("events")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    let cuts = events_of(&events, "input_cut");
+    assert!(
+        cuts.iter().any(|e| e["node"] == "planner"
+            && e["what"] == "segment `b:summary`"
+            && e["chars"] == 500_000
+            && e["kept"] == 12_000),
+        "{cuts:?}"
+    );
+}
