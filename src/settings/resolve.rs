@@ -77,7 +77,7 @@ impl<'a> Resolver<'a> {
             llm: self.llm()?,
             engine: file.engine.unwrap_or(EngineKind::Llm),
             structured_output: file.structured_output.unwrap_or(StructuredOutput::Auto),
-            llm_timeout: self.timeout(file.timeouts.llm_ms, "timeouts.llmMs", 120_000)?,
+            llm_timeout: self.timeout(file.timeouts.llm_ms, "timeouts.llmMs", 300_000)?,
             search_timeout: self.timeout(file.timeouts.search_ms, "timeouts.searchMs", 30_000)?,
             retry: self.retry()?,
             search: self.search()?,
