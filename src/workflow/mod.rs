@@ -11,5 +11,5 @@ pub mod results;
 pub mod rounds;
 
 pub use engine::{Engine, EngineError, EngineParts, PlannerSetup, Shutdown, WorkflowOptions};
-pub use events::EventLog;
+pub use events::{EventListener, EventLog};
 pub use outcome::{RunStatus, RunSummary, Totals};
