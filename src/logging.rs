@@ -7,8 +7,9 @@
 //! escape in a model's answer must not retitle or repaint the user's terminal. Only the values
 //! are escaped, never the formatter's own colours.
 //!
-//! With progress on (a workflow on a terminal), tracing-indicatif draws a bar per span and log
-//! lines go through its writer, so they never tear the bars; otherwise output is plain lines.
+//! With progress on (a workflow on a terminal) this module owns the [`MultiProgress`] that the
+//! workflow's display draws into ([`progress_target`]), and every log line is written through
+//! it, so lines never tear the display. This module knows nothing of what is drawn there.
 
 use std::borrow::Cow;
 use std::fmt::{self, Write as _};
@@ -16,13 +17,12 @@ use std::io::{IsTerminal, Write};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use indicatif::{MultiProgress, ProgressDrawTarget};
 use tracing::field::{Field, Visit};
-use tracing_indicatif::IndicatifLayer;
-use tracing_indicatif::writer::{IndicatifWriter, Stderr};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::field::RecordFields;
-use tracing_subscriber::fmt::FormatFields;
 use tracing_subscriber::fmt::format::Writer;
+use tracing_subscriber::fmt::{FormatFields, MakeWriter};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
@@ -33,14 +33,24 @@ pub struct LogConfig {
     pub quiet: bool,
     /// 0 info, 1 debug for researchflow, 2 or more trace.
     pub verbose: u8,
-    /// Progress bars, drawn only when stderr is a terminal and `quiet` is off.
+    /// A progress display, drawn only when stderr is a terminal and `quiet` is off.
     pub progress: bool,
-    /// ANSI colours in log lines; off when stderr is not a terminal or `NO_COLOR` is set.
+    /// ANSI colours in log lines and the display; off when stderr is not a terminal or
+    /// `NO_COLOR` is set.
+    pub color: bool,
+}
+
+/// Where a progress display draws: log lines are printed above it. The display sets its draw
+/// target; until then nothing is drawn and log lines print as usual.
+#[derive(Clone)]
+pub struct ProgressTarget {
+    pub bars: MultiProgress,
+    /// Whether the display may use colours (it always moves the cursor: it is on a terminal).
     pub color: bool,
 }
 
 static QUIET: AtomicBool = AtomicBool::new(false);
-static BAR_WRITER: OnceLock<IndicatifWriter<Stderr>> = OnceLock::new();
+static PROGRESS: OnceLock<ProgressTarget> = OnceLock::new();
 
 /// Installs the global tracing subscriber. Calling it twice is harmless.
 pub fn init(config: LogConfig) {
@@ -51,43 +61,43 @@ pub fn init(config: LogConfig) {
         (false, 1) => "researchflow=debug,info",
         (false, _) => "trace",
     };
-    let filter = || EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
-    if config.progress && !config.quiet && std::io::stderr().is_terminal() {
-        let bars: IndicatifLayer<_> = IndicatifLayer::new();
-        let writer = bars.get_stderr_writer();
-        let _ = BAR_WRITER.set(writer.clone());
-        let _ = tracing_subscriber::registry()
-            .with(filter())
-            .with(
-                tracing_subscriber::fmt::layer()
-                    .fmt_fields(EscapedFields)
-                    .with_writer(writer)
-                    .with_ansi(config.color)
-                    .with_target(false),
-            )
-            .with(bars)
-            .try_init();
-    } else {
-        let _ = tracing_subscriber::fmt()
-            .fmt_fields(EscapedFields)
-            .with_env_filter(filter())
-            .with_writer(std::io::stderr)
-            .with_ansi(config.color)
-            .with_target(false)
-            .try_init();
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    // A terminal that cannot move its cursor (`TERM=dumb`) gets plain lines.
+    let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
+    if config.progress && !config.quiet && std::io::stderr().is_terminal() && !dumb {
+        // Hidden until the display attaches the terminal: it alone knows how it draws.
+        let _ = PROGRESS.set(ProgressTarget {
+            bars: MultiProgress::with_draw_target(ProgressDrawTarget::hidden()),
+            color: config.color,
+        });
     }
+    let _ = tracing_subscriber::registry()
+        .with(filter)
+        .with(
+            tracing_subscriber::fmt::layer()
+                .fmt_fields(EscapedFields)
+                .with_writer(StderrLines)
+                .with_ansi(config.color)
+                .with_target(false),
+        )
+        .try_init();
 }
 
+/// The display's drawing target, when progress is to be drawn (a workflow, stderr a terminal
+/// that is not `TERM=dumb`, no `-q`); `None` otherwise.
+pub fn progress_target() -> Option<ProgressTarget> {
+    PROGRESS.get().cloned()
+}
+
+/// Writes finished log text to stderr, above the progress display when there is one.
 fn write_stderr(bytes: &[u8]) {
-    match BAR_WRITER.get() {
-        Some(writer) => {
-            let mut w = writer.clone();
-            let _ = w.write_all(bytes);
-        }
-        None => {
-            let mut err = std::io::stderr().lock();
-            let _ = err.write_all(bytes);
-        }
+    let write = || {
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(bytes).and_then(|()| err.flush());
+    };
+    match PROGRESS.get() {
+        Some(target) => target.bars.suspend(write),
+        None => write(),
     }
 }
 
@@ -244,6 +254,39 @@ impl Visit for FieldVisitor<'_> {
 
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
         self.field(field.name(), value);
+    }
+}
+
+/// Hands each formatted event to [`write_stderr`] in one piece, so it is printed above the
+/// progress display in one go.
+struct StderrLines;
+
+impl<'a> MakeWriter<'a> for StderrLines {
+    type Writer = EventBuffer;
+
+    fn make_writer(&'a self) -> EventBuffer {
+        EventBuffer(Vec::new())
+    }
+}
+
+struct EventBuffer(Vec<u8>);
+
+impl Write for EventBuffer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for EventBuffer {
+    fn drop(&mut self) {
+        if !self.0.is_empty() {
+            write_stderr(&self.0);
+        }
     }
 }
 

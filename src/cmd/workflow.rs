@@ -22,7 +22,9 @@ use crate::planner::bootstrap;
 use crate::prompts::Prompts;
 use crate::search::SearchClient;
 use crate::settings::{Role, Settings};
-use crate::workflow::{Engine, EngineParts, EventLog, PlannerSetup, RunStatus, WorkflowOptions};
+use crate::workflow::{
+    Engine, EngineParts, EventLog, PlannerSetup, ProgressDisplay, RunStatus, WorkflowOptions,
+};
 
 pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
     let settings = Settings::load(global.config.as_deref()).map_err(CommandError::usage)?;
@@ -43,12 +45,15 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
         store.save(&plan).map_err(CommandError::failure)?;
     }
     let (report_path, events_path) = outputs_beside(store.path());
-    let events = EventLog::open(&events_path).map_err(|e| {
+    let mut events = EventLog::open(&events_path).map_err(|e| {
         CommandError::usage(anyhow::anyhow!(
             "cannot open the event log `{}`: {e}",
             events_path.display()
         ))
     })?;
+    if let Some(display) = ProgressDisplay::for_terminal() {
+        events = events.with_listener(display);
+    }
     tracing::info!(
         "workflow `{}`: plan `{}`, events `{}`",
         plan.workflow_id,

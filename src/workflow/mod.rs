@@ -1,11 +1,14 @@
 //! The research workflow: the loop from a question to the final summary (`engine.rs`, with
-//! `rounds.rs`, `batch.rs` and `results.rs`), its outcome, its event log and its report. See
-//! `ARCHITECTURE.md` for the path of one run through the modules.
+//! `rounds.rs`, `batch.rs` and `results.rs`), its outcome, its event log, the terminal's
+//! progress display (`progress.rs`, fed by the event log; what it shows in `progress_state.rs`)
+//! and its report. See `ARCHITECTURE.md` for the path of one run through the modules.
 
 pub mod batch;
 pub mod engine;
 pub mod events;
 pub mod outcome;
+pub mod progress;
+pub mod progress_state;
 pub mod report;
 pub mod results;
 pub mod rounds;
@@ -13,3 +16,4 @@ pub mod rounds;
 pub use engine::{Engine, EngineError, EngineParts, PlannerSetup, Shutdown, WorkflowOptions};
 pub use events::{EventListener, EventLog};
 pub use outcome::{RunStatus, RunSummary, Totals};
+pub use progress::ProgressDisplay;
