@@ -106,7 +106,10 @@ async fn an_offline_run_quotes_only_what_its_cited_documents_say() {
     assert!((1..=3).contains(&searches));
     let report = std::fs::read_to_string(o.path().join("run/p.report.md")).expect("report");
     assert!(report.contains("without a language model"), "{report}");
-    assert!(report.contains("](file://"), "corpus documents are links: {report}");
+    assert!(
+        report.contains("](file://"),
+        "corpus documents are links: {report}"
+    );
 
     let summary = fin["summary"].as_str().expect("summary");
     let quoted = quotes(summary);

@@ -25,7 +25,8 @@ use crate::prompts::Prompts;
 use crate::search::SearchClient;
 use crate::settings::{EngineKind, Role, Settings};
 use crate::workflow::{
-    Engine, EngineError, EngineParts, EventLog, RunStatus, RunSummary, WorkflowOptions,
+    Engine, EngineError, EngineParts, EventLog, ProgressDisplay, RunStatus, RunSummary,
+    WorkflowOptions,
 };
 
 pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
@@ -47,7 +48,7 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
         store.save(&plan).map_err(CommandError::failure)?;
     }
     let (report_path, events_path) = outputs_beside(store.real_path());
-    let events = EventLog::open(&events_path).map_err(|e| {
+    let mut events = EventLog::open(&events_path).map_err(|e| {
         CommandError::usage(anyhow::anyhow!(
             "cannot open the event log `{}`: {e}",
             events_path.display()
@@ -66,6 +67,9 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
                 "warnings": report.warnings,
             }),
         );
+    }
+    if let Some(display) = ProgressDisplay::for_terminal() {
+        events = events.with_listener(display);
     }
     tracing::info!(
         "workflow `{}`: plan `{}`, events `{}`",

@@ -14,7 +14,6 @@ use std::time::{Duration, Instant};
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::{JoinError, JoinSet};
 use tracing::Instrument;
-use tracing_indicatif::span_ext::IndicatifSpanExt;
 
 use super::engine::{Engine, EngineError};
 use crate::agents::{TaskError, TaskOutput, TaskRunner, task_input};
@@ -52,11 +51,7 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     }
 
     async fn run_batch(&mut self, ids: Vec<NodeId>) -> Result<bool, EngineError> {
-        let batch_span = tracing::info_span!("tasks", count = ids.len());
-        batch_span.pb_set_length(ids.len() as u64);
-        batch_span.pb_set_message("running tasks");
-        batch_span.pb_start();
-        let mut flight = self.spawn_all(ids, &batch_span);
+        let mut flight = self.spawn_all(ids);
         loop {
             tokio::select! {
                 biased;
@@ -81,7 +76,6 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                             flight.tasks.abort_all();
                             return Err(e);
                         }
-                        batch_span.pb_inc(1);
                     }
                     None => break,
                 },
@@ -90,7 +84,7 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
         Ok(false)
     }
 
-    fn spawn_all(&self, ids: Vec<NodeId>, batch_span: &tracing::Span) -> InFlight {
+    fn spawn_all(&self, ids: Vec<NodeId>) -> InFlight {
         let semaphore = Arc::new(Semaphore::new(self.options.concurrency.max(1)));
         let (started_tx, started) = mpsc::unbounded_channel::<NodeId>();
         let mut flight = InFlight {
@@ -116,8 +110,8 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             let events = Arc::clone(&self.events);
             let semaphore = Arc::clone(&semaphore);
             let started_tx = started_tx.clone();
-            let span = tracing::info_span!(parent: batch_span, "task", node = %id);
-            span.pb_set_message(&input.title);
+            // Log lines from inside the task (retries) name its node.
+            let span = tracing::info_span!("task", node = %id);
             let handle = flight.tasks.spawn(
                 async move {
                     // The semaphore is never closed, so this waits for a permit and gets one.

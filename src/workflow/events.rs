@@ -6,21 +6,32 @@
 //! `file_written`, `run_finished`. Each carries
 //! `ts` (RFC 3339) and `event`. No event ever carries a secret. Writing an event never fails the
 //! run: a broken log is reported once and then skipped.
+//!
+//! An [`EventListener`] (the terminal's progress display) may watch the events as they are
+//! written; it sees every event, also when the file has become unwritable.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
 use crate::http::{RetryNotice, RetryObserver};
 
+/// Watches the events of a run as they are emitted. Called from the engine and from running
+/// tasks (retries), so it must be cheap and must not block for long.
+pub trait EventListener: Send + Sync {
+    /// `line` is the whole event as written: `ts`, `event` and its fields.
+    fn on_event(&self, event: &str, line: &Value);
+}
+
 pub struct EventLog {
     path: PathBuf,
     file: Mutex<Option<File>>,
     retries: AtomicU64,
+    listener: Option<Arc<dyn EventListener>>,
 }
 
 impl EventLog {
@@ -31,7 +42,14 @@ impl EventLog {
             path: path.to_path_buf(),
             file: Mutex::new(Some(file)),
             retries: AtomicU64::new(0),
+            listener: None,
         })
+    }
+
+    /// The same log, with `listener` told of every event from now on.
+    pub fn with_listener(mut self, listener: Arc<dyn EventListener>) -> EventLog {
+        self.listener = Some(listener);
+        self
     }
 
     pub fn path(&self) -> &Path {
@@ -57,6 +75,10 @@ impl EventLog {
                 );
                 *guard = None;
             }
+        }
+        drop(guard);
+        if let Some(listener) = &self.listener {
+            listener.on_event(event, &line);
         }
     }
 
@@ -134,5 +156,36 @@ mod tests {
         assert_eq!(lines[1]["delay_ms"], 20);
         assert_eq!(lines[1]["node"], "b");
         assert_eq!(log.retries(), 1);
+    }
+
+    #[derive(Default)]
+    struct Recorder(Mutex<Vec<(String, Value)>>);
+
+    impl EventListener for Recorder {
+        fn on_event(&self, event: &str, line: &Value) {
+            self.0
+                .lock()
+                .expect("lock")
+                .push((event.to_string(), line.clone()));
+        }
+    }
+
+    #[test]
+    fn a_listener_sees_every_event_as_written_even_when_the_file_is_broken() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let recorder = Arc::new(Recorder::default());
+        let log = EventLog::open(&dir.path().join("e.ndjson"))
+            .expect("open")
+            .with_listener(recorder.clone());
+        log.emit("task_started", json!({"node": "b", "title": "T"}));
+        // The file goes; events still reach the listener.
+        *log.file.lock().expect("lock") = None;
+        log.emit("run_finished", json!({"status": "completed"}));
+        let seen = recorder.0.lock().expect("lock").clone();
+        assert_eq!(seen.len(), 2);
+        assert_eq!(seen[0].0, "task_started");
+        assert_eq!(seen[0].1["node"], "b");
+        assert_eq!(seen[0].1["event"], "task_started");
+        assert_eq!(seen[1].1["status"], "completed");
     }
 }

@@ -3,7 +3,6 @@
 
 use serde_json::json;
 use tracing::Instrument;
-use tracing_indicatif::span_ext::IndicatifSpanExt;
 
 use super::engine::{Engine, EngineError};
 use crate::agents::TaskRunner;
@@ -22,7 +21,6 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
         let before = self.plan.clone();
         let observer = self.events.observer("planner");
         let span = tracing::info_span!("planning", round);
-        span.pb_set_message(&format!("planning round {round}"));
         let result = tokio::select! {
             biased;
             _ = &mut self.shutdown => {

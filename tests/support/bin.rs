@@ -44,6 +44,7 @@ pub struct Cmd {
     program: PathBuf,
     args: Vec<OsString>,
     env: Vec<(String, OsString)>,
+    removed: Vec<String>,
     current_dir: Option<PathBuf>,
     timeout: Duration,
     signal: Option<(&'static str, SignalCondition)>,
@@ -65,6 +66,7 @@ pub fn researchflow() -> Cmd {
         program: PathBuf::from(env!("CARGO_BIN_EXE_researchflow")),
         args: Vec::new(),
         env: Vec::new(),
+        removed: Vec::new(),
         current_dir: None,
         timeout: DEFAULT_TIMEOUT,
         signal: None,
@@ -90,6 +92,12 @@ impl Cmd {
     /// Sets `k` for the child, after the isolated variables were removed.
     pub fn env(mut self, k: &str, v: impl AsRef<OsStr>) -> Cmd {
         self.env.push((k.to_owned(), v.as_ref().to_owned()));
+        self
+    }
+
+    /// Removes `k` from the child's environment, `NO_COLOR` included (set by default).
+    pub fn env_remove(mut self, k: &str) -> Cmd {
+        self.removed.push(k.to_owned());
         self
     }
 
@@ -143,6 +151,9 @@ impl Cmd {
         command.env("NO_COLOR", "1");
         for (k, v) in &self.env {
             command.env(k, v);
+        }
+        for k in &self.removed {
+            command.env_remove(k);
         }
 
         let mut child = command
