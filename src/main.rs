@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use researchflow::cli::Cli;
 use researchflow::exit::ExitStatus;
+use researchflow::logging::Escape;
 
 fn main() -> ExitCode {
     // `.env` of the working folder first (not of its parents: a stray file higher up must not
@@ -32,7 +33,10 @@ fn main() -> ExitCode {
     match runtime.block_on(researchflow::cmd::run(cli)) {
         Ok(status) => status.into(),
         Err(err) => {
-            eprintln!("error: {err}");
+            // A server's words may be in the message: escape what could act on the terminal.
+            let text = err.to_string();
+            let shown = researchflow::logging::escape_controls(&text, Escape::KeepLines);
+            eprintln!("error: {shown}");
             err.status.into()
         }
     }

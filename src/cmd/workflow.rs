@@ -18,6 +18,7 @@ use crate::agents::{Agents, TaskRunner};
 use crate::cli::{GlobalArgs, WorkflowArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::llm::{LlmClient, Negotiator};
+use crate::logging::{Escape, escape_controls};
 use crate::offline::{ExtractivePlanner, ExtractiveRunner};
 use crate::plan::{PlanFile, PlanStore, StoreError};
 use crate::planner::{LogOptions, PlanRound, Planner, bootstrap};
@@ -185,18 +186,20 @@ impl Run {
 fn exit_status(summary: RunSummary, plan_path: &Path) -> CommandResult {
     let shown = plan_path.display();
     let reason = summary.reason.unwrap_or_default();
+    // A server's words may be in the reason: escape what could act on the terminal.
+    let escaped = escape_controls(&reason, Escape::KeepLines);
     match summary.status {
         RunStatus::Completed => Ok(ExitStatus::Success),
         RunStatus::Interrupted => Ok(ExitStatus::Interrupted),
         RunStatus::Degraded => {
             eprintln!(
-                "error: degraded run: {reason}; the report says so at its top; fix the cause and run again"
+                "error: degraded run: {escaped}; the report says so at its top; fix the cause and run again"
             );
             Ok(ExitStatus::Failure)
         }
         RunStatus::FinalFailed => {
             eprintln!(
-                "error: {reason}; completed results are in `{shown}`: fix the cause and resume with `--plan {shown}`"
+                "error: {escaped}; completed results are in `{shown}`: fix the cause and resume with `--plan {shown}`"
             );
             Ok(ExitStatus::Failure)
         }
