@@ -59,13 +59,21 @@ pub enum PromptError {
     Unknown(String),
 }
 
+/// The largest prompt file read.
+const PROMPT_MAX_BYTES: u64 = 1024 * 1024;
+
 /// The prompt `name`: from `dir` when that folder holds the file, else the built-in one.
 pub fn load(name: &str, dir: Option<&Path>) -> Result<String, PromptError> {
     if let Some(dir) = dir {
         let path = dir.join(name);
         if path.exists() {
-            return std::fs::read_to_string(&path)
-                .map_err(|source| PromptError::Read { path, source });
+            // A prompt is a page of text: a device or a huge file is refused, not read.
+            return crate::files::read_bounded(&path, PROMPT_MAX_BYTES).map_err(|e| {
+                PromptError::Read {
+                    path,
+                    source: e.into_io(),
+                }
+            });
         }
     }
     BUILT_IN

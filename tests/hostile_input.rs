@@ -491,3 +491,38 @@ async fn a_huge_result_in_the_planner_input_is_cut_and_recorded() {
         "{cuts:?}"
     );
 }
+
+/// regression: an answer was read whole, however large: a broken or hostile server could fill
+/// the memory.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_larger_than_any_api_sends_is_refused_not_read_whole() {
+    let llm = MockLlm::start().await;
+    let huge = format!(
+        "{{\"choices\": [{{\"message\": {{\"content\": \"{}\"}}}}]}}",
+        "x".repeat(33 * 1024 * 1024)
+    );
+    llm.set_handler(move |_| Reply::raw(200, &huge));
+    let s = Setup::new(&llm, None);
+    let out = s.query("Q?").timeout(Duration::from_secs(30)).run().await;
+    out.code(1);
+    let events = std::fs::read_to_string(s.path().join("out/plan.events.ndjson")).expect("events");
+    assert!(events.contains("larger than 32 MiB"), "{events}");
+}
+
+/// regression: opening `/dev/null.json`-like paths locked `<device>.lock` beside the device.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_path_that_is_not_a_file_gets_no_lock_beside_it() {
+    let llm = MockLlm::start().await;
+    let s = Setup::new(&llm, None);
+    std::fs::create_dir_all(s.path().join("folder.json")).expect("mkdir");
+    let out = researchflow()
+        .current_dir(s.path())
+        .args(["workflow", "--plan", "folder.json"])
+        .timeout(AT_ONCE)
+        .run()
+        .await;
+    out.code(2);
+    assert!(out.stderr.contains("not a regular file"), "{}", out.stderr);
+    assert!(!s.path().join("folder.json.lock").exists());
+}

@@ -3,6 +3,7 @@
 //!
 //! A non-2xx answer becomes [`HttpError::Status`] with its `Retry-After`, and a body that is cut
 //! to a readable length and redacted of every secret, since servers echo keys in error bodies.
+//! No answer is read beyond [`MAX_BODY_BYTES`].
 
 use std::time::Duration;
 
@@ -14,6 +15,10 @@ use crate::text::truncate;
 /// How much of an error body is kept.
 const ERROR_BODY_CHARS: usize = 600;
 
+/// The largest answer read: a chat completion or a page of search results is far smaller, and
+/// a server that sends more (or never stops) must not fill the memory.
+pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
+
 /// Sends `request` (its timeout set to `timeout`) and returns the body of a 2xx answer.
 /// Errors show `url` through [`strip_query`] (no query, no password).
 pub async fn send_once(
@@ -22,17 +27,32 @@ pub async fn send_once(
     timeout: Duration,
     secrets: &[ApiKey],
 ) -> Result<String, HttpError> {
-    let response = request
+    let mut response = request
         .timeout(timeout)
         .send()
         .await
         .map_err(|e| HttpError::from_reqwest(url, timeout, e))?;
     let status = response.status();
     let retry_after = parse_retry_after(response.headers());
-    let text = response
-        .text()
+    let mut body: Vec<u8> = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
         .await
-        .map_err(|e| HttpError::from_reqwest(url, timeout, e))?;
+        .map_err(|e| HttpError::from_reqwest(url, timeout, e))?
+    {
+        if body.len() + chunk.len() > MAX_BODY_BYTES {
+            return Err(HttpError::Decode {
+                url: strip_query(url),
+                message: format!(
+                    "the answer is larger than {} MiB, which no API we call sends: check the URL",
+                    MAX_BODY_BYTES / (1024 * 1024)
+                ),
+            });
+        }
+        body.extend_from_slice(&chunk);
+    }
+    // The APIs we call answer in UTF-8; anything else is kept readable, not refused.
+    let text = String::from_utf8_lossy(&body).into_owned();
     if !status.is_success() {
         return Err(HttpError::Status {
             url: strip_query(url),

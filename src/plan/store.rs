@@ -100,6 +100,15 @@ impl PlanStore {
         if !path.exists() {
             return Err(StoreError::NotFound(path.to_path_buf()));
         }
+        // Before the lock: no `<device>.lock` is ever created beside a device or a folder.
+        if !path.is_file() {
+            return Err(StoreError::Read {
+                path: path.to_path_buf(),
+                source: std::io::Error::other(
+                    "not a regular file: pass the plan's `.json` file itself",
+                ),
+            });
+        }
         let store = PlanStore::lock(path)?;
         let plan = read_plan(path, check)?;
         Ok((store, plan))

@@ -17,7 +17,10 @@ use super::schema::{MAX_TASKS, Stage};
 use crate::diagnostics::Diagnostics;
 use crate::plan::NodeType;
 use crate::plan::refs::parse_list;
-use crate::text::normalized;
+use crate::text::{normalized, one_line};
+
+/// The longest task title kept; a longer one is cut (with an ellipsis).
+pub const TITLE_MAX_CHARS: usize = 300;
 
 /// A planner answer that honours the contract.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -268,7 +271,8 @@ fn check_title(diag: &mut Diagnostics, obj: &Map<String, Value>, path: &str) -> 
             );
             String::new()
         }
-        Some(Value::String(s)) if !normalized(s).is_empty() => s.trim().to_string(),
+        // Stored and shown everywhere: one clean line, whatever the model wrote.
+        Some(Value::String(s)) if !normalized(s).is_empty() => one_line(s, TITLE_MAX_CHARS),
         Some(Value::String(_)) => {
             diag.error(
                 "EMPTY_TITLE",
@@ -414,6 +418,17 @@ mod tests {
         );
         assert!(c(json!({"is_final": true, "tasks": [{"title": "T", "type": "search", "p_node": ""}], "next_check_list": []}))
             .contains(&("FINAL_NEEDS_ONE_SUMMARY".into(), "tasks".into())));
+    }
+
+    #[test]
+    fn titles_are_one_clean_line() {
+        let a = check_open(&json!({
+            "is_final": false,
+            "tasks": [{"title": " Cost\n\u{1b}]0;pwned\u{7} of cells ", "type": "search", "p_node": "a:info"}],
+            "next_check_list": []
+        }))
+        .expect("valid");
+        assert_eq!(a.tasks[0].title, "Cost of cells");
     }
 
     #[test]
