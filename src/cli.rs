@@ -116,10 +116,26 @@ pub struct WorkflowArgs {
     pub concurrency: u32,
 
     #[command(flatten)]
+    pub budget: BudgetArgs,
+
+    #[command(flatten)]
     pub corpus: CorpusArgs,
 
     #[command(flatten)]
     pub log: PlanningLogArgs,
+}
+
+/// What one run may spend; reaching a limit ends it `partial`, with a report written from what
+/// exists.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct BudgetArgs {
+    /// At most this many tokens (prompt + completion of every call) [config: budget.maxTokens].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_tokens: Option<u64>,
+
+    /// At most this many seconds of wall clock [config: budget.maxSeconds].
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_time: Option<u64>,
 }
 
 /// A local corpus, and research without a model over it.

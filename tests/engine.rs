@@ -135,6 +135,7 @@ async fn run(plan: PlanFile, base_url: &str, done: Arc<Notify>, shutdown: Shutdo
         options: WorkflowOptions {
             max_rounds: 3,
             concurrency: 2,
+            budget: Default::default(),
         },
         report_path: dir.path().join("plan.report.md"),
         corpus_url: None,

@@ -415,3 +415,111 @@ async fn an_error_says_each_cause_once() {
         .unwrap_or_default();
     assert_eq!(line.matches("cannot reach").count(), 1, "{line}");
 }
+
+/// Round 1: three searches; then the final over them.
+fn three_searches_then_final() -> Vec<Value> {
+    vec![
+        plan_answer(
+            false,
+            json!([
+                {"title": "First", "type": "search", "p_node": "a:info"},
+                {"title": "Second", "type": "search", "p_node": "a:info"},
+                {"title": "Third", "type": "search", "p_node": "a:info"}
+            ]),
+            json!(["NEW1:summary", "NEW2:summary", "NEW3:summary"]),
+        ),
+        plan_answer(
+            true,
+            json!([{"title": "Final", "type": "summary", "p_node": "b:summary, c:summary"}]),
+            json!([]),
+        ),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_budget_ends_the_run_partial_with_a_notice() {
+    let llm = MockLlm::start().await;
+    scripted(&llm, three_searches_then_final());
+    let s = Setup::new(&llm, None);
+    // Every call costs 18 tokens: the planner (18), then one search at a time (36, 54).
+    let out = s
+        .query("Q?")
+        .args(["--max-tokens", "40", "--concurrency", "1"])
+        .run()
+        .await;
+    out.success();
+    assert_eq!(stdout_status(&out), "partial");
+    assert!(out.stderr.contains("partial run"), "{}", out.stderr);
+    let plan = s.plan();
+    assert_eq!(node(&plan, "b")["status"], "completed");
+    assert_eq!(node(&plan, "c")["status"], "completed");
+    let d = node(&plan, "d");
+    assert_eq!(d["status"], "failed");
+    assert!(
+        d["errors"][0]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("not run"),
+        "{d}"
+    );
+    let fin = node(&plan, "e");
+    assert_eq!(
+        (fin["batch"].clone(), fin["status"].clone()),
+        (json!(-1), json!("completed"))
+    );
+    let budget = &plan["outcome"]["budget"];
+    assert_eq!(budget["max_tokens"], 40);
+    assert_eq!(budget["stopped_by"], "max_tokens");
+    assert_eq!(plan["outcome"]["status"], "partial");
+    let events = s.events();
+    let reached = events_of(&events, "budget_reached");
+    assert_eq!(reached.len(), 1);
+    assert_eq!(reached[0]["limit"], "max_tokens");
+    assert_eq!(reached[0]["used"], 54);
+    let report = s.report();
+    assert!(
+        report.starts_with("# Q?\n\n> **Partial run: the token budget (40 tokens) was reached after 54 tokens; 1 task(s) did not run"),
+        "{report}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_time_budget_cuts_running_tasks_after_a_grace() {
+    let llm = MockLlm::start().await;
+    let rounds = three_searches_then_final();
+    let planner = Arc::new(AtomicUsize::new(0));
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => Reply::json(&rounds[planner.fetch_add(1, Ordering::SeqCst).min(1)]),
+        Agent::Analysis => {
+            Reply::json(&json!({"summary": "S", "analysis": "A"})).delay(Duration::from_secs(30))
+        }
+        Agent::Final => Reply::content("Report from nothing much."),
+        _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
+    });
+    let s = Setup::new(&llm, None);
+    let started = std::time::Instant::now();
+    let out = s
+        .query("Q?")
+        .args(["--max-time", "1"])
+        .timeout(Duration::from_secs(20))
+        .run()
+        .await;
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "the grace is short"
+    );
+    // Nothing was researched before the cut: the run is degraded, and says why.
+    out.code(1);
+    assert_eq!(stdout_status(&out), "degraded");
+    let plan = s.plan();
+    for id in ["b", "c", "d"] {
+        let n = node(&plan, id);
+        assert_eq!(n["status"], "failed", "{n}");
+        assert!(
+            n["errors"][0].as_str().unwrap_or_default().contains("cut"),
+            "{n}"
+        );
+    }
+    assert_eq!(plan["outcome"]["budget"]["stopped_by"], "max_time");
+    assert!(s.report().contains("the time budget (1 s) was reached"));
+}

@@ -60,6 +60,9 @@ pub enum TaskError {
     /// The search provider cannot be used as configured: the run stops.
     #[error("{0}")]
     Unusable(String),
+    /// The task did not run, or was cut: the run's budget was spent.
+    #[error("not run: {0}")]
+    NotRun(String),
     /// The task's code panicked: a bug, recorded as a failure so the run goes on.
     #[error("the task stopped on an internal error (a bug; please report it): {0}")]
     Panicked(String),
@@ -72,7 +75,7 @@ impl TaskError {
         match self {
             TaskError::Llm(e) => e.is_unusable(),
             TaskError::Unusable(_) => true,
-            TaskError::Search(_) | TaskError::Panicked(_) => false,
+            TaskError::Search(_) | TaskError::Panicked(_) | TaskError::NotRun(_) => false,
         }
     }
 }

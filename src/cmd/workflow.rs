@@ -15,7 +15,7 @@ use super::options::planner_log;
 use super::output::print_json;
 use super::research;
 use crate::agents::{Agents, TaskRunner};
-use crate::cli::{GlobalArgs, WorkflowArgs};
+use crate::cli::{BudgetArgs, GlobalArgs, WorkflowArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::llm::{LlmClient, Negotiator};
 use crate::logging::{Escape, escape_controls};
@@ -24,7 +24,7 @@ use crate::plan::{PlanFile, PlanStore, StoreError};
 use crate::planner::{LogOptions, PlanRound, Planner, bootstrap};
 use crate::prompts::Prompts;
 use crate::search::SearchClient;
-use crate::settings::{EngineKind, Role, Settings};
+use crate::settings::{Budget, EngineKind, Role, Settings};
 use crate::workflow::{
     Engine, EngineError, EngineParts, EventLog, ProgressDisplay, RunStatus, RunSummary,
     WorkflowOptions,
@@ -85,6 +85,7 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
         options: WorkflowOptions {
             max_rounds: args.max_rounds,
             concurrency: usize::try_from(args.concurrency).unwrap_or(1),
+            budget: budget(&settings, args.budget),
         },
         report_path,
         events_path,
@@ -111,6 +112,17 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
     let log = planner_log(args.log, global.verbose > 0);
     let (agents, planner) = llm_engine(http, &settings, search, prompts, log)?;
     run.with(agents, planner).await
+}
+
+/// The run's budget: the flags, else the config.
+pub fn budget(settings: &Settings, args: BudgetArgs) -> Budget {
+    Budget {
+        max_tokens: args.max_tokens.or(settings.budget.max_tokens),
+        max_time: args
+            .max_time
+            .map(std::time::Duration::from_secs)
+            .or(settings.budget.max_time),
+    }
 }
 
 /// The sub-agents and the planner of a run with a model.
@@ -191,6 +203,11 @@ fn exit_status(summary: RunSummary, plan_path: &Path) -> CommandResult {
     match summary.status {
         RunStatus::Completed => Ok(ExitStatus::Success),
         RunStatus::Interrupted => Ok(ExitStatus::Interrupted),
+        // The user asked for the limit: a partial run is a success, said plainly.
+        RunStatus::Partial => {
+            eprintln!("note: partial run: {escaped}; the report says so at its top");
+            Ok(ExitStatus::Success)
+        }
         RunStatus::Degraded => {
             eprintln!(
                 "error: degraded run: {escaped}; the report says so at its top; fix the cause and run again"

@@ -9,7 +9,8 @@ pub mod store;
 
 pub use info::{Info, InfoPart};
 pub use model::{
-    CheckList, FINAL_BATCH, Node, NodeStatus, NodeType, Outcome, PlanFile, Source, Usage,
+    BudgetRecord, CheckList, FINAL_BATCH, Node, NodeStatus, NodeType, Outcome, PlanFile, Source,
+    Usage,
 };
 pub use node_id::NodeId;
 pub use refs::{Ref, RefField, RefTarget};

@@ -48,6 +48,23 @@ pub struct Outcome {
     /// What went wrong, for any status but `completed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The run's budget, when it had one, and what it used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetRecord>,
+}
+
+/// A run's budget and its use, as the plan file records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BudgetRecord {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_seconds: Option<u64>,
+    /// `max_tokens` or `max_time`, when a limit stopped the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_by: Option<String>,
+    pub used_tokens: u64,
+    pub used_seconds: u64,
 }
 
 fn default_version() -> u32 {

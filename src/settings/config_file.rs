@@ -41,6 +41,18 @@ pub struct ConfigFile {
     pub prompts_dir: Option<String>,
     /// What plans and writes: `llm` (default) or `extractive` (no model, no network).
     pub engine: Option<EngineKind>,
+    #[serde(default)]
+    pub budget: BudgetConfig,
+}
+
+/// What one run may spend; reaching a limit ends the run with a partial report.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct BudgetConfig {
+    /// Prompt plus completion tokens of every call.
+    pub max_tokens: Option<u64>,
+    /// Wall-clock seconds.
+    pub max_seconds: Option<u64>,
 }
 
 /// What plans the rounds and writes the results.

@@ -13,7 +13,7 @@ use super::config_file::{
     ConfigFile, EngineKind, RoleConfig, SearchProviderKind, StructuredOutput,
 };
 use super::resolved::{
-    LlmEndpoint, LlmRoles, RetrySettings, Role, SearchSettings, Settings, SettingsError,
+    Budget, LlmEndpoint, LlmRoles, RetrySettings, Role, SearchSettings, Settings, SettingsError,
 };
 use super::secret::{ApiKey, redact_url};
 
@@ -83,6 +83,7 @@ impl<'a> Resolver<'a> {
             search: self.search()?,
             repair_attempts: self.repair_attempts()?,
             prompts_dir: self.prompts_dir()?,
+            budget: self.budget()?,
         })
     }
 
@@ -280,6 +281,20 @@ impl<'a> Resolver<'a> {
             Some(parent) if path.is_relative() => parent.join(path),
             _ => path,
         }
+    }
+
+    fn budget(&self) -> Result<Budget, SettingsError> {
+        let b = &self.file.budget;
+        if b.max_tokens == Some(0) {
+            return Err(self.invalid("budget.maxTokens", 0, "use a positive number of tokens"));
+        }
+        if b.max_seconds == Some(0) {
+            return Err(self.invalid("budget.maxSeconds", 0, "use a positive number of seconds"));
+        }
+        Ok(Budget {
+            max_tokens: b.max_tokens,
+            max_time: b.max_seconds.map(Duration::from_secs),
+        })
     }
 
     fn repair_attempts(&self) -> Result<u32, SettingsError> {

@@ -127,6 +127,14 @@ pub struct Settings {
     pub search: SearchSettings,
     pub repair_attempts: u32,
     pub prompts_dir: Option<PathBuf>,
+    pub budget: Budget,
+}
+
+/// What one run may spend (each limit optional).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Budget {
+    pub max_tokens: Option<u64>,
+    pub max_time: Option<Duration>,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -1,34 +1,35 @@
 //! The engine's running side: every pending node runs as a spawned task, at most
-//! `concurrency` at once (a semaphore with owned permits moved into the tasks). The final node
-//! runs only after every other pending node has finished.
+//! `concurrency` at once. The engine itself starts each task when a slot is free, so that it
+//! alone decides what starts: once a budget is spent, nothing new does. The final node runs
+//! only after every other pending node has finished.
 //!
-//! Tasks report back over a channel (started) and their join handles (finished); only the
-//! engine touches the plan. A task that panics is recorded as a failed task, so the planner
-//! hears of it like any other failure. On shutdown, results that already finished are
-//! recorded before the rest is abandoned, so no finished work is paid for twice.
+//! Tasks report back through their join handles; only the engine touches the plan. A task
+//! that panics is recorded as a failed task, so the planner hears of it like any other
+//! failure. On shutdown, results that already finished are recorded before the rest is
+//! abandoned (started tasks stay `running`, queued ones `planned`, for resume), so no
+//! finished work is paid for twice.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::sync::{Semaphore, mpsc};
 use tokio::task::{JoinError, JoinSet};
 use tracing::Instrument;
 
+use super::budget::grace;
 use super::engine::{Engine, EngineError};
-use crate::agents::{TaskError, TaskOutput, TaskRunner, task_input};
+use crate::agents::{TaskError, TaskInput, TaskOutput, TaskRunner, task_input};
 use crate::plan::{FINAL_BATCH, NodeId};
 use crate::planner::PlanRound;
 
 /// What a spawned task hands back.
 type Finished = (NodeId, Result<TaskOutput, TaskError>, Duration);
 
-/// The tasks of one batch in flight, and which node each task runs.
+/// The tasks of one batch: those waiting for a slot, and those running.
 struct InFlight {
+    queue: VecDeque<(NodeId, TaskInput)>,
     tasks: JoinSet<Finished>,
     nodes: HashMap<tokio::task::Id, (NodeId, Instant)>,
-    started: mpsc::UnboundedReceiver<NodeId>,
-    started_open: bool,
 }
 
 impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
@@ -51,8 +52,28 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     }
 
     async fn run_batch(&mut self, ids: Vec<NodeId>) -> Result<bool, EngineError> {
-        let mut flight = self.spawn_all(ids);
+        let mut flight = InFlight {
+            queue: self.prepare(ids),
+            tasks: JoinSet::new(),
+            nodes: HashMap::new(),
+        };
+        let far = tokio::time::Instant::now() + Duration::from_secs(365 * 24 * 3600);
+        let deadline = self.deadline();
+        // Once the budget is spent, running tasks get until `cut_at` to finish.
+        let mut cut_at: Option<tokio::time::Instant> = None;
         loop {
+            self.start_tasks(&mut flight)?;
+            if flight.tasks.is_empty() {
+                break;
+            }
+            if cut_at.is_none() && self.stopped.is_some() {
+                let grace = self
+                    .options
+                    .budget
+                    .max_time
+                    .map_or(Duration::from_secs(30), grace);
+                cut_at = Some(tokio::time::Instant::now() + grace);
+            }
             tokio::select! {
                 biased;
                 _ = &mut self.shutdown, if !self.interrupted => {
@@ -63,36 +84,34 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                     self.save("interrupted")?;
                     return Ok(true);
                 }
-                msg = flight.started.recv(), if flight.started_open => match msg {
-                    Some(id) => self.mark_started(id)?,
-                    None => flight.started_open = false,
-                },
-                joined = flight.tasks.join_next_with_id() => match joined {
-                    Some(joined) => {
-                        if let Err(e) = self.joined(&mut flight, joined) {
-                            // Keep what already finished, abandon the rest (it stays `running`
-                            // and runs again on resume).
-                            let _ = self.drain(&mut flight);
-                            flight.tasks.abort_all();
-                            return Err(e);
-                        }
+                _ = tokio::time::sleep_until(deadline.unwrap_or(far)), if deadline.is_some() && self.stopped.is_none() => {
+                    self.budget_spent();
+                }
+                _ = tokio::time::sleep_until(cut_at.unwrap_or(far)), if cut_at.is_some() => {
+                    self.drain(&mut flight)?;
+                    self.cut(&mut flight)?;
+                }
+                joined = flight.tasks.join_next_with_id() => {
+                    if let Some(joined) = joined
+                        && let Err(e) = self.joined(&mut flight, joined)
+                    {
+                        // Keep what already finished, abandon the rest (it stays `running`
+                        // and runs again on resume).
+                        let _ = self.drain(&mut flight);
+                        flight.tasks.abort_all();
+                        return Err(e);
                     }
-                    None => break,
-                },
+                    self.budget_spent();
+                }
             }
         }
         Ok(false)
     }
 
-    fn spawn_all(&self, ids: Vec<NodeId>) -> InFlight {
-        let semaphore = Arc::new(Semaphore::new(self.options.concurrency.max(1)));
-        let (started_tx, started) = mpsc::unbounded_channel::<NodeId>();
-        let mut flight = InFlight {
-            tasks: JoinSet::new(),
-            nodes: HashMap::new(),
-            started,
-            started_open: true,
-        };
+    /// The inputs of the nodes to run, in plan order; what their assembly skipped or cut is
+    /// logged and recorded.
+    fn prepare(&self, ids: Vec<NodeId>) -> VecDeque<(NodeId, TaskInput)> {
+        let mut queue = VecDeque::new();
         for id in ids {
             let Some((input, notes)) = task_input(&self.plan, id) else {
                 continue;
@@ -106,17 +125,31 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                     serde_json::json!({"node": id.to_string(), "what": c.what, "chars": c.chars, "kept": c.kept}),
                 );
             }
+            queue.push_back((id, input));
+        }
+        queue
+    }
+
+    /// Starts queued tasks while slots are free. Once the budget is spent, a queued task
+    /// other than the final summary (which is what the budget buys) does not start.
+    fn start_tasks(&mut self, flight: &mut InFlight) -> Result<(), EngineError> {
+        let slots = self.options.concurrency.max(1);
+        while flight.tasks.len() < slots {
+            let Some((id, input)) = flight.queue.pop_front() else {
+                break;
+            };
+            if self.stopped.is_some() && input.final_sources.is_none() {
+                let why = "the budget was spent before it started".to_string();
+                self.finish(id, Err(TaskError::NotRun(why)), Duration::ZERO)?;
+                continue;
+            }
+            self.mark_started(id)?;
             let runner = Arc::clone(&self.runner);
             let events = Arc::clone(&self.events);
-            let semaphore = Arc::clone(&semaphore);
-            let started_tx = started_tx.clone();
             // Log lines from inside the task (retries) name its node.
             let span = tracing::info_span!("task", node = %id);
             let handle = flight.tasks.spawn(
                 async move {
-                    // The semaphore is never closed, so this waits for a permit and gets one.
-                    let _permit = semaphore.acquire_owned().await;
-                    let _ = started_tx.send(id);
                     let clock = Instant::now();
                     let observer = events.observer(&id.to_string());
                     let result = runner.run(&input, &observer).await;
@@ -126,7 +159,7 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             );
             flight.nodes.insert(handle.id(), (id, Instant::now()));
         }
-        flight
+        Ok(())
     }
 
     /// Records one joined task: its result, or a panic as a failure of its node.
@@ -147,11 +180,6 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                 if err.is_cancelled() {
                     return Ok(());
                 }
-                // Its start message was sent before the panic; record it first so the node's
-                // attempts stay right.
-                while let Ok(started) = flight.started.try_recv() {
-                    self.mark_started(started)?;
-                }
                 let message = panic_message(err);
                 tracing::error!("task {id} panicked: {message}");
                 self.finish(id, Err(TaskError::Panicked(message)), spawned.elapsed())
@@ -159,12 +187,24 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
         }
     }
 
-    /// Records every start message and every finished task that is already there, without
-    /// waiting for anything.
-    fn drain(&mut self, flight: &mut InFlight) -> Result<(), EngineError> {
-        while let Ok(id) = flight.started.try_recv() {
-            self.mark_started(id)?;
+    /// The grace after a spent budget is over: every task still running is cut, and every
+    /// queued one recorded as not run.
+    fn cut(&mut self, flight: &mut InFlight) -> Result<(), EngineError> {
+        flight.tasks.abort_all();
+        let running: Vec<NodeId> = flight.nodes.drain().map(|(_, (id, _))| id).collect();
+        for id in running {
+            let why = "cut: the budget was spent and its grace ran out".to_string();
+            self.finish(id, Err(TaskError::NotRun(why)), Duration::ZERO)?;
         }
+        while let Some((id, _)) = flight.queue.pop_front() {
+            let why = "the budget was spent before it started".to_string();
+            self.finish(id, Err(TaskError::NotRun(why)), Duration::ZERO)?;
+        }
+        Ok(())
+    }
+
+    /// Records every task that already finished, without waiting for anything.
+    fn drain(&mut self, flight: &mut InFlight) -> Result<(), EngineError> {
         while let Some(joined) = flight.tasks.try_join_next_with_id() {
             self.joined(flight, joined)?;
         }

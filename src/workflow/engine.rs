@@ -25,18 +25,22 @@ use std::time::Instant;
 
 use serde_json::json;
 
+use super::budget::BudgetStop;
 use super::events::EventLog;
 pub use super::outcome::EngineError;
 use super::outcome::{RunStatus, RunSummary, Totals};
 use crate::agents::TaskRunner;
 use crate::plan::{NodeStatus, PlanFile, PlanStore};
 use crate::planner::{PlanRound, RoundNotes};
+use crate::settings::Budget;
 
 /// How a workflow run is bounded.
 #[derive(Debug, Clone, Copy)]
 pub struct WorkflowOptions {
     pub max_rounds: u32,
     pub concurrency: usize,
+    /// What the run may spend (`budget.rs`).
+    pub budget: Budget,
 }
 
 /// Resolves when the run must stop (Ctrl-C, SIGTERM).
@@ -72,6 +76,10 @@ pub struct Engine<R, P> {
     pub(super) totals: Totals,
     /// Why planning rounds of this invocation failed, for a degraded run's notice.
     pub(super) planning_errors: Vec<String>,
+    /// When this invocation started (the time budget counts from here).
+    pub(super) started: Instant,
+    /// Which limit stopped the run.
+    pub(super) stopped: Option<BudgetStop>,
     /// What the next planning round must hear of: failed tasks, tasks dropped as repeats.
     pub(super) notes: RoundNotes,
 }
@@ -91,6 +99,8 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             interrupted: false,
             totals: Totals::default(),
             planning_errors: Vec::new(),
+            started: Instant::now(),
+            stopped: None,
             notes: RoundNotes::default(),
         }
     }
@@ -107,7 +117,8 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     /// Runs the workflow to its final summary. Whatever happens, the plan file records the
     /// outcome and the event log ends with `run_finished` (see `finish.rs`).
     pub async fn run(mut self) -> RunSummary {
-        let started = Instant::now();
+        self.started = Instant::now();
+        let started = self.started;
         self.events.emit(
             "run_started",
             json!({
@@ -143,6 +154,10 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             // `max_rounds` bounds this invocation's rounds, not the plan's.
             if self.totals.rounds >= self.options.max_rounds {
                 self.add_final("the round limit was reached")?;
+                continue;
+            }
+            if self.budget_spent() {
+                self.add_final("the budget was reached")?;
                 continue;
             }
             let must_finalise =

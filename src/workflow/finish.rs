@@ -13,7 +13,7 @@ use super::outcome::{RunStatus, RunSummary};
 use super::report;
 use crate::agents::TaskRunner;
 use crate::clock;
-use crate::plan::{FINAL_BATCH, NodeStatus, NodeType, Outcome};
+use crate::plan::{BudgetRecord, FINAL_BATCH, NodeStatus, NodeType, Outcome};
 use crate::planner::PlanRound;
 
 impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
@@ -25,13 +25,18 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     ) -> RunSummary {
         let (mut status, mut failure) = match result {
             Ok(RunStatus::Completed) if !self.researched() => (RunStatus::Degraded, None),
+            Ok(RunStatus::Completed) if self.stopped.is_some() => (RunStatus::Partial, None),
             Ok(status) => (status, None),
             Err(e) => (RunStatus::Failed, Some(e)),
         };
         let reason = self.reason(status, failure.as_ref());
         let mut report = None;
-        if matches!(status, RunStatus::Completed | RunStatus::Degraded) {
-            match self.write_report(reason.as_deref()) {
+        if matches!(
+            status,
+            RunStatus::Completed | RunStatus::Degraded | RunStatus::Partial
+        ) {
+            let notice = reason.as_deref().map(|why| notice(status, why));
+            match self.write_report(notice.as_deref()) {
                 Ok(path) => report = path,
                 Err(e) => {
                     status = RunStatus::Failed;
@@ -48,6 +53,7 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             status: status.as_str().to_string(),
             finished_at: clock::now(),
             reason: reason.clone(),
+            budget: self.budget_record(started),
         });
         if let Err(e) = self.save("run finished") {
             tracing::warn!("cannot record the run's outcome in the plan file: {e}");
@@ -80,6 +86,18 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
         }
     }
 
+    /// The budget and its use, when the run had one.
+    fn budget_record(&self, started: Instant) -> Option<BudgetRecord> {
+        let budget = self.options.budget;
+        (budget.max_tokens.is_some() || budget.max_time.is_some()).then(|| BudgetRecord {
+            max_tokens: budget.max_tokens,
+            max_seconds: budget.max_time.map(|t| t.as_secs()),
+            stopped_by: self.stopped.map(|s| s.limit.to_string()),
+            used_tokens: self.totals.tokens.total_tokens,
+            used_seconds: started.elapsed().as_secs(),
+        })
+    }
+
     /// Whether any research task (a search or summary before the final one) completed.
     fn researched(&self) -> bool {
         self.plan.nodes.iter().any(|n| {
@@ -93,7 +111,17 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     fn reason(&self, status: RunStatus, failure: Option<&EngineError>) -> Option<String> {
         match status {
             RunStatus::Completed => None,
-            RunStatus::Degraded => Some(self.degraded_reason()),
+            RunStatus::Degraded => Some(match self.stopped {
+                Some(stop) => format!("{}; {}", stop.describe(), self.degraded_reason()),
+                None => self.degraded_reason(),
+            }),
+            RunStatus::Partial => self.stopped.map(|stop| {
+                let not_run = self.totals.tasks_not_run;
+                format!(
+                    "{}; {not_run} task(s) did not run or were cut",
+                    stop.describe()
+                )
+            }),
             RunStatus::FinalFailed => Some(match self.plan.final_node() {
                 Some(n) => format!(
                     "the final summary `{}` failed: {}",
@@ -138,7 +166,8 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
         why
     }
 
-    /// Writes the report of a run whose final summary ran, with a notice when it is degraded.
+    /// Writes the report of a run whose final summary ran, with a notice when it is degraded or
+    /// partial.
     fn write_report(&self, notice: Option<&str>) -> Result<Option<PathBuf>, EngineError> {
         let Some(node) = self.plan.final_node() else {
             return Ok(None);
@@ -160,5 +189,18 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             source,
         })?;
         Ok(Some(self.report_path.clone()))
+    }
+}
+
+/// The notice that opens the report of a run short of `completed`.
+fn notice(status: RunStatus, why: &str) -> String {
+    match status {
+        RunStatus::Partial => format!(
+            "> **Partial run: {why}.** The report is written from what was researched by then."
+        ),
+        _ => format!(
+            "> **Degraded run: {why}.** What follows was written without research results and \
+             must not be taken as researched."
+        ),
     }
 }

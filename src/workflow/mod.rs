@@ -5,6 +5,7 @@
 //! the modules.
 
 pub mod batch;
+pub mod budget;
 pub mod engine;
 pub mod events;
 pub mod finish;

@@ -13,11 +13,18 @@ pub struct Totals {
     pub rounds: u32,
     pub tasks_completed: u32,
     pub tasks_failed: u32,
+    /// Tasks the budget kept from starting, or cut.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub tasks_not_run: u32,
     pub retries: u64,
     /// `prompt_tokens`, `completion_tokens` and `total_tokens` of every call of the run.
     #[serde(flatten)]
     pub tokens: Usage,
     pub seconds: f64,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// How a run ended.
@@ -29,6 +36,9 @@ pub enum RunStatus {
     /// The final summary ran, but no research task completed (every planning round failed,
     /// or every task did): the report says so at its top.
     Degraded,
+    /// A budget (`--max-tokens`, `--max-time`) was reached: the final summary ran over the
+    /// research done by then; the report says so at its top. The user asked for the limit.
+    Partial,
     /// The final summary failed.
     FinalFailed,
     /// Stopped by a signal.
@@ -42,6 +52,7 @@ impl RunStatus {
         match self {
             RunStatus::Completed => "completed",
             RunStatus::Degraded => "degraded",
+            RunStatus::Partial => "partial",
             RunStatus::FinalFailed => "final_failed",
             RunStatus::Interrupted => "interrupted",
             RunStatus::Failed => "failed",

@@ -27,9 +27,9 @@ pub fn no_file_links(_url: &str) -> bool {
     false
 }
 
-/// Renders the report of `final_node` and writes it to `path` atomically. A `notice` (why
-/// the run is degraded) opens the report; a `file://` source is a link only when
-/// `file_links` says so.
+/// Renders the report of `final_node` and writes it to `path` atomically. A `notice` (a run
+/// short of `completed`, already formatted) opens the report; a `file://` source is a link
+/// only when `file_links` says so.
 pub fn write(
     path: &Path,
     plan: &PlanFile,
@@ -41,13 +41,7 @@ pub fn write(
     let mut text = render_with(plan, final_node, plan_file, file_links);
     if let Some(notice) = notice {
         let title_end = text.find("\n\n").map_or(0, |i| i + 2);
-        text.insert_str(
-            title_end,
-            &format!(
-                "> **Degraded run: {notice}.** What follows was written without research results \
-                 and must not be taken as researched.\n\n"
-            ),
-        );
+        text.insert_str(title_end, &format!("{}\n\n", strip_controls(notice)));
     }
     crate::atomic::write(path, text.as_bytes())
 }

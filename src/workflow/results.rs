@@ -70,6 +70,15 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                 self.totals.tokens.add(out.usage);
                 self.save("task completed")
             }
+            Err(TaskError::NotRun(why)) => {
+                // Not a failure of the task: the run stopped spending before it could run.
+                node.status = NodeStatus::Failed;
+                node.errors.push(format!("not run: {why}"));
+                self.events
+                    .emit("task_not_run", json!({"node": id.to_string(), "why": why}));
+                self.totals.tasks_not_run += 1;
+                self.save("task not run")
+            }
             Err(err) if err.is_unusable() => {
                 // Not the task's fault: it runs again once the configuration is fixed.
                 let message = err.to_string();

@@ -1,0 +1,104 @@
+//! What a run may spend (`--max-tokens`, `--max-time`, `budget.*`), and what happens when it
+//! has spent it: no new task starts, running tasks finish (the time limit gives them a short
+//! grace, then cuts them), the final summary is written from what exists, and the run ends
+//! `partial`. A `budget_reached` event says which limit stopped it and how much was used.
+//! Limits count this invocation's spending (a resumed run starts afresh).
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::json;
+
+use super::engine::Engine;
+use crate::agents::TaskRunner;
+use crate::planner::PlanRound;
+
+/// Which limit stopped a run, its value, and what was used when it did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct BudgetStop {
+    /// `max_tokens` or `max_time`.
+    pub limit: &'static str,
+    /// Tokens, or seconds.
+    pub value: u64,
+    pub used: u64,
+}
+
+impl BudgetStop {
+    /// The stop in plain words, for the reason and the report's notice.
+    pub fn describe(&self) -> String {
+        match self.limit {
+            "max_tokens" => format!(
+                "the token budget ({} tokens) was reached after {} tokens",
+                self.value, self.used
+            ),
+            _ => format!(
+                "the time budget ({} s) was reached after {} s",
+                self.value, self.used
+            ),
+        }
+    }
+}
+
+/// How long running tasks may still finish once the time budget is spent: a quarter of the
+/// budget, at least one second, at most thirty.
+pub fn grace(max_time: Duration) -> Duration {
+    (max_time / 4).clamp(Duration::from_secs(1), Duration::from_secs(30))
+}
+
+impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
+    /// Whether a limit is reached; the first time, stops new tasks and records why.
+    pub(super) fn budget_spent(&mut self) -> bool {
+        if self.stopped.is_some() {
+            return true;
+        }
+        let budget = self.options.budget;
+        let tokens = self.totals.tokens.total_tokens;
+        let elapsed = self.started.elapsed();
+        let stop = match (budget.max_tokens, budget.max_time) {
+            (Some(max), _) if tokens >= max => Some(BudgetStop {
+                limit: "max_tokens",
+                value: max,
+                used: tokens,
+            }),
+            (_, Some(max)) if elapsed >= max => Some(BudgetStop {
+                limit: "max_time",
+                value: max.as_secs(),
+                used: elapsed.as_secs(),
+            }),
+            _ => None,
+        };
+        let Some(stop) = stop else {
+            return false;
+        };
+        tracing::warn!(
+            "{}: no new task starts; the final summary is written from what exists",
+            stop.describe()
+        );
+        self.events.emit(
+            "budget_reached",
+            json!({"limit": stop.limit, "value": stop.value, "used": stop.used}),
+        );
+        self.stopped = Some(stop);
+        true
+    }
+
+    /// When the time budget runs out, if there is one.
+    pub(super) fn deadline(&self) -> Option<tokio::time::Instant> {
+        self.options
+            .budget
+            .max_time
+            .map(|max| tokio::time::Instant::from_std(self.started) + max)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grace_is_a_quarter_within_bounds() {
+        assert_eq!(grace(Duration::from_secs(2)), Duration::from_secs(1));
+        assert_eq!(grace(Duration::from_secs(40)), Duration::from_secs(10));
+        assert_eq!(grace(Duration::from_secs(3600)), Duration::from_secs(30));
+    }
+}
