@@ -50,6 +50,25 @@ pub enum Command {
     /// reachable, key accepted, model listed, structured output and token limit accepted,
     /// one round trip. Exit 0 when all work, 1 otherwise.
     Doctor(DoctorArgs),
+    /// Compare two plan files of one question: the sources that are new or no longer found,
+    /// the findings whose summaries changed and the directions that are new or dropped, nodes
+    /// matched by title. Markdown on stdout, or JSON with --json; exit 0 whatever changed.
+    Diff(DiffArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The earlier plan file.
+    #[arg(value_name = "OLD.json")]
+    pub old: PathBuf,
+
+    /// The later plan file.
+    #[arg(value_name = "NEW.json")]
+    pub new: PathBuf,
+
+    /// Print the differences as one JSON object instead of Markdown.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

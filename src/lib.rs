@@ -17,6 +17,7 @@
 //! - [`http`]: the HTTP client, errors and the one retry policy.
 //! - [`plan`]: the plan file: model, node ids, refs, info blocks, store.
 //! - [`validate`]: the validators (step plans, plan-next answers, plan files).
+//! - [`compare`]: what changed between two plan files (sources, findings, directions).
 //! - [`diagnostics`]: the one findings shape shared by every check.
 //! - [`prompts`]: the system prompts; [`text`]: small text helpers; [`clock`]: timestamps;
 //!   [`atomic`]: the one atomic file write; [`files`]: the one bounded file read.
@@ -27,6 +28,7 @@ pub mod atomic;
 pub mod cli;
 pub mod clock;
 pub mod cmd;
+pub mod compare;
 pub mod diagnostics;
 pub mod exit;
 pub mod files;

@@ -27,7 +27,7 @@ const LAYERS: &[&[&str]] = &[
     &["text", "clock"],
     &["exit", "diagnostics", "cli", "atomic", "files"],
     &["logging", "plan", "settings"],
-    &["http", "prompts", "validate"],
+    &["http", "prompts", "validate", "compare"],
     &["llm", "search"],
     &["planner", "agents"],
     &["workflow", "offline"],

@@ -10,5 +10,6 @@ pub async fn run(cli: Cli) -> CommandResult {
         Command::Plan(args) => super::plan::run(args, &cli.global).await,
         Command::Workflow(args) => super::workflow::run(args, &cli.global).await,
         Command::Doctor(args) => super::doctor::run(args, &cli.global).await,
+        Command::Diff(args) => super::diff::run(args).await,
     }
 }

@@ -2,6 +2,7 @@
 //! picks one, `options.rs` turns command-line types into the plain options of lower layers,
 //! and `output.rs` prints data on stdout.
 
+pub mod diff;
 pub mod dispatch;
 pub mod doctor;
 pub mod options;
