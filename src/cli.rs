@@ -46,6 +46,9 @@ pub enum Command {
     Workflow(WorkflowArgs),
     /// Check a document against a contract: a plan file, a step plan, or a plan-next answer.
     Validate(ValidateArgs),
+    /// Run many questions, one workflow each, in one process: a shared HTTP pool and rate
+    /// budget, a manifest, resumable.
+    Batch(BatchArgs),
     /// Probe every configured endpoint (each role's model server, and the search provider):
     /// reachable, key accepted, model listed, structured output and token limit accepted,
     /// one round trip. Exit 0 when all work, 1 otherwise.
@@ -69,6 +72,42 @@ pub struct DiffArgs {
     /// Print the differences as one JSON object instead of Markdown.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct BatchArgs {
+    /// The questions: one per line (blank lines and `#` comments skipped), or JSON lines
+    /// `{"id": ..., "query": ...}`.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Where each question's plan, report and events go, with the manifest `batch.json`.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: PathBuf,
+
+    /// Most workflows running at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub jobs: u32,
+
+    /// Most planning rounds of each workflow.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_rounds: u32,
+
+    /// Most tasks running at once within each workflow.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub concurrency: u32,
+
+    /// An earlier batch's folder: for every question it also answered, write
+    /// `DIR/<name>.changes.md` (what is new, gone and changed).
+    #[arg(long, value_name = "OLD_DIR")]
+    pub previous: Option<PathBuf>,
+
+    /// Per question.
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
 }
 
 #[derive(Debug, Args)]

@@ -11,6 +11,7 @@
 //! - [`settings`]: config file, environment and secrets, resolved once.
 //! - [`workflow`]: the loop from question to final summary, events, report.
 //! - [`offline`]: the extractive engine: planner and sub-agents without a model.
+//! - [`batch`]: a batch's questions file and manifest.
 //! - [`planner`]: one planning round (input, contract, write-back).
 //! - [`agents`]: the search and summary sub-agents and their dispatch.
 //! - [`llm`]: the chat-completions client; [`search`]: the search providers.
@@ -25,6 +26,7 @@
 
 pub mod agents;
 pub mod atomic;
+pub mod batch;
 pub mod cli;
 pub mod clock;
 pub mod cmd;

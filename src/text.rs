@@ -13,6 +13,17 @@ pub fn truncate(text: &str, max: usize) -> String {
     }
 }
 
+/// A 64-bit hash that never changes: FNV-1a. For names kept on disk (index folders, batch
+/// file names), which std's `DefaultHasher` may change between Rust releases.
+pub fn stable_hash(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in bytes {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
 /// An error and its causes, joined with `: `, leaving out a cause whose text the message
 /// already holds (errors that quote their cause would otherwise say it twice: "X: X").
 pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {

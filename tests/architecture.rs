@@ -26,7 +26,7 @@ const MAX_FILE_LINES: usize = 450;
 const LAYERS: &[&[&str]] = &[
     &["text", "clock"],
     &["exit", "diagnostics", "cli", "atomic", "files"],
-    &["logging", "plan", "settings"],
+    &["logging", "plan", "settings", "batch"],
     &["http", "prompts", "validate", "compare"],
     &["llm", "search"],
     &["planner", "agents"],

@@ -11,5 +11,6 @@ pub async fn run(cli: Cli) -> CommandResult {
         Command::Workflow(args) => super::workflow::run(args, &cli.global).await,
         Command::Doctor(args) => super::doctor::run(args, &cli.global).await,
         Command::Diff(args) => super::diff::run(args).await,
+        Command::Batch(args) => super::batch::run(args, &cli.global).await,
     }
 }

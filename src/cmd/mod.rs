@@ -2,6 +2,7 @@
 //! picks one, `options.rs` turns command-line types into the plain options of lower layers,
 //! and `output.rs` prints data on stdout.
 
+pub mod batch;
 pub mod diff;
 pub mod dispatch;
 pub mod doctor;
@@ -10,6 +11,7 @@ pub mod output;
 pub mod plan;
 pub mod plan_file;
 pub mod research;
+pub mod runner;
 pub mod validate;
 pub mod workflow;
 

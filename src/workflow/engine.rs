@@ -25,10 +25,9 @@ use std::time::Instant;
 
 use serde_json::json;
 
-use super::budget::BudgetStop;
 use super::events::EventLog;
 pub use super::outcome::EngineError;
-use super::outcome::{RunStatus, RunSummary, Totals};
+use super::outcome::{BudgetStop, RunStatus, RunSummary, Totals};
 use crate::agents::TaskRunner;
 use crate::plan::{NodeStatus, PlanFile, PlanStore};
 use crate::planner::{PlanRound, RoundNotes};

@@ -89,3 +89,29 @@ pub enum EngineError {
         source: std::io::Error,
     },
 }
+
+/// Which limit stopped a run, its value, and what was used when it did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct BudgetStop {
+    /// `max_tokens` or `max_time`.
+    pub limit: &'static str,
+    /// Tokens, or seconds.
+    pub value: u64,
+    pub used: u64,
+}
+
+impl BudgetStop {
+    /// The stop in plain words, for the reason and the report's notice.
+    pub fn describe(&self) -> String {
+        match self.limit {
+            "max_tokens" => format!(
+                "the token budget ({} tokens) was reached after {} tokens",
+                self.value, self.used
+            ),
+            _ => format!(
+                "the time budget ({} s) was reached after {} s",
+                self.value, self.used
+            ),
+        }
+    }
+}

@@ -74,15 +74,13 @@ pub fn default_index_dir(
     )
 }
 
-/// A stable name for a corpus path: 64-bit FNV-1a of its bytes, in hex. Stable across Rust
-/// releases (std's `DefaultHasher` is not), so a toolchain update does not orphan the cache.
+/// A stable name for a corpus path ([`crate::text::stable_hash`] of its bytes, in hex), so a
+/// toolchain update does not orphan the cache.
 pub fn corpus_key(corpus: &Path) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in corpus.as_os_str().as_encoded_bytes() {
-        hash ^= u64::from(*byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{hash:016x}")
+    format!(
+        "{:016x}",
+        crate::text::stable_hash(corpus.as_os_str().as_encoded_bytes())
+    )
 }
 
 /// `path` made absolute, with its longest existing ancestor canonicalised and the rest (not

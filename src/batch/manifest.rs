@@ -1,0 +1,179 @@
+//! `DIR/batch.json`, the manifest of a batch: one item per question with its status, files
+//! and totals, saved atomically each time a question starts or ends, so that a crash or a
+//! signal leaves an accurate record. A rerun reads it to skip what is done. `DIR/batch.lock`
+//! keeps two batches off one folder.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// One question's line in the manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Item {
+    pub id: String,
+    pub query: String,
+    /// `pending`, `running`, or how its workflow ended: `completed`, `partial`, `degraded`,
+    /// `final_failed`, `failed`, `interrupted`.
+    pub status: String,
+    pub plan_file: String,
+    pub report: Option<String>,
+    #[serde(default)]
+    pub totals: serde_json::Value,
+    /// Why it ended short of `completed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl Item {
+    /// Whether the question is done: a rerun leaves it and its files alone.
+    pub fn is_done(&self) -> bool {
+        matches!(self.status.as_str(), "completed" | "partial")
+    }
+}
+
+/// The whole manifest.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub items: Vec<Item>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    #[error("cannot read the batch manifest `{path}`: {message}; fix or remove it to start afresh")]
+    Read { path: PathBuf, message: String },
+    #[error("cannot write the batch manifest `{path}`: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "the batch folder `{dir}` is in use by another researchflow batch (lock `{lock}`): wait for it to finish, or use another folder"
+    )]
+    Locked { dir: PathBuf, lock: PathBuf },
+    #[error("cannot lock the batch folder `{dir}`: {source}")]
+    Lock {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// The manifest's path in `dir`.
+pub fn path_in(dir: &Path) -> PathBuf {
+    dir.join("batch.json")
+}
+
+/// Locks `dir` for this batch until the returned file is dropped (never deleted: deleting it
+/// would let two processes lock two different files).
+pub fn lock(dir: &Path) -> Result<File, ManifestError> {
+    let lock = dir.join("batch.lock");
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock)
+        .map_err(|source| ManifestError::Lock {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(TryLockError::WouldBlock) => Err(ManifestError::Locked {
+            dir: dir.to_path_buf(),
+            lock,
+        }),
+        Err(TryLockError::Error(source)) => Err(ManifestError::Lock {
+            dir: dir.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+impl Manifest {
+    /// The manifest in `dir`, or an empty one when there is none yet.
+    pub fn load(dir: &Path) -> Result<Manifest, ManifestError> {
+        let path = path_in(dir);
+        if !path.exists() {
+            return Ok(Manifest::default());
+        }
+        let read_err = |message: String| ManifestError::Read {
+            path: path.clone(),
+            message,
+        };
+        let text = crate::files::read_bounded(&path, crate::files::DEFAULT_MAX_BYTES)
+            .map_err(|e| read_err(e.to_string()))?;
+        serde_json::from_str(&text).map_err(|e| read_err(e.to_string()))
+    }
+
+    /// Saves the manifest in `dir` atomically.
+    pub fn save(&self, dir: &Path) -> Result<(), ManifestError> {
+        let path = path_in(dir);
+        let write_err = |source| ManifestError::Write {
+            path: path.clone(),
+            source,
+        };
+        let mut text = serde_json::to_string_pretty(self).map_err(|e| write_err(e.into()))?;
+        text.push('\n');
+        crate::atomic::write(&path, text.as_bytes()).map_err(write_err)
+    }
+
+    /// The item of question `id`.
+    pub fn item(&self, id: &str) -> Option<&Item> {
+        self.items.iter().find(|i| i.id == id)
+    }
+
+    /// Sets (or adds) the item of the same id.
+    pub fn put(&mut self, item: Item) {
+        match self.items.iter_mut().find(|i| i.id == item.id) {
+            Some(slot) => *slot = item,
+            None => self.items.push(item),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(id: &str, status: &str) -> Item {
+        Item {
+            id: id.into(),
+            query: "Q?".into(),
+            status: status.into(),
+            plan_file: format!("{id}.json"),
+            report: None,
+            totals: serde_json::Value::Null,
+            reason: None,
+        }
+    }
+
+    #[test]
+    fn saved_then_loaded_and_updated_in_place() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        assert_eq!(
+            Manifest::load(dir.path()).expect("none yet"),
+            Manifest::default()
+        );
+        let mut m = Manifest::default();
+        m.put(item("a", "running"));
+        m.put(item("b", "pending"));
+        m.put(item("a", "completed"));
+        m.save(dir.path()).expect("save");
+        let back = Manifest::load(dir.path()).expect("load");
+        assert_eq!(back.items.len(), 2);
+        assert!(back.item("a").expect("a").is_done());
+        assert!(!back.item("b").expect("b").is_done());
+    }
+
+    #[test]
+    fn one_batch_per_folder() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let held = lock(dir.path()).expect("first");
+        assert!(matches!(
+            lock(dir.path()),
+            Err(ManifestError::Locked { .. })
+        ));
+        drop(held);
+        assert!(lock(dir.path()).is_ok());
+    }
+}

@@ -1,0 +1,185 @@
+//! The questions file of a batch: one question per line (blank lines and `#` comments
+//! skipped), or JSON lines `{"id": ..., "query": ...}` (the id optional), mixed as one likes.
+//! Each question gets a stable file name: its id when it has one, else words of its text,
+//! with a short hash of the text so that two similar questions never share a name.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::text::stable_hash;
+
+/// One question of the batch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Question {
+    pub id: String,
+    pub query: String,
+    /// The stem of its plan, report and events files.
+    pub name: String,
+}
+
+/// Why the questions file cannot be used; each message names the file and the line.
+#[derive(Debug, thiserror::Error)]
+pub enum QuestionsError {
+    #[error("cannot read the questions file `{path}`: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("`{path}` line {line}: {message}")]
+    Line {
+        path: String,
+        line: usize,
+        message: String,
+    },
+    #[error("`{path}` holds no question: write one per line, or JSON lines with `id` and `query`")]
+    Empty { path: String },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonLine {
+    id: Option<serde_json::Value>,
+    query: String,
+}
+
+/// The largest questions file read.
+const MAX_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Reads and parses the questions file.
+pub fn read(path: &Path) -> Result<Vec<Question>, QuestionsError> {
+    let shown = path.display().to_string();
+    let text = crate::files::read_bounded(path, MAX_BYTES).map_err(|e| QuestionsError::Read {
+        path: shown.clone(),
+        source: e.into_io(),
+    })?;
+    parse(&shown, &text)
+}
+
+/// Parses the text of a questions file; `shown` names it in errors.
+pub fn parse(shown: &str, text: &str) -> Result<Vec<Question>, QuestionsError> {
+    let mut out: Vec<Question> = Vec::new();
+    let mut names = HashSet::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let err = |message: String| QuestionsError::Line {
+            path: shown.to_string(),
+            line: i + 1,
+            message,
+        };
+        let (id, query) = if line.starts_with('{') {
+            let parsed: JsonLine = serde_json::from_str(line)
+                .map_err(|e| err(format!("not a `{{\"id\", \"query\"}}` line: {e}")))?;
+            let id = parsed.id.map(|v| match v {
+                serde_json::Value::String(s) => s,
+                other => other.to_string(),
+            });
+            (id, parsed.query)
+        } else {
+            (None, line.to_string())
+        };
+        let query = crate::text::one_line(&query, 2000);
+        if query.is_empty() {
+            return Err(err("the question is empty".into()));
+        }
+        let name = match &id {
+            Some(id) => slug(id, 60),
+            None => format!(
+                "{}-{:08x}",
+                slug(&query, 40),
+                stable_hash(query.as_bytes()) as u32
+            ),
+        };
+        if name.is_empty() {
+            return Err(err(
+                "the id has no letter or digit to name files after".into()
+            ));
+        }
+        if !names.insert(name.clone()) {
+            return Err(err(format!(
+                "the question's name `{name}` is taken by an earlier line: give each question its own id"
+            )));
+        }
+        out.push(Question {
+            id: id.unwrap_or_else(|| name.clone()),
+            query,
+            name,
+        });
+    }
+    if out.is_empty() {
+        return Err(QuestionsError::Empty {
+            path: shown.to_string(),
+        });
+    }
+    Ok(out)
+}
+
+/// Lower-case ASCII letters and digits joined by `-`, at most `max` characters: safe as a file
+/// name everywhere.
+fn slug(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for word in text.split(|c: char| !c.is_ascii_alphanumeric()) {
+        if word.is_empty() {
+            continue;
+        }
+        let extra = word.len() + usize::from(!out.is_empty());
+        if out.len() + extra > max {
+            break;
+        }
+        if !out.is_empty() {
+            out.push('-');
+        }
+        out.push_str(&word.to_ascii_lowercase());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_and_json_lines_mix_and_names_are_stable() {
+        let text = "# a comment\n\nHow do solid-state batteries compare?\n\
+                    {\"id\": \"Q-7\", \"query\": \"Why do dendrites form?\"}\n\
+                    {\"id\": 8, \"query\": \"LFP or NMC?\"}\n";
+        let q = parse("q.txt", text).expect("valid");
+        assert_eq!(q.len(), 3);
+        assert_eq!(q[0].query, "How do solid-state batteries compare?");
+        assert!(
+            q[0].name
+                .starts_with("how-do-solid-state-batteries-compare-")
+        );
+        assert_eq!(
+            q[0].name,
+            parse("q.txt", text).expect("again")[0].name,
+            "stable"
+        );
+        assert_eq!((q[1].id.as_str(), q[1].name.as_str()), ("Q-7", "q-7"));
+        assert_eq!((q[2].id.as_str(), q[2].name.as_str()), ("8", "8"));
+    }
+
+    #[test]
+    fn bad_lines_are_named() {
+        let err = parse("q.txt", "ok?\n{\"query\": 3}\n").expect_err("bad json");
+        assert!(err.to_string().starts_with("`q.txt` line 2:"), "{err}");
+        let err = parse(
+            "q.txt",
+            "{\"id\": \"a\", \"query\": \"x\"}\n{\"id\": \"A\", \"query\": \"y\"}",
+        )
+        .expect_err("duplicate");
+        assert!(
+            err.to_string().contains("line 2") && err.to_string().contains("`a`"),
+            "{err}"
+        );
+        assert!(matches!(
+            parse("q.txt", "# only\n\n"),
+            Err(QuestionsError::Empty { .. })
+        ));
+        assert!(parse("q.txt", "{\"id\": \"...\", \"query\": \"x\"}").is_err());
+    }
+}

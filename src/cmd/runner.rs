@@ -1,0 +1,266 @@
+//! Running workflows: what every run of a process shares ([`Shared`]: the settings, the HTTP
+//! pool, the search client and its index, the prompts, the structured-output negotiation),
+//! and one run on an opened plan file to its end, with a model or with the extractive engine.
+//! Used by `workflow` (one run) and `batch` (many at once).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::json;
+
+use super::research;
+use crate::agents::{Agents, TaskRunner};
+use crate::exit::CommandError;
+use crate::llm::{LlmClient, Negotiator};
+use crate::offline::{ExtractivePlanner, ExtractiveRunner};
+use crate::plan::{PlanFile, PlanStore};
+use crate::planner::{LogOptions, PlanRound, Planner, bootstrap};
+use crate::prompts::Prompts;
+use crate::search::SearchClient;
+use crate::settings::{EngineKind, Role, Settings};
+use crate::workflow::{
+    Engine, EngineParts, EventListener, EventLog, RunSummary, Shutdown, WorkflowOptions,
+};
+
+/// What every workflow run of one process shares.
+pub struct Shared {
+    pub settings: Settings,
+    pub http: reqwest::Client,
+    pub search: Option<SearchClient>,
+    pub prompts: Prompts,
+    /// One per process: a refusal learnt by one run serves every run.
+    pub negotiator: Arc<Negotiator>,
+    pub log: LogOptions,
+}
+
+/// A run that ended, and where its files are.
+pub struct Finished {
+    pub summary: RunSummary,
+    pub plan_path: PathBuf,
+    pub report_path: PathBuf,
+    pub events_path: PathBuf,
+}
+
+impl Shared {
+    /// Loads the prompts, builds the HTTP pool and the search client (opening the local
+    /// index): everything resolved before any run starts.
+    pub async fn new(settings: Settings, log: LogOptions) -> Result<Shared, CommandError> {
+        let prompts =
+            Prompts::load(settings.prompts_dir.as_deref()).map_err(CommandError::usage)?;
+        let http = crate::http::client().map_err(CommandError::failure)?;
+        let search = research::search_client(http.clone(), &settings).await?;
+        let negotiator = Arc::new(Negotiator::new(settings.structured_output));
+        Ok(Shared {
+            settings,
+            http,
+            search,
+            prompts,
+            negotiator,
+            log,
+        })
+    }
+
+    /// The `file://` URL of the corpus folder (ending in `/`), whose documents a report may
+    /// link to.
+    fn corpus_url(&self) -> Option<String> {
+        self.search
+            .as_ref()
+            .and_then(SearchClient::local_index)
+            .map(|index| {
+                let url = crate::search::local::url::file_url(&index.corpus().to_string_lossy());
+                format!("{}/", url.trim_end_matches('/'))
+            })
+    }
+
+    /// Runs one workflow on an opened plan to its end; `listener` sees its events.
+    pub async fn run(
+        &self,
+        store: PlanStore,
+        mut plan: PlanFile,
+        options: WorkflowOptions,
+        shutdown: Shutdown,
+        listener: Option<Arc<dyn EventListener>>,
+    ) -> Result<Finished, CommandError> {
+        if bootstrap(&mut plan) {
+            store.save(&plan).map_err(CommandError::failure)?;
+        }
+        let (report_path, events_path) = outputs_beside(store.real_path());
+        let events = self.event_log(&events_path, listener)?;
+        tracing::info!(
+            "workflow `{}`: plan `{}`, events `{}`",
+            plan.workflow_id,
+            store.path().display(),
+            events_path.display()
+        );
+        let plan_path = store.path().to_path_buf();
+        let prepared = Prepared {
+            store,
+            plan,
+            events: Arc::new(events),
+            options,
+            report_path: report_path.clone(),
+            corpus_url: self.corpus_url(),
+            shutdown,
+        };
+        let summary = if self.settings.engine == EngineKind::Extractive {
+            let (runner, planner) = self.extractive_engine()?;
+            prepared.run(runner, planner).await
+        } else {
+            let (runner, planner) = self.llm_engine()?;
+            prepared.run(runner, planner).await
+        };
+        Ok(Finished {
+            summary,
+            plan_path,
+            report_path,
+            events_path,
+        })
+    }
+
+    /// The run's event log, with the local index's report as its first event.
+    fn event_log(
+        &self,
+        path: &Path,
+        listener: Option<Arc<dyn EventListener>>,
+    ) -> Result<EventLog, CommandError> {
+        let mut events = EventLog::open(path).map_err(|e| {
+            CommandError::usage(anyhow::anyhow!(
+                "cannot open the event log `{}`: {e}",
+                path.display()
+            ))
+        })?;
+        if let Some(listener) = listener {
+            events = events.with_listener(listener);
+        }
+        if let Some(report) = self.search.as_ref().and_then(SearchClient::index_report) {
+            events.emit(
+                "local_index",
+                json!({
+                    "documents": report.documents,
+                    "read": report.read,
+                    "added": report.added,
+                    "updated": report.updated,
+                    "removed": report.removed,
+                    "unchanged": report.unchanged,
+                    "warnings": report.warnings,
+                }),
+            );
+        }
+        Ok(events)
+    }
+
+    /// The task runner and planner of the extractive engine, over the corpus.
+    fn extractive_engine(&self) -> Result<(ExtractiveRunner, ExtractivePlanner), CommandError> {
+        let search = self.search.clone().ok_or_else(|| {
+            CommandError::usage(anyhow::anyhow!("offline research needs a corpus"))
+        })?;
+        let index = search.local_index().ok_or_else(|| {
+            CommandError::usage(anyhow::anyhow!("offline research needs a corpus"))
+        })?;
+        let planner = ExtractivePlanner {
+            index: Arc::clone(&index),
+        };
+        Ok((ExtractiveRunner { search, index }, planner))
+    }
+
+    /// The sub-agents and the planner of a run with a model.
+    fn llm_engine(&self) -> Result<(Agents, Planner), CommandError> {
+        let llm = |role| {
+            LlmClient::new(
+                self.http.clone(),
+                &self.settings,
+                role,
+                Arc::clone(&self.negotiator),
+            )
+            .map_err(CommandError::usage)
+        };
+        let planner = Planner {
+            llm: llm(Role::Planning)?,
+            system_prompt: self.prompts.planning.clone(),
+            repair_attempts: self.settings.repair_attempts,
+            log: self.log,
+        };
+        let agents = Agents {
+            search_llm: llm(Role::Search)?,
+            summary_llm: llm(Role::Summary)?,
+            search: self.search.clone(),
+            prompts: self.prompts.clone(),
+        };
+        Ok((agents, planner))
+    }
+}
+
+/// The parts of an engine that do not depend on which engine runs.
+struct Prepared {
+    store: PlanStore,
+    plan: PlanFile,
+    events: Arc<EventLog>,
+    options: WorkflowOptions,
+    report_path: PathBuf,
+    corpus_url: Option<String>,
+    shutdown: Shutdown,
+}
+
+impl Prepared {
+    async fn run<R: TaskRunner, P: PlanRound>(self, runner: R, planner: P) -> RunSummary {
+        Engine::new(EngineParts {
+            store: self.store,
+            plan: self.plan,
+            events: self.events,
+            runner: Arc::new(runner),
+            planner,
+            options: self.options,
+            report_path: self.report_path,
+            corpus_url: self.corpus_url,
+            shutdown: self.shutdown,
+        })
+        .run()
+        .await
+    }
+}
+
+/// `runs/plan_x.json` -> (`runs/plan_x.report.md`, `runs/plan_x.events.ndjson`).
+pub fn outputs_beside(plan: &Path) -> (PathBuf, PathBuf) {
+    let stem = plan
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "plan".into());
+    (
+        plan.with_file_name(format!("{stem}.report.md")),
+        plan.with_file_name(format!("{stem}.events.ndjson")),
+    )
+}
+
+/// A future that resolves on Ctrl-C or SIGTERM (never, where signals cannot be watched). The
+/// handlers are installed when this is called, not when the future is first polled, so a
+/// signal that comes early still stops the run cleanly instead of killing the process.
+pub fn shutdown_signal() -> Shutdown {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let term = signal(SignalKind::terminate()).ok();
+        let int = signal(SignalKind::interrupt()).ok();
+        Box::pin(async move {
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                () = wait(term) => {}
+                () = wait(int) => {}
+            }
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        Box::pin(async {
+            if tokio::signal::ctrl_c().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        })
+    }
+}

@@ -1,0 +1,270 @@
+//! `researchflow batch`: many questions in one process against the mock LLM: the manifest,
+//! resume without touching what is done, interruption, per-question budgets, the folder lock,
+//! and what changed since an earlier batch.
+
+mod support;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::scenario::{Agent, Setup, agent, plan_answer, read_json};
+use support::{MockLlm, Reply, researchflow};
+
+/// A planner that works for any number of workflows at once: a first round with `searches`
+/// searches, then the final summary over them (told apart by what the input already holds).
+fn stateless(llm: &MockLlm, searches: usize, analysis: &'static str) {
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner if req.user_prompt().unwrap_or_default().contains("### b:") => {
+            Reply::json(&plan_answer(
+                true,
+                json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
+                json!([]),
+            ))
+        }
+        Agent::Planner => {
+            let tasks: Vec<Value> = (0..searches)
+                .map(|i| json!({"title": format!("Search {i}"), "type": "search", "p_node": "a:info"}))
+                .collect();
+            Reply::json(&plan_answer(false, json!(tasks), json!(["NEW1:summary"])))
+        }
+        Agent::Final => Reply::content("Report."),
+        _ => Reply::json(&json!({"summary": analysis, "analysis": "A"})),
+    });
+}
+
+fn questions(dir: &Path, n: usize) -> std::path::PathBuf {
+    let mut text = String::from("# questions for the test\n\n");
+    for i in 0..n {
+        text.push_str(&format!("Question number {i}?\n"));
+    }
+    let path = dir.join("questions.txt");
+    std::fs::write(&path, text).expect("questions");
+    path
+}
+
+fn batch(s: &Setup, args: &[&str]) -> support::bin::Cmd {
+    researchflow()
+        .current_dir(s.path())
+        .args(["batch", "questions.txt", "--out-dir", "out"])
+        .args(args)
+}
+
+fn manifest(s: &Setup) -> Value {
+    read_json(&s.path().join("out/batch.json"))
+}
+
+/// Every file of the batch folder but the manifest and the lock, with its bytes.
+fn question_files(s: &Setup) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(s.path().join("out"))
+        .expect("out/")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| !p.ends_with("batch.json") && !p.ends_with("batch.lock"))
+        .map(|p| (p.display().to_string(), std::fs::read(&p).expect("read")))
+        .collect();
+    files.sort();
+    files
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn twenty_questions_at_four_jobs_fill_the_manifest_and_a_rerun_touches_nothing() {
+    let llm = MockLlm::start().await;
+    stateless(&llm, 1, "S");
+    let s = Setup::new(&llm, None);
+    questions(s.path(), 20);
+    let out = batch(&s, &["--jobs", "4"])
+        .timeout(Duration::from_secs(60))
+        .run()
+        .await;
+    out.success();
+    let printed = out.stdout_json();
+    assert_eq!(printed["questions"], 20);
+    assert_eq!(printed["counts"]["completed"], 20);
+    let m = manifest(&s);
+    let items = m["items"].as_array().expect("items");
+    assert_eq!(items.len(), 20);
+    for item in items {
+        assert_eq!(item["status"], "completed", "{item}");
+        let plan = item["plan_file"].as_str().expect("plan file");
+        assert!(Path::new(plan).exists(), "{plan}");
+        let report = item["report"].as_str().expect("report");
+        assert!(
+            std::fs::read_to_string(report)
+                .expect("report")
+                .contains("Report.")
+        );
+        assert!(
+            item["totals"]["tokens"].is_null() || item["totals"]["total_tokens"].as_u64() > Some(0)
+        );
+    }
+    // Names are stable and distinct.
+    let names: std::collections::BTreeSet<&str> = items
+        .iter()
+        .filter_map(|i| i["plan_file"].as_str())
+        .collect();
+    assert_eq!(names.len(), 20);
+
+    let requests = llm.chat_requests().len();
+    let before = question_files(&s);
+    batch(&s, &["--jobs", "4"]).run().await.success();
+    assert_eq!(
+        llm.chat_requests().len(),
+        requests,
+        "nothing is asked again"
+    );
+    assert_eq!(
+        question_files(&s),
+        before,
+        "the questions' files are not touched"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_mid_batch_exits_130_and_the_rerun_finishes() {
+    let llm = MockLlm::start().await;
+    let slow = Arc::new(AtomicBool::new(true));
+    let flag = Arc::clone(&slow);
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner if req.user_prompt().unwrap_or_default().contains("### b:") => {
+            Reply::json(&plan_answer(
+                true,
+                json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
+                json!([]),
+            ))
+        }
+        Agent::Planner => Reply::json(&plan_answer(
+            false,
+            json!([{"title": "Search", "type": "search", "p_node": "a:info"}]),
+            json!(["NEW1:summary"]),
+        )),
+        Agent::Analysis if flag.load(Ordering::SeqCst) => {
+            Reply::json(&json!({"summary": "S", "analysis": "A"})).delay(Duration::from_secs(30))
+        }
+        Agent::Final => Reply::content("Report."),
+        _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
+    });
+    let s = Setup::new(&llm, None);
+    questions(s.path(), 5);
+    let manifest_path = s.path().join("out/batch.json");
+    let watched = manifest_path.clone();
+    let out = batch(&s, &["--jobs", "2"])
+        .signal_when("TERM", move || {
+            std::fs::read_to_string(&watched)
+                .ok()
+                .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+                .is_some_and(|m| {
+                    m["items"]
+                        .as_array()
+                        .is_some_and(|i| i.iter().filter(|i| i["status"] == "running").count() == 2)
+                })
+        })
+        .timeout(Duration::from_secs(30))
+        .run()
+        .await;
+    out.code(130);
+    let m = read_json(&manifest_path);
+    let statuses: Vec<&str> = m["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|i| i["status"].as_str())
+        .collect();
+    assert_eq!(
+        statuses.iter().filter(|s| **s == "interrupted").count(),
+        2,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == "pending").count(),
+        3,
+        "{statuses:?}"
+    );
+
+    slow.store(false, Ordering::SeqCst);
+    let out = batch(&s, &["--jobs", "2"])
+        .timeout(Duration::from_secs(30))
+        .run()
+        .await;
+    out.success();
+    assert_eq!(out.stdout_json()["counts"]["completed"], 5);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn budgets_apply_per_question_and_partial_is_success() {
+    let llm = MockLlm::start().await;
+    stateless(&llm, 3, "S");
+    let s = Setup::new(&llm, None);
+    questions(s.path(), 3);
+    let out = batch(
+        &s,
+        &["--jobs", "3", "--max-tokens", "40", "--concurrency", "1"],
+    )
+    .run()
+    .await;
+    out.success();
+    assert_eq!(out.stdout_json()["counts"]["partial"], 3);
+    for item in manifest(&s)["items"].as_array().expect("items") {
+        assert_eq!(item["status"], "partial");
+        let report =
+            std::fs::read_to_string(item["report"].as_str().expect("report")).expect("read");
+        assert!(
+            report.contains("> **Partial run: the token budget (40 tokens)"),
+            "{report}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_batch_per_folder_and_bad_questions_are_named() {
+    let llm = MockLlm::start().await;
+    stateless(&llm, 1, "S");
+    let s = Setup::new(&llm, None);
+    questions(s.path(), 1);
+    std::fs::create_dir_all(s.path().join("out")).expect("mkdir");
+    let held = researchflow::batch::manifest::lock(&s.path().join("out")).expect("lock");
+    let out = batch(&s, &[]).run().await;
+    out.code(2);
+    assert!(out.stderr.contains("in use"), "{}", out.stderr);
+    drop(held);
+
+    std::fs::write(s.path().join("questions.txt"), "fine?\n{\"query\": }\n").expect("write");
+    let out = batch(&s, &[]).run().await;
+    out.code(2);
+    assert!(
+        out.stderr.contains("questions.txt` line 2"),
+        "{}",
+        out.stderr
+    );
+    assert!(llm.requests().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn previous_writes_what_changed_for_every_question_answered_twice() {
+    let llm = MockLlm::start().await;
+    stateless(&llm, 1, "Old finding.");
+    let s = Setup::new(&llm, None);
+    questions(s.path(), 2);
+    batch(&s, &[]).run().await.success();
+    std::fs::rename(s.path().join("out"), s.path().join("last-week")).expect("rename");
+
+    stateless(&llm, 1, "New finding.");
+    batch(&s, &["--previous", "last-week"])
+        .run()
+        .await
+        .success();
+    let changes: Vec<_> = std::fs::read_dir(s.path().join("out"))
+        .expect("out/")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(".changes.md"))
+        .collect();
+    assert_eq!(changes.len(), 2, "{changes:?}");
+    let text = std::fs::read_to_string(&changes[0]).expect("read");
+    assert!(
+        text.contains("Old finding.") && text.contains("New finding."),
+        "{text}"
+    );
+}
