@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""A stand-in OpenAI-compatible server for benchmarks (not for tests: those use tests/support).
+
+Every answer takes LATENCY seconds. With RATE > 0 it admits at most RATE requests per second
+(a sliding one-second window) and answers 429 with `retry-after-ms` beyond, like a provider's
+rate limit. The planner plans one search, then the final summary; sub-agents answer at once.
+GET /stats returns {"requests", "refused"}. Prints its base URL on stdout once listening.
+
+    mock_llm.py LATENCY_SECONDS [RATE_PER_SECOND]
+"""
+import json
+import sys
+import threading
+import time
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+LATENCY = float(sys.argv[1]) if len(sys.argv) > 1 else 0.1
+RATE = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
+lock = threading.Lock()
+admitted = deque()
+stats = {"requests": 0, "refused": 0}
+
+
+def answer(body):
+    messages = body.get("messages", [])
+    system = next((m["content"] for m in messages if m.get("role") == "system"), "")
+    user = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
+    if "planning agent" in system:
+        if "### b:" in user:
+            plan = {"is_final": True, "tasks": [{"title": "Final report", "type": "summary",
+                                                 "p_node": "b:summary"}], "next_check_list": []}
+        else:
+            plan = {"is_final": False, "tasks": [{"title": "The one search", "type": "search",
+                                                  "p_node": "a:info"}],
+                    "next_check_list": ["NEW1:summary"]}
+        return json.dumps(plan)
+    if "final report" in system:
+        return "A short report."
+    if "web search queries" in system:
+        return json.dumps({"queries": ["q"]})
+    return json.dumps({"summary": "A finding.", "analysis": "The analysis."})
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def send(self, status, payload, headers=()):
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        if self.path.endswith("/stats"):
+            with lock:
+                self.send(200, dict(stats))
+        else:
+            self.send(200, {"object": "list", "data": [{"id": "bench-model", "object": "model"}]})
+
+    def do_POST(self):
+        length = int(self.headers.get("content-length", 0))
+        body = json.loads(self.rfile.read(length) or b"{}")
+        with lock:
+            stats["requests"] += 1
+            now = time.monotonic()
+            while admitted and now - admitted[0] >= 1.0:
+                admitted.popleft()
+            if RATE > 0 and len(admitted) >= RATE:
+                stats["refused"] += 1
+                wait_ms = int((1.0 - (now - admitted[0])) * 1000) + 1
+                refused = True
+            else:
+                admitted.append(now)
+                refused = False
+        if refused:
+            self.send(429, {"error": {"message": "Rate limit reached", "type": "rate_limit_exceeded"}},
+                      [("retry-after-ms", str(wait_ms))])
+            return
+        time.sleep(LATENCY)
+        self.send(200, {
+            "id": "bench", "object": "chat.completion", "model": body.get("model", "bench-model"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": answer(body)},
+                         "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+        })
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 1024
+
+
+server = Server(("127.0.0.1", 0), Handler)
+print(f"http://127.0.0.1:{server.server_address[1]}/v1", flush=True)
+server.serve_forever()
