@@ -114,6 +114,7 @@ mod tests {
             base_delay: Duration::from_millis(2000),
             max_delay: Duration::from_millis(8000),
             max_retry_after: Duration::from_millis(120_000),
+            max_rate_limit_wait: Duration::from_secs(600),
         }
     }
 

@@ -7,6 +7,6 @@ pub mod secret;
 
 pub use config_file::{ConfigFile, EngineKind, SearchProviderKind, StructuredOutput};
 pub use resolved::{
-    LlmEndpoint, LlmRoles, RetrySettings, Role, SearchSettings, Settings, SettingsError,
+    LlmEndpoint, LlmRoles, RateLimits, RetrySettings, Role, SearchSettings, Settings, SettingsError,
 };
 pub use secret::ApiKey;
