@@ -17,6 +17,7 @@ use super::research;
 use crate::agents::{Agents, TaskRunner};
 use crate::cli::{GlobalArgs, WorkflowArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
+use crate::http::Gates;
 use crate::llm::{LlmClient, Negotiator};
 use crate::logging::{Escape, escape_controls};
 use crate::offline::{ExtractivePlanner, ExtractiveRunner};
@@ -34,7 +35,9 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
     let settings = research::settings(global, &args.corpus)?;
     let prompts = Prompts::load(settings.prompts_dir.as_deref()).map_err(CommandError::usage)?;
     let http = crate::http::client().map_err(CommandError::failure)?;
-    let search = research::search_client(http.clone(), &settings).await?;
+    // One rate budget per endpoint for every call of the process.
+    let gates = Arc::new(Gates::new());
+    let search = research::search_client(http.clone(), &settings, &gates).await?;
 
     let (store, mut plan) = match (&args.query, &args.plan) {
         (Some(query), _) => start(query, args.out.as_deref())?,
@@ -109,7 +112,7 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
     }
     // In a workflow the planner's full input is debug output unless asked for.
     let log = planner_log(args.log, global.verbose > 0);
-    let (agents, planner) = llm_engine(http, &settings, search, prompts, log)?;
+    let (agents, planner) = llm_engine(http, &settings, &gates, search, prompts, log)?;
     run.with(agents, planner).await
 }
 
@@ -117,13 +120,14 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
 fn llm_engine(
     http: reqwest::Client,
     settings: &Settings,
+    gates: &Gates,
     search: Option<SearchClient>,
     prompts: Prompts,
     log: LogOptions,
 ) -> Result<(Agents, Planner), CommandError> {
     let negotiator = Arc::new(Negotiator::new(settings.structured_output));
     let llm = |role| {
-        LlmClient::new(http.clone(), settings, role, Arc::clone(&negotiator))
+        LlmClient::new(http.clone(), settings, role, Arc::clone(&negotiator), gates)
             .map_err(CommandError::usage)
     };
     let planner = Planner {
