@@ -15,7 +15,7 @@
 //! - [`planner`]: one planning round (input, contract, write-back).
 //! - [`agents`]: the search and summary sub-agents and their dispatch.
 //! - [`llm`]: the chat-completions client; [`search`]: the search providers.
-//! - [`http`]: the HTTP client, errors and the one retry policy.
+//! - [`http`]: the HTTP client, errors, the one retry policy and each endpoint's rate budget.
 //! - [`plan`]: the plan file: model, node ids, refs, info blocks, store.
 //! - [`validate`]: the validators (step plans, plan-next answers, plan files).
 //! - [`compare`]: what changed between two plan files (sources, findings, directions).

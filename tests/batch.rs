@@ -268,3 +268,53 @@ async fn previous_writes_what_changed_for_every_question_answered_twice() {
         "{text}"
     );
 }
+
+/// Twenty workflows at eight jobs against a server that admits 20 requests a second, with
+/// `maxRetries` at 1: without one gate shared by every workflow of the batch, their retries
+/// would collide and tasks would fail.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_shares_one_rate_budget_and_no_question_fails_at_the_servers_limit() {
+    let llm = MockLlm::start().await;
+    llm.admit_per_second(20);
+    stateless(&llm, 2, "S");
+    let s = Setup::with_config(
+        &llm,
+        None,
+        json!({"retry": {"maxRetries": 1, "baseDelayMs": 10, "maxDelayMs": 40, "maxRetryAfterMs": 1000}}),
+    );
+    questions(s.path(), 20);
+    let out = batch(&s, &["--jobs", "8"])
+        .timeout(Duration::from_secs(90))
+        .run()
+        .await;
+    out.success();
+    assert_eq!(
+        out.stdout_json()["counts"]["completed"],
+        20,
+        "{}",
+        out.stdout
+    );
+    let (requests, refused) = (llm.chat_requests().len(), llm.rate_refused());
+    assert!(
+        refused > 0,
+        "the test must meet the limit: {requests} requests"
+    );
+    assert_eq!(
+        requests - refused,
+        20 * 5,
+        "per question: two planner rounds, two analyses, one final"
+    );
+    // One gate per workflow instead of one per endpoint is refused about a quarter of the
+    // time here; the shared gate about a tenth.
+    assert!(
+        refused * 100 <= requests * 18,
+        "{refused} of {requests} requests refused: the workflows do not share the budget"
+    );
+    for item in manifest(&s)["items"].as_array().expect("items") {
+        let events = std::fs::read_to_string(
+            Path::new(item["plan_file"].as_str().expect("plan")).with_extension("events.ndjson"),
+        )
+        .expect("events");
+        assert!(!events.contains("\"task_failed\""), "{}", item["id"]);
+    }
+}

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use researchflow::agents::{TaskError, TaskInput, TaskOutput, TaskRunner};
-use researchflow::http::RetryObserver;
+use researchflow::http::{Gates, RetryObserver};
 use researchflow::llm::{LlmClient, Negotiator};
 use researchflow::plan::{Info, Node, NodeId, NodeStatus, NodeType, PlanFile, PlanStore};
 use researchflow::planner::{LogOptions, Planner};
@@ -126,6 +126,7 @@ async fn run(plan: PlanFile, base_url: &str, done: Arc<Notify>, shutdown: Shutdo
                 &settings,
                 Role::Planning,
                 Arc::new(Negotiator::new(settings.structured_output)),
+                &Gates::new(),
             )
             .expect("a model is configured"),
             system_prompt: "You are the planning agent.".into(),

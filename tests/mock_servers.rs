@@ -205,6 +205,58 @@ async fn llm_counts_requests_in_flight() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn llm_admits_r_requests_a_second_and_says_when_a_slot_frees() {
+    let llm = MockLlm::start().await;
+    llm.set_handler(|_| Reply::content("ok"));
+    llm.admit_per_second(3);
+    let client = client();
+    let first = Instant::now();
+    let mut statuses = Vec::new();
+    let mut waits = Vec::new();
+    for q in ["a", "b", "c", "d", "e"] {
+        if q != "a" && q <= "c" {
+            // Spaced, so that one slot frees at a time.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let r = chat(&client, &llm, q).await;
+        statuses.push(r.status().as_u16());
+        if let Some(ms) = r.headers().get("retry-after-ms") {
+            let ms: u64 = ms.to_str().expect("ascii").parse().expect("a number");
+            waits.push(Duration::from_millis(ms));
+            let body: Value = r.json().await.expect("json body");
+            assert_eq!(body["error"]["type"], "rate_limit_exceeded");
+        }
+    }
+    let elapsed = first.elapsed();
+    assert!(
+        elapsed < Duration::from_millis(900),
+        "too slow to test: {elapsed:?}"
+    );
+    assert_eq!(statuses, [200, 200, 200, 429, 429]);
+    assert_eq!(llm.rate_refused(), 2);
+    assert_eq!(
+        llm.chat_requests().len(),
+        5,
+        "refused requests are recorded too"
+    );
+    for wait in &waits {
+        // The oldest accepted request leaves the window one second after it came.
+        assert!(
+            *wait >= Duration::from_secs(1) - elapsed && *wait <= Duration::from_secs(1),
+            "{wait:?} after {elapsed:?}"
+        );
+    }
+    tokio::time::sleep(waits[1]).await;
+    assert_eq!(
+        chat(&client, &llm, "f").await.status(),
+        200,
+        "a slot is free"
+    );
+    assert_eq!(chat(&client, &llm, "g").await.status(), 429, "and only one");
+    assert_eq!(llm.rate_refused(), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn llm_status_faults_reach_the_client() {
     let llm = MockLlm::start().await;
     llm.push(Reply::fault(Fault::rate_limited(Some("2"))));

@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::output::print_json;
 use crate::cli::{DoctorArgs, GlobalArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
-use crate::http::NoObserver;
+use crate::http::{Gates, NoObserver};
 use crate::llm::probe::{EndpointReport, probe};
 use crate::llm::{LlmClient, Negotiator};
 use crate::search::SearchClient;
@@ -35,10 +35,13 @@ struct Report {
 
 pub async fn run(args: DoctorArgs, global: &GlobalArgs) -> CommandResult {
     let mut settings = Settings::load(global.config.as_deref()).map_err(CommandError::usage)?;
-    // A doctor answers quickly: one retry of a transient failure is enough to tell.
+    // A doctor answers quickly: one retry of a transient failure is enough to tell, and a
+    // rate limit is an ordinary retry, not a wait of minutes at the gate.
     settings.retry.max_retries = settings.retry.max_retries.min(1);
+    settings.retry.max_rate_limit_wait = std::time::Duration::ZERO;
     let http = crate::http::client().map_err(CommandError::failure)?;
     let negotiator = Arc::new(Negotiator::new(settings.structured_output));
+    let gates = Gates::new();
 
     let mut endpoints = Vec::new();
     let mut seen: Vec<(&crate::settings::LlmEndpoint, usize)> = Vec::new();
@@ -55,8 +58,14 @@ pub async fn run(args: DoctorArgs, global: &GlobalArgs) -> CommandResult {
             report.roles.push(role.as_str());
             continue;
         }
-        let client = LlmClient::new(http.clone(), &settings, role, Arc::clone(&negotiator))
-            .map_err(CommandError::usage)?;
+        let client = LlmClient::new(
+            http.clone(),
+            &settings,
+            role,
+            Arc::clone(&negotiator),
+            &gates,
+        )
+        .map_err(CommandError::usage)?;
         let report = probe(
             &http,
             &client,

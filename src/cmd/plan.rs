@@ -13,6 +13,7 @@ use super::options::planner_log;
 use super::output::print_json;
 use crate::cli::{GlobalArgs, PlanArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
+use crate::http::Gates;
 use crate::http::NoObserver;
 use crate::llm::{LlmClient, Negotiator};
 use crate::logging;
@@ -93,7 +94,7 @@ async fn plan_round(
     let http = crate::http::client().map_err(CommandError::failure)?;
     let notes = RoundNotes::default();
     if settings.engine == EngineKind::Extractive {
-        let index = super::research::search_client(http, settings)
+        let index = super::research::search_client(http, settings, &Arc::new(Gates::new()))
             .await?
             .and_then(|s| s.local_index())
             .ok_or_else(|| {
@@ -105,8 +106,8 @@ async fn plan_round(
     let prompt = crate::prompts::load(crate::prompts::PLANNING, settings.prompts_dir.as_deref())
         .map_err(CommandError::usage)?;
     let negotiator = Arc::new(Negotiator::new(settings.structured_output));
-    let llm =
-        LlmClient::new(http, settings, Role::Planning, negotiator).map_err(CommandError::usage)?;
+    let llm = LlmClient::new(http, settings, Role::Planning, negotiator, &Gates::new())
+        .map_err(CommandError::usage)?;
     let planner = Planner {
         llm,
         system_prompt: prompt,

@@ -3,8 +3,11 @@
 //! and the search client, whose local index is opened (built or updated) off the async
 //! threads.
 
+use std::sync::Arc;
+
 use crate::cli::{CorpusArgs, GlobalArgs};
 use crate::exit::CommandError;
+use crate::http::Gates;
 use crate::search::SearchClient;
 use crate::settings::{EngineKind, SearchProviderKind, Settings};
 
@@ -44,17 +47,20 @@ pub fn settings(global: &GlobalArgs, corpus: &CorpusArgs) -> Result<Settings, Co
     Ok(settings)
 }
 
-/// The search client of the settings (`None` without any provider). A local index is opened
-/// here, on a blocking thread; what it did is logged, and its warnings too.
+/// The search client of the settings (`None` without any provider), its web provider's gate
+/// from `gates`. A local index is opened here, on a blocking thread; what it did is logged,
+/// and its warnings too.
 pub async fn search_client(
     http: reqwest::Client,
     settings: &Settings,
+    gates: &Arc<Gates>,
 ) -> Result<Option<SearchClient>, CommandError> {
-    let owned = settings.clone();
-    let client = tokio::task::spawn_blocking(move || SearchClient::new(http, &owned))
-        .await
-        .map_err(CommandError::failure)?
-        .map_err(CommandError::usage)?;
+    let (owned, gates) = (settings.clone(), Arc::clone(gates));
+    let client =
+        tokio::task::spawn_blocking(move || SearchClient::with_gates(http, &owned, &gates))
+            .await
+            .map_err(CommandError::failure)?
+            .map_err(CommandError::usage)?;
     if let Some(report) = client.as_ref().and_then(SearchClient::index_report) {
         for w in &report.warnings {
             tracing::warn!("corpus: {w}");

@@ -1,5 +1,6 @@
 //! Running workflows: what every run of a process shares ([`Shared`]: the settings, the HTTP
-//! pool, the search client and its index, the prompts, the structured-output negotiation),
+//! pool, the search client and its index, the prompts, the structured-output negotiation, the
+//! rate budget of each endpoint),
 //! and one run on an opened plan file to its end, with a model or with the extractive engine.
 //! Used by `workflow` (one run) and `batch` (many at once).
 
@@ -11,6 +12,7 @@ use serde_json::json;
 use super::research;
 use crate::agents::{Agents, TaskRunner};
 use crate::exit::CommandError;
+use crate::http::Gates;
 use crate::llm::{LlmClient, Negotiator};
 use crate::offline::{ExtractivePlanner, ExtractiveRunner};
 use crate::plan::{PlanFile, PlanStore};
@@ -30,6 +32,8 @@ pub struct Shared {
     pub prompts: Prompts,
     /// One per process: a refusal learnt by one run serves every run.
     pub negotiator: Arc<Negotiator>,
+    /// One rate budget per endpoint for every call of every run.
+    pub gates: Arc<Gates>,
     pub log: LogOptions,
 }
 
@@ -48,7 +52,8 @@ impl Shared {
         let prompts =
             Prompts::load(settings.prompts_dir.as_deref()).map_err(CommandError::usage)?;
         let http = crate::http::client().map_err(CommandError::failure)?;
-        let search = research::search_client(http.clone(), &settings).await?;
+        let gates = Arc::new(Gates::new());
+        let search = research::search_client(http.clone(), &settings, &gates).await?;
         let negotiator = Arc::new(Negotiator::new(settings.structured_output));
         Ok(Shared {
             settings,
@@ -56,6 +61,7 @@ impl Shared {
             search,
             prompts,
             negotiator,
+            gates,
             log,
         })
     }
@@ -171,6 +177,7 @@ impl Shared {
                 &self.settings,
                 role,
                 Arc::clone(&self.negotiator),
+                &self.gates,
             )
             .map_err(CommandError::usage)
         };

@@ -51,6 +51,11 @@ impl HttpError {
         }
     }
 
+    /// A 429 asking to slow down (not an exhausted quota): what closes an endpoint's gate.
+    pub fn is_rate_limited(&self) -> bool {
+        matches!(self, HttpError::Status { status: 429, .. }) && self.is_transient()
+    }
+
     /// The delay the server asked for, if any.
     pub fn retry_after(&self) -> Option<Duration> {
         match self {

@@ -1,12 +1,17 @@
 //! HTTP plumbing shared by the LLM client and the search providers: the client, errors, one
-//! attempt, and the one retry policy.
+//! attempt, the one retry policy, and the rate budget of each endpoint (its gate).
 
+pub mod aimd;
 pub mod client;
 pub mod error;
+pub mod gate;
+pub mod gates;
 pub mod retry;
 pub mod send;
 
 pub use client::client;
 pub use error::{HttpError, Unusable};
-pub use retry::{NoObserver, RetryNotice, RetryObserver, with_retry};
+pub use gate::{Admission, Gate, WaitReason};
+pub use gates::Gates;
+pub use retry::{AtGate, NoObserver, RetryNotice, RetryObserver, with_retry, with_retry_at_gate};
 pub use send::send_once;

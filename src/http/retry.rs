@@ -5,14 +5,29 @@
 //! `retry-after-ms` replaces the computed delay, cut to `maxRetryAfterMs`. Only errors that
 //! [`HttpError::is_transient`] accepts are retried. Every retry is logged with its delay and
 //! reported to the caller's observer, which the workflow turns into events.
+//!
+//! A call may go through its endpoint's [`Gate`] ([`with_retry_at_gate`]): each attempt waits
+//! there for admission, a 429 closes the gate for every call of the endpoint, and the retry of
+//! that 429 waits at the gate without counting against `maxRetries` (a rate limit is the
+//! server's pace, not a failure of the call) for as long as the call has run less than
+//! `maxRateLimitWaitMs` (10 minutes by default); after that a 429 is an ordinary retry. backon
+//! stays the one loop: the attempt tells [`CountedBackoff`] that its 429 was absorbed, and that
+//! retry then takes no step of the backoff.
 
 use std::future::Future;
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use backon::{ExponentialBuilder, Retryable};
+use backon::{BackoffBuilder, ExponentialBackoff, ExponentialBuilder, Retryable};
+use serde_json::json;
+use tokio::time::Instant;
 
 use super::error::HttpError;
+use super::gate::{Admission, Gate, WaitReason};
 use crate::settings::RetrySettings;
+
+/// A wait at a gate longer than this is logged and reported to the observer.
+const NOTED_WAIT: Duration = Duration::from_secs(1);
 
 /// One retry about to happen.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,7 +43,7 @@ pub struct RetryNotice {
 }
 
 /// Receives retry notices, and other notes of a call worth an event (a structured-output form
-/// the server refused, say); the workflow records them as events.
+/// the server refused, a wait at a rate-limited endpoint); the workflow records them as events.
 pub trait RetryObserver: Send + Sync {
     fn on_retry(&self, notice: &RetryNotice);
 
@@ -44,6 +59,13 @@ impl RetryObserver for NoObserver {
     fn on_retry(&self, _notice: &RetryNotice) {}
 }
 
+/// A call's place at its endpoint's gate: the gate, and the tokens each attempt reserves.
+#[derive(Debug, Clone, Copy)]
+pub struct AtGate<'a> {
+    pub gate: &'a Gate,
+    pub tokens: u32,
+}
+
 /// Runs `op` until it succeeds, fails with a non-transient error, or retries run out.
 pub async fn with_retry<T, F, Fut>(
     policy: &RetrySettings,
@@ -55,20 +77,47 @@ where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, HttpError>>,
 {
-    let backoff = ExponentialBuilder::default()
-        .with_min_delay(policy.base_delay)
-        .with_max_delay(policy.max_delay)
-        .with_factor(2.0)
-        .with_max_times(policy.max_retries)
-        .with_jitter();
-    let mut retries = 0usize;
+    with_retry_at_gate(policy, what, observer, None, op).await
+}
+
+/// [`with_retry`], each attempt first admitted by `gate` (when given). The futures `op`
+/// returns must do nothing until polled (as an `async fn`'s do): each is made before its
+/// admission.
+pub async fn with_retry_at_gate<T, F, Fut>(
+    policy: &RetrySettings,
+    what: &str,
+    observer: &dyn RetryObserver,
+    gate: Option<AtGate<'_>>,
+    mut op: F,
+) -> Result<T, HttpError>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, HttpError>>,
+{
+    let call = Call {
+        gate,
+        started: Instant::now(),
+        policy: *policy,
+        gate_backoff: Mutex::new(backoff(policy).without_max_times().build()),
+        absorbed: Mutex::new(None),
+    };
+    let counted_backoff = CountedBackoff {
+        inner: backoff(policy).with_max_times(policy.max_retries).build(),
+        call: &call,
+    };
+    let (mut retries, mut counted) = (0usize, 0usize);
     let max_retry_after = policy.max_retry_after;
-    op.retry(backoff)
+    (|| call.attempt(op(), what, observer))
+        .retry(counted_backoff)
         .sleep(tokio::time::sleep)
         .when(HttpError::is_transient)
-        .adjust(move |err, computed| {
+        .adjust(|err, computed| {
             // `computed` is None once the retries are used up: stop then, whatever the server said.
             let computed = computed?;
+            if call.absorbed().is_some() {
+                // The gate does the waiting, shared with every other call of the endpoint.
+                return Some(Duration::ZERO);
+            }
             Some(
                 err.retry_after()
                     .map_or(computed, |asked| asked.min(max_retry_after)),
@@ -76,23 +125,147 @@ where
         })
         .notify(|err: &HttpError, delay: Duration| {
             retries += 1;
+            let absorbed = call.take_absorbed();
             let notice = RetryNotice {
                 what: what.to_string(),
                 retry: retries,
-                delay,
+                delay: absorbed.unwrap_or(delay),
                 cause: err.cause(),
                 server_asked: err.retry_after().is_some(),
             };
-            tracing::warn!(
-                "{what}: {} (retry {}/{} in {} ms)",
-                err,
-                notice.retry,
-                policy.max_retries,
-                delay.as_millis()
-            );
+            match (absorbed, call.gate) {
+                (Some(wait), Some(at)) => tracing::warn!(
+                    "{what}: {err} (every call to `{}` waits {} ms; not counted against retry.maxRetries)",
+                    at.gate.endpoint(),
+                    wait.as_millis()
+                ),
+                _ => {
+                    counted += 1;
+                    tracing::warn!(
+                        "{what}: {err} (retry {counted}/{} in {} ms)",
+                        policy.max_retries,
+                        delay.as_millis()
+                    );
+                }
+            }
             observer.on_retry(&notice);
         })
         .await
+}
+
+/// The backoff of `policy`, without its count of retries.
+fn backoff(policy: &RetrySettings) -> ExponentialBuilder {
+    ExponentialBuilder::default()
+        .with_min_delay(policy.base_delay)
+        .with_max_delay(policy.max_delay)
+        .with_factor(2.0)
+        .with_jitter()
+}
+
+/// One call through [`with_retry_at_gate`]: its gate, and what its attempts tell the policy.
+struct Call<'a> {
+    gate: Option<AtGate<'a>>,
+    started: Instant,
+    policy: RetrySettings,
+    /// The delays of 429s without Retry-After at the gate: the policy's backoff, uncounted.
+    gate_backoff: Mutex<ExponentialBackoff>,
+    /// The gate's wait after the last attempt's 429, when that retry is not counted; read by
+    /// the backoff and `adjust`, taken by `notify` (backon calls them in that order).
+    absorbed: Mutex<Option<Duration>>,
+}
+
+impl Call<'_> {
+    /// One attempt: admission at the gate, `fut`, and what its outcome tells the gate.
+    async fn attempt<T, Fut>(
+        &self,
+        fut: Fut,
+        what: &str,
+        observer: &dyn RetryObserver,
+    ) -> Result<T, HttpError>
+    where
+        Fut: Future<Output = Result<T, HttpError>>,
+    {
+        *lock(&self.absorbed) = None;
+        let Some(at) = self.gate else {
+            return fut.await;
+        };
+        let admission = at.gate.admit(at.tokens).await;
+        report_wait(at.gate, &admission, what, observer);
+        let result = fut.await;
+        match &result {
+            Ok(_) => at.gate.succeeded(),
+            Err(err) if err.is_rate_limited() => {
+                let (delay, reason) = match err.retry_after() {
+                    Some(asked) => (
+                        asked.min(self.policy.max_retry_after),
+                        WaitReason::RetryAfter,
+                    ),
+                    None => (self.next_gate_backoff(), WaitReason::Backoff),
+                };
+                at.gate.refused(&admission, delay, reason);
+                if self.started.elapsed() < self.policy.max_rate_limit_wait {
+                    *lock(&self.absorbed) = Some(delay);
+                }
+            }
+            Err(_) => {}
+        }
+        result
+    }
+
+    fn next_gate_backoff(&self) -> Duration {
+        // Without a count of retries the backoff never ends; the fallback is its longest delay.
+        lock(&self.gate_backoff)
+            .next()
+            .unwrap_or(self.policy.max_delay)
+    }
+
+    fn absorbed(&self) -> Option<Duration> {
+        *lock(&self.absorbed)
+    }
+
+    fn take_absorbed(&self) -> Option<Duration> {
+        lock(&self.absorbed).take()
+    }
+}
+
+/// The policy's backoff, which takes no step (counts no retry) for a 429 absorbed at the gate.
+struct CountedBackoff<'a> {
+    inner: ExponentialBackoff,
+    call: &'a Call<'a>,
+}
+
+impl Iterator for CountedBackoff<'_> {
+    type Item = Duration;
+
+    fn next(&mut self) -> Option<Duration> {
+        match self.call.absorbed() {
+            Some(_) => Some(Duration::ZERO),
+            None => self.inner.next(),
+        }
+    }
+}
+
+/// Logs a wait at the gate longer than [`NOTED_WAIT`], once, and tells the observer.
+fn report_wait(gate: &Gate, admission: &Admission, what: &str, observer: &dyn RetryObserver) {
+    let Some(reason) = admission.reason.filter(|_| admission.waited > NOTED_WAIT) else {
+        return;
+    };
+    let wait_ms = u64::try_from(admission.waited.as_millis()).unwrap_or(u64::MAX);
+    tracing::info!(
+        "{what}: waited {:.1} s at the gate of `{}`: {}",
+        admission.waited.as_secs_f64(),
+        gate.endpoint(),
+        reason.describe()
+    );
+    observer.on_note(
+        "rate_limited",
+        json!({"endpoint": gate.endpoint(), "wait_ms": wait_ms, "reason": reason.as_str()}),
+    );
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Plain values, consistent between statements: a poisoned lock is still usable.
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[cfg(test)]
@@ -114,6 +287,7 @@ mod tests {
             base_delay: Duration::from_millis(2000),
             max_delay: Duration::from_millis(8000),
             max_retry_after: Duration::from_millis(120_000),
+            max_rate_limit_wait: Duration::from_secs(600),
         }
     }
 

@@ -6,7 +6,8 @@
 //! without it (never retried as a transient error), and the whole process remembers. The
 //! answer's `finish_reason` is kept, so callers can tell an answer cut off by the limit from a
 //! complete one. The API key goes into the `Authorization` header and nowhere else; error
-//! bodies are redacted.
+//! bodies are redacted. Every attempt waits at the endpoint's [`Gate`] (shared by every client
+//! of the process through [`Gates`]), reserving its estimated tokens.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,7 +18,9 @@ use super::negotiate::{Capabilities, Form, Negotiator, Sent, TokenParam, classif
 use super::schema::JsonSchema;
 use super::types::{ChatRequest, ChatResponse, JsonSchemaFormat, Message, ResponseFormat, Usage};
 use crate::http::error::strip_query;
-use crate::http::{HttpError, RetryObserver, Unusable, send_once, with_retry};
+use crate::http::{
+    AtGate, Gate, Gates, HttpError, RetryObserver, Unusable, send_once, with_retry_at_gate,
+};
 use crate::settings::{ApiKey, LlmEndpoint, RetrySettings, Role, Settings, SettingsError};
 
 /// What shape of answer a call wants.
@@ -75,6 +78,7 @@ pub struct LlmClient {
     timeout: Duration,
     retry: RetrySettings,
     negotiator: Arc<Negotiator>,
+    gate: Arc<Gate>,
     secrets: Vec<ApiKey>,
 }
 
@@ -83,21 +87,28 @@ pub struct LlmClient {
 const MAX_RENEGOTIATIONS: usize = 8;
 
 impl LlmClient {
-    /// A client for `role`; `negotiator` is shared by every client of the process. Fails
-    /// when no model is configured, with the error that says how to configure one.
+    /// A client for `role`; `negotiator` and `gates` are shared by every client of the
+    /// process. Fails when no model is configured, with the error that says how to configure
+    /// one.
     pub fn new(
         http: reqwest::Client,
         settings: &Settings,
         role: Role,
         negotiator: Arc<Negotiator>,
+        gates: &Gates,
     ) -> Result<LlmClient, SettingsError> {
+        let endpoint = settings.require_llm()?.get(role).clone();
+        let key = endpoint_key(&endpoint);
+        let shown = format!("{} {}", strip_query(&endpoint.base_url), endpoint.model);
+        let gate = gates.gate(&key, &shown, endpoint.limits);
         Ok(LlmClient {
             http,
             role,
-            endpoint: settings.require_llm()?.get(role).clone(),
+            endpoint,
             timeout: settings.llm_timeout,
             retry: settings.retry,
             negotiator,
+            gate,
             secrets: settings.secrets(),
         })
     }
@@ -125,7 +136,7 @@ impl LlmClient {
     }
 
     fn key(&self) -> String {
-        format!("{} {}", self.endpoint.base_url, self.endpoint.model)
+        endpoint_key(&self.endpoint)
     }
 
     /// One system prompt and one user message: the shape of every sub-agent call.
@@ -257,7 +268,11 @@ impl LlmClient {
         let sent = sent(caps, want, body.temperature.is_some());
         let url = self.url();
         let what = format!("{} LLM", self.role.as_str());
-        let text = with_retry(&self.retry, &what, observer, || {
+        let gate = AtGate {
+            gate: &self.gate,
+            tokens: estimated_tokens(messages, limit),
+        };
+        let text = with_retry_at_gate(&self.retry, &what, observer, Some(gate), || {
             self.send_once(&url, &body, sent)
         })
         .await?;
@@ -307,6 +322,20 @@ impl LlmClient {
     }
 }
 
+/// What negotiation and the rate budget know an endpoint by: its base URL and model.
+fn endpoint_key(endpoint: &LlmEndpoint) -> String {
+    format!("{} {}", endpoint.base_url, endpoint.model)
+}
+
+/// The tokens a request may cost, reserved from the endpoint's budget before it is sent: the
+/// prompt at about four characters a token, plus the longest answer allowed.
+fn estimated_tokens(messages: &[Message], limit: u32) -> u32 {
+    let chars: usize = messages.iter().map(|m| m.content.chars().count()).sum();
+    u32::try_from(chars / 4)
+        .unwrap_or(u32::MAX)
+        .saturating_add(limit)
+}
+
 /// What a request with these capabilities carries of the negotiable parts.
 fn sent(caps: Capabilities, want: Want<'_>, temperature: bool) -> Sent {
     Sent {
@@ -339,6 +368,16 @@ fn response_format(schema: &JsonSchema, form: Form) -> Option<ResponseFormat<'_>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_request_reserves_its_prompt_at_four_characters_a_token_and_its_answer() {
+        let messages = [
+            Message::system("a".repeat(400)),
+            Message::user("é".repeat(40)),
+        ];
+        assert_eq!(estimated_tokens(&messages, 256), 100 + 10 + 256);
+        assert_eq!(estimated_tokens(&[], u32::MAX), u32::MAX);
+    }
 
     #[test]
     fn each_form_puts_the_right_schema_where_servers_read_it() {

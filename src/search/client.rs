@@ -14,7 +14,7 @@ use super::fusion::reciprocal_rank_fusion;
 use super::local::{IndexReport, LocalIndex};
 use super::web::WebSearch;
 use super::{SearchConfigError, SearchError, SearchHit};
-use crate::http::RetryObserver;
+use crate::http::{Gates, RetryObserver};
 use crate::settings::{SearchProviderKind, Settings};
 
 /// One provider of the client.
@@ -45,10 +45,21 @@ impl std::fmt::Debug for SearchClient {
 impl SearchClient {
     /// The configured providers, in order; `None` when there is none. Opens (builds or
     /// updates) the local index, which can take a while on first use: call it off the async
-    /// threads.
+    /// threads. The web provider gets a gate of its own; [`SearchClient::with_gates`] shares
+    /// the process's.
     pub fn new(
         http: reqwest::Client,
         settings: &Settings,
+    ) -> Result<Option<SearchClient>, SearchConfigError> {
+        SearchClient::with_gates(http, settings, &Gates::new())
+    }
+
+    /// [`SearchClient::new`], the web provider's gate taken from `gates` (shared by the
+    /// process).
+    pub fn with_gates(
+        http: reqwest::Client,
+        settings: &Settings,
+        gates: &Gates,
     ) -> Result<Option<SearchClient>, SearchConfigError> {
         let search = &settings.search;
         let mut providers = Vec::new();
@@ -69,7 +80,7 @@ impl SearchClient {
                 }
                 SearchProviderKind::None => {}
                 _ => {
-                    if let Some(web) = WebSearch::new(http.clone(), settings)? {
+                    if let Some(web) = WebSearch::new(http.clone(), settings, gates)? {
                         providers.push(Provider::Web(web));
                     }
                 }

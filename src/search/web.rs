@@ -4,14 +4,20 @@
 //! Each provider file builds its request and parses its answer; this file checks the
 //! configuration, sends through [`with_retry`] with a per-attempt timeout, turns a non-2xx
 //! answer into [`HttpError::Status`] (body redacted and truncated, `Retry-After` kept) and a
-//! 2xx body that does not parse into [`SearchError::Malformed`], which is not retried.
+//! 2xx body that does not parse into [`SearchError::Malformed`], which is not retried. Every
+//! attempt waits at the gate of the provider's URL: no limits are configured for it, but a 429
+//! closes it for every search of the process and lowers the pace (see [`crate::http::gate`]).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::{SearchConfigError, SearchError, SearchHit, brave, searxng, tavily};
-use crate::http::{HttpError, RetryObserver, Unusable, send_once, with_retry};
+use crate::http::error::strip_query;
+use crate::http::{
+    AtGate, Gate, Gates, HttpError, RetryObserver, Unusable, send_once, with_retry_at_gate,
+};
 use crate::settings::secret::redact;
-use crate::settings::{ApiKey, RetrySettings, SearchProviderKind, Settings};
+use crate::settings::{ApiKey, RateLimits, RetrySettings, SearchProviderKind, Settings};
 
 /// A provider that can be called, with what it needs.
 #[derive(Debug, Clone)]
@@ -31,15 +37,18 @@ pub struct WebSearch {
     max_results: u32,
     timeout: Duration,
     retry: RetrySettings,
+    gate: Arc<Gate>,
     secrets: Vec<ApiKey>,
 }
 
 impl WebSearch {
     /// The configured web provider (`None` when only `local` or nothing is configured); an
-    /// error naming the config key when it cannot be used as configured.
+    /// error naming the config key when it cannot be used as configured. Its gate comes from
+    /// `gates`, keyed by its URL.
     pub fn new(
         http: reqwest::Client,
         settings: &Settings,
+        gates: &Gates,
     ) -> Result<Option<WebSearch>, SearchConfigError> {
         let search = &settings.search;
         let path = settings.config_path.display().to_string();
@@ -80,6 +89,7 @@ impl WebSearch {
                     (Provider::Brave { key }, url)
                 }
             };
+        let gate = gates.gate(&url, &strip_query(&url), RateLimits::default());
         Ok(Some(WebSearch {
             http,
             provider,
@@ -87,6 +97,7 @@ impl WebSearch {
             max_results: search.max_results,
             timeout: settings.search_timeout,
             retry: settings.retry,
+            gate,
             secrets: settings.secrets(),
         }))
     }
@@ -108,9 +119,15 @@ impl WebSearch {
         observer: &dyn RetryObserver,
     ) -> Result<Vec<SearchHit>, SearchError> {
         let what = format!("{} search", self.provider_name());
-        let text = with_retry(&self.retry, &what, observer, || self.send_once(query))
-            .await
-            .map_err(|e| self.explain(e))?;
+        let gate = AtGate {
+            gate: &self.gate,
+            tokens: 0,
+        };
+        let text = with_retry_at_gate(&self.retry, &what, observer, Some(gate), || {
+            self.send_once(query)
+        })
+        .await
+        .map_err(|e| self.explain(e))?;
         // max_results is 1..=20 (checked by the settings), so this never truncates.
         let max = usize::try_from(self.max_results).unwrap_or(usize::MAX);
         let parsed = match &self.provider {
@@ -175,9 +192,13 @@ mod tests {
             format!(r#"{{"baseURL": "http://127.0.0.1:9/v1", "model": "m", "search": {search}}}"#);
         let file = ConfigFile::parse("c.json", &text).expect("parses");
         let settings = Settings::resolve(Path::new("c.json"), file, &|_| None).expect("valid");
-        WebSearch::new(crate::http::client().expect("client"), &settings)
-            .expect("configured")
-            .expect("a provider")
+        WebSearch::new(
+            crate::http::client().expect("client"),
+            &settings,
+            &Gates::new(),
+        )
+        .expect("configured")
+        .expect("a provider")
     }
 
     #[test]

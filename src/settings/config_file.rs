@@ -33,6 +33,8 @@ pub struct ConfigFile {
     pub timeouts: Timeouts,
     #[serde(default)]
     pub retry: RetryConfig,
+    /// The rate budget of every role's endpoint without its own.
+    pub limits: Option<LimitsConfig>,
     #[serde(default)]
     pub search: SearchConfig,
     #[serde(default)]
@@ -83,6 +85,16 @@ pub struct RoleConfig {
     pub api_key: Option<String>,
     pub max_tokens: Option<u32>,
     pub temperature: Option<f32>,
+    pub limits: Option<LimitsConfig>,
+}
+
+/// A rate budget as written: requests and tokens a minute, both optional. Wider than the
+/// resolved type so that a zero or an overflow gets a message naming the key.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct LimitsConfig {
+    pub requests_per_minute: Option<u64>,
+    pub tokens_per_minute: Option<u64>,
 }
 
 /// How the model is asked for JSON: the first form tried. A server that refuses a form is
@@ -117,6 +129,7 @@ pub struct RetryConfig {
     pub base_delay_ms: Option<u64>,
     pub max_delay_ms: Option<u64>,
     pub max_retry_after_ms: Option<u64>,
+    pub max_rate_limit_wait_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -349,6 +362,10 @@ mod tests {
         );
         assert!(cfg.timeouts.llm_ms.is_some() && cfg.timeouts.search_ms.is_some());
         assert!(cfg.retry.max_retry_after_ms.is_some());
+        assert!(cfg.retry.max_rate_limit_wait_ms.is_some());
+        let limits = cfg.limits.as_ref().expect("limits");
+        assert!(limits.requests_per_minute.is_some() && limits.tokens_per_minute.is_some());
+        assert!(summary.limits.is_some());
         assert!(cfg.search.provider.is_some() && cfg.search.max_results.is_some());
         assert!(cfg.planner.repair_attempts.is_some());
     }

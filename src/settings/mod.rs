@@ -7,6 +7,7 @@ pub mod secret;
 
 pub use config_file::{ConfigFile, EngineKind, SearchProviderKind, StructuredOutput};
 pub use resolved::{
-    Budget, LlmEndpoint, LlmRoles, RetrySettings, Role, SearchSettings, Settings, SettingsError,
+    Budget, LlmEndpoint, LlmRoles, RateLimits, RetrySettings, Role, SearchSettings, Settings,
+    SettingsError,
 };
 pub use secret::ApiKey;

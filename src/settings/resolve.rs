@@ -4,16 +4,19 @@
 //! Precedence: a non-empty value in the config file wins; the environment fills what the file
 //! leaves out (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, `OPENAI_MODEL`, and the search provider's
 //! key: `TAVILY_API_KEY`, `BRAVE_API_KEY`, `SEARXNG_API_KEY`); per-role `roles.*` entries
-//! override the top-level endpoint for that role. Blank values count as absent.
+//! override the top-level endpoint for that role. Blank values count as absent. Roles that
+//! share an endpoint (base URL and model) share its rate budget: the lower of their `limits`.
 
+use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::config_file::{
-    ConfigFile, EngineKind, RoleConfig, SearchProviderKind, StructuredOutput,
+    ConfigFile, EngineKind, LimitsConfig, RoleConfig, SearchProviderKind, StructuredOutput,
 };
 use super::resolved::{
-    Budget, LlmEndpoint, LlmRoles, RetrySettings, Role, SearchSettings, Settings, SettingsError,
+    Budget, LlmEndpoint, LlmRoles, RateLimits, RetrySettings, Role, SearchSettings, Settings,
+    SettingsError,
 };
 use super::secret::{ApiKey, redact_url};
 
@@ -49,6 +52,24 @@ struct Resolver<'a> {
     shown: String,
     file: &'a ConfigFile,
     env: &'a dyn Fn(&str) -> Option<String>,
+}
+
+/// Gives every role the lower of the budgets of the roles on its endpoint (base URL and
+/// model): they share one budget at run time, so they share its limits here too.
+fn share_budgets(roles: &mut LlmRoles) {
+    let all = [&roles.planning, &roles.search, &roles.summary];
+    let shared: Vec<RateLimits> = all
+        .iter()
+        .map(|e| {
+            all.iter()
+                .filter(|o| o.base_url == e.base_url && o.model == e.model)
+                .fold(e.limits, |limits, o| limits.tighter(o.limits))
+        })
+        .collect();
+    let all = [&mut roles.planning, &mut roles.search, &mut roles.summary];
+    for (endpoint, limits) in all.into_iter().zip(shared) {
+        endpoint.limits = limits;
+    }
 }
 
 /// A value that is set and not blank.
@@ -130,11 +151,13 @@ impl<'a> Resolver<'a> {
         if !configured {
             return Ok(None);
         }
-        Ok(Some(LlmRoles {
+        let mut roles = LlmRoles {
             planning: self.endpoint(Role::Planning, &file.roles.planning)?,
             search: self.endpoint(Role::Search, &file.roles.search)?,
             summary: self.endpoint(Role::Summary, &file.roles.summary)?,
-        }))
+        };
+        share_budgets(&mut roles);
+        Ok(Some(roles))
     }
 
     fn endpoint(
@@ -192,6 +215,45 @@ impl<'a> Resolver<'a> {
             api_key: key.and_then(ApiKey::new),
             max_tokens,
             temperature,
+            limits: self.limits(&over.limits, &prefix)?,
+        })
+    }
+
+    /// A role's rate budget, key by key: the role's own `limits`, else the top level's.
+    fn limits(
+        &self,
+        own: &Option<LimitsConfig>,
+        prefix: &str,
+    ) -> Result<RateLimits, SettingsError> {
+        let own = own.clone().unwrap_or_default();
+        let top = self.file.limits.clone().unwrap_or_default();
+        let one = |own: Option<u64>, top: Option<u64>, name: &str| {
+            let (key, value) = match own {
+                Some(n) => (format!("{prefix}limits.{name}"), Some(n)),
+                None => (format!("limits.{name}"), top),
+            };
+            value
+                .map(|n| {
+                    u32::try_from(n)
+                        .ok()
+                        .and_then(NonZeroU32::new)
+                        .ok_or_else(|| {
+                            self.invalid(&key, n, "use a whole number from 1 to 4294967295")
+                        })
+                })
+                .transpose()
+        };
+        Ok(RateLimits {
+            requests_per_minute: one(
+                own.requests_per_minute,
+                top.requests_per_minute,
+                "requestsPerMinute",
+            )?,
+            tokens_per_minute: one(
+                own.tokens_per_minute,
+                top.tokens_per_minute,
+                "tokensPerMinute",
+            )?,
         })
     }
 
@@ -204,6 +266,7 @@ impl<'a> Resolver<'a> {
             base_delay: ms(c.base_delay_ms, d.base_delay),
             max_delay: ms(c.max_delay_ms, d.max_delay),
             max_retry_after: ms(c.max_retry_after_ms, d.max_retry_after),
+            max_rate_limit_wait: ms(c.max_rate_limit_wait_ms, d.max_rate_limit_wait),
         };
         if r.max_retries > 20 {
             return Err(self.invalid("retry.maxRetries", r.max_retries, "use 0 to 20"));
@@ -480,6 +543,53 @@ mod tests {
         )
         .expect_err("zero timeout");
         assert!(err.to_string().contains("timeouts.llmMs"), "{err}");
+    }
+
+    #[test]
+    fn limits_come_from_the_role_then_the_top_level_and_a_shared_endpoint_takes_the_lower() {
+        let s = resolve(
+            r#"{"baseURL": "http://a/v1", "model": "m",
+                "limits": {"requestsPerMinute": 600, "tokensPerMinute": 90000},
+                "roles": {"summary": {"model": "big", "limits": {"requestsPerMinute": 60}},
+                          "search": {"limits": {"tokensPerMinute": 5000}}}}"#,
+            &[],
+        )
+        .expect("valid");
+        let rpm = |e: &LlmEndpoint| e.limits.requests_per_minute.map(NonZeroU32::get);
+        let tpm = |e: &LlmEndpoint| e.limits.tokens_per_minute.map(NonZeroU32::get);
+        assert_eq!(
+            (rpm(&llm(&s).summary), tpm(&llm(&s).summary)),
+            (Some(60), Some(90000))
+        );
+        // Planning and search share `http://a/v1` and `m`: one budget, the lower of each key.
+        for e in [&llm(&s).planning, &llm(&s).search] {
+            assert_eq!((rpm(e), tpm(e)), (Some(600), Some(5000)));
+        }
+        let s = resolve(r#"{"baseURL": "http://a/v1", "model": "m"}"#, &[]).expect("valid");
+        assert_eq!(llm(&s).planning.limits, RateLimits::default());
+        assert_eq!(s.retry.max_rate_limit_wait, Duration::from_secs(600));
+        for (json, key) in [
+            (
+                r#"{"limits": {"requestsPerMinute": 0}}"#,
+                "`limits.requestsPerMinute` is `0`",
+            ),
+            (
+                r#"{"roles": {"planning": {"limits": {"tokensPerMinute": 5000000000}}}}"#,
+                "`roles.planning.limits.tokensPerMinute` is `5000000000`",
+            ),
+        ] {
+            let mut value: serde_json::Value = serde_json::from_str(json).expect("json");
+            value["baseURL"] = "http://a/v1".into();
+            value["model"] = "m".into();
+            let err = resolve(&value.to_string(), &[]).expect_err("invalid limit");
+            assert!(err.to_string().contains(key), "{err}");
+        }
+        let err = ConfigFile::parse("c.json", r#"{"limits": {"requestsPerMinute": -1}}"#)
+            .expect_err("negative");
+        assert!(
+            err.to_string().contains("limits.requestsPerMinute"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! merged and validated (by [`super::resolve`]) before any work starts. Command-line flags are
 //! not part of it: each command reads its own flags.
 
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -37,6 +38,31 @@ pub struct LlmEndpoint {
     pub max_tokens: Option<u32>,
     /// `temperature` of the role (or the top level); planning defaults to 0.
     pub temperature: Option<f32>,
+    /// `limits` of the role (or the top level), key by key; roles on one endpoint (base URL
+    /// and model) share one budget, the lower of their limits.
+    pub limits: RateLimits,
+}
+
+/// The rate budget of one endpoint (`limits`); `None` for no limit of that kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RateLimits {
+    pub requests_per_minute: Option<NonZeroU32>,
+    pub tokens_per_minute: Option<NonZeroU32>,
+}
+
+impl RateLimits {
+    /// The lower of two budgets, key by key (a limit is lower than none): what roles sharing
+    /// an endpoint get.
+    pub fn tighter(self, other: RateLimits) -> RateLimits {
+        let min = |a: Option<NonZeroU32>, b: Option<NonZeroU32>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        RateLimits {
+            requests_per_minute: min(self.requests_per_minute, other.requests_per_minute),
+            tokens_per_minute: min(self.tokens_per_minute, other.tokens_per_minute),
+        }
+    }
 }
 
 /// The retry policy of every HTTP call.
@@ -47,6 +73,9 @@ pub struct RetrySettings {
     pub max_delay: Duration,
     /// The longest `Retry-After` honoured; a longer one is cut to this.
     pub max_retry_after: Duration,
+    /// How long a call may keep retrying rate limits (429) at its endpoint's gate without
+    /// counting them against `max_retries`; after that a 429 is an ordinary retry.
+    pub max_rate_limit_wait: Duration,
 }
 
 impl Default for RetrySettings {
@@ -56,6 +85,7 @@ impl Default for RetrySettings {
             base_delay: Duration::from_millis(2000),
             max_delay: Duration::from_millis(8000),
             max_retry_after: Duration::from_millis(120_000),
+            max_rate_limit_wait: Duration::from_millis(600_000),
         }
     }
 }

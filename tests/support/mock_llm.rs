@@ -2,14 +2,16 @@
 //! checked against the [`Refusal`] rules (a refused request gets the error a real server sends
 //! and takes no scripted reply); otherwise it takes the next scripted [`Reply`] from a FIFO
 //! queue, or asks the fallback handler when the queue is empty; with neither it answers 500 with
-//! a message naming the request, so a test sees its own scripting mistake. `GET /v1/models`
-//! lists one model; any other path is 404. Everything is recorded by the shared core in
+//! a message naming the request, so a test sees its own scripting mistake. A rate limit
+//! ([`MockLlm::admit_per_second`]) comes before all of that, as on a real server: beyond R
+//! accepted requests in the last second, a request gets 429 with `retry-after-ms`, the time
+//! until a slot frees. `GET /v1/models` lists one model; any other path is 404. Everything is recorded by the shared core in
 //! `server.rs`; dropping the [`MockLlm`] shuts the server down.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::json;
 
@@ -187,10 +189,48 @@ struct State {
     handler: Mutex<Option<Handler>>,
     refusals: Mutex<Vec<Refusal>>,
     refused: AtomicUsize,
+    admit: Mutex<Option<Window>>,
+    rate_refused: AtomicUsize,
+}
+
+/// The rate limit of [`MockLlm::admit_per_second`]: a sliding one-second window over the
+/// requests it accepted.
+struct Window {
+    per_second: usize,
+    accepted: VecDeque<Instant>,
+}
+
+const SECOND: Duration = Duration::from_secs(1);
+
+impl Window {
+    /// Accepts a request now (`None`), or says how long until a slot frees.
+    fn admit(&mut self, now: Instant) -> Option<Duration> {
+        while self
+            .accepted
+            .front()
+            .is_some_and(|t| now.duration_since(*t) >= SECOND)
+        {
+            self.accepted.pop_front();
+        }
+        if self.accepted.len() < self.per_second {
+            self.accepted.push_back(now);
+            return None;
+        }
+        let oldest = self.accepted.front().copied().unwrap_or(now);
+        Some(SECOND.saturating_sub(now.duration_since(oldest)))
+    }
 }
 
 impl State {
     fn route(&self, request: &Recorded) -> Planned {
+        let chat = request.method == "POST" && request.path == "/v1/chat/completions";
+        if chat && let Some(wait) = self.over_rate() {
+            self.rate_refused.fetch_add(1, Ordering::SeqCst);
+            // Whole milliseconds, rounded up and at least one, so that a client that waits as
+            // told finds the slot free.
+            let ms = u64::try_from(wait.as_micros().div_ceil(1000)).unwrap_or(1000);
+            return Planned::fault(Fault::rate_limited_ms(ms.max(1)));
+        }
         match (request.method.as_str(), request.path.as_str()) {
             ("POST", "/v1/chat/completions") => match self.refusal(request) {
                 Some(refusal) => {
@@ -216,6 +256,11 @@ impl State {
                 &json!({ "error": { "message": format!("mock llm: no route for {method} {path}") } }),
             )),
         }
+    }
+
+    /// How long until the rate limit frees a slot, when it refuses a request now.
+    fn over_rate(&self) -> Option<Duration> {
+        lock(&self.admit).as_mut()?.admit(Instant::now())
     }
 
     /// The first rule that refuses `request`, in the order they were added.
@@ -278,6 +323,22 @@ impl MockLlm {
     /// request is recorded but takes no scripted reply. Rules are checked in the order added.
     pub fn refuse(&self, rule: Refusal) {
         lock(&self.state.refusals).push(rule);
+    }
+
+    /// From now on, accepts at most `r` chat requests in any one second (a sliding window over
+    /// the accepted ones) and answers 429 beyond it, with `retry-after-ms` saying when the
+    /// oldest accepted request leaves the window. Refused requests are recorded, count in
+    /// [`MockLlm::rate_refused`] and take no scripted reply.
+    pub fn admit_per_second(&self, r: u32) {
+        *lock(&self.state.admit) = Some(Window {
+            per_second: usize::try_from(r).unwrap_or(usize::MAX),
+            accepted: VecDeque::new(),
+        });
+    }
+
+    /// How many chat requests the rate limit of [`MockLlm::admit_per_second`] refused.
+    pub fn rate_refused(&self) -> usize {
+        self.state.rate_refused.load(Ordering::SeqCst)
     }
 
     /// How many chat requests a [`Refusal`] rule refused.

@@ -1,0 +1,354 @@
+//! [`Gate`]: the rate budget of one endpoint, shared by every call to it in the process.
+//!
+//! Before each attempt a call waits at its endpoint's gate for admission, then sends on its
+//! own: the gate's lock is only ever held for a few arithmetic steps, never across an await.
+//! Admission takes three things, in this order:
+//! - the gate must be open: a 429 (any call's) closes it for every caller until the server's
+//!   `Retry-After`, or the retry policy's backoff delay when the server named none;
+//! - the call's estimated tokens, from a GCRA limiter of `tokensPerMinute` (a full minute's
+//!   burst; a reservation larger than that is cut to it);
+//! - one request from a GCRA limiter of the admitted request rate, spread evenly (a burst of
+//!   one: servers enforce per-minute limits over shorter windows). That rate starts at
+//!   `requestsPerMinute` (or no limit) and follows [`Aimd`]: halved by a 429, raised step by
+//!   step by successes.
+//!
+//! The limiters are `governor`'s, on tokio's clock, so a test with paused time drives them too.
+//! The gate knows nothing of retries or observers: [`super::retry`] calls it and reports.
+
+use std::collections::VecDeque;
+use std::num::NonZeroU32;
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use governor::clock::Clock;
+use governor::middleware::NoOpMiddleware;
+use governor::state::{InMemoryState, NotKeyed};
+use governor::{Quota, RateLimiter};
+use tokio::time::Instant;
+
+use super::aimd::Aimd;
+use crate::settings::RateLimits;
+
+/// The window over which the admitted rate is observed, to lower it from when no limit was
+/// set.
+const OBSERVED_WINDOW: Duration = Duration::from_secs(60);
+
+/// The most admissions kept to observe the rate; with more, the window is simply shorter.
+const OBSERVED_MAX: usize = 4096;
+
+/// How much the target rate must move before the request limiter is rebuilt: each rebuild
+/// forgets the limiter's state, so it is not done on every small step.
+const REBUILD_CHANGE: f64 = 0.1;
+
+/// governor's clock on tokio's: paused test time moves it as it moves `sleep`.
+#[derive(Debug, Clone)]
+struct TokioClock {
+    start: Instant,
+}
+
+impl Clock for TokioClock {
+    type Instant = Duration;
+
+    fn now(&self) -> Duration {
+        self.start.elapsed()
+    }
+}
+
+type Limiter = RateLimiter<NotKeyed, InMemoryState, TokioClock, NoOpMiddleware<Duration>>;
+
+/// Why a call waited at the gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitReason {
+    /// Closed by a 429 until its `Retry-After`.
+    RetryAfter,
+    /// Closed by a 429 without `Retry-After`, for the retry policy's backoff delay.
+    Backoff,
+    /// The admitted request rate (configured, or lowered after a 429).
+    RequestsPerMinute,
+    /// The `tokensPerMinute` budget.
+    TokensPerMinute,
+}
+
+impl WaitReason {
+    /// As events carry it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WaitReason::RetryAfter => "retry_after",
+            WaitReason::Backoff => "backoff",
+            WaitReason::RequestsPerMinute => "requests_per_minute",
+            WaitReason::TokensPerMinute => "tokens_per_minute",
+        }
+    }
+
+    /// As logs say it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            WaitReason::RetryAfter => "closed after a 429, until the server's Retry-After",
+            WaitReason::Backoff => "closed after a 429 without Retry-After, for the backoff delay",
+            WaitReason::RequestsPerMinute => "the admitted requests per minute",
+            WaitReason::TokensPerMinute => "the tokens-per-minute budget",
+        }
+    }
+}
+
+/// One admission: what the call waited, and when (which rate) it was admitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Admission {
+    pub waited: Duration,
+    /// Why the call waited longest, if it waited at all.
+    pub reason: Option<WaitReason>,
+    epoch: u64,
+}
+
+/// The request limiter of the rate admitted now.
+struct Requests {
+    rpm: f64,
+    limiter: Limiter,
+}
+
+struct State {
+    clock: TokioClock,
+    limits: RateLimits,
+    aimd: Aimd,
+    requests: Option<Requests>,
+    tokens: Option<(NonZeroU32, Limiter)>,
+    closed: Option<(Instant, WaitReason)>,
+    /// Admissions of the last [`OBSERVED_WINDOW`], oldest first.
+    recent: VecDeque<Instant>,
+}
+
+/// One step of an admission, decided under the lock.
+enum Step {
+    Admitted(u64),
+    WaitUntil(Instant, WaitReason),
+}
+
+/// The rate budget of one endpoint. Created through [`super::Gates`], one per endpoint.
+pub struct Gate {
+    /// The endpoint as logs and events show it (no password).
+    shown: String,
+    state: Mutex<State>,
+}
+
+impl std::fmt::Debug for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = self.lock();
+        f.debug_struct("Gate")
+            .field("endpoint", &self.shown)
+            .field("limits", &state.limits)
+            .field("rate", &state.aimd.rate())
+            .finish()
+    }
+}
+
+impl Gate {
+    /// A gate with `limits`; `shown` names the endpoint in logs and events.
+    pub fn new(shown: &str, limits: RateLimits) -> Gate {
+        let clock = TokioClock {
+            start: Instant::now(),
+        };
+        let rpm = limits.requests_per_minute.map(|n| f64::from(n.get()));
+        let mut state = State {
+            tokens: limits
+                .tokens_per_minute
+                .map(|n| (n, token_limiter(n, &clock))),
+            clock,
+            limits,
+            aimd: Aimd::new(rpm),
+            requests: None,
+            closed: None,
+            recent: VecDeque::new(),
+        };
+        state.follow_rate(Instant::now(), true);
+        Gate {
+            shown: shown.to_string(),
+            state: Mutex::new(state),
+        }
+    }
+
+    /// The endpoint as logs and events show it.
+    pub fn endpoint(&self) -> &str {
+        &self.shown
+    }
+
+    /// The request rate admitted now, in requests a minute (`None`: no limit).
+    pub fn rate(&self) -> Option<f64> {
+        self.lock().aimd.rate()
+    }
+
+    /// Lowers the configured limits to `limits` where those are lower (another role on the
+    /// endpoint asked for less).
+    pub fn tighten(&self, limits: RateLimits) {
+        let mut state = self.lock();
+        let tighter = state.limits.tighter(limits);
+        if tighter == state.limits {
+            return;
+        }
+        if tighter.tokens_per_minute != state.limits.tokens_per_minute {
+            state.tokens = tighter
+                .tokens_per_minute
+                .map(|n| (n, token_limiter(n, &state.clock)));
+        }
+        if let Some(rpm) = tighter.requests_per_minute {
+            state.aimd.tighten(f64::from(rpm.get()));
+            state.follow_rate(Instant::now(), true);
+        }
+        state.limits = tighter;
+    }
+
+    /// Waits until the gate admits one request reserving `tokens` (cut to the token budget's
+    /// size). Never fails: every wait has an end (a closing is bounded by the retry policy's
+    /// longest delay, a limiter by its rate).
+    pub async fn admit(&self, tokens: u32) -> Admission {
+        let started = Instant::now();
+        let mut tokens_due = Some(tokens);
+        let mut longest: Option<(Duration, WaitReason)> = None;
+        loop {
+            let step = self.lock().step(&mut tokens_due);
+            match step {
+                Step::Admitted(epoch) => {
+                    return Admission {
+                        waited: started.elapsed(),
+                        reason: longest.map(|(_, reason)| reason),
+                        epoch,
+                    };
+                }
+                Step::WaitUntil(until, reason) => {
+                    let wait = until.saturating_duration_since(Instant::now());
+                    if longest.is_none_or(|(w, _)| wait > w) {
+                        longest = Some((wait, reason));
+                    }
+                    tokio::time::sleep_until(until).await;
+                }
+            }
+        }
+    }
+
+    /// A 429 answered the call admitted by `admission`: closes the gate for everyone for
+    /// `delay` (unless it is closed for longer already) and, once per rate, lowers the
+    /// admitted rate.
+    pub fn refused(&self, admission: &Admission, delay: Duration, reason: WaitReason) {
+        let mut state = self.lock();
+        let now = Instant::now();
+        let until = now + delay;
+        if state.closed.is_none_or(|(closed, _)| closed < until) {
+            state.closed = Some((until, reason));
+        }
+        if admission.epoch != state.aimd.epoch() {
+            return;
+        }
+        let observed = state.observed_rpm(now);
+        if let Some(rate) = state.aimd.decrease(observed) {
+            state.follow_rate(now, true);
+            tracing::info!(
+                "`{}` is rate limited: admitting at most {rate:.1} requests a minute from now on",
+                self.shown
+            );
+        }
+    }
+
+    /// A call succeeded: the admitted rate takes one step up.
+    pub fn succeeded(&self) {
+        let mut state = self.lock();
+        if state.aimd.increase() {
+            state.follow_rate(Instant::now(), false);
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // The state stays consistent between statements, so a poisoned lock is still usable.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl State {
+    /// One admission attempt: open gate, then tokens (reserved once), then one request.
+    fn step(&mut self, tokens_due: &mut Option<u32>) -> Step {
+        let now = Instant::now();
+        match self.closed {
+            Some((until, reason)) if until > now => return Step::WaitUntil(until, reason),
+            Some(_) => self.closed = None,
+            None => {}
+        }
+        if let (Some(tokens), Some((size, limiter))) = (*tokens_due, &self.tokens) {
+            let n = NonZeroU32::new(tokens.min(size.get())).unwrap_or(NonZeroU32::MIN);
+            // `n` is at most the burst size, so the capacity error cannot happen; were it to,
+            // the call is let through rather than held forever.
+            if let Ok(Err(not_until)) = limiter.check_n(n) {
+                let wait = not_until.wait_time_from(self.clock.now());
+                return Step::WaitUntil(now + wait, WaitReason::TokensPerMinute);
+            }
+        }
+        *tokens_due = None;
+        if let Some(requests) = &self.requests
+            && let Err(not_until) = requests.limiter.check()
+        {
+            let wait = not_until.wait_time_from(self.clock.now());
+            return Step::WaitUntil(now + wait, WaitReason::RequestsPerMinute);
+        }
+        if self.recent.len() >= OBSERVED_MAX {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(now);
+        Step::Admitted(self.aimd.epoch())
+    }
+
+    /// The admitted rate of the last minute, in requests a minute; `None` with fewer than two
+    /// admissions, which make no rate. Measured over the span they cover (at least a second),
+    /// so a burst that began a moment ago counts at its own pace.
+    fn observed_rpm(&mut self, now: Instant) -> Option<f64> {
+        while self
+            .recent
+            .front()
+            .is_some_and(|t| now.saturating_duration_since(*t) > OBSERVED_WINDOW)
+        {
+            self.recent.pop_front();
+        }
+        let (first, n) = (self.recent.front()?, self.recent.len());
+        if n < 2 {
+            return None;
+        }
+        let span = now
+            .saturating_duration_since(*first)
+            .max(Duration::from_secs(1));
+        Some(n as f64 * 60.0 / span.as_secs_f64())
+    }
+
+    /// Rebuilds the request limiter when the AIMD rate moved far enough from it (`always` for a
+    /// decrease or a new limit). A new limiter admits its first request at once, unless a
+    /// request was admitted less than one new interval ago: then it waits one interval, so a
+    /// rebuild never lets two requests through closer together than the new rate allows.
+    fn follow_rate(&mut self, now: Instant, always: bool) {
+        let target = self.aimd.rate();
+        let built = self.requests.as_ref().map(|r| r.rpm);
+        let rebuild = match (target, built) {
+            (None, None) => false,
+            (Some(t), Some(b)) => {
+                always || (t - b).abs() >= b * REBUILD_CHANGE || Some(t) == self.aimd.limit()
+            }
+            _ => true,
+        };
+        if !rebuild || target == built {
+            return;
+        }
+        self.requests = target.and_then(|rpm| {
+            let interval = Duration::from_secs_f64(60.0 / rpm);
+            let quota = Quota::with_period(interval)?.allow_burst(NonZeroU32::MIN);
+            let limiter = RateLimiter::direct_with_clock(quota, self.clock.clone());
+            if self
+                .recent
+                .back()
+                .is_some_and(|t| now.saturating_duration_since(*t) < interval)
+            {
+                // Spends the burst of one, so the next request waits one interval.
+                let _ = limiter.check();
+            }
+            Some(Requests { rpm, limiter })
+        });
+    }
+}
+
+/// A limiter of `per_minute` tokens with a full minute's burst.
+fn token_limiter(per_minute: NonZeroU32, clock: &TokioClock) -> Limiter {
+    RateLimiter::direct_with_clock(Quota::per_minute(per_minute), clock.clone())
+}
