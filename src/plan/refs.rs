@@ -64,15 +64,12 @@ impl Ref {
         let (target, field) = compact
             .split_once(':')
             .ok_or_else(|| RefError::MissingColon(raw.trim().to_string()))?;
-        let target = if let Some(n) = target.strip_prefix("new") {
-            match n.parse::<u8>() {
-                Ok(n @ 1..=3) => RefTarget::New(n),
-                _ => return Err(RefError::BadTarget(raw.trim().to_string())),
-            }
-        } else {
-            RefTarget::Node(
+        // `new`, `newt`, ... are node ids; only `new1` to `new3` are placeholders.
+        let target = match target.strip_prefix("new").map(str::parse::<u8>) {
+            Some(Ok(n @ 1..=3)) => RefTarget::New(n),
+            _ => RefTarget::Node(
                 NodeId::parse(target).map_err(|_| RefError::BadTarget(raw.trim().to_string()))?,
-            )
+            ),
         };
         let field = match field {
             "summary" => RefField::Summary,
