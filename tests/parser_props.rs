@@ -5,7 +5,7 @@
 //! Every finding of `scripts/fuzz.sh` is a `regression_*` test here, named after what broke.
 
 use researchflow::plan::refs::{RefError, parse_list};
-use researchflow::plan::{InfoPart, NodeId, Ref, RefField, RefTarget};
+use researchflow::plan::{Info, InfoPart, NodeId, Ref, RefField, RefTarget};
 
 // ---------------------------------------------------------------------------------------------
 // Findings of scripts/fuzz.sh, each named after what broke
@@ -50,4 +50,38 @@ fn regression_refs_node_id_new_read_as_a_placeholder() {
             "{bad}"
         );
     }
+}
+
+/// A block type written with an entity (`type="a&amp;b"`) was read as `a&amp;b` and written
+/// back as `a&amp;amp;b`: every load and save added a layer of escaping.
+#[test]
+fn regression_info_escaped_type_attribute_grew_on_every_save() {
+    let info = Info::parse("<info type=\"a&amp;b\"></INFO>&quot;]");
+    assert_eq!(info.get("a&b"), Some(""));
+    let rendered = info.render();
+    assert_eq!(rendered, "<info type=\"a&amp;b\"></info>");
+    assert_eq!(Info::parse(&rendered), info);
+}
+
+/// A single-quoted block type holding a double quote (`type='x"y'`) was written back as
+/// `type="x"y"`, which is no tag: after one save the block and its text were lost.
+#[test]
+fn regression_info_type_holding_a_double_quote_lost_on_render() {
+    // The fuzzer's input: one unterminated block, which runs to the end.
+    let raw =
+        "7'`^<info type='x\"y'>&<info type=\"\"><info type='llm'>d<info type=\"llm\">é&#65;日#";
+    let info = Info::parse(raw);
+    let text = "&<info type=\"\"><info type='llm'>d<info type=\"llm\">éA日#";
+    assert_eq!(info.get("x\"y"), Some(text));
+    let back = Info::parse(&info.render());
+    assert_eq!(back, info);
+    assert_eq!(back.get("x\"y"), Some(text));
+
+    let info = Info::parse("<info type='x\"y'>kept</info><info type=\"llm\">d</info>");
+    let rendered = info.render();
+    assert_eq!(
+        rendered,
+        "<info type=\"x&quot;y\">kept</info><info type=\"llm\">d</info>"
+    );
+    assert_eq!(Info::parse(&rendered), info);
 }

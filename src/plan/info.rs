@@ -60,7 +60,7 @@ impl Info {
             else {
                 break;
             };
-            let kind = kind.as_str().trim().to_ascii_lowercase();
+            let kind = unescape(kind.as_str()).trim().to_ascii_lowercase();
             let body = &rest[whole.end()..];
             let (inner, after) = split_block_body(body);
             info.blocks.push(InfoBlock {
@@ -117,7 +117,8 @@ impl Info {
         }
         let mut out = String::new();
         for b in &self.blocks {
-            out.push_str(&format!(r#"<info type="{}">"#, escape(&b.kind)));
+            let kind = escape(&b.kind).replace('"', "&quot;");
+            out.push_str(&format!(r#"<info type="{kind}">"#));
             out.push_str(&escape(&b.text));
             out.push_str(CLOSE_TAG);
         }
