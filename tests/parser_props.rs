@@ -85,3 +85,20 @@ fn regression_info_type_holding_a_double_quote_lost_on_render() {
     );
     assert_eq!(Info::parse(&rendered), info);
 }
+
+/// Unescaping looked for the `;` of an entity in the whole rest of the text after every `&`,
+/// so a megabyte of `&gt` without `;` (text from another tool) took seconds: quadratic.
+#[test]
+fn regression_info_ampersands_without_semicolon_were_quadratic() {
+    let body = "&gt".repeat(350_000);
+    let raw = format!("<info type=\"search\">{body}</info>");
+    let start = std::time::Instant::now();
+    let info = Info::parse(&raw);
+    let took = start.elapsed();
+    assert_eq!(info.get("search"), Some(body.as_str()));
+    assert!(
+        took < std::time::Duration::from_secs(2),
+        "{took:?} for {} bytes",
+        raw.len()
+    );
+}
