@@ -49,7 +49,14 @@ fn thought(g: &mut Gen) -> String {
 
 /// A JSON object in an answer with reasoning, prose and perhaps a fence.
 fn valid_answer(g: &mut Gen) -> Input {
-    let object = Value::Object(g.object(2));
+    // A fence marker inside one of its strings would end the fence early (a known limit, see
+    // tests/parser_props.rs `json_object`): such objects are not generated.
+    let object = loop {
+        let candidate = Value::Object(g.object(2));
+        if !candidate.to_string().contains("```") {
+            break candidate;
+        }
+    };
     // Serialising a Value cannot fail.
     let json = if g.rng.bool() {
         serde_json::to_string_pretty(&object).expect("a value serialises")
