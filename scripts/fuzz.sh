@@ -20,8 +20,9 @@ cargo build --release --quiet --example fuzz_parsers
 target_dir="$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')"
 findings="$target_dir/fuzz-findings"
 # A new run starts with no findings; a replay reads one of them.
+replay=0
 case " $* " in
-  *" --replay "*) ;;
+  *" --replay "*) replay=1 ;;
   *) rm -rf "$findings" ;;
 esac
 
@@ -30,7 +31,7 @@ set +e
 code=$?
 set -e
 if [ "$code" -eq 0 ]; then
-  echo "no findings"
+  [ "$replay" -eq 1 ] || echo "no findings"
 elif [ "$code" -eq 1 ]; then
   echo "findings: $(ls "$findings" 2>/dev/null | wc -l) file(s) in $findings" >&2
 elif [ "$code" -gt 128 ]; then

@@ -16,7 +16,8 @@
 //! (default 60) have passed, whichever comes last; an explicit `--seconds` is also a hard
 //! limit, so `--seconds 5` is a short run that may stop before the count. The seed (default
 //! fixed) makes every run reproducible: the same seed generates the same inputs. `--replay`
-//! runs the invariants on one saved finding.
+//! runs the invariants on one saved finding; a finding against a generated input's known parse
+//! (a valid plan, ref list, blocks or answer) needs its expectation, so rerun the seed instead.
 
 mod extract;
 mod info;
