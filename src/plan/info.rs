@@ -60,7 +60,7 @@ impl Info {
             else {
                 break;
             };
-            let kind = kind.as_str().trim().to_ascii_lowercase();
+            let kind = unescape(kind.as_str()).trim().to_ascii_lowercase();
             let body = &rest[whole.end()..];
             let (inner, after) = split_block_body(body);
             info.blocks.push(InfoBlock {
@@ -117,7 +117,8 @@ impl Info {
         }
         let mut out = String::new();
         for b in &self.blocks {
-            out.push_str(&format!(r#"<info type="{}">"#, escape(&b.kind)));
+            let kind = escape(&b.kind).replace('"', "&quot;");
+            out.push_str(&format!(r#"<info type="{kind}">"#));
             out.push_str(&escape(&b.text));
             out.push_str(CLOSE_TAG);
         }
@@ -182,7 +183,9 @@ pub fn unescape(text: &str) -> String {
             rest = &rest[1..];
             continue;
         }
-        let decoded = rest.find(';').filter(|&end| end <= 12).and_then(|end| {
+        // An entity ends within 13 bytes; looking further for its `;` made `        // Only the next 13 bytes: searching the whole rest for every `&` is quadratic.`s quadratic.
+        let near = &rest.as_bytes()[..rest.len().min(13)];
+        let decoded = near.iter().position(|&b| b == b';').and_then(|end| {
             let name = &rest[1..end];
             let c = match name {
                 "amp" => Some('&'),

@@ -67,6 +67,8 @@ impl Ref {
         let (target, field) = compact
             .split_once(':')
             .ok_or_else(|| RefError::MissingColon(raw.trim().to_string()))?;
+        // `new`, `newt`, `new01`, ... are node ids or malformed; only `new1` to `new3` are
+        // placeholders.
         let target = match target.as_bytes() {
             [b'n', b'e', b'w', n @ b'1'..=b'3'] => RefTarget::New(n - b'0'),
             _ => RefTarget::Node(
