@@ -44,6 +44,8 @@ def answer(body):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in two writes: without this, the body waits for a delayed ACK.
+    disable_nagle_algorithm = True
 
     def log_message(self, *args):
         pass

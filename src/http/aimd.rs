@@ -1,18 +1,30 @@
 //! The admitted request rate of one endpoint, steered like TCP's congestion window: additive
 //! increase, multiplicative decrease (AIMD).
 //!
-//! A 429 halves the rate (from the current one, or from the rate observed when there was no
-//! limit yet); each success then adds one step, a fraction of the rate the server refused, until
-//! the configured limit is reached again, or, without one, until twice the refused rate, where
-//! the limit is lifted. Only the numbers live here: [`super::gate`] turns them into a GCRA
-//! limiter and decides what counts as a 429 or a success. Nothing here waits or reads a clock.
+//! A 429 lowers the rate to a little under the rate the server was seen to accept lately (or
+//! the current rate, if lower); with no accepted request to go by, it halves the current rate.
+//! Each success then adds one step: back to the refused rate in [`RECOVERY_STEPS`] successes,
+//! then ten times slower beyond it (as TCP CUBIC plateaus near its last maximum), until the
+//! configured limit is reached again, or, without one, until twice the refused rate, where the
+//! limit is lifted. A server that admits R requests a second is thus run just under R, probed
+//! again now and then. Only the numbers live here: [`super::gate`] measures the accepted rate,
+//! turns the numbers into a GCRA limiter and decides what counts as a 429 or a success.
+//! Nothing here waits or reads a clock.
 
-/// What a 429 multiplies the rate by.
-pub const DECREASE: f64 = 0.5;
+/// What a 429 multiplies the rate by, from the rate the server was seen to accept.
+pub const DECREASE: f64 = 0.9;
 
-/// How many successes bring a halved rate back to where it was refused: each success adds
-/// `refused rate / (2 * RECOVERY_STEPS)`. Slow enough that a server is not probed again at once.
-pub const RECOVERY_STEPS: f64 = 32.0;
+/// What a 429 multiplies the current rate by when no request was accepted lately: nothing says
+/// where the server's limit is.
+pub const BLIND_DECREASE: f64 = 0.5;
+
+/// How many successes bring a lowered rate back to where it was refused: each success adds
+/// `refused rate * (1 - DECREASE) / RECOVERY_STEPS`.
+pub const RECOVERY_STEPS: f64 = 20.0;
+
+/// Beyond the refused rate, steps are this many times smaller: the server is probed again only
+/// after many answers, so few requests are refused.
+pub const PROBE_SLOWDOWN: f64 = 10.0;
 
 /// The lowest rate a decrease goes to, in requests a minute: a server that keeps refusing is
 /// still asked now and then.
@@ -25,7 +37,7 @@ pub struct Aimd {
     limit: Option<f64>,
     /// The rate admitted now; `None` for no limit at all.
     rate: Option<f64>,
-    /// The rate the server refused last (the one halved); sets the size of a step.
+    /// The rate the server refused last (the one lowered); sets the size of a step.
     refused_at: f64,
     /// Counts decreases. A 429 of a request admitted before the last decrease says nothing
     /// about the lowered rate, so it does not lower it again (TCP halves once a window).
@@ -55,12 +67,19 @@ impl Aimd {
         self.epoch
     }
 
-    /// A 429. Lowers the rate from the current one, or from `observed` (the rate of the last
-    /// minute) when there was no limit; returns the new rate, or `None` when there is nothing
-    /// to lower (no limit and no observed rate).
-    pub fn decrease(&mut self, observed: Option<f64>) -> Option<f64> {
-        let from = self.rate.or(observed)?;
-        let rate = (from * DECREASE).max(MIN_RATE);
+    /// A 429. `accepted` is the rate the server was seen to accept lately (`None`: too few
+    /// answers to tell). Lowers the rate to [`DECREASE`] times the lower of the current rate
+    /// and `accepted`, or without `accepted` to [`BLIND_DECREASE`] times the current rate.
+    /// Returns the new rate, or `None` when there is nothing to lower (no limit and nothing
+    /// accepted).
+    pub fn decrease(&mut self, accepted: Option<f64>) -> Option<f64> {
+        let (from, factor) = match (self.rate, accepted) {
+            (Some(rate), Some(accepted)) => (rate.min(accepted), DECREASE),
+            (None, Some(accepted)) => (accepted, DECREASE),
+            (Some(rate), None) => (rate, BLIND_DECREASE),
+            (None, None) => return None,
+        };
+        let rate = (from * factor).max(MIN_RATE);
         self.refused_at = from;
         self.rate = Some(rate);
         self.epoch += 1;
@@ -72,8 +91,11 @@ impl Aimd {
         let Some(rate) = self.rate else {
             return false;
         };
-        let step = (self.refused_at / (2.0 * RECOVERY_STEPS)).max(MIN_RATE);
-        let next = rate + step;
+        let mut step = self.refused_at * (1.0 - DECREASE) / RECOVERY_STEPS;
+        if rate >= self.refused_at {
+            step /= PROBE_SLOWDOWN;
+        }
+        let next = rate + step.max(MIN_RATE / PROBE_SLOWDOWN);
         let next = match self.limit {
             Some(limit) => Some(next.min(limit)),
             None if next >= 2.0 * self.refused_at => None,
@@ -99,37 +121,55 @@ impl Aimd {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_configured_rate_halves_and_climbs_back_to_the_limit_and_no_further() {
-        let mut aimd = Aimd::new(Some(300.0));
-        assert_eq!(aimd.decrease(None), Some(150.0));
-        assert_eq!(aimd.epoch(), 1);
+    /// Steps until the rate stops changing or is lifted.
+    fn climb(aimd: &mut Aimd) -> usize {
         let mut steps = 0;
-        while aimd.increase() {
+        while aimd.rate().is_some() && aimd.increase() {
             steps += 1;
         }
-        assert_eq!(aimd.rate(), Some(300.0));
-        assert_eq!(steps, 32, "150 back to 300 by steps of 300/64");
-        assert!(!aimd.increase(), "at the limit");
+        steps
     }
 
     #[test]
-    fn without_a_limit_the_observed_rate_is_halved_and_the_limit_lifted_later() {
+    fn a_configured_rate_goes_under_what_was_accepted_and_climbs_back_to_the_limit() {
+        let mut aimd = Aimd::new(Some(600.0));
+        assert_eq!(aimd.decrease(Some(600.0)), Some(540.0));
+        assert_eq!(aimd.epoch(), 1);
+        assert_eq!(climb(&mut aimd), 20, "540 back to 600 by steps of 3");
+        assert_eq!(aimd.rate(), Some(600.0));
+        assert!(!aimd.increase(), "at the limit");
+        // A server accepting far less than the limit: straight under what it accepts.
+        assert_eq!(aimd.decrease(Some(60.0)), Some(54.0));
+        // Nothing accepted lately: halved.
+        assert_eq!(aimd.decrease(None), Some(27.0));
+    }
+
+    #[test]
+    fn without_a_limit_the_accepted_rate_is_lowered_and_the_limit_lifted_later() {
         let mut aimd = Aimd::new(None);
         assert!(!aimd.increase(), "no limit, nothing to raise");
         assert_eq!(
             aimd.decrease(None),
             None,
-            "nothing observed, nothing to lower"
+            "nothing accepted, nothing to lower"
         );
         assert_eq!(aimd.epoch(), 0);
-        assert_eq!(aimd.decrease(Some(480.0)), Some(240.0));
+        assert_eq!(aimd.decrease(Some(600.0)), Some(540.0));
         let mut steps = 0;
+        while aimd.rate().is_some_and(|r| r < 600.0) {
+            assert!(aimd.increase());
+            steps += 1;
+        }
+        assert_eq!(steps, 20, "540 back to 600 by steps of 3");
         while aimd.rate().is_some() {
             assert!(aimd.increase());
             steps += 1;
         }
-        assert_eq!(steps, 96, "240 to 960 by steps of 7.5, then no limit");
+        // 600 to 1200 by steps of 0.3, give or take one for floating point.
+        assert!(
+            (2019..=2021).contains(&steps),
+            "{steps} steps, then no limit"
+        );
     }
 
     #[test]
@@ -137,7 +177,7 @@ mod tests {
         let mut aimd = Aimd::new(Some(3.0));
         assert_eq!(aimd.decrease(None), Some(1.5));
         assert_eq!(aimd.decrease(None), Some(1.0));
-        assert_eq!(aimd.decrease(None), Some(1.0));
+        assert_eq!(aimd.decrease(Some(0.5)), Some(1.0));
         let mut aimd = Aimd::new(Some(600.0));
         aimd.tighten(900.0);
         assert_eq!(aimd.limit(), Some(600.0));

@@ -9,8 +9,8 @@
 //!   burst; a reservation larger than that is cut to it);
 //! - one request from a GCRA limiter of the admitted request rate, spread evenly (a burst of
 //!   one: servers enforce per-minute limits over shorter windows). That rate starts at
-//!   `requestsPerMinute` (or no limit) and follows [`Aimd`]: halved by a 429, raised step by
-//!   step by successes.
+//!   `requestsPerMinute` (or no limit) and follows [`Aimd`]: lowered by a 429 to just under the
+//!   rate the server accepted over the last seconds, raised step by step by successes.
 //!
 //! The limiters are `governor`'s, on tokio's clock, so a test with paused time drives them too.
 //! The gate knows nothing of retries or observers: [`super::retry`] calls it and reports.
@@ -29,12 +29,13 @@ use tokio::time::Instant;
 use super::aimd::Aimd;
 use crate::settings::RateLimits;
 
-/// The window over which the admitted rate is observed, to lower it from when no limit was
-/// set.
-const OBSERVED_WINDOW: Duration = Duration::from_secs(60);
+/// The rate the server accepts (to lower the admitted rate to just under it on a 429) is
+/// measured over its last [`ACCEPTED_MAX`] successes within this window: seconds for a busy
+/// endpoint, up to a minute for a slow one.
+const ACCEPTED_WINDOW: Duration = Duration::from_secs(60);
 
-/// The most admissions kept to observe the rate; with more, the window is simply shorter.
-const OBSERVED_MAX: usize = 4096;
+/// How many of the last successes measure the accepted rate.
+const ACCEPTED_MAX: usize = 20;
 
 /// How much the target rate must move before the request limiter is rebuilt: each rebuild
 /// forgets the limiter's state, so it is not done on every small step.
@@ -113,8 +114,15 @@ struct State {
     requests: Option<Requests>,
     tokens: Option<(NonZeroU32, Limiter)>,
     closed: Option<(Instant, WaitReason)>,
-    /// Admissions of the last [`OBSERVED_WINDOW`], oldest first.
-    recent: VecDeque<Instant>,
+    /// When the last request was admitted.
+    last_admitted: Option<Instant>,
+    /// A 429 of the current rate was answered: the rate is lowered when the gate opens again,
+    /// when the answers in flight at the refusal have come back and the accepted rate counts
+    /// them.
+    decrease_due: bool,
+    /// The last successes (at most [`ACCEPTED_MAX`], within [`ACCEPTED_WINDOW`]), oldest
+    /// first.
+    accepted: VecDeque<Instant>,
 }
 
 /// One step of an admission, decided under the lock.
@@ -157,7 +165,9 @@ impl Gate {
             aimd: Aimd::new(rpm),
             requests: None,
             closed: None,
-            recent: VecDeque::new(),
+            last_admitted: None,
+            decrease_due: false,
+            accepted: VecDeque::new(),
         };
         state.follow_rate(Instant::now(), true);
         Gate {
@@ -204,7 +214,16 @@ impl Gate {
         let mut tokens_due = Some(tokens);
         let mut longest: Option<(Duration, WaitReason)> = None;
         loop {
-            let step = self.lock().step(&mut tokens_due);
+            let step = {
+                let mut state = self.lock();
+                if let Some(rate) = state.lower_when_open() {
+                    tracing::info!(
+                        "`{}` is rate limited: admitting at most {rate:.1} requests a minute from now on",
+                        self.shown
+                    );
+                }
+                state.step(&mut tokens_due)
+            };
             match step {
                 Step::Admitted(epoch) => {
                     return Admission {
@@ -225,8 +244,8 @@ impl Gate {
     }
 
     /// A 429 answered the call admitted by `admission`: closes the gate for everyone for
-    /// `delay` (unless it is closed for longer already) and, once per rate, lowers the
-    /// admitted rate.
+    /// `delay` (unless it is closed for longer already) and, once per rate, has the admitted
+    /// rate lowered to just under what the server accepted lately, when the gate opens again.
     pub fn refused(&self, admission: &Admission, delay: Duration, reason: WaitReason) {
         let mut state = self.lock();
         let now = Instant::now();
@@ -234,22 +253,19 @@ impl Gate {
         if state.closed.is_none_or(|(closed, _)| closed < until) {
             state.closed = Some((until, reason));
         }
-        if admission.epoch != state.aimd.epoch() {
-            return;
-        }
-        let observed = state.observed_rpm(now);
-        if let Some(rate) = state.aimd.decrease(observed) {
-            state.follow_rate(now, true);
-            tracing::info!(
-                "`{}` is rate limited: admitting at most {rate:.1} requests a minute from now on",
-                self.shown
-            );
+        if admission.epoch == state.aimd.epoch() {
+            state.decrease_due = true;
         }
     }
 
-    /// A call succeeded: the admitted rate takes one step up.
+    /// A call succeeded: counted as accepted, and the admitted rate takes one step up.
     pub fn succeeded(&self) {
         let mut state = self.lock();
+        let now = Instant::now();
+        if state.accepted.len() >= ACCEPTED_MAX {
+            state.accepted.pop_front();
+        }
+        state.accepted.push_back(now);
         if state.aimd.increase() {
             state.follow_rate(Instant::now(), false);
         }
@@ -262,6 +278,19 @@ impl Gate {
 }
 
 impl State {
+    /// Lowers the rate if a 429 asked for it and the gate is open again; returns the new rate.
+    fn lower_when_open(&mut self) -> Option<f64> {
+        let now = Instant::now();
+        if !self.decrease_due || self.closed.is_some_and(|(until, _)| until > now) {
+            return None;
+        }
+        self.decrease_due = false;
+        let accepted = self.accepted_rpm(now);
+        let rate = self.aimd.decrease(accepted)?;
+        self.follow_rate(now, true);
+        Some(rate)
+    }
+
     /// One admission attempt: open gate, then tokens (reserved once), then one request.
     fn step(&mut self, tokens_due: &mut Option<u32>) -> Step {
         let now = Instant::now();
@@ -286,25 +315,22 @@ impl State {
             let wait = not_until.wait_time_from(self.clock.now());
             return Step::WaitUntil(now + wait, WaitReason::RequestsPerMinute);
         }
-        if self.recent.len() >= OBSERVED_MAX {
-            self.recent.pop_front();
-        }
-        self.recent.push_back(now);
+        self.last_admitted = Some(now);
         Step::Admitted(self.aimd.epoch())
     }
 
-    /// The admitted rate of the last minute, in requests a minute; `None` with fewer than two
-    /// admissions, which make no rate. Measured over the span they cover (at least a second),
-    /// so a burst that began a moment ago counts at its own pace.
-    fn observed_rpm(&mut self, now: Instant) -> Option<f64> {
+    /// The rate the server accepted lately, in requests a minute: the last successes over the
+    /// time from the first of them to now (at least a second, so a burst that began a moment
+    /// ago does not count as a high rate); `None` with fewer than two, which make no rate.
+    fn accepted_rpm(&mut self, now: Instant) -> Option<f64> {
         while self
-            .recent
+            .accepted
             .front()
-            .is_some_and(|t| now.saturating_duration_since(*t) > OBSERVED_WINDOW)
+            .is_some_and(|t| now.saturating_duration_since(*t) > ACCEPTED_WINDOW)
         {
-            self.recent.pop_front();
+            self.accepted.pop_front();
         }
-        let (first, n) = (self.recent.front()?, self.recent.len());
+        let (first, n) = (self.accepted.front()?, self.accepted.len());
         if n < 2 {
             return None;
         }
@@ -336,9 +362,8 @@ impl State {
             let quota = Quota::with_period(interval)?.allow_burst(NonZeroU32::MIN);
             let limiter = RateLimiter::direct_with_clock(quota, self.clock.clone());
             if self
-                .recent
-                .back()
-                .is_some_and(|t| now.saturating_duration_since(*t) < interval)
+                .last_admitted
+                .is_some_and(|t| now.saturating_duration_since(t) < interval)
             {
                 // Spends the burst of one, so the next request waits one interval.
                 let _ = limiter.check();
