@@ -3,8 +3,8 @@
 # (scripts/bench/mock_llm.py). Not a test: it prints figures.
 #
 #  (a) wall time of 40 questions at 8 jobs against the ideal critical path (target: within 10%);
-#  (b) goodput under a server limit of R requests per second (target: at least 90% of R, no
-#      failed question, at most 10% of requests refused);
+#  (b) goodput under a server limit of R requests per second, without and with `limits`
+#      (target: at least 90% of R, no failed question, at most 10% of requests refused);
 #  (c) peak memory of 1,000 questions at 250 jobs (target: under 300 MB).
 #
 # Each question makes 4 calls one after another (planner, search analysis, planner, final),
@@ -19,15 +19,17 @@ mock_pid=""
 trap '[ -n "$mock_pid" ] && kill "$mock_pid" 2>/dev/null; rm -rf "$work"' EXIT
 ulimit -n 8192 2>/dev/null || true
 
-start_mock() { # LATENCY RATE
+start_mock() { # LATENCY RATE [LIMITS_JSON]
   [ -n "$mock_pid" ] && kill "$mock_pid" 2>/dev/null && wait "$mock_pid" 2>/dev/null || true
   python3 scripts/bench/mock_llm.py "$1" "$2" > "$work/mock.url" &
   mock_pid=$!
   for _ in $(seq 1 50); do [ -s "$work/mock.url" ] && break; sleep 0.1; done
   url="$(head -n 1 "$work/mock.url")"
+  touch "$work/agent.config.json" && chmod 600 "$work/agent.config.json"
   cat > "$work/agent.config.json" <<JSON
 {"baseURL": "$url", "model": "bench-model", "apiKey": "bench",
  "retry": {"maxRetries": 3, "baseDelayMs": 200, "maxDelayMs": 2000},
+ "limits": ${3:-"{}"},
  "search": {"provider": "none"}}
 JSON
 }
@@ -54,11 +56,12 @@ secs=$(run_batch a 40 8)
 ideal=$(python3 -c "print(f'{5 * 4 * 0.1:.2f}')")
 echo "wall time ${secs} s; ideal critical path ${ideal} s (5 waves x 4 calls x 0.1 s); ratio $(python3 -c "print(f'{$secs / $ideal:.2f}')"); $(counts a)"
 
-echo "== (b) goodput: server admits 10 requests/s, 40 questions at 8 jobs, 50 ms per call"
-start_mock 0.05 10
-secs=$(run_batch b 40 8)
-stats=$(curl -s "${url}/stats" || echo '{}')
-python3 - "$secs" "$stats" <<PY
+goodput() { # NAME LIMITS_JSON
+  start_mock 0.05 10 "$2"
+  local secs stats
+  secs=$(run_batch "$1" 40 8)
+  stats=$(curl -s "${url}/stats" || echo '{}')
+  python3 - "$secs" "$stats" <<PY
 import json, sys
 secs = float(sys.argv[1]); s = json.loads(sys.argv[2] or "{}")
 req, ref = s.get("requests", 0), s.get("refused", 0)
@@ -66,7 +69,14 @@ ok = req - ref
 print(f"wall time {secs:.2f} s; {ok} calls admitted = {ok / secs:.1f}/s of 10/s ({ok / secs / 10:.0%}); "
       f"{ref} of {req} requests refused ({(ref / req if req else 0):.0%})")
 PY
-echo "questions: $(counts b)"
+  echo "questions: $(counts "$1")"
+}
+
+echo "== (b) goodput: server admits 10 requests/s, 40 questions at 8 jobs, 50 ms per call"
+echo "-- without limits (the rate is learnt from the server's 429s)"
+goodput b '{}'
+echo "-- with limits.requestsPerMinute 600"
+goodput b2 '{"requestsPerMinute": 600}'
 
 echo "== (c) 1,000 questions at 250 jobs, 100 ms per call"
 start_mock 0.1 0

@@ -523,3 +523,64 @@ async fn a_time_budget_cuts_running_tasks_after_a_grace() {
     assert_eq!(plan["outcome"]["budget"]["stopped_by"], "max_time");
     assert!(s.report().contains("the time budget (1 s) was reached"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_time_budget_reached_after_some_research_ends_partial_with_a_notice() {
+    let llm = MockLlm::start().await;
+    let rounds = three_searches_then_final();
+    let planner = Arc::new(AtomicUsize::new(0));
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => Reply::json(&rounds[planner.fetch_add(1, Ordering::SeqCst).min(1)]),
+        // The first search answers at once, the two others would take 30 s.
+        Agent::Analysis if req.user_prompt().unwrap_or_default().contains("First") => {
+            Reply::json(&json!({"summary": "Found it.", "analysis": "A"}))
+        }
+        Agent::Analysis => {
+            Reply::json(&json!({"summary": "S", "analysis": "A"})).delay(Duration::from_secs(30))
+        }
+        Agent::Final => Reply::content("Report from the first search."),
+        _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
+    });
+    let s = Setup::new(&llm, None);
+    let started = std::time::Instant::now();
+    let out = s
+        .query("Q?")
+        .args(["--max-time", "1"])
+        .timeout(Duration::from_secs(20))
+        .run()
+        .await;
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "the grace is short"
+    );
+    // The user asked for the limit and some research was done: partial, exit 0.
+    out.success();
+    assert_eq!(stdout_status(&out), "partial");
+    let plan = s.plan();
+    assert_eq!(node(&plan, "b")["status"], "completed");
+    for id in ["c", "d"] {
+        let n = node(&plan, id);
+        assert_eq!(n["status"], "failed", "{n}");
+        assert!(
+            n["errors"][0].as_str().unwrap_or_default().contains("cut"),
+            "{n}"
+        );
+    }
+    let fin = node(&plan, "e");
+    assert_eq!(
+        (fin["batch"].clone(), fin["status"].clone()),
+        (json!(-1), json!("completed"))
+    );
+    assert_eq!(plan["outcome"]["status"], "partial");
+    assert_eq!(plan["outcome"]["budget"]["stopped_by"], "max_time");
+    let events = s.events();
+    let reached = events_of(&events, "budget_reached");
+    assert_eq!(reached.len(), 1);
+    assert_eq!(reached[0]["limit"], "max_time");
+    let report = s.report();
+    assert!(
+        report.starts_with("# Q?\n\n> **Partial run: the time budget (1 s) was reached"),
+        "{report}"
+    );
+    assert!(report.contains("Report from the first search."), "{report}");
+}
