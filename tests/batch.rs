@@ -318,3 +318,71 @@ async fn a_batch_shares_one_rate_budget_and_no_question_fails_at_the_servers_lim
         assert!(!events.contains("\"task_failed\""), "{}", item["id"]);
     }
 }
+
+/// One question whose final summary fails every try: the others complete, the manifest says
+/// which one failed, and the batch exits 1; a rerun runs only that question again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_question_makes_the_batch_exit_1_and_only_it_runs_again() {
+    let llm = MockLlm::start().await;
+    let broken = Arc::new(AtomicBool::new(true));
+    let flag = Arc::clone(&broken);
+    llm.set_handler(move |req| {
+        let prompt = req.user_prompt().unwrap_or_default();
+        match agent(req) {
+            Agent::Final
+                if prompt.contains("Question number 1?") && flag.load(Ordering::SeqCst) =>
+            {
+                Reply::raw(500, r#"{"error": {"message": "boom"}}"#)
+            }
+            Agent::Planner if prompt.contains("### b:") => Reply::json(&plan_answer(
+                true,
+                json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
+                json!([]),
+            )),
+            Agent::Planner => Reply::json(&plan_answer(
+                false,
+                json!([{"title": "Search", "type": "search", "p_node": "a:info"}]),
+                json!(["NEW1:summary"]),
+            )),
+            Agent::Final => Reply::content("Report."),
+            _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
+        }
+    });
+    let s = Setup::with_config(
+        &llm,
+        None,
+        json!({"retry": {"maxRetries": 1, "baseDelayMs": 10, "maxDelayMs": 20, "maxRetryAfterMs": 100}}),
+    );
+    questions(s.path(), 3);
+    let out = batch(&s, &["--jobs", "3"]).run().await;
+    out.code(1);
+    let counts = &out.stdout_json()["counts"];
+    assert_eq!(
+        (counts["completed"].clone(), counts["final_failed"].clone()),
+        (json!(2), json!(1)),
+        "{}",
+        out.stdout
+    );
+    let items = manifest(&s)["items"].clone();
+    let failed: Vec<&Value> = items
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|i| i["status"] != "completed")
+        .collect();
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0]["query"], "Question number 1?");
+    assert_eq!(failed[0]["status"], "final_failed");
+
+    broken.store(false, Ordering::SeqCst);
+    let before = llm.chat_requests().len();
+    let out = batch(&s, &["--jobs", "3"]).run().await;
+    out.success();
+    assert_eq!(out.stdout_json()["counts"]["completed"], 3);
+    let asked: Vec<String> = llm.chat_requests()[before..]
+        .iter()
+        .map(|r| r.user_prompt().unwrap_or_default())
+        .collect();
+    assert_eq!(asked.len(), 1, "only the failed final runs again");
+    assert!(asked[0].contains("Question number 1?"));
+}
