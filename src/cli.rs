@@ -131,6 +131,11 @@ pub struct PlanArgs {
     #[arg(long)]
     pub on_copy: bool,
 
+    /// Answer the planner from TRANSCRIPT (a `<plan>.transcript.jsonl`) instead of the
+    /// server: no network; exit 1 when the round asks what the transcript does not hold.
+    #[arg(long, value_name = "TRANSCRIPT")]
+    pub replay: Option<PathBuf>,
+
     #[command(flatten)]
     pub corpus: CorpusArgs,
 
@@ -151,10 +156,10 @@ pub struct PlanningLogArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("start").required(true).args(["query", "plan"])))]
+#[command(group(clap::ArgGroup::new("start").required(true).multiple(true).args(["query", "plan", "replay"])))]
 pub struct WorkflowArgs {
     /// Start a new plan with this question.
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", conflicts_with = "plan")]
     pub query: Option<String>,
 
     /// Continue (resume) an existing plan file.
@@ -165,9 +170,17 @@ pub struct WorkflowArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "plan")]
     pub out: Option<PathBuf>,
 
-    /// Most planning rounds in this invocation; the last one must finalise.
-    #[arg(long, env = "WORKFLOW_MAX_ROUNDS", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..))]
-    pub max_rounds: u32,
+    /// Most planning rounds in this invocation; the last one must finalise [default: 8; with
+    /// --replay, the recorded run's].
+    #[arg(long, env = "WORKFLOW_MAX_ROUNDS", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_rounds: Option<u32>,
+
+    /// Answer every LLM and search call from TRANSCRIPT (the `<plan>.transcript.jsonl` of an
+    /// earlier run) instead of the servers: nothing goes over the network, and the run stops
+    /// (exit 1) at the first call the transcript does not hold. Starts a new plan (`--out`)
+    /// on the recorded question, or on `--query`.
+    #[arg(long, value_name = "TRANSCRIPT", conflicts_with = "plan")]
+    pub replay: Option<PathBuf>,
 
     /// Most tasks running at once.
     #[arg(long, env = "WORKFLOW_CONCURRENCY", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=64))]

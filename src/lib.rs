@@ -19,6 +19,7 @@
 //! - [`plan`]: the plan file: model, node ids, refs, info blocks, store.
 //! - [`validate`]: the validators (step plans, plan-next answers, plan files).
 //! - [`compare`]: what changed between two plan files (sources, findings, directions).
+//! - [`transcript`]: the run record of every LLM and search call, and its replay.
 //! - [`diagnostics`]: the one findings shape shared by every check.
 //! - [`prompts`]: the system prompts; [`text`]: small text helpers; [`clock`]: timestamps;
 //!   [`atomic`]: the one atomic file write; [`files`]: the one bounded file read.
@@ -44,5 +45,6 @@ pub mod prompts;
 pub mod search;
 pub mod settings;
 pub mod text;
+pub mod transcript;
 pub mod validate;
 pub mod workflow;

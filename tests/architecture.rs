@@ -27,7 +27,7 @@ const LAYERS: &[&[&str]] = &[
     &["text", "clock"],
     &["exit", "diagnostics", "cli", "atomic", "files"],
     &["logging", "plan", "settings", "batch"],
-    &["http", "prompts", "validate", "compare"],
+    &["http", "prompts", "validate", "compare", "transcript"],
     &["llm", "search"],
     &["planner", "agents"],
     &["workflow", "offline"],

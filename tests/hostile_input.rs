@@ -160,6 +160,12 @@ async fn a_url_password_is_never_printed_or_written() {
     assert_ne!(out.status, 0, "every call failed: {}", out.stderr);
     let events = std::fs::read_to_string(s.path().join("out/plan.events.ndjson")).expect("events");
     let plan = std::fs::read_to_string(s.out()).expect("plan");
+    let transcript =
+        std::fs::read_to_string(s.path().join("out/plan.transcript.jsonl")).expect("transcript");
+    assert!(
+        transcript.contains("user:***@127.0.0.1"),
+        "the transcript names the server: {transcript}"
+    );
     assert!(
         out.stderr.contains("user:***@127.0.0.1"),
         "the failing address is still named: {}",
@@ -170,6 +176,7 @@ async fn a_url_password_is_never_printed_or_written() {
         ("stdout", &out.stdout),
         ("events", &events),
         ("plan", &plan),
+        ("transcript", &transcript),
     ] {
         assert!(
             !text.contains(URL_PASSWORD),

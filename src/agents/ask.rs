@@ -5,6 +5,7 @@
 
 use crate::http::RetryObserver;
 use crate::llm::{ChatAnswer, JsonSchema, LlmClient, LlmError, Message, Usage, Want};
+use crate::transcript::Site;
 
 /// An answer and what it cost.
 #[derive(Debug, Clone)]
@@ -24,6 +25,7 @@ pub const BE_BRIEF: &str = "Your answer was cut off at the token limit before th
 /// Asks for one JSON object following `schema`; see the module docs for cut-off answers.
 pub async fn ask_json(
     llm: &LlmClient,
+    site: &Site,
     system: &str,
     user: String,
     schema: &JsonSchema,
@@ -32,7 +34,7 @@ pub async fn ask_json(
 ) -> Result<Asked, LlmError> {
     let mut messages = vec![Message::system(system), Message::user(user)];
     let first = llm
-        .chat(&messages, Want::Json(schema), max_tokens, observer)
+        .chat(site, &messages, Want::Json(schema), max_tokens, observer)
         .await?;
     if !first.truncated() {
         return Ok(asked(first, Usage::default()));
@@ -44,7 +46,7 @@ pub async fn ask_json(
     messages.push(Message::assistant(first.content.clone()));
     messages.push(Message::user(BE_BRIEF));
     let second = llm
-        .chat(&messages, Want::Json(schema), max_tokens, observer)
+        .chat(site, &messages, Want::Json(schema), max_tokens, observer)
         .await?;
     Ok(asked(second, first.usage))
 }
@@ -52,13 +54,14 @@ pub async fn ask_json(
 /// Asks for prose; an answer cut off by the limit is kept and marked.
 pub async fn ask_text(
     llm: &LlmClient,
+    site: &Site,
     system: &str,
     user: String,
     max_tokens: u32,
     observer: &dyn RetryObserver,
 ) -> Result<Asked, LlmError> {
     let answer = llm
-        .ask(system, user, Want::Text, max_tokens, observer)
+        .ask(site, system, user, Want::Text, max_tokens, observer)
         .await?;
     if answer.truncated() {
         tracing::warn!(

@@ -14,6 +14,7 @@ use crate::llm::LlmClient;
 use crate::plan::NodeType;
 use crate::prompts::Prompts;
 use crate::search::SearchClient;
+use crate::transcript::Tape;
 
 /// Runs one task to its output. Called from spawned tasks, hence `Send + Sync + 'static`.
 pub trait TaskRunner: Send + Sync + 'static {
@@ -30,6 +31,8 @@ pub struct Agents {
     pub summary_llm: LlmClient,
     pub search: Option<SearchClient>,
     pub prompts: Prompts,
+    /// The run's transcript: searches are recorded on it (or replayed from it).
+    pub tape: Tape,
 }
 
 impl TaskRunner for Agents {
@@ -51,6 +54,7 @@ impl TaskRunner for Agents {
                     search: self.search.as_ref(),
                     queries_prompt: &self.prompts.search_queries,
                     analysis_prompt: &self.prompts.search_analysis,
+                    tape: &self.tape,
                 }
                 .run(input, observer)
                 .await

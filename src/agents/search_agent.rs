@@ -14,6 +14,7 @@ use std::sync::LazyLock;
 use serde_json::{Value, json};
 
 use super::ask::ask_json;
+use super::searches::run_queries;
 use super::task::{TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA, parse_written};
 use crate::http::RetryObserver;
 use crate::llm::{JsonSchema, LlmClient, Usage, extract_json};
@@ -21,6 +22,7 @@ use crate::plan::{Info, Source};
 use crate::search::hit::TITLE_MAX_CHARS;
 use crate::search::{SearchClient, SearchHit};
 use crate::text::{Cut, cap, one_line};
+use crate::transcript::{Site, Tape};
 
 /// The most queries one task runs.
 pub const MAX_QUERIES: usize = 3;
@@ -62,6 +64,7 @@ pub struct SearchAgent<'a> {
     pub search: Option<&'a SearchClient>,
     pub queries_prompt: &'a str,
     pub analysis_prompt: &'a str,
+    pub tape: &'a Tape,
 }
 
 impl SearchAgent<'_> {
@@ -73,11 +76,12 @@ impl SearchAgent<'_> {
         let mut usage = Usage::default();
         let mut sources = Vec::new();
         let mut search_block = None;
+        let site = Site::node(input.node_id.to_string());
 
         let results_text = match self.search {
             Some(search) => {
-                let queries = self.queries(input, observer, &mut usage).await?;
-                let hits = run_queries(search, &queries, observer).await?;
+                let queries = self.queries(input, &site, observer, &mut usage).await?;
+                let hits = run_queries(search, self.tape, &site, &queries, observer).await?;
                 sources = hits
                     .iter()
                     .map(|h| Source {
@@ -102,6 +106,7 @@ impl SearchAgent<'_> {
         );
         let answer = ask_json(
             self.llm,
+            &site,
             self.analysis_prompt,
             user,
             &WRITTEN_SCHEMA,
@@ -129,11 +134,13 @@ impl SearchAgent<'_> {
     async fn queries(
         &self,
         input: &TaskInput,
+        site: &Site,
         observer: &dyn RetryObserver,
         usage: &mut Usage,
     ) -> Result<Vec<String>, TaskError> {
         let answer = ask_json(
             self.llm,
+            site,
             self.queries_prompt,
             input.message(),
             &QUERIES_SCHEMA,
@@ -164,39 +171,6 @@ impl SearchAgent<'_> {
             queries.push(one_line(&input.title, QUERY_MAX_CHARS));
         }
         Ok(queries)
-    }
-}
-
-/// Runs the queries one after another; hits are deduplicated by URL. Fails only when every
-/// query failed.
-pub async fn run_queries(
-    search: &SearchClient,
-    queries: &[String],
-    observer: &dyn RetryObserver,
-) -> Result<Vec<SearchHit>, TaskError> {
-    let mut hits: Vec<SearchHit> = Vec::new();
-    let mut last_error = None;
-    let mut succeeded = 0;
-    for q in queries {
-        match search.search(q, observer).await {
-            Ok(found) => {
-                succeeded += 1;
-                for h in found {
-                    if !hits.iter().any(|k| k.url == h.url) {
-                        hits.push(h);
-                    }
-                }
-            }
-            Err(e) if e.is_unusable() => return Err(TaskError::Unusable(e.to_string())),
-            Err(e) => {
-                tracing::warn!("search `{q}` failed: {e}");
-                last_error = Some(e.to_string());
-            }
-        }
-    }
-    match (succeeded, last_error) {
-        (0, Some(e)) => Err(TaskError::Search(e)),
-        _ => Ok(hits),
     }
 }
 

@@ -10,6 +10,7 @@ use super::task::{TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA, parse_writte
 use crate::http::RetryObserver;
 use crate::llm::LlmClient;
 use crate::plan::{Info, Source};
+use crate::transcript::Site;
 
 /// Token limit of an intermediate summary, unless the role sets `maxTokens`.
 pub const SUMMARY_MAX_TOKENS: u32 = 2048;
@@ -32,6 +33,7 @@ impl SummaryAgent<'_> {
     ) -> Result<TaskOutput, TaskError> {
         let answer = ask_json(
             self.llm,
+            &Site::node(input.node_id.to_string()),
             self.summary_prompt,
             input.message(),
             &WRITTEN_SCHEMA,
@@ -69,6 +71,7 @@ impl SummaryAgent<'_> {
         let user = format!("{}\nNumbered sources:\n{list}", input.message());
         let answer = ask_text(
             self.llm,
+            &Site::node(input.node_id.to_string()),
             self.final_prompt,
             user,
             FINAL_MAX_TOKENS,

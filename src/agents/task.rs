@@ -63,6 +63,9 @@ pub enum TaskError {
     /// The task did not run, or was cut: the run's budget was spent.
     #[error("not run: {0}")]
     NotRun(String),
+    /// A replay asked what the transcript does not hold: the run stops.
+    #[error("{0}")]
+    Diverged(String),
     /// The task's code panicked: a bug, recorded as a failure so the run goes on.
     #[error("the task stopped on an internal error (a bug; please report it): {0}")]
     Panicked(String),
@@ -75,7 +78,19 @@ impl TaskError {
         match self {
             TaskError::Llm(e) => e.is_unusable(),
             TaskError::Unusable(_) => true,
-            TaskError::Search(_) | TaskError::Panicked(_) | TaskError::NotRun(_) => false,
+            TaskError::Search(_)
+            | TaskError::Panicked(_)
+            | TaskError::NotRun(_)
+            | TaskError::Diverged(_) => false,
+        }
+    }
+
+    /// Whether a replay diverged from its transcript: the run must stop.
+    pub fn is_diverged(&self) -> bool {
+        match self {
+            TaskError::Llm(e) => e.is_diverged(),
+            TaskError::Diverged(_) => true,
+            _ => false,
         }
     }
 }

@@ -184,7 +184,7 @@ impl Batch {
         let options = self.options;
         let shutdown = shutdown_on(self.stop.1.clone());
         running.spawn(async move {
-            let result = shared.run(store, plan, options, shutdown, None).await;
+            let result = shared.run(store, plan, options, shutdown, None, None).await;
             (question, result)
         });
         Ok(())

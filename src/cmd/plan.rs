@@ -4,7 +4,7 @@
 //! file, bootstraps it in memory, runs the round and writes the result atomically. On any
 //! failure the file is left byte-identical (the bootstrap is saved together with the round).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::json;
@@ -22,6 +22,7 @@ use crate::plan::store::copy_beside;
 use crate::plan::{NodeStatus, PlanFile};
 use crate::planner::{PlanRound, Planner, RoundError, RoundNotes, RoundOutcome, bootstrap};
 use crate::settings::{EngineKind, Role, Settings};
+use crate::transcript::{Replayer, Tape};
 
 pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
     let path = plan_path(&args)?;
@@ -54,11 +55,12 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
     }
 
     bootstrap(&mut plan);
-    let result = plan_round(&settings, &args, &mut plan).await?;
+    let result = plan_round(&settings, &args, &path, &mut plan).await?;
     let outcome = match result {
         Ok(outcome) => outcome,
         Err(err) => {
             status_line(&path, "failed", &plan, 0, Some(&err.to_string()));
+            // A diverged replay is the program's doing: exit 1, like any failed round.
             let unusable = matches!(&err, RoundError::Llm(e) if e.is_unusable());
             let err = anyhow::Error::new(err).context(format!(
                 "no task was planned; `{}` is unchanged",
@@ -89,6 +91,7 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
 async fn plan_round(
     settings: &Settings,
     args: &PlanArgs,
+    path: &Path,
     plan: &mut PlanFile,
 ) -> Result<Result<RoundOutcome, RoundError>, CommandError> {
     let http = crate::http::client().map_err(CommandError::failure)?;
@@ -107,7 +110,8 @@ async fn plan_round(
         .map_err(CommandError::usage)?;
     let negotiator = Arc::new(Negotiator::new(settings.structured_output));
     let llm = LlmClient::new(http, settings, Role::Planning, negotiator, &Gates::new())
-        .map_err(CommandError::usage)?;
+        .map_err(CommandError::usage)?
+        .with_tape(tape(settings, args, path, plan)?);
     let planner = Planner {
         llm,
         system_prompt: prompt,
@@ -115,6 +119,26 @@ async fn plan_round(
         log: planner_log(args.log, true),
     };
     Ok(planner.plan_round(plan, &notes, &NoObserver).await)
+}
+
+/// The round's transcript beside the plan file, and the transcript it replays.
+fn tape(
+    settings: &Settings,
+    args: &PlanArgs,
+    path: &Path,
+    plan: &PlanFile,
+) -> Result<Tape, CommandError> {
+    let replayer = match &args.replay {
+        Some(t) => Some(Arc::new(Replayer::load(t).map_err(CommandError::usage)?)),
+        None => None,
+    };
+    let transcript = super::runner::Beside::of(path).transcript;
+    let recorder =
+        super::runner::open_transcript(&transcript, plan, None, replayer.as_deref(), settings)?;
+    Ok(Tape {
+        recorder: Some(Arc::new(recorder)),
+        replayer,
+    })
 }
 
 /// The plan file: FILE, else `PLAN_PATH` (both through clap), else `PLAN_FILE`, else

@@ -20,6 +20,7 @@ use crate::planner::{LogOptions, PlanRound, Planner, bootstrap};
 use crate::prompts::Prompts;
 use crate::search::SearchClient;
 use crate::settings::{EngineKind, Role, Settings};
+use crate::transcript::{Recorder, Replayer, SessionLine, Tape};
 use crate::workflow::{
     Engine, EngineParts, EventListener, EventLog, RunSummary, Shutdown, WorkflowOptions,
 };
@@ -43,6 +44,7 @@ pub struct Finished {
     pub plan_path: PathBuf,
     pub report_path: PathBuf,
     pub events_path: PathBuf,
+    pub transcript_path: PathBuf,
 }
 
 impl Shared {
@@ -78,7 +80,9 @@ impl Shared {
             })
     }
 
-    /// Runs one workflow on an opened plan to its end; `listener` sees its events.
+    /// Runs one workflow on an opened plan to its end; `listener` sees its events. Every call
+    /// is recorded in the transcript beside the plan; with `replay`, answered from that
+    /// transcript instead of the servers.
     pub async fn run(
         &self,
         store: PlanStore,
@@ -86,12 +90,25 @@ impl Shared {
         options: WorkflowOptions,
         shutdown: Shutdown,
         listener: Option<Arc<dyn EventListener>>,
+        replay: Option<Arc<Replayer>>,
     ) -> Result<Finished, CommandError> {
         if bootstrap(&mut plan) {
             store.save(&plan).map_err(CommandError::failure)?;
         }
-        let (report_path, events_path) = outputs_beside(store.real_path());
+        let beside = Beside::of(store.real_path());
+        let (report_path, events_path) = (beside.report, beside.events);
         let events = self.event_log(&events_path, listener)?;
+        let recorder = open_transcript(
+            &beside.transcript,
+            &plan,
+            Some(options.max_rounds),
+            replay.as_deref(),
+            &self.settings,
+        )?;
+        let tape = Tape {
+            recorder: Some(Arc::new(recorder)),
+            replayer: replay,
+        };
         tracing::info!(
             "workflow `{}`: plan `{}`, events `{}`",
             plan.workflow_id,
@@ -109,10 +126,10 @@ impl Shared {
             shutdown,
         };
         let summary = if self.settings.engine == EngineKind::Extractive {
-            let (runner, planner) = self.extractive_engine()?;
+            let (runner, planner) = self.extractive_engine(tape)?;
             prepared.run(runner, planner).await
         } else {
-            let (runner, planner) = self.llm_engine()?;
+            let (runner, planner) = self.llm_engine(tape)?;
             prepared.run(runner, planner).await
         };
         Ok(Finished {
@@ -120,6 +137,7 @@ impl Shared {
             plan_path,
             report_path,
             events_path,
+            transcript_path: beside.transcript,
         })
     }
 
@@ -156,7 +174,10 @@ impl Shared {
     }
 
     /// The task runner and planner of the extractive engine, over the corpus.
-    fn extractive_engine(&self) -> Result<(ExtractiveRunner, ExtractivePlanner), CommandError> {
+    fn extractive_engine(
+        &self,
+        tape: Tape,
+    ) -> Result<(ExtractiveRunner, ExtractivePlanner), CommandError> {
         let search = self.search.clone().ok_or_else(|| {
             CommandError::usage(anyhow::anyhow!("offline research needs a corpus"))
         })?;
@@ -166,11 +187,18 @@ impl Shared {
         let planner = ExtractivePlanner {
             index: Arc::clone(&index),
         };
-        Ok((ExtractiveRunner { search, index }, planner))
+        Ok((
+            ExtractiveRunner {
+                search,
+                index,
+                tape,
+            },
+            planner,
+        ))
     }
 
     /// The sub-agents and the planner of a run with a model.
-    fn llm_engine(&self) -> Result<(Agents, Planner), CommandError> {
+    fn llm_engine(&self, tape: Tape) -> Result<(Agents, Planner), CommandError> {
         let llm = |role| {
             LlmClient::new(
                 self.http.clone(),
@@ -179,6 +207,7 @@ impl Shared {
                 Arc::clone(&self.negotiator),
                 &self.gates,
             )
+            .map(|client| client.with_tape(tape.clone()))
             .map_err(CommandError::usage)
         };
         let planner = Planner {
@@ -192,6 +221,7 @@ impl Shared {
             summary_llm: llm(Role::Summary)?,
             search: self.search.clone(),
             prompts: self.prompts.clone(),
+            tape,
         };
         Ok((agents, planner))
     }
@@ -226,16 +256,55 @@ impl Prepared {
     }
 }
 
-/// `runs/plan_x.json` -> (`runs/plan_x.report.md`, `runs/plan_x.events.ndjson`).
-pub fn outputs_beside(plan: &Path) -> (PathBuf, PathBuf) {
-    let stem = plan
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "plan".into());
-    (
-        plan.with_file_name(format!("{stem}.report.md")),
-        plan.with_file_name(format!("{stem}.events.ndjson")),
-    )
+/// A run's transcript at `path`, its `session` line written: a new run's, or one more of a
+/// resumed run's.
+pub fn open_transcript(
+    path: &Path,
+    plan: &PlanFile,
+    max_rounds: Option<u32>,
+    replay: Option<&Replayer>,
+    settings: &Settings,
+) -> Result<Recorder, CommandError> {
+    let session = SessionLine {
+        session: 0,
+        at: crate::clock::now_millis(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        workflow_id: plan.workflow_id.clone(),
+        query: plan.question().to_string(),
+        max_rounds,
+        replay_of: replay.map(|r| r.path().display().to_string()),
+    };
+    Recorder::open(path, session, settings.secrets()).map_err(|e| {
+        CommandError::usage(anyhow::anyhow!(
+            "cannot open the transcript `{}`: {e}",
+            path.display()
+        ))
+    })
+}
+
+/// The files a run writes beside its plan `runs/plan_x.json`.
+pub struct Beside {
+    /// `runs/plan_x.report.md`
+    pub report: PathBuf,
+    /// `runs/plan_x.events.ndjson`
+    pub events: PathBuf,
+    /// `runs/plan_x.transcript.jsonl`
+    pub transcript: PathBuf,
+}
+
+impl Beside {
+    pub fn of(plan: &Path) -> Beside {
+        let stem = plan
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "plan".into());
+        let named = |suffix: &str| plan.with_file_name(format!("{stem}.{suffix}"));
+        Beside {
+            report: named("report.md"),
+            events: named("events.ndjson"),
+            transcript: named("transcript.jsonl"),
+        }
+    }
 }
 
 /// A future that resolves on Ctrl-C or SIGTERM (never, where signals cannot be watched). The

@@ -20,21 +20,36 @@ use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::logging::{Escape, escape_controls};
 use crate::plan::{PlanFile, PlanStore, StoreError};
 use crate::settings::{Budget, Settings};
+use crate::transcript::Replayer;
 use crate::workflow::{
     EngineError, EventListener, ProgressDisplay, RunStatus, RunSummary, WorkflowOptions,
 };
+
+/// Planning rounds of one invocation when neither the flag nor a replayed run says.
+pub const DEFAULT_MAX_ROUNDS: u32 = 8;
 
 pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
     let settings = research::settings(global, &args.corpus)?;
     // In a workflow the planner's full input is debug output unless asked for.
     let log = planner_log(args.log, global.verbose > 0);
+    let replay = match &args.replay {
+        Some(path) => Some(Arc::new(Replayer::load(path).map_err(CommandError::usage)?)),
+        None => None,
+    };
     let options = WorkflowOptions {
-        max_rounds: args.max_rounds,
+        max_rounds: args
+            .max_rounds
+            .or_else(|| replay.as_ref().and_then(|r| r.max_rounds()))
+            .unwrap_or(DEFAULT_MAX_ROUNDS),
         concurrency: usize::try_from(args.concurrency).unwrap_or(1),
         budget: budget(&settings, args.budget),
     };
     let shared = Shared::new(settings, log).await?;
-    let (store, plan) = match (&args.query, &args.plan) {
+    let query = args
+        .query
+        .as_deref()
+        .or_else(|| replay.as_ref().and_then(|r| r.query()));
+    let (store, plan) = match (query, &args.plan) {
         (Some(query), _) => start(query, args.out.as_deref())?,
         (None, Some(path)) => super::plan_file::open_valid(path)?,
         (None, None) => {
@@ -45,7 +60,7 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
     };
     let display = ProgressDisplay::for_terminal().map(|d| d as Arc<dyn EventListener>);
     let finished = shared
-        .run(store, plan, options, shutdown_signal(), display)
+        .run(store, plan, options, shutdown_signal(), display, replay)
         .await?;
     let summary = finished.summary;
     print_json(&json!({
@@ -54,6 +69,7 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
         "plan_file": finished.plan_path.display().to_string(),
         "report": summary.report.as_ref().map(|p| p.display().to_string()),
         "events": finished.events_path.display().to_string(),
+        "transcript": finished.transcript_path.display().to_string(),
         "final_node": summary.final_node,
         "totals": summary.totals,
     }));

@@ -14,14 +14,17 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use super::answer::{ChatAnswer, LlmError};
 use super::negotiate::{Capabilities, Form, Negotiator, Sent, TokenParam, classify};
 use super::schema::JsonSchema;
-use super::types::{ChatRequest, ChatResponse, JsonSchemaFormat, Message, ResponseFormat, Usage};
+use super::taped::{CallTape, Caller, replayed};
+use super::types::{ChatRequest, ChatResponse, JsonSchemaFormat, Message, ResponseFormat};
 use crate::http::error::strip_query;
 use crate::http::{
     AtGate, Gate, Gates, HttpError, RetryObserver, Unusable, send_once, with_retry_at_gate,
 };
 use crate::settings::{ApiKey, LlmEndpoint, RetrySettings, Role, Settings, SettingsError};
+use crate::transcript::{Site, Tape};
 
 /// What shape of answer a call wants.
 #[derive(Debug, Clone, Copy)]
@@ -30,43 +33,6 @@ pub enum Want<'a> {
     Text,
     /// One JSON object following the schema, in whichever form the server accepts.
     Json(&'a JsonSchema),
-}
-
-/// A model's answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChatAnswer {
-    pub content: String,
-    pub usage: Usage,
-    /// As the server said it (`stop`, `length`, ...), when it said one.
-    pub finish_reason: Option<String>,
-}
-
-impl ChatAnswer {
-    /// Whether the answer was cut off by the token limit.
-    pub fn truncated(&self) -> bool {
-        self.finish_reason.as_deref() == Some("length")
-    }
-}
-
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum LlmError {
-    #[error(transparent)]
-    Http(#[from] HttpError),
-    #[error("`{url}` answered with something that is not a chat completion: {message}")]
-    Malformed { url: String, message: String },
-    #[error("`{url}` answered with an empty message")]
-    Empty { url: String },
-    /// The endpoint cannot be used as configured (unreachable, key refused, unknown model,
-    /// quota exhausted): the message names the endpoint and what to fix.
-    #[error("{message}")]
-    Unusable { why: Unusable, message: String },
-}
-
-impl LlmError {
-    /// Whether the endpoint cannot be used as configured: the run must stop, not go on.
-    pub fn is_unusable(&self) -> bool {
-        matches!(self, LlmError::Unusable { .. })
-    }
 }
 
 /// A client bound to one role's endpoint.
@@ -80,6 +46,7 @@ pub struct LlmClient {
     negotiator: Arc<Negotiator>,
     gate: Arc<Gate>,
     secrets: Vec<ApiKey>,
+    tape: Tape,
 }
 
 /// The most times one call is sent again after a refusal: the ladders are short (three
@@ -110,7 +77,14 @@ impl LlmClient {
             negotiator,
             gate,
             secrets: settings.secrets(),
+            tape: Tape::off(),
         })
+    }
+
+    /// The same client, recording its calls on `tape` (or serving them from it).
+    pub fn with_tape(mut self, tape: Tape) -> LlmClient {
+        self.tape = tape;
+        self
     }
 
     pub fn model(&self) -> &str {
@@ -142,6 +116,7 @@ impl LlmClient {
     /// One system prompt and one user message: the shape of every sub-agent call.
     pub async fn ask(
         &self,
+        site: &Site,
         system: &str,
         user: String,
         want: Want<'_>,
@@ -149,21 +124,33 @@ impl LlmClient {
         observer: &dyn RetryObserver,
     ) -> Result<ChatAnswer, LlmError> {
         let messages = [Message::system(system), Message::user(user)];
-        self.chat(&messages, want, max_tokens, observer).await
+        self.chat(site, &messages, want, max_tokens, observer).await
     }
 
     /// Sends the messages, retrying transient failures and renegotiating refused parts, and
     /// returns the answer. `max_tokens` is the caller's default limit for this kind of answer;
     /// the role's `maxTokens` replaces it when set. A failure that no retry can mend becomes
-    /// [`LlmError::Unusable`], naming the endpoint and what to fix.
+    /// [`LlmError::Unusable`], naming the endpoint and what to fix. `site` says whose call it
+    /// is, for the run's transcript; a replaying client answers from the transcript instead.
     pub async fn chat(
         &self,
+        site: &Site,
         messages: &[Message],
         want: Want<'_>,
         max_tokens: u32,
         observer: &dyn RetryObserver,
     ) -> Result<ChatAnswer, LlmError> {
-        self.negotiated_chat(messages, want, max_tokens, observer)
+        let caller = Caller {
+            role: self.role.as_str(),
+            model: &self.endpoint.model,
+            url: self.shown_url(),
+            site,
+        };
+        if let Some(answer) = replayed(&self.tape, &caller, messages) {
+            return answer;
+        }
+        let tape = CallTape::start(&self.tape, caller);
+        self.negotiated_chat(messages, want, max_tokens, tape.as_ref(), observer)
             .await
             .map_err(|e| self.explain(e))
     }
@@ -201,6 +188,7 @@ impl LlmClient {
         messages: &[Message],
         want: Want<'_>,
         max_tokens: u32,
+        tape: Option<&CallTape<'_>>,
         observer: &dyn RetryObserver,
     ) -> Result<ChatAnswer, LlmError> {
         let limit = self.endpoint.max_tokens.unwrap_or(max_tokens);
@@ -208,7 +196,9 @@ impl LlmClient {
         let mut tried = 0;
         loop {
             let caps = self.negotiator.get(&key);
-            let result = self.chat_with(messages, want, limit, caps, observer).await;
+            let result = self
+                .chat_with(messages, want, limit, caps, tape, observer)
+                .await;
             let Err(LlmError::Http(HttpError::Refused { status, body, .. })) = &result else {
                 return result;
             };
@@ -250,6 +240,7 @@ impl LlmClient {
         want: Want<'_>,
         limit: u32,
         caps: Capabilities,
+        tape: Option<&CallTape<'_>>,
         observer: &dyn RetryObserver,
     ) -> Result<ChatAnswer, LlmError> {
         let response_format = match want {
@@ -272,29 +263,20 @@ impl LlmClient {
             gate: &self.gate,
             tokens: estimated_tokens(messages, limit),
         };
-        let text = with_retry_at_gate(&self.retry, &what, observer, Some(gate), || {
-            self.send_once(&url, &body, sent)
+        let text = with_retry_at_gate(&self.retry, &what, observer, Some(gate), || async {
+            let started = std::time::Instant::now();
+            let result = self.send_once(&url, &body, sent).await;
+            if let Some(tape) = tape {
+                tape.attempted(&body, &result, started.elapsed());
+            }
+            result
         })
         .await?;
-        let parsed: ChatResponse =
-            serde_json::from_str(&text).map_err(|e| LlmError::Malformed {
-                url: self.shown_url(),
-                message: e.to_string(),
-            })?;
-        let usage = parsed.usage.unwrap_or_default();
-        let choice = parsed.choices.into_iter().next();
-        let finish_reason = choice.as_ref().and_then(|c| c.finish_reason.clone());
-        let content = choice
-            .and_then(|c| c.message.content)
-            .filter(|c| !c.trim().is_empty())
-            .ok_or_else(|| LlmError::Empty {
-                url: self.shown_url(),
-            })?;
-        Ok(ChatAnswer {
-            content,
-            usage,
-            finish_reason,
-        })
+        let answer = read_answer(&text, &self.shown_url());
+        if let Some(tape) = tape {
+            tape.answered(&body, &answer);
+        }
+        answer
     }
 
     /// One attempt. An error answer that refuses a negotiable part of the request becomes
@@ -320,6 +302,28 @@ impl LlmClient {
                 other => other,
             })
     }
+}
+
+/// The answer in a chat-completions body (`url` names the server in errors).
+fn read_answer(text: &str, url: &str) -> Result<ChatAnswer, LlmError> {
+    let parsed: ChatResponse = serde_json::from_str(text).map_err(|e| LlmError::Malformed {
+        url: url.to_string(),
+        message: e.to_string(),
+    })?;
+    let usage = parsed.usage.unwrap_or_default();
+    let choice = parsed.choices.into_iter().next();
+    let finish_reason = choice.as_ref().and_then(|c| c.finish_reason.clone());
+    let content = choice
+        .and_then(|c| c.message.content)
+        .filter(|c| !c.trim().is_empty())
+        .ok_or_else(|| LlmError::Empty {
+            url: url.to_string(),
+        })?;
+    Ok(ChatAnswer {
+        content,
+        usage,
+        finish_reason,
+    })
 }
 
 /// What negotiation and the rate budget know an endpoint by: its base URL and model.

@@ -1,14 +1,17 @@
 //! The OpenAI-compatible chat-completions client: requests and answers, the schemas of
 //! structured answers, and what each endpoint is found to accept.
 
+mod answer;
 pub mod client;
 pub mod json;
 pub mod negotiate;
 pub mod probe;
 pub mod schema;
+mod taped;
 pub mod types;
 
-pub use client::{ChatAnswer, LlmClient, LlmError, Want};
+pub use answer::{ChatAnswer, LlmError};
+pub use client::{LlmClient, Want};
 pub use json::extract_json;
 pub use negotiate::Negotiator;
 pub use schema::JsonSchema;

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::client::{LlmClient, LlmError, Want};
+use super::answer::LlmError;
+use super::client::{LlmClient, Want};
 use super::schema::JsonSchema;
 use crate::http::{HttpError, NoObserver, Unusable};
 use crate::settings::secret::redact_url;
@@ -143,6 +144,7 @@ async fn round_trip(client: &LlmClient, report: &mut EndpointReport) {
     let started = Instant::now();
     let result = client
         .ask(
+            &crate::transcript::Site::default(),
             "You check that a server works. Answer with the JSON object {\"ok\": true}.",
             "Are you there?".into(),
             Want::Json(&PROBE_SCHEMA),

@@ -7,12 +7,14 @@
 
 use std::sync::Arc;
 
-use crate::agents::search_agent::{format_hits, report_cuts, run_queries};
+use crate::agents::search_agent::{format_hits, report_cuts};
+use crate::agents::searches::run_queries;
 use crate::agents::{TaskError, TaskInput, TaskOutput, TaskRunner};
 use crate::http::RetryObserver;
 use crate::plan::{Info, NodeType, Source};
 use crate::search::SearchClient;
 use crate::search::local::LocalIndex;
+use crate::transcript::{Site, Tape};
 
 use super::select::{Candidate, quotable, select};
 use super::sentences::split_sentences;
@@ -33,6 +35,8 @@ pub const OFFLINE_NOTICE: &str = "*Made offline, by extraction, without a langua
 pub struct ExtractiveRunner {
     pub search: SearchClient,
     pub index: Arc<LocalIndex>,
+    /// The run's transcript: searches are recorded on it (or replayed from it).
+    pub tape: Tape,
 }
 
 impl TaskRunner for ExtractiveRunner {
@@ -56,7 +60,9 @@ impl ExtractiveRunner {
         observer: &dyn RetryObserver,
     ) -> Result<TaskOutput, TaskError> {
         let query = format!("{} {}", input.title.trim(), input.question.trim());
-        let hits = run_queries(&self.search, std::slice::from_ref(&query), observer).await?;
+        let site = Site::node(input.node_id.to_string());
+        let queries = std::slice::from_ref(&query);
+        let hits = run_queries(&self.search, &self.tape, &site, queries, observer).await?;
         let sources: Vec<Source> = hits
             .iter()
             .map(|h| Source {

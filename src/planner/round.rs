@@ -18,6 +18,7 @@ use crate::llm::{ChatAnswer, LlmClient, LlmError, Message, Usage, Want, extract_
 use crate::logging;
 use crate::plan::{FINAL_BATCH, NodeStatus, NodeType, PlanFile};
 use crate::text::truncate;
+use crate::transcript::Site;
 
 /// How many characters of input and output the log shows unless `PLANNING_LOG_FULL` is set.
 const LOG_MAX_CHARS: usize = 1500;
@@ -150,13 +151,15 @@ impl Planner {
             Message::user(input.text),
         ];
         let stage = stage_of(plan, notes);
+        // Round numbers continue across resumes: this round's is one more than the plan's.
+        let site = Site::round(plan.rounds + 1);
         let want = Want::Json(answer_schema(stage));
         let mut usage = Usage::default();
         let mut calls = 0;
         let answer = loop {
             let reply = match self
                 .llm
-                .chat(&messages, want, PLANNER_MAX_TOKENS, observer)
+                .chat(&site, &messages, want, PLANNER_MAX_TOKENS, observer)
                 .await
             {
                 Ok(reply) => Some(reply),

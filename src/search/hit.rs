@@ -7,7 +7,7 @@
 //! title on one line of at most [`TITLE_MAX_CHARS`] characters, so it cannot forge a line of a
 //! sources list. Snippets keep their length here; the search sub-agent caps and records them.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::text::{one_line, strip_controls};
 
@@ -18,7 +18,7 @@ pub const TITLE_MAX_CHARS: usize = 300;
 pub const URL_MAX_CHARS: usize = 2048;
 
 /// One result of a web search.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SearchHit {
     pub title: String,
     pub url: String,

@@ -83,6 +83,10 @@ pub enum EngineError {
     /// same way, so the run stops (exit 2).
     #[error("{0}")]
     Unusable(String),
+    /// A replay asked what its transcript does not hold: the run stops (exit 1), naming the
+    /// call.
+    #[error("{0}")]
+    Diverged(String),
     #[error("cannot write the report `{path}`: {source}")]
     Report {
         path: PathBuf,

@@ -79,12 +79,17 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                 self.totals.tasks_not_run += 1;
                 self.save("task not run")
             }
-            Err(err) if err.is_unusable() => {
-                // Not the task's fault: it runs again once the configuration is fixed.
+            Err(err) if err.is_unusable() || err.is_diverged() => {
+                // Not the task's fault: it runs again once the configuration (or the
+                // program) is fixed.
                 let message = err.to_string();
                 node.status = NodeStatus::Planned;
                 node.errors.push(message.clone());
                 tracing::error!("task {id}: {message}");
+                if err.is_diverged() {
+                    self.save("task stopped: the replay diverged")?;
+                    return Err(EngineError::Diverged(message));
+                }
                 self.save("task stopped: endpoint unusable")?;
                 Err(EngineError::Unusable(message))
             }

@@ -35,6 +35,7 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
         self.totals.rounds += 1;
         match result {
             Err(RoundError::Llm(e)) if e.is_unusable() => Err(EngineError::Unusable(e.to_string())),
+            Err(RoundError::Llm(e)) if e.is_diverged() => Err(EngineError::Diverged(e.to_string())),
             Ok(outcome) if must_finalise && !outcome.answer.is_final => {
                 self.totals.tokens.add(outcome.usage);
                 self.plan = before;

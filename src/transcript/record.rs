@@ -1,0 +1,160 @@
+//! Writing a transcript: appended one whole line at a time, secrets redacted, a `session` line
+//! first for each invocation.
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use super::line::{Line, SessionLine};
+use crate::settings::ApiKey;
+use crate::settings::secret::redact;
+
+/// Appends the lines of one invocation to a transcript.
+#[derive(Debug)]
+pub struct Recorder {
+    path: PathBuf,
+    session: u32,
+    file: Mutex<Option<File>>,
+    calls: Mutex<HashMap<String, u32>>,
+    secrets: Vec<ApiKey>,
+}
+
+impl Recorder {
+    /// Opens (or creates) the transcript at `path` and appends the `session` line of this
+    /// invocation: `session` is filled in (one more than the transcript holds). A line left
+    /// unfinished by a crash is ended first, so it stays one broken line, not two.
+    pub fn open(
+        path: &Path,
+        mut session: SessionLine,
+        secrets: Vec<ApiKey>,
+    ) -> std::io::Result<Recorder> {
+        let mut file = OpenOptions::new()
+            .create(true)
+            .read(true)
+            .append(true)
+            .open(path)?;
+        let (sessions, ends_clean) = scan(&mut file)?;
+        if !ends_clean {
+            file.write_all(b"\n")?;
+        }
+        session.session = sessions + 1;
+        let recorder = Recorder {
+            path: path.to_path_buf(),
+            session: session.session,
+            file: Mutex::new(Some(file)),
+            calls: Mutex::new(HashMap::new()),
+            secrets,
+        };
+        recorder.write(&Line::Session(session));
+        Ok(recorder)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// This invocation's session number, for its lines.
+    pub fn session(&self) -> u32 {
+        self.session
+    }
+
+    /// The number of the next call under `key`, from 0.
+    pub(super) fn next_call(&self, key: &str) -> u32 {
+        let mut calls = self.calls.lock().unwrap_or_else(|p| p.into_inner());
+        let n = calls.entry(key.to_string()).or_insert(0);
+        let call = *n;
+        *n += 1;
+        call
+    }
+
+    /// Appends `line` in one write, with every secret of the run replaced by `***`. A write
+    /// that fails is logged once; the run goes on without its transcript.
+    pub fn write(&self, line: &Line) {
+        let text = match serde_json::to_string(line) {
+            Ok(text) => redact(&text, &self.secrets) + "\n",
+            Err(e) => {
+                tracing::warn!("cannot encode a transcript line: {e}");
+                return;
+            }
+        };
+        let mut guard = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(file) = guard.as_mut() {
+            let written = file.write_all(text.as_bytes()).and_then(|()| file.flush());
+            if let Err(e) = written {
+                tracing::warn!(
+                    "cannot write the transcript `{}`: {e}; no more lines will be written",
+                    self.path.display()
+                );
+                *guard = None;
+            }
+        }
+    }
+}
+
+/// How many sessions `file` holds, and whether it ends with a complete line.
+fn scan(file: &mut File) -> std::io::Result<(u32, bool)> {
+    let len = file.seek(SeekFrom::End(0))?;
+    if len == 0 {
+        return Ok((0, true));
+    }
+    file.seek(SeekFrom::Start(len - 1))?;
+    let mut last = [0u8; 1];
+    file.read_exact(&mut last)?;
+    file.seek(SeekFrom::Start(0))?;
+    let mut sessions = 0;
+    for line in BufReader::new(&mut *file).split(b'\n') {
+        if line?.starts_with(br#"{"kind":"session""#) {
+            sessions += 1;
+        }
+    }
+    Ok((sessions, last[0] == b'\n'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session() -> SessionLine {
+        SessionLine {
+            session: 0,
+            at: "t".into(),
+            version: "v".into(),
+            workflow_id: "wf".into(),
+            query: "Q?".into(),
+            max_rounds: None,
+            replay_of: None,
+        }
+    }
+
+    #[test]
+    fn sessions_are_numbered_calls_counted_and_secrets_redacted() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("t.transcript.jsonl");
+        let key = ApiKey::new("sk-very-secret").expect("key");
+        let first = Recorder::open(&path, session(), vec![key.clone()]).expect("open");
+        assert_eq!(first.session(), 1);
+        assert_eq!((first.next_call("a"), first.next_call("a")), (0, 1));
+        assert_eq!(first.next_call("b"), 0);
+        let mut s = session();
+        s.query = "leaks sk-very-secret".into();
+        first.write(&Line::Session(s));
+        drop(first);
+        // A crash left half a line.
+        let mut f = OpenOptions::new().append(true).open(&path).expect("f");
+        f.write_all(b"{\"kind\":\"llm\",\"ses").expect("w");
+        drop(f);
+        let second = Recorder::open(&path, session(), vec![key]).expect("reopen");
+        assert_eq!(second.session(), 3, "the written session line counts too");
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert!(!text.contains("sk-very-secret"), "{text}");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4);
+        assert_eq!(
+            lines[2], "{\"kind\":\"llm\",\"ses",
+            "the broken line stays alone"
+        );
+        assert!(lines[3].contains("\"session\":3"));
+    }
+}
