@@ -50,7 +50,11 @@ pub fn build(plan: &PlanFile, notes: &RoundNotes) -> PlannerInput {
         text.push_str(
             "\n### Failed tasks\nThese tasks failed after retries; their results are missing:\n",
         );
-        for f in &notes.failed {
+        // In plan order, not in the order the tasks happened to fail: the same plan gives
+        // the same input (a replay depends on it).
+        let mut failed: Vec<&FailedTask> = notes.failed.iter().collect();
+        failed.sort_by_key(|f| (f.node_id.len(), f.node_id.clone()));
+        for f in failed {
             text.push_str(&format!(
                 "- node {}: {} (error: {})\n",
                 f.node_id, f.title, f.error
@@ -170,5 +174,21 @@ mod tests {
         assert!(input.text.contains("### Tasks dropped as repeats\n"));
         assert!(input.text.contains("- Search X\n"));
         assert!(input.text.contains("This is the last planning round"));
+    }
+
+    #[test]
+    fn failed_tasks_are_listed_in_plan_order_whatever_order_they_failed_in() {
+        let failed = |id: &str| FailedTask {
+            node_id: id.into(),
+            title: format!("Task {id}"),
+            error: "HTTP 500".into(),
+        };
+        let notes = RoundNotes {
+            failed: vec![failed("aa"), failed("d"), failed("c")],
+            ..RoundNotes::default()
+        };
+        let text = build(&plan(), &notes).text;
+        let at = |id: &str| text.find(&format!("- node {id}:")).expect(id);
+        assert!(at("c") < at("d") && at("d") < at("aa"), "{text}");
     }
 }
