@@ -20,7 +20,9 @@
 # workflow exits 0; at least one task the planner made (search or summary, not the final batch)
 # completed; no two tasks share a title (case, punctuation and spaces ignored; the start node
 # is the question, not a task, and a task may search the question itself); every chat
-# request carries max_tokens or max_completion_tokens.
+# request carries max_tokens or max_completion_tokens; the transcript has one line per chat
+# request; and a replay of the run from its transcript, with no server listening, gives the
+# same nodes.
 #
 # Exit 0 when every check passes, 1 when one fails, 2 when the run could not be set up. The work
 # folder (config, plan, report, logs, requests.ndjson) is kept unless every check passed.
@@ -114,9 +116,27 @@ set -e
 echo "workflow exit code $workflow_code after $(( $(date +%s) - started )) s; its output:"
 cat "$work/workflow.json"
 
+# d2. The replay of that run from its transcript, against an address where no server listens.
+replay_code=""
+if "$bin" workflow --help 2>/dev/null | grep -q -- "--replay"; then
+  echo "== researchflow workflow --replay plan.transcript.jsonl (no server)"
+  python3 - "$config" "$work/dead.config.json" <<'EOF'
+import json, sys
+config = json.load(open(sys.argv[1], encoding="utf-8"))
+config["baseURL"] = "http://127.0.0.1:1/v1"
+json.dump(config, open(sys.argv[2], "w", encoding="utf-8"))
+EOF
+  set +e
+  "$bin" --config "$work/dead.config.json" workflow --replay "$work/plan.transcript.jsonl" \
+    --out "$work/replay.json" >"$work/replay.out" 2>"$work/replay.err"
+  replay_code=$?
+  set -e
+  [ "$replay_code" -eq 0 ] || tail -n 5 "$work/replay.err" >&2
+fi
+
 # e. The checks and the summary.
 set +e
-WORK="$work" DOCTOR_CODE="$doctor_code" WORKFLOW_CODE="$workflow_code" python3 - <<'EOF'
+WORK="$work" DOCTOR_CODE="$doctor_code" WORKFLOW_CODE="$workflow_code" REPLAY_CODE="$replay_code" python3 - <<'EOF'
 import collections, json, os, re, sys
 
 work = os.environ["WORK"]
@@ -178,6 +198,20 @@ if not chats:
 else:
     check("token limit on every chat request", not unbounded,
           f"{len(chats) - len(unbounded)} of {len(chats)} carry max_tokens or max_completion_tokens")
+
+if os.environ["REPLAY_CODE"]:
+    with open(os.path.join(work, "plan.transcript.jsonl"), encoding="utf-8") as f:
+        transcript = [json.loads(l) for l in f if l.strip()]
+    llm_lines = [l for l in transcript if l.get("kind") == "llm"]
+    check("one transcript line per chat request", len(llm_lines) == len(chats),
+          f"{len(llm_lines)} llm line(s), {len(chats)} chat request(s)")
+    keys = ("node_id", "title", "summary", "info", "p_node", "batch", "type", "status", "sources")
+    replay = load("replay.json")
+    same = isinstance(replay, dict) and [[n.get(k) for k in keys] for n in nodes] == [
+        [n.get(k) for k in keys] for n in replay.get("nodes", [])]
+    check("replay with no server reproduces the plan",
+          os.environ["REPLAY_CODE"] == "0" and same,
+          f"exit code {os.environ['REPLAY_CODE']}, nodes {'identical' if same else 'differ'}")
 
 print("== summary")
 print(f"nodes ({len(nodes)}):")
