@@ -268,7 +268,7 @@ async fn out_must_be_a_json_file_and_default_names_never_collide() {
         .expect("runs/")
         .filter_map(Result::ok)
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".json"))
+        .filter(|n| n.ends_with(".json") && !n.ends_with(".plan-review.json"))
         .collect();
     assert_eq!(runs.len(), 2, "{runs:?}");
 }

@@ -248,6 +248,60 @@ async fn later_round_sanitises_refs_and_reads_each_ref_with_its_content() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repeated_task_is_dropped_and_the_review_is_written_beside_the_plan() {
+    let llm = MockLlm::start().await;
+    llm.push(answer(
+        false,
+        json!([
+            {"title": "energy density and performance of solid-state versus lithium-ion EV cells in 2025/2026 prototypes and pilot data!",
+             "type": "search", "p_node": "a:info"},
+            {"title": "Recycling of solid-state cells", "type": "search", "p_node": "a:info"}
+        ]),
+        json!(["NEW1:summary", "NEW2:summary"]),
+    ));
+    let s = Setup::new(&llm, 2);
+    let out = s.cmd().run().await;
+    out.success();
+    let plan = s.plan_json();
+    let e = node(&plan, "e");
+    assert_eq!(e["title"], "Recycling of solid-state cells");
+    assert_eq!(plan["nodes"].as_array().map(Vec::len), Some(5));
+    assert_eq!(
+        plan["check_list"]["refs"],
+        json!(["b:summary", "e:summary"]),
+        "the repeat's placeholder stands for the node it repeats"
+    );
+
+    let round = plan["rounds"].as_u64().expect("rounds");
+    let stdout = out.stdout_json();
+    let dropped = &stdout["dropped"][0];
+    assert_eq!(dropped["type"], "DUPLICATE_TASK");
+    assert_eq!(dropped["repeats"], "b");
+    assert_eq!(dropped["issue"], format!("R{round}-1"));
+    let review: Value = serde_json::from_str(
+        &std::fs::read_to_string(s.path().join("plan_stage2.plan-review.json"))
+            .expect("the review beside the plan"),
+    )
+    .expect("json");
+    assert_eq!(review, stdout["plan_review"]);
+    assert_eq!(review["round"], round);
+    assert_eq!(review["ok"], false);
+    assert_eq!(review["issues"].as_array().map(Vec::len), Some(1));
+    let issue = &review["issues"][0];
+    assert_eq!(issue["type"], "DUPLICATE_TASK");
+    assert_eq!(issue["severity"], "block");
+    assert_eq!(issue["path"], "tasks[0]");
+    assert!(
+        issue["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("repeats node b"),
+        "{issue}"
+    );
+    assert!(out.stderr.contains("DUPLICATE_TASK"), "{}", out.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn final_answer_gets_batch_minus_one() {
     let llm = MockLlm::start().await;
     llm.push(answer(

@@ -315,6 +315,21 @@ async fn repeated_tasks_are_dropped_and_the_planner_hears_of_them() {
     let dropped = events_of(&events, "task_dropped");
     assert_eq!(dropped.len(), 2, "two rounds of repeats");
     assert_eq!(dropped[0]["repeats"], "b");
+    assert_eq!(dropped[0]["reason"], "DUPLICATE_TASK");
+    // Each round of repeats has its plan review: blocked, DUPLICATE_TASK.
+    let reviews = events_of(&events, "plan_review");
+    assert_eq!(reviews.len(), 4);
+    for review in &reviews[1..3] {
+        assert_eq!(review["ok"], false);
+        assert_eq!(review["issues"][0]["type"], "DUPLICATE_TASK");
+        assert_eq!(review["issues"][0]["severity"], "block");
+        let message = review["issues"][0]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("energy-density!") && message.contains("node b"),
+            "{message}"
+        );
+    }
+    assert_eq!(reviews[1]["issues"][0]["id"], "R2-1");
     let inputs = inputs.lock().expect("lock").clone();
     assert_eq!(
         inputs.len(),
@@ -322,10 +337,17 @@ async fn repeated_tasks_are_dropped_and_the_planner_hears_of_them() {
         "two rounds of only repeats stall the run into its last round"
     );
     assert!(
-        inputs[2].contains("### Tasks dropped as repeats") && inputs[2].contains("energy-density!")
+        inputs[2].contains("### Tasks dropped by the plan review")
+            && inputs[2].contains("energy-density!")
+            && inputs[2].contains("(DUPLICATE_TASK)"),
+        "{}",
+        inputs[2]
     );
     assert!(inputs[3].contains("last planning round"));
     assert_eq!(node(&plan, "c")["batch"], -1);
+    // The file beside the plan holds the latest review: the final round's, clean.
+    let file = support::scenario::read_json(&s.path().join("out/plan.plan-review.json"));
+    assert_eq!(file, json!({"round": 4, "ok": true, "issues": []}));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -341,6 +341,111 @@ async fn a_task_failing_every_try_is_failed_and_the_run_still_finishes() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_citing_only_a_failed_node_is_dropped_and_a_warning_keeps_its_task() {
+    let llm = MockLlm::start().await;
+    let planner_inputs = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = Arc::clone(&planner_inputs);
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => {
+            let mut inputs = seen.lock().expect("lock");
+            inputs.push(req.user_prompt().unwrap_or_default());
+            Reply::json(&match inputs.len() {
+                1 => plan_answer(
+                    false,
+                    json!([
+                        {"title": "Doomed", "type": "search", "p_node": "a:info"},
+                        {"title": "Fine", "type": "search", "p_node": "a:info"}
+                    ]),
+                    json!(["NEW1:summary", "NEW2:summary"]),
+                ),
+                2 => plan_answer(
+                    false,
+                    json!([
+                        {"title": "What the doomed search found", "type": "summary", "p_node": "b:summary"},
+                        {"title": "Fine details", "type": "search", "p_node": "c:summary, b:summary"}
+                    ]),
+                    json!(["NEW1:summary", "NEW2:summary"]),
+                ),
+                _ => plan_answer(
+                    true,
+                    json!([{"title": "Final", "type": "summary", "p_node": "c:summary, d:summary"}]),
+                    json!([]),
+                ),
+            })
+        }
+        Agent::Analysis if task_title(req) == "Doomed" => Reply::fault(Fault::server_error(500)),
+        Agent::Final => Reply::content("Report."),
+        _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
+    });
+    let s = Setup::new(&llm, None);
+    s.query("Q?").run().await.success();
+
+    // The task over the failed node never became a node; the one with a warning did.
+    let plan = s.plan();
+    let titles: Vec<&str> = plan["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .filter_map(|n| n["title"].as_str())
+        .collect();
+    assert_eq!(
+        titles,
+        vec!["Q?", "Doomed", "Fine", "Fine details", "Final"]
+    );
+    assert_eq!(node(&plan, "d")["status"], "completed");
+    assert_eq!(node(&plan, "e")["batch"], -1);
+
+    let events = s.events();
+    let reviews = events_of(&events, "plan_review");
+    assert_eq!(reviews.len(), 3, "one review per round");
+    assert_eq!(reviews[0]["ok"], true);
+    assert_eq!(reviews[0]["issues"], json!([]));
+    assert_eq!(reviews[1]["round"], 2);
+    assert_eq!(reviews[1]["ok"], false);
+    let issues = reviews[1]["issues"].as_array().expect("issues");
+    let kinds: Vec<(&str, &str, &str)> = issues
+        .iter()
+        .map(|i| {
+            (
+                i["id"].as_str().unwrap_or_default(),
+                i["type"].as_str().unwrap_or_default(),
+                i["severity"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("R2-1", "ONLY_FAILED_INPUTS", "block"),
+            ("R2-2", "CITES_FAILED", "warn")
+        ]
+    );
+    let message = issues[0]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("What the doomed search found") && message.contains("(b)"));
+    let dropped = events_of(&events, "task_dropped");
+    assert_eq!(dropped.len(), 1);
+    assert_eq!(dropped[0]["reason"], "ONLY_FAILED_INPUTS");
+    assert_eq!(dropped[0]["issue"], "R2-1");
+    assert!(dropped[0].get("repeats").is_none());
+
+    // The next round hears which task was dropped and why.
+    let inputs = planner_inputs.lock().expect("lock").clone();
+    assert_eq!(inputs.len(), 3);
+    assert!(
+        inputs[2].contains("### Tasks dropped by the plan review")
+            && inputs[2].contains("What the doomed search found")
+            && inputs[2].contains("(ONLY_FAILED_INPUTS)"),
+        "{}",
+        inputs[2]
+    );
+    assert!(!inputs[1].contains("### Tasks dropped"));
+
+    // The file beside the plan holds the latest round's review.
+    let file = read_json(&s.path().join("out/plan.plan-review.json"));
+    assert_eq!(file, json!({"round": 3, "ok": true, "issues": []}));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn max_rounds_forces_finalisation() {
     let llm = MockLlm::start().await;
     let planner_inputs = Arc::new(std::sync::Mutex::new(Vec::new()));

@@ -3,6 +3,7 @@
 //! Resolves the plan path (argument, `PLAN_PATH`, `PLAN_FILE`, `./plan_test.json`), locks the
 //! file, bootstraps it in memory, runs the round and writes the result atomically. On any
 //! failure the file is left byte-identical (the bootstrap is saved together with the round).
+//! The round's plan review goes beside the plan (`<plan>.plan-review.json`), as in a workflow.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -20,7 +21,9 @@ use crate::logging;
 use crate::offline::ExtractivePlanner;
 use crate::plan::store::copy_beside;
 use crate::plan::{NodeStatus, PlanFile};
-use crate::planner::{PlanRound, Planner, RoundError, RoundNotes, RoundOutcome, bootstrap};
+use crate::planner::{
+    PlanRound, Planner, RoundError, RoundNotes, RoundOutcome, bootstrap, review_file,
+};
 use crate::settings::{EngineKind, Role, Settings};
 use crate::transcript::{Replayer, Tape};
 
@@ -76,6 +79,7 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
 
     plan.rounds += 1;
     store.save(&plan).map_err(CommandError::failure)?;
+    write_review(store.real_path(), &outcome);
     let count = outcome.applied.planned.len();
     logging::line(&format!(
         "[planning] wrote {} with {count} task(s).",
@@ -84,6 +88,20 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
     print_result(&plan, Some(&outcome));
     status_line(&path, "completed", &plan, count, None);
     Ok(ExitStatus::Success)
+}
+
+/// The round's plan review, on the log and beside the plan. The file is a report, not the
+/// plan: failing to write it is a warning.
+fn write_review(plan_path: &std::path::Path, outcome: &RoundOutcome) {
+    let review = &outcome.applied.review;
+    review.log();
+    let path = crate::plan::Beside::of(plan_path).plan_review;
+    if let Err(e) = review_file::save(&path, review) {
+        tracing::warn!(
+            "[planning] cannot write the plan review `{}`: {e}",
+            path.display()
+        );
+    }
 }
 
 /// One round with the configured engine: the planning model, or the extractive planner over
@@ -132,7 +150,7 @@ fn tape(
         Some(t) => Some(Arc::new(Replayer::load(t).map_err(CommandError::usage)?)),
         None => None,
     };
-    let transcript = super::runner::Beside::of(path).transcript;
+    let transcript = crate::plan::Beside::of(path).transcript;
     let recorder =
         super::runner::open_transcript(&transcript, plan, None, replayer.as_deref(), settings)?;
     Ok(Tape {
@@ -161,25 +179,34 @@ fn plan_path(args: &PlanArgs) -> Result<PathBuf, CommandError> {
     Ok(path)
 }
 
-/// The result on stdout: what the round planned (nothing without an outcome), the tasks it
-/// dropped as repeats, and the check list.
+/// The result on stdout: what the round planned (nothing without an outcome), the tasks its
+/// plan review dropped, the review, and the check list.
 fn print_result(plan: &PlanFile, outcome: Option<&RoundOutcome>) {
-    let (planned, raw, resolved, dropped) = match outcome {
+    let (planned, raw, resolved, dropped, review) = match outcome {
         Some(o) => (
             json!(o.applied.planned),
             json!(o.answer.next_check_list),
             json!(o.applied.resolved_refs),
             o.applied
-                .repeats
+                .dropped
                 .iter()
-                .map(|r| json!({"title": r.title, "repeats": r.of.to_string()}))
+                .map(|d| {
+                    let mut entry =
+                        json!({"title": d.title, "issue": d.issue.id, "type": d.issue.kind});
+                    if let Some(of) = d.repeats {
+                        entry["repeats"] = json!(of.to_string());
+                    }
+                    entry
+                })
                 .collect(),
+            json!(o.applied.review),
         ),
-        None => (json!([]), json!([]), json!([]), Vec::new()),
+        None => (json!([]), json!([]), json!([]), Vec::new(), json!(null)),
     };
     print_json(&json!({
         "planned": planned,
         "dropped": dropped,
+        "plan_review": review,
         "next_check_list": { "raw": raw, "resolved": resolved },
         "latest_id": plan.check_list.latest_id.map(|i| i.to_string()),
         "latest_batch": plan.latest_batch(),

@@ -15,7 +15,7 @@ use crate::exit::CommandError;
 use crate::http::Gates;
 use crate::llm::{LlmClient, Negotiator};
 use crate::offline::{ExtractivePlanner, ExtractiveRunner};
-use crate::plan::{PlanFile, PlanStore};
+use crate::plan::{Beside, PlanFile, PlanStore};
 use crate::planner::{LogOptions, PlanRound, Planner, bootstrap};
 use crate::prompts::Prompts;
 use crate::search::SearchClient;
@@ -280,31 +280,6 @@ pub fn open_transcript(
             path.display()
         ))
     })
-}
-
-/// The files a run writes beside its plan `runs/plan_x.json`.
-pub struct Beside {
-    /// `runs/plan_x.report.md`
-    pub report: PathBuf,
-    /// `runs/plan_x.events.ndjson`
-    pub events: PathBuf,
-    /// `runs/plan_x.transcript.jsonl`
-    pub transcript: PathBuf,
-}
-
-impl Beside {
-    pub fn of(plan: &Path) -> Beside {
-        let stem = plan
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "plan".into());
-        let named = |suffix: &str| plan.with_file_name(format!("{stem}.{suffix}"));
-        Beside {
-            report: named("report.md"),
-            events: named("events.ndjson"),
-            transcript: named("transcript.jsonl"),
-        }
-    }
 }
 
 /// A future that resolves on Ctrl-C or SIGTERM (never, where signals cannot be watched). The

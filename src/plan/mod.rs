@@ -1,5 +1,7 @@
-//! The plan file: model, node ids, refs, info blocks and the on-disk store.
+//! The plan file: model, node ids, refs, info blocks, the on-disk store, and the names of the
+//! files written beside it.
 
+pub mod beside;
 pub mod info;
 pub mod model;
 pub mod node_id;
@@ -7,6 +9,7 @@ pub mod refs;
 pub mod segments;
 pub mod store;
 
+pub use beside::Beside;
 pub use info::{Info, InfoPart};
 pub use model::{
     BudgetRecord, CheckList, FINAL_BATCH, Node, NodeStatus, NodeType, Outcome, PlanFile, Source,

@@ -8,15 +8,15 @@
 //! last new id; `latest_batch` -1 when final, +1 when tasks were created, unchanged otherwise;
 //! `refs` is `next_check_list` with NEW1..NEW3 resolved, unresolvable entries dropped.
 //!
-//! No repeated work: a task (other than the final summary) whose title, with case,
-//! punctuation and white space ignored, matches an existing task node's or an earlier task's
-//! of the same answer is not added; its NEW placeholder then stands for the node it repeats.
+//! Before any of it, the plan review gate ([`super::review`]) judges the tasks: a task it
+//! blocks (a repeat of earlier work, say) is not added, and its NEW placeholder stands for the
+//! node it repeats, if any; the final summary is repaired instead (its title, its inputs).
 
 use crate::plan::refs::{RefField, RefTarget, parse_list};
 use crate::plan::{FINAL_BATCH, Node, NodeId, NodeStatus, NodeType, PlanFile, Ref};
-use crate::text::normalized;
 
 use super::contract::PlanAnswer;
+use super::review::{Issue, Original, PlanReview, review};
 
 /// What a round added.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,15 +24,19 @@ pub struct Applied {
     pub planned: Vec<Node>,
     pub resolved_refs: Vec<String>,
     pub warnings: Vec<String>,
-    /// Tasks not added because they repeat earlier work.
-    pub repeats: Vec<Repeat>,
+    /// Tasks the plan review dropped.
+    pub dropped: Vec<Dropped>,
+    /// The round's plan review.
+    pub review: PlanReview,
 }
 
-/// A planned task that repeats the node `of`.
+/// A planned task the plan review dropped, with the issue that blocked it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Repeat {
+pub struct Dropped {
     pub title: String,
-    pub of: NodeId,
+    pub issue: Issue,
+    /// The node a dropped repeat stands for.
+    pub repeats: Option<NodeId>,
 }
 
 /// First round of a fresh plan: with only the start node and no refs, the planner reads the
@@ -50,6 +54,7 @@ pub fn bootstrap(plan: &mut PlanFile) -> bool {
 }
 
 pub fn apply(plan: &mut PlanFile, answer: &PlanAnswer, now: &str) -> Applied {
+    let gate = review(plan, answer);
     let mut warnings = Vec::new();
     let latest_batch = plan.latest_batch();
     let batch = if answer.is_final {
@@ -58,52 +63,49 @@ pub fn apply(plan: &mut PlanFile, answer: &PlanAnswer, now: &str) -> Applied {
         latest_batch.max(1) + 1
     };
 
-    // The node each task stands for: its new node, or the node it repeats.
-    let mut new_ids = Vec::new();
+    // The node each task stands for: its new node, the node it repeats, or none.
+    let mut new_ids: Vec<Option<NodeId>> = Vec::new();
     let mut planned: Vec<Node> = Vec::new();
-    let mut repeats = Vec::new();
+    let mut dropped = Vec::new();
     let mut next = plan.next_id();
-    for task in &answer.tasks {
-        if !answer.is_final
-            && let Some(of) = repeated(plan, &planned, &task.title)
-        {
-            warnings.push(format!(
-                "dropping task `{}`: it repeats node {of}",
-                task.title
-            ));
-            repeats.push(Repeat {
+    for (task, verdict) in answer.tasks.iter().zip(&gate.verdicts) {
+        if let Some(at) = verdict.blocked_by {
+            let repeats = match verdict.original {
+                Some(Original::Node(id)) => Some(id),
+                Some(Original::Task(j)) => new_ids.get(j).copied().flatten(),
+                None => None,
+            };
+            dropped.push(Dropped {
                 title: task.title.clone(),
-                of,
+                issue: gate.review.issues[at].clone(),
+                repeats,
             });
-            new_ids.push(of);
+            new_ids.push(repeats);
             continue;
         }
         let id = next;
         next = next.next();
-        let mut p_node = sanitize_p_node(plan, &task.p_node, id, &mut warnings);
+        let mut p_node = if verdict.reinput {
+            default_summary_inputs(plan)
+        } else {
+            sanitize_p_node(plan, &task.p_node, id, &mut warnings)
+        };
         if p_node.is_empty() && task.kind == NodeType::Summary {
             p_node = default_summary_inputs(plan);
             warnings.push(format!(
                 "task {id} (summary) cites no usable input; using `{p_node}`"
             ));
         }
-        // The final summary always runs; a title it shares with earlier work gives way to one
-        // that says what it is.
-        let title = match repeated(plan, &planned, &task.title) {
-            Some(of) if answer.is_final => {
-                warnings.push(format!(
-                    "the final summary's title `{}` repeats node {of}; naming it after the question",
-                    task.title
-                ));
-                final_title(plan)
-            }
-            _ => task.title.clone(),
+        let title = if verdict.retitle {
+            final_title(plan)
+        } else {
+            task.title.clone()
         };
         let mut node =
             Node::new(id, title, task.kind, batch, NodeStatus::Planned).with_p_node(p_node);
         node.created_at = Some(now.to_string());
         node.updated_at = Some(now.to_string());
-        new_ids.push(id);
+        new_ids.push(Some(id));
         planned.push(node);
     }
 
@@ -124,7 +126,8 @@ pub fn apply(plan: &mut PlanFile, answer: &PlanAnswer, now: &str) -> Applied {
         planned,
         resolved_refs: resolved,
         warnings,
-        repeats,
+        dropped,
+        review: gate.review,
     }
 }
 
@@ -133,7 +136,7 @@ pub fn apply(plan: &mut PlanFile, answer: &PlanAnswer, now: &str) -> Applied {
 fn resolve_check_list(
     plan: &PlanFile,
     next_check_list: &[String],
-    new_ids: &[NodeId],
+    new_ids: &[Option<NodeId>],
     warnings: &mut Vec<String>,
 ) -> Vec<String> {
     let mut resolved = Vec::new();
@@ -148,7 +151,13 @@ fn resolve_check_list(
             }
             let id = match r.target {
                 RefTarget::New(n) => match new_ids.get(usize::from(n) - 1) {
-                    Some(id) => *id,
+                    Some(Some(id)) => *id,
+                    Some(None) => {
+                        warnings.push(format!(
+                            "dropping `{raw}`: the plan review dropped NEW{n}'s task"
+                        ));
+                        continue;
+                    }
                     None => {
                         warnings.push(format!(
                             "dropping `{raw}`: NEW{n} has no task in this round"
@@ -175,17 +184,6 @@ fn resolve_check_list(
 /// The title of a final summary that has none of its own.
 fn final_title(plan: &PlanFile) -> String {
     format!("Final report: {}", plan.question().trim())
-}
-
-/// The task node (existing, or added earlier in this round) whose title `title` repeats.
-fn repeated(plan: &PlanFile, planned: &[Node], title: &str) -> Option<NodeId> {
-    let key = normalized(title);
-    plan.nodes
-        .iter()
-        .filter(|n| n.kind != NodeType::Start)
-        .chain(planned)
-        .find(|n| normalized(&n.title) == key)
-        .map(|n| n.node_id)
 }
 
 /// Adds the final summary task when the planner would not: one summary node at batch -1 over
@@ -425,19 +423,25 @@ mod tests {
             vec!["d"],
             "only the new direction is added, under the next id"
         );
+        let dropped: Vec<(&str, &str, Option<String>)> = applied
+            .dropped
+            .iter()
+            .map(|d| {
+                (
+                    d.title.as_str(),
+                    d.issue.kind.as_str(),
+                    d.repeats.map(|id| id.to_string()),
+                )
+            })
+            .collect();
         assert_eq!(
-            applied.repeats,
+            dropped,
             vec![
-                Repeat {
-                    title: "  B! ".into(),
-                    of: NodeId::parse("b").expect("id")
-                },
-                Repeat {
-                    title: "new-direction".into(),
-                    of: NodeId::parse("d").expect("id")
-                },
+                ("  B! ", "DUPLICATE_TASK", Some("b".into())),
+                ("new-direction", "DUPLICATE_TASK", Some("d".into())),
             ]
         );
+        assert!(!applied.review.ok);
         assert_eq!(
             plan.check_list.refs,
             vec!["b:summary", "d:summary", "d:info"]
@@ -456,7 +460,7 @@ mod tests {
         };
         let applied = apply(&mut plan, &answer, "now");
         assert!(applied.planned.is_empty());
-        assert_eq!(applied.repeats.len(), 1);
+        assert_eq!(applied.dropped.len(), 1);
         assert_eq!(plan.check_list.latest_batch, Some(2));
         assert_eq!(plan.check_list.refs, vec!["c:summary"]);
     }
@@ -470,9 +474,54 @@ mod tests {
             next_check_list: vec![],
         };
         let applied = apply(&mut plan, &answer, "now");
-        assert!(applied.repeats.is_empty());
+        assert!(applied.dropped.is_empty());
         assert_eq!(applied.planned.len(), 1);
         assert_eq!(applied.planned[0].title, "Final report: Q");
         assert_eq!(applied.planned[0].batch, FINAL_BATCH);
+        assert!(applied.review.ok, "a warning: {:?}", applied.review);
+        assert_eq!(applied.review.issues[0].kind, "DUPLICATE_TASK");
+    }
+
+    #[test]
+    fn a_blocked_task_frees_its_placeholder_and_a_blocked_final_cites_what_completed() {
+        let mut plan = stage2();
+        plan.nodes[2].status = NodeStatus::Failed;
+        let answer = PlanAnswer {
+            is_final: false,
+            tasks: vec![
+                task("Dig into c", NodeType::Summary, "c:summary"),
+                task("Other", NodeType::Search, "a:info"),
+            ],
+            next_check_list: vec!["NEW1:summary".into(), "NEW2:summary".into()],
+        };
+        let applied = apply(&mut plan, &answer, "now");
+        assert_eq!(applied.planned.len(), 1);
+        assert_eq!(applied.planned[0].node_id.to_string(), "d");
+        assert_eq!(applied.dropped[0].issue.kind, "ONLY_FAILED_INPUTS");
+        assert_eq!(applied.dropped[0].repeats, None);
+        assert_eq!(plan.check_list.refs, vec!["d:summary"]);
+        assert!(
+            applied
+                .warnings
+                .iter()
+                .any(|w| w.contains("dropped NEW1's task")),
+            "{:?}",
+            applied.warnings
+        );
+
+        let mut plan = stage2();
+        plan.nodes[2].status = NodeStatus::Failed;
+        let answer = PlanAnswer {
+            is_final: true,
+            tasks: vec![task("Report", NodeType::Summary, "c:summary")],
+            next_check_list: vec![],
+        };
+        let applied = apply(&mut plan, &answer, "now");
+        assert!(applied.dropped.is_empty());
+        assert_eq!(applied.planned[0].title, "Report");
+        assert_eq!(
+            applied.planned[0].p_node, "b:summary",
+            "every completed node"
+        );
     }
 }

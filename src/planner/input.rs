@@ -1,11 +1,12 @@
 //! The planner's user input: the question line first, then one labelled segment per ref of
-//! `check_list.refs`, then notes about failed tasks, tasks dropped as repeats, and
+//! `check_list.refs`, then notes about failed tasks, tasks the plan review dropped, and
 //! finalisation.
 //!
 //! The segments come from [`crate::plan::segments`]: refs that do not parse, point at unknown
 //! nodes or are NEW placeholders are skipped with a warning and never abort a round. They are
 //! capped one by one and together; the cuts are returned for the round to report.
 
+use super::review::Issue;
 use crate::plan::PlanFile;
 use crate::plan::segments::{self, Budget};
 use crate::text::Cut;
@@ -22,8 +23,8 @@ pub struct FailedTask {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RoundNotes {
     pub failed: Vec<FailedTask>,
-    /// Titles of tasks the last round(s) planned again although earlier work has them.
-    pub repeats: Vec<String>,
+    /// The issues for which the plan review dropped tasks of the last round(s).
+    pub dropped: Vec<Issue>,
     /// The last allowed round: the planner must finalise now.
     pub must_finalise: bool,
 }
@@ -61,13 +62,14 @@ pub fn build(plan: &PlanFile, notes: &RoundNotes) -> PlannerInput {
             ));
         }
     }
-    if !notes.repeats.is_empty() {
+    if !notes.dropped.is_empty() {
         text.push_str(
-            "\n### Tasks dropped as repeats\nThese planned tasks were not run: earlier work \
-             already has the same title. Plan genuinely new directions, or finish:\n",
+            "\n### Tasks dropped by the plan review\nThese planned tasks were not run, for the \
+             reason given. Plan genuinely new directions that build on completed work, or \
+             finish:\n",
         );
-        for title in &notes.repeats {
-            text.push_str(&format!("- {}\n", title.trim()));
+        for issue in &notes.dropped {
+            text.push_str(&format!("- {} ({})\n", issue.message, issue.kind));
         }
     }
     if notes.must_finalise {
@@ -88,6 +90,7 @@ pub fn build(plan: &PlanFile, notes: &RoundNotes) -> PlannerInput {
 mod tests {
     use super::*;
     use crate::plan::{Node, NodeId, NodeStatus, NodeType};
+    use crate::planner::review::Severity;
 
     fn plan() -> PlanFile {
         let mut plan = PlanFile::new("What is X?", "wf".into(), "t".into());
@@ -166,13 +169,27 @@ mod tests {
                 title: "Empty one".into(),
                 error: "HTTP 503".into(),
             }],
-            repeats: vec!["Search X".into()],
+            dropped: vec![Issue {
+                id: "R2-1".into(),
+                kind: "DUPLICATE_TASK".into(),
+                severity: Severity::Block,
+                message: "task `Search X` repeats node b; the task is dropped".into(),
+                path: "tasks[0]".into(),
+            }],
             must_finalise: true,
         };
         let input = build(&plan(), &notes);
         assert!(input.text.contains("- node c: Empty one (error: HTTP 503)"));
-        assert!(input.text.contains("### Tasks dropped as repeats\n"));
-        assert!(input.text.contains("- Search X\n"));
+        assert!(
+            input
+                .text
+                .contains("### Tasks dropped by the plan review\n")
+        );
+        assert!(
+            input.text.contains(
+                "- task `Search X` repeats node b; the task is dropped (DUPLICATE_TASK)\n"
+            )
+        );
         assert!(input.text.contains("This is the last planning round"));
     }
 

@@ -79,7 +79,7 @@ pub struct Engine<R, P> {
     pub(super) started: Instant,
     /// Which limit stopped the run.
     pub(super) stopped: Option<BudgetStop>,
-    /// What the next planning round must hear of: failed tasks, tasks dropped as repeats.
+    /// What the next planning round must hear of: failed tasks, tasks the plan review dropped.
     pub(super) notes: RoundNotes,
 }
 

@@ -1,10 +1,10 @@
 //! The run's event log: one JSON object per line in `<out>.events.ndjson`, appended and flushed
 //! line by line so a crash keeps every event written so far.
 //!
-//! Events: `run_started`, `local_index`, `round_planned`, `planning_failed`, `final_forced`,
-//! `task_dropped`, `task_started`, `http_retry`, `rate_limited`, `llm_negotiated`, `input_cut`,
-//! `task_completed`, `task_failed`, `file_written`, `run_finished`. Each carries
-//! `ts` (RFC 3339) and `event`. No event ever carries a secret. Writing an event never fails the
+//! Events: `run_started`, `local_index`, `plan_review`, `round_planned`, `planning_failed`,
+//! `final_forced`, `task_dropped`, `task_started`, `http_retry`, `rate_limited`,
+//! `llm_negotiated`, `input_cut`, `task_completed`, `task_failed`, `file_written`,
+//! `run_finished`. Each carries `ts` (RFC 3339) and `event`. No event ever carries a secret. Writing an event never fails the
 //! run: a broken log is reported once and then skipped.
 //!
 //! An [`EventListener`] (the terminal's progress display) may watch the events as they are

@@ -1,5 +1,7 @@
 //! The engine's planning side: one planning round (the same round as `researchflow plan`),
-//! and the final summary the orchestrator adds itself when the planner does not finalise.
+//! its plan review recorded (a `plan_review` event, `<plan>.plan-review.json`, a
+//! `task_dropped` event per task it dropped, which the next round hears of), and the final
+//! summary the orchestrator adds itself when the planner does not finalise.
 
 use serde_json::json;
 use tracing::Instrument;
@@ -7,7 +9,7 @@ use tracing::Instrument;
 use super::engine::{Engine, EngineError};
 use crate::agents::TaskRunner;
 use crate::clock;
-use crate::planner::{PlanRound, RoundError, RoundNotes, RoundOutcome, force_final};
+use crate::planner::{PlanRound, RoundError, RoundNotes, RoundOutcome, force_final, review_file};
 
 impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     /// One planning round. Returns whether it planned any task.
@@ -85,13 +87,7 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             ""
         };
         tracing::info!("round {round}: planned {} task(s){final_mark}", ids.len());
-        for repeat in &outcome.applied.repeats {
-            self.events.emit(
-                "task_dropped",
-                json!({"round": round, "title": repeat.title, "reason": "repeat", "repeats": repeat.of.to_string()}),
-            );
-            self.notes.repeats.push(repeat.title.clone());
-        }
+        self.record_review(round, outcome);
         self.events.emit(
             "round_planned",
             json!({
@@ -104,6 +100,36 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             }),
         );
         self.save("round planned")
+    }
+
+    /// The round's plan review: its event and file, and the tasks it dropped, which the next
+    /// round hears of. The file is a report, not the run's state: failing to write it is a
+    /// warning.
+    fn record_review(&mut self, round: u32, outcome: &RoundOutcome) {
+        let review = &outcome.applied.review;
+        review.log();
+        self.events.emit(
+            "plan_review",
+            json!({"round": round, "ok": review.ok, "issues": review.issues}),
+        );
+        let path = crate::plan::Beside::of(self.store.real_path()).plan_review;
+        if let Err(e) = review_file::save(&path, review) {
+            tracing::warn!("cannot write the plan review `{}`: {e}", path.display());
+        }
+        for dropped in &outcome.applied.dropped {
+            let mut fields = json!({
+                "round": round,
+                "title": dropped.title,
+                "issue": dropped.issue.id,
+                "reason": dropped.issue.kind,
+                "message": dropped.issue.message,
+            });
+            if let Some(of) = dropped.repeats {
+                fields["repeats"] = json!(of.to_string());
+            }
+            self.events.emit("task_dropped", fields);
+            self.notes.dropped.push(dropped.issue.clone());
+        }
     }
 
     /// Adds the final summary over every completed node, on the orchestrator's own authority.

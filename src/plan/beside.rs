@@ -1,0 +1,47 @@
+//! The files a run writes beside its plan `runs/plan_x.json`, named after it: one place for
+//! every name, so no two can collide.
+
+use std::path::{Path, PathBuf};
+
+/// The paths beside one plan file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Beside {
+    /// `runs/plan_x.report.md`
+    pub report: PathBuf,
+    /// `runs/plan_x.events.ndjson`
+    pub events: PathBuf,
+    /// `runs/plan_x.transcript.jsonl`
+    pub transcript: PathBuf,
+    /// `runs/plan_x.plan-review.json`
+    pub plan_review: PathBuf,
+}
+
+impl Beside {
+    pub fn of(plan: &Path) -> Beside {
+        let stem = plan
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "plan".into());
+        let named = |suffix: &str| plan.with_file_name(format!("{stem}.{suffix}"));
+        Beside {
+            report: named("report.md"),
+            events: named("events.ndjson"),
+            transcript: named("transcript.jsonl"),
+            plan_review: named("plan-review.json"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_file_is_named_after_the_plan() {
+        let b = Beside::of(Path::new("runs/plan_x.json"));
+        assert_eq!(b.report, Path::new("runs/plan_x.report.md"));
+        assert_eq!(b.events, Path::new("runs/plan_x.events.ndjson"));
+        assert_eq!(b.transcript, Path::new("runs/plan_x.transcript.jsonl"));
+        assert_eq!(b.plan_review, Path::new("runs/plan_x.plan-review.json"));
+    }
+}

@@ -1,0 +1,718 @@
+//! The plan review gate (seed 004's `plan_review`, rule checks only, no model call): after a
+//! planning round and before its tasks run, every task of the answer is checked against the
+//! plan and the tasks before it. A blocking issue drops the task; a warning keeps it. This
+//! module decides and changes nothing: the write-back ([`super::apply`]) obeys its verdicts,
+//! and the callers record the review (a `plan_review` event, the file of
+//! [`super::review_file`]).
+//!
+//! Rules, checked in this order; the first blocking issue ends a task's review:
+//! - `EMPTY_TITLE` (block): the title has no letter or digit. The contract already refuses
+//!   such an answer from a model; the gate holds every planner (the extractive one too) to it.
+//! - `DUPLICATE_TASK` (block): the title, case, punctuation and white space aside, is that of
+//!   a task node (of any status; never the start node: a search titled as the question is
+//!   fine) or of an earlier kept task of the same answer. The dropped task's NEW placeholder
+//!   stands for the node it repeats.
+//! - `ONLY_FAILED_INPUTS` (block): every `p_node` ref to an existing node names a failed node,
+//!   so the task would have nothing to work from but titles.
+//! - `TITLE_TOO_LONG` (warn): over [`LONG_TITLE_CHARS`] characters: a paragraph, not a
+//!   direction (the contract cuts titles at 300).
+//! - `CITES_FAILED` (warn): some inputs failed; only their titles reach the task.
+//! - `PENDING_INPUT` (warn): an input has not run yet. Pending tasks run side by side, so the
+//!   task may read only that node's title. Only `plan` on a file with planned tasks meets it:
+//!   a workflow plans only when nothing is pending.
+//! - `FINAL_WITHOUT_SEARCH` (warn): the final summary reaches no completed search through its
+//!   inputs (followed back through summaries). A warning: the run must still finish, and the
+//!   report then cites every search's sources (see `agents::final_sources`).
+//!
+//! The final summary is never dropped: it is the only way a run finishes. Its blocking issues
+//! are warnings instead and the gate repairs it: a repeated or empty title gives way to one
+//! named after the question, inputs that all failed to every completed node's summary (what
+//! the final the orchestrator forces would cite).
+//!
+//! Issue ids are `R<round>-<n>`, numbered in task order; the round is `plan.rounds + 1`, the
+//! one being planned (callers count it once the answer is applied).
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+use super::contract::{PlanAnswer, PlannedTask};
+use crate::plan::refs::parse_list;
+use crate::plan::{Node, NodeId, NodeStatus, NodeType, PlanFile};
+use crate::text::{normalized, one_line};
+
+/// The longest title that is not `TITLE_TOO_LONG`.
+pub const LONG_TITLE_CHARS: usize = 200;
+
+/// How much of a title an issue's message quotes.
+const QUOTED_TITLE_CHARS: usize = 120;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The task is dropped.
+    Block,
+    /// The task is kept.
+    Warn,
+}
+
+/// One finding: `{id, type, severity, message, path}`. `path` points at the task in the
+/// planner's answer the way the validators' diagnostics do (`tasks[1]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Issue {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub severity: Severity,
+    pub message: String,
+    pub path: String,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Block => "block",
+            Severity::Warn => "warn",
+        }
+    }
+}
+
+/// A round's review: `ok` when no issue blocks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlanReview {
+    pub round: u32,
+    pub ok: bool,
+    pub issues: Vec<Issue>,
+}
+
+impl PlanReview {
+    /// One warning line per issue on the log.
+    pub fn log(&self) {
+        for issue in &self.issues {
+            tracing::warn!(
+                "[planning] plan review {} {} {}: {}",
+                issue.id,
+                issue.severity.as_str(),
+                issue.kind,
+                issue.message
+            );
+        }
+    }
+}
+
+/// What a dropped duplicate repeats: a node of the plan, or an earlier task of the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Original {
+    Node(NodeId),
+    Task(usize),
+}
+
+/// The gate's decision for one task.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Verdict {
+    /// The blocking issue (its index in the review's issues): the task is dropped.
+    pub blocked_by: Option<usize>,
+    /// What a dropped duplicate repeats; its NEW placeholder stands for it.
+    pub original: Option<Original>,
+    /// The final summary's title gives way to one named after the question.
+    pub retitle: bool,
+    /// The final summary's inputs give way to every completed node's summary.
+    pub reinput: bool,
+}
+
+/// The review and one verdict per task of the answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gate {
+    pub review: PlanReview,
+    pub verdicts: Vec<Verdict>,
+}
+
+/// Reviews the tasks of `answer` against `plan` (as it was before the answer).
+pub fn review(plan: &PlanFile, answer: &PlanAnswer) -> Gate {
+    let mut reviewer = Reviewer {
+        plan,
+        round: plan.rounds + 1,
+        issues: Vec::new(),
+        kept: Vec::new(),
+    };
+    let verdicts = answer
+        .tasks
+        .iter()
+        .enumerate()
+        .map(|(i, task)| {
+            let verdict = reviewer.task(i, task, answer.is_final);
+            if verdict.blocked_by.is_none() {
+                reviewer
+                    .kept
+                    .push((normalized(&task.title), i, task.title.clone()));
+            }
+            verdict
+        })
+        .collect();
+    let ok = !reviewer
+        .issues
+        .iter()
+        .any(|issue| issue.severity == Severity::Block);
+    Gate {
+        review: PlanReview {
+            round: reviewer.round,
+            ok,
+            issues: reviewer.issues,
+        },
+        verdicts,
+    }
+}
+
+struct Reviewer<'a> {
+    plan: &'a PlanFile,
+    round: u32,
+    issues: Vec<Issue>,
+    /// The tasks kept so far: normalised title, index, title.
+    kept: Vec<(String, usize, String)>,
+}
+
+impl Reviewer<'_> {
+    /// Records an issue of task `i`; returns its index.
+    fn add(&mut self, i: usize, kind: &str, severity: Severity, message: String) -> usize {
+        self.issues.push(Issue {
+            id: format!("R{}-{}", self.round, self.issues.len() + 1),
+            kind: kind.to_string(),
+            severity,
+            message,
+            path: format!("tasks[{i}]"),
+        });
+        self.issues.len() - 1
+    }
+
+    /// Records a blocking issue: the task is dropped, or, for the final summary, repaired
+    /// under a warning (`repair` says how in the message).
+    fn block(&mut self, i: usize, kind: &str, is_final: bool, why: String, repair: &str) -> usize {
+        if is_final {
+            self.add(i, kind, Severity::Warn, format!("{why}; {repair}"))
+        } else {
+            self.add(
+                i,
+                kind,
+                Severity::Block,
+                format!("{why}; the task is dropped"),
+            )
+        }
+    }
+
+    fn task(&mut self, i: usize, task: &PlannedTask, is_final: bool) -> Verdict {
+        let mut verdict = Verdict::default();
+        let title = quote(&task.title);
+        let what = if is_final {
+            "the final summary"
+        } else {
+            "task"
+        };
+        let renamed = "it is named after the question instead";
+        if normalized(&task.title).is_empty() {
+            let why = format!("{what} at tasks[{i}] has an empty title (no letter or digit)");
+            let at = self.block(i, "EMPTY_TITLE", is_final, why, renamed);
+            if !is_final {
+                verdict.blocked_by = Some(at);
+                return verdict;
+            }
+            verdict.retitle = true;
+        } else if let Some(original) = duplicate_of(self.plan, &self.kept, &task.title) {
+            let why = format!("{what} `{title}` repeats {}", self.describe(original));
+            let at = self.block(i, "DUPLICATE_TASK", is_final, why, renamed);
+            if !is_final {
+                verdict.blocked_by = Some(at);
+                verdict.original = Some(original);
+                return verdict;
+            }
+            verdict.retitle = true;
+        }
+        let inputs = Inputs::of(self.plan, &task.p_node);
+        if inputs.only_failed() {
+            let why = format!(
+                "{what} `{title}` cites only failed nodes ({}): it would have nothing to work from",
+                ids(&inputs.failed)
+            );
+            let repair = "it cites every completed node instead";
+            let at = self.block(i, "ONLY_FAILED_INPUTS", is_final, why, repair);
+            if !is_final {
+                verdict.blocked_by = Some(at);
+                return verdict;
+            }
+            verdict.reinput = true;
+        }
+        self.warnings(i, task, is_final, &inputs, verdict);
+        verdict
+    }
+
+    /// The warnings of a kept task.
+    fn warnings(
+        &mut self,
+        i: usize,
+        task: &PlannedTask,
+        is_final: bool,
+        inputs: &Inputs,
+        verdict: Verdict,
+    ) {
+        let title = quote(&task.title);
+        let what = if is_final {
+            "the final summary"
+        } else {
+            "task"
+        };
+        let chars = task.title.chars().count();
+        if chars > LONG_TITLE_CHARS && !verdict.retitle {
+            let message = format!(
+                "{what} `{title}` has a title of {chars} characters (more than {LONG_TITLE_CHARS}): a title names one direction"
+            );
+            self.add(i, "TITLE_TOO_LONG", Severity::Warn, message);
+        }
+        if !verdict.reinput && !inputs.failed.is_empty() {
+            let message = format!(
+                "{what} `{title}` cites failed nodes ({}): only their titles reach it",
+                ids(&inputs.failed)
+            );
+            self.add(i, "CITES_FAILED", Severity::Warn, message);
+        }
+        if !verdict.reinput && !inputs.pending.is_empty() {
+            let message = format!(
+                "{what} `{title}` cites nodes that have not run yet ({}): it runs beside them and may read only their titles",
+                ids(&inputs.pending)
+            );
+            self.add(i, "PENDING_INPUT", Severity::Warn, message);
+        }
+        if is_final && !self.final_reaches_search(inputs, verdict.reinput) {
+            let message = if completed_search(self.plan) {
+                format!(
+                    "the final summary `{title}` reaches no completed search through its inputs: its report rests on no search result of its own"
+                )
+            } else {
+                format!(
+                    "the final summary `{title}` has no completed search to cite: no search task has completed"
+                )
+            };
+            self.add(i, "FINAL_WITHOUT_SEARCH", Severity::Warn, message);
+        }
+    }
+
+    /// Whether the final summary's inputs lead back to a completed search. Inputs it gets by
+    /// default (none usable, or repaired) are every completed node's summary.
+    fn final_reaches_search(&self, inputs: &Inputs, reinput: bool) -> bool {
+        if reinput || inputs.usable.is_empty() {
+            return completed_search(self.plan);
+        }
+        reaches_search(self.plan, inputs.usable.iter().copied())
+    }
+
+    /// `node b (`title`, failed)` or `task `title` of this round`.
+    fn describe(&self, original: Original) -> String {
+        match original {
+            Original::Node(id) => match self.plan.node(id) {
+                Some(n) => format!("node {id} (`{}`, {})", quote(&n.title), n.status.as_str()),
+                None => format!("node {id}"),
+            },
+            Original::Task(j) => {
+                let title = self
+                    .kept
+                    .iter()
+                    .find(|(_, k, _)| *k == j)
+                    .map_or(String::new(), |(_, _, t)| quote(t));
+                format!("task `{title}` of this round")
+            }
+        }
+    }
+}
+
+/// The node or kept task whose title `title` repeats; never the start node.
+fn duplicate_of(
+    plan: &PlanFile,
+    kept: &[(String, usize, String)],
+    title: &str,
+) -> Option<Original> {
+    let key = normalized(title);
+    plan.nodes
+        .iter()
+        .filter(|n| n.kind != NodeType::Start)
+        .find(|n| normalized(&n.title) == key)
+        .map(|n| Original::Node(n.node_id))
+        .or_else(|| {
+            kept.iter()
+                .find(|(k, _, _)| *k == key)
+                .map(|(_, j, _)| Original::Task(*j))
+        })
+}
+
+/// The existing nodes a `p_node` cites, each once. Malformed refs, unknown nodes and NEW
+/// placeholders are left out here: the write-back drops them with a warning.
+#[derive(Debug, Default)]
+struct Inputs {
+    usable: Vec<NodeId>,
+    failed: Vec<NodeId>,
+    pending: Vec<NodeId>,
+}
+
+impl Inputs {
+    fn of(plan: &PlanFile, p_node: &str) -> Inputs {
+        let mut inputs = Inputs::default();
+        let (refs, _malformed) = parse_list(p_node);
+        for id in refs.iter().filter_map(|r| r.node_id()) {
+            let Some(node) = plan.node(id) else { continue };
+            if inputs.usable.contains(&id) {
+                continue;
+            }
+            inputs.usable.push(id);
+            if node.status == NodeStatus::Failed {
+                inputs.failed.push(id);
+            } else if node.is_pending() {
+                inputs.pending.push(id);
+            }
+        }
+        inputs
+    }
+
+    fn only_failed(&self) -> bool {
+        !self.usable.is_empty() && self.failed.len() == self.usable.len()
+    }
+}
+
+fn completed_search(plan: &PlanFile) -> bool {
+    plan.nodes
+        .iter()
+        .any(|n| n.kind == NodeType::Search && n.status == NodeStatus::Completed)
+}
+
+/// Whether following `p_node` back from `from` through completed nodes reaches a completed
+/// search. Linear in the plan's size, however long the chain.
+fn reaches_search(plan: &PlanFile, from: impl Iterator<Item = NodeId>) -> bool {
+    let by_id: std::collections::HashMap<NodeId, &Node> =
+        plan.nodes.iter().map(|n| (n.node_id, n)).collect();
+    let mut seen: HashSet<NodeId> = HashSet::new();
+    let mut queue: Vec<NodeId> = from.collect();
+    while let Some(id) = queue.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        // A node that did not complete passes nothing on, whatever it cites.
+        let Some(node) = by_id.get(&id).filter(|n| n.status == NodeStatus::Completed) else {
+            continue;
+        };
+        if node.kind == NodeType::Search {
+            return true;
+        }
+        let (refs, _) = parse_list(&node.p_node);
+        queue.extend(refs.iter().filter_map(|r| r.node_id()));
+    }
+    false
+}
+
+fn ids(list: &[NodeId]) -> String {
+    list.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn quote(title: &str) -> String {
+    one_line(title, QUOTED_TITLE_CHARS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(s: &str) -> NodeId {
+        NodeId::parse(s).expect("id")
+    }
+
+    fn task(title: &str, kind: NodeType, p_node: &str) -> PlannedTask {
+        PlannedTask {
+            title: title.into(),
+            kind,
+            p_node: p_node.into(),
+        }
+    }
+
+    fn answer(is_final: bool, tasks: Vec<PlannedTask>) -> PlanAnswer {
+        PlanAnswer {
+            is_final,
+            tasks,
+            next_check_list: Vec::new(),
+        }
+    }
+
+    /// The question `a`; searches `b` (completed), `c` (failed); summary `d` over `b`
+    /// (completed); search `e` (planned). One round done.
+    fn plan() -> PlanFile {
+        let mut plan = PlanFile::new("What is X?", "wf".into(), "t".into());
+        let nodes = [
+            (
+                "b",
+                "Search X",
+                NodeType::Search,
+                NodeStatus::Completed,
+                "a:info",
+            ),
+            (
+                "c",
+                "Search Y",
+                NodeType::Search,
+                NodeStatus::Failed,
+                "a:info",
+            ),
+            (
+                "d",
+                "Sum up X",
+                NodeType::Summary,
+                NodeStatus::Completed,
+                "b:summary",
+            ),
+            (
+                "e",
+                "Search Z",
+                NodeType::Search,
+                NodeStatus::Planned,
+                "a:info",
+            ),
+        ];
+        for (node, title, kind, status, p_node) in nodes {
+            plan.nodes
+                .push(Node::new(id(node), title, kind, 2, status).with_p_node(p_node));
+        }
+        plan.rounds = 1;
+        plan
+    }
+
+    /// `(type, severity)` of every issue.
+    fn found(gate: &Gate) -> Vec<(&str, Severity)> {
+        gate.review
+            .issues
+            .iter()
+            .map(|i| (i.kind.as_str(), i.severity))
+            .collect()
+    }
+
+    #[test]
+    fn a_clean_round_is_ok_and_keeps_everything() {
+        let gate = review(
+            &plan(),
+            &answer(
+                false,
+                vec![task("Costs of X", NodeType::Search, "a:info, b:summary")],
+            ),
+        );
+        assert_eq!(
+            gate.review,
+            PlanReview {
+                round: 2,
+                ok: true,
+                issues: vec![]
+            }
+        );
+        assert_eq!(gate.verdicts, vec![Verdict::default()]);
+    }
+
+    #[test]
+    fn empty_titles_block() {
+        let gate = review(
+            &plan(),
+            &answer(false, vec![task(" -- ", NodeType::Search, "a:info")]),
+        );
+        assert_eq!(found(&gate), vec![("EMPTY_TITLE", Severity::Block)]);
+        assert_eq!(gate.verdicts[0].blocked_by, Some(0));
+        assert!(!gate.review.ok);
+        assert!(gate.review.issues[0].message.contains("tasks[0]"));
+    }
+
+    #[test]
+    fn repeats_of_nodes_and_of_earlier_tasks_block_but_the_question_does_not() {
+        let gate = review(
+            &plan(),
+            &answer(
+                false,
+                vec![
+                    task("search y!", NodeType::Search, "a:info"),
+                    task("What is X", NodeType::Search, "a:info"),
+                    task("WHAT IS X?", NodeType::Summary, "b:summary"),
+                ],
+            ),
+        );
+        assert_eq!(found(&gate), vec![("DUPLICATE_TASK", Severity::Block); 2]);
+        assert_eq!(gate.verdicts[0].original, Some(Original::Node(id("c"))));
+        assert_eq!(
+            gate.verdicts[1],
+            Verdict::default(),
+            "the question is no task"
+        );
+        assert_eq!(gate.verdicts[2].original, Some(Original::Task(1)));
+        let issues = &gate.review.issues;
+        assert_eq!(
+            (issues[0].id.as_str(), issues[1].id.as_str()),
+            ("R2-1", "R2-2")
+        );
+        assert_eq!(
+            issues[0].message,
+            "task `search y!` repeats node c (`Search Y`, failed); the task is dropped"
+        );
+        assert_eq!(issues[1].path, "tasks[2]");
+        assert!(issues[1].message.contains("task `What is X` of this round"));
+    }
+
+    #[test]
+    fn a_blocked_task_is_no_original_for_a_later_one() {
+        let gate = review(
+            &plan(),
+            &answer(
+                false,
+                vec![
+                    task("New", NodeType::Summary, "c:summary"),
+                    task("new", NodeType::Summary, "b:summary"),
+                ],
+            ),
+        );
+        assert_eq!(found(&gate), vec![("ONLY_FAILED_INPUTS", Severity::Block)]);
+        assert_eq!(gate.verdicts[1], Verdict::default());
+    }
+
+    #[test]
+    fn inputs_that_all_failed_block_and_some_failed_warn() {
+        let gate = review(
+            &plan(),
+            &answer(
+                false,
+                vec![
+                    task(
+                        "Why Y failed",
+                        NodeType::Summary,
+                        "c:summary, C:info, zz:summary",
+                    ),
+                    task("X and Y", NodeType::Summary, "b:summary, c:summary"),
+                ],
+            ),
+        );
+        assert_eq!(
+            found(&gate),
+            vec![
+                ("ONLY_FAILED_INPUTS", Severity::Block),
+                ("CITES_FAILED", Severity::Warn)
+            ]
+        );
+        assert_eq!(
+            gate.review.issues[0].message,
+            "task `Why Y failed` cites only failed nodes (c): it would have nothing to work from; the task is dropped"
+        );
+        assert_eq!(gate.verdicts[0].blocked_by, Some(0));
+        assert_eq!(gate.verdicts[1].blocked_by, None);
+        // Only unknown refs: nothing failed, the write-back falls back as before.
+        let gate = review(
+            &plan(),
+            &answer(false, vec![task("T", NodeType::Search, "zz:summary")]),
+        );
+        assert!(gate.review.issues.is_empty());
+    }
+
+    #[test]
+    fn long_titles_and_pending_inputs_warn() {
+        let long = "x".repeat(LONG_TITLE_CHARS + 1);
+        let gate = review(
+            &plan(),
+            &answer(
+                false,
+                vec![
+                    task(&long, NodeType::Search, "a:info"),
+                    task(&"y".repeat(LONG_TITLE_CHARS), NodeType::Search, "a:info"),
+                    task("After Z", NodeType::Summary, "e:summary, b:summary"),
+                ],
+            ),
+        );
+        assert_eq!(
+            found(&gate),
+            vec![
+                ("TITLE_TOO_LONG", Severity::Warn),
+                ("PENDING_INPUT", Severity::Warn)
+            ]
+        );
+        assert!(gate.review.ok);
+        assert!(gate.review.issues[0].message.contains("201 characters"));
+        assert!(gate.review.issues[1].message.contains("(e)"));
+        assert!(gate.verdicts.iter().all(|v| v.blocked_by.is_none()));
+    }
+
+    #[test]
+    fn the_final_summary_is_repaired_never_dropped() {
+        let p = plan();
+        let gate = review(
+            &p,
+            &answer(true, vec![task("Search X", NodeType::Summary, "c:summary")]),
+        );
+        assert_eq!(
+            found(&gate),
+            vec![
+                ("DUPLICATE_TASK", Severity::Warn),
+                ("ONLY_FAILED_INPUTS", Severity::Warn)
+            ]
+        );
+        assert!(gate.review.ok);
+        let v = gate.verdicts[0];
+        assert!(v.blocked_by.is_none() && v.original.is_none() && v.retitle && v.reinput);
+        assert!(
+            gate.review.issues[1]
+                .message
+                .ends_with("it cites every completed node instead")
+        );
+
+        let gate = review(
+            &p,
+            &answer(true, vec![task("...", NodeType::Summary, "b:summary")]),
+        );
+        assert_eq!(found(&gate), vec![("EMPTY_TITLE", Severity::Warn)]);
+        assert!(gate.verdicts[0].retitle);
+    }
+
+    #[test]
+    fn a_final_summary_without_a_completed_search_warns() {
+        let p = plan();
+        let fin = |p_node: &str| answer(true, vec![task("Report", NodeType::Summary, p_node)]);
+        // Through the summary d to the search b; by default every completed node.
+        for good in ["d:summary", "", "zz:summary"] {
+            assert!(review(&p, &fin(good)).review.issues.is_empty(), "{good}");
+        }
+        let gate = review(&p, &fin("a:info, e:summary"));
+        assert_eq!(
+            found(&gate),
+            vec![
+                ("PENDING_INPUT", Severity::Warn),
+                ("FINAL_WITHOUT_SEARCH", Severity::Warn)
+            ]
+        );
+        assert!(
+            gate.review.issues[1]
+                .message
+                .contains("reaches no completed search")
+        );
+        // A summary that failed passes nothing on, even when it cites a search.
+        let mut failed_d = plan();
+        failed_d.nodes[3].status = NodeStatus::Failed;
+        let gate = review(&failed_d, &fin("a:info, d:summary"));
+        assert_eq!(
+            found(&gate),
+            vec![
+                ("CITES_FAILED", Severity::Warn),
+                ("FINAL_WITHOUT_SEARCH", Severity::Warn)
+            ]
+        );
+        let mut none = PlanFile::new("Q", "wf".into(), "t".into());
+        none.nodes.push(Node::new(
+            id("b"),
+            "S",
+            NodeType::Search,
+            2,
+            NodeStatus::Failed,
+        ));
+        let gate = review(&none, &fin(""));
+        assert_eq!(found(&gate), vec![("FINAL_WITHOUT_SEARCH", Severity::Warn)]);
+        assert!(
+            gate.review.issues[0]
+                .message
+                .contains("no search task has completed")
+        );
+    }
+}

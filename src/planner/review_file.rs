@@ -1,0 +1,84 @@
+//! The plan review beside the plan: `<plan>.plan-review.json` holds the latest round's review
+//! (`{round, ok, issues}`), replaced atomically after each round. It is a report, never read
+//! back; it never replaces a file that is not a plan review.
+
+use std::path::Path;
+
+use super::review::PlanReview;
+
+/// The most a review file we replace may hold; anything bigger is not one of ours.
+const REVIEW_MAX_BYTES: u64 = 4 << 20;
+
+/// Replaces the review file at `path` with `review`, atomically. A file there that is not a
+/// plan review (a plan named `x.plan-review.json`, say) is left alone: an error.
+pub fn save(path: &Path, review: &PlanReview) -> std::io::Result<()> {
+    let replaceable = match crate::files::read_bounded(path, REVIEW_MAX_BYTES) {
+        Ok(text) => serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|v| {
+            v.get("round").is_some() && v.get("issues").is_some() && v.get("nodes").is_none()
+        }),
+        Err(e) => e.into_io().kind() == std::io::ErrorKind::NotFound,
+    };
+    if !replaceable {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            "the file there is not a plan review: left as it is",
+        ));
+    }
+    let mut text = serde_json::to_string_pretty(review).map_err(std::io::Error::other)?;
+    text.push('\n');
+    crate::atomic::write(path, text.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::planner::review::{Issue, Severity};
+
+    #[test]
+    fn the_review_file_sits_beside_the_plan_and_has_the_seed_shape() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("p.plan-review.json");
+        let review = PlanReview {
+            round: 2,
+            ok: false,
+            issues: vec![Issue {
+                id: "R2-1".into(),
+                kind: "DUPLICATE_TASK".into(),
+                severity: Severity::Block,
+                message: "task `b` repeats node b".into(),
+                path: "tasks[0]".into(),
+            }],
+        };
+        save(&path, &review).expect("saved");
+        save(&path, &review).expect("a review replaces a review");
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
+        assert_eq!(
+            v,
+            serde_json::json!({"round": 2, "ok": false, "issues": [{
+                "id": "R2-1", "type": "DUPLICATE_TASK", "severity": "block", "path": "tasks[0]",
+                "message": "task `b` repeats node b"
+            }]})
+        );
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_review_is_never_replaced() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let review = PlanReview {
+            round: 1,
+            ok: true,
+            issues: vec![],
+        };
+        let plan = r#"{"version": 1, "round": 3, "issues": [], "nodes": []}"#;
+        for (name, text) in [
+            ("a.plan-review.json", plan),
+            ("b.plan-review.json", "not json"),
+        ] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).expect("write");
+            assert!(save(&path, &review).is_err(), "{name}");
+            assert_eq!(std::fs::read_to_string(&path).expect("read"), text);
+        }
+    }
+}
