@@ -20,7 +20,8 @@
 //! - [`validate`]: the validators (step plans, plan-next answers, plan files).
 //! - [`compare`]: what changed between two plan files (sources, findings, directions).
 //! - [`diagnostics`]: the one findings shape shared by every check.
-//! - [`prompts`]: the system prompts; [`text`]: small text helpers; [`clock`]: timestamps;
+//! - [`prompts`]: the system prompts; [`text`]: small text helpers; [`markdown`]: model text
+//!   made safe in Markdown; [`clock`]: timestamps;
 //!   [`atomic`]: the one atomic file write; [`files`]: the one bounded file read.
 //! - [`exit`]: exit codes; [`logging`]: tracing set-up.
 
@@ -37,6 +38,7 @@ pub mod files;
 pub mod http;
 pub mod llm;
 pub mod logging;
+pub mod markdown;
 pub mod offline;
 pub mod plan;
 pub mod planner;
