@@ -14,6 +14,7 @@
 //! - [`batch`]: a batch's questions file and manifest.
 //! - [`planner`]: one planning round (input, contract, write-back).
 //! - [`agents`]: the search and summary sub-agents and their dispatch.
+//! - [`review`]: the review stage after the report (two roles, their files).
 //! - [`llm`]: the chat-completions client; [`search`]: the search providers.
 //! - [`http`]: the HTTP client, errors, the one retry policy and each endpoint's rate budget.
 //! - [`plan`]: the plan file: model, node ids, refs, info blocks, store.
@@ -43,6 +44,7 @@ pub mod offline;
 pub mod plan;
 pub mod planner;
 pub mod prompts;
+pub mod review;
 pub mod search;
 pub mod settings;
 pub mod text;

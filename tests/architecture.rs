@@ -29,7 +29,7 @@ const LAYERS: &[&[&str]] = &[
     &["logging", "plan", "settings", "batch"],
     &["http", "prompts", "validate", "compare"],
     &["llm", "search"],
-    &["planner", "agents"],
+    &["planner", "agents", "review"],
     &["workflow", "offline"],
     &["cmd"],
 ];
