@@ -18,10 +18,11 @@ use crate::offline::{ExtractivePlanner, ExtractiveRunner};
 use crate::plan::{PlanFile, PlanStore};
 use crate::planner::{LogOptions, PlanRound, Planner, bootstrap};
 use crate::prompts::Prompts;
+use crate::review::{ReviewPaths, Reviewer};
 use crate::search::SearchClient;
 use crate::settings::{EngineKind, Role, Settings};
 use crate::workflow::{
-    Engine, EngineParts, EventListener, EventLog, RunSummary, Shutdown, WorkflowOptions,
+    Engine, EngineParts, EventListener, EventLog, ReviewStep, RunSummary, Shutdown, WorkflowOptions,
 };
 
 /// What every workflow run of one process shares.
@@ -90,7 +91,8 @@ impl Shared {
         if bootstrap(&mut plan) {
             store.save(&plan).map_err(CommandError::failure)?;
         }
-        let (report_path, events_path) = outputs_beside(store.real_path());
+        let beside = outputs_beside(store.real_path());
+        let (report_path, events_path) = (beside.report, beside.events);
         let events = self.event_log(&events_path, listener)?;
         tracing::info!(
             "workflow `{}`: plan `{}`, events `{}`",
@@ -107,6 +109,7 @@ impl Shared {
             report_path: report_path.clone(),
             corpus_url: self.corpus_url(),
             shutdown,
+            review: self.review_step(beside.review)?,
         };
         let summary = if self.settings.engine == EngineKind::Extractive {
             let (runner, planner) = self.extractive_engine()?;
@@ -155,6 +158,40 @@ impl Shared {
         Ok(events)
     }
 
+    /// What follows the report: the review by its two roles, unless it is off
+    /// (`review.enabled: false`, `--no-review`) or the engine has no model.
+    fn review_step(&self, paths: ReviewPaths) -> Result<ReviewStep, CommandError> {
+        if !self.settings.review {
+            return Ok(ReviewStep::Off);
+        }
+        if self.settings.engine == EngineKind::Extractive {
+            return Ok(ReviewStep::Skip(
+                "the offline engine has no model to review the report".into(),
+            ));
+        }
+        Ok(ReviewStep::Run {
+            reviewer: Box::new(self.reviewer()?),
+            paths,
+        })
+    }
+
+    /// The review stage's two roles.
+    fn reviewer(&self) -> Result<Reviewer, CommandError> {
+        reviewer(&self.settings, &self.prompts, |role| self.llm(role))
+    }
+
+    /// A client of `role`'s endpoint, sharing the process's negotiation and rate budgets.
+    fn llm(&self, role: Role) -> Result<LlmClient, CommandError> {
+        LlmClient::new(
+            self.http.clone(),
+            &self.settings,
+            role,
+            Arc::clone(&self.negotiator),
+            &self.gates,
+        )
+        .map_err(CommandError::usage)
+    }
+
     /// The task runner and planner of the extractive engine, over the corpus.
     fn extractive_engine(&self) -> Result<(ExtractiveRunner, ExtractivePlanner), CommandError> {
         let search = self.search.clone().ok_or_else(|| {
@@ -171,16 +208,7 @@ impl Shared {
 
     /// The sub-agents and the planner of a run with a model.
     fn llm_engine(&self) -> Result<(Agents, Planner), CommandError> {
-        let llm = |role| {
-            LlmClient::new(
-                self.http.clone(),
-                &self.settings,
-                role,
-                Arc::clone(&self.negotiator),
-                &self.gates,
-            )
-            .map_err(CommandError::usage)
-        };
+        let llm = |role| self.llm(role);
         let planner = Planner {
             llm: llm(Role::Planning)?,
             system_prompt: self.prompts.planning.clone(),
@@ -206,6 +234,7 @@ struct Prepared {
     report_path: PathBuf,
     corpus_url: Option<String>,
     shutdown: Shutdown,
+    review: ReviewStep,
 }
 
 impl Prepared {
@@ -220,22 +249,52 @@ impl Prepared {
             report_path: self.report_path,
             corpus_url: self.corpus_url,
             shutdown: self.shutdown,
+            review: self.review,
         })
         .run()
         .await
     }
 }
 
-/// `runs/plan_x.json` -> (`runs/plan_x.report.md`, `runs/plan_x.events.ndjson`).
-pub fn outputs_beside(plan: &Path) -> (PathBuf, PathBuf) {
+/// The review stage's two roles, their clients made by `llm`.
+pub fn reviewer(
+    settings: &Settings,
+    prompts: &Prompts,
+    llm: impl Fn(Role) -> Result<LlmClient, CommandError>,
+) -> Result<Reviewer, CommandError> {
+    Ok(Reviewer {
+        review_llm: llm(Role::Review)?,
+        second_opinion_llm: llm(Role::SecondOpinion)?,
+        review_prompt: prompts.review.clone(),
+        second_opinion_prompt: prompts.second_opinion.clone(),
+        repair_attempts: settings.repair_attempts,
+    })
+}
+
+/// The files beside a plan file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Beside {
+    pub report: PathBuf,
+    pub events: PathBuf,
+    pub review: ReviewPaths,
+}
+
+/// `runs/plan_x.json` -> `runs/plan_x.report.md`, `runs/plan_x.events.ndjson`,
+/// `runs/plan_x.review.json` and `runs/plan_x.review.md`.
+pub fn outputs_beside(plan: &Path) -> Beside {
     let stem = plan
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "plan".into());
-    (
-        plan.with_file_name(format!("{stem}.report.md")),
-        plan.with_file_name(format!("{stem}.events.ndjson")),
-    )
+    let named = |suffix: &str| plan.with_file_name(format!("{stem}.{suffix}"));
+    Beside {
+        report: named("report.md"),
+        events: named("events.ndjson"),
+        review: ReviewPaths {
+            json: named("review.json"),
+            markdown: named("review.md"),
+        },
+    }
 }
 
 /// A future that resolves on Ctrl-C or SIGTERM (never, where signals cannot be watched). The
