@@ -59,8 +59,24 @@ pub fn plan_answer(is_final: bool, tasks: Value, next: Value) -> Value {
 }
 
 /// A mock LLM whose planner answers come from `rounds` (in order; the last one repeats) and
-/// whose sub-agents answer from the task title.
+/// whose sub-agents answer from the task title; the review's roles answer within their
+/// contracts (verdict `ok`).
 pub fn scripted(llm: &MockLlm, rounds: Vec<Value>) -> Arc<AtomicUsize> {
+    scripted_reviewed(
+        llm,
+        rounds,
+        |_| Reply::json(&review_answer()),
+        |_| Reply::json(&second_opinion_answer("ok")),
+    )
+}
+
+/// [`scripted`], with the review's two roles answered by `review` and `second_opinion`.
+pub fn scripted_reviewed(
+    llm: &MockLlm,
+    rounds: Vec<Value>,
+    review: impl Fn(&Recorded) -> Reply + Send + Sync + 'static,
+    second_opinion: impl Fn(&Recorded) -> Reply + Send + Sync + 'static,
+) -> Arc<AtomicUsize> {
     let calls = Arc::new(AtomicUsize::new(0));
     let counter = Arc::clone(&calls);
     llm.set_handler(move |req| match agent(req) {
@@ -76,8 +92,8 @@ pub fn scripted(llm: &MockLlm, rounds: Vec<Value>) -> Arc<AtomicUsize> {
         Agent::Final => Reply::content(
             "Direct answer [1], more [2][3]. An invented source [99] must go.\n\n## Details\nText.",
         ),
-        Agent::Review => Reply::json(&review_answer()),
-        Agent::SecondOpinion => Reply::json(&second_opinion_answer("ok")),
+        Agent::Review => review(req),
+        Agent::SecondOpinion => second_opinion(req),
     });
     calls
 }
