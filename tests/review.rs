@@ -518,3 +518,43 @@ async fn hostile_review_answers_leave_clean_meeting_notes() {
         "{record}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_reviewer_fails_the_review_not_the_run_and_stops_the_review_command() {
+    let llm = MockLlm::start().await;
+    scripted(&llm, one_search_then_final());
+    // Nothing listens on port 1: every try is refused at once.
+    let gone = json!({"review": {"enabled": true},
+        "roles": {"second_opinion": {"baseURL": "http://127.0.0.1:1/v1"}}});
+    let s = Setup::with_config(&llm, None, gone);
+    let out = s.query("Q?").arg("--fail-on-block").run().await;
+    out.success();
+    let printed = out.stdout_json();
+    assert_eq!(printed["status"], "completed");
+    assert_eq!(printed["review"]["status"], "failed");
+    let failed = events_of(&s.events(), "review_failed")
+        .into_iter()
+        .cloned()
+        .collect::<Vec<_>>();
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0]["role"], "second_opinion");
+    assert!(
+        failed[0]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("cannot reach the second_opinion model server")),
+        "{failed:?}"
+    );
+    // The review's own answer is kept.
+    assert_eq!(
+        read_json(&file(&s, "plan.review.json"))["review"],
+        review_answer()
+    );
+
+    researchflow()
+        .current_dir(s.path())
+        .args(["review", "out/plan.json"])
+        .run()
+        .await
+        .code(2)
+        .stderr_contains("roles.second_opinion.baseURL");
+}
