@@ -43,8 +43,14 @@ pub struct Checked<T> {
 
 #[derive(Debug, thiserror::Error)]
 pub enum CheckedError {
-    #[error(transparent)]
-    Llm(#[from] LlmError),
+    /// A call failed; `calls` counts it, `usage` is what the calls before it cost.
+    #[error("{error}")]
+    Llm {
+        #[source]
+        error: LlmError,
+        calls: u32,
+        usage: Usage,
+    },
     #[error("the answer broke the output contract after {attempts} attempt(s):\n{}", .diagnostics.to_text().trim_end())]
     Contract {
         diagnostics: Diagnostics,
@@ -73,7 +79,13 @@ where
             // Small models sometimes answer nothing at all: a broken contract, not an
             // unusable server.
             Err(LlmError::Empty { .. }) => None,
-            Err(e) => return Err(e.into()),
+            Err(error) => {
+                return Err(CheckedError::Llm {
+                    error,
+                    calls: calls + 1,
+                    usage,
+                });
+            }
         };
         calls += 1;
         let diagnostics = match &reply {

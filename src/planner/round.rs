@@ -164,7 +164,7 @@ impl Planner {
         })
         .await
         .map_err(|e| match e {
-            CheckedError::Llm(e) => RoundError::Llm(e),
+            CheckedError::Llm { error, .. } => RoundError::Llm(error),
             CheckedError::Contract {
                 diagnostics,
                 attempts,

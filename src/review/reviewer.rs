@@ -196,15 +196,19 @@ fn role_result<T>(
             usage,
             calls: attempts,
         },
-        Err(CheckedError::Llm(e)) => RoleResult {
+        Err(CheckedError::Llm {
+            error,
+            calls,
+            usage,
+        }) => RoleResult {
             model,
             answer: Err(RoleFailure {
-                error: strip_controls(&crate::text::error_chain(&e)),
+                error: strip_controls(&crate::text::error_chain(&error)),
                 diagnostics: None,
-                unusable: e.is_unusable(),
+                unusable: error.is_unusable(),
             }),
-            usage: Usage::default(),
-            calls: 1,
+            usage,
+            calls,
         },
     }
 }
