@@ -44,7 +44,8 @@ pub enum Command {
     /// Run a whole research workflow, from a question (or an existing plan) to the final
     /// summary.
     Workflow(WorkflowArgs),
-    /// Check a document against a contract: a plan file, a step plan, or a plan-next answer.
+    /// Check a document against a contract: a plan file, a step plan, a plan-next answer, or a
+    /// review's answers.
     Validate(ValidateArgs),
     /// Run many questions, one workflow each, in one process: a shared HTTP pool and rate
     /// budget, a manifest, resumable.
@@ -57,6 +58,32 @@ pub enum Command {
     /// the findings whose summaries changed and the directions that are new or dropped, nodes
     /// matched by title. Markdown on stdout, or JSON with --json; exit 0 whatever changed.
     Diff(DiffArgs),
+    /// Review the report of an existing plan (`<stem>.report.md` beside it): two roles answer,
+    /// written to `<stem>.review.json` and the meeting notes `<stem>.review.md`.
+    Review(ReviewArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    /// The plan file whose report is reviewed.
+    #[arg(value_name = "PLAN.json")]
+    pub plan: PathBuf,
+
+    /// Exit 1 when the second opinion's verdict is `block`.
+    #[arg(long)]
+    pub fail_on_block: bool,
+}
+
+/// The review of the report after a run.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct ReviewFlags {
+    /// Do not review the report (the config's `review.enabled: false` does the same).
+    #[arg(long)]
+    pub no_review: bool,
+
+    /// Exit 1 when the review's verdict is `block` (a run that would exit 0 otherwise).
+    #[arg(long, conflicts_with = "no_review")]
+    pub fail_on_block: bool,
 }
 
 #[derive(Debug, Args)]
@@ -108,6 +135,10 @@ pub struct BatchArgs {
 
     #[command(flatten)]
     pub corpus: CorpusArgs,
+
+    /// Per question; with --fail-on-block a `block` verdict makes the batch exit 1.
+    #[command(flatten)]
+    pub review: ReviewFlags,
 }
 
 #[derive(Debug, Args)]
@@ -193,6 +224,9 @@ pub struct WorkflowArgs {
     pub corpus: CorpusArgs,
 
     #[command(flatten)]
+    pub review: ReviewFlags,
+
+    #[command(flatten)]
     pub log: PlanningLogArgs,
 }
 
@@ -269,6 +303,16 @@ pub enum ValidateCommand {
         /// context.json with think, path and max_depth, for depth and no-repeat rules.
         #[arg(long, value_name = "FILE")]
         context: Option<PathBuf>,
+    },
+    /// A review answer: {ok, summary, risks, suggestions, gaps?}.
+    Review {
+        /// The answer: one JSON object.
+        file: PathBuf,
+    },
+    /// A second opinion: {ok, verdict: ok|warn|block, notes}.
+    SecondOpinion {
+        /// The answer: one JSON object.
+        file: PathBuf,
     },
 }
 

@@ -14,6 +14,7 @@
 //! - [`batch`]: a batch's questions file and manifest.
 //! - [`planner`]: one planning round (input, contract, write-back).
 //! - [`agents`]: the search and summary sub-agents and their dispatch.
+//! - [`review`]: the review stage after the report (two roles, their files).
 //! - [`llm`]: the chat-completions client; [`search`]: the search providers.
 //! - [`http`]: the HTTP client, errors, the one retry policy and each endpoint's rate budget.
 //! - [`plan`]: the plan file: model, node ids, refs, info blocks, store.
@@ -21,7 +22,8 @@
 //! - [`compare`]: what changed between two plan files (sources, findings, directions).
 //! - [`transcript`]: the run record of every LLM and search call, and its replay.
 //! - [`diagnostics`]: the one findings shape shared by every check.
-//! - [`prompts`]: the system prompts; [`text`]: small text helpers; [`clock`]: timestamps;
+//! - [`prompts`]: the system prompts; [`text`]: small text helpers; [`markdown`]: model text
+//!   made safe in Markdown; [`clock`]: timestamps;
 //!   [`atomic`]: the one atomic file write; [`files`]: the one bounded file read.
 //! - [`exit`]: exit codes; [`logging`]: tracing set-up.
 
@@ -38,10 +40,12 @@ pub mod files;
 pub mod http;
 pub mod llm;
 pub mod logging;
+pub mod markdown;
 pub mod offline;
 pub mod plan;
 pub mod planner;
 pub mod prompts;
+pub mod review;
 pub mod search;
 pub mod settings;
 pub mod text;

@@ -13,6 +13,11 @@ const BUILT_IN: &[(&str, &str)] = &[
     ),
     (SUMMARY, include_str!("../prompts/summary.system.md")),
     (FINAL, include_str!("../prompts/final.system.md")),
+    (REVIEW, include_str!("../prompts/review.system.md")),
+    (
+        SECOND_OPINION,
+        include_str!("../prompts/second_opinion.system.md"),
+    ),
 ];
 
 /// The planner's system prompt.
@@ -25,6 +30,10 @@ pub const SEARCH_ANALYSIS: &str = "search.analysis.md";
 pub const SUMMARY: &str = "summary.system.md";
 /// The final summary: the report.
 pub const FINAL: &str = "final.system.md";
+/// The review stage's reviewer of the report.
+pub const REVIEW: &str = "review.system.md";
+/// The review stage's second opinion, with the verdict.
+pub const SECOND_OPINION: &str = "second_opinion.system.md";
 
 /// Every prompt a workflow needs, loaded once before any work starts.
 #[derive(Debug, Clone)]
@@ -34,6 +43,8 @@ pub struct Prompts {
     pub search_analysis: String,
     pub summary: String,
     pub final_report: String,
+    pub review: String,
+    pub second_opinion: String,
 }
 
 impl Prompts {
@@ -44,6 +55,8 @@ impl Prompts {
             search_analysis: load(SEARCH_ANALYSIS, dir)?,
             summary: load(SUMMARY, dir)?,
             final_report: load(FINAL, dir)?,
+            review: load(REVIEW, dir)?,
+            second_opinion: load(SECOND_OPINION, dir)?,
         })
     }
 }

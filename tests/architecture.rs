@@ -25,11 +25,11 @@ const MAX_FILE_LINES: usize = 450;
 /// agents) -> (llm, search) -> http, with plan and settings below.
 const LAYERS: &[&[&str]] = &[
     &["text", "clock"],
-    &["exit", "diagnostics", "cli", "atomic", "files"],
+    &["exit", "diagnostics", "cli", "atomic", "files", "markdown"],
     &["logging", "plan", "settings", "batch"],
     &["http", "prompts", "validate", "compare", "transcript"],
     &["llm", "search"],
-    &["planner", "agents"],
+    &["planner", "agents", "review"],
     &["workflow", "offline"],
     &["cmd"],
 ];

@@ -15,7 +15,9 @@ use researchflow::llm::{LlmClient, Negotiator};
 use researchflow::plan::{Info, Node, NodeId, NodeStatus, NodeType, PlanFile, PlanStore};
 use researchflow::planner::{LogOptions, Planner};
 use researchflow::settings::{ConfigFile, Role, Settings};
-use researchflow::workflow::{Engine, EngineParts, EventLog, RunStatus, Shutdown, WorkflowOptions};
+use researchflow::workflow::{
+    Engine, EngineParts, EventLog, ReviewStep, RunStatus, Shutdown, WorkflowOptions,
+};
 use serde_json::{Value, json};
 use support::{MockLlm, Reply};
 use tokio::sync::Notify;
@@ -141,6 +143,7 @@ async fn run(plan: PlanFile, base_url: &str, done: Arc<Notify>, shutdown: Shutdo
         report_path: dir.path().join("plan.report.md"),
         corpus_url: None,
         shutdown,
+        review: ReviewStep::Off,
     });
     let summary = engine.run().await;
     assert!(summary.failure.is_none(), "{:?}", summary.failure);

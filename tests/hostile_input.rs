@@ -315,6 +315,7 @@ async fn hostile_search_results_and_answers_leave_a_clean_bounded_report() {
         Agent::Final => Reply::content(
             "Answer [1] and [2]. \u{1b}]0;pwned\u{7}Done.\n\n## References\n[1] Made-up source\n[2] Another",
         ),
+        Agent::Review | Agent::SecondOpinion => unreachable!("the review is off here"),
     });
     let s = Setup::new(&llm, Some(&search));
     s.query("Q?").run().await.success();

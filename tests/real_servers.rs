@@ -156,16 +156,19 @@ async fn every_request_has_a_token_limit_and_the_planner_is_greedy() {
     let s = Setup::with_config(
         &llm,
         None,
-        json!({"roles": {"summary": {"maxTokens": 777}}}),
+        json!({"roles": {"summary": {"maxTokens": 777}}, "review": {"enabled": true}}),
     );
     s.query("Q?").run().await.success();
-    for r in llm.chat_requests() {
+    let requests = llm.chat_requests();
+    assert!(requests.iter().any(|r| agent(r) == Agent::SecondOpinion));
+    for r in requests {
         let limit = r.body["max_tokens"].as_u64().expect("a token limit");
         let expected = match agent(&r) {
-            Agent::Planner => 1024,
+            Agent::Planner | Agent::Review => 1024,
             Agent::Queries => 256,
             Agent::Analysis => 2048,
             Agent::Summary | Agent::Final => 777,
+            Agent::SecondOpinion => 768,
         };
         assert_eq!(limit, expected, "{:?}", agent(&r));
         let temperature = r.body.get("temperature");
@@ -198,6 +201,7 @@ async fn cut_off_answers_are_repaired_or_marked() {
             Reply::json(&json!({"summary": "Short.", "analysis": "Brief."}))
         }
         Agent::Final => Reply::truncated("The report begins and then"),
+        Agent::Review | Agent::SecondOpinion => unreachable!("the review is off here"),
     });
     let s = Setup::new(&llm, None);
     s.query("Q?").run().await.success();

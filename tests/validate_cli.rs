@@ -291,3 +291,54 @@ fn text_format_prints_one_line_per_finding() {
         "valid: 0 error(s), 0 warning(s)\n"
     );
 }
+
+#[test]
+fn review_answers_valid_and_invalid_with_codes_and_paths() {
+    for (kind, name) in [
+        ("review", "review.valid.json"),
+        ("second-opinion", "second-opinion.valid.json"),
+    ] {
+        let out = run(&[kind, &fixture(name)]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert_eq!(json_of(&out)["valid"], true);
+    }
+
+    let out = run(&["review", &fixture("review.invalid.json")]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_of(&out);
+    let got = codes(&v);
+    for want in [
+        "INVALID_TYPE ok",
+        "EMPTY_FIELD summary",
+        "INVALID_TYPE risks[1]",
+        "EMPTY_ENTRY risks[2]",
+        "INVALID_TYPE gaps",
+        "MISSING_FIELD suggestions",
+    ] {
+        assert!(got.iter().any(|g| g == want), "missing `{want}` in {got:?}");
+    }
+    assert_eq!(v["warnings"][0]["code"], "UNKNOWN_FIELD");
+    assert_eq!(v["warnings"][0]["path"], "next_actions");
+
+    let out = run(&["second-opinion", &fixture("second-opinion.invalid.json")]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_of(&out);
+    assert_eq!(codes(&v), vec!["VERDICT_MISMATCH verdict".to_string()]);
+    assert_eq!(v["warnings"][0]["path"], "score");
+
+    // Text around the object is a finding; a missing file is an input error.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fenced = dir.path().join("answer.md");
+    std::fs::write(&fenced, "```json\n{\"ok\": true}\n```\n").expect("write");
+    let out = run(&["second-opinion", &fenced.display().to_string()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(codes(&json_of(&out)), vec!["INVALID_JSON ".to_string()]);
+    let out = run(&["review", "no-such-answer.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-answer.json"));
+}

@@ -23,9 +23,19 @@ pub struct Item {
     /// Why it ended short of `completed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The review of its report, as the workflow printed it (`status`, `verdict`, `files`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<serde_json::Value>,
 }
 
 impl Item {
+    /// Whether the review's verdict on its report is `block`.
+    pub fn is_blocked(&self) -> bool {
+        self.review
+            .as_ref()
+            .is_some_and(|r| r["verdict"].as_str() == Some("block"))
+    }
+
     /// Whether the question is done: a rerun leaves it and its files alone.
     pub fn is_done(&self) -> bool {
         matches!(self.status.as_str(), "completed" | "partial")
@@ -144,6 +154,7 @@ mod tests {
             report: None,
             totals: serde_json::Value::Null,
             reason: None,
+            review: None,
         }
     }
 

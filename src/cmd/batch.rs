@@ -46,7 +46,10 @@ pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
     })?;
     let _lock = manifest::lock(&dir).map_err(CommandError::usage)?;
     let mut manifest = Manifest::load(&dir).map_err(CommandError::usage)?;
-    let settings = research::settings(global, &args.corpus)?;
+    let mut settings = research::settings(global, &args.corpus)?;
+    if args.review.no_review {
+        settings.review = false;
+    }
     let options = WorkflowOptions {
         max_rounds: args.max_rounds,
         concurrency: usize::try_from(args.concurrency).unwrap_or(1),
@@ -86,7 +89,7 @@ pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
     if let Some(previous) = &args.previous {
         write_changes(&questions, &dir, previous, &batch.manifest);
     }
-    finish(&batch, &questions, interrupted)
+    finish(&batch, &questions, interrupted, args.review.fail_on_block)
 }
 
 /// A batch being run: its folder, what its workflows share, and its manifest.
@@ -204,6 +207,10 @@ impl Batch {
                 item.report = summary.report.as_ref().map(|p| p.display().to_string());
                 item.totals = serde_json::to_value(&summary.totals).unwrap_or_default();
                 item.reason = summary.reason.clone();
+                item.review = summary
+                    .review
+                    .as_ref()
+                    .and_then(|r| serde_json::to_value(r).ok());
                 if summary.status == RunStatus::Failed
                     && matches!(summary.failure, Some(EngineError::Unusable(_)))
                 {
@@ -251,6 +258,7 @@ fn item_of(q: &Question, dir: &Path, status: &str) -> Item {
         report: None,
         totals: serde_json::Value::Null,
         reason: None,
+        review: None,
     }
 }
 
@@ -295,18 +303,27 @@ fn write_changes(questions: &[Question], dir: &Path, previous: &Path, manifest: 
 
 /// Prints the counts and the manifest path, and maps them to the exit code: 130 when
 /// interrupted, 2 when an endpoint could not be used, 1 when a question ended degraded or
-/// failed, else 0 (completed and partial are both what was asked).
-fn finish(batch: &Batch, questions: &[Question], interrupted: bool) -> CommandResult {
+/// failed (or, with `fail_on_block`, its review's verdict is `block`), else 0 (completed and
+/// partial are both what was asked).
+fn finish(
+    batch: &Batch,
+    questions: &[Question],
+    interrupted: bool,
+    fail_on_block: bool,
+) -> CommandResult {
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut blocked = 0;
     for q in questions {
         if let Some(item) = batch.manifest.item(&q.id) {
             *counts.entry(item.status.clone()).or_default() += 1;
+            blocked += usize::from(item.is_blocked());
         }
     }
     print_json(&json!({
         "manifest": manifest::path_in(&batch.dir).display().to_string(),
         "questions": questions.len(),
         "counts": counts,
+        "blocked": blocked,
     }));
     if interrupted {
         return Ok(ExitStatus::Interrupted);
@@ -319,7 +336,12 @@ fn finish(batch: &Batch, questions: &[Question], interrupted: bool) -> CommandRe
     let bad = counts
         .keys()
         .any(|s| !matches!(s.as_str(), "completed" | "partial"));
-    Ok(if bad {
+    if fail_on_block && blocked > 0 {
+        eprintln!(
+            "error: the review's verdict on {blocked} question(s) is `block`: see their `.review.md` notes"
+        );
+    }
+    Ok(if bad || (fail_on_block && blocked > 0) {
         ExitStatus::Failure
     } else {
         ExitStatus::Success

@@ -12,5 +12,6 @@ pub async fn run(cli: Cli) -> CommandResult {
         Command::Doctor(args) => super::doctor::run(args, &cli.global).await,
         Command::Diff(args) => super::diff::run(args).await,
         Command::Batch(args) => super::batch::run(args, &cli.global).await,
+        Command::Review(args) => super::review::run(args, &cli.global).await,
     }
 }

@@ -1,6 +1,7 @@
 //! `researchflow doctor`: probes every configured endpoint, once each (roles that share an
-//! endpoint are probed together), and the search provider, then prints a table, or JSON with
-//! `--json`. Exit 0 when everything works, 1 otherwise. Never prints a key; URLs are redacted.
+//! endpoint are probed together; the review's two roles only while `review.enabled`), and the
+//! search provider, then prints a table, or JSON with `--json`. Exit 0 when everything works, 1
+//! otherwise. Never prints a key; URLs are redacted.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -46,7 +47,9 @@ pub async fn run(args: DoctorArgs, global: &GlobalArgs) -> CommandResult {
     let mut endpoints = Vec::new();
     let mut seen: Vec<(&crate::settings::LlmEndpoint, usize)> = Vec::new();
     let roles = settings.require_llm().map_err(CommandError::usage)?;
-    for role in [Role::Planning, Role::Search, Role::Summary] {
+    // The review's roles only when the review runs (`review.enabled`).
+    let used = |role: &Role| settings.review || !matches!(role, Role::Review | Role::SecondOpinion);
+    for role in Role::ALL.into_iter().filter(used) {
         let endpoint = roles.get(role);
         let same = |e: &crate::settings::LlmEndpoint| {
             e.base_url == endpoint.base_url

@@ -11,6 +11,7 @@ pub mod output;
 pub mod plan;
 pub mod plan_file;
 pub mod research;
+pub mod review;
 pub mod runner;
 pub mod validate;
 pub mod workflow;

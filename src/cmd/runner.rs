@@ -18,11 +18,12 @@ use crate::offline::{ExtractivePlanner, ExtractiveRunner};
 use crate::plan::{Beside, PlanFile, PlanStore};
 use crate::planner::{LogOptions, PlanRound, Planner, bootstrap};
 use crate::prompts::Prompts;
+use crate::review::{ReviewPaths, Reviewer};
 use crate::search::SearchClient;
 use crate::settings::{EngineKind, Role, Settings};
 use crate::transcript::{Recorder, Replayer, SessionLine, Tape};
 use crate::workflow::{
-    Engine, EngineParts, EventListener, EventLog, RunSummary, Shutdown, WorkflowOptions,
+    Engine, EngineParts, EventListener, EventLog, ReviewStep, RunSummary, Shutdown, WorkflowOptions,
 };
 
 /// What every workflow run of one process shares.
@@ -96,7 +97,7 @@ impl Shared {
             store.save(&plan).map_err(CommandError::failure)?;
         }
         let beside = Beside::of(store.real_path());
-        let (report_path, events_path) = (beside.report, beside.events);
+        let (report_path, events_path) = (beside.report.clone(), beside.events.clone());
         let events = self.event_log(&events_path, listener)?;
         let recorder = open_transcript(
             &beside.transcript,
@@ -124,6 +125,7 @@ impl Shared {
             report_path: report_path.clone(),
             corpus_url: self.corpus_url(),
             shutdown,
+            review: self.review_step(ReviewPaths::of(&beside), &tape)?,
         };
         let summary = if self.settings.engine == EngineKind::Extractive {
             let (runner, planner) = self.extractive_engine(tape)?;
@@ -173,6 +175,38 @@ impl Shared {
         Ok(events)
     }
 
+    /// What follows the report: the review by its two roles, unless it is off
+    /// (`review.enabled: false`, `--no-review`) or the engine has no model.
+    fn review_step(&self, paths: ReviewPaths, tape: &Tape) -> Result<ReviewStep, CommandError> {
+        if !self.settings.review {
+            return Ok(ReviewStep::Off);
+        }
+        if self.settings.engine == EngineKind::Extractive {
+            return Ok(ReviewStep::Skip(
+                "the offline engine has no model to review the report".into(),
+            ));
+        }
+        let reviewer = reviewer(&self.settings, &self.prompts, |role| self.llm(role, tape))?;
+        Ok(ReviewStep::Run {
+            reviewer: Box::new(reviewer),
+            paths,
+        })
+    }
+
+    /// A client of `role`'s endpoint, sharing the process's negotiation and rate budgets,
+    /// its calls on the run's `tape`.
+    fn llm(&self, role: Role, tape: &Tape) -> Result<LlmClient, CommandError> {
+        LlmClient::new(
+            self.http.clone(),
+            &self.settings,
+            role,
+            Arc::clone(&self.negotiator),
+            &self.gates,
+        )
+        .map(|client| client.with_tape(tape.clone()))
+        .map_err(CommandError::usage)
+    }
+
     /// The task runner and planner of the extractive engine, over the corpus.
     fn extractive_engine(
         &self,
@@ -199,17 +233,7 @@ impl Shared {
 
     /// The sub-agents and the planner of a run with a model.
     fn llm_engine(&self, tape: Tape) -> Result<(Agents, Planner), CommandError> {
-        let llm = |role| {
-            LlmClient::new(
-                self.http.clone(),
-                &self.settings,
-                role,
-                Arc::clone(&self.negotiator),
-                &self.gates,
-            )
-            .map(|client| client.with_tape(tape.clone()))
-            .map_err(CommandError::usage)
-        };
+        let llm = |role| self.llm(role, &tape);
         let planner = Planner {
             llm: llm(Role::Planning)?,
             system_prompt: self.prompts.planning.clone(),
@@ -236,6 +260,7 @@ struct Prepared {
     report_path: PathBuf,
     corpus_url: Option<String>,
     shutdown: Shutdown,
+    review: ReviewStep,
 }
 
 impl Prepared {
@@ -250,6 +275,7 @@ impl Prepared {
             report_path: self.report_path,
             corpus_url: self.corpus_url,
             shutdown: self.shutdown,
+            review: self.review,
         })
         .run()
         .await
@@ -279,6 +305,21 @@ pub fn open_transcript(
             "cannot open the transcript `{}`: {e}",
             path.display()
         ))
+    })
+}
+
+/// The review stage's two roles, their clients made by `llm`.
+pub fn reviewer(
+    settings: &Settings,
+    prompts: &Prompts,
+    llm: impl Fn(Role) -> Result<LlmClient, CommandError>,
+) -> Result<Reviewer, CommandError> {
+    Ok(Reviewer {
+        review_llm: llm(Role::Review)?,
+        second_opinion_llm: llm(Role::SecondOpinion)?,
+        review_prompt: prompts.review.clone(),
+        second_opinion_prompt: prompts.second_opinion.clone(),
+        repair_attempts: settings.repair_attempts,
     })
 }
 

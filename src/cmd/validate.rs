@@ -10,7 +10,7 @@ use crate::diagnostics::Diagnostics;
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::validate::{
     AtomRegistry, Executors, PlanNextContext, document, validate_plan_file,
-    validate_plan_next_text, validate_steps,
+    validate_plan_next_text, validate_review_text, validate_second_opinion_text, validate_steps,
 };
 
 pub async fn run(args: ValidateArgs) -> CommandResult {
@@ -43,6 +43,13 @@ pub async fn run(args: ValidateArgs) -> CommandResult {
         ValidateCommand::Plan { file } => {
             let doc = document::read_document(file).map_err(CommandError::usage)?;
             validate_plan_file(&doc)
+        }
+        // Answers are read as text, as plan-next's are: text around the object is a finding.
+        ValidateCommand::Review { file } => {
+            validate_review_text(&document::read_text(file).map_err(CommandError::usage)?)
+        }
+        ValidateCommand::SecondOpinion { file } => {
+            validate_second_opinion_text(&document::read_text(file).map_err(CommandError::usage)?)
         }
     };
     print(&diagnostics, args.format);

@@ -2,8 +2,9 @@
 //! existing plan file (`--plan`, resume) to the final summary.
 //!
 //! Everything is resolved before any work starts: settings, prompts, the search provider and
-//! the output paths. Outputs sit beside the plan file: `<stem>.report.md` and
-//! `<stem>.events.ndjson`. stdout gets one JSON object with the paths and the totals.
+//! the output paths. Outputs sit beside the plan file: `<stem>.report.md`,
+//! `<stem>.events.ndjson` and, after the review, `<stem>.review.json` and `<stem>.review.md`.
+//! stdout gets one JSON object with the paths, the totals and the review.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -14,6 +15,7 @@ use serde_json::json;
 use super::options::planner_log;
 use super::output::print_json;
 use super::research;
+use super::review::verdict_exit;
 use super::runner::{Shared, shutdown_signal};
 use crate::cli::{BudgetArgs, GlobalArgs, WorkflowArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
@@ -29,7 +31,10 @@ use crate::workflow::{
 pub const DEFAULT_MAX_ROUNDS: u32 = 8;
 
 pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
-    let settings = research::settings(global, &args.corpus)?;
+    let mut settings = research::settings(global, &args.corpus)?;
+    if args.review.no_review {
+        settings.review = false;
+    }
     // In a workflow the planner's full input is debug output unless asked for.
     let log = planner_log(args.log, global.verbose > 0);
     let replay = match &args.replay {
@@ -72,8 +77,15 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
         "transcript": finished.transcript_path.display().to_string(),
         "final_node": summary.final_node,
         "totals": summary.totals,
+        "review": summary.review,
     }));
-    exit_status(summary, &finished.plan_path)
+    let review = summary.review.clone();
+    let status = exit_status(summary, &finished.plan_path)?;
+    Ok(verdict_exit(
+        status,
+        review.as_ref(),
+        args.review.fail_on_block,
+    ))
 }
 
 /// The run's budget: the flags, else the config.

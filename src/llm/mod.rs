@@ -2,6 +2,7 @@
 //! structured answers, and what each endpoint is found to accept.
 
 mod answer;
+pub mod checked;
 pub mod client;
 pub mod json;
 pub mod negotiate;
@@ -11,6 +12,7 @@ mod taped;
 pub mod types;
 
 pub use answer::{ChatAnswer, LlmError};
+pub use checked::{Checked, CheckedError, Contract, ask_checked};
 pub use client::{LlmClient, Want};
 pub use json::extract_json;
 pub use negotiate::Negotiator;

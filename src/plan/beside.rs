@@ -14,6 +14,10 @@ pub struct Beside {
     pub transcript: PathBuf,
     /// `runs/plan_x.plan-review.json`
     pub plan_review: PathBuf,
+    /// `runs/plan_x.review.json`: the review stage's two answers.
+    pub review_json: PathBuf,
+    /// `runs/plan_x.review.md`: its meeting notes.
+    pub review_notes: PathBuf,
 }
 
 impl Beside {
@@ -28,6 +32,8 @@ impl Beside {
             events: named("events.ndjson"),
             transcript: named("transcript.jsonl"),
             plan_review: named("plan-review.json"),
+            review_json: named("review.json"),
+            review_notes: named("review.md"),
         }
     }
 }
@@ -43,5 +49,7 @@ mod tests {
         assert_eq!(b.events, Path::new("runs/plan_x.events.ndjson"));
         assert_eq!(b.transcript, Path::new("runs/plan_x.transcript.jsonl"));
         assert_eq!(b.plan_review, Path::new("runs/plan_x.plan-review.json"));
+        assert_eq!(b.review_json, Path::new("runs/plan_x.review.json"));
+        assert_eq!(b.review_notes, Path::new("runs/plan_x.review.md"));
     }
 }

@@ -326,26 +326,8 @@ fn warn_unknown(diag: &mut Diagnostics, obj: &Map<String, Value>, path: &str, kn
     }
 }
 
-/// The message of the repair round: the errors, quoted, and what to do.
-pub fn repair_message(diag: &Diagnostics) -> String {
-    let mut text = String::from(
-        "Your answer broke the output contract. Errors, as `code at path: message`:\n",
-    );
-    for f in &diag.errors {
-        let path = if f.path.is_empty() {
-            "(answer)"
-        } else {
-            &f.path
-        };
-        text.push_str(&format!("- {} at {path}: {}\n", f.code, f.message));
-    }
-    text.push_str(
-        "\nAnswer again with only the corrected JSON object: \
-         {\"is_final\": bool, \"tasks\": [{\"title\", \"type\", \"p_node\"}] (0-3), \
-         \"next_check_list\": [string]}.",
-    );
-    text
-}
+/// The shape of an answer, quoted at the end of a repair message.
+pub const ANSWER_SHAPE: &str = "{\"is_final\": bool, \"tasks\": [{\"title\", \"type\", \"p_node\"}] (0-3), \"next_check_list\": [string]}";
 
 #[cfg(test)]
 mod tests {
@@ -437,7 +419,7 @@ mod tests {
         assert!(check(&ok, Stage::Open).is_ok());
         let bad = check_open(&json!({"is_final": true, "tasks": [], "next_check_list": []}))
             .expect_err("invalid");
-        let msg = repair_message(&bad);
+        let msg = crate::llm::checked::repair_message(&bad, ANSWER_SHAPE);
         assert!(msg.contains("FINAL_NEEDS_ONE_SUMMARY at tasks"), "{msg}");
     }
 

@@ -9,12 +9,14 @@ use std::future::Future;
 use serde_json::{Value, json};
 
 use super::apply::{Applied, apply};
-use super::contract::{PlanAnswer, check, repair_message};
+use super::contract::{ANSWER_SHAPE, PlanAnswer, check};
 use super::input::{PlannerInput, RoundNotes, build};
 use super::schema::{Stage, answer_schema};
 use crate::diagnostics::Diagnostics;
 use crate::http::RetryObserver;
-use crate::llm::{ChatAnswer, LlmClient, LlmError, Message, Usage, Want, extract_json};
+use crate::llm::{
+    ChatAnswer, CheckedError, Contract, LlmClient, LlmError, Message, Usage, Want, ask_checked,
+};
 use crate::logging;
 use crate::plan::{FINAL_BATCH, NodeStatus, NodeType, PlanFile};
 use crate::text::truncate;
@@ -146,58 +148,37 @@ impl Planner {
             self.clip(&input.text)
         ));
 
-        let mut messages = vec![
+        let messages = vec![
             Message::system(self.system_prompt.clone()),
             Message::user(input.text),
         ];
         let stage = stage_of(plan, notes);
+        let check = |value: &Value| check(value, stage);
+        let contract = Contract {
+            who: "planning",
+            check: &check,
+            shape: ANSWER_SHAPE,
+            repair_attempts: self.repair_attempts,
+        };
         // Round numbers continue across resumes: this round's is one more than the plan's.
         let site = Site::round(plan.rounds + 1);
-        let want = Want::Json(answer_schema(stage));
-        let mut usage = Usage::default();
-        let mut calls = 0;
-        let answer = loop {
-            let reply = match self
-                .llm
-                .chat(&site, &messages, want, PLANNER_MAX_TOKENS, observer)
-                .await
-            {
-                Ok(reply) => Some(reply),
-                // Small models sometimes answer nothing at all: a broken contract, not an
-                // unusable server.
-                Err(LlmError::Empty { .. }) => None,
-                Err(e) => return Err(e.into()),
-            };
-            calls += 1;
-            let diagnostics = match &reply {
-                Some(reply) => {
-                    usage.add(reply.usage);
-                    match self.judge(reply, stage) {
-                        Ok(answer) => break answer,
-                        Err(d) => d,
-                    }
-                }
-                None => {
-                    let mut d = Diagnostics::new();
-                    d.error("EMPTY_ANSWER", "", "the answer was empty");
-                    d
-                }
-            };
-            if calls > self.repair_attempts {
-                return Err(RoundError::Contract {
-                    diagnostics,
-                    attempts: calls,
-                });
-            }
-            tracing::warn!(
-                "[planning] answer broke the contract ({} error(s)); asking again",
-                diagnostics.errors.len()
-            );
-            if let Some(reply) = reply {
-                messages.push(Message::assistant(reply.content));
-            }
-            messages.push(Message::user(repair_message(&diagnostics)));
-        };
+        let checked = ask_checked(messages, &contract, |messages| {
+            self.call(&site, messages, stage, observer)
+        })
+        .await
+        .map_err(|e| match e {
+            CheckedError::Llm { error, .. } => RoundError::Llm(error),
+            CheckedError::Contract {
+                diagnostics,
+                attempts,
+                ..
+            } => RoundError::Contract {
+                diagnostics,
+                attempts,
+            },
+        })?;
+        self.log_output(&checked.value);
+        let (answer, usage, calls) = (checked.answer, checked.usage, checked.calls);
 
         let applied = apply(plan, &answer, &crate::clock::now());
         for w in &applied.warnings {
@@ -211,26 +192,18 @@ impl Planner {
         })
     }
 
-    /// The answer if it honours the contract. An answer cut off by the token limit breaks it,
-    /// even when what arrived happens to parse.
-    fn judge(&self, reply: &ChatAnswer, stage: Stage) -> Result<PlanAnswer, Diagnostics> {
-        if reply.truncated() {
-            let mut d = Diagnostics::new();
-            d.error(
-                "TRUNCATED",
-                "",
-                "the answer was cut off at the token limit: be brief, titles short, no text outside the JSON object",
-            );
-            return Err(d);
-        }
-        let value = extract_json(&reply.content).map_err(|why| {
-            let mut d = Diagnostics::new();
-            d.error("INVALID_JSON", "", why);
-            d
-        })?;
-        let answer = check(&value, stage)?;
-        self.log_output(&value);
-        Ok(answer)
+    /// The planner's one call to its model.
+    async fn call(
+        &self,
+        site: &Site,
+        messages: Vec<Message>,
+        stage: Stage,
+        observer: &dyn RetryObserver,
+    ) -> Result<ChatAnswer, LlmError> {
+        let want = Want::Json(answer_schema(stage));
+        self.llm
+            .chat(site, &messages, want, PLANNER_MAX_TOKENS, observer)
+            .await
     }
 
     fn log_output(&self, value: &Value) {

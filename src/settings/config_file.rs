@@ -45,6 +45,16 @@ pub struct ConfigFile {
     pub engine: Option<EngineKind>,
     #[serde(default)]
     pub budget: BudgetConfig,
+    #[serde(default)]
+    pub review: ReviewConfig,
+}
+
+/// The review stage after the final report.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ReviewConfig {
+    /// Whether a workflow's report is reviewed (default true).
+    pub enabled: Option<bool>,
 }
 
 /// What one run may spend; reaching a limit ends the run with a partial report.
@@ -74,6 +84,21 @@ pub struct Roles {
     pub planning: Option<RoleConfig>,
     pub search: Option<RoleConfig>,
     pub summary: Option<RoleConfig>,
+    pub review: Option<RoleConfig>,
+    pub second_opinion: Option<RoleConfig>,
+}
+
+impl Roles {
+    /// Every role's overrides, in [`super::Role::ALL`] order.
+    pub fn all(&self) -> [&Option<RoleConfig>; 5] {
+        [
+            &self.planning,
+            &self.search,
+            &self.summary,
+            &self.review,
+            &self.second_opinion,
+        ]
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -225,11 +250,7 @@ impl ConfigFile {
 
     /// Whether any `apiKey` of the file (top level, a role, search) is set and not blank.
     pub fn has_api_key(&self) -> bool {
-        let roles = [
-            &self.roles.planning,
-            &self.roles.search,
-            &self.roles.summary,
-        ];
+        let roles = self.roles.all();
         [&self.api_key, &self.search.api_key]
             .into_iter()
             .chain(roles.into_iter().flatten().map(|r| &r.api_key))
@@ -285,6 +306,7 @@ mod tests {
         assert!(parse(r#"{"apiKey": "k"}"#).has_api_key());
         assert!(parse(r#"{"roles": {"summary": {"apiKey": "k"}}}"#).has_api_key());
         assert!(parse(r#"{"search": {"apiKey": "k"}}"#).has_api_key());
+        assert!(parse(r#"{"roles": {"second_opinion": {"apiKey": "k"}}}"#).has_api_key());
     }
 
     #[cfg(unix)]
@@ -368,5 +390,7 @@ mod tests {
         assert!(summary.limits.is_some());
         assert!(cfg.search.provider.is_some() && cfg.search.max_results.is_some());
         assert!(cfg.planner.repair_attempts.is_some());
+        assert!(cfg.roles.review.is_some() && cfg.roles.second_opinion.is_some());
+        assert!(cfg.review.enabled.is_some());
     }
 }

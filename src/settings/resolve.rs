@@ -57,7 +57,7 @@ struct Resolver<'a> {
 /// Gives every role the lower of the budgets of the roles on its endpoint (base URL and
 /// model): they share one budget at run time, so they share its limits here too.
 fn share_budgets(roles: &mut LlmRoles) {
-    let all = [&roles.planning, &roles.search, &roles.summary];
+    let all = roles.all();
     let shared: Vec<RateLimits> = all
         .iter()
         .map(|e| {
@@ -66,7 +66,13 @@ fn share_budgets(roles: &mut LlmRoles) {
                 .fold(e.limits, |limits, o| limits.tighter(o.limits))
         })
         .collect();
-    let all = [&mut roles.planning, &mut roles.search, &mut roles.summary];
+    let all = [
+        &mut roles.planning,
+        &mut roles.search,
+        &mut roles.summary,
+        &mut roles.review,
+        &mut roles.second_opinion,
+    ];
     for (endpoint, limits) in all.into_iter().zip(shared) {
         endpoint.limits = limits;
     }
@@ -105,6 +111,7 @@ impl<'a> Resolver<'a> {
             repair_attempts: self.repair_attempts()?,
             prompts_dir: self.prompts_dir()?,
             budget: self.budget()?,
+            review: file.review.enabled.unwrap_or(true),
         })
     }
 
@@ -130,16 +137,11 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// The three roles' endpoints; `None` when no base URL and no model is set anywhere (the
+    /// The roles' endpoints; `None` when no base URL and no model is set anywhere (the
     /// file, its roles, the environment), which only the extractive engine accepts.
     fn llm(&self) -> Result<Option<LlmRoles>, SettingsError> {
         let file = self.file;
-        let roles = [
-            &file.roles.planning,
-            &file.roles.search,
-            &file.roles.summary,
-        ];
-        let any_role = roles.iter().any(|r| {
+        let any_role = file.roles.all().iter().any(|r| {
             r.as_ref()
                 .is_some_and(|r| pick(&r.base_url).is_some() || pick(&r.model).is_some())
         });
@@ -155,6 +157,8 @@ impl<'a> Resolver<'a> {
             planning: self.endpoint(Role::Planning, &file.roles.planning)?,
             search: self.endpoint(Role::Search, &file.roles.search)?,
             summary: self.endpoint(Role::Summary, &file.roles.summary)?,
+            review: self.endpoint(Role::Review, &file.roles.review)?,
+            second_opinion: self.endpoint(Role::SecondOpinion, &file.roles.second_opinion)?,
         };
         share_budgets(&mut roles);
         Ok(Some(roles))
@@ -489,6 +493,26 @@ mod tests {
             llm(&s).summary.api_key.as_ref().map(ApiKey::expose),
             Some("k")
         );
+    }
+
+    #[test]
+    fn the_review_roles_fall_back_to_the_top_level_and_review_is_on_by_default() {
+        let s = resolve(
+            r#"{"baseURL": "http://a/v1", "model": "m",
+                "roles": {"second_opinion": {"model": "judge", "baseURL": "http://b/v1"}}}"#,
+            &[],
+        )
+        .expect("valid");
+        assert!(s.review);
+        assert_eq!(llm(&s).review.model, "m");
+        assert_eq!(llm(&s).second_opinion.model, "judge");
+        assert_eq!(llm(&s).second_opinion.base_url, "http://b/v1");
+        assert_eq!(Role::SecondOpinion.as_str(), "second_opinion");
+        let s = resolve(r#"{"review": {"enabled": false}}"#, &[]).expect("valid");
+        assert!(!s.review);
+        let err =
+            ConfigFile::parse("c.json", r#"{"review": {"enable": false}}"#).expect_err("typo");
+        assert!(err.to_string().contains("`enable`"), "{err}");
     }
 
     #[test]

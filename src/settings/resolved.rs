@@ -15,14 +15,30 @@ pub enum Role {
     Planning,
     Search,
     Summary,
+    /// The review stage's reviewer of the report.
+    Review,
+    /// The review stage's second opinion, with the verdict.
+    SecondOpinion,
 }
 
 impl Role {
+    /// Every role, in the order the config lists them.
+    pub const ALL: [Role; 5] = [
+        Role::Planning,
+        Role::Search,
+        Role::Summary,
+        Role::Review,
+        Role::SecondOpinion,
+    ];
+
+    /// As in the config's `roles` (`roles.second_opinion`).
     pub fn as_str(self) -> &'static str {
         match self {
             Role::Planning => "planning",
             Role::Search => "search",
             Role::Summary => "summary",
+            Role::Review => "review",
+            Role::SecondOpinion => "second_opinion",
         }
     }
 }
@@ -123,12 +139,14 @@ impl SearchSettings {
     }
 }
 
-/// The model endpoints of the three roles.
+/// The model endpoints of the roles.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LlmRoles {
     pub planning: LlmEndpoint,
     pub search: LlmEndpoint,
     pub summary: LlmEndpoint,
+    pub review: LlmEndpoint,
+    pub second_opinion: LlmEndpoint,
 }
 
 impl LlmRoles {
@@ -137,7 +155,14 @@ impl LlmRoles {
             Role::Planning => &self.planning,
             Role::Search => &self.search,
             Role::Summary => &self.summary,
+            Role::Review => &self.review,
+            Role::SecondOpinion => &self.second_opinion,
         }
+    }
+
+    /// Every role's endpoint, in [`Role::ALL`] order.
+    pub fn all(&self) -> [&LlmEndpoint; 5] {
+        Role::ALL.map(|role| self.get(role))
     }
 }
 
@@ -158,6 +183,8 @@ pub struct Settings {
     pub repair_attempts: u32,
     pub prompts_dir: Option<PathBuf>,
     pub budget: Budget,
+    /// Whether a workflow's report is reviewed (`review.enabled`, default true).
+    pub review: bool,
 }
 
 /// What one run may spend (each limit optional).
@@ -217,11 +244,7 @@ impl Settings {
     /// Every secret in the settings, for redaction: the keys, and the passwords of the URLs
     /// (as written and percent-decoded), since servers echo both in error bodies.
     pub fn secrets(&self) -> Vec<ApiKey> {
-        let llm: Vec<&LlmEndpoint> = self
-            .llm
-            .iter()
-            .flat_map(|l| [&l.planning, &l.search, &l.summary])
-            .collect();
+        let llm: Vec<&LlmEndpoint> = self.llm.iter().flat_map(LlmRoles::all).collect();
         let urls = llm
             .iter()
             .map(|e| Some(&e.base_url))

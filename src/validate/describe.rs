@@ -88,6 +88,42 @@ pub fn require_string<'a>(
     }
 }
 
+/// Records MISSING_FIELD / INVALID_TYPE unless `obj[field]` is `true` or `false`; returns it.
+pub fn require_bool(
+    obj: &Map<String, Value>,
+    base: &str,
+    field: &str,
+    d: &mut Diagnostics,
+) -> Option<bool> {
+    let path = json_path::key(base, field);
+    match obj.get(field) {
+        Some(Value::Bool(b)) => Some(*b),
+        None => {
+            d.error(
+                "MISSING_FIELD",
+                path,
+                format!("`{field}` is missing: add true or false"),
+            );
+            None
+        }
+        Some(other) => {
+            invalid_type(path, field, other, "write true or false", d);
+            None
+        }
+    }
+}
+
+/// Records the warning UNKNOWN_FIELD for every key of `obj` not in `known`.
+pub fn warn_unknown(obj: &Map<String, Value>, base: &str, known: &[&str], d: &mut Diagnostics) {
+    for key in obj.keys().filter(|k| !known.contains(&k.as_str())) {
+        d.warn(
+            "UNKNOWN_FIELD",
+            json_path::key(base, key),
+            format!("`{key}` is not part of the contract"),
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,9 +9,12 @@
 //!   [`plan_next_context`] (depth and failed attempts); its checks are in `plan_next_shape` (one
 //!   field at a time) and `plan_next_rules` (what the plan type, executors and context require).
 //! - [`plan_file`]: integrity of a researchflow plan file.
+//! - [`review`] and [`second_opinion`]: the two answers of the review stage (seed 004), which
+//!   the stage itself checks with the same code; [`answer`] reads an answer file.
 //! - [`document`] reads JSON or YAML (bounded: [`yaml_depth`] refuses deep nesting first);
 //!   [`json_path`] and [`describe`] format paths and values.
 
+pub mod answer;
 pub mod atoms;
 pub mod describe;
 pub mod document;
@@ -22,6 +25,8 @@ pub mod plan_file;
 pub mod plan_next;
 pub mod plan_next_context;
 pub mod plan_next_schema;
+pub mod review;
+pub mod second_opinion;
 pub mod step_refs;
 pub mod steps;
 pub mod words;
@@ -39,4 +44,8 @@ pub use executors::{Executors, ExecutorsError};
 pub use plan_file::validate_plan_file;
 pub use plan_next::{validate_plan_next, validate_plan_next_text};
 pub use plan_next_context::{ContextError, PlanNextContext};
+pub use review::{ReviewAnswer, check_review, validate_review_text};
+pub use second_opinion::{
+    SecondOpinion, Verdict, check_second_opinion, validate_second_opinion_text,
+};
 pub use steps::validate_steps;

@@ -45,6 +45,7 @@
 
 use serde_json::Value;
 
+use super::answer::parse_answer;
 use super::executors::Executors;
 use super::plan_next_context::PlanNextContext;
 use super::plan_next_rules::{check_command, check_depth, check_plan_type_rules, check_repeats};
@@ -62,22 +63,9 @@ pub fn validate_plan_next_text(
     executors: Option<&Executors>,
     context: Option<&PlanNextContext>,
 ) -> Diagnostics {
-    match serde_json::from_str::<Value>(text) {
+    match parse_answer(text) {
         Ok(doc) => validate_plan_next(&doc, executors, context),
-        Err(err) => {
-            let mut d = Diagnostics::new();
-            let hint = if text.trim_start().starts_with("```") {
-                "remove the Markdown code fence"
-            } else {
-                "output exactly one JSON object with no text before or after it"
-            };
-            d.error(
-                "INVALID_JSON",
-                "",
-                format!("the answer is not one JSON object ({err}): {hint}"),
-            );
-            d
-        }
+        Err(d) => d,
     }
 }
 

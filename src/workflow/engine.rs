@@ -15,7 +15,8 @@
 //!   already finished are recorded, tasks still in flight are abandoned (their nodes stay
 //!   `running` for resume), the plan is saved, and the run reports `interrupted`.
 //! - The event log always closes with `run_finished`, also when the run fails on its own
-//!   error (a plan file that cannot be saved).
+//!   error (a plan file that cannot be saved). The review of the report (`review_step.rs`)
+//!   comes just before it, once the outcome is saved.
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -31,6 +32,7 @@ use super::outcome::{BudgetStop, RunStatus, RunSummary, Totals};
 use crate::agents::TaskRunner;
 use crate::plan::{NodeStatus, PlanFile, PlanStore};
 use crate::planner::{PlanRound, RoundNotes};
+use crate::review::{ReviewPaths, Reviewer};
 use crate::settings::Budget;
 
 /// How a workflow run is bounded.
@@ -45,6 +47,19 @@ pub struct WorkflowOptions {
 /// Resolves when the run must stop (Ctrl-C, SIGTERM).
 pub type Shutdown = Pin<Box<dyn Future<Output = ()> + Send>>;
 
+/// What happens after the report.
+pub enum ReviewStep {
+    /// No review (`--no-review`, `review.enabled: false`).
+    Off,
+    /// No review, with the note saying why (the offline engine has no model).
+    Skip(String),
+    /// The review, by these roles, into these files.
+    Run {
+        reviewer: Box<Reviewer>,
+        paths: ReviewPaths,
+    },
+}
+
 /// Everything an engine is built from.
 pub struct EngineParts<R, P> {
     pub store: PlanStore,
@@ -58,6 +73,8 @@ pub struct EngineParts<R, P> {
     /// link to; `None` without a local corpus.
     pub corpus_url: Option<String>,
     pub shutdown: Shutdown,
+    /// What happens after the report (`review_step.rs`).
+    pub review: ReviewStep,
 }
 
 /// One workflow run over one plan file.
@@ -81,6 +98,7 @@ pub struct Engine<R, P> {
     pub(super) stopped: Option<BudgetStop>,
     /// What the next planning round must hear of: failed tasks, tasks the plan review dropped.
     pub(super) notes: RoundNotes,
+    pub(super) review: ReviewStep,
 }
 
 impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
@@ -101,6 +119,7 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             started: Instant::now(),
             stopped: None,
             notes: RoundNotes::default(),
+            review: parts.review,
         }
     }
 
@@ -113,8 +132,9 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
         Ok(())
     }
 
-    /// Runs the workflow to its final summary. Whatever happens, the plan file records the
-    /// outcome and the event log ends with `run_finished` (see `finish.rs`).
+    /// Runs the workflow to its final summary, then the review of its report. Whatever
+    /// happens, the plan file records the outcome and the event log ends with `run_finished`
+    /// (see `finish.rs`); the review comes after the outcome and cannot change it.
     pub async fn run(mut self) -> RunSummary {
         self.started = Instant::now();
         let started = self.started;
@@ -129,7 +149,10 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             }),
         );
         let result = self.drive().await;
-        self.finish_run(result, started)
+        let mut summary = self.finish_run(result, started);
+        summary.review = self.review(&summary).await;
+        self.close(&summary);
+        summary
     }
 
     /// The loop of rounds and tasks, up to the run's end status.

@@ -4,7 +4,8 @@
 //! Events: `run_started`, `local_index`, `plan_review`, `round_planned`, `planning_failed`,
 //! `final_forced`, `task_dropped`, `task_started`, `http_retry`, `rate_limited`,
 //! `llm_negotiated`, `input_cut`, `task_completed`, `task_failed`, `file_written`,
-//! `run_finished`. Each carries `ts` (RFC 3339) and `event`. No event ever carries a secret. Writing an event never fails the
+//! `review_finished`, `review_failed`, `review_skipped`, `run_finished`. Each carries `ts`
+//! (RFC 3339) and `event`. No event ever carries a secret. Writing an event never fails the
 //! run: a broken log is reported once and then skipped.
 //!
 //! An [`EventListener`] (the terminal's progress display) may watch the events as they are

@@ -17,7 +17,8 @@ use crate::plan::{BudgetRecord, FINAL_BATCH, NodeStatus, NodeType, Outcome};
 use crate::planner::PlanRound;
 
 impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
-    /// Turns the loop's result into the run's summary, recording it everywhere.
+    /// Turns the loop's result into the run's summary, recording it in the plan file and the
+    /// report; [`Self::close`] writes `run_finished` once the review has run.
     pub(super) fn finish_run(
         &mut self,
         result: Result<RunStatus, EngineError>,
@@ -64,26 +65,31 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
         }
         self.totals.retries = self.events.retries();
         self.totals.seconds = started.elapsed().as_secs_f64();
-        let final_node = self.plan.final_node().map(|n| n.node_id.to_string());
-        self.events.emit(
-            "run_finished",
-            json!({
-                "status": status,
-                "final_node": final_node,
-                "report": report.as_ref().map(|p| p.display().to_string()),
-                "reason": reason,
-                "error": failure.as_ref().map(ToString::to_string),
-                "totals": self.totals,
-            }),
-        );
         RunSummary {
             status,
-            final_node,
+            final_node: self.plan.final_node().map(|n| n.node_id.to_string()),
             report,
             reason,
             totals: self.totals.clone(),
             failure,
+            review: None,
         }
+    }
+
+    /// Closes the event log with `run_finished`: the status, the totals and the review.
+    pub(super) fn close(&self, summary: &RunSummary) {
+        self.events.emit(
+            "run_finished",
+            json!({
+                "status": summary.status,
+                "final_node": summary.final_node,
+                "report": summary.report.as_ref().map(|p| p.display().to_string()),
+                "reason": summary.reason,
+                "error": summary.failure.as_ref().map(ToString::to_string),
+                "totals": summary.totals,
+                "review": summary.review,
+            }),
+        );
     }
 
     /// The budget and its use, when the run had one.

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::llm::Usage;
 use crate::plan::StoreError;
+use crate::review::ReviewSummary;
 
 /// Counts reported at the end of a run.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -72,6 +73,8 @@ pub struct RunSummary {
     /// The error that stopped a `failed` run.
     #[serde(skip)]
     pub failure: Option<EngineError>,
+    /// The review of the report; `None` when the review is off.
+    pub review: Option<ReviewSummary>,
 }
 
 /// Why a run stopped on an error of its own, or on an endpoint it cannot use.

@@ -7,14 +7,13 @@
 //! characters anywhere; a sources list the model wrote itself is replaced by ours; each source
 //! is one line with a title of at most [`TITLE_MAX_CHARS`] characters; only `http(s)` URLs are
 //! links (`file://` ones only when the caller allows them, see [`render_with`]), and links in
-//! the summary to any other scheme (`javascript:`, `data:`) are broken up.
+//! the summary to any other scheme (`javascript:`, `data:`) are broken up. The escaping itself
+//! is [`crate::markdown`]'s, shared with the review's meeting notes.
 
 use std::path::Path;
-use std::sync::LazyLock;
-
-use regex::Regex;
 
 use crate::agents::citations;
+use crate::markdown::{code_text, defang_links, escape_markdown, link_target};
 use crate::plan::{Node, PlanFile, Source};
 use crate::search::hit::{TITLE_MAX_CHARS, is_web_url};
 use crate::text::{one_line, strip_controls};
@@ -139,85 +138,6 @@ fn source_entry(n: usize, source: &Source, file_links: FileLinks<'_>) -> String 
             code_text(&one_line(url, TITLE_MAX_CHARS))
         )
     }
-}
-
-/// `text` with the characters that would make Markdown links, code or HTML of it escaped.
-fn escape_markdown(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if matches!(c, '\\' | '[' | ']' | '<' | '>' | '`') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// A URL as a link destination: characters that would end it early are percent-encoded.
-fn link_target(url: &str) -> String {
-    let mut out = String::with_capacity(url.len());
-    for c in url.chars() {
-        match c {
-            '(' => out.push_str("%28"),
-            ')' => out.push_str("%29"),
-            '<' => out.push_str("%3C"),
-            '>' => out.push_str("%3E"),
-            ' ' => out.push_str("%20"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Text for inside a code span: one line, backticks replaced so the span cannot end early.
-fn code_text(text: &str) -> String {
-    one_line(text, usize::MAX).replace('`', "'")
-}
-
-/// Markdown links whose target is not `http(s)` or `mailto` (`[x](javascript:...)`,
-/// `<data:...>`, `[x]: file:...`) turned into plain text, by one space or backslash that a
-/// reader barely notices.
-fn defang_links(body: &str) -> String {
-    static INLINE: LazyLock<Regex> = LazyLock::new(|| {
-        // Literal patterns: compiling them cannot fail.
-        Regex::new(r"\]\(\s*<?\s*([A-Za-z][A-Za-z0-9+.\-]*):").expect("valid regex")
-    });
-    static AUTO: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"<([A-Za-z][A-Za-z0-9+.\-]{1,31}):").expect("valid regex"));
-    static DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?m)^( {0,3})\[([^\]\n]+)\]:\s*<?\s*([A-Za-z][A-Za-z0-9+.\-]*):")
-            .expect("valid regex")
-    });
-    let web = |scheme: &str| {
-        matches!(
-            scheme.to_ascii_lowercase().as_str(),
-            "http" | "https" | "mailto"
-        )
-    };
-    let text = INLINE.replace_all(body, |c: &regex::Captures<'_>| {
-        let whole = &c[0];
-        if web(&c[1]) {
-            whole.to_string()
-        } else {
-            format!("] ({}", &whole[2..])
-        }
-    });
-    let text = AUTO.replace_all(&text, |c: &regex::Captures<'_>| {
-        if web(&c[1]) {
-            c[0].to_string()
-        } else {
-            format!("\\{}", &c[0])
-        }
-    });
-    DEFINITION
-        .replace_all(&text, |c: &regex::Captures<'_>| {
-            if web(&c[3]) {
-                c[0].to_string()
-            } else {
-                format!("{}\\{}", &c[1], &c[0][c[1].len()..])
-            }
-        })
-        .into_owned()
 }
 
 #[cfg(test)]

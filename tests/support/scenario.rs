@@ -20,11 +20,17 @@ pub enum Agent {
     Analysis,
     Summary,
     Final,
+    Review,
+    SecondOpinion,
 }
 
 pub fn agent(req: &Recorded) -> Agent {
     let system = req.system_prompt().unwrap_or_default();
-    if system.contains("planning agent") {
+    if system.contains("You are the reviewer of a research report") {
+        Agent::Review
+    } else if system.contains("You give a second opinion on a research report") {
+        Agent::SecondOpinion
+    } else if system.contains("planning agent") {
         Agent::Planner
     } else if system.contains("web search queries") {
         Agent::Queries
@@ -53,8 +59,24 @@ pub fn plan_answer(is_final: bool, tasks: Value, next: Value) -> Value {
 }
 
 /// A mock LLM whose planner answers come from `rounds` (in order; the last one repeats) and
-/// whose sub-agents answer from the task title.
+/// whose sub-agents answer from the task title; the review's roles answer within their
+/// contracts (verdict `ok`).
 pub fn scripted(llm: &MockLlm, rounds: Vec<Value>) -> Arc<AtomicUsize> {
+    scripted_reviewed(
+        llm,
+        rounds,
+        |_| Reply::json(&review_answer()),
+        |_| Reply::json(&second_opinion_answer("ok")),
+    )
+}
+
+/// [`scripted`], with the review's two roles answered by `review` and `second_opinion`.
+pub fn scripted_reviewed(
+    llm: &MockLlm,
+    rounds: Vec<Value>,
+    review: impl Fn(&Recorded) -> Reply + Send + Sync + 'static,
+    second_opinion: impl Fn(&Recorded) -> Reply + Send + Sync + 'static,
+) -> Arc<AtomicUsize> {
     let calls = Arc::new(AtomicUsize::new(0));
     let counter = Arc::clone(&calls);
     llm.set_handler(move |req| match agent(req) {
@@ -70,8 +92,26 @@ pub fn scripted(llm: &MockLlm, rounds: Vec<Value>) -> Arc<AtomicUsize> {
         Agent::Final => Reply::content(
             "Direct answer [1], more [2][3]. An invented source [99] must go.\n\n## Details\nText.",
         ),
+        Agent::Review => review(req),
+        Agent::SecondOpinion => second_opinion(req),
     });
     calls
+}
+
+/// A review answer within its contract: the report holds, with one risk and one suggestion.
+pub fn review_answer() -> Value {
+    json!({
+        "ok": true,
+        "summary": "The report answers the question from its sources.",
+        "risks": ["Source [2] is a vendor page"],
+        "gaps": [],
+        "suggestions": ["Add an independent survey"]
+    })
+}
+
+/// A second opinion within its contract with `verdict` (`ok` is false only for `block`).
+pub fn second_opinion_answer(verdict: &str) -> Value {
+    json!({"ok": verdict != "block", "verdict": verdict, "notes": format!("Verdict {verdict}: reasons.")})
 }
 
 pub struct Setup {
@@ -106,7 +146,9 @@ impl Setup {
             "apiKey": KEY,
             "timeouts": {"llmMs": 3000, "searchMs": 3000},
             "retry": {"maxRetries": 3, "baseDelayMs": 10, "maxDelayMs": 40, "maxRetryAfterMs": 1000},
-            "search": search_cfg
+            "search": search_cfg,
+            // Off unless a test turns it on: the tests that count requests count research.
+            "review": {"enabled": false}
         });
         if let (Some(config), Some(extra)) = (config.as_object_mut(), extra.as_object()) {
             config.extend(extra.clone());

@@ -1,0 +1,156 @@
+//! `researchflow review PLAN.json`: the review stage on an existing plan, over the report
+//! beside it (`<stem>.report.md`), into `<stem>.review.json` and `<stem>.review.md`; its
+//! events are appended to `<stem>.events.ndjson`. The plan is locked while the review runs
+//! (a workflow on it would change the report) and never written.
+//!
+//! Exit: 0 reviewed (1 with `--fail-on-block` and a `block` verdict); 1 when a role failed; 2
+//! without a model, for a plan that is not one or has no completed final summary, without its
+//! report, or when a role's endpoint cannot be used; 130 interrupted. `review.enabled: false`
+//! does not stop this command: asking for it is asking for a review. Also how a workflow's
+//! exit code hears of its review ([`verdict_exit`]).
+
+use std::sync::Arc;
+
+use serde_json::json;
+
+use super::output::print_json;
+use super::runner::{open_transcript, reviewer, shutdown_signal};
+use crate::cli::{GlobalArgs, ReviewArgs};
+use crate::exit::{CommandError, CommandResult, ExitStatus};
+use crate::http::Gates;
+use crate::llm::{LlmClient, Negotiator};
+use crate::plan::{NodeStatus, PlanFile};
+use crate::prompts::Prompts;
+use crate::review::{ReviewPaths, ReviewStatus, ReviewSummary, review_report};
+use crate::settings::Settings;
+use crate::transcript::Tape;
+use crate::workflow::EventLog;
+
+pub async fn run(args: ReviewArgs, global: &GlobalArgs) -> CommandResult {
+    let settings = Settings::load(global.config.as_deref()).map_err(CommandError::usage)?;
+    if settings.llm.is_none() {
+        return Err(CommandError::usage(anyhow::anyhow!(
+            "a review needs a model and none is configured: set `baseURL` and `model` (or `roles.review` and `roles.second_opinion`) in the config, or export OPENAI_BASE_URL and OPENAI_MODEL"
+        )));
+    }
+    let prompts = Prompts::load(settings.prompts_dir.as_deref()).map_err(CommandError::usage)?;
+    let (store, plan) = super::plan_file::open_valid(&args.plan)?;
+    let shown = args.plan.display();
+    ensure_final(&plan, &shown.to_string())?;
+    let beside = crate::plan::Beside::of(store.real_path());
+    if !beside.report.is_file() {
+        return Err(CommandError::usage(anyhow::anyhow!(
+            "there is no report `{}` beside `{shown}`: a workflow writes it with the final summary; run `researchflow workflow --plan {shown}` to write it",
+            beside.report.display()
+        )));
+    }
+    let http = crate::http::client().map_err(CommandError::failure)?;
+    let negotiator = Arc::new(Negotiator::new(settings.structured_output));
+    let gates = Gates::new();
+    // The review's calls go on the plan's transcript, as one more session.
+    let tape = Tape {
+        recorder: Some(Arc::new(open_transcript(
+            &beside.transcript,
+            &plan,
+            None,
+            None,
+            &settings,
+        )?)),
+        replayer: None,
+    };
+    let reviewer = reviewer(&settings, &prompts, |role| {
+        LlmClient::new(
+            http.clone(),
+            &settings,
+            role,
+            Arc::clone(&negotiator),
+            &gates,
+        )
+        .map(|client| client.with_tape(tape.clone()))
+        .map_err(CommandError::usage)
+    })?;
+    let events = EventLog::open(&beside.events).map_err(|e| {
+        CommandError::usage(anyhow::anyhow!(
+            "cannot open the event log `{}`: {e}",
+            beside.events.display()
+        ))
+    })?;
+    let observer = events.observer("review");
+    let paths = ReviewPaths::of(&beside);
+    let review = review_report(
+        &reviewer,
+        &plan,
+        store.path(),
+        &beside.report,
+        &paths,
+        &observer,
+    );
+    let summary = tokio::select! {
+        done = review => done,
+        () = shutdown_signal() => {
+            events.emit("review_failed", json!({"node": "review", "error": "interrupted"}));
+            ReviewSummary::interrupted()
+        }
+    };
+    print_json(&json!({
+        "plan_file": store.path().display().to_string(),
+        "report": beside.report.display().to_string(),
+        "review": summary,
+    }));
+    drop(store);
+    match summary.status {
+        _ if summary.unusable => Err(CommandError::usage(anyhow::anyhow!(
+            "the review stopped: {}",
+            summary.errors.join("; ")
+        ))),
+        ReviewStatus::Failed => Err(CommandError::failure(anyhow::anyhow!(
+            "the review failed: {}",
+            summary.errors.join("; ")
+        ))),
+        _ => Ok(verdict_exit(
+            ExitStatus::Success,
+            Some(&summary),
+            args.fail_on_block,
+        )),
+    }
+}
+
+/// The plan must have its final summary, completed, for there to be a report to review.
+fn ensure_final(plan: &PlanFile, shown: &str) -> Result<(), CommandError> {
+    let done = plan
+        .final_node()
+        .is_some_and(|n| n.status == NodeStatus::Completed && !n.summary.trim().is_empty());
+    if done {
+        return Ok(());
+    }
+    Err(CommandError::usage(anyhow::anyhow!(
+        "`{shown}` has no completed final summary, so there is no report to review: finish it with `researchflow workflow --plan {shown}`"
+    )))
+}
+
+/// A command's exit status once its review is known: a review stopped by a signal is an
+/// interruption, and with `fail_on_block` a `block` verdict fails a run that succeeded. A
+/// review that failed changes nothing (the research stands as it is).
+pub fn verdict_exit(
+    status: ExitStatus,
+    review: Option<&ReviewSummary>,
+    fail_on_block: bool,
+) -> ExitStatus {
+    let Some(review) = review.filter(|_| status == ExitStatus::Success) else {
+        return status;
+    };
+    if review.status == ReviewStatus::Interrupted {
+        return ExitStatus::Interrupted;
+    }
+    if fail_on_block && review.is_block() {
+        let notes = review
+            .files
+            .as_ref()
+            .map_or_else(String::new, |f| format!("; see `{}`", f.markdown));
+        eprintln!(
+            "error: the review's verdict is `block`: the report is not to be used as it stands{notes}"
+        );
+        return ExitStatus::Failure;
+    }
+    status
+}
