@@ -105,7 +105,8 @@ else
   echo "== note: this researchflow has no \`doctor\` subcommand yet; going on with the workflow"
 fi
 
-# d. The workflow; its log goes to stderr as it runs.
+# d. The workflow; its log goes to stderr as it runs. Requests logged before it are doctor's.
+before_workflow=$(wc -l < "$work/requests.ndjson")
 echo "== researchflow workflow --query \"$query\" --max-rounds 4"
 started=$(date +%s)
 set +e
@@ -136,7 +137,8 @@ fi
 
 # e. The checks and the summary.
 set +e
-WORK="$work" DOCTOR_CODE="$doctor_code" WORKFLOW_CODE="$workflow_code" REPLAY_CODE="$replay_code" python3 - <<'EOF'
+WORK="$work" DOCTOR_CODE="$doctor_code" WORKFLOW_CODE="$workflow_code" REPLAY_CODE="$replay_code" \
+  BEFORE_WORKFLOW="$before_workflow" python3 - <<'EOF'
 import collections, json, os, re, sys
 
 work = os.environ["WORK"]
@@ -203,8 +205,11 @@ if os.environ["REPLAY_CODE"]:
     with open(os.path.join(work, "plan.transcript.jsonl"), encoding="utf-8") as f:
         transcript = [json.loads(l) for l in f if l.strip()]
     llm_lines = [l for l in transcript if l.get("kind") == "llm"]
-    check("one transcript line per chat request", len(llm_lines) == len(chats),
-          f"{len(llm_lines)} llm line(s), {len(chats)} chat request(s)")
+    # doctor's probes came first and are not part of the run.
+    runs = [r for r in requests[int(os.environ["BEFORE_WORKFLOW"]):]
+            if r["method"] == "POST" and r["path"].split("?")[0].endswith("/chat/completions")]
+    check("one transcript line per chat request of the run", len(llm_lines) == len(runs),
+          f"{len(llm_lines)} llm line(s), {len(runs)} chat request(s) after doctor's")
     keys = ("node_id", "title", "summary", "info", "p_node", "batch", "type", "status", "sources")
     replay = load("replay.json")
     same = isinstance(replay, dict) and [[n.get(k) for k in keys] for n in nodes] == [
