@@ -9,8 +9,9 @@
 //! quoted line by line, so nothing in them can end the quote or start a section of ours.
 
 use super::plan_diff::{NodeRef, PlanDiff};
+use crate::markdown::{self, link_target};
 use crate::plan::Source;
-use crate::text::{one_line, strip_controls, truncate};
+use crate::text::{one_line, strip_controls};
 
 /// The longest title shown, in characters (as the search sub-agent keeps them).
 pub const TITLE_MAX_CHARS: usize = 300;
@@ -46,7 +47,7 @@ pub fn to_markdown(d: &PlanDiff, old_name: &str, new_name: &str) -> String {
         out.push_str("\n## Changed findings\n");
         for c in &d.changed {
             let title = match inline(&c.title) {
-                t if t.is_empty() => format!("Node `{}`", code_text(&c.new_node)),
+                t if t.is_empty() => format!("Node {}", code(&c.new_node)),
                 t => t,
             };
             out.push_str(&format!(
@@ -112,58 +113,31 @@ fn nodes_section(out: &mut String, heading: &str, nodes: &[NodeRef]) {
     out.push_str(&format!("\n## {heading}\n\n"));
     for node in nodes {
         out.push_str(&format!(
-            "- {} (`{}`, {})\n",
+            "- {} ({}, {})\n",
             inline(&node.title),
-            code_text(&node.node_id),
+            code(&node.node_id),
             node.status.as_str()
         ));
     }
 }
 
-/// A summary cut to [`SUMMARY_MAX_CHARS`] as a block quote: every line starts with `>`.
+/// A summary cut to [`SUMMARY_MAX_CHARS`] as a block quote: every line inside it, no raw
+/// HTML, links only to web addresses.
 fn quote(summary: &str) -> String {
-    let text = truncate(strip_controls(summary).trim(), SUMMARY_MAX_CHARS);
-    if text.is_empty() {
-        return "> *(empty)*\n".to_string();
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for line in text.lines() {
-        if line.trim().is_empty() {
-            out.push_str(">\n");
-        } else {
-            out.push_str("> ");
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    out
+    markdown::prose(summary, SUMMARY_MAX_CHARS)
 }
 
 /// Text from a plan on one line of at most [`TITLE_MAX_CHARS`], with Markdown escaped.
 fn inline(text: &str) -> String {
-    escape_markdown(&one_line(text, TITLE_MAX_CHARS))
-}
-
-/// `text` with the characters that would make Markdown links, code or HTML of it escaped.
-fn escape_markdown(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if matches!(c, '\\' | '[' | ']' | '<' | '>' | '`') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
+    markdown::inline(text, TITLE_MAX_CHARS)
 }
 
 /// `text` as a code span of one line.
 fn code(text: &str) -> String {
-    format!("`{}`", code_text(text))
-}
-
-/// Text for inside a code span: one line, backticks replaced so the span cannot end early.
-fn code_text(text: &str) -> String {
-    one_line(text, TITLE_MAX_CHARS).replace('`', "'")
+    format!(
+        "`{}`",
+        markdown::code_text(&one_line(text, TITLE_MAX_CHARS))
+    )
 }
 
 /// An `http` or `https` URL with something after the scheme and no white space or control
@@ -176,21 +150,6 @@ fn is_web_url(url: &str) -> bool {
             .map(|_| &url[scheme.len()..])
     });
     rest.is_some_and(|r| !r.is_empty()) && !url.chars().any(|c| c.is_whitespace() || c.is_control())
-}
-
-/// A URL as a link destination: characters that would end it early are percent-encoded.
-fn link_target(url: &str) -> String {
-    let mut out = String::with_capacity(url.len());
-    for c in url.chars() {
-        match c {
-            '(' => out.push_str("%28"),
-            ')' => out.push_str("%29"),
-            '<' => out.push_str("%3C"),
-            '>' => out.push_str("%3E"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -343,6 +302,21 @@ mod tests {
             .expect("the long summary is quoted");
         assert!(quoted.contains("more bytes]"), "{quoted}");
         assert!(quoted.chars().count() < SUMMARY_MAX_CHARS + 40, "{quoted}");
+    }
+
+    #[test]
+    fn summaries_keep_only_web_links_and_no_raw_html() {
+        let d = PlanDiff {
+            changed: vec![changed(
+                "See [docs](https://ok.test/a).",
+                "Click [here](javascript:alert(1)) <img src=x onerror=alert(1)>",
+            )],
+            ..empty()
+        };
+        let text = to_markdown(&d, "a", "b");
+        assert!(text.contains("[docs](https://ok.test/a)"), "{text}");
+        assert!(!text.contains("](javascript:"), "{text}");
+        assert!(text.contains("\\<img"), "{text}");
     }
 
     #[test]
