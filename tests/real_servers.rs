@@ -430,3 +430,35 @@ async fn doctor_exits_1_on_a_refused_key_or_an_unreachable_server() {
     assert_eq!(e["reachable"], false);
     assert!(e["error"].as_str().unwrap_or_default().contains("baseURL"));
 }
+
+/// Against SmolLM2 on llama-cpp-python, the review's first schema (a 1,200-character summary)
+/// killed the server; the mock now dies the same way, and the review's grammar keeps it alive.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_review_grammar_does_not_kill_a_llama_cpp_python_server() {
+    let llm = MockLlm::llama_cpp_python().await;
+    scripted(&llm, one_search_then_final());
+    let s = Setup::with_config(&llm, None, json!({"review": {"enabled": true}}));
+    let out = s.query("Q?").run().await;
+    out.success();
+    assert!(!llm.dead(), "a schema killed the server");
+    assert_eq!(
+        out.stdout_json()["review"]["status"],
+        "completed",
+        "{}",
+        out.stdout
+    );
+    let schemas: Vec<serde_json::Value> = llm
+        .chat_requests()
+        .iter()
+        .filter(|r| matches!(agent(r), Agent::Review | Agent::SecondOpinion))
+        .map(|r| r.body["response_format"]["schema"].clone())
+        .filter(|s| !s.is_null())
+        .collect();
+    assert_eq!(schemas.len(), 2, "both roles asked with a grammar");
+    for schema in schemas {
+        assert!(
+            !support::crashes_llama_cpp(&json!({"response_format": {"schema": schema}})),
+            "{schema:#}"
+        );
+    }
+}

@@ -10,7 +10,8 @@
 //!
 //! Patterns in both keep to the subset every grammar converter accepts: literals, classes like
 //! `[a-z]`, groups, `|`, `?`, `*`, `+` and `{m,n}`, anchored with `^...$`; no shorthand such as
-//! `\s` or `\d` (llama-cpp-python crashes on them). [`rule_violations`] checks all of this, and
+//! `\s` or `\d` (llama-cpp-python crashes on them); and no `maxLength` or `maxItems` over
+//! [`GRAMMAR_MAX_REPEAT`] (the same server dies on the grammar it would make). [`rule_violations`] checks all of this, and
 //! the tests of every contract run it. What a schema cannot express, the caller's contract
 //! check still catches.
 
@@ -58,6 +59,11 @@ const STRICT_KEYWORDS: &[&str] = &[
     "anyOf",
 ];
 
+/// The largest `maxLength` or `maxItems`: a grammar converter turns a bound into one optional
+/// rule per repetition, and llama.cpp's grammar parser refuses (llama-cpp-python 0.3.x dies)
+/// somewhere between 1,000, which it served, and 1,200, which killed it.
+pub const GRAMMAR_MAX_REPEAT: u64 = 1000;
+
 /// Every way `schema` breaks the rules of its variant (`strict` or not), as messages with the
 /// JSON path. Empty when it keeps them all.
 pub fn rule_violations(schema: &Value, strict: bool) -> Vec<String> {
@@ -82,6 +88,15 @@ fn walk(node: &Value, path: &str, strict: bool, found: &mut Vec<String>) {
         && let Err(why) = grammar_safe(pattern)
     {
         found.push(format!("{path}.pattern: {why}"));
+    }
+    for bound in ["maxLength", "maxItems"] {
+        if let Some(n) = obj.get(bound).and_then(Value::as_u64)
+            && n > GRAMMAR_MAX_REPEAT
+        {
+            found.push(format!(
+                "{path}.{bound}: {n} is over {GRAMMAR_MAX_REPEAT}, which a grammar converter expands into more rules than its parser takes"
+            ));
+        }
     }
     if obj.get("type").and_then(Value::as_str) == Some("object") {
         if obj.get("additionalProperties") != Some(&Value::Bool(false)) {
@@ -181,5 +196,19 @@ mod tests {
             2,
             "lengths are fine in a grammar"
         );
+    }
+
+    #[test]
+    fn bounds_a_grammar_converter_cannot_expand_are_refused() {
+        let bounded = |n: u64| json!({"type": "string", "maxLength": n});
+        assert!(rule_violations(&bounded(GRAMMAR_MAX_REPEAT), false).is_empty());
+        let found = rule_violations(&bounded(1200), false);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].starts_with("$.maxLength: 1200 is over 1000"),
+            "{found:?}"
+        );
+        let items = json!({"type": "array", "maxItems": 5000, "items": {"type": "string"}});
+        assert_eq!(rule_violations(&items, false).len(), 1);
     }
 }

@@ -8,6 +8,7 @@ use std::sync::LazyLock;
 use serde_json::{Value, json};
 
 use crate::llm::JsonSchema;
+use crate::llm::schema::GRAMMAR_MAX_REPEAT;
 
 /// `{ok, summary, risks, gaps, suggestions}`. Strict mode requires every property, so `gaps`
 /// (optional in the contract) is always asked for; the grammar variant also bounds the lengths.
@@ -27,12 +28,12 @@ pub static REVIEW_SCHEMA: LazyLock<JsonSchema> = LazyLock::new(|| {
             }
         })
     };
-    let bounded = |max: u32| json!({"type": "string", "minLength": 2, "maxLength": max});
+    let bounded = |max: u64| json!({"type": "string", "minLength": 2, "maxLength": max});
     JsonSchema::new(
         "review",
         schema(json!({"type": "string"}), json!({"type": "string"})),
     )
-    .with_grammar(schema(bounded(1200), bounded(600)))
+    .with_grammar(schema(bounded(GRAMMAR_MAX_REPEAT), bounded(600)))
 });
 
 /// `{ok, verdict, notes}`. The grammar variant couples `ok` to the verdict (`block` only with
@@ -50,7 +51,7 @@ pub static SECOND_OPINION_SCHEMA: LazyLock<JsonSchema> = LazyLock::new(|| {
             }
         })
     };
-    let notes = json!({"type": "string", "minLength": 2, "maxLength": 2000});
+    let notes = json!({"type": "string", "minLength": 2, "maxLength": GRAMMAR_MAX_REPEAT});
     let grammar = json!({"anyOf": [
         schema(json!({"type": "boolean", "enum": [true]}), &["ok", "warn"], notes.clone()),
         schema(json!({"type": "boolean", "enum": [false]}), &["warn", "block"], notes),

@@ -9,7 +9,7 @@
 //! `server.rs`; dropping the [`MockLlm`] shuts the server down.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -191,6 +191,10 @@ struct State {
     refused: AtomicUsize,
     admit: Mutex<Option<Window>>,
     rate_refused: AtomicUsize,
+    /// Dies, like llama-cpp-python, on a grammar its converter cannot build.
+    grammar_crash: AtomicBool,
+    /// Died: every connection is closed without an answer from now on.
+    dead: AtomicBool,
 }
 
 /// The rate limit of [`MockLlm::admit_per_second`]: a sliding one-second window over the
@@ -230,6 +234,14 @@ impl State {
             // told finds the slot free.
             let ms = u64::try_from(wait.as_micros().div_ceil(1000)).unwrap_or(1000);
             return Planned::fault(Fault::rate_limited_ms(ms.max(1)));
+        }
+        if self.dead.load(Ordering::SeqCst)
+            || (chat
+                && self.grammar_crash.load(Ordering::SeqCst)
+                && crashes_llama_cpp(&request.body))
+        {
+            self.dead.store(true, Ordering::SeqCst);
+            return Planned::fault(Fault::Drop);
         }
         match (request.method.as_str(), request.path.as_str()) {
             ("POST", "/v1/chat/completions") => match self.refusal(request) {
@@ -311,12 +323,20 @@ impl MockLlm {
 
     /// A mock that behaves like llama-cpp-python 0.3.x serving Gemma 3 270M: `response_format`
     /// of type `json_schema` is refused with its 500 (`json_object` with a `schema` is
-    /// accepted), and requests are answered one at a time.
+    /// accepted), requests are answered one at a time, and a schema its grammar converter
+    /// cannot build kills the server: that request and every later one get their connection
+    /// closed without an answer (see [`crashes_llama_cpp`]).
     pub async fn llama_cpp_python() -> MockLlm {
         let llm = MockLlm::start().await;
         llm.refuse(Refusal::format(FormatKind::JsonSchema, 500));
         llm.one_at_a_time();
+        llm.state.grammar_crash.store(true, Ordering::SeqCst);
         llm
+    }
+
+    /// Whether the mock has died (see [`MockLlm::llama_cpp_python`]).
+    pub fn dead(&self) -> bool {
+        self.state.dead.load(Ordering::SeqCst)
     }
 
     /// Refuses every chat request that `rule` matches, before the reply queue: a refused
@@ -400,4 +420,31 @@ impl MockLlm {
     pub fn in_flight(&self) -> usize {
         self.server.in_flight()
     }
+}
+
+/// Whether the `json_object` schema of a request kills llama-cpp-python 0.3.x: its grammar
+/// converter expands a `maxLength` into one optional rule per character, and the grammar
+/// parser gives up ("number of rules that are going to be repeated multiplied by the new
+/// repetition exceeds sane defaults") beyond about a thousand (1000 was served, 1200 killed the
+/// server, against SmolLM2 135M); a pattern with a shorthand such as `\s` or `\d` kills it too.
+pub fn crashes_llama_cpp(body: &serde_json::Value) -> bool {
+    fn walk(v: &serde_json::Value) -> bool {
+        match v {
+            serde_json::Value::Object(map) => {
+                map.get("maxLength")
+                    .and_then(serde_json::Value::as_u64)
+                    .is_some_and(|n| n > 1000)
+                    || map
+                        .get("pattern")
+                        .and_then(serde_json::Value::as_str)
+                        .is_some_and(|p| p.contains("\\s") || p.contains("\\d"))
+                    || map.values().any(walk)
+            }
+            serde_json::Value::Array(items) => items.iter().any(walk),
+            _ => false,
+        }
+    }
+    body.get("response_format")
+        .and_then(|f| f.get("schema"))
+        .is_some_and(walk)
 }

@@ -16,7 +16,7 @@ pub mod server;
 
 pub use bin::{Cmd, RunOutput, researchflow};
 pub use fault::Fault;
-pub use mock_llm::{MockLlm, Reply};
+pub use mock_llm::{MockLlm, Reply, crashes_llama_cpp};
 pub use mock_search::{MockSearch, SearchKind};
 pub use refusal::{FormatKind, Refusal};
 pub use server::Recorded;
