@@ -21,8 +21,9 @@
 # completed; no two tasks share a title (case, punctuation and spaces ignored; the start node
 # is the question, not a task, and a task may search the question itself); every chat
 # request carries max_tokens or max_completion_tokens; the transcript has one line per chat
-# request; and a replay of the run from its transcript, with no server listening, gives the
-# same nodes.
+# request; the review stage ended (completed, or failed without touching the research); the
+# server is still up after the run (a schema once killed it); and a replay of the run from its
+# transcript, with no server listening, gives the same nodes.
 #
 # Exit 0 when every check passes, 1 when one fails, 2 when the run could not be set up. The work
 # folder (config, plan, report, logs, requests.ndjson) is kept unless every check passed.
@@ -138,7 +139,7 @@ fi
 # e. The checks and the summary.
 set +e
 WORK="$work" DOCTOR_CODE="$doctor_code" WORKFLOW_CODE="$workflow_code" REPLAY_CODE="$replay_code" \
-  BEFORE_WORKFLOW="$before_workflow" python3 - <<'EOF'
+  BEFORE_WORKFLOW="$before_workflow" BASE_URL="$base_url" python3 - <<'EOF'
 import collections, json, os, re, sys
 
 work = os.environ["WORK"]
@@ -200,6 +201,20 @@ if not chats:
 else:
     check("token limit on every chat request", not unbounded,
           f"{len(chats) - len(unbounded)} of {len(chats)} carry max_tokens or max_completion_tokens")
+
+workflow_out = load("workflow.json")
+review = workflow_out.get("review") if isinstance(workflow_out, dict) else None
+if review is not None:
+    check("review stage", review.get("status") in ("completed", "failed"),
+          f"status {review.get('status')}, verdict {review.get('verdict')}"
+          + (f", errors {review.get('errors')}" if review.get("errors") else ""))
+try:
+    import urllib.request
+    with urllib.request.urlopen(os.environ["BASE_URL"].rstrip("/") + "/models", timeout=30) as r:
+        alive = r.status == 200
+except Exception as err:  # the server died during the run
+    alive = False
+check("server still up after the run", alive, "GET /models answered" if alive else "no answer")
 
 if os.environ["REPLAY_CODE"]:
     with open(os.path.join(work, "plan.transcript.jsonl"), encoding="utf-8") as f:
