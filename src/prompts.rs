@@ -13,6 +13,14 @@ const BUILT_IN: &[(&str, &str)] = &[
     ),
     (SUMMARY, include_str!("../prompts/summary.system.md")),
     (FINAL, include_str!("../prompts/final.system.md")),
+    (
+        THINKON_PLANNER,
+        include_str!("../prompts/thinkon.planner.md"),
+    ),
+    (
+        THINKON_REFLECT,
+        include_str!("../prompts/thinkon.reflect.md"),
+    ),
 ];
 
 /// The planner's system prompt.
@@ -25,6 +33,10 @@ pub const SEARCH_ANALYSIS: &str = "search.analysis.md";
 pub const SUMMARY: &str = "summary.system.md";
 /// The final summary: the report.
 pub const FINAL: &str = "final.system.md";
+/// The Thinkon planner (seed 001): one plan-next answer per block.
+pub const THINKON_PLANNER: &str = "thinkon.planner.md";
+/// The Thinkon reflection: a block's result in the four Core4 sections.
+pub const THINKON_REFLECT: &str = "thinkon.reflect.md";
 
 /// Every prompt a workflow needs, loaded once before any work starts.
 #[derive(Debug, Clone)]

@@ -111,7 +111,7 @@ pub fn render_with(
 
 /// One line of the sources list: `- [n] [title](url)` for a URL that may be a link, else
 /// `- [n] title (`url`)`, which no Markdown viewer turns into one.
-fn source_entry(n: usize, source: &Source, file_links: FileLinks<'_>) -> String {
+pub fn source_entry(n: usize, source: &Source, file_links: FileLinks<'_>) -> String {
     let title = one_line(&source.title, TITLE_MAX_CHARS);
     let url = source.url.trim();
     let title = if title.is_empty() {
@@ -177,7 +177,7 @@ fn code_text(text: &str) -> String {
 /// Markdown links whose target is not `http(s)` or `mailto` (`[x](javascript:...)`,
 /// `<data:...>`, `[x]: file:...`) turned into plain text, by one space or backslash that a
 /// reader barely notices.
-fn defang_links(body: &str) -> String {
+pub fn defang_links(body: &str) -> String {
     static INLINE: LazyLock<Regex> = LazyLock::new(|| {
         // Literal patterns: compiling them cannot fail.
         Regex::new(r"\]\(\s*<?\s*([A-Za-z][A-Za-z0-9+.\-]*):").expect("valid regex")
