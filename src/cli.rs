@@ -57,6 +57,52 @@ pub enum Command {
     /// the findings whose summaries changed and the directions that are new or dropped, nodes
     /// matched by title. Markdown on stdout, or JSON with --json; exit 0 whatever changed.
     Diff(DiffArgs),
+    /// Work on a goal with the Thinkon fractal planner: a tree of blocks, each planned with one
+    /// plan-next answer, run by the search and summary sub-agents (and `shell:` when allowed).
+    /// Resumable: running again on the same folder continues an unfinished tree.
+    Thinkon(ThinkonArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("start").required(true).multiple(true).args(["goal", "resume"])))]
+pub struct ThinkonArgs {
+    /// The goal of a new tree; on a folder that holds a tree, the goal it was started with.
+    #[arg(long, value_name = "TEXT")]
+    pub goal: Option<String>,
+
+    /// Continue the unfinished tree in DIR.
+    #[arg(long)]
+    pub resume: bool,
+
+    /// The folder of the tree: blocks, context, executors, work folder, result, events.
+    #[arg(long, value_name = "DIR", default_value = ".thinkon")]
+    pub dir: PathBuf,
+
+    /// Depth at which blocks are no longer split: the runtime executes their items without
+    /// asking the planner [default: 3, or the tree's].
+    #[arg(long, value_name = "N")]
+    pub max_depth: Option<u32>,
+
+    /// The executors file [default: DIR/executors/executors.yaml, written with the built-in
+    /// executors when absent].
+    #[arg(long, value_name = "FILE")]
+    pub executors: Option<PathBuf>,
+
+    /// Let `shell: <command>` run (through `sh -c`, in DIR/work, with a timeout and an output
+    /// cap). Without it no shell command ever starts and a block that calls one fails.
+    #[arg(long)]
+    pub allow_shell: bool,
+
+    /// Seconds a shell command may run before it and everything it started are killed.
+    #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
+    pub shell_timeout: u64,
+
+    /// Most blocks in the tree; reaching it stops planning and returns what exists, partial.
+    #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_blocks: u32,
+
+    #[command(flatten)]
+    pub budget: BudgetArgs,
 }
 
 #[derive(Debug, Args)]

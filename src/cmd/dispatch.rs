@@ -12,5 +12,6 @@ pub async fn run(cli: Cli) -> CommandResult {
         Command::Doctor(args) => super::doctor::run(args, &cli.global).await,
         Command::Diff(args) => super::diff::run(args).await,
         Command::Batch(args) => super::batch::run(args, &cli.global).await,
+        Command::Thinkon(args) => super::thinkon::run(args, &cli.global).await,
     }
 }

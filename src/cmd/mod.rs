@@ -12,6 +12,7 @@ pub mod plan;
 pub mod plan_file;
 pub mod research;
 pub mod runner;
+pub mod thinkon;
 pub mod validate;
 pub mod workflow;
 
