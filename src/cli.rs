@@ -309,7 +309,9 @@ pub enum ValidateCommand {
     PlanNext {
         /// The plan-next JSON document.
         file: PathBuf,
-        /// executors.yaml declaring the available executors.
+        /// executors.yaml declaring the available executors [default:
+        /// .thinkon/executors/executors.yaml when it exists; without any, only `shell: ...`
+        /// commands are valid].
         #[arg(long, value_name = "FILE")]
         executors: Option<PathBuf>,
         /// context.json with think, path and max_depth, for depth and no-repeat rules.
