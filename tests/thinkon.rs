@@ -674,6 +674,93 @@ async fn the_block_budget_returns_what_exists_as_partial_and_a_rerun_finishes() 
 }
 
 #[tokio::test]
+async fn the_token_budget_stops_planning_as_partial() {
+    let llm = MockLlm::start().await;
+    scripted(&llm, three_searches);
+    let s = Setup::new(&llm, None);
+    // The root's answer costs 18 tokens: nothing more starts.
+    let out = thinkon(&s, &["--goal", "What is G?", "--max-tokens", "10"]).await;
+    out.success();
+    let summary = out.stdout_json();
+    assert_eq!(summary["status"], "partial");
+    assert_eq!(
+        (summary["calls"].as_u64(), summary["tokens"].as_u64()),
+        (Some(1), Some(18))
+    );
+    assert!(
+        summary["reason"]
+            .as_str()
+            .expect("reason")
+            .contains("token budget (10)")
+    );
+    assert_eq!(block(&s, "a")["plan_type"], "PLAN_STEPS");
+    let result = std::fs::read_to_string(dir(&s).join("result.md")).expect("result.md");
+    assert!(
+        result.contains("No block had returned a result yet."),
+        "{result}"
+    );
+}
+
+#[tokio::test]
+async fn sigterm_stops_the_run_with_exit_130_and_the_tree_resumes() {
+    let llm = MockLlm::start().await;
+    let stall = Arc::new(AtomicBool::new(true));
+    let (stalled, seen) = (Arc::clone(&stall), Arc::new(AtomicBool::new(false)));
+    let watched = Arc::clone(&seen);
+    llm.set_handler(move |req| match kind(req) {
+        Kind::Planner
+            if item(&context(req)) == "Compare sources" && stalled.load(Ordering::SeqCst) =>
+        {
+            seen.store(true, Ordering::SeqCst);
+            Reply::json(&three_searches(&context(req), req)).delay(Duration::from_secs(20))
+        }
+        Kind::Planner => Reply::json(&three_searches(&context(req), req)),
+        Kind::Analysis => Reply::json(&json!({"summary": "Found.", "analysis": "Details."})),
+        _ => Reply::json(
+            &json!({"completion": "Done.", "deliverables": "d", "metric": "m", "constraints": "c"}),
+        ),
+    });
+    let s = Setup::new(&llm, None);
+    let out = researchflow()
+        .current_dir(s.path())
+        .args(["thinkon", "--goal", "What is G?"])
+        .signal_when("TERM", move || watched.load(Ordering::SeqCst))
+        .timeout(Duration::from_secs(30))
+        .run()
+        .await;
+    out.code(130);
+    assert_eq!(out.stdout_json()["status"], "interrupted");
+    assert!(!dir(&s).join("result.md").exists());
+    assert_eq!(
+        read_json(&dir(&s).join("thinkon.json"))["status"],
+        "interrupted"
+    );
+    stall.store(false, Ordering::SeqCst);
+    let out = thinkon(&s, &["--resume"]).await;
+    out.success();
+    assert_eq!(
+        goals(&block(&s, "a")["done"]),
+        ["Collect data", "Compare sources", "Write findings"]
+    );
+}
+
+#[tokio::test]
+async fn a_refused_key_exits_2_naming_it_and_the_tree_stays() {
+    let llm = MockLlm::start().await;
+    llm.set_handler(|_| Reply::raw(401, r#"{"error": {"message": "bad key"}}"#));
+    let s = Setup::new(&llm, None);
+    let out = thinkon(&s, &["--goal", "What is G?"]).await;
+    out.code(2)
+        .stderr_contains("refused the API key")
+        .stderr_contains("run again to continue it");
+    assert!(
+        !out.stderr.contains(support::scenario::KEY),
+        "no secret printed"
+    );
+    assert_eq!(block(&s, "a")["status"], "running");
+}
+
+#[tokio::test]
 async fn a_declared_executor_the_runtime_cannot_run_fails_its_block() {
     let llm = MockLlm::start().await;
     scripted(&llm, |_, _| execute("Show the log", "git: log"));
