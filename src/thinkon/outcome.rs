@@ -156,7 +156,10 @@ mod tests {
         let mut root = Block::new("a".into(), None, 0, json!("Root"));
         root.children = vec!["b".into(), "c".into()];
         let mut b = Block::new("b".into(), Some("a".into()), 1, json!("Step one"));
-        b.finish(BlockStatus::Completed, "### Completion\nDone.".into());
+        b.finish(
+            BlockStatus::Completed,
+            "### Completion\nDone, see [here](javascript:alert(1)).".into(),
+        );
         let c = Block::new("c".into(), Some("a".into()), 1, json!("Step two"));
         b.done = vec![json!({"status": "completed", "sources": [
             {"url": "https://x.test/1", "title": "One [a](javascript:x)"},
@@ -173,9 +176,10 @@ mod tests {
             text.starts_with("# Root\n\n**Partial result: the block budget (3) was reached.**")
         );
         assert!(
-            text.contains("\n### Step one (completed)\n\n### Completion\nDone.\n"),
+            text.contains("\n### Step one (completed)\n\n### Completion\nDone, see "),
             "{text}"
         );
+        assert!(text.contains("[here] (javascript:"), "{text}");
         assert!(!text.contains("Step two"));
     }
 }
