@@ -487,6 +487,36 @@ async fn depth_at_max_forces_execution_without_asking_the_planner() {
 }
 
 #[tokio::test]
+async fn at_max_depth_0_the_root_is_searched_even_when_the_executors_file_does_not_declare_search()
+{
+    let llm = MockLlm::start().await;
+    scripted(&llm, three_searches);
+    let s = Setup::new(&llm, None);
+    std::fs::write(s.path().join("tools.yaml"), "executors:\n  - id: shell\n").expect("file");
+    let out = thinkon(
+        &s,
+        &[
+            "--goal",
+            "What is G?",
+            "--max-depth",
+            "0",
+            "--executors",
+            "tools.yaml",
+        ],
+    )
+    .await;
+    out.success();
+    assert!(of_kind(&llm, Kind::Planner).is_empty(), "no planner call");
+    let root = block(&s, "a");
+    assert_eq!(
+        (root["plan_type"].as_str(), root["forced"].as_bool()),
+        (Some("EXECUTE"), Some(true))
+    );
+    assert_eq!(root["done"][0]["command"], "search: What is G?");
+    assert_eq!(root["done"][0]["status"], "completed");
+}
+
+#[tokio::test]
 async fn a_repeated_failed_command_is_refused() {
     let llm = MockLlm::start().await;
     scripted(&llm, |ctx, req| match item(ctx).as_str() {

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::executors::{Call, ExecutorSet, classify};
+use super::executors::{Call, ExecutorSet, RUNNABLE, classify};
 use super::planner::Spent;
 use super::research::{Found, OUTPUT_MAX_CHARS, Research};
 use super::shell::run_shell;
@@ -90,6 +90,9 @@ pub struct CallSite<'a> {
     pub question: &'a str,
     /// The parent's `done`, which `summarize` reads.
     pub parent_done: &'a [Value],
+    /// The runtime made the call itself (the depth limit): it runs whatever the executors file
+    /// declares.
+    pub forced: bool,
 }
 
 impl Runner<'_> {
@@ -101,7 +104,12 @@ impl Runner<'_> {
         spent: &mut Spent,
         observer: &dyn RetryObserver,
     ) -> Result<Observation, Stop> {
-        let call = classify(command, &self.executors.declared);
+        let declared = if site.forced {
+            &*RUNNABLE
+        } else {
+            &self.executors.declared
+        };
+        let call = classify(command, declared);
         let research = match &call {
             Call::Search(q) if !q.is_empty() => {
                 self.research

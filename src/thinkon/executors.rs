@@ -8,6 +8,7 @@
 //! declares fails its block: declaring a tool does not give the runtime a way to run it.
 
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 
 use serde_json::Value;
 
@@ -75,6 +76,17 @@ impl ExecutorSet {
         })
     }
 }
+
+/// The executors researchflow runs, whatever the file declares: what the runtime's own calls
+/// (the depth limit's `search:`) are classified against.
+pub static RUNNABLE: LazyLock<Executors> = LazyLock::new(|| {
+    // A constant list of valid ids: reading it cannot fail.
+    Executors::from_value(
+        &serde_json::json!(["search", "summarize", "shell"]),
+        "built-in",
+    )
+    .unwrap_or_default()
+});
 
 /// What an executor call asks the runtime to run.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -53,19 +53,20 @@ pub async fn run_shell(
     #[cfg(unix)]
     cmd.process_group(0);
     let mut child = cmd.spawn()?;
-    let pid = child.id();
+    // Killed however this function ends, also when its future is dropped (Ctrl-C).
+    let group = Group(child.id());
     let stdout = tokio::spawn(read_capped(child.stdout.take(), cap));
     let stderr = tokio::spawn(read_capped(child.stderr.take(), cap));
     let (status, timed_out) = match tokio::time::timeout(timeout, child.wait()).await {
         Ok(status) => (Some(status?), false),
         Err(_) => {
-            kill_group(pid);
+            group.kill();
             let _ = child.kill().await;
             (child.wait().await.ok(), true)
         }
     };
     // Whatever the command left running in the background goes with it.
-    kill_group(pid);
+    drop(group);
     let collect = |task: tokio::task::JoinHandle<(String, u64)>| async move {
         match tokio::time::timeout(DRAIN, task).await {
             Ok(Ok(read)) => read,
@@ -102,6 +103,21 @@ async fn read_capped(pipe: Option<impl AsyncRead + Unpin>, cap: usize) -> (Strin
         }
     }
     (String::from_utf8_lossy(&kept).into_owned(), dropped)
+}
+
+/// The process group a command leads; dropping it kills the group.
+struct Group(Option<u32>);
+
+impl Group {
+    fn kill(&self) {
+        kill_group(self.0);
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        self.kill();
+    }
 }
 
 /// Kills the process group `pid` leads (the command and all it started).
@@ -155,6 +171,34 @@ mod tests {
         assert!(run.succeeded());
         assert_eq!(run.stdout, "xxxxxxxxxx");
         assert_eq!(run.dropped_bytes, 100_000 - 10);
+    }
+
+    #[tokio::test]
+    async fn a_command_dropped_midway_takes_what_it_started_with_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let run = run_shell(
+            "sleep 30 & echo $! > pid; wait",
+            dir.path(),
+            Duration::from_secs(30),
+            1000,
+        );
+        // Ctrl-C drops the future while the command runs.
+        let dropped = tokio::time::timeout(Duration::from_millis(300), run).await;
+        assert!(dropped.is_err(), "still running when dropped");
+        let pid = std::fs::read_to_string(dir.path().join("pid")).expect("pid written");
+        let alive = || {
+            std::process::Command::new("kill")
+                .args(["-0", pid.trim()])
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        let mut waited = 0;
+        while alive() && waited < 100 {
+            std::thread::sleep(Duration::from_millis(20));
+            waited += 1;
+        }
+        assert!(!alive(), "the background `sleep {}` survived", pid.trim());
     }
 
     #[tokio::test]

@@ -79,6 +79,7 @@ impl Runtime<'_> {
             block: NodeId::parse(id).map_err(|e| RunError::Stop(e.to_string()))?,
             question: &self.meta.goal,
             parent_done: &parent_done,
+            forced: block.forced,
         };
         let observer = self.events.observer(id);
         let observation = self
