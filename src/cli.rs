@@ -61,6 +61,10 @@ pub enum Command {
     /// Review the report of an existing plan (`<stem>.report.md` beside it): two roles answer,
     /// written to `<stem>.review.json` and the meeting notes `<stem>.review.md`.
     Review(ReviewArgs),
+    /// Work on a goal with the Thinkon fractal planner: a tree of blocks, each planned with one
+    /// plan-next answer, run by the search and summary sub-agents (and `shell:` when allowed).
+    /// Resumable: running again on the same folder continues an unfinished tree.
+    Thinkon(ThinkonArgs),
 }
 
 #[derive(Debug, Args)]
@@ -84,6 +88,48 @@ pub struct ReviewFlags {
     /// Exit 1 when the review's verdict is `block` (a run that would exit 0 otherwise).
     #[arg(long, conflicts_with = "no_review")]
     pub fail_on_block: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("start").required(true).multiple(true).args(["goal", "resume"])))]
+pub struct ThinkonArgs {
+    /// The goal of a new tree; on a folder that holds a tree, the goal it was started with.
+    #[arg(long, value_name = "TEXT")]
+    pub goal: Option<String>,
+
+    /// Continue the unfinished tree in DIR.
+    #[arg(long)]
+    pub resume: bool,
+
+    /// The folder of the tree: blocks, context, executors, work folder, result, events.
+    #[arg(long, value_name = "DIR", default_value = ".thinkon")]
+    pub dir: PathBuf,
+
+    /// Depth at which blocks are no longer split: the runtime executes their items without
+    /// asking the planner [default: 3, or the tree's].
+    #[arg(long, value_name = "N")]
+    pub max_depth: Option<u32>,
+
+    /// The executors file [default: DIR/executors/executors.yaml, written with the built-in
+    /// executors when absent].
+    #[arg(long, value_name = "FILE")]
+    pub executors: Option<PathBuf>,
+
+    /// Let `shell: <command>` run (through `sh -c`, in DIR/work, with a timeout and an output
+    /// cap). Without it no shell command ever starts and a block that calls one fails.
+    #[arg(long)]
+    pub allow_shell: bool,
+
+    /// Seconds a shell command may run before it and everything it started are killed.
+    #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
+    pub shell_timeout: u64,
+
+    /// Most blocks in the tree; reaching it stops planning and returns what exists, partial.
+    #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_blocks: u32,
+
+    #[command(flatten)]
+    pub budget: BudgetArgs,
 }
 
 #[derive(Debug, Args)]
@@ -297,7 +343,9 @@ pub enum ValidateCommand {
     PlanNext {
         /// The plan-next JSON document.
         file: PathBuf,
-        /// executors.yaml declaring the available executors.
+        /// executors.yaml declaring the available executors [default:
+        /// .thinkon/executors/executors.yaml when it exists; without any, only `shell: ...`
+        /// commands are valid].
         #[arg(long, value_name = "FILE")]
         executors: Option<PathBuf>,
         /// context.json with think, path and max_depth, for depth and no-repeat rules.

@@ -11,6 +11,7 @@
 //! - [`settings`]: config file, environment and secrets, resolved once.
 //! - [`workflow`]: the loop from question to final summary, events, report.
 //! - [`offline`]: the extractive engine: planner and sub-agents without a model.
+//! - [`thinkon`]: the Thinkon runtime: a fractal planner over a tree of blocks (seeds 000/001).
 //! - [`batch`]: a batch's questions file and manifest.
 //! - [`planner`]: one planning round (input, contract, write-back).
 //! - [`agents`]: the search and summary sub-agents and their dispatch.
@@ -49,6 +50,7 @@ pub mod review;
 pub mod search;
 pub mod settings;
 pub mod text;
+pub mod thinkon;
 pub mod transcript;
 pub mod validate;
 pub mod workflow;

@@ -18,6 +18,14 @@ const BUILT_IN: &[(&str, &str)] = &[
         SECOND_OPINION,
         include_str!("../prompts/second_opinion.system.md"),
     ),
+    (
+        THINKON_PLANNER,
+        include_str!("../prompts/thinkon.planner.md"),
+    ),
+    (
+        THINKON_REFLECT,
+        include_str!("../prompts/thinkon.reflect.md"),
+    ),
 ];
 
 /// The planner's system prompt.
@@ -34,6 +42,10 @@ pub const FINAL: &str = "final.system.md";
 pub const REVIEW: &str = "review.system.md";
 /// The review stage's second opinion, with the verdict.
 pub const SECOND_OPINION: &str = "second_opinion.system.md";
+/// The Thinkon planner (seed 001): one plan-next answer per block.
+pub const THINKON_PLANNER: &str = "thinkon.planner.md";
+/// The Thinkon reflection: a block's result in the four Core4 sections.
+pub const THINKON_REFLECT: &str = "thinkon.reflect.md";
 
 /// Every prompt a workflow needs, loaded once before any work starts.
 #[derive(Debug, Clone)]

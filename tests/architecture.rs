@@ -31,6 +31,7 @@ const LAYERS: &[&[&str]] = &[
     &["llm", "search"],
     &["planner", "agents", "review"],
     &["workflow", "offline"],
+    &["thinkon"],
     &["cmd"],
 ];
 

@@ -24,6 +24,16 @@ fn run(args: &[&str]) -> Output {
         .expect("the binary runs")
 }
 
+fn run_in(dir: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_researchflow"))
+        .current_dir(dir)
+        .arg("validate")
+        .args(args)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the binary runs")
+}
+
 fn json_of(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
@@ -223,6 +233,42 @@ fn plan_next_invalid_fixture_exits_1() {
     ] {
         assert!(got.iter().any(|g| g == want), "missing `{want}` in {got:?}");
     }
+}
+
+#[test]
+fn plan_next_reads_the_thinkon_executors_of_the_working_folder_and_without_any_allows_only_shell() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let answer = fixture("plan-next.execute.valid.json");
+    // No executors file anywhere: `pytest -q ...` names a tool nothing declares.
+    let out = run_in(dir.path(), &["plan-next", &answer]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        codes(&json_of(&out)),
+        vec!["UNKNOWN_EXECUTOR executor_call.command".to_string()]
+    );
+    let folder = dir.path().join(".thinkon/executors");
+    std::fs::create_dir_all(&folder).expect("folder");
+    std::fs::copy(fixture("executors.yaml"), folder.join("executors.yaml")).expect("copy");
+    let out = run_in(dir.path(), &["plan-next", &answer]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // `--executors` still wins over the folder's file.
+    let other = dir.path().join("other.yaml");
+    std::fs::write(&other, "executors:\n  - id: make\n").expect("write");
+    let out = run_in(
+        dir.path(),
+        &[
+            "plan-next",
+            &answer,
+            "--executors",
+            &other.display().to_string(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
 }
 
 #[test]

@@ -311,13 +311,32 @@ fn commands_name_declared_executors_or_shell() {
         let d = check(&with(execute(), "/executor_call/command", json!(ok)));
         assert!(d.valid, "{ok}: {}", d.to_text());
     }
-    // Without executors.yaml: accepted with a warning, shell always fine.
+    // Without any executors file only the generic form is valid (seed 001: no invented
+    // tools): a named tool is an error, `shell: ...` is fine.
     let doc = with(execute(), "/executor_call/command", json!("curl x"));
     let d = validate_plan_next(&doc, None, None);
-    assert!(d.valid);
-    assert_warning(&d, "EXECUTORS_NOT_CHECKED", "executor_call.command");
+    assert_only(&d, "UNKNOWN_EXECUTOR", "executor_call.command");
+    assert!(
+        d.errors[0].message.contains("shell: <command>"),
+        "{}",
+        d.to_text()
+    );
     let d = validate_plan_next(&execute(), None, None);
     assert!(d.valid && d.warnings.is_empty(), "{}", d.to_text());
+}
+
+#[test]
+fn a_completed_attempt_whose_result_mentions_an_error_is_no_failed_attempt() {
+    let ctx = PlanNextContext::from_value(
+        &json!({"think": {"goal": "g", "plan": [], "done": [
+            {"goal": "创建 login.html 骨架", "status": "completed", "command": "shell: touch login.html",
+             "result": "no errors found"}
+        ]}, "path": [], "max_depth": 3}),
+        "ctx",
+    )
+    .expect("context");
+    let d = validate_plan_next(&execute(), Some(&executors()), Some(&ctx));
+    assert!(d.valid, "{}", d.to_text());
 }
 
 #[test]

@@ -13,5 +13,6 @@ pub async fn run(cli: Cli) -> CommandResult {
         Command::Diff(args) => super::diff::run(args).await,
         Command::Batch(args) => super::batch::run(args, &cli.global).await,
         Command::Review(args) => super::review::run(args, &cli.global).await,
+        Command::Thinkon(args) => super::thinkon::run(args, &cli.global).await,
     }
 }

@@ -13,6 +13,7 @@ pub mod plan_file;
 pub mod research;
 pub mod review;
 pub mod runner;
+pub mod thinkon;
 pub mod validate;
 pub mod workflow;
 

@@ -5,6 +5,8 @@
 //! read or parsed, and an atom registry, executors file or context that is malformed, end the
 //! command with exit 2 and a one-line message naming the file. This module holds no rule.
 
+use std::path::Path;
+
 use crate::cli::{OutputFormat, ValidateArgs, ValidateCommand};
 use crate::diagnostics::Diagnostics;
 use crate::exit::{CommandError, CommandResult, ExitStatus};
@@ -12,6 +14,9 @@ use crate::validate::{
     AtomRegistry, Executors, PlanNextContext, document, validate_plan_file,
     validate_plan_next_text, validate_review_text, validate_second_opinion_text, validate_steps,
 };
+
+/// The executors file `validate plan-next` reads when `--executors` is not given.
+pub const DEFAULT_EXECUTORS: &str = ".thinkon/executors/executors.yaml";
 
 pub async fn run(args: ValidateArgs) -> CommandResult {
     let diagnostics = match &args.target {
@@ -28,8 +33,12 @@ pub async fn run(args: ValidateArgs) -> CommandResult {
             // The answer is read as text: text around the JSON object is a finding
             // (INVALID_JSON), not an input error.
             let text = document::read_text(file).map_err(CommandError::usage)?;
+            // Seed 001: the planner's executors live in `.thinkon/executors/executors.yaml` of
+            // the working folder; with none anywhere, only `shell: ...` is valid.
+            let default = Path::new(DEFAULT_EXECUTORS);
             let executors = executors
                 .as_deref()
+                .or_else(|| default.exists().then_some(default))
                 .map(Executors::load)
                 .transpose()
                 .map_err(CommandError::usage)?;

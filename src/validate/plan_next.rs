@@ -24,16 +24,16 @@
 //! | `MISSING_SUCCESS_SIGNAL` | warning | PLAN_PROBES / PLAN_STEPS have a non-empty `success_signal` | `success_signal` |
 //! | `ORDERING_WORD_IN_PROBE` | error | hypotheses hold no ordering word ([`super::words`]) | `new_block.plan[i]` |
 //! | `GUESSING_WORD_IN_STEP` | error | steps hold no guessing word | `new_block.plan[i]` |
-//! | `UNKNOWN_EXECUTOR` | error | `command` names a declared executor or uses `shell: ...` | `executor_call.command` |
-//! | `EXECUTORS_NOT_CHECKED` | warning | without `--executors`, a command other than `shell: ...` cannot be checked | `executor_call.command` |
+//! | `UNKNOWN_EXECUTOR` | error | `command` names a declared executor or uses `shell: ...`; with no executors file at all, only `shell: ...` | `executor_call.command` |
 //! | `INVALID_UPDATE_PLAN` | error | `update_plan`, when present, is a list of strings | `update_plan[i]` |
 //! | `DEPTH_REQUIRES_EXECUTE` | error | with a context: `len(path) >= max_depth` requires EXECUTE | `plan_type` |
 //! | `DEPTH_NEAR_LIMIT` | warning | with a context: `len(path) >= max_depth - 1` and a PLAN_* type | `plan_type` |
 //! | `REPEATS_FAILED_ATTEMPT` | error | with a context: no plan list, command, or (for EXECUTE) goal identical to a failed attempt in `think.done` | `new_block.plan`, `executor_call.command`, `new_block.goal` |
 //!
-//! Decisions where the seeds are silent: without `--executors`, any non-empty command is
-//! accepted with the `EXECUTORS_NOT_CHECKED` warning, and `shell: ...` is always accepted. A
-//! string `done` entry that mentions a failure and contains the new command verbatim counts as
+//! Decisions where the seeds are silent: `shell: ...` is always accepted; without any
+//! executors file (the command layer reads `.thinkon/executors/executors.yaml` of the working
+//! folder when `--executors` is not given), it is the only valid form (seed 001: no invented
+//! tools, the generic form where capabilities are missing). A string `done` entry that mentions a failure and contains the new command verbatim counts as
 //! the same command (see [`super::plan_next_context`] for what a failed attempt is). Plan items
 //! and commands are compared after trimming white space. An EXECUTE whose goal equals a failed
 //! attempt's goal is a repeat: seed 001 asks for a split into steps instead.

@@ -5,8 +5,10 @@
 //! What counts as a failed attempt in `think.done` (seed 001 leaves it open):
 //! - a string entry that contains a failure word (see [`super::words::FAILURE_ZH`] and
 //!   [`super::words::FAILURE_EN`], e.g. 失败, 报错, failed, error);
-//! - an object entry whose `status`, `result`, `outcome` or `state` is a string containing a
-//!   failure word, or whose `success` or `ok` is `false`. Its `goal`, `plan` (strings) and
+//! - an object entry whose `status` is a string containing a failure word (without a string
+//!   `status`: whose `result`, `outcome` or `state` is one), or whose `success` or `ok` is
+//!   `false`. An explicit status decides, so a `completed` entry whose result mentions an
+//!   error is no failed attempt. Its `goal`, `plan` (strings) and
 //!   `command` (or `executor_call.command`) describe what was tried.
 //!
 //! A malformed context (`path` not a list, `max_depth` not a non-negative integer, `think.done`
@@ -109,10 +111,17 @@ fn failed_attempt(index: usize, entry: &Value) -> Option<FailedAttempt> {
             command: None,
         }),
         Value::Object(o) => {
-            let says_failed = ["status", "result", "outcome", "state"].iter().any(|k| {
-                o.get(*k)
+            let failure_in = |k: &str| {
+                o.get(k)
                     .and_then(Value::as_str)
-                    .is_some_and(|s| words::failure_word(s).is_some())
+                    .map(|s| words::failure_word(s).is_some())
+            };
+            // An explicit status decides: a completed step whose result mentions an error is
+            // not a failed attempt.
+            let says_failed = failure_in("status").unwrap_or_else(|| {
+                ["result", "outcome", "state"]
+                    .iter()
+                    .any(|k| failure_in(k) == Some(true))
             }) || ["success", "ok"]
                 .iter()
                 .any(|k| o.get(*k) == Some(&Value::Bool(false)));
@@ -157,7 +166,9 @@ mod tests {
                     "shell: npm test 失败，退出码 1",
                     {"goal": "g1", "status": "failed", "plan": ["a", "b"]},
                     {"executor_call": {"command": "shell: make"}, "success": false},
-                    {"goal": "g2", "status": "completed"}
+                    {"goal": "g2", "status": "completed"},
+                    {"goal": "g3", "status": "completed", "result": "no errors found"},
+                    {"goal": "g4", "result": "the build failed"}
                 ]},
                 "path": [{}, {}],
                 "max_depth": 3
@@ -168,7 +179,7 @@ mod tests {
         assert_eq!(ctx.depth, 2);
         assert_eq!(ctx.max_depth, Some(3));
         let idx: Vec<usize> = ctx.failed.iter().map(|f| f.index).collect();
-        assert_eq!(idx, vec![1, 2, 3]);
+        assert_eq!(idx, vec![1, 2, 3, 6]);
         assert_eq!(ctx.failed[1].plan, Some(vec!["a".into(), "b".into()]));
         assert_eq!(ctx.failed[2].command.as_deref(), Some("shell: make"));
     }

@@ -152,12 +152,13 @@ pub(super) fn check_command(
             );
         }
         Some(_) => {}
+        // Seed 001: no invented tools; where capabilities are missing, the generic form.
         None => {
-            d.warn(
-                "EXECUTORS_NOT_CHECKED",
+            d.error(
+                "UNKNOWN_EXECUTOR",
                 "executor_call.command",
                 format!(
-                    "`{}` was not checked against executors.yaml: pass `--executors` to check it",
+                    "`{}` names a tool, but no executors file declares any (`--executors`, or `.thinkon/executors/executors.yaml` in the working folder): use the generic `shell: <command>`, or declare the tool there",
                     crate::text::truncate(command, 60)
                 ),
             );

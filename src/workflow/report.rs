@@ -110,7 +110,7 @@ pub fn render_with(
 
 /// One line of the sources list: `- [n] [title](url)` for a URL that may be a link, else
 /// `- [n] title (`url`)`, which no Markdown viewer turns into one.
-fn source_entry(n: usize, source: &Source, file_links: FileLinks<'_>) -> String {
+pub fn source_entry(n: usize, source: &Source, file_links: FileLinks<'_>) -> String {
     let title = one_line(&source.title, TITLE_MAX_CHARS);
     let url = source.url.trim();
     let title = if title.is_empty() {

@@ -1,0 +1,273 @@
+//! `researchflow thinkon`: the Thinkon runtime on one goal, in one folder (`--dir`, default
+//! `.thinkon`).
+//!
+//! Everything is resolved before any work starts: the settings (a model is required), the
+//! folder and its lock, the tree (a new one for `--goal`, or the one the folder holds), the
+//! executors file (written with the built-in executors on a first run), the prompts, the
+//! search client, the three roles' model clients recording on `DIR/transcript.jsonl`, and the
+//! event log `DIR/events.ndjson`. stdout gets one JSON object: `{status, root, result, blocks,
+//! calls, tokens, ...}`.
+//!
+//! Exit codes: 0 completed, and partial (a limit the user set was reached: said on stderr);
+//! 1 failed (the root block failed); 2 usage, configuration, an unreadable folder or executors
+//! file, an endpoint that cannot be used; 130 interrupted.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::output::print_json;
+use super::research::search_client;
+use super::runner::shutdown_signal;
+use super::workflow::{budget, workflow_id};
+use crate::cli::{GlobalArgs, ThinkonArgs};
+use crate::exit::{CommandError, CommandResult, ExitStatus};
+use crate::http::Gates;
+use crate::llm::{LlmClient, Negotiator};
+use crate::settings::{Role, Settings};
+use crate::thinkon::{
+    Block, BlockPlanner, ExecutorSet, Outcome, Reflector, Research, RunError, Runner, Runtime,
+    RuntimeParts, ShellOptions, ThinkonOptions, ThinkonStatus, Tree, TreeMeta, TreeStore,
+};
+use crate::transcript::{Recorder, SessionLine, Tape};
+use crate::workflow::EventLog;
+
+/// Depth at which blocks are no longer split, unless `--max-depth` or the tree says.
+pub const DEFAULT_MAX_DEPTH: u32 = 3;
+
+/// Bytes kept of a shell command's stdout, and of its stderr.
+pub const SHELL_OUTPUT_CAP: usize = 64 * 1024;
+
+/// The prompts a run reads: the planner's and the reflection's, and the two sub-agents'.
+struct Prompts {
+    planner: String,
+    reflect: String,
+    analysis: String,
+    summary: String,
+}
+
+impl Prompts {
+    /// The built-in prompts, or `promptsDir`'s.
+    fn load(settings: &Settings) -> Result<Prompts, CommandError> {
+        let load = |name| {
+            crate::prompts::load(name, settings.prompts_dir.as_deref()).map_err(CommandError::usage)
+        };
+        Ok(Prompts {
+            planner: load(crate::prompts::THINKON_PLANNER)?,
+            reflect: load(crate::prompts::THINKON_REFLECT)?,
+            analysis: load(crate::prompts::SEARCH_ANALYSIS)?,
+            summary: load(crate::prompts::SUMMARY)?,
+        })
+    }
+}
+
+pub async fn run(args: ThinkonArgs, global: &GlobalArgs) -> CommandResult {
+    let settings = Settings::load(global.config.as_deref()).map_err(CommandError::usage)?;
+    settings.require_llm().map_err(CommandError::usage)?;
+    let store = TreeStore::open(&args.dir).map_err(CommandError::usage)?;
+    let executors_path = args
+        .executors
+        .clone()
+        .unwrap_or_else(|| store.default_executors_path());
+    let executors = ExecutorSet::open(&executors_path, args.executors.is_none())
+        .map_err(CommandError::usage)?;
+    let prompts = Prompts::load(&settings)?;
+    let http = crate::http::client().map_err(CommandError::failure)?;
+    let gates = Arc::new(Gates::new());
+    let search = search_client(http.clone(), &settings, &gates).await?;
+    // Last of what can be refused: a run refused for its settings leaves no tree behind.
+    let (meta, tree) = open_tree(&store, &args)?;
+    let tape = Tape {
+        recorder: Some(Arc::new(open_transcript(&store, &meta, &settings)?)),
+        replayer: None,
+    };
+    let negotiator = Arc::new(Negotiator::new(settings.structured_output));
+    let llm = |role| {
+        LlmClient::new(
+            http.clone(),
+            &settings,
+            role,
+            Arc::clone(&negotiator),
+            &gates,
+        )
+        .map(|client| client.with_tape(tape.clone()))
+        .map_err(CommandError::usage)
+    };
+    let (planning, search_llm, summary_llm) = (
+        llm(Role::Planning)?,
+        llm(Role::Search)?,
+        llm(Role::Summary)?,
+    );
+    let events = EventLog::open(&store.events_path()).map_err(|e| {
+        let shown = store.events_path().display().to_string();
+        CommandError::usage(anyhow::anyhow!("cannot open the event log `{shown}`: {e}"))
+    })?;
+    let shell = args.allow_shell.then(|| ShellOptions {
+        work_dir: store.work_dir(),
+        timeout: Duration::from_secs(args.shell_timeout),
+        output_cap: SHELL_OUTPUT_CAP,
+    });
+    let dir = store.dir().to_path_buf();
+    let options = ThinkonOptions {
+        max_depth: meta.max_depth,
+        max_blocks: args.max_blocks,
+        budget: budget(&settings, args.budget),
+    };
+    let runtime = Runtime::new(RuntimeParts {
+        store,
+        meta,
+        tree,
+        events: &events,
+        planner: BlockPlanner {
+            llm: &planning,
+            system_prompt: &prompts.planner,
+            executors: &executors.declared,
+            repair_attempts: settings.repair_attempts,
+        },
+        runner: Runner {
+            executors: &executors,
+            research: Research {
+                search_llm: &search_llm,
+                summary_llm: &summary_llm,
+                search: search.as_ref(),
+                tape: &tape,
+                analysis_prompt: &prompts.analysis,
+                summary_prompt: &prompts.summary,
+            },
+            shell,
+        },
+        reflector: Reflector {
+            llm: &summary_llm,
+            system_prompt: &prompts.reflect,
+        },
+        options,
+    });
+    match runtime.run(shutdown_signal()).await {
+        Ok(outcome) => report(&outcome, &dir, &events),
+        Err(RunError::Stop(why)) => Err(CommandError::usage(anyhow::anyhow!(
+            "{why}; the tree is saved in `{}`: run again to continue it",
+            dir.display()
+        ))),
+        Err(RunError::Store(e)) => Err(CommandError::failure(e)),
+    }
+}
+
+/// The tree the folder holds, or a new one for `--goal`.
+fn open_tree(store: &TreeStore, args: &ThinkonArgs) -> Result<(TreeMeta, Tree), CommandError> {
+    let shown = store.dir().display();
+    let goal = args.goal.as_deref().map(str::trim);
+    if goal == Some("") {
+        return Err(CommandError::usage(anyhow::anyhow!(
+            "`--goal` is empty: say what the tree should achieve"
+        )));
+    }
+    let Some(mut meta) = store.meta().map_err(CommandError::usage)? else {
+        let Some(goal) = goal else {
+            return Err(CommandError::usage(anyhow::anyhow!(
+                "`{shown}` holds no tree to resume: start one with `--goal TEXT`"
+            )));
+        };
+        return new_tree(store, goal, args.max_depth.unwrap_or(DEFAULT_MAX_DEPTH));
+    };
+    if let Some(goal) = goal
+        && goal != meta.goal
+    {
+        return Err(CommandError::usage(anyhow::anyhow!(
+            "`{shown}` holds the tree of another goal (`{}`): run with `--resume` to continue it, or give a new goal another `--dir`",
+            crate::text::truncate(&meta.goal, 120)
+        )));
+    }
+    if let Some(depth) = args.max_depth {
+        meta.max_depth = depth;
+    }
+    let mut tree = Tree::new(store.load_blocks().map_err(CommandError::usage)?);
+    if tree.root().is_none() {
+        // The tree file was written, the root not yet: start the root again.
+        let root = Block::new(Tree::root_id(), None, 0, json!(meta.goal));
+        store.save(&root).map_err(CommandError::usage)?;
+        tree.insert(root);
+    }
+    tracing::info!(
+        "thinkon: continuing the tree of `{shown}` ({} block(s))",
+        tree.len()
+    );
+    Ok((meta, tree))
+}
+
+fn new_tree(
+    store: &TreeStore,
+    goal: &str,
+    max_depth: u32,
+) -> Result<(TreeMeta, Tree), CommandError> {
+    let now = crate::clock::now();
+    let meta = TreeMeta {
+        version: crate::thinkon::store::TREE_VERSION,
+        run_id: workflow_id().replacen("wf-", "tk-", 1),
+        goal: goal.to_string(),
+        root: Tree::root_id(),
+        max_depth,
+        status: "running".into(),
+        created_at: now.clone(),
+        updated_at: now,
+    };
+    let root = Block::new(Tree::root_id(), None, 0, json!(goal));
+    store.save(&root).map_err(CommandError::usage)?;
+    store.save_meta(&meta).map_err(CommandError::usage)?;
+    Ok((meta, Tree::new(vec![root])))
+}
+
+/// The run's transcript, its `session` line written.
+fn open_transcript(
+    store: &TreeStore,
+    meta: &TreeMeta,
+    settings: &Settings,
+) -> Result<Recorder, CommandError> {
+    let path = store.transcript_path();
+    let session = SessionLine {
+        session: 0,
+        at: crate::clock::now_millis(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        workflow_id: meta.run_id.clone(),
+        query: meta.goal.clone(),
+        max_rounds: None,
+        replay_of: None,
+    };
+    Recorder::open(&path, session, settings.secrets()).map_err(|e| {
+        CommandError::usage(anyhow::anyhow!(
+            "cannot open the transcript `{}`: {e}",
+            path.display()
+        ))
+    })
+}
+
+/// Prints the outcome and maps it to an exit status.
+fn report(outcome: &Outcome, dir: &std::path::Path, events: &EventLog) -> CommandResult {
+    print_json(&json!({
+        "status": outcome.status,
+        "reason": outcome.reason,
+        "root": outcome.root,
+        "result": outcome.result.as_ref().map(|p| p.display().to_string()),
+        "blocks": outcome.blocks,
+        "calls": outcome.spent.calls,
+        "tokens": outcome.spent.usage.total_tokens,
+        "dir": dir.display().to_string(),
+        "events": events.path().display().to_string(),
+    }));
+    let reason = outcome.reason.clone().unwrap_or_default();
+    match outcome.status {
+        ThinkonStatus::Completed => Ok(ExitStatus::Success),
+        ThinkonStatus::Partial => {
+            eprintln!(
+                "note: partial run: {reason}; `{}` holds what exists, and running again on the same folder continues the tree",
+                dir.join("result.md").display()
+            );
+            Ok(ExitStatus::Success)
+        }
+        ThinkonStatus::Failed => {
+            eprintln!("error: {reason}; see `{}`", dir.join("result.md").display());
+            Ok(ExitStatus::Failure)
+        }
+        ThinkonStatus::Interrupted => Ok(ExitStatus::Interrupted),
+    }
+}

@@ -1,0 +1,43 @@
+//! The Thinkon runtime (seeds 000/001): a fractal planner over a tree of blocks (goal, plan,
+//! done), each planned with one `plan-next` answer, with the research sub-agents and an opt-in
+//! shell as its executors. See `ARCHITECTURE.md` ("One Thinkon run") for the path of one run.
+//!
+//! - `runtime.rs`: the loop and its limits; `steps.rs`: each step (define the root, plan a
+//!   child, force execution at the depth limit, execute, reflect, receive a child's result).
+//! - `block.rs`, `tree.rs`, `store.rs`: the blocks, the tree in memory, the folder on disk.
+//! - `context.rs`: the planner's Context JSON; `planner.rs`: one plan-next call, checked by
+//!   `validate plan-next` and repaired; `schema.rs`: its structured-output schema;
+//!   `answer.rs`: the parts of a valid answer.
+//! - `executors.rs` (the executors file), `execute.rs` (one call to an observation),
+//!   `research.rs` (`search:`, `summarize:`), `shell.rs` (`shell:`).
+//! - `reflect.rs`: a block's Core4 result; `outcome.rs`: the run's status and `result.md`.
+//!
+//! Block ids live only in the tree and its files: the planner never sees one and never writes
+//! one.
+
+pub mod answer;
+pub mod block;
+pub mod context;
+pub mod execute;
+pub mod executors;
+pub mod outcome;
+pub mod planner;
+pub mod reflect;
+pub mod research;
+pub mod runtime;
+pub mod schema;
+pub mod shell;
+mod steps;
+pub mod store;
+pub mod tree;
+
+pub use block::{Block, BlockStatus, PlanType};
+pub use execute::{Runner, ShellOptions};
+pub use executors::ExecutorSet;
+pub use outcome::{Outcome, ThinkonStatus};
+pub use planner::{BlockPlanner, Spent};
+pub use reflect::Reflector;
+pub use research::Research;
+pub use runtime::{RunError, Runtime, RuntimeParts, ThinkonOptions};
+pub use store::{StoreError, TreeMeta, TreeStore};
+pub use tree::Tree;

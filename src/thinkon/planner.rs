@@ -1,0 +1,199 @@
+//! One plan-next call: the seed's planner prompt and the Context JSON, the answer asked for as
+//! structured output ([`super::schema::PLAN_NEXT_SCHEMA`]), and the answer checked by the same
+//! logic as `validate plan-next` with the context and the executors (depth rules, no repeat of
+//! a failed attempt, declared executors only). On a violation the findings are sent back
+//! (`planner.repairAttempts` times, as the workflow's planner does); then the call fails.
+//!
+//! The answer may be wrapped in `<think>` blocks or a code fence: the JSON object is taken out
+//! ([`crate::llm::extract_json`]) before the check. A `null` optional field is an absent one
+//! ([`super::schema::drop_nulls`]).
+
+use serde_json::{Value, json};
+
+use super::answer::PlanNext;
+use super::context::rules_of;
+use super::schema::{PLAN_NEXT_SCHEMA, drop_nulls};
+use crate::diagnostics::{Diagnostics, Finding};
+use crate::http::RetryObserver;
+use crate::llm::{ChatAnswer, LlmClient, LlmError, Message, Usage, Want, extract_json};
+use crate::transcript::Site;
+use crate::validate::{Executors, PlanNextContext, validate_plan_next};
+
+/// Token limit of a plan-next answer, unless the planning role sets `maxTokens`.
+pub const PLAN_NEXT_MAX_TOKENS: u32 = 2048;
+
+/// What the LLM calls of a run cost.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Spent {
+    pub calls: u32,
+    pub usage: Usage,
+}
+
+impl Spent {
+    pub fn add(&mut self, usage: Usage) {
+        self.calls += 1;
+        self.usage.add(usage);
+    }
+}
+
+/// Asks the planner for a block's next step.
+pub struct BlockPlanner<'a> {
+    pub llm: &'a LlmClient,
+    pub system_prompt: &'a str,
+    pub executors: &'a Executors,
+    pub repair_attempts: u32,
+}
+
+/// A valid answer and the warnings the check left.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    pub answer: PlanNext,
+    pub warnings: Vec<Finding>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    #[error("the planner call failed: {0}")]
+    Llm(#[from] LlmError),
+    #[error("the planner's answer broke the plan-next protocol after {attempts} attempt(s):\n{}", .diagnostics.to_text().trim_end())]
+    Contract {
+        diagnostics: Diagnostics,
+        attempts: u32,
+    },
+}
+
+impl BlockPlanner<'_> {
+    /// Asks for the next step under `context`; every call's cost goes into `spent`.
+    pub async fn plan(
+        &self,
+        site: &Site,
+        context: &Value,
+        spent: &mut Spent,
+        observer: &dyn RetryObserver,
+    ) -> Result<Planned, PlanError> {
+        let rules = rules_of(context);
+        let text = serde_json::to_string_pretty(context).unwrap_or_else(|_| context.to_string());
+        let mut messages = vec![
+            Message::system(self.system_prompt),
+            Message::user(format!("Context JSON:\n{text}")),
+        ];
+        let mut attempts = 0;
+        loop {
+            let want = Want::Json(&PLAN_NEXT_SCHEMA);
+            let reply = match self
+                .llm
+                .chat(site, &messages, want, PLAN_NEXT_MAX_TOKENS, observer)
+                .await
+            {
+                Ok(reply) => Some(reply),
+                // Small models sometimes answer nothing: a broken answer, not a broken server.
+                Err(LlmError::Empty { .. }) => None,
+                Err(e) => return Err(e.into()),
+            };
+            attempts += 1;
+            let diagnostics = match &reply {
+                Some(reply) => {
+                    spent.add(reply.usage);
+                    match self.judge(reply, &rules) {
+                        Ok(planned) => return Ok(planned),
+                        Err(d) => d,
+                    }
+                }
+                None => {
+                    spent.add(Usage::default());
+                    let mut d = Diagnostics::new();
+                    d.error("EMPTY_ANSWER", "", "the answer was empty");
+                    d
+                }
+            };
+            if attempts > self.repair_attempts {
+                return Err(PlanError::Contract {
+                    diagnostics,
+                    attempts,
+                });
+            }
+            let codes: Vec<&str> = diagnostics.errors.iter().map(|f| f.code.as_str()).collect();
+            tracing::warn!(
+                "thinkon: the planner's answer broke the protocol ({}); asking again",
+                codes.join(", ")
+            );
+            observer.on_note("planner_repair", json!({"errors": codes}));
+            if let Some(reply) = reply {
+                messages.push(Message::assistant(reply.content));
+            }
+            messages.push(Message::user(repair_message(&diagnostics)));
+        }
+    }
+
+    /// The answer if the validator accepts it.
+    fn judge(&self, reply: &ChatAnswer, rules: &PlanNextContext) -> Result<Planned, Diagnostics> {
+        let mut d = Diagnostics::new();
+        if reply.truncated() {
+            d.error(
+                "TRUNCATED",
+                "",
+                "the answer was cut off at the token limit: be brief, no text outside the JSON object",
+            );
+            return Err(d);
+        }
+        let mut value = extract_json(&reply.content).map_err(|why| {
+            d.error("INVALID_JSON", "", why);
+            d.clone()
+        })?;
+        drop_nulls(&mut value);
+        let found = validate_plan_next(&value, Some(self.executors), Some(rules));
+        if !found.is_valid() {
+            return Err(found);
+        }
+        let Some(answer) = PlanNext::read(&value) else {
+            d.error("SCHEMA", "", "the answer does not have the plan-next shape");
+            return Err(d);
+        };
+        Ok(Planned {
+            answer,
+            warnings: found.warnings,
+        })
+    }
+}
+
+/// The findings, quoted back to the planner.
+pub fn repair_message(diag: &Diagnostics) -> String {
+    let mut text = String::from(
+        "Your answer broke the plan-next protocol. Errors, as `code at path: message`:\n",
+    );
+    for f in &diag.errors {
+        let path = if f.path.is_empty() {
+            "(answer)"
+        } else {
+            &f.path
+        };
+        text.push_str(&format!("- {} at {path}: {}\n", f.code, f.message));
+    }
+    text.push_str(
+        "\nAnswer again with only the corrected plan-next JSON object: \
+         {\"type\": \"plan-next\", \"plan_type\", \"new_block\": {\"goal\", \"plan\", \"done\": []}, \
+         and `success_signal`, `executor_call` or `update_plan` as the protocol says}.",
+    );
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_repair_message_quotes_each_finding() {
+        let mut d = Diagnostics::new();
+        d.error(
+            "REPEATS_FAILED_ATTEMPT",
+            "executor_call.command",
+            "already failed",
+        );
+        d.error("INVALID_JSON", "", "no object");
+        let text = repair_message(&d);
+        assert!(
+            text.contains("- REPEATS_FAILED_ATTEMPT at executor_call.command: already failed\n")
+        );
+        assert!(text.contains("- INVALID_JSON at (answer): no object\n"));
+    }
+}

@@ -1,0 +1,184 @@
+//! The research executors: `search: <query>` and `summarize: <instruction>`, run by the
+//! search and summary sub-agents' parts ([`crate::agents`]): the query runs on the configured
+//! providers (recorded on the run's tape), the results are formatted as the search agent
+//! formats them, and the agent's analysis prompt reads them; `summarize` has the summary
+//! prompt synthesise what the block's parent has done. Each is one model call.
+//!
+//! With search provider `none` the analysis comes from the model alone, and the observation
+//! says so (`"search": "none: ..."`).
+
+use serde_json::{Value, json};
+
+use super::context::render_done;
+use super::planner::Spent;
+use crate::agents::search_agent::{ANALYSIS_MAX_TOKENS, format_hits, report_cuts};
+use crate::agents::searches::run_queries;
+use crate::agents::summary_agent::SUMMARY_MAX_TOKENS;
+use crate::agents::task::{TaskError, TaskInput, WRITTEN_SCHEMA, parse_written};
+use crate::http::RetryObserver;
+use crate::llm::{LlmClient, Message, Want};
+use crate::plan::{NodeId, NodeType};
+use crate::search::SearchClient;
+use crate::transcript::{Site, Tape};
+
+/// The longest output an observation keeps.
+pub const OUTPUT_MAX_CHARS: usize = 8_000;
+
+/// The longest text of one earlier result `summarize` reads.
+const DONE_ENTRY_MAX_CHARS: usize = 3_000;
+
+/// What the search-backed executors need.
+pub struct Research<'a> {
+    pub search_llm: &'a LlmClient,
+    pub summary_llm: &'a LlmClient,
+    pub search: Option<&'a SearchClient>,
+    pub tape: &'a Tape,
+    pub analysis_prompt: &'a str,
+    pub summary_prompt: &'a str,
+}
+
+/// A research executor's observation: `output`, `sources`, and the search provider used.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    pub output: String,
+    pub sources: Vec<Value>,
+    pub search: Option<String>,
+}
+
+impl Research<'_> {
+    /// Runs `query` and has the results analysed.
+    pub async fn search(
+        &self,
+        block: NodeId,
+        question: &str,
+        query: &str,
+        spent: &mut Spent,
+        observer: &dyn RetryObserver,
+    ) -> Result<Found, TaskError> {
+        let site = Site::node(block.to_string());
+        let queries = [query.to_string()];
+        let (results, sources, provider) = match self.search {
+            Some(search) => {
+                let hits = run_queries(search, self.tape, &site, &queries, observer).await?;
+                let sources: Vec<Value> = hits
+                    .iter()
+                    .map(|h| json!({"url": h.url, "title": crate::text::one_line(&h.title, 200)}))
+                    .collect();
+                let (text, cuts) = format_hits(&search.provider_name(), &queries, &hits);
+                report_cuts(&cuts, observer);
+                (text, sources, search.provider_name())
+            }
+            None => (
+                "No web search is available for this task: answer from your own knowledge and \
+                 say clearly what is uncertain."
+                    .to_string(),
+                Vec::new(),
+                "none: no search provider is configured (`search.provider`), so this answer \
+                 comes from the model alone"
+                    .to_string(),
+            ),
+        };
+        let input = task_input(block, NodeType::Search, query, question, String::new());
+        let user = format!(
+            "{}\nSearch results of this task:\n{results}\n",
+            input.message()
+        );
+        let answer = self
+            .ask(
+                self.search_llm,
+                &site,
+                self.analysis_prompt,
+                user,
+                ANALYSIS_MAX_TOKENS,
+                spent,
+                observer,
+            )
+            .await?;
+        Ok(Found {
+            output: answer,
+            sources,
+            search: Some(provider),
+        })
+    }
+
+    /// A synthesis of `done` (the parent's results) following `instruction`.
+    pub async fn summarize(
+        &self,
+        block: NodeId,
+        question: &str,
+        instruction: &str,
+        done: &[Value],
+        spent: &mut Spent,
+        observer: &dyn RetryObserver,
+    ) -> Result<Found, TaskError> {
+        let site = Site::node(block.to_string());
+        let context = render_done(done, DONE_ENTRY_MAX_CHARS);
+        let input = task_input(block, NodeType::Summary, instruction, question, context);
+        let answer = self
+            .ask(
+                self.summary_llm,
+                &site,
+                self.summary_prompt,
+                input.message(),
+                SUMMARY_MAX_TOKENS,
+                spent,
+                observer,
+            )
+            .await?;
+        Ok(Found {
+            output: answer,
+            sources: Vec::new(),
+            search: None,
+        })
+    }
+
+    /// One `{summary, analysis}` call; its text as `summary`, a blank line, `analysis`.
+    #[allow(clippy::too_many_arguments)]
+    async fn ask(
+        &self,
+        llm: &LlmClient,
+        site: &Site,
+        system: &str,
+        user: String,
+        max_tokens: u32,
+        spent: &mut Spent,
+        observer: &dyn RetryObserver,
+    ) -> Result<String, TaskError> {
+        let messages = [Message::system(system), Message::user(user)];
+        let answer = llm
+            .chat(
+                site,
+                &messages,
+                Want::Json(&WRITTEN_SCHEMA),
+                max_tokens,
+                observer,
+            )
+            .await?;
+        spent.add(answer.usage);
+        let (summary, analysis) = parse_written(&answer.content);
+        let text = match (summary.trim(), analysis.trim()) {
+            (s, "") => s.to_string(),
+            ("", a) => a.to_string(),
+            (s, a) if a.starts_with(s) => a.to_string(),
+            (s, a) => format!("{s}\n\n{a}"),
+        };
+        Ok(crate::text::truncate(&text, OUTPUT_MAX_CHARS))
+    }
+}
+
+fn task_input(
+    block: NodeId,
+    kind: NodeType,
+    title: &str,
+    question: &str,
+    context: String,
+) -> TaskInput {
+    TaskInput {
+        node_id: block,
+        kind,
+        title: title.to_string(),
+        question: question.to_string(),
+        context,
+        final_sources: None,
+    }
+}

@@ -1,0 +1,291 @@
+//! The Thinkon loop (seed 001's runtime): one step at a time, each step saved before the next,
+//! until the root has returned, a limit is reached, or a signal stops it.
+//!
+//! The next step is read from the tree alone, so a rerun on the same folder picks up where a
+//! crash left off: from the root, follow each block's active child down to the block being
+//! worked on, then
+//!
+//! - a root the planner has not answered for is defined by one plan-next answer (its own plan
+//!   type, plan or executor call);
+//! - a block whose active child has returned receives the child's result into `done`, and its
+//!   plan loses its first item (or is replaced by the child's `update_plan`); a failed child
+//!   leaves the item in place, to be tried another way, at most [`MAX_ITEM_FAILURES`] times;
+//! - a PLAN_* block with plan items asks the planner for the child of its first item, or, at
+//!   `len(path) >= max_depth`, makes an EXECUTE child of it without asking;
+//! - an EXECUTE block runs its executor call once, then returns;
+//! - a block whose plan is empty returns: a reflection writes its result.
+//!
+//! The steps themselves are in `steps.rs`.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::block::{BlockStatus, PlanType};
+use super::execute::Runner;
+use super::outcome::{Outcome, ThinkonStatus, partial_document, result_document};
+use super::planner::{BlockPlanner, Spent};
+use super::reflect::Reflector;
+use super::store::{StoreError, TreeMeta, TreeStore};
+use super::tree::Tree;
+use crate::settings::Budget;
+use crate::workflow::{EventLog, Shutdown};
+
+/// Failed children in a row after which a plan item is given up.
+pub const MAX_ITEM_FAILURES: u32 = 2;
+
+/// What a run may do.
+#[derive(Debug, Clone, Copy)]
+pub struct ThinkonOptions {
+    pub max_depth: u32,
+    /// Most blocks in the tree.
+    pub max_blocks: u32,
+    pub budget: Budget,
+}
+
+/// Why a run stopped before its end.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// An endpoint cannot be used as configured, or a replay diverged.
+    #[error("{0}")]
+    Stop(String),
+}
+
+/// One step of the loop, on the block it names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Step {
+    Define(String),
+    Receive(String),
+    Plan(String),
+    Force(String),
+    Execute(String),
+    Reflect(String),
+    /// The active child's file is gone: forget it.
+    Forget(String),
+    Done,
+}
+
+/// A run over one tree.
+pub struct Runtime<'a> {
+    pub(super) store: TreeStore,
+    pub(super) meta: TreeMeta,
+    pub(super) tree: Tree,
+    pub(super) events: &'a EventLog,
+    pub(super) planner: BlockPlanner<'a>,
+    pub(super) runner: Runner<'a>,
+    pub(super) reflector: Reflector<'a>,
+    pub(super) options: ThinkonOptions,
+    pub(super) spent: Spent,
+    started: Instant,
+    /// Blocks started in this invocation.
+    pub(super) touched: HashSet<String>,
+}
+
+enum End {
+    Finished,
+    Partial(String),
+    Interrupted,
+}
+
+/// The parts of a run.
+pub struct RuntimeParts<'a> {
+    pub store: TreeStore,
+    pub meta: TreeMeta,
+    pub tree: Tree,
+    pub events: &'a EventLog,
+    pub planner: BlockPlanner<'a>,
+    pub runner: Runner<'a>,
+    pub reflector: Reflector<'a>,
+    pub options: ThinkonOptions,
+}
+
+impl<'a> Runtime<'a> {
+    pub fn new(parts: RuntimeParts<'a>) -> Runtime<'a> {
+        Runtime {
+            store: parts.store,
+            meta: parts.meta,
+            tree: parts.tree,
+            events: parts.events,
+            planner: parts.planner,
+            runner: parts.runner,
+            reflector: parts.reflector,
+            options: parts.options,
+            spent: Spent::default(),
+            started: Instant::now(),
+            touched: HashSet::new(),
+        }
+    }
+
+    /// Works on the tree until the root returns, a limit is reached, or `shutdown` fires.
+    pub async fn run(mut self, mut shutdown: Shutdown) -> Result<Outcome, RunError> {
+        for parent in self.tree.adopt_orphans() {
+            if let Some(block) = self.tree.get(&parent) {
+                self.store.save(block)?;
+            }
+        }
+        self.meta.status = "running".into();
+        self.store.save_meta(&self.meta)?;
+        self.events.emit(
+            "run_started",
+            json!({"goal": self.meta.goal, "blocks": self.tree.len(), "max_depth": self.options.max_depth}),
+        );
+        let end = loop {
+            let step = self.next_step();
+            if step == Step::Done {
+                break End::Finished;
+            }
+            if let Some(reason) = self.limit_reached(&step) {
+                break End::Partial(reason);
+            }
+            tokio::select! {
+                taken = self.take(step) => taken?,
+                () = &mut shutdown => break End::Interrupted,
+            }
+        };
+        self.finish(end)
+    }
+
+    /// What to do next, read from the tree.
+    pub(super) fn next_step(&self) -> Step {
+        let Some(mut current) = self.tree.root() else {
+            return Step::Done;
+        };
+        if current.status.is_finished() {
+            return Step::Done;
+        }
+        loop {
+            if let Some(child) = &current.active_child {
+                match self.tree.get(child) {
+                    Some(c) if c.status.is_finished() => return Step::Receive(current.id.clone()),
+                    Some(c) => {
+                        current = c;
+                        continue;
+                    }
+                    None => return Step::Forget(current.id.clone()),
+                }
+            }
+            let id = current.id.clone();
+            return match current.plan_type {
+                None => Step::Define(id),
+                Some(PlanType::Execute) if current.done.is_empty() => Step::Execute(id),
+                Some(PlanType::Execute) => Step::Reflect(id),
+                Some(_) if current.plan.is_empty() => Step::Reflect(id),
+                Some(_) if current.depth >= self.options.max_depth => Step::Force(id),
+                Some(_) => Step::Plan(id),
+            };
+        }
+    }
+
+    /// The limit that keeps `step` from running, in words; `None` when it may run. Receiving
+    /// a returned child costs nothing and always runs.
+    fn limit_reached(&self, step: &Step) -> Option<String> {
+        if matches!(step, Step::Receive(_) | Step::Forget(_) | Step::Done) {
+            return None;
+        }
+        let (limit, value, used) = if matches!(step, Step::Plan(_) | Step::Force(_))
+            && self.tree.len() >= self.options.max_blocks as usize
+        {
+            let n = self.tree.len() as u64;
+            ("max_blocks", u64::from(self.options.max_blocks), n)
+        } else if let Some(max) = self
+            .options
+            .budget
+            .max_tokens
+            .filter(|max| self.spent.usage.total_tokens >= *max)
+        {
+            ("max_tokens", max, self.spent.usage.total_tokens)
+        } else if let Some(max) = self
+            .options
+            .budget
+            .max_time
+            .filter(|max| self.started.elapsed() >= *max)
+        {
+            ("max_time", max.as_secs(), self.started.elapsed().as_secs())
+        } else {
+            return None;
+        };
+        let reason = match limit {
+            "max_blocks" => format!("the block budget ({value}) was reached with {used} blocks"),
+            "max_tokens" => format!("the token budget ({value}) was reached after {used} tokens"),
+            _ => format!("the time budget ({value} s) was reached after {used} s"),
+        };
+        tracing::warn!("thinkon: {reason}; planning stops and what exists is returned");
+        self.events.emit(
+            "budget_reached",
+            json!({"limit": limit, "value": value, "used": used}),
+        );
+        Some(reason)
+    }
+
+    async fn take(&mut self, step: Step) -> Result<(), RunError> {
+        match step {
+            Step::Define(id) => self.define(&id).await,
+            Step::Receive(id) => self.receive(&id),
+            Step::Plan(id) => self.plan(&id).await,
+            Step::Force(id) => self.force(&id),
+            Step::Execute(id) => self.execute(&id).await,
+            Step::Reflect(id) => self.reflect(&id).await,
+            Step::Forget(id) => self.forget(&id),
+            Step::Done => Ok(()),
+        }
+    }
+
+    fn finish(mut self, end: End) -> Result<Outcome, RunError> {
+        let root_id = Tree::root_id();
+        let root = self.tree.root().cloned();
+        let (status, reason) = match (&end, &root) {
+            (End::Interrupted, _) => (ThinkonStatus::Interrupted, Some("interrupted".to_string())),
+            (End::Partial(reason), _) => (ThinkonStatus::Partial, Some(reason.clone())),
+            (End::Finished, Some(r)) if r.status == BlockStatus::Completed => {
+                (ThinkonStatus::Completed, None)
+            }
+            (End::Finished, _) => (
+                ThinkonStatus::Failed,
+                Some("the root block failed; result.md says why".to_string()),
+            ),
+        };
+        let document = match (&end, &root) {
+            (End::Interrupted, _) => None,
+            (End::Partial(reason), _) => {
+                Some(partial_document(&self.meta.goal, reason, &self.tree))
+            }
+            (End::Finished, Some(root)) => Some(result_document(&self.meta.goal, root, &self.tree)),
+            (End::Finished, None) => None,
+        };
+        let result = match document {
+            Some(text) => {
+                let path = self.store.result_path();
+                self.store.write_text(&path, &text)?;
+                Some(path)
+            }
+            None => None,
+        };
+        self.meta.status = status.as_str().to_string();
+        self.meta.updated_at = crate::clock::now();
+        self.store.save_meta(&self.meta)?;
+        let blocks = self.tree.counts();
+        self.events.emit(
+            "run_finished",
+            json!({
+                "status": status.as_str(), "reason": reason, "blocks": blocks,
+                "calls": self.spent.calls, "tokens": self.spent.usage.total_tokens,
+                "seconds": elapsed_secs(self.started.elapsed()),
+            }),
+        );
+        Ok(Outcome {
+            status,
+            reason,
+            root: root_id,
+            result,
+            blocks,
+            spent: self.spent,
+        })
+    }
+}
+
+fn elapsed_secs(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1000.0).round() / 1000.0
+}
