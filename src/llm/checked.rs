@@ -124,7 +124,11 @@ where
         if let Some(reply) = reply {
             messages.push(Message::assistant(reply.content));
         }
-        messages.push(Message::user(repair_message(&diagnostics, contract.shape)));
+        messages.push(Message::user(repair_message(
+            &diagnostics,
+            "output contract",
+            contract.shape,
+        )));
     }
 }
 
@@ -149,11 +153,10 @@ fn judge<T>(reply: &ChatAnswer, contract: &Contract<'_, T>) -> Result<(T, Value)
     Ok((answer, value))
 }
 
-/// The message of a repair round: the errors, quoted, and the shape to answer with.
-pub fn repair_message(diag: &Diagnostics, shape: &str) -> String {
-    let mut text = String::from(
-        "Your answer broke the output contract. Errors, as `code at path: message`:\n",
-    );
+/// The message of a repair round: the errors, quoted, and the shape to answer with. `broken`
+/// names what the answer broke ("output contract", "plan-next protocol").
+pub fn repair_message(diag: &Diagnostics, broken: &str, shape: &str) -> String {
+    let mut text = format!("Your answer broke the {broken}. Errors, as `code at path: message`:\n");
     for f in &diag.errors {
         let path = if f.path.is_empty() {
             "(answer)"

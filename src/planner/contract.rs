@@ -419,7 +419,7 @@ mod tests {
         assert!(check(&ok, Stage::Open).is_ok());
         let bad = check_open(&json!({"is_final": true, "tasks": [], "next_check_list": []}))
             .expect_err("invalid");
-        let msg = crate::llm::checked::repair_message(&bad, ANSWER_SHAPE);
+        let msg = crate::llm::checked::repair_message(&bad, "output contract", ANSWER_SHAPE);
         assert!(msg.contains("FINAL_NEEDS_ONE_SUMMARY at tasks"), "{msg}");
     }
 

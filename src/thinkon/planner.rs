@@ -156,25 +156,13 @@ impl BlockPlanner<'_> {
     }
 }
 
+/// The shape of a plan-next answer, quoted at the end of a repair message.
+const ANSWER_SHAPE: &str = "{\"type\": \"plan-next\", \"plan_type\", \"new_block\": {\"goal\", \"plan\", \"done\": []}, \
+     and `success_signal`, `executor_call` or `update_plan` as the protocol says}";
+
 /// The findings, quoted back to the planner.
 pub fn repair_message(diag: &Diagnostics) -> String {
-    let mut text = String::from(
-        "Your answer broke the plan-next protocol. Errors, as `code at path: message`:\n",
-    );
-    for f in &diag.errors {
-        let path = if f.path.is_empty() {
-            "(answer)"
-        } else {
-            &f.path
-        };
-        text.push_str(&format!("- {} at {path}: {}\n", f.code, f.message));
-    }
-    text.push_str(
-        "\nAnswer again with only the corrected plan-next JSON object: \
-         {\"type\": \"plan-next\", \"plan_type\", \"new_block\": {\"goal\", \"plan\", \"done\": []}, \
-         and `success_signal`, `executor_call` or `update_plan` as the protocol says}.",
-    );
-    text
+    crate::llm::checked::repair_message(diag, "plan-next protocol", ANSWER_SHAPE)
 }
 
 #[cfg(test)]
