@@ -18,7 +18,7 @@ use super::runner::{open_transcript, reviewer, shutdown_signal};
 use crate::cli::{GlobalArgs, ReviewArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::http::Gates;
-use crate::llm::{LlmClient, Negotiator};
+use crate::llm::Negotiator;
 use crate::plan::{NodeStatus, PlanFile};
 use crate::prompts::Prompts;
 use crate::review::{ReviewPaths, ReviewStatus, ReviewSummary, review_report};
@@ -59,15 +59,7 @@ pub async fn run(args: ReviewArgs, global: &GlobalArgs) -> CommandResult {
         replayer: None,
     };
     let reviewer = reviewer(&settings, &prompts, |role| {
-        LlmClient::new(
-            http.clone(),
-            &settings,
-            role,
-            Arc::clone(&negotiator),
-            &gates,
-        )
-        .map(|client| client.with_tape(tape.clone()))
-        .map_err(CommandError::usage)
+        super::runner::taped_llm(&http, &settings, role, &negotiator, &gates, &tape)
     })?;
     let events = EventLog::open(&beside.events).map_err(|e| {
         CommandError::usage(anyhow::anyhow!(

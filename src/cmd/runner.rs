@@ -196,15 +196,14 @@ impl Shared {
     /// A client of `role`'s endpoint, sharing the process's negotiation and rate budgets,
     /// its calls on the run's `tape`.
     fn llm(&self, role: Role, tape: &Tape) -> Result<LlmClient, CommandError> {
-        LlmClient::new(
-            self.http.clone(),
+        taped_llm(
+            &self.http,
             &self.settings,
             role,
-            Arc::clone(&self.negotiator),
+            &self.negotiator,
             &self.gates,
+            tape,
         )
-        .map(|client| client.with_tape(tape.clone()))
-        .map_err(CommandError::usage)
     }
 
     /// The task runner and planner of the extractive engine, over the corpus.
@@ -355,4 +354,19 @@ pub fn shutdown_signal() -> Shutdown {
             }
         })
     }
+}
+
+/// A client of `role`'s endpoint with the process's negotiation and rate budgets, its calls
+/// on `tape`; an endpoint that cannot be used as configured is a usage error.
+pub(super) fn taped_llm(
+    http: &reqwest::Client,
+    settings: &Settings,
+    role: Role,
+    negotiator: &Arc<Negotiator>,
+    gates: &Gates,
+    tape: &Tape,
+) -> Result<LlmClient, CommandError> {
+    LlmClient::new(http.clone(), settings, role, Arc::clone(negotiator), gates)
+        .map(|client| client.with_tape(tape.clone()))
+        .map_err(CommandError::usage)
 }

@@ -24,7 +24,7 @@ use super::workflow::{budget, workflow_id};
 use crate::cli::{GlobalArgs, ThinkonArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::http::Gates;
-use crate::llm::{LlmClient, Negotiator};
+use crate::llm::Negotiator;
 use crate::settings::{Role, Settings};
 use crate::thinkon::{
     Block, BlockPlanner, ExecutorSet, Outcome, Reflector, Research, RunError, Runner, Runtime,
@@ -83,17 +83,7 @@ pub async fn run(args: ThinkonArgs, global: &GlobalArgs) -> CommandResult {
         replayer: None,
     };
     let negotiator = Arc::new(Negotiator::new(settings.structured_output));
-    let llm = |role| {
-        LlmClient::new(
-            http.clone(),
-            &settings,
-            role,
-            Arc::clone(&negotiator),
-            &gates,
-        )
-        .map(|client| client.with_tape(tape.clone()))
-        .map_err(CommandError::usage)
-    };
+    let llm = |role| super::runner::taped_llm(&http, &settings, role, &negotiator, &gates, &tape);
     let (planning, search_llm, summary_llm) = (
         llm(Role::Planning)?,
         llm(Role::Search)?,
