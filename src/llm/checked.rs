@@ -1,7 +1,8 @@
 //! A structured answer checked against its contract, with repair rounds: ask, take the JSON
 //! object out of the answer, check it into [`Diagnostics`], and on a violation send the
 //! findings back (`code at path: message`) with the bad answer and ask again, up to
-//! `repair_attempts` times. The planner's rounds and the review's two roles go through here.
+//! `repair_attempts` times. The planner's rounds, the review's two roles and the Thinkon
+//! planner go through here.
 //!
 //! An empty answer (`EMPTY_ANSWER`), one cut off at the token limit (`TRUNCATED`) and one
 //! without a JSON object (`INVALID_JSON`) break the contract like any other violation. Only the
@@ -27,6 +28,8 @@ pub struct Contract<'a, T> {
     pub shape: &'a str,
     /// Repair rounds after a violation (`planner.repairAttempts`).
     pub repair_attempts: u32,
+    /// Told of each violation that is sent back for repair (an event, say).
+    pub on_repair: Option<&'a (dyn Fn(&Diagnostics) + Sync)>,
 }
 
 /// An answer that honours the contract.
@@ -116,11 +119,15 @@ where
                 usage,
             });
         }
+        let codes: Vec<&str> = diagnostics.errors.iter().map(|f| f.code.as_str()).collect();
         tracing::warn!(
-            "[{}] answer broke the contract ({} error(s)); asking again",
+            "[{}] answer broke the contract ({}); asking again",
             contract.who,
-            diagnostics.errors.len()
+            codes.join(", ")
         );
+        if let Some(on_repair) = contract.on_repair {
+            on_repair(&diagnostics);
+        }
         if let Some(reply) = reply {
             messages.push(Message::assistant(reply.content));
         }
@@ -203,13 +210,14 @@ mod tests {
             check: &needs_x,
             shape: "{\"x\": int}",
             repair_attempts: repairs,
+            on_repair: None,
         }
     }
 
     /// Runs `ask_checked` against scripted replies; returns the result and what each call saw.
     fn run(
         replies: Vec<Result<ChatAnswer, LlmError>>,
-        repairs: u32,
+        contract: &Contract<'_, i64>,
     ) -> (Result<Checked<i64>, CheckedError>, Vec<Vec<Message>>) {
         let script = Mutex::new(replies.into_iter());
         let seen = Mutex::new(Vec::new());
@@ -224,7 +232,7 @@ mod tests {
         };
         let result = futures_util::FutureExt::now_or_never(ask_checked(
             vec![Message::user("q")],
-            &contract(repairs),
+            contract,
             send,
         ))
         .expect("no await pending");
@@ -233,13 +241,20 @@ mod tests {
 
     #[test]
     fn a_violation_is_sent_back_with_the_answer_then_a_good_one_is_taken() {
+        let told = Mutex::new(Vec::new());
+        let on_repair = |d: &Diagnostics| told.lock().expect("lock").push(d.errors[0].code.clone());
+        let contract = Contract {
+            on_repair: Some(&on_repair),
+            ..contract(1)
+        };
         let (result, seen) = run(
             vec![
                 Ok(reply("<think>{}</think> {\"y\": 1}", "stop")),
                 Ok(reply("{\"x\": 5}", "stop")),
             ],
-            1,
+            &contract,
         );
+        assert_eq!(*told.lock().expect("lock"), ["MISSING_FIELD"]);
         let checked = result.expect("repaired");
         assert_eq!((checked.answer, checked.calls), (5, 2));
         assert_eq!(checked.usage.total_tokens, 6);
@@ -258,7 +273,10 @@ mod tests {
     #[test]
     fn empty_cut_off_and_prose_answers_break_the_contract_until_the_repairs_are_spent() {
         let empty = || Err(LlmError::Empty { url: "u".into() });
-        let (result, seen) = run(vec![empty(), Ok(reply("{\"x\": 1}", "length"))], 1);
+        let (result, seen) = run(
+            vec![empty(), Ok(reply("{\"x\": 1}", "length"))],
+            &contract(1),
+        );
         let Err(CheckedError::Contract {
             diagnostics,
             attempts,
@@ -270,7 +288,7 @@ mod tests {
         assert_eq!((attempts, usage.total_tokens), (2, 3));
         assert!(diagnostics.has_error("TRUNCATED"));
         assert!(seen[1][1].content.contains("EMPTY_ANSWER"));
-        let (result, _) = run(vec![Ok(reply("no json here", "stop"))], 0);
+        let (result, _) = run(vec![Ok(reply("no json here", "stop"))], &contract(0));
         assert!(
             matches!(result, Err(CheckedError::Contract { diagnostics, .. }) if diagnostics.has_error("INVALID_JSON"))
         );

@@ -159,6 +159,7 @@ impl Planner {
             check: &check,
             shape: ANSWER_SHAPE,
             repair_attempts: self.repair_attempts,
+            on_repair: None,
         };
         // Round numbers continue across resumes: this round's is one more than the plan's.
         let site = Site::round(plan.rounds + 1);

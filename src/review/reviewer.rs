@@ -104,6 +104,7 @@ impl Reviewer {
             check: &check_review,
             shape: REVIEW_SHAPE,
             repair_attempts: self.repair_attempts,
+            on_repair: None,
         };
         let messages = vec![
             Message::system(self.review_prompt.clone()),
@@ -144,6 +145,7 @@ impl Reviewer {
             check: &check_second_opinion,
             shape: SECOND_OPINION_SHAPE,
             repair_attempts: self.repair_attempts,
+            on_repair: None,
         };
         let messages = vec![
             Message::system(self.second_opinion_prompt.clone()),

@@ -2,7 +2,8 @@
 //! structured output ([`super::schema::PLAN_NEXT_SCHEMA`]), and the answer checked by the same
 //! logic as `validate plan-next` with the context and the executors (depth rules, no repeat of
 //! a failed attempt, declared executors only). On a violation the findings are sent back
-//! (`planner.repairAttempts` times, as the workflow's planner does); then the call fails.
+//! (`planner.repairAttempts` times, through [`crate::llm::checked`] as the workflow's planner
+//! does); then the call fails. Each repair is a `planner_repair` event.
 //!
 //! The answer may be wrapped in `<think>` blocks or a code fence: the JSON object is taken out
 //! ([`crate::llm::extract_json`]) before the check. A `null` optional field is an absent one
@@ -15,7 +16,8 @@ use super::context::rules_of;
 use super::schema::{PLAN_NEXT_SCHEMA, drop_nulls};
 use crate::diagnostics::{Diagnostics, Finding};
 use crate::http::RetryObserver;
-use crate::llm::{ChatAnswer, LlmClient, LlmError, Message, Usage, Want, extract_json};
+use crate::llm::checked::{CheckedError, Contract, ask_checked};
+use crate::llm::{LlmClient, LlmError, Message, Usage, Want};
 use crate::transcript::Site;
 use crate::validate::{Executors, PlanNextContext, validate_plan_next};
 
@@ -31,7 +33,12 @@ pub struct Spent {
 
 impl Spent {
     pub fn add(&mut self, usage: Usage) {
-        self.calls += 1;
+        self.add_calls(1, usage);
+    }
+
+    /// `calls` calls that cost `usage` together.
+    pub fn add_calls(&mut self, calls: u32, usage: Usage) {
+        self.calls += calls;
         self.usage.add(usage);
     }
 }
@@ -73,79 +80,67 @@ impl BlockPlanner<'_> {
     ) -> Result<Planned, PlanError> {
         let rules = rules_of(context);
         let text = serde_json::to_string_pretty(context).unwrap_or_else(|_| context.to_string());
-        let mut messages = vec![
+        let messages = vec![
             Message::system(self.system_prompt),
             Message::user(format!("Context JSON:\n{text}")),
         ];
-        let mut attempts = 0;
-        loop {
-            let want = Want::Json(&PLAN_NEXT_SCHEMA);
-            let reply = match self
-                .llm
+        let check = |value: &Value| self.judge(value, &rules);
+        let on_repair = |d: &Diagnostics| {
+            let codes: Vec<&str> = d.errors.iter().map(|f| f.code.as_str()).collect();
+            observer.on_note("planner_repair", json!({"errors": codes}));
+        };
+        let contract = Contract {
+            who: "thinkon",
+            check: &check,
+            shape: ANSWER_SHAPE,
+            repair_attempts: self.repair_attempts,
+            on_repair: Some(&on_repair),
+        };
+        let want = Want::Json(&PLAN_NEXT_SCHEMA);
+        let asked = ask_checked(messages, &contract, |messages| async move {
+            self.llm
                 .chat(site, &messages, want, PLAN_NEXT_MAX_TOKENS, observer)
                 .await
-            {
-                Ok(reply) => Some(reply),
-                // Small models sometimes answer nothing: a broken answer, not a broken server.
-                Err(LlmError::Empty { .. }) => None,
-                Err(e) => return Err(e.into()),
-            };
-            attempts += 1;
-            let diagnostics = match &reply {
-                Some(reply) => {
-                    spent.add(reply.usage);
-                    match self.judge(reply, &rules) {
-                        Ok(planned) => return Ok(planned),
-                        Err(d) => d,
-                    }
-                }
-                None => {
-                    spent.add(Usage::default());
-                    let mut d = Diagnostics::new();
-                    d.error("EMPTY_ANSWER", "", "the answer was empty");
-                    d
-                }
-            };
-            if attempts > self.repair_attempts {
-                return Err(PlanError::Contract {
+        })
+        .await;
+        match asked {
+            Ok(checked) => {
+                spent.add_calls(checked.calls, checked.usage);
+                Ok(checked.answer)
+            }
+            Err(CheckedError::Llm {
+                error,
+                calls,
+                usage,
+            }) => {
+                spent.add_calls(calls, usage);
+                Err(PlanError::Llm(error))
+            }
+            Err(CheckedError::Contract {
+                diagnostics,
+                attempts,
+                usage,
+            }) => {
+                spent.add_calls(attempts, usage);
+                Err(PlanError::Contract {
                     diagnostics,
                     attempts,
-                });
+                })
             }
-            let codes: Vec<&str> = diagnostics.errors.iter().map(|f| f.code.as_str()).collect();
-            tracing::warn!(
-                "thinkon: the planner's answer broke the protocol ({}); asking again",
-                codes.join(", ")
-            );
-            observer.on_note("planner_repair", json!({"errors": codes}));
-            if let Some(reply) = reply {
-                messages.push(Message::assistant(reply.content));
-            }
-            messages.push(Message::user(repair_message(&diagnostics)));
         }
     }
 
-    /// The answer if the validator accepts it.
-    fn judge(&self, reply: &ChatAnswer, rules: &PlanNextContext) -> Result<Planned, Diagnostics> {
-        let mut d = Diagnostics::new();
-        if reply.truncated() {
-            d.error(
-                "TRUNCATED",
-                "",
-                "the answer was cut off at the token limit: be brief, no text outside the JSON object",
-            );
-            return Err(d);
-        }
-        let mut value = extract_json(&reply.content).map_err(|why| {
-            d.error("INVALID_JSON", "", why);
-            d.clone()
-        })?;
+    /// The answer if the validator accepts it (the JSON object already taken out of the
+    /// model's text, an answer cut off at the token limit already refused).
+    fn judge(&self, value: &Value, rules: &PlanNextContext) -> Result<Planned, Diagnostics> {
+        let mut value = value.clone();
         drop_nulls(&mut value);
         let found = validate_plan_next(&value, Some(self.executors), Some(rules));
         if !found.is_valid() {
             return Err(found);
         }
         let Some(answer) = PlanNext::read(&value) else {
+            let mut d = Diagnostics::new();
             d.error("SCHEMA", "", "the answer does not have the plan-next shape");
             return Err(d);
         };
