@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use support::mock_llm::copied_example;
 use support::mock_search::{result_title, result_url};
 use support::scenario::{Setup, read_json, task_title};
 use support::server::Recorded;
@@ -414,6 +415,73 @@ async fn a_contract_violation_is_sent_back_and_repaired() {
             .any(|e| e["event"] == "planner_repair" && e["node"] == "a")
     );
     assert_no_block_ids(&llm, &dir(&s));
+}
+
+/// What a tiny model did (Gemma 3 270M through llama-cpp-python): the planner answered the
+/// prompt's example A word for word, and the reflection the `...` of the asked-for shape.
+/// Both are sent back; the repaired answers are the ones used.
+#[tokio::test]
+async fn a_copy_of_the_prompts_example_and_placeholder_results_are_sent_back() {
+    let llm = MockLlm::start().await;
+    let reflections = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = Arc::clone(&reflections);
+    llm.set_handler(move |req| {
+        let first = req.messages().len() == 2;
+        match kind(req) {
+            Kind::Planner if first && item(&context(req)).is_empty() => Reply::json(
+                &copied_example(req, "\"plan_type\": \"PLAN_PROBES\"")
+                    .expect("the prompt has example A"),
+            ),
+            Kind::Planner => Reply::json(&three_searches(&context(req), req)),
+            Kind::Reflect if first => {
+                counted.fetch_add(1, Ordering::SeqCst);
+                Reply::json(&json!({"completion": "...", "deliverables": "...",
+                    "metric": "...", "constraints": "..."}))
+            }
+            Kind::Reflect => Reply::json(&json!({"completion": "Done.",
+                "deliverables": "The findings.", "metric": "Met.", "constraints": "Kept."})),
+            Kind::Analysis => Reply::json(&json!({"summary": "Found.", "analysis": "Details."})),
+            Kind::Summary => Reply::json(&json!({"summary": "S.", "analysis": "A."})),
+        }
+    });
+    let s = Setup::new(&llm, None);
+    let out = thinkon(&s, &["--goal", "What is G?"]).await;
+    out.success();
+    assert_eq!(out.stdout_json()["status"], "completed");
+    let root = block(&s, "a");
+    assert_eq!(
+        root["goal"], "Research G",
+        "the repaired answer shapes the root"
+    );
+    let planner = of_kind(&llm, Kind::Planner);
+    let repair = planner[1].messages();
+    let message = repair[3]["content"].as_str().expect("repair message");
+    assert!(
+        message.contains("COPIED_FROM_PROMPT at new_block.goal.intent")
+            && message.contains("COPIED_FROM_PROMPT at new_block.plan[0]"),
+        "{message}"
+    );
+    // Four blocks returned, each reflected twice: the placeholders, then the repair.
+    assert_eq!(reflections.load(Ordering::SeqCst), 4);
+    let repairs: Vec<String> = of_kind(&llm, Kind::Reflect)
+        .iter()
+        .filter(|r| r.messages().len() == 4)
+        .map(|r| {
+            r.messages()[3]["content"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(repairs.len(), 4);
+    assert!(
+        repairs[0].contains("PLACEHOLDER at completion"),
+        "{}",
+        repairs[0]
+    );
+    let result = std::fs::read_to_string(dir(&s).join("result.md")).expect("result.md");
+    assert!(result.contains("### Completion\nDone."), "{result}");
+    assert!(!result.contains("\n...\n"), "{result}");
 }
 
 #[tokio::test]

@@ -130,6 +130,7 @@ pub async fn run(args: ThinkonArgs, global: &GlobalArgs) -> CommandResult {
         reflector: Reflector {
             llm: &summary_llm,
             system_prompt: &prompts.reflect,
+            repair_attempts: settings.repair_attempts,
         },
         options,
     });

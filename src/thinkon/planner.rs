@@ -84,7 +84,7 @@ impl BlockPlanner<'_> {
             Message::system(self.system_prompt),
             Message::user(format!("Context JSON:\n{text}")),
         ];
-        let check = |value: &Value| self.judge(value, &rules);
+        let check = |value: &Value| self.judge(value, &rules, &text);
         let on_repair = |d: &Diagnostics| {
             let codes: Vec<&str> = d.errors.iter().map(|f| f.code.as_str()).collect();
             observer.on_note("planner_repair", json!({"errors": codes}));
@@ -132,12 +132,32 @@ impl BlockPlanner<'_> {
 
     /// The answer if the validator accepts it (the JSON object already taken out of the
     /// model's text, an answer cut off at the token limit already refused).
-    fn judge(&self, value: &Value, rules: &PlanNextContext) -> Result<Planned, Diagnostics> {
+    fn judge(
+        &self,
+        value: &Value,
+        rules: &PlanNextContext,
+        context: &str,
+    ) -> Result<Planned, Diagnostics> {
         let mut value = value.clone();
         drop_nulls(&mut value);
         let found = validate_plan_next(&value, Some(self.executors), Some(rules));
         if !found.is_valid() {
             return Err(found);
+        }
+        let copied = copied_from_prompt(&value, self.system_prompt, context);
+        if copied.len() >= COPIED_AT_MOST {
+            let mut d = Diagnostics::new();
+            for (path, text) in copied {
+                d.error(
+                    "COPIED_FROM_PROMPT",
+                    path,
+                    format!(
+                        "`{}` is the prompt's example, not this block's: plan for the goal in the Context JSON",
+                        crate::text::one_line(&text, 80)
+                    ),
+                );
+            }
+            return Err(d);
         }
         let Some(answer) = PlanNext::read(&value) else {
             let mut d = Diagnostics::new();
@@ -149,6 +169,49 @@ impl BlockPlanner<'_> {
             warnings: found.warnings,
         })
     }
+}
+
+/// Strings of an answer copied from the prompt's examples from which the answer is refused: one
+/// may be a coincidence, two are the example.
+const COPIED_AT_MOST: usize = 2;
+
+/// The goal, plan items and command of `answer` (with their paths) that the prompt holds as
+/// whole JSON strings and the context does not: what a small model copies from the prompt's
+/// examples instead of planning (Gemma 3 270M answered the seed's example A, word for word,
+/// whatever the goal). Strings of fewer than 4 characters are never counted.
+pub fn copied_from_prompt(answer: &Value, prompt: &str, context: &str) -> Vec<(String, String)> {
+    let mut texts: Vec<(String, &str)> = Vec::new();
+    let block = answer.get("new_block");
+    match block.and_then(|b| b.get("goal")) {
+        Some(Value::String(goal)) => texts.push(("new_block.goal".into(), goal)),
+        Some(Value::Object(goal)) => texts.extend(
+            goal.iter()
+                .filter_map(|(k, v)| v.as_str().map(|s| (format!("new_block.goal.{k}"), s))),
+        ),
+        _ => {}
+    }
+    if let Some(plan) = block.and_then(|b| b.get("plan")).and_then(Value::as_array) {
+        texts.extend(
+            plan.iter()
+                .enumerate()
+                .filter_map(|(i, v)| v.as_str().map(|s| (format!("new_block.plan[{i}]"), s))),
+        );
+    }
+    if let Some(command) = answer
+        .pointer("/executor_call/command")
+        .and_then(Value::as_str)
+    {
+        texts.push(("executor_call.command".into(), command));
+    }
+    texts
+        .into_iter()
+        .filter(|(_, text)| text.trim().chars().count() >= 4)
+        .filter(|(_, text)| {
+            let quoted = serde_json::to_string(text).unwrap_or_default();
+            prompt.contains(&quoted) && !context.contains(&quoted)
+        })
+        .map(|(path, text)| (path, text.to_string()))
+        .collect()
 }
 
 /// The shape of a plan-next answer, quoted at the end of a repair message.
@@ -178,5 +241,35 @@ mod tests {
             text.contains("- REPEATS_FAILED_ATTEMPT at executor_call.command: already failed\n")
         );
         assert!(text.contains("- INVALID_JSON at (answer): no object\n"));
+    }
+
+    #[test]
+    fn the_prompts_example_copied_is_found_and_what_the_context_holds_is_not() {
+        let prompt = include_str!("../../prompts/thinkon.planner.md");
+        let example = serde_json::json!({"type": "plan-next", "plan_type": "PLAN_PROBES",
+            "new_block": {"goal": {"intent": "定位登录报错原因", "deliverable": "根因分析报告"},
+                "plan": ["假设：前端请求参数格式错误", "Check the cycle life data"], "done": []}});
+        let context = serde_json::to_string_pretty(&serde_json::json!({"think": {
+            "goal": "How do solid-state batteries compare with lithium-ion?",
+            "plan": ["Check the cycle life data"], "done": []}}))
+        .expect("json");
+        let copied: Vec<String> = copied_from_prompt(&example, prompt, &context)
+            .into_iter()
+            .map(|(path, _)| path)
+            .collect();
+        assert_eq!(
+            copied,
+            [
+                "new_block.goal.intent",
+                "new_block.goal.deliverable",
+                "new_block.plan[0]"
+            ]
+        );
+        // The same strings are the block's own when its context holds them.
+        let own = serde_json::to_string(&example).expect("json");
+        assert!(copied_from_prompt(&example, prompt, &own).is_empty());
+        let fresh = serde_json::json!({"new_block": {"goal": "Compare energy density",
+            "plan": ["search: solid-state energy density"]}});
+        assert!(copied_from_prompt(&fresh, prompt, &context).is_empty());
     }
 }

@@ -4,8 +4,10 @@
 //! what evidence) and constraints (kept or not). The result is Markdown, one `###` heading per
 //! section, which the parent's `done` receives.
 //!
-//! An answer that is not the asked-for JSON is kept as it is, when it says anything: the model
-//! wrote a result, just not in the shape asked.
+//! The answer is checked (through [`crate::llm::checked`], with the repair rounds of
+//! `planner.repairAttempts`): completion and deliverables must say something, and no section
+//! may be a copied placeholder such as `...` (what a small model does with the prompt's shape:
+//! Gemma 3 270M answered `...` in all four). A section with no letter or digit is one.
 
 use std::sync::LazyLock;
 
@@ -14,8 +16,10 @@ use serde_json::{Value, json};
 use super::block::Block;
 use super::context::render_done;
 use super::planner::Spent;
+use crate::diagnostics::Diagnostics;
 use crate::http::RetryObserver;
-use crate::llm::{JsonSchema, LlmClient, LlmError, Message, Want, extract_json};
+use crate::llm::checked::{CheckedError, Contract, ask_checked};
+use crate::llm::{JsonSchema, LlmClient, LlmError, Message, Want};
 use crate::transcript::Site;
 
 /// Token limit of a reflection, unless the role sets `maxTokens`.
@@ -50,10 +54,37 @@ pub static REFLECT_SCHEMA: LazyLock<JsonSchema> = LazyLock::new(|| {
         .with_grammar(schema(json!({"type": "string", "minLength": 1})))
 });
 
+/// The sections that must say something; the others may be empty ("(not stated)").
+const REQUIRED: [&str; 2] = ["completion", "deliverables"];
+
+/// The shape of a result, quoted at the end of a repair message.
+const RESULT_SHAPE: &str = "{\"completion\": string, \"deliverables\": string, \"metric\": string, \"constraints\": string}, each in your own words about this block";
+
 /// Writes a block's result.
 pub struct Reflector<'a> {
     pub llm: &'a LlmClient,
     pub system_prompt: &'a str,
+    /// Repair rounds after a broken answer (`planner.repairAttempts`).
+    pub repair_attempts: u32,
+}
+
+/// Why a block has no result.
+#[derive(Debug, thiserror::Error)]
+pub enum ReflectError {
+    #[error("{0}")]
+    Llm(#[from] LlmError),
+    #[error("the answer broke its contract after {attempts} attempt(s):\n{}", .diagnostics.to_text().trim_end())]
+    Contract {
+        diagnostics: Diagnostics,
+        attempts: u32,
+    },
+}
+
+impl ReflectError {
+    /// The endpoint cannot be used as configured, or a replay diverged: the run must stop.
+    pub fn stops_the_run(&self) -> bool {
+        matches!(self, ReflectError::Llm(e) if e.is_unusable() || e.is_diverged())
+    }
 }
 
 impl Reflector<'_> {
@@ -64,7 +95,7 @@ impl Reflector<'_> {
         question: &str,
         spent: &mut Spent,
         observer: &dyn RetryObserver,
-    ) -> Result<String, LlmError> {
+    ) -> Result<String, ReflectError> {
         let mut expected = json!({"goal": block.goal});
         if let Some(signal) = &block.success_signal {
             expected["success_signal"] = json!(signal);
@@ -82,38 +113,98 @@ impl Reflector<'_> {
             serde_json::to_string_pretty(&expected).unwrap_or_default(),
             render_done(&block.done, DONE_ENTRY_MAX_CHARS),
         );
-        let messages = [Message::system(self.system_prompt), Message::user(user)];
-        let answer = self
-            .llm
-            .chat(
-                &Site::node(block.id.clone()),
-                &messages,
-                Want::Json(&REFLECT_SCHEMA),
-                REFLECT_MAX_TOKENS,
-                observer,
-            )
-            .await?;
-        spent.add(answer.usage);
-        Ok(render(&answer.content))
+        let messages = vec![Message::system(self.system_prompt), Message::user(user)];
+        let contract = Contract {
+            who: "reflect",
+            check: &check_result,
+            shape: RESULT_SHAPE,
+            repair_attempts: self.repair_attempts,
+            on_repair: None,
+        };
+        let site = Site::node(block.id.clone());
+        let want = Want::Json(&REFLECT_SCHEMA);
+        let asked = ask_checked(messages, &contract, |messages| {
+            let site = &site;
+            async move {
+                self.llm
+                    .chat(site, &messages, want, REFLECT_MAX_TOKENS, observer)
+                    .await
+            }
+        })
+        .await;
+        match asked {
+            Ok(checked) => {
+                spent.add_calls(checked.calls, checked.usage);
+                let texts: Vec<&str> = checked.answer.iter().map(String::as_str).collect();
+                Ok(sections(&texts))
+            }
+            Err(CheckedError::Llm {
+                error,
+                calls,
+                usage,
+            }) => {
+                spent.add_calls(calls, usage);
+                Err(error.into())
+            }
+            Err(CheckedError::Contract {
+                diagnostics,
+                attempts,
+                usage,
+            }) => {
+                spent.add_calls(attempts, usage);
+                Err(ReflectError::Contract {
+                    diagnostics,
+                    attempts,
+                })
+            }
+        }
     }
 }
 
-/// The answer as the four sections; prose (not a JSON object) kept as it is.
-pub fn render(content: &str) -> String {
-    let Ok(parsed) = extract_json(content) else {
-        return crate::text::strip_controls(content.trim());
-    };
-    let texts: Vec<String> = SECTIONS
-        .iter()
-        .map(|(key, _)| {
-            parsed
-                .get(key)
-                .and_then(Value::as_str)
-                .map(|s| crate::text::strip_controls(s).trim().to_string())
-                .unwrap_or_default()
-        })
-        .collect();
-    sections(&texts.iter().map(String::as_str).collect::<Vec<_>>())
+/// The four sections of an answer, cleaned, or what is wrong with it.
+pub fn check_result(value: &Value) -> Result<Vec<String>, Diagnostics> {
+    let mut d = Diagnostics::new();
+    let mut texts = Vec::with_capacity(SECTIONS.len());
+    for (key, _) in SECTIONS {
+        let text = match value.get(key) {
+            None | Some(Value::Null) => String::new(),
+            Some(Value::String(s)) => crate::text::strip_controls(s).trim().to_string(),
+            Some(other) => {
+                d.error(
+                    "WRONG_TYPE",
+                    key,
+                    format!("`{key}` is {}: write a string", json_kind(other)),
+                );
+                continue;
+            }
+        };
+        if text.is_empty() && REQUIRED.contains(&key) {
+            d.error(
+                "MISSING_SECTION",
+                key,
+                format!("`{key}` is missing or empty"),
+            );
+        } else if !text.is_empty() && !text.chars().any(char::is_alphanumeric) {
+            d.error(
+                "PLACEHOLDER",
+                key,
+                format!("`{key}` is `{text}`, a placeholder: write what this block did"),
+            );
+        }
+        texts.push(text);
+    }
+    if d.is_valid() { Ok(texts) } else { Err(d) }
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }
 
 /// Markdown of the four sections; an empty one says so.
@@ -145,15 +236,34 @@ mod tests {
     }
 
     #[test]
-    fn an_answer_becomes_four_sections_and_prose_is_kept() {
-        let text = render(
-            r#"{"completion": "Done.", "deliverables": "A list", "metric": "", "constraints": "Kept"}"#,
-        );
+    fn placeholders_and_missing_sections_break_the_contract() {
+        let texts = check_result(
+            &serde_json::json!({"completion": " Done.", "deliverables": "A list",
+            "metric": "", "constraints": null}),
+        )
+        .expect("valid");
         assert_eq!(
-            text,
-            "### Completion\nDone.\n\n### Deliverables\nA list\n\n### Metric\n(not stated)\n\n### Constraints\nKept\n"
+            sections(&texts.iter().map(String::as_str).collect::<Vec<_>>()),
+            "### Completion\nDone.\n\n### Deliverables\nA list\n\n### Metric\n(not stated)\n\n### Constraints\n(not stated)\n"
         );
-        assert_eq!(render("Plain words."), "Plain words.");
-        assert!(render("{}").starts_with("### Completion\n(not stated)\n"));
+        let copied = serde_json::json!({"completion": "...", "deliverables": "…", "metric": "...",
+            "constraints": 5});
+        let d = check_result(&copied).expect_err("placeholders");
+        let found: Vec<(&str, &str)> = d
+            .errors
+            .iter()
+            .map(|f| (f.code.as_str(), f.path.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("PLACEHOLDER", "completion"),
+                ("PLACEHOLDER", "deliverables"),
+                ("PLACEHOLDER", "metric"),
+                ("WRONG_TYPE", "constraints")
+            ]
+        );
+        let d = check_result(&serde_json::json!({"metric": "ok"})).expect_err("missing");
+        assert!(d.has_error("MISSING_SECTION"));
     }
 }

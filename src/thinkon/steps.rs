@@ -121,9 +121,7 @@ impl Runtime<'_> {
                 .await
             {
                 Ok(result) => Ok(result),
-                Err(e) if e.is_unusable() || e.is_diverged() => {
-                    return Err(RunError::Stop(e.to_string()));
-                }
+                Err(e) if e.stops_the_run() => return Err(RunError::Stop(e.to_string())),
                 Err(e) => Err(format!("the reflection failed: {e}")),
             }
         };

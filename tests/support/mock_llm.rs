@@ -448,3 +448,17 @@ pub fn crashes_llama_cpp(body: &serde_json::Value) -> bool {
         .and_then(|f| f.get("schema"))
         .is_some_and(walk)
 }
+
+/// The first JSON example of a request's system prompt (a fenced ```json block) that contains
+/// `marker`, as a tiny model answers: Gemma 3 270M, asked with the Thinkon planner prompt,
+/// returned its example A word for word, whatever the goal; asked for a reflection, it wrote
+/// the shape's `...` in every section.
+pub fn copied_example(request: &Recorded, marker: &str) -> Option<serde_json::Value> {
+    let prompt = request.system_prompt()?;
+    prompt
+        .split("```json")
+        .skip(1)
+        .filter_map(|block| block.split("```").next())
+        .filter(|text| text.contains(marker))
+        .find_map(|text| serde_json::from_str(text.trim()).ok())
+}
