@@ -120,6 +120,11 @@ pub struct ThinkonArgs {
     #[arg(long)]
     pub allow_shell: bool,
 
+    /// Ask the planner with a compact prompt (`thinkon.planner.compact.md`, about 1,000 tokens)
+    /// instead of the seed's (about 9,500): for models whose context is 8k tokens or less.
+    #[arg(long)]
+    pub compact_prompt: bool,
+
     /// Seconds a shell command may run before it and everything it started are killed.
     #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
     pub shell_timeout: u64,

@@ -23,6 +23,10 @@ const BUILT_IN: &[(&str, &str)] = &[
         include_str!("../prompts/thinkon.planner.md"),
     ),
     (
+        THINKON_PLANNER_COMPACT,
+        include_str!("../prompts/thinkon.planner.compact.md"),
+    ),
+    (
         THINKON_REFLECT,
         include_str!("../prompts/thinkon.reflect.md"),
     ),
@@ -44,6 +48,9 @@ pub const REVIEW: &str = "review.system.md";
 pub const SECOND_OPINION: &str = "second_opinion.system.md";
 /// The Thinkon planner (seed 001): one plan-next answer per block.
 pub const THINKON_PLANNER: &str = "thinkon.planner.md";
+/// The Thinkon planner in about 1,000 tokens instead of the seed's 9,500, for models whose
+/// context is 8k tokens or less (`thinkon --compact-prompt`).
+pub const THINKON_PLANNER_COMPACT: &str = "thinkon.planner.compact.md";
 /// The Thinkon reflection: a block's result in the four Core4 sections.
 pub const THINKON_REFLECT: &str = "thinkon.reflect.md";
 

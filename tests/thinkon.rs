@@ -27,7 +27,8 @@ enum Kind {
 
 fn kind(req: &Recorded) -> Kind {
     let system = req.system_prompt().unwrap_or_default();
-    if system.contains("规划处理器（Planner）") {
+    if system.contains("规划处理器（Planner）") || system.contains("You are the planner of Thinkon")
+    {
         Kind::Planner
     } else if system.contains("reflection step of Thinkon") {
         Kind::Reflect
@@ -482,6 +483,45 @@ async fn a_copy_of_the_prompts_example_and_placeholder_results_are_sent_back() {
     let result = std::fs::read_to_string(dir(&s).join("result.md")).expect("result.md");
     assert!(result.contains("### Completion\nDone."), "{result}");
     assert!(!result.contains("\n...\n"), "{result}");
+}
+
+/// SmolLM2 135M through llama-cpp-python has 8,192 tokens of context, and the seed's planner
+/// prompt alone took 9,569: every planner call was refused with a 400. The run fails saying
+/// so and naming `--compact-prompt`, with which the same model fits.
+#[tokio::test]
+async fn a_prompt_too_long_for_the_models_context_is_named_and_the_compact_prompt_fits() {
+    let llm = MockLlm::start().await;
+    llm.context_tokens(8192);
+    scripted(&llm, three_searches);
+    let s = Setup::new(&llm, None);
+    let out = thinkon(&s, &["--goal", "What is G?"]).await;
+    out.code(1)
+        .stderr_contains("do not fit in its context")
+        .stderr_contains("maximum context length is 8192 tokens")
+        .stderr_contains("--compact-prompt");
+    assert_eq!(
+        llm.chat_requests().len(),
+        1,
+        "a refusal of this kind is not retried"
+    );
+    let result = std::fs::read_to_string(dir(&s).join("result.md")).expect("result.md");
+    assert!(result.contains("--compact-prompt"), "{result}");
+
+    let out = thinkon(
+        &s,
+        &["--goal", "What is G?", "--dir", "small", "--compact-prompt"],
+    )
+    .await;
+    out.success();
+    assert_eq!(out.stdout_json()["status"], "completed");
+    let planner = of_kind(&llm, Kind::Planner);
+    assert!(planner.len() > 1);
+    assert!(
+        planner[1..]
+            .iter()
+            .all(|r| r.system_prompt().is_some_and(|p| p.contains("compact"))),
+        "the compact prompt asked every time"
+    );
 }
 
 #[tokio::test]

@@ -48,13 +48,17 @@ struct Prompts {
 }
 
 impl Prompts {
-    /// The built-in prompts, or `promptsDir`'s.
-    fn load(settings: &Settings) -> Result<Prompts, CommandError> {
+    /// The built-in prompts, or `promptsDir`'s; the compact planner prompt when `compact`.
+    fn load(settings: &Settings, compact: bool) -> Result<Prompts, CommandError> {
         let load = |name| {
             crate::prompts::load(name, settings.prompts_dir.as_deref()).map_err(CommandError::usage)
         };
         Ok(Prompts {
-            planner: load(crate::prompts::THINKON_PLANNER)?,
+            planner: load(if compact {
+                crate::prompts::THINKON_PLANNER_COMPACT
+            } else {
+                crate::prompts::THINKON_PLANNER
+            })?,
             reflect: load(crate::prompts::THINKON_REFLECT)?,
             analysis: load(crate::prompts::SEARCH_ANALYSIS)?,
             summary: load(crate::prompts::SUMMARY)?,
@@ -72,7 +76,7 @@ pub async fn run(args: ThinkonArgs, global: &GlobalArgs) -> CommandResult {
         .unwrap_or_else(|| store.default_executors_path());
     let executors = ExecutorSet::open(&executors_path, args.executors.is_none())
         .map_err(CommandError::usage)?;
-    let prompts = Prompts::load(&settings)?;
+    let prompts = Prompts::load(&settings, args.compact_prompt)?;
     let http = crate::http::client().map_err(CommandError::failure)?;
     let gates = Arc::new(Gates::new());
     let search = search_client(http.clone(), &settings, &gates).await?;
@@ -103,6 +107,7 @@ pub async fn run(args: ThinkonArgs, global: &GlobalArgs) -> CommandResult {
         max_depth: meta.max_depth,
         max_blocks: args.max_blocks,
         budget: budget(&settings, args.budget),
+        compact_prompt: args.compact_prompt,
     };
     let runtime = Runtime::new(RuntimeParts {
         store,

@@ -128,6 +128,26 @@ impl HttpError {
     }
 }
 
+/// A 400 or 413 whose body says the request does not fit in the model's context: OpenAI and
+/// vLLM (`context_length_exceeded`, "maximum context length"), llama-cpp-python (the same words,
+/// seen with SmolLM2's 8,192 tokens), llama.cpp's llama-server (`exceed_context_size_error`,
+/// "exceeds the available context size"), others ("context window", "context size").
+pub fn is_context_overflow(status: u16, body: &str) -> bool {
+    if !matches!(status, 400 | 413) {
+        return false;
+    }
+    let body = body.to_ascii_lowercase();
+    [
+        "context_length_exceeded",
+        "context length",
+        "exceed_context_size",
+        "context size",
+        "context window",
+    ]
+    .iter()
+    .any(|needle| body.contains(needle))
+}
+
 /// A 429 whose body says the account has no quota left: retrying cannot help.
 pub fn is_insufficient_quota(body: &str) -> bool {
     body.contains("insufficient_quota")
@@ -237,5 +257,18 @@ mod tests {
             strip_query("http://user:pa55word@h:8/v1/chat/completions?k=1"),
             "http://user:***@h:8/v1/chat/completions"
         );
+    }
+
+    #[test]
+    fn context_overflows_are_told_from_other_refusals() {
+        let llama_cpp_python = r#"{"error":{"message":"This model's maximum context length is 8192 tokens. However, you requested 11617 tokens (9569 in the messages, 2048 in the completion). Please reduce the length of the messages or completion.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#;
+        let llama_server = r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9569,"n_ctx":8192}}"#;
+        assert!(is_context_overflow(400, llama_cpp_python));
+        assert!(is_context_overflow(400, llama_server));
+        assert!(!is_context_overflow(500, llama_server));
+        assert!(!is_context_overflow(
+            400,
+            r#"{"error":{"message":"response_format is not supported"}}"#
+        ));
     }
 }

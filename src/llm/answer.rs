@@ -31,6 +31,10 @@ pub enum LlmError {
     /// quota exhausted): the message names the endpoint and what to fix.
     #[error("{message}")]
     Unusable { why: Unusable, message: String },
+    /// The messages and the token limit do not fit in the model's context; the message names
+    /// the model and what to change.
+    #[error("{message}")]
+    TooLong { message: String },
     /// A replay asked what the transcript does not hold: the run must stop.
     #[error("{0}")]
     Diverged(String),

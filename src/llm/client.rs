@@ -19,7 +19,7 @@ use super::negotiate::{Capabilities, Form, Negotiator, Sent, TokenParam, classif
 use super::schema::JsonSchema;
 use super::taped::{CallTape, Caller, replayed};
 use super::types::{ChatRequest, ChatResponse, JsonSchemaFormat, Message, ResponseFormat};
-use crate::http::error::strip_query;
+use crate::http::error::{is_context_overflow, strip_query};
 use crate::http::{
     AtGate, Gate, Gates, HttpError, RetryObserver, Unusable, send_once, with_retry_at_gate,
 };
@@ -160,11 +160,22 @@ impl LlmClient {
         let LlmError::Http(http) = &err else {
             return err;
         };
+        let role = self.role.as_str();
+        let url = self.url();
+        if let HttpError::Status { status, body, .. } = http
+            && is_context_overflow(*status, body)
+        {
+            return LlmError::TooLong {
+                message: format!(
+                    "the {role} model `{}` at `{url}` cannot take this request: the messages and the token limit do not fit in its context (HTTP {status}: {}); use a model with a longer context, a lower `maxTokens` (or `roles.{role}.maxTokens`), or shorter prompts (`promptsDir`)",
+                    self.endpoint.model,
+                    server_message(body)
+                ),
+            };
+        }
         let Some(why) = http.unusable() else {
             return err;
         };
-        let role = self.role.as_str();
-        let url = self.url();
         let message = match why {
             Unusable::Unreachable => format!(
                 "cannot reach the {role} model server at `{url}`: check `baseURL` (or `roles.{role}.baseURL`) and that the server runs"
@@ -367,6 +378,19 @@ fn response_format(schema: &JsonSchema, form: Form) -> Option<ResponseFormat<'_>
         Form::JsonObject => Some(ResponseFormat::JsonObject { schema: None }),
         Form::None => None,
     }
+}
+
+/// The `error.message` of a JSON error body, or the body itself, on one line and cut short.
+fn server_message(body: &str) -> String {
+    let message = serde_json::from_str::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| {
+            v.pointer("/error/message")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| body.to_string());
+    crate::text::one_line(&message, 300)
 }
 
 #[cfg(test)]

@@ -42,6 +42,8 @@ pub struct ThinkonOptions {
     /// Most blocks in the tree.
     pub max_blocks: u32,
     pub budget: Budget,
+    /// The planner is asked with the compact prompt.
+    pub compact_prompt: bool,
 }
 
 /// Why a run stopped before its end.

@@ -11,8 +11,13 @@ use super::execute::CallSite;
 use super::outcome::listing;
 use super::planner::PlanError;
 use super::runtime::{MAX_ITEM_FAILURES, RunError, Runtime};
+use crate::llm::LlmError;
 use crate::plan::NodeId;
 use crate::transcript::Site;
+
+/// What a planner call that does not fit in the model's context adds, without
+/// `--compact-prompt`.
+const COMPACT_HINT: &str = "; `researchflow thinkon --compact-prompt` asks with a planner prompt of about 1,000 tokens instead of the seed's 9,500";
 
 impl Runtime<'_> {
     /// The root's own plan-next answer: its plan type, plan or executor call.
@@ -228,11 +233,16 @@ impl Runtime<'_> {
                 Err(RunError::Stop(e.to_string()))
             }
             Err(e) => {
-                self.events.emit(
-                    "planning_failed",
-                    json!({"block": id, "error": e.to_string()}),
-                );
-                Ok(Err(e.to_string()))
+                let mut why = e.to_string();
+                if matches!(e, PlanError::Llm(LlmError::TooLong { .. }))
+                    && !self.options.compact_prompt
+                {
+                    why.push_str(COMPACT_HINT);
+                }
+                tracing::warn!("thinkon: planning block `{id}` failed: {why}");
+                self.events
+                    .emit("planning_failed", json!({"block": id, "error": why}));
+                Ok(Err(why))
             }
         }
     }

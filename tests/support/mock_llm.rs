@@ -195,6 +195,8 @@ struct State {
     grammar_crash: AtomicBool,
     /// Died: every connection is closed without an answer from now on.
     dead: AtomicBool,
+    /// The model's context in tokens (0: unbounded), see [`MockLlm::context_tokens`].
+    context: AtomicUsize,
 }
 
 /// The rate limit of [`MockLlm::admit_per_second`]: a sliding one-second window over the
@@ -243,6 +245,9 @@ impl State {
             self.dead.store(true, Ordering::SeqCst);
             return Planned::fault(Fault::Drop);
         }
+        if chat && let Some(body) = self.overflow(request) {
+            return Planned::respond(json_response(400, &body));
+        }
         match (request.method.as_str(), request.path.as_str()) {
             ("POST", "/v1/chat/completions") => match self.refusal(request) {
                 Some(refusal) => {
@@ -268,6 +273,31 @@ impl State {
                 &json!({ "error": { "message": format!("mock llm: no route for {method} {path}") } }),
             )),
         }
+    }
+
+    /// llama-cpp-python's 400 when the messages and the token limit exceed the context.
+    fn overflow(&self, request: &Recorded) -> Option<serde_json::Value> {
+        let context = self.context.load(Ordering::SeqCst);
+        if context == 0 {
+            return None;
+        }
+        let messages: usize = request
+            .messages()
+            .iter()
+            .filter_map(|m| m["content"].as_str())
+            .map(estimated_tokens)
+            .sum();
+        let completion = ["max_tokens", "max_completion_tokens"]
+            .iter()
+            .find_map(|k| request.body.get(*k).and_then(serde_json::Value::as_u64))
+            .map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX));
+        let requested = messages + completion;
+        (requested > context).then(|| {
+            json!({"error": {
+                "message": format!("This model's maximum context length is {context} tokens. However, you requested {requested} tokens ({messages} in the messages, {completion} in the completion). Please reduce the length of the messages or completion."),
+                "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"
+            }})
+        })
     }
 
     /// How long until the rate limit frees a slot, when it refuses a request now.
@@ -332,6 +362,14 @@ impl MockLlm {
         llm.one_at_a_time();
         llm.state.grammar_crash.store(true, Ordering::SeqCst);
         llm
+    }
+
+    /// Gives the model a context of `tokens`: a request whose messages (estimated as SmolLM2's
+    /// tokenizer counts them, see [`estimated_tokens`]) and token limit exceed it gets
+    /// llama-cpp-python's 400 `context_length_exceeded`, as SmolLM2 135M (8,192 tokens) answered
+    /// the Thinkon seed prompt (9,569 tokens in the messages).
+    pub fn context_tokens(&self, tokens: usize) {
+        self.state.context.store(tokens, Ordering::SeqCst);
     }
 
     /// Whether the mock has died (see [`MockLlm::llama_cpp_python`]).
@@ -461,4 +499,13 @@ pub fn copied_example(request: &Recorded, marker: &str) -> Option<serde_json::Va
         .filter_map(|block| block.split("```").next())
         .filter(|text| text.contains(marker))
         .find_map(|text| serde_json::from_str(text.trim()).ok())
+}
+
+/// Tokens of `text` as SmolLM2's tokenizer about counts them: 3.5 ASCII characters a token and
+/// 2 tokens a CJK or other non-ASCII character (the seed's planner prompt, 8,565 ASCII and
+/// 3,448 other characters, came to about 9,300 tokens).
+pub fn estimated_tokens(text: &str) -> usize {
+    let ascii = text.chars().filter(char::is_ascii).count();
+    let other = text.chars().count() - ascii;
+    ascii * 2 / 7 + other * 2
 }
