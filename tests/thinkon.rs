@@ -418,11 +418,12 @@ async fn a_contract_violation_is_sent_back_and_repaired() {
     assert_no_block_ids(&llm, &dir(&s));
 }
 
-/// What a tiny model did (Gemma 3 270M through llama-cpp-python): the planner answered the
-/// prompt's example A word for word, and the reflection the `...` of the asked-for shape.
-/// Both are sent back; the repaired answers are the ones used.
+/// What tiny models did through llama-cpp-python: Gemma 3 270M's planner answered the prompt's
+/// example A word for word and its reflection the `...` of the asked-for shape; SmolLM2 135M
+/// sent the executors' usage line `search: <query>` as its command. All are sent back; the
+/// repaired answers are the ones used.
 #[tokio::test]
-async fn a_copy_of_the_prompts_example_and_placeholder_results_are_sent_back() {
+async fn copies_of_the_prompts_example_usage_and_shape_are_sent_back() {
     let llm = MockLlm::start().await;
     let reflections = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let counted = Arc::clone(&reflections);
@@ -433,6 +434,10 @@ async fn a_copy_of_the_prompts_example_and_placeholder_results_are_sent_back() {
                 &copied_example(req, "\"plan_type\": \"PLAN_PROBES\"")
                     .expect("the prompt has example A"),
             ),
+            // SmolLM2 135M copied the executors' usage line as its command.
+            Kind::Planner if first && item(&context(req)) == "Collect data" => {
+                Reply::json(&execute("Collect data", "search: <query>"))
+            }
             Kind::Planner => Reply::json(&three_searches(&context(req), req)),
             Kind::Reflect if first => {
                 counted.fetch_add(1, Ordering::SeqCst);
@@ -461,6 +466,16 @@ async fn a_copy_of_the_prompts_example_and_placeholder_results_are_sent_back() {
         message.contains("COPIED_FROM_PROMPT at new_block.goal.intent")
             && message.contains("COPIED_FROM_PROMPT at new_block.plan[0]"),
         "{message}"
+    );
+    let usage_copied = planner
+        .iter()
+        .filter(|r| r.messages().len() == 4)
+        .filter_map(|r| r.messages()[3]["content"].as_str().map(str::to_string))
+        .any(|m| m.contains("PLACEHOLDER_COMMAND at executor_call.command"));
+    assert!(usage_copied, "`search: <query>` was sent back");
+    assert_eq!(
+        block(&s, "b")["executor_call"]["command"],
+        "search: Collect data"
     );
     // Four blocks returned, each reflected twice: the placeholders, then the repair.
     assert_eq!(reflections.load(Ordering::SeqCst), 4);

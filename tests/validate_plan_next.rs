@@ -326,6 +326,23 @@ fn commands_name_declared_executors_or_shell() {
 }
 
 #[test]
+fn a_usage_placeholder_copied_as_the_argument_is_refused() {
+    for copied in [
+        "git: <query>",
+        "shell: <command>",
+        "pytest:  <the test name> ",
+    ] {
+        let doc = with(execute(), "/executor_call/command", json!(copied));
+        let d = validate_plan_next(&doc, Some(&executors()), None);
+        assert_only(&d, "PLACEHOLDER_COMMAND", "executor_call.command");
+    }
+    for ok in ["git: log <ref> --oneline", "shell: sort <in.txt >out.txt"] {
+        let d = check(&with(execute(), "/executor_call/command", json!(ok)));
+        assert!(d.valid, "{ok}: {}", d.to_text());
+    }
+}
+
+#[test]
 fn a_completed_attempt_whose_result_mentions_an_error_is_no_failed_attempt() {
     let ctx = PlanNextContext::from_value(
         &json!({"think": {"goal": "g", "plan": [], "done": [

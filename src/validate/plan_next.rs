@@ -24,6 +24,7 @@
 //! | `MISSING_SUCCESS_SIGNAL` | warning | PLAN_PROBES / PLAN_STEPS have a non-empty `success_signal` | `success_signal` |
 //! | `ORDERING_WORD_IN_PROBE` | error | hypotheses hold no ordering word ([`super::words`]) | `new_block.plan[i]` |
 //! | `GUESSING_WORD_IN_STEP` | error | steps hold no guessing word | `new_block.plan[i]` |
+//! | `PLACEHOLDER_COMMAND` | error | the command's argument is not a usage placeholder copied as it is (`search: <query>`, `shell: <command>`) | `executor_call.command` |
 //! | `UNKNOWN_EXECUTOR` | error | `command` names a declared executor or uses `shell: ...`; with no executors file at all, only `shell: ...` | `executor_call.command` |
 //! | `INVALID_UPDATE_PLAN` | error | `update_plan`, when present, is a list of strings | `update_plan[i]` |
 //! | `DEPTH_REQUIRES_EXECUTE` | error | with a context: `len(path) >= max_depth` requires EXECUTE | `plan_type` |

@@ -136,6 +136,16 @@ pub(super) fn check_command(
     let Some(command) = command_of(root) else {
         return;
     };
+    if let Some(argument) = placeholder_argument(command) {
+        d.error(
+            "PLACEHOLDER_COMMAND",
+            "executor_call.command",
+            format!(
+                "`{argument}` is the usage's placeholder, not an argument: write the real {}",
+                argument.trim_matches(['<', '>'])
+            ),
+        );
+    }
     if executors::shell_command(command).is_some() {
         return;
     }
@@ -164,6 +174,16 @@ pub(super) fn check_command(
             );
         }
     }
+}
+
+/// The argument of `<id>: <argument>` when it is a usage line's placeholder copied as it is
+/// (`search: <query>`, `shell: <command>`): one `<...>` and nothing else. SmolLM2 135M sent
+/// `search: <query>`, copied from the executors' usage, and it was searched for.
+fn placeholder_argument(command: &str) -> Option<&str> {
+    let (_, argument) = command.split_once(':')?;
+    let argument = argument.trim();
+    let inner = argument.strip_prefix('<')?.strip_suffix('>')?;
+    (!inner.contains(['<', '>'])).then_some(argument)
 }
 
 /// With a context: the depth limit.
