@@ -239,7 +239,8 @@ impl Runtime<'_> {
                 {
                     why.push_str(COMPACT_HINT);
                 }
-                tracing::warn!("thinkon: planning block `{id}` failed: {why}");
+                let one_line = why.trim_end().replace('\n', "; ");
+                tracing::warn!("thinkon: planning block `{id}` failed: {one_line}");
                 self.events
                     .emit("planning_failed", json!({"block": id, "error": why}));
                 Ok(Err(why))
