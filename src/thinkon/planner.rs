@@ -144,8 +144,8 @@ impl BlockPlanner<'_> {
         if !found.is_valid() {
             return Err(found);
         }
-        let copied = copied_from_prompt(&value, self.system_prompt, context);
-        if copied.len() >= COPIED_AT_MOST {
+        let (copied, written) = copied_from_prompt(&value, self.system_prompt, context);
+        if is_a_copy(copied.len(), written) {
             let mut d = Diagnostics::new();
             for (path, text) in copied {
                 d.error(
@@ -171,15 +171,26 @@ impl BlockPlanner<'_> {
     }
 }
 
-/// Strings of an answer copied from the prompt's examples from which the answer is refused: one
-/// may be a coincidence, two are the example.
-const COPIED_AT_MOST: usize = 2;
+/// Strings of an answer copied from the prompt's examples from which the answer is refused, when
+/// they are also at least half of what it wrote: one may be a coincidence, and a long plan may
+/// share a generic step or two with a user's own examples.
+const COPIED_AT_LEAST: usize = 2;
+
+/// Whether `copied` strings of the `written` ones make the answer a copy of the prompt.
+fn is_a_copy(copied: usize, written: usize) -> bool {
+    copied >= COPIED_AT_LEAST && copied * 2 >= written
+}
 
 /// The goal, plan items and command of `answer` (with their paths) that the prompt holds as
 /// whole JSON strings and the context does not: what a small model copies from the prompt's
 /// examples instead of planning (Gemma 3 270M answered the seed's example A, word for word,
-/// whatever the goal). Strings of fewer than 4 characters are never counted.
-pub fn copied_from_prompt(answer: &Value, prompt: &str, context: &str) -> Vec<(String, String)> {
+/// whatever the goal); and how many strings of 4 characters or more it wrote (shorter ones are
+/// never counted).
+pub fn copied_from_prompt(
+    answer: &Value,
+    prompt: &str,
+    context: &str,
+) -> (Vec<(String, String)>, usize) {
     let mut texts: Vec<(String, &str)> = Vec::new();
     let block = answer.get("new_block");
     match block.and_then(|b| b.get("goal")) {
@@ -203,15 +214,17 @@ pub fn copied_from_prompt(answer: &Value, prompt: &str, context: &str) -> Vec<(S
     {
         texts.push(("executor_call.command".into(), command));
     }
-    texts
+    texts.retain(|(_, text)| text.trim().chars().count() >= 4);
+    let written = texts.len();
+    let copied = texts
         .into_iter()
-        .filter(|(_, text)| text.trim().chars().count() >= 4)
         .filter(|(_, text)| {
             let quoted = serde_json::to_string(text).unwrap_or_default();
             prompt.contains(&quoted) && !context.contains(&quoted)
         })
         .map(|(path, text)| (path, text.to_string()))
-        .collect()
+        .collect();
+    (copied, written)
 }
 
 /// The shape of a plan-next answer, quoted at the end of a repair message.
@@ -253,10 +266,9 @@ mod tests {
             "goal": "How do solid-state batteries compare with lithium-ion?",
             "plan": ["Check the cycle life data"], "done": []}}))
         .expect("json");
-        let copied: Vec<String> = copied_from_prompt(&example, prompt, &context)
-            .into_iter()
-            .map(|(path, _)| path)
-            .collect();
+        let (copied, written) = copied_from_prompt(&example, prompt, &context);
+        assert_eq!(written, 4);
+        let copied: Vec<String> = copied.into_iter().map(|(path, _)| path).collect();
         assert_eq!(
             copied,
             [
@@ -267,9 +279,12 @@ mod tests {
         );
         // The same strings are the block's own when its context holds them.
         let own = serde_json::to_string(&example).expect("json");
-        assert!(copied_from_prompt(&example, prompt, &own).is_empty());
+        assert!(copied_from_prompt(&example, prompt, &own).0.is_empty());
         let fresh = serde_json::json!({"new_block": {"goal": "Compare energy density",
             "plan": ["search: solid-state energy density"]}});
-        assert!(copied_from_prompt(&fresh, prompt, &context).is_empty());
+        assert!(copied_from_prompt(&fresh, prompt, &context).0.is_empty());
+        // Example A copied whole is a copy; two generic steps among seven written are not.
+        assert!(is_a_copy(8, 8) && is_a_copy(2, 4));
+        assert!(!is_a_copy(1, 1) && !is_a_copy(2, 7));
     }
 }
