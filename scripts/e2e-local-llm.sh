@@ -12,6 +12,7 @@
 #   RESEARCHFLOW_E2E_QUERY     the research question (default below)
 #   RESEARCHFLOW_BIN           the binary to test (default: `cargo build --release` and use it)
 #   RESEARCHFLOW_E2E_KEEP=1    keep the work folder even when every check passes
+#   RESEARCHFLOW_E2E_THINKON_ARGS  the thinkon run's flags (see below)
 #
 # Every request goes through scripts/record-proxy.py, which logs it, so the checks can look at
 # what was sent and what the server answered. The script runs `doctor --json` (when the binary
@@ -22,8 +23,12 @@
 # is the question, not a task, and a task may search the question itself); every chat
 # request carries max_tokens or max_completion_tokens; the transcript has one line per chat
 # request; the review stage ended (completed, or failed without touching the research); the
-# server is still up after the run (a schema once killed it); and a replay of the run from its
-# transcript, with no server listening, gives the same nodes.
+# server is still up after the run (a schema once killed it); a replay of the run from its
+# transcript, with no server listening, gives the same nodes; and `thinkon` on the same
+# question ends honestly (exit 0 with completed or partial, 1 with failed, result.md written: a
+# tiny model may well fail) with planner requests that carry only the seed's context, no block
+# id. The thinkon flags: RESEARCHFLOW_E2E_THINKON_ARGS (default `--compact-prompt --max-depth 2
+# --max-blocks 8`: the seed's prompt does not fit in an 8k context).
 #
 # Exit 0 when every check passes, 1 when one fails, 2 when the run could not be set up. The work
 # folder (config, plan, report, logs, requests.ndjson) is kept unless every check passed.
@@ -136,10 +141,28 @@ EOF
   [ "$replay_code" -eq 0 ] || tail -n 5 "$work/replay.err" >&2
 fi
 
+# d3. Thinkon on the same question (after the workflow: its requests come last), with the
+# compact prompt unless told otherwise: the seed's does not fit in an 8k context.
+before_thinkon=$(wc -l < "$work/requests.ndjson")
+thinkon_code=""
+if "$bin" thinkon --help >/dev/null 2>&1; then
+  read -r -a thinkon_args <<< "${RESEARCHFLOW_E2E_THINKON_ARGS:---compact-prompt --max-depth 2 --max-blocks 8}"
+  echo "== researchflow thinkon --goal \"$query\" ${thinkon_args[*]}"
+  set +e
+  "$bin" --config "$config" thinkon --goal "$query" --dir "$work/thinkon" "${thinkon_args[@]}" \
+    >"$work/thinkon.json" 2>"$work/thinkon.err"
+  thinkon_code=$?
+  set -e
+  echo "thinkon exit code $thinkon_code; its output:"
+  cat "$work/thinkon.json"
+  tail -n 3 "$work/thinkon.err" | cut -c1-400
+fi
+
 # e. The checks and the summary.
 set +e
 WORK="$work" DOCTOR_CODE="$doctor_code" WORKFLOW_CODE="$workflow_code" REPLAY_CODE="$replay_code" \
-  BEFORE_WORKFLOW="$before_workflow" BASE_URL="$base_url" python3 - <<'EOF'
+  BEFORE_WORKFLOW="$before_workflow" BEFORE_THINKON="$before_thinkon" THINKON_CODE="$thinkon_code" \
+  BASE_URL="$base_url" python3 - <<'EOF'
 import collections, json, os, re, sys
 
 work = os.environ["WORK"]
@@ -221,7 +244,7 @@ if os.environ["REPLAY_CODE"]:
         transcript = [json.loads(l) for l in f if l.strip()]
     llm_lines = [l for l in transcript if l.get("kind") == "llm"]
     # doctor's probes came first and are not part of the run.
-    runs = [r for r in requests[int(os.environ["BEFORE_WORKFLOW"]):]
+    runs = [r for r in requests[int(os.environ["BEFORE_WORKFLOW"]):int(os.environ["BEFORE_THINKON"])]
             if r["method"] == "POST" and r["path"].split("?")[0].endswith("/chat/completions")]
     check("one transcript line per chat request of the run", len(llm_lines) == len(runs),
           f"{len(llm_lines)} llm line(s), {len(runs)} chat request(s) after doctor's")
@@ -232,6 +255,28 @@ if os.environ["REPLAY_CODE"]:
     check("replay with no server reproduces the plan",
           os.environ["REPLAY_CODE"] == "0" and same,
           f"exit code {os.environ['REPLAY_CODE']}, nodes {'identical' if same else 'differ'}")
+
+if os.environ["THINKON_CODE"]:
+    code = os.environ["THINKON_CODE"]
+    out = load("thinkon.json")
+    status = out.get("status") if isinstance(out, dict) else None
+    honest = {"completed": "0", "partial": "0", "failed": "1"}.get(status) == code
+    result = os.path.join(work, "thinkon", "result.md")
+    check("thinkon outcome is honest", honest and os.path.exists(result),
+          f"exit code {code}, status {status}, result.md {'written' if os.path.exists(result) else 'missing'}"
+          + (f", reason: {out.get('reason')}" if isinstance(out, dict) and out.get("reason") else ""))
+    planner = []
+    for r in requests[int(os.environ["BEFORE_THINKON"]):]:
+        body = r["body"] if isinstance(r["body"], dict) else {}
+        users = [m.get("content") for m in body.get("messages", []) if m.get("role") == "user"]
+        if users and isinstance(users[0], str) and users[0].startswith("Context JSON:\n"):
+            planner.append(json.loads(users[0][len("Context JSON:\n"):]))
+    shapes = {tuple(c.keys()) for c in planner}
+    ids = [k for c in planner for b in [c["think"], *c["path"]] for k in b
+           if k not in ("goal", "plan", "done")]
+    check("thinkon planner requests carry the seed's context only", bool(planner)
+          and shapes == {("think", "path", "max_depth", "executors")} and not ids,
+          f"{len(planner)} planner request(s), keys {sorted(shapes)}, other block keys {ids}")
 
 print("== summary")
 print(f"nodes ({len(nodes)}):")
