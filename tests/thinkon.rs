@@ -548,8 +548,17 @@ async fn a_root_the_planner_never_answers_validly_fails_the_run_with_exit_1() {
     );
     let s = Setup::new(&llm, None);
     let out = thinkon(&s, &["--goal", "What is G?"]).await;
-    out.code(1).stderr_contains("the root block failed");
-    assert_eq!(out.stdout_json()["status"], "failed");
+    out.code(1).stderr_contains(
+        "the root block failed: the planner's answer broke the plan-next protocol",
+    );
+    let summary = out.stdout_json();
+    assert_eq!(summary["status"], "failed");
+    assert!(
+        summary["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("INVALID_NEW_BLOCK")),
+        "the reason names the findings: {summary}"
+    );
     assert_eq!(
         of_kind(&llm, Kind::Planner).len(),
         2,
@@ -557,6 +566,7 @@ async fn a_root_the_planner_never_answers_validly_fails_the_run_with_exit_1() {
     );
     let root = block(&s, "a");
     assert_eq!(root["status"], "failed");
+    assert!(!root["error"].as_str().expect("error").contains('\n'));
     assert!(
         root["result"]
             .as_str()
@@ -698,6 +708,7 @@ async fn shell_without_allow_shell_starts_nothing_and_fails_the_block() {
     assert!(!dir(&s).join("work/made.txt").exists(), "no process ran");
     let root = block(&s, "a");
     assert_eq!(root["status"], "failed");
+    assert!(!root["error"].as_str().expect("error").contains('\n'));
     assert!(
         root["result"]
             .as_str()

@@ -73,6 +73,9 @@ impl PlanType {
     }
 }
 
+/// The longest `error` kept on a block.
+const ERROR_MAX_CHARS: usize = 500;
+
 /// One block of the tree.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Block {
@@ -122,6 +125,9 @@ pub struct Block {
     /// What the block returned (Markdown): the reflection's four sections, or the failure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<String>,
+    /// Why the block failed, on one line (also the first section of its `result`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
     /// How many times the runtime started working on the block (a rerun after a crash starts
     /// a running block again).
     #[serde(default)]
@@ -164,6 +170,7 @@ impl Block {
             active_child: None,
             item_failures: 0,
             result: None,
+            error: None,
             attempts: 0,
             created_at: now.clone(),
             updated_at: now,
@@ -200,6 +207,13 @@ impl Block {
     }
 
     /// Ends the block with `status` and `result`.
+    /// Fails the block for `why`: its result lists what it had done.
+    pub fn fail(&mut self, why: &str) {
+        self.error = Some(crate::text::one_line(why, ERROR_MAX_CHARS));
+        let result = super::outcome::listing(self, why);
+        self.finish(BlockStatus::Failed, result);
+    }
+
     pub fn finish(&mut self, status: BlockStatus, result: String) {
         self.status = status;
         self.result = Some(result);

@@ -244,9 +244,12 @@ impl<'a> Runtime<'a> {
             (End::Finished, Some(r)) if r.status == BlockStatus::Completed => {
                 (ThinkonStatus::Completed, None)
             }
-            (End::Finished, _) => (
+            (End::Finished, root) => (
                 ThinkonStatus::Failed,
-                Some("the root block failed; result.md says why".to_string()),
+                Some(match root.as_ref().and_then(|r| r.error.as_deref()) {
+                    Some(why) => format!("the root block failed: {why}"),
+                    None => "the root block failed; result.md says why".to_string(),
+                }),
             ),
         };
         let document = match (&end, &root) {

@@ -8,7 +8,6 @@ use super::answer::PlanNext;
 use super::block::{Block, BlockStatus, PlanType};
 use super::context;
 use super::execute::CallSite;
-use super::outcome::listing;
 use super::planner::PlanError;
 use super::runtime::{MAX_ITEM_FAILURES, RunError, Runtime};
 use crate::llm::LlmError;
@@ -43,8 +42,7 @@ impl Runtime<'_> {
                 block.touch();
             }
             Err(why) => {
-                let result = listing(block, &why);
-                block.finish(BlockStatus::Failed, result);
+                block.fail(&why);
             }
         }
         self.save(id)?;
@@ -99,9 +97,7 @@ impl Runtime<'_> {
         if ok {
             block.touch();
         } else {
-            let why = format!("the executor call `{command}` failed: {output}");
-            let result = listing(block, &why);
-            block.finish(BlockStatus::Failed, result);
+            block.fail(&format!("the executor call `{command}` failed: {output}"));
         }
         self.save(id)?;
         self.events.emit(
@@ -134,8 +130,7 @@ impl Runtime<'_> {
         match returned {
             Ok(result) => block.finish(BlockStatus::Completed, result),
             Err(why) => {
-                let result = listing(block, &why);
-                block.finish(BlockStatus::Failed, result);
+                block.fail(&why);
             }
         }
         let status = block.status.as_str();
