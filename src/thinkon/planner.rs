@@ -16,7 +16,7 @@ use super::context::rules_of;
 use super::schema::{PLAN_NEXT_SCHEMA, drop_nulls};
 use crate::diagnostics::{Diagnostics, Finding};
 use crate::http::RetryObserver;
-use crate::llm::checked::{CheckedError, Contract, ask_checked};
+use crate::llm::checked::{Checked, CheckedError, Contract, ask_checked};
 use crate::llm::{LlmClient, LlmError, Message, Usage, Want};
 use crate::transcript::Site;
 use crate::validate::{Executors, PlanNextContext, validate_plan_next};
@@ -40,6 +40,19 @@ impl Spent {
     pub fn add_calls(&mut self, calls: u32, usage: Usage) {
         self.calls += calls;
         self.usage.add(usage);
+    }
+
+    /// Counts what an [`ask_checked`] cost, whatever its outcome, and hands the outcome on.
+    pub fn count<T>(&mut self, asked: Result<Checked<T>, CheckedError>) -> Result<T, CheckedError> {
+        let (calls, usage) = match &asked {
+            Ok(checked) => (checked.calls, checked.usage),
+            Err(CheckedError::Llm { calls, usage, .. }) => (*calls, *usage),
+            Err(CheckedError::Contract {
+                attempts, usage, ..
+            }) => (*attempts, *usage),
+        };
+        self.add_calls(calls, usage);
+        asked.map(|checked| checked.answer)
     }
 }
 
@@ -67,6 +80,22 @@ pub enum PlanError {
         diagnostics: Diagnostics,
         attempts: u32,
     },
+}
+
+impl From<CheckedError> for PlanError {
+    fn from(e: CheckedError) -> Self {
+        match e {
+            CheckedError::Llm { error, .. } => PlanError::Llm(error),
+            CheckedError::Contract {
+                diagnostics,
+                attempts,
+                ..
+            } => PlanError::Contract {
+                diagnostics,
+                attempts,
+            },
+        }
+    }
 }
 
 impl BlockPlanner<'_> {
@@ -103,31 +132,7 @@ impl BlockPlanner<'_> {
                 .await
         })
         .await;
-        match asked {
-            Ok(checked) => {
-                spent.add_calls(checked.calls, checked.usage);
-                Ok(checked.answer)
-            }
-            Err(CheckedError::Llm {
-                error,
-                calls,
-                usage,
-            }) => {
-                spent.add_calls(calls, usage);
-                Err(PlanError::Llm(error))
-            }
-            Err(CheckedError::Contract {
-                diagnostics,
-                attempts,
-                usage,
-            }) => {
-                spent.add_calls(attempts, usage);
-                Err(PlanError::Contract {
-                    diagnostics,
-                    attempts,
-                })
-            }
-        }
+        Ok(spent.count(asked)?)
     }
 
     /// The answer if the validator accepts it (the JSON object already taken out of the

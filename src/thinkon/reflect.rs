@@ -80,6 +80,22 @@ pub enum ReflectError {
     },
 }
 
+impl From<CheckedError> for ReflectError {
+    fn from(e: CheckedError) -> Self {
+        match e {
+            CheckedError::Llm { error, .. } => ReflectError::Llm(error),
+            CheckedError::Contract {
+                diagnostics,
+                attempts,
+                ..
+            } => ReflectError::Contract {
+                diagnostics,
+                attempts,
+            },
+        }
+    }
+}
+
 impl ReflectError {
     /// The endpoint cannot be used as configured, or a replay diverged: the run must stop.
     pub fn stops_the_run(&self) -> bool {
@@ -132,32 +148,10 @@ impl Reflector<'_> {
             }
         })
         .await;
-        match asked {
-            Ok(checked) => {
-                spent.add_calls(checked.calls, checked.usage);
-                let texts: Vec<&str> = checked.answer.iter().map(String::as_str).collect();
-                Ok(sections(&texts))
-            }
-            Err(CheckedError::Llm {
-                error,
-                calls,
-                usage,
-            }) => {
-                spent.add_calls(calls, usage);
-                Err(error.into())
-            }
-            Err(CheckedError::Contract {
-                diagnostics,
-                attempts,
-                usage,
-            }) => {
-                spent.add_calls(attempts, usage);
-                Err(ReflectError::Contract {
-                    diagnostics,
-                    attempts,
-                })
-            }
-        }
+        let texts = spent.count(asked)?;
+        Ok(sections(
+            &texts.iter().map(String::as_str).collect::<Vec<_>>(),
+        ))
     }
 }
 
