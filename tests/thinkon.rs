@@ -539,6 +539,56 @@ async fn a_prompt_too_long_for_the_models_context_is_named_and_the_compact_promp
     );
 }
 
+/// A reflection that stays broken after its repair does not undo the work: each block
+/// completes with what it did listed, said to be unreviewed (Gemma 3 270M answered `...` in
+/// every section after a search had run well).
+#[tokio::test]
+async fn a_reflection_that_stays_broken_keeps_the_work_unreviewed() {
+    let llm = MockLlm::start().await;
+    llm.set_handler(|req| match kind(req) {
+        Kind::Planner => Reply::json(&three_searches(&context(req), req)),
+        Kind::Reflect => Reply::json(&json!({"completion": "...", "deliverables": "...",
+            "metric": "...", "constraints": "..."})),
+        Kind::Analysis => Reply::json(&json!({
+            "summary": format!("Found for {}", task_title(req)), "analysis": "Details."
+        })),
+        Kind::Summary => Reply::json(&json!({"summary": "S.", "analysis": "A."})),
+    });
+    let s = Setup::new(&llm, None);
+    let out = thinkon(&s, &["--goal", "What is G?"]).await;
+    out.success();
+    let summary = out.stdout_json();
+    assert_eq!(summary["status"], "completed");
+    assert_eq!(summary["blocks"]["completed"], 4);
+    assert_eq!(
+        of_kind(&llm, Kind::Reflect).len(),
+        8,
+        "each asked and repaired once"
+    );
+    let failed: Vec<Value> = events(&s)
+        .into_iter()
+        .filter(|e| e["event"] == "reflection_failed")
+        .collect();
+    assert_eq!(failed.len(), 4);
+    assert!(
+        failed[0]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("PLACEHOLDER"))
+    );
+    let leaf = block(&s, "b");
+    let result = leaf["result"].as_str().expect("result");
+    assert!(
+        result.contains("Done, unreviewed: the reflection failed"),
+        "{result}"
+    );
+    assert!(
+        result.contains("Found for"),
+        "the search's analysis is kept: {result}"
+    );
+    let root = std::fs::read_to_string(dir(&s).join("result.md")).expect("result.md");
+    assert!(root.contains("unreviewed"), "{root}");
+}
+
 #[tokio::test]
 async fn a_root_the_planner_never_answers_validly_fails_the_run_with_exit_1() {
     let llm = MockLlm::start().await;

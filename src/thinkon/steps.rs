@@ -8,6 +8,7 @@ use super::answer::PlanNext;
 use super::block::{Block, BlockStatus, PlanType};
 use super::context;
 use super::execute::CallSite;
+use super::outcome::listing;
 use super::planner::PlanError;
 use super::runtime::{MAX_ITEM_FAILURES, RunError, Runtime};
 use crate::llm::LlmError;
@@ -108,7 +109,10 @@ impl Runtime<'_> {
     }
 
     /// Block `id` returns: a reflection writes its result. A PLAN_* block none of whose steps
-    /// completed fails without one.
+    /// completed fails without one. A reflection that fails (a broken answer after its repairs,
+    /// or a failed call) does not undo the work: the block completes with what it did listed,
+    /// said to be unreviewed, and a `reflection_failed` event (Gemma 3 270M answered `...` in
+    /// every section, after a search had run well).
     pub(super) async fn reflect(&mut self, id: &str) -> Result<(), RunError> {
         self.start(id)?;
         let block = self.block(id)?.clone();
@@ -123,7 +127,21 @@ impl Runtime<'_> {
             {
                 Ok(result) => Ok(result),
                 Err(e) if e.stops_the_run() => return Err(RunError::Stop(e.to_string())),
-                Err(e) => Err(format!("the reflection failed: {e}")),
+                Err(e) => {
+                    let why = e.to_string();
+                    let one_line = why.trim_end().replace('\n', "; ");
+                    tracing::warn!(
+                        "thinkon: the reflection of block `{id}` failed ({one_line}); its work is listed unreviewed"
+                    );
+                    self.events
+                        .emit("reflection_failed", json!({"block": id, "error": one_line}));
+                    Ok(listing(
+                        &block,
+                        &format!(
+                            "Done, unreviewed: the reflection failed ({one_line}); what the block did is listed below."
+                        ),
+                    ))
+                }
             }
         };
         let block = self.block_mut(id)?;
