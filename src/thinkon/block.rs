@@ -73,9 +73,6 @@ impl PlanType {
     }
 }
 
-/// The longest `error` kept on a block.
-const ERROR_MAX_CHARS: usize = 500;
-
 /// One block of the tree.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Block {
@@ -207,13 +204,6 @@ impl Block {
     }
 
     /// Ends the block with `status` and `result`.
-    /// Fails the block for `why`: its result lists what it had done.
-    pub fn fail(&mut self, why: &str) {
-        self.error = Some(crate::text::one_line(why, ERROR_MAX_CHARS));
-        let result = super::outcome::listing(self, why);
-        self.finish(BlockStatus::Failed, result);
-    }
-
     pub fn finish(&mut self, status: BlockStatus, result: String) {
         self.status = status;
         self.result = Some(result);

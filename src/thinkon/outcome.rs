@@ -132,6 +132,17 @@ pub fn partial_document(goal: &str, reason: &str, tree: &Tree) -> String {
     text + &sources_section(tree)
 }
 
+/// The longest `error` kept on a block.
+const ERROR_MAX_CHARS: usize = 500;
+
+/// Fails `block` for `why`: `error` holds it on one line, and its result lists what it had
+/// done.
+pub fn fail(block: &mut Block, why: &str) {
+    block.error = Some(crate::text::one_line(why, ERROR_MAX_CHARS));
+    let result = listing(block, why);
+    block.finish(BlockStatus::Failed, result);
+}
+
 /// What a block without a reflection returns: its `done`, listed.
 pub fn listing(block: &Block, why: &str) -> String {
     let done = super::context::render_done(&block.done, 1_000);

@@ -8,7 +8,7 @@ use super::answer::PlanNext;
 use super::block::{Block, BlockStatus, PlanType};
 use super::context;
 use super::execute::CallSite;
-use super::outcome::listing;
+use super::outcome::{fail, listing};
 use super::planner::PlanError;
 use super::runtime::{MAX_ITEM_FAILURES, RunError, Runtime};
 use crate::llm::LlmError;
@@ -43,7 +43,7 @@ impl Runtime<'_> {
                 block.touch();
             }
             Err(why) => {
-                block.fail(&why);
+                fail(block, &why);
             }
         }
         self.save(id)?;
@@ -98,7 +98,10 @@ impl Runtime<'_> {
         if ok {
             block.touch();
         } else {
-            block.fail(&format!("the executor call `{command}` failed: {output}"));
+            fail(
+                block,
+                &format!("the executor call `{command}` failed: {output}"),
+            );
         }
         self.save(id)?;
         self.events.emit(
@@ -148,7 +151,7 @@ impl Runtime<'_> {
         match returned {
             Ok(result) => block.finish(BlockStatus::Completed, result),
             Err(why) => {
-                block.fail(&why);
+                fail(block, &why);
             }
         }
         let status = block.status.as_str();
