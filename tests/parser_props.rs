@@ -15,8 +15,8 @@ use researchflow::llm::extract_json;
 use researchflow::plan::refs::{RefError, parse_list};
 use researchflow::plan::store::{StoreError, parse_plan};
 use researchflow::plan::{
-    CheckList, Info, InfoPart, Node, NodeId, NodeStatus, NodeType, PlanFile, Ref, RefField,
-    RefTarget, Source, Usage,
+    CHECK_LIST_KEYS, CheckList, Info, InfoPart, NODE_KEYS, Node, NodeId, NodeStatus, NodeType,
+    PLAN_KEYS, PlanFile, Ref, RefField, RefTarget, Source, Usage,
 };
 use serde_json::{Map, Value, json};
 
@@ -81,35 +81,6 @@ fn json_value() -> impl Strategy<Value = Value> {
         ]
     })
 }
-
-const TOP_KEYS: &[&str] = &[
-    "version",
-    "workflow_id",
-    "created_at",
-    "check_list",
-    "rounds",
-    "outcome",
-    "nodes",
-];
-const CHECK_LIST_KEYS: &[&str] = &["latest_id", "latest_batch", "refs"];
-const NODE_KEYS: &[&str] = &[
-    "node_id",
-    "title",
-    "summary",
-    "info",
-    "p_node",
-    "batch",
-    "type",
-    "status",
-    "created_at",
-    "updated_at",
-    "finished_at",
-    "attempts",
-    "errors",
-    "usage",
-    "sources",
-    "truncated",
-];
 
 /// Unknown fields: keys the format does not define (some of them near misses of known ones),
 /// holding any JSON.
@@ -209,7 +180,7 @@ fn valid_plan() -> impl Strategy<Value = PlanFile> {
         check_list,
         vec(node(), 0..4),
         0..5u32,
-        extras(TOP_KEYS),
+        extras(PLAN_KEYS),
     )
         .prop_map(
             |(version, workflow_id, created_at, check_list, nodes, rounds, extra)| PlanFile {
@@ -238,7 +209,7 @@ fn plan_shaped_json() -> impl Strategy<Value = Value> {
 
 fn plan_key() -> impl Strategy<Value = String> {
     prop_oneof![
-        prop::sample::select(TOP_KEYS),
+        prop::sample::select(PLAN_KEYS),
         prop::sample::select(CHECK_LIST_KEYS),
         prop::sample::select(NODE_KEYS),
     ]

@@ -5,41 +5,14 @@
 use std::path::Path;
 
 use researchflow::plan::store::parse_plan;
+use researchflow::plan::{CHECK_LIST_KEYS, NODE_KEYS, PLAN_KEYS, Ref, RefField, Usage};
 use researchflow::plan::{CheckList, Info, Node, NodeId, NodeStatus, NodeType, PlanFile, Source};
-use researchflow::plan::{Ref, RefField, Usage};
 use serde_json::{Map, Value};
 
 use crate::inputs::Gen;
 use crate::target::{Expect, Input, Target, short};
 
 const PATH: &str = "fuzz.json";
-
-const TOP_KEYS: &[&str] = &[
-    "version",
-    "workflow_id",
-    "created_at",
-    "check_list",
-    "nodes",
-];
-const CHECK_LIST_KEYS: &[&str] = &["latest_id", "latest_batch", "refs"];
-const NODE_KEYS: &[&str] = &[
-    "node_id",
-    "title",
-    "summary",
-    "info",
-    "p_node",
-    "batch",
-    "type",
-    "status",
-    "created_at",
-    "updated_at",
-    "finished_at",
-    "attempts",
-    "errors",
-    "usage",
-    "sources",
-    "truncated",
-];
 
 pub struct PlanTarget {
     seeds: Vec<String>,
@@ -70,7 +43,7 @@ impl PlanTarget {
             extra: extras(g, CHECK_LIST_KEYS),
         };
         plan.nodes.extend((0..g.rng.usize(..6)).map(|_| node(g)));
-        plan.extra = extras(g, TOP_KEYS);
+        plan.extra = extras(g, PLAN_KEYS);
         let text = if g.rng.bool() {
             serde_json::to_string_pretty(&plan)
         } else {

@@ -12,8 +12,8 @@ pub mod store;
 pub use beside::Beside;
 pub use info::{Info, InfoPart};
 pub use model::{
-    BudgetRecord, CheckList, FINAL_BATCH, Node, NodeStatus, NodeType, Outcome, PlanFile, Source,
-    Usage,
+    BudgetRecord, CHECK_LIST_KEYS, CheckList, FINAL_BATCH, NODE_KEYS, Node, NodeStatus, NodeType,
+    Outcome, PLAN_KEYS, PlanFile, Source, Usage,
 };
 pub use node_id::NodeId;
 pub use refs::{Ref, RefField, RefTarget};

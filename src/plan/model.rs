@@ -12,6 +12,40 @@ use super::node_id::NodeId;
 /// The plan file format version this build writes.
 pub const FORMAT_VERSION: u32 = 1;
 
+/// The keys the format defines at the top level of a plan file; any other is an unknown field,
+/// kept as it is ([`PlanFile::extra`]). Fuzzers and property tests draw unknown keys outside
+/// these lists.
+pub const PLAN_KEYS: &[&str] = &[
+    "version",
+    "workflow_id",
+    "created_at",
+    "check_list",
+    "nodes",
+    "rounds",
+    "outcome",
+];
+/// The keys the format defines in `check_list`.
+pub const CHECK_LIST_KEYS: &[&str] = &["latest_id", "latest_batch", "refs"];
+/// The keys the format defines in a node.
+pub const NODE_KEYS: &[&str] = &[
+    "node_id",
+    "title",
+    "summary",
+    "info",
+    "p_node",
+    "batch",
+    "type",
+    "status",
+    "created_at",
+    "updated_at",
+    "finished_at",
+    "attempts",
+    "errors",
+    "usage",
+    "sources",
+    "truncated",
+];
+
 /// A whole plan file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanFile {
@@ -376,6 +410,38 @@ mod tests {
          "tags": ["k"]}
       ]
     }"#;
+
+    /// Every key of the lists is a field of the model, and the model writes no other.
+    #[test]
+    fn the_key_lists_are_the_models_fields() {
+        let full = serde_json::json!({
+            "version": 1, "workflow_id": "wf", "created_at": "t", "rounds": 2,
+            "outcome": {"status": "completed", "finished_at": "t"},
+            "check_list": {"latest_id": "b", "latest_batch": 1, "refs": []},
+            "nodes": [{"node_id": "a", "title": "Q", "summary": "s", "info": "i", "p_node": "",
+                "batch": 1, "type": "start", "status": "completed", "created_at": "t",
+                "updated_at": "t", "finished_at": "t", "attempts": 1, "errors": ["e"],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                "sources": [{"url": "https://x.test", "title": "x"}], "truncated": true}]
+        });
+        let plan: PlanFile = serde_json::from_value(full).expect("every key is known");
+        assert!(plan.extra.is_empty() && plan.check_list.extra.is_empty());
+        assert!(plan.nodes[0].extra.is_empty());
+        let back = serde_json::to_value(&plan).expect("serialises");
+        let keys = |v: &Value| -> Vec<String> {
+            let mut k: Vec<String> = v.as_object().expect("object").keys().cloned().collect();
+            k.sort();
+            k
+        };
+        let sorted = |list: &[&str]| -> Vec<String> {
+            let mut k: Vec<String> = list.iter().map(|s| (*s).to_string()).collect();
+            k.sort();
+            k
+        };
+        assert_eq!(keys(&back), sorted(PLAN_KEYS));
+        assert_eq!(keys(&back["check_list"]), sorted(CHECK_LIST_KEYS));
+        assert_eq!(keys(&back["nodes"][0]), sorted(NODE_KEYS));
+    }
 
     #[test]
     fn unknown_fields_survive_a_round_trip() {
