@@ -270,6 +270,22 @@ mod tests {
         }
     }
 
+    fn plan_answer(is_final: bool, tasks: Vec<PlannedTask>, checks: &[&str]) -> PlanAnswer {
+        PlanAnswer {
+            is_final,
+            tasks,
+            next_check_list: checks.iter().map(|c| (*c).to_string()).collect(),
+        }
+    }
+
+    fn planned_ids(applied: &Applied) -> Vec<String> {
+        applied
+            .planned
+            .iter()
+            .map(|n| n.node_id.to_string())
+            .collect()
+    }
+
     fn stage2() -> PlanFile {
         let mut plan = PlanFile::new("Q", "wf".into(), "t".into());
         for id in ["b", "c"] {
@@ -311,9 +327,9 @@ mod tests {
     #[test]
     fn tasks_get_ids_batches_and_sanitised_inputs() {
         let mut plan = stage2();
-        let answer = PlanAnswer {
-            is_final: false,
-            tasks: vec![
+        let answer = plan_answer(
+            false,
+            vec![
                 task(
                     "T1",
                     NodeType::Search,
@@ -321,19 +337,10 @@ mod tests {
                 ),
                 task("T2", NodeType::Summary, "b:summary, c:info[llm]"),
             ],
-            next_check_list: vec![
-                "b:summary".into(),
-                "NEW1:summary".into(),
-                "NEW3:summary".into(),
-                "q:summary".into(),
-            ],
-        };
+            &["b:summary", "NEW1:summary", "NEW3:summary", "q:summary"],
+        );
         let applied = apply(&mut plan, &answer, "now");
-        let ids: Vec<String> = applied
-            .planned
-            .iter()
-            .map(|n| n.node_id.to_string())
-            .collect();
+        let ids = planned_ids(&applied);
         assert_eq!(ids, vec!["d", "e"]);
         assert!(
             applied
@@ -353,11 +360,11 @@ mod tests {
     #[test]
     fn final_answer_gets_batch_minus_one() {
         let mut plan = stage2();
-        let answer = PlanAnswer {
-            is_final: true,
-            tasks: vec![task("Report", NodeType::Summary, "")],
-            next_check_list: vec!["NEW1:summary".into()],
-        };
+        let answer = plan_answer(
+            true,
+            vec![task("Report", NodeType::Summary, "")],
+            &["NEW1:summary"],
+        );
         let applied = apply(&mut plan, &answer, "now");
         assert_eq!(applied.planned[0].batch, FINAL_BATCH);
         assert_eq!(
@@ -384,11 +391,7 @@ mod tests {
     #[test]
     fn zero_tasks_leave_latest_fields_unchanged() {
         let mut plan = stage2();
-        let answer = PlanAnswer {
-            is_final: false,
-            tasks: vec![],
-            next_check_list: vec!["NEW1:summary".into(), "c:summary".into()],
-        };
+        let answer = plan_answer(false, vec![], &["NEW1:summary", "c:summary"]);
         let applied = apply(&mut plan, &answer, "now");
         assert!(applied.planned.is_empty());
         assert_eq!(plan.check_list.latest_id, NodeId::parse("c").ok());
@@ -399,25 +402,17 @@ mod tests {
     #[test]
     fn repeated_titles_are_dropped_and_their_placeholder_points_at_the_original() {
         let mut plan = stage2();
-        let answer = PlanAnswer {
-            is_final: false,
-            tasks: vec![
+        let answer = plan_answer(
+            false,
+            vec![
                 task("  B! ", NodeType::Search, "a:info"),
                 task("New direction", NodeType::Search, "a:info"),
                 task("new-direction", NodeType::Summary, "b:summary"),
             ],
-            next_check_list: vec![
-                "NEW1:summary".into(),
-                "NEW2:summary".into(),
-                "NEW3:info".into(),
-            ],
-        };
+            &["NEW1:summary", "NEW2:summary", "NEW3:info"],
+        );
         let applied = apply(&mut plan, &answer, "now");
-        let ids: Vec<String> = applied
-            .planned
-            .iter()
-            .map(|n| n.node_id.to_string())
-            .collect();
+        let ids = planned_ids(&applied);
         assert_eq!(
             ids,
             vec!["d"],
@@ -453,11 +448,11 @@ mod tests {
     #[test]
     fn a_round_of_only_repeats_adds_nothing_and_keeps_the_batch() {
         let mut plan = stage2();
-        let answer = PlanAnswer {
-            is_final: false,
-            tasks: vec![task("c", NodeType::Search, "a:info")],
-            next_check_list: vec!["NEW1:summary".into()],
-        };
+        let answer = plan_answer(
+            false,
+            vec![task("c", NodeType::Search, "a:info")],
+            &["NEW1:summary"],
+        );
         let applied = apply(&mut plan, &answer, "now");
         assert!(applied.planned.is_empty());
         assert_eq!(applied.dropped.len(), 1);
@@ -468,11 +463,7 @@ mod tests {
     #[test]
     fn a_final_summary_repeating_a_title_is_renamed_not_dropped() {
         let mut plan = stage2();
-        let answer = PlanAnswer {
-            is_final: true,
-            tasks: vec![task("b", NodeType::Summary, "b:summary")],
-            next_check_list: vec![],
-        };
+        let answer = plan_answer(true, vec![task("b", NodeType::Summary, "b:summary")], &[]);
         let applied = apply(&mut plan, &answer, "now");
         assert!(applied.dropped.is_empty());
         assert_eq!(applied.planned.len(), 1);
@@ -486,14 +477,14 @@ mod tests {
     fn a_blocked_task_frees_its_placeholder_and_a_blocked_final_cites_what_completed() {
         let mut plan = stage2();
         plan.nodes[2].status = NodeStatus::Failed;
-        let answer = PlanAnswer {
-            is_final: false,
-            tasks: vec![
+        let answer = plan_answer(
+            false,
+            vec![
                 task("Dig into c", NodeType::Summary, "c:summary"),
                 task("Other", NodeType::Search, "a:info"),
             ],
-            next_check_list: vec!["NEW1:summary".into(), "NEW2:summary".into()],
-        };
+            &["NEW1:summary", "NEW2:summary"],
+        );
         let applied = apply(&mut plan, &answer, "now");
         assert_eq!(applied.planned.len(), 1);
         assert_eq!(applied.planned[0].node_id.to_string(), "d");
@@ -511,11 +502,11 @@ mod tests {
 
         let mut plan = stage2();
         plan.nodes[2].status = NodeStatus::Failed;
-        let answer = PlanAnswer {
-            is_final: true,
-            tasks: vec![task("Report", NodeType::Summary, "c:summary")],
-            next_check_list: vec![],
-        };
+        let answer = plan_answer(
+            true,
+            vec![task("Report", NodeType::Summary, "c:summary")],
+            &[],
+        );
         let applied = apply(&mut plan, &answer, "now");
         assert!(applied.dropped.is_empty());
         assert_eq!(applied.planned[0].title, "Report");
