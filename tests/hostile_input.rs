@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::scenario::{
-    Agent, KEY, Setup, agent, events_of, node, one_search_then_final, plan_answer, scripted,
+    Agent, KEY, Setup, agent, events_of, node, one_search_then_final, plan_answer, read_ndjson,
+    scripted,
 };
 use support::{Fault, MockLlm, MockSearch, Reply, SearchKind, researchflow};
 
@@ -410,13 +411,7 @@ async fn a_final_summary_over_a_long_chain_gets_a_bounded_input() {
         "nodes": nodes});
     let path = s.path().join("chain.json");
     std::fs::write(&path, plan.to_string()).expect("plan");
-    researchflow()
-        .current_dir(s.path())
-        .args(["workflow", "--plan"])
-        .arg(&path)
-        .run()
-        .await
-        .success();
+    s.resume(&path).await.success();
 
     let final_request = llm
         .chat_requests()
@@ -425,11 +420,7 @@ async fn a_final_summary_over_a_long_chain_gets_a_bounded_input() {
         .expect("the final request");
     let user = final_request.user_prompt().unwrap_or_default();
     assert!(user.chars().count() < 62_000, "{}", user.chars().count());
-    let events: Vec<Value> = std::fs::read_to_string(s.path().join("chain.events.ndjson"))
-        .expect("events")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("json"))
-        .collect();
+    let events = read_ndjson(&s.path().join("chain.events.ndjson"));
     let cuts = events_of(&events, "input_cut");
     assert!(
         cuts.iter().any(|e| e["node"] == fin.as_str()
@@ -468,13 +459,7 @@ async fn a_huge_result_in_the_planner_input_is_cut_and_recorded() {
     ]});
     let path = s.path().join("big.json");
     std::fs::write(&path, plan.to_string()).expect("plan");
-    researchflow()
-        .current_dir(s.path())
-        .args(["workflow", "--plan"])
-        .arg(&path)
-        .run()
-        .await
-        .success();
+    s.resume(&path).await.success();
     let planner = llm
         .chat_requests()
         .into_iter()
@@ -485,11 +470,7 @@ async fn a_huge_result_in_the_planner_input_is_cut_and_recorded() {
         "{}",
         planner.raw_body.len()
     );
-    let events: Vec<Value> = std::fs::read_to_string(s.path().join("big.events.ndjson"))
-        .expect("events")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("json"))
-        .collect();
+    let events = read_ndjson(&s.path().join("big.events.ndjson"));
     let cuts = events_of(&events, "input_cut");
     assert!(
         cuts.iter().any(|e| e["node"] == "planner"

@@ -203,12 +203,7 @@ async fn a_failed_final_summary_runs_again_on_resume() {
 
     final_fails.store(false, Ordering::SeqCst);
     let before = llm.chat_requests().len();
-    let resumed = researchflow()
-        .current_dir(s.path())
-        .args(["workflow", "--plan"])
-        .arg(s.out())
-        .run()
-        .await;
+    let resumed = s.resume(&s.out()).await;
     resumed.success();
     assert_eq!(stdout_status(&resumed), "completed");
     let fin = node(&s.plan(), "c").clone();

@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use support::mock_llm::copied_example;
 use support::mock_search::{result_title, result_url};
-use support::scenario::{Setup, read_json, task_title};
+use support::scenario::{Setup, read_json, read_ndjson, task_title};
 use support::server::Recorded;
 use support::{MockLlm, MockSearch, Reply, RunOutput, SearchKind, researchflow};
 
@@ -122,11 +122,7 @@ fn block(s: &Setup, id: &str) -> Value {
 }
 
 fn events(s: &Setup) -> Vec<Value> {
-    std::fs::read_to_string(dir(s).join("events.ndjson"))
-        .expect("events")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("event is JSON"))
-        .collect()
+    read_ndjson(&dir(s).join("events.ndjson"))
 }
 
 fn goals(done: &Value) -> Vec<String> {

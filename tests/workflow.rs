@@ -13,7 +13,7 @@ use support::scenario::{
     Agent, KEY, SEARCH_KEY, Setup, agent, events_of, node, one_search_then_final, plan_answer,
     read_json, scripted, task_title,
 };
-use support::{Fault, MockLlm, MockSearch, Reply, SearchKind, researchflow};
+use support::{Fault, MockLlm, MockSearch, Reply, SearchKind};
 
 /// The planner's answer in round `round` (0-based): two searches `b`, `c`, then the final
 /// summary over `final_refs`.
@@ -561,13 +561,7 @@ async fn resume_runs_only_unfinished_nodes() {
     std::fs::write(s.out(), serde_json::to_string_pretty(&plan).expect("json")).expect("write");
     let before = plan.clone();
 
-    researchflow()
-        .current_dir(s.path())
-        .args(["workflow", "--plan"])
-        .arg(s.out())
-        .run()
-        .await
-        .success();
+    s.resume(&s.out()).await.success();
 
     let after = s.plan();
     for id in ["a", "b", "c", "d"] {
@@ -732,12 +726,7 @@ async fn a_signal_stops_the_run_with_the_work_saved_and_resume_finishes_it() {
     assert!(events_of(&s.events(), "run_finished")[0]["status"] == "interrupted");
 
     slow.store(false, Ordering::SeqCst);
-    let resumed = researchflow()
-        .current_dir(s.path())
-        .args(["workflow", "--plan"])
-        .arg(&plan_path)
-        .run()
-        .await;
+    let resumed = s.resume(&plan_path).await;
     resumed.success();
     let plan = s.plan();
     assert_eq!(

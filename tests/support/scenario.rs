@@ -172,21 +172,36 @@ impl Setup {
             .arg(self.out())
     }
 
+    /// `workflow --plan PATH`, run in the setup's folder.
+    pub async fn resume(&self, plan: &Path) -> super::bin::RunOutput {
+        super::researchflow()
+            .current_dir(self.path())
+            .args(["workflow", "--plan"])
+            .arg(plan)
+            .run()
+            .await
+    }
+
     pub fn plan(&self) -> Value {
         read_json(&self.out())
     }
 
     pub fn events(&self) -> Vec<Value> {
-        std::fs::read_to_string(self.path().join("out/plan.events.ndjson"))
-            .expect("events file")
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("event line is JSON"))
-            .collect()
+        read_ndjson(&self.path().join("out/plan.events.ndjson"))
     }
 
     pub fn report(&self) -> String {
         std::fs::read_to_string(self.path().join("out/plan.report.md")).expect("report file")
     }
+}
+
+/// The lines of an NDJSON file (an event log, a transcript), each parsed.
+pub fn read_ndjson(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read `{}`: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect()
 }
 
 pub fn read_json(path: &Path) -> Value {
