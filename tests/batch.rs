@@ -10,25 +10,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::scenario::{Agent, Setup, agent, plan_answer, read_json};
+use support::scenario::{Agent, Setup, agent, read_json, searches_then_final};
 use support::{MockLlm, Reply, researchflow};
 
 /// A planner that works for any number of workflows at once: a first round with `searches`
 /// searches, then the final summary over them (told apart by what the input already holds).
 fn stateless(llm: &MockLlm, searches: usize, analysis: &'static str) {
     llm.set_handler(move |req| match agent(req) {
-        Agent::Planner if req.user_prompt().unwrap_or_default().contains("### b:") => {
-            Reply::json(&plan_answer(
-                true,
-                json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
-                json!([]),
-            ))
-        }
         Agent::Planner => {
-            let tasks: Vec<Value> = (0..searches)
-                .map(|i| json!({"title": format!("Search {i}"), "type": "search", "p_node": "a:info"}))
-                .collect();
-            Reply::json(&plan_answer(false, json!(tasks), json!(["NEW1:summary"])))
+            let titles: Vec<String> = (0..searches).map(|i| format!("Search {i}")).collect();
+            Reply::json(&searches_then_final(req, &titles))
         }
         Agent::Final => Reply::content("Report."),
         _ => Reply::json(&json!({"summary": analysis, "analysis": "A"})),
@@ -128,18 +119,7 @@ async fn a_signal_mid_batch_exits_130_and_the_rerun_finishes() {
     let slow = Arc::new(AtomicBool::new(true));
     let flag = Arc::clone(&slow);
     llm.set_handler(move |req| match agent(req) {
-        Agent::Planner if req.user_prompt().unwrap_or_default().contains("### b:") => {
-            Reply::json(&plan_answer(
-                true,
-                json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
-                json!([]),
-            ))
-        }
-        Agent::Planner => Reply::json(&plan_answer(
-            false,
-            json!([{"title": "Search", "type": "search", "p_node": "a:info"}]),
-            json!(["NEW1:summary"]),
-        )),
+        Agent::Planner => Reply::json(&searches_then_final(req, &["Search"])),
         Agent::Analysis if flag.load(Ordering::SeqCst) => {
             Reply::json(&json!({"summary": "S", "analysis": "A"})).delay(Duration::from_secs(30))
         }
@@ -334,16 +314,7 @@ async fn a_failed_question_makes_the_batch_exit_1_and_only_it_runs_again() {
             {
                 Reply::raw(500, r#"{"error": {"message": "boom"}}"#)
             }
-            Agent::Planner if prompt.contains("### b:") => Reply::json(&plan_answer(
-                true,
-                json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
-                json!([]),
-            )),
-            Agent::Planner => Reply::json(&plan_answer(
-                false,
-                json!([{"title": "Search", "type": "search", "p_node": "a:info"}]),
-                json!(["NEW1:summary"]),
-            )),
+            Agent::Planner => Reply::json(&searches_then_final(req, &["Search"])),
             Agent::Final => Reply::content("Report."),
             _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
         }

@@ -12,6 +12,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use support::scenario::{
     Agent, Setup, agent, events_of, node, one_search_then_final, plan_answer, read_json, scripted,
+    searches_then_final,
 };
 use support::{Fault, MockLlm, Reply, researchflow};
 
@@ -230,18 +231,7 @@ async fn out_must_be_a_json_file_and_default_names_never_collide() {
 
     // Two runs started together, without --out: two plans, each with its own outputs.
     llm.set_handler(|req| match agent(req) {
-        Agent::Planner if req.user_prompt().unwrap_or_default().contains("### b:") => {
-            Reply::json(&plan_answer(
-                true,
-                json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
-                json!([]),
-            ))
-        }
-        Agent::Planner => Reply::json(&plan_answer(
-            false,
-            json!([{"title": "Only search", "type": "search", "p_node": "a:info"}]),
-            json!(["NEW1:summary"]),
-        )),
+        Agent::Planner => Reply::json(&searches_then_final(req, &["Only search"])),
         Agent::Final => Reply::content("Report."),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
     });

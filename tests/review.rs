@@ -12,8 +12,8 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use support::scenario::{
-    Agent, Setup, agent, events_of, one_search_then_final, plan_answer, read_json, review_answer,
-    scripted, scripted_reviewed, second_opinion_answer,
+    Agent, Setup, agent, events_of, one_search_then_final, read_json, review_answer, scripted,
+    scripted_reviewed, searches_then_final, second_opinion_answer,
 };
 use support::{MockLlm, MockSearch, Recorded, Reply, SearchKind, researchflow};
 
@@ -382,14 +382,7 @@ async fn the_review_command_refuses_a_plan_without_a_final_summary_or_a_report()
 /// block every report.
 fn stateless_blocking(llm: &MockLlm) {
     llm.set_handler(|req| match agent(req) {
-        Agent::Planner if req.user_prompt().unwrap_or_default().contains("### b:") => {
-            Reply::json(&plan_answer(
-                true,
-                json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
-                json!([]),
-            ))
-        }
-        Agent::Planner => Reply::json(&one_search_then_final()[0]),
+        Agent::Planner => Reply::json(&searches_then_final(req, &["Only search"])),
         Agent::Final => Reply::content("Report."),
         Agent::Review => Reply::json(&review_answer()),
         Agent::SecondOpinion => Reply::json(&second_opinion_answer("block")),

@@ -219,6 +219,24 @@ pub fn events_of<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["event"] == kind).collect()
 }
 
+/// What a planner that keeps no state answers, so that it serves any number of runs at once:
+/// while the input holds no node `b`, a round of searches titled `titles` on the question;
+/// then the final summary over `b`.
+pub fn searches_then_final(req: &Recorded, titles: &[impl AsRef<str>]) -> Value {
+    if req.user_prompt().unwrap_or_default().contains("### b:") {
+        return plan_answer(
+            true,
+            json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
+            json!([]),
+        );
+    }
+    let tasks: Vec<Value> = titles
+        .iter()
+        .map(|t| json!({"title": t.as_ref(), "type": "search", "p_node": "a:info"}))
+        .collect();
+    plan_answer(false, json!(tasks), json!(["NEW1:summary"]))
+}
+
 /// Round 1: one search `b`; round 2: the final summary over it.
 pub fn one_search_then_final() -> Vec<Value> {
     vec![
