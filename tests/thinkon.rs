@@ -113,6 +113,15 @@ fn of_kind(llm: &MockLlm, k: Kind) -> Vec<Recorded> {
         .collect()
 }
 
+/// The repair messages sent to prompt `k`: the findings quoted back, one per repair.
+fn repairs(llm: &MockLlm, k: Kind) -> Vec<String> {
+    of_kind(llm, k)
+        .iter()
+        .filter(|r| r.messages().len() == 4)
+        .filter_map(|r| r.user_prompt())
+        .collect()
+}
+
 fn dir(s: &Setup) -> PathBuf {
     s.path().join(".thinkon")
 }
@@ -455,41 +464,31 @@ async fn copies_of_the_prompts_example_usage_and_shape_are_sent_back() {
         root["goal"], "Research G",
         "the repaired answer shapes the root"
     );
-    let planner = of_kind(&llm, Kind::Planner);
-    let repair = planner[1].messages();
-    let message = repair[3]["content"].as_str().expect("repair message");
+    let planner = repairs(&llm, Kind::Planner);
     assert!(
-        message.contains("COPIED_FROM_PROMPT at new_block.goal.intent")
-            && message.contains("COPIED_FROM_PROMPT at new_block.plan[0]"),
-        "{message}"
+        planner[0].contains("COPIED_FROM_PROMPT at new_block.goal.intent")
+            && planner[0].contains("COPIED_FROM_PROMPT at new_block.plan[0]"),
+        "{}",
+        planner[0]
     );
-    let usage_copied = planner
-        .iter()
-        .filter(|r| r.messages().len() == 4)
-        .filter_map(|r| r.messages()[3]["content"].as_str().map(str::to_string))
-        .any(|m| m.contains("PLACEHOLDER_COMMAND at executor_call.command"));
-    assert!(usage_copied, "`search: <query>` was sent back");
+    assert!(
+        planner
+            .iter()
+            .any(|m| m.contains("PLACEHOLDER_COMMAND at executor_call.command")),
+        "`search: <query>` was sent back: {planner:?}"
+    );
     assert_eq!(
         block(&s, "b")["executor_call"]["command"],
         "search: Collect data"
     );
     // Four blocks returned, each reflected twice: the placeholders, then the repair.
     assert_eq!(reflections.load(Ordering::SeqCst), 4);
-    let repairs: Vec<String> = of_kind(&llm, Kind::Reflect)
-        .iter()
-        .filter(|r| r.messages().len() == 4)
-        .map(|r| {
-            r.messages()[3]["content"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string()
-        })
-        .collect();
-    assert_eq!(repairs.len(), 4);
+    let reflected = repairs(&llm, Kind::Reflect);
+    assert_eq!(reflected.len(), 4);
     assert!(
-        repairs[0].contains("PLACEHOLDER at completion"),
+        reflected[0].contains("PLACEHOLDER at completion"),
         "{}",
-        repairs[0]
+        reflected[0]
     );
     let result = std::fs::read_to_string(dir(&s).join("result.md")).expect("result.md");
     assert!(result.contains("### Completion\nDone."), "{result}");
@@ -728,11 +727,7 @@ async fn a_repeated_failed_command_is_refused() {
         root["done"][0]["command"],
         "shell: echo run >> runs.log; exit 3"
     );
-    let repair: Vec<String> = of_kind(&llm, Kind::Planner)
-        .iter()
-        .filter(|r| r.messages().len() == 4)
-        .filter_map(|r| r.user_prompt())
-        .collect();
+    let repair = repairs(&llm, Kind::Planner);
     assert_eq!(repair.len(), 1, "{repair:?}");
     assert!(
         repair[0].contains("REPEATS_FAILED_ATTEMPT at executor_call.command"),
