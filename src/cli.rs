@@ -185,6 +185,9 @@ pub struct BatchArgs {
     pub budget: BudgetArgs,
 
     #[command(flatten)]
+    pub ending: EndingArgs,
+
+    #[command(flatten)]
     pub corpus: CorpusArgs,
 
     /// Per question; with --fail-on-block a `block` verdict makes the batch exit 1.
@@ -272,6 +275,9 @@ pub struct WorkflowArgs {
     pub budget: BudgetArgs,
 
     #[command(flatten)]
+    pub ending: EndingArgs,
+
+    #[command(flatten)]
     pub corpus: CorpusArgs,
 
     #[command(flatten)]
@@ -289,9 +295,23 @@ pub struct BudgetArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_tokens: Option<u64>,
 
-    /// At most this many seconds of wall clock [config: budget.maxSeconds].
+    /// At most this many seconds of wall clock for the research [config: budget.maxSeconds].
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_time: Option<u64>,
+}
+
+/// How a workflow's tasks end once its time budget is spent.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct EndingArgs {
+    /// Once the time budget is spent, running tasks may still finish for this many seconds,
+    /// then are cut [config: budget.graceSeconds; default: a quarter of --max-time, 1 to 30].
+    #[arg(long, value_name = "SECS")]
+    pub grace: Option<u64>,
+
+    /// Under a time budget, the final summary may take this many seconds once it starts; the
+    /// budget that ended the research never cuts it [config: budget.finalSeconds; default: 300].
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub final_time: Option<u64>,
 }
 
 /// A local corpus, and research without a model over it.

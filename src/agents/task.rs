@@ -63,6 +63,9 @@ pub enum TaskError {
     /// The task did not run, or was cut: the run's budget was spent.
     #[error("not run: {0}")]
     NotRun(String),
+    /// The task ran past a bound of its own (the final summary's `--final-time`).
+    #[error("timed out: {0}")]
+    TimedOut(String),
     /// A replay asked what the transcript does not hold: the run stops.
     #[error("{0}")]
     Diverged(String),
@@ -81,6 +84,7 @@ impl TaskError {
             TaskError::Search(_)
             | TaskError::Panicked(_)
             | TaskError::NotRun(_)
+            | TaskError::TimedOut(_)
             | TaskError::Diverged(_) => false,
         }
     }

@@ -53,7 +53,7 @@ pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
     let options = WorkflowOptions {
         max_rounds: args.max_rounds,
         concurrency: usize::try_from(args.concurrency).unwrap_or(1),
-        budget: budget(&settings, args.budget),
+        budget: budget(&settings, args.budget, args.ending),
     };
     let shared = Arc::new(Shared::new(settings, LogOptions::default()).await?);
 

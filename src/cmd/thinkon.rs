@@ -21,7 +21,7 @@ use super::output::print_json;
 use super::research::search_client;
 use super::runner::shutdown_signal;
 use super::workflow::{budget, workflow_id};
-use crate::cli::{GlobalArgs, ThinkonArgs};
+use crate::cli::{EndingArgs, GlobalArgs, ThinkonArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::http::Gates;
 use crate::llm::Negotiator;
@@ -106,7 +106,7 @@ pub async fn run(args: ThinkonArgs, global: &GlobalArgs) -> CommandResult {
     let options = ThinkonOptions {
         max_depth: meta.max_depth,
         max_blocks: args.max_blocks,
-        budget: budget(&settings, args.budget),
+        budget: budget(&settings, args.budget, EndingArgs::default()),
         compact_prompt: args.compact_prompt,
     };
     let runtime = Runtime::new(RuntimeParts {

@@ -17,7 +17,7 @@ use super::output::print_json;
 use super::research;
 use super::review::verdict_exit;
 use super::runner::{Shared, shutdown_signal};
-use crate::cli::{BudgetArgs, GlobalArgs, WorkflowArgs};
+use crate::cli::{BudgetArgs, EndingArgs, GlobalArgs, WorkflowArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::logging::{Escape, escape_controls};
 use crate::plan::{PlanFile, PlanStore, StoreError};
@@ -47,7 +47,7 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
             .or_else(|| replay.as_ref().and_then(|r| r.max_rounds()))
             .unwrap_or(DEFAULT_MAX_ROUNDS),
         concurrency: usize::try_from(args.concurrency).unwrap_or(1),
-        budget: budget(&settings, args.budget),
+        budget: budget(&settings, args.budget, args.ending),
     };
     let shared = Shared::new(settings, log).await?;
     let query = args
@@ -89,13 +89,16 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
 }
 
 /// The run's budget: the flags, else the config.
-pub fn budget(settings: &Settings, args: BudgetArgs) -> Budget {
+pub fn budget(settings: &Settings, args: BudgetArgs, ending: EndingArgs) -> Budget {
+    let secs = |flag: Option<u64>, config: Option<std::time::Duration>| {
+        flag.map(std::time::Duration::from_secs).or(config)
+    };
+    let config = settings.budget;
     Budget {
-        max_tokens: args.max_tokens.or(settings.budget.max_tokens),
-        max_time: args
-            .max_time
-            .map(std::time::Duration::from_secs)
-            .or(settings.budget.max_time),
+        max_tokens: args.max_tokens.or(config.max_tokens),
+        max_time: secs(args.max_time, config.max_time),
+        grace: secs(ending.grace, config.grace),
+        final_time: secs(ending.final_time, config.final_time),
     }
 }
 

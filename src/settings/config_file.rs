@@ -65,6 +65,10 @@ pub struct BudgetConfig {
     pub max_tokens: Option<u64>,
     /// Wall-clock seconds.
     pub max_seconds: Option<u64>,
+    /// Seconds running tasks may still finish once the time budget is spent.
+    pub grace_seconds: Option<u64>,
+    /// Seconds the final summary may take once it starts, when a time budget is set.
+    pub final_seconds: Option<u64>,
 }
 
 /// What plans the rounds and writes the results.

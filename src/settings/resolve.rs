@@ -358,9 +358,18 @@ impl<'a> Resolver<'a> {
         if b.max_seconds == Some(0) {
             return Err(self.invalid("budget.maxSeconds", 0, "use a positive number of seconds"));
         }
+        if b.final_seconds == Some(0) {
+            return Err(self.invalid(
+                "budget.finalSeconds",
+                0,
+                "use a positive number of seconds: the final summary needs time to run",
+            ));
+        }
         Ok(Budget {
             max_tokens: b.max_tokens,
             max_time: b.max_seconds.map(Duration::from_secs),
+            grace: b.grace_seconds.map(Duration::from_secs),
+            final_time: b.final_seconds.map(Duration::from_secs),
         })
     }
 

@@ -3,6 +3,10 @@
 //! alone decides what starts: once a budget is spent, nothing new does. The final node runs
 //! only after every other pending node has finished.
 //!
+//! Time: the research runs until the time budget is spent, then its running tasks get a grace
+//! and are cut. The final summary is what the budget buys, so that budget never cuts it: under
+//! a time budget it has a bound of its own from its start (`--final-time`).
+//!
 //! Tasks report back through their join handles; only the engine touches the plan. A task
 //! that panics is recorded as a failed task, so the planner hears of it like any other
 //! failure. On shutdown, results that already finished are recorded before the rest is
@@ -16,7 +20,6 @@ use std::time::{Duration, Instant};
 use tokio::task::{JoinError, JoinSet};
 use tracing::Instrument;
 
-use super::budget::grace;
 use super::engine::{Engine, EngineError};
 use crate::agents::{TaskError, TaskInput, TaskOutput, TaskRunner, task_input};
 use crate::plan::{FINAL_BATCH, NodeId};
@@ -24,6 +27,13 @@ use crate::planner::PlanRound;
 
 /// What a spawned task hands back.
 type Finished = (NodeId, Result<TaskOutput, TaskError>, Duration);
+
+/// The two passes over pending nodes: the research, then the final summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Research,
+    Final,
+}
 
 /// The tasks of one batch: those waiting for a slot, and those running.
 struct InFlight {
@@ -36,43 +46,47 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     /// Runs every pending node: first all but the final one, then the final one. Returns
     /// whether the run was interrupted.
     pub(super) async fn run_pending(&mut self) -> Result<bool, EngineError> {
-        for final_phase in [false, true] {
+        for phase in [Phase::Research, Phase::Final] {
             let ids: Vec<NodeId> = self
                 .plan
                 .nodes
                 .iter()
-                .filter(|n| n.is_pending() && (n.batch == FINAL_BATCH) == final_phase)
+                .filter(|n| n.is_pending() && (n.batch == FINAL_BATCH) == (phase == Phase::Final))
                 .map(|n| n.node_id)
                 .collect();
-            if !ids.is_empty() && self.run_batch(ids).await? {
+            if !ids.is_empty() && self.run_batch(ids, phase).await? {
                 return Ok(true);
             }
         }
         Ok(false)
     }
 
-    async fn run_batch(&mut self, ids: Vec<NodeId>) -> Result<bool, EngineError> {
+    async fn run_batch(&mut self, ids: Vec<NodeId>, phase: Phase) -> Result<bool, EngineError> {
         let mut flight = InFlight {
             queue: self.prepare(ids),
             tasks: JoinSet::new(),
             nodes: HashMap::new(),
         };
-        let far = tokio::time::Instant::now() + Duration::from_secs(365 * 24 * 3600);
-        let deadline = self.deadline();
-        // Once the budget is spent, running tasks get until `cut_at` to finish.
-        let mut cut_at: Option<tokio::time::Instant> = None;
+        let now = tokio::time::Instant::now();
+        let far = now + Duration::from_secs(365 * 24 * 3600);
+        let budget = self.options.budget;
+        // The research ends at the budget's deadline; the final summary has its own bound.
+        let (deadline, mut cut_at) = match phase {
+            Phase::Research => (self.deadline(), None),
+            Phase::Final => {
+                // A limit passed while the last round was planned still makes the run partial.
+                self.budget_spent();
+                (None, budget.final_bound().map(|bound| now + bound))
+            }
+        };
         loop {
             self.start_tasks(&mut flight)?;
             if flight.tasks.is_empty() {
                 break;
             }
-            if cut_at.is_none() && self.stopped.is_some() {
-                let grace = self
-                    .options
-                    .budget
-                    .max_time
-                    .map_or(Duration::from_secs(30), grace);
-                cut_at = Some(tokio::time::Instant::now() + grace);
+            // Once the budget is spent, running research gets until `cut_at` to finish.
+            if phase == Phase::Research && cut_at.is_none() && self.stopped.is_some() {
+                cut_at = Some(tokio::time::Instant::now() + budget.grace());
             }
             tokio::select! {
                 biased;
@@ -89,7 +103,7 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                 }
                 _ = tokio::time::sleep_until(cut_at.unwrap_or(far)), if cut_at.is_some() => {
                     self.drain(&mut flight)?;
-                    self.cut(&mut flight)?;
+                    self.cut(&mut flight, phase)?;
                 }
                 joined = flight.tasks.join_next_with_id() => {
                     if let Some(joined) = joined
@@ -101,7 +115,11 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                         flight.tasks.abort_all();
                         return Err(e);
                     }
-                    self.budget_spent();
+                    // The budget bounds the research; what the final summary spends is
+                    // recorded, and does not make a finished run partial.
+                    if phase == Phase::Research {
+                        self.budget_spent();
+                    }
                 }
             }
         }
@@ -187,14 +205,26 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
         }
     }
 
-    /// The grace after a spent budget is over: every task still running is cut, and every
-    /// queued one recorded as not run.
-    fn cut(&mut self, flight: &mut InFlight) -> Result<(), EngineError> {
+    /// The grace after a spent budget is over, or the final summary's own bound: every task
+    /// still running is cut, and every queued one recorded as not run.
+    fn cut(&mut self, flight: &mut InFlight, phase: Phase) -> Result<(), EngineError> {
         flight.tasks.abort_all();
-        let running: Vec<NodeId> = flight.nodes.drain().map(|(_, (id, _))| id).collect();
-        for id in running {
-            let why = "cut: the budget was spent and its grace ran out".to_string();
-            self.finish(id, Err(TaskError::NotRun(why)), Duration::ZERO)?;
+        let running: Vec<(NodeId, Instant)> = flight.nodes.drain().map(|(_, n)| n).collect();
+        let bound = self.options.budget.final_bound().unwrap_or_default();
+        for (id, started) in running {
+            let error = match phase {
+                Phase::Final => TaskError::TimedOut(format!(
+                    "the final summary's own time bound ({} s, `--final-time` or \
+                     `budget.finalSeconds`) ran out before the model answered; the model is \
+                     slower than that: raise the bound, or resume with `--plan` to run the final \
+                     summary again",
+                    bound.as_secs()
+                )),
+                Phase::Research => {
+                    TaskError::NotRun("cut: the budget was spent and its grace ran out".into())
+                }
+            };
+            self.finish(id, Err(error), started.elapsed())?;
         }
         while let Some((id, _)) = flight.queue.pop_front() {
             let why = "the budget was spent before it started".to_string();

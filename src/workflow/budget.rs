@@ -1,10 +1,9 @@
 //! What a run may spend (`--max-tokens`, `--max-time`, `budget.*`), and what happens when it
 //! has spent it: no new task starts, running tasks finish (the time limit gives them a short
 //! grace, then cuts them), the final summary is written from what exists, and the run ends
-//! `partial`. A `budget_reached` event says which limit stopped it and how much was used.
+//! `partial`. The final summary is never cut by the budget that ended the research: under a
+//! time budget it has its own bound (`Budget::final_bound`, `--final-time`). A `budget_reached` event says which limit stopped it and how much was used.
 //! Limits count this invocation's spending (a resumed run starts afresh).
-
-use std::time::Duration;
 
 use serde_json::json;
 
@@ -12,12 +11,6 @@ use super::engine::Engine;
 use super::outcome::BudgetStop;
 use crate::agents::TaskRunner;
 use crate::planner::PlanRound;
-
-/// How long running tasks may still finish once the time budget is spent: a quarter of the
-/// budget, at least one second, at most thirty.
-pub fn grace(max_time: Duration) -> Duration {
-    (max_time / 4).clamp(Duration::from_secs(1), Duration::from_secs(30))
-}
 
 impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     /// Whether a limit is reached; the first time, stops new tasks and records why.
@@ -62,17 +55,5 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             .budget
             .max_time
             .map(|max| tokio::time::Instant::from_std(self.started) + max)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn grace_is_a_quarter_within_bounds() {
-        assert_eq!(grace(Duration::from_secs(2)), Duration::from_secs(1));
-        assert_eq!(grace(Duration::from_secs(40)), Duration::from_secs(10));
-        assert_eq!(grace(Duration::from_secs(3600)), Duration::from_secs(30));
     }
 }

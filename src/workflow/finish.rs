@@ -128,14 +128,21 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                     stop.describe()
                 )
             }),
-            RunStatus::FinalFailed => Some(match self.plan.final_node() {
-                Some(n) => format!(
-                    "the final summary `{}` failed: {}",
-                    n.node_id,
-                    n.errors.last().map_or("no error recorded", String::as_str)
-                ),
-                None => "the final summary failed".into(),
-            }),
+            RunStatus::FinalFailed => {
+                let failed = match self.plan.final_node() {
+                    Some(n) => format!(
+                        "the final summary `{}` failed: {}",
+                        n.node_id,
+                        n.errors.last().map_or("no error recorded", String::as_str)
+                    ),
+                    None => "the final summary failed".into(),
+                };
+                // A budget that ended the research is part of the story.
+                Some(match self.stopped {
+                    Some(stop) => format!("{}; {failed}", stop.describe()),
+                    None => failed,
+                })
+            }
             RunStatus::Interrupted => {
                 Some("stopped by a signal; resume with `--plan` to finish".into())
             }
