@@ -280,3 +280,32 @@ async fn plan_replays_a_round_from_its_transcript() {
         out.stderr
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replay_reproduces_the_review_of_the_report() {
+    let llm = MockLlm::start().await;
+    scripted(&llm, one_search_then_final());
+    let s = Setup::with_config(&llm, None, json!({"review": {"enabled": true}}));
+    let out = s.query("Q?").run().await;
+    out.success();
+    assert_eq!(out.stdout_json()["review"]["status"], "completed");
+    drop(llm);
+    // Another plan file, another workflow id: neither may reach what the review is sent.
+    let out = researchflow()
+        .current_dir(s.path())
+        .args(["workflow", "--replay", "out/plan.transcript.jsonl"])
+        .args(["--out", "elsewhere/replay.json"])
+        .run()
+        .await;
+    out.success();
+    let review = &out.stdout_json()["review"];
+    assert_eq!(review["status"], "completed", "{review} {}", out.stderr);
+    assert_eq!(review["verdict"], "ok");
+    let record = read_json(&s.path().join("elsewhere/replay.review.json"));
+    let was = read_json(&s.path().join("out/plan.review.json"));
+    assert_eq!(record["verdict"], was["verdict"]);
+    // The report still names its own plan file and run.
+    let report = std::fs::read_to_string(s.path().join("elsewhere/replay.report.md"))
+        .expect("the replay's report");
+    assert!(report.contains("replay.json"), "{report}");
+}

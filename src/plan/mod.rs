@@ -2,6 +2,7 @@
 //! files written beside it.
 
 pub mod beside;
+pub mod footer;
 pub mod info;
 pub mod model;
 pub mod node_id;

@@ -9,6 +9,7 @@
 //! Every piece is bounded and each cut is recorded, as the planner's and the agents' inputs
 //! are, so a huge report or plan cannot overflow a model's context.
 
+use crate::plan::footer::without_footer;
 use crate::plan::{FINAL_BATCH, Node, NodeStatus, NodeType, PlanFile, Source};
 use crate::text::{Cut, cap, one_line, strip_controls};
 
@@ -31,12 +32,14 @@ pub struct ReviewInputs {
     pub cuts: Vec<Cut>,
 }
 
-/// Builds both inputs from `plan` and the text of its report.
+/// Builds both inputs from `plan` and the text of its report (without its run-specific
+/// footer).
 pub fn build(plan: &PlanFile, report: &str) -> ReviewInputs {
     let mut cuts = Vec::new();
     let question = format!("Question: {}\n", one_line(plan.question(), usize::MAX));
+    // The footer names the plan file and the run: a replay's differ, its report's content not.
     let report = cap(
-        strip_controls(report).trim(),
+        strip_controls(without_footer(report)).trim(),
         REPORT_MAX_CHARS,
         || "the report".to_string(),
         &mut cuts,

@@ -14,6 +14,7 @@ use std::path::Path;
 
 use crate::agents::citations;
 use crate::markdown::{code_text, defang_links, escape_markdown, link_target};
+use crate::plan::footer::footer;
 use crate::plan::{Node, PlanFile, Source};
 use crate::search::hit::{TITLE_MAX_CHARS, is_web_url};
 use crate::text::{one_line, strip_controls};
@@ -98,12 +99,7 @@ pub fn render_with(
             out.push_str(&source_entry(n, s, file_links));
         }
     }
-    out.push_str(&format!(
-        "\n---\n_Written by researchflow from `{}` (workflow `{}`), final node `{}`._\n",
-        code_text(plan_file),
-        code_text(&plan.workflow_id),
-        final_node.node_id
-    ));
+    out.push_str(&footer(plan, plan_file, final_node.node_id));
     // The plan file is input too: nothing it holds may reach a terminal as a control.
     strip_controls(&out)
 }
