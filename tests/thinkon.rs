@@ -787,6 +787,63 @@ async fn shell_with_allow_shell_runs_in_the_work_folder() {
     );
 }
 
+/// Whether `pid` runs (a zombie, dead but not yet reaped, does not).
+fn running(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).is_ok_and(|stat| {
+        !stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z')
+    })
+}
+
+#[tokio::test]
+async fn a_setsid_process_does_not_survive_the_shell_timeout() {
+    let llm = MockLlm::start().await;
+    scripted(&llm, |_, _| {
+        execute(
+            "Start a daemon",
+            "shell: setsid sh -c 'echo $$ > escaped.pid; exec sleep 120' & sleep 60",
+        )
+    });
+    let s = Setup::new(&llm, None);
+    let started = std::time::Instant::now();
+    let out = thinkon(
+        &s,
+        &[
+            "--goal",
+            "Start a daemon",
+            "--allow-shell",
+            "--shell-timeout",
+            "1",
+        ],
+    )
+    .await;
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "the timeout held"
+    );
+    let observation = &block(&s, "a")["done"][0];
+    assert_eq!(
+        observation["timed_out"], true,
+        "{observation} {}",
+        out.stderr
+    );
+    let pid = std::fs::read_to_string(dir(&s).join("work/escaped.pid")).expect("pid written");
+    let mut waited = 0;
+    while running(&pid) && waited < 100 {
+        std::thread::sleep(Duration::from_millis(20));
+        waited += 1;
+    }
+    assert!(
+        !running(&pid),
+        "the `setsid` process {} survived",
+        pid.trim()
+    );
+}
+
 #[tokio::test]
 async fn sigkill_mid_tree_and_a_rerun_finish_without_repeating_completed_blocks() {
     let llm = MockLlm::start().await;

@@ -4,8 +4,12 @@
 //!
 //! The command runs in its own process group, and the whole group is killed when the command
 //! ends or times out, so nothing it started in the background outlives it or holds its output
-//! open. Output beyond the cap is read and dropped (the command is never blocked on a full
-//! pipe), and the drop is counted.
+//! open. A process that left the group (`setsid`, `setpgid`) is found by a mark in its
+//! environment, which every descendant inherits (`RESEARCHFLOW_SHELL_RUN`, unique per command;
+//! the technique of Jenkins' process-tree killer), and killed too, where `/proc` lists
+//! processes (Linux). Only a process that also clears its environment (`env -i`) escapes.
+//! Output beyond the cap is read and dropped (the command is never blocked on a full pipe),
+//! and the drop is counted.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -52,9 +56,14 @@ pub async fn run_shell(
         .kill_on_drop(true);
     #[cfg(unix)]
     cmd.process_group(0);
+    let mark = Mark::new();
+    cmd.env(MARK_VAR, &mark.0);
     let mut child = cmd.spawn()?;
     // Killed however this function ends, also when its future is dropped (Ctrl-C).
-    let group = Group(child.id());
+    let group = Group {
+        leader: child.id(),
+        mark,
+    };
     let stdout = tokio::spawn(read_capped(child.stdout.take(), cap));
     let stderr = tokio::spawn(read_capped(child.stderr.take(), cap));
     let (status, timed_out) = match tokio::time::timeout(timeout, child.wait()).await {
@@ -105,12 +114,31 @@ async fn read_capped(pipe: Option<impl AsyncRead + Unpin>, cap: usize) -> (Strin
     (String::from_utf8_lossy(&kept).into_owned(), dropped)
 }
 
-/// The process group a command leads; dropping it kills the group.
-struct Group(Option<u32>);
+/// The environment variable that marks every process a command started.
+const MARK_VAR: &str = "RESEARCHFLOW_SHELL_RUN";
+
+/// The value of [`MARK_VAR`] for one command: this process and a per-process counter.
+struct Mark(String);
+
+impl Mark {
+    fn new() -> Mark {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Mark(format!("{}-{n}", std::process::id()))
+    }
+}
+
+/// The process group a command leads, and the mark of everything it started; dropping it
+/// kills them all.
+struct Group {
+    leader: Option<u32>,
+    mark: Mark,
+}
 
 impl Group {
     fn kill(&self) {
-        kill_group(self.0);
+        kill_group(self.leader);
+        kill_marked(&self.mark);
     }
 }
 
@@ -133,6 +161,46 @@ fn kill_group(pid: Option<u32>) {
     }
     #[cfg(not(unix))]
     let _ = pid;
+}
+
+/// Kills every process whose environment carries `mark`: what left the command's group. A few
+/// passes, so that a process forked while the last one was read goes too.
+fn kill_marked(mark: &Mark) {
+    #[cfg(unix)]
+    for _ in 0..5 {
+        let marked = marked_processes(&format!("{MARK_VAR}={}", mark.0));
+        if marked.is_empty() {
+            return;
+        }
+        for pid in marked {
+            // SAFETY: `kill` only sends a signal, to a process that carries this command's
+            // mark (an unrelated process cannot: the mark is unique to this command).
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = mark;
+}
+
+/// The processes, other than this one, whose environment holds the entry `entry`; none where
+/// `/proc` does not list processes. A process of another user cannot be read, and is skipped.
+#[cfg(unix)]
+fn marked_processes(entry: &str) -> Vec<libc::pid_t> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let own = std::process::id();
+    dir.filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| pid != own)
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|&b| b == 0).any(|v| v == entry.as_bytes()))
+        })
+        .filter_map(|pid| libc::pid_t::try_from(pid).ok())
+        .collect()
 }
 
 #[cfg(test)]
@@ -171,6 +239,43 @@ mod tests {
         assert!(run.succeeded());
         assert_eq!(run.stdout, "xxxxxxxxxx");
         assert_eq!(run.dropped_bytes, 100_000 - 10);
+    }
+
+    /// Whether `pid` runs (a zombie, dead but not yet reaped, does not).
+    fn running(pid: &str) -> bool {
+        std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).is_ok_and(|stat| {
+            !stat
+                .rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
+    }
+
+    #[tokio::test]
+    async fn a_process_that_left_the_group_goes_with_the_command() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let run = run_shell(
+            "setsid sh -c 'echo $$ > pid; exec sleep 60' & while [ ! -s pid ]; do sleep 0.05; done",
+            dir.path(),
+            Duration::from_secs(30),
+            1000,
+        )
+        .await
+        .expect("runs");
+        assert!(run.succeeded(), "{run:?}");
+        let pid = std::fs::read_to_string(dir.path().join("pid")).expect("pid written");
+        let mut waited = 0;
+        while running(&pid) && waited < 100 {
+            std::thread::sleep(Duration::from_millis(20));
+            waited += 1;
+        }
+        assert!(
+            !running(&pid),
+            "the `setsid` process {} survived",
+            pid.trim()
+        );
     }
 
     #[tokio::test]
