@@ -4,6 +4,9 @@
 //! file, bootstraps it in memory, runs the round and writes the result atomically. On any
 //! failure the file is left byte-identical (the bootstrap is saved together with the round).
 //! The round's plan review goes beside the plan (`<plan>.plan-review.json`), as in a workflow.
+//! `--on-copy` plans on `x.copy.json`, copied from `x.json` under the copy's lock; an existing
+//! copy may hold work, so it is replaced only with `--overwrite-copy`, and never while another
+//! process holds it.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -19,7 +22,6 @@ use crate::http::NoObserver;
 use crate::llm::{LlmClient, Negotiator};
 use crate::logging;
 use crate::offline::ExtractivePlanner;
-use crate::plan::store::copy_beside;
 use crate::plan::{NodeStatus, PlanFile};
 use crate::planner::{
     PlanRound, Planner, RoundError, RoundNotes, RoundOutcome, bootstrap, review_file,
@@ -30,13 +32,13 @@ use crate::transcript::{Replayer, Tape};
 pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
     let path = plan_path(&args)?;
     let settings = super::research::settings(global, &args.corpus)?;
-    let path = if args.on_copy {
-        copy_beside(&path).map_err(CommandError::usage)?
+    let (store, mut plan) = if args.on_copy {
+        super::plan_file::copy_valid(&path, args.overwrite_copy)?
     } else {
-        path
+        super::plan_file::open_valid(&path)?
     };
+    let path = store.path().to_path_buf();
     logging::line(&format!("[planning] plan file: {}", path.display()));
-    let (store, mut plan) = super::plan_file::open_valid(&path)?;
 
     if let Some(done) = plan.final_node() {
         let next = match done.status {
