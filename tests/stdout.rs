@@ -8,11 +8,25 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use support::scenario::{Setup, one_search_then_final, read_json, scripted};
+use support::scenario::{
+    Agent, Setup, agent, read_json, review_answer, searches_then_final, second_opinion_answer,
+};
 use support::{MockLlm, Reply, RunOutput, Stdout, researchflow};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
+}
+
+/// A planner that keeps no state, so that workflows and batches in one test all run: one
+/// search, then the final summary; the review's roles within their contracts.
+fn stateless(llm: &MockLlm) {
+    llm.set_handler(|req| match agent(req) {
+        Agent::Planner => Reply::json(&searches_then_final(req, &["Search"])),
+        Agent::Final => Reply::content("Direct answer [1]."),
+        Agent::Review => Reply::json(&review_answer()),
+        Agent::SecondOpinion => Reply::json(&second_opinion_answer("ok")),
+        _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
+    });
 }
 
 fn dev_full() -> Stdout {
@@ -107,7 +121,7 @@ async fn a_closed_stdout_ends_validate_diff_and_doctor_quietly_with_their_own_ex
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_closed_stdout_leaves_a_workflow_and_a_batch_finished_and_saved() {
     let llm = MockLlm::start().await;
-    scripted(&llm, one_search_then_final());
+    stateless(&llm);
     let s = Setup::new(&llm, None);
     let out = s.query("Q?").stdout_to(Stdout::ClosedPipe).run().await;
     quiet(&out, 0);
@@ -138,7 +152,7 @@ async fn a_full_disk_on_stdout_exits_74_with_one_line_after_the_work_is_saved() 
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
 
     let llm = MockLlm::start().await;
-    scripted(&llm, one_search_then_final());
+    stateless(&llm);
     let s = Setup::new(&llm, None);
     let out = s.query("Q?").stdout_to(dev_full()).run().await;
     let line = output_failed(&out);
@@ -180,7 +194,7 @@ fn absolute_file(value: &Value) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_path_on_stdout_is_absolute() {
     let llm = MockLlm::start().await;
-    scripted(&llm, one_search_then_final());
+    stateless(&llm);
     let s = Setup::with_config(&llm, None, json!({"review": {"enabled": true}}));
     let out = researchflow()
         .current_dir(s.path())

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::options::planner_log;
-use super::output::print_json;
+use super::output::{StdoutError, absolute, print_json};
 use crate::cli::{GlobalArgs, PlanArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::http::Gates;
@@ -54,7 +54,7 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
             done.node_id,
             done.status.as_str()
         );
-        print_result(&plan, None);
+        print_result(&plan, None)?;
         status_line(&path, "completed", &plan, 0, None);
         return Ok(ExitStatus::Success);
     }
@@ -87,7 +87,12 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
         "[planning] wrote {} with {count} task(s).",
         path.display()
     ));
-    print_result(&plan, Some(&outcome));
+    print_result(&plan, Some(&outcome)).map_err(|e| {
+        e.noting(&format!(
+            "the round's {count} task(s) are saved in `{}`",
+            absolute(store.real_path())
+        ))
+    })?;
     status_line(&path, "completed", &plan, count, None);
     Ok(ExitStatus::Success)
 }
@@ -183,7 +188,7 @@ fn plan_path(args: &PlanArgs) -> Result<PathBuf, CommandError> {
 
 /// The result on stdout: what the round planned (nothing without an outcome), the tasks its
 /// plan review dropped, the review, and the check list.
-fn print_result(plan: &PlanFile, outcome: Option<&RoundOutcome>) {
+fn print_result(plan: &PlanFile, outcome: Option<&RoundOutcome>) -> Result<(), StdoutError> {
     let (planned, raw, resolved, dropped, review) = match outcome {
         Some(o) => (
             json!(o.applied.planned),
@@ -212,7 +217,7 @@ fn print_result(plan: &PlanFile, outcome: Option<&RoundOutcome>) {
         "next_check_list": { "raw": raw, "resolved": resolved },
         "latest_id": plan.check_list.latest_id.map(|i| i.to_string()),
         "latest_batch": plan.latest_batch(),
-    }));
+    }))
 }
 
 fn status_line(
