@@ -402,7 +402,10 @@ async fn the_manifest_writes_every_key_of_an_item_even_when_it_is_null() {
     ] {
         assert!(keys.contains(&key), "`{key}` is missing from {item:?}");
     }
-    assert_eq!((&item["reason"], &item["review"]), (&Value::Null, &Value::Null));
+    assert_eq!(
+        (&item["reason"], &item["review"]),
+        (&Value::Null, &Value::Null)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

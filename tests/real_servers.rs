@@ -369,7 +369,10 @@ async fn doctor_reports_what_the_server_accepts_as_json_and_as_a_table() {
     out.success();
     let report = out.stdout_json();
     assert_eq!(report["ok"], true);
-    assert_eq!((&report["config"]["ok"], &report["config"]["error"]), (&json!(true), &json!(null)));
+    assert_eq!(
+        (&report["config"]["ok"], &report["config"]["error"]),
+        (&json!(true), &json!(null))
+    );
     let e = &report["endpoints"][0];
     assert_eq!(e["roles"], json!(["planning", "search", "summary"]));
     assert_eq!(e["reachable"], true);
@@ -451,14 +454,19 @@ async fn doctor_json_without_a_configuration_says_what_is_missing() {
     assert_eq!(report["ok"], false);
     assert_eq!(report["endpoints"], json!([]));
     let config = &report["config"];
-    assert_eq!((&config["ok"], &config["exists"]), (&json!(false), &json!(false)));
+    assert_eq!(
+        (&config["ok"], &config["exists"]),
+        (&json!(false), &json!(false))
+    );
     assert!(
         Path::new(config["file"].as_str().unwrap_or_default()).is_absolute(),
         "{config}"
     );
     let error = config["error"].as_str().unwrap_or_default();
     assert!(
-        error.contains("agent.config.json") && error.contains("`baseURL`") && error.contains("OPENAI_BASE_URL"),
+        error.contains("agent.config.json")
+            && error.contains("`baseURL`")
+            && error.contains("OPENAI_BASE_URL"),
         "{error}"
     );
     // The same line on stderr for a person.
@@ -468,13 +476,22 @@ async fn doctor_json_without_a_configuration_says_what_is_missing() {
     let out = doctor(&["--config", "missing.json"]).await;
     out.code(2);
     let error = out.stdout_json()["config"]["error"].clone();
-    assert!(error.as_str().unwrap_or_default().contains("missing.json"), "{error}");
+    assert!(
+        error.as_str().unwrap_or_default().contains("missing.json"),
+        "{error}"
+    );
     std::fs::write(dir.path().join("agent.config.json"), r#"{"baseURl": "x"}"#).expect("write");
     let out = doctor(&[]).await;
     out.code(2);
     let config = out.stdout_json()["config"].clone();
     assert_eq!(config["exists"], true);
-    assert!(config["error"].as_str().unwrap_or_default().contains("baseURl"), "{config}");
+    assert!(
+        config["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("baseURl"),
+        "{config}"
+    );
 }
 
 /// Against SmolLM2 on llama-cpp-python, the review's first schema (a 1,200-character summary)

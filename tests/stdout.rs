@@ -14,7 +14,9 @@ use support::scenario::{
 use support::{MockLlm, Reply, RunOutput, Stdout, researchflow};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
 }
 
 /// A planner that keeps no state, so that workflows and batches in one test all run: one
@@ -186,7 +188,11 @@ async fn a_full_disk_on_stdout_exits_74_with_one_line_after_the_work_is_saved() 
 
 #[track_caller]
 fn absolute_file(value: &Value) {
-    let path = Path::new(value.as_str().unwrap_or_else(|| panic!("not a path: {value}")));
+    let path = Path::new(
+        value
+            .as_str()
+            .unwrap_or_else(|| panic!("not a path: {value}")),
+    );
     assert!(path.is_absolute(), "{}", path.display());
     assert!(path.exists(), "{}", path.display());
 }
@@ -228,7 +234,13 @@ async fn every_path_on_stdout_is_absolute() {
     std::fs::write(s.path().join("questions.txt"), "Q one?\n").expect("questions");
     let out = researchflow()
         .current_dir(s.path())
-        .args(["batch", "questions.txt", "--out-dir", "batch", "--no-review"])
+        .args([
+            "batch",
+            "questions.txt",
+            "--out-dir",
+            "batch",
+            "--no-review",
+        ])
         .run()
         .await;
     out.success();

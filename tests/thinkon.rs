@@ -1033,7 +1033,11 @@ async fn stdout_names_the_folder_its_result_and_events_by_absolute_paths() {
     let printed = out.stdout_json();
     for key in ["dir", "result", "events"] {
         let path = Path::new(printed[key].as_str().unwrap_or_default());
-        assert!(path.is_absolute() && path.exists(), "{key}: {}", path.display());
+        assert!(
+            path.is_absolute() && path.exists(),
+            "{key}: {}",
+            path.display()
+        );
     }
     assert_eq!(
         Path::new(printed["dir"].as_str().unwrap_or_default()),

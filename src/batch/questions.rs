@@ -167,7 +167,11 @@ mod tests {
 
     #[test]
     fn a_byte_order_mark_is_not_part_of_the_first_question() {
-        for text in ["Why?\n", "{\"id\": \"q1\", \"query\": \"Why?\"}\n", "# c\nWhy?\n"] {
+        for text in [
+            "Why?\n",
+            "{\"id\": \"q1\", \"query\": \"Why?\"}\n",
+            "# c\nWhy?\n",
+        ] {
             let plain = parse("q.txt", text).expect("valid");
             let marked = parse("q.txt", &format!("\u{feff}{text}")).expect("valid");
             assert_eq!(marked, plain, "{text:?}");

@@ -423,14 +423,21 @@ mod tests {
         std::fs::write(&copy, "{\"work\": 1}").expect("work in the copy");
         let err = copy_beside(&path, false, &|_| None).expect_err("exists");
         assert!(
-            matches!(err, StoreError::CopyExists { .. }) && err.to_string().contains("--overwrite-copy"),
+            matches!(err, StoreError::CopyExists { .. })
+                && err.to_string().contains("--overwrite-copy"),
             "{err}"
         );
-        assert_eq!(std::fs::read_to_string(&copy).expect("copy"), "{\"work\": 1}");
+        assert_eq!(
+            std::fs::read_to_string(&copy).expect("copy"),
+            "{\"work\": 1}"
+        );
         // A refused original is not copied.
         let refused = copy_beside(&path, true, &|_| Some("broken".into())).expect_err("check");
         assert!(matches!(refused, StoreError::Invalid { .. }), "{refused}");
-        assert_eq!(std::fs::read_to_string(&copy).expect("copy"), "{\"work\": 1}");
+        assert_eq!(
+            std::fs::read_to_string(&copy).expect("copy"),
+            "{\"work\": 1}"
+        );
         drop(copy_beside(&path, true, &|_| None).expect("replaced"));
         assert_eq!(std::fs::read_to_string(&copy).expect("copy"), text);
     }

@@ -182,7 +182,10 @@ impl Cmd {
             .unwrap_or_else(|e| panic!("cannot start {}: {e}", self.program.display()));
         let stdout = Arc::new(Mutex::new(Vec::new()));
         let stderr = Arc::new(Mutex::new(Vec::new()));
-        let stdout_task = child.stdout.take().map(|pipe| collect(pipe, stdout.clone()));
+        let stdout_task = child
+            .stdout
+            .take()
+            .map(|pipe| collect(pipe, stdout.clone()));
         let stderr_task = collect(child.stderr.take().expect("piped stderr"), stderr.clone());
 
         let signal = self.signal.clone();
