@@ -1,7 +1,7 @@
 //! Opening an existing plan file for a command that will change it (`plan`, `workflow
-//! --plan`, `plan --on-copy` on its copy): locked, and refused with the findings of `validate plan` when it is structurally
-//! invalid (duplicate ids, two start nodes, no nodes...), so that nothing is added to a broken
-//! file.
+//! --plan`, `plan --on-copy` on its copy): locked, and refused with the findings of `validate
+//! plan` when it is structurally invalid (duplicate ids, two start nodes, no nodes...), so that
+//! nothing is added to a broken file.
 
 use std::path::Path;
 
