@@ -212,9 +212,15 @@ pub struct PlanArgs {
     #[arg(long = "plan-file", env = "PLAN_FILE", hide = true)]
     pub plan_file: Option<PathBuf>,
 
-    /// Copy x.json to x.copy.json beside it first and plan on the copy.
+    /// Copy x.json to x.copy.json beside it first and plan on the copy. An existing
+    /// x.copy.json is never replaced without --overwrite-copy.
     #[arg(long)]
     pub on_copy: bool,
+
+    /// With --on-copy: replace an existing x.copy.json (and the work in it) with a fresh copy
+    /// of x.json. A copy another process is using is never replaced.
+    #[arg(long, requires = "on_copy")]
+    pub overwrite_copy: bool,
 
     /// Answer the planner from TRANSCRIPT (a `<plan>.transcript.jsonl`) instead of the
     /// server: no network; exit 1 when the round asks what the transcript does not hold.

@@ -5,7 +5,11 @@
 //! | 0    | success |
 //! | 1    | the run or the validation failed |
 //! | 2    | usage, configuration or input that cannot be read |
+//! | 74   | the result could not be written on stdout (sysexits' `EX_IOERR`); the work is saved |
 //! | 130  | interrupted (after a checkpoint) |
+//!
+//! A reader that closed stdout (`researchflow ... | head -1`) is not an error: the command
+//! ends with the code it would have had (see `cmd/output.rs`).
 
 /// How a command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,6 +17,8 @@ pub enum ExitStatus {
     Success,
     Failure,
     Usage,
+    /// stdout refused the result (a full disk, an I/O error), after the work was saved.
+    OutputFailed,
     Interrupted,
 }
 
@@ -22,6 +28,7 @@ impl ExitStatus {
             ExitStatus::Success => 0,
             ExitStatus::Failure => 1,
             ExitStatus::Usage => 2,
+            ExitStatus::OutputFailed => 74,
             ExitStatus::Interrupted => 130,
         }
     }
@@ -63,6 +70,14 @@ impl CommandError {
     pub fn failure(err: impl Into<anyhow::Error>) -> CommandError {
         CommandError {
             status: ExitStatus::Failure,
+            inner: err.into(),
+        }
+    }
+
+    /// The result could not be written on stdout: exit 74.
+    pub fn output(err: impl Into<anyhow::Error>) -> CommandError {
+        CommandError {
+            status: ExitStatus::OutputFailed,
             inner: err.into(),
         }
     }

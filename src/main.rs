@@ -1,10 +1,12 @@
 //! The `researchflow` binary: load `.env`, parse arguments, set up logging, run the command and
-//! map its result to an exit code (see `exit.rs`).
+//! map its result to an exit code (see `exit.rs`). Nothing here writes with `eprintln!`, which
+//! panics when stderr is closed.
 
 use std::process::ExitCode;
 
 use clap::Parser;
 use researchflow::cli::Cli;
+use researchflow::cmd::output::eprint_line;
 use researchflow::exit::ExitStatus;
 use researchflow::logging::Escape;
 
@@ -26,7 +28,7 @@ fn main() -> ExitCode {
     {
         Ok(rt) => rt,
         Err(err) => {
-            eprintln!("error: cannot start the async runtime: {err}");
+            eprint_line(&format!("error: cannot start the async runtime: {err}"));
             return ExitStatus::Failure.into();
         }
     };
@@ -36,7 +38,7 @@ fn main() -> ExitCode {
             // A server's words may be in the message: escape what could act on the terminal.
             let text = err.to_string();
             let shown = researchflow::logging::escape_controls(&text, Escape::KeepLines);
-            eprintln!("error: {shown}");
+            eprint_line(&format!("error: {shown}"));
             err.status.into()
         }
     }

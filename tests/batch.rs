@@ -357,3 +357,100 @@ async fn a_failed_question_makes_the_batch_exit_1_and_only_it_runs_again() {
     assert_eq!(asked.len(), 1, "only the failed final runs again");
     assert!(asked[0].contains("Question number 1?"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_previous_folder_that_does_not_exist_exits_2_before_any_question_runs() {
+    let llm = MockLlm::start().await;
+    stateless(&llm, 1, "S");
+    let s = Setup::new(&llm, None);
+    questions(s.path(), 1);
+    let out = batch(&s, &["--previous", "no-such-folder"]).run().await;
+    out.code(2)
+        .stderr_contains("`no-such-folder`")
+        .stderr_contains("--previous");
+    assert!(llm.requests().is_empty(), "no question ran");
+    assert!(!s.path().join("out/batch.json").exists(), "no manifest");
+
+    std::fs::write(s.path().join("a-file"), "x").expect("write");
+    batch(&s, &["--previous", "a-file"])
+        .run()
+        .await
+        .code(2)
+        .stderr_contains("`a-file` is not a folder");
+    assert!(llm.requests().is_empty(), "no question ran");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_manifest_writes_every_key_of_an_item_even_when_it_is_null() {
+    let llm = MockLlm::start().await;
+    stateless(&llm, 1, "S");
+    let s = Setup::new(&llm, None);
+    questions(s.path(), 1);
+    batch(&s, &["--no-review"]).run().await.success();
+    let m = manifest(&s);
+    let item = m["items"][0].as_object().expect("an item");
+    let keys: Vec<&str> = item.keys().map(String::as_str).collect();
+    for key in [
+        "id",
+        "query",
+        "status",
+        "plan_file",
+        "report",
+        "totals",
+        "reason",
+        "review",
+    ] {
+        assert!(keys.contains(&key), "`{key}` is missing from {item:?}");
+    }
+    assert_eq!(
+        (&item["reason"], &item["review"]),
+        (&Value::Null, &Value::Null)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bom_at_the_start_of_the_questions_file_is_not_part_of_the_first_question() {
+    let llm = MockLlm::start().await;
+    stateless(&llm, 1, "S");
+    let s = Setup::new(&llm, None);
+    let items = |dir: &str| -> Vec<(String, String, String)> {
+        read_json(&s.path().join(dir).join("batch.json"))["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|i| {
+                let plan = Path::new(i["plan_file"].as_str().expect("plan file"));
+                let name = plan.file_name().expect("name").to_string_lossy();
+                (
+                    i["id"].as_str().expect("id").to_string(),
+                    i["query"].as_str().expect("query").to_string(),
+                    name.into_owned(),
+                )
+            })
+            .collect()
+    };
+    let text = "Question number 0?\n{\"id\": \"second\", \"query\": \"Q two?\"}\n";
+    std::fs::write(s.path().join("plain.txt"), text).expect("write");
+    std::fs::write(s.path().join("bom.txt"), format!("\u{feff}{text}")).expect("write");
+    let run = |file: &str, dir: &str| {
+        researchflow()
+            .current_dir(s.path())
+            .args(["batch", file, "--out-dir", dir])
+            .run()
+    };
+    run("plain.txt", "plain").await.success();
+    run("bom.txt", "bom").await.success();
+    let (plain, bom) = (items("plain"), items("bom"));
+    assert_eq!(bom, plain, "the BOM changes no id, query or file name");
+    assert_eq!(bom[0].1, "Question number 0?");
+
+    // Before a JSON line, too: the line is read as JSON, not as a question of text.
+    let json = "{\"id\": \"first\", \"query\": \"Q one?\"}\n";
+    std::fs::write(s.path().join("bom.jsonl"), format!("\u{feff}{json}")).expect("write");
+    run("bom.jsonl", "jsonl").await.success();
+    let first = &items("jsonl")[0];
+    assert_eq!(
+        (first.0.as_str(), first.1.as_str(), first.2.as_str()),
+        ("first", "Q one?", "first.json")
+    );
+}

@@ -166,12 +166,24 @@ async fn json_lists_new_and_gone_sources_changed_findings_and_directions() {
 
 #[tokio::test]
 async fn markdown_has_a_section_for_each_kind_of_change() {
-    let (_dir, old, new) = two_plans();
-    let out = researchflow().arg("diff").arg(&old).arg(&new).run().await;
+    let (dir, old, new) = two_plans();
+    // Named relative to the working folder, shown by their absolute paths.
+    let out = researchflow()
+        .current_dir(dir.path())
+        .args(["diff", "old.json", "new.json"])
+        .run()
+        .await;
     out.success();
     let text = &out.stdout;
     assert!(text.starts_with("# What changed\n"), "{text}");
-    out.stdout_contains(&format!("- before: `{}`\n", old.display()))
+    let shown = |p: &std::path::Path| {
+        std::fs::canonicalize(p)
+            .expect("path")
+            .display()
+            .to_string()
+    };
+    out.stdout_contains(&format!("- before: `{}`\n", shown(&old)))
+        .stdout_contains(&format!("- now: `{}`\n", shown(&new)))
         .stdout_contains("- question: How do solid-state batteries compare?\n")
         .stdout_contains(
             "1 new source, 1 source no longer found; 2 changed findings; 1 new direction, 1 dropped direction.",

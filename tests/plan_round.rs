@@ -505,6 +505,84 @@ async fn on_copy_plans_on_a_copy_beside_the_file() {
     assert_eq!(node(&plan, "b")["title"], "T");
 }
 
+/// `x.copy.json` holding other work than `x.json`: stage 2's four nodes beside stage 1.
+fn copy_with_other_work(s: &Setup) -> (PathBuf, Vec<u8>) {
+    let copy = s.path().join("plan_stage1.copy.json");
+    std::fs::copy(fixture(2), &copy).expect("copy stage 2");
+    let bytes = std::fs::read(&copy).expect("read copy");
+    (copy, bytes)
+}
+
+/// Whether the file at `path` still holds `bytes` (compared without printing either).
+fn holds(path: &Path, bytes: &[u8]) -> bool {
+    std::fs::read(path).expect("read") == bytes
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_copy_leaves_a_copy_in_use_byte_identical() {
+    let llm = MockLlm::start().await;
+    llm.set_handler(|_| {
+        answer(
+            false,
+            json!([{"title": "T", "type": "search", "p_node": "a:info"}]),
+            json!([]),
+        )
+    });
+    let s = Setup::new(&llm, 1);
+    let (copy, before) = copy_with_other_work(&s);
+    // What a `workflow --plan x.copy.json` holds while it runs.
+    let real = std::fs::canonicalize(&copy).expect("real path");
+    let held = std::fs::File::create(format!("{}.lock", real.display())).expect("lock file");
+    held.try_lock().expect("lock");
+    for flags in [vec!["--on-copy"], vec!["--on-copy", "--overwrite-copy"]] {
+        let out = s.cmd().args(&flags).run().await;
+        out.code(2).stderr_contains("in use");
+        assert!(
+            holds(&copy, &before),
+            "{flags:?}: the copy in use is untouched"
+        );
+    }
+    assert!(llm.requests().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_copy_replaces_an_existing_copy_only_with_overwrite_copy() {
+    let llm = MockLlm::start().await;
+    llm.set_handler(|_| {
+        answer(
+            false,
+            json!([{"title": "T", "type": "search", "p_node": "a:info"}]),
+            json!([]),
+        )
+    });
+    let s = Setup::new(&llm, 1);
+    let original = s.plan_bytes();
+    let (copy, before) = copy_with_other_work(&s);
+    let out = s.cmd().arg("--on-copy").run().await;
+    out.code(2)
+        .stderr_contains("plan_stage1.copy.json")
+        .stderr_contains("--overwrite-copy");
+    assert!(holds(&copy, &before), "not replaced");
+    assert!(llm.requests().is_empty(), "nothing planned");
+
+    s.cmd()
+        .args(["--on-copy", "--overwrite-copy"])
+        .run()
+        .await
+        .success();
+    let plan: Value =
+        serde_json::from_str(&std::fs::read_to_string(&copy).expect("copy")).expect("json");
+    let ids: Vec<&str> = plan["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .filter_map(|n| n["node_id"].as_str())
+        .collect();
+    assert_eq!(ids, ["a", "b"], "stage 1 again, and the round's task");
+    assert_eq!(node(&plan, "b")["title"], "T");
+    assert!(holds(&s.plan, &original), "the original is untouched");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn plan_path_comes_from_env_or_the_default_file() {
     let llm = MockLlm::start().await;

@@ -4,6 +4,8 @@
 
 mod support;
 
+use std::path::Path;
+
 use serde_json::json;
 use support::refusal::{FormatKind, Refusal};
 use support::scenario::{
@@ -367,6 +369,10 @@ async fn doctor_reports_what_the_server_accepts_as_json_and_as_a_table() {
     out.success();
     let report = out.stdout_json();
     assert_eq!(report["ok"], true);
+    assert_eq!(
+        (&report["config"]["ok"], &report["config"]["error"]),
+        (&json!(true), &json!(null))
+    );
     let e = &report["endpoints"][0];
     assert_eq!(e["roles"], json!(["planning", "search", "summary"]));
     assert_eq!(e["reachable"], true);
@@ -429,6 +435,63 @@ async fn doctor_exits_1_on_a_refused_key_or_an_unreachable_server() {
     let e = &out.stdout_json()["endpoints"][0];
     assert_eq!(e["reachable"], false);
     assert!(e["error"].as_str().unwrap_or_default().contains("baseURL"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_json_without_a_configuration_says_what_is_missing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let doctor = |args: &[&str]| {
+        researchflow()
+            .current_dir(dir.path())
+            .args(["doctor", "--json"])
+            .args(args)
+            .run()
+    };
+    // No file, no environment: no model.
+    let out = doctor(&[]).await;
+    out.code(2);
+    let report = out.stdout_json();
+    assert_eq!(report["ok"], false);
+    assert_eq!(report["endpoints"], json!([]));
+    let config = &report["config"];
+    assert_eq!(
+        (&config["ok"], &config["exists"]),
+        (&json!(false), &json!(false))
+    );
+    assert!(
+        Path::new(config["file"].as_str().unwrap_or_default()).is_absolute(),
+        "{config}"
+    );
+    let error = config["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("agent.config.json")
+            && error.contains("`baseURL`")
+            && error.contains("OPENAI_BASE_URL"),
+        "{error}"
+    );
+    // The same line on stderr for a person.
+    out.stderr_contains("no model is configured");
+
+    // A named file that does not exist, and a file with a typo.
+    let out = doctor(&["--config", "missing.json"]).await;
+    out.code(2);
+    let error = out.stdout_json()["config"]["error"].clone();
+    assert!(
+        error.as_str().unwrap_or_default().contains("missing.json"),
+        "{error}"
+    );
+    std::fs::write(dir.path().join("agent.config.json"), r#"{"baseURl": "x"}"#).expect("write");
+    let out = doctor(&[]).await;
+    out.code(2);
+    let config = out.stdout_json()["config"].clone();
+    assert_eq!(config["exists"], true);
+    assert!(
+        config["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("baseURl"),
+        "{config}"
+    );
 }
 
 /// Against SmolLM2 on llama-cpp-python, the review's first schema (a 1,200-character summary)

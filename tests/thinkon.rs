@@ -1078,3 +1078,26 @@ async fn usage_errors_exit_2_naming_what_to_fix() {
         .code(2)
         .stderr_contains("no model is configured");
 }
+
+#[tokio::test]
+async fn stdout_names_the_folder_its_result_and_events_by_absolute_paths() {
+    let llm = MockLlm::start().await;
+    scripted(&llm, three_searches);
+    let s = Setup::new(&llm, None);
+    // The default folder, `.thinkon`, is relative to the working folder.
+    let out = thinkon(&s, &["--goal", "What is G?", "--max-depth", "0"]).await;
+    out.success();
+    let printed = out.stdout_json();
+    for key in ["dir", "result", "events"] {
+        let path = Path::new(printed[key].as_str().unwrap_or_default());
+        assert!(
+            path.is_absolute() && path.exists(),
+            "{key}: {}",
+            path.display()
+        );
+    }
+    assert_eq!(
+        Path::new(printed["dir"].as_str().unwrap_or_default()),
+        std::fs::canonicalize(dir(&s)).expect("folder")
+    );
+}

@@ -20,11 +20,13 @@ pub struct Item {
     pub report: Option<String>,
     #[serde(default)]
     pub totals: serde_json::Value,
-    /// Why it ended short of `completed`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Why it ended short of `completed`; `null` otherwise (every key is always written, as
+    /// README lists them).
+    #[serde(default)]
     pub reason: Option<String>,
-    /// The review of its report, as the workflow printed it (`status`, `verdict`, `files`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The review of its report, as the workflow printed it (`status`, `verdict`, `files`);
+    /// `null` without one.
+    #[serde(default)]
     pub review: Option<serde_json::Value>,
 }
 

@@ -57,8 +57,10 @@ pub fn read(path: &Path) -> Result<Vec<Question>, QuestionsError> {
     parse(&shown, &text)
 }
 
-/// Parses the text of a questions file; `shown` names it in errors.
+/// Parses the text of a questions file; `shown` names it in errors. A UTF-8 byte order mark
+/// (which Windows editors write) is not part of the first question.
 pub fn parse(shown: &str, text: &str) -> Result<Vec<Question>, QuestionsError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut out: Vec<Question> = Vec::new();
     let mut names = HashSet::new();
     for (i, raw) in text.lines().enumerate() {
@@ -161,6 +163,20 @@ mod tests {
         );
         assert_eq!((q[1].id.as_str(), q[1].name.as_str()), ("Q-7", "q-7"));
         assert_eq!((q[2].id.as_str(), q[2].name.as_str()), ("8", "8"));
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_first_question() {
+        for text in [
+            "Why?\n",
+            "{\"id\": \"q1\", \"query\": \"Why?\"}\n",
+            "# c\nWhy?\n",
+        ] {
+            let plain = parse("q.txt", text).expect("valid");
+            let marked = parse("q.txt", &format!("\u{feff}{text}")).expect("valid");
+            assert_eq!(marked, plain, "{text:?}");
+            assert_eq!(marked[0].query, "Why?");
+        }
     }
 
     #[test]

@@ -16,7 +16,7 @@ use serde_json::json;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use super::output::print_json;
+use super::output::{absolute, eprint_line, print_json};
 use super::research;
 use super::runner::{Finished, Shared, shutdown_signal};
 use super::workflow::{budget, workflow_id};
@@ -31,6 +31,7 @@ use crate::workflow::{
 
 pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
     let questions = questions::read(&args.file).map_err(CommandError::usage)?;
+    let previous = args.previous.as_deref().map(previous_dir).transpose()?;
     std::fs::create_dir_all(&args.out_dir).map_err(|e| {
         CommandError::usage(anyhow::anyhow!(
             "cannot create the batch folder `{}`: {e}",
@@ -86,7 +87,7 @@ pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
         unusable: None,
     };
     let interrupted = batch.run_all(todo, args.jobs).await?;
-    if let Some(previous) = &args.previous {
+    if let Some(previous) = &previous {
         write_changes(&questions, &dir, previous, &batch.manifest);
     }
     finish(&batch, &questions, interrupted, args.review.fail_on_block)
@@ -249,6 +250,21 @@ fn shutdown_on(mut stop: watch::Receiver<bool>) -> Shutdown {
     })
 }
 
+/// The folder of `--previous`, absolute; a folder that is not there is a usage error, found
+/// before any question runs rather than by a batch that silently writes no changes.
+fn previous_dir(path: &Path) -> Result<PathBuf, CommandError> {
+    let shown = path.display();
+    match std::fs::canonicalize(path) {
+        Ok(dir) if dir.is_dir() => Ok(dir),
+        Ok(_) => Err(CommandError::usage(anyhow::anyhow!(
+            "`--previous {shown}`: `{shown}` is not a folder: give the `--out-dir` of an earlier batch"
+        ))),
+        Err(e) => Err(CommandError::usage(anyhow::anyhow!(
+            "`--previous {shown}`: cannot use `{shown}`: {e}: give the `--out-dir` of an earlier batch"
+        ))),
+    }
+}
+
 fn item_of(q: &Question, dir: &Path, status: &str) -> Item {
     Item {
         id: q.id.clone(),
@@ -319,12 +335,14 @@ fn finish(
             blocked += usize::from(item.is_blocked());
         }
     }
+    let manifest = absolute(&manifest::path_in(&batch.dir));
     print_json(&json!({
-        "manifest": manifest::path_in(&batch.dir).display().to_string(),
+        "manifest": manifest,
         "questions": questions.len(),
         "counts": counts,
         "blocked": blocked,
-    }));
+    }))
+    .map_err(|e| e.noting(&format!("the batch's manifest is saved in `{manifest}`")))?;
     if interrupted {
         return Ok(ExitStatus::Interrupted);
     }
@@ -337,9 +355,9 @@ fn finish(
         .keys()
         .any(|s| !matches!(s.as_str(), "completed" | "partial"));
     if fail_on_block && blocked > 0 {
-        eprintln!(
+        eprint_line(&format!(
             "error: the review's verdict on {blocked} question(s) is `block`: see their `.review.md` notes"
-        );
+        ));
     }
     Ok(if bad || (fail_on_block && blocked > 0) {
         ExitStatus::Failure

@@ -1,7 +1,8 @@
 //! `researchflow diff OLD.json NEW.json [--json]`: read two plan files, compare them
 //! ([`crate::compare::diff`]) and print what changed: Markdown, or the JSON of the
 //! [`crate::compare::PlanDiff`] with `--json`. Always Markdown otherwise, terminal or not, so
-//! a cron job's output does not depend on where it goes.
+//! a cron job's output does not depend on where it goes. The digest names both files by their
+//! absolute paths, as every command prints paths.
 //!
 //! The files are only read: no lock, so a plan a workflow is writing can be compared (every
 //! save is an atomic rename, so a read sees one whole version). A file that cannot be read or
@@ -9,6 +10,7 @@
 
 use std::path::Path;
 
+use super::output::absolute;
 use crate::cli::DiffArgs;
 use crate::compare;
 use crate::exit::{CommandError, CommandResult, ExitStatus};
@@ -21,16 +23,13 @@ pub async fn run(args: DiffArgs) -> CommandResult {
     let new = read_plan(&args.new)?;
     let diff = compare::diff(&old, &new);
     if args.json {
-        super::output::print_json(&diff);
+        super::output::print_json(&diff)?;
     } else {
-        print!(
-            "{}",
-            compare::to_markdown(
-                &diff,
-                &args.old.display().to_string(),
-                &args.new.display().to_string()
-            )
-        );
+        super::output::print_text(&compare::to_markdown(
+            &diff,
+            &absolute(&args.old),
+            &absolute(&args.new),
+        ))?;
     }
     Ok(ExitStatus::Success)
 }

@@ -1,21 +1,24 @@
 //! `researchflow doctor`: probes every configured endpoint, once each (roles that share an
 //! endpoint are probed together; the review's two roles only while `review.enabled`), and the
 //! search provider, then prints a table, or JSON with `--json`. Exit 0 when everything works, 1
-//! otherwise. Never prints a key; URLs are redacted.
+//! otherwise; 2 without a usable configuration (no model, a named file that does not exist, a
+//! key that is wrong), which `--json` reports too, under `config`, with nothing probed. Never
+//! prints a key; URLs are redacted.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
 use serde::Serialize;
 
-use super::output::print_json;
+use super::output::{absolute, print_json, print_text};
 use crate::cli::{DoctorArgs, GlobalArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::http::{Gates, NoObserver};
 use crate::llm::probe::{EndpointReport, probe};
 use crate::llm::{LlmClient, Negotiator};
 use crate::search::SearchClient;
-use crate::settings::{Role, Settings};
+use crate::settings::{Role, Settings, SettingsError};
 
 /// What the search provider did with one query.
 #[derive(Debug, Clone, Serialize)]
@@ -27,23 +30,98 @@ struct SearchReport {
     error: Option<String>,
 }
 
+/// The configuration the probes come from: the file (absolute), whether it exists, and what
+/// makes it unusable.
+#[derive(Debug, Clone, Serialize)]
+struct ConfigReport {
+    ok: bool,
+    file: String,
+    exists: bool,
+    error: Option<String>,
+}
+
+impl ConfigReport {
+    fn of(file: &Path, error: Option<&SettingsError>) -> ConfigReport {
+        ConfigReport {
+            ok: error.is_none(),
+            file: absolute(file),
+            exists: file.exists(),
+            error: error.map(ToString::to_string),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 struct Report {
     ok: bool,
+    config: ConfigReport,
     endpoints: Vec<EndpointReport>,
-    search: SearchReport,
+    /// `None` when nothing was probed (no usable configuration).
+    search: Option<SearchReport>,
 }
 
 pub async fn run(args: DoctorArgs, global: &GlobalArgs) -> CommandResult {
-    let mut settings = Settings::load(global.config.as_deref()).map_err(CommandError::usage)?;
+    let file = Settings::config_file(global.config.as_deref());
+    let mut settings = match usable_settings(global.config.as_deref()) {
+        Ok(settings) => settings,
+        Err(err) => return unusable_config(&args, &file, err),
+    };
     // A doctor answers quickly: one retry of a transient failure is enough to tell, and a
     // rate limit is an ordinary retry, not a wait of minutes at the gate.
     settings.retry.max_retries = settings.retry.max_retries.min(1);
     settings.retry.max_rate_limit_wait = std::time::Duration::ZERO;
     let http = crate::http::client().map_err(CommandError::failure)?;
+    let endpoints = probe_endpoints(&settings, &http).await?;
+    let search = probe_search(http, &settings).await;
+    let ok = search.ok && endpoints.iter().all(|e| e.ok);
+    let report = Report {
+        ok,
+        config: ConfigReport::of(&file, None),
+        endpoints,
+        search: Some(search),
+    };
+    if args.json {
+        print_json(&report)?;
+    } else {
+        print_text(&table(&report))?;
+    }
+    Ok(if ok {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    })
+}
+
+/// The settings, with a model to probe.
+fn usable_settings(config: Option<&Path>) -> Result<Settings, SettingsError> {
+    let settings = Settings::load(config)?;
+    match settings.require_llm().err() {
+        Some(err) => Err(err),
+        None => Ok(settings),
+    }
+}
+
+/// No configuration to probe: exit 2 naming what is missing, and with `--json` the same in a
+/// report, so that a script reading stdout learns it too.
+fn unusable_config(args: &DoctorArgs, file: &Path, err: SettingsError) -> CommandResult {
+    if args.json {
+        print_json(&Report {
+            ok: false,
+            config: ConfigReport::of(file, Some(&err)),
+            endpoints: Vec::new(),
+            search: None,
+        })?;
+    }
+    Err(CommandError::usage(err))
+}
+
+/// One probe per endpoint; roles that share one are probed together.
+async fn probe_endpoints(
+    settings: &Settings,
+    http: &reqwest::Client,
+) -> Result<Vec<EndpointReport>, CommandError> {
     let negotiator = Arc::new(Negotiator::new(settings.structured_output));
     let gates = Gates::new();
-
     let mut endpoints = Vec::new();
     let mut seen: Vec<(&crate::settings::LlmEndpoint, usize)> = Vec::new();
     let roles = settings.require_llm().map_err(CommandError::usage)?;
@@ -63,14 +141,14 @@ pub async fn run(args: DoctorArgs, global: &GlobalArgs) -> CommandResult {
         }
         let client = LlmClient::new(
             http.clone(),
-            &settings,
+            settings,
             role,
             Arc::clone(&negotiator),
             &gates,
         )
         .map_err(CommandError::usage)?;
         let report = probe(
-            &http,
+            http,
             &client,
             endpoint,
             settings.llm_timeout,
@@ -80,23 +158,7 @@ pub async fn run(args: DoctorArgs, global: &GlobalArgs) -> CommandResult {
         seen.push((endpoint, endpoints.len()));
         endpoints.push(report);
     }
-    let search = probe_search(http, &settings).await;
-    let ok = search.ok && endpoints.iter().all(|e| e.ok);
-    let report = Report {
-        ok,
-        endpoints,
-        search,
-    };
-    if args.json {
-        print_json(&report);
-    } else {
-        print!("{}", table(&report));
-    }
-    Ok(if ok {
-        ExitStatus::Success
-    } else {
-        ExitStatus::Failure
-    })
+    Ok(endpoints)
 }
 
 async fn probe_search(http: reqwest::Client, settings: &Settings) -> SearchReport {
@@ -197,16 +259,17 @@ fn table(report: &Report) -> String {
             out.push_str(&format!("error ({}): {err}\n", e.roles.join(",")));
         }
     }
-    let s = &report.search;
-    out.push_str(&match (&s.error, s.hits) {
-        (Some(err), _) => format!("search `{}`: error: {err}\n", s.provider),
-        (None, Some(hits)) => format!(
-            "search `{}`: {hits} hit(s) in {} ms\n",
-            s.provider,
-            s.latency_ms.unwrap_or(0)
-        ),
-        (None, None) => format!("search `{}`: no web search (LLM only)\n", s.provider),
-    });
+    if let Some(s) = &report.search {
+        out.push_str(&match (&s.error, s.hits) {
+            (Some(err), _) => format!("search `{}`: error: {err}\n", s.provider),
+            (None, Some(hits)) => format!(
+                "search `{}`: {hits} hit(s) in {} ms\n",
+                s.provider,
+                s.latency_ms.unwrap_or(0)
+            ),
+            (None, None) => format!("search `{}`: no web search (LLM only)\n", s.provider),
+        });
+    }
     out.push_str(if report.ok {
         "everything works\n"
     } else {

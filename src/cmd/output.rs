@@ -1,13 +1,74 @@
-//! Data on stdout: one pretty-printed JSON document per command.
+//! Data on stdout, through one fallible writer for every command (`println!` panics when
+//! stdout fails), and the few lines a command writes on stderr itself.
+//!
+//! A reader that closed the pipe (`researchflow validate plan F | head -1`) is not an error:
+//! what remains is dropped and the command ends with the exit code it would have had, so a
+//! finished run is never reported as failed because nobody read its summary. Any other failed
+//! write (a full disk, an I/O error) is a [`StdoutError`]: exit 74 with one line on stderr,
+//! after the work was saved. Paths printed here are absolute ([`absolute`]), whatever form
+//! the user gave them in.
+
+use std::io::{ErrorKind, Write};
+use std::path::Path;
 
 use serde::Serialize;
 
-/// Prints `value` as pretty JSON on stdout.
-pub fn print_json(value: &impl Serialize) {
-    match serde_json::to_string_pretty(value) {
-        Ok(text) => println!("{text}"),
-        // Serialising a `Value` or a plain struct cannot fail; if a type ever can, say so
-        // rather than print half a document.
-        Err(e) => tracing::error!("cannot print the result as JSON: {e}"),
+use crate::exit::CommandError;
+
+/// stdout refused the result.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write the result on stdout: {0}")]
+pub struct StdoutError(std::io::Error);
+
+impl StdoutError {
+    /// The command's error, with what the caller knows is saved all the same.
+    pub fn noting(self, saved: &str) -> CommandError {
+        CommandError::output(anyhow::anyhow!("{self}; {saved}"))
     }
+}
+
+impl From<StdoutError> for CommandError {
+    fn from(err: StdoutError) -> CommandError {
+        CommandError::output(err)
+    }
+}
+
+/// Prints `value` as pretty JSON on stdout.
+pub fn print_json(value: &impl Serialize) -> Result<(), StdoutError> {
+    // Serialising a `Value` or a plain struct cannot fail; if a type ever can, say so rather
+    // than print half a document.
+    let mut text = serde_json::to_string_pretty(value)
+        .map_err(|e| StdoutError(std::io::Error::other(format!("not JSON: {e}"))))?;
+    text.push('\n');
+    print_text(&text)
+}
+
+/// Prints `text` on stdout as it is. A closed pipe drops it silently (see the module doc).
+pub fn print_text(text: &str) -> Result<(), StdoutError> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == ErrorKind::BrokenPipe => {
+            tracing::debug!("stdout is closed: the result is not printed");
+            Ok(())
+        }
+        Err(e) => Err(StdoutError(e)),
+    }
+}
+
+/// Writes one line on stderr, as `eprintln!` does but without panicking when stderr is
+/// closed: a message that cannot be shown has nowhere else to go.
+pub fn eprint_line(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{text}");
+}
+
+/// `path` as printed on stdout: absolute, symbolic links resolved when it exists (the name
+/// the run's lock and outputs use), else joined to the working folder.
+pub fn absolute(path: &Path) -> String {
+    std::fs::canonicalize(path)
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
 }

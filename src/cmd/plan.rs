@@ -4,6 +4,9 @@
 //! file, bootstraps it in memory, runs the round and writes the result atomically. On any
 //! failure the file is left byte-identical (the bootstrap is saved together with the round).
 //! The round's plan review goes beside the plan (`<plan>.plan-review.json`), as in a workflow.
+//! `--on-copy` plans on `x.copy.json`, copied from `x.json` under the copy's lock; an existing
+//! copy may hold work, so it is replaced only with `--overwrite-copy`, and never while another
+//! process holds it.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -11,7 +14,7 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::options::planner_log;
-use super::output::print_json;
+use super::output::{StdoutError, absolute, print_json};
 use crate::cli::{GlobalArgs, PlanArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::http::Gates;
@@ -19,7 +22,6 @@ use crate::http::NoObserver;
 use crate::llm::{LlmClient, Negotiator};
 use crate::logging;
 use crate::offline::ExtractivePlanner;
-use crate::plan::store::copy_beside;
 use crate::plan::{NodeStatus, PlanFile};
 use crate::planner::{
     PlanRound, Planner, RoundError, RoundNotes, RoundOutcome, bootstrap, review_file,
@@ -30,13 +32,13 @@ use crate::transcript::{Replayer, Tape};
 pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
     let path = plan_path(&args)?;
     let settings = super::research::settings(global, &args.corpus)?;
-    let path = if args.on_copy {
-        copy_beside(&path).map_err(CommandError::usage)?
+    let (store, mut plan) = if args.on_copy {
+        super::plan_file::copy_valid(&path, args.overwrite_copy)?
     } else {
-        path
+        super::plan_file::open_valid(&path)?
     };
+    let path = store.path().to_path_buf();
     logging::line(&format!("[planning] plan file: {}", path.display()));
-    let (store, mut plan) = super::plan_file::open_valid(&path)?;
 
     if let Some(done) = plan.final_node() {
         let next = match done.status {
@@ -52,7 +54,7 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
             done.node_id,
             done.status.as_str()
         );
-        print_result(&plan, None);
+        print_result(&plan, None)?;
         status_line(&path, "completed", &plan, 0, None);
         return Ok(ExitStatus::Success);
     }
@@ -85,7 +87,12 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
         "[planning] wrote {} with {count} task(s).",
         path.display()
     ));
-    print_result(&plan, Some(&outcome));
+    print_result(&plan, Some(&outcome)).map_err(|e| {
+        e.noting(&format!(
+            "the round's {count} task(s) are saved in `{}`",
+            absolute(store.real_path())
+        ))
+    })?;
     status_line(&path, "completed", &plan, count, None);
     Ok(ExitStatus::Success)
 }
@@ -181,7 +188,7 @@ fn plan_path(args: &PlanArgs) -> Result<PathBuf, CommandError> {
 
 /// The result on stdout: what the round planned (nothing without an outcome), the tasks its
 /// plan review dropped, the review, and the check list.
-fn print_result(plan: &PlanFile, outcome: Option<&RoundOutcome>) {
+fn print_result(plan: &PlanFile, outcome: Option<&RoundOutcome>) -> Result<(), StdoutError> {
     let (planned, raw, resolved, dropped, review) = match outcome {
         Some(o) => (
             json!(o.applied.planned),
@@ -210,7 +217,7 @@ fn print_result(plan: &PlanFile, outcome: Option<&RoundOutcome>) {
         "next_check_list": { "raw": raw, "resolved": resolved },
         "latest_id": plan.check_list.latest_id.map(|i| i.to_string()),
         "latest_batch": plan.latest_batch(),
-    }));
+    }))
 }
 
 fn status_line(

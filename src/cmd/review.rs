@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use super::output::print_json;
+use super::output::{absolute, eprint_line, print_json};
 use super::runner::{open_transcript, reviewer, shutdown_signal};
 use crate::cli::{GlobalArgs, ReviewArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
@@ -85,10 +85,10 @@ pub async fn run(args: ReviewArgs, global: &GlobalArgs) -> CommandResult {
         }
     };
     print_json(&json!({
-        "plan_file": store.path().display().to_string(),
-        "report": beside.report.display().to_string(),
+        "plan_file": absolute(store.path()),
+        "report": absolute(&beside.report),
         "review": summary,
-    }));
+    }))?;
     drop(store);
     match summary.status {
         _ if summary.unusable => Err(CommandError::usage(anyhow::anyhow!(
@@ -139,9 +139,9 @@ pub fn verdict_exit(
             .files
             .as_ref()
             .map_or_else(String::new, |f| format!("; see `{}`", f.markdown));
-        eprintln!(
+        eprint_line(&format!(
             "error: the review's verdict is `block`: the report is not to be used as it stands{notes}"
-        );
+        ));
         return ExitStatus::Failure;
     }
     status

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::output::print_json;
+use super::output::{absolute, eprint_line, print_json};
 use super::research::search_client;
 use super::runner::shutdown_signal;
 use super::workflow::{budget, workflow_id};
@@ -243,25 +243,29 @@ fn report(outcome: &Outcome, dir: &std::path::Path, events: &EventLog) -> Comman
         "status": outcome.status,
         "reason": outcome.reason,
         "root": outcome.root,
-        "result": outcome.result.as_ref().map(|p| p.display().to_string()),
+        "result": outcome.result.as_deref().map(absolute),
         "blocks": outcome.blocks,
         "calls": outcome.spent.calls,
         "tokens": outcome.spent.usage.total_tokens,
-        "dir": dir.display().to_string(),
-        "events": events.path().display().to_string(),
-    }));
+        "dir": absolute(dir),
+        "events": absolute(events.path()),
+    }))
+    .map_err(|e| e.noting(&format!("the tree is saved in `{}`", absolute(dir))))?;
     let reason = outcome.reason.clone().unwrap_or_default();
     match outcome.status {
         ThinkonStatus::Completed => Ok(ExitStatus::Success),
         ThinkonStatus::Partial => {
-            eprintln!(
+            eprint_line(&format!(
                 "note: partial run: {reason}; `{}` holds what exists, and running again on the same folder continues the tree",
                 dir.join("result.md").display()
-            );
+            ));
             Ok(ExitStatus::Success)
         }
         ThinkonStatus::Failed => {
-            eprintln!("error: {reason}; see `{}`", dir.join("result.md").display());
+            eprint_line(&format!(
+                "error: {reason}; see `{}`",
+                dir.join("result.md").display()
+            ));
             Ok(ExitStatus::Failure)
         }
         ThinkonStatus::Interrupted => Ok(ExitStatus::Interrupted),

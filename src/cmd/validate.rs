@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use super::output::{StdoutError, print_json, print_text};
 use crate::cli::{OutputFormat, ValidateArgs, ValidateCommand};
 use crate::diagnostics::Diagnostics;
 use crate::exit::{CommandError, CommandResult, ExitStatus};
@@ -61,7 +62,7 @@ pub async fn run(args: ValidateArgs) -> CommandResult {
             validate_second_opinion_text(&document::read_text(file).map_err(CommandError::usage)?)
         }
     };
-    print(&diagnostics, args.format);
+    print(&diagnostics, args.format)?;
     Ok(if diagnostics.is_valid() {
         ExitStatus::Success
     } else {
@@ -69,9 +70,9 @@ pub async fn run(args: ValidateArgs) -> CommandResult {
     })
 }
 
-fn print(d: &Diagnostics, format: OutputFormat) {
+fn print(d: &Diagnostics, format: OutputFormat) -> Result<(), StdoutError> {
     match format {
-        OutputFormat::Json => super::output::print_json(d),
-        OutputFormat::Text => print!("{}", d.to_text()),
+        OutputFormat::Json => print_json(d),
+        OutputFormat::Text => print_text(&d.to_text()),
     }
 }

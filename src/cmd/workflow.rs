@@ -13,7 +13,7 @@ use chrono::Utc;
 use serde_json::json;
 
 use super::options::planner_log;
-use super::output::print_json;
+use super::output::{absolute, eprint_line, print_json};
 use super::research;
 use super::review::verdict_exit;
 use super::runner::{Shared, shutdown_signal};
@@ -68,17 +68,24 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
         .run(store, plan, options, shutdown_signal(), display, replay)
         .await?;
     let summary = finished.summary;
+    let plan_file = absolute(&finished.plan_path);
     print_json(&json!({
         "status": summary.status,
         "reason": summary.reason,
-        "plan_file": finished.plan_path.display().to_string(),
-        "report": summary.report.as_ref().map(|p| p.display().to_string()),
-        "events": finished.events_path.display().to_string(),
-        "transcript": finished.transcript_path.display().to_string(),
+        "plan_file": plan_file,
+        "report": summary.report.as_deref().map(absolute),
+        "events": absolute(&finished.events_path),
+        "transcript": absolute(&finished.transcript_path),
         "final_node": summary.final_node,
         "totals": summary.totals,
         "review": summary.review,
-    }));
+    }))
+    .map_err(|e| {
+        e.noting(&format!(
+            "the run ended `{}` and is saved in `{plan_file}`",
+            summary.status.as_str()
+        ))
+    })?;
     let review = summary.review.clone();
     let status = exit_status(summary, &finished.plan_path)?;
     Ok(verdict_exit(
@@ -114,19 +121,21 @@ pub fn exit_status(summary: RunSummary, plan_path: &Path) -> CommandResult {
         RunStatus::Interrupted => Ok(ExitStatus::Interrupted),
         // The user asked for the limit: a partial run is a success, said plainly.
         RunStatus::Partial => {
-            eprintln!("note: partial run: {escaped}; the report says so at its top");
+            eprint_line(&format!(
+                "note: partial run: {escaped}; the report says so at its top"
+            ));
             Ok(ExitStatus::Success)
         }
         RunStatus::Degraded => {
-            eprintln!(
+            eprint_line(&format!(
                 "error: degraded run: {escaped}; the report says so at its top; fix the cause and run again"
-            );
+            ));
             Ok(ExitStatus::Failure)
         }
         RunStatus::FinalFailed => {
-            eprintln!(
+            eprint_line(&format!(
                 "error: {escaped}; completed results are in `{shown}`: fix the cause and resume with `--plan {shown}`"
-            );
+            ));
             Ok(ExitStatus::Failure)
         }
         RunStatus::Failed => {

@@ -79,6 +79,10 @@ pub enum StoreError {
         to: PathBuf,
         source: std::io::Error,
     },
+    #[error(
+        "`{copy}` already exists and may hold work: plan on it with `researchflow plan {copy}`, or replace it with a fresh copy of `{from}` with `--on-copy --overwrite-copy`"
+    )]
+    CopyExists { from: PathBuf, copy: PathBuf },
 }
 
 /// A check of a plan file's raw JSON before it is used: `Some(findings)` refuses the file.
@@ -193,8 +197,13 @@ impl PlanStore {
 
 /// Reads, checks and parses a plan file; the caller holds the lock.
 fn read_plan(path: &Path, check: Check<'_>) -> Result<PlanFile, StoreError> {
-    // Bounded: a FIFO, a device or a huge file is refused before anything is read.
-    let text = crate::files::read_bounded(path, crate::files::DEFAULT_MAX_BYTES).map_err(|e| {
+    checked_plan(path, &read_text(path)?, check)
+}
+
+/// The text of a plan file. Bounded: a FIFO, a device or a huge file is refused before
+/// anything is read.
+fn read_text(path: &Path) -> Result<String, StoreError> {
+    crate::files::read_bounded(path, crate::files::DEFAULT_MAX_BYTES).map_err(|e| {
         let source = e.into_io();
         match source.kind() {
             std::io::ErrorKind::NotFound => StoreError::NotFound(path.to_path_buf()),
@@ -203,8 +212,12 @@ fn read_plan(path: &Path, check: Check<'_>) -> Result<PlanFile, StoreError> {
                 source,
             },
         }
-    })?;
-    let value = parse_value(path, &text)?;
+    })
+}
+
+/// Plan file text, checked with `check` and parsed; `path` names it in errors.
+fn checked_plan(path: &Path, text: &str, check: Check<'_>) -> Result<PlanFile, StoreError> {
+    let value = parse_value(path, text)?;
     // A file that is not a plan at all gets the plain "not a plan" error below.
     let looks_like_a_plan = value.get("nodes").is_some();
     if let Some(findings) = check(&value).filter(|_| looks_like_a_plan) {
@@ -265,22 +278,52 @@ fn plan_from_value(path: &Path, value: serde_json::Value) -> Result<PlanFile, St
     Ok(plan)
 }
 
-/// Copies `x.json` to `x.copy.json` beside it and returns the copy's path.
-pub fn copy_beside(path: &Path) -> Result<PathBuf, StoreError> {
-    if !path.exists() {
-        return Err(StoreError::NotFound(path.to_path_buf()));
-    }
+/// `x.copy.json` beside `x.json`.
+pub fn copy_path(path: &Path) -> PathBuf {
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let copy = path.with_file_name(format!("{stem}.copy.json"));
-    std::fs::copy(path, &copy).map_err(|source| StoreError::Copy {
+    path.with_file_name(format!("{stem}.copy.json"))
+}
+
+/// Copies `x.json` to `x.copy.json` beside it and opens the copy: its store, locked, and the
+/// plan. The copy's lock is taken before anything is written, so a copy that another process
+/// works on is never touched (`Locked`); an existing copy is replaced only with `overwrite`
+/// (`CopyExists` otherwise), atomically, under that lock. The original is read without a lock
+/// (every save is an atomic rename, so a read sees one whole version) and refused by `check`
+/// before anything is copied.
+pub fn copy_beside(
+    path: &Path,
+    overwrite: bool,
+    check: Check<'_>,
+) -> Result<(PlanStore, PlanFile), StoreError> {
+    if !path.exists() {
+        return Err(StoreError::NotFound(path.to_path_buf()));
+    }
+    let copy = copy_path(path);
+    // Before the lock: no `<device>.lock` is ever created beside a device or a folder.
+    if copy.exists() && !copy.is_file() {
+        return Err(StoreError::Read {
+            path: copy,
+            source: std::io::Error::other("not a regular file: move it away to copy over it"),
+        });
+    }
+    let store = PlanStore::lock(&copy)?;
+    if copy.exists() && !overwrite {
+        return Err(StoreError::CopyExists {
+            from: path.to_path_buf(),
+            copy,
+        });
+    }
+    let text = read_text(path)?;
+    let plan = checked_plan(path, &text, check)?;
+    crate::atomic::write(&copy, text.as_bytes()).map_err(|source| StoreError::Copy {
         from: path.to_path_buf(),
         to: copy.clone(),
         source,
     })?;
-    Ok(copy)
+    Ok((store, plan))
 }
 
 /// The file a path leads to, symbolic links resolved; for a file that does not exist yet, its
@@ -358,6 +401,45 @@ mod tests {
             text.contains("`x.json`") && text.contains("nodes[0].status"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_copy_is_made_under_its_lock_and_replaced_only_when_asked() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("p.json");
+        let plan = PlanFile::new("Q?", "wf".into(), "t".into());
+        drop(PlanStore::create(&path, &plan).expect("create"));
+        let (store, copied) = copy_beside(&path, false, &|_| None).expect("first copy");
+        assert_eq!(copied, plan);
+        let copy = copy_path(&path);
+        assert_eq!(copy, dir.path().join("p.copy.json"));
+        let text = std::fs::read_to_string(&copy).expect("copy");
+        // Held: not even `overwrite` replaces it.
+        assert!(matches!(
+            copy_beside(&path, true, &|_| None),
+            Err(StoreError::Locked { .. })
+        ));
+        drop(store);
+        std::fs::write(&copy, "{\"work\": 1}").expect("work in the copy");
+        let err = copy_beside(&path, false, &|_| None).expect_err("exists");
+        assert!(
+            matches!(err, StoreError::CopyExists { .. })
+                && err.to_string().contains("--overwrite-copy"),
+            "{err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&copy).expect("copy"),
+            "{\"work\": 1}"
+        );
+        // A refused original is not copied.
+        let refused = copy_beside(&path, true, &|_| Some("broken".into())).expect_err("check");
+        assert!(matches!(refused, StoreError::Invalid { .. }), "{refused}");
+        assert_eq!(
+            std::fs::read_to_string(&copy).expect("copy"),
+            "{\"work\": 1}"
+        );
+        drop(copy_beside(&path, true, &|_| None).expect("replaced"));
+        assert_eq!(std::fs::read_to_string(&copy).expect("copy"), text);
     }
 
     #[test]

@@ -21,14 +21,20 @@ use super::resolved::{
 use super::secret::{ApiKey, redact_url};
 
 impl Settings {
-    /// Reads the config file (`--config`, else `AGENT_CONFIG`, else `./agent.config.json`) and
-    /// the process environment. Without a config file (and none named), the environment and
-    /// the defaults make the settings: enough for an offline run, or for a model configured
-    /// by `OPENAI_BASE_URL` and `OPENAI_MODEL`.
-    pub fn load(config: Option<&Path>) -> Result<Settings, SettingsError> {
-        let path = config
+    /// The config file read: `config` (`--config`, else `AGENT_CONFIG`), else
+    /// `./agent.config.json`.
+    pub fn config_file(config: Option<&Path>) -> PathBuf {
+        config
             .map(Path::to_path_buf)
-            .unwrap_or_else(|| PathBuf::from("agent.config.json"));
+            .unwrap_or_else(|| PathBuf::from("agent.config.json"))
+    }
+
+    /// Reads the config file ([`Settings::config_file`]) and the process environment. Without
+    /// a config file (and none named), the environment and the defaults make the settings:
+    /// enough for an offline run, or for a model configured by `OPENAI_BASE_URL` and
+    /// `OPENAI_MODEL`.
+    pub fn load(config: Option<&Path>) -> Result<Settings, SettingsError> {
+        let path = Settings::config_file(config);
         let file = match (path.exists(), config) {
             (true, _) => ConfigFile::read(&path)?,
             (false, None) => ConfigFile::default(),

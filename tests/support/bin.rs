@@ -48,6 +48,20 @@ pub struct Cmd {
     current_dir: Option<PathBuf>,
     timeout: Duration,
     signal: Option<(&'static str, SignalCondition)>,
+    stdout: Stdout,
+}
+
+/// Where the child's stdout goes.
+#[derive(Clone, Debug, Default)]
+pub enum Stdout {
+    /// A pipe the test reads to its end: [`RunOutput::stdout`].
+    #[default]
+    Captured,
+    /// A pipe whose read end is closed before the child starts: every write fails with
+    /// `EPIPE`, as in `researchflow ... | head -0`.
+    ClosedPipe,
+    /// A file opened for writing (`/dev/full`: every write fails with `ENOSPC`).
+    File(PathBuf),
 }
 
 /// A condition polled while the child runs; `Debug` only names it.
@@ -70,6 +84,7 @@ pub fn researchflow() -> Cmd {
         current_dir: None,
         timeout: DEFAULT_TIMEOUT,
         signal: None,
+        stdout: Stdout::Captured,
     }
 }
 
@@ -125,6 +140,12 @@ impl Cmd {
         self
     }
 
+    /// Sends the child's stdout to `to` instead of capturing it.
+    pub fn stdout_to(mut self, to: Stdout) -> Cmd {
+        self.stdout = to;
+        self
+    }
+
     /// Runs the binary to completion and collects its output.
     pub async fn run(self) -> RunOutput {
         // Kept alive until the run ends.
@@ -142,7 +163,7 @@ impl Cmd {
             .args(&self.args)
             .current_dir(&dir)
             .stdin(Stdio::null())
-            .stdout(Stdio::piped())
+            .stdout(stdout_stdio(&self.stdout))
             .stderr(Stdio::piped())
             .kill_on_drop(true);
         for var in ISOLATED_VARS {
@@ -161,7 +182,10 @@ impl Cmd {
             .unwrap_or_else(|e| panic!("cannot start {}: {e}", self.program.display()));
         let stdout = Arc::new(Mutex::new(Vec::new()));
         let stderr = Arc::new(Mutex::new(Vec::new()));
-        let stdout_task = collect(child.stdout.take().expect("piped stdout"), stdout.clone());
+        let stdout_task = child
+            .stdout
+            .take()
+            .map(|pipe| collect(pipe, stdout.clone()));
         let stderr_task = collect(child.stderr.take().expect("piped stderr"), stderr.clone());
 
         let signal = self.signal.clone();
@@ -200,7 +224,9 @@ impl Cmd {
             }
         };
         // The pipes close when the child exits (unless it left a grandchild holding them).
-        let _ = tokio::time::timeout(Duration::from_secs(5), stdout_task).await;
+        if let Some(task) = stdout_task {
+            let _ = tokio::time::timeout(Duration::from_secs(5), task).await;
+        }
         let _ = tokio::time::timeout(Duration::from_secs(5), stderr_task).await;
 
         let stdout = String::from_utf8_lossy(&lock(&stdout)).into_owned();
@@ -210,6 +236,24 @@ impl Cmd {
             stdout,
             stderr,
         }
+    }
+}
+
+/// The child's stdout for `to`.
+fn stdout_stdio(to: &Stdout) -> Stdio {
+    match to {
+        Stdout::Captured => Stdio::piped(),
+        Stdout::ClosedPipe => {
+            let (reader, writer) = std::io::pipe().expect("create a pipe");
+            drop(reader);
+            Stdio::from(writer)
+        }
+        Stdout::File(path) => Stdio::from(
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .unwrap_or_else(|e| panic!("cannot open `{}`: {e}", path.display())),
+        ),
     }
 }
 

@@ -14,7 +14,7 @@ pub mod refusal;
 pub mod scenario;
 pub mod server;
 
-pub use bin::{Cmd, RunOutput, researchflow};
+pub use bin::{Cmd, RunOutput, Stdout, researchflow};
 pub use fault::Fault;
 pub use mock_llm::{MockLlm, Reply, crashes_llama_cpp};
 pub use mock_search::{MockSearch, SearchKind};
