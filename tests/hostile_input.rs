@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::scenario::{
-    Agent, KEY, Setup, agent, events_of, node, one_search_then_final, plan_answer, read_ndjson,
-    scripted,
+    Agent, KEY, SEARCH_KEY, Setup, agent, events_of, node, one_search_then_final, plan_answer,
+    read_ndjson, scripted, scripted_reviewed,
 };
 use support::{Fault, MockLlm, MockSearch, Reply, SearchKind, researchflow};
 
@@ -137,15 +137,13 @@ async fn yaml_nested_ten_deep_still_validates() {
     assert_eq!(out.stdout_json()["valid"], true);
 }
 
-/// The password of the URLs in [`a_url_password_is_never_printed_or_written`].
+/// The password of the URLs in the tests below: no output may hold it.
 const URL_PASSWORD: &str = "hunter2-URL-SECRET";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_url_password_is_never_printed_or_written() {
     let llm = MockLlm::start().await;
-    let with_password =
-        llm.base_url()
-            .replacen("http://", &format!("http://user:{URL_PASSWORD}@"), 1);
+    let with_password = with_password(&llm.base_url());
     // A server that fails and echoes the address it was called at, password and all.
     let echo = Fault::status(
         500,
@@ -183,6 +181,199 @@ async fn a_url_password_is_never_printed_or_written() {
             !text.contains(URL_PASSWORD),
             "{name} holds the password:\n{text}"
         );
+    }
+}
+
+/// `url` (`http://127.0.0.1:PORT...`) with the user `user` and the password [`URL_PASSWORD`].
+fn with_password(url: &str) -> String {
+    url.replacen("http://", &format!("http://user:{URL_PASSWORD}@"), 1)
+}
+
+/// Every file under `dir` but the config, which holds the password as the user wrote it.
+fn written_files(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut files = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).expect("read_dir").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.file_name().is_some_and(|n| n != "agent.config.json") {
+                let bytes = std::fs::read(&path).expect("read");
+                files.push((path, String::from_utf8_lossy(&bytes).into_owned()));
+            }
+        }
+    }
+    files
+}
+
+/// Neither the run's output nor any file under `dir` holds [`URL_PASSWORD`]; `what` names the
+/// run in the failure.
+#[track_caller]
+fn assert_no_password(what: &str, out: &support::RunOutput, dir: &Path) {
+    for (stream, text) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+        assert!(
+            !text.contains(URL_PASSWORD),
+            "{what}: {stream} holds the password:\n{text}"
+        );
+    }
+    for (path, text) in written_files(dir) {
+        assert!(
+            !text.contains(URL_PASSWORD),
+            "{what}: `{}` holds the password:\n{text}",
+            path.display()
+        );
+    }
+}
+
+/// A server that refuses the key, or nothing listening: the endpoint cannot be used, and the
+/// message that says so names it. Before, that message carried the password (`workflow`'s
+/// stdout, stderr, outcome and events; `thinkon`'s stderr; `doctor`'s table and JSON).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_password_is_in_no_message_naming_an_endpoint_that_cannot_be_used() {
+    let llm = MockLlm::start().await;
+    let refusing = with_password(&llm.base_url());
+    // The 401 also echoes the address it was called at, password and all.
+    let echo = json!({"error": {"message": format!("no access to {refusing}")}}).to_string();
+    llm.set_handler(move |_| Reply::raw(401, &echo));
+    let unreachable = with_password("http://127.0.0.1:1/v1");
+    for url in [&refusing, &unreachable] {
+        let retry = json!({"maxRetries": 0, "baseDelayMs": 1, "maxDelayMs": 2});
+        let s = Setup::with_config(&llm, None, json!({"baseURL": url, "retry": retry}));
+        let workflow = s.query("Q?").run().await;
+        workflow.code(2).stderr_contains("user:***@127.0.0.1");
+        assert_no_password(&format!("workflow on {url}"), &workflow, s.path());
+        let thinkon = researchflow()
+            .current_dir(s.path())
+            .args(["thinkon", "--goal", "What is G?"])
+            .run()
+            .await;
+        thinkon.code(2).stderr_contains("user:***@127.0.0.1");
+        assert_no_password(&format!("thinkon on {url}"), &thinkon, s.path());
+        for json in [false, true] {
+            let args: &[&str] = if json {
+                &["doctor", "--json"]
+            } else {
+                &["doctor"]
+            };
+            let doctor = researchflow().current_dir(s.path()).args(args).run().await;
+            doctor.code(1).stdout_contains("user:***@127.0.0.1");
+            assert_no_password(&format!("{args:?} on {url}"), &doctor, s.path());
+        }
+    }
+}
+
+/// Reviewers whose server refuses the key: the review fails, and its files, events and
+/// summary name the server. Before, `.review.json` and `.review.md` carried the password.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_password_is_in_no_review_file_when_the_reviewers_refuse_the_key() {
+    let llm = MockLlm::start().await;
+    let refusing = with_password(&llm.base_url());
+    let echo = json!({"error": {"message": format!("no access to {refusing}")}}).to_string();
+    let (first, second) = (echo.clone(), echo);
+    scripted_reviewed(
+        &llm,
+        one_search_then_final(),
+        move |_| Reply::raw(401, &first),
+        move |_| Reply::raw(401, &second),
+    );
+    let config = json!({"baseURL": refusing, "review": {"enabled": true}});
+    let s = Setup::with_config(&llm, None, config);
+    let workflow = s.query("Q?").run().await;
+    workflow.success();
+    assert_eq!(workflow.stdout_json()["review"]["status"], "failed");
+    let notes = std::fs::read_to_string(s.path().join("out/plan.review.md")).expect("notes");
+    assert!(notes.contains("user:***@127.0.0.1"), "{notes}");
+    assert_no_password("workflow", &workflow, s.path());
+
+    let review = researchflow()
+        .current_dir(s.path())
+        .args(["review", "out/plan.json"])
+        .run()
+        .await;
+    review.code(2).stderr_contains("user:***@127.0.0.1");
+    assert_no_password("review", &review, s.path());
+}
+
+/// The same for the web search provider's `search.baseURL`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_url_password_is_in_no_message_naming_the_provider() {
+    let llm = MockLlm::start().await;
+    scripted(&llm, one_search_then_final());
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    search.require_key("not-the-configured-key");
+    let config = json!({"search": {"provider": "searxng", "apiKey": SEARCH_KEY,
+        "baseURL": with_password(&search.base_url())}});
+    let s = Setup::with_config(&llm, None, config);
+    let workflow = s.query("Q?").run().await;
+    workflow.code(2).stderr_contains("user:***@127.0.0.1");
+    assert_no_password("workflow", &workflow, s.path());
+    let doctor = researchflow()
+        .current_dir(s.path())
+        .arg("doctor")
+        .run()
+        .await;
+    doctor.code(1).stdout_contains("user:***@127.0.0.1");
+    assert_no_password("doctor", &doctor, s.path());
+}
+
+/// `Authorization: Basic` of `user:` [`URL_PASSWORD`].
+const BASIC: &str = "Basic dXNlcjpodW50ZXIyLVVSTC1TRUNSRVQ=";
+
+/// Each request's `Authorization` headers.
+fn authorizations(requests: &[support::Recorded]) -> Vec<Vec<String>> {
+    requests
+        .iter()
+        .map(|r| {
+            r.headers
+                .iter()
+                .filter(|(name, _)| name == "authorization")
+                .map(|(_, value)| value.clone())
+                .collect()
+        })
+        .collect()
+}
+
+/// A base URL with `user:password@` and a key: reqwest turned the user part into Basic auth
+/// and we added the key as Bearer, two `Authorization` headers. Now the key wins, and the
+/// user part is sent as Basic auth only without a key; either way, one header.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_authorization_header_is_sent_whatever_the_url_and_the_key() {
+    for with_keys in [true, false] {
+        let llm = MockLlm::start().await;
+        let search = MockSearch::start(SearchKind::Searxng).await;
+        let key = |k: &str| {
+            if with_keys {
+                k.to_string()
+            } else {
+                String::new()
+            }
+        };
+        let config = json!({"baseURL": with_password(&llm.base_url()), "apiKey": key(KEY),
+            "search": {"provider": "searxng", "apiKey": key(SEARCH_KEY),
+                "baseURL": with_password(&search.base_url())}});
+        let s = Setup::with_config(&llm, None, config);
+        // `doctor`'s round trip asks for `{"ok": true}`.
+        llm.set_handler(|_| Reply::json(&json!({"ok": true})));
+        researchflow()
+            .current_dir(s.path())
+            .arg("doctor")
+            .run()
+            .await
+            .success();
+        scripted(&llm, one_search_then_final());
+        s.query("Q?").run().await.success();
+        let (llm_auth, search_auth) = if with_keys {
+            (format!("Bearer {KEY}"), format!("Bearer {SEARCH_KEY}"))
+        } else {
+            (BASIC.to_string(), BASIC.to_string())
+        };
+        let sent = authorizations(&llm.requests());
+        assert!(sent.len() >= 5, "a run and a doctor: {sent:?}");
+        assert!(sent.iter().all(|a| a == &[llm_auth.clone()]), "{sent:?}");
+        let sent = authorizations(&search.requests());
+        assert!(sent.len() >= 2, "a search and a doctor: {sent:?}");
+        assert!(sent.iter().all(|a| a == &[search_auth.clone()]), "{sent:?}");
     }
 }
 
