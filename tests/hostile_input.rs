@@ -706,3 +706,134 @@ async fn a_plan_path_that_is_not_a_file_gets_no_lock_beside_it() {
     assert!(out.stderr.contains("not a regular file"), "{}", out.stderr);
     assert!(!s.path().join("folder.json.lock").exists());
 }
+
+/// The strings of a JSON document (at any depth) that hold a control character other than a
+/// newline or a tab.
+fn strings_with_controls(value: &Value) -> Vec<String> {
+    match value {
+        Value::String(s) if s.chars().any(|c| c.is_control() && c != '\n' && c != '\t') => {
+            vec![format!("{s:?}")]
+        }
+        Value::Array(items) => items.iter().flat_map(strings_with_controls).collect(),
+        Value::Object(map) => map.values().flat_map(strings_with_controls).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A corpus whose titles and text retitle the terminal (`ESC ]0;...BEL`) and carry a raw C1
+/// CSI (U+009B): before, they stayed in the plan's titles, sources, summaries and info, in
+/// `diff --json`, and as `\u001b` in the event log, which `jq -r` replays live.
+#[tokio::test]
+async fn control_characters_of_a_corpus_reach_no_plan_event_report_or_diff() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let corpus = dir.path().join("corpus");
+    std::fs::create_dir_all(&corpus).expect("corpus");
+    std::fs::write(
+        corpus.join("solid.md"),
+        "# Solid \u{1b}]0;pwned\u{7} batteries\n\nSolid-state batteries store more energy \
+         \u{1b}[2J than lithium-ion cells. They use a solid electrolyte \u{9b}31m instead.\n",
+    )
+    .expect("md");
+    std::fs::write(
+        corpus.join("ion.html"),
+        "<html><head><title>Lithium \u{9b}2J ion batteries</title></head><body><p>Lithium-ion \
+         batteries \u{1b}]0;x\u{7} are cheap and common batteries today.</p></body></html>",
+    )
+    .expect("html");
+    let run = researchflow()
+        .current_dir(dir.path())
+        .args([
+            "workflow",
+            "--offline",
+            "--corpus",
+            "corpus",
+            "--index-dir",
+            "index",
+        ])
+        .args(["--query", "How do batteries \u{1b}]0;q\u{7}compare?"])
+        .args(["--out", "new.json"])
+        .run()
+        .await;
+    run.success();
+    let plan: Value = support::scenario::read_json(&dir.path().join("new.json"));
+    let b = node(&plan, "b");
+    assert!(
+        b["sources"].as_array().is_some_and(|s| !s.is_empty()),
+        "the corpus was found: {plan:#}"
+    );
+    assert_eq!(node(&plan, "a")["title"], "How do batteries compare?");
+    assert_eq!(strings_with_controls(&plan), Vec::<String>::new());
+    let events = std::fs::read_to_string(dir.path().join("new.events.ndjson")).expect("events");
+    assert!(
+        !events.contains("\\u001b") && !events.contains('\u{9b}'),
+        "{events}"
+    );
+    for event in read_ndjson(&dir.path().join("new.events.ndjson")) {
+        assert_eq!(strings_with_controls(&event), Vec::<String>::new());
+    }
+    let report = std::fs::read_to_string(dir.path().join("new.report.md")).expect("report");
+    assert!(
+        !report.chars().any(|c| c.is_control() && c != '\n'),
+        "{report:?}"
+    );
+
+    // Yesterday's plan had only the question: every source and finding is new.
+    let old = json!({"version": 1, "workflow_id": "wf-old", "nodes": [{"node_id": "a",
+        "title": "How do batteries compare?", "summary": "", "info": "", "p_node": "",
+        "batch": 1, "type": "start", "status": "completed"}]});
+    std::fs::write(dir.path().join("old.json"), old.to_string()).expect("old plan");
+    let diff = researchflow()
+        .current_dir(dir.path())
+        .args(["diff", "old.json", "new.json", "--json"])
+        .run()
+        .await;
+    diff.success();
+    let printed = diff.stdout_json();
+    assert!(
+        printed["sources_new"]
+            .as_array()
+            .is_some_and(|s| s.len() == 2),
+        "{printed:#}"
+    );
+    assert_eq!(strings_with_controls(&printed), Vec::<String>::new());
+}
+
+/// A question that is nothing but control characters (and white space) was accepted as the
+/// start of a plan; a batch line of them was refused without saying why.
+#[tokio::test]
+async fn a_question_of_only_control_characters_is_refused_naming_where_it_came_from() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("corpus")).expect("corpus");
+    std::fs::write(dir.path().join("corpus/a.md"), "# A\n\nSome text.\n").expect("doc");
+    let out = researchflow()
+        .current_dir(dir.path())
+        .args([
+            "workflow",
+            "--offline",
+            "--corpus",
+            "corpus",
+            "--index-dir",
+            "index",
+        ])
+        .args(["--out", "q.json"])
+        .args(["--query", " \u{1b}]0;x\u{7}\u{9b}2J\u{7f} "])
+        .run()
+        .await;
+    out.code(2).stderr_contains("`--query`");
+    assert!(out.stderr.contains("control characters"), "{}", out.stderr);
+    assert!(!dir.path().join("q.json").exists());
+
+    std::fs::write(
+        dir.path().join("questions.txt"),
+        "A real question?\n\u{1b}[2J\u{7}\n",
+    )
+    .expect("questions");
+    let out = researchflow()
+        .current_dir(dir.path())
+        .args(["batch", "questions.txt", "--out-dir", "out", "--offline"])
+        .args(["--corpus", "corpus", "--index-dir", "index"])
+        .run()
+        .await;
+    out.code(2).stderr_contains("questions.txt` line 2");
+    assert!(out.stderr.contains("control characters"), "{}", out.stderr);
+}
