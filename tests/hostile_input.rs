@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use support::scenario::{
     Agent, KEY, SEARCH_KEY, Setup, agent, events_of, node, one_search_then_final, plan_answer,
-    read_ndjson, scripted, scripted_reviewed,
+    read_ndjson, scripted, scripted_reviewed, searches_then_final,
 };
 use support::{Fault, MockLlm, MockSearch, Reply, SearchKind, researchflow};
 
@@ -836,4 +836,47 @@ async fn a_question_of_only_control_characters_is_refused_naming_where_it_came_f
         .await;
     out.code(2).stderr_contains("questions.txt` line 2");
     assert!(out.stderr.contains("control characters"), "{}", out.stderr);
+}
+
+/// Where `tag` (`<script`) stands in `text` as raw HTML: not escaped by a backslash.
+fn raw_tags(text: &str, tag: &str) -> usize {
+    text.match_indices(tag)
+        .filter(|(at, _)| !text[..*at].ends_with('\\'))
+        .count()
+}
+
+/// A final answer holding `<script>` and `<img onerror=...>`: before, they reached the report
+/// as raw HTML (which a Markdown viewer may run), while the review's notes escaped them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn markup_in_a_model_answer_is_shown_as_text_in_the_report() {
+    let llm = MockLlm::start().await;
+    llm.set_handler(|req| match agent(req) {
+        Agent::Planner => Reply::json(&searches_then_final(req, &["Only search"])),
+        Agent::Queries => Reply::json(&json!({"queries": ["q"]})),
+        Agent::Analysis | Agent::Summary => {
+            Reply::json(&json!({"summary": "Found.", "analysis": "Analysis."}))
+        }
+        Agent::Final => Reply::content(
+            "## Answer\n\nBatteries <script>alert(1)</script> differ.\n\n\
+             <img src=x onerror=alert(1)>\n\nKeep `Vec<u8>` and:\n\n```\nlet v: Vec<u8>;\n```\n",
+        ),
+        Agent::Review | Agent::SecondOpinion => unreachable!("the review is off here"),
+    });
+    let s = Setup::new(&llm, None);
+    s.query("Which <b>cells</b> last?").run().await.success();
+    let report = s.report();
+    for tag in ["<script", "</script", "<img", "<b>"] {
+        assert_eq!(raw_tags(&report, tag), 0, "raw `{tag}` in:\n{report}");
+    }
+    // Still readable: the markup shows as written, the Markdown and the code are as they were.
+    for kept in [
+        "# Which \\<b\\>cells\\</b\\> last?",
+        "## Answer",
+        "Batteries \\<script>alert(1)\\</script> differ.",
+        "\\<img src=x onerror=alert(1)>",
+        "Keep `Vec<u8>` and:",
+        "```\nlet v: Vec<u8>;\n```",
+    ] {
+        assert!(report.contains(kept), "`{kept}` not in:\n{report}");
+    }
 }
