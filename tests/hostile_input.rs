@@ -880,3 +880,64 @@ async fn markup_in_a_model_answer_is_shown_as_text_in_the_report() {
         assert!(report.contains(kept), "`{kept}` not in:\n{report}");
     }
 }
+
+/// A plan whose check list names node `zz` and whose planned node `c` reads node `yy`, which
+/// do not exist.
+fn plan_with_unknown_refs() -> Value {
+    json!({"version": 1, "workflow_id": "wf-refs",
+    "check_list": {"latest_id": "c", "latest_batch": 3, "refs": ["zz:summary", "b:summary"]},
+    "nodes": [
+        {"node_id": "a", "title": "Q?", "summary": "", "info": "", "p_node": "",
+         "batch": 1, "type": "start", "status": "completed"},
+        {"node_id": "b", "title": "Search", "summary": "Found.", "info": "", "p_node": "a:info",
+         "batch": 2, "type": "search", "status": "completed"},
+        {"node_id": "c", "title": "Sum up", "summary": "", "info": "",
+         "p_node": "b:summary, yy:info", "batch": 3, "type": "summary", "status": "planned"}
+    ]})
+}
+
+/// The lines of `stderr` that mention `needle`.
+fn lines_with<'a>(stderr: &'a str, needle: &str) -> Vec<&'a str> {
+    stderr.lines().filter(|l| l.contains(needle)).collect()
+}
+
+/// Refs to nodes that do not exist were dropped without a word, though the README and SPEC
+/// promise a warning: now `plan` and `workflow` warn once per ref, naming the ref, where it
+/// stands and the plan file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refs_to_unknown_nodes_are_warned_about_once_each_naming_where_they_stand() {
+    let llm = MockLlm::start().await;
+    scripted(
+        &llm,
+        vec![plan_answer(
+            true,
+            json!([{"title": "Final", "type": "summary", "p_node": "b:summary, c:summary"}]),
+            json!([]),
+        )],
+    );
+    let s = Setup::new(&llm, None);
+    for command in ["plan", "workflow"] {
+        let file = format!("{command}-refs.json");
+        std::fs::write(s.path().join(&file), plan_with_unknown_refs().to_string()).expect("plan");
+        let args: &[&str] = match command {
+            "plan" => &["plan", &file],
+            _ => &["workflow", "--plan", &file],
+        };
+        let out = researchflow().current_dir(s.path()).args(args).run().await;
+        out.success();
+        let zz = lines_with(&out.stderr, "zz:summary");
+        assert_eq!(zz.len(), 1, "{command}: {}", out.stderr);
+        assert!(
+            zz[0].contains(&file) && zz[0].contains("check_list.refs") && zz[0].contains("WARN"),
+            "{command}: {}",
+            zz[0]
+        );
+        let yy = lines_with(&out.stderr, "yy:info");
+        assert_eq!(yy.len(), 1, "{command}: {}", out.stderr);
+        assert!(
+            yy[0].contains(&file) && yy[0].contains("node `c`") && yy[0].contains("p_node"),
+            "{command}: {}",
+            yy[0]
+        );
+    }
+}
