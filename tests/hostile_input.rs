@@ -370,10 +370,16 @@ async fn one_authorization_header_is_sent_whatever_the_url_and_the_key() {
         };
         let sent = authorizations(&llm.requests());
         assert!(sent.len() >= 5, "a run and a doctor: {sent:?}");
-        assert!(sent.iter().all(|a| a == &[llm_auth.clone()]), "{sent:?}");
+        assert!(
+            sent.iter().all(|a| a == std::slice::from_ref(&llm_auth)),
+            "{sent:?}"
+        );
         let sent = authorizations(&search.requests());
         assert!(sent.len() >= 2, "a search and a doctor: {sent:?}");
-        assert!(sent.iter().all(|a| a == &[search_auth.clone()]), "{sent:?}");
+        assert!(
+            sent.iter().all(|a| a == std::slice::from_ref(&search_auth)),
+            "{sent:?}"
+        );
     }
 }
 

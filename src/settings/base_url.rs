@@ -18,7 +18,8 @@ pub struct BaseUrl {
     address: String,
     /// As messages show it: without query or fragment, the password as `***`.
     shown: String,
-    user: Option<UserPart>,
+    /// Boxed: most URLs have none, and settings carry one URL per role.
+    user: Option<Box<UserPart>>,
 }
 
 /// `user:password@`, percent-decoded, and the password as written (for redaction: servers
@@ -44,10 +45,12 @@ impl BaseUrl {
                 .decode_utf8_lossy()
                 .into_owned()
         };
-        let user = (!url.username().is_empty() || url.password().is_some()).then(|| UserPart {
-            name: decode(url.username()),
-            password: url.password().and_then(|p| ApiKey::verbatim(decode(p))),
-            written: url.password().and_then(ApiKey::verbatim),
+        let user = (!url.username().is_empty() || url.password().is_some()).then(|| {
+            Box::new(UserPart {
+                name: decode(url.username()),
+                password: url.password().and_then(|p| ApiKey::verbatim(decode(p))),
+                written: url.password().and_then(ApiKey::verbatim),
+            })
         });
         let address = match userinfo_span(trimmed) {
             Some((start, end)) => format!("{}{}", &trimmed[..start], &trimmed[end..]),
