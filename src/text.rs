@@ -1,5 +1,6 @@
 //! Small text helpers shared by every layer (no dependency on any other module): cutting text to
-//! a budget (and recording the cut), removing control characters, one-line labels.
+//! a budget (and recording the cut), removing control characters, one-line labels, masking the
+//! passwords of URLs in text we print or write.
 //!
 //! Text from the network (search results, model answers) may carry terminal escapes: `ESC ]0;`
 //! retitles the terminal of whoever `cat`s a report. [`strip_controls`] is the one filter for

@@ -1,5 +1,6 @@
 //! HTTP plumbing shared by the LLM client and the search providers: the client, errors, how a
-//! request is addressed and authorised, one attempt, the one retry policy, and the rate budget of each endpoint (its gate).
+//! request is addressed and authorised, one attempt, the one retry policy, and the rate budget
+//! of each endpoint (its gate).
 
 pub mod aimd;
 pub mod auth;

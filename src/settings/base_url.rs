@@ -87,11 +87,6 @@ impl BaseUrl {
             .map(|u| (u.name.as_str(), u.password.as_ref()))
     }
 
-    /// Whether the URL carries a password.
-    pub fn has_password(&self) -> bool {
-        self.user.as_ref().is_some_and(|u| u.password.is_some())
-    }
-
     /// The password as written and percent-decoded, for redacting what servers echo.
     pub fn secrets(&self) -> impl Iterator<Item = &ApiKey> {
         self.user
@@ -135,7 +130,6 @@ mod tests {
         assert_eq!(password.map(ApiKey::expose), Some("pa/ss"));
         let secrets: Vec<&str> = chat.secrets().map(ApiKey::expose).collect();
         assert_eq!(secrets, ["pa%2Fss", "pa/ss"]);
-        assert!(chat.has_password());
     }
 
     #[test]
@@ -143,7 +137,7 @@ mod tests {
         let url = BaseUrl::parse("https://api.x/v1/").expect("valid");
         assert_eq!(url.to_string(), "https://api.x/v1");
         assert_eq!(url.address(), "https://api.x/v1");
-        assert!(url.user().is_none() && !url.has_password());
+        assert!(url.user().is_none());
         let url = BaseUrl::parse("http://token@h").expect("valid");
         assert_eq!(
             (url.address(), url.user()),

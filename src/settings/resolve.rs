@@ -38,7 +38,7 @@ impl Settings {
         let settings = Settings::resolve(&path, file, &|k| std::env::var(k).ok())?;
         for url in settings.unsent_user_parts() {
             tracing::warn!(
-                "`{url}` holds a user and password, and a key is set for it: the key is sent (`Authorization: Bearer`), the URL's user and password are not"
+                "`{url}` holds a user part (`user:password@`), and a key is set for it: the key is sent (`Authorization: Bearer`), the URL's user and password are not"
             );
         }
         Ok(settings)

@@ -6,8 +6,8 @@
 //! `llm_negotiated`, `input_cut`, `task_completed`, `task_failed`, `file_written`,
 //! `review_finished`, `review_failed`, `review_skipped`, `run_finished`. Each carries `ts`
 //! (RFC 3339) and `event`. No event ever carries a secret, nor a control character but newlines
-//! and tabs: every string is cleaned as it is written ([`crate::text::clean_json`]). Writing an event never fails the
-//! run: a broken log is reported once and then skipped.
+//! and tabs: every string is cleaned as it is written ([`crate::text::clean_json`]). Writing an
+//! event never fails the run: a broken log is reported once and then skipped.
 //!
 //! An [`EventListener`] (the terminal's progress display) may watch the events as they are
 //! written; it sees every event, also when the file has become unwritable.

@@ -6,10 +6,10 @@
 //! search providers wrote, so it is defended here too, whatever the plan file holds: no control
 //! characters anywhere; a sources list the model wrote itself is replaced by ours; each source
 //! is one line with a title of at most [`TITLE_MAX_CHARS`] characters; only `http(s)` URLs are
-//! links (`file://` ones only when the caller allows them, see [`render_with`]), links in
-//! the summary to any other scheme (`javascript:`, `data:`) are broken up, and raw HTML in it
-//! (`<script>`, `<img onerror=...>`) is escaped into text. The escaping itself
-//! is [`crate::markdown`]'s, shared with the review's meeting notes.
+//! links (`file://` ones only when the caller allows them, see [`render_with`]), links in the
+//! summary to any other scheme (`javascript:`, `data:`) are broken up, and raw HTML in it
+//! (`<script>`, `<img onerror=...>`) is escaped into text. The escaping itself is
+//! [`crate::markdown`]'s, shared with the review's meeting notes.
 
 use std::path::Path;
 
