@@ -7,6 +7,8 @@
 //! escape in a model's answer must not retitle or repaint the user's terminal. Only the values
 //! are escaped, never the formatter's own colours.
 //!
+//! Every line also has the password of any URL in it masked (`user:***@`).
+//!
 //! With progress on (a workflow on a terminal) this module owns the [`MultiProgress`] that the
 //! workflow's display draws into ([`progress_target`]), and every log line is written through
 //! it, so lines never tear the display. This module knows nothing of what is drawn there.
@@ -89,11 +91,15 @@ pub fn progress_target() -> Option<ProgressTarget> {
     PROGRESS.get().cloned()
 }
 
-/// Writes finished log text to stderr, above the progress display when there is one.
+/// Writes finished log text to stderr, above the progress display when there is one; the
+/// password of a URL in it is masked (our endpoints are named without it where the message is
+/// made, but a server or a model may quote one).
 fn write_stderr(bytes: &[u8]) {
+    let text = String::from_utf8_lossy(bytes);
+    let text = crate::text::without_url_passwords(&text);
     let write = || {
         let mut err = std::io::stderr().lock();
-        let _ = err.write_all(bytes).and_then(|()| err.flush());
+        let _ = err.write_all(text.as_bytes()).and_then(|()| err.flush());
     };
     match PROGRESS.get() {
         Some(target) => target.bars.suspend(write),

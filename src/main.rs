@@ -35,8 +35,10 @@ fn main() -> ExitCode {
     match runtime.block_on(researchflow::cmd::run(cli)) {
         Ok(status) => status.into(),
         Err(err) => {
-            // A server's words may be in the message: escape what could act on the terminal.
+            // A server's words may be in the message: escape what could act on the terminal,
+            // and mask a URL's password should one be quoted.
             let text = err.to_string();
+            let text = researchflow::text::without_url_passwords(&text);
             let shown = researchflow::logging::escape_controls(&text, Escape::KeepLines);
             eprint_line(&format!("error: {shown}"));
             err.status.into()

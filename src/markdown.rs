@@ -7,6 +7,7 @@
 
 use std::sync::LazyLock;
 
+use pulldown_cmark::{Event, Parser, Tag};
 use regex::Regex;
 
 use crate::text::{one_line, strip_controls, truncate};
@@ -42,6 +43,35 @@ pub fn prose(text: &str, max_chars: usize) -> String {
             out.push_str(line);
             out.push('\n');
         }
+    }
+    out
+}
+
+/// Markdown a model wrote, shown as it wrote it but with no raw HTML: every `<` outside code
+/// spans and code blocks gets a backslash (unless one already escapes it), so `<script>` or
+/// `<img onerror=...>` reads as written and no viewer runs it, while headings, lists,
+/// emphasis, code (where `<` is harmless and a backslash would show) and links stay. Control
+/// characters are the caller's to strip first.
+pub fn escape_raw_html(markdown: &str) -> String {
+    let code: Vec<std::ops::Range<usize>> = Parser::new(markdown)
+        .into_offset_iter()
+        .filter_map(|(event, range)| match event {
+            Event::Code(_) | Event::Start(Tag::CodeBlock(_)) => Some(range),
+            _ => None,
+        })
+        .collect();
+    let mut out = String::with_capacity(markdown.len() + 16);
+    let mut code = code.iter().peekable();
+    let mut backslashes = 0;
+    for (at, c) in markdown.char_indices() {
+        // The ranges come in document order and do not overlap.
+        while code.next_if(|r| r.end <= at).is_some() {}
+        let in_code = code.peek().is_some_and(|r| r.contains(&at));
+        if c == '<' && !in_code && backslashes % 2 == 0 {
+            out.push('\\');
+        }
+        backslashes = if c == '\\' { backslashes + 1 } else { 0 };
+        out.push(c);
     }
     out
 }
@@ -128,6 +158,38 @@ pub fn defang_links(body: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether a Markdown parser finds raw HTML in `markdown`.
+    fn has_raw_html(markdown: &str) -> bool {
+        Parser::new(markdown).any(|e| matches!(e, Event::Html(_) | Event::InlineHtml(_)))
+    }
+
+    #[test]
+    fn raw_html_becomes_text_and_code_stays_as_written() {
+        let hostile = [
+            "a <script>alert(1)</script> b",
+            "<img src=x onerror=alert(1)>",
+            "<div>\n\nblock\n\n</div>",
+            "\\<b>escaped backslash, raw tag</b>",
+            "<!-- comment --> <?php x ?> <![CDATA[x]]>",
+            "> quoted <iframe src=javascript:x>\n- item <a href=x>y</a>",
+        ];
+        for text in hostile {
+            assert!(has_raw_html(text), "{text}");
+            let escaped = escape_raw_html(text);
+            assert!(!has_raw_html(&escaped), "{text:?} -> {escaped:?}");
+        }
+        assert_eq!(
+            escape_raw_html("x <script> and \\<b> and \\\\<i>"),
+            "x \\<script> and \\<b> and \\\\\\<i>"
+        );
+        let code = "`Vec<u8>` and\n\n```\nlet v: Vec<u8>;\n```\n\n    indented <b>\n";
+        assert_eq!(escape_raw_html(code), code);
+        assert_eq!(
+            escape_raw_html("## Title\n\n- **bold** [1]"),
+            "## Title\n\n- **bold** [1]"
+        );
+    }
 
     #[test]
     fn inline_text_is_one_escaped_line() {

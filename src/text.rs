@@ -1,5 +1,6 @@
 //! Small text helpers shared by every layer (no dependency on any other module): cutting text to
-//! a budget (and recording the cut), removing control characters, one-line labels.
+//! a budget (and recording the cut), removing control characters, one-line labels, masking the
+//! passwords of URLs in text we print or write.
 //!
 //! Text from the network (search results, model answers) may carry terminal escapes: `ESC ]0;`
 //! retitles the terminal of whoever `cat`s a report. [`strip_controls`] is the one filter for
@@ -132,6 +133,63 @@ fn skip_string(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
     }
 }
 
+/// `text` with the password of every URL in it (`http://user:password@host`) replaced by
+/// `***`. The last line of defence at what we print and write: URLs of our own endpoints are
+/// already shown without it where they are formatted (`settings::BaseUrl`), but a server or a
+/// search result may quote one. A URL's address part ends at a path, query or fragment, at
+/// white space and at a quote, backtick or angle bracket, so one in a sentence, a JSON string
+/// or Markdown code is found.
+pub fn without_url_passwords(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("://") || !text.contains('@') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(found) = rest.find("://") {
+        let start = found + 3;
+        out.push_str(&rest[..start]);
+        let after = &rest[start..];
+        let end = after
+            .find(|c: char| {
+                matches!(c, '/' | '\\' | '?' | '#' | '`' | '"' | '<' | '>') || c.is_whitespace()
+            })
+            .unwrap_or(after.len());
+        let authority = &after[..end];
+        match authority
+            .rfind('@')
+            .and_then(|at| Some((authority[..at].find(':')?, at)))
+        {
+            Some((colon, at)) => {
+                out.push_str(&authority[..=colon]);
+                out.push_str("***");
+                out.push_str(&authority[at..]);
+            }
+            None => out.push_str(authority),
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
+/// Every string in `value`, at any depth, without control characters ([`strip_controls`]:
+/// newlines and tabs stay) and with URL passwords masked ([`without_url_passwords`]): what a
+/// JSON line we write (an event) or print (a command's result) may keep of outside text.
+pub fn clean_json(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::String(text) => {
+            let clean = without_url_passwords(text);
+            let clean = strip_controls(&clean);
+            if clean != *text {
+                *text = clean;
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(clean_json),
+        serde_json::Value::Object(map) => map.values_mut().for_each(clean_json),
+        _ => {}
+    }
+}
+
 /// `text` as one line: control characters removed, every run of white space (line breaks
 /// included) one space, trimmed, and at most `max_chars` characters (the last an ellipsis when
 /// cut).
@@ -259,6 +317,40 @@ mod tests {
         assert_eq!(one_line("ab cd", 3), "ab…");
         assert_eq!(one_line("t\u{1b}]0;x\u{7}\u{2028}u", 10), "t u");
         assert!(one_line(&"é".repeat(1000), 300).chars().count() <= 300);
+    }
+
+    #[test]
+    fn url_passwords_are_masked_wherever_they_stand() {
+        assert_eq!(
+            without_url_passwords(
+                "cannot reach `http://u:pw@h:1/v1`: see \"https://a:b@c\" or <ftp://x:y@z>, not http://h/a:b@c"
+            ),
+            "cannot reach `http://u:***@h:1/v1`: see \"https://a:***@c\" or <ftp://x:***@z>, not http://h/a:b@c"
+        );
+        assert_eq!(
+            without_url_passwords("http://u:p@ss@host/x"),
+            "http://u:***@host/x"
+        );
+        assert_eq!(
+            without_url_passwords("http://token@h a@b"),
+            "http://token@h a@b"
+        );
+        assert!(matches!(
+            without_url_passwords("no url here: a:b@c"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(without_url_passwords("x://"), "x://");
+    }
+
+    #[test]
+    fn json_strings_lose_controls_and_url_passwords_at_any_depth() {
+        let mut value = serde_json::json!({"a": ["t\u{1b}]0;x\u{7}itle\nline", 3],
+            "b": {"c": "see http://u:pw@h/x\t\u{9b}2J"}, "d": null});
+        clean_json(&mut value);
+        assert_eq!(
+            value,
+            serde_json::json!({"a": ["title\nline", 3], "b": {"c": "see http://u:***@h/x\t"}, "d": null})
+        );
     }
 
     #[test]

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::scenario::{
-    Agent, KEY, Setup, agent, events_of, node, one_search_then_final, plan_answer, read_ndjson,
-    scripted,
+    Agent, KEY, SEARCH_KEY, Setup, agent, events_of, node, one_search_then_final, plan_answer,
+    read_ndjson, scripted, scripted_reviewed, searches_then_final,
 };
 use support::{Fault, MockLlm, MockSearch, Reply, SearchKind, researchflow};
 
@@ -137,15 +137,13 @@ async fn yaml_nested_ten_deep_still_validates() {
     assert_eq!(out.stdout_json()["valid"], true);
 }
 
-/// The password of the URLs in [`a_url_password_is_never_printed_or_written`].
+/// The password of the URLs in the tests below: no output may hold it.
 const URL_PASSWORD: &str = "hunter2-URL-SECRET";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_url_password_is_never_printed_or_written() {
     let llm = MockLlm::start().await;
-    let with_password =
-        llm.base_url()
-            .replacen("http://", &format!("http://user:{URL_PASSWORD}@"), 1);
+    let with_password = with_password(&llm.base_url());
     // A server that fails and echoes the address it was called at, password and all.
     let echo = Fault::status(
         500,
@@ -182,6 +180,205 @@ async fn a_url_password_is_never_printed_or_written() {
         assert!(
             !text.contains(URL_PASSWORD),
             "{name} holds the password:\n{text}"
+        );
+    }
+}
+
+/// `url` (`http://127.0.0.1:PORT...`) with the user `user` and the password [`URL_PASSWORD`].
+fn with_password(url: &str) -> String {
+    url.replacen("http://", &format!("http://user:{URL_PASSWORD}@"), 1)
+}
+
+/// Every file under `dir` but the config, which holds the password as the user wrote it.
+fn written_files(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut files = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).expect("read_dir").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.file_name().is_some_and(|n| n != "agent.config.json") {
+                let bytes = std::fs::read(&path).expect("read");
+                files.push((path, String::from_utf8_lossy(&bytes).into_owned()));
+            }
+        }
+    }
+    files
+}
+
+/// Neither the run's output nor any file under `dir` holds [`URL_PASSWORD`]; `what` names the
+/// run in the failure.
+#[track_caller]
+fn assert_no_password(what: &str, out: &support::RunOutput, dir: &Path) {
+    for (stream, text) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+        assert!(
+            !text.contains(URL_PASSWORD),
+            "{what}: {stream} holds the password:\n{text}"
+        );
+    }
+    for (path, text) in written_files(dir) {
+        assert!(
+            !text.contains(URL_PASSWORD),
+            "{what}: `{}` holds the password:\n{text}",
+            path.display()
+        );
+    }
+}
+
+/// A server that refuses the key, or nothing listening: the endpoint cannot be used, and the
+/// message that says so names it. Before, that message carried the password (`workflow`'s
+/// stdout, stderr, outcome and events; `thinkon`'s stderr; `doctor`'s table and JSON).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_password_is_in_no_message_naming_an_endpoint_that_cannot_be_used() {
+    let llm = MockLlm::start().await;
+    let refusing = with_password(&llm.base_url());
+    // The 401 also echoes the address it was called at, password and all.
+    let echo = json!({"error": {"message": format!("no access to {refusing}")}}).to_string();
+    llm.set_handler(move |_| Reply::raw(401, &echo));
+    let unreachable = with_password("http://127.0.0.1:1/v1");
+    for url in [&refusing, &unreachable] {
+        let retry = json!({"maxRetries": 0, "baseDelayMs": 1, "maxDelayMs": 2});
+        let s = Setup::with_config(&llm, None, json!({"baseURL": url, "retry": retry}));
+        let workflow = s.query("Q?").run().await;
+        workflow.code(2).stderr_contains("user:***@127.0.0.1");
+        assert_no_password(&format!("workflow on {url}"), &workflow, s.path());
+        let thinkon = researchflow()
+            .current_dir(s.path())
+            .args(["thinkon", "--goal", "What is G?"])
+            .run()
+            .await;
+        thinkon.code(2).stderr_contains("user:***@127.0.0.1");
+        assert_no_password(&format!("thinkon on {url}"), &thinkon, s.path());
+        for json in [false, true] {
+            let args: &[&str] = if json {
+                &["doctor", "--json"]
+            } else {
+                &["doctor"]
+            };
+            let doctor = researchflow().current_dir(s.path()).args(args).run().await;
+            doctor.code(1).stdout_contains("user:***@127.0.0.1");
+            assert_no_password(&format!("{args:?} on {url}"), &doctor, s.path());
+        }
+    }
+}
+
+/// Reviewers whose server refuses the key: the review fails, and its files, events and
+/// summary name the server. Before, `.review.json` and `.review.md` carried the password.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_password_is_in_no_review_file_when_the_reviewers_refuse_the_key() {
+    let llm = MockLlm::start().await;
+    let refusing = with_password(&llm.base_url());
+    let echo = json!({"error": {"message": format!("no access to {refusing}")}}).to_string();
+    let (first, second) = (echo.clone(), echo);
+    scripted_reviewed(
+        &llm,
+        one_search_then_final(),
+        move |_| Reply::raw(401, &first),
+        move |_| Reply::raw(401, &second),
+    );
+    let config = json!({"baseURL": refusing, "review": {"enabled": true}});
+    let s = Setup::with_config(&llm, None, config);
+    let workflow = s.query("Q?").run().await;
+    workflow.success();
+    assert_eq!(workflow.stdout_json()["review"]["status"], "failed");
+    let notes = std::fs::read_to_string(s.path().join("out/plan.review.md")).expect("notes");
+    assert!(notes.contains("user:***@127.0.0.1"), "{notes}");
+    assert_no_password("workflow", &workflow, s.path());
+
+    let review = researchflow()
+        .current_dir(s.path())
+        .args(["review", "out/plan.json"])
+        .run()
+        .await;
+    review.code(2).stderr_contains("user:***@127.0.0.1");
+    assert_no_password("review", &review, s.path());
+}
+
+/// The same for the web search provider's `search.baseURL`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_url_password_is_in_no_message_naming_the_provider() {
+    let llm = MockLlm::start().await;
+    scripted(&llm, one_search_then_final());
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    search.require_key("not-the-configured-key");
+    let config = json!({"search": {"provider": "searxng", "apiKey": SEARCH_KEY,
+        "baseURL": with_password(&search.base_url())}});
+    let s = Setup::with_config(&llm, None, config);
+    let workflow = s.query("Q?").run().await;
+    workflow.code(2).stderr_contains("user:***@127.0.0.1");
+    assert_no_password("workflow", &workflow, s.path());
+    let doctor = researchflow()
+        .current_dir(s.path())
+        .arg("doctor")
+        .run()
+        .await;
+    doctor.code(1).stdout_contains("user:***@127.0.0.1");
+    assert_no_password("doctor", &doctor, s.path());
+}
+
+/// `Authorization: Basic` of `user:` [`URL_PASSWORD`].
+const BASIC: &str = "Basic dXNlcjpodW50ZXIyLVVSTC1TRUNSRVQ=";
+
+/// Each request's `Authorization` headers.
+fn authorizations(requests: &[support::Recorded]) -> Vec<Vec<String>> {
+    requests
+        .iter()
+        .map(|r| {
+            r.headers
+                .iter()
+                .filter(|(name, _)| name == "authorization")
+                .map(|(_, value)| value.clone())
+                .collect()
+        })
+        .collect()
+}
+
+/// A base URL with `user:password@` and a key: reqwest turned the user part into Basic auth
+/// and we added the key as Bearer, two `Authorization` headers. Now the key wins, and the
+/// user part is sent as Basic auth only without a key; either way, one header.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_authorization_header_is_sent_whatever_the_url_and_the_key() {
+    for with_keys in [true, false] {
+        let llm = MockLlm::start().await;
+        let search = MockSearch::start(SearchKind::Searxng).await;
+        let key = |k: &str| {
+            if with_keys {
+                k.to_string()
+            } else {
+                String::new()
+            }
+        };
+        let config = json!({"baseURL": with_password(&llm.base_url()), "apiKey": key(KEY),
+            "search": {"provider": "searxng", "apiKey": key(SEARCH_KEY),
+                "baseURL": with_password(&search.base_url())}});
+        let s = Setup::with_config(&llm, None, config);
+        // `doctor`'s round trip asks for `{"ok": true}`.
+        llm.set_handler(|_| Reply::json(&json!({"ok": true})));
+        researchflow()
+            .current_dir(s.path())
+            .arg("doctor")
+            .run()
+            .await
+            .success();
+        scripted(&llm, one_search_then_final());
+        s.query("Q?").run().await.success();
+        let (llm_auth, search_auth) = if with_keys {
+            (format!("Bearer {KEY}"), format!("Bearer {SEARCH_KEY}"))
+        } else {
+            (BASIC.to_string(), BASIC.to_string())
+        };
+        let sent = authorizations(&llm.requests());
+        assert!(sent.len() >= 5, "a run and a doctor: {sent:?}");
+        assert!(
+            sent.iter().all(|a| a == std::slice::from_ref(&llm_auth)),
+            "{sent:?}"
+        );
+        let sent = authorizations(&search.requests());
+        assert!(sent.len() >= 2, "a search and a doctor: {sent:?}");
+        assert!(
+            sent.iter().all(|a| a == std::slice::from_ref(&search_auth)),
+            "{sent:?}"
         );
     }
 }
@@ -514,4 +711,239 @@ async fn a_plan_path_that_is_not_a_file_gets_no_lock_beside_it() {
     out.code(2);
     assert!(out.stderr.contains("not a regular file"), "{}", out.stderr);
     assert!(!s.path().join("folder.json.lock").exists());
+}
+
+/// The strings of a JSON document (at any depth) that hold a control character other than a
+/// newline or a tab.
+fn strings_with_controls(value: &Value) -> Vec<String> {
+    match value {
+        Value::String(s) if s.chars().any(|c| c.is_control() && c != '\n' && c != '\t') => {
+            vec![format!("{s:?}")]
+        }
+        Value::Array(items) => items.iter().flat_map(strings_with_controls).collect(),
+        Value::Object(map) => map.values().flat_map(strings_with_controls).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A corpus whose titles and text retitle the terminal (`ESC ]0;...BEL`) and carry a raw C1
+/// CSI (U+009B): before, they stayed in the plan's titles, sources, summaries and info, in
+/// `diff --json`, and as `\u001b` in the event log, which `jq -r` replays live.
+#[tokio::test]
+async fn control_characters_of_a_corpus_reach_no_plan_event_report_or_diff() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let corpus = dir.path().join("corpus");
+    std::fs::create_dir_all(&corpus).expect("corpus");
+    std::fs::write(
+        corpus.join("solid.md"),
+        "# Solid \u{1b}]0;pwned\u{7} batteries\n\nSolid-state batteries store more energy \
+         \u{1b}[2J than lithium-ion cells. They use a solid electrolyte \u{9b}31m instead.\n",
+    )
+    .expect("md");
+    std::fs::write(
+        corpus.join("ion.html"),
+        "<html><head><title>Lithium \u{9b}2J ion batteries</title></head><body><p>Lithium-ion \
+         batteries \u{1b}]0;x\u{7} are cheap and common batteries today.</p></body></html>",
+    )
+    .expect("html");
+    let run = researchflow()
+        .current_dir(dir.path())
+        .args([
+            "workflow",
+            "--offline",
+            "--corpus",
+            "corpus",
+            "--index-dir",
+            "index",
+        ])
+        .args(["--query", "How do batteries \u{1b}]0;q\u{7}compare?"])
+        .args(["--out", "new.json"])
+        .run()
+        .await;
+    run.success();
+    let plan: Value = support::scenario::read_json(&dir.path().join("new.json"));
+    let b = node(&plan, "b");
+    assert!(
+        b["sources"].as_array().is_some_and(|s| !s.is_empty()),
+        "the corpus was found: {plan:#}"
+    );
+    assert_eq!(node(&plan, "a")["title"], "How do batteries compare?");
+    assert_eq!(strings_with_controls(&plan), Vec::<String>::new());
+    let events = std::fs::read_to_string(dir.path().join("new.events.ndjson")).expect("events");
+    assert!(
+        !events.contains("\\u001b") && !events.contains('\u{9b}'),
+        "{events}"
+    );
+    for event in read_ndjson(&dir.path().join("new.events.ndjson")) {
+        assert_eq!(strings_with_controls(&event), Vec::<String>::new());
+    }
+    let report = std::fs::read_to_string(dir.path().join("new.report.md")).expect("report");
+    assert!(
+        !report.chars().any(|c| c.is_control() && c != '\n'),
+        "{report:?}"
+    );
+
+    // Yesterday's plan had only the question: every source and finding is new.
+    let old = json!({"version": 1, "workflow_id": "wf-old", "nodes": [{"node_id": "a",
+        "title": "How do batteries compare?", "summary": "", "info": "", "p_node": "",
+        "batch": 1, "type": "start", "status": "completed"}]});
+    std::fs::write(dir.path().join("old.json"), old.to_string()).expect("old plan");
+    let diff = researchflow()
+        .current_dir(dir.path())
+        .args(["diff", "old.json", "new.json", "--json"])
+        .run()
+        .await;
+    diff.success();
+    let printed = diff.stdout_json();
+    assert!(
+        printed["sources_new"]
+            .as_array()
+            .is_some_and(|s| s.len() == 2),
+        "{printed:#}"
+    );
+    assert_eq!(strings_with_controls(&printed), Vec::<String>::new());
+}
+
+/// A question that is nothing but control characters (and white space) was accepted as the
+/// start of a plan; a batch line of them was refused without saying why.
+#[tokio::test]
+async fn a_question_of_only_control_characters_is_refused_naming_where_it_came_from() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("corpus")).expect("corpus");
+    std::fs::write(dir.path().join("corpus/a.md"), "# A\n\nSome text.\n").expect("doc");
+    let out = researchflow()
+        .current_dir(dir.path())
+        .args([
+            "workflow",
+            "--offline",
+            "--corpus",
+            "corpus",
+            "--index-dir",
+            "index",
+        ])
+        .args(["--out", "q.json"])
+        .args(["--query", " \u{1b}]0;x\u{7}\u{9b}2J\u{7f} "])
+        .run()
+        .await;
+    out.code(2).stderr_contains("`--query`");
+    assert!(out.stderr.contains("control characters"), "{}", out.stderr);
+    assert!(!dir.path().join("q.json").exists());
+
+    std::fs::write(
+        dir.path().join("questions.txt"),
+        "A real question?\n\u{1b}[2J\u{7}\n",
+    )
+    .expect("questions");
+    let out = researchflow()
+        .current_dir(dir.path())
+        .args(["batch", "questions.txt", "--out-dir", "out", "--offline"])
+        .args(["--corpus", "corpus", "--index-dir", "index"])
+        .run()
+        .await;
+    out.code(2).stderr_contains("questions.txt` line 2");
+    assert!(out.stderr.contains("control characters"), "{}", out.stderr);
+}
+
+/// Where `tag` (`<script`) stands in `text` as raw HTML: not escaped by a backslash.
+fn raw_tags(text: &str, tag: &str) -> usize {
+    text.match_indices(tag)
+        .filter(|(at, _)| !text[..*at].ends_with('\\'))
+        .count()
+}
+
+/// A final answer holding `<script>` and `<img onerror=...>`: before, they reached the report
+/// as raw HTML (which a Markdown viewer may run), while the review's notes escaped them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn markup_in_a_model_answer_is_shown_as_text_in_the_report() {
+    let llm = MockLlm::start().await;
+    llm.set_handler(|req| match agent(req) {
+        Agent::Planner => Reply::json(&searches_then_final(req, &["Only search"])),
+        Agent::Queries => Reply::json(&json!({"queries": ["q"]})),
+        Agent::Analysis | Agent::Summary => {
+            Reply::json(&json!({"summary": "Found.", "analysis": "Analysis."}))
+        }
+        Agent::Final => Reply::content(
+            "## Answer\n\nBatteries <script>alert(1)</script> differ.\n\n\
+             <img src=x onerror=alert(1)>\n\nKeep `Vec<u8>` and:\n\n```\nlet v: Vec<u8>;\n```\n",
+        ),
+        Agent::Review | Agent::SecondOpinion => unreachable!("the review is off here"),
+    });
+    let s = Setup::new(&llm, None);
+    s.query("Which <b>cells</b> last?").run().await.success();
+    let report = s.report();
+    for tag in ["<script", "</script", "<img", "<b>"] {
+        assert_eq!(raw_tags(&report, tag), 0, "raw `{tag}` in:\n{report}");
+    }
+    // Still readable: the markup shows as written, the Markdown and the code are as they were.
+    for kept in [
+        "# Which \\<b\\>cells\\</b\\> last?",
+        "## Answer",
+        "Batteries \\<script>alert(1)\\</script> differ.",
+        "\\<img src=x onerror=alert(1)>",
+        "Keep `Vec<u8>` and:",
+        "```\nlet v: Vec<u8>;\n```",
+    ] {
+        assert!(report.contains(kept), "`{kept}` not in:\n{report}");
+    }
+}
+
+/// A plan whose check list names node `zz` and whose planned node `c` reads node `yy`, which
+/// do not exist.
+fn plan_with_unknown_refs() -> Value {
+    json!({"version": 1, "workflow_id": "wf-refs",
+    "check_list": {"latest_id": "c", "latest_batch": 3, "refs": ["zz:summary", "b:summary"]},
+    "nodes": [
+        {"node_id": "a", "title": "Q?", "summary": "", "info": "", "p_node": "",
+         "batch": 1, "type": "start", "status": "completed"},
+        {"node_id": "b", "title": "Search", "summary": "Found.", "info": "", "p_node": "a:info",
+         "batch": 2, "type": "search", "status": "completed"},
+        {"node_id": "c", "title": "Sum up", "summary": "", "info": "",
+         "p_node": "b:summary, yy:info", "batch": 3, "type": "summary", "status": "planned"}
+    ]})
+}
+
+/// The lines of `stderr` that mention `needle`.
+fn lines_with<'a>(stderr: &'a str, needle: &str) -> Vec<&'a str> {
+    stderr.lines().filter(|l| l.contains(needle)).collect()
+}
+
+/// Refs to nodes that do not exist were dropped without a word, though the README and SPEC
+/// promise a warning: now `plan` and `workflow` warn once per ref, naming the ref, where it
+/// stands and the plan file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refs_to_unknown_nodes_are_warned_about_once_each_naming_where_they_stand() {
+    let llm = MockLlm::start().await;
+    scripted(
+        &llm,
+        vec![plan_answer(
+            true,
+            json!([{"title": "Final", "type": "summary", "p_node": "b:summary, c:summary"}]),
+            json!([]),
+        )],
+    );
+    let s = Setup::new(&llm, None);
+    for command in ["plan", "workflow"] {
+        let file = format!("{command}-refs.json");
+        std::fs::write(s.path().join(&file), plan_with_unknown_refs().to_string()).expect("plan");
+        let args: &[&str] = match command {
+            "plan" => &["plan", &file],
+            _ => &["workflow", "--plan", &file],
+        };
+        let out = researchflow().current_dir(s.path()).args(args).run().await;
+        out.success();
+        let zz = lines_with(&out.stderr, "zz:summary");
+        assert_eq!(zz.len(), 1, "{command}: {}", out.stderr);
+        assert!(
+            zz[0].contains(&file) && zz[0].contains("check_list.refs") && zz[0].contains("WARN"),
+            "{command}: {}",
+            zz[0]
+        );
+        let yy = lines_with(&out.stderr, "yy:info");
+        assert_eq!(yy.len(), 1, "{command}: {}", out.stderr);
+        assert!(
+            yy[0].contains(&file) && yy[0].contains("node `c`") && yy[0].contains("p_node"),
+            "{command}: {}",
+            yy[0]
+        );
+    }
 }

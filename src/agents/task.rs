@@ -7,6 +7,8 @@ use serde_json::{Value, json};
 
 use crate::llm::{JsonSchema, LlmError, Usage, extract_json};
 use crate::plan::{Info, NodeId, NodeType, Source};
+use crate::search::hit::TITLE_MAX_CHARS;
+use crate::text::{one_line, strip_controls};
 
 /// Everything a sub-agent needs to run one task.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,6 +50,20 @@ pub struct TaskOutput {
     pub usage: Usage,
     /// The kept answer was cut off by the token limit.
     pub truncated: bool,
+}
+
+impl TaskOutput {
+    /// The output as the plan keeps it, whichever runner made it (a model's agents, the
+    /// extractive engine): summary and info without control characters but newlines and
+    /// tabs, source titles on one clean line. The engine writes nothing else into a node.
+    pub fn cleaned(mut self) -> TaskOutput {
+        self.summary = strip_controls(&self.summary);
+        self.info.map_text(strip_controls);
+        for source in &mut self.sources {
+            source.title = one_line(&source.title, TITLE_MAX_CHARS);
+        }
+        self
+    }
 }
 
 /// Why a task failed (after the HTTP layer's retries).
@@ -119,10 +135,7 @@ pub static WRITTEN_SCHEMA: LazyLock<JsonSchema> = LazyLock::new(|| {
 /// and the report).
 pub fn parse_written(content: &str) -> (String, String) {
     let (summary, analysis) = parse_written_raw(content);
-    (
-        crate::text::strip_controls(&summary),
-        crate::text::strip_controls(&analysis),
-    )
+    (strip_controls(&summary), strip_controls(&analysis))
 }
 
 fn parse_written_raw(content: &str) -> (String, String) {
@@ -184,6 +197,25 @@ mod tests {
             (s.as_str(), a.as_str()),
             ("Plain red.", "Plain red.\n\nMore.")
         );
+    }
+
+    #[test]
+    fn an_output_enters_the_plan_without_control_characters() {
+        let mut info = Info::default();
+        info.set("llm", "one\u{1b}]0;t\u{7}\n\ttwo\u{9b}2J");
+        let out = TaskOutput {
+            summary: "S\u{1b}[2J\nummary".into(),
+            info,
+            sources: vec![Source {
+                url: "file:///c/a.md".into(),
+                title: "Ti\u{9b}31mtle\nforged".into(),
+            }],
+            ..TaskOutput::default()
+        }
+        .cleaned();
+        assert_eq!(out.summary, "S\nummary");
+        assert_eq!(out.info.get("llm"), Some("one\n\ttwo"));
+        assert_eq!(out.sources[0].title, "Title forged");
     }
 
     #[test]

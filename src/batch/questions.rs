@@ -86,7 +86,9 @@ pub fn parse(shown: &str, text: &str) -> Result<Vec<Question>, QuestionsError> {
         };
         let query = crate::text::one_line(&query, 2000);
         if query.is_empty() {
-            return Err(err("the question is empty".into()));
+            return Err(err(
+                "the question is empty once control characters and white space are removed".into(),
+            ));
         }
         let name = match &id {
             Some(id) => slug(id, 60),

@@ -1,5 +1,7 @@
 //! Data on stdout, through one fallible writer for every command (`println!` panics when
-//! stdout fails), and the few lines a command writes on stderr itself.
+//! stdout fails), and the few lines a command writes on stderr itself. JSON strings go out
+//! without control characters (newlines and tabs aside) or URL passwords, whatever servers,
+//! models or plan files put in them.
 //!
 //! A reader that closed the pipe (`researchflow validate plan F | head -1`) is not an error:
 //! what remains is dropped and the command ends with the exit code it would have had, so a
@@ -37,8 +39,10 @@ impl From<StdoutError> for CommandError {
 pub fn print_json(value: &impl Serialize) -> Result<(), StdoutError> {
     // Serialising a `Value` or a plain struct cannot fail; if a type ever can, say so rather
     // than print half a document.
-    let mut text = serde_json::to_string_pretty(value)
-        .map_err(|e| StdoutError(std::io::Error::other(format!("not JSON: {e}"))))?;
+    let not_json = |e: serde_json::Error| StdoutError(std::io::Error::other(format!("not JSON: {e}")));
+    let mut value = serde_json::to_value(value).map_err(not_json)?;
+    crate::text::clean_json(&mut value);
+    let mut text = serde_json::to_string_pretty(&value).map_err(not_json)?;
     text.push('\n');
     print_text(&text)
 }

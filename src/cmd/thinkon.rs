@@ -152,10 +152,11 @@ pub async fn run(args: ThinkonArgs, global: &GlobalArgs) -> CommandResult {
 /// The tree the folder holds, or a new one for `--goal`.
 fn open_tree(store: &TreeStore, args: &ThinkonArgs) -> Result<(TreeMeta, Tree), CommandError> {
     let shown = store.dir().display();
-    let goal = args.goal.as_deref().map(str::trim);
+    let goal = args.goal.as_deref().map(crate::text::strip_controls);
+    let goal = goal.as_deref().map(str::trim);
     if goal == Some("") {
         return Err(CommandError::usage(anyhow::anyhow!(
-            "`--goal` is empty: say what the tree should achieve"
+            "`--goal` is empty once control characters and white space are removed: say what the tree should achieve"
         )));
     }
     let Some(mut meta) = store.meta().map_err(CommandError::usage)? else {

@@ -161,9 +161,12 @@ pub fn exit_status(summary: RunSummary, plan_path: &Path) -> CommandResult {
 /// report and events beside it cannot collide with another run's), else under `runs/` with a
 /// name no other run takes, even one started in the same second.
 fn start(query: &str, out: Option<&Path>) -> Result<(PlanStore, PlanFile), CommandError> {
-    if query.trim().is_empty() {
+    // The question is the start node's title: text for the plan, the report and the log.
+    let question = crate::text::strip_controls(query);
+    let query = question.trim();
+    if query.is_empty() {
         return Err(CommandError::usage(anyhow::anyhow!(
-            "`--query` is empty: give the research question"
+            "`--query` is empty once control characters and white space are removed: give the research question"
         )));
     }
     if let Some(out) = out {
@@ -176,7 +179,7 @@ fn start(query: &str, out: Option<&Path>) -> Result<(PlanStore, PlanFile), Comma
                 out.display()
             )));
         }
-        let plan = PlanFile::new(query.trim(), workflow_id(), crate::clock::now());
+        let plan = PlanFile::new(query, workflow_id(), crate::clock::now());
         let store = PlanStore::create(out, &plan).map_err(CommandError::usage)?;
         return Ok((store, plan));
     }
@@ -186,7 +189,7 @@ fn start(query: &str, out: Option<&Path>) -> Result<(PlanStore, PlanFile), Comma
     for _ in 0..8 {
         let id = workflow_id();
         let name = PathBuf::from(format!("runs/plan_{}.json", id.trim_start_matches("wf-")));
-        let plan = PlanFile::new(query.trim(), id, crate::clock::now());
+        let plan = PlanFile::new(query, id, crate::clock::now());
         match PlanStore::create(&name, &plan) {
             Ok(store) => return Ok((store, plan)),
             Err(e @ (StoreError::AlreadyExists { .. } | StoreError::Locked { .. })) => {

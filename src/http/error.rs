@@ -1,10 +1,13 @@
 //! What can go wrong with one HTTP call, and the one function that says whether it is worth
 //! retrying ([`HttpError::is_transient`]).
 //!
-//! Messages never carry a secret: every URL is stored through [`strip_query`] (no query, no
-//! password), and response bodies are redacted by the caller before they get here.
+//! Messages never carry a secret: every URL is stored as a [`BaseUrl`] displays it (no query,
+//! no password: the HTTP layer is only ever given a `BaseUrl`), and response bodies are
+//! redacted before they get here.
 
 use std::time::Duration;
+
+use crate::settings::BaseUrl;
 
 /// One failed HTTP call (after its own attempt, before any retry decision).
 #[derive(Debug, Clone, thiserror::Error)]
@@ -81,9 +84,9 @@ impl HttpError {
         matches!(self, HttpError::Connect { .. } | HttpError::Timeout { .. })
     }
 
-    /// Builds the error for a reqwest failure, without the URL's query string.
-    pub fn from_reqwest(url: &str, timeout: Duration, err: reqwest::Error) -> HttpError {
-        let url = strip_query(url);
+    /// Builds the error for a reqwest failure at `url`, shown without query or password.
+    pub fn from_reqwest(url: &BaseUrl, timeout: Duration, err: reqwest::Error) -> HttpError {
+        let url = url.to_string();
         let (timed_out, connect, decode) = (err.is_timeout(), err.is_connect(), err.is_decode());
         let message = crate::text::error_chain(&err.without_url());
         if timed_out {

@@ -1,7 +1,9 @@
-//! HTTP plumbing shared by the LLM client and the search providers: the client, errors, one
-//! attempt, the one retry policy, and the rate budget of each endpoint (its gate).
+//! HTTP plumbing shared by the LLM client and the search providers: the client, errors, how a
+//! request is addressed and authorised, one attempt, the one retry policy, and the rate budget
+//! of each endpoint (its gate).
 
 pub mod aimd;
+pub mod auth;
 pub mod client;
 pub mod error;
 pub mod gate;
@@ -9,6 +11,7 @@ pub mod gates;
 pub mod retry;
 pub mod send;
 
+pub use auth::request;
 pub use client::client;
 pub use error::{HttpError, Unusable};
 pub use gate::{Admission, Gate, WaitReason};

@@ -7,10 +7,10 @@
 
 use std::time::Duration;
 
-use super::error::{HttpError, parse_retry_after, strip_query};
-use crate::settings::ApiKey;
+use super::error::{HttpError, parse_retry_after};
 use crate::settings::secret::redact;
-use crate::text::truncate;
+use crate::settings::{ApiKey, BaseUrl};
+use crate::text::{truncate, without_url_passwords};
 
 /// How much of an error body is kept.
 const ERROR_BODY_CHARS: usize = 600;
@@ -19,11 +19,12 @@ const ERROR_BODY_CHARS: usize = 600;
 /// a server that sends more (or never stops) must not fill the memory.
 pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
 
-/// Sends `request` (its timeout set to `timeout`) and returns the body of a 2xx answer.
-/// Errors show `url` through [`strip_query`] (no query, no password).
+/// Sends `request` (its timeout set to `timeout`), built by [`super::request`] for `url`, and
+/// returns the body of a 2xx answer. Errors show `url` as [`BaseUrl`] displays it (no query,
+/// no password), and an error body is redacted of `secrets` and of the URL's own password.
 pub async fn send_once(
     request: reqwest::RequestBuilder,
-    url: &str,
+    url: &BaseUrl,
     timeout: Duration,
     secrets: &[ApiKey],
 ) -> Result<String, HttpError> {
@@ -42,7 +43,7 @@ pub async fn send_once(
     {
         if body.len() + chunk.len() > MAX_BODY_BYTES {
             return Err(HttpError::Decode {
-                url: strip_query(url),
+                url: url.to_string(),
                 message: format!(
                     "the answer is larger than {} MiB, which no API we call sends: check the URL",
                     MAX_BODY_BYTES / (1024 * 1024)
@@ -54,10 +55,15 @@ pub async fn send_once(
     // The APIs we call answer in UTF-8; anything else is kept readable, not refused.
     let text = String::from_utf8_lossy(&body).into_owned();
     if !status.is_success() {
+        // Redacted before the cut, so that a cut cannot leave half a secret behind.
+        let body = redact(
+            &without_url_passwords(&text),
+            secrets.iter().chain(url.secrets()),
+        );
         return Err(HttpError::Status {
-            url: strip_query(url),
+            url: url.to_string(),
             status: status.as_u16(),
-            body: redact(&truncate(&text, ERROR_BODY_CHARS), secrets),
+            body: truncate(&body, ERROR_BODY_CHARS),
             retry_after,
         });
     }

@@ -12,6 +12,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use reqwest::Method;
 use serde_json::json;
 
 use super::answer::{ChatAnswer, LlmError};
@@ -19,11 +20,11 @@ use super::negotiate::{Capabilities, Form, Negotiator, Sent, TokenParam, classif
 use super::schema::JsonSchema;
 use super::taped::{CallTape, Caller, replayed};
 use super::types::{ChatRequest, ChatResponse, JsonSchemaFormat, Message, ResponseFormat};
-use crate::http::error::{is_context_overflow, strip_query};
+use crate::http::error::is_context_overflow;
 use crate::http::{
     AtGate, Gate, Gates, HttpError, RetryObserver, Unusable, send_once, with_retry_at_gate,
 };
-use crate::settings::{ApiKey, LlmEndpoint, RetrySettings, Role, Settings, SettingsError};
+use crate::settings::{ApiKey, BaseUrl, LlmEndpoint, RetrySettings, Role, Settings, SettingsError};
 use crate::transcript::{Site, Tape};
 
 /// What shape of answer a call wants.
@@ -66,8 +67,7 @@ impl LlmClient {
     ) -> Result<LlmClient, SettingsError> {
         let endpoint = settings.require_llm()?.get(role).clone();
         let key = endpoint_key(&endpoint);
-        let shown = format!("{} {}", strip_query(&endpoint.base_url), endpoint.model);
-        let gate = gates.gate(&key, &shown, endpoint.limits);
+        let gate = gates.gate(&key, &key, endpoint.limits);
         Ok(LlmClient {
             http,
             role,
@@ -95,13 +95,9 @@ impl LlmClient {
         self.role
     }
 
-    pub fn url(&self) -> String {
-        format!("{}/chat/completions", self.endpoint.base_url)
-    }
-
-    /// [`Self::url`] as errors and events show it: without a password (`user:***@`).
-    pub fn shown_url(&self) -> String {
-        strip_query(&self.url())
+    /// The chat-completions URL; it displays without a password (`user:***@`).
+    pub fn url(&self) -> BaseUrl {
+        self.endpoint.base_url.join("/chat/completions")
     }
 
     /// What the negotiation learnt of this endpoint so far.
@@ -143,7 +139,7 @@ impl LlmClient {
         let caller = Caller {
             role: self.role.as_str(),
             model: &self.endpoint.model,
-            url: self.shown_url(),
+            url: self.url().to_string(),
             site,
         };
         if let Some(answer) = replayed(&self.tape, &caller, messages) {
@@ -234,7 +230,7 @@ impl LlmClient {
                     json!({
                         "role": self.role.as_str(),
                         "model": self.endpoint.model,
-                        "url": self.shown_url(),
+                        "url": self.url().to_string(),
                         "refused": change.refused.as_str(),
                         "from": change.from,
                         "to": change.to,
@@ -283,7 +279,7 @@ impl LlmClient {
             result
         })
         .await?;
-        let answer = read_answer(&text, &self.shown_url());
+        let answer = read_answer(&text, &url.to_string());
         if let Some(tape) = tape {
             tape.answered(&body, &answer);
         }
@@ -294,14 +290,12 @@ impl LlmClient {
     /// [`HttpError::Refused`], which the retry policy does not repeat.
     async fn send_once(
         &self,
-        url: &str,
+        url: &BaseUrl,
         body: &ChatRequest<'_>,
         sent: Sent,
     ) -> Result<String, HttpError> {
-        let mut request = self.http.post(url).json(body);
-        if let Some(key) = &self.endpoint.api_key {
-            request = request.bearer_auth(key.expose());
-        }
+        let bearer = self.endpoint.api_key.as_ref();
+        let request = crate::http::request(&self.http, Method::POST, url, bearer).json(body);
         send_once(request, url, self.timeout, &self.secrets)
             .await
             .map_err(|err| match err {
@@ -337,7 +331,8 @@ fn read_answer(text: &str, url: &str) -> Result<ChatAnswer, LlmError> {
     })
 }
 
-/// What negotiation and the rate budget know an endpoint by: its base URL and model.
+/// What negotiation and the rate budget know an endpoint by, and how a rate-limit message
+/// names it: its base URL (without password) and model.
 fn endpoint_key(endpoint: &LlmEndpoint) -> String {
     format!("{} {}", endpoint.base_url, endpoint.model)
 }

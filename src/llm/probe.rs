@@ -15,7 +15,6 @@ use super::answer::LlmError;
 use super::client::{LlmClient, Want};
 use super::schema::JsonSchema;
 use crate::http::{HttpError, NoObserver, Unusable};
-use crate::settings::secret::redact_url;
 use crate::settings::{ApiKey, LlmEndpoint};
 
 /// What one endpoint was found to do.
@@ -60,7 +59,7 @@ pub async fn probe(
 ) -> EndpointReport {
     let mut report = EndpointReport {
         roles,
-        base_url: redact_url(&endpoint.base_url),
+        base_url: endpoint.base_url.to_string(),
         model: endpoint.model.clone(),
         reachable: false,
         key_accepted: None,
@@ -86,11 +85,9 @@ async fn list_models(
     timeout: Duration,
     report: &mut EndpointReport,
 ) -> bool {
-    let url = format!("{}/models", endpoint.base_url);
-    let mut request = http.get(&url);
-    if let Some(key) = &endpoint.api_key {
-        request = request.bearer_auth(key.expose());
-    }
+    let url = endpoint.base_url.join("/models");
+    let bearer = endpoint.api_key.as_ref();
+    let request = crate::http::request(http, reqwest::Method::GET, &url, bearer);
     let secrets: Vec<ApiKey> = endpoint.api_key.iter().cloned().collect();
     match crate::http::send_once(request, &url, timeout, &secrets).await {
         Ok(body) => {

@@ -110,6 +110,14 @@ impl Info {
         }
     }
 
+    /// Every block's text (or the loose text) replaced by `f` of it.
+    pub fn map_text(&mut self, f: impl Fn(&str) -> String) {
+        for b in &mut self.blocks {
+            b.text = f(&b.text);
+        }
+        self.loose = f(&self.loose);
+    }
+
     /// Renders the blocks, escaped; `""` when there is none.
     pub fn render(&self) -> String {
         if self.blocks.is_empty() {

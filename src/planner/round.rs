@@ -108,10 +108,12 @@ pub fn stage_of(plan: &PlanFile, notes: &RoundNotes) -> Stage {
     }
 }
 
-/// Logs the refs the input skipped and reports what it cut (`input_cut` notes).
+/// Logs the refs the input skipped (at debug level: a ref only reaches the check list
+/// unknown from the plan file, which was warned about when it was opened) and reports what
+/// it cut (`input_cut` notes).
 fn report_input(input: &PlannerInput, observer: &dyn RetryObserver) {
     for w in &input.warnings {
-        tracing::warn!("[planning] {w}");
+        tracing::debug!("[planning] {w}");
     }
     for c in &input.cuts {
         tracing::debug!(

@@ -216,8 +216,10 @@ fn write_files(record: &ReviewRecord, paths: &ReviewPaths) -> Result<(), String>
         crate::atomic::write(path, bytes)
             .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
     };
-    write(&paths.json, format!("{json}\n").as_bytes())?;
-    write(&paths.markdown, notes::render(record).as_bytes())
+    // Errors name endpoints without their passwords; this masks one a server may have quoted.
+    let masked = crate::text::without_url_passwords;
+    write(&paths.json, format!("{}\n", masked(&json)).as_bytes())?;
+    write(&paths.markdown, masked(&notes::render(record)).as_bytes())
 }
 
 fn log_verdict(verdict: Option<Verdict>, notes: &Path) {

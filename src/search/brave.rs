@@ -11,7 +11,7 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use super::SearchHit;
-use crate::settings::ApiKey;
+use crate::settings::{ApiKey, BaseUrl};
 
 /// Where Brave lives when `search.baseURL` is not set.
 pub const DEFAULT_BASE_URL: &str = "https://api.search.brave.com";
@@ -46,12 +46,13 @@ pub struct BraveResult {
 /// The request of one search; `url` is the endpoint without the query.
 pub fn request(
     http: &reqwest::Client,
-    url: &str,
+    url: &BaseUrl,
     key: &ApiKey,
     query: &str,
     max_results: u32,
 ) -> reqwest::RequestBuilder {
-    http.get(url)
+    // The key goes in its own header, so the `Authorization` header is the URL's user part.
+    crate::http::request(http, reqwest::Method::GET, url, None)
         .query(&BraveQuery {
             q: query,
             count: max_results,

@@ -20,7 +20,8 @@ use crate::settings::{SearchProviderKind, Settings};
 /// One provider of the client.
 #[derive(Clone)]
 enum Provider {
-    Web(WebSearch),
+    /// Boxed: a web provider's client is large beside an `Arc`.
+    Web(Box<WebSearch>),
     Local(Arc<LocalIndex>),
 }
 
@@ -81,7 +82,7 @@ impl SearchClient {
                 SearchProviderKind::None => {}
                 _ => {
                     if let Some(web) = WebSearch::new(http.clone(), settings, gates)? {
-                        providers.push(Provider::Web(web));
+                        providers.push(Provider::Web(Box::new(web)));
                     }
                 }
             }

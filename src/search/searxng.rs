@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::SearchHit;
-use crate::settings::ApiKey;
+use crate::settings::{ApiKey, BaseUrl};
 
 /// The query string of one search.
 #[derive(Debug, Serialize)]
@@ -33,18 +33,14 @@ pub struct SearxngResult {
 /// The request of one search; `url` is the endpoint without the query.
 pub fn request(
     http: &reqwest::Client,
-    url: &str,
+    url: &BaseUrl,
     key: Option<&ApiKey>,
     query: &str,
 ) -> reqwest::RequestBuilder {
-    let request = http.get(url).query(&SearxngQuery {
+    crate::http::request(http, reqwest::Method::GET, url, key).query(&SearxngQuery {
         q: query,
         format: "json",
-    });
-    match key {
-        Some(key) => request.bearer_auth(key.expose()),
-        None => request,
-    }
+    })
 }
 
 /// The first `max` results that have a URL.

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::SearchHit;
-use crate::settings::ApiKey;
+use crate::settings::{ApiKey, BaseUrl};
 
 /// Where Tavily lives when `search.baseURL` is not set.
 pub const DEFAULT_BASE_URL: &str = "https://api.tavily.com";
@@ -38,18 +38,16 @@ pub struct TavilyResult {
 /// The request of one search; `url` is `{baseURL}/search`.
 pub fn request(
     http: &reqwest::Client,
-    url: &str,
+    url: &BaseUrl,
     key: &ApiKey,
     query: &str,
     max_results: u32,
 ) -> reqwest::RequestBuilder {
-    http.post(url)
-        .bearer_auth(key.expose())
-        .json(&TavilyRequest {
-            query,
-            max_results,
-            search_depth: "basic",
-        })
+    crate::http::request(http, reqwest::Method::POST, url, Some(key)).json(&TavilyRequest {
+        query,
+        max_results,
+        search_depth: "basic",
+    })
 }
 
 /// The first `max` results that have a URL.

@@ -12,12 +12,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{SearchConfigError, SearchError, SearchHit, brave, searxng, tavily};
-use crate::http::error::strip_query;
 use crate::http::{
     AtGate, Gate, Gates, HttpError, RetryObserver, Unusable, send_once, with_retry_at_gate,
 };
 use crate::settings::secret::redact;
-use crate::settings::{ApiKey, RateLimits, RetrySettings, SearchProviderKind, Settings};
+use crate::settings::{ApiKey, BaseUrl, RateLimits, RetrySettings, SearchProviderKind, Settings};
 
 /// A provider that can be called, with what it needs.
 #[derive(Debug, Clone)]
@@ -32,8 +31,8 @@ enum Provider {
 pub struct WebSearch {
     http: reqwest::Client,
     provider: Provider,
-    /// The endpoint without a query, e.g. `https://api.tavily.com/search`.
-    url: String,
+    /// The endpoint, e.g. `https://api.tavily.com/search`.
+    url: BaseUrl,
     max_results: u32,
     timeout: Duration,
     retry: RetrySettings,
@@ -62,7 +61,12 @@ impl WebSearch {
                     env,
                 })
         };
-        let base = |default: &str| search.base_url.clone().unwrap_or_else(|| default.into());
+        let base = |default: &str| {
+            search.base_url.clone().unwrap_or_else(|| {
+                // The defaults are constant http(s) URLs (`default_and_configured_endpoints`).
+                BaseUrl::parse(default).expect("a default base URL is valid")
+            })
+        };
         let (provider, url) =
             match search.web_provider() {
                 None | Some(SearchProviderKind::None | SearchProviderKind::Local) => {
@@ -76,20 +80,20 @@ impl WebSearch {
                         }
                     })?;
                     let key = search.api_key.clone();
-                    (Provider::Searxng { key }, format!("{base}/search"))
+                    (Provider::Searxng { key }, base.join("/search"))
                 }
                 Some(SearchProviderKind::Tavily) => {
                     let key = key("tavily", "TAVILY_API_KEY")?;
-                    let url = format!("{}/search", base(tavily::DEFAULT_BASE_URL));
+                    let url = base(tavily::DEFAULT_BASE_URL).join("/search");
                     (Provider::Tavily { key }, url)
                 }
                 Some(SearchProviderKind::Brave) => {
                     let key = key("brave", "BRAVE_API_KEY")?;
-                    let url = format!("{}/res/v1/web/search", base(brave::DEFAULT_BASE_URL));
+                    let url = base(brave::DEFAULT_BASE_URL).join("/res/v1/web/search");
                     (Provider::Brave { key }, url)
                 }
             };
-        let gate = gates.gate(&url, &strip_query(&url), RateLimits::default());
+        let gate = gates.gate(&url.to_string(), &url.to_string(), RateLimits::default());
         Ok(Some(WebSearch {
             http,
             provider,
@@ -166,7 +170,7 @@ impl WebSearch {
 
     /// One attempt: the body of a 2xx answer, or the error.
     async fn send_once(&self, query: &str) -> Result<String, HttpError> {
-        let url = self.url.as_str();
+        let url = &self.url;
         let request = match &self.provider {
             Provider::Searxng { key } => searxng::request(&self.http, url, key.as_ref(), query),
             Provider::Tavily { key } => {
@@ -176,7 +180,7 @@ impl WebSearch {
                 brave::request(&self.http, url, key, query, self.max_results)
             }
         };
-        // `url` has no query string, so neither has any error built from it.
+        // Errors show `url` without query or password.
         send_once(request, url, self.timeout, &self.secrets).await
     }
 }
@@ -204,13 +208,17 @@ mod tests {
     #[test]
     fn default_and_configured_endpoints() {
         let c = client(r#"{"provider": "tavily", "apiKey": "tv-key"}"#);
-        assert_eq!(c.url, "https://api.tavily.com/search");
+        assert_eq!(c.url.address(), "https://api.tavily.com/search");
         let c = client(r#"{"provider": "brave", "apiKey": "br-key"}"#);
-        assert_eq!(c.url, "https://api.search.brave.com/res/v1/web/search");
+        assert_eq!(
+            c.url.address(),
+            "https://api.search.brave.com/res/v1/web/search"
+        );
         let c = client(r#"{"provider": "brave", "apiKey": "br-key", "baseURL": "http://b:1/"}"#);
-        assert_eq!(c.url, "http://b:1/res/v1/web/search");
-        let c = client(r#"{"provider": "searxng", "baseURL": "http://s:8080/sx"}"#);
-        assert_eq!(c.url, "http://s:8080/sx/search");
+        assert_eq!(c.url.address(), "http://b:1/res/v1/web/search");
+        let c = client(r#"{"provider": "searxng", "baseURL": "http://u:pw@s:8080/sx"}"#);
+        assert_eq!(c.url.address(), "http://s:8080/sx/search");
+        assert_eq!(c.url.to_string(), "http://u:***@s:8080/sx/search");
         assert_eq!(c.provider_name(), "searxng");
     }
 

@@ -11,6 +11,7 @@ use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::base_url::BaseUrl;
 use super::config_file::{
     ConfigFile, EngineKind, LimitsConfig, RoleConfig, SearchProviderKind, StructuredOutput,
 };
@@ -40,7 +41,13 @@ impl Settings {
             (false, None) => ConfigFile::default(),
             (false, Some(_)) => return Err(SettingsError::Missing(path)),
         };
-        Settings::resolve(&path, file, &|k| std::env::var(k).ok())
+        let settings = Settings::resolve(&path, file, &|k| std::env::var(k).ok())?;
+        for url in settings.unsent_user_parts() {
+            tracing::warn!(
+                "`{url}` holds a user part (`user:password@`), and a key is set for it: the key is sent (`Authorization: Bearer`), the URL's user and password are not"
+            );
+        }
+        Ok(settings)
     }
 
     /// Merges a parsed config file with an environment lookup and validates the result.
@@ -415,20 +422,16 @@ impl<'a> Resolver<'a> {
         Ok(Some(dir))
     }
 
-    /// An http(s) URL without a trailing slash.
-    fn url(&self, key: &str, raw: &str) -> Result<String, SettingsError> {
-        let trimmed = raw.trim().trim_end_matches('/');
-        match reqwest::Url::parse(trimmed) {
-            Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => {
-                Ok(trimmed.to_string())
-            }
+    /// An http(s) URL without a trailing slash, its user part held apart.
+    fn url(&self, key: &str, raw: &str) -> Result<BaseUrl, SettingsError> {
+        BaseUrl::parse(raw).ok_or_else(|| {
             // The message shows the value: never its password.
-            _ => Err(self.invalid(
+            self.invalid(
                 key,
                 redact_url(raw),
                 "use an http(s) URL such as `https://api.openai.com/v1`",
-            )),
-        }
+            )
+        })
     }
 }
 
@@ -477,7 +480,7 @@ mod tests {
             ],
         )
         .expect("valid");
-        assert_eq!(llm(&s).planning.base_url, "http://x/v1");
+        assert_eq!(llm(&s).planning.base_url.to_string(), "http://x/v1");
         assert_eq!(
             llm(&s).planning.api_key.as_ref().map(ApiKey::expose),
             Some("sk-1")
@@ -503,7 +506,7 @@ mod tests {
         .expect("valid");
         assert_eq!(llm(&s).planning.model, "m");
         assert_eq!(llm(&s).summary.model, "big");
-        assert_eq!(llm(&s).summary.base_url, "http://b/v1");
+        assert_eq!(llm(&s).summary.base_url.to_string(), "http://b/v1");
         assert_eq!(
             llm(&s).summary.api_key.as_ref().map(ApiKey::expose),
             Some("k")
@@ -521,7 +524,7 @@ mod tests {
         assert!(s.review);
         assert_eq!(llm(&s).review.model, "m");
         assert_eq!(llm(&s).second_opinion.model, "judge");
-        assert_eq!(llm(&s).second_opinion.base_url, "http://b/v1");
+        assert_eq!(llm(&s).second_opinion.base_url.to_string(), "http://b/v1");
         assert_eq!(Role::SecondOpinion.as_str(), "second_opinion");
         let s = resolve(r#"{"review": {"enabled": false}}"#, &[]).expect("valid");
         assert!(!s.review);
@@ -582,6 +585,29 @@ mod tests {
         )
         .expect_err("zero timeout");
         assert!(err.to_string().contains("timeouts.llmMs"), "{err}");
+    }
+
+    #[test]
+    fn a_url_user_part_is_unsent_where_a_key_is_the_bearer_token() {
+        let url = r#""baseURL": "http://u:hunter2@x/v1", "model": "m""#;
+        let keyed = resolve(&format!(r#"{{{url}, "apiKey": "k"}}"#), &[]).expect("valid");
+        let shown: Vec<String> = keyed
+            .unsent_user_parts()
+            .iter()
+            .map(|u| u.to_string())
+            .collect();
+        assert_eq!(shown, ["http://u:***@x/v1"], "one URL, said once");
+        let basic = resolve(&format!("{{{url}}}"), &[]).expect("valid");
+        assert!(basic.unsent_user_parts().is_empty(), "sent as Basic auth");
+        let search = r#""search": {"provider": "searxng", "baseURL": "http://s:pw@sx""#;
+        let keyed = resolve(&format!(r#"{{{search}, "apiKey": "k"}}}}"#), &[]).expect("valid");
+        assert_eq!(keyed.unsent_user_parts().len(), 1);
+        let brave = r#""search": {"provider": "brave", "baseURL": "http://s:pw@b""#;
+        let header = resolve(&format!(r#"{{{brave}, "apiKey": "k"}}}}"#), &[]).expect("valid");
+        assert!(
+            header.unsent_user_parts().is_empty(),
+            "Brave's key has its own header"
+        );
     }
 
     #[test]

@@ -6,8 +6,9 @@ use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::base_url::BaseUrl;
 use super::config_file::{ConfigFileError, EngineKind, SearchProviderKind, StructuredOutput};
-use super::secret::{ApiKey, url_password};
+use super::secret::ApiKey;
 
 /// Which agent an LLM call serves; each may have its own endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -47,7 +48,7 @@ impl Role {
 #[derive(Debug, Clone, PartialEq)]
 pub struct LlmEndpoint {
     /// Without a trailing slash, e.g. `https://api.openai.com/v1`.
-    pub base_url: String,
+    pub base_url: BaseUrl,
     pub model: String,
     pub api_key: Option<ApiKey>,
     /// `maxTokens` of the role (or the top level); `None` keeps each call's own default.
@@ -112,7 +113,7 @@ pub struct SearchSettings {
     /// Empty for no search; several are merged (reciprocal rank fusion).
     pub providers: Vec<SearchProviderKind>,
     /// The web provider's address (at most one web provider is configured).
-    pub base_url: Option<String>,
+    pub base_url: Option<BaseUrl>,
     pub api_key: Option<ApiKey>,
     pub max_results: u32,
     /// The folder `local` searches.
@@ -270,28 +271,40 @@ impl Settings {
         })
     }
 
+    /// The base URLs whose user and password are not sent because a key is sent as the
+    /// bearer token instead (the rule of `http::auth`), each once.
+    pub fn unsent_user_parts(&self) -> Vec<&BaseUrl> {
+        let llm = self.llm.iter().flat_map(LlmRoles::all);
+        let llm = llm.filter(|e| e.api_key.is_some()).map(|e| &e.base_url);
+        let bearer = matches!(
+            self.search.web_provider(),
+            Some(SearchProviderKind::Searxng | SearchProviderKind::Tavily)
+        ) && self.search.api_key.is_some();
+        let search = self.search.base_url.iter().filter(|_| bearer);
+        let mut urls: Vec<&BaseUrl> = Vec::new();
+        for url in llm.chain(search).filter(|url| url.user().is_some()) {
+            if !urls.contains(&url) {
+                urls.push(url);
+            }
+        }
+        urls
+    }
+
     /// Every secret in the settings, for redaction: the keys, and the passwords of the URLs
     /// (as written and percent-decoded), since servers echo both in error bodies.
     pub fn secrets(&self) -> Vec<ApiKey> {
         let llm: Vec<&LlmEndpoint> = self.llm.iter().flat_map(LlmRoles::all).collect();
-        let urls = llm
+        let passwords = llm
             .iter()
-            .map(|e| Some(&e.base_url))
-            .chain([self.search.base_url.as_ref()]);
-        let passwords = urls
-            .flatten()
-            .filter_map(|url| url_password(url))
-            .flat_map(|p| {
-                let decoded = percent_encoding::percent_decode_str(p).decode_utf8_lossy();
-                [ApiKey::new(p), ApiKey::new(decoded)]
-            })
-            .flatten();
+            .map(|e| &e.base_url)
+            .chain(self.search.base_url.as_ref())
+            .flat_map(BaseUrl::secrets);
         llm.iter()
             .map(|e| &e.api_key)
             .chain([&self.search.api_key])
             .flatten()
-            .cloned()
             .chain(passwords)
+            .cloned()
             .collect()
     }
 }

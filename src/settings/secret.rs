@@ -12,6 +12,13 @@ impl ApiKey {
         (!raw.is_empty()).then_some(ApiKey(raw))
     }
 
+    /// A secret kept exactly as given (a URL's password, which may begin or end with a
+    /// space); `None` only when empty.
+    pub fn verbatim(raw: impl Into<String>) -> Option<ApiKey> {
+        let raw = raw.into();
+        (!raw.is_empty()).then_some(ApiKey(raw))
+    }
+
     /// The key itself, for the one place that puts it in a request header.
     pub fn expose(&self) -> &str {
         &self.0
@@ -46,26 +53,17 @@ pub fn redact<'a>(text: &str, secrets: impl IntoIterator<Item = &'a ApiKey>) -> 
 /// (not a parsed URL), so a URL too broken to parse is redacted as well, and a good one keeps
 /// its form.
 pub fn redact_url(url: &str) -> String {
-    match password_span(url) {
-        Some((start, end)) => format!("{}***{}", &url[..start], &url[end..]),
-        None => url.to_string(),
-    }
+    crate::text::without_url_passwords(url).into_owned()
 }
 
-/// The password of `url`'s user part as written (percent-encoded), if it has one.
-pub fn url_password(url: &str) -> Option<&str> {
-    password_span(url).map(|(start, end)| &url[start..end])
-}
-
-/// Byte range of the password in `scheme://user:password@host...`.
-fn password_span(url: &str) -> Option<(usize, usize)> {
+/// Byte range of the user part in `scheme://user:password@host...`, its `@` included: what
+/// is left out of a request's address.
+pub fn userinfo_span(url: &str) -> Option<(usize, usize)> {
     let authority_start = url.find("://")? + 3;
     let rest = &url[authority_start..];
     let authority_end = rest.find(['/', '\\', '?', '#']).unwrap_or(rest.len());
-    let authority = &rest[..authority_end];
-    let at = authority.rfind('@')?;
-    let colon = authority[..at].find(':')?;
-    Some((authority_start + colon + 1, authority_start + at))
+    let at = rest[..authority_end].rfind('@')?;
+    Some((authority_start, authority_start + at + 1))
 }
 
 #[cfg(test)]
@@ -93,6 +91,8 @@ mod tests {
         assert_eq!(redact_url("http://u:secret@"), "http://u:***@");
         assert_eq!(redact_url("http://host/a:b@c"), "http://host/a:b@c");
         assert_eq!(redact_url("http://user@host"), "http://user@host");
-        assert_eq!(url_password("https://u:pa%40ss@h"), Some("pa%40ss"));
+        assert_eq!(redact_url("https://u:pa%40ss@h"), "https://u:***@h");
+        assert_eq!(userinfo_span("http://u:p@h/a@b"), Some((7, 11)));
+        assert_eq!(userinfo_span("http://h/a@b"), None);
     }
 }

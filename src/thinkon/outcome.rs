@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::block::{Block, BlockStatus, goal_text};
 use super::planner::Spent;
 use super::tree::{BlockCounts, Tree};
-use crate::markdown::defang_links;
+use crate::markdown::{defang_links, escape_raw_html};
 use crate::plan::Source;
 use crate::workflow::report::{no_file_links, source_entry};
 
@@ -66,9 +66,9 @@ pub fn result_document(goal: &str, root: &Block, tree: &Tree) -> String {
 }
 
 /// Model text as `result.md` shows it: no control characters, no link to anything but the
-/// web (as the workflow's report).
+/// web, no raw HTML (as the workflow's report).
 fn safe(text: &str) -> String {
-    defang_links(&crate::text::strip_controls(text.trim()))
+    escape_raw_html(&defang_links(&crate::text::strip_controls(text.trim())))
 }
 
 /// `## Sources`: every source an executor observed, once, in tree order; only web URLs are
@@ -170,7 +170,7 @@ mod tests {
         let mut b = Block::new("b".into(), Some("a".into()), 1, json!("Step one"));
         b.finish(
             BlockStatus::Completed,
-            "### Completion\nDone, see [here](javascript:alert(1)).".into(),
+            "### Completion\nDone, see [here](javascript:alert(1)) <img src=x onerror=y>.".into(),
         );
         let c = Block::new("c".into(), Some("a".into()), 1, json!("Step two"));
         b.done = vec![json!({"status": "completed", "sources": [
@@ -192,6 +192,7 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("[here] (javascript:"), "{text}");
+        assert!(text.contains(" \\<img src=x onerror=y>."), "{text}");
         assert!(!text.contains("Step two"));
     }
 }

@@ -5,8 +5,9 @@
 //! `final_forced`, `task_dropped`, `task_started`, `http_retry`, `rate_limited`,
 //! `llm_negotiated`, `input_cut`, `task_completed`, `task_failed`, `file_written`,
 //! `review_finished`, `review_failed`, `review_skipped`, `run_finished`. Each carries `ts`
-//! (RFC 3339) and `event`. No event ever carries a secret. Writing an event never fails the
-//! run: a broken log is reported once and then skipped.
+//! (RFC 3339) and `event`. No event ever carries a secret, nor a control character but newlines
+//! and tabs: every string is cleaned as it is written ([`crate::text::clean_json`]). Writing an
+//! event never fails the run: a broken log is reported once and then skipped.
 //!
 //! An [`EventListener`] (the terminal's progress display) may watch the events as they are
 //! written; it sees every event, also when the file has become unwritable.
@@ -66,6 +67,9 @@ impl EventLog {
         if let (Some(obj), Value::Object(extra)) = (line.as_object_mut(), fields) {
             obj.extend(extra);
         }
+        // Titles, errors and answers come from servers, models and documents: a terminal
+        // escape would act on whoever replays the log (`jq -r`), and a URL may be quoted.
+        crate::text::clean_json(&mut line);
         // One write per line: a reader (or a crash) never sees half an event, and the line
         // does not cost one system call per token.
         let text = format!("{line}\n");

@@ -113,8 +113,14 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
         })
     }
 
-    /// Why the run ended short of `completed`, in plain words; `None` when it completed.
+    /// Why the run ended short of `completed`, in plain words; `None` when it completed. It
+    /// goes to stdout, the plan and the event log: a URL's password someone quoted is masked.
     fn reason(&self, status: RunStatus, failure: Option<&EngineError>) -> Option<String> {
+        let reason = self.reason_text(status, failure)?;
+        Some(crate::text::without_url_passwords(&reason).into_owned())
+    }
+
+    fn reason_text(&self, status: RunStatus, failure: Option<&EngineError>) -> Option<String> {
         match status {
             RunStatus::Completed => None,
             RunStatus::Degraded => Some(match self.stopped {

@@ -6,14 +6,17 @@
 //! search providers wrote, so it is defended here too, whatever the plan file holds: no control
 //! characters anywhere; a sources list the model wrote itself is replaced by ours; each source
 //! is one line with a title of at most [`TITLE_MAX_CHARS`] characters; only `http(s)` URLs are
-//! links (`file://` ones only when the caller allows them, see [`render_with`]), and links in
-//! the summary to any other scheme (`javascript:`, `data:`) are broken up. The escaping itself
-//! is [`crate::markdown`]'s, shared with the review's meeting notes.
+//! links (`file://` ones only when the caller allows them, see [`render_with`]), links in the
+//! summary to any other scheme (`javascript:`, `data:`) are broken up, and raw HTML in it
+//! (`<script>`, `<img onerror=...>`) is escaped into text. The escaping itself is
+//! [`crate::markdown`]'s, shared with the review's meeting notes.
 
 use std::path::Path;
 
 use crate::agents::citations;
-use crate::markdown::{code_text, defang_links, escape_markdown, link_target};
+use crate::markdown::{
+    code_text, defang_links, escape_markdown, escape_raw_html, inline, link_target,
+};
 use crate::plan::footer::footer;
 use crate::plan::{Node, PlanFile, Source};
 use crate::search::hit::{TITLE_MAX_CHARS, is_web_url};
@@ -41,7 +44,8 @@ pub fn write(
     let mut text = render_with(plan, final_node, plan_file, file_links);
     if let Some(notice) = notice {
         let title_end = text.find("\n\n").map_or(0, |i| i + 2);
-        text.insert_str(title_end, &format!("{}\n\n", strip_controls(notice)));
+        let notice = escape_raw_html(&strip_controls(notice));
+        text.insert_str(title_end, &format!("{notice}\n\n"));
     }
     crate::atomic::write(path, text.as_bytes())
 }
@@ -64,10 +68,12 @@ pub fn render_with(
 ) -> String {
     let summary = citations::strip_sources_section(&strip_controls(&final_node.summary));
     let (body, cited) = citations::clean(&summary, final_node.sources.len());
+    // Links are defanged before raw HTML is escaped: the escape leaves alone a `<` that a
+    // backslash of the defanging already escapes.
     let mut out = format!(
         "# {}\n\n{}\n",
-        one_line(plan.question(), usize::MAX),
-        defang_links(body.trim())
+        inline(plan.question(), usize::MAX),
+        escape_raw_html(&defang_links(body.trim()))
     );
     if final_node.truncated {
         out.push_str(

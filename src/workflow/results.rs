@@ -47,6 +47,7 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
         node.finished_at = Some(now);
         match result {
             Ok(out) => {
+                let out = out.cleaned();
                 node.status = NodeStatus::Completed;
                 node.summary = out.summary;
                 node.info = out.info.render();

@@ -11,6 +11,8 @@ use tantivy::schema::{
 };
 
 use super::tokenizer;
+use crate::search::hit::TITLE_MAX_CHARS;
+use crate::text::{one_line, strip_controls};
 
 /// The fields of the schema.
 #[derive(Debug, Clone, Copy)]
@@ -63,6 +65,9 @@ impl Fields {
     }
 
     /// The stored fields of a document read back from the index (missing ones are empty).
+    /// What leaves the index is clean, whatever a document holds: the title one line without
+    /// control characters, the body without them but for newlines and tabs (a terminal escape
+    /// in a corpus file must not reach a plan, an event or a report).
     pub fn stored(&self, doc: &TantivyDocument) -> StoredDoc {
         let text = |field: Field| {
             doc.get_first(field)
@@ -72,8 +77,8 @@ impl Fields {
         };
         StoredDoc {
             path: text(self.path),
-            title: text(self.title),
-            body: text(self.body),
+            title: one_line(&text(self.title), TITLE_MAX_CHARS),
+            body: strip_controls(&text(self.body)),
         }
     }
 }
