@@ -40,6 +40,7 @@ pub mod exit;
 pub mod files;
 pub mod http;
 pub mod llm;
+pub mod lockfile;
 pub mod logging;
 pub mod markdown;
 pub mod offline;

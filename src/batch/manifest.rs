@@ -3,7 +3,7 @@
 //! signal leaves an accurate record. A rerun reads it to skip what is done. `DIR/batch.lock`
 //! keeps two batches off one folder.
 
-use std::fs::{File, OpenOptions, TryLockError};
+use crate::lockfile::{LockError, LockFile};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -77,28 +77,17 @@ pub fn path_in(dir: &Path) -> PathBuf {
 
 /// Locks `dir` for this batch until the returned file is dropped (never deleted: deleting it
 /// would let two processes lock two different files).
-pub fn lock(dir: &Path) -> Result<File, ManifestError> {
-    let lock = dir.join("batch.lock");
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock)
-        .map_err(|source| ManifestError::Lock {
-            dir: dir.to_path_buf(),
-            source,
-        })?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(TryLockError::WouldBlock) => Err(ManifestError::Locked {
+pub fn lock(dir: &Path) -> Result<LockFile, ManifestError> {
+    LockFile::take(&dir.join("batch.lock")).map_err(|e| match e {
+        LockError::Held(lock) => ManifestError::Locked {
             dir: dir.to_path_buf(),
             lock,
-        }),
-        Err(TryLockError::Error(source)) => Err(ManifestError::Lock {
+        },
+        LockError::Io { source, .. } => ManifestError::Lock {
             dir: dir.to_path_buf(),
             source,
-        }),
-    }
+        },
+    })
 }
 
 impl Manifest {

@@ -39,7 +39,8 @@ impl From<StdoutError> for CommandError {
 pub fn print_json(value: &impl Serialize) -> Result<(), StdoutError> {
     // Serialising a `Value` or a plain struct cannot fail; if a type ever can, say so rather
     // than print half a document.
-    let not_json = |e: serde_json::Error| StdoutError(std::io::Error::other(format!("not JSON: {e}")));
+    let not_json =
+        |e: serde_json::Error| StdoutError(std::io::Error::other(format!("not JSON: {e}")));
     let mut value = serde_json::to_value(value).map_err(not_json)?;
     crate::text::clean_json(&mut value);
     let mut text = serde_json::to_string_pretty(&value).map_err(not_json)?;

@@ -9,7 +9,7 @@
 //! different files. A save goes through [`crate::atomic::write`], so a crash leaves either the
 //! old file or the new one, never half of one.
 
-use std::fs::{File, OpenOptions, TryLockError};
+use crate::lockfile::{LockError, LockFile};
 use std::path::{Path, PathBuf};
 
 use super::model::PlanFile;
@@ -19,7 +19,7 @@ use super::model::PlanFile;
 pub struct PlanStore {
     path: PathBuf,
     real: PathBuf,
-    _lock: File,
+    _lock: LockFile,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -139,30 +139,19 @@ impl PlanStore {
     /// Locks `<file>.lock` beside the file `path` leads to (symbolic links resolved).
     fn lock(path: &Path) -> Result<PlanStore, StoreError> {
         let real = real_path(path)?;
-        let lock_path = lock_path(&real);
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|source| StoreError::Lock {
-                path: path.to_path_buf(),
-                lock: lock_path.clone(),
-                source,
-            })?;
-        match lock.try_lock() {
-            Ok(()) => Ok(PlanStore {
+        match LockFile::take(&lock_path(&real)) {
+            Ok(lock) => Ok(PlanStore {
                 path: path.to_path_buf(),
                 real,
                 _lock: lock,
             }),
-            Err(TryLockError::WouldBlock) => Err(StoreError::Locked {
+            Err(LockError::Held(lock)) => Err(StoreError::Locked {
                 path: path.to_path_buf(),
-                lock: lock_path,
+                lock,
             }),
-            Err(TryLockError::Error(source)) => Err(StoreError::Lock {
+            Err(LockError::Io { path: lock, source }) => Err(StoreError::Lock {
                 path: path.to_path_buf(),
-                lock: lock_path,
+                lock,
                 source,
             }),
         }

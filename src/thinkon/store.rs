@@ -15,7 +15,7 @@
 //! flight. A second process on the same folder is refused at once (the lock). This module
 //! reads and writes; it decides nothing about the loop.
 
-use std::fs::{File, OpenOptions, TryLockError};
+use crate::lockfile::{LockError, LockFile};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -70,7 +70,7 @@ pub enum StoreError {
 #[derive(Debug)]
 pub struct TreeStore {
     dir: PathBuf,
-    _lock: File,
+    _lock: LockFile,
 }
 
 impl TreeStore {
@@ -83,29 +83,16 @@ impl TreeStore {
                 source,
             })?;
         }
-        let lock_path = dir.join("thinkon.lock");
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|source| StoreError::Create {
-                path: lock_path.clone(),
-                source,
-            })?;
-        match lock.try_lock() {
-            Ok(()) => Ok(TreeStore {
+        match LockFile::take(&dir.join("thinkon.lock")) {
+            Ok(lock) => Ok(TreeStore {
                 dir: dir.to_path_buf(),
                 _lock: lock,
             }),
-            Err(TryLockError::WouldBlock) => Err(StoreError::Locked {
+            Err(LockError::Held(lock)) => Err(StoreError::Locked {
                 path: dir.to_path_buf(),
-                lock: lock_path,
+                lock,
             }),
-            Err(TryLockError::Error(source)) => Err(StoreError::Create {
-                path: lock_path,
-                source,
-            }),
+            Err(LockError::Io { path, source }) => Err(StoreError::Create { path, source }),
         }
     }
 
