@@ -429,3 +429,49 @@ async fn an_llm_workflow_with_local_search_cites_corpus_documents() {
         "{report}"
     );
 }
+
+/// `--max-rounds 1` leaves its only round to the final summary: the run is `degraded` (nothing
+/// was researched), and every place that says why says what happened: no search ran because
+/// the round limit left no round for research, and which flag to raise.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_rounds_1_says_the_round_limit_left_no_round_for_research() {
+    let o = Offline::new();
+    let out = o
+        .run(&fixture_corpus(), "Why do lithium dendrites form?", "p.json")
+        .args(["--max-rounds", "1"])
+        .run()
+        .await;
+    out.code(1);
+    let stdout = out.stdout_json();
+    assert_eq!(stdout["status"], "degraded");
+    let reason = stdout["reason"].as_str().expect("a reason").to_string();
+    for needle in [
+        "`--max-rounds 1`",
+        "left no round for research",
+        "no search ran",
+        "raise `--max-rounds`",
+    ] {
+        assert!(reason.contains(needle), "{needle}: {reason}");
+    }
+    assert!(!reason.contains("planner planned no"), "{reason}");
+    let plan = o.plan("p.json");
+    assert_eq!(plan["outcome"]["reason"], reason.as_str());
+    let searches = plan["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .filter(|n| n["type"] == "search")
+        .count();
+    assert_eq!(searches, 0, "no search was planned");
+    let report = std::fs::read_to_string(o.path().join("p.report.md")).expect("report");
+    assert!(
+        report.contains(&format!("> **Degraded run: {reason}.**")),
+        "{report}"
+    );
+    assert!(
+        !report.contains("The searches found no sentence"),
+        "no search ran, so none found anything: {report}"
+    );
+    assert!(report.contains("no source to quote"), "{report}");
+    assert!(out.stderr.contains("raise `--max-rounds`"), "{}", out.stderr);
+}
