@@ -170,22 +170,55 @@ fn comparable(mut plan: Value) -> Value {
     plan
 }
 
+/// The report without its last line, which names the plan file and the workflow id.
+fn report_body(o: &Offline, out: &str) -> String {
+    let report =
+        std::fs::read_to_string(o.path().join(out.replace(".json", ".report.md"))).expect("report");
+    report
+        .lines()
+        .filter(|l| !l.starts_with("_Written by researchflow from"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Five runs of one question, three tasks at a time, over a corpus where every document is
+/// there twice (the same file saved in two folders): equal sentences and equal scores
+/// everywhere, and a file written again between runs, so the index is updated. Every run
+/// gives the same plan (times and ids aside) and the same report; once, the same sentence was
+/// cited as [1] in one run and [2] in the next.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_same_question_twice_gives_the_same_plan() {
+async fn the_same_question_five_times_gives_the_same_plan_and_report() {
     let o = Offline::new();
-    let q = "Why do lithium dendrites form?";
-    o.run(&fixture_corpus(), q, "one.json")
-        .run()
-        .await
-        .success();
-    o.run(&fixture_corpus(), q, "two.json")
-        .run()
-        .await
-        .success();
-    assert_eq!(
-        comparable(o.plan("one.json")),
-        comparable(o.plan("two.json"))
-    );
+    let corpus = o.path().join("corpus");
+    copy_corpus(&corpus.join("copy-a"));
+    copy_corpus(&corpus.join("copy-b"));
+    let q = "How do solid-state batteries compare with lithium-ion?";
+    let mut plans = Vec::new();
+    let mut reports = Vec::new();
+    for run in 0..5 {
+        if run == 2 {
+            // The same text written again: read again, its old document deleted.
+            let file = corpus.join("copy-a/solid-state-vs-lithium-ion-overview.md");
+            let text = std::fs::read(&file).expect("read");
+            std::fs::remove_file(&file).expect("remove");
+            std::fs::write(&file, text).expect("write");
+        }
+        let out = format!("run{run}.json");
+        o.run(&corpus, q, &out)
+            .args(["--concurrency", "3"])
+            .run()
+            .await
+            .success();
+        plans.push(comparable(o.plan(&out)));
+        reports.push(report_body(&o, &out));
+    }
+    assert_eq!(index_event(&o, "run2.json")["read"], 1);
+    let quoted = quotes(reports[0].as_str());
+    assert!(quoted.len() >= 5, "{}", reports[0]);
+    for run in 1..5 {
+        assert_eq!(plans[run], plans[0], "run {run}'s plan");
+        assert_eq!(reports[run], reports[0], "run {run}'s report");
+    }
 }
 
 fn copy_corpus(to: &Path) {
@@ -437,7 +470,11 @@ async fn an_llm_workflow_with_local_search_cites_corpus_documents() {
 async fn max_rounds_1_says_the_round_limit_left_no_round_for_research() {
     let o = Offline::new();
     let out = o
-        .run(&fixture_corpus(), "Why do lithium dendrites form?", "p.json")
+        .run(
+            &fixture_corpus(),
+            "Why do lithium dendrites form?",
+            "p.json",
+        )
         .args(["--max-rounds", "1"])
         .run()
         .await;
@@ -473,5 +510,9 @@ async fn max_rounds_1_says_the_round_limit_left_no_round_for_research() {
         "no search ran, so none found anything: {report}"
     );
     assert!(report.contains("no source to quote"), "{report}");
-    assert!(out.stderr.contains("raise `--max-rounds`"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("raise `--max-rounds`"),
+        "{}",
+        out.stderr
+    );
 }

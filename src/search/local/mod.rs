@@ -21,6 +21,7 @@ pub mod manifest;
 pub mod markdown;
 pub mod passage;
 pub mod pdf;
+pub mod rank;
 pub mod report;
 pub mod schema;
 pub mod tokenizer;
