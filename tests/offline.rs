@@ -516,3 +516,36 @@ async fn max_rounds_1_says_the_round_limit_left_no_round_for_research() {
         out.stderr
     );
 }
+
+/// A page of 200,000 nested `<div>`s (2.2 MB) is indexed and its text quoted. Parsing it into
+/// a tree took over two minutes (the tree builder's work grew with the depth at every tag);
+/// the tokenizer's pass takes a fraction of a second, far inside the run's time limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_nested_200000_deep_is_indexed_and_quoted() {
+    let o = Offline::new();
+    let corpus = o.path().join("corpus");
+    std::fs::create_dir_all(&corpus).expect("mkdir");
+    let sentence = "Deeply nested pages are indexed by one pass of the tokenizer over their tags.";
+    let n = 200_000;
+    let page = format!(
+        "<html><head><title>Nested page</title></head><body>{}<p>{sentence}</p>{}</body></html>",
+        "<div>".repeat(n),
+        "</div>".repeat(n)
+    );
+    std::fs::write(corpus.join("deep.html"), page).expect("write");
+    let out = o
+        .run(&corpus, "How are deeply nested pages indexed?", "p.json")
+        .run()
+        .await;
+    out.success();
+    let index = index_event(&o, "p.json");
+    assert_eq!(
+        (index["read"].clone(), index["documents"].clone()),
+        (json!(1), json!(1))
+    );
+    assert_eq!(index["warnings"], json!([]), "{index}");
+    let fin = final_node(&o.plan("p.json"));
+    let quoted = quotes(fin["summary"].as_str().unwrap_or_default());
+    assert_eq!(quoted, [(sentence.to_string(), 1)], "{fin}");
+    assert_eq!(fin["sources"][0]["title"], "Nested page");
+}
