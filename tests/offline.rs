@@ -549,3 +549,84 @@ async fn a_page_nested_200000_deep_is_indexed_and_quoted() {
     assert_eq!(quoted, [(sentence.to_string(), 1)], "{fin}");
     assert_eq!(fin["sources"][0]["title"], "Nested page");
 }
+
+/// A licence text as Debian ships them: no extension, hard-wrapped at 72 columns, paragraphs
+/// indented by two spaces, a centred title.
+const WRAPPED_LICENCE: &str = "\
+                     THE EXAMPLE PUBLIC LICENCE
+                        Version 2, June 2026
+
+  The licences for most software are designed to take away your
+freedom to share and change it.  By contrast, this licence is meant to
+guarantee your freedom to share and change free software.
+
+  Finally, any free program is threatened constantly by software
+patents.  We wish to avoid the danger that redistributors of a free
+program will individually obtain patent licences, in effect making the
+program proprietary.  To prevent this, we have made it clear that any
+patent must be licensed for everyone's free use or not licensed at all.
+
+  1. You may copy and distribute verbatim copies of the program's
+source code as you receive it, in any medium, provided that you
+publish an appropriate copyright notice on each copy.
+";
+
+/// `/usr/share/common-licenses` and every source tree hold text files without an extension
+/// (`COPYING`, `GPL-3`, `Apache-2.0`): they are indexed, while binaries and scripts beside
+/// them are not documents and raise no warning; a page in ISO-8859-1 that says so is read in
+/// it. Before, such a folder gave "no document to index".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_files_without_an_extension_and_a_latin1_page_are_indexed() {
+    let o = Offline::new();
+    let corpus = o.path().join("licences");
+    std::fs::create_dir_all(&corpus).expect("mkdir");
+    std::fs::write(corpus.join("EPL-2"), WRAPPED_LICENCE).expect("write");
+    std::fs::write(
+        corpus.join("COPYING.LESSER"),
+        "The lesser licence permits linking a free library with proprietary programs.\n",
+    )
+    .expect("write");
+    let mut elf = b"\x7fELF\x02\x01\x01\0\0\0".to_vec();
+    elf.extend(b"licence patent ".repeat(1000));
+    std::fs::write(corpus.join("licence-tool"), elf).expect("write");
+    std::fs::write(
+        corpus.join("configure"),
+        "#!/bin/sh\n# Checks the licence and the patent files.\necho ok\n",
+    )
+    .expect("write");
+    std::fs::write(
+        corpus.join("faq.html"),
+        b"<html><head><meta charset=\"iso-8859-1\"><title>Licence FAQ \xe0 jour</title></head>\
+          <body><p>A patent licence that is not free for everyone cannot be combined with \
+          this licence, as the caf\xe9 example shows.</p></body></html>"
+            .as_slice(),
+    )
+    .expect("write");
+    let out = o
+        .run(&corpus, "Must a patent be licensed for free use?", "p.json")
+        .run()
+        .await;
+    out.success();
+    let index = index_event(&o, "p.json");
+    assert_eq!(index["documents"], 3, "{index}");
+    assert_eq!(index["warnings"], json!([]), "{index}");
+    let plan = o.plan("p.json");
+    let urls: BTreeSet<String> = plan["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .flat_map(|n| n["sources"].as_array().cloned().unwrap_or_default())
+        .filter_map(|s| s["url"].as_str().map(str::to_string))
+        .collect();
+    for name in ["EPL-2", "faq.html"] {
+        assert!(urls.iter().any(|u| u.ends_with(name)), "{name}: {urls:?}");
+    }
+    let text = plan.to_string();
+    assert!(
+        text.contains("Licence FAQ \u{e0} jour"),
+        "the declared charset"
+    );
+    assert!(text.contains("caf\u{e9} example"), "the declared charset");
+    assert!(!text.contains('\u{fffd}'), "no replacement character");
+    assert!(!text.contains("licence-tool") && !text.contains("configure"));
+}

@@ -570,7 +570,7 @@ mod tests {
         }
         assert_eq!(
             index.search("notes", 3).expect("search")[0].title,
-            "Caf\u{fffd} notes"
+            "Caf\u{e9} notes"
         );
         drop(index);
         let (_, again) = f.open();

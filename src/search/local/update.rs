@@ -93,6 +93,7 @@ pub fn run(
                 entry(&file, true, doc.warnings)
             }
             Outcome::Skipped(warning) => entry(&file, false, vec![warning]),
+            Outcome::Ignored => entry(&file, false, Vec::new()),
             Outcome::Unreadable(warning) => {
                 // Not remembered, so the next open tries again.
                 report.removed += usize::from(was_indexed);
