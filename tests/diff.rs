@@ -266,3 +266,65 @@ async fn a_file_that_cannot_be_read_or_is_no_plan_exits_2_naming_it() {
         .stderr_contains(&format!("`{}`", dir.path().display()))
         .stderr_contains("not a regular file");
 }
+
+/// Two runs that found the same sources in another order number them differently: the same
+/// sentence is `[1]` in one and `[2]` in the other. That is no changed finding; citing another
+/// source under the same number is one.
+#[tokio::test]
+async fn citations_renumbered_to_the_same_sources_are_no_change() {
+    let a = ("file:///corpus/a.md", "A");
+    let b = ("file:///corpus/b.md", "B");
+    let run = |search: &str, report: &str, order: &[(&str, &str)]| {
+        plan(vec![
+            node("a", "Why?", 1, "", &[]),
+            node("b", "Why, by the corpus", 2, search, order),
+            node("e", "Final report: Why?", -1, report, order),
+        ])
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let old = write(
+        dir.path(),
+        "old.json",
+        &run(
+            "Cells age [1]. Heat speeds it [2].",
+            "- Cells age. [1]\n- Heat speeds it. [1, 2]\n",
+            &[a, b],
+        ),
+    );
+    let renumbered = write(
+        dir.path(),
+        "renumbered.json",
+        &run(
+            "Cells age [2]. Heat speeds it [1].",
+            "- Cells age. [2]\n- Heat speeds it. [2, 1]\n",
+            &[b, a],
+        ),
+    );
+    let out = researchflow()
+        .arg("diff")
+        .arg(&old)
+        .arg(&renumbered)
+        .run()
+        .await;
+    out.success().stdout_contains("\nNo change.\n");
+
+    let other = write(
+        dir.path(),
+        "other.json",
+        &run(
+            "Cells age [1]. Heat speeds it [1].",
+            "- Cells age. [2]\n- Heat speeds it. [2, 1]\n",
+            &[b, a],
+        ),
+    );
+    let out = researchflow()
+        .args(["diff", "--json"])
+        .arg(&old)
+        .arg(&other)
+        .run()
+        .await;
+    out.success();
+    let d = out.stdout_json();
+    assert_eq!(field(&d["changed"], "new_node"), ["b"], "{d}");
+    assert_eq!(d["sources_new"], json!([]));
+}

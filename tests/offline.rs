@@ -170,22 +170,55 @@ fn comparable(mut plan: Value) -> Value {
     plan
 }
 
+/// The report without its last line, which names the plan file and the workflow id.
+fn report_body(o: &Offline, out: &str) -> String {
+    let report =
+        std::fs::read_to_string(o.path().join(out.replace(".json", ".report.md"))).expect("report");
+    report
+        .lines()
+        .filter(|l| !l.starts_with("_Written by researchflow from"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Five runs of one question, three tasks at a time, over a corpus where every document is
+/// there twice (the same file saved in two folders): equal sentences and equal scores
+/// everywhere, and a file written again between runs, so the index is updated. Every run
+/// gives the same plan (times and ids aside) and the same report; once, the same sentence was
+/// cited as [1] in one run and [2] in the next.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_same_question_twice_gives_the_same_plan() {
+async fn the_same_question_five_times_gives_the_same_plan_and_report() {
     let o = Offline::new();
-    let q = "Why do lithium dendrites form?";
-    o.run(&fixture_corpus(), q, "one.json")
-        .run()
-        .await
-        .success();
-    o.run(&fixture_corpus(), q, "two.json")
-        .run()
-        .await
-        .success();
-    assert_eq!(
-        comparable(o.plan("one.json")),
-        comparable(o.plan("two.json"))
-    );
+    let corpus = o.path().join("corpus");
+    copy_corpus(&corpus.join("copy-a"));
+    copy_corpus(&corpus.join("copy-b"));
+    let q = "How do solid-state batteries compare with lithium-ion?";
+    let mut plans = Vec::new();
+    let mut reports = Vec::new();
+    for run in 0..5 {
+        if run == 2 {
+            // The same text written again: read again, its old document deleted.
+            let file = corpus.join("copy-a/solid-state-vs-lithium-ion-overview.md");
+            let text = std::fs::read(&file).expect("read");
+            std::fs::remove_file(&file).expect("remove");
+            std::fs::write(&file, text).expect("write");
+        }
+        let out = format!("run{run}.json");
+        o.run(&corpus, q, &out)
+            .args(["--concurrency", "3"])
+            .run()
+            .await
+            .success();
+        plans.push(comparable(o.plan(&out)));
+        reports.push(report_body(&o, &out));
+    }
+    assert_eq!(index_event(&o, "run2.json")["read"], 1);
+    let quoted = quotes(reports[0].as_str());
+    assert!(quoted.len() >= 5, "{}", reports[0]);
+    for run in 1..5 {
+        assert_eq!(plans[run], plans[0], "run {run}'s plan");
+        assert_eq!(reports[run], reports[0], "run {run}'s report");
+    }
 }
 
 fn copy_corpus(to: &Path) {
@@ -428,4 +461,172 @@ async fn an_llm_workflow_with_local_search_cites_corpus_documents() {
         report.contains("[1]") && report.contains("fixtures/corpus/"),
         "{report}"
     );
+}
+
+/// `--max-rounds 1` leaves its only round to the final summary: the run is `degraded` (nothing
+/// was researched), and every place that says why says what happened: no search ran because
+/// the round limit left no round for research, and which flag to raise.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_rounds_1_says_the_round_limit_left_no_round_for_research() {
+    let o = Offline::new();
+    let out = o
+        .run(
+            &fixture_corpus(),
+            "Why do lithium dendrites form?",
+            "p.json",
+        )
+        .args(["--max-rounds", "1"])
+        .run()
+        .await;
+    out.code(1);
+    let stdout = out.stdout_json();
+    assert_eq!(stdout["status"], "degraded");
+    let reason = stdout["reason"].as_str().expect("a reason").to_string();
+    for needle in [
+        "`--max-rounds 1`",
+        "left no round for research",
+        "no search ran",
+        "raise `--max-rounds`",
+    ] {
+        assert!(reason.contains(needle), "{needle}: {reason}");
+    }
+    assert!(!reason.contains("planner planned no"), "{reason}");
+    let plan = o.plan("p.json");
+    assert_eq!(plan["outcome"]["reason"], reason.as_str());
+    let searches = plan["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .filter(|n| n["type"] == "search")
+        .count();
+    assert_eq!(searches, 0, "no search was planned");
+    let report = std::fs::read_to_string(o.path().join("p.report.md")).expect("report");
+    assert!(
+        report.contains(&format!("> **Degraded run: {reason}.**")),
+        "{report}"
+    );
+    assert!(
+        !report.contains("The searches found no sentence"),
+        "no search ran, so none found anything: {report}"
+    );
+    assert!(report.contains("no source to quote"), "{report}");
+    assert!(
+        out.stderr.contains("raise `--max-rounds`"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// A page of 200,000 nested `<div>`s (2.2 MB) is indexed and its text quoted. Parsing it into
+/// a tree took over two minutes (the tree builder's work grew with the depth at every tag);
+/// the tokenizer's pass takes a fraction of a second, far inside the run's time limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_nested_200000_deep_is_indexed_and_quoted() {
+    let o = Offline::new();
+    let corpus = o.path().join("corpus");
+    std::fs::create_dir_all(&corpus).expect("mkdir");
+    let sentence = "Deeply nested pages are indexed by one pass of the tokenizer over their tags.";
+    let n = 200_000;
+    let page = format!(
+        "<html><head><title>Nested page</title></head><body>{}<p>{sentence}</p>{}</body></html>",
+        "<div>".repeat(n),
+        "</div>".repeat(n)
+    );
+    std::fs::write(corpus.join("deep.html"), page).expect("write");
+    let out = o
+        .run(&corpus, "How are deeply nested pages indexed?", "p.json")
+        .run()
+        .await;
+    out.success();
+    let index = index_event(&o, "p.json");
+    assert_eq!(
+        (index["read"].clone(), index["documents"].clone()),
+        (json!(1), json!(1))
+    );
+    assert_eq!(index["warnings"], json!([]), "{index}");
+    let fin = final_node(&o.plan("p.json"));
+    let quoted = quotes(fin["summary"].as_str().unwrap_or_default());
+    assert_eq!(quoted, [(sentence.to_string(), 1)], "{fin}");
+    assert_eq!(fin["sources"][0]["title"], "Nested page");
+}
+
+/// A licence text as Debian ships them: no extension, hard-wrapped at 72 columns, paragraphs
+/// indented by two spaces, a centred title.
+const WRAPPED_LICENCE: &str = "\
+                     THE EXAMPLE PUBLIC LICENCE
+                        Version 2, June 2026
+
+  The licences for most software are designed to take away your
+freedom to share and change it.  By contrast, this licence is meant to
+guarantee your freedom to share and change free software.
+
+  Finally, any free program is threatened constantly by software
+patents.  We wish to avoid the danger that redistributors of a free
+program will individually obtain patent licences, in effect making the
+program proprietary.  To prevent this, we have made it clear that any
+patent must be licensed for everyone's free use or not licensed at all.
+
+  1. You may copy and distribute verbatim copies of the program's
+source code as you receive it, in any medium, provided that you
+publish an appropriate copyright notice on each copy.
+";
+
+/// `/usr/share/common-licenses` and every source tree hold text files without an extension
+/// (`COPYING`, `GPL-3`, `Apache-2.0`): they are indexed, while binaries and scripts beside
+/// them are not documents and raise no warning; a page in ISO-8859-1 that says so is read in
+/// it. Before, such a folder gave "no document to index".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_files_without_an_extension_and_a_latin1_page_are_indexed() {
+    let o = Offline::new();
+    let corpus = o.path().join("licences");
+    std::fs::create_dir_all(&corpus).expect("mkdir");
+    std::fs::write(corpus.join("EPL-2"), WRAPPED_LICENCE).expect("write");
+    std::fs::write(
+        corpus.join("COPYING.LESSER"),
+        "The lesser licence permits linking a free library with proprietary programs.\n",
+    )
+    .expect("write");
+    let mut elf = b"\x7fELF\x02\x01\x01\0\0\0".to_vec();
+    elf.extend(b"licence patent ".repeat(1000));
+    std::fs::write(corpus.join("licence-tool"), elf).expect("write");
+    std::fs::write(
+        corpus.join("configure"),
+        "#!/bin/sh\n# Checks the licence and the patent files.\necho ok\n",
+    )
+    .expect("write");
+    std::fs::write(
+        corpus.join("faq.html"),
+        b"<html><head><meta charset=\"iso-8859-1\"><title>Licence FAQ \xe0 jour</title></head>\
+          <body><p>A patent licence that is not free for everyone cannot be combined with \
+          this licence, as the caf\xe9 example shows.</p></body></html>"
+            .as_slice(),
+    )
+    .expect("write");
+    let out = o
+        .run(&corpus, "Must a patent be licensed for free use?", "p.json")
+        .run()
+        .await;
+    out.success();
+    let index = index_event(&o, "p.json");
+    assert_eq!(index["documents"], 3, "{index}");
+    assert_eq!(index["warnings"], json!([]), "{index}");
+    let plan = o.plan("p.json");
+    let urls: BTreeSet<String> = plan["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .flat_map(|n| n["sources"].as_array().cloned().unwrap_or_default())
+        .filter_map(|s| s["url"].as_str().map(str::to_string))
+        .collect();
+    for name in ["EPL-2", "faq.html"] {
+        assert!(urls.iter().any(|u| u.ends_with(name)), "{name}: {urls:?}");
+    }
+    let text = plan.to_string();
+    assert!(
+        text.contains("Licence FAQ \u{e0} jour"),
+        "the declared charset"
+    );
+    assert!(text.contains("caf\u{e9} example"), "the declared charset");
+    assert!(!text.contains('\u{fffd}'), "no replacement character");
+    assert!(!text.contains("licence-tool") && !text.contains("configure"));
 }

@@ -6,10 +6,12 @@
 //!
 //! - [`plan_diff`]: [`diff`] and the [`PlanDiff`] it returns (matching rules there).
 //! - [`url`]: the URL key two sources are compared by.
+//! - [`citations`]: citation numbers read as the sources they name.
 //! - [`markdown`]: [`to_markdown`], the digest a person reads.
 //! - [`changes_file`]: the name of the digest beside a plan file.
 
 pub mod changes_file;
+pub mod citations;
 pub mod markdown;
 pub mod plan_diff;
 pub mod url;

@@ -8,7 +8,9 @@
 //! - The final summaries (batch -1) always pair with each other, whatever their titles: a
 //!   planner may name them after anything, and they answer the same question.
 //! - A pair is changed when the summaries differ once trimmed and with white space collapsed,
-//!   so a model's re-wrapped lines are not news.
+//!   so a model's re-wrapped lines are not news, and with each citation number read as the
+//!   URL it names in its node's sources ([`super::citations`]), so sources found in another
+//!   order (`[3]` one day, `[5]` the next, for the same page) are not news either.
 //! - Order is the new plan's, then the old plan's for what is gone, so the same two files
 //!   always give the same digest.
 
@@ -16,6 +18,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde::Serialize;
 
+use super::citations::cited_by_url;
 use super::url::url_key;
 use crate::plan::{FINAL_BATCH, Node, NodeStatus, NodeType, PlanFile, Source};
 use crate::text::normalized;
@@ -86,7 +89,7 @@ pub fn diff(old: &PlanFile, new: &PlanFile) -> PlanDiff {
         changed: matching
             .pairs
             .iter()
-            .filter(|(o, n)| collapsed(&o.summary) != collapsed(&n.summary))
+            .filter(|(o, n)| said(o) != said(n))
             .map(|(o, n)| ChangedNode {
                 title: n.title.clone(),
                 old_node: o.node_id.to_string(),
@@ -220,6 +223,11 @@ fn node_ref(node: &Node) -> NodeRef {
         kind: node.kind,
         status: node.status,
     }
+}
+
+/// What a node's summary says, for comparison: white space collapsed, citations by URL.
+fn said(node: &Node) -> String {
+    collapsed(&cited_by_url(&node.summary, &node.sources))
 }
 
 /// `text` trimmed, every run of white space one space.
@@ -375,6 +383,33 @@ mod tests {
         assert!(d.is_empty(), "{d:?}");
         let reworded = plan(&[("b", "T", 2, "Line one. Line three.", &[])]);
         assert_eq!(diff(&old, &reworded).changed.len(), 1);
+    }
+
+    #[test]
+    fn citations_renumbered_to_the_same_sources_are_no_change() {
+        let old = plan(&[(
+            "b",
+            "T",
+            2,
+            "A holds [1]. B holds [2, 3].",
+            &["https://x/a", "https://x/b", "https://x/c"],
+        )]);
+        let renumbered = plan(&[(
+            "b",
+            "T",
+            2,
+            "A holds [3]. B holds [1, 2].",
+            &["https://x/b", "https://x/c", "https://x/a/"],
+        )]);
+        assert!(diff(&old, &renumbered).is_empty());
+        let other_source = plan(&[(
+            "b",
+            "T",
+            2,
+            "A holds [2]. B holds [1, 2].",
+            &["https://x/b", "https://x/c", "https://x/a/"],
+        )]);
+        assert_eq!(diff(&old, &other_source).changed.len(), 1);
     }
 
     #[test]

@@ -107,9 +107,13 @@ impl ExtractiveRunner {
         let picked = select(&candidates, &query, FINAL_SENTENCES, PER_SOURCE);
         let mut report = format!("{OFFLINE_NOTICE}\n\n## Findings\n\n");
         if picked.is_empty() {
-            report.push_str(
-                "The searches found no sentence in the corpus that answers the question.\n",
-            );
+            // Say which: with no source, no search ran or none found a document.
+            report.push_str(if sources.is_empty() {
+                "There is no source to quote: no search of this run returned a document of the \
+                 corpus.\n"
+            } else {
+                "No sentence of the documents the searches returned answers the question.\n"
+            });
         }
         for &i in &picked {
             let c = &candidates[i];

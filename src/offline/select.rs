@@ -1,9 +1,11 @@
 //! Choosing the sentences of an extractive summary: relevance to the query (the task and the
 //! question), then maximal marginal relevance, so that each next sentence adds something the
 //! chosen ones do not already say; near-duplicates never both make it. Deterministic: ties go
-//! to the earlier candidate.
+//! to the earlier candidate. Term sets are ordered (`BTreeSet`), so a sentence's weights are
+//! always added in the same order: a sum in hash order differs in its last bits from one set
+//! to the next, and two equal sentences would win in turn from run to run.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 
 use super::sentences::terms;
 
@@ -34,8 +36,8 @@ pub fn quotable(sentence: &str) -> bool {
 /// The indices of at most `k` candidates, best first: relevant to `query`, each adding
 /// something new, at most `per_source` from one source.
 pub fn select(candidates: &[Candidate], query: &str, k: usize, per_source: usize) -> Vec<usize> {
-    let query: HashSet<String> = terms(query).into_iter().collect();
-    let sets: Vec<HashSet<String>> = candidates
+    let query: BTreeSet<String> = terms(query).into_iter().collect();
+    let sets: Vec<BTreeSet<String>> = candidates
         .iter()
         .map(|c| terms(&c.text).into_iter().collect())
         .collect();
@@ -83,7 +85,7 @@ pub fn select(candidates: &[Candidate], query: &str, k: usize, per_source: usize
     chosen
 }
 
-fn inverse_document_frequency(sets: &[HashSet<String>]) -> HashMap<String, f64> {
+fn inverse_document_frequency(sets: &[BTreeSet<String>]) -> HashMap<String, f64> {
     let mut df: HashMap<String, usize> = HashMap::new();
     for set in sets {
         for t in set {
@@ -96,7 +98,7 @@ fn inverse_document_frequency(sets: &[HashSet<String>]) -> HashMap<String, f64> 
         .collect()
 }
 
-fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
+fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
     let union = a.union(b).count();
     if union == 0 {
         0.0
@@ -150,6 +152,30 @@ mod tests {
             2
         );
         assert_eq!(select(&cands, "x", 5, 2), Vec::<usize>::new());
+    }
+
+    /// The same sentence in two documents scores the same in every run, so the earlier
+    /// source always wins the tie: a sum over a `HashSet` once added the terms' weights in an
+    /// order that changed with every set, and the winner changed from run to run.
+    #[test]
+    fn ties_always_go_to_the_earlier_candidate() {
+        let text = "Solid electrolytes suppress lithium dendrites, raise energy density, cut \
+                    fire risk, and allow thinner separators in pouch cells at scale.";
+        let filler = [
+            "Dendrites pierce separators in cells that charge fast.",
+            "Energy density rises with lithium metal anodes in pouch cells.",
+            "Fire risk falls when the liquid electrolyte is gone.",
+        ];
+        // More query terms than the sentence has, so the sum runs over the sentence's terms.
+        let query = "solid electrolytes suppress lithium dendrites raise energy density cut fire \
+                     risk allow separators pouch cells scale thinner grid storage sodium cost";
+        for _ in 0..200 {
+            let mut cands: Vec<Candidate> = filler.iter().map(|t| c(t, 0)).collect();
+            cands.push(c(text, 1));
+            cands.push(c(text, 2));
+            let picked = select(&cands, query, 1, 1);
+            assert_eq!(picked, [3], "the earlier of two equal sentences");
+        }
     }
 
     #[test]

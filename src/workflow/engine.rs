@@ -92,6 +92,9 @@ pub struct Engine<R, P> {
     pub(super) totals: Totals,
     /// Why planning rounds of this invocation failed, for a degraded run's notice.
     pub(super) planning_errors: Vec<String>,
+    /// Whether the round limit (`max_rounds`) made a round finalise, for a degraded run's
+    /// notice: with nothing researched, that limit is why.
+    pub(super) round_limit_finalised: bool,
     /// When this invocation started (the time budget counts from here).
     pub(super) started: Instant,
     /// Which limit stopped the run.
@@ -116,6 +119,7 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             interrupted: false,
             totals: Totals::default(),
             planning_errors: Vec::new(),
+            round_limit_finalised: false,
             started: Instant::now(),
             stopped: None,
             notes: RoundNotes::default(),
@@ -175,6 +179,7 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             }
             // `max_rounds` bounds this invocation's rounds, not the plan's.
             if self.totals.rounds >= self.options.max_rounds {
+                self.round_limit_finalised = true;
                 self.add_final("the round limit was reached")?;
                 continue;
             }
@@ -182,8 +187,9 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                 self.add_final("the budget was reached")?;
                 continue;
             }
-            let must_finalise =
-                self.totals.rounds + 1 >= self.options.max_rounds || zero_streak >= 2;
+            let last_round = self.totals.rounds + 1 >= self.options.max_rounds;
+            self.round_limit_finalised |= last_round;
+            let must_finalise = last_round || zero_streak >= 2;
             let planned_any = self.plan_round(must_finalise).await?;
             if self.interrupted {
                 return Ok(RunStatus::Interrupted);

@@ -175,14 +175,44 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                 self.planning_errors.last().map_or("", String::as_str)
             ));
         }
-        if failed.is_empty() && self.planning_errors.is_empty() {
-            why.push_str("; the planner planned no research task");
+        if failed.is_empty()
+            && self.planning_errors.is_empty()
+            && let Some(nothing) = self.nothing_planned()
+        {
+            why.push_str("; ");
+            why.push_str(&nothing);
         }
         for f in failed {
             why.push_str("; ");
             why.push_str(&f);
         }
         why
+    }
+
+    /// Why no research task was planned, when none was (and no round or task failed): the
+    /// round limit, when it made a round finalise before any research, else the planner.
+    fn nothing_planned(&self) -> Option<String> {
+        let planned = self.plan.nodes.iter().any(|n| {
+            matches!(n.kind, NodeType::Search | NodeType::Summary) && n.batch != FINAL_BATCH
+        });
+        if planned {
+            return None;
+        }
+        let max = self.options.max_rounds;
+        let raise = "raise `--max-rounds` (or `WORKFLOW_MAX_ROUNDS`) to 2 or more to research";
+        Some(match (self.round_limit_finalised, self.totals.rounds) {
+            (true, 0 | 1) => format!(
+                "the round limit (`--max-rounds {max}`) left no round for research: its only \
+                 planning round had to plan the final summary, so no search ran; {raise}"
+            ),
+            (true, rounds) => format!(
+                "the planner planned no research task in {} round(s), then the round limit \
+                 (`--max-rounds {max}`) left no round for research and required the final \
+                 summary, so no search ran; raise `--max-rounds` to give it more rounds",
+                rounds - 1
+            ),
+            (false, _) => "the planner planned no research task, so no search ran".to_string(),
+        })
     }
 
     /// Writes the report of a run whose final summary ran, with a notice when it is degraded or

@@ -1,6 +1,6 @@
 //! One corpus file to a title and plain text, or to the reason it is skipped: the kinds of
-//! document the index knows (by extension), the size caps, binary detection, lenient UTF-8
-//! decoding and the title rules shared by every kind.
+//! document the index knows (by name), the size caps, binary detection, decoding
+//! ([`super::decode`]), the paragraphs of plain text and the title rules shared by every kind.
 //!
 //! Every problem becomes a warning naming the file and saying what to do, never an error: one
 //! bad file must not stop the index. This module reads one file at a time and never writes.
@@ -8,6 +8,7 @@
 use std::io::Read;
 use std::path::Path;
 
+use super::decode::{self, SNIFF_BYTES, Sniffed};
 use super::{html, markdown, pdf};
 
 /// Indexed text is cut at this many bytes (a larger document is indexed in part, with a
@@ -17,10 +18,30 @@ pub const MAX_TEXT_BYTES: usize = 2 * 1024 * 1024;
 const MAX_HTML_BYTES: u64 = 8 * 1024 * 1024;
 /// A larger PDF is skipped: it must be read whole, and its text would be cut anyway.
 const MAX_PDF_BYTES: u64 = 64 * 1024 * 1024;
-/// A NUL byte in this many first bytes marks a binary file.
-const SNIFF_BYTES: usize = 8 * 1024;
 /// A first line up to this many characters can be a title.
 const MAX_TITLE_CHARS: usize = 120;
+
+/// Names of plain-text files that source trees and systems ship without a telling extension,
+/// or with one that is not a kind (`COPYING.LESSER`, `README.Debian`).
+const PLAIN_NAMES: &[&str] = &[
+    "authors",
+    "changelog",
+    "changes",
+    "contributing",
+    "contributors",
+    "copying",
+    "copyright",
+    "credits",
+    "history",
+    "install",
+    "licence",
+    "license",
+    "news",
+    "notice",
+    "readme",
+    "thanks",
+    "todo",
+];
 
 /// The kinds of document the index reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,18 +50,34 @@ pub enum Kind {
     Text,
     Html,
     Pdf,
+    /// A file whose name gives no kind (`LICENSE`, `GPL-3`, `Apache-2.0`, `COPYING.LESSER`):
+    /// plain text when its content is text, else not a document, ignored without a warning.
+    Plain,
 }
 
 impl Kind {
-    /// The kind of a file by its extension (any case); `None` for a file the index ignores.
+    /// The kind of a file by its name: its extension (any case), else [`Kind::Plain`] when it
+    /// has none, only a version number for one (`Apache-2.0`), or a well-known plain-text
+    /// name; `None` for a file the index ignores (`photo.jpg`, `main.rs`).
     pub fn of(path: &Path) -> Option<Kind> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        match ext.as_str() {
+        let name = path.file_name()?.to_str()?;
+        let Some(ext) = path.extension().and_then(|e| e.to_str()) else {
+            return Some(Kind::Plain);
+        };
+        match ext.to_ascii_lowercase().as_str() {
             "md" | "markdown" => Some(Kind::Markdown),
             "txt" => Some(Kind::Text),
             "html" | "htm" => Some(Kind::Html),
             "pdf" => Some(Kind::Pdf),
-            _ => None,
+            _ if ext.bytes().all(|b| b.is_ascii_digit()) => Some(Kind::Plain),
+            _ => {
+                let stem = name
+                    .split('.')
+                    .next()
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
+                PLAIN_NAMES.contains(&stem.as_str()).then_some(Kind::Plain)
+            }
         }
     }
 }
@@ -59,6 +96,9 @@ pub enum Outcome {
     Indexed(Extracted),
     /// Not indexable as it is (empty, binary, a scanned PDF): remembered until the file changes.
     Skipped(String),
+    /// Not a document (a binary or a script whose name gives no kind): remembered until the
+    /// file changes, without a warning, like a file of an ignored kind.
+    Ignored,
     /// Could not be read (permissions, I/O): tried again on the next open.
     Unreadable(String),
 }
@@ -67,11 +107,11 @@ pub enum Outcome {
 pub fn extract(path: &Path, kind: Kind) -> Outcome {
     let shown = path.display().to_string();
     let cap = match kind {
-        Kind::Markdown | Kind::Text => MAX_TEXT_BYTES as u64,
+        Kind::Markdown | Kind::Text | Kind::Plain => MAX_TEXT_BYTES as u64,
         Kind::Html => MAX_HTML_BYTES,
         Kind::Pdf => MAX_PDF_BYTES + 1,
     };
-    let (bytes, size) = match read_capped(path, cap) {
+    let (bytes, size) = match read_capped(path, cap, kind == Kind::Plain) {
         Ok(read) => read,
         Err(e) => {
             return Outcome::Unreadable(format!(
@@ -83,33 +123,24 @@ pub fn extract(path: &Path, kind: Kind) -> Outcome {
         return Outcome::Skipped(format!("skipped `{shown}`: it is empty"));
     }
     let mut warnings = Vec::new();
-    let (title, text) = match kind {
-        Kind::Pdf if size > MAX_PDF_BYTES => {
-            return Outcome::Skipped(format!(
-                "skipped `{shown}`: PDFs over {} MB are not indexed: split it or export its text",
-                MAX_PDF_BYTES >> 20
-            ));
-        }
-        Kind::Pdf => match pdf::to_text(&bytes) {
-            Ok(text) if text.trim().is_empty() => {
-                return Outcome::Skipped(format!(
-                    "skipped `{shown}`: the PDF has no text layer (a scan?): run OCR on it to index it"
-                ));
-            }
+    let (title, text) = match (kind, decode::sniff(&bytes)) {
+        (Kind::Pdf, _) => match pdf_text(&bytes, size, &shown) {
             Ok(text) => (None, text),
-            Err(e) => {
-                return Outcome::Skipped(format!(
-                    "skipped `{shown}`: the PDF cannot be read ({e}): export it again or as text"
-                ));
-            }
+            Err(skipped) => return skipped,
         },
-        _ if bytes[..bytes.len().min(SNIFF_BYTES)].contains(&0) => {
+        (Kind::Plain, Sniffed::Binary | Sniffed::Script) => return Outcome::Ignored,
+        (_, Sniffed::Binary) => {
             return Outcome::Skipped(format!(
-                "skipped `{shown}`: it looks binary (NUL bytes in its first 8 KB), not text"
+                "skipped `{shown}`: it looks binary (NUL or control bytes in its first 8 KB), not text"
             ));
         }
         _ => {
-            let source = decode(bytes, size > cap, &shown, &mut warnings);
+            let cut = size > cap;
+            let (source, warning) = match kind {
+                Kind::Html => decode::html(&bytes, cut),
+                _ => decode::text(&bytes, cut),
+            };
+            warnings.extend(warning.map(|w| format!("`{shown}` {w}")));
             match kind {
                 Kind::Markdown => markdown::to_text(&source),
                 Kind::Html => html::to_text(&source),
@@ -134,34 +165,38 @@ pub fn extract(path: &Path, kind: Kind) -> Outcome {
     })
 }
 
-/// At most `cap` bytes of the file, and the file's size.
-fn read_capped(path: &Path, cap: u64) -> std::io::Result<(Vec<u8>, u64)> {
-    let file = std::fs::File::open(path)?;
-    let size = file.metadata()?.len();
-    let mut bytes = Vec::with_capacity(size.min(cap) as usize);
-    file.take(cap).read_to_end(&mut bytes)?;
-    Ok((bytes, size))
+/// The text layer of a PDF of `size` bytes, or why it is skipped.
+fn pdf_text(bytes: &[u8], size: u64, shown: &str) -> Result<String, Outcome> {
+    if size > MAX_PDF_BYTES {
+        return Err(Outcome::Skipped(format!(
+            "skipped `{shown}`: PDFs over {} MB are not indexed: split it or export its text",
+            MAX_PDF_BYTES >> 20
+        )));
+    }
+    match pdf::to_text(bytes) {
+        Ok(text) if text.trim().is_empty() => Err(Outcome::Skipped(format!(
+            "skipped `{shown}`: the PDF has no text layer (a scan?): run OCR on it to index it"
+        ))),
+        Ok(text) => Ok(text),
+        Err(e) => Err(Outcome::Skipped(format!(
+            "skipped `{shown}`: the PDF cannot be read ({e}): export it again or as text"
+        ))),
+    }
 }
 
-/// The bytes as text: invalid UTF-8 is replaced (with a warning); a character cut by the read
-/// cap at the very end is dropped silently.
-fn decode(bytes: Vec<u8>, cut: bool, shown: &str, warnings: &mut Vec<String>) -> String {
-    match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(e) => {
-            let utf8 = e.utf8_error();
-            let mut bytes = e.into_bytes();
-            if cut && utf8.error_len().is_none() {
-                bytes.truncate(utf8.valid_up_to());
-                return String::from_utf8(bytes)
-                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-            }
-            warnings.push(format!(
-                "`{shown}` is not valid UTF-8: read with replacement characters; save it as UTF-8"
-            ));
-            String::from_utf8_lossy(&bytes).into_owned()
-        }
+/// At most `cap` bytes of the file, and the file's size. With `sniff_first`, a file whose
+/// first bytes are not document text is read no further.
+fn read_capped(path: &Path, cap: u64, sniff_first: bool) -> std::io::Result<(Vec<u8>, u64)> {
+    let file = std::fs::File::open(path)?;
+    let size = file.metadata()?.len();
+    let mut reader = file.take(cap);
+    let first = if sniff_first { SNIFF_BYTES as u64 } else { cap };
+    let mut bytes = Vec::with_capacity(size.min(first) as usize);
+    (&mut reader).take(first).read_to_end(&mut bytes)?;
+    if sniff_first && decode::sniff(&bytes) == Sniffed::Text {
+        reader.read_to_end(&mut bytes)?;
     }
+    Ok((bytes, size))
 }
 
 /// `text` cut to [`MAX_TEXT_BYTES`] on a character boundary, with a warning when it was
@@ -239,7 +274,87 @@ mod tests {
         assert_eq!(Kind::of(Path::new("b.txt")), Some(Kind::Text));
         assert_eq!(Kind::of(Path::new("b.pdf")), Some(Kind::Pdf));
         assert_eq!(Kind::of(Path::new("b.rs")), None);
-        assert_eq!(Kind::of(Path::new("README")), None);
+        assert_eq!(Kind::of(Path::new("photo.JPG")), None);
+    }
+
+    #[test]
+    fn names_without_a_kind_are_plain_text_candidates() {
+        for name in [
+            "README",
+            "LICENSE",
+            "LICENSE-MIT",
+            "GPL-3",
+            "Apache-2.0",
+            "LGPL-2.1",
+            "COPYING.LESSER",
+            "README.Debian",
+            "Makefile",
+        ] {
+            assert_eq!(Kind::of(Path::new(name)), Some(Kind::Plain), "{name}");
+        }
+        assert_eq!(Kind::of(Path::new("archive.tar")), None);
+        assert_eq!(Kind::of(Path::new("licenses.json")), None);
+    }
+
+    /// `/usr/share/common-licenses` and every source tree: text files without an extension
+    /// are indexed with their first line as title; binaries and scripts among them are not
+    /// documents and raise no warning; a Latin-1 one is read as Latin-1.
+    #[test]
+    fn plain_files_are_sniffed_text_indexed_binaries_and_scripts_ignored() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let license = b"                    GNU GENERAL PUBLIC LICENSE\n\
+                       Version 3, 29 June 2007\n\nEveryone is permitted to copy it.\n";
+        let doc = indexed(extract(&write(dir.path(), "GPL-3", license), Kind::Plain));
+        assert_eq!(doc.title, "GNU GENERAL PUBLIC LICENSE");
+        assert!(doc.text.contains("permitted to copy") && doc.warnings.is_empty());
+        let mut elf = b"\x7fELF\x02\x01\x01\0".to_vec();
+        elf.extend(std::iter::repeat_n(b'x', 3 * SNIFF_BYTES));
+        let binary = write(dir.path(), "tool", &elf);
+        assert_eq!(extract(&binary, Kind::Plain), Outcome::Ignored);
+        let script = write(
+            dir.path(),
+            "configure",
+            b"#!/bin/sh\necho configuring the build.\n",
+        );
+        assert_eq!(extract(&script, Kind::Plain), Outcome::Ignored);
+        let doc = indexed(extract(
+            &write(
+                dir.path(),
+                "NOTICE",
+                b"Copyright \xa9 2024 Ren\xe9e M\xfcller.\n",
+            ),
+            Kind::Plain,
+        ));
+        assert_eq!(
+            doc.text.trim(),
+            "Copyright \u{a9} 2024 Ren\u{e9}e M\u{fc}ller."
+        );
+        assert_eq!(doc.warnings.len(), 1, "{:?}", doc.warnings);
+        let w = skipped(extract(&write(dir.path(), "notes.txt", &elf), Kind::Text));
+        assert!(
+            w.contains("binary"),
+            "a .txt says it is text: binary is a warning: {w}"
+        );
+    }
+
+    /// A page in ISO-8859-1 or Windows-1252 that says so reads as it is, not with replacement
+    /// characters.
+    #[test]
+    fn an_html_page_is_read_in_the_charset_it_declares() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let page = b"<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; \
+                     charset=iso-8859-1\"><title>Caf\xe9 cr\xe8me</title></head>\
+                     <body><p>Na\xefve \x93quotes\x94 cost 5 \x80.</p></body></html>";
+        let doc = indexed(extract(&write(dir.path(), "latin.html", page), Kind::Html));
+        assert_eq!(doc.title, "Caf\u{e9} cr\u{e8}me");
+        assert!(
+            doc.text
+                .contains("Na\u{ef}ve \u{201c}quotes\u{201d} cost 5 \u{20ac}."),
+            "{}",
+            doc.text
+        );
+        assert!(doc.warnings.is_empty(), "{:?}", doc.warnings);
+        assert!(!doc.text.contains('\u{fffd}'));
     }
 
     #[test]
@@ -314,15 +429,15 @@ mod tests {
     }
 
     #[test]
-    fn invalid_utf8_is_read_lossily_with_a_warning() {
+    fn text_that_is_not_utf8_is_read_as_latin1_with_a_warning() {
         let dir = tempfile::tempdir().expect("tempdir");
         let doc = indexed(extract(
             &write(dir.path(), "latin1.txt", b"caf\xe9 au lait"),
             Kind::Text,
         ));
-        assert_eq!(doc.text, "caf\u{fffd} au lait");
+        assert_eq!(doc.text, "caf\u{e9} au lait");
         assert_eq!(doc.warnings.len(), 1);
-        assert!(doc.warnings[0].contains("latin1.txt") && doc.warnings[0].contains("UTF-8"));
+        assert!(doc.warnings[0].contains("latin1.txt") && doc.warnings[0].contains("Latin-1"));
     }
 
     #[test]

@@ -15,13 +15,13 @@ use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::tokenizer::TextAnalyzer;
-use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, TantivyDocument, Term};
+use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 use super::hit::{Document, LocalHit};
 use super::manifest::{self, Loaded, Manifest};
 use super::report::IndexReport;
 use super::schema::{self, Fields, StoredDoc};
-use super::{LocalSearchError, location, passage, tokenizer, update, url, walk};
+use super::{LocalSearchError, location, passage, rank, tokenizer, update, url, walk};
 
 /// A match in the title counts this much more than one in the body.
 const TITLE_BOOST: f32 = 2.0;
@@ -93,7 +93,8 @@ impl LocalIndex {
 
     /// The best `limit` documents for a free-text `query` (any text: words missing from the
     /// corpus, punctuation and query-language syntax are harmless), best first, each once with
-    /// its best passage. No term in the query means no result.
+    /// its best passage; documents of equal score in path order. No term in the query means no
+    /// result.
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<LocalHit>, LocalSearchError> {
         let mut analyzer = self.analyzer.clone();
         let mut terms: Vec<String> = Vec::new();
@@ -103,36 +104,63 @@ impl LocalIndex {
             }
         }
         let searcher = self.reader.searcher();
-        // tantivy allocates for `limit` hits up front: never ask for more than there are.
-        let limit = limit.min(usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX));
         if terms.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
-        let top = searcher
-            .search(
-                &self.query(&terms),
-                &TopDocs::with_limit(limit).order_by_score(),
-            )
-            .map_err(|e| LocalSearchError::index(&self.dir, e))?;
+        let top = self.top_docs(&searcher, &self.query(&terms), limit)?;
         let mut seen = HashSet::new();
-        let mut hits = Vec::with_capacity(top.len());
+        let mut found = Vec::with_capacity(top.len());
         for (score, address) in top {
             let doc: TantivyDocument = searcher
                 .doc(address)
                 .map_err(|e| LocalSearchError::index(&self.dir, e))?;
             let stored = self.fields.stored(&doc);
-            if !seen.insert(stored.path.clone()) {
-                continue;
+            if seen.insert(stored.path.clone()) {
+                found.push((score, stored.path.clone(), stored));
             }
-            hits.push(LocalHit {
-                url: url::file_url(&stored.path),
+        }
+        Ok(rank::rank(found, limit)
+            .into_iter()
+            .map(|(score, path, stored)| LocalHit {
+                url: url::file_url(&path),
                 passage: passage::best(&stored.body, &terms, &mut analyzer),
                 title: stored.title,
-                path: PathBuf::from(stored.path),
+                path: PathBuf::from(path),
                 score,
-            });
+            })
+            .collect())
+    }
+
+    /// The best `limit` documents for `query`, and every other document that ties with the
+    /// last of them ([`rank::ties`]), so that ties can be ordered by path.
+    fn top_docs(
+        &self,
+        searcher: &Searcher,
+        query: &BooleanQuery,
+        limit: usize,
+    ) -> Result<Vec<(f32, DocAddress)>, LocalSearchError> {
+        // tantivy allocates for the hits it is asked for: never more than there are.
+        let total = usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX);
+        let limit = limit.min(total);
+        if limit == 0 {
+            return Ok(Vec::new());
         }
-        Ok(hits)
+        let mut fetch = limit.saturating_add(1).min(total);
+        loop {
+            let mut top = searcher
+                .search(query, &TopDocs::with_limit(fetch).order_by_score())
+                .map_err(|e| LocalSearchError::index(&self.dir, e))?;
+            let Some(cut) = top.get(limit - 1).map(|t| t.0) else {
+                return Ok(top);
+            };
+            let more_may_tie =
+                top.len() == fetch && fetch < total && rank::ties(cut, top[fetch - 1].0);
+            if !more_may_tie {
+                top.retain(|t| t.0 >= cut || rank::ties(cut, t.0));
+                return Ok(top);
+            }
+            fetch = fetch.saturating_mul(2).min(total);
+        }
     }
 
     /// The indexed document named by a `file://` URL (as in a [`LocalHit`]) or a path
@@ -368,6 +396,87 @@ mod tests {
         );
     }
 
+    fn names(hits: &[LocalHit]) -> Vec<String> {
+        hits.iter()
+            .filter_map(|h| h.path.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    /// Six equal documents, each indexed by its own open (six segments, which tantivy orders
+    /// by their random ids): equal scores come back in path order, cut at any limit.
+    #[test]
+    fn equal_scores_go_in_path_order_whatever_the_index_history() {
+        let text = "# Flywheels\n\nFlywheels store kinetic energy in a spinning rotor.";
+        let f = Fixture::new(&[]);
+        for name in ["f.md", "e.md", "d.md", "c.md", "b.md", "a.md"] {
+            f.write(name, text);
+            drop(f.open());
+        }
+        let (index, _) = f.open();
+        let all = ["a.md", "b.md", "c.md", "d.md", "e.md", "f.md"];
+        for limit in 1..=7 {
+            let hits = index.search("kinetic flywheels", limit).expect("search");
+            assert_eq!(names(&hits), all[..limit.min(6)], "limit {limit}");
+        }
+        f.write(
+            "g.md",
+            "# Flywheels\n\nFlywheels, flywheels, flywheels everywhere.",
+        );
+        drop(index);
+        let (index, _) = f.open();
+        let hits = index.search("flywheels", 3).expect("search");
+        assert_eq!(
+            names(&hits),
+            ["g.md", "a.md", "b.md"],
+            "a better score first"
+        );
+    }
+
+    /// An index brought up to date by updates ranks like one built afresh: a replaced or
+    /// removed document no longer counts in the statistics of BM25 (before the merge, the
+    /// scores here were four times a fresh index's). The merge estimates the documents'
+    /// average length from their quantised lengths, so scores may differ slightly.
+    #[test]
+    fn an_updated_index_ranks_like_a_fresh_one() {
+        let f = three();
+        drop(f.open());
+        let changed = f.write(
+            "sodium.txt",
+            "Sodium-ion cells\nSodium cells store less energy than lithium cells.",
+        );
+        let later = SystemTime::now() + Duration::from_secs(5);
+        File::options()
+            .write(true)
+            .open(&changed)
+            .expect("open")
+            .set_modified(later)
+            .expect("mtime");
+        std::fs::remove_file(f.corpus.join("grid.html")).expect("remove");
+        f.write(
+            "flow.md",
+            "# Flow batteries\n\nFlow cells store energy in tanks.",
+        );
+        let (updated, _) = f.open();
+        let fresh_dir = f.index.with_file_name("fresh");
+        let (fresh, _) = LocalIndex::open(&f.corpus, Some(&fresh_dir)).expect("open");
+        for query in [
+            "energy",
+            "sodium cells",
+            "solid electrolytes energy density",
+        ] {
+            let updated = updated.search(query, 10).expect("search");
+            let fresh = fresh.search(query, 10).expect("search");
+            assert_eq!(names(&updated), names(&fresh), "{query}");
+            for (u, f) in updated.iter().zip(&fresh) {
+                assert!(
+                    (u.score - f.score).abs() <= f.score * 0.01,
+                    "{query}: {u:?} {f:?}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn any_query_text_is_accepted() {
         let f = three();
@@ -461,7 +570,7 @@ mod tests {
         }
         assert_eq!(
             index.search("notes", 3).expect("search")[0].title,
-            "Caf\u{fffd} notes"
+            "Caf\u{e9} notes"
         );
         drop(index);
         let (_, again) = f.open();

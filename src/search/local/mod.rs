@@ -11,6 +11,7 @@
 //! never writes inside the corpus, never prints, and knows nothing of the config, the CLI or the
 //! plan file; see `ARCHITECTURE.md` for where search sits in a workflow step.
 
+pub mod decode;
 pub mod error;
 pub mod extract;
 pub mod hit;
@@ -21,6 +22,7 @@ pub mod manifest;
 pub mod markdown;
 pub mod passage;
 pub mod pdf;
+pub mod rank;
 pub mod report;
 pub mod schema;
 pub mod tokenizer;

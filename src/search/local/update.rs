@@ -3,12 +3,16 @@
 //! documents of files that are gone, and commits once.
 //!
 //! Every file is deleted by its path term before it is added, so an update that is repeated
-//! after a crash (the manifest is saved after the commit) never duplicates a document. This
-//! module does not lock, walk or save the manifest: [`super::index`] does, around it.
+//! after a crash (the manifest is saved after the commit) never duplicates a document. An
+//! update that took documents out merges the index into one segment: tantivy counts a deleted
+//! document in BM25's statistics until its segment is merged, so scores would otherwise depend
+//! on the index's history, not only on the corpus. This module does not lock, walk or save the
+//! manifest: [`super::index`] does, around it.
 
 use std::collections::HashSet;
 use std::path::Path;
 
+use tantivy::indexer::NoMergePolicy;
 use tantivy::{Index, IndexWriter, TantivyDocument, Term};
 
 use super::LocalSearchError;
@@ -59,6 +63,11 @@ pub fn run(
     } else {
         1
     };
+    // A file read again was indexed before: its old document goes.
+    let deletes = !gone.is_empty()
+        || to_read
+            .iter()
+            .any(|f| old.files.get(&f.path).is_some_and(|e| e.indexed));
     let failed = |e| LocalSearchError::index(dir, e);
     let mut writer: IndexWriter<TantivyDocument> = index
         .writer_with_num_threads(threads, threads * BUDGET_PER_THREAD)
@@ -84,6 +93,7 @@ pub fn run(
                 entry(&file, true, doc.warnings)
             }
             Outcome::Skipped(warning) => entry(&file, false, vec![warning]),
+            Outcome::Ignored => entry(&file, false, Vec::new()),
             Outcome::Unreadable(warning) => {
                 // Not remembered, so the next open tries again.
                 report.removed += usize::from(was_indexed);
@@ -97,11 +107,27 @@ pub fn run(
     }
     writer.commit().map_err(failed)?;
     writer.wait_merging_threads().map_err(failed)?;
+    if deletes {
+        merge_all(index).map_err(failed)?;
+    }
     Ok(Update {
         manifest,
         report,
         changed,
     })
+}
+
+/// Merges every segment into one, which leaves the deleted documents out.
+fn merge_all(index: &Index) -> tantivy::Result<()> {
+    let segments = index.searchable_segment_ids()?;
+    if segments.is_empty() {
+        return Ok(());
+    }
+    let mut writer: IndexWriter<TantivyDocument> =
+        index.writer_with_num_threads(1, BUDGET_PER_THREAD)?;
+    writer.set_merge_policy(Box::new(NoMergePolicy));
+    writer.merge(&segments).wait()?;
+    writer.wait_merging_threads()
 }
 
 /// What an update has to do.

@@ -1,5 +1,6 @@
-//! Finds the documents of a corpus: every file with a known extension under the corpus
-//! folder, by canonical path, with its size and modification time.
+//! Finds the documents of a corpus: every file whose name gives a kind ([`Kind::of`]: a
+//! known extension, or none at all, as `LICENSE` and `COPYING` have) under the corpus folder,
+//! by canonical path, with its size and modification time.
 //!
 //! Symbolic links are followed once: a file or folder reachable by two names is listed once
 //! (by its canonical path); a link whose target is outside the corpus, broken, or a loop is
