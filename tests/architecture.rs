@@ -30,8 +30,9 @@ const LAYERS: &[&[&str]] = &[
     &["http", "prompts", "validate", "compare", "transcript"],
     &["llm", "search"],
     &["planner", "agents", "review"],
-    &["workflow", "offline"],
-    &["thinkon"],
+    &["kernel", "report"],
+    &["progress"],
+    &["workflow", "offline", "thinkon"],
     &["cmd"],
 ];
 

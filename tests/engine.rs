@@ -10,14 +10,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use researchflow::agents::{TaskError, TaskInput, TaskOutput, TaskRunner};
-use researchflow::http::{Gates, RetryObserver};
-use researchflow::llm::{LlmClient, Negotiator};
+use researchflow::http::Gates;
+use researchflow::kernel::{EventLog, RunStatus, Shutdown};
+use researchflow::llm::{CallObserver, LlmClient, Negotiator};
 use researchflow::plan::{Info, Node, NodeId, NodeStatus, NodeType, PlanFile, PlanStore};
 use researchflow::planner::{LogOptions, Planner};
 use researchflow::settings::{ConfigFile, Role, Settings};
-use researchflow::workflow::{
-    Engine, EngineParts, EventLog, ReviewStep, RunStatus, Shutdown, WorkflowOptions,
-};
+use researchflow::workflow::{Engine, EngineParts, ReviewStep, WorkflowOptions};
 use serde_json::{Value, json};
 use support::{MockLlm, Reply};
 use tokio::sync::Notify;
@@ -32,7 +31,7 @@ impl TaskRunner for ScriptedRunner {
     async fn run(
         &self,
         input: &TaskInput,
-        _observer: &dyn RetryObserver,
+        _observer: &dyn CallObserver,
     ) -> Result<TaskOutput, TaskError> {
         match input.title.as_str() {
             "explode" => panic!("scripted panic in task {}", input.node_id),

@@ -11,7 +11,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use researchflow::http::{
-    AtGate, Gate, HttpError, RetryNotice, RetryObserver, WaitReason, with_retry, with_retry_at_gate,
+    AtGate, Gate, GateWait, HttpError, RetryNotice, RetryObserver, WaitReason, with_retry,
+    with_retry_at_gate,
 };
 use researchflow::settings::{RateLimits, RetrySettings};
 use serde_json::{Value, json};
@@ -45,11 +46,11 @@ fn too_many(retry_after: Option<Duration>) -> HttpError {
     }
 }
 
-/// Records retries and notes.
+/// Records retries and waits at the gate.
 #[derive(Default)]
 struct Seen {
     retries: Mutex<Vec<RetryNotice>>,
-    notes: Mutex<Vec<(String, Value)>>,
+    waits: Mutex<Vec<GateWait>>,
 }
 
 impl RetryObserver for Seen {
@@ -57,11 +58,8 @@ impl RetryObserver for Seen {
         self.retries.lock().expect("lock").push(notice.clone());
     }
 
-    fn on_note(&self, event: &str, fields: Value) {
-        self.notes
-            .lock()
-            .expect("lock")
-            .push((event.to_string(), fields));
+    fn on_gate_wait(&self, wait: &GateWait) {
+        self.waits.lock().expect("lock").push(wait.clone());
     }
 }
 
@@ -103,12 +101,19 @@ async fn a_429_closes_the_gate_for_every_caller_until_its_retry_after() {
         "b waits at the closed gate too"
     );
     assert_eq!(gate.rate(), None, "one request makes no rate to lower");
-    let notes = seen_b.notes.lock().expect("lock").clone();
-    assert_eq!(notes.len(), 1, "a wait over a second is a note: {notes:?}");
-    assert_eq!(notes[0].0, "rate_limited");
+    let waits = seen_b.waits.lock().expect("lock").clone();
     assert_eq!(
-        notes[0].1,
-        json!({"endpoint": "http://e/v1 m", "wait_ms": 1900, "reason": "retry_after"})
+        waits.len(),
+        1,
+        "a wait over a second is reported: {waits:?}"
+    );
+    assert_eq!(
+        waits[0],
+        GateWait {
+            endpoint: "http://e/v1 m".into(),
+            wait_ms: 1900,
+            reason: "retry_after"
+        }
     );
     let retries = seen_a.retries.lock().expect("lock").clone();
     assert_eq!(retries.len(), 1);

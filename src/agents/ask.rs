@@ -3,7 +3,7 @@
 //! asked for once more with a note to be brief; if that is cut off too, or the answer is prose,
 //! it is kept and marked truncated so the node records it.
 
-use crate::http::RetryObserver;
+use crate::llm::CallObserver;
 use crate::llm::{ChatAnswer, JsonSchema, LlmClient, LlmError, Message, Usage, Want};
 use crate::transcript::Site;
 
@@ -30,7 +30,7 @@ pub async fn ask_json(
     user: String,
     schema: &JsonSchema,
     max_tokens: u32,
-    observer: &dyn RetryObserver,
+    observer: &dyn CallObserver,
 ) -> Result<Asked, LlmError> {
     let mut messages = vec![Message::system(system), Message::user(user)];
     let first = llm
@@ -58,7 +58,7 @@ pub async fn ask_text(
     system: &str,
     user: String,
     max_tokens: u32,
-    observer: &dyn RetryObserver,
+    observer: &dyn CallObserver,
 ) -> Result<Asked, LlmError> {
     let answer = llm
         .ask(site, system, user, Want::Text, max_tokens, observer)

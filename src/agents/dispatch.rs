@@ -9,7 +9,7 @@ use std::future::Future;
 use super::search_agent::SearchAgent;
 use super::summary_agent::SummaryAgent;
 use super::task::{TaskError, TaskInput, TaskOutput};
-use crate::http::RetryObserver;
+use crate::llm::CallObserver;
 use crate::llm::LlmClient;
 use crate::plan::NodeType;
 use crate::prompts::Prompts;
@@ -21,7 +21,7 @@ pub trait TaskRunner: Send + Sync + 'static {
     fn run(
         &self,
         input: &TaskInput,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> impl Future<Output = Result<TaskOutput, TaskError>> + Send;
 }
 
@@ -39,7 +39,7 @@ impl TaskRunner for Agents {
     async fn run(
         &self,
         input: &TaskInput,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> Result<TaskOutput, TaskError> {
         let summary = SummaryAgent {
             llm: &self.summary_llm,

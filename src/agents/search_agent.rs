@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use super::ask::ask_json;
 use super::searches::run_queries;
 use super::task::{TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA, parse_written};
-use crate::http::RetryObserver;
+use crate::llm::CallObserver;
 use crate::llm::{JsonSchema, LlmClient, Usage, extract_json};
 use crate::plan::{Info, Source};
 use crate::search::hit::TITLE_MAX_CHARS;
@@ -71,7 +71,7 @@ impl SearchAgent<'_> {
     pub async fn run(
         &self,
         input: &TaskInput,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> Result<TaskOutput, TaskError> {
         let mut usage = Usage::default();
         let mut sources = Vec::new();
@@ -135,7 +135,7 @@ impl SearchAgent<'_> {
         &self,
         input: &TaskInput,
         site: &Site,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
         usage: &mut Usage,
     ) -> Result<Vec<String>, TaskError> {
         let answer = ask_json(
@@ -207,14 +207,11 @@ pub fn format_hits(provider: &str, queries: &[String], hits: &[SearchHit]) -> (S
     (text, cuts)
 }
 
-/// Reports each cut as an `input_cut` note (the workflow records it as an event).
-pub fn report_cuts(cuts: &[Cut], observer: &dyn RetryObserver) {
+/// Reports each cut to the observer (the run kernel records it as an `input_cut` event).
+pub fn report_cuts(cuts: &[Cut], observer: &dyn CallObserver) {
     for c in cuts {
         tracing::debug!("cut {} from {} to {} characters", c.what, c.chars, c.kept);
-        observer.on_note(
-            "input_cut",
-            json!({"what": c.what, "chars": c.chars, "kept": c.kept}),
-        );
+        observer.on_input_cut(c);
     }
 }
 

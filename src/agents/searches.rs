@@ -6,7 +6,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::task::TaskError;
-use crate::http::RetryObserver;
+use crate::llm::CallObserver;
 use crate::search::{SearchClient, SearchError, SearchHit};
 use crate::transcript::{Line, SearchLine, Site, Tape};
 
@@ -17,7 +17,7 @@ pub async fn run_queries(
     tape: &Tape,
     site: &Site,
     queries: &[String],
-    observer: &dyn RetryObserver,
+    observer: &dyn CallObserver,
 ) -> Result<Vec<SearchHit>, TaskError> {
     let mut hits: Vec<SearchHit> = Vec::new();
     let mut last_error = None;
@@ -52,7 +52,7 @@ async fn one_search(
     tape: &Tape,
     site: &Site,
     query: &str,
-    observer: &dyn RetryObserver,
+    observer: &dyn CallObserver,
 ) -> Result<Result<Vec<SearchHit>, String>, TaskError> {
     let call = tape.next_search(site);
     let started = Instant::now();

@@ -7,7 +7,7 @@ use super::ask::{ask_json, ask_text};
 use super::citations;
 use super::final_sources::source_line;
 use super::task::{TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA, parse_written};
-use crate::http::RetryObserver;
+use crate::llm::CallObserver;
 use crate::llm::LlmClient;
 use crate::plan::{Info, Source};
 use crate::transcript::Site;
@@ -29,7 +29,7 @@ impl SummaryAgent<'_> {
     pub async fn run(
         &self,
         input: &TaskInput,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> Result<TaskOutput, TaskError> {
         let answer = ask_json(
             self.llm,
@@ -59,7 +59,7 @@ impl SummaryAgent<'_> {
         &self,
         input: &TaskInput,
         sources: &[Source],
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> Result<TaskOutput, TaskError> {
         let mut list = String::new();
         for (i, s) in sources.iter().enumerate() {

@@ -23,11 +23,11 @@ use super::workflow::{budget, workflow_id};
 use crate::batch::{Item, Manifest, Question, manifest, questions};
 use crate::cli::{BatchArgs, GlobalArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
+use crate::kernel::{EngineError, RunStatus, Shutdown};
 use crate::plan::{PlanFile, PlanStore};
 use crate::planner::LogOptions;
-use crate::workflow::{
-    EngineError, EventListener, ProgressDisplay, RunStatus, Shutdown, WorkflowOptions,
-};
+use crate::progress::{ProgressDisplay, Update};
+use crate::workflow::WorkflowOptions;
 
 pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
     let questions = questions::read(&args.file).map_err(CommandError::usage)?;
@@ -82,7 +82,7 @@ pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
         shared,
         options,
         manifest,
-        display: ProgressDisplay::for_terminal().map(|d| d as Arc<dyn EventListener>),
+        display: ProgressDisplay::for_terminal(),
         stop: watch::channel(false),
         unusable: None,
     };
@@ -99,7 +99,7 @@ struct Batch {
     shared: Arc<Shared>,
     options: WorkflowOptions,
     manifest: Manifest,
-    display: Option<Arc<dyn EventListener>>,
+    display: Option<Arc<ProgressDisplay>>,
     /// Set to true on Ctrl-C or SIGTERM; every workflow's shutdown watches it.
     stop: (watch::Sender<bool>, watch::Receiver<bool>),
     /// Set when an endpoint cannot be used: no further question starts.
@@ -118,9 +118,12 @@ impl Batch {
         let mut running: JoinSet<Ended> = JoinSet::new();
         let mut signal = shutdown_signal();
         let mut interrupted = false;
-        self.show("run_started", json!({}));
-        let names: Vec<&str> = todo.iter().map(|(q, _)| q.name.as_str()).collect();
-        self.show("round_planned", json!({"round": 1, "tasks": names}));
+        self.show(Update::Begin);
+        self.show(Update::Round {
+            round: 1,
+            planned: todo.iter().map(|(q, _)| q.name.clone()).collect(),
+            tokens: 0,
+        });
         loop {
             while !interrupted
                 && self.unusable.is_none()
@@ -149,7 +152,7 @@ impl Batch {
                 }
             }
         }
-        self.show("run_finished", json!({}));
+        self.show(Update::Finished);
         Ok(interrupted)
     }
 
@@ -180,10 +183,12 @@ impl Batch {
         };
         self.manifest.put(item_of(&question, &self.dir, "running"));
         save(&self.manifest, &self.dir)?;
-        self.show(
-            "task_started",
-            json!({"node": question.name, "type": "question", "title": question.query}),
-        );
+        self.show(Update::Started {
+            node: question.name.clone(),
+            kind: "question".into(),
+            title: question.query.clone(),
+            is_final: false,
+        });
         let shared = Arc::clone(&self.shared);
         let options = self.options;
         let shutdown = shutdown_on(self.stop.1.clone());
@@ -220,22 +225,22 @@ impl Batch {
             }
             Err(e) => item.reason = Some(e.to_string()),
         }
-        let event = if matches!(item.status.as_str(), "completed" | "partial") {
-            "task_completed"
-        } else {
-            "task_failed"
-        };
+        let failed = !matches!(item.status.as_str(), "completed" | "partial");
         let tokens = item.totals["total_tokens"].as_u64().unwrap_or(0);
-        self.show(event, json!({"node": question.name, "tokens": tokens}));
+        self.show(Update::Ended {
+            node: question.name.clone(),
+            failed,
+            tokens,
+        });
         tracing::info!("question `{}`: {}", question.name, item.status);
         self.manifest.put(item);
         save(&self.manifest, &self.dir)
     }
 
     /// Feeds the batch's progress display (one line per running question).
-    fn show(&self, event: &str, fields: serde_json::Value) {
+    fn show(&self, update: Update) {
         if let Some(display) = &self.display {
-            display.on_event(event, &fields);
+            display.show(update);
         }
     }
 }

@@ -18,13 +18,14 @@ use super::runner::{open_transcript, reviewer, shutdown_signal};
 use crate::cli::{GlobalArgs, ReviewArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::http::Gates;
+use crate::kernel::event::ReviewFailed;
+use crate::kernel::{Event, EventLog};
 use crate::llm::Negotiator;
 use crate::plan::{NodeStatus, PlanFile};
 use crate::prompts::Prompts;
 use crate::review::{ReviewPaths, ReviewStatus, ReviewSummary, review_report};
 use crate::settings::Settings;
 use crate::transcript::Tape;
-use crate::workflow::EventLog;
 
 pub async fn run(args: ReviewArgs, global: &GlobalArgs) -> CommandResult {
     let settings = Settings::load(global.config.as_deref()).map_err(CommandError::usage)?;
@@ -80,7 +81,10 @@ pub async fn run(args: ReviewArgs, global: &GlobalArgs) -> CommandResult {
     let summary = tokio::select! {
         done = review => done,
         () = shutdown_signal() => {
-            events.emit("review_failed", json!({"node": "review", "error": "interrupted"}));
+            events.emit(Event::ReviewFailed(ReviewFailed::Review {
+                node: "review".into(),
+                error: "interrupted".into(),
+            }));
             ReviewSummary::interrupted()
         }
     };

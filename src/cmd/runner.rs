@@ -7,12 +7,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde_json::json;
-
 use super::research;
 use crate::agents::{Agents, TaskRunner};
 use crate::exit::CommandError;
 use crate::http::Gates;
+use crate::kernel::{Event, EventListener, EventLog, RunSummary, Shutdown};
 use crate::llm::{LlmClient, Negotiator};
 use crate::offline::{ExtractivePlanner, ExtractiveRunner};
 use crate::plan::{Beside, PlanFile, PlanStore};
@@ -22,9 +21,7 @@ use crate::review::{ReviewPaths, Reviewer};
 use crate::search::SearchClient;
 use crate::settings::{EngineKind, Role, Settings};
 use crate::transcript::{Recorder, Replayer, SessionLine, Tape};
-use crate::workflow::{
-    Engine, EngineParts, EventListener, EventLog, ReviewStep, RunSummary, Shutdown, WorkflowOptions,
-};
+use crate::workflow::{Engine, EngineParts, ReviewStep, WorkflowOptions};
 
 /// What every workflow run of one process shares.
 pub struct Shared {
@@ -159,18 +156,15 @@ impl Shared {
             events = events.with_listener(listener);
         }
         if let Some(report) = self.search.as_ref().and_then(SearchClient::index_report) {
-            events.emit(
-                "local_index",
-                json!({
-                    "documents": report.documents,
-                    "read": report.read,
-                    "added": report.added,
-                    "updated": report.updated,
-                    "removed": report.removed,
-                    "unchanged": report.unchanged,
-                    "warnings": report.warnings,
-                }),
-            );
+            events.emit(Event::LocalIndex {
+                documents: report.documents,
+                read: report.read,
+                added: report.added,
+                updated: report.updated,
+                removed: report.removed,
+                unchanged: report.unchanged,
+                warnings: report.warnings.clone(),
+            });
         }
         Ok(events)
     }

@@ -24,6 +24,7 @@ use super::workflow::{budget, workflow_id};
 use crate::cli::{EndingArgs, GlobalArgs, ThinkonArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::http::Gates;
+use crate::kernel::EventLog;
 use crate::llm::Negotiator;
 use crate::settings::{Role, Settings};
 use crate::thinkon::{
@@ -31,7 +32,6 @@ use crate::thinkon::{
     RuntimeParts, ShellOptions, ThinkonOptions, ThinkonStatus, Tree, TreeMeta, TreeStore,
 };
 use crate::transcript::{Recorder, SessionLine, Tape};
-use crate::workflow::EventLog;
 
 /// Depth at which blocks are no longer split, unless `--max-depth` or the tree says.
 pub const DEFAULT_MAX_DEPTH: u32 = 3;

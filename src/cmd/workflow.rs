@@ -19,13 +19,13 @@ use super::review::verdict_exit;
 use super::runner::{Shared, shutdown_signal};
 use crate::cli::{BudgetArgs, EndingArgs, GlobalArgs, WorkflowArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
+use crate::kernel::{EngineError, EventListener, RunStatus, RunSummary};
 use crate::logging::{Escape, escape_controls};
 use crate::plan::{PlanFile, PlanStore, StoreError};
+use crate::progress::ProgressDisplay;
 use crate::settings::{Budget, Settings};
 use crate::transcript::Replayer;
-use crate::workflow::{
-    EngineError, EventListener, ProgressDisplay, RunStatus, RunSummary, WorkflowOptions,
-};
+use crate::workflow::WorkflowOptions;
 
 /// Planning rounds of one invocation when neither the flag nor a replayed run says.
 pub const DEFAULT_MAX_ROUNDS: u32 = 8;

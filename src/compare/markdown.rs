@@ -2,7 +2,7 @@
 //! viewer.
 //!
 //! Everything in it comes from plan files, that is from models and search providers, so the
-//! digest is defended as the report is (`workflow/report.rs`, whose helpers this layer cannot
+//! digest is defended as the report is (`report.rs`, whose helpers this layer cannot
 //! import): no control characters; titles on one line of at most [`TITLE_MAX_CHARS`]
 //! characters with the characters that make links, code or HTML escaped; only `http(s)` URLs
 //! become links, other URLs are shown as code; summaries are cut to [`SUMMARY_MAX_CHARS`] and

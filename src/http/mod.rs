@@ -16,5 +16,7 @@ pub use client::client;
 pub use error::{HttpError, Unusable};
 pub use gate::{Admission, Gate, WaitReason};
 pub use gates::Gates;
-pub use retry::{AtGate, NoObserver, RetryNotice, RetryObserver, with_retry, with_retry_at_gate};
+pub use retry::{
+    AtGate, GateWait, NoObserver, RetryNotice, RetryObserver, with_retry, with_retry_at_gate,
+};
 pub use send::send_once;

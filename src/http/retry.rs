@@ -19,7 +19,6 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use backon::{BackoffBuilder, ExponentialBackoff, ExponentialBuilder, Retryable};
-use serde_json::json;
 use tokio::time::Instant;
 
 use super::error::HttpError;
@@ -42,13 +41,23 @@ pub struct RetryNotice {
     pub server_asked: bool,
 }
 
-/// Receives retry notices, and other notes of a call worth an event (a structured-output form
-/// the server refused, a wait at a rate-limited endpoint); the workflow records them as events.
+/// A wait of over a second at an endpoint's gate (its rate budget, or a 429's delay).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GateWait {
+    pub endpoint: String,
+    pub wait_ms: u64,
+    /// [`crate::http::WaitReason::as_str`].
+    pub reason: &'static str,
+}
+
+/// Receives what happens to a call worth an event: its retries and its waits at a gate. The
+/// run kernel records them (`http_retry`, `rate_limited`); the LLM layer extends it
+/// (`llm::CallObserver`).
 pub trait RetryObserver: Send + Sync {
     fn on_retry(&self, notice: &RetryNotice);
 
-    /// A note about the call: `event` names it, `fields` is a JSON object.
-    fn on_note(&self, _event: &str, _fields: serde_json::Value) {}
+    /// The call waited at its endpoint's gate for over a second.
+    fn on_gate_wait(&self, _wait: &GateWait) {}
 }
 
 /// An observer that records nothing, for callers without an event log (`researchflow plan`).
@@ -257,10 +266,11 @@ fn report_wait(gate: &Gate, admission: &Admission, what: &str, observer: &dyn Re
         gate.endpoint(),
         reason.describe()
     );
-    observer.on_note(
-        "rate_limited",
-        json!({"endpoint": gate.endpoint(), "wait_ms": wait_ms, "reason": reason.as_str()}),
-    );
+    observer.on_gate_wait(&GateWait {
+        endpoint: gate.endpoint().to_string(),
+        wait_ms,
+        reason: reason.as_str(),
+    });
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

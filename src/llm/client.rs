@@ -13,17 +13,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::Method;
-use serde_json::json;
 
 use super::answer::{ChatAnswer, LlmError};
 use super::negotiate::{Capabilities, Form, Negotiator, Sent, TokenParam, classify};
+use super::observer::{CallObserver, Negotiated};
 use super::schema::JsonSchema;
 use super::taped::{CallTape, Caller, replayed};
 use super::types::{ChatRequest, ChatResponse, JsonSchemaFormat, Message, ResponseFormat};
 use crate::http::error::is_context_overflow;
-use crate::http::{
-    AtGate, Gate, Gates, HttpError, RetryObserver, Unusable, send_once, with_retry_at_gate,
-};
+use crate::http::{AtGate, Gate, Gates, HttpError, Unusable, send_once, with_retry_at_gate};
 use crate::settings::{ApiKey, BaseUrl, LlmEndpoint, RetrySettings, Role, Settings, SettingsError};
 use crate::transcript::{Site, Tape};
 
@@ -117,7 +115,7 @@ impl LlmClient {
         user: String,
         want: Want<'_>,
         max_tokens: u32,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> Result<ChatAnswer, LlmError> {
         let messages = [Message::system(system), Message::user(user)];
         self.chat(site, &messages, want, max_tokens, observer).await
@@ -134,7 +132,7 @@ impl LlmClient {
         messages: &[Message],
         want: Want<'_>,
         max_tokens: u32,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> Result<ChatAnswer, LlmError> {
         let caller = Caller {
             role: self.role.as_str(),
@@ -196,7 +194,7 @@ impl LlmClient {
         want: Want<'_>,
         max_tokens: u32,
         tape: Option<&CallTape<'_>>,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> Result<ChatAnswer, LlmError> {
         let limit = self.endpoint.max_tokens.unwrap_or(max_tokens);
         let key = self.key();
@@ -225,18 +223,15 @@ impl LlmClient {
                     change.from,
                     change.to,
                 );
-                observer.on_note(
-                    "llm_negotiated",
-                    json!({
-                        "role": self.role.as_str(),
-                        "model": self.endpoint.model,
-                        "url": self.url().to_string(),
-                        "refused": change.refused.as_str(),
-                        "from": change.from,
-                        "to": change.to,
-                        "status": status,
-                    }),
-                );
+                observer.on_negotiated(&Negotiated {
+                    role: self.role.as_str(),
+                    model: self.endpoint.model.clone(),
+                    url: self.url().to_string(),
+                    refused: change.refused.as_str(),
+                    from: change.from,
+                    to: change.to,
+                    status: *status,
+                });
             }
         }
     }
@@ -248,7 +243,7 @@ impl LlmClient {
         limit: u32,
         caps: Capabilities,
         tape: Option<&CallTape<'_>>,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> Result<ChatAnswer, LlmError> {
         let response_format = match want {
             Want::Text => None,
@@ -391,6 +386,7 @@ fn server_message(body: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn a_request_reserves_its_prompt_at_four_characters_a_token_and_its_answer() {

@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::clock;
-use crate::http::RetryObserver;
+use crate::llm::CallObserver;
 use crate::llm::Usage;
 use crate::plan::{NodeStatus, NodeType, PlanFile, Ref, RefField};
 use crate::planner::{
@@ -38,7 +38,7 @@ impl PlanRound for ExtractivePlanner {
         &self,
         plan: &mut PlanFile,
         notes: &RoundNotes,
-        _observer: &dyn RetryObserver,
+        _observer: &dyn CallObserver,
     ) -> Result<RoundOutcome, RoundError> {
         let answer = self.answer(plan, notes).await?;
         let applied = apply(plan, &answer, &clock::now());

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::agents::search_agent::{format_hits, report_cuts};
 use crate::agents::searches::run_queries;
 use crate::agents::{TaskError, TaskInput, TaskOutput, TaskRunner};
-use crate::http::RetryObserver;
+use crate::llm::CallObserver;
 use crate::plan::{Info, NodeType, Source};
 use crate::search::SearchClient;
 use crate::search::local::LocalIndex;
@@ -43,7 +43,7 @@ impl TaskRunner for ExtractiveRunner {
     async fn run(
         &self,
         input: &TaskInput,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> Result<TaskOutput, TaskError> {
         match (&input.final_sources, input.kind) {
             (Some(sources), _) => Ok(self.final_report(input, sources).await),
@@ -57,7 +57,7 @@ impl ExtractiveRunner {
     async fn search(
         &self,
         input: &TaskInput,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> Result<TaskOutput, TaskError> {
         let query = format!("{} {}", input.title.trim(), input.question.trim());
         let site = Site::node(input.node_id.to_string());

@@ -131,6 +131,17 @@ pub enum NodeType {
     End,
 }
 
+impl NodeType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeType::Start => "start",
+            NodeType::Search => "search",
+            NodeType::Summary => "summary",
+            NodeType::End => "end",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum NodeStatus {

@@ -6,14 +6,14 @@
 
 use std::future::Future;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::apply::{Applied, apply};
 use super::contract::{ANSWER_SHAPE, PlanAnswer, check};
 use super::input::{PlannerInput, RoundNotes, build};
 use super::schema::{Stage, answer_schema};
 use crate::diagnostics::Diagnostics;
-use crate::http::RetryObserver;
+use crate::llm::CallObserver;
 use crate::llm::{
     ChatAnswer, CheckedError, Contract, LlmClient, LlmError, Message, Usage, Want, ask_checked,
 };
@@ -46,7 +46,7 @@ pub trait PlanRound: Send + Sync {
         &self,
         plan: &mut PlanFile,
         notes: &RoundNotes,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> impl Future<Output = Result<RoundOutcome, RoundError>> + Send;
 }
 
@@ -63,7 +63,7 @@ impl PlanRound for Planner {
         &self,
         plan: &mut PlanFile,
         notes: &RoundNotes,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> Result<RoundOutcome, RoundError> {
         self.run(plan, notes, observer).await
     }
@@ -111,7 +111,7 @@ pub fn stage_of(plan: &PlanFile, notes: &RoundNotes) -> Stage {
 /// Logs the refs the input skipped (at debug level: a ref only reaches the check list
 /// unknown from the plan file, which was warned about when it was opened) and reports what
 /// it cut (`input_cut` notes).
-fn report_input(input: &PlannerInput, observer: &dyn RetryObserver) {
+fn report_input(input: &PlannerInput, observer: &dyn CallObserver) {
     for w in &input.warnings {
         tracing::debug!("[planning] {w}");
     }
@@ -122,10 +122,7 @@ fn report_input(input: &PlannerInput, observer: &dyn RetryObserver) {
             c.chars,
             c.kept
         );
-        observer.on_note(
-            "input_cut",
-            json!({"what": c.what, "chars": c.chars, "kept": c.kept}),
-        );
+        observer.on_input_cut(c);
     }
 }
 
@@ -135,7 +132,7 @@ impl Planner {
         &self,
         plan: &mut PlanFile,
         notes: &RoundNotes,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> Result<RoundOutcome, RoundError> {
         let input = build(plan, notes);
         report_input(&input, observer);
@@ -201,7 +198,7 @@ impl Planner {
         site: &Site,
         messages: Vec<Message>,
         stage: Stage,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> Result<ChatAnswer, LlmError> {
         let want = Want::Json(answer_schema(stage));
         self.llm

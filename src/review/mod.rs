@@ -19,4 +19,7 @@ pub mod stage;
 
 pub use record::ReviewRecord;
 pub use reviewer::{Meeting, Reviewer};
-pub use stage::{ReviewPaths, ReviewStatus, ReviewSummary, review_report};
+pub use stage::{
+    ReviewFiles, ReviewFinished, ReviewObserver, ReviewPaths, ReviewStatus, ReviewSummary,
+    review_report,
+};

@@ -8,12 +8,11 @@
 //! the other still answers. Nothing here touches the plan or any file.
 
 use crate::transcript::Site;
-use serde_json::json;
 
 use super::input::build;
 use super::schema::{REVIEW_SCHEMA, SECOND_OPINION_SCHEMA};
 use crate::diagnostics::Diagnostics;
-use crate::http::RetryObserver;
+use crate::llm::CallObserver;
 use crate::llm::{
     ChatAnswer, CheckedError, Contract, LlmClient, LlmError, Message, Usage, Want, ask_checked,
 };
@@ -79,14 +78,11 @@ impl Reviewer {
         &self,
         plan: &PlanFile,
         report: &str,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> Meeting {
         let inputs = build(plan, report);
         for c in &inputs.cuts {
-            observer.on_note(
-                "input_cut",
-                json!({"what": c.what, "chars": c.chars, "kept": c.kept}),
-            );
+            observer.on_input_cut(c);
         }
         let (review, second_opinion) = tokio::join!(
             self.review(inputs.review, observer),
@@ -98,7 +94,7 @@ impl Reviewer {
         }
     }
 
-    async fn review(&self, user: String, observer: &dyn RetryObserver) -> RoleResult<ReviewAnswer> {
+    async fn review(&self, user: String, observer: &dyn CallObserver) -> RoleResult<ReviewAnswer> {
         let contract = Contract {
             who: "review",
             check: &check_review,
@@ -121,7 +117,7 @@ impl Reviewer {
     async fn call_review(
         &self,
         messages: Vec<Message>,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> Result<ChatAnswer, LlmError> {
         let want = Want::Json(&REVIEW_SCHEMA);
         self.review_llm
@@ -138,7 +134,7 @@ impl Reviewer {
     async fn second_opinion(
         &self,
         user: String,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> RoleResult<SecondOpinion> {
         let contract = Contract {
             who: "second_opinion",
@@ -162,7 +158,7 @@ impl Reviewer {
     async fn call_second_opinion(
         &self,
         messages: Vec<Message>,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> Result<ChatAnswer, LlmError> {
         let want = Want::Json(&SECOND_OPINION_SCHEMA);
         self.second_opinion_llm

@@ -11,12 +11,12 @@
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use serde_json::json;
 
 use super::notes;
 use super::record::ReviewRecord;
 use super::reviewer::{Reviewer, RoleFailure};
-use crate::http::RetryObserver;
+use crate::http::NoObserver;
+use crate::llm::CallObserver;
 use crate::plan::PlanFile;
 use crate::validate::Verdict;
 
@@ -51,6 +51,28 @@ pub enum ReviewStatus {
     Interrupted,
 }
 
+/// A review that wrote its files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewFinished {
+    pub verdict: Option<Verdict>,
+    /// Whether both roles answered.
+    pub complete: bool,
+    pub files: ReviewFiles,
+    pub tokens: u64,
+}
+
+/// What the review stage reports beyond its model calls; the run kernel records them as
+/// `review_failed` and `review_finished`.
+pub trait ReviewObserver: CallObserver {
+    /// `role` failed (`None`: the whole review) with `error`; `codes` are the findings of its
+    /// last broken answer.
+    fn on_review_failed(&self, _role: Option<&str>, _error: &str, _codes: &[String]) {}
+
+    fn on_review_finished(&self, _finished: &ReviewFinished) {}
+}
+
+impl ReviewObserver for NoObserver {}
+
 /// The review as the command prints it (`review` in a workflow's stdout).
 #[derive(Debug, Clone, Serialize)]
 pub struct ReviewSummary {
@@ -69,7 +91,7 @@ pub struct ReviewSummary {
     pub unusable: bool,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ReviewFiles {
     pub json: String,
     pub markdown: String,
@@ -122,7 +144,7 @@ pub async fn review_report(
     plan_file: &Path,
     report_path: &Path,
     paths: &ReviewPaths,
-    observer: &dyn RetryObserver,
+    observer: &dyn ReviewObserver,
 ) -> ReviewSummary {
     let report = match crate::files::read_bounded(report_path, REPORT_MAX_BYTES) {
         Ok(text) => text,
@@ -152,7 +174,7 @@ pub async fn review_report(
                 "[review] the {role} failed: {}; the research outcome is unchanged",
                 failure.error
             );
-            observer.on_note("review_failed", failure_fields(role, failure));
+            observer.on_review_failed(Some(role), &failure.error, &codes_of(failure));
             errors.push(format!("{role}: {}", failure.error));
         }
     }
@@ -163,15 +185,12 @@ pub async fn review_report(
         json: paths.json.display().to_string(),
         markdown: paths.markdown.display().to_string(),
     };
-    observer.on_note(
-        "review_finished",
-        json!({
-            "verdict": record.verdict,
-            "complete": record.is_complete(),
-            "files": files,
-            "tokens": record.usage().total_tokens,
-        }),
-    );
+    observer.on_review_finished(&ReviewFinished {
+        verdict: record.verdict,
+        complete: record.is_complete(),
+        files: files.clone(),
+        tokens: record.usage().total_tokens,
+    });
     log_verdict(record.verdict, &paths.markdown);
     let unusable = [
         meeting.review.answer.as_ref().err(),
@@ -194,18 +213,18 @@ pub async fn review_report(
     }
 }
 
-fn failure_fields(role: &str, failure: &RoleFailure) -> serde_json::Value {
-    let codes: Vec<&str> = failure
+/// The finding codes of a role's last broken answers.
+fn codes_of(failure: &RoleFailure) -> Vec<String> {
+    failure
         .diagnostics
         .iter()
-        .flat_map(|d| d.errors.iter().map(|f| f.code.as_str()))
-        .collect();
-    json!({"role": role, "error": failure.error, "codes": codes})
+        .flat_map(|d| d.errors.iter().map(|f| f.code.clone()))
+        .collect()
 }
 
-fn failed_before_files(error: String, observer: &dyn RetryObserver) -> ReviewSummary {
+fn failed_before_files(error: String, observer: &dyn ReviewObserver) -> ReviewSummary {
     tracing::warn!("[review] {error}; the research outcome is unchanged");
-    observer.on_note("review_failed", json!({"error": error}));
+    observer.on_review_failed(None, &error, &[]);
     ReviewSummary::failed(error)
 }
 

@@ -18,7 +18,7 @@ use super::planner::Spent;
 use super::research::{Found, OUTPUT_MAX_CHARS, Research};
 use super::shell::run_shell;
 use crate::agents::task::TaskError;
-use crate::http::RetryObserver;
+use crate::llm::CallObserver;
 use crate::plan::NodeId;
 
 /// How `shell:` commands run, when they may.
@@ -102,7 +102,7 @@ impl Runner<'_> {
         command: &str,
         site: &CallSite<'_>,
         spent: &mut Spent,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> Result<Observation, Stop> {
         let declared = if site.forced {
             &*RUNNABLE

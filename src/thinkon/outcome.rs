@@ -15,7 +15,7 @@ use super::planner::Spent;
 use super::tree::{BlockCounts, Tree};
 use crate::markdown::{defang_links, escape_raw_html};
 use crate::plan::Source;
-use crate::workflow::report::{no_file_links, source_entry};
+use crate::report::{no_file_links, source_entry};
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -9,13 +9,13 @@
 //! ([`crate::llm::extract_json`]) before the check. A `null` optional field is an absent one
 //! ([`super::schema::drop_nulls`]).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::answer::PlanNext;
 use super::context::rules_of;
 use super::schema::{PLAN_NEXT_SCHEMA, drop_nulls};
 use crate::diagnostics::{Diagnostics, Finding};
-use crate::http::RetryObserver;
+use crate::kernel::{Event, Observer};
 use crate::llm::checked::{Checked, CheckedError, Contract, ask_checked};
 use crate::llm::{LlmClient, LlmError, Message, Usage, Want};
 use crate::transcript::Site;
@@ -105,7 +105,7 @@ impl BlockPlanner<'_> {
         site: &Site,
         context: &Value,
         spent: &mut Spent,
-        observer: &dyn RetryObserver,
+        observer: &Observer<'_>,
     ) -> Result<Planned, PlanError> {
         let rules = rules_of(context);
         let text = serde_json::to_string_pretty(context).unwrap_or_else(|_| context.to_string());
@@ -116,7 +116,10 @@ impl BlockPlanner<'_> {
         let check = |value: &Value| self.judge(value, &rules, &text);
         let on_repair = |d: &Diagnostics| {
             let codes: Vec<&str> = d.errors.iter().map(|f| f.code.as_str()).collect();
-            observer.on_note("planner_repair", json!({"errors": codes}));
+            observer.emit(Event::PlannerRepair {
+                node: observer.node().to_string(),
+                errors: codes.iter().map(ToString::to_string).collect(),
+            });
         };
         let contract = Contract {
             who: "thinkon",

@@ -17,7 +17,7 @@ use super::block::Block;
 use super::context::render_done;
 use super::planner::Spent;
 use crate::diagnostics::Diagnostics;
-use crate::http::RetryObserver;
+use crate::llm::CallObserver;
 use crate::llm::checked::{CheckedError, Contract, ask_checked};
 use crate::llm::{JsonSchema, LlmClient, LlmError, Message, Want};
 use crate::transcript::Site;
@@ -110,7 +110,7 @@ impl Reflector<'_> {
         block: &Block,
         question: &str,
         spent: &mut Spent,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> Result<String, ReflectError> {
         let mut expected = json!({"goal": block.goal});
         if let Some(signal) = &block.success_signal {

@@ -15,7 +15,7 @@ use crate::agents::search_agent::{ANALYSIS_MAX_TOKENS, format_hits, report_cuts}
 use crate::agents::searches::run_queries;
 use crate::agents::summary_agent::SUMMARY_MAX_TOKENS;
 use crate::agents::task::{TaskError, TaskInput, WRITTEN_SCHEMA, parse_written};
-use crate::http::RetryObserver;
+use crate::llm::CallObserver;
 use crate::llm::{LlmClient, Message, Want};
 use crate::plan::{NodeId, NodeType};
 use crate::search::SearchClient;
@@ -53,7 +53,7 @@ impl Research<'_> {
         question: &str,
         query: &str,
         spent: &mut Spent,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> Result<Found, TaskError> {
         let site = Site::node(block.to_string());
         let queries = [query.to_string()];
@@ -109,7 +109,7 @@ impl Research<'_> {
         instruction: &str,
         done: &[Value],
         spent: &mut Spent,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> Result<Found, TaskError> {
         let site = Site::node(block.to_string());
         let context = render_done(done, DONE_ENTRY_MAX_CHARS);
@@ -142,7 +142,7 @@ impl Research<'_> {
         user: String,
         max_tokens: u32,
         spent: &mut Spent,
-        observer: &dyn RetryObserver,
+        observer: &dyn CallObserver,
     ) -> Result<String, TaskError> {
         let messages = [Message::system(system), Message::user(user)];
         let answer = llm

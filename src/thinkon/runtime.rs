@@ -20,8 +20,6 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
-
 use super::block::{BlockStatus, PlanType};
 use super::execute::Runner;
 use super::outcome::{Outcome, ThinkonStatus, partial_document, result_document};
@@ -29,8 +27,9 @@ use super::planner::{BlockPlanner, Spent};
 use super::reflect::Reflector;
 use super::store::{StoreError, TreeMeta, TreeStore};
 use super::tree::Tree;
+use crate::kernel::event::{RunFinished, RunStarted};
+use crate::kernel::{Event, EventLog, Shutdown};
 use crate::settings::Budget;
-use crate::workflow::{EventLog, Shutdown};
 
 /// Failed children in a row after which a plan item is given up.
 pub const MAX_ITEM_FAILURES: u32 = 2;
@@ -130,10 +129,11 @@ impl<'a> Runtime<'a> {
         }
         self.meta.status = "running".into();
         self.store.save_meta(&self.meta)?;
-        self.events.emit(
-            "run_started",
-            json!({"goal": self.meta.goal, "blocks": self.tree.len(), "max_depth": self.options.max_depth}),
-        );
+        self.events.emit(Event::RunStarted(RunStarted::Thinkon {
+            goal: self.meta.goal.clone(),
+            blocks: self.tree.len(),
+            max_depth: self.options.max_depth,
+        }));
         let end = loop {
             let step = self.next_step();
             if step == Step::Done {
@@ -215,10 +215,8 @@ impl<'a> Runtime<'a> {
             _ => format!("the time budget ({value} s) was reached after {used} s"),
         };
         tracing::warn!("thinkon: {reason}; planning stops and what exists is returned");
-        self.events.emit(
-            "budget_reached",
-            json!({"limit": limit, "value": value, "used": used}),
-        );
+        self.events
+            .emit(Event::BudgetReached { limit, value, used });
         Some(reason)
     }
 
@@ -272,14 +270,14 @@ impl<'a> Runtime<'a> {
         self.meta.updated_at = crate::clock::now();
         self.store.save_meta(&self.meta)?;
         let blocks = self.tree.counts();
-        self.events.emit(
-            "run_finished",
-            json!({
-                "status": status.as_str(), "reason": reason, "blocks": blocks,
-                "calls": self.spent.calls, "tokens": self.spent.usage.total_tokens,
-                "seconds": elapsed_secs(self.started.elapsed()),
-            }),
-        );
+        self.events.emit(Event::RunFinished(RunFinished::Thinkon {
+            status: status.as_str(),
+            reason: reason.clone(),
+            blocks,
+            calls: self.spent.calls,
+            tokens: self.spent.usage.total_tokens,
+            seconds: elapsed_secs(self.started.elapsed()),
+        }));
         Ok(Outcome {
             status,
             reason,

@@ -11,6 +11,8 @@ use super::execute::CallSite;
 use super::outcome::{fail, listing};
 use super::planner::PlanError;
 use super::runtime::{MAX_ITEM_FAILURES, RunError, Runtime};
+use crate::kernel::Event;
+use crate::kernel::event::{BlockFailed, BlockShape, PlanningFailed};
 use crate::llm::LlmError;
 use crate::plan::NodeId;
 use crate::transcript::Site;
@@ -104,10 +106,12 @@ impl Runtime<'_> {
             );
         }
         self.save(id)?;
-        self.events.emit(
-            if ok { "block_executed" } else { "block_failed" },
-            json!({"block": id, "command": command}),
-        );
+        let block = id.to_string();
+        self.events.emit(if ok {
+            Event::BlockExecuted { block, command }
+        } else {
+            Event::BlockFailed(BlockFailed::Executed { block, command })
+        });
         Ok(())
     }
 
@@ -136,8 +140,10 @@ impl Runtime<'_> {
                     tracing::warn!(
                         "thinkon: the reflection of block `{id}` failed ({one_line}); its work is listed unreviewed"
                     );
-                    self.events
-                        .emit("reflection_failed", json!({"block": id, "error": one_line}));
+                    self.events.emit(Event::ReflectionFailed {
+                        block: id.to_string(),
+                        error: one_line.to_string(),
+                    });
                     Ok(listing(
                         &block,
                         &format!(
@@ -156,33 +162,36 @@ impl Runtime<'_> {
         }
         let status = block.status.as_str();
         self.save(id)?;
-        self.events.emit(
-            if status == "completed" {
-                "block_completed"
-            } else {
-                "block_failed"
-            },
-            json!({"block": id}),
-        );
+        let block = id.to_string();
+        self.events.emit(if status == "completed" {
+            Event::BlockCompleted { block }
+        } else {
+            Event::BlockFailed(BlockFailed::Returned { block })
+        });
         Ok(())
     }
 
     /// The active child of block `id` returned: its result into `done`, then the plan moves on.
     pub(super) fn receive(&mut self, id: &str) -> Result<(), RunError> {
         let child_id = self.block(id)?.active_child.clone().unwrap_or_default();
-        let child = self.block(&child_id)?.clone();
+        let child_block = self.block(&child_id)?.clone();
         let parent = self.block_mut(id)?;
-        parent.done.push(child.returned());
+        parent.done.push(child_block.returned());
         parent.active_child = None;
-        let mut event = ("plan_advanced", json!({"block": id, "child": child_id}));
-        if child.status == BlockStatus::Completed {
+        let (block, child) = (id.to_string(), child_id.clone());
+        let mut event = Event::PlanAdvanced {
+            block: block.clone(),
+            child: child.clone(),
+        };
+        if child_block.status == BlockStatus::Completed {
             parent.item_failures = 0;
-            match child.update_plan {
+            match child_block.update_plan {
                 Some(plan) => {
-                    event = (
-                        "plan_updated",
-                        json!({"block": id, "child": child_id, "plan": plan}),
-                    );
+                    event = Event::PlanUpdated {
+                        block,
+                        child,
+                        plan: plan.clone(),
+                    };
                     parent.plan = plan;
                 }
                 None if !parent.plan.is_empty() => {
@@ -192,18 +201,19 @@ impl Runtime<'_> {
             }
         } else {
             parent.item_failures += 1;
-            if child.forced || parent.item_failures >= MAX_ITEM_FAILURES {
+            if child_block.forced || parent.item_failures >= MAX_ITEM_FAILURES {
                 let item = (!parent.plan.is_empty()).then(|| parent.plan.remove(0));
-                event = (
-                    "item_abandoned",
-                    json!({"block": id, "item": item, "failures": parent.item_failures}),
-                );
+                event = Event::ItemAbandoned {
+                    block,
+                    item,
+                    failures: parent.item_failures,
+                };
                 parent.item_failures = 0;
             }
         }
         parent.touch();
         self.save(id)?;
-        self.events.emit(event.0, event.1);
+        self.events.emit(event);
         Ok(())
     }
 
@@ -238,10 +248,12 @@ impl Runtime<'_> {
         {
             Ok(planned) => {
                 for w in &planned.warnings {
-                    self.events.emit(
-                        "planner_warning",
-                        json!({"block": id, "code": w.code, "path": w.path, "message": w.message}),
-                    );
+                    self.events.emit(Event::PlannerWarning {
+                        block: id.to_string(),
+                        code: w.code.clone(),
+                        path: w.path.clone(),
+                        message: w.message.clone(),
+                    });
                 }
                 Ok(Ok(planned.answer))
             }
@@ -258,7 +270,10 @@ impl Runtime<'_> {
                 let one_line = why.trim_end().replace('\n', "; ");
                 tracing::warn!("thinkon: planning block `{id}` failed: {one_line}");
                 self.events
-                    .emit("planning_failed", json!({"block": id, "error": why}));
+                    .emit(Event::PlanningFailed(PlanningFailed::Block {
+                        block: id.to_string(),
+                        error: why.clone(),
+                    }));
                 Ok(Err(why))
             }
         }
@@ -309,10 +324,11 @@ impl Runtime<'_> {
         parent.touch();
         self.save(id)?;
         if abandoned {
-            self.events.emit(
-                "item_abandoned",
-                json!({"block": id, "item": item, "failures": MAX_ITEM_FAILURES}),
-            );
+            self.events.emit(Event::ItemAbandoned {
+                block: id.to_string(),
+                item: Some(item.to_string()),
+                failures: MAX_ITEM_FAILURES,
+            });
         }
         Ok(())
     }
@@ -327,8 +343,10 @@ impl Runtime<'_> {
         block.start(first);
         let attempts = block.attempts;
         self.save(id)?;
-        self.events
-            .emit("block_started", json!({"block": id, "attempts": attempts}));
+        self.events.emit(Event::BlockStarted {
+            block: id.to_string(),
+            attempts,
+        });
         Ok(())
     }
 
@@ -338,19 +356,21 @@ impl Runtime<'_> {
 
     fn emit_shape(&self, id: &str) {
         if let Some(b) = self.tree.get(id) {
-            let event = if b.status == BlockStatus::Failed {
-                "block_failed"
-            } else {
-                "block_planned"
+            let shape = BlockShape {
+                block: id.to_string(),
+                parent: b.parent.clone(),
+                depth: b.depth,
+                plan_type: b.plan_type.map(PlanType::as_str),
+                goal: b.goal_text(),
+                plan: b.plan.clone(),
+                command: b.command().map(str::to_string),
+                forced: b.forced,
             };
-            self.events.emit(
-                event,
-                json!({
-                    "block": id, "parent": b.parent, "depth": b.depth,
-                    "plan_type": b.plan_type.map(PlanType::as_str), "goal": b.goal_text(),
-                    "plan": b.plan, "command": b.command(), "forced": b.forced,
-                }),
-            );
+            self.events.emit(if b.status == BlockStatus::Failed {
+                Event::BlockFailed(BlockFailed::Made(shape))
+            } else {
+                Event::BlockPlanned(shape)
+            });
         }
     }
 

@@ -8,6 +8,8 @@
 
 use std::collections::BTreeMap;
 
+pub use crate::kernel::event::BlockCounts;
+
 use super::block::{Block, BlockStatus};
 use crate::plan::NodeId;
 
@@ -15,16 +17,6 @@ use crate::plan::NodeId;
 #[derive(Debug, Clone, Default)]
 pub struct Tree {
     blocks: BTreeMap<NodeId, Block>,
-}
-
-/// How many blocks are in each state.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
-pub struct BlockCounts {
-    pub total: usize,
-    pub completed: usize,
-    pub failed: usize,
-    /// Planned or running.
-    pub open: usize,
 }
 
 impl Tree {

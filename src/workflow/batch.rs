@@ -20,8 +20,10 @@ use std::time::{Duration, Instant};
 use tokio::task::{JoinError, JoinSet};
 use tracing::Instrument;
 
-use super::engine::{Engine, EngineError};
+use super::engine::Engine;
 use crate::agents::{TaskError, TaskInput, TaskOutput, TaskRunner, task_input};
+use crate::kernel::EngineError;
+use crate::kernel::Event;
 use crate::plan::{FINAL_BATCH, NodeId};
 use crate::planner::PlanRound;
 
@@ -140,10 +142,12 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                 tracing::debug!("task {id}: {w}");
             }
             for c in &notes.cuts {
-                self.events.emit(
-                    "input_cut",
-                    serde_json::json!({"node": id.to_string(), "what": c.what, "chars": c.chars, "kept": c.kept}),
-                );
+                self.events.emit(Event::InputCut {
+                    node: id.to_string(),
+                    what: c.what.clone(),
+                    chars: c.chars,
+                    kept: c.kept,
+                });
             }
             queue.push_back((id, input));
         }

@@ -5,11 +5,9 @@
 //! time budget it has its own bound (`Budget::final_bound`, `--final-time`). A `budget_reached` event says which limit stopped it and how much was used.
 //! Limits count this invocation's spending (a resumed run starts afresh).
 
-use serde_json::json;
-
 use super::engine::Engine;
-use super::outcome::BudgetStop;
 use crate::agents::TaskRunner;
+use crate::kernel::{BudgetStop, Event};
 use crate::planner::PlanRound;
 
 impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
@@ -41,10 +39,11 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             "{}: no new task starts; the final summary is written from what exists",
             stop.describe()
         );
-        self.events.emit(
-            "budget_reached",
-            json!({"limit": stop.limit, "value": stop.value, "used": stop.used}),
-        );
+        self.events.emit(Event::BudgetReached {
+            limit: stop.limit,
+            value: stop.value,
+            used: stop.used,
+        });
         self.stopped = Some(stop);
         true
     }

@@ -18,18 +18,15 @@
 //!   error (a plan file that cannot be saved). The review of the report (`review_step.rs`)
 //!   comes just before it, once the outcome is saved.
 
-use std::future::Future;
 use std::path::PathBuf;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde_json::json;
-
-use super::events::EventLog;
-pub use super::outcome::EngineError;
-use super::outcome::{BudgetStop, RunStatus, RunSummary, Totals};
 use crate::agents::TaskRunner;
+use crate::kernel::event::RunStarted;
+use crate::kernel::{
+    BudgetStop, EngineError, Event, EventLog, RunStatus, RunSummary, Shutdown, Totals,
+};
 use crate::plan::{NodeStatus, PlanFile, PlanStore};
 use crate::planner::{PlanRound, RoundNotes};
 use crate::review::{ReviewPaths, Reviewer};
@@ -43,9 +40,6 @@ pub struct WorkflowOptions {
     /// What the run may spend (`budget.rs`).
     pub budget: Budget,
 }
-
-/// Resolves when the run must stop (Ctrl-C, SIGTERM).
-pub type Shutdown = Pin<Box<dyn Future<Output = ()> + Send>>;
 
 /// What happens after the report.
 pub enum ReviewStep {
@@ -129,10 +123,10 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
 
     pub(super) fn save(&mut self, why: &str) -> Result<(), EngineError> {
         self.store.save(&self.plan)?;
-        self.events.emit(
-            "file_written",
-            json!({"path": self.store.path().display().to_string(), "why": why}),
-        );
+        self.events.emit(Event::FileWritten {
+            path: self.store.path().display().to_string(),
+            why: why.to_string(),
+        });
         Ok(())
     }
 
@@ -142,16 +136,13 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     pub async fn run(mut self) -> RunSummary {
         self.started = Instant::now();
         let started = self.started;
-        self.events.emit(
-            "run_started",
-            json!({
-                "plan_file": self.store.path().display().to_string(),
-                "workflow_id": self.plan.workflow_id,
-                "max_rounds": self.options.max_rounds,
-                "concurrency": self.options.concurrency,
-                "round": self.plan.rounds + 1,
-            }),
-        );
+        self.events.emit(Event::RunStarted(RunStarted::Workflow {
+            plan_file: self.store.path().display().to_string(),
+            workflow_id: self.plan.workflow_id.clone(),
+            max_rounds: self.options.max_rounds,
+            concurrency: self.options.concurrency,
+            round: self.plan.rounds + 1,
+        }));
         let result = self.drive().await;
         let mut summary = self.finish_run(result, started);
         summary.review = self.review(&summary).await;

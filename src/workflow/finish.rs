@@ -6,13 +6,13 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use serde_json::json;
-
-use super::engine::{Engine, EngineError};
-use super::outcome::{RunStatus, RunSummary};
-use super::report;
+use super::engine::Engine;
+use crate::report;
 use crate::agents::TaskRunner;
 use crate::clock;
+use crate::kernel::EngineError;
+use crate::kernel::event::RunFinished;
+use crate::kernel::{Event, RunStatus, RunSummary};
 use crate::plan::{BudgetRecord, FINAL_BATCH, NodeStatus, NodeType, Outcome};
 use crate::planner::PlanRound;
 
@@ -78,18 +78,15 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
 
     /// Closes the event log with `run_finished`: the status, the totals and the review.
     pub(super) fn close(&self, summary: &RunSummary) {
-        self.events.emit(
-            "run_finished",
-            json!({
-                "status": summary.status,
-                "final_node": summary.final_node,
-                "report": summary.report.as_ref().map(|p| p.display().to_string()),
-                "reason": summary.reason,
-                "error": summary.failure.as_ref().map(ToString::to_string),
-                "totals": summary.totals,
-                "review": summary.review,
-            }),
-        );
+        self.events.emit(Event::RunFinished(RunFinished::Workflow {
+            status: summary.status,
+            final_node: summary.final_node.clone(),
+            report: summary.report.as_ref().map(|p| p.display().to_string()),
+            reason: summary.reason.clone(),
+            error: summary.failure.as_ref().map(ToString::to_string),
+            totals: summary.totals.clone(),
+            review: summary.review.clone(),
+        }));
     }
 
     /// The budget and its use, when the run had one.

@@ -4,11 +4,11 @@
 
 use std::time::Duration;
 
-use serde_json::json;
-
-use super::engine::{Engine, EngineError};
+use super::engine::Engine;
 use crate::agents::{TaskError, TaskOutput, TaskRunner};
 use crate::clock;
+use crate::kernel::EngineError;
+use crate::kernel::Event;
 use crate::plan::{FINAL_BATCH, NodeId, NodeStatus, Usage};
 use crate::planner::{FailedTask, PlanRound};
 
@@ -21,15 +21,15 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
         node.status = NodeStatus::Running;
         node.attempts = Some(node.attempts.unwrap_or(0) + 1);
         node.updated_at = Some(now);
-        let fields = json!({
-            "node": id.to_string(),
-            "type": node.kind,
-            "title": node.title,
-            "attempt": node.attempts,
-            "final": node.batch == FINAL_BATCH,
-        });
+        let event = Event::TaskStarted {
+            node: id.to_string(),
+            kind: node.kind,
+            title: node.title.clone(),
+            attempt: node.attempts,
+            is_final: node.batch == FINAL_BATCH,
+        };
         tracing::info!("task {id} started: {}", node.title);
-        self.events.emit("task_started", fields);
+        self.events.emit(event);
         self.save("task started")
     }
 
@@ -58,15 +58,15 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                     completion_tokens: out.usage.completion_tokens,
                     total_tokens: out.usage.total_tokens,
                 });
-                let fields = json!({
-                    "node": id.to_string(),
-                    "seconds": took.as_secs_f64(),
-                    "tokens": out.usage.total_tokens,
-                    "sources": node.sources.len(),
-                    "truncated": out.truncated,
-                });
+                let event = Event::TaskCompleted {
+                    node: id.to_string(),
+                    seconds: took.as_secs_f64(),
+                    tokens: out.usage.total_tokens,
+                    sources: node.sources.len(),
+                    truncated: out.truncated,
+                };
                 tracing::info!("task {id} completed in {:.1} s", took.as_secs_f64());
-                self.events.emit("task_completed", fields);
+                self.events.emit(event);
                 self.totals.tasks_completed += 1;
                 self.totals.tokens.add(out.usage);
                 self.save("task completed")
@@ -75,8 +75,10 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                 // Not a failure of the task: the run stopped spending before it could run.
                 node.status = NodeStatus::Failed;
                 node.errors.push(format!("not run: {why}"));
-                self.events
-                    .emit("task_not_run", json!({"node": id.to_string(), "why": why}));
+                self.events.emit(Event::TaskNotRun {
+                    node: id.to_string(),
+                    why,
+                });
                 self.totals.tasks_not_run += 1;
                 self.save("task not run")
             }
@@ -104,10 +106,11 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                     error: message.clone(),
                 });
                 tracing::warn!("task {id} failed: {message}");
-                self.events.emit(
-                    "task_failed",
-                    json!({"node": id.to_string(), "seconds": took.as_secs_f64(), "error": message}),
-                );
+                self.events.emit(Event::TaskFailed {
+                    node: id.to_string(),
+                    seconds: took.as_secs_f64(),
+                    error: message,
+                });
                 self.totals.tasks_failed += 1;
                 self.save("task failed")
             }

@@ -6,11 +6,10 @@
 
 use std::sync::Arc;
 
-use serde_json::json;
-
 use super::engine::{Engine, ReviewStep};
-use super::outcome::RunSummary;
 use crate::agents::TaskRunner;
+use crate::kernel::event::ReviewFailed;
+use crate::kernel::{Event, RunSummary};
 use crate::planner::PlanRound;
 use crate::review::{ReviewSummary, review_report};
 
@@ -40,7 +39,10 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             done = review => Some(done),
             () = &mut self.shutdown => {
                 tracing::warn!("[review] interrupted; the research outcome is unchanged");
-                self.events.emit("review_failed", json!({"node": "review", "error": "interrupted"}));
+                self.events.emit(Event::ReviewFailed(ReviewFailed::Review {
+                    node: "review".into(),
+                    error: "interrupted".into(),
+                }));
                 Some(ReviewSummary::interrupted())
             }
         }
@@ -48,8 +50,10 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
 
     fn skip(&self, note: String) -> ReviewSummary {
         tracing::info!("[review] skipped: {note}");
-        self.events
-            .emit("review_skipped", json!({"node": "review", "reason": note}));
+        self.events.emit(Event::ReviewSkipped {
+            node: "review".into(),
+            reason: note.clone(),
+        });
         ReviewSummary::skipped(note)
     }
 }

@@ -3,12 +3,14 @@
 //! `task_dropped` event per task it dropped, which the next round hears of), and the final
 //! summary the orchestrator adds itself when the planner does not finalise.
 
-use serde_json::json;
 use tracing::Instrument;
 
-use super::engine::{Engine, EngineError};
+use super::engine::Engine;
 use crate::agents::TaskRunner;
 use crate::clock;
+use crate::kernel::EngineError;
+use crate::kernel::Event;
+use crate::kernel::event::{PlanningFailed, RoundPlanned};
 use crate::planner::{PlanRound, RoundError, RoundNotes, RoundOutcome, force_final, review_file};
 
 impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
@@ -42,10 +44,13 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                 self.totals.tokens.add(outcome.usage);
                 self.plan = before;
                 self.plan.rounds = round;
-                self.events.emit(
-                    "round_planned",
-                    json!({"round": round, "tasks": planned_ids(&outcome), "is_final": false, "discarded": true}),
-                );
+                self.events
+                    .emit(Event::RoundPlanned(RoundPlanned::Discarded {
+                        round,
+                        tasks: planned_ids(&outcome),
+                        is_final: false,
+                        discarded: true,
+                    }));
                 self.add_final("the planner did not finalise in the last round")?;
                 Ok(true)
             }
@@ -57,10 +62,11 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             }
             Err(err) => {
                 tracing::warn!("round {round}: planning failed: {err}");
-                self.events.emit(
-                    "planning_failed",
-                    json!({"round": round, "error": err.to_string()}),
-                );
+                self.events
+                    .emit(Event::PlanningFailed(PlanningFailed::Round {
+                        round,
+                        error: err.to_string(),
+                    }));
                 self.planning_errors.push(err.to_string());
                 self.plan.rounds = round;
                 self.save("planning failed")?;
@@ -88,17 +94,14 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
         };
         tracing::info!("round {round}: planned {} task(s){final_mark}", ids.len());
         self.record_review(round, outcome);
-        self.events.emit(
-            "round_planned",
-            json!({
-                "round": round,
-                "tasks": ids,
-                "is_final": outcome.answer.is_final,
-                "refs": outcome.applied.resolved_refs,
-                "calls": outcome.calls,
-                "tokens": outcome.usage.total_tokens,
-            }),
-        );
+        self.events.emit(Event::RoundPlanned(RoundPlanned::Applied {
+            round,
+            tasks: ids,
+            is_final: outcome.answer.is_final,
+            refs: outcome.applied.resolved_refs.clone(),
+            calls: outcome.calls,
+            tokens: outcome.usage.total_tokens,
+        }));
         self.save("round planned")
     }
 
@@ -108,26 +111,24 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     fn record_review(&mut self, round: u32, outcome: &RoundOutcome) {
         let review = &outcome.applied.review;
         review.log();
-        self.events.emit(
-            "plan_review",
-            json!({"round": round, "ok": review.ok, "issues": review.issues}),
-        );
+        self.events.emit(Event::PlanReview {
+            round,
+            ok: review.ok,
+            issues: review.issues.clone(),
+        });
         let path = crate::plan::Beside::of(self.store.real_path()).plan_review;
         if let Err(e) = review_file::save(&path, review) {
             tracing::warn!("cannot write the plan review `{}`: {e}", path.display());
         }
         for dropped in &outcome.applied.dropped {
-            let mut fields = json!({
-                "round": round,
-                "title": dropped.title,
-                "issue": dropped.issue.id,
-                "reason": dropped.issue.kind,
-                "message": dropped.issue.message,
+            self.events.emit(Event::TaskDropped {
+                round,
+                title: dropped.title.clone(),
+                issue: dropped.issue.id.clone(),
+                reason: dropped.issue.kind.clone(),
+                message: dropped.issue.message.clone(),
+                repeats: dropped.repeats.map(|of| of.to_string()),
             });
-            if let Some(of) = dropped.repeats {
-                fields["repeats"] = json!(of.to_string());
-            }
-            self.events.emit("task_dropped", fields);
             self.notes.dropped.push(dropped.issue.clone());
         }
     }
@@ -139,10 +140,11 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             "adding the final summary `{}` myself: {reason}",
             node.node_id
         );
-        self.events.emit(
-            "final_forced",
-            json!({"node": node.node_id.to_string(), "reason": reason, "p_node": node.p_node}),
-        );
+        self.events.emit(Event::FinalForced {
+            node: node.node_id.to_string(),
+            reason: reason.to_string(),
+            p_node: node.p_node.clone(),
+        });
         self.save("final summary added")
     }
 }

@@ -1,22 +1,20 @@
-//! The terminal's progress display, driven by the run's events (`events.rs`): it feeds every
-//! event to a [`ProgressState`] (`progress_state.rs`: what to show) and draws its lines with
-//! indicatif, one spinner each, into the `MultiProgress` above which `logging` prints log
-//! lines. `run_finished`, which the engine writes on every way out of a run (Ctrl-C and SIGTERM
-//! included), clears the display for good, so no spinner line stays behind.
+//! The terminal's progress display: it feeds every [`Update`] (a run's event as an
+//! [`EventListener`], or a batch's question) to a [`ProgressState`] (`state.rs`: what to
+//! show) and draws its lines with indicatif, one spinner each, into the `MultiProgress` above
+//! which `logging` prints log lines. `run_finished`, which every run writes on every way out
+//! (Ctrl-C and SIGTERM included), clears the display for good, so no spinner line stays behind.
 //!
-//! The display only reads events: it never writes to the plan or the event log.
+//! The display only reads: it never writes to a plan or an event log.
 
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
-use serde_json::Value;
-
-use super::events::EventListener;
-use super::progress_state::{LineKey, ProgressState};
+use super::state::{LineKey, ProgressState, Update};
+use crate::kernel::{Event, EventListener};
 use crate::logging::ProgressTarget;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 
 /// How often the spinners turn and the elapsed times are redrawn.
 const TICK: Duration = Duration::from_millis(120);
@@ -87,17 +85,26 @@ impl ProgressDisplay {
     }
 }
 
-impl EventListener for ProgressDisplay {
-    fn on_event(&self, event: &str, line: &Value) {
+impl ProgressDisplay {
+    /// Shows `update`: a run's event, or a batch's question starting or ending.
+    pub fn show(&self, update: Update) {
         if self.shared.stopped.load(Ordering::Relaxed) {
             return;
         }
         let mut shown = self.shared.lock();
-        shown.state.apply(event, line, Instant::now());
+        shown.state.apply(update, Instant::now());
         self.shared.draw(&mut shown);
         if shown.state.is_finished() {
             drop(shown);
             self.shared.stop();
+        }
+    }
+}
+
+impl EventListener for ProgressDisplay {
+    fn on_event(&self, event: &Event) {
+        if let Some(update) = Update::of(event) {
+            self.show(update);
         }
     }
 }
@@ -280,7 +287,6 @@ impl<T: TermLike> TermLike for EchoRoom<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn the_display_keeps_one_bar_per_line_and_none_after_the_run() {
@@ -298,23 +304,29 @@ mod tests {
                 .map(|(k, _)| k.clone())
                 .collect()
         };
-        display.on_event("run_started", &json!({}));
+        display.show(Update::Begin);
         assert_eq!(bars(&display), [LineKey::Overall]);
         for node in ["b", "c"] {
-            display.on_event(
-                "task_started",
-                &json!({"node": node, "type": "search", "title": node, "final": false}),
-            );
+            display.show(Update::Started {
+                node: node.into(),
+                kind: "search".into(),
+                title: node.into(),
+                is_final: false,
+            });
         }
-        display.on_event("task_completed", &json!({"node": "b", "tokens": 10}));
+        display.show(Update::Ended {
+            node: "b".into(),
+            failed: false,
+            tokens: 10,
+        });
         assert_eq!(
             bars(&display),
             [LineKey::Overall, LineKey::Task("c".into())]
         );
-        display.on_event("run_finished", &json!({"status": "interrupted"}));
+        display.show(Update::Finished);
         assert!(bars(&display).is_empty());
         assert!(display.shared.stopped.load(Ordering::Relaxed));
-        display.on_event("run_started", &json!({}));
+        display.show(Update::Begin);
         assert!(bars(&display).is_empty(), "a stopped display stays empty");
     }
 

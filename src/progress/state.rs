@@ -1,7 +1,8 @@
-//! What the terminal's progress display shows, worked out from the run's events alone: one
-//! line per running task (node id, type, a short title, elapsed time) and one overall line
-//! (round, tasks done of planned, tokens, elapsed time). Nothing here knows of terminals or
-//! indicatif (`progress.rs` draws the lines), so what is shown is tested without a terminal.
+//! What the terminal's progress display shows, worked out from [`Update`]s alone (a run's
+//! events, or a batch's questions): one line per running task (node id, type, a short title,
+//! elapsed time) and one overall line (round, tasks done of planned, tokens, elapsed time).
+//! Nothing here knows of terminals or indicatif (`display.rs` draws the lines), so what is
+//! shown is tested without a terminal.
 //!
 //! A finished task leaves the display: its log line says how it ended. After `run_finished`
 //! nothing is shown.
@@ -9,8 +10,7 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
+use crate::kernel::Event;
 use crate::logging::{Escape, escape_controls};
 
 /// The most columns a task's title takes, however wide the terminal: the line is a reminder,
@@ -40,7 +40,95 @@ pub struct Line {
     pub text: String,
 }
 
-/// What the display knows of the run, from its events alone.
+/// What happened, as the display needs to know it: a run's events ([`Update::of`]) or a
+/// batch's questions.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Update {
+    /// A run started: what was shown before is forgotten.
+    Begin,
+    /// A round planned these tasks (none when it was discarded), spending `tokens`.
+    Round {
+        round: u64,
+        planned: Vec<String>,
+        tokens: u64,
+    },
+    RoundFailed {
+        round: u64,
+    },
+    /// The final summary was added: no more rounds come.
+    Finalising {
+        node: String,
+    },
+    Started {
+        node: String,
+        kind: String,
+        title: String,
+        is_final: bool,
+    },
+    Ended {
+        node: String,
+        failed: bool,
+        tokens: u64,
+    },
+    /// The run ended: nothing more is shown.
+    Finished,
+}
+
+impl Update {
+    /// What an event of a run changes on the display, if anything.
+    pub fn of(event: &Event) -> Option<Update> {
+        use crate::kernel::event::{PlanningFailed, RoundPlanned};
+        Some(match event {
+            Event::RunStarted(_) => Update::Begin,
+            Event::RoundPlanned(RoundPlanned::Applied {
+                round,
+                tasks,
+                tokens,
+                ..
+            }) => Update::Round {
+                round: u64::from(*round),
+                planned: tasks.clone(),
+                tokens: *tokens,
+            },
+            // A discarded round's tasks were taken out of the plan again.
+            Event::RoundPlanned(RoundPlanned::Discarded { round, .. }) => Update::Round {
+                round: u64::from(*round),
+                planned: Vec::new(),
+                tokens: 0,
+            },
+            Event::PlanningFailed(PlanningFailed::Round { round, .. }) => Update::RoundFailed {
+                round: u64::from(*round),
+            },
+            Event::FinalForced { node, .. } => Update::Finalising { node: node.clone() },
+            Event::TaskStarted {
+                node,
+                kind,
+                title,
+                is_final,
+                ..
+            } => Update::Started {
+                node: node.clone(),
+                kind: kind.as_str().to_string(),
+                title: title.clone(),
+                is_final: *is_final,
+            },
+            Event::TaskCompleted { node, tokens, .. } => Update::Ended {
+                node: node.clone(),
+                failed: false,
+                tokens: *tokens,
+            },
+            Event::TaskFailed { node, .. } => Update::Ended {
+                node: node.clone(),
+                failed: true,
+                tokens: 0,
+            },
+            Event::RunFinished(_) => Update::Finished,
+            _ => return None,
+        })
+    }
+}
+
+/// What the display knows of the run, from its updates alone.
 #[derive(Debug, Default)]
 pub struct ProgressState {
     started: Option<Instant>,
@@ -57,66 +145,62 @@ pub struct ProgressState {
 }
 
 impl ProgressState {
-    /// Takes in one event (`fields` as written to the event log); unknown events are ignored.
-    pub fn apply(&mut self, event: &str, fields: &Value, now: Instant) {
-        let node = || fields["node"].as_str().unwrap_or_default().to_string();
-        match event {
-            "run_started" => {
+    /// Takes in one update.
+    pub fn apply(&mut self, update: Update, now: Instant) {
+        match update {
+            Update::Begin => {
                 *self = ProgressState {
                     started: Some(now),
                     ..ProgressState::default()
                 };
             }
-            "round_planned" => {
-                self.round = fields["round"].as_u64().unwrap_or(self.round);
-                // A discarded round's tasks were taken out of the plan again.
-                if fields["discarded"] != true {
-                    let tasks = fields["tasks"].as_array().into_iter().flatten();
-                    self.planned
-                        .extend(tasks.filter_map(Value::as_str).map(str::to_string));
-                }
-                self.tokens += fields["tokens"].as_u64().unwrap_or(0);
+            Update::Round {
+                round,
+                planned,
+                tokens,
+            } => {
+                self.round = round;
+                self.planned.extend(planned);
+                self.tokens += tokens;
             }
-            "planning_failed" => self.round = fields["round"].as_u64().unwrap_or(self.round),
-            "final_forced" => {
+            Update::RoundFailed { round } => self.round = round,
+            Update::Finalising { node } => {
                 self.finalising = true;
-                self.planned.insert(node());
+                self.planned.insert(node);
             }
-            "task_started" => self.start(node(), fields, now),
-            "task_completed" | "task_failed" => {
-                let node = node();
+            Update::Started {
+                node,
+                kind,
+                title,
+                is_final,
+            } => self.start(node, &kind, &title, is_final, now),
+            Update::Ended {
+                node,
+                failed,
+                tokens,
+            } => {
                 self.running.retain(|t| t.node != node);
                 self.planned.insert(node.clone());
-                if self.done.insert(node) && event == "task_failed" {
+                if self.done.insert(node) && failed {
                     self.failed += 1;
                 }
-                self.tokens += fields["tokens"].as_u64().unwrap_or(0);
+                self.tokens += tokens;
             }
-            "run_finished" => {
+            Update::Finished => {
                 self.finished = true;
                 self.running.clear();
             }
-            _ => {}
         }
     }
 
-    fn start(&mut self, node: String, fields: &Value, now: Instant) {
-        let is_final = fields["final"] == true;
+    fn start(&mut self, node: String, kind: &str, title: &str, is_final: bool, now: Instant) {
         self.finalising |= is_final;
-        let kind = match fields["type"].as_str() {
-            _ if is_final => "final",
-            Some(kind) => kind,
-            None => "task",
-        };
+        let kind = if is_final { "final" } else { kind };
         self.running.retain(|t| t.node != node);
         self.planned.insert(node.clone());
         self.running.push(Running {
             // The title is the planner's text: it must not reach the terminal raw.
-            title: escape_controls(
-                fields["title"].as_str().unwrap_or_default(),
-                Escape::OneLine,
-            )
-            .into_owned(),
+            title: escape_controls(title, Escape::OneLine).into_owned(),
             kind: escape_controls(kind, Escape::OneLine).into_owned(),
             node: escape_controls(&node, Escape::OneLine).into_owned(),
             started: now,
@@ -219,7 +303,6 @@ fn grouped(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     fn texts(state: &ProgressState, now: Instant, columns: usize) -> Vec<String> {
         state
@@ -229,12 +312,32 @@ mod tests {
             .collect()
     }
 
+    fn started(node: &str, kind: &str, title: &str, is_final: bool) -> Update {
+        Update::Started {
+            node: node.into(),
+            kind: kind.into(),
+            title: title.into(),
+            is_final,
+        }
+    }
+
+    fn ended(node: &str, failed: bool, tokens: u64) -> Update {
+        Update::Ended {
+            node: node.into(),
+            failed,
+            tokens,
+        }
+    }
+
     fn started_run(t0: Instant) -> ProgressState {
         let mut state = ProgressState::default();
-        state.apply("run_started", &json!({"plan_file": "p.json"}), t0);
+        state.apply(Update::Begin, t0);
         state.apply(
-            "round_planned",
-            &json!({"round": 1, "tasks": ["b", "c"], "is_final": false, "tokens": 1200}),
+            Update::Round {
+                round: 1,
+                planned: vec!["b".into(), "c".into()],
+                tokens: 1200,
+            },
             t0,
         );
         state
@@ -244,11 +347,7 @@ mod tests {
     fn a_started_task_shows_its_id_type_title_and_time() {
         let t0 = Instant::now();
         let mut state = started_run(t0);
-        state.apply(
-            "task_started",
-            &json!({"node": "b", "type": "search", "title": "Solid-state batteries", "final": false}),
-            t0,
-        );
+        state.apply(started("b", "search", "Solid-state batteries", false), t0);
         let lines = state.lines(t0 + Duration::from_secs(3), 100);
         assert_eq!(lines[0].key, LineKey::Task("b".into()));
         assert_eq!(lines[0].text, "b  search   Solid-state batteries  3s");
@@ -264,22 +363,10 @@ mod tests {
         let t0 = Instant::now();
         let mut state = started_run(t0);
         for node in ["b", "c"] {
-            state.apply(
-                "task_started",
-                &json!({"node": node, "type": "search", "title": node, "final": false}),
-                t0,
-            );
+            state.apply(started(node, "search", node, false), t0);
         }
-        state.apply(
-            "task_completed",
-            &json!({"node": "b", "tokens": 34_000}),
-            t0,
-        );
-        state.apply(
-            "task_failed",
-            &json!({"node": "c", "error": "HTTP 500"}),
-            t0,
-        );
+        state.apply(ended("b", false, 34_000), t0);
+        state.apply(ended("c", true, 0), t0);
         let now = t0 + Duration::from_secs(65);
         assert_eq!(
             texts(&state, now, 100),
@@ -291,17 +378,17 @@ mod tests {
     fn the_final_summary_and_a_forced_final_count_as_planned() {
         let t0 = Instant::now();
         let mut state = started_run(t0);
+        // A discarded round: its tasks were taken out again.
         state.apply(
-            "round_planned",
-            &json!({"round": 2, "tasks": ["d"], "is_final": false, "discarded": true}),
+            Update::Round {
+                round: 2,
+                planned: Vec::new(),
+                tokens: 0,
+            },
             t0,
         );
-        state.apply("final_forced", &json!({"node": "e"}), t0);
-        state.apply(
-            "task_started",
-            &json!({"node": "e", "type": "summary", "title": "Final", "final": true}),
-            t0,
-        );
+        state.apply(Update::Finalising { node: "e".into() }, t0);
+        state.apply(started("e", "summary", "Final", true), t0);
         assert_eq!(
             texts(&state, t0, 100),
             [
@@ -315,12 +402,8 @@ mod tests {
     fn run_finished_clears_everything() {
         let t0 = Instant::now();
         let mut state = started_run(t0);
-        state.apply(
-            "task_started",
-            &json!({"node": "b", "type": "search", "title": "x", "final": false}),
-            t0,
-        );
-        state.apply("run_finished", &json!({"status": "interrupted"}), t0);
+        state.apply(started("b", "search", "x", false), t0);
+        state.apply(Update::Finished, t0);
         assert!(state.is_finished());
         assert!(state.lines(t0, 100).is_empty());
         assert!(ProgressState::default().lines(t0, 100).is_empty());
@@ -331,11 +414,7 @@ mod tests {
         let t0 = Instant::now();
         let mut state = started_run(t0);
         let title = format!("\x1b]0;pwned\x07{}", "word ".repeat(40));
-        state.apply(
-            "task_started",
-            &json!({"node": "b", "type": "search", "title": title, "final": false}),
-            t0,
-        );
+        state.apply(started("b", "search", &title, false), t0);
         let narrow = &state.lines(t0, 40)[0].text;
         assert_eq!(narrow, "b  search   \\u{1b}]0;pwned\\u{7}word…  0s");
         assert_eq!(console::measure_text_width(narrow), 40);
@@ -350,6 +429,36 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_run_s_events_become_the_updates_the_display_needs() {
+        use crate::kernel::event::RoundPlanned;
+        let round = Event::RoundPlanned(RoundPlanned::Discarded {
+            round: 3,
+            tasks: vec!["d".into()],
+            is_final: false,
+            discarded: true,
+        });
+        assert_eq!(
+            Update::of(&round),
+            Some(Update::Round {
+                round: 3,
+                planned: Vec::new(),
+                tokens: 0
+            })
+        );
+        let failed = Event::TaskFailed {
+            node: "c".into(),
+            seconds: 1.0,
+            error: "HTTP 500".into(),
+        };
+        assert_eq!(Update::of(&failed), Some(ended("c", true, 0)));
+        let file = Event::FileWritten {
+            path: "p.json".into(),
+            why: "saved".into(),
+        };
+        assert_eq!(Update::of(&file), None);
     }
 
     #[test]
