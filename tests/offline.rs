@@ -565,6 +565,8 @@ patents.  We wish to avoid the danger that redistributors of a free
 program will individually obtain patent licences, in effect making the
 program proprietary.  To prevent this, we have made it clear that any
 patent must be licensed for everyone's free use or not licensed at all.
+Such patents then cannot restrict the freedoms this licence grants to
+every recipient of the program.
 
   1. You may copy and distribute verbatim copies of the program's
 source code as you receive it, in any medium, provided that you
@@ -629,4 +631,52 @@ async fn text_files_without_an_extension_and_a_latin1_page_are_indexed() {
     assert!(text.contains("caf\u{e9} example"), "the declared charset");
     assert!(!text.contains('\u{fffd}'), "no replacement character");
     assert!(!text.contains("licence-tool") && !text.contains("configure"));
+}
+
+/// Hard-wrapped text is quoted by whole sentences, never by line: the licence's sentence on
+/// patents comes whole (it was quoted from "patent must be licensed...", a line that says the
+/// opposite of the sentence), and one that starts mid-thought ("Such patents...") comes with
+/// the sentence it follows from.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hard_wrapped_text_is_quoted_by_whole_sentences() {
+    let o = Offline::new();
+    let corpus = o.path().join("licences");
+    std::fs::create_dir_all(&corpus).expect("mkdir");
+    std::fs::write(corpus.join("EPL-2"), WRAPPED_LICENCE).expect("write");
+    std::fs::write(
+        corpus.join("wrapped.txt"),
+        WRAPPED_LICENCE.replace("EXAMPLE", "SAMPLE"),
+    )
+    .expect("write");
+    let out = o
+        .run(
+            &corpus,
+            "Can patents restrict the freedoms of this licence?",
+            "p.json",
+        )
+        .run()
+        .await;
+    out.success();
+    let fin = final_node(&o.plan("p.json"));
+    let quoted = quotes(fin["summary"].as_str().unwrap_or_default());
+    assert!(!quoted.is_empty(), "{fin}");
+    let whole = "To prevent this, we have made it clear that any patent must be licensed for \
+                 everyone's free use or not licensed at all.";
+    assert!(quoted.iter().any(|(q, _)| q.contains(whole)), "{quoted:?}");
+    let (index, _) = LocalIndex::open(&corpus, Some(&o.index())).expect("index");
+    for (q, n) in &quoted {
+        let first = q.chars().next().unwrap_or(' ');
+        assert!(!first.is_lowercase(), "a line fragment: {q}");
+        if q.contains("Such patents") {
+            assert!(
+                q.starts_with("To prevent this"),
+                "without what it follows from: {q}"
+            );
+        }
+        let url = fin["sources"][n - 1]["url"]
+            .as_str()
+            .expect("a cited source");
+        let doc = index.document(url).expect("in the corpus");
+        assert!(doc.text.contains(q.as_str()), "{url} does not say: {q}");
+    }
 }

@@ -1,7 +1,8 @@
 //! The extractive engine (`workflow --offline`, or `"engine": "extractive"`): research over a
 //! local corpus with no model and no network. A deterministic planner (`planner.rs`) and
 //! sub-agents that quote, never write (`runner.rs`), built on sentence splitting
-//! (`sentences.rs`) and relevance with maximal marginal relevance (`select.rs`). They plug
+//! (`sentences.rs`), what may be quoted (`units.rs`: a leaning sentence with the one it
+//! follows from) and relevance with maximal marginal relevance (`select.rs`). They plug
 //! into the same workflow engine as the LLM planner and agents, so the plan file, info blocks,
 //! sources, events and report are the same.
 
@@ -9,6 +10,7 @@ pub mod planner;
 pub mod runner;
 pub mod select;
 pub mod sentences;
+pub mod units;
 
 pub use planner::ExtractivePlanner;
 pub use runner::{ExtractiveRunner, OFFLINE_NOTICE};

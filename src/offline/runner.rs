@@ -3,7 +3,8 @@
 //! summary task quotes the best sentences of its inputs; the final summary quotes, from every
 //! source the searches found, the sentences that best answer the question, each cited to its
 //! document. Every sentence is quoted word for word from a document (never written), so every
-//! citation can be checked against its document. Writes the same fields as the LLM agents.
+//! citation can be checked against its document; a sentence that leans on the one before it
+//! is quoted with it ([`super::units`]). Writes the same fields as the LLM agents.
 
 use std::sync::Arc;
 
@@ -16,8 +17,8 @@ use crate::search::SearchClient;
 use crate::search::local::LocalIndex;
 use crate::transcript::{Site, Tape};
 
-use super::select::{Candidate, quotable, select};
-use super::sentences::split_sentences;
+use super::select::{Candidate, select};
+use super::units::units;
 
 /// Sentences quoted by a search task, and how many of them make its summary.
 const SEARCH_SENTENCES: usize = 6;
@@ -141,30 +142,31 @@ impl ExtractiveRunner {
         })
         .await
         .unwrap_or_default();
-        let mut out = Vec::new();
-        for (source, text) in texts.into_iter().enumerate() {
-            let Some(text) = text else { continue };
-            for sentence in split_sentences(&text).into_iter().filter(|s| quotable(s)) {
-                out.push(Candidate {
-                    text: sentence.to_string(),
-                    source,
-                });
-            }
-        }
-        out
+        texts
+            .into_iter()
+            .enumerate()
+            .filter_map(|(source, text)| Some(candidates_of(&text?, source)))
+            .flatten()
+            .collect()
     }
+}
+
+/// The quotable units of `text` ([`units`]), tagged with `source`.
+fn candidates_of(text: &str, source: usize) -> Vec<Candidate> {
+    units(text)
+        .into_iter()
+        .map(|u| Candidate {
+            text: text[u.at.clone()].to_string(),
+            source,
+            at: u.at,
+            orphan: u.orphan,
+        })
+        .collect()
 }
 
 /// A summary task: the sentences of its inputs that best answer its title and the question.
 fn summary_of_inputs(input: &TaskInput) -> TaskOutput {
-    let candidates: Vec<Candidate> = split_sentences(&input.context)
-        .into_iter()
-        .filter(|s| quotable(s))
-        .map(|s| Candidate {
-            text: s.to_string(),
-            source: 0,
-        })
-        .collect();
+    let candidates = candidates_of(&input.context, 0);
     let query = format!("{} {}", input.title, input.question);
     let picked = select(&candidates, &query, SEARCH_SENTENCES, SEARCH_SENTENCES);
     let quoted: Vec<String> = picked.iter().map(|&i| candidates[i].text.clone()).collect();

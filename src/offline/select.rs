@@ -6,21 +6,29 @@
 //! to the next, and two equal sentences would win in turn from run to run.
 
 use std::collections::{BTreeSet, HashMap};
+use std::ops::Range;
 
 use super::sentences::terms;
 
-/// A sentence that may be chosen, and where it comes from.
+/// A sentence (or a leaning sentence with what it follows from, [`super::units`]) that may be
+/// chosen, and where it comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Candidate {
     pub text: String,
     /// The document (source) it was taken from.
     pub source: usize,
+    /// Where in the source's text: two candidates that overlap are never both chosen.
+    pub at: Range<usize>,
+    /// A sentence that leans on one it is quoted without: it ranks lower.
+    pub orphan: bool,
 }
 
 /// How much relevance weighs against novelty.
 const LAMBDA: f64 = 0.7;
 /// Two sentences sharing this much of their terms say the same thing.
 const NEAR_DUPLICATE: f64 = 0.6;
+/// What an orphan's relevance counts for: it is quoted only when little else answers.
+const ORPHAN_WEIGHT: f64 = 0.5;
 
 /// Whether a sentence is worth quoting: long enough to say something, short enough to read,
 /// not a heading, a list marker or a table row.
@@ -53,7 +61,8 @@ pub fn select(candidates: &[Candidate], query: &str, k: usize, per_source: usize
             } else {
                 1.0
             };
-            facts * hit / (set.len().max(1) as f64).sqrt()
+            let orphan = if c.orphan { ORPHAN_WEIGHT } else { 1.0 };
+            orphan * facts * hit / (set.len().max(1) as f64).sqrt()
         })
         .collect();
     let top = relevance.iter().copied().fold(0.0, f64::max);
@@ -63,7 +72,11 @@ pub fn select(candidates: &[Candidate], query: &str, k: usize, per_source: usize
         let mut best: Option<(usize, f64)> = None;
         for (i, set) in sets.iter().enumerate() {
             let taken = per.get(&candidates[i].source).copied().unwrap_or(0);
-            if chosen.contains(&i) || relevance[i] <= 0.0 || taken >= per_source {
+            let overlaps = |j: &usize| {
+                let (a, b) = (&candidates[i], &candidates[*j]);
+                a.source == b.source && a.at.start < b.at.end && b.at.start < a.at.end
+            };
+            if relevance[i] <= 0.0 || taken >= per_source || chosen.iter().any(overlaps) {
                 continue;
             }
             let overlap = chosen
@@ -111,10 +124,15 @@ fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
 mod tests {
     use super::*;
 
+    /// A candidate of its own place: no two overlap.
     fn c(text: &str, source: usize) -> Candidate {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let at = NEXT.fetch_add(1000, std::sync::atomic::Ordering::Relaxed);
         Candidate {
             text: text.into(),
             source,
+            at: at..at + text.len(),
+            orphan: false,
         }
     }
 
@@ -176,6 +194,44 @@ mod tests {
             let picked = select(&cands, query, 1, 1);
             assert_eq!(picked, [3], "the earlier of two equal sentences");
         }
+    }
+
+    /// A sentence and the whole it is part of overlap: never both; an orphan ranks below a
+    /// sentence that matches as well.
+    #[test]
+    fn overlapping_candidates_are_chosen_once_and_orphans_rank_lower() {
+        let first = "Solid electrolytes replace the liquid in lithium cells.";
+        // Different enough from `first` not to be its near-duplicate.
+        let both = "Solid electrolytes replace the liquid in lithium cells. They stop dendrites, \
+                    pores, cracks and short circuits forming at the anode.";
+        let at = |text: &str, start: usize, orphan: bool| Candidate {
+            text: text.into(),
+            source: 0,
+            at: start..start + text.len(),
+            orphan,
+        };
+        let cands = vec![
+            at(first, 0, false),
+            at(both, 0, false),
+            at(
+                "They stop dendrites in lithium cells and in sodium cells.",
+                500,
+                true,
+            ),
+            at(
+                "Ceramics stop dendrites in lithium cells and in sodium cells.",
+                600,
+                false,
+            ),
+        ];
+        let picked = select(&cands, "solid electrolytes dendrites lithium cells", 4, 4);
+        assert!(!(picked.contains(&0) && picked.contains(&1)), "{picked:?}");
+        let orphan = picked.iter().position(|&i| i == 2);
+        let sound = picked.iter().position(|&i| i == 3);
+        assert!(
+            sound.is_some() && orphan.is_none_or(|o| Some(o) > sound),
+            "{picked:?}"
+        );
     }
 
     #[test]

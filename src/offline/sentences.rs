@@ -2,6 +2,8 @@
 //! words. A sentence is always an exact slice of the text it comes from, so a quoted sentence
 //! can be found again in its document.
 
+use std::ops::Range;
+
 /// Words that say nothing about a topic (English), left out of the terms.
 const STOPWORDS: &[&str] = &[
     "a",
@@ -135,36 +137,51 @@ const ABBREVIATIONS: &[&str] = &[
     "nov", "dec", "u.s", "u.k",
 ];
 
-/// The sentences of `text`, in order, each an exact, trimmed slice of it. Blank lines,
-/// headings, list items and table rows end a sentence; so does `.`, `!` or `?` followed by
-/// white space, unless it closes an abbreviation or an initial.
+/// The sentences of `text`, in order, each an exact, trimmed slice of it. Lines end a
+/// sentence (a line of indexed text is a paragraph, a heading, a list item or a table row); so
+/// does `.`, `!` or `?` followed by white space, unless it closes an abbreviation or an
+/// initial.
 pub fn split_sentences(text: &str) -> Vec<&str> {
+    let mut start = 0;
     let mut out = Vec::new();
     for line in text.split('\n') {
-        let mut start = 0;
-        let bytes = line.as_bytes();
-        for (i, c) in line.char_indices() {
-            if !matches!(c, '.' | '!' | '?') {
-                continue;
-            }
-            let next = i + c.len_utf8();
-            let at_end = next >= line.len();
-            let then_space = !at_end && bytes[next].is_ascii_whitespace();
-            if !(at_end || then_space) || (c == '.' && closes_abbreviation(&line[start..i])) {
-                continue;
-            }
-            push(&mut out, &line[start..next]);
-            start = next;
-        }
-        push(&mut out, &line[start..]);
+        let range = start..start + line.len();
+        start = range.end + 1;
+        out.extend(sentence_ranges(text, range).into_iter().map(|r| &text[r]));
     }
     out
 }
 
-fn push<'a>(out: &mut Vec<&'a str>, piece: &'a str) {
-    let piece = piece.trim();
-    if !piece.is_empty() {
-        out.push(piece);
+/// The byte ranges (in `text`) of the sentences of its line at `line`, trimmed.
+pub fn sentence_ranges(text: &str, line: Range<usize>) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let offset = line.start;
+    let line = &text[line];
+    let mut start = 0;
+    let bytes = line.as_bytes();
+    for (i, c) in line.char_indices() {
+        if !matches!(c, '.' | '!' | '?') {
+            continue;
+        }
+        let next = i + c.len_utf8();
+        let at_end = next >= line.len();
+        let then_space = !at_end && bytes[next].is_ascii_whitespace();
+        if !(at_end || then_space) || (c == '.' && closes_abbreviation(&line[start..i])) {
+            continue;
+        }
+        push(&mut out, line, start..next, offset);
+        start = next;
+    }
+    push(&mut out, line, start..line.len(), offset);
+    out
+}
+
+fn push(out: &mut Vec<Range<usize>>, line: &str, piece: Range<usize>, offset: usize) {
+    let slice = &line[piece.clone()];
+    let trimmed = slice.trim();
+    if !trimmed.is_empty() {
+        let start = offset + piece.start + (slice.len() - slice.trim_start().len());
+        out.push(start..start + trimmed.len());
     }
 }
 

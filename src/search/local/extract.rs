@@ -1,6 +1,7 @@
 //! One corpus file to a title and plain text, or to the reason it is skipped: the kinds of
 //! document the index knows (by name), the size caps, binary detection, decoding
-//! ([`super::decode`]), the paragraphs of plain text and the title rules shared by every kind.
+//! ([`super::decode`]), the paragraphs of plain text ([`super::paragraphs`]: one line each,
+//! as the other kinds give their blocks) and the title rules shared by every kind.
 //!
 //! Every problem becomes a warning naming the file and saying what to do, never an error: one
 //! bad file must not stop the index. This module reads one file at a time and never writes.
@@ -9,7 +10,7 @@ use std::io::Read;
 use std::path::Path;
 
 use super::decode::{self, SNIFF_BYTES, Sniffed};
-use super::{html, markdown, pdf};
+use super::{html, markdown, paragraphs, pdf};
 
 /// Indexed text is cut at this many bytes (a larger document is indexed in part, with a
 /// warning), which bounds the index and the passages' cost.
@@ -144,7 +145,11 @@ pub fn extract(path: &Path, kind: Kind) -> Outcome {
             match kind {
                 Kind::Markdown => markdown::to_text(&source),
                 Kind::Html => html::to_text(&source),
-                _ => (None, source),
+                // The title from the lines as written, before paragraphs are joined.
+                _ => (
+                    Some(first_line_or_name(&source, path)),
+                    paragraphs::join_wrapped(&source),
+                ),
             }
         }
     };

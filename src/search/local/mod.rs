@@ -20,6 +20,7 @@ pub mod index;
 pub mod location;
 pub mod manifest;
 pub mod markdown;
+pub mod paragraphs;
 pub mod passage;
 pub mod pdf;
 pub mod rank;

@@ -1,0 +1,223 @@
+//! What the extractive engine may quote: sentences, each with the sentence before it when it
+//! leans on it. A sentence that starts mid-thought ("They...", "Therefore...", "that liquid
+//! ...", any sentence starting in lower case) quoted alone changes meaning or says nothing, so
+//! it is quoted together with the sentences of its paragraph it follows from (at most
+//! [`MAX_LEANING`] back), as one exact slice of the text. One that has nothing to lean on (it
+//! opens its paragraph, or the whole would be too long to quote) stands alone, marked
+//! `orphan`, and ranks lower ([`super::select`]).
+
+use std::ops::Range;
+
+use super::select::quotable;
+use super::sentences::sentence_ranges;
+
+/// How many sentences back a leaning sentence may reach for the one it follows from.
+const MAX_LEANING: usize = 2;
+
+/// First words that point back at what came before.
+const LEANS_BACK: &[&str] = &[
+    "accordingly",
+    "additionally",
+    "also",
+    "and",
+    "besides",
+    "both",
+    "but",
+    "consequently",
+    "furthermore",
+    "he",
+    "hence",
+    "her",
+    "his",
+    "however",
+    "instead",
+    "it",
+    "its",
+    "likewise",
+    "meanwhile",
+    "moreover",
+    "nevertheless",
+    "nonetheless",
+    "nor",
+    "or",
+    "otherwise",
+    "she",
+    "similarly",
+    "so",
+    "still",
+    "such",
+    "that",
+    "their",
+    "them",
+    "then",
+    "these",
+    "they",
+    "this",
+    "those",
+    "thus",
+    "therefore",
+    "yet",
+];
+
+/// A stretch of text that may be quoted: one sentence, or a leaning sentence with those it
+/// follows from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unit {
+    /// Byte range in the text.
+    pub at: Range<usize>,
+    /// A leaning sentence quoted without what it leans on.
+    pub orphan: bool,
+}
+
+/// The quotable units of `text`, one per quotable sentence, in order.
+pub fn units(text: &str) -> Vec<Unit> {
+    let mut out = Vec::new();
+    for line in lines(text) {
+        let sentences = sentence_ranges(text, line);
+        for (k, sentence) in sentences.iter().enumerate() {
+            let mut first = k;
+            while first > 0
+                && k - first < MAX_LEANING
+                && leans_back(&text[sentences[first].clone()])
+            {
+                first -= 1;
+            }
+            let whole = sentences[first].start..sentence.end;
+            let unit = if !leans_back(&text[sentence.clone()]) {
+                Unit {
+                    at: sentence.clone(),
+                    orphan: false,
+                }
+            } else if first < k
+                && !leans_back(&text[sentences[first].clone()])
+                && quotable(&text[whole.clone()])
+            {
+                Unit {
+                    at: whole,
+                    orphan: false,
+                }
+            } else {
+                Unit {
+                    at: sentence.clone(),
+                    orphan: true,
+                }
+            };
+            if quotable(&text[unit.at.clone()]) {
+                out.push(unit);
+            }
+        }
+    }
+    out
+}
+
+/// The byte ranges of the lines of `text` (a line is a paragraph in the indexed text).
+fn lines(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
+    let mut start = 0;
+    text.split('\n').map(move |line| {
+        let range = start..start + line.len();
+        start = range.end + 1;
+        range
+    })
+}
+
+/// Whether `sentence` starts mid-thought: in lower case, or with a word that points back.
+pub fn leans_back(sentence: &str) -> bool {
+    let word: String = sentence
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .chars()
+        .take_while(|c| c.is_alphabetic())
+        .collect();
+    word.chars().next().is_some_and(char::is_lowercase)
+        || LEANS_BACK.contains(&word.to_lowercase().as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quoted(text: &str) -> Vec<(&str, bool)> {
+        units(text)
+            .into_iter()
+            .map(|u| (&text[u.at], u.orphan))
+            .collect()
+    }
+
+    #[test]
+    fn a_leaning_sentence_is_quoted_with_the_one_it_follows_from() {
+        let text = "Solid electrolytes replace the flammable liquid in a cell. They promise a \
+                    higher energy density and fewer fires. Therefore carmakers watch them very \
+                    closely indeed.\n\
+                    They cost far more than the liquid ones today in every market.\n\
+                    Sulfides conduct ions as fast as the liquid does at room temperature.";
+        assert_eq!(
+            quoted(text),
+            [
+                (
+                    "Solid electrolytes replace the flammable liquid in a cell.",
+                    false
+                ),
+                (
+                    "Solid electrolytes replace the flammable liquid in a cell. They promise a \
+                     higher energy density and fewer fires.",
+                    false
+                ),
+                (
+                    "Solid electrolytes replace the flammable liquid in a cell. They promise a \
+                     higher energy density and fewer fires. Therefore carmakers watch them very \
+                     closely indeed.",
+                    false
+                ),
+                (
+                    "They cost far more than the liquid ones today in every market.",
+                    true
+                ),
+                (
+                    "Sulfides conduct ions as fast as the liquid does at room temperature.",
+                    false
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn what_leans_back_and_what_does_not() {
+        for s in [
+            "They grow.",
+            "that liquid burns.",
+            "\"Therefore, no.",
+            "It is.",
+            "and so on.",
+        ] {
+            assert!(leans_back(s), "{s}");
+        }
+        for s in [
+            "Lithium grows.",
+            "400 Wh/kg is the target.",
+            "Theyre.",
+            "Thermal runaway.",
+            "",
+        ] {
+            assert!(!leans_back(s), "{s}");
+        }
+    }
+
+    /// Too far back, or too long together: the sentence alone, ranked lower.
+    #[test]
+    fn a_leaning_sentence_without_a_quotable_whole_is_an_orphan() {
+        let long = format!("Cells age in many ways, {}.", "slowly and ".repeat(60));
+        let text = format!("{long} They lose capacity with every single cycle they run.");
+        let got = quoted(&text);
+        assert_eq!(
+            got.last(),
+            Some(&("They lose capacity with every single cycle they run.", true))
+        );
+        let chain = "Cells age with every cycle they run. It happens slowly over the years. \
+                     Then it speeds up near the end of life. So it must be watched by the BMS.";
+        let got = quoted(chain);
+        assert_eq!(
+            got[3],
+            ("So it must be watched by the BMS.", true),
+            "{got:?}"
+        );
+    }
+}

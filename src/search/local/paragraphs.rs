@@ -1,0 +1,199 @@
+//! Plain text wrapped at 72-80 columns to one line per paragraph, as the Markdown and HTML
+//! extractors give their blocks, so that a sentence is never cut where the author's editor
+//! wrapped it (a licence's "...any\npatent must be licensed..." quoted from "patent").
+//!
+//! A line joins the one before it (with one space, its indentation dropped) unless something
+//! starts there: a blank line ends a paragraph; a list item (`-`, `*`, `1.`, `(a)`), a heading
+//! (`#`, a line in capitals, a `===`/`---` underline), a quote (`>`) or a table row (`|`)
+//! starts a line of its own; a line indented deeper than the one before starts a paragraph
+//! (an indented block, a centred title), except the continuation of a list item at its text's
+//! column; a line indented less than the one before starts one too, except after a
+//! paragraph's first line, which is often indented alone. Pure text work.
+
+/// The text with each paragraph on one line, blank lines gone; every other character kept.
+pub fn join_wrapped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    // The open paragraph: its first line's indentation and list-item text column, and the
+    // previous line's indentation and whether it ends the paragraph.
+    let mut open: Option<Paragraph> = None;
+    for raw in text.split('\n') {
+        let line = raw.trim_end();
+        let content = line.trim_start();
+        if content.is_empty() {
+            open = None;
+            continue;
+        }
+        let indent = line.chars().take_while(|c| c.is_whitespace()).count();
+        let joins = open.as_ref().is_some_and(|p| p.takes(content, indent));
+        if joins {
+            out.push(' ');
+        } else if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(content);
+        open = match open.filter(|_| joins) {
+            Some(mut p) => {
+                p.lines += 1;
+                p.last_indent = indent;
+                p.closed = stands_alone(content);
+                Some(p)
+            }
+            None => Some(Paragraph {
+                item_column: item_text_column(content).map(|c| indent + c),
+                last_indent: indent,
+                lines: 1,
+                closed: content.starts_with('#') || stands_alone(content),
+            }),
+        };
+    }
+    out
+}
+
+struct Paragraph {
+    /// Where the text of a list item starts, when the paragraph is one.
+    item_column: Option<usize>,
+    last_indent: usize,
+    lines: usize,
+    /// The last line stands alone (a heading, an underline): nothing joins it.
+    closed: bool,
+}
+
+impl Paragraph {
+    /// Whether a line with `content` at `indent` continues this paragraph.
+    fn takes(&self, content: &str, indent: usize) -> bool {
+        if self.closed || starts_block(content) || stands_alone(content) {
+            return false;
+        }
+        if indent > self.last_indent {
+            return self.item_column == Some(indent);
+        }
+        indent == self.last_indent || self.lines == 1
+    }
+}
+
+/// A list item, a quote, a table row or a Markdown heading starts here.
+fn starts_block(content: &str) -> bool {
+    matches!(content.chars().next(), Some('#' | '>' | '|')) || item_text_column(content).is_some()
+}
+
+/// A line that is a heading or a rule on its own: an underline or rule (`===`, `---`, `* *
+/// *`), or a heading in capitals (`TERMS AND CONDITIONS`: four letters or more, none in lower
+/// case, and no sentence punctuation at its end, which a wrapped `USA.` has).
+fn stands_alone(content: &str) -> bool {
+    let rule = content
+        .chars()
+        .all(|c| matches!(c, '=' | '-' | '*' | '_' | '~' | ' '));
+    let letters = content.chars().filter(|c| c.is_alphabetic()).count();
+    let capitals = letters >= 4
+        && !content.chars().any(char::is_lowercase)
+        && !content.ends_with(['.', ',', ';', ':', '!', '?']);
+    rule || capitals
+}
+
+/// Where the text of a list item starts (after its marker and the spaces after it), when
+/// `content` starts with one: `-`, `*`, `+`, `•`, `–` or an enumerator (`1.`, `12)`, `a.`,
+/// `(iv)`), then white space.
+fn item_text_column(content: &str) -> Option<usize> {
+    let marker = marker_len(content)?;
+    let rest = &content[marker..];
+    let spaces = rest.chars().take_while(|c| *c == ' ' || *c == '\t').count();
+    (spaces > 0 && spaces < rest.len()).then(|| content[..marker].chars().count() + spaces)
+}
+
+/// The byte length of a list marker at the start of `content`.
+fn marker_len(content: &str) -> Option<usize> {
+    let first = content.chars().next()?;
+    if matches!(first, '-' | '*' | '+' | '•' | '–') {
+        return Some(first.len_utf8());
+    }
+    let (open, body) = match content.strip_prefix('(') {
+        Some(body) => (1, body),
+        None => (0, content),
+    };
+    let label = body
+        .char_indices()
+        .take_while(|(_, c)| c.is_ascii_alphanumeric())
+        .last()
+        .map(|(i, _)| i + 1)?;
+    let word = &body[..label];
+    let numeric = word.len() <= 2 && word.bytes().all(|b| b.is_ascii_digit());
+    let letter = word.len() == 1 && word.bytes().all(|b| b.is_ascii_lowercase());
+    let roman = word.len() <= 4 && word.bytes().all(|b| b"ivx".contains(&b));
+    let close = body[label..].chars().next()?;
+    let closes = matches!((open, close), (1, ')') | (0, '.' | ')'));
+    (closes && (numeric || letter || roman)).then_some(open + label + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrapped_paragraphs_become_one_line_each() {
+        let text = "                    THE EXAMPLE PUBLIC LICENCE\n\
+                    \x20                      Version 2, June 2026\n\
+                    \n\
+                    \x20 Finally, any free program is threatened constantly by software\n\
+                    patents.  To prevent this, we have made it clear that any\n\
+                    patent must be licensed for everyone's free use or not licensed at all.\n\
+                    \n\
+                    \x20 The precise terms follow.\r\n";
+        assert_eq!(
+            join_wrapped(text),
+            "THE EXAMPLE PUBLIC LICENCE\nVersion 2, June 2026\n\
+             Finally, any free program is threatened constantly by software patents.  To \
+             prevent this, we have made it clear that any patent must be licensed for \
+             everyone's free use or not licensed at all.\n\
+             The precise terms follow."
+        );
+    }
+
+    #[test]
+    fn items_headings_quotes_and_indented_blocks_break_paragraphs() {
+        let text = "Intro text that wraps\nonto a second line:\n\
+                    \x20   an indented block\n\
+                    \x20   of two lines\n\
+                    back at the margin\n\
+                    - first item that wraps\n  onto its text column\n\
+                    * second item\n\
+                    12. numbered item\n\
+                    (a) lettered item\n\
+                    TERMS AND CONDITIONS\n\
+                    Title\n=====\n\
+                    > a quote\n| a | row |\n# heading\n\
+                    2014 was the year in the\nUSA.\nIt began.";
+        assert_eq!(
+            join_wrapped(text),
+            "Intro text that wraps onto a second line:\n\
+             an indented block of two lines\n\
+             back at the margin\n\
+             - first item that wraps onto its text column\n\
+             * second item\n\
+             12. numbered item\n\
+             (a) lettered item\n\
+             TERMS AND CONDITIONS\n\
+             Title\n=====\n\
+             > a quote\n| a | row |\n# heading\n\
+             2014 was the year in the USA. It began."
+        );
+    }
+
+    #[test]
+    fn markers_need_white_space_after_them() {
+        assert_eq!(item_text_column("- item"), Some(2));
+        assert_eq!(item_text_column("iv.  item"), Some(5));
+        assert_eq!(item_text_column("(ii) item"), Some(5));
+        for not_an_item in [
+            "-item",
+            "3.5 V is enough",
+            "e.g. this",
+            "word. next",
+            "-",
+            "100. x",
+        ] {
+            assert_eq!(item_text_column(not_an_item), None, "{not_an_item}");
+        }
+        assert_eq!(join_wrapped(""), "");
+        assert_eq!(join_wrapped("\n\n  \n"), "");
+    }
+}
