@@ -82,11 +82,11 @@ pub struct ReviewArgs {
 #[derive(Debug, Clone, Copy, Default, Args)]
 pub struct ReviewFlags {
     /// Do not review the report (the config's `review.enabled: false` does the same).
-    #[arg(long)]
+    #[arg(long, env = "RESEARCHFLOW_NO_REVIEW", value_parser = clap::builder::BoolishValueParser::new())]
     pub no_review: bool,
 
     /// Exit 1 when the review's verdict is `block` (a run that would exit 0 otherwise).
-    #[arg(long, conflicts_with = "no_review")]
+    #[arg(long, env = "RESEARCHFLOW_FAIL_ON_BLOCK", value_parser = clap::builder::BoolishValueParser::new(), conflicts_with = "no_review")]
     pub fail_on_block: bool,
 }
 
@@ -167,32 +167,15 @@ pub struct BatchArgs {
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub jobs: u32,
 
-    /// Most planning rounds of each workflow.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..))]
-    pub max_rounds: u32,
-
-    /// Most tasks running at once within each workflow.
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub concurrency: u32,
-
     /// An earlier batch's folder: for every question it also answered, write
     /// `DIR/<name>.changes.md` (what is new, gone and changed).
     #[arg(long, value_name = "OLD_DIR")]
     pub previous: Option<PathBuf>,
 
-    /// Per question.
+    /// How each question's workflow runs (with --fail-on-block a `block` verdict makes the
+    /// batch exit 1).
     #[command(flatten)]
-    pub budget: BudgetArgs,
-
-    #[command(flatten)]
-    pub ending: EndingArgs,
-
-    #[command(flatten)]
-    pub corpus: CorpusArgs,
-
-    /// Per question; with --fail-on-block a `block` verdict makes the batch exit 1.
-    #[command(flatten)]
-    pub review: ReviewFlags,
+    pub run: RunArgs,
 }
 
 #[derive(Debug, Args)]
@@ -261,11 +244,6 @@ pub struct WorkflowArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "plan")]
     pub out: Option<PathBuf>,
 
-    /// Most planning rounds in this invocation; the last one must finalise [default: 8; with
-    /// --replay, the recorded run's].
-    #[arg(long, env = "WORKFLOW_MAX_ROUNDS", value_parser = clap::value_parser!(u32).range(1..))]
-    pub max_rounds: Option<u32>,
-
     /// Answer every LLM and search call from TRANSCRIPT (the `<plan>.transcript.jsonl` of an
     /// earlier run) instead of the servers: nothing goes over the network, and the run stops
     /// (exit 1) at the first call the transcript does not hold. Starts a new plan (`--out`)
@@ -273,9 +251,27 @@ pub struct WorkflowArgs {
     #[arg(long, value_name = "TRANSCRIPT", conflicts_with = "plan")]
     pub replay: Option<PathBuf>,
 
-    /// Most tasks running at once.
-    #[arg(long, env = "WORKFLOW_CONCURRENCY", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub concurrency: u32,
+    #[command(flatten)]
+    pub run: RunArgs,
+
+    #[command(flatten)]
+    pub log: PlanningLogArgs,
+}
+
+/// How a workflow run goes: the flags of `workflow`, `batch` and every command that runs
+/// workflows, each with one default and one environment variable (flags win over the
+/// environment, the environment over the config). `settings::RunSettings::resolve` merges
+/// them with the config.
+#[derive(Debug, Clone, Default, Args)]
+pub struct RunArgs {
+    /// Most planning rounds of one invocation; the last one must finalise [default: 8; with
+    /// --replay, the recorded run's].
+    #[arg(long, env = "WORKFLOW_MAX_ROUNDS", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_rounds: Option<u32>,
+
+    /// Most tasks running at once within a workflow [default: 3].
+    #[arg(long, env = "WORKFLOW_CONCURRENCY", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub concurrency: Option<u32>,
 
     #[command(flatten)]
     pub budget: BudgetArgs,
@@ -288,9 +284,6 @@ pub struct WorkflowArgs {
 
     #[command(flatten)]
     pub review: ReviewFlags,
-
-    #[command(flatten)]
-    pub log: PlanningLogArgs,
 }
 
 /// What one run may spend; reaching a limit ends it `partial`, with a report written from what
@@ -298,11 +291,11 @@ pub struct WorkflowArgs {
 #[derive(Debug, Clone, Copy, Default, Args)]
 pub struct BudgetArgs {
     /// At most this many tokens (prompt + completion of every call) [config: budget.maxTokens].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, env = "RESEARCHFLOW_MAX_TOKENS", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_tokens: Option<u64>,
 
     /// At most this many seconds of wall clock for the research [config: budget.maxSeconds].
-    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, env = "RESEARCHFLOW_MAX_TIME", value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_time: Option<u64>,
 }
 
@@ -311,12 +304,12 @@ pub struct BudgetArgs {
 pub struct EndingArgs {
     /// Once the time budget is spent, running tasks may still finish for this many seconds,
     /// then are cut [config: budget.graceSeconds; default: a quarter of --max-time, 1 to 30].
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, env = "RESEARCHFLOW_GRACE", value_name = "SECS")]
     pub grace: Option<u64>,
 
     /// Under a time budget, the final summary may take this many seconds once it starts; the
     /// budget that ended the research never cuts it [config: budget.finalSeconds; default: 300].
-    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, env = "RESEARCHFLOW_FINAL_TIME", value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     pub final_time: Option<u64>,
 }
 
@@ -325,15 +318,17 @@ pub struct EndingArgs {
 pub struct CorpusArgs {
     /// Research without a model and without network: a deterministic planner and extractive
     /// summaries over the local corpus (needs --corpus or search.corpus).
-    #[arg(long)]
+    #[arg(long, env = "RESEARCHFLOW_OFFLINE", value_parser = clap::builder::BoolishValueParser::new())]
     pub offline: bool,
 
-    /// Search this folder of documents (.md, .txt, .html, .pdf) with the local provider.
-    #[arg(long, value_name = "DIR")]
+    /// Search this folder of documents (.md, .txt, .html, .pdf) with the local provider
+    /// [config: search.corpus].
+    #[arg(long, env = "RESEARCHFLOW_CORPUS", value_name = "DIR")]
     pub corpus: Option<PathBuf>,
 
-    /// Where the local index lives [default: the user's cache folder].
-    #[arg(long, value_name = "DIR")]
+    /// Where the local index lives [config: search.indexDir; default: the user's cache
+    /// folder].
+    #[arg(long, env = "RESEARCHFLOW_INDEX_DIR", value_name = "DIR")]
     pub index_dir: Option<PathBuf>,
 }
 

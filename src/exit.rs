@@ -9,7 +9,7 @@
 //! | 130  | interrupted (after a checkpoint) |
 //!
 //! A reader that closed stdout (`researchflow ... | head -1`) is not an error: the command
-//! ends with the code it would have had (see `cmd/output.rs`).
+//! ends with the code it would have had (see `output.rs`).
 
 /// How a command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,9 +6,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use researchflow::cli::Cli;
-use researchflow::cmd::output::eprint_line;
 use researchflow::exit::ExitStatus;
 use researchflow::logging::Escape;
+use researchflow::output::eprint_line;
 
 fn main() -> ExitCode {
     // `.env` of the working folder first (not of its parents: a stray file higher up must not

@@ -25,14 +25,23 @@ const MAX_FILE_LINES: usize = 450;
 /// agents) -> (llm, search) -> http, with plan and settings below.
 const LAYERS: &[&[&str]] = &[
     &["text", "clock"],
-    &["exit", "diagnostics", "cli", "atomic", "files", "markdown", "lockfile"],
-    &["logging", "plan", "settings", "batch"],
+    &[
+        "exit",
+        "diagnostics",
+        "cli",
+        "atomic",
+        "files",
+        "markdown",
+        "lockfile",
+    ],
+    &["logging", "plan", "settings", "output"],
     &["http", "prompts", "validate", "compare", "transcript"],
     &["llm", "search"],
     &["planner", "agents", "review"],
     &["kernel", "report"],
     &["progress"],
-    &["workflow", "offline", "thinkon"],
+    &["workflow", "offline", "thinkon", "batch"],
+    &["research"],
     &["cmd"],
 ];
 
@@ -534,5 +543,54 @@ fn architecture_md_names_only_files_that_exist() {
     assert!(
         missing.is_empty(),
         "ARCHITECTURE.md names missing files: {missing:?}"
+    );
+}
+
+/// The drivers of runs stand side by side on the kernel: none imports another (Thinkon writes
+/// its events through the kernel, not through the workflow), and each imports the kernel.
+#[test]
+fn the_drivers_are_siblings_on_the_kernel() {
+    let files = load_sources();
+    let edges = sibling_edges(&files);
+    let top = edges.get(&Vec::new()).cloned().unwrap_or_default();
+    let drivers = ["workflow", "thinkon", "batch", "offline"];
+    for from in drivers {
+        let imports = top.get(from).cloned().unwrap_or_default();
+        let others: Vec<&&str> = drivers
+            .iter()
+            .filter(|d| **d != from && imports.contains(**d))
+            .collect();
+        assert!(others.is_empty(), "`{from}` imports {others:?}");
+        if from != "offline" {
+            assert!(imports.contains("kernel"), "`{from}` stands on the kernel");
+        }
+    }
+}
+
+/// What commands share lives below them: no command module imports another.
+#[test]
+fn no_command_imports_another() {
+    let files = load_sources();
+    let edges = sibling_edges(&files);
+    let cmd = edges
+        .get(&vec!["cmd".to_string()])
+        .cloned()
+        .unwrap_or_default();
+    let commands: Vec<String> = files
+        .iter()
+        .filter(|f| f.module.len() == 2 && f.module[0] == "cmd")
+        .map(|f| f.module[1].clone())
+        .collect();
+    assert!(
+        commands.len() >= 8,
+        "the check sees the commands: {commands:?}"
+    );
+    let crossing: Vec<String> = cmd
+        .iter()
+        .flat_map(|(from, tos)| tos.iter().map(move |to| format!("cmd/{from}.rs -> {to}")))
+        .collect();
+    assert!(
+        crossing.is_empty(),
+        "commands importing commands: {crossing:?}"
     );
 }

@@ -214,3 +214,44 @@ async fn every_question_of_a_batch_under_a_time_budget_gets_its_report() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_flags_come_from_the_environment_for_workflow_and_batch_alike() {
+    let llm = MockLlm::start().await;
+    // Every call costs 18 tokens: a budget of 20 stops the research after the planner and
+    // one search, at one task at a time.
+    slow_model(&llm, Duration::ZERO, Duration::ZERO);
+    let s = Setup::new(&llm, None);
+    let out = s
+        .query("Q?")
+        .env("RESEARCHFLOW_MAX_TOKENS", "20")
+        .env("WORKFLOW_CONCURRENCY", "1")
+        .run()
+        .await;
+    out.success();
+    assert_eq!(status(&out), "partial", "{}", out.stderr);
+    assert_eq!(s.plan()["outcome"]["budget"]["max_tokens"], 20);
+
+    std::fs::write(s.path().join("questions.txt"), "First question?\n").expect("questions");
+    let out = researchflow()
+        .current_dir(s.path())
+        .args(["batch", "questions.txt", "--out-dir", "batch"])
+        .env("RESEARCHFLOW_MAX_TOKENS", "20")
+        .env("WORKFLOW_CONCURRENCY", "1")
+        .timeout(Duration::from_secs(30))
+        .run()
+        .await;
+    out.success();
+    let manifest = support::scenario::read_json(&s.path().join("batch/batch.json"));
+    assert_eq!(manifest["items"][0]["status"], "partial", "{manifest}");
+    // A flag wins over its variable.
+    let out = researchflow()
+        .current_dir(s.path())
+        .args(["workflow", "--query", "Q again?", "--out", "flag.json"])
+        .args(["--max-tokens", "1000"])
+        .env("RESEARCHFLOW_MAX_TOKENS", "20")
+        .run()
+        .await;
+    out.success();
+    assert_eq!(status(&out), "completed", "{}", out.stderr);
+}

@@ -11,12 +11,12 @@ use std::time::Duration;
 
 use researchflow::agents::{TaskError, TaskInput, TaskOutput, TaskRunner};
 use researchflow::http::Gates;
-use researchflow::kernel::{EventLog, RunStatus, Shutdown};
+use researchflow::kernel::{EventLog, Ledger, RunStatus, Shutdown};
 use researchflow::llm::{CallObserver, LlmClient, Negotiator};
-use researchflow::plan::{Info, Node, NodeId, NodeStatus, NodeType, PlanFile, PlanStore};
+use researchflow::plan::{Beside, Info, Node, NodeId, NodeStatus, NodeType, PlanFile, PlanStore};
 use researchflow::planner::{LogOptions, Planner};
-use researchflow::settings::{ConfigFile, Role, Settings};
-use researchflow::workflow::{Engine, EngineParts, ReviewStep, WorkflowOptions};
+use researchflow::settings::{ConfigFile, Role, RunOptions, Settings};
+use researchflow::workflow::{Engine, ReviewStep, RunParts};
 use serde_json::{Value, json};
 use support::{MockLlm, Reply};
 use tokio::sync::Notify;
@@ -116,34 +116,32 @@ async fn run(plan: PlanFile, base_url: &str, done: Arc<Notify>, shutdown: Shutdo
     let events = EventLog::open(&dir.path().join("plan.events.ndjson")).expect("events");
     let http = researchflow::http::client().expect("http client");
     let settings = settings(base_url);
-    let engine = Engine::new(EngineParts {
-        store,
-        plan,
-        events: Arc::new(events),
-        runner: Arc::new(ScriptedRunner { done }),
-        planner: Planner {
-            llm: LlmClient::new(
-                http,
-                &settings,
-                Role::Planning,
-                Arc::new(Negotiator::new(settings.structured_output)),
-                &Gates::new(),
-            )
-            .expect("a model is configured"),
-            system_prompt: "You are the planning agent.".into(),
-            repair_attempts: 0,
-            log: LogOptions::default(),
-        },
-        options: WorkflowOptions {
+    let run = RunParts {
+        ledger: Ledger::new(Box::new(store), plan, Arc::new(events)),
+        options: RunOptions {
             max_rounds: 3,
             concurrency: 2,
             budget: Default::default(),
         },
-        report_path: dir.path().join("plan.report.md"),
-        corpus_url: None,
         shutdown,
+        files: Beside::of(&dir.path().join("plan.json")),
+        corpus_url: None,
         review: ReviewStep::Off,
-    });
+    };
+    let planner = Planner {
+        llm: LlmClient::new(
+            http,
+            &settings,
+            Role::Planning,
+            Arc::new(Negotiator::new(settings.structured_output)),
+            &Gates::new(),
+        )
+        .expect("a model is configured"),
+        system_prompt: "You are the planning agent.".into(),
+        repair_attempts: 0,
+        log: LogOptions::default(),
+    };
+    let engine = Engine::new(run, ScriptedRunner { done }, planner);
     let summary = engine.run().await;
     assert!(summary.failure.is_none(), "{:?}", summary.failure);
     Run {

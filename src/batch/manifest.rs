@@ -8,18 +8,67 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::kernel::{RunStatus, Totals};
+use crate::review::ReviewSummary;
+
+/// Where a question stands: waiting, running, or how its workflow ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemStatus {
+    Pending,
+    Running,
+    Completed,
+    Partial,
+    Degraded,
+    FinalFailed,
+    Interrupted,
+    Failed,
+}
+
+impl ItemStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ItemStatus::Pending => "pending",
+            ItemStatus::Running => "running",
+            ItemStatus::Completed => "completed",
+            ItemStatus::Partial => "partial",
+            ItemStatus::Degraded => "degraded",
+            ItemStatus::FinalFailed => "final_failed",
+            ItemStatus::Interrupted => "interrupted",
+            ItemStatus::Failed => "failed",
+        }
+    }
+
+    /// Done: a rerun leaves the question and its files alone (what was asked was delivered).
+    pub fn is_done(self) -> bool {
+        matches!(self, ItemStatus::Completed | ItemStatus::Partial)
+    }
+}
+
+impl From<RunStatus> for ItemStatus {
+    fn from(status: RunStatus) -> ItemStatus {
+        match status {
+            RunStatus::Completed => ItemStatus::Completed,
+            RunStatus::Partial => ItemStatus::Partial,
+            RunStatus::Degraded => ItemStatus::Degraded,
+            RunStatus::FinalFailed => ItemStatus::FinalFailed,
+            RunStatus::Interrupted => ItemStatus::Interrupted,
+            RunStatus::Failed => ItemStatus::Failed,
+        }
+    }
+}
+
 /// One question's line in the manifest.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Item {
     pub id: String,
     pub query: String,
-    /// `pending`, `running`, or how its workflow ended: `completed`, `partial`, `degraded`,
-    /// `final_failed`, `failed`, `interrupted`.
-    pub status: String,
+    pub status: ItemStatus,
     pub plan_file: String,
     pub report: Option<String>,
+    /// What its workflow spent; `null` until it ends.
     #[serde(default)]
-    pub totals: serde_json::Value,
+    pub totals: Option<Totals>,
     /// Why it ended short of `completed`; `null` otherwise (every key is always written, as
     /// README lists them).
     #[serde(default)]
@@ -27,20 +76,18 @@ pub struct Item {
     /// The review of its report, as the workflow printed it (`status`, `verdict`, `files`);
     /// `null` without one.
     #[serde(default)]
-    pub review: Option<serde_json::Value>,
+    pub review: Option<ReviewSummary>,
 }
 
 impl Item {
     /// Whether the review's verdict on its report is `block`.
     pub fn is_blocked(&self) -> bool {
-        self.review
-            .as_ref()
-            .is_some_and(|r| r["verdict"].as_str() == Some("block"))
+        self.review.as_ref().is_some_and(ReviewSummary::is_block)
     }
 
     /// Whether the question is done: a rerun leaves it and its files alone.
     pub fn is_done(&self) -> bool {
-        matches!(self.status.as_str(), "completed" | "partial")
+        self.status.is_done()
     }
 }
 
@@ -136,14 +183,14 @@ impl Manifest {
 mod tests {
     use super::*;
 
-    fn item(id: &str, status: &str) -> Item {
+    fn item(id: &str, status: ItemStatus) -> Item {
         Item {
             id: id.into(),
             query: "Q?".into(),
-            status: status.into(),
+            status,
             plan_file: format!("{id}.json"),
             report: None,
-            totals: serde_json::Value::Null,
+            totals: None,
             reason: None,
             review: None,
         }
@@ -157,14 +204,17 @@ mod tests {
             Manifest::default()
         );
         let mut m = Manifest::default();
-        m.put(item("a", "running"));
-        m.put(item("b", "pending"));
-        m.put(item("a", "completed"));
+        m.put(item("a", ItemStatus::Running));
+        m.put(item("b", ItemStatus::Pending));
+        m.put(item("a", ItemStatus::Completed));
         m.save(dir.path()).expect("save");
         let back = Manifest::load(dir.path()).expect("load");
         assert_eq!(back.items.len(), 2);
         assert!(back.item("a").expect("a").is_done());
         assert!(!back.item("b").expect("b").is_done());
+        let text = std::fs::read_to_string(path_in(dir.path())).expect("read");
+        assert!(text.contains(r#""status": "completed""#), "{text}");
+        assert!(text.contains(r#""totals": null"#), "{text}");
     }
 
     #[test]

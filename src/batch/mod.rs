@@ -1,9 +1,13 @@
-//! Batch runs: many questions, one process, one shared HTTP pool and rate budget. This module
-//! holds the batch's files (the questions file and the manifest); `cmd/batch.rs` runs the
-//! questions' workflows.
+//! Batch runs: many questions, one process, one shared HTTP pool and rate budget: the
+//! questions file (`questions.rs`), the manifest (`manifest.rs`), the run of every question's
+//! workflow (`run.rs`, through [`crate::kernel::RunWorkflow`]) and what changed since an
+//! earlier batch (`changes.rs`).
 
+pub mod changes;
 pub mod manifest;
 pub mod questions;
+pub mod run;
 
-pub use manifest::{Item, Manifest, ManifestError};
+pub use manifest::{Item, ItemStatus, Manifest, ManifestError};
 pub use questions::{Question, QuestionsError};
+pub use run::{Batch, BatchEnd};

@@ -10,11 +10,11 @@
 
 use std::path::Path;
 
-use super::output::absolute;
 use crate::cli::DiffArgs;
 use crate::compare;
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::files::{DEFAULT_MAX_BYTES, read_bounded};
+use crate::output::absolute;
 use crate::plan::PlanFile;
 use crate::plan::store::parse_plan;
 
@@ -23,9 +23,9 @@ pub async fn run(args: DiffArgs) -> CommandResult {
     let new = read_plan(&args.new)?;
     let diff = compare::diff(&old, &new);
     if args.json {
-        super::output::print_json(&diff)?;
+        crate::output::print_json(&diff)?;
     } else {
-        super::output::print_text(&compare::to_markdown(
+        crate::output::print_text(&compare::to_markdown(
             &diff,
             &absolute(&args.old),
             &absolute(&args.new),

@@ -6,19 +6,19 @@
 //! prints a key; URLs are redacted.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Instant;
 
 use serde::Serialize;
 
-use super::output::{absolute, print_json, print_text};
 use crate::cli::{DoctorArgs, GlobalArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
-use crate::http::{Gates, NoObserver};
+use crate::http::NoObserver;
+use crate::kernel::Services;
 use crate::llm::probe::{EndpointReport, probe};
-use crate::llm::{LlmClient, Negotiator};
+use crate::output::{absolute, print_json, print_text};
 use crate::search::SearchClient;
 use crate::settings::{Role, Settings, SettingsError};
+use crate::transcript::Tape;
 
 /// What the search provider did with one query.
 #[derive(Debug, Clone, Serialize)]
@@ -70,9 +70,9 @@ pub async fn run(args: DoctorArgs, global: &GlobalArgs) -> CommandResult {
     // rate limit is an ordinary retry, not a wait of minutes at the gate.
     settings.retry.max_retries = settings.retry.max_retries.min(1);
     settings.retry.max_rate_limit_wait = std::time::Duration::ZERO;
-    let http = crate::http::client().map_err(CommandError::failure)?;
-    let endpoints = probe_endpoints(&settings, &http).await?;
-    let search = probe_search(http, &settings).await;
+    let services = Services::bare(settings)?;
+    let endpoints = probe_endpoints(&services).await?;
+    let search = probe_search(&services).await;
     let ok = search.ok && endpoints.iter().all(|e| e.ok);
     let report = Report {
         ok,
@@ -116,12 +116,8 @@ fn unusable_config(args: &DoctorArgs, file: &Path, err: SettingsError) -> Comman
 }
 
 /// One probe per endpoint; roles that share one are probed together.
-async fn probe_endpoints(
-    settings: &Settings,
-    http: &reqwest::Client,
-) -> Result<Vec<EndpointReport>, CommandError> {
-    let negotiator = Arc::new(Negotiator::new(settings.structured_output));
-    let gates = Gates::new();
+async fn probe_endpoints(services: &Services) -> Result<Vec<EndpointReport>, CommandError> {
+    let (settings, http) = (&services.settings, &services.http);
     let mut endpoints = Vec::new();
     let mut seen: Vec<(&crate::settings::LlmEndpoint, usize)> = Vec::new();
     let roles = settings.require_llm().map_err(CommandError::usage)?;
@@ -139,14 +135,7 @@ async fn probe_endpoints(
             report.roles.push(role.as_str());
             continue;
         }
-        let client = LlmClient::new(
-            http.clone(),
-            settings,
-            role,
-            Arc::clone(&negotiator),
-            &gates,
-        )
-        .map_err(CommandError::usage)?;
+        let client = services.llm(role, &Tape::default())?;
         let report = probe(
             http,
             &client,
@@ -161,7 +150,8 @@ async fn probe_endpoints(
     Ok(endpoints)
 }
 
-async fn probe_search(http: reqwest::Client, settings: &Settings) -> SearchReport {
+async fn probe_search(services: &Services) -> SearchReport {
+    let settings = &services.settings;
     let provider = match settings.search.providers.as_slice() {
         [] => "none".to_string(),
         list => list
@@ -170,7 +160,7 @@ async fn probe_search(http: reqwest::Client, settings: &Settings) -> SearchRepor
             .collect::<Vec<_>>()
             .join("+"),
     };
-    let client = match SearchClient::new(http, settings) {
+    let client = match SearchClient::with_gates(services.http.clone(), settings, &services.gates) {
         Ok(Some(client)) => client,
         Ok(None) => {
             return SearchReport {

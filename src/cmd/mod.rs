@@ -1,21 +1,56 @@
-//! One file per subcommand, each an `async fn run(args, ...) -> CommandResult`; `dispatch.rs`
-//! picks one, `options.rs` turns command-line types into the plain options of lower layers,
-//! and `output.rs` prints data on stdout.
+//! One file per subcommand, each an `async fn run(args, ...) -> CommandResult`, none importing
+//! another: what commands share lives below them (the kernel's services and plan files, the
+//! run settings, `research` for a workflow run, `output` for stdout). This file picks the
+//! subcommand and turns the log flags into the plain options of lower layers.
 
 pub mod batch;
 pub mod diff;
-pub mod dispatch;
 pub mod doctor;
-pub mod options;
-pub mod output;
 pub mod plan;
-pub mod plan_file;
-pub mod research;
 pub mod review;
-pub mod runner;
 pub mod thinkon;
 pub mod validate;
 pub mod workflow;
 
-pub use dispatch::run;
-pub use options::log_config;
+use std::io::IsTerminal;
+
+use crate::cli::{Cli, Command, PlanningLogArgs};
+use crate::exit::CommandResult;
+use crate::logging::LogConfig;
+use crate::planner::LogOptions;
+
+/// Runs the parsed command line: the one place that maps a subcommand to its `run`.
+pub async fn run(cli: Cli) -> CommandResult {
+    match cli.command {
+        Command::Validate(args) => validate::run(args).await,
+        Command::Plan(args) => plan::run(args, &cli.global).await,
+        Command::Workflow(args) => workflow::run(args, &cli.global).await,
+        Command::Doctor(args) => doctor::run(args, &cli.global).await,
+        Command::Diff(args) => diff::run(args).await,
+        Command::Batch(args) => batch::run(args, &cli.global).await,
+        Command::Review(args) => review::run(args, &cli.global).await,
+        Command::Thinkon(args) => thinkon::run(args, &cli.global).await,
+    }
+}
+
+/// The log set-up for this command line: progress bars for a workflow; colour only on a
+/// terminal and without `NO_COLOR` (any non-empty value, as no-color.org says).
+pub fn log_config(cli: &Cli) -> LogConfig {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    LogConfig {
+        quiet: cli.global.quiet,
+        verbose: cli.global.verbose,
+        progress: matches!(cli.command, Command::Workflow(_)),
+        color: !no_color && std::io::stderr().is_terminal(),
+    }
+}
+
+/// The planner's log options; `echo` says whether the input/output lines are printed even
+/// without `--log-full` / `--log-show-instructions`.
+fn planner_log(args: PlanningLogArgs, echo: bool) -> LogOptions {
+    LogOptions {
+        echo: echo || args.log_full || args.log_show_instructions,
+        full: args.log_full,
+        show_instructions: args.log_show_instructions,
+    }
+}

@@ -13,29 +13,31 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use super::options::planner_log;
-use super::output::{StdoutError, absolute, print_json};
+use super::planner_log;
 use crate::cli::{GlobalArgs, PlanArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
-use crate::http::Gates;
 use crate::http::NoObserver;
-use crate::llm::{LlmClient, Negotiator};
+use crate::kernel::Services;
+use crate::kernel::plan_file::{copy_valid, open_valid};
+use crate::kernel::services::session;
 use crate::logging;
 use crate::offline::ExtractivePlanner;
+use crate::output::{StdoutError, absolute, print_json};
 use crate::plan::{NodeStatus, PlanFile};
 use crate::planner::{
-    PlanRound, Planner, RoundError, RoundNotes, RoundOutcome, bootstrap, review_file,
+    PlanRound, Planner, RoundError, RoundNotes, RoundOutcome, bootstrap, gate_file,
 };
 use crate::settings::{EngineKind, Role, Settings};
-use crate::transcript::{Replayer, Tape};
+use crate::transcript::Replayer;
 
 pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
     let path = plan_path(&args)?;
-    let settings = super::research::settings(global, &args.corpus)?;
+    let settings = Settings::with_corpus(global.config.as_deref(), &args.corpus)
+        .map_err(CommandError::usage)?;
     let (store, mut plan) = if args.on_copy {
-        super::plan_file::copy_valid(&path, args.overwrite_copy)?
+        copy_valid(&path, args.overwrite_copy)?
     } else {
-        super::plan_file::open_valid(&path)?
+        open_valid(&path)?
     };
     let path = store.path().to_path_buf();
     logging::line(&format!("[planning] plan file: {}", path.display()));
@@ -60,7 +62,7 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
     }
 
     bootstrap(&mut plan);
-    let result = plan_round(&settings, &args, &path, &mut plan).await?;
+    let result = plan_round(settings, &args, &path, &mut plan).await?;
     let outcome = match result {
         Ok(outcome) => outcome,
         Err(err) => {
@@ -103,7 +105,7 @@ fn write_review(plan_path: &std::path::Path, outcome: &RoundOutcome) {
     let review = &outcome.applied.review;
     review.log();
     let path = crate::plan::Beside::of(plan_path).plan_review;
-    if let Err(e) = review_file::save(&path, review) {
+    if let Err(e) = gate_file::save(&path, review) {
         tracing::warn!(
             "[planning] cannot write the plan review `{}`: {e}",
             path.display()
@@ -114,16 +116,17 @@ fn write_review(plan_path: &std::path::Path, outcome: &RoundOutcome) {
 /// One round with the configured engine: the planning model, or the extractive planner over
 /// the corpus. The outer error is the set-up's (exit 2), the inner one the round's.
 async fn plan_round(
-    settings: &Settings,
+    settings: Settings,
     args: &PlanArgs,
     path: &Path,
     plan: &mut PlanFile,
 ) -> Result<Result<RoundOutcome, RoundError>, CommandError> {
-    let http = crate::http::client().map_err(CommandError::failure)?;
     let notes = RoundNotes::default();
     if settings.engine == EngineKind::Extractive {
-        let index = super::research::search_client(http, settings, &Arc::new(Gates::new()))
-            .await?
+        let services = Services::new(settings, None).await?;
+        let index = services
+            .search
+            .as_ref()
             .and_then(|s| s.local_index())
             .ok_or_else(|| {
                 CommandError::usage(anyhow::anyhow!("offline planning needs a corpus"))
@@ -131,39 +134,23 @@ async fn plan_round(
         let planner = ExtractivePlanner { index };
         return Ok(planner.plan_round(plan, &notes, &NoObserver).await);
     }
-    let prompt = crate::prompts::load(crate::prompts::PLANNING, settings.prompts_dir.as_deref())
-        .map_err(CommandError::usage)?;
-    let negotiator = Arc::new(Negotiator::new(settings.structured_output));
-    let llm = LlmClient::new(http, settings, Role::Planning, negotiator, &Gates::new())
-        .map_err(CommandError::usage)?
-        .with_tape(tape(settings, args, path, plan)?);
+    // The planner alone: no search client, so no corpus is indexed for nothing.
+    let mut services = Services::bare(settings)?;
+    if let Some(t) = &args.replay {
+        services.replay = Some(Arc::new(Replayer::load(t).map_err(CommandError::usage)?));
+    }
+    // The round's transcript beside the plan file.
+    let tape = services.tape(
+        &crate::plan::Beside::of(path).transcript,
+        session(&plan.workflow_id, plan.question(), None),
+    )?;
     let planner = Planner {
-        llm,
-        system_prompt: prompt,
-        repair_attempts: settings.repair_attempts,
+        llm: services.llm(Role::Planning, &tape)?,
+        system_prompt: services.prompts.planning.clone(),
+        repair_attempts: services.settings.repair_attempts,
         log: planner_log(args.log, true),
     };
     Ok(planner.plan_round(plan, &notes, &NoObserver).await)
-}
-
-/// The round's transcript beside the plan file, and the transcript it replays.
-fn tape(
-    settings: &Settings,
-    args: &PlanArgs,
-    path: &Path,
-    plan: &PlanFile,
-) -> Result<Tape, CommandError> {
-    let replayer = match &args.replay {
-        Some(t) => Some(Arc::new(Replayer::load(t).map_err(CommandError::usage)?)),
-        None => None,
-    };
-    let transcript = crate::plan::Beside::of(path).transcript;
-    let recorder =
-        super::runner::open_transcript(&transcript, plan, None, replayer.as_deref(), settings)?;
-    Ok(Tape {
-        recorder: Some(Arc::new(recorder)),
-        replayer,
-    })
 }
 
 /// The plan file: FILE, else `PLAN_PATH` (both through clap), else `PLAN_FILE`, else

@@ -6,26 +6,22 @@
 //! Exit: 0 reviewed (1 with `--fail-on-block` and a `block` verdict); 1 when a role failed; 2
 //! without a model, for a plan that is not one or has no completed final summary, without its
 //! report, or when a role's endpoint cannot be used; 130 interrupted. `review.enabled: false`
-//! does not stop this command: asking for it is asking for a review. Also how a workflow's
-//! exit code hears of its review ([`verdict_exit`]).
-
-use std::sync::Arc;
+//! does not stop this command: asking for it is asking for a review.
 
 use serde_json::json;
 
-use super::output::{absolute, eprint_line, print_json};
-use super::runner::{open_transcript, reviewer, shutdown_signal};
 use crate::cli::{GlobalArgs, ReviewArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
-use crate::http::Gates;
 use crate::kernel::event::ReviewFailed;
-use crate::kernel::{Event, EventLog};
-use crate::llm::Negotiator;
+use crate::kernel::plan_file::open_valid;
+use crate::kernel::services::session;
+use crate::kernel::{Event, EventLog, Services, shutdown};
+use crate::output::{absolute, print_json};
 use crate::plan::{NodeStatus, PlanFile};
-use crate::prompts::Prompts;
+use crate::research::exit::verdict_exit;
+use crate::research::reviewer;
 use crate::review::{ReviewPaths, ReviewStatus, ReviewSummary, review_report};
 use crate::settings::Settings;
-use crate::transcript::Tape;
 
 pub async fn run(args: ReviewArgs, global: &GlobalArgs) -> CommandResult {
     let settings = Settings::load(global.config.as_deref()).map_err(CommandError::usage)?;
@@ -34,8 +30,7 @@ pub async fn run(args: ReviewArgs, global: &GlobalArgs) -> CommandResult {
             "a review needs a model and none is configured: set `baseURL` and `model` (or `roles.review` and `roles.second_opinion`) in the config, or export OPENAI_BASE_URL and OPENAI_MODEL"
         )));
     }
-    let prompts = Prompts::load(settings.prompts_dir.as_deref()).map_err(CommandError::usage)?;
-    let (store, plan) = super::plan_file::open_valid(&args.plan)?;
+    let (store, plan) = open_valid(&args.plan)?;
     let shown = args.plan.display();
     ensure_final(&plan, &shown.to_string())?;
     let beside = crate::plan::Beside::of(store.real_path());
@@ -45,23 +40,14 @@ pub async fn run(args: ReviewArgs, global: &GlobalArgs) -> CommandResult {
             beside.report.display()
         )));
     }
-    let http = crate::http::client().map_err(CommandError::failure)?;
-    let negotiator = Arc::new(Negotiator::new(settings.structured_output));
-    let gates = Gates::new();
+    // The review's models alone: no search client, so no corpus is indexed for nothing.
+    let services = Services::bare(settings)?;
     // The review's calls go on the plan's transcript, as one more session.
-    let tape = Tape {
-        recorder: Some(Arc::new(open_transcript(
-            &beside.transcript,
-            &plan,
-            None,
-            None,
-            &settings,
-        )?)),
-        replayer: None,
-    };
-    let reviewer = reviewer(&settings, &prompts, |role| {
-        super::runner::taped_llm(&http, &settings, role, &negotiator, &gates, &tape)
-    })?;
+    let tape = services.tape(
+        &beside.transcript,
+        session(&plan.workflow_id, plan.question(), None),
+    )?;
+    let reviewer = reviewer(&services, &tape)?;
     let events = EventLog::open(&beside.events).map_err(|e| {
         CommandError::usage(anyhow::anyhow!(
             "cannot open the event log `{}`: {e}",
@@ -80,7 +66,7 @@ pub async fn run(args: ReviewArgs, global: &GlobalArgs) -> CommandResult {
     );
     let summary = tokio::select! {
         done = review => done,
-        () = shutdown_signal() => {
+        () = shutdown::on_signal() => {
             events.emit(Event::ReviewFailed(ReviewFailed::Review {
                 node: "review".into(),
                 error: "interrupted".into(),
@@ -122,31 +108,4 @@ fn ensure_final(plan: &PlanFile, shown: &str) -> Result<(), CommandError> {
     Err(CommandError::usage(anyhow::anyhow!(
         "`{shown}` has no completed final summary, so there is no report to review: finish it with `researchflow workflow --plan {shown}`"
     )))
-}
-
-/// A command's exit status once its review is known: a review stopped by a signal is an
-/// interruption, and with `fail_on_block` a `block` verdict fails a run that succeeded. A
-/// review that failed changes nothing (the research stands as it is).
-pub fn verdict_exit(
-    status: ExitStatus,
-    review: Option<&ReviewSummary>,
-    fail_on_block: bool,
-) -> ExitStatus {
-    let Some(review) = review.filter(|_| status == ExitStatus::Success) else {
-        return status;
-    };
-    if review.status == ReviewStatus::Interrupted {
-        return ExitStatus::Interrupted;
-    }
-    if fail_on_block && review.is_block() {
-        let notes = review
-            .files
-            .as_ref()
-            .map_or_else(String::new, |f| format!("; see `{}`", f.markdown));
-        eprint_line(&format!(
-            "error: the review's verdict is `block`: the report is not to be used as it stands{notes}"
-        ));
-        return ExitStatus::Failure;
-    }
-    status
 }

@@ -12,26 +12,21 @@
 //! 1 failed (the root block failed); 2 usage, configuration, an unreadable folder or executors
 //! file, an endpoint that cannot be used; 130 interrupted.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
 
-use super::output::{absolute, eprint_line, print_json};
-use super::research::search_client;
-use super::runner::shutdown_signal;
-use super::workflow::{budget, workflow_id};
 use crate::cli::{EndingArgs, GlobalArgs, ThinkonArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
-use crate::http::Gates;
-use crate::kernel::EventLog;
-use crate::llm::Negotiator;
+use crate::kernel::services::session;
+use crate::kernel::{EventLog, Services, shutdown};
+use crate::output::{absolute, eprint_line, print_json};
 use crate::settings::{Role, Settings};
 use crate::thinkon::{
-    Block, BlockPlanner, ExecutorSet, Outcome, Reflector, Research, RunError, Runner, Runtime,
-    RuntimeParts, ShellOptions, ThinkonOptions, ThinkonStatus, Tree, TreeMeta, TreeStore,
+    Block, BlockPlanner, Executor, ExecutorSet, Outcome, Reflector, RunError, Runtime,
+    RuntimeParts, ShellOptions, SubAgents, ThinkonOptions, ThinkonStatus, Tree, TreeMeta,
+    TreeStore,
 };
-use crate::transcript::{Recorder, SessionLine, Tape};
 
 /// Depth at which blocks are no longer split, unless `--max-depth` or the tree says.
 pub const DEFAULT_MAX_DEPTH: u32 = 3;
@@ -77,17 +72,18 @@ pub async fn run(args: ThinkonArgs, global: &GlobalArgs) -> CommandResult {
     let executors = ExecutorSet::open(&executors_path, args.executors.is_none())
         .map_err(CommandError::usage)?;
     let prompts = Prompts::load(&settings, args.compact_prompt)?;
-    let http = crate::http::client().map_err(CommandError::failure)?;
-    let gates = Arc::new(Gates::new());
-    let search = search_client(http.clone(), &settings, &gates).await?;
+    let budget = settings
+        .budget
+        .with_flags(&args.budget, &EndingArgs::default());
+    let repair_attempts = settings.repair_attempts;
+    let services = Services::new(settings, None).await?;
     // Last of what can be refused: a run refused for its settings leaves no tree behind.
     let (meta, tree) = open_tree(&store, &args)?;
-    let tape = Tape {
-        recorder: Some(Arc::new(open_transcript(&store, &meta, &settings)?)),
-        replayer: None,
-    };
-    let negotiator = Arc::new(Negotiator::new(settings.structured_output));
-    let llm = |role| super::runner::taped_llm(&http, &settings, role, &negotiator, &gates, &tape);
+    let tape = services.tape(
+        &store.transcript_path(),
+        session(&meta.run_id, &meta.goal, None),
+    )?;
+    let llm = |role| services.llm(role, &tape);
     let (planning, search_llm, summary_llm) = (
         llm(Role::Planning)?,
         llm(Role::Search)?,
@@ -106,7 +102,7 @@ pub async fn run(args: ThinkonArgs, global: &GlobalArgs) -> CommandResult {
     let options = ThinkonOptions {
         max_depth: meta.max_depth,
         max_blocks: args.max_blocks,
-        budget: budget(&settings, args.budget, EndingArgs::default()),
+        budget,
         compact_prompt: args.compact_prompt,
     };
     let runtime = Runtime::new(RuntimeParts {
@@ -118,14 +114,14 @@ pub async fn run(args: ThinkonArgs, global: &GlobalArgs) -> CommandResult {
             llm: &planning,
             system_prompt: &prompts.planner,
             executors: &executors.declared,
-            repair_attempts: settings.repair_attempts,
+            repair_attempts,
         },
-        runner: Runner {
+        runner: Executor {
             executors: &executors,
-            research: Research {
+            research: SubAgents {
                 search_llm: &search_llm,
                 summary_llm: &summary_llm,
-                search: search.as_ref(),
+                search: services.search.as_ref(),
                 tape: &tape,
                 analysis_prompt: &prompts.analysis,
                 summary_prompt: &prompts.summary,
@@ -135,11 +131,11 @@ pub async fn run(args: ThinkonArgs, global: &GlobalArgs) -> CommandResult {
         reflector: Reflector {
             llm: &summary_llm,
             system_prompt: &prompts.reflect,
-            repair_attempts: settings.repair_attempts,
+            repair_attempts,
         },
         options,
     });
-    match runtime.run(shutdown_signal()).await {
+    match runtime.run(shutdown::on_signal()).await {
         Ok(outcome) => report(&outcome, &dir, &events),
         Err(RunError::Stop(why)) => Err(CommandError::usage(anyhow::anyhow!(
             "{why}; the tree is saved in `{}`: run again to continue it",
@@ -200,7 +196,7 @@ fn new_tree(
     let now = crate::clock::now();
     let meta = TreeMeta {
         version: crate::thinkon::store::TREE_VERSION,
-        run_id: workflow_id().replacen("wf-", "tk-", 1),
+        run_id: crate::plan::workflow_id().replacen("wf-", "tk-", 1),
         goal: goal.to_string(),
         root: Tree::root_id(),
         max_depth,
@@ -212,30 +208,6 @@ fn new_tree(
     store.save(&root).map_err(CommandError::usage)?;
     store.save_meta(&meta).map_err(CommandError::usage)?;
     Ok((meta, Tree::new(vec![root])))
-}
-
-/// The run's transcript, its `session` line written.
-fn open_transcript(
-    store: &TreeStore,
-    meta: &TreeMeta,
-    settings: &Settings,
-) -> Result<Recorder, CommandError> {
-    let path = store.transcript_path();
-    let session = SessionLine {
-        session: 0,
-        at: crate::clock::now_millis(),
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        workflow_id: meta.run_id.clone(),
-        query: meta.goal.clone(),
-        max_rounds: None,
-        replay_of: None,
-    };
-    Recorder::open(&path, session, settings.secrets()).map_err(|e| {
-        CommandError::usage(anyhow::anyhow!(
-            "cannot open the transcript `{}`: {e}",
-            path.display()
-        ))
-    })
 }
 
 /// Prints the outcome and maps it to an exit status.

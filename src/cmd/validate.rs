@@ -7,10 +7,10 @@
 
 use std::path::Path;
 
-use super::output::{StdoutError, print_json, print_text};
 use crate::cli::{OutputFormat, ValidateArgs, ValidateCommand};
 use crate::diagnostics::Diagnostics;
 use crate::exit::{CommandError, CommandResult, ExitStatus};
+use crate::output::{StdoutError, print_json, print_text};
 use crate::validate::{
     AtomRegistry, Executors, PlanNextContext, document, validate_plan_file,
     validate_plan_next_text, validate_review_text, validate_second_opinion_text, validate_steps,

@@ -211,6 +211,11 @@ impl Event {
     pub fn name(&self) -> &'static str {
         self.into()
     }
+
+    /// Every kind there is, in the order of the enum.
+    pub fn kinds() -> &'static [&'static str] {
+        <Event as strum::VariantNames>::VARIANTS
+    }
 }
 
 /// `run_started`.

@@ -2,14 +2,15 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::llm::Usage;
 use crate::plan::StoreError;
 use crate::review::ReviewSummary;
 
 /// Counts reported at the end of a run.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Totals {
     pub rounds: u32,
     pub tasks_completed: u32,
@@ -29,7 +30,7 @@ fn is_zero(n: &u32) -> bool {
 }
 
 /// How a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
     /// The final summary ran over research that happened, and the report is written.

@@ -118,6 +118,19 @@ pub struct CheckList {
     pub extra: Map<String, Value>,
 }
 
+/// A new run's id: `wf-<UTC time>-<6 hex digits>`, unique even for runs started in the same
+/// second (the digits mix the clock's nanoseconds, the process and a per-process seed).
+pub fn workflow_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    // A fresh `RandomState` is seeded from the OS once per process and varied per instance.
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    let now = chrono::Utc::now();
+    hasher.write_u128(now.timestamp_nanos_opt().unwrap_or(0) as u128);
+    hasher.write_u32(std::process::id());
+    let stamp = now.format("%Y%m%dT%H%M%SZ");
+    format!("wf-{stamp}-{:06x}", hasher.finish() & 0x00ff_ffff)
+}
+
 /// The batch number of the single final summary node.
 pub const FINAL_BATCH: i64 = -1;
 

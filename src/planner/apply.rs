@@ -8,7 +8,7 @@
 //! last new id; `latest_batch` -1 when final, +1 when tasks were created, unchanged otherwise;
 //! `refs` is `next_check_list` with NEW1..NEW3 resolved, unresolvable entries dropped.
 //!
-//! Before any of it, the plan review gate ([`super::review`]) judges the tasks: a task it
+//! Before any of it, the plan review gate ([`super::gate`]) judges the tasks: a task it
 //! blocks (a repeat of earlier work, say) is not added, and its NEW placeholder stands for the
 //! node it repeats, if any; the final summary is repaired instead (its title, its inputs).
 
@@ -16,7 +16,7 @@ use crate::plan::refs::{RefField, RefTarget, parse_list};
 use crate::plan::{FINAL_BATCH, Node, NodeId, NodeStatus, NodeType, PlanFile, Ref};
 
 use super::contract::PlanAnswer;
-use super::review::{Issue, Original, PlanReview, review};
+use super::gate::{Issue, Original, PlanReview, review};
 
 /// What a round added.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,7 +6,7 @@
 //! nodes or are NEW placeholders are skipped with a warning and never abort a round. They are
 //! capped one by one and together; the cuts are returned for the round to report.
 
-use super::review::Issue;
+use super::gate::Issue;
 use crate::plan::PlanFile;
 use crate::plan::segments::{self, Budget};
 use crate::text::Cut;
@@ -90,7 +90,7 @@ pub fn build(plan: &PlanFile, notes: &RoundNotes) -> PlannerInput {
 mod tests {
     use super::*;
     use crate::plan::{Node, NodeId, NodeStatus, NodeType};
-    use crate::planner::review::Severity;
+    use crate::planner::gate::Severity;
 
     fn plan() -> PlanFile {
         let mut plan = PlanFile::new("What is X?", "wf".into(), "t".into());

@@ -3,14 +3,14 @@
 
 pub mod apply;
 pub mod contract;
+pub mod gate;
+pub mod gate_file;
 pub mod input;
-pub mod review;
-pub mod review_file;
 pub mod round;
 pub mod schema;
 
 pub use apply::{Applied, Dropped, apply, bootstrap, force_final};
 pub use contract::{PlanAnswer, PlannedTask};
+pub use gate::{Issue, PlanReview, Severity};
 pub use input::{FailedTask, RoundNotes};
-pub use review::{Issue, PlanReview, Severity};
 pub use round::{LogOptions, PlanRound, Planner, RoundError, RoundOutcome};

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::notes;
 use super::record::ReviewRecord;
@@ -38,7 +38,7 @@ impl ReviewPaths {
 }
 
 /// How the review stage went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReviewStatus {
     /// Both roles answered within their contracts.
@@ -74,24 +74,24 @@ pub trait ReviewObserver: CallObserver {
 impl ReviewObserver for NoObserver {}
 
 /// The review as the command prints it (`review` in a workflow's stdout).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReviewSummary {
     pub status: ReviewStatus,
     /// The second opinion's verdict; null without one.
     pub verdict: Option<Verdict>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub files: Option<ReviewFiles>,
     /// Why it was skipped.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
     /// A role's endpoint cannot be used as configured (for `researchflow review`'s exit 2).
     #[serde(skip)]
     pub unusable: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReviewFiles {
     pub json: String,
     pub markdown: String,

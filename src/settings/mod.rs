@@ -4,12 +4,14 @@ pub mod base_url;
 pub mod config_file;
 pub mod resolve;
 pub mod resolved;
+pub mod run;
 pub mod secret;
 
 pub use base_url::BaseUrl;
 pub use config_file::{ConfigFile, EngineKind, SearchProviderKind, StructuredOutput};
 pub use resolved::{
-    Budget, LlmEndpoint, LlmRoles, RateLimits, RetrySettings, Role, SearchSettings, Settings,
-    SettingsError,
+    Budget, LlmEndpoint, LlmRoles, RateLimits, RetrySettings, Role, RunOptions, SearchSettings,
+    Settings, SettingsError,
 };
+pub use run::RunSettings;
 pub use secret::ApiKey;

@@ -188,6 +188,17 @@ pub struct Settings {
     pub review: bool,
 }
 
+/// How one workflow run is bounded: its planning rounds, the tasks running at once, and what
+/// it may spend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Planning rounds of one invocation.
+    pub max_rounds: u32,
+    /// Tasks running at once.
+    pub concurrency: usize,
+    pub budget: Budget,
+}
+
 /// What one run may spend (each limit optional).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Budget {
@@ -242,6 +253,10 @@ pub enum SettingsError {
         "no model is configured ({where_}): copy agent.config.example.json to agent.config.json and set `baseURL` and `model` (or export OPENAI_BASE_URL and OPENAI_MODEL), or research your own documents without a model: `researchflow workflow --offline --corpus DIR --query \"...\"`"
     )]
     NoLlm { where_: String },
+    #[error(
+        "offline research needs a folder of documents: pass `--corpus DIR` or set `search.corpus`"
+    )]
+    OfflineWithoutCorpus,
     #[error("config `{path}`: `{key}` is `{value}`: {hint}")]
     Invalid {
         path: String,

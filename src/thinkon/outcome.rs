@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::block::{Block, BlockStatus, goal_text};
-use super::planner::Spent;
+use super::plan_next::Spent;
 use super::tree::{BlockCounts, Tree};
 use crate::markdown::{defang_links, escape_raw_html};
 use crate::plan::Source;

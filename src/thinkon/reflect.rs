@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::block::Block;
 use super::context::render_done;
-use super::planner::Spent;
+use super::plan_next::Spent;
 use crate::diagnostics::Diagnostics;
 use crate::llm::CallObserver;
 use crate::llm::checked::{CheckedError, Contract, ask_checked};

@@ -21,9 +21,9 @@ use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use super::block::{BlockStatus, PlanType};
-use super::execute::Runner;
+use super::executor::Executor;
 use super::outcome::{Outcome, ThinkonStatus, partial_document, result_document};
-use super::planner::{BlockPlanner, Spent};
+use super::plan_next::{BlockPlanner, Spent};
 use super::reflect::Reflector;
 use super::store::{StoreError, TreeMeta, TreeStore};
 use super::tree::Tree;
@@ -76,7 +76,7 @@ pub struct Runtime<'a> {
     pub(super) tree: Tree,
     pub(super) events: &'a EventLog,
     pub(super) planner: BlockPlanner<'a>,
-    pub(super) runner: Runner<'a>,
+    pub(super) runner: Executor<'a>,
     pub(super) reflector: Reflector<'a>,
     pub(super) options: ThinkonOptions,
     pub(super) spent: Spent,
@@ -98,7 +98,7 @@ pub struct RuntimeParts<'a> {
     pub tree: Tree,
     pub events: &'a EventLog,
     pub planner: BlockPlanner<'a>,
-    pub runner: Runner<'a>,
+    pub runner: Executor<'a>,
     pub reflector: Reflector<'a>,
     pub options: ThinkonOptions,
 }

@@ -25,7 +25,7 @@ use super::review::required_text;
 use crate::diagnostics::Diagnostics;
 
 /// The second opinion's verdict on a report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// The report can be used as it is.

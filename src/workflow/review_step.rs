@@ -16,30 +16,30 @@ use crate::review::{ReviewSummary, review_report};
 impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     /// Runs the review step over the run's report; `None` when the review is off.
     pub(super) async fn review(&mut self, summary: &RunSummary) -> Option<ReviewSummary> {
-        let (reviewer, paths) = match std::mem::replace(&mut self.review, ReviewStep::Off) {
+        let (reviewer, paths) = match std::mem::replace(&mut self.run.review, ReviewStep::Off) {
             ReviewStep::Off => return None,
             ReviewStep::Skip(note) => return Some(self.skip(note)),
             ReviewStep::Run { reviewer, paths } => (reviewer, paths),
         };
         let report = match &summary.report {
-            Some(report) if !self.interrupted => report.clone(),
+            Some(report) if !self.state.interrupted => report.clone(),
             _ => return Some(self.skip("no report was written".into())),
         };
-        let events = Arc::clone(&self.events);
+        let events = Arc::clone(self.run.ledger.events());
         let observer = events.observer("review");
         let review = review_report(
             &reviewer,
-            &self.plan,
-            self.store.path(),
+            self.run.ledger.plan(),
+            self.run.ledger.name(),
             &report,
             &paths,
             &observer,
         );
         tokio::select! {
             done = review => Some(done),
-            () = &mut self.shutdown => {
+            () = &mut self.run.shutdown => {
                 tracing::warn!("[review] interrupted; the research outcome is unchanged");
-                self.events.emit(Event::ReviewFailed(ReviewFailed::Review {
+                self.run.ledger.emit(Event::ReviewFailed(ReviewFailed::Review {
                     node: "review".into(),
                     error: "interrupted".into(),
                 }));
@@ -50,7 +50,7 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
 
     fn skip(&self, note: String) -> ReviewSummary {
         tracing::info!("[review] skipped: {note}");
-        self.events.emit(Event::ReviewSkipped {
+        self.run.ledger.emit(Event::ReviewSkipped {
             node: "review".into(),
             reason: note.clone(),
         });

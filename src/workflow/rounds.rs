@@ -1,50 +1,57 @@
-//! The engine's planning side: one planning round (the same round as `researchflow plan`),
-//! its plan review recorded (a `plan_review` event, `<plan>.plan-review.json`, a
-//! `task_dropped` event per task it dropped, which the next round hears of), and the final
-//! summary the orchestrator adds itself when the planner does not finalise.
+//! The engine's planning side: one planning round (the same round as `researchflow plan`) on
+//! a draft of the plan, which the ledger commits; its plan review recorded (a `plan_review`
+//! event, `<plan>.plan-review.json`, a `task_dropped` event per task it dropped, which the
+//! next round hears of); and the final summary the orchestrator adds itself when the planner
+//! does not finalise.
 
 use tracing::Instrument;
 
 use super::engine::Engine;
 use crate::agents::TaskRunner;
 use crate::clock;
-use crate::kernel::EngineError;
-use crate::kernel::Event;
 use crate::kernel::event::{PlanningFailed, RoundPlanned};
-use crate::planner::{PlanRound, RoundError, RoundNotes, RoundOutcome, force_final, review_file};
+use crate::kernel::{EngineError, Event};
+use crate::planner::{PlanRound, RoundError, RoundNotes, RoundOutcome, force_final, gate_file};
 
 impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     /// One planning round. Returns whether it planned any task.
     pub(super) async fn plan_round(&mut self, must_finalise: bool) -> Result<bool, EngineError> {
         // Round numbers continue across resumes; `totals.rounds` counts this invocation's.
-        let round = self.plan.rounds + 1;
+        let round = self.run.ledger.plan().rounds + 1;
         let notes = RoundNotes {
             must_finalise,
-            ..std::mem::take(&mut self.notes)
+            ..std::mem::take(&mut self.state.notes)
         };
-        let before = self.plan.clone();
-        let observer = self.events.observer("planner");
+        // The planner changes a draft; only the ledger writes the plan.
+        let mut draft = self.run.ledger.plan().clone();
+        let events = std::sync::Arc::clone(self.run.ledger.events());
+        let observer = events.observer("planner");
         let span = tracing::info_span!("planning", round);
         let result = tokio::select! {
             biased;
-            _ = &mut self.shutdown => {
-                self.interrupted = true;
+            _ = &mut self.run.shutdown => {
+                self.state.interrupted = true;
                 return Ok(false);
             }
             r = self
                 .planner
-                .plan_round(&mut self.plan, &notes, &observer)
+                .plan_round(&mut draft, &notes, &observer)
                 .instrument(span) => r,
         };
-        self.totals.rounds += 1;
         match result {
-            Err(RoundError::Llm(e)) if e.is_unusable() => Err(EngineError::Unusable(e.to_string())),
-            Err(RoundError::Llm(e)) if e.is_diverged() => Err(EngineError::Diverged(e.to_string())),
+            Err(RoundError::Llm(e)) if e.is_unusable() => {
+                self.run.ledger.count_round(Default::default());
+                Err(EngineError::Unusable(e.to_string()))
+            }
+            Err(RoundError::Llm(e)) if e.is_diverged() => {
+                self.run.ledger.count_round(Default::default());
+                Err(EngineError::Diverged(e.to_string()))
+            }
             Ok(outcome) if must_finalise && !outcome.answer.is_final => {
-                self.totals.tokens.add(outcome.usage);
-                self.plan = before;
-                self.plan.rounds = round;
-                self.events
+                self.run.ledger.count_round(outcome.usage);
+                self.run.ledger.stage(|plan| plan.rounds = round);
+                self.run
+                    .ledger
                     .emit(Event::RoundPlanned(RoundPlanned::Discarded {
                         round,
                         tasks: planned_ids(&outcome),
@@ -55,26 +62,15 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                 Ok(true)
             }
             Ok(outcome) => {
-                self.totals.tokens.add(outcome.usage);
-                self.plan.rounds = round;
+                self.run.ledger.count_round(outcome.usage);
+                draft.rounds = round;
+                self.run.ledger.stage(|plan| *plan = draft);
                 self.record_round(round, &outcome)?;
                 Ok(!outcome.applied.planned.is_empty())
             }
             Err(err) => {
-                tracing::warn!("round {round}: planning failed: {err}");
-                self.events
-                    .emit(Event::PlanningFailed(PlanningFailed::Round {
-                        round,
-                        error: err.to_string(),
-                    }));
-                self.planning_errors.push(err.to_string());
-                self.plan.rounds = round;
-                self.save("planning failed")?;
-                // The failed round's notes still matter to the next one.
-                self.notes = RoundNotes {
-                    must_finalise: false,
-                    ..notes
-                };
+                self.run.ledger.count_round(Default::default());
+                self.planning_failed(round, &err, notes)?;
                 if must_finalise {
                     self.add_final("planning failed in the last round")?;
                     return Ok(true);
@@ -82,6 +78,32 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                 Ok(false)
             }
         }
+    }
+
+    /// A round whose planning failed: logged, recorded, and its notes kept for the next one.
+    fn planning_failed(
+        &mut self,
+        round: u32,
+        err: &RoundError,
+        notes: RoundNotes,
+    ) -> Result<(), EngineError> {
+        tracing::warn!("round {round}: planning failed: {err}");
+        self.run
+            .ledger
+            .emit(Event::PlanningFailed(PlanningFailed::Round {
+                round,
+                error: err.to_string(),
+            }));
+        self.state.planning_errors.push(err.to_string());
+        self.run
+            .ledger
+            .edit("planning failed", |plan| plan.rounds = round)?;
+        // The failed round's notes still matter to the next one.
+        self.state.notes = RoundNotes {
+            must_finalise: false,
+            ..notes
+        };
+        Ok(())
     }
 
     /// Logs, records and saves a round whose answer was applied.
@@ -94,15 +116,17 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
         };
         tracing::info!("round {round}: planned {} task(s){final_mark}", ids.len());
         self.record_review(round, outcome);
-        self.events.emit(Event::RoundPlanned(RoundPlanned::Applied {
-            round,
-            tasks: ids,
-            is_final: outcome.answer.is_final,
-            refs: outcome.applied.resolved_refs.clone(),
-            calls: outcome.calls,
-            tokens: outcome.usage.total_tokens,
-        }));
-        self.save("round planned")
+        self.run
+            .ledger
+            .emit(Event::RoundPlanned(RoundPlanned::Applied {
+                round,
+                tasks: ids,
+                is_final: outcome.answer.is_final,
+                refs: outcome.applied.resolved_refs.clone(),
+                calls: outcome.calls,
+                tokens: outcome.usage.total_tokens,
+            }));
+        self.run.ledger.save("round planned")
     }
 
     /// The round's plan review: its event and file, and the tasks it dropped, which the next
@@ -111,17 +135,17 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     fn record_review(&mut self, round: u32, outcome: &RoundOutcome) {
         let review = &outcome.applied.review;
         review.log();
-        self.events.emit(Event::PlanReview {
+        self.run.ledger.emit(Event::PlanReview {
             round,
             ok: review.ok,
             issues: review.issues.clone(),
         });
-        let path = crate::plan::Beside::of(self.store.real_path()).plan_review;
-        if let Err(e) = review_file::save(&path, review) {
+        let path = &self.run.files.plan_review;
+        if let Err(e) = gate_file::save(path, review) {
             tracing::warn!("cannot write the plan review `{}`: {e}", path.display());
         }
         for dropped in &outcome.applied.dropped {
-            self.events.emit(Event::TaskDropped {
+            self.run.ledger.emit(Event::TaskDropped {
                 round,
                 title: dropped.title.clone(),
                 issue: dropped.issue.id.clone(),
@@ -129,23 +153,26 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                 message: dropped.issue.message.clone(),
                 repeats: dropped.repeats.map(|of| of.to_string()),
             });
-            self.notes.dropped.push(dropped.issue.clone());
+            self.state.notes.dropped.push(dropped.issue.clone());
         }
     }
 
     /// Adds the final summary over every completed node, on the orchestrator's own authority.
     pub(super) fn add_final(&mut self, reason: &str) -> Result<(), EngineError> {
-        let node = force_final(&mut self.plan, &clock::now());
+        let node = self
+            .run
+            .ledger
+            .stage(|plan| force_final(plan, &clock::now()));
         tracing::info!(
             "adding the final summary `{}` myself: {reason}",
             node.node_id
         );
-        self.events.emit(Event::FinalForced {
+        self.run.ledger.emit(Event::FinalForced {
             node: node.node_id.to_string(),
             reason: reason.to_string(),
             p_node: node.p_node.clone(),
         });
-        self.save("final summary added")
+        self.run.ledger.save("final summary added")
     }
 }
 

@@ -3,7 +3,7 @@
 //! plan and the tasks before it. A blocking issue drops the task; a warning keeps it. This
 //! module decides and changes nothing: the write-back ([`super::apply`]) obeys its verdicts,
 //! and the callers record the review (a `plan_review` event, the file of
-//! [`super::review_file`]).
+//! [`super::gate_file`]).
 //!
 //! Rules, checked in this order; the first blocking issue ends a task's review:
 //! - `EMPTY_TITLE` (block): the title has no letter or digit. The contract already refuses

@@ -14,9 +14,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::executors::{Call, ExecutorSet, RUNNABLE, classify};
-use super::planner::Spent;
-use super::research::{Found, OUTPUT_MAX_CHARS, Research};
+use super::plan_next::Spent;
 use super::shell::run_shell;
+use super::sub_agents::{Found, OUTPUT_MAX_CHARS, SubAgents};
 use crate::agents::task::TaskError;
 use crate::llm::CallObserver;
 use crate::plan::NodeId;
@@ -31,9 +31,9 @@ pub struct ShellOptions {
 }
 
 /// What runs executor calls.
-pub struct Runner<'a> {
+pub struct Executor<'a> {
     pub executors: &'a ExecutorSet,
-    pub research: Research<'a>,
+    pub research: SubAgents<'a>,
     /// `None` without `--allow-shell`.
     pub shell: Option<ShellOptions>,
 }
@@ -95,7 +95,7 @@ pub struct CallSite<'a> {
     pub forced: bool,
 }
 
-impl Runner<'_> {
+impl Executor<'_> {
     /// Runs `command` for the block at `site`.
     pub async fn run(
         &self,

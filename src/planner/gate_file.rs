@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::review::PlanReview;
+use super::gate::PlanReview;
 
 /// The most a review file we replace may hold; anything bigger is not one of ours.
 const REVIEW_MAX_BYTES: u64 = 4 << 20;
@@ -32,7 +32,7 @@ pub fn save(path: &Path, review: &PlanReview) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::planner::review::{Issue, Severity};
+    use crate::planner::gate::{Issue, Severity};
 
     #[test]
     fn the_review_file_sits_beside_the_plan_and_has_the_seed_shape() {

@@ -33,14 +33,14 @@ pub const OFFLINE_NOTICE: &str = "*Made offline, by extraction, without a langua
      written or paraphrased by a model.*";
 
 /// Runs tasks over the corpus, without a model.
-pub struct ExtractiveRunner {
+pub struct ExtractiveAgents {
     pub search: SearchClient,
     pub index: Arc<LocalIndex>,
     /// The run's transcript: searches are recorded on it (or replayed from it).
     pub tape: Tape,
 }
 
-impl TaskRunner for ExtractiveRunner {
+impl TaskRunner for ExtractiveAgents {
     async fn run(
         &self,
         input: &TaskInput,
@@ -54,7 +54,7 @@ impl TaskRunner for ExtractiveRunner {
     }
 }
 
-impl ExtractiveRunner {
+impl ExtractiveAgents {
     async fn search(
         &self,
         input: &TaskInput,

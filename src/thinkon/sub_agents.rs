@@ -10,7 +10,7 @@
 use serde_json::{Value, json};
 
 use super::context::render_done;
-use super::planner::Spent;
+use super::plan_next::Spent;
 use crate::agents::search_agent::{ANALYSIS_MAX_TOKENS, format_hits, report_cuts};
 use crate::agents::searches::run_queries;
 use crate::agents::summary_agent::SUMMARY_MAX_TOKENS;
@@ -28,7 +28,7 @@ pub const OUTPUT_MAX_CHARS: usize = 8_000;
 const DONE_ENTRY_MAX_CHARS: usize = 3_000;
 
 /// What the search-backed executors need.
-pub struct Research<'a> {
+pub struct SubAgents<'a> {
     pub search_llm: &'a LlmClient,
     pub summary_llm: &'a LlmClient,
     pub search: Option<&'a SearchClient>,
@@ -45,7 +45,7 @@ pub struct Found {
     pub search: Option<String>,
 }
 
-impl Research<'_> {
+impl SubAgents<'_> {
     /// Runs `query` and has the results analysed.
     pub async fn search(
         &self,

@@ -1,5 +1,5 @@
-//! Opening an existing plan file for a command that will change it (`plan`, `workflow
-//! --plan`, `plan --on-copy` on its copy): locked, and refused with the findings of `validate
+//! The file store of a run's plan: opening an existing plan file for a command that will
+//! change it (`plan`, `workflow --plan`, a batch's question, `plan --on-copy` on its copy): locked, and refused with the findings of `validate
 //! plan` when it is structurally invalid (duplicate ids, two start nodes, no nodes...), so that
 //! nothing is added to a broken file; the bad refs it tolerates are warned about, once each.
 

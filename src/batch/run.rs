@@ -1,0 +1,225 @@
+//! A batch being run: one workflow per question, at most `jobs` at once on the kernel's
+//! scheduler, each through [`RunWorkflow`] (the batch never sees the workflow engine), the
+//! manifest saved as each question starts and ends. Ctrl-C or SIGTERM: no new question
+//! starts, running ones checkpoint as a workflow does. An endpoint that cannot be used stops
+//! the batch too: no further question starts.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tokio::sync::watch;
+
+use super::{Item, ItemStatus, Manifest, Question};
+use crate::exit::CommandError;
+use crate::kernel::plan_file::open_valid;
+use crate::kernel::scheduler::{Admit, Done, Scheduler};
+use crate::kernel::shutdown::on_watch;
+use crate::kernel::{EngineError, Finished, RunRequest, RunStatus, RunWorkflow, Shutdown};
+use crate::plan::{PlanFile, PlanStore};
+use crate::progress::{ProgressDisplay, Update};
+use crate::settings::RunOptions;
+
+/// How a batch's run ended.
+#[derive(Debug, Default)]
+pub struct BatchEnd {
+    /// A signal stopped it.
+    pub interrupted: bool,
+    /// An endpoint could not be used, and why: no further question started.
+    pub unusable: Option<String>,
+}
+
+/// A batch being run: its folder, its manifest, and what runs each question.
+pub struct Batch<W> {
+    pub dir: PathBuf,
+    pub manifest: Manifest,
+    pub options: RunOptions,
+    pub runner: Arc<W>,
+    /// One line per running question on a terminal.
+    pub display: Option<Arc<ProgressDisplay>>,
+}
+
+type Ended = Result<Finished, CommandError>;
+
+impl<W: RunWorkflow + 'static> Batch<W> {
+    /// The new questions put in the manifest as `pending`, saved; returns those to run (every
+    /// question not done yet), in file order.
+    pub fn to_run(&mut self, questions: &[Question]) -> Result<Vec<Question>, CommandError> {
+        let mut todo = Vec::new();
+        for q in questions {
+            match self.manifest.item(&q.id) {
+                Some(item) if item.is_done() => {}
+                Some(_) => todo.push(q.clone()),
+                None => {
+                    self.manifest
+                        .put(item_of(q, &self.dir, ItemStatus::Pending));
+                    todo.push(q.clone());
+                }
+            }
+        }
+        self.save()?;
+        Ok(todo)
+    }
+
+    /// Runs `todo`, at most `jobs` at once, until every question ended or a signal (`stop`)
+    /// or an unusable endpoint stopped the batch.
+    pub async fn run_all(
+        &mut self,
+        todo: Vec<Question>,
+        jobs: usize,
+        mut stop: Shutdown,
+    ) -> Result<BatchEnd, CommandError> {
+        let (tell, told) = watch::channel(false);
+        let mut end = BatchEnd::default();
+        let mut questions = Scheduler::new(jobs);
+        self.show(Update::Begin);
+        self.show(Update::Round {
+            round: 1,
+            planned: todo.iter().map(|q| q.name.clone()).collect(),
+            tokens: 0,
+        });
+        for question in todo {
+            let job = self.job(&question, on_watch(told.clone()));
+            questions.queue(question, job);
+        }
+        loop {
+            if !end.interrupted && end.unusable.is_none() {
+                questions.start(|q| self.started(q))?;
+            }
+            if questions.is_idle() {
+                break;
+            }
+            tokio::select! {
+                () = &mut stop, if !end.interrupted => {
+                    end.interrupted = true;
+                    tracing::warn!("interrupted: no new question starts; running ones checkpoint");
+                    let _ = tell.send(true);
+                }
+                done = questions.next() => {
+                    if let Some(done) = done {
+                        self.ended(done, &mut end)?;
+                    }
+                }
+            }
+        }
+        self.show(Update::Finished);
+        Ok(end)
+    }
+
+    /// One question's run: its plan opened (or created) when it starts, then its workflow.
+    fn job(
+        &self,
+        question: &Question,
+        shutdown: Shutdown,
+    ) -> impl Future<Output = Ended> + Send + 'static {
+        let path = plan_path(&self.dir, question);
+        let query = question.query.clone();
+        let (runner, options) = (Arc::clone(&self.runner), self.options);
+        async move {
+            let (store, plan) = open_or_create(&path, &query)?;
+            let request = RunRequest {
+                store,
+                plan,
+                options,
+                shutdown,
+                listener: None,
+            };
+            runner.run(request).await
+        }
+    }
+
+    /// A question starts: `running` in the manifest, a line on the display.
+    fn started(&mut self, question: &Question) -> Result<Admit, CommandError> {
+        self.manifest
+            .put(item_of(question, &self.dir, ItemStatus::Running));
+        self.save()?;
+        self.show(Update::Started {
+            node: question.name.clone(),
+            kind: "question".into(),
+            title: question.query.clone(),
+            is_final: false,
+        });
+        Ok(Admit::Run)
+    }
+
+    /// Records a question's end in the manifest.
+    fn ended(
+        &mut self,
+        done: Done<Question, Ended>,
+        end: &mut BatchEnd,
+    ) -> Result<(), CommandError> {
+        let question = done.key;
+        let mut item = item_of(&question, &self.dir, ItemStatus::Failed);
+        match done.outcome {
+            Ok(Ok(finished)) => {
+                let summary = finished.summary;
+                item.status = summary.status.into();
+                item.report = summary.report.as_ref().map(|p| p.display().to_string());
+                item.totals = Some(summary.totals.clone());
+                item.reason = summary.reason.clone();
+                item.review = summary.review.clone();
+                if summary.status == RunStatus::Failed
+                    && matches!(summary.failure, Some(EngineError::Unusable(_)))
+                {
+                    end.unusable = summary.reason.clone();
+                }
+            }
+            // One bad plan file fails its question, not the batch.
+            Ok(Err(e)) => item.reason = Some(e.to_string()),
+            Err(panic) => {
+                tracing::error!(
+                    "question `{}`'s run ended abnormally: {panic}",
+                    question.name
+                );
+                item.reason = Some(format!("the run stopped on an internal error: {panic}"));
+            }
+        }
+        self.show(Update::Ended {
+            node: question.name.clone(),
+            failed: !item.is_done(),
+            tokens: item.totals.as_ref().map_or(0, |t| t.tokens.total_tokens),
+        });
+        tracing::info!("question `{}`: {}", question.name, item.status.as_str());
+        self.manifest.put(item);
+        self.save()
+    }
+
+    fn save(&self) -> Result<(), CommandError> {
+        self.manifest.save(&self.dir).map_err(CommandError::failure)
+    }
+
+    /// Feeds the batch's progress display (one line per running question).
+    fn show(&self, update: Update) {
+        if let Some(display) = &self.display {
+            display.show(update);
+        }
+    }
+}
+
+/// The question's plan file in the batch folder.
+fn plan_path(dir: &Path, question: &Question) -> PathBuf {
+    dir.join(format!("{}.json", question.name))
+}
+
+/// The question's plan, resumed when its file exists, else created.
+fn open_or_create(path: &Path, query: &str) -> Result<(PlanStore, PlanFile), CommandError> {
+    if path.exists() {
+        return open_valid(path);
+    }
+    let plan = PlanFile::new(query, crate::plan::workflow_id(), crate::clock::now());
+    PlanStore::create(path, &plan)
+        .map(|store| (store, plan))
+        .map_err(CommandError::usage)
+}
+
+fn item_of(q: &Question, dir: &Path, status: ItemStatus) -> Item {
+    Item {
+        id: q.id.clone(),
+        query: q.query.clone(),
+        status,
+        plan_file: plan_path(dir, q).display().to_string(),
+        report: None,
+        totals: None,
+        reason: None,
+        review: None,
+    }
+}

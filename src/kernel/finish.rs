@@ -1,0 +1,227 @@
+//! How a workflow run ends, told honestly, as plain functions of what it knows ([`Facts`]):
+//! its status (a final summary over no research is `degraded`, not `completed`; a budget that
+//! stopped the research makes it `partial`), the reason for anything short of `completed`,
+//! and the notice that opens the report of a degraded or partial run.
+
+use super::outcome::{BudgetStop, EngineError, RunStatus};
+use crate::plan::{FINAL_BATCH, NodeStatus, NodeType, PlanFile};
+
+/// What a run knows of itself when it ends.
+#[derive(Debug, Clone, Copy)]
+pub struct Facts<'a> {
+    pub plan: &'a PlanFile,
+    /// The limit that stopped the research.
+    pub stopped: Option<BudgetStop>,
+    /// Why planning rounds of this invocation failed.
+    pub planning_errors: &'a [String],
+    /// Whether the round limit made a round finalise.
+    pub round_limit_finalised: bool,
+    /// Planning rounds of this invocation.
+    pub rounds: u32,
+    pub max_rounds: u32,
+    pub tasks_not_run: u32,
+}
+
+/// The status a run ends with, from where its loop ended.
+pub fn status(ended: &Result<RunStatus, EngineError>, facts: &Facts<'_>) -> RunStatus {
+    match ended {
+        Ok(RunStatus::Completed) if !researched(facts.plan) => RunStatus::Degraded,
+        Ok(RunStatus::Completed) if facts.stopped.is_some() => RunStatus::Partial,
+        Ok(status) => *status,
+        Err(_) => RunStatus::Failed,
+    }
+}
+
+/// Whether any research task (a search or summary before the final one) completed.
+pub fn researched(plan: &PlanFile) -> bool {
+    plan.nodes.iter().any(|n| {
+        matches!(n.kind, NodeType::Search | NodeType::Summary)
+            && n.batch != FINAL_BATCH
+            && n.status == NodeStatus::Completed
+    })
+}
+
+/// Why the run ended short of `completed`, in plain words; `None` when it completed. It goes
+/// to stdout, the plan and the event log: a URL's password someone quoted is masked.
+pub fn reason(
+    status: RunStatus,
+    facts: &Facts<'_>,
+    failure: Option<&EngineError>,
+) -> Option<String> {
+    let reason = reason_text(status, facts, failure)?;
+    Some(crate::text::without_url_passwords(&reason).into_owned())
+}
+
+fn reason_text(
+    status: RunStatus,
+    facts: &Facts<'_>,
+    failure: Option<&EngineError>,
+) -> Option<String> {
+    // A budget that ended the research is part of the story.
+    let after_stop = |why: String| match facts.stopped {
+        Some(stop) => format!("{}; {why}", stop.describe()),
+        None => why,
+    };
+    match status {
+        RunStatus::Completed => None,
+        RunStatus::Degraded => Some(after_stop(degraded(facts))),
+        RunStatus::Partial => facts.stopped.map(|stop| {
+            format!(
+                "{}; {} task(s) did not run or were cut",
+                stop.describe(),
+                facts.tasks_not_run
+            )
+        }),
+        RunStatus::FinalFailed => Some(after_stop(match facts.plan.final_node() {
+            Some(n) => format!(
+                "the final summary `{}` failed: {}",
+                n.node_id,
+                n.errors.last().map_or("no error recorded", String::as_str)
+            ),
+            None => "the final summary failed".into(),
+        })),
+        RunStatus::Interrupted => {
+            Some("stopped by a signal; resume with `--plan` to finish".into())
+        }
+        RunStatus::Failed => failure.map(ToString::to_string),
+    }
+}
+
+/// Why nothing was researched: the rounds that failed, the tasks that failed, or why none was
+/// planned.
+fn degraded(facts: &Facts<'_>) -> String {
+    let failed: Vec<String> = facts
+        .plan
+        .nodes
+        .iter()
+        .filter(|n| n.batch != FINAL_BATCH && n.status == NodeStatus::Failed)
+        .map(|n| {
+            let error = n.errors.last().map_or("no error recorded", String::as_str);
+            format!("task {} ({}) failed: {error}", n.node_id, n.title.trim())
+        })
+        .collect();
+    let mut why = String::from("no research task completed");
+    if let Some(last) = facts.planning_errors.last() {
+        why.push_str(&format!(
+            "; {} planning round(s) failed, the last with: {last}",
+            facts.planning_errors.len(),
+        ));
+    }
+    if failed.is_empty()
+        && facts.planning_errors.is_empty()
+        && let Some(nothing) = nothing_planned(facts)
+    {
+        why.push_str("; ");
+        why.push_str(&nothing);
+    }
+    for f in failed {
+        why.push_str("; ");
+        why.push_str(&f);
+    }
+    why
+}
+
+/// Why no research task was planned, when none was (and no round or task failed): the round
+/// limit, when it made a round finalise before any research, else the planner.
+fn nothing_planned(facts: &Facts<'_>) -> Option<String> {
+    let planned =
+        facts.plan.nodes.iter().any(|n| {
+            matches!(n.kind, NodeType::Search | NodeType::Summary) && n.batch != FINAL_BATCH
+        });
+    if planned {
+        return None;
+    }
+    let max = facts.max_rounds;
+    let raise = "raise `--max-rounds` (or `WORKFLOW_MAX_ROUNDS`) to 2 or more to research";
+    Some(match (facts.round_limit_finalised, facts.rounds) {
+        (true, 0 | 1) => format!(
+            "the round limit (`--max-rounds {max}`) left no round for research: its only \
+             planning round had to plan the final summary, so no search ran; {raise}"
+        ),
+        (true, rounds) => format!(
+            "the planner planned no research task in {} round(s), then the round limit \
+             (`--max-rounds {max}`) left no round for research and required the final \
+             summary, so no search ran; raise `--max-rounds` to give it more rounds",
+            rounds - 1
+        ),
+        (false, _) => "the planner planned no research task, so no search ran".to_string(),
+    })
+}
+
+/// The notice that opens the report of a run short of `completed`.
+pub fn notice(status: RunStatus, why: &str) -> String {
+    match status {
+        RunStatus::Partial => format!(
+            "> **Partial run: {why}.** The report is written from what was researched by then."
+        ),
+        _ => format!(
+            "> **Degraded run: {why}.** What follows was written without research results and \
+             must not be taken as researched."
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(plan: &PlanFile) -> Facts<'_> {
+        Facts {
+            plan,
+            stopped: None,
+            planning_errors: &[],
+            round_limit_finalised: false,
+            rounds: 1,
+            max_rounds: 8,
+            tasks_not_run: 0,
+        }
+    }
+
+    #[test]
+    fn a_final_summary_over_no_research_is_degraded_and_says_why() {
+        let plan = PlanFile::new("Q?", "wf".into(), "2026-11-25T00:00:00Z".into());
+        let facts = facts(&plan);
+        let status = status(&Ok(RunStatus::Completed), &facts);
+        assert_eq!(status, RunStatus::Degraded);
+        let why = reason(status, &facts, None).expect("a reason");
+        assert!(
+            why.contains("the planner planned no research task, so no search ran"),
+            "{why}"
+        );
+        let limited = Facts {
+            round_limit_finalised: true,
+            max_rounds: 1,
+            ..facts
+        };
+        let why = reason(status, &limited, None).expect("a reason");
+        assert!(why.contains("`--max-rounds 1`) left no round"), "{why}");
+    }
+
+    #[test]
+    fn a_stop_makes_a_researched_run_partial_and_leads_its_reason() {
+        let mut plan = PlanFile::new("Q?", "wf".into(), "2026-11-25T00:00:00Z".into());
+        let mut node = plan.nodes[0].clone();
+        node.node_id = crate::plan::NodeId::parse("b").expect("id");
+        node.kind = NodeType::Search;
+        node.batch = 2;
+        node.status = NodeStatus::Completed;
+        plan.nodes.push(node);
+        let stopped = Facts {
+            stopped: Some(BudgetStop {
+                limit: "max_time",
+                value: 8,
+                used: 9,
+            }),
+            tasks_not_run: 2,
+            ..facts(&plan)
+        };
+        let status = status(&Ok(RunStatus::Completed), &stopped);
+        assert_eq!(status, RunStatus::Partial);
+        assert_eq!(
+            reason(status, &stopped, None).as_deref(),
+            Some("the time budget (8 s) was reached after 9 s; 2 task(s) did not run or were cut")
+        );
+        assert!(notice(status, "why").starts_with("> **Partial run: why.**"));
+        assert_eq!(reason(RunStatus::Completed, &stopped, None), None);
+    }
+}

@@ -1,0 +1,43 @@
+//! One workflow run as the drivers of many runs see it: a [`RunRequest`] in, a [`Finished`]
+//! out, through [`RunWorkflow`]. A batch (and a queue worker, or a server) drives runs through
+//! this trait alone, so it never needs the workflow engine itself; `research::Research` is the
+//! implementation that wires the engine.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::log::EventListener;
+use super::outcome::RunSummary;
+use super::shutdown::Shutdown;
+use crate::exit::CommandError;
+use crate::plan::{PlanFile, PlanStore};
+use crate::settings::RunOptions;
+
+/// A run to start: its plan, opened and locked, how it is bounded, what stops it, and who
+/// watches its events.
+pub struct RunRequest {
+    pub store: PlanStore,
+    pub plan: PlanFile,
+    pub options: RunOptions,
+    pub shutdown: Shutdown,
+    pub listener: Option<Arc<dyn EventListener>>,
+}
+
+/// A run that ended, and where its files are.
+pub struct Finished {
+    pub summary: RunSummary,
+    pub plan_path: PathBuf,
+    pub report_path: PathBuf,
+    pub events_path: PathBuf,
+    pub transcript_path: PathBuf,
+}
+
+/// Runs one workflow to its end. The error is the set-up's (a file that cannot be opened, an
+/// endpoint that cannot be built); how the run itself ended is in [`Finished::summary`].
+pub trait RunWorkflow: Send + Sync {
+    fn run(
+        &self,
+        request: RunRequest,
+    ) -> impl Future<Output = Result<Finished, CommandError>> + Send;
+}

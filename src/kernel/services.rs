@@ -1,0 +1,165 @@
+//! [`Services`]: what a process builds once and every command that calls models or searches
+//! shares: the settings, the HTTP pool, the rate budget of every endpoint (its gates), what
+//! each endpoint was found to accept (the negotiator), the prompts, the search client with
+//! its local index, and the transcript a replay answers from. A command builds them with
+//! [`Services::new`] and hands them on; nothing else wires an HTTP client or a gate.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::event::Event;
+use crate::exit::CommandError;
+use crate::http::Gates;
+use crate::llm::{LlmClient, Negotiator};
+use crate::prompts::Prompts;
+use crate::search::SearchClient;
+use crate::settings::{Role, Settings};
+use crate::transcript::{Recorder, Replayer, SessionLine, Tape};
+
+/// What every run of one process shares.
+pub struct Services {
+    pub settings: Settings,
+    pub http: reqwest::Client,
+    /// One rate budget per endpoint for every call of every run.
+    pub gates: Arc<Gates>,
+    /// One per process: a refusal learnt by one run serves every run.
+    pub negotiator: Arc<Negotiator>,
+    pub prompts: Prompts,
+    /// `None` without any search provider.
+    pub search: Option<SearchClient>,
+    /// The transcript that answers every call instead of the servers (`--replay`).
+    pub replay: Option<Arc<Replayer>>,
+}
+
+impl Services {
+    /// Loads the prompts, builds the HTTP pool and the search client (opening, building or
+    /// updating the local index off the async threads): everything resolved before any run
+    /// starts, so a bad setting stops the command before any work.
+    pub async fn new(
+        settings: Settings,
+        replay: Option<Arc<Replayer>>,
+    ) -> Result<Services, CommandError> {
+        let mut services = Services::bare(settings)?;
+        services.search = search_client(&services).await?;
+        services.replay = replay;
+        Ok(services)
+    }
+
+    /// Everything but the search client, for a command that calls models alone (`plan` with a
+    /// model, `review`, `doctor`): no corpus is indexed for nothing.
+    pub fn bare(settings: Settings) -> Result<Services, CommandError> {
+        let prompts =
+            Prompts::load(settings.prompts_dir.as_deref()).map_err(CommandError::usage)?;
+        let http = crate::http::client().map_err(CommandError::failure)?;
+        let negotiator = Arc::new(Negotiator::new(settings.structured_output));
+        Ok(Services {
+            settings,
+            http,
+            gates: Arc::new(Gates::new()),
+            negotiator,
+            prompts,
+            search: None,
+            replay: None,
+        })
+    }
+
+    /// A client of `role`'s endpoint, sharing the process's negotiation and rate budgets, its
+    /// calls on `tape`; an endpoint that cannot be used as configured is a usage error.
+    pub fn llm(&self, role: Role, tape: &Tape) -> Result<LlmClient, CommandError> {
+        LlmClient::new(
+            self.http.clone(),
+            &self.settings,
+            role,
+            Arc::clone(&self.negotiator),
+            &self.gates,
+        )
+        .map(|client| client.with_tape(tape.clone()))
+        .map_err(CommandError::usage)
+    }
+
+    /// A run's tape: its calls recorded at `path` under a new `session` line, and answered
+    /// from the replayed transcript when there is one.
+    pub fn tape(&self, path: &Path, mut session: SessionLine) -> Result<Tape, CommandError> {
+        session.replay_of = self.replay.as_ref().map(|r| r.path().display().to_string());
+        let recorder = Recorder::open(path, session, self.settings.secrets()).map_err(|e| {
+            CommandError::usage(anyhow::anyhow!(
+                "cannot open the transcript `{}`: {e}",
+                path.display()
+            ))
+        })?;
+        Ok(Tape {
+            recorder: Some(Arc::new(recorder)),
+            replayer: self.replay.clone(),
+        })
+    }
+
+    /// The `file://` URL of the corpus folder (ending in `/`), whose documents a report may
+    /// link to.
+    pub fn corpus_url(&self) -> Option<String> {
+        self.search
+            .as_ref()
+            .and_then(SearchClient::local_index)
+            .map(|index| {
+                let url = crate::search::local::url::file_url(&index.corpus().to_string_lossy());
+                format!("{}/", url.trim_end_matches('/'))
+            })
+    }
+
+    /// What opening the local index did, as the first event of a run's log.
+    pub fn index_event(&self) -> Option<Event> {
+        let report = self.search.as_ref()?.index_report()?;
+        Some(Event::LocalIndex {
+            documents: report.documents,
+            read: report.read,
+            added: report.added,
+            updated: report.updated,
+            removed: report.removed,
+            unchanged: report.unchanged,
+            warnings: report.warnings.clone(),
+        })
+    }
+}
+
+/// A run's first `session` line: its version, workflow id, question and round limit.
+pub fn session(workflow_id: &str, query: &str, max_rounds: Option<u32>) -> SessionLine {
+    SessionLine {
+        session: 0,
+        at: crate::clock::now_millis(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        workflow_id: workflow_id.to_string(),
+        query: query.to_string(),
+        max_rounds,
+        replay_of: None,
+    }
+}
+
+/// The search client of the settings (`None` without any provider), its web provider's gate
+/// from the services' gates. A local index is opened here, on a blocking thread; what it did
+/// is logged, and its warnings too.
+async fn search_client(services: &Services) -> Result<Option<SearchClient>, CommandError> {
+    let (http, settings, gates) = (
+        services.http.clone(),
+        services.settings.clone(),
+        Arc::clone(&services.gates),
+    );
+    let client =
+        tokio::task::spawn_blocking(move || SearchClient::with_gates(http, &settings, &gates))
+            .await
+            .map_err(CommandError::failure)?
+            .map_err(CommandError::usage)?;
+    if let Some(report) = client.as_ref().and_then(SearchClient::index_report) {
+        for w in &report.warnings {
+            tracing::warn!("corpus: {w}");
+        }
+        tracing::info!(
+            "local index: {} document(s); {} read, {} added, {} updated, {} removed, {} unchanged",
+            report.documents,
+            report.read,
+            report.added,
+            report.updated,
+            report.removed,
+            report.unchanged
+        );
+    }
+    Ok(client)
+}

@@ -1,0 +1,85 @@
+//! What a workflow run's status, and its review's verdict, do to a command's exit code
+//! (README: exit codes), with the line on stderr that says why for anything short of
+//! `completed`.
+
+use std::path::Path;
+
+use crate::exit::{CommandError, CommandResult, ExitStatus};
+use crate::kernel::{EngineError, RunStatus, RunSummary};
+use crate::logging::{Escape, escape_controls};
+use crate::output::eprint_line;
+use crate::review::{ReviewStatus, ReviewSummary};
+
+/// The exit code a run's status maps to.
+pub fn run_exit(summary: RunSummary, plan_path: &Path) -> CommandResult {
+    let shown = plan_path.display();
+    let reason = summary.reason.unwrap_or_default();
+    // A server's words may be in the reason: escape what could act on the terminal.
+    let escaped = escape_controls(&reason, Escape::KeepLines);
+    match summary.status {
+        RunStatus::Completed => Ok(ExitStatus::Success),
+        RunStatus::Interrupted => Ok(ExitStatus::Interrupted),
+        // The user asked for the limit: a partial run is a success, said plainly.
+        RunStatus::Partial => {
+            eprint_line(&format!(
+                "note: partial run: {escaped}; the report says so at its top"
+            ));
+            Ok(ExitStatus::Success)
+        }
+        RunStatus::Degraded => {
+            eprint_line(&format!(
+                "error: degraded run: {escaped}; the report says so at its top; fix the cause and run again"
+            ));
+            Ok(ExitStatus::Failure)
+        }
+        RunStatus::FinalFailed => {
+            eprint_line(&format!(
+                "error: {escaped}; completed results are in `{shown}`: fix the cause and resume with `--plan {shown}`"
+            ));
+            Ok(ExitStatus::Failure)
+        }
+        RunStatus::Failed => {
+            let failure = summary
+                .failure
+                .map_or_else(|| anyhow::anyhow!(reason), anyhow::Error::new);
+            let unusable = failure
+                .downcast_ref::<EngineError>()
+                .is_some_and(|e| matches!(e, EngineError::Unusable(_)));
+            let failure = failure.context(format!(
+                "the run stopped; what it completed is saved in `{shown}`"
+            ));
+            Err(if unusable {
+                CommandError::usage(failure)
+            } else {
+                CommandError::failure(failure)
+            })
+        }
+    }
+}
+
+/// A command's exit status once its review is known: a review stopped by a signal is an
+/// interruption, and with `fail_on_block` a `block` verdict fails a run that succeeded. A
+/// review that failed changes nothing (the research stands as it is).
+pub fn verdict_exit(
+    status: ExitStatus,
+    review: Option<&ReviewSummary>,
+    fail_on_block: bool,
+) -> ExitStatus {
+    let Some(review) = review.filter(|_| status == ExitStatus::Success) else {
+        return status;
+    };
+    if review.status == ReviewStatus::Interrupted {
+        return ExitStatus::Interrupted;
+    }
+    if fail_on_block && review.is_block() {
+        let notes = review
+            .files
+            .as_ref()
+            .map_or_else(String::new, |f| format!("; see `{}`", f.markdown));
+        eprint_line(&format!(
+            "error: the review's verdict is `block`: the report is not to be used as it stands{notes}"
+        ));
+        return ExitStatus::Failure;
+    }
+    status
+}

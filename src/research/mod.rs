@@ -1,0 +1,180 @@
+//! One research run, wired: the engine chosen (a model's agents and planner, or the extractive
+//! engine over the corpus when there is no model), its event log and transcript beside the
+//! plan, and the review step after its report. [`Research`] is what `workflow`, `batch` and
+//! whatever else starts workflow runs hand a plan to ([`RunWorkflow`]).
+
+pub mod exit;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::agents::{Agents, TaskRunner};
+use crate::exit::CommandError;
+use crate::kernel::services::session;
+use crate::kernel::{
+    EventListener, EventLog, Finished, Ledger, RunRequest, RunSummary, RunWorkflow, Services,
+};
+use crate::offline::{ExtractiveAgents, ExtractivePlanner};
+use crate::plan::Beside;
+use crate::planner::{LogOptions, PlanRound, Planner, bootstrap};
+use crate::review::{ReviewPaths, Reviewer};
+use crate::settings::{EngineKind, Role};
+use crate::transcript::Tape;
+use crate::workflow::{Engine, ReviewStep, RunParts};
+
+/// Runs workflows with the process's services.
+pub struct Research {
+    pub services: Arc<Services>,
+    /// How much of the planner's input and output the log shows.
+    pub log: LogOptions,
+}
+
+impl RunWorkflow for Research {
+    /// Runs one workflow on an opened plan to its end. Every call is recorded in the
+    /// transcript beside the plan; with a replayed transcript, answered from it instead.
+    async fn run(&self, request: RunRequest) -> Result<Finished, CommandError> {
+        let RunRequest {
+            store,
+            mut plan,
+            options,
+            shutdown,
+            listener,
+        } = request;
+        if bootstrap(&mut plan) {
+            store.save(&plan).map_err(CommandError::failure)?;
+        }
+        let files = Beside::of(store.real_path());
+        let events = Arc::new(self.event_log(&files.events, listener)?);
+        let tape = self.services.tape(
+            &files.transcript,
+            session(&plan.workflow_id, plan.question(), Some(options.max_rounds)),
+        )?;
+        tracing::info!(
+            "workflow `{}`: plan `{}`, events `{}`",
+            plan.workflow_id,
+            store.path().display(),
+            files.events.display()
+        );
+        let plan_path = store.path().to_path_buf();
+        let run = RunParts {
+            ledger: Ledger::new(Box::new(store), plan, events),
+            options,
+            shutdown,
+            files: files.clone(),
+            corpus_url: self.services.corpus_url(),
+            review: self.review_step(ReviewPaths::of(&files), &tape)?,
+        };
+        let summary = if self.services.settings.engine == EngineKind::Extractive {
+            let (runner, planner) = self.extractive_engine(tape)?;
+            engine(run, runner, planner).await
+        } else {
+            let (runner, planner) = self.llm_engine(tape)?;
+            engine(run, runner, planner).await
+        };
+        Ok(Finished {
+            summary,
+            plan_path,
+            report_path: files.report,
+            events_path: files.events,
+            transcript_path: files.transcript,
+        })
+    }
+}
+
+async fn engine<R: TaskRunner, P: PlanRound>(run: RunParts, runner: R, planner: P) -> RunSummary {
+    Engine::new(run, runner, planner).run().await
+}
+
+impl Research {
+    /// The run's event log, with the local index's report as its first event.
+    fn event_log(
+        &self,
+        path: &Path,
+        listener: Option<Arc<dyn EventListener>>,
+    ) -> Result<EventLog, CommandError> {
+        let mut events = EventLog::open(path).map_err(|e| {
+            CommandError::usage(anyhow::anyhow!(
+                "cannot open the event log `{}`: {e}",
+                path.display()
+            ))
+        })?;
+        if let Some(listener) = listener {
+            events = events.with_listener(listener);
+        }
+        if let Some(event) = self.services.index_event() {
+            events.emit(event);
+        }
+        Ok(events)
+    }
+
+    /// What follows the report: the review by its two roles, unless it is off
+    /// (`review.enabled: false`, `--no-review`) or the engine has no model.
+    fn review_step(&self, paths: ReviewPaths, tape: &Tape) -> Result<ReviewStep, CommandError> {
+        if !self.services.settings.review {
+            return Ok(ReviewStep::Off);
+        }
+        if self.services.settings.engine == EngineKind::Extractive {
+            return Ok(ReviewStep::Skip(
+                "the offline engine has no model to review the report".into(),
+            ));
+        }
+        Ok(ReviewStep::Run {
+            reviewer: Box::new(reviewer(&self.services, tape)?),
+            paths,
+        })
+    }
+
+    /// The task runner and planner of the extractive engine, over the corpus.
+    fn extractive_engine(
+        &self,
+        tape: Tape,
+    ) -> Result<(ExtractiveAgents, ExtractivePlanner), CommandError> {
+        let search = self.services.search.clone().ok_or_else(|| {
+            CommandError::usage(anyhow::anyhow!("offline research needs a corpus"))
+        })?;
+        let index = search.local_index().ok_or_else(|| {
+            CommandError::usage(anyhow::anyhow!("offline research needs a corpus"))
+        })?;
+        let planner = ExtractivePlanner {
+            index: Arc::clone(&index),
+        };
+        Ok((
+            ExtractiveAgents {
+                search,
+                index,
+                tape,
+            },
+            planner,
+        ))
+    }
+
+    /// The sub-agents and the planner of a run with a model.
+    fn llm_engine(&self, tape: Tape) -> Result<(Agents, Planner), CommandError> {
+        let services = &self.services;
+        let planner = Planner {
+            llm: services.llm(Role::Planning, &tape)?,
+            system_prompt: services.prompts.planning.clone(),
+            repair_attempts: services.settings.repair_attempts,
+            log: self.log,
+        };
+        let agents = Agents {
+            search_llm: services.llm(Role::Search, &tape)?,
+            summary_llm: services.llm(Role::Summary, &tape)?,
+            search: services.search.clone(),
+            prompts: services.prompts.clone(),
+            tape,
+        };
+        Ok((agents, planner))
+    }
+}
+
+/// The review stage's two roles, their calls on `tape`.
+pub fn reviewer(services: &Services, tape: &Tape) -> Result<Reviewer, CommandError> {
+    Ok(Reviewer {
+        review_llm: services.llm(Role::Review, tape)?,
+        second_opinion_llm: services.llm(Role::SecondOpinion, tape)?,
+        review_prompt: services.prompts.review.clone(),
+        second_opinion_prompt: services.prompts.second_opinion.clone(),
+        repair_attempts: services.settings.repair_attempts,
+    })
+}

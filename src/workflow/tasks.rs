@@ -1,0 +1,259 @@
+//! The engine's running side: every pending node runs on the kernel's scheduler, at most
+//! `concurrency` at once, first every research task, then the final summary. The engine
+//! alone decides what starts (once a budget is spent, no research task does) and writes what
+//! ends through the ledger; a task that panics is recorded as a failed task, so the planner
+//! hears of it like any other failure. On shutdown, results that already finished are
+//! recorded before the rest is abandoned (started tasks stay `running`, queued ones
+//! `planned`, for resume), so no finished work is paid for twice.
+//!
+//! Time: the research runs until the time budget is spent, then its running tasks get a grace
+//! and are cut. The final summary is what the budget buys, so that budget never cuts it: under
+//! a time budget it has a bound of its own from its start (`--final-time`).
+
+use std::time::Duration;
+
+use tracing::Instrument;
+
+use super::engine::Engine;
+use crate::agents::{TaskError, TaskOutput, TaskRunner, task_input};
+use crate::kernel::budget;
+use crate::kernel::ledger::Ended;
+use crate::kernel::scheduler::{Admit, Done, Scheduler};
+use crate::kernel::{EngineError, Event};
+use crate::plan::{FINAL_BATCH, NodeId};
+use crate::planner::PlanRound;
+
+/// The two passes over pending nodes: the research, then the final summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Research,
+    Final,
+}
+
+type Tasks = Scheduler<NodeId, Result<TaskOutput, TaskError>>;
+
+impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
+    /// Runs every pending node: first all but the final one, then the final one. Returns
+    /// whether the run was interrupted.
+    pub(super) async fn run_pending(&mut self) -> Result<bool, EngineError> {
+        for phase in [Phase::Research, Phase::Final] {
+            let ids: Vec<NodeId> = self
+                .run
+                .ledger
+                .plan()
+                .nodes
+                .iter()
+                .filter(|n| n.is_pending() && (n.batch == FINAL_BATCH) == (phase == Phase::Final))
+                .map(|n| n.node_id)
+                .collect();
+            if !ids.is_empty() && self.run_phase(ids, phase).await? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    async fn run_phase(&mut self, ids: Vec<NodeId>, phase: Phase) -> Result<bool, EngineError> {
+        let mut tasks = self.queue(ids);
+        let now = tokio::time::Instant::now();
+        let far = now + Duration::from_secs(365 * 24 * 3600);
+        let budget = self.run.options.budget;
+        // The research ends at the budget's deadline; the final summary has its own bound.
+        let (deadline, mut cut_at) = match phase {
+            Phase::Research => (self.deadline(), None),
+            Phase::Final => {
+                // A limit passed while the last round was planned still makes the run partial.
+                self.budget_spent();
+                (None, budget.final_bound().map(|bound| now + bound))
+            }
+        };
+        loop {
+            self.start(&mut tasks)?;
+            if tasks.is_idle() {
+                break;
+            }
+            // Once the budget is spent, running research gets until `cut_at` to finish.
+            if phase == Phase::Research && cut_at.is_none() && self.state.stopped.is_some() {
+                cut_at = Some(tokio::time::Instant::now() + budget.grace());
+            }
+            tokio::select! {
+                biased;
+                _ = &mut self.run.shutdown, if !self.state.interrupted => {
+                    self.state.interrupted = true;
+                    self.drain(&mut tasks)?;
+                    tasks.abort_all();
+                    tracing::warn!("interrupted: stopping; tasks in flight stay `running` and run again on resume");
+                    self.run.ledger.save("interrupted")?;
+                    return Ok(true);
+                }
+                _ = tokio::time::sleep_until(deadline.unwrap_or(far)), if deadline.is_some() && self.state.stopped.is_none() => {
+                    self.budget_spent();
+                }
+                _ = tokio::time::sleep_until(cut_at.unwrap_or(far)), if cut_at.is_some() => {
+                    self.drain(&mut tasks)?;
+                    self.cut(&mut tasks, phase)?;
+                }
+                done = tasks.next() => {
+                    if let Some(done) = done
+                        && let Err(e) = self.ended(done)
+                    {
+                        // Keep what already finished, abandon the rest (it stays `running`
+                        // and runs again on resume).
+                        let _ = self.drain(&mut tasks);
+                        tasks.abort_all();
+                        return Err(e);
+                    }
+                    // The budget bounds the research; what the final summary spends is
+                    // recorded, and does not make a finished run partial.
+                    if phase == Phase::Research {
+                        self.budget_spent();
+                    }
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    /// The nodes to run, queued in plan order; what the assembly of their inputs skipped or
+    /// cut is logged and recorded.
+    fn queue(&self, ids: Vec<NodeId>) -> Tasks {
+        let mut tasks = Scheduler::new(self.run.options.concurrency);
+        for id in ids {
+            let Some((input, notes)) = task_input(self.run.ledger.plan(), id) else {
+                continue;
+            };
+            for w in &notes.warnings {
+                tracing::debug!("task {id}: {w}");
+            }
+            for c in &notes.cuts {
+                self.run.ledger.emit(Event::InputCut {
+                    node: id.to_string(),
+                    what: c.what.clone(),
+                    chars: c.chars,
+                    kept: c.kept,
+                });
+            }
+            let runner = std::sync::Arc::clone(&self.runner);
+            let events = std::sync::Arc::clone(self.run.ledger.events());
+            // Log lines from inside the task (retries) name its node.
+            let span = tracing::info_span!("task", node = %id);
+            tasks.queue(
+                id,
+                async move {
+                    let observer = events.observer(&id.to_string());
+                    runner.run(&input, &observer).await
+                }
+                .instrument(span),
+            );
+        }
+        tasks
+    }
+
+    /// Starts queued tasks while slots are free. Once the budget is spent, a research task
+    /// does not start (the final summary, which is what the budget buys, does).
+    fn start(&mut self, tasks: &mut Tasks) -> Result<(), EngineError> {
+        let stopped = self.state.stopped.is_some();
+        let ledger = &mut self.run.ledger;
+        tasks.start(|&id| {
+            let is_final = ledger
+                .plan()
+                .node(id)
+                .is_some_and(|n| n.batch == FINAL_BATCH);
+            if stopped && !is_final {
+                let why = "the budget was spent before it started".to_string();
+                ledger.task_ended(id, Err(TaskError::NotRun(why)), Duration::ZERO)?;
+                return Ok(Admit::Skip);
+            }
+            ledger.task_started(id)?;
+            Ok(Admit::Run)
+        })
+    }
+
+    /// Records one ended task: its result, or a panic as a failure of its node.
+    fn ended(
+        &mut self,
+        done: Done<NodeId, Result<TaskOutput, TaskError>>,
+    ) -> Result<(), EngineError> {
+        let result = done.outcome.unwrap_or_else(|panic| {
+            tracing::error!("task {} panicked: {panic}", done.key);
+            Err(TaskError::Panicked(panic))
+        });
+        if let Ended::Failed(failed) = self.run.ledger.task_ended(done.key, result, done.took)? {
+            self.state.notes.failed.push(failed);
+        }
+        Ok(())
+    }
+
+    /// The grace after a spent budget is over, or the final summary's own bound: every task
+    /// still running is cut, and every queued one recorded as not run.
+    fn cut(&mut self, tasks: &mut Tasks, phase: Phase) -> Result<(), EngineError> {
+        let (running, queued) = tasks.abort_all();
+        let bound = self.run.options.budget.final_bound().unwrap_or_default();
+        for (id, took) in running {
+            let error = match phase {
+                Phase::Final => TaskError::TimedOut(format!(
+                    "the final summary's own time bound ({} s, `--final-time` or \
+                     `budget.finalSeconds`) ran out before the model answered; the model is \
+                     slower than that: raise the bound, or resume with `--plan` to run the final \
+                     summary again",
+                    bound.as_secs()
+                )),
+                Phase::Research => {
+                    TaskError::NotRun("cut: the budget was spent and its grace ran out".into())
+                }
+            };
+            self.ended(Done {
+                key: id,
+                outcome: Ok(Err(error)),
+                took,
+            })?;
+        }
+        for id in queued {
+            let why = "the budget was spent before it started".to_string();
+            self.run
+                .ledger
+                .task_ended(id, Err(TaskError::NotRun(why)), Duration::ZERO)?;
+        }
+        Ok(())
+    }
+
+    /// Records every task that already ended, without waiting for anything.
+    fn drain(&mut self, tasks: &mut Tasks) -> Result<(), EngineError> {
+        while let Some(done) = tasks.try_next() {
+            self.ended(done)?;
+        }
+        Ok(())
+    }
+
+    /// Whether a limit is reached; the first time, stops new research and records why.
+    pub(super) fn budget_spent(&mut self) -> bool {
+        if self.state.stopped.is_some() {
+            return true;
+        }
+        let tokens = self.run.ledger.totals().tokens.total_tokens;
+        let elapsed = self.state.started.elapsed();
+        let Some(stop) = budget::check(&self.run.options.budget, tokens, elapsed) else {
+            return false;
+        };
+        tracing::warn!(
+            "{}: no new task starts; the final summary is written from what exists",
+            stop.describe()
+        );
+        self.run.ledger.emit(Event::BudgetReached {
+            limit: stop.limit,
+            value: stop.value,
+            used: stop.used,
+        });
+        self.state.stopped = Some(stop);
+        true
+    }
+
+    /// When the time budget runs out, if there is one.
+    fn deadline(&self) -> Option<tokio::time::Instant> {
+        self.run
+            .options
+            .budget
+            .max_time
+            .map(|max| tokio::time::Instant::from_std(self.state.started) + max)
+    }
+}
