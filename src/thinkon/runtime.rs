@@ -28,7 +28,7 @@ use super::reflect::Reflector;
 use super::store::{StoreError, TreeMeta, TreeStore};
 use super::tree::Tree;
 use crate::kernel::event::{RunFinished, RunStarted};
-use crate::kernel::{Event, EventLog, Shutdown};
+use crate::kernel::{BudgetStop, Event, EventLog, Shutdown, budget};
 use crate::settings::Budget;
 
 /// Failed children in a row after which a plan item is given up.
@@ -187,28 +187,20 @@ impl<'a> Runtime<'a> {
         if matches!(step, Step::Receive(_) | Step::Forget(_) | Step::Done) {
             return None;
         }
-        let (limit, value, used) = if matches!(step, Step::Plan(_) | Step::Force(_))
-            && self.tree.len() >= self.options.max_blocks as usize
+        let blocks = self.tree.len() as u64;
+        let stop = if matches!(step, Step::Plan(_) | Step::Force(_))
+            && blocks >= u64::from(self.options.max_blocks)
         {
-            let n = self.tree.len() as u64;
-            ("max_blocks", u64::from(self.options.max_blocks), n)
-        } else if let Some(max) = self
-            .options
-            .budget
-            .max_tokens
-            .filter(|max| self.spent.usage.total_tokens >= *max)
-        {
-            ("max_tokens", max, self.spent.usage.total_tokens)
-        } else if let Some(max) = self
-            .options
-            .budget
-            .max_time
-            .filter(|max| self.started.elapsed() >= *max)
-        {
-            ("max_time", max.as_secs(), self.started.elapsed().as_secs())
+            BudgetStop {
+                limit: "max_blocks",
+                value: u64::from(self.options.max_blocks),
+                used: blocks,
+            }
         } else {
-            return None;
+            let tokens = self.spent.usage.total_tokens;
+            budget::check(&self.options.budget, tokens, self.started.elapsed())?
         };
+        let BudgetStop { limit, value, used } = stop;
         let reason = match limit {
             "max_blocks" => format!("the block budget ({value}) was reached with {used} blocks"),
             "max_tokens" => format!("the token budget ({value}) was reached after {used} tokens"),
