@@ -12,11 +12,11 @@ use tokio::sync::watch;
 use super::{Item, ItemStatus, Manifest, Question};
 use crate::exit::CommandError;
 use crate::kernel::plan_file::open_valid;
+use crate::kernel::progress::{Progress, Update};
 use crate::kernel::scheduler::{Admit, Done, Scheduler};
 use crate::kernel::shutdown::on_watch;
 use crate::kernel::{EngineError, Finished, RunRequest, RunStatus, RunWorkflow, Shutdown};
 use crate::plan::{PlanFile, PlanStore};
-use crate::progress::{ProgressDisplay, Update};
 use crate::settings::RunOptions;
 
 /// How a batch's run ended.
@@ -35,7 +35,7 @@ pub struct Batch<W> {
     pub options: RunOptions,
     pub runner: Arc<W>,
     /// One line per running question on a terminal.
-    pub display: Option<Arc<ProgressDisplay>>,
+    pub display: Option<Arc<dyn Progress>>,
 }
 
 type Ended = Result<Finished, CommandError>;

@@ -16,7 +16,7 @@ use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::kernel::{Services, shutdown};
 use crate::output::{absolute, eprint_line, print_json};
 use crate::planner::LogOptions;
-use crate::progress::ProgressDisplay;
+use crate::progress::{Progress, ProgressDisplay};
 use crate::research::Research;
 use crate::settings::RunSettings;
 
@@ -49,7 +49,7 @@ pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
             services,
             log: LogOptions::default(),
         }),
-        display: ProgressDisplay::for_terminal(),
+        display: ProgressDisplay::for_terminal().map(|d| d as Arc<dyn Progress>),
     };
     let todo = batch.to_run(&questions)?;
     tracing::info!(

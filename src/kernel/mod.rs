@@ -11,6 +11,7 @@
 //! - `services.rs`: [`Services`], built once per process: HTTP pool, gates, negotiator,
 //!   prompts, search client, the replayed transcript;
 //! - `plan_file.rs`: a plan file opened for a run, locked, refused when invalid;
+//! - `progress.rs`: what a progress display is told ([`progress::Update`]), and who shows it;
 //! - `run.rs`: one workflow run as drivers of many see it ([`RunWorkflow`]);
 //! - `shutdown.rs`: [`Shutdown`], the signal to stop;
 //! - `outcome.rs`: how a run ended ([`RunStatus`], [`Totals`], [`RunSummary`]).
@@ -24,6 +25,7 @@ pub mod ledger;
 pub mod log;
 pub mod outcome;
 pub mod plan_file;
+pub mod progress;
 pub mod run;
 pub mod scheduler;
 pub mod services;

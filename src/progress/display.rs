@@ -11,7 +11,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
-use super::state::{LineKey, ProgressState, Update};
+use super::state::{LineKey, ProgressState};
+use crate::kernel::progress::{Progress, Update};
 use crate::kernel::{Event, EventListener};
 use crate::logging::ProgressTarget;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
@@ -85,9 +86,9 @@ impl ProgressDisplay {
     }
 }
 
-impl ProgressDisplay {
+impl Progress for ProgressDisplay {
     /// Shows `update`: a run's event, or a batch's question starting or ending.
-    pub fn show(&self, update: Update) {
+    fn show(&self, update: Update) {
         if self.shared.stopped.load(Ordering::Relaxed) {
             return;
         }

@@ -4,5 +4,5 @@
 pub mod display;
 pub mod state;
 
+pub use crate::kernel::progress::{Progress, Update};
 pub use display::ProgressDisplay;
-pub use state::Update;

@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use crate::kernel::Event;
+use crate::kernel::progress::Update;
 use crate::logging::{Escape, escape_controls};
 
 /// The most columns a task's title takes, however wide the terminal: the line is a reminder,
@@ -38,94 +38,6 @@ pub enum LineKey {
 pub struct Line {
     pub key: LineKey,
     pub text: String,
-}
-
-/// What happened, as the display needs to know it: a run's events ([`Update::of`]) or a
-/// batch's questions.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Update {
-    /// A run started: what was shown before is forgotten.
-    Begin,
-    /// A round planned these tasks (none when it was discarded), spending `tokens`.
-    Round {
-        round: u64,
-        planned: Vec<String>,
-        tokens: u64,
-    },
-    RoundFailed {
-        round: u64,
-    },
-    /// The final summary was added: no more rounds come.
-    Finalising {
-        node: String,
-    },
-    Started {
-        node: String,
-        kind: String,
-        title: String,
-        is_final: bool,
-    },
-    Ended {
-        node: String,
-        failed: bool,
-        tokens: u64,
-    },
-    /// The run ended: nothing more is shown.
-    Finished,
-}
-
-impl Update {
-    /// What an event of a run changes on the display, if anything.
-    pub fn of(event: &Event) -> Option<Update> {
-        use crate::kernel::event::{PlanningFailed, RoundPlanned};
-        Some(match event {
-            Event::RunStarted(_) => Update::Begin,
-            Event::RoundPlanned(RoundPlanned::Applied {
-                round,
-                tasks,
-                tokens,
-                ..
-            }) => Update::Round {
-                round: u64::from(*round),
-                planned: tasks.clone(),
-                tokens: *tokens,
-            },
-            // A discarded round's tasks were taken out of the plan again.
-            Event::RoundPlanned(RoundPlanned::Discarded { round, .. }) => Update::Round {
-                round: u64::from(*round),
-                planned: Vec::new(),
-                tokens: 0,
-            },
-            Event::PlanningFailed(PlanningFailed::Round { round, .. }) => Update::RoundFailed {
-                round: u64::from(*round),
-            },
-            Event::FinalForced { node, .. } => Update::Finalising { node: node.clone() },
-            Event::TaskStarted {
-                node,
-                kind,
-                title,
-                is_final,
-                ..
-            } => Update::Started {
-                node: node.clone(),
-                kind: kind.as_str().to_string(),
-                title: title.clone(),
-                is_final: *is_final,
-            },
-            Event::TaskCompleted { node, tokens, .. } => Update::Ended {
-                node: node.clone(),
-                failed: false,
-                tokens: *tokens,
-            },
-            Event::TaskFailed { node, .. } => Update::Ended {
-                node: node.clone(),
-                failed: true,
-                tokens: 0,
-            },
-            Event::RunFinished(_) => Update::Finished,
-            _ => return None,
-        })
-    }
 }
 
 /// What the display knows of the run, from its updates alone.
@@ -433,6 +345,7 @@ mod tests {
 
     #[test]
     fn a_run_s_events_become_the_updates_the_display_needs() {
+        use crate::kernel::Event;
         use crate::kernel::event::RoundPlanned;
         let round = Event::RoundPlanned(RoundPlanned::Discarded {
             round: 3,
