@@ -25,7 +25,16 @@ const MAX_FILE_LINES: usize = 450;
 /// agents) -> (llm, search) -> http, with plan and settings below.
 const LAYERS: &[&[&str]] = &[
     &["text", "clock"],
-    &["exit", "diagnostics", "cli", "atomic", "files", "markdown", "lockfile"],
+    &[
+        "exit",
+        "diagnostics",
+        "cli",
+        "atomic",
+        "files",
+        "markdown",
+        "lockfile",
+        "web_providers",
+    ],
     &["logging", "plan", "settings", "batch"],
     &["http", "prompts", "validate", "compare", "transcript"],
     &["llm", "search"],

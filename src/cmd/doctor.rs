@@ -166,7 +166,7 @@ async fn probe_search(http: reqwest::Client, settings: &Settings) -> SearchRepor
         [] => "none".to_string(),
         list => list
             .iter()
-            .map(|p| format!("{p:?}").to_ascii_lowercase())
+            .map(|p| p.name())
             .collect::<Vec<_>>()
             .join("+"),
     };

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+use super::search_provider::SearchProviderKind;
 use crate::files::read_bounded;
 
 /// The largest config file read: a real one is a few kilobytes, so anything near this is the
@@ -197,16 +198,6 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SearchProviderKind {
-    Tavily,
-    Searxng,
-    Brave,
-    Local,
-    None,
-}
-
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PlannerConfig {
@@ -351,13 +342,15 @@ mod tests {
             cfg.search.provider,
             Some(OneOrMany(vec![
                 SearchProviderKind::Local,
-                SearchProviderKind::Searxng
+                SearchProviderKind::from_name("searxng").expect("a web provider")
             ]))
         );
         let cfg = ConfigFile::parse("c.json", r#"{"search": {"provider": "brave"}}"#).expect("one");
         assert_eq!(
             cfg.search.provider,
-            Some(OneOrMany(vec![SearchProviderKind::Brave]))
+            Some(OneOrMany(vec![
+                SearchProviderKind::from_name("brave").expect("a web provider")
+            ]))
         );
         let err = ConfigFile::parse("c.json", r#"{"search": {"provider": ["local", "bing"]}}"#)
             .expect_err("typo");

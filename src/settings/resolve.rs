@@ -2,24 +2,25 @@
 //! validating its values and naming the key to fix.
 //!
 //! Precedence: a non-empty value in the config file wins; the environment fills what the file
-//! leaves out (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, `OPENAI_MODEL`, and the search provider's
-//! key: `TAVILY_API_KEY`, `BRAVE_API_KEY`, `SEARXNG_API_KEY`); per-role `roles.*` entries
-//! override the top-level endpoint for that role. Blank values count as absent. Roles that
-//! share an endpoint (base URL and model) share its rate budget: the lower of their `limits`.
+//! leaves out (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, `OPENAI_MODEL`, and the web search
+//! provider's key variable, e.g. `TAVILY_API_KEY`, which `web_providers` names); per-role
+//! `roles.*` entries override the top-level endpoint for that role. Blank values count as
+//! absent. Roles that share an endpoint (base URL and model) share its rate budget: the lower
+//! of their `limits`.
 
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::base_url::BaseUrl;
-use super::config_file::{
-    ConfigFile, EngineKind, LimitsConfig, RoleConfig, SearchProviderKind, StructuredOutput,
-};
+use super::config_file::{ConfigFile, EngineKind, LimitsConfig, RoleConfig, StructuredOutput};
 use super::resolved::{
     Budget, LlmEndpoint, LlmRoles, RateLimits, RetrySettings, Role, SearchSettings, Settings,
     SettingsError,
 };
+use super::search_provider::{SearchProviderKind, web_provider_names};
 use super::secret::{ApiKey, redact_url};
+use crate::web_providers::WebProvider;
 
 impl Settings {
     /// The config file read: `config` (`--config`, else `AGENT_CONFIG`), else
@@ -316,25 +317,26 @@ impl<'a> Resolver<'a> {
             s.provider.as_ref().map(|p| p.0.clone()).unwrap_or_default();
         providers.retain(|p| *p != SearchProviderKind::None);
         providers.dedup();
-        let web: Vec<_> = providers
+        let web: Vec<&dyn WebProvider> = providers
             .iter()
-            .filter(|p| **p != SearchProviderKind::Local)
+            .filter_map(|p| match p {
+                SearchProviderKind::Web(provider) => Some(*provider),
+                SearchProviderKind::Local | SearchProviderKind::None => None,
+            })
             .collect();
         if web.len() > 1 {
+            let names: Vec<&str> = providers.iter().map(|p| p.name()).collect();
             return Err(self.invalid(
                 "search.provider",
-                format!("{providers:?}").to_ascii_lowercase(),
-                "list at most one web provider (searxng, tavily or brave), with or without `local`",
+                format!("[{}]", names.join(", ")),
+                &format!(
+                    "list at most one web provider ({}), with or without `local`",
+                    web_provider_names()
+                ),
             ));
         }
-        let key_env = web.first().and_then(|p| match p {
-            SearchProviderKind::Tavily => Some("TAVILY_API_KEY"),
-            SearchProviderKind::Brave => Some("BRAVE_API_KEY"),
-            SearchProviderKind::Searxng => Some("SEARXNG_API_KEY"),
-            SearchProviderKind::Local | SearchProviderKind::None => None,
-        });
         let api_key = pick(&s.api_key)
-            .or_else(|| key_env.and_then(|k| self.env(k)))
+            .or_else(|| web.first().and_then(|p| self.env(p.key_env())))
             .and_then(ApiKey::new);
         let base_url = match pick(&s.base_url) {
             Some(url) => Some(self.url("search.baseURL", &url)?),

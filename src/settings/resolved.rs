@@ -7,8 +7,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::base_url::BaseUrl;
-use super::config_file::{ConfigFileError, EngineKind, SearchProviderKind, StructuredOutput};
+use super::config_file::{ConfigFileError, EngineKind, StructuredOutput};
+use super::search_provider::SearchProviderKind;
 use super::secret::ApiKey;
+use crate::web_providers::{KeySentAs, WebProvider};
 
 /// Which agent an LLM call serves; each may have its own endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -124,11 +126,11 @@ pub struct SearchSettings {
 
 impl SearchSettings {
     /// The one web provider, if any.
-    pub fn web_provider(&self) -> Option<SearchProviderKind> {
-        self.providers
-            .iter()
-            .copied()
-            .find(|p| !matches!(p, SearchProviderKind::Local | SearchProviderKind::None))
+    pub fn web_provider(&self) -> Option<&'static dyn WebProvider> {
+        self.providers.iter().find_map(|p| match p {
+            SearchProviderKind::Web(provider) => Some(*provider),
+            SearchProviderKind::Local | SearchProviderKind::None => None,
+        })
     }
 
     /// Searches a local corpus: adds `local` (first) to the providers.
@@ -276,10 +278,11 @@ impl Settings {
     pub fn unsent_user_parts(&self) -> Vec<&BaseUrl> {
         let llm = self.llm.iter().flat_map(LlmRoles::all);
         let llm = llm.filter(|e| e.api_key.is_some()).map(|e| &e.base_url);
-        let bearer = matches!(
-            self.search.web_provider(),
-            Some(SearchProviderKind::Searxng | SearchProviderKind::Tavily)
-        ) && self.search.api_key.is_some();
+        let bearer = self
+            .search
+            .web_provider()
+            .is_some_and(|p| p.key_sent_as() == KeySentAs::Bearer)
+            && self.search.api_key.is_some();
         let search = self.search.base_url.iter().filter(|_| bearer);
         let mut urls: Vec<&BaseUrl> = Vec::new();
         for url in llm.chain(search).filter(|url| url.user().is_some()) {
