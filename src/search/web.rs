@@ -114,7 +114,8 @@ impl WebSearch {
                 message: redact(&e.to_string(), &self.secrets),
             })?;
         // max_results is 1..=20 (checked by the settings), so this never truncates.
-        Ok(kept(parsed, usize::try_from(self.max_results).unwrap_or(usize::MAX)))
+        let max = usize::try_from(self.max_results).unwrap_or(usize::MAX);
+        Ok(kept(parsed, max))
     }
 
     /// `err` as [`SearchError::Unusable`] when the provider cannot be used as configured.

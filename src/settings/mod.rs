@@ -4,14 +4,16 @@ pub mod base_url;
 pub mod config_file;
 pub mod resolve;
 pub mod resolved;
+pub mod role;
 pub mod search_provider;
 pub mod secret;
 
 pub use base_url::BaseUrl;
 pub use config_file::{ConfigFile, EngineKind, StructuredOutput};
 pub use resolved::{
-    Budget, LlmEndpoint, LlmRoles, RateLimits, RetrySettings, Role, SearchSettings, Settings,
+    Budget, LlmEndpoint, LlmRoles, RateLimits, RetrySettings, SearchSettings, Settings,
     SettingsError,
 };
+pub use role::{PromptSpec, ROLES, Role, RoleSpec};
 pub use search_provider::SearchProviderKind;
 pub use secret::ApiKey;

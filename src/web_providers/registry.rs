@@ -33,7 +33,11 @@ mod tests {
             assert!(!["local", "none"].contains(&name), "`{name}` is taken");
             for other in &WEB_PROVIDERS[at + 1..] {
                 assert_ne!(name, other.name(), "two providers named `{name}`");
-                assert_ne!(provider.key_env(), other.key_env(), "`{name}`'s key variable");
+                assert_ne!(
+                    provider.key_env(),
+                    other.key_env(),
+                    "`{name}`'s key variable"
+                );
             }
         }
         assert!(find("bing").is_none() && find("local").is_none());
