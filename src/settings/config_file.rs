@@ -358,6 +358,25 @@ mod tests {
     }
 
     #[test]
+    fn roles_are_read_by_name_and_an_unknown_one_is_named_with_the_valid_ones() {
+        let cfg = ConfigFile::parse(
+            "c.json",
+            r#"{"roles": {"second_opinion": {"model": "judge"}, "search": null}}"#,
+        )
+        .expect("valid");
+        let model = |role| cfg.roles.get(role).and_then(|r| r.model.as_deref());
+        assert_eq!(model(Role::SecondOpinion), Some("judge"));
+        assert!(cfg.roles.get(Role::Search).is_none() && cfg.roles.get(Role::Review).is_none());
+        let err = ConfigFile::parse("c.json", r#"{"roles": {"verifer": {}}}"#).expect_err("typo");
+        assert_eq!(
+            err.to_string(),
+            "config `c.json`: `roles.verifer`: unknown field `verifer`, expected one of \
+             `planning`, `search`, `summary`, `review`, `second_opinion`; \
+             agent.config.example.json lists every key"
+        );
+    }
+
+    #[test]
     fn a_provider_is_one_name_or_a_list_and_typos_are_named() {
         let cfg = ConfigFile::parse(
             "c.json",
