@@ -17,6 +17,7 @@
 //! - [`agents`]: the search and summary sub-agents and their dispatch.
 //! - [`review`]: the review stage after the report (two roles, their files).
 //! - [`llm`]: the chat-completions client; [`search`]: the search providers.
+//! - [`web_providers`]: each web search API (name, key, request, answer) and their registry.
 //! - [`http`]: the HTTP client, errors, the one retry policy and each endpoint's rate budget.
 //! - [`plan`]: the plan file: model, node ids, refs, info blocks, store.
 //! - [`validate`]: the validators (step plans, plan-next answers, plan files).
@@ -59,4 +60,5 @@ pub mod text;
 pub mod thinkon;
 pub mod transcript;
 pub mod validate;
+pub mod web_providers;
 pub mod workflow;

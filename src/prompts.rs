@@ -1,36 +1,10 @@
-//! The system prompts: built into the binary from `prompts/`, and replaceable file by file by
-//! a folder named in the config (`promptsDir`) or `RESEARCHFLOW_PROMPTS_DIR`.
+//! The system prompts: built into the binary from `prompts/` (each role's row of
+//! [`crate::settings::ROLES`] names its files), and replaceable file by file by a folder named
+//! in the config (`promptsDir`) or `RESEARCHFLOW_PROMPTS_DIR`.
 
 use std::path::{Path, PathBuf};
 
-/// The built-in prompts, by file name.
-const BUILT_IN: &[(&str, &str)] = &[
-    (PLANNING, include_str!("../prompts/planning.system.md")),
-    (SEARCH_QUERIES, include_str!("../prompts/search.queries.md")),
-    (
-        SEARCH_ANALYSIS,
-        include_str!("../prompts/search.analysis.md"),
-    ),
-    (SUMMARY, include_str!("../prompts/summary.system.md")),
-    (FINAL, include_str!("../prompts/final.system.md")),
-    (REVIEW, include_str!("../prompts/review.system.md")),
-    (
-        SECOND_OPINION,
-        include_str!("../prompts/second_opinion.system.md"),
-    ),
-    (
-        THINKON_PLANNER,
-        include_str!("../prompts/thinkon.planner.md"),
-    ),
-    (
-        THINKON_PLANNER_COMPACT,
-        include_str!("../prompts/thinkon.planner.compact.md"),
-    ),
-    (
-        THINKON_REFLECT,
-        include_str!("../prompts/thinkon.reflect.md"),
-    ),
-];
+use crate::settings::{PromptSpec, ROLES};
 
 /// The planner's system prompt.
 pub const PLANNING: &str = "planning.system.md";
@@ -108,11 +82,17 @@ pub fn load(name: &str, dir: Option<&Path>) -> Result<String, PromptError> {
             });
         }
     }
-    BUILT_IN
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, text)| (*text).to_string())
+    built_in(name)
+        .map(|p| p.built_in.to_string())
         .ok_or_else(|| PromptError::Unknown(name.to_string()))
+}
+
+/// The built-in prompt `name`, from the role that has it.
+fn built_in(name: &str) -> Option<&'static PromptSpec> {
+    ROLES
+        .iter()
+        .flat_map(|role| role.prompts)
+        .find(|p| p.file == name)
 }
 
 #[cfg(test)]
@@ -130,5 +110,43 @@ mod tests {
             "mine"
         );
         assert!(load("nope.md", None).is_err());
+    }
+
+    #[test]
+    fn every_named_prompt_is_a_role_s_and_every_role_s_prompt_loads() {
+        let named = [
+            PLANNING,
+            SEARCH_QUERIES,
+            SEARCH_ANALYSIS,
+            SUMMARY,
+            FINAL,
+            REVIEW,
+            SECOND_OPINION,
+            THINKON_PLANNER,
+            THINKON_PLANNER_COMPACT,
+            THINKON_REFLECT,
+        ];
+        for name in named {
+            assert!(built_in(name).is_some(), "`{name}` is in no row of ROLES");
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        for prompt in ROLES.iter().flat_map(|r| r.prompts) {
+            let text = load(prompt.file, Some(dir.path())).expect("built in");
+            assert_eq!(text, prompt.built_in);
+        }
+        Prompts::load(None).expect("the workflow's prompts");
+    }
+
+    #[test]
+    fn every_file_of_the_prompts_folder_is_built_in() {
+        let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("prompts");
+        for entry in std::fs::read_dir(&folder).expect("prompts/") {
+            let name = entry.expect("entry").file_name();
+            let name = name.to_string_lossy();
+            assert!(
+                built_in(&name).is_some(),
+                "`prompts/{name}` is in no row of ROLES"
+            );
+        }
     }
 }

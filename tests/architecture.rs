@@ -33,6 +33,7 @@ const LAYERS: &[&[&str]] = &[
         "files",
         "markdown",
         "lockfile",
+        "web_providers",
     ],
     &["logging", "plan", "settings", "output"],
     &["http", "prompts", "validate", "compare", "transcript"],

@@ -19,8 +19,10 @@ use super::task::{TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA, parse_writte
 use crate::llm::CallObserver;
 use crate::llm::{JsonSchema, LlmClient, Usage, extract_json};
 use crate::plan::{Info, Source};
+use crate::prompts;
 use crate::search::hit::TITLE_MAX_CHARS;
 use crate::search::{SearchClient, SearchHit};
+use crate::settings::Role;
 use crate::text::{Cut, cap, one_line};
 use crate::transcript::{Site, Tape};
 
@@ -28,10 +30,10 @@ use crate::transcript::{Site, Tape};
 pub const MAX_QUERIES: usize = 3;
 
 /// Token limit of the queries answer, unless the role sets `maxTokens`.
-pub const QUERIES_MAX_TOKENS: u32 = 256;
+pub const QUERIES_MAX_TOKENS: u32 = Role::Search.prompt(prompts::SEARCH_QUERIES).max_tokens;
 
 /// Token limit of the analysis answer, unless the role sets `maxTokens`.
-pub const ANALYSIS_MAX_TOKENS: u32 = 2048;
+pub const ANALYSIS_MAX_TOKENS: u32 = Role::Search.prompt(prompts::SEARCH_ANALYSIS).max_tokens;
 
 /// The most characters of one result's snippet that the analysis sees and the node keeps.
 pub const SNIPPET_MAX_CHARS: usize = 2_000;

@@ -10,13 +10,15 @@ use super::task::{TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA, parse_writte
 use crate::llm::CallObserver;
 use crate::llm::LlmClient;
 use crate::plan::{Info, Source};
+use crate::prompts;
+use crate::settings::Role;
 use crate::transcript::Site;
 
 /// Token limit of an intermediate summary, unless the role sets `maxTokens`.
-pub const SUMMARY_MAX_TOKENS: u32 = 2048;
+pub const SUMMARY_MAX_TOKENS: u32 = Role::Summary.prompt(prompts::SUMMARY).max_tokens;
 
 /// Token limit of the final report, unless the role sets `maxTokens`.
-pub const FINAL_MAX_TOKENS: u32 = 4096;
+pub const FINAL_MAX_TOKENS: u32 = Role::Summary.prompt(prompts::FINAL).max_tokens;
 
 pub struct SummaryAgent<'a> {
     pub llm: &'a LlmClient,

@@ -121,8 +121,8 @@ async fn probe_endpoints(services: &Services) -> Result<Vec<EndpointReport>, Com
     let mut endpoints = Vec::new();
     let mut seen: Vec<(&crate::settings::LlmEndpoint, usize)> = Vec::new();
     let roles = settings.require_llm().map_err(CommandError::usage)?;
-    // The review's roles only when the review runs (`review.enabled`).
-    let used = |role: &Role| settings.review || !matches!(role, Role::Review | Role::SecondOpinion);
+    // The review stage's roles only when the review runs (`review.enabled`).
+    let used = |role: &Role| settings.review || !role.spec().review_stage;
     for role in Role::ALL.into_iter().filter(used) {
         let endpoint = roles.get(role);
         let same = |e: &crate::settings::LlmEndpoint| {
@@ -154,11 +154,7 @@ async fn probe_search(services: &Services) -> SearchReport {
     let settings = &services.settings;
     let provider = match settings.search.providers.as_slice() {
         [] => "none".to_string(),
-        list => list
-            .iter()
-            .map(|p| format!("{p:?}").to_ascii_lowercase())
-            .collect::<Vec<_>>()
-            .join("+"),
+        list => list.iter().map(|p| p.name()).collect::<Vec<_>>().join("+"),
     };
     let client = match SearchClient::with_gates(services.http.clone(), settings, &services.gates) {
         Ok(Some(client)) => client,

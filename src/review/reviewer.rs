@@ -7,8 +7,6 @@
 //! A role that fails (its call, or its contract after the repairs) is recorded with its error;
 //! the other still answers. Nothing here touches the plan or any file.
 
-use crate::transcript::Site;
-
 use super::input::build;
 use super::schema::{REVIEW_SCHEMA, SECOND_OPINION_SCHEMA};
 use crate::diagnostics::Diagnostics;
@@ -17,14 +15,19 @@ use crate::llm::{
     ChatAnswer, CheckedError, Contract, LlmClient, LlmError, Message, Usage, Want, ask_checked,
 };
 use crate::plan::PlanFile;
+use crate::prompts;
+use crate::settings::Role;
 use crate::text::strip_controls;
+use crate::transcript::Site;
 use crate::validate::{ReviewAnswer, SecondOpinion, check_review, check_second_opinion};
 
 /// Token limit of a review answer, unless the role sets `maxTokens`.
-pub const REVIEW_MAX_TOKENS: u32 = 1024;
+pub const REVIEW_MAX_TOKENS: u32 = Role::Review.prompt(prompts::REVIEW).max_tokens;
 
 /// Token limit of a second opinion, unless the role sets `maxTokens`.
-pub const SECOND_OPINION_MAX_TOKENS: u32 = 768;
+pub const SECOND_OPINION_MAX_TOKENS: u32 = Role::SecondOpinion
+    .prompt(prompts::SECOND_OPINION)
+    .max_tokens;
 
 /// The review's answer shape, quoted in a repair message.
 const REVIEW_SHAPE: &str = "{\"ok\": bool, \"summary\": string, \"risks\": [string], \"gaps\": [string], \"suggestions\": [string]}";

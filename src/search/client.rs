@@ -80,7 +80,7 @@ impl SearchClient {
                     providers.push(Provider::Local(Arc::new(index)));
                 }
                 SearchProviderKind::None => {}
-                _ => {
+                SearchProviderKind::Web(_) => {
                     if let Some(web) = WebSearch::new(http.clone(), settings, gates)? {
                         providers.push(Provider::Web(Box::new(web)));
                     }

@@ -1,6 +1,7 @@
-//! The search providers the search sub-agent calls: the web (SearXNG, Tavily, Brave, in
-//! `web.rs`) and a local corpus (`local/`), behind one [`SearchClient`] that turns a query into
-//! at most `search.maxResults` [`SearchHit`]s, merging several providers' results (`fusion.rs`).
+//! The search providers the search sub-agent calls: the web (`web.rs` sends to the one
+//! configured provider of [`crate::web_providers`]: SearXNG, Tavily, Brave) and a local corpus
+//! (`local/`), behind one [`SearchClient`] that turns a query into at most `search.maxResults`
+//! [`SearchHit`]s, merging several providers' results (`fusion.rs`).
 //!
 //! Every web call goes through [`crate::http::with_retry`], the one retry policy of the crate.
 //! This module only searches: it never calls the LLM, never writes the plan file, and never
@@ -8,14 +9,11 @@
 //! caller's business ([`SearchClient::new`] returns `None`); see `ARCHITECTURE.md` for where
 //! search sits in a workflow step.
 
-pub mod brave;
 pub mod client;
 pub mod error;
 pub mod fusion;
 pub mod hit;
 pub mod local;
-pub mod searxng;
-pub mod tavily;
 pub mod web;
 
 pub use client::SearchClient;

@@ -1,36 +1,33 @@
 //! [`WebSearch`]: the one configured web provider, and the one way a web search request is
 //! sent.
 //!
-//! Each provider file builds its request and parses its answer; this file checks the
-//! configuration, sends through [`with_retry`] with a per-attempt timeout, turns a non-2xx
-//! answer into [`HttpError::Status`] (body redacted and truncated, `Retry-After` kept) and a
-//! 2xx body that does not parse into [`SearchError::Malformed`], which is not retried. Every
-//! attempt waits at the gate of the provider's URL: no limits are configured for it, but a 429
-//! closes it for every search of the process and lowers the pace (see [`crate::http::gate`]).
+//! Each provider ([`crate::web_providers`]) says what its request holds and how its answer
+//! reads; this file checks the configuration against it, puts the key where the provider says
+//! (at most one `Authorization` header), sends through [`with_retry`] with a per-attempt
+//! timeout, turns a non-2xx answer into [`HttpError::Status`] (body redacted and truncated,
+//! `Retry-After` kept) and a 2xx body that does not parse into [`SearchError::Malformed`], which
+//! is not retried, and keeps only results with a web URL. Every attempt waits at the gate of
+//! the provider's URL: no limits are configured for it, but a 429 closes it for every search
+//! of the process and lowers the pace (see [`crate::http::gate`]).
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{SearchConfigError, SearchError, SearchHit, brave, searxng, tavily};
+use super::{SearchConfigError, SearchError, SearchHit};
 use crate::http::{
     AtGate, Gate, Gates, HttpError, RetryObserver, Unusable, send_once, with_retry_at_gate,
 };
 use crate::settings::secret::redact;
-use crate::settings::{ApiKey, BaseUrl, RateLimits, RetrySettings, SearchProviderKind, Settings};
-
-/// A provider that can be called, with what it needs.
-#[derive(Debug, Clone)]
-enum Provider {
-    Searxng { key: Option<ApiKey> },
-    Tavily { key: ApiKey },
-    Brave { key: ApiKey },
-}
+use crate::settings::{ApiKey, BaseUrl, RateLimits, RetrySettings, Settings};
+use crate::web_providers::{KeySentAs, WebHit, WebProvider};
 
 /// One configured web search provider.
 #[derive(Debug, Clone)]
 pub struct WebSearch {
     http: reqwest::Client,
-    provider: Provider,
+    provider: &'static dyn WebProvider,
+    /// Always set when the provider requires a key.
+    key: Option<ApiKey>,
     /// The endpoint, e.g. `https://api.tavily.com/search`.
     url: BaseUrl,
     max_results: u32,
@@ -50,53 +47,34 @@ impl WebSearch {
         gates: &Gates,
     ) -> Result<Option<WebSearch>, SearchConfigError> {
         let search = &settings.search;
-        let path = settings.config_path.display().to_string();
-        let key = |provider: &'static str, env: &'static str| {
-            search
-                .api_key
-                .clone()
-                .ok_or_else(|| SearchConfigError::MissingKey {
-                    path: path.clone(),
-                    provider,
-                    env,
-                })
+        let Some(provider) = search.web_provider() else {
+            return Ok(None);
         };
-        let base = |default: &str| {
-            search.base_url.clone().unwrap_or_else(|| {
-                // The defaults are constant http(s) URLs (`default_and_configured_endpoints`).
-                BaseUrl::parse(default).expect("a default base URL is valid")
-            })
+        let path = || settings.config_path.display().to_string();
+        let base = match (&search.base_url, provider.default_base_url()) {
+            (Some(url), _) => url.clone(),
+            // The defaults are constant http(s) URLs (`registry.rs` tests each).
+            (None, Some(default)) => BaseUrl::parse(default).expect("a default base URL is valid"),
+            (None, None) => {
+                return Err(SearchConfigError::MissingBaseUrl {
+                    path: path(),
+                    provider: provider.name(),
+                });
+            }
         };
-        let (provider, url) =
-            match search.web_provider() {
-                None | Some(SearchProviderKind::None | SearchProviderKind::Local) => {
-                    return Ok(None);
-                }
-                Some(SearchProviderKind::Searxng) => {
-                    let base = search.base_url.clone().ok_or_else(|| {
-                        SearchConfigError::MissingBaseUrl {
-                            path: path.clone(),
-                            provider: "searxng",
-                        }
-                    })?;
-                    let key = search.api_key.clone();
-                    (Provider::Searxng { key }, base.join("/search"))
-                }
-                Some(SearchProviderKind::Tavily) => {
-                    let key = key("tavily", "TAVILY_API_KEY")?;
-                    let url = base(tavily::DEFAULT_BASE_URL).join("/search");
-                    (Provider::Tavily { key }, url)
-                }
-                Some(SearchProviderKind::Brave) => {
-                    let key = key("brave", "BRAVE_API_KEY")?;
-                    let url = base(brave::DEFAULT_BASE_URL).join("/res/v1/web/search");
-                    (Provider::Brave { key }, url)
-                }
-            };
+        if provider.key_required() && search.api_key.is_none() {
+            return Err(SearchConfigError::MissingKey {
+                path: path(),
+                provider: provider.name(),
+                env: provider.key_env(),
+            });
+        }
+        let url = base.join(provider.path());
         let gate = gates.gate(&url.to_string(), &url.to_string(), RateLimits::default());
         Ok(Some(WebSearch {
             http,
             provider,
+            key: search.api_key.clone(),
             url,
             max_results: search.max_results,
             timeout: settings.search_timeout,
@@ -106,13 +84,9 @@ impl WebSearch {
         }))
     }
 
-    /// `searxng`, `tavily` or `brave`.
+    /// The provider's name in `search.provider`, e.g. `tavily`.
     pub fn provider_name(&self) -> &'static str {
-        match self.provider {
-            Provider::Searxng { .. } => "searxng",
-            Provider::Tavily { .. } => "tavily",
-            Provider::Brave { .. } => "brave",
-        }
+        self.provider.name()
     }
 
     /// Runs one query and returns at most `search.maxResults` hits, retrying transient
@@ -132,17 +106,16 @@ impl WebSearch {
         })
         .await
         .map_err(|e| self.explain(e))?;
+        let parsed = self
+            .provider
+            .parse(&text)
+            .map_err(|e| SearchError::Malformed {
+                provider: self.provider_name(),
+                message: redact(&e.to_string(), &self.secrets),
+            })?;
         // max_results is 1..=20 (checked by the settings), so this never truncates.
         let max = usize::try_from(self.max_results).unwrap_or(usize::MAX);
-        let parsed = match &self.provider {
-            Provider::Searxng { .. } => searxng::parse(&text, max),
-            Provider::Tavily { .. } => tavily::parse(&text, max),
-            Provider::Brave { .. } => brave::parse(&text, max),
-        };
-        parsed.map_err(|e| SearchError::Malformed {
-            provider: self.provider_name(),
-            message: redact(&e.to_string(), &self.secrets),
-        })
+        Ok(kept(parsed, max))
     }
 
     /// `err` as [`SearchError::Unusable`] when the provider cannot be used as configured.
@@ -170,19 +143,33 @@ impl WebSearch {
 
     /// One attempt: the body of a 2xx answer, or the error.
     async fn send_once(&self, query: &str) -> Result<String, HttpError> {
-        let url = &self.url;
-        let request = match &self.provider {
-            Provider::Searxng { key } => searxng::request(&self.http, url, key.as_ref(), query),
-            Provider::Tavily { key } => {
-                tavily::request(&self.http, url, key, query, self.max_results)
-            }
-            Provider::Brave { key } => {
-                brave::request(&self.http, url, key, query, self.max_results)
-            }
-        };
-        // Errors show `url` without query or password.
-        send_once(request, url, self.timeout, &self.secrets).await
+        // Errors show the URL without query or password.
+        send_once(self.request(query), &self.url, self.timeout, &self.secrets).await
     }
+
+    /// The request of one query, with the key where the provider sends it and at most one
+    /// `Authorization` header (`http::auth`): the key as the bearer token, else the URL's user
+    /// part, which a key in a header of its own leaves free.
+    fn request(&self, query: &str) -> reqwest::RequestBuilder {
+        let sent_as = self.provider.key_sent_as();
+        let bearer = self.key.as_ref().filter(|_| sent_as == KeySentAs::Bearer);
+        let mut request =
+            crate::http::request(&self.http, self.provider.method(), &self.url, bearer);
+        if let (KeySentAs::Header(name), Some(key)) = (sent_as, &self.key) {
+            request = request.header(name, key.expose());
+        }
+        self.provider.request(request, query, self.max_results)
+    }
+}
+
+/// The first `max` of a provider's results that have an `http(s)` URL, their text cleaned: the
+/// one place a web answer's untrusted results become hits.
+fn kept(results: Vec<WebHit>, max: usize) -> Vec<SearchHit> {
+    results
+        .into_iter()
+        .filter_map(|r| SearchHit::from_parts(r.title, r.url, r.snippet))
+        .take(max)
+        .collect()
 }
 
 #[cfg(test)]
@@ -220,6 +207,41 @@ mod tests {
         assert_eq!(c.url.address(), "http://s:8080/sx/search");
         assert_eq!(c.url.to_string(), "http://u:***@s:8080/sx/search");
         assert_eq!(c.provider_name(), "searxng");
+    }
+
+    #[test]
+    fn results_without_a_web_url_are_skipped_and_the_first_max_kept() {
+        let result = |url: Option<&str>, title: &str| WebHit {
+            title: Some(title.into()),
+            url: url.map(String::from),
+            snippet: None,
+        };
+        let results = vec![
+            result(None, "no url"),
+            result(Some("https://a"), "A"),
+            result(Some(""), "empty url"),
+            result(Some("javascript:alert(1)"), "script"),
+            result(Some("https://b"), "B\nline"),
+            result(Some("https://c"), "C"),
+        ];
+        let hits = kept(results, 2);
+        let shown: Vec<(&str, &str)> = hits
+            .iter()
+            .map(|h| (h.title.as_str(), h.url.as_str()))
+            .collect();
+        assert_eq!(shown, [("A", "https://a"), ("B line", "https://b")]);
+    }
+
+    #[test]
+    fn the_key_goes_where_the_provider_says_with_one_authorization_header() {
+        let request = |search: &str| client(search).request("q").build().expect("builds");
+        let tavily = request(r#"{"provider": "tavily", "apiKey": "k", "baseURL": "http://u:p@t"}"#);
+        let auth: Vec<_> = tavily.headers().get_all("authorization").iter().collect();
+        assert_eq!(auth, ["Bearer k"]);
+        let brave = request(r#"{"provider": "brave", "apiKey": "k", "baseURL": "http://u:p@b"}"#);
+        assert_eq!(brave.headers()["x-subscription-token"], "k");
+        let auth: Vec<_> = brave.headers().get_all("authorization").iter().collect();
+        assert_eq!(auth, ["Basic dTpw"], "the URL's user part");
     }
 
     #[test]

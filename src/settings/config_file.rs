@@ -8,6 +8,8 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+use super::role::{ROLE_NAMES, Role};
+use super::search_provider::SearchProviderKind;
 use crate::files::read_bounded;
 
 /// The largest config file read: a real one is a few kilobytes, so anything near this is the
@@ -81,27 +83,52 @@ pub enum EngineKind {
     Extractive,
 }
 
-/// Per-role overrides of the model endpoint.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Roles {
-    pub planning: Option<RoleConfig>,
-    pub search: Option<RoleConfig>,
-    pub summary: Option<RoleConfig>,
-    pub review: Option<RoleConfig>,
-    pub second_opinion: Option<RoleConfig>,
-}
+/// Per-role overrides of the model endpoint (`roles.<name>`), one per role of
+/// [`super::role::ROLES`]; another name is refused, the valid ones named.
+#[derive(Debug, Clone, Default)]
+pub struct Roles([Option<RoleConfig>; Role::COUNT]);
 
 impl Roles {
-    /// Every role's overrides, in [`super::Role::ALL`] order.
-    pub fn all(&self) -> [&Option<RoleConfig>; 5] {
-        [
-            &self.planning,
-            &self.search,
-            &self.summary,
-            &self.review,
-            &self.second_opinion,
-        ]
+    /// `roles.<name>` of `role`, when the file has it.
+    pub fn get(&self, role: Role) -> Option<&RoleConfig> {
+        self.0[role as usize].as_ref()
+    }
+}
+
+impl<'de> Deserialize<'de> for Roles {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Roles;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                // As serde says it of a struct, which `roles` was.
+                f.write_str("struct Roles")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Roles, A::Error> {
+                let mut roles = Roles::default();
+                while let Some(RoleName(role)) = map.next_key()? {
+                    roles.0[role as usize] = map.next_value()?;
+                }
+                Ok(roles)
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
+
+/// A key of `roles`: a role's name, else serde's message for an unknown field, which names the
+/// valid ones (and, read as a key, the path names the wrong one: `roles.verifer`).
+struct RoleName(Role);
+
+impl<'de> Deserialize<'de> for RoleName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        Role::from_name(&name)
+            .map(RoleName)
+            .ok_or_else(|| serde::de::Error::unknown_field(&name, &ROLE_NAMES))
     }
 }
 
@@ -197,16 +224,6 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SearchProviderKind {
-    Tavily,
-    Searxng,
-    Brave,
-    Local,
-    None,
-}
-
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PlannerConfig {
@@ -254,10 +271,10 @@ impl ConfigFile {
 
     /// Whether any `apiKey` of the file (top level, a role, search) is set and not blank.
     pub fn has_api_key(&self) -> bool {
-        let roles = self.roles.all();
+        let roles = Role::ALL.into_iter().filter_map(|r| self.roles.get(r));
         [&self.api_key, &self.search.api_key]
             .into_iter()
-            .chain(roles.into_iter().flatten().map(|r| &r.api_key))
+            .chain(roles.map(|r| &r.api_key))
             .flatten()
             .any(|k| !k.trim().is_empty())
     }
@@ -341,6 +358,25 @@ mod tests {
     }
 
     #[test]
+    fn roles_are_read_by_name_and_an_unknown_one_is_named_with_the_valid_ones() {
+        let cfg = ConfigFile::parse(
+            "c.json",
+            r#"{"roles": {"second_opinion": {"model": "judge"}, "search": null}}"#,
+        )
+        .expect("valid");
+        let model = |role| cfg.roles.get(role).and_then(|r| r.model.as_deref());
+        assert_eq!(model(Role::SecondOpinion), Some("judge"));
+        assert!(cfg.roles.get(Role::Search).is_none() && cfg.roles.get(Role::Review).is_none());
+        let err = ConfigFile::parse("c.json", r#"{"roles": {"verifer": {}}}"#).expect_err("typo");
+        assert_eq!(
+            err.to_string(),
+            "config `c.json`: `roles.verifer`: unknown field `verifer`, expected one of \
+             `planning`, `search`, `summary`, `review`, `second_opinion`; \
+             agent.config.example.json lists every key"
+        );
+    }
+
+    #[test]
     fn a_provider_is_one_name_or_a_list_and_typos_are_named() {
         let cfg = ConfigFile::parse(
             "c.json",
@@ -351,13 +387,15 @@ mod tests {
             cfg.search.provider,
             Some(OneOrMany(vec![
                 SearchProviderKind::Local,
-                SearchProviderKind::Searxng
+                SearchProviderKind::from_name("searxng").expect("a web provider")
             ]))
         );
         let cfg = ConfigFile::parse("c.json", r#"{"search": {"provider": "brave"}}"#).expect("one");
         assert_eq!(
             cfg.search.provider,
-            Some(OneOrMany(vec![SearchProviderKind::Brave]))
+            Some(OneOrMany(vec![
+                SearchProviderKind::from_name("brave").expect("a web provider")
+            ]))
         );
         let err = ConfigFile::parse("c.json", r#"{"search": {"provider": ["local", "bing"]}}"#)
             .expect_err("typo");
@@ -373,16 +411,15 @@ mod tests {
         let text = include_str!("../../agent.config.example.json");
         let cfg = ConfigFile::parse("example", text).expect("example parses");
         assert!(cfg.base_url.is_some() && cfg.model.is_some());
-        assert!(cfg.roles.planning.is_some() && cfg.roles.search.is_some());
-        assert!(cfg.roles.summary.is_some());
+        assert!(cfg.roles.get(Role::Planning).is_some() && cfg.roles.get(Role::Search).is_some());
+        assert!(cfg.roles.get(Role::Summary).is_some());
         assert!(cfg.structured_output.is_some());
         assert!(cfg.max_tokens.is_some() && cfg.temperature.is_some());
-        let summary = cfg.roles.summary.as_ref().expect("summary role");
+        let summary = cfg.roles.get(Role::Summary).expect("summary role");
         assert!(summary.max_tokens.is_some());
         assert!(
             cfg.roles
-                .planning
-                .as_ref()
+                .get(Role::Planning)
                 .and_then(|r| r.temperature)
                 .is_some()
         );
@@ -394,7 +431,8 @@ mod tests {
         assert!(summary.limits.is_some());
         assert!(cfg.search.provider.is_some() && cfg.search.max_results.is_some());
         assert!(cfg.planner.repair_attempts.is_some());
-        assert!(cfg.roles.review.is_some() && cfg.roles.second_opinion.is_some());
+        assert!(cfg.roles.get(Role::Review).is_some());
+        assert!(cfg.roles.get(Role::SecondOpinion).is_some());
         assert!(cfg.review.enabled.is_some());
     }
 }

@@ -4,14 +4,18 @@ pub mod base_url;
 pub mod config_file;
 pub mod resolve;
 pub mod resolved;
+pub mod role;
 pub mod run;
+pub mod search_provider;
 pub mod secret;
 
 pub use base_url::BaseUrl;
-pub use config_file::{ConfigFile, EngineKind, SearchProviderKind, StructuredOutput};
+pub use config_file::{ConfigFile, EngineKind, StructuredOutput};
 pub use resolved::{
-    Budget, LlmEndpoint, LlmRoles, RateLimits, RetrySettings, Role, RunOptions, SearchSettings,
-    Settings, SettingsError,
+    Budget, LlmEndpoint, LlmRoles, RateLimits, RetrySettings, RunOptions, SearchSettings, Settings,
+    SettingsError,
 };
+pub use role::{PromptSpec, ROLES, Role, RoleSpec};
 pub use run::RunSettings;
+pub use search_provider::SearchProviderKind;
 pub use secret::ApiKey;

@@ -2,24 +2,26 @@
 //! validating its values and naming the key to fix.
 //!
 //! Precedence: a non-empty value in the config file wins; the environment fills what the file
-//! leaves out (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, `OPENAI_MODEL`, and the search provider's
-//! key: `TAVILY_API_KEY`, `BRAVE_API_KEY`, `SEARXNG_API_KEY`); per-role `roles.*` entries
-//! override the top-level endpoint for that role. Blank values count as absent. Roles that
-//! share an endpoint (base URL and model) share its rate budget: the lower of their `limits`.
+//! leaves out (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, `OPENAI_MODEL`, and the web search
+//! provider's key variable, e.g. `TAVILY_API_KEY`, which `web_providers` names); per-role
+//! `roles.*` entries override the top-level endpoint for that role. Blank values count as
+//! absent. Roles that share an endpoint (base URL and model) share its rate budget: the lower
+//! of their `limits`.
 
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::base_url::BaseUrl;
-use super::config_file::{
-    ConfigFile, EngineKind, LimitsConfig, RoleConfig, SearchProviderKind, StructuredOutput,
-};
+use super::config_file::{ConfigFile, EngineKind, LimitsConfig, RoleConfig, StructuredOutput};
 use super::resolved::{
-    Budget, LlmEndpoint, LlmRoles, RateLimits, RetrySettings, Role, SearchSettings, Settings,
+    Budget, LlmEndpoint, LlmRoles, RateLimits, RetrySettings, SearchSettings, Settings,
     SettingsError,
 };
+use super::role::Role;
+use super::search_provider::{SearchProviderKind, web_provider_names};
 use super::secret::{ApiKey, redact_url};
+use crate::web_providers::WebProvider;
 
 impl Settings {
     /// The config file read: `config` (`--config`, else `AGENT_CONFIG`), else
@@ -79,14 +81,7 @@ fn share_budgets(roles: &mut LlmRoles) {
                 .fold(e.limits, |limits, o| limits.tighter(o.limits))
         })
         .collect();
-    let all = [
-        &mut roles.planning,
-        &mut roles.search,
-        &mut roles.summary,
-        &mut roles.review,
-        &mut roles.second_opinion,
-    ];
-    for (endpoint, limits) in all.into_iter().zip(shared) {
+    for (endpoint, limits) in roles.all_mut().zip(shared) {
         endpoint.limits = limits;
     }
 }
@@ -154,8 +149,9 @@ impl<'a> Resolver<'a> {
     /// file, its roles, the environment), which only the extractive engine accepts.
     fn llm(&self) -> Result<Option<LlmRoles>, SettingsError> {
         let file = self.file;
-        let any_role = file.roles.all().iter().any(|r| {
-            r.as_ref()
+        let any_role = Role::ALL.into_iter().any(|role| {
+            file.roles
+                .get(role)
                 .is_some_and(|r| pick(&r.base_url).is_some() || pick(&r.model).is_some())
         });
         let configured = pick(&file.base_url).is_some()
@@ -166,13 +162,14 @@ impl<'a> Resolver<'a> {
         if !configured {
             return Ok(None);
         }
-        let mut roles = LlmRoles {
-            planning: self.endpoint(Role::Planning, &file.roles.planning)?,
-            search: self.endpoint(Role::Search, &file.roles.search)?,
-            summary: self.endpoint(Role::Summary, &file.roles.summary)?,
-            review: self.endpoint(Role::Review, &file.roles.review)?,
-            second_opinion: self.endpoint(Role::SecondOpinion, &file.roles.second_opinion)?,
+        let mut endpoints = Vec::with_capacity(Role::COUNT);
+        for role in Role::ALL {
+            endpoints.push(self.endpoint(role, file.roles.get(role))?);
+        }
+        let Ok(endpoints) = endpoints.try_into() else {
+            unreachable!("one endpoint was pushed for each of Role::ALL");
         };
+        let mut roles = LlmRoles::new(endpoints);
         share_budgets(&mut roles);
         Ok(Some(roles))
     }
@@ -180,10 +177,10 @@ impl<'a> Resolver<'a> {
     fn endpoint(
         &self,
         role: Role,
-        over: &Option<RoleConfig>,
+        over: Option<&RoleConfig>,
     ) -> Result<LlmEndpoint, SettingsError> {
         let file = self.file;
-        let over = over.clone().unwrap_or_default();
+        let over = over.cloned().unwrap_or_default();
         let prefix = format!("roles.{}.", role.as_str());
         let base_url = pick(&over.base_url)
             .or_else(|| pick(&file.base_url))
@@ -224,8 +221,7 @@ impl<'a> Resolver<'a> {
         {
             return Err(self.invalid(&temperature_key, t, "use 0 to 2"));
         }
-        // A planner should answer the same input the same way (seed 001): greedy by default.
-        let temperature = temperature.or((role == Role::Planning).then_some(0.0));
+        let temperature = temperature.or(role.spec().temperature);
         Ok(LlmEndpoint {
             base_url: self.url("baseURL", &base_url)?,
             model,
@@ -316,25 +312,26 @@ impl<'a> Resolver<'a> {
             s.provider.as_ref().map(|p| p.0.clone()).unwrap_or_default();
         providers.retain(|p| *p != SearchProviderKind::None);
         providers.dedup();
-        let web: Vec<_> = providers
+        let web: Vec<&dyn WebProvider> = providers
             .iter()
-            .filter(|p| **p != SearchProviderKind::Local)
+            .filter_map(|p| match p {
+                SearchProviderKind::Web(provider) => Some(*provider),
+                SearchProviderKind::Local | SearchProviderKind::None => None,
+            })
             .collect();
         if web.len() > 1 {
+            let names: Vec<&str> = providers.iter().map(|p| p.name()).collect();
             return Err(self.invalid(
                 "search.provider",
-                format!("{providers:?}").to_ascii_lowercase(),
-                "list at most one web provider (searxng, tavily or brave), with or without `local`",
+                format!("[{}]", names.join(", ")),
+                &format!(
+                    "list at most one web provider ({}), with or without `local`",
+                    web_provider_names()
+                ),
             ));
         }
-        let key_env = web.first().and_then(|p| match p {
-            SearchProviderKind::Tavily => Some("TAVILY_API_KEY"),
-            SearchProviderKind::Brave => Some("BRAVE_API_KEY"),
-            SearchProviderKind::Searxng => Some("SEARXNG_API_KEY"),
-            SearchProviderKind::Local | SearchProviderKind::None => None,
-        });
         let api_key = pick(&s.api_key)
-            .or_else(|| key_env.and_then(|k| self.env(k)))
+            .or_else(|| web.first().and_then(|p| self.env(p.key_env())))
             .and_then(ApiKey::new);
         let base_url = match pick(&s.base_url) {
             Some(url) => Some(self.url("search.baseURL", &url)?),
@@ -454,7 +451,7 @@ mod tests {
             &[("OPENAI_BASE_URL", "http://x/v1"), ("OPENAI_MODEL", "m")],
         )
         .expect("from the environment");
-        assert_eq!(llm(&s).search.model, "m");
+        assert_eq!(llm(&s).get(Role::Search).model, "m");
         let err = resolve(r#"{"roles": {"summary": {"model": "m"}}}"#, &[]).expect_err("no url");
         assert!(err.to_string().contains("`baseURL`"), "{err}");
     }
@@ -480,20 +477,27 @@ mod tests {
             ],
         )
         .expect("valid");
-        assert_eq!(llm(&s).planning.base_url.to_string(), "http://x/v1");
         assert_eq!(
-            llm(&s).planning.api_key.as_ref().map(ApiKey::expose),
+            llm(&s).get(Role::Planning).base_url.to_string(),
+            "http://x/v1"
+        );
+        assert_eq!(
+            llm(&s)
+                .get(Role::Planning)
+                .api_key
+                .as_ref()
+                .map(ApiKey::expose),
             Some("sk-1")
         );
         assert_eq!(s.retry, RetrySettings::default());
         assert_eq!(s.structured_output, StructuredOutput::Auto);
         assert_eq!(
-            llm(&s).planning.temperature,
+            llm(&s).get(Role::Planning).temperature,
             Some(0.0),
             "a planner is greedy by default"
         );
-        assert_eq!(llm(&s).search.temperature, None);
-        assert_eq!(llm(&s).summary.max_tokens, None);
+        assert_eq!(llm(&s).get(Role::Search).temperature, None);
+        assert_eq!(llm(&s).get(Role::Summary).max_tokens, None);
     }
 
     #[test]
@@ -504,11 +508,18 @@ mod tests {
             &[],
         )
         .expect("valid");
-        assert_eq!(llm(&s).planning.model, "m");
-        assert_eq!(llm(&s).summary.model, "big");
-        assert_eq!(llm(&s).summary.base_url.to_string(), "http://b/v1");
+        assert_eq!(llm(&s).get(Role::Planning).model, "m");
+        assert_eq!(llm(&s).get(Role::Summary).model, "big");
         assert_eq!(
-            llm(&s).summary.api_key.as_ref().map(ApiKey::expose),
+            llm(&s).get(Role::Summary).base_url.to_string(),
+            "http://b/v1"
+        );
+        assert_eq!(
+            llm(&s)
+                .get(Role::Summary)
+                .api_key
+                .as_ref()
+                .map(ApiKey::expose),
             Some("k")
         );
     }
@@ -522,9 +533,12 @@ mod tests {
         )
         .expect("valid");
         assert!(s.review);
-        assert_eq!(llm(&s).review.model, "m");
-        assert_eq!(llm(&s).second_opinion.model, "judge");
-        assert_eq!(llm(&s).second_opinion.base_url.to_string(), "http://b/v1");
+        assert_eq!(llm(&s).get(Role::Review).model, "m");
+        assert_eq!(llm(&s).get(Role::SecondOpinion).model, "judge");
+        assert_eq!(
+            llm(&s).get(Role::SecondOpinion).base_url.to_string(),
+            "http://b/v1"
+        );
         assert_eq!(Role::SecondOpinion.as_str(), "second_opinion");
         let s = resolve(r#"{"review": {"enabled": false}}"#, &[]).expect("valid");
         assert!(!s.review);
@@ -541,10 +555,10 @@ mod tests {
             &[],
         )
         .expect("valid");
-        assert_eq!(llm(&s).planning.max_tokens, Some(500));
-        assert_eq!(llm(&s).summary.max_tokens, Some(3000));
-        assert_eq!(llm(&s).planning.temperature, Some(0.2));
-        assert_eq!(llm(&s).search.temperature, Some(0.7));
+        assert_eq!(llm(&s).get(Role::Planning).max_tokens, Some(500));
+        assert_eq!(llm(&s).get(Role::Summary).max_tokens, Some(3000));
+        assert_eq!(llm(&s).get(Role::Planning).temperature, Some(0.2));
+        assert_eq!(llm(&s).get(Role::Search).temperature, Some(0.7));
         let err = resolve(
             r#"{"baseURL": "http://a/v1", "model": "m", "roles": {"search": {"maxTokens": 0}}}"#,
             &[],
@@ -623,15 +637,18 @@ mod tests {
         let rpm = |e: &LlmEndpoint| e.limits.requests_per_minute.map(NonZeroU32::get);
         let tpm = |e: &LlmEndpoint| e.limits.tokens_per_minute.map(NonZeroU32::get);
         assert_eq!(
-            (rpm(&llm(&s).summary), tpm(&llm(&s).summary)),
+            (
+                rpm(llm(&s).get(Role::Summary)),
+                tpm(llm(&s).get(Role::Summary))
+            ),
             (Some(60), Some(90000))
         );
         // Planning and search share `http://a/v1` and `m`: one budget, the lower of each key.
-        for e in [&llm(&s).planning, &llm(&s).search] {
+        for e in [llm(&s).get(Role::Planning), llm(&s).get(Role::Search)] {
             assert_eq!((rpm(e), tpm(e)), (Some(600), Some(5000)));
         }
         let s = resolve(r#"{"baseURL": "http://a/v1", "model": "m"}"#, &[]).expect("valid");
-        assert_eq!(llm(&s).planning.limits, RateLimits::default());
+        assert_eq!(llm(&s).get(Role::Planning).limits, RateLimits::default());
         assert_eq!(s.retry.max_rate_limit_wait, Duration::from_secs(600));
         for (json, key) in [
             (

@@ -7,42 +7,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::base_url::BaseUrl;
-use super::config_file::{ConfigFileError, EngineKind, SearchProviderKind, StructuredOutput};
+use super::config_file::{ConfigFileError, EngineKind, StructuredOutput};
+use super::role::Role;
+use super::search_provider::SearchProviderKind;
 use super::secret::ApiKey;
-
-/// Which agent an LLM call serves; each may have its own endpoint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Role {
-    Planning,
-    Search,
-    Summary,
-    /// The review stage's reviewer of the report.
-    Review,
-    /// The review stage's second opinion, with the verdict.
-    SecondOpinion,
-}
-
-impl Role {
-    /// Every role, in the order the config lists them.
-    pub const ALL: [Role; 5] = [
-        Role::Planning,
-        Role::Search,
-        Role::Summary,
-        Role::Review,
-        Role::SecondOpinion,
-    ];
-
-    /// As in the config's `roles` (`roles.second_opinion`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Planning => "planning",
-            Role::Search => "search",
-            Role::Summary => "summary",
-            Role::Review => "review",
-            Role::SecondOpinion => "second_opinion",
-        }
-    }
-}
+use crate::web_providers::{KeySentAs, WebProvider};
 
 /// One role's OpenAI-compatible chat-completions endpoint and how it is asked.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,7 +22,7 @@ pub struct LlmEndpoint {
     pub api_key: Option<ApiKey>,
     /// `maxTokens` of the role (or the top level); `None` keeps each call's own default.
     pub max_tokens: Option<u32>,
-    /// `temperature` of the role (or the top level); planning defaults to 0.
+    /// `temperature` of the role (or the top level), else the role's default (planning: 0).
     pub temperature: Option<f32>,
     /// `limits` of the role (or the top level), key by key; roles on one endpoint (base URL
     /// and model) share one budget, the lower of their limits.
@@ -124,11 +93,11 @@ pub struct SearchSettings {
 
 impl SearchSettings {
     /// The one web provider, if any.
-    pub fn web_provider(&self) -> Option<SearchProviderKind> {
-        self.providers
-            .iter()
-            .copied()
-            .find(|p| !matches!(p, SearchProviderKind::Local | SearchProviderKind::None))
+    pub fn web_provider(&self) -> Option<&'static dyn WebProvider> {
+        self.providers.iter().find_map(|p| match p {
+            SearchProviderKind::Web(provider) => Some(*provider),
+            SearchProviderKind::Local | SearchProviderKind::None => None,
+        })
     }
 
     /// Searches a local corpus: adds `local` (first) to the providers.
@@ -140,30 +109,28 @@ impl SearchSettings {
     }
 }
 
-/// The model endpoints of the roles.
+/// The model endpoints of the roles, one per role.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LlmRoles {
-    pub planning: LlmEndpoint,
-    pub search: LlmEndpoint,
-    pub summary: LlmEndpoint,
-    pub review: LlmEndpoint,
-    pub second_opinion: LlmEndpoint,
-}
+pub struct LlmRoles([LlmEndpoint; Role::COUNT]);
 
 impl LlmRoles {
+    /// The roles' endpoints, in [`Role::ALL`] order.
+    pub fn new(endpoints: [LlmEndpoint; Role::COUNT]) -> LlmRoles {
+        LlmRoles(endpoints)
+    }
+
     pub fn get(&self, role: Role) -> &LlmEndpoint {
-        match role {
-            Role::Planning => &self.planning,
-            Role::Search => &self.search,
-            Role::Summary => &self.summary,
-            Role::Review => &self.review,
-            Role::SecondOpinion => &self.second_opinion,
-        }
+        &self.0[role as usize]
     }
 
     /// Every role's endpoint, in [`Role::ALL`] order.
-    pub fn all(&self) -> [&LlmEndpoint; 5] {
+    pub fn all(&self) -> [&LlmEndpoint; Role::COUNT] {
         Role::ALL.map(|role| self.get(role))
+    }
+
+    /// Every role's endpoint, to change, in [`Role::ALL`] order.
+    pub fn all_mut(&mut self) -> impl Iterator<Item = &mut LlmEndpoint> {
+        self.0.iter_mut()
     }
 }
 
@@ -291,10 +258,11 @@ impl Settings {
     pub fn unsent_user_parts(&self) -> Vec<&BaseUrl> {
         let llm = self.llm.iter().flat_map(LlmRoles::all);
         let llm = llm.filter(|e| e.api_key.is_some()).map(|e| &e.base_url);
-        let bearer = matches!(
-            self.search.web_provider(),
-            Some(SearchProviderKind::Searxng | SearchProviderKind::Tavily)
-        ) && self.search.api_key.is_some();
+        let bearer = self
+            .search
+            .web_provider()
+            .is_some_and(|p| p.key_sent_as() == KeySentAs::Bearer)
+            && self.search.api_key.is_some();
         let search = self.search.base_url.iter().filter(|_| bearer);
         let mut urls: Vec<&BaseUrl> = Vec::new();
         for url in llm.chain(search).filter(|url| url.user().is_some()) {

@@ -8,10 +8,14 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
+use reqwest::{Method, RequestBuilder};
 use serde::{Deserialize, Serialize};
 
-use super::SearchHit;
-use crate::settings::{ApiKey, BaseUrl};
+use super::{KeySentAs, WebHit, WebProvider};
+
+/// The `brave` provider.
+#[derive(Debug, Clone, Copy)]
+pub struct Brave;
 
 /// Where Brave lives when `search.baseURL` is not set.
 pub const DEFAULT_BASE_URL: &str = "https://api.search.brave.com";
@@ -43,39 +47,57 @@ pub struct BraveResult {
     pub description: Option<String>,
 }
 
-/// The request of one search; `url` is the endpoint without the query.
-pub fn request(
-    http: &reqwest::Client,
-    url: &BaseUrl,
-    key: &ApiKey,
-    query: &str,
-    max_results: u32,
-) -> reqwest::RequestBuilder {
-    // The key goes in its own header, so the `Authorization` header is the URL's user part.
-    crate::http::request(http, reqwest::Method::GET, url, None)
-        .query(&BraveQuery {
-            q: query,
-            count: max_results,
-        })
-        .header("X-Subscription-Token", key.expose())
-        .header(reqwest::header::ACCEPT, "application/json")
-}
+impl WebProvider for Brave {
+    fn name(&self) -> &'static str {
+        "brave"
+    }
 
-/// The first `max` results that have a URL, as plain text.
-pub fn parse(text: &str, max: usize) -> Result<Vec<SearchHit>, serde_json::Error> {
-    let response: BraveResponse = serde_json::from_str(text)?;
-    let results = response.web.map(|w| w.results).unwrap_or_default();
-    Ok(results
-        .into_iter()
-        .filter_map(|r| {
-            SearchHit::from_parts(
-                r.title.as_deref().map(plain_text),
-                r.url,
-                r.description.as_deref().map(plain_text),
-            )
-        })
-        .take(max)
-        .collect())
+    fn default_base_url(&self) -> Option<&'static str> {
+        Some(DEFAULT_BASE_URL)
+    }
+
+    fn path(&self) -> &'static str {
+        "/res/v1/web/search"
+    }
+
+    fn method(&self) -> Method {
+        Method::GET
+    }
+
+    fn key_env(&self) -> &'static str {
+        "BRAVE_API_KEY"
+    }
+
+    fn key_required(&self) -> bool {
+        true
+    }
+
+    fn key_sent_as(&self) -> KeySentAs {
+        KeySentAs::Header("X-Subscription-Token")
+    }
+
+    fn request(&self, request: RequestBuilder, query: &str, max_results: u32) -> RequestBuilder {
+        request
+            .query(&BraveQuery {
+                q: query,
+                count: max_results,
+            })
+            .header(reqwest::header::ACCEPT, "application/json")
+    }
+
+    /// The results as plain text.
+    fn parse(&self, body: &str) -> Result<Vec<WebHit>, serde_json::Error> {
+        let response: BraveResponse = serde_json::from_str(body)?;
+        let results = response.web.map(|w| w.results).unwrap_or_default();
+        Ok(results
+            .into_iter()
+            .map(|r| WebHit {
+                title: r.title.as_deref().map(plain_text),
+                url: r.url,
+                snippet: r.description.as_deref().map(plain_text),
+            })
+            .collect())
+    }
 }
 
 /// Removes HTML tags (`<strong>`, `</b>`, `<br/>`) and decodes the common entities. Only
@@ -111,24 +133,42 @@ mod tests {
 
     #[test]
     fn no_web_section_is_zero_hits() {
-        assert_eq!(parse(r#"{"type":"search"}"#, 5).expect("valid"), vec![]);
-        assert_eq!(parse(r#"{"web":{}}"#, 5).expect("valid"), vec![]);
+        assert_eq!(Brave.parse(r#"{"type":"search"}"#).expect("valid"), vec![]);
+        assert_eq!(Brave.parse(r#"{"web":{}}"#).expect("valid"), vec![]);
     }
 
     #[test]
     fn parses_and_cleans_results() {
         let text = r#"{"type":"search","web":{"type":"search","results":[
             {"title":"<strong>T</strong>","url":"https://t","description":"about <strong>t</strong>"},
-            {"title":"no url"},
-            {"title":"U","url":"https://u","description":"u"}]}}"#;
-        let hits = parse(text, 1).expect("valid");
+            {"title":"no url"}]}}"#;
         assert_eq!(
-            hits,
-            vec![SearchHit {
-                title: "T".into(),
-                url: "https://t".into(),
-                snippet: "about t".into()
-            }]
+            Brave.parse(text).expect("valid"),
+            vec![
+                WebHit {
+                    title: Some("T".into()),
+                    url: Some("https://t".into()),
+                    snippet: Some("about t".into())
+                },
+                WebHit {
+                    title: Some("no url".into()),
+                    ..WebHit::default()
+                },
+            ]
         );
+    }
+
+    #[test]
+    fn the_request_asks_for_the_count_in_json() {
+        let http = reqwest::Client::new();
+        let request = Brave
+            .request(http.get("http://b/res/v1/web/search"), "a b", 7)
+            .build()
+            .expect("builds");
+        assert_eq!(
+            request.url().as_str(),
+            "http://b/res/v1/web/search?q=a+b&count=7"
+        );
+        assert_eq!(request.headers()["accept"], "application/json");
     }
 }

@@ -1,0 +1,78 @@
+//! [`WEB_PROVIDERS`]: every web search provider, one line each. Config parsing
+//! (`search.provider`, the key variables), the search client, `doctor` and the error messages
+//! that list the choices all read this list, so a provider added here is known everywhere.
+
+use super::WebProvider;
+use super::brave::Brave;
+use super::searxng::Searxng;
+use super::tavily::Tavily;
+
+/// Every web search provider, in the order messages list them.
+pub static WEB_PROVIDERS: &[&dyn WebProvider] = &[&Searxng, &Tavily, &Brave];
+
+/// The provider named `name` in `search.provider`.
+pub fn find(name: &str) -> Option<&'static dyn WebProvider> {
+    WEB_PROVIDERS.iter().copied().find(|p| p.name() == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::BaseUrl;
+    use crate::web_providers::KeySentAs;
+
+    #[test]
+    fn every_provider_is_found_by_its_name_and_names_are_unique() {
+        for (at, provider) in WEB_PROVIDERS.iter().enumerate() {
+            let name = provider.name();
+            assert_eq!(find(name).map(|p| p.name()), Some(name));
+            assert!(
+                !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c == '_'),
+                "`{name}`: lower case, as written in `search.provider`"
+            );
+            assert!(!["local", "none"].contains(&name), "`{name}` is taken");
+            for other in &WEB_PROVIDERS[at + 1..] {
+                assert_ne!(name, other.name(), "two providers named `{name}`");
+                assert_ne!(
+                    provider.key_env(),
+                    other.key_env(),
+                    "`{name}`'s key variable"
+                );
+            }
+        }
+        assert!(find("bing").is_none() && find("local").is_none());
+    }
+
+    #[test]
+    fn defaults_paths_and_key_variables_are_well_formed() {
+        for provider in WEB_PROVIDERS {
+            let name = provider.name();
+            if let Some(url) = provider.default_base_url() {
+                // `search/web.rs` relies on this: it parses the default without a fallback.
+                assert!(BaseUrl::parse(url).is_some(), "`{name}`: `{url}`");
+            }
+            assert!(provider.path().starts_with('/'), "`{name}`");
+            let env = provider.key_env();
+            assert!(
+                env.chars().all(|c| c.is_ascii_uppercase() || c == '_'),
+                "`{name}`: `{env}`"
+            );
+            if let KeySentAs::Header(header) = provider.key_sent_as() {
+                assert!(
+                    !header.eq_ignore_ascii_case("authorization"),
+                    "`{name}`: a key of its own header leaves `Authorization` to the URL"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_readme_documents_every_provider_and_its_key_variable() {
+        let readme = include_str!("../../README.md");
+        for provider in WEB_PROVIDERS {
+            let (name, env) = (provider.name(), provider.key_env());
+            assert!(readme.contains(&format!("`{name}`")), "README: `{name}`");
+            assert!(readme.contains(&format!("`{env}`")), "README: `{env}`");
+        }
+    }
+}
