@@ -55,6 +55,7 @@ pub mod report;
 pub mod research;
 pub mod review;
 pub mod search;
+pub mod sentences;
 pub mod settings;
 pub mod text;
 pub mod thinkon;

@@ -151,6 +151,7 @@ mod tests {
         Source {
             url: format!("https://example.test/{n}"),
             title: format!("T{n}"),
+            snippet: None,
         }
     }
 
@@ -212,6 +213,7 @@ mod tests {
         Source {
             url: url.into(),
             title: title.into(),
+            snippet: None,
         }
     }
 

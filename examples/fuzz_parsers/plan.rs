@@ -110,6 +110,7 @@ fn node(g: &mut Gen) -> Node {
         .map(|_| Source {
             url: g.text(20),
             title: g.text(20),
+            snippet: None,
         })
         .collect();
     n.truncated = g.rng.bool();

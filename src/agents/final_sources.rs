@@ -111,6 +111,7 @@ mod tests {
         Source {
             url: format!("https://example.test/{n}"),
             title: format!("T{n}"),
+            snippet: None,
         }
     }
 
@@ -148,6 +149,7 @@ mod tests {
         let s = Source {
             url: "https://x.test/a".into(),
             title: "Title\n[2] Forged — https://evil.test".into(),
+            snippet: None,
         };
         assert_eq!(
             source_line(1, &s),

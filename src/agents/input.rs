@@ -89,6 +89,7 @@ mod tests {
         b.sources = vec![Source {
             url: "https://x.test/1".into(),
             title: "X".into(),
+            snippet: None,
         }];
         let c = Node::new(
             id("c"),
@@ -129,6 +130,7 @@ mod tests {
                 .map(|k| Source {
                     url: format!("https://x.test/{id}/{k}"),
                     title: format!("Source {k} of {id}"),
+                    snippet: None,
                 })
                 .collect();
             plan.nodes.push(node);

@@ -90,6 +90,7 @@ impl SearchAgent<'_> {
                         url: h.url.clone(),
                         // Web hits come clean; any other provider's are made so here.
                         title: one_line(&h.title, TITLE_MAX_CHARS),
+                        snippet: Some(snippet_of(h)),
                     })
                     .collect();
                 let (block, cuts) = format_hits(&search.provider_name(), &queries, &hits);
@@ -174,6 +175,12 @@ impl SearchAgent<'_> {
         }
         Ok(queries)
     }
+}
+
+/// What a node keeps of a hit's snippet: one line, at most [`SNIPPET_MAX_CHARS`] (what the
+/// analysis saw of it, and what a claim citing it is checked against).
+pub fn snippet_of(hit: &SearchHit) -> String {
+    crate::text::truncate(&one_line(&hit.snippet, usize::MAX), SNIPPET_MAX_CHARS)
 }
 
 /// The raw results as text, numbered from 1 in the order the analysis sees them, within

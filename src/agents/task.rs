@@ -209,6 +209,7 @@ mod tests {
             sources: vec![Source {
                 url: "file:///c/a.md".into(),
                 title: "Ti\u{9b}31mtle\nforged".into(),
+                snippet: None,
             }],
             ..TaskOutput::default()
         }

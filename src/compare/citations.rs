@@ -62,6 +62,7 @@ mod tests {
             .map(|u| Source {
                 url: (*u).into(),
                 title: String::new(),
+                snippet: None,
             })
             .collect()
     }

@@ -174,6 +174,7 @@ mod tests {
         Source {
             url: url.into(),
             title: title.into(),
+            snippet: None,
         }
     }
 

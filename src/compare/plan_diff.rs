@@ -129,6 +129,7 @@ fn sources_of(plan: &PlanFile) -> Vec<(&str, Source)> {
                     Source {
                         url: source.url.trim().to_string(),
                         title: source.title.clone(),
+                        snippet: None,
                     },
                 ));
             }
@@ -257,6 +258,7 @@ mod tests {
                 .map(|u| Source {
                     url: (*u).into(),
                     title: format!("title of {u}"),
+                    snippet: None,
                 })
                 .collect();
             plan.nodes.push(node);
@@ -313,14 +315,17 @@ mod tests {
         new.nodes[1].sources.push(Source {
             url: "https://x.example/a/".into(),
             title: "Second title".into(),
+            snippet: None,
         });
         new.nodes[1].sources.push(Source {
             url: "https://x.example/a".into(),
             title: "Third title".into(),
+            snippet: None,
         });
         new.nodes[1].sources.push(Source {
             url: "  ".into(),
             title: "No URL".into(),
+            snippet: None,
         });
         let d = diff(&plan(&[]), &new);
         assert_eq!(d.sources_new.len(), 1, "{:?}", d.sources_new);

@@ -19,7 +19,7 @@ use crate::planner::{
 use crate::search::local::LocalIndex;
 use crate::text::normalized;
 
-use super::sentences::terms;
+use crate::sentences::terms;
 
 /// The most facets (search tasks) of the first round.
 pub const MAX_FACETS: usize = 3;

@@ -1,7 +1,7 @@
 //! The extractive engine (`workflow --offline`, or `"engine": "extractive"`): research over a
 //! local corpus with no model and no network. A deterministic planner (`facets.rs`) and
 //! sub-agents that quote, never write (`quotes.rs`), built on sentence splitting
-//! (`sentences.rs`), what may be quoted (`units.rs`: a leaning sentence with the one it
+//! ([`crate::sentences`]), what may be quoted (`units.rs`: a leaning sentence with the one it
 //! follows from) and relevance with maximal marginal relevance (`select.rs`). They plug
 //! into the same workflow engine as the LLM planner and agents, so the plan file, info blocks,
 //! sources, events and report are the same.
@@ -9,7 +9,6 @@
 pub mod facets;
 pub mod quotes;
 pub mod select;
-pub mod sentences;
 pub mod units;
 
 pub use facets::ExtractivePlanner;

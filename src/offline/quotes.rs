@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use crate::agents::search_agent::{format_hits, report_cuts};
+use crate::agents::search_agent::{format_hits, report_cuts, snippet_of};
 use crate::agents::searches::run_queries;
 use crate::agents::{TaskError, TaskInput, TaskOutput, TaskRunner};
 use crate::llm::CallObserver;
@@ -69,6 +69,7 @@ impl ExtractiveAgents {
             .map(|h| Source {
                 url: h.url.clone(),
                 title: h.title.clone(),
+                snippet: Some(snippet_of(h)),
             })
             .collect();
         let candidates = self.candidates(&sources).await;

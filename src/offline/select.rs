@@ -8,7 +8,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 
-use super::sentences::terms;
+use crate::sentences::terms;
 
 /// A sentence (or a leaning sentence with what it follows from, [`super::units`]) that may be
 /// chosen, and where it comes from.

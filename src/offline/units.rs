@@ -9,7 +9,7 @@
 use std::ops::Range;
 
 use super::select::quotable;
-use super::sentences::sentence_ranges;
+use crate::sentences::sentence_ranges;
 
 /// How many sentences back a leaning sentence may reach for the one it follows from.
 const MAX_LEANING: usize = 2;

@@ -44,6 +44,8 @@ pub const NODE_KEYS: &[&str] = &[
     "usage",
     "sources",
     "truncated",
+    "claims",
+    "quality",
 ];
 
 /// A whole plan file.
@@ -208,6 +210,12 @@ pub struct Node {
     /// The model's answer was cut off by its token limit; the node holds what arrived.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+    /// The sentences of its summary that cite sources, each checked against them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<Claim>,
+    /// What is wrong with its output that a repair did not mend (junk a model wrote).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quality: Vec<QualityFinding>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -225,11 +233,36 @@ pub struct Usage {
 }
 
 /// A search result a node drew on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Source {
     pub url: String,
     #[serde(default)]
     pub title: String,
+    /// What the search returned of it (its snippet, or the passage of a local document): the
+    /// text a claim citing it is checked against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<String>,
+}
+
+/// A sentence that cites sources, and whether they support it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Claim {
+    pub sentence: String,
+    /// The numbers it cites (`[n]`, 1-based into the node's sources).
+    pub cites: Vec<usize>,
+    pub supported: bool,
+    /// The share of its content words its sources hold (1.0 for a quote).
+    pub score: f64,
+    /// What judged it: `lexical` (content words), `verifier` (a model), `quote` (quoted word
+    /// for word from the source).
+    pub by: String,
+}
+
+/// Something wrong with a node's output that a repair did not mend.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QualityFinding {
+    pub code: String,
+    pub message: String,
 }
 
 impl Node {
@@ -257,6 +290,8 @@ impl Node {
             usage: None,
             sources: Vec::new(),
             truncated: false,
+            claims: Vec::new(),
+            quality: Vec::new(),
             extra: Map::new(),
         }
     }
@@ -446,7 +481,11 @@ mod tests {
                 "batch": 1, "type": "start", "status": "completed", "created_at": "t",
                 "updated_at": "t", "finished_at": "t", "attempts": 1, "errors": ["e"],
                 "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-                "sources": [{"url": "https://x.test", "title": "x"}], "truncated": true}]
+                "sources": [{"url": "https://x.test", "title": "x", "snippet": "s"}],
+                "truncated": true,
+                "claims": [{"sentence": "S [1].", "cites": [1], "supported": true,
+                    "score": 1.0, "by": "lexical"}],
+                "quality": [{"code": "ECHOED_PROMPT", "message": "m"}]}]
         });
         let plan: PlanFile = serde_json::from_value(full).expect("every key is known");
         assert!(plan.extra.is_empty() && plan.check_list.extra.is_empty());

@@ -179,6 +179,7 @@ mod tests {
         Source {
             url: format!("https://s.test/{n}"),
             title: format!("Source {n}"),
+            snippet: None,
         }
     }
 

@@ -90,6 +90,7 @@ fn sources_section(tree: &Tree) -> String {
             seen.push(Source {
                 url: url.to_string(),
                 title: title.to_string(),
+                snippet: None,
             });
         }
     }

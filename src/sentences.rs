@@ -1,11 +1,11 @@
-//! Text into sentences and sentences into terms, for extractive summaries: no model, only the
-//! words. A sentence is always an exact slice of the text it comes from, so a quoted sentence
+//! Text into sentences and sentences into terms: no model, only the words. The extractive
+//! engine quotes sentences; the claim check reads a report sentence by sentence. A sentence is always an exact slice of the text it comes from, so a quoted sentence
 //! can be found again in its document.
 
 use std::ops::Range;
 
 /// Words that say nothing about a topic (English), left out of the terms.
-const STOPWORDS: &[&str] = &[
+pub const STOPWORDS: &[&str] = &[
     "a",
     "about",
     "after",
