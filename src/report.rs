@@ -14,11 +14,12 @@
 use std::path::Path;
 
 use crate::agents::citations;
+use crate::agents::claims::DEFAULT_THRESHOLD;
 use crate::markdown::{
     code_text, defang_links, escape_markdown, escape_raw_html, inline, link_target,
 };
 use crate::plan::footer::footer;
-use crate::plan::{Node, PlanFile, Source};
+use crate::plan::{Claim, Node, PlanFile, Source};
 use crate::search::hit::{TITLE_MAX_CHARS, is_web_url};
 use crate::text::{one_line, strip_controls};
 
@@ -68,11 +69,18 @@ pub fn render_with(
 ) -> String {
     let summary = citations::strip_sources_section(&strip_controls(&final_node.summary));
     let (body, cited) = citations::clean(&summary, final_node.sources.len());
+    // A plan written before claims were checked is checked here, as it stands.
+    let claims = match final_node.claims.is_empty() {
+        true => crate::agents::claims::check(&body, &final_node.sources, DEFAULT_THRESHOLD),
+        false => final_node.claims.clone(),
+    };
+    let body = mark_unsupported(&body, &claims);
     // Links are defanged before raw HTML is escaped: the escape leaves alone a `<` that a
     // backslash of the defanging already escapes.
     let mut out = format!(
-        "# {}\n\n{}\n",
+        "# {}\n\n{}{}\n",
         inline(plan.question(), usize::MAX),
+        claims_line(&claims, !final_node.sources.is_empty()),
         escape_raw_html(&defang_links(body.trim()))
     );
     if final_node.truncated {
@@ -108,6 +116,33 @@ pub fn render_with(
     out.push_str(&footer(plan, plan_file, final_node.node_id));
     // The plan file is input too: nothing it holds may reach a terminal as a control.
     strip_controls(&out)
+}
+
+/// What marks an unsupported claim where it stands in the report.
+pub const UNSUPPORTED_MARK: &str = "**[not supported by its sources]**";
+
+/// The line under the title that counts the report's cited claims and those their sources
+/// support (with an empty line after it); nothing for a report without claims or sources.
+fn claims_line(claims: &[Claim], has_sources: bool) -> String {
+    let (cited, supported) = crate::agents::claims::counts(claims);
+    match cited {
+        0 if !has_sources => String::new(),
+        0 => "_No sentence of this report cites its sources._\n\n".into(),
+        _ => format!("_{supported} of {cited} cited claims are supported by their sources._\n\n"),
+    }
+}
+
+/// `body` with [`UNSUPPORTED_MARK`] after every sentence of an unsupported claim.
+fn mark_unsupported(body: &str, claims: &[Claim]) -> String {
+    let mut out = body.to_string();
+    for claim in claims.iter().filter(|c| !c.supported) {
+        let sentence = claim.sentence.trim();
+        let marked = format!("{sentence} {UNSUPPORTED_MARK}");
+        if !sentence.is_empty() && !out.contains(&marked) {
+            out = out.replacen(sentence, &marked, 1);
+        }
+    }
+    out
 }
 
 /// One line of the sources list: `- [n] [title](url)` for a URL that may be a link, else
@@ -182,8 +217,12 @@ mod tests {
     fn report_lists_only_cited_sources_under_their_numbers() {
         let p = plan();
         let text = render(&p, p.final_node().expect("final"), "p.json");
+        // The titles `T2`, `T3` say nothing of the answer: its claim is counted, and marked.
         assert!(
-            text.starts_with("# Q?\n\nAnswer [2] and [1]. Bogus.\n"),
+            text.starts_with(
+                "# Q?\n\n_0 of 1 cited claims are supported by their sources._\n\n\
+                 Answer [2] and [1]. **[not supported by its sources]** Bogus.\n"
+            ),
             "{text}"
         );
         assert!(
@@ -231,7 +270,7 @@ mod tests {
             "{text:?}"
         );
         assert!(
-            text.starts_with("# Q?\n\nText with escapes [1].\n"),
+            text.starts_with("# Q?\n\n_0 of 1 cited claims are supported by their sources._\n\nText with escapes [1]."),
             "{text:?}"
         );
         assert!(
@@ -325,7 +364,11 @@ mod tests {
             );
             let text = render(&plan, &node, "p.json");
             assert!(!text.contains("made up"), "{text}");
-            assert_eq!(text.to_lowercase().matches("sources").count(), 1, "{text}");
+            assert_eq!(
+                text.to_lowercase().matches("## sources").count(),
+                1,
+                "{text}"
+            );
             assert!(
                 text.contains("## Sources\n\n- [1] [Real](https://x.test/1)\n"),
                 "{text}"

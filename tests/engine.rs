@@ -48,6 +48,7 @@ impl TaskRunner for ScriptedRunner {
                     sources: Vec::new(),
                     usage: Default::default(),
                     truncated: false,
+                    ..Default::default()
                 })
             }
         }

@@ -544,14 +544,29 @@ async fn hostile_search_results_and_answers_leave_a_clean_bounded_report() {
     // Only the two web links are sources; the title is one clean line.
     let plan = s.plan();
     let b = node(&plan, "b");
+    let titles: Vec<Value> = b["sources"]
+        .as_array()
+        .expect("sources")
+        .iter()
+        .map(|s| json!({"url": s["url"], "title": s["title"]}))
+        .collect();
     assert_eq!(
-        b["sources"],
-        json!([
-            {"url": "https://example.test/huge", "title": "Huge page"},
-            {"url": "https://example.test/forged",
-             "title": "Real title - [9] [Forged](javascript:alert(1))"}
-        ])
+        titles,
+        [
+            json!({"url": "https://example.test/huge", "title": "Huge page"}),
+            json!({"url": "https://example.test/forged",
+             "title": "Real title - [9] [Forged](javascript:alert(1))"})
+        ]
     );
+    // What the search returned of each is kept for the claim check, cut like the analysis's
+    // copy and without controls.
+    let huge = b["sources"][0]["snippet"].as_str().expect("a snippet");
+    assert!(
+        huge.starts_with("xxxx") && huge.chars().count() < 2_100,
+        "{}",
+        huge.len()
+    );
+    assert_eq!(b["sources"][1]["snippet"], "snippet with controls");
     assert_eq!(b["summary"], "Found things.");
     assert!(b["info"].as_str().is_some_and(|i| i.len() < 40_000));
 

@@ -137,12 +137,13 @@ fn node() -> impl Strategy<Value = Node> {
         completion_tokens: c,
         total_tokens: t,
     });
-    let source = (".{0,20}", ".{0,20}", proptest::option::of(".{0,20}"))
-        .prop_map(|(url, title, snippet)| Source {
+    let source = (".{0,20}", ".{0,20}", proptest::option::of(".{0,20}")).prop_map(
+        |(url, title, snippet)| Source {
             url,
             title,
             snippet,
-        });
+        },
+    );
     let rest = (
         vec(".{0,20}", 0..2),
         option::of(usage),

@@ -6,6 +6,7 @@
 
 use std::future::Future;
 
+use super::claims;
 use super::search_agent::SearchAgent;
 use super::summary_agent::SummaryAgent;
 use super::task::{TaskError, TaskInput, TaskOutput};
@@ -33,6 +34,8 @@ pub struct Agents {
     pub prompts: Prompts,
     /// The run's transcript: searches are recorded on it (or replayed from it).
     pub tape: Tape,
+    /// The share of a claim's content words its sources must hold (`claims.threshold`).
+    pub claims_threshold: f64,
 }
 
 impl TaskRunner for Agents {
@@ -46,8 +49,8 @@ impl TaskRunner for Agents {
             summary_prompt: &self.prompts.summary,
             final_prompt: &self.prompts.final_report,
         };
-        match (&input.final_sources, input.kind) {
-            (Some(sources), _) => summary.run_final(input, sources, observer).await,
+        let mut out = match (&input.final_sources, input.kind) {
+            (Some(sources), _) => summary.run_final(input, sources, observer).await?,
             (None, NodeType::Search) => {
                 SearchAgent {
                     llm: &self.search_llm,
@@ -57,9 +60,14 @@ impl TaskRunner for Agents {
                     tape: &self.tape,
                 }
                 .run(input, observer)
-                .await
+                .await?
             }
-            (None, _) => summary.run(input, observer).await,
-        }
+            // A summary task is given no numbered sources: it has nothing to cite.
+            (None, _) => return summary.run(input, observer).await,
+        };
+        // A search task's numbers are its results, the final report's its numbered sources:
+        // either way the output's `sources`.
+        out.claims = claims::check(&out.summary, &out.sources, self.claims_threshold);
+        Ok(out)
     }
 }

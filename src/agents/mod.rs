@@ -3,6 +3,7 @@
 
 pub mod ask;
 pub mod citations;
+pub mod claims;
 pub mod dispatch;
 pub mod final_sources;
 pub mod input;

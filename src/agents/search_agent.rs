@@ -130,6 +130,7 @@ impl SearchAgent<'_> {
             sources,
             usage,
             truncated: answer.truncated,
+            ..Default::default()
         })
     }
 

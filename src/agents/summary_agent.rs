@@ -52,6 +52,7 @@ impl SummaryAgent<'_> {
             sources: Vec::new(),
             usage: answer.usage,
             truncated: answer.truncated,
+            ..Default::default()
         })
     }
 
@@ -91,6 +92,7 @@ impl SummaryAgent<'_> {
             sources: sources.to_vec(),
             usage: answer.usage,
             truncated: answer.truncated,
+            ..Default::default()
         })
     }
 }

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use serde_json::{Value, json};
 
 use crate::llm::{JsonSchema, LlmError, Usage, extract_json};
-use crate::plan::{Info, NodeId, NodeType, Source};
+use crate::plan::{Claim, Info, NodeId, NodeType, QualityFinding, Source};
 use crate::search::hit::TITLE_MAX_CHARS;
 use crate::text::{one_line, strip_controls};
 
@@ -42,7 +42,7 @@ impl TaskInput {
 }
 
 /// What a completed task writes into its node.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct TaskOutput {
     pub summary: String,
     pub info: Info,
@@ -50,6 +50,10 @@ pub struct TaskOutput {
     pub usage: Usage,
     /// The kept answer was cut off by the token limit.
     pub truncated: bool,
+    /// The summary's cited sentences, checked against the sources they cite.
+    pub claims: Vec<Claim>,
+    /// What is wrong with the answer that its repair did not mend.
+    pub quality: Vec<QualityFinding>,
 }
 
 impl TaskOutput {

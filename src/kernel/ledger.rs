@@ -15,7 +15,7 @@ use super::outcome::{EngineError, Totals};
 use crate::agents::{TaskError, TaskOutput};
 use crate::clock;
 use crate::llm::Usage as CallUsage;
-use crate::plan::{FINAL_BATCH, NodeId, NodeStatus, PlanFile, PlanStore, StoreError, Usage};
+use crate::plan::{FINAL_BATCH, Node, NodeId, NodeStatus, PlanFile, PlanStore, StoreError, Usage};
 use crate::planner::FailedTask;
 
 /// Where a run's plan is kept, whole, at every checkpoint.
@@ -179,28 +179,8 @@ impl Ledger {
         node.finished_at = Some(now);
         match result {
             Ok(out) => {
-                let out = out.cleaned();
-                node.status = NodeStatus::Completed;
-                node.summary = out.summary;
-                node.info = out.info.render();
-                node.sources = out.sources;
-                node.truncated = out.truncated;
-                node.usage = Some(Usage {
-                    prompt_tokens: out.usage.prompt_tokens,
-                    completion_tokens: out.usage.completion_tokens,
-                    total_tokens: out.usage.total_tokens,
-                });
-                let event = Event::TaskCompleted {
-                    node: id.to_string(),
-                    seconds: took.as_secs_f64(),
-                    tokens: out.usage.total_tokens,
-                    sources: node.sources.len(),
-                    truncated: out.truncated,
-                };
-                tracing::info!("task {id} completed in {:.1} s", took.as_secs_f64());
+                let event = record_output(node, out.cleaned(), took, &mut self.totals);
                 self.emit(event);
-                self.totals.tasks_completed += 1;
-                self.totals.tokens.add(out.usage);
                 self.save("task completed")?;
                 Ok(Ended::Completed)
             }
@@ -248,6 +228,41 @@ impl Ledger {
                 Ok(Ended::Failed(failed))
             }
         }
+    }
+}
+
+/// A task's output written into its node, counted in the totals; its `task_completed`.
+fn record_output(node: &mut Node, out: TaskOutput, took: Duration, totals: &mut Totals) -> Event {
+    node.status = NodeStatus::Completed;
+    node.summary = out.summary;
+    node.info = out.info.render();
+    node.sources = out.sources;
+    node.truncated = out.truncated;
+    if node.batch == FINAL_BATCH {
+        let (cited, supported) = crate::agents::claims::counts(&out.claims);
+        totals.claims_cited = cited;
+        totals.claims_supported = supported;
+    }
+    node.claims = out.claims;
+    node.quality = out.quality;
+    node.usage = Some(Usage {
+        prompt_tokens: out.usage.prompt_tokens,
+        completion_tokens: out.usage.completion_tokens,
+        total_tokens: out.usage.total_tokens,
+    });
+    tracing::info!(
+        "task {} completed in {:.1} s",
+        node.node_id,
+        took.as_secs_f64()
+    );
+    totals.tasks_completed += 1;
+    totals.tokens.add(out.usage);
+    Event::TaskCompleted {
+        node: node.node_id.to_string(),
+        seconds: took.as_secs_f64(),
+        tokens: out.usage.total_tokens,
+        sources: node.sources.len(),
+        truncated: out.truncated,
     }
 }
 
@@ -306,6 +321,7 @@ mod tests {
                 total_tokens: 7,
             },
             truncated: false,
+            ..Default::default()
         };
         let ended = ledger
             .task_ended(b, Ok(out), Duration::from_millis(5))

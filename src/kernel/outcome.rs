@@ -19,6 +19,10 @@ pub struct Totals {
     #[serde(skip_serializing_if = "is_zero")]
     pub tasks_not_run: u32,
     pub retries: u64,
+    /// The final report's sentences that cite sources, and how many of them their sources
+    /// support (`agents::claims`).
+    pub claims_cited: usize,
+    pub claims_supported: usize,
     /// `prompt_tokens`, `completion_tokens` and `total_tokens` of every call of the run.
     #[serde(flatten)]
     pub tokens: Usage,

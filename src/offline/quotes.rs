@@ -8,11 +8,12 @@
 
 use std::sync::Arc;
 
+use crate::agents::claims::{DEFAULT_THRESHOLD, check, cited_sentences, claim_text};
 use crate::agents::search_agent::{format_hits, report_cuts, snippet_of};
 use crate::agents::searches::run_queries;
 use crate::agents::{TaskError, TaskInput, TaskOutput, TaskRunner};
 use crate::llm::CallObserver;
-use crate::plan::{Info, NodeType, Source};
+use crate::plan::{Claim, Info, NodeType, Source};
 use crate::search::SearchClient;
 use crate::search::local::LocalIndex;
 use crate::transcript::{Site, Tape};
@@ -93,12 +94,15 @@ impl ExtractiveAgents {
         let mut info = Info::default();
         info.set("llm", numbered(&quoted, "the search results"));
         info.set("search", block);
+        let claims = quote_claims(&summary, &picked, &candidates, &sources);
         Ok(TaskOutput {
             summary,
             info,
             sources,
             usage: Default::default(),
             truncated: false,
+            claims,
+            ..Default::default()
         })
     }
 
@@ -123,12 +127,15 @@ impl ExtractiveAgents {
         }
         let mut info = Info::default();
         info.set("llm", report.clone());
+        let claims = quote_claims(&report, &picked, &candidates, sources);
         TaskOutput {
             summary: report,
             info,
             sources: sources.to_vec(),
             usage: Default::default(),
             truncated: false,
+            claims,
+            ..Default::default()
         }
     }
 
@@ -150,6 +157,54 @@ impl ExtractiveAgents {
             .flatten()
             .collect()
     }
+}
+
+/// The claims of `text`, a summary of quotes: each cited sentence is a quote of the source it
+/// cites (`picked` of `candidates`), so its source supports it by construction; the check
+/// says so (`by: quote`) once it finds the sentence word for word in what was quoted from that
+/// source. A sentence it does not find (none should be) is checked like a model's.
+fn quote_claims(
+    text: &str,
+    picked: &[usize],
+    candidates: &[Candidate],
+    sources: &[Source],
+) -> Vec<Claim> {
+    let folded = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let quoted_from = |n: usize| -> String {
+        picked
+            .iter()
+            .map(|&i| &candidates[i])
+            .filter(|c| c.source + 1 == n)
+            .map(|c| folded(&c.text))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    cited_sentences(text)
+        .into_iter()
+        .map(|(sentence, cites)| {
+            let said = claim_text(&sentence);
+            let quoted = !said.is_empty() && cites.iter().any(|&n| quoted_from(n).contains(&said));
+            match quoted {
+                true => Claim {
+                    sentence,
+                    cites,
+                    supported: true,
+                    score: 1.0,
+                    by: "quote".into(),
+                },
+                false => {
+                    let mut checked = check(&sentence, sources, DEFAULT_THRESHOLD);
+                    checked.pop().unwrap_or(Claim {
+                        sentence,
+                        cites,
+                        supported: false,
+                        score: 0.0,
+                        by: "lexical".into(),
+                    })
+                }
+            }
+        })
+        .collect()
 }
 
 /// The quotable units of `text` ([`units`]), tagged with `source`.
@@ -184,6 +239,7 @@ fn summary_of_inputs(input: &TaskInput) -> TaskOutput {
         sources: Vec::new(),
         usage: Default::default(),
         truncated: false,
+        ..Default::default()
     }
 }
 

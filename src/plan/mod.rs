@@ -8,14 +8,16 @@ pub mod model;
 pub mod node_id;
 pub mod refs;
 pub mod segments;
+pub mod source;
 pub mod store;
 
 pub use beside::Beside;
 pub use info::{Info, InfoPart};
 pub use model::{
-    BudgetRecord, CHECK_LIST_KEYS, CheckList, Claim, FINAL_BATCH, NODE_KEYS, Node, NodeStatus, NodeType,
-    Outcome, PLAN_KEYS, PlanFile, QualityFinding, Source, Usage, workflow_id,
+    BudgetRecord, CHECK_LIST_KEYS, CheckList, FINAL_BATCH, NODE_KEYS, Node, NodeStatus, NodeType,
+    Outcome, PLAN_KEYS, PlanFile, Usage, workflow_id,
 };
 pub use node_id::NodeId;
 pub use refs::{Ref, RefField, RefTarget};
+pub use source::{Claim, QualityFinding, Source};
 pub use store::{PlanStore, StoreError};

@@ -5,6 +5,8 @@
 //! the queries on it; reading and writing files is in [`super::store`].
 
 use serde::{Deserialize, Serialize};
+
+pub use super::source::{Claim, QualityFinding, Source};
 use serde_json::{Map, Value};
 
 use super::node_id::NodeId;
@@ -230,39 +232,6 @@ pub struct Usage {
     pub completion_tokens: u64,
     #[serde(default)]
     pub total_tokens: u64,
-}
-
-/// A search result a node drew on.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Source {
-    pub url: String,
-    #[serde(default)]
-    pub title: String,
-    /// What the search returned of it (its snippet, or the passage of a local document): the
-    /// text a claim citing it is checked against.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub snippet: Option<String>,
-}
-
-/// A sentence that cites sources, and whether they support it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Claim {
-    pub sentence: String,
-    /// The numbers it cites (`[n]`, 1-based into the node's sources).
-    pub cites: Vec<usize>,
-    pub supported: bool,
-    /// The share of its content words its sources hold (1.0 for a quote).
-    pub score: f64,
-    /// What judged it: `lexical` (content words), `verifier` (a model), `quote` (quoted word
-    /// for word from the source).
-    pub by: String,
-}
-
-/// Something wrong with a node's output that a repair did not mend.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct QualityFinding {
-    pub code: String,
-    pub message: String,
 }
 
 impl Node {

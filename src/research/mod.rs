@@ -163,6 +163,7 @@ impl Research {
             search: services.search.clone(),
             prompts: services.prompts.clone(),
             tape,
+            claims_threshold: services.settings.claims_threshold,
         };
         Ok((agents, planner))
     }

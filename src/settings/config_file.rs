@@ -49,6 +49,16 @@ pub struct ConfigFile {
     pub budget: BudgetConfig,
     #[serde(default)]
     pub review: ReviewConfig,
+    #[serde(default)]
+    pub claims: ClaimsConfig,
+}
+
+/// The check of cited claims against their sources.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ClaimsConfig {
+    /// The share of a claim's content words its sources must hold (0 to 1, default 0.5).
+    pub threshold: Option<f64>,
 }
 
 /// The review stage after the final report.

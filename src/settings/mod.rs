@@ -12,8 +12,8 @@ pub mod secret;
 pub use base_url::BaseUrl;
 pub use config_file::{ConfigFile, EngineKind, StructuredOutput};
 pub use resolved::{
-    Budget, LlmEndpoint, LlmRoles, RateLimits, RetrySettings, RunOptions, SearchSettings, Settings,
-    SettingsError,
+    Budget, DEFAULT_CLAIM_THRESHOLD, LlmEndpoint, LlmRoles, RateLimits, RetrySettings, RunOptions,
+    SearchSettings, Settings, SettingsError,
 };
 pub use role::{PromptSpec, ROLES, Role, RoleSpec};
 pub use run::RunSettings;

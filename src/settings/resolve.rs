@@ -120,6 +120,7 @@ impl<'a> Resolver<'a> {
             prompts_dir: self.prompts_dir()?,
             budget: self.budget()?,
             review: file.review.enabled.unwrap_or(true),
+            claims_threshold: self.claims_threshold()?,
         })
     }
 
@@ -381,6 +382,18 @@ impl<'a> Resolver<'a> {
             grace: b.grace_seconds.map(Duration::from_secs),
             final_time: b.final_seconds.map(Duration::from_secs),
         })
+    }
+
+    fn claims_threshold(&self) -> Result<f64, SettingsError> {
+        match self.file.claims.threshold {
+            None => Ok(crate::settings::DEFAULT_CLAIM_THRESHOLD),
+            Some(t) if (0.0..=1.0).contains(&t) => Ok(t),
+            Some(t) => Err(self.invalid(
+                "claims.threshold",
+                t,
+                "use a share from 0 to 1 (0.5: half a claim's content words in its sources)",
+            )),
+        }
     }
 
     fn repair_attempts(&self) -> Result<u32, SettingsError> {

@@ -153,7 +153,13 @@ pub struct Settings {
     pub budget: Budget,
     /// Whether a workflow's report is reviewed (`review.enabled`, default true).
     pub review: bool,
+    /// The share of a cited claim's content words its sources must hold to support it
+    /// (`claims.threshold`).
+    pub claims_threshold: f64,
 }
+
+/// `claims.threshold` when the config does not say: half a claim's content words.
+pub const DEFAULT_CLAIM_THRESHOLD: f64 = 0.5;
 
 /// How one workflow run is bounded: its planning rounds, the tasks running at once, and what
 /// it may spend.

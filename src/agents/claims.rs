@@ -1,0 +1,241 @@
+//! Claims: the sentences of a summary that cite sources (`[n]`), each checked against what the
+//! search returned of the sources it cites (their snippets and titles, kept in the plan), with
+//! no model: the share of the sentence's content words (stemmed, English; stopwords and the
+//! markers left out) that the cited sources hold. A claim is supported when that share reaches
+//! the threshold (`claims.threshold`, default [`DEFAULT_THRESHOLD`]); a number that names no
+//! source supports nothing. What the lexical check leaves below the threshold a verifier
+//! model may judge again (`verifier.rs`).
+
+use std::collections::BTreeSet;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::plan::{Claim, Source};
+use crate::search::local::tokenizer::{analyzer, terms};
+use crate::sentences::{STOPWORDS, split_sentences};
+
+/// The share of a claim's content words its sources must hold, unless the config says.
+pub const DEFAULT_THRESHOLD: f64 = crate::settings::DEFAULT_CLAIM_THRESHOLD;
+
+/// `[3]`, `[1, 4]`: what a sentence cites (a Markdown link `[1](...)` is not a citation).
+static MARKER: LazyLock<Regex> = LazyLock::new(|| {
+    // A literal pattern: compiling it cannot fail.
+    Regex::new(r"\[(\d{1,4}(?:\s*[,，]\s*\d{1,4})*)\](\()?").expect("valid regex")
+});
+
+/// Citation markers at the start of a sentence.
+static LEADING_MARKERS: LazyLock<Regex> = LazyLock::new(|| {
+    // A literal pattern: compiling it cannot fail.
+    Regex::new(r"^(?:\s*\[\d{1,4}(?:\s*[,，]\s*\d{1,4})*\](?:\s|$))+").expect("valid regex")
+});
+
+/// The sentences of `text` that cite something, each with the numbers it cites (in order,
+/// once each). Markers standing after a sentence's full stop (`It holds. [2]`) cite that
+/// sentence.
+pub fn cited_sentences(text: &str) -> Vec<(String, Vec<usize>)> {
+    let mut all: Vec<(String, Vec<usize>)> = Vec::new();
+    for sentence in split_sentences(text) {
+        // Markers that open a sentence close the one before it.
+        let lead = LEADING_MARKERS.find(sentence).map_or(0, |m| m.end());
+        let (markers, rest) = sentence.split_at(lead);
+        if let Some((before, theirs)) = all.last_mut().filter(|_| lead > 0) {
+            before.push(' ');
+            before.push_str(markers.trim());
+            for n in cited_numbers(markers) {
+                if !theirs.contains(&n) {
+                    theirs.push(n);
+                }
+            }
+        }
+        let rest = if all.is_empty() {
+            sentence
+        } else {
+            rest.trim()
+        };
+        if !rest.is_empty() {
+            all.push((rest.to_string(), cited_numbers(rest)));
+        }
+    }
+    all.retain(|(_, cites)| !cites.is_empty());
+    all
+}
+
+/// The numbers `sentence` cites, in order, once each.
+pub fn cited_numbers(sentence: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    for caps in MARKER.captures_iter(sentence) {
+        if caps.get(2).is_some() {
+            continue;
+        }
+        let numbers = caps.get(1).map_or("", |m| m.as_str());
+        for n in numbers
+            .split([',', '，'])
+            .filter_map(|n| n.trim().parse().ok())
+        {
+            if !out.contains(&n) {
+                out.push(n);
+            }
+        }
+    }
+    out
+}
+
+/// `sentence` without its citation markers and its list marker, white space folded: what a
+/// claim says.
+pub fn claim_text(sentence: &str) -> String {
+    let bare = MARKER.replace_all(sentence, |caps: &regex::Captures<'_>| match caps.get(2) {
+        Some(_) => caps.get(0).map_or("", |m| m.as_str()).to_string(),
+        None => String::new(),
+    });
+    let bare = bare.trim_start().trim_start_matches(['-', '*', '+']);
+    bare.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .trim_end_matches(|c: char| c.is_whitespace())
+        .to_string()
+}
+
+/// The content terms of `text`: words stemmed as the local index stems them, stopwords and
+/// one-character words left out.
+pub fn content_terms(text: &str) -> BTreeSet<String> {
+    let mut analyzer = analyzer();
+    terms(&mut analyzer, text)
+        .into_iter()
+        .filter(|t| {
+            let word = text
+                .get(t.offset_from..t.offset_to)
+                .unwrap_or("")
+                .to_lowercase();
+            word.chars().count() > 1 && !STOPWORDS.contains(&word.as_str())
+        })
+        .map(|t| t.text)
+        .collect()
+}
+
+/// The share of `claim`'s content terms that `evidence` holds; `None` when the claim has no
+/// content word (it says nothing to check).
+pub fn support(claim: &str, evidence: &BTreeSet<String>) -> Option<f64> {
+    let said = content_terms(claim);
+    if said.is_empty() {
+        return None;
+    }
+    let held = said.iter().filter(|t| evidence.contains(*t)).count();
+    Some(held as f64 / said.len() as f64)
+}
+
+/// What the sources numbered `cites` say of themselves: their titles and snippets; `None`
+/// when a number names no source.
+fn evidence(sources: &[Source], cites: &[usize]) -> Option<BTreeSet<String>> {
+    let mut terms = BTreeSet::new();
+    for &n in cites {
+        let source = sources.get(n.checked_sub(1)?)?;
+        terms.extend(content_terms(&source.title));
+        terms.extend(content_terms(source.snippet.as_deref().unwrap_or("")));
+    }
+    Some(terms)
+}
+
+/// Every cited sentence of `text` checked against `sources` (`[n]` is `sources[n - 1]`).
+pub fn check(text: &str, sources: &[Source], threshold: f64) -> Vec<Claim> {
+    cited_sentences(text)
+        .into_iter()
+        .filter_map(|(sentence, cites)| {
+            let score = match evidence(sources, &cites) {
+                Some(terms) => support(&claim_text(&sentence), &terms)?,
+                None => 0.0,
+            };
+            Some(Claim {
+                sentence,
+                cites,
+                supported: score >= threshold,
+                score: (score * 1000.0).round() / 1000.0,
+                by: "lexical".into(),
+            })
+        })
+        .collect()
+}
+
+/// How many of `claims` there are, and how many are supported.
+pub fn counts(claims: &[Claim]) -> (usize, usize) {
+    (claims.len(), claims.iter().filter(|c| c.supported).count())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source(title: &str, snippet: &str) -> Source {
+        Source {
+            url: "https://s.test/x".into(),
+            title: title.into(),
+            snippet: Some(snippet.into()),
+        }
+    }
+
+    #[test]
+    fn a_sentence_its_source_says_is_supported_and_one_it_does_not_is_not() {
+        let sources = [
+            source(
+                "Solid-state batteries",
+                "Solid-state cells reach an energy density of 400 Wh/kg in the lab.",
+            ),
+            source(
+                "Prices",
+                "Lithium-ion packs cost 139 dollars per kWh in 2023.",
+            ),
+        ];
+        let text = "Solid-state cells reached 400 Wh/kg energy densities [1]. \
+                    Lithium-ion packs are the cheapest way to heat houses [2]. \
+                    This sentence cites nothing.";
+        let claims = check(text, &sources, DEFAULT_THRESHOLD);
+        assert_eq!(claims.len(), 2);
+        assert!(claims[0].supported, "{:?}", claims[0]);
+        assert_eq!(claims[0].cites, [1]);
+        assert!(!claims[1].supported, "{:?}", claims[1]);
+        assert!(claims[1].score < DEFAULT_THRESHOLD);
+        assert_eq!(claims[0].by, "lexical");
+    }
+
+    #[test]
+    fn stems_and_stopwords_do_not_count_against_a_claim() {
+        let evidence = content_terms("The batteries were charging quickly.");
+        assert_eq!(support("A battery charges quickly", &evidence), Some(1.0));
+        assert_eq!(support("It is what it is", &evidence), None);
+    }
+
+    #[test]
+    fn a_number_that_names_no_source_supports_nothing() {
+        let claims = check("Cells last long [7].", &[source("x", "y")], 0.5);
+        assert_eq!((claims[0].supported, claims[0].score), (false, 0.0));
+    }
+
+    #[test]
+    fn a_marker_after_the_full_stop_cites_its_sentence() {
+        let got = cited_sentences("Cells store energy. [1] Another fact [2].\n- A list quote. [3]");
+        assert_eq!(
+            got,
+            [
+                ("Cells store energy. [1]".to_string(), vec![1]),
+                ("Another fact [2].".to_string(), vec![2]),
+                ("- A list quote. [3]".to_string(), vec![3]),
+            ]
+        );
+        assert_eq!(claim_text("- A list quote. [3]"), "A list quote.");
+    }
+
+    #[test]
+    fn markers_and_links_are_told_apart() {
+        assert_eq!(
+            cited_numbers("A [1, 3] b [3][2] c [4](https://x)."),
+            [1, 3, 2]
+        );
+        assert_eq!(claim_text("A  fact [1] here [2]."), "A fact here .");
+        let claims = check(
+            "Cells hold charge [1].",
+            &[source("cells hold charge", "")],
+            0.5,
+        );
+        assert_eq!(counts(&claims), (1, 1));
+    }
+}

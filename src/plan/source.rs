@@ -1,0 +1,37 @@
+//! What a node drew on and what was checked of it: its sources (with what the search returned
+//! of each), the claims of its summary that cite them, and what is wrong with its output.
+
+use serde::{Deserialize, Serialize};
+
+/// A search result a node drew on.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Source {
+    pub url: String,
+    #[serde(default)]
+    pub title: String,
+    /// What the search returned of it (its snippet, or the passage of a local document): the
+    /// text a claim citing it is checked against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<String>,
+}
+
+/// A sentence that cites sources, and whether they support it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Claim {
+    pub sentence: String,
+    /// The numbers it cites (`[n]`, 1-based into the node's sources).
+    pub cites: Vec<usize>,
+    pub supported: bool,
+    /// The share of its content words its sources hold (1.0 for a quote).
+    pub score: f64,
+    /// What judged it: `lexical` (content words), `verifier` (a model), `quote` (quoted word
+    /// for word from the source).
+    pub by: String,
+}
+
+/// Something wrong with a node's output that a repair did not mend.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QualityFinding {
+    pub code: String,
+    pub message: String,
+}
