@@ -1,0 +1,113 @@
+//! Answers you can check: every cited sentence of a search summary and of the final report is
+//! checked against what the search returned of the sources it cites, kept on its node, counted
+//! in the report's header line and in `run_finished`, and marked where it stands when its
+//! sources do not support it.
+
+mod support;
+
+use serde_json::json;
+use support::scenario::{Agent, Setup, agent, events_of, node, plan_answer};
+use support::{MockLlm, MockSearch, Reply, SearchKind};
+
+/// One search, then a final report whose second claim its source does not say.
+fn contradicting(llm: &MockLlm) {
+    llm.set_handler(|req| match agent(req) {
+        Agent::Planner if req.user_prompt().unwrap_or_default().contains("### b:") => {
+            Reply::json(&plan_answer(
+                true,
+                json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
+                json!([]),
+            ))
+        }
+        Agent::Planner => Reply::json(&plan_answer(
+            false,
+            json!([{"title": "Energy density", "type": "search", "p_node": "a:info"}]),
+            json!(["NEW1:summary"]),
+        )),
+        Agent::Queries => Reply::json(&json!({"queries": ["solid state energy density"]})),
+        Agent::Analysis => Reply::json(&json!({
+            "summary": "The results describe solid state energy density [1].",
+            "analysis": "1. Solid state energy density [1]."
+        })),
+        Agent::Final => Reply::content(
+            "Solid state energy density is documented by the results [1]. \
+             Lithium cobalt recycling costs fell sharply in Chile last year [2].",
+        ),
+        _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
+    });
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claims_their_sources_do_not_say_are_marked_and_counted() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    contradicting(&llm);
+    let s = Setup::new(&llm, Some(&search));
+    let out = s.query("How dense are solid-state cells?").run().await;
+    out.success();
+    let totals = &out.stdout_json()["totals"];
+    assert_eq!(
+        (
+            totals["claims_cited"].clone(),
+            totals["claims_supported"].clone()
+        ),
+        (json!(2), json!(1))
+    );
+
+    let plan = s.plan();
+    let b = node(&plan, "b");
+    assert_eq!(b["claims"][0]["supported"], true, "{b}");
+    assert_eq!(b["claims"][0]["by"], "lexical");
+    assert!(
+        b["sources"][0]["snippet"]
+            .as_str()
+            .is_some_and(|t| t.contains("solid state"))
+    );
+    let fin = node(&plan, "c");
+    let claims = fin["claims"].as_array().cloned().unwrap_or_default();
+    assert_eq!(claims.len(), 2, "{fin}");
+    assert_eq!(
+        claims
+            .iter()
+            .map(|c| (c["cites"].clone(), c["supported"].clone()))
+            .collect::<Vec<_>>(),
+        [(json!([1]), json!(true)), (json!([2]), json!(false))]
+    );
+    assert!(
+        claims[1]["score"].as_f64().is_some_and(|s| s < 0.5),
+        "{claims:?}"
+    );
+
+    let report = s.report();
+    assert!(
+        report.contains("_1 of 2 cited claims are supported by their sources._"),
+        "{report}"
+    );
+    assert!(
+        report.contains("last year [2]. **[not supported by its sources]**"),
+        "{report}"
+    );
+    assert!(
+        !report.contains("by the results [1]. **[not supported"),
+        "a supported claim is not marked: {report}"
+    );
+    let events = s.events();
+    let finished = events_of(&events, "run_finished");
+    assert_eq!(finished[0]["totals"]["claims_supported"], 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stricter_threshold_in_the_config_supports_fewer_claims() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    contradicting(&llm);
+    // "documented" is in no source: 5 of the first claim's 6 content words are.
+    let s = Setup::with_config(&llm, Some(&search), json!({"claims": {"threshold": 0.99}}));
+    let out = s.query("How dense are solid-state cells?").run().await;
+    out.success();
+    assert_eq!(out.stdout_json()["totals"]["claims_supported"], 0);
+    let bad = Setup::with_config(&llm, None, json!({"claims": {"threshold": 2}}));
+    let out = bad.query("Q?").run().await;
+    out.code(2);
+    assert!(out.stderr.contains("claims.threshold"), "{}", out.stderr);
+}
