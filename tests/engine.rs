@@ -128,6 +128,7 @@ async fn run(plan: PlanFile, base_url: &str, done: Arc<Notify>, shutdown: Shutdo
         files: Beside::of(&dir.path().join("plan.json")),
         corpus_url: None,
         review: ReviewStep::Off,
+        could_search: false,
     };
     let planner = Planner {
         llm: LlmClient::new(

@@ -7,6 +7,7 @@ pub mod claims;
 pub mod dispatch;
 pub mod final_sources;
 pub mod input;
+pub mod quality;
 pub mod search_agent;
 pub mod searches;
 pub mod summary_agent;

@@ -14,10 +14,11 @@ use std::sync::LazyLock;
 use serde_json::{Value, json};
 
 use super::ask::ask_json;
+use super::quality;
 use super::searches::run_queries;
 use super::task::{TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA, parse_written};
 use crate::llm::CallObserver;
-use crate::llm::{JsonSchema, LlmClient, Usage, extract_json};
+use crate::llm::{JsonSchema, LlmClient, Usage, Want, extract_json};
 use crate::plan::{Info, Source};
 use crate::prompts;
 use crate::search::hit::TITLE_MAX_CHARS;
@@ -107,14 +108,30 @@ impl SearchAgent<'_> {
             "{}\nSearch results of this task:\n{results_text}\n",
             input.message()
         );
-        let answer = ask_json(
+        let first = ask_json(
             self.llm,
             &site,
             self.analysis_prompt,
-            user,
+            user.clone(),
             &WRITTEN_SCHEMA,
             ANALYSIS_MAX_TOKENS,
             observer,
+        )
+        .await?;
+        let judge = |answer: &str| {
+            quality::echoes(answer, self.analysis_prompt)
+                .into_iter()
+                .collect()
+        };
+        let (answer, quality) = quality::repaired(
+            self.llm,
+            &site,
+            (self.analysis_prompt, &user),
+            first,
+            Want::Json(&WRITTEN_SCHEMA),
+            ANALYSIS_MAX_TOKENS,
+            observer,
+            &judge,
         )
         .await?;
         usage.add(answer.usage);
@@ -130,6 +147,7 @@ impl SearchAgent<'_> {
             sources,
             usage,
             truncated: answer.truncated,
+            quality,
             ..Default::default()
         })
     }

@@ -6,10 +6,11 @@
 use super::ask::{ask_json, ask_text};
 use super::citations;
 use super::final_sources::source_line;
+use super::quality;
 use super::task::{TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA, parse_written};
 use crate::llm::CallObserver;
-use crate::llm::LlmClient;
-use crate::plan::{Info, Source};
+use crate::llm::{LlmClient, Want};
+use crate::plan::{Info, QualityFinding, Source};
 use crate::prompts;
 use crate::settings::Role;
 use crate::transcript::Site;
@@ -33,14 +34,32 @@ impl SummaryAgent<'_> {
         input: &TaskInput,
         observer: &dyn CallObserver,
     ) -> Result<TaskOutput, TaskError> {
-        let answer = ask_json(
+        let site = Site::node(input.node_id.to_string());
+        let user = input.message();
+        let first = ask_json(
             self.llm,
-            &Site::node(input.node_id.to_string()),
+            &site,
             self.summary_prompt,
-            input.message(),
+            user.clone(),
             &WRITTEN_SCHEMA,
             SUMMARY_MAX_TOKENS,
             observer,
+        )
+        .await?;
+        let judge = |answer: &str| {
+            quality::echoes(answer, self.summary_prompt)
+                .into_iter()
+                .collect()
+        };
+        let (answer, quality) = quality::repaired(
+            self.llm,
+            &site,
+            (self.summary_prompt, &user),
+            first,
+            Want::Json(&WRITTEN_SCHEMA),
+            SUMMARY_MAX_TOKENS,
+            observer,
+            &judge,
         )
         .await?;
         let (summary, analysis) = parse_written(&answer.content);
@@ -52,6 +71,7 @@ impl SummaryAgent<'_> {
             sources: Vec::new(),
             usage: answer.usage,
             truncated: answer.truncated,
+            quality,
             ..Default::default()
         })
     }
@@ -72,13 +92,32 @@ impl SummaryAgent<'_> {
             list.push_str("(no sources: the searches returned none; cite nothing)\n");
         }
         let user = format!("{}\nNumbered sources:\n{list}", input.message());
-        let answer = ask_text(
+        let site = Site::node(input.node_id.to_string());
+        let first = ask_text(
             self.llm,
-            &Site::node(input.node_id.to_string()),
+            &site,
             self.final_prompt,
-            user,
+            user.clone(),
             FINAL_MAX_TOKENS,
             observer,
+        )
+        .await?;
+        let judge = |answer: &str| -> Vec<QualityFinding> {
+            let report = citations::strip_sources_section(&crate::text::strip_controls(answer));
+            quality::echoes(answer, self.final_prompt)
+                .into_iter()
+                .chain(quality::uncited(&report, sources.len()))
+                .collect()
+        };
+        let (answer, quality) = quality::repaired(
+            self.llm,
+            &site,
+            (self.final_prompt, &user),
+            first,
+            Want::Text,
+            FINAL_MAX_TOKENS,
+            observer,
+            &judge,
         )
         .await?;
         let answer_text = crate::text::strip_controls(&answer.content);
@@ -92,6 +131,7 @@ impl SummaryAgent<'_> {
             sources: sources.to_vec(),
             usage: answer.usage,
             truncated: answer.truncated,
+            quality,
             ..Default::default()
         })
     }

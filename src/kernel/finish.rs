@@ -20,12 +20,15 @@ pub struct Facts<'a> {
     pub rounds: u32,
     pub max_rounds: u32,
     pub tasks_not_run: u32,
+    /// Whether a search provider or a corpus was there to search.
+    pub could_search: bool,
 }
 
 /// The status a run ends with, from where its loop ended.
 pub fn status(ended: &Result<RunStatus, EngineError>, facts: &Facts<'_>) -> RunStatus {
     match ended {
         Ok(RunStatus::Completed) if !researched(facts.plan) => RunStatus::Degraded,
+        Ok(RunStatus::Completed) if junk(facts).is_some() => RunStatus::Degraded,
         Ok(RunStatus::Completed) if facts.stopped.is_some() => RunStatus::Partial,
         Ok(status) => *status,
         Err(_) => RunStatus::Failed,
@@ -38,6 +41,33 @@ pub fn researched(plan: &PlanFile) -> bool {
         matches!(n.kind, NodeType::Search | NodeType::Summary)
             && n.batch != FINAL_BATCH
             && n.status == NodeStatus::Completed
+    })
+}
+
+/// Why a run that researched must not be taken for an answer: its final report still fails
+/// a check after its repair (it echoes its prompt, it cites none of its sources), or no search
+/// ran although there was something to search (every task was a summary over the question).
+pub fn junk(facts: &Facts<'_>) -> Option<String> {
+    let plan = facts.plan;
+    if let Some(node) = plan.final_node().filter(|n| !n.quality.is_empty()) {
+        let found: Vec<String> = node
+            .quality
+            .iter()
+            .map(|f| format!("{} ({})", f.code, f.message))
+            .collect();
+        return Some(format!(
+            "the final report still fails its checks after a repair: {}",
+            found.join("; ")
+        ));
+    }
+    let searched = plan
+        .nodes
+        .iter()
+        .any(|n| n.kind == NodeType::Search && n.status == NodeStatus::Completed);
+    (facts.could_search && !searched).then(|| {
+        "no search ran although a search provider or corpus is configured: every research \
+         task was a summary over the question, so nothing was looked up"
+            .to_string()
     })
 }
 
@@ -64,7 +94,10 @@ fn reason_text(
     };
     match status {
         RunStatus::Completed => None,
-        RunStatus::Degraded => Some(after_stop(degraded(facts))),
+        RunStatus::Degraded => Some(after_stop(match researched(facts.plan) {
+            true => junk(facts).unwrap_or_else(|| degraded(facts)),
+            false => degraded(facts),
+        })),
         RunStatus::Partial => facts.stopped.map(|stop| {
             format!(
                 "{}; {} task(s) did not run or were cut",
@@ -148,13 +181,18 @@ fn nothing_planned(facts: &Facts<'_>) -> Option<String> {
     })
 }
 
-/// The notice that opens the report of a run short of `completed`.
-pub fn notice(status: RunStatus, why: &str) -> String {
-    match status {
-        RunStatus::Partial => format!(
+/// The notice that opens the report of a run short of `completed`; `researched` says whether
+/// research results were there to write from.
+pub fn notice(status: RunStatus, why: &str, researched: bool) -> String {
+    match (status, researched) {
+        (RunStatus::Partial, _) => format!(
             "> **Partial run: {why}.** The report is written from what was researched by then."
         ),
-        _ => format!(
+        (_, true) => format!(
+            "> **Degraded run: {why}.** What follows must not be taken as an answer to the \
+             question."
+        ),
+        (_, false) => format!(
             "> **Degraded run: {why}.** What follows was written without research results and \
              must not be taken as researched."
         ),
@@ -174,6 +212,7 @@ mod tests {
             rounds: 1,
             max_rounds: 8,
             tasks_not_run: 0,
+            could_search: false,
         }
     }
 
@@ -221,7 +260,7 @@ mod tests {
             reason(status, &stopped, None).as_deref(),
             Some("the time budget (8 s) was reached after 9 s; 2 task(s) did not run or were cut")
         );
-        assert!(notice(status, "why").starts_with("> **Partial run: why.**"));
+        assert!(notice(status, "why", true).starts_with("> **Partial run: why.**"));
         assert_eq!(reason(RunStatus::Completed, &stopped, None), None);
     }
 }

@@ -331,11 +331,11 @@ mod tests {
             false,
             vec![
                 task(
-                    "T1",
+                    "Cell chemistry",
                     NodeType::Search,
                     "B:Title, zz:summary, NEW2:summary, b:oops",
                 ),
-                task("T2", NodeType::Summary, "b:summary, c:info[llm]"),
+                task("Cost outlook", NodeType::Summary, "b:summary, c:info[llm]"),
             ],
             &["b:summary", "NEW1:summary", "NEW3:summary", "q:summary"],
         );

@@ -12,6 +12,8 @@
 //!   a task node (of any status; never the start node: a search titled as the question is
 //!   fine) or of an earlier kept task of the same answer. The dropped task's NEW placeholder
 //!   stands for the node it repeats.
+//! - `TITLE_IS_ID` (block): the title is a node id of the plan or a label like `a-1`, `b2`,
+//!   `task 3`, not a direction (a small model's copy of the ids it was shown).
 //! - `ONLY_FAILED_INPUTS` (block): every `p_node` ref to an existing node names a failed node,
 //!   so the task would have nothing to work from but titles.
 //! - `TITLE_TOO_LONG` (warn): over [`LONG_TITLE_CHARS`] characters: a paragraph, not a
@@ -225,6 +227,17 @@ impl Reviewer<'_> {
                 return verdict;
             }
             verdict.retitle = true;
+        } else if is_label(self.plan, &task.title) {
+            let why = format!(
+                "{what} at tasks[{i}] is titled `{title}`, a node id or a label, not a direction: \
+                 name what it researches"
+            );
+            let at = self.block(i, "TITLE_IS_ID", is_final, why, renamed);
+            if !is_final {
+                verdict.blocked_by = Some(at);
+                return verdict;
+            }
+            verdict.retitle = true;
         }
         let inputs = Inputs::of(self.plan, &task.p_node);
         if inputs.only_failed() {
@@ -404,6 +417,20 @@ fn reaches_search(plan: &PlanFile, from: impl Iterator<Item = NodeId>) -> bool {
     false
 }
 
+/// A title like `a-1`, `b2`, `task 3`, or the id of a node of the plan: what a small model
+/// writes when it copies ids instead of naming a direction (Gemma 3 270M titled two tasks
+/// `a-1` and `b-1`).
+fn is_label(plan: &PlanFile, title: &str) -> bool {
+    static LABEL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        // A literal pattern: compiling it cannot fail.
+        regex::Regex::new(r"^(?:[a-z]{1,3}[-_.:]?\d{1,3}|(?:task|node|step|item)[-_ ]?\d{1,3})$")
+            .expect("valid regex")
+    });
+    let t = title.trim().to_lowercase();
+    LABEL.is_match(&t)
+        || NodeId::parse(&t).is_ok_and(|id| plan.nodes.iter().any(|n| n.node_id == id))
+}
+
 fn ids(list: &[NodeId]) -> String {
     list.iter()
         .map(ToString::to_string)
@@ -508,6 +535,28 @@ mod tests {
             }
         );
         assert_eq!(gate.verdicts, vec![Verdict::default()]);
+    }
+
+    #[test]
+    fn labels_and_node_ids_as_titles_block() {
+        let plan = plan();
+        for label in ["a-1", "B-2", "c3", "task 4", "Step-2"] {
+            let gate = review(
+                &plan,
+                &answer(false, vec![task(label, NodeType::Search, "a:info")]),
+            );
+            assert_eq!(found(&gate), [("TITLE_IS_ID", Severity::Block)], "{label}");
+        }
+        // A node id of the plan that no node is titled with is a label too; a word is not.
+        assert!(is_label(&plan, "c"));
+        assert!(!is_label(&plan, "Cost of cells"));
+        assert!(!is_label(&plan, "AI"));
+        let gate = review(
+            &plan,
+            &answer(true, vec![task("z-9", NodeType::Summary, "b:summary")]),
+        );
+        assert_eq!(found(&gate), [("TITLE_IS_ID", Severity::Warn)]);
+        assert!(gate.verdicts[0].retitle);
     }
 
     #[test]

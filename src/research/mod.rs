@@ -63,6 +63,7 @@ impl RunWorkflow for Research {
             files: files.clone(),
             corpus_url: self.services.corpus_url(),
             review: self.review_step(ReviewPaths::of(&files), &tape)?,
+            could_search: self.services.search.is_some(),
         };
         let summary = if self.services.settings.engine == EngineKind::Extractive {
             let (runner, planner) = self.extractive_engine(tape)?;

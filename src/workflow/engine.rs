@@ -55,6 +55,9 @@ pub struct RunParts {
     pub corpus_url: Option<String>,
     /// What happens after the report (`review_step.rs`).
     pub review: ReviewStep,
+    /// Whether a search provider or a corpus is there to search: a run that never searched
+    /// although it could is `degraded` (`kernel::finish::junk`).
+    pub could_search: bool,
 }
 
 /// What the run learns of itself as it goes, for its end.

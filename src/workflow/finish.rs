@@ -26,7 +26,10 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             status,
             RunStatus::Completed | RunStatus::Degraded | RunStatus::Partial
         ) {
-            let notice = reason.as_deref().map(|why| finish::notice(status, why));
+            let researched = finish::researched(self.run.ledger.plan());
+            let notice = reason
+                .as_deref()
+                .map(|why| finish::notice(status, why, researched));
             match self.write_report(notice.as_deref()) {
                 Ok(path) => report = path,
                 Err(e) => {
@@ -89,6 +92,7 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             rounds: self.run.ledger.totals().rounds,
             max_rounds: self.run.options.max_rounds,
             tasks_not_run: self.run.ledger.totals().tasks_not_run,
+            could_search: self.run.could_search,
         }
     }
 

@@ -1,0 +1,186 @@
+//! Junk a small model writes while the run would call it done, learnt from Gemma 3 270M over
+//! the batteries corpus: a final report that was the prompt's own instructions echoed back
+//! (`<<SYS>>`, "Do not add a list of sources at the end"), and one that cites nothing while
+//! the searches found sources. Each finding is sent back once for repair ([`repaired`]); what
+//! the repaired answer still has is recorded on the node (`quality`), and a final report that
+//! keeps a finding makes the run `degraded` (`kernel::finish`).
+
+use super::ask::Asked;
+use super::claims::cited_numbers;
+use crate::llm::{CallObserver, LlmClient, LlmError, Message, Want};
+use crate::plan::QualityFinding;
+use crate::transcript::Site;
+
+/// The answer repeats its prompt: template markers or instruction lines.
+pub const ECHOED_PROMPT: &str = "ECHOED_PROMPT";
+/// The final report cites none of the sources the searches found.
+pub const UNCITED_REPORT: &str = "UNCITED_REPORT";
+
+/// Chat-template markers no answer has a reason to contain.
+const TEMPLATE_MARKERS: &[&str] = &[
+    "<<SYS>>",
+    "<</SYS>>",
+    "[INST]",
+    "[/INST]",
+    "<|im_start|>",
+    "<|im_end|>",
+    "<start_of_turn>",
+    "<end_of_turn>",
+    "<|system|>",
+    "<|user|>",
+    "<|assistant|>",
+    "<|begin_of_text|>",
+    "<|start_header_id|>",
+    "<|eot_id|>",
+];
+
+/// A clause of the prompt this many words long or more, found in an answer, is an echo.
+const ECHO_LINE_WORDS: usize = 6;
+
+/// Whether `answer` echoes `system`, its prompt: a template marker, or a clause of the prompt
+/// (up to a line end or `.`, `:`, `;`, `!`, `?`) of [`ECHO_LINE_WORDS`] words or more, word
+/// for word (case and punctuation aside).
+pub fn echoes(answer: &str, system: &str) -> Option<QualityFinding> {
+    if let Some(marker) = TEMPLATE_MARKERS.iter().find(|m| answer.contains(**m)) {
+        return Some(finding(
+            ECHOED_PROMPT,
+            format!("the answer holds the chat-template marker `{marker}`: it echoes its prompt"),
+        ));
+    }
+    let said = words(answer);
+    let echoed = system
+        .split(['\n', '.', ':', ';', '!', '?'])
+        .map(words)
+        .find(|line| line.split(' ').count() >= ECHO_LINE_WORDS && said.contains(line.as_str()))?;
+    let quoted: String = echoed.chars().take(80).collect();
+    Some(finding(
+        ECHOED_PROMPT,
+        format!(
+            "the answer repeats its instructions word for word (\"{quoted}\"): write the answer, not the prompt"
+        ),
+    ))
+}
+
+/// Whether a final report cites none of its `sources` although there are some.
+pub fn uncited(report: &str, sources: usize) -> Option<QualityFinding> {
+    let cites = cited_numbers(report)
+        .into_iter()
+        .any(|n| (1..=sources).contains(&n));
+    (sources > 0 && !cites).then(|| {
+        finding(
+            UNCITED_REPORT,
+            format!(
+                "the report cites none of its {sources} numbered sources: cite each statement's source as [n]"
+            ),
+        )
+    })
+}
+
+/// What is sent back with the answer for a repair.
+pub fn repair_message(findings: &[QualityFinding]) -> String {
+    let mut text = String::from("Your answer cannot be used as it stands:\n");
+    for f in findings {
+        text.push_str(&format!("- {}: {}\n", f.code, f.message));
+    }
+    text.push_str("Answer again, in the form asked for, with the answer itself.");
+    text
+}
+
+/// `first` (the answer to `system` and `user`) judged by `judge`; a finding is sent back once
+/// and the new answer kept (its cost added); returns the answer kept and what it still has.
+#[allow(clippy::too_many_arguments)]
+pub async fn repaired(
+    llm: &LlmClient,
+    site: &Site,
+    (system, user): (&str, &str),
+    first: Asked,
+    want: Want<'_>,
+    max_tokens: u32,
+    observer: &dyn CallObserver,
+    judge: &(dyn Fn(&str) -> Vec<QualityFinding> + Sync),
+) -> Result<(Asked, Vec<QualityFinding>), LlmError> {
+    let findings = judge(&first.content);
+    if findings.is_empty() {
+        return Ok((first, findings));
+    }
+    tracing::warn!(
+        "{} LLM: the answer breaks {}; sending it back once",
+        llm.role().as_str(),
+        findings
+            .iter()
+            .map(|f| f.code.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let messages = vec![
+        Message::system(system),
+        Message::user(user),
+        Message::assistant(first.content.clone()),
+        Message::user(repair_message(&findings)),
+    ];
+    let second = llm
+        .chat(site, &messages, want, max_tokens, observer)
+        .await?;
+    let mut usage = first.usage;
+    usage.add(second.usage);
+    let kept = Asked {
+        truncated: second.truncated(),
+        content: second.content,
+        usage,
+    };
+    let left = judge(&kept.content);
+    Ok((kept, left))
+}
+
+fn finding(code: &str, message: String) -> QualityFinding {
+    QualityFinding {
+        code: code.into(),
+        message,
+    }
+}
+
+/// Lower-case words, punctuation aside, one space between.
+fn words(text: &str) -> String {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PROMPT: &str = "You write the final report.\n\
+        Do not add a list of sources at the end: it is appended for you.\n\
+        Cite them by number.";
+
+    #[test]
+    fn template_markers_and_instruction_lines_are_echoes() {
+        let marker = echoes("<<SYS>> You write the final report.", PROMPT).expect("marker");
+        assert_eq!(marker.code, ECHOED_PROMPT);
+        assert!(marker.message.contains("<<SYS>>"));
+        let line = echoes("Sure. do NOT add a list of sources, at the end!", PROMPT);
+        assert!(line.is_some_and(|f| f.message.contains("do not add a list")));
+        // A short line of the prompt may be said in passing; a real answer is no echo.
+        assert!(echoes("Cite them by number.", PROMPT).is_none());
+        assert!(echoes("Solid-state cells store more energy [1].", PROMPT).is_none());
+    }
+
+    #[test]
+    fn a_report_without_a_citation_of_its_sources_is_uncited() {
+        assert!(uncited("Cells store energy.", 3).is_some());
+        assert!(
+            uncited("Cells store energy [9].", 3).is_some(),
+            "no such source"
+        );
+        assert!(uncited("Cells store energy [2].", 3).is_none());
+        assert!(
+            uncited("Nothing was found.", 0).is_none(),
+            "nothing to cite"
+        );
+        let text = repair_message(&[uncited("x", 2).expect("finding")]);
+        assert!(text.contains("UNCITED_REPORT") && text.contains("Answer again"));
+    }
+}
