@@ -6,7 +6,10 @@
 mod support;
 
 use serde_json::json;
-use support::scenario::{Agent, Setup, agent, events_of, node, plan_answer};
+use support::scenario::{
+    Agent, Setup, agent, events_of, node, plan_answer, read_json, review_answer,
+    second_opinion_answer,
+};
 use support::{MockLlm, MockSearch, Reply, SearchKind};
 
 /// One search, then a final report whose second claim its source does not say.
@@ -33,6 +36,8 @@ fn contradicting(llm: &MockLlm) {
             "Solid state energy density is documented by the results [1]. \
              Lithium cobalt recycling costs fell sharply in Chile last year [2].",
         ),
+        Agent::Review => Reply::json(&review_answer()),
+        Agent::SecondOpinion => Reply::json(&second_opinion_answer("ok")),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
     });
 }
@@ -110,4 +115,44 @@ async fn a_stricter_threshold_in_the_config_supports_fewer_claims() {
     let out = bad.query("Q?").run().await;
     out.code(2);
     assert!(out.stderr.contains("claims.threshold"), "{}", out.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_review_hears_of_unsupported_claims_and_cannot_call_them_ok() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    contradicting(&llm);
+    let s = Setup::with_config(&llm, Some(&search), json!({"review": {"enabled": true}}));
+    let out = s.query("How dense are cells?").run().await;
+    out.success();
+    // The second opinion said `ok`; half the claims are unsupported: the verdict is `warn`.
+    let review = &out.stdout_json()["review"];
+    assert_eq!(review["verdict"], "warn", "{review}");
+    let record = read_json(&s.path().join("out/plan.review.json"));
+    assert_eq!(record["second_opinion"]["verdict"], "ok");
+    assert!(
+        record["verdict_note"]
+            .as_str()
+            .is_some_and(|n| n.contains("1 of 2 cited claims")),
+        "{record}"
+    );
+    let notes = std::fs::read_to_string(s.path().join("out/plan.review.md")).expect("notes");
+    assert!(
+        notes.contains("## Verdict: warn") && notes.contains("lowered from `ok`"),
+        "{notes}"
+    );
+    // Both roles read what the checks found, the unsupported claim quoted.
+    for role in [Agent::Review, Agent::SecondOpinion] {
+        let asked = llm
+            .requests()
+            .into_iter()
+            .find(|r| agent(r) == role)
+            .and_then(|r| r.user_prompt())
+            .unwrap_or_default();
+        assert!(
+            asked.contains("1 of 2 cited claims are supported")
+                && asked.contains("not supported: \"Lithium cobalt recycling"),
+            "{asked}"
+        );
+    }
 }

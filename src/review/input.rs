@@ -56,13 +56,51 @@ pub fn build(plan: &PlanFile, report: &str) -> ReviewInputs {
         || "the plan's tasks".to_string(),
         &mut cuts,
     );
+    let checks = checks(plan);
     ReviewInputs {
-        review: format!("{question}\n## The report\n\n{report}\n\n{sources}"),
+        review: format!("{question}\n## The report\n\n{report}\n\n{checks}\n{sources}"),
         second_opinion: format!(
-            "{question}\n## The research plan behind the report\n\n{tasks}\n## The report\n\n{report}\n"
+            "{question}\n## The research plan behind the report\n\n{tasks}\n## The report\n\n{report}\n\n{checks}"
         ),
         cuts,
     }
+}
+
+/// The most unsupported claims the checks section quotes.
+const QUOTED_CLAIMS: usize = 8;
+
+/// What researchflow's own checks found of the report, for both roles to weigh: how many of
+/// its cited claims their sources support (and the first unsupported ones), and what is wrong
+/// with it that a repair did not mend. A reviewer cannot call junk `ok` unawares.
+fn checks(plan: &PlanFile) -> String {
+    let Some(node) = plan.final_node() else {
+        return String::new();
+    };
+    let supported = node.claims.iter().filter(|c| c.supported).count();
+    let mut out = format!(
+        "## What researchflow's checks found\n\n{supported} of {} cited claims are supported by \
+         the text their sources returned (content words, checked without a model).\n",
+        node.claims.len()
+    );
+    for claim in node
+        .claims
+        .iter()
+        .filter(|c| !c.supported)
+        .take(QUOTED_CLAIMS)
+    {
+        out.push_str(&format!(
+            "- not supported: \"{}\"\n",
+            one_line(&claim.sentence, TITLE_MAX_CHARS)
+        ));
+    }
+    for finding in &node.quality {
+        out.push_str(&format!(
+            "- {}: {}\n",
+            finding.code,
+            one_line(&finding.message, TITLE_MAX_CHARS)
+        ));
+    }
+    out
 }
 
 /// The numbered sources of the final node, then each search that returned one of them.
@@ -244,7 +282,10 @@ mod tests {
             "{s}"
         );
         assert!(!s.contains("### e"), "the final summary is the report: {s}");
-        assert!(s.ends_with("## The report\n\nThe report.\n"), "{s}");
+        assert!(
+            s.contains("## The report\n\nThe report.\n\n## What researchflow's checks found\n\n0 of 0 cited claims"),
+            "{s}"
+        );
     }
 
     #[test]

@@ -62,12 +62,26 @@ fn verdict_section(record: &ReviewRecord) -> String {
         Verdict::Warn => "The report is usable with the caveats below.",
         Verdict::Block => "The report is not to be used as it stands.",
     };
+    let verdict = record.verdict.unwrap_or(opinion.verdict);
+    let meaning = match (&record.verdict_note, verdict) {
+        (Some(note), _) => format!("{}\n\nThe verdict was {note}.", meaning_of(verdict)),
+        (None, _) => meaning.to_string(),
+    };
     format!(
-        "\n## Verdict: {}\n\n{meaning}\n\n### Second opinion (ok: {})\n\n{}",
-        opinion.verdict.as_str(),
+        "\n## Verdict: {}\n\n{meaning}\n\n### Second opinion (ok: {}, verdict: {})\n\n{}",
+        verdict.as_str(),
         opinion.ok,
+        opinion.verdict.as_str(),
         prose(&opinion.notes, PROSE_MAX_CHARS)
     )
+}
+
+fn meaning_of(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Ok => "The report can be used as it is.",
+        Verdict::Warn => "The report is usable with the caveats below.",
+        Verdict::Block => "The report is not to be used as it stands.",
+    }
 }
 
 fn review_section(record: &ReviewRecord) -> String {
@@ -121,6 +135,7 @@ mod tests {
             plan_file: "runs/p.json".into(),
             report: "runs/p.report.md".into(),
             verdict: Some(Verdict::Block),
+            verdict_note: None,
             review: Some(ReviewAnswer {
                 ok: false,
                 summary: "Thin.\n\n## Forged <img src=x onerror=y>".into(),
@@ -148,7 +163,9 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("### Second opinion (ok: false)\n\n> Misleading claims.\n"),
+            text.contains(
+                "### Second opinion (ok: false, verdict: block)\n\n> Misleading claims.\n"
+            ),
             "{text}"
         );
         assert!(

@@ -21,6 +21,9 @@ use crate::llm::Usage;
 use crate::plan::PlanFile;
 use crate::validate::{ReviewAnswer, SecondOpinion, Verdict};
 
+/// The share of a report's cited claims that may go unsupported under an `ok` verdict.
+pub const UNSUPPORTED_WARN_SHARE: f64 = 0.2;
+
 /// The version of the file's format.
 pub const FORMAT_VERSION: u32 = 1;
 
@@ -34,6 +37,10 @@ pub struct ReviewRecord {
     pub plan_file: String,
     pub report: String,
     pub verdict: Option<Verdict>,
+    /// Why the verdict is not the second opinion's: an `ok` over too many unsupported claims
+    /// is lowered to `warn`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict_note: Option<String>,
     pub review: Option<ReviewAnswer>,
     pub second_opinion: Option<SecondOpinion>,
     pub roles: Roles,
@@ -69,6 +76,7 @@ impl ReviewRecord {
             plan_file: plan_file.to_string(),
             report: report.to_string(),
             verdict: second_opinion.as_ref().map(|s| s.verdict),
+            verdict_note: None,
             review: meeting.review.answer.as_ref().ok().cloned(),
             second_opinion,
             roles: Roles {
@@ -76,6 +84,26 @@ impl ReviewRecord {
                 second_opinion: role_record(&meeting.second_opinion),
             },
         }
+        .lowered_for(plan)
+    }
+
+    /// An `ok` verdict over a report more than [`UNSUPPORTED_WARN_SHARE`] of whose cited claims
+    /// their sources do not support is lowered to `warn`, and the note says why.
+    fn lowered_for(mut self, plan: &PlanFile) -> ReviewRecord {
+        let claims = plan.final_node().map_or(&[][..], |n| n.claims.as_slice());
+        let unsupported = claims.iter().filter(|c| !c.supported).count();
+        let share = unsupported as f64 / claims.len().max(1) as f64;
+        if self.verdict == Some(Verdict::Ok) && share > UNSUPPORTED_WARN_SHARE {
+            self.verdict = Some(Verdict::Warn);
+            self.verdict_note = Some(format!(
+                "lowered from `ok` to `warn`: {unsupported} of {} cited claims ({:.0}%) are not \
+                 supported by their sources (more than {:.0}%)",
+                claims.len(),
+                share * 100.0,
+                UNSUPPORTED_WARN_SHARE * 100.0
+            ));
+        }
+        self
     }
 
     /// Both roles answered.

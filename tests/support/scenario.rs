@@ -90,7 +90,7 @@ pub fn scripted_reviewed(
             "analysis": format!("Analysis of {} citing [1]", task_title(req)),
         })),
         Agent::Final => Reply::content(
-            "Direct answer [1], more [2][3]. An invented source [99] must go.\n\n## Details\nText.",
+            "Direct answer from the result snippets [1], more result snippets [2][3]. An invented source [99] must go.\n\n## Details\nText.",
         ),
         Agent::Review => review(req),
         Agent::SecondOpinion => second_opinion(req),
