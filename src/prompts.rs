@@ -20,6 +20,8 @@ pub const FINAL: &str = "final.system.md";
 pub const REVIEW: &str = "review.system.md";
 /// The review stage's second opinion, with the verdict.
 pub const SECOND_OPINION: &str = "second_opinion.system.md";
+/// The verifier of cited claims.
+pub const VERIFIER: &str = "verifier.system.md";
 /// The Thinkon planner (seed 001): one plan-next answer per block.
 pub const THINKON_PLANNER: &str = "thinkon.planner.md";
 /// The Thinkon planner in about 1,000 tokens instead of the seed's 9,500, for models whose
@@ -38,6 +40,7 @@ pub struct Prompts {
     pub final_report: String,
     pub review: String,
     pub second_opinion: String,
+    pub verifier: String,
 }
 
 impl Prompts {
@@ -50,6 +53,7 @@ impl Prompts {
             final_report: load(FINAL, dir)?,
             review: load(REVIEW, dir)?,
             second_opinion: load(SECOND_OPINION, dir)?,
+            verifier: load(VERIFIER, dir)?,
         })
     }
 }

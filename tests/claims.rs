@@ -10,11 +10,25 @@ use support::scenario::{
     Agent, Setup, agent, events_of, node, plan_answer, read_json, review_answer,
     second_opinion_answer,
 };
+use support::server::Recorded;
 use support::{MockLlm, MockSearch, Reply, SearchKind};
 
-/// One search, then a final report whose second claim its source does not say.
+/// One search, then a final report whose second claim its source does not say; a verifier
+/// that finds it supported.
 fn contradicting(llm: &MockLlm) {
-    llm.set_handler(|req| match agent(req) {
+    contradicting_with(llm, |req| {
+        match req.user_prompt().is_some_and(|u| u.contains("Chile")) {
+            true => Reply::json(&json!({"verdicts": [
+                {"claim": 1, "supported": true, "why": "Source 2 reports the fall."}
+            ]})),
+            false => Reply::content("I am not sure."),
+        }
+    });
+}
+
+/// [`contradicting`], the verifier answered by `verifier`.
+fn contradicting_with(llm: &MockLlm, verifier: fn(&Recorded) -> Reply) {
+    llm.set_handler(move |req| match agent(req) {
         Agent::Planner if req.user_prompt().unwrap_or_default().contains("### b:") => {
             Reply::json(&plan_answer(
                 true,
@@ -36,6 +50,7 @@ fn contradicting(llm: &MockLlm) {
             "Solid state energy density is documented by the results [1]. \
              Lithium cobalt recycling costs fell sharply in Chile last year [2].",
         ),
+        Agent::Verifier => verifier(req),
         Agent::Review => Reply::json(&review_answer()),
         Agent::SecondOpinion => Reply::json(&second_opinion_answer("ok")),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
@@ -155,4 +170,67 @@ async fn the_review_hears_of_unsupported_claims_and_cannot_call_them_ok() {
             "{asked}"
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_configured_verifier_judges_what_the_word_check_left_unsupported() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    contradicting(&llm);
+    let s = Setup::with_config(
+        &llm,
+        Some(&search),
+        json!({"roles": {"verifier": {"model": "judge"}}}),
+    );
+    let out = s.query("How dense are cells?").run().await;
+    out.success();
+    assert_eq!(out.stdout_json()["totals"]["claims_supported"], 2);
+    let plan = s.plan();
+    let claims = node(&plan, "c")["claims"].clone();
+    assert_eq!(claims[0]["by"], "lexical");
+    assert_eq!(
+        (claims[1]["by"].clone(), claims[1]["supported"].clone()),
+        (json!("verifier"), json!(true))
+    );
+    let asked: Vec<_> = llm
+        .requests()
+        .into_iter()
+        .filter(|r| agent(r) == Agent::Verifier)
+        .collect();
+    assert_eq!(
+        asked.len(),
+        1,
+        "one call for the final report's one weak claim"
+    );
+    assert_eq!(asked[0].body["model"], "judge");
+    let question = asked[0].user_prompt().unwrap_or_default();
+    assert!(
+        question.contains("Claim 1: Lithium cobalt recycling") && question.contains("Source [2]"),
+        "{question}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_verifier_that_breaks_its_contract_is_repaired_then_leaves_the_word_check_standing() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    contradicting_with(&llm, |_| Reply::content("I am not sure."));
+    let s = Setup::with_config(
+        &llm,
+        Some(&search),
+        json!({"roles": {"verifier": {"model": "judge"}}}),
+    );
+    let out = s.query("How dense are cells?").run().await;
+    out.success();
+    assert_eq!(out.stdout_json()["totals"]["claims_supported"], 1);
+    let asked = llm
+        .requests()
+        .into_iter()
+        .filter(|r| agent(r) == Agent::Verifier)
+        .count();
+    assert_eq!(
+        asked, 2,
+        "asked once, repaired once (planner.repairAttempts 1)"
+    );
+    assert_eq!(node(&s.plan(), "c")["claims"][1]["by"], "lexical");
 }

@@ -513,7 +513,9 @@ async fn hostile_search_results_and_answers_leave_a_clean_bounded_report() {
         Agent::Final => Reply::content(
             "Answer [1] and [2]. \u{1b}]0;pwned\u{7}Done.\n\n## References\n[1] Made-up source\n[2] Another",
         ),
-        Agent::Review | Agent::SecondOpinion => unreachable!("the review is off here"),
+        Agent::Review | Agent::SecondOpinion | Agent::Verifier => {
+            unreachable!("the review is off here, the verifier not configured")
+        }
     });
     let s = Setup::new(&llm, Some(&search));
     s.query("Q?").run().await.success();
@@ -881,7 +883,9 @@ async fn markup_in_a_model_answer_is_shown_as_text_in_the_report() {
             "## Answer\n\nBatteries <script>alert(1)</script> differ.\n\n\
              <img src=x onerror=alert(1)>\n\nKeep `Vec<u8>` and:\n\n```\nlet v: Vec<u8>;\n```\n",
         ),
-        Agent::Review | Agent::SecondOpinion => unreachable!("the review is off here"),
+        Agent::Review | Agent::SecondOpinion | Agent::Verifier => {
+            unreachable!("the review is off here, the verifier not configured")
+        }
     });
     let s = Setup::new(&llm, None);
     s.query("Which <b>cells</b> last?").run().await.success();

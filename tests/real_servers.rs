@@ -171,6 +171,7 @@ async fn every_request_has_a_token_limit_and_the_planner_is_greedy() {
             Agent::Analysis => 2048,
             Agent::Summary | Agent::Final => 777,
             Agent::SecondOpinion => 768,
+            Agent::Verifier => unreachable!("the verifier is not configured here"),
         };
         assert_eq!(limit, expected, "{:?}", agent(&r));
         let temperature = r.body.get("temperature");
@@ -203,7 +204,9 @@ async fn cut_off_answers_are_repaired_or_marked() {
             Reply::json(&json!({"summary": "Short.", "analysis": "Brief."}))
         }
         Agent::Final => Reply::truncated("The report begins and then"),
-        Agent::Review | Agent::SecondOpinion => unreachable!("the review is off here"),
+        Agent::Review | Agent::SecondOpinion | Agent::Verifier => {
+            unreachable!("the review is off here, the verifier not configured")
+        }
     });
     let s = Setup::new(&llm, None);
     s.query("Q?").run().await.success();

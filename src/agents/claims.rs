@@ -89,11 +89,12 @@ pub fn claim_text(sentence: &str) -> String {
         None => String::new(),
     });
     let bare = bare.trim_start().trim_start_matches(['-', '*', '+']);
+    // A marker taken out before a stop leaves a space: "fact [1]." is "fact."
     bare.split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
-        .trim_end_matches(|c: char| c.is_whitespace())
-        .to_string()
+        .replace(" .", ".")
+        .replace(" ,", ",")
 }
 
 /// The content terms of `text`: words stemmed as the local index stems them, stopwords and
@@ -230,7 +231,7 @@ mod tests {
             cited_numbers("A [1, 3] b [3][2] c [4](https://x)."),
             [1, 3, 2]
         );
-        assert_eq!(claim_text("A  fact [1] here [2]."), "A fact here .");
+        assert_eq!(claim_text("A  fact [1] here [2]."), "A fact here.");
         let claims = check(
             "Cells hold charge [1].",
             &[source("cells hold charge", "")],

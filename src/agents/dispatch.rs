@@ -10,12 +10,13 @@ use super::claims;
 use super::search_agent::SearchAgent;
 use super::summary_agent::SummaryAgent;
 use super::task::{TaskError, TaskInput, TaskOutput};
+use super::verifier::Verifier;
 use crate::llm::CallObserver;
 use crate::llm::LlmClient;
 use crate::plan::NodeType;
 use crate::prompts::Prompts;
 use crate::search::SearchClient;
-use crate::transcript::Tape;
+use crate::transcript::{Site, Tape};
 
 /// Runs one task to its output. Called from spawned tasks, hence `Send + Sync + 'static`.
 pub trait TaskRunner: Send + Sync + 'static {
@@ -36,6 +37,8 @@ pub struct Agents {
     pub tape: Tape,
     /// The share of a claim's content words its sources must hold (`claims.threshold`).
     pub claims_threshold: f64,
+    /// Judges the claims the content-word check leaves unsupported, when configured.
+    pub verifier: Option<Verifier>,
 }
 
 impl TaskRunner for Agents {
@@ -68,6 +71,13 @@ impl TaskRunner for Agents {
         // A search task's numbers are its results, the final report's its numbered sources:
         // either way the output's `sources`.
         out.claims = claims::check(&out.summary, &out.sources, self.claims_threshold);
+        if let Some(verifier) = &self.verifier {
+            let site = Site::node(input.node_id.to_string());
+            let cost = verifier
+                .judge(&site, &mut out.claims, &out.sources, observer)
+                .await;
+            out.usage.add(cost);
+        }
         Ok(out)
     }
 }

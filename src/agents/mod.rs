@@ -12,6 +12,7 @@ pub mod search_agent;
 pub mod searches;
 pub mod summary_agent;
 pub mod task;
+pub mod verifier;
 
 pub use dispatch::{Agents, TaskRunner};
 pub use input::task_input;

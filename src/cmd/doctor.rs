@@ -122,7 +122,7 @@ async fn probe_endpoints(services: &Services) -> Result<Vec<EndpointReport>, Com
     let mut seen: Vec<(&crate::settings::LlmEndpoint, usize)> = Vec::new();
     let roles = settings.require_llm().map_err(CommandError::usage)?;
     // The review stage's roles only when the review runs (`review.enabled`).
-    let used = |role: &Role| settings.review || !role.spec().review_stage;
+    let used = |role: &Role| settings.asks(*role);
     for role in Role::ALL.into_iter().filter(used) {
         let endpoint = roles.get(role);
         let same = |e: &crate::settings::LlmEndpoint| {

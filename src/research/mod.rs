@@ -8,6 +8,7 @@ pub mod exit;
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::agents::verifier::Verifier;
 use crate::agents::{Agents, TaskRunner};
 use crate::exit::CommandError;
 use crate::kernel::services::session;
@@ -158,6 +159,14 @@ impl Research {
             repair_attempts: services.settings.repair_attempts,
             log: self.log,
         };
+        let verifier = match services.settings.verifier {
+            true => Some(Verifier {
+                llm: services.llm(Role::Verifier, &tape)?,
+                prompt: services.prompts.verifier.clone(),
+                repair_attempts: services.settings.repair_attempts,
+            }),
+            false => None,
+        };
         let agents = Agents {
             search_llm: services.llm(Role::Search, &tape)?,
             summary_llm: services.llm(Role::Summary, &tape)?,
@@ -165,6 +174,7 @@ impl Research {
             prompts: services.prompts.clone(),
             tape,
             claims_threshold: services.settings.claims_threshold,
+            verifier,
         };
         Ok((agents, planner))
     }

@@ -381,7 +381,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "config `c.json`: `roles.verifer`: unknown field `verifer`, expected one of \
-             `planning`, `search`, `summary`, `review`, `second_opinion`; \
+             `planning`, `search`, `summary`, `review`, `second_opinion`, `verifier`; \
              agent.config.example.json lists every key"
         );
     }

@@ -156,6 +156,9 @@ pub struct Settings {
     /// The share of a cited claim's content words its sources must hold to support it
     /// (`claims.threshold`).
     pub claims_threshold: f64,
+    /// Whether `roles.verifier` is configured: then it judges the claims the content-word
+    /// check leaves unsupported.
+    pub verifier: bool,
 }
 
 /// `claims.threshold` when the config does not say: half a claim's content words.
@@ -246,6 +249,15 @@ impl Settings {
     }
 
     /// The model endpoints, or the error that says how to configure one (or go offline).
+    /// Whether a run asks `role` anything: the review's roles only while the review is on,
+    /// the verifier only when `roles.verifier` is configured, every other role always.
+    pub fn asks(&self, role: Role) -> bool {
+        match role {
+            Role::Verifier => self.verifier,
+            _ => self.review || !role.spec().review_stage,
+        }
+    }
+
     pub fn require_llm(&self) -> Result<&LlmRoles, SettingsError> {
         self.llm.as_ref().ok_or_else(|| SettingsError::NoLlm {
             where_: if self.config_path.exists() {

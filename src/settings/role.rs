@@ -18,6 +18,9 @@ pub enum Role {
     Review,
     /// The review stage's second opinion, with the verdict.
     SecondOpinion,
+    /// Judges the cited claims the content-word check leaves unsupported; asked only when
+    /// `roles.verifier` is configured.
+    Verifier,
 }
 
 /// What the crate knows of one role.
@@ -114,6 +117,15 @@ pub static ROLES: [RoleSpec; Role::COUNT] = [
         temperature: None,
         review_stage: true,
     },
+    RoleSpec {
+        role: Role::Verifier,
+        name: "verifier",
+        what_for: "judges the cited claims the content-word check leaves unsupported (only when `roles.verifier` is configured)",
+        prompts: &[prompt!("verifier.system.md", max_tokens: 1024)],
+        // A judgement should not depend on the draw.
+        temperature: Some(0.0),
+        review_stage: false,
+    },
 ];
 
 // The build fails unless row `i` of `ROLES` is the role `Role::ALL[i]`, whose discriminant is
@@ -146,12 +158,13 @@ pub static ROLE_NAMES: [&str; Role::COUNT] = {
 
 impl Role {
     /// Every role, in the order the config lists them.
-    pub const ALL: [Role; 5] = [
+    pub const ALL: [Role; 6] = [
         Role::Planning,
         Role::Search,
         Role::Summary,
         Role::Review,
         Role::SecondOpinion,
+        Role::Verifier,
     ];
 
     /// How many roles there are.

@@ -22,6 +22,7 @@ pub enum Agent {
     Final,
     Review,
     SecondOpinion,
+    Verifier,
 }
 
 pub fn agent(req: &Recorded) -> Agent {
@@ -38,6 +39,8 @@ pub fn agent(req: &Recorded) -> Agent {
         Agent::Analysis
     } else if system.contains("synthesises the results") {
         Agent::Summary
+    } else if system.contains("You check claims against their sources") {
+        Agent::Verifier
     } else if system.contains("final report") {
         Agent::Final
     } else {
@@ -94,6 +97,8 @@ pub fn scripted_reviewed(
         ),
         Agent::Review => review(req),
         Agent::SecondOpinion => second_opinion(req),
+        // Asked only when `roles.verifier` is configured: it finds nothing to change.
+        Agent::Verifier => Reply::content("{\"verdicts\": []}"),
     });
     calls
 }
