@@ -18,6 +18,7 @@ use crate::kernel::shutdown::on_watch;
 use crate::kernel::{EngineError, Finished, RunRequest, RunStatus, RunWorkflow, Shutdown};
 use crate::plan::{PlanFile, PlanStore};
 use crate::settings::RunOptions;
+use crate::transcript::Replayer;
 
 /// How a batch's run ended.
 #[derive(Debug, Default)]
@@ -36,6 +37,9 @@ pub struct Batch<W> {
     pub runner: Arc<W>,
     /// One line per running question on a terminal.
     pub display: Option<Arc<dyn Progress>>,
+    /// An earlier batch's folder whose transcripts answer each question instead of the
+    /// servers (`eval --replay`): question `x` from `DIR/x.transcript.jsonl`.
+    pub replay_dir: Option<PathBuf>,
 }
 
 type Ended = Result<Finished, CommandError>;
@@ -114,7 +118,17 @@ impl<W: RunWorkflow + 'static> Batch<W> {
         let path = plan_path(&self.dir, question);
         let query = question.query.clone();
         let (runner, options) = (Arc::clone(&self.runner), self.options);
+        let transcript = self
+            .replay_dir
+            .as_ref()
+            .map(|dir| dir.join(format!("{}.transcript.jsonl", question.name)));
         async move {
+            let replay = match transcript {
+                Some(path) => Some(Arc::new(
+                    Replayer::load(&path).map_err(CommandError::usage)?,
+                )),
+                None => None,
+            };
             let (store, plan) = open_or_create(&path, &query)?;
             let request = RunRequest {
                 store,
@@ -122,6 +136,7 @@ impl<W: RunWorkflow + 'static> Batch<W> {
                 options,
                 shutdown,
                 listener: None,
+                replay,
             };
             runner.run(request).await
         }

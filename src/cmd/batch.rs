@@ -50,6 +50,7 @@ pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
             log: LogOptions::default(),
         }),
         display: ProgressDisplay::for_terminal().map(|d| d as Arc<dyn Progress>),
+        replay_dir: None,
     };
     let todo = batch.to_run(&questions)?;
     tracing::info!(

@@ -13,6 +13,7 @@ use super::shutdown::Shutdown;
 use crate::exit::CommandError;
 use crate::plan::{PlanFile, PlanStore};
 use crate::settings::RunOptions;
+use crate::transcript::Replayer;
 
 /// A run to start: its plan, opened and locked, how it is bounded, what stops it, and who
 /// watches its events.
@@ -22,6 +23,9 @@ pub struct RunRequest {
     pub options: RunOptions,
     pub shutdown: Shutdown,
     pub listener: Option<Arc<dyn EventListener>>,
+    /// The transcript this run is answered from instead of the servers; `None`: the
+    /// services' (`--replay`), if any.
+    pub replay: Option<Arc<Replayer>>,
 }
 
 /// A run that ended, and where its files are.

@@ -79,8 +79,19 @@ impl Services {
 
     /// A run's tape: its calls recorded at `path` under a new `session` line, and answered
     /// from the replayed transcript when there is one.
-    pub fn tape(&self, path: &Path, mut session: SessionLine) -> Result<Tape, CommandError> {
-        session.replay_of = self.replay.as_ref().map(|r| r.path().display().to_string());
+    pub fn tape(&self, path: &Path, session: SessionLine) -> Result<Tape, CommandError> {
+        self.tape_replaying(path, session, self.replay.clone())
+    }
+
+    /// [`Services::tape`], answered from `replay` (one run's own transcript) instead of the
+    /// process's.
+    pub fn tape_replaying(
+        &self,
+        path: &Path,
+        mut session: SessionLine,
+        replay: Option<Arc<Replayer>>,
+    ) -> Result<Tape, CommandError> {
+        session.replay_of = replay.as_ref().map(|r| r.path().display().to_string());
         let recorder = Recorder::open(path, session, self.settings.secrets()).map_err(|e| {
             CommandError::usage(anyhow::anyhow!(
                 "cannot open the transcript `{}`: {e}",
@@ -89,7 +100,7 @@ impl Services {
         })?;
         Ok(Tape {
             recorder: Some(Arc::new(recorder)),
-            replayer: self.replay.clone(),
+            replayer: replay,
         })
     }
 

@@ -40,15 +40,18 @@ impl RunWorkflow for Research {
             options,
             shutdown,
             listener,
+            replay,
         } = request;
         if bootstrap(&mut plan) {
             store.save(&plan).map_err(CommandError::failure)?;
         }
         let files = Beside::of(store.real_path());
         let events = Arc::new(self.event_log(&files.events, listener)?);
-        let tape = self.services.tape(
+        let replay = replay.or_else(|| self.services.replay.clone());
+        let tape = self.services.tape_replaying(
             &files.transcript,
             session(&plan.workflow_id, plan.question(), Some(options.max_rounds)),
+            replay,
         )?;
         tracing::info!(
             "workflow `{}`: plan `{}`, events `{}`",
