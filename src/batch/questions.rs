@@ -61,28 +61,56 @@ pub fn read(path: &Path) -> Result<Vec<Question>, QuestionsError> {
 /// (which Windows editors write) is not part of the first question.
 pub fn parse(shown: &str, text: &str) -> Result<Vec<Question>, QuestionsError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut out: Vec<Question> = Vec::new();
-    let mut names = HashSet::new();
+    let mut entries = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let err = |message: String| QuestionsError::Line {
-            path: shown.to_string(),
-            line: i + 1,
-            message,
-        };
-        let (id, query) = if line.starts_with('{') {
-            let parsed: JsonLine = serde_json::from_str(line)
-                .map_err(|e| err(format!("not a `{{\"id\", \"query\"}}` line: {e}")))?;
+        if line.starts_with('{') {
+            let parsed: JsonLine =
+                serde_json::from_str(line).map_err(|e| QuestionsError::Line {
+                    path: shown.to_string(),
+                    line: i + 1,
+                    message: format!("not a `{{\"id\", \"query\"}}` line: {e}"),
+                })?;
             let id = parsed.id.map(|v| match v {
                 serde_json::Value::String(s) => s,
                 other => other.to_string(),
             });
-            (id, parsed.query)
+            entries.push(Entry {
+                line: i + 1,
+                id,
+                query: parsed.query,
+            });
         } else {
-            (None, line.to_string())
+            entries.push(Entry {
+                line: i + 1,
+                id: None,
+                query: line.to_string(),
+            });
+        }
+    }
+    questions(shown, entries)
+}
+
+/// One question as read, before it is named: its line in `shown`, its id if it has one.
+pub struct Entry {
+    pub line: usize,
+    pub id: Option<String>,
+    pub query: String,
+}
+
+/// The questions of `entries`, each named (its id's words, or its text's with a hash); an
+/// empty question, or a name taken twice, is refused with its line.
+pub fn questions(shown: &str, entries: Vec<Entry>) -> Result<Vec<Question>, QuestionsError> {
+    let mut out: Vec<Question> = Vec::new();
+    let mut names = HashSet::new();
+    for Entry { line, id, query } in entries {
+        let err = |message: String| QuestionsError::Line {
+            path: shown.to_string(),
+            line,
+            message,
         };
         let query = crate::text::one_line(&query, 2000);
         if query.is_empty() {

@@ -4,13 +4,13 @@
 //! resolves what it needs, then prints the counts and maps them to the exit code.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::json;
 
 use crate::batch::changes::write_changes;
-use crate::batch::{Batch, BatchEnd, ItemStatus, Manifest, Question, manifest, questions};
+use crate::batch::{Batch, BatchEnd, ItemStatus, Manifest, Question, folder, manifest, questions};
 use crate::cli::{BatchArgs, GlobalArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::kernel::{Services, shutdown};
@@ -22,22 +22,12 @@ use crate::settings::RunSettings;
 
 pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
     let questions = questions::read(&args.file).map_err(CommandError::usage)?;
-    let previous = args.previous.as_deref().map(previous_dir).transpose()?;
-    std::fs::create_dir_all(&args.out_dir).map_err(|e| {
-        CommandError::usage(anyhow::anyhow!(
-            "cannot create the batch folder `{}`: {e}",
-            args.out_dir.display()
-        ))
-    })?;
-    // Absolute, so that the manifest's paths hold wherever it is read from.
-    let dir = std::fs::canonicalize(&args.out_dir).map_err(|e| {
-        CommandError::usage(anyhow::anyhow!(
-            "cannot use `{}`: {e}",
-            args.out_dir.display()
-        ))
-    })?;
-    let _lock = manifest::lock(&dir).map_err(CommandError::usage)?;
-    let manifest = Manifest::load(&dir).map_err(CommandError::usage)?;
+    let previous = args
+        .previous
+        .as_deref()
+        .map(|p| folder::earlier("--previous", p))
+        .transpose()?;
+    let (dir, _lock, manifest) = folder::open(&args.out_dir)?;
     let run = RunSettings::resolve(global.config.as_deref(), &args.run, None)
         .map_err(CommandError::usage)?;
     let services = Arc::new(Services::new(run.settings, None).await?);
@@ -65,21 +55,6 @@ pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
         write_changes(&questions, &dir, previous, &batch.manifest);
     }
     finish(&batch.manifest, &dir, &questions, &end, run.fail_on_block)
-}
-
-/// The folder of `--previous`, absolute; a folder that is not there is a usage error, found
-/// before any question runs rather than by a batch that silently writes no changes.
-fn previous_dir(path: &Path) -> Result<PathBuf, CommandError> {
-    let shown = path.display();
-    match std::fs::canonicalize(path) {
-        Ok(dir) if dir.is_dir() => Ok(dir),
-        Ok(_) => Err(CommandError::usage(anyhow::anyhow!(
-            "`--previous {shown}`: `{shown}` is not a folder: give the `--out-dir` of an earlier batch"
-        ))),
-        Err(e) => Err(CommandError::usage(anyhow::anyhow!(
-            "`--previous {shown}`: cannot use `{shown}`: {e}: give the `--out-dir` of an earlier batch"
-        ))),
-    }
 }
 
 /// Prints the counts and the manifest path, and maps them to the exit code: 130 when

@@ -185,6 +185,12 @@ impl PlanStore {
 }
 
 /// Reads, checks and parses a plan file; the caller holds the lock.
+/// Reads a plan file without locking it, for a reader that never saves it (scoring, views).
+/// Saves are atomic, so what it reads is a whole file.
+pub fn read(path: &Path) -> Result<PlanFile, StoreError> {
+    read_plan(path, &|_| None)
+}
+
 fn read_plan(path: &Path, check: Check<'_>) -> Result<PlanFile, StoreError> {
     checked_plan(path, &read_text(path)?, check)
 }
