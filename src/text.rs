@@ -231,6 +231,16 @@ pub fn normalized(text: &str) -> String {
         .collect()
 }
 
+/// `text`'s words: lower case, letters and digits, one space between (`"It's 5 °C."` is
+/// `"it s 5 c"`).
+pub fn words(text: &str) -> String {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

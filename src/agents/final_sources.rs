@@ -8,6 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::task::Direction;
 use crate::plan::refs::parse_list;
 use crate::plan::{Node, NodeId, NodeStatus, NodeType, PlanFile, Source};
 use crate::search::hit::TITLE_MAX_CHARS;
@@ -39,6 +40,35 @@ pub fn final_sources(plan: &PlanFile, final_node: &Node) -> Vec<Source> {
         sources = collect(plan.nodes.iter());
     }
     sources
+}
+
+/// The completed search tasks of `plan` that found `sources`, in plan order, each with the
+/// sources it found first; a task that found none of them is left out.
+pub fn directions(plan: &PlanFile, sources: &[Source]) -> Vec<Direction> {
+    let mut at: HashMap<&str, usize> = sources
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.url.as_str(), i))
+        .collect();
+    let searches = plan
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeType::Search && n.status == NodeStatus::Completed);
+    let mut out = Vec::new();
+    for node in searches {
+        let found: Vec<usize> = node
+            .sources
+            .iter()
+            .filter_map(|s| at.remove(s.url.as_str()))
+            .collect();
+        if !found.is_empty() {
+            out.push(Direction {
+                title: node.title.clone(),
+                sources: found,
+            });
+        }
+    }
+    out
 }
 
 /// Source `n` (1-based) as a line of the list the final summary cites from: one line, however
@@ -136,6 +166,16 @@ mod tests {
         plan.nodes.extend([b, c, d, e]);
         let fin = plan.final_node().expect("final");
         assert_eq!(final_sources(&plan, fin), vec![source(2), source(3)]);
+        let found = directions(&plan, &[source(2), source(3), source(1)]);
+        let titles: Vec<(&str, &[usize])> = found
+            .iter()
+            .map(|d| (d.title.as_str(), d.sources.as_slice()))
+            .collect();
+        assert_eq!(
+            titles,
+            [("b", &[2, 0][..]), ("c", &[1][..])],
+            "each source to the first task that found it"
+        );
         let mut lone = fin.clone();
         lone.p_node = String::new();
         assert_eq!(

@@ -6,7 +6,7 @@
 //! together take at most [`INPUT_MAX_CHARS`] characters (sources at most
 //! [`FINAL_SOURCES_MAX_CHARS`] of them), and every cut is returned to be recorded.
 
-use super::final_sources::{final_sources, source_line, within};
+use super::final_sources::{directions, final_sources, source_line, within};
 use super::task::TaskInput;
 use crate::plan::segments::{self, Budget, SEGMENT_MAX_CHARS};
 use crate::plan::{FINAL_BATCH, NodeId, PlanFile};
@@ -57,6 +57,9 @@ pub fn task_input(plan: &PlanFile, id: NodeId) -> Option<(TaskInput, TaskInputNo
         title: node.title.clone(),
         question: plan.question().to_string(),
         context: segs.text,
+        directions: sources
+            .as_deref()
+            .map_or_else(Vec::new, |s| directions(plan, s)),
         final_sources: sources,
     };
     Some((

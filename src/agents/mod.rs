@@ -18,4 +18,4 @@ pub use dispatch::{Agents, TaskRunner};
 pub use input::task_input;
 pub use search_agent::SearchAgent;
 pub use summary_agent::SummaryAgent;
-pub use task::{TaskError, TaskInput, TaskOutput};
+pub use task::{Direction, TaskError, TaskInput, TaskOutput};

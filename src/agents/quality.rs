@@ -9,12 +9,38 @@ use super::ask::Asked;
 use super::claims::cited_numbers;
 use crate::llm::{CallObserver, LlmClient, LlmError, Message, Want};
 use crate::plan::QualityFinding;
+use crate::text::words;
 use crate::transcript::Site;
 
 /// The answer repeats its prompt: template markers or instruction lines.
 pub const ECHOED_PROMPT: &str = "ECHOED_PROMPT";
 /// The final report cites none of the sources the searches found.
 pub const UNCITED_REPORT: &str = "UNCITED_REPORT";
+
+/// What a report says when its sources do not answer the question (as [`words`] gives it):
+/// such a report has nothing to cite, and is not junk for citing nothing.
+pub const NO_ANSWER: &[&str] = &[
+    "no sentence of the documents",
+    "no document of the corpus answers",
+    "no source to quote",
+    "does not answer",
+    "do not answer",
+    "cannot answer",
+    "could not find",
+    "no information",
+    "do not say",
+    "does not say",
+    "not covered",
+    "no answer",
+];
+
+/// Whether `report` says that its sources do not answer the question ([`NO_ANSWER`]).
+pub fn says_no_answer(report: &str) -> bool {
+    let said = words(report);
+    NO_ANSWER
+        .iter()
+        .any(|p| format!(" {said} ").contains(&format!(" {p} ")))
+}
 
 /// Chat-template markers no answer has a reason to contain.
 const TEMPLATE_MARKERS: &[&str] = &[
@@ -66,7 +92,7 @@ pub fn uncited(report: &str, sources: usize) -> Option<QualityFinding> {
     let cites = cited_numbers(report)
         .into_iter()
         .any(|n| (1..=sources).contains(&n));
-    (sources > 0 && !cites).then(|| {
+    (sources > 0 && !cites && !says_no_answer(report)).then(|| {
         finding(
             UNCITED_REPORT,
             format!(
@@ -139,15 +165,6 @@ fn finding(code: &str, message: String) -> QualityFinding {
     }
 }
 
-/// Lower-case words, punctuation aside, one space between.
-fn words(text: &str) -> String {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,6 +193,9 @@ mod tests {
             "no such source"
         );
         assert!(uncited("Cells store energy [2].", 3).is_none());
+        // Saying that the sources do not answer is the honest report, with nothing to cite.
+        assert!(uncited("The search results do not answer this question.", 3).is_none());
+        assert!(uncited("Cells store no answers of theirs.", 3).is_some());
         assert!(
             uncited("Nothing was found.", 0).is_none(),
             "nothing to cite"

@@ -21,6 +21,17 @@ pub struct TaskInput {
     pub context: String,
     /// For the final summary: the numbered sources it may cite. `None` for every other task.
     pub final_sources: Option<Vec<Source>>,
+    /// For the final summary: the search tasks that found its sources, in plan order; empty
+    /// for every other task.
+    pub directions: Vec<Direction>,
+}
+
+/// A search task as the final summary sees it: its title, and which of the final sources
+/// it found first (0-based indices into `final_sources`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Direction {
+    pub title: String,
+    pub sources: Vec<usize>,
 }
 
 impl TaskInput {
@@ -232,6 +243,7 @@ mod tests {
             question: "Q?".into(),
             context: String::new(),
             final_sources: None,
+            directions: Vec::new(),
         };
         assert!(
             input

@@ -69,7 +69,14 @@ impl ExtractivePlanner {
         let p_node = start
             .map(|id| Ref::node(id, RefField::Info(crate::plan::InfoPart::All)).to_string())
             .unwrap_or_default();
-        let tasks: Vec<PlannedTask> = facets(&question, &titles, MAX_FACETS)
+        // The question itself first: its own best documents are always searched.
+        let mut directions = vec![question.trim().to_string()];
+        directions.extend(
+            facets(&question, &titles, MAX_FACETS - 1)
+                .into_iter()
+                .filter(|f| normalized(f) != normalized(&question)),
+        );
+        let tasks: Vec<PlannedTask> = directions
             .into_iter()
             .map(|title| PlannedTask {
                 title,

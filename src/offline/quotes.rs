@@ -1,8 +1,7 @@
 //! The extractive engine's sub-agents: no model. A search task searches the corpus with its
 //! title and the question, and quotes the sentences of the results that best answer it; a
-//! summary task quotes the best sentences of its inputs; the final summary quotes, from every
-//! source the searches found, the sentences that best answer the question, each cited to its
-//! document. Every sentence is quoted word for word from a document (never written), so every
+//! summary task quotes the best sentences of its inputs; the final summary is an answer of
+//! quoted sentences with the findings under each search task ([`super::answer`]). Every sentence is quoted word for word from a document (never written), so every
 //! citation can be checked against its document; a sentence that leans on the one before it
 //! is quoted with it ([`super::units`]). Writes the same fields as the LLM agents.
 
@@ -18,15 +17,13 @@ use crate::search::SearchClient;
 use crate::search::local::LocalIndex;
 use crate::transcript::{Site, Tape};
 
+use super::answer::compose;
 use super::select::{Candidate, select};
 use super::units::units;
 
 /// Sentences quoted by a search task, and how many of them make its summary.
 const SEARCH_SENTENCES: usize = 6;
 const SUMMARY_SENTENCES: usize = 3;
-/// Sentences quoted by the final report, at most this many from one document.
-const FINAL_SENTENCES: usize = 12;
-const PER_SOURCE: usize = 3;
 
 /// The first line of every report the engine writes.
 pub const OFFLINE_NOTICE: &str = "*Made offline, by extraction, without a language model: every \
@@ -94,7 +91,11 @@ impl ExtractiveAgents {
         let mut info = Info::default();
         info.set("llm", numbered(&quoted, "the search results"));
         info.set("search", block);
-        let claims = quote_claims(&summary, &picked, &candidates, &sources);
+        let quotes: Vec<(usize, String)> = picked
+            .iter()
+            .map(|&i| (candidates[i].source + 1, candidates[i].text.clone()))
+            .collect();
+        let claims = quote_claims(&summary, &quotes, &sources);
         Ok(TaskOutput {
             summary,
             info,
@@ -108,30 +109,20 @@ impl ExtractiveAgents {
 
     async fn final_report(&self, input: &TaskInput, sources: &[Source]) -> TaskOutput {
         let candidates = self.candidates(sources).await;
-        // The question, and what the searches found: the facets weigh in.
-        let query = format!("{} {}", input.question, input.context);
-        let picked = select(&candidates, &query, FINAL_SENTENCES, PER_SOURCE);
-        let mut report = format!("{OFFLINE_NOTICE}\n\n## Findings\n\n");
-        if picked.is_empty() {
-            // Say which: with no source, no search ran or none found a document.
-            report.push_str(if sources.is_empty() {
-                "There is no source to quote: no search of this run returned a document of the \
-                 corpus.\n"
-            } else {
-                "No sentence of the documents the searches returned answers the question.\n"
-            });
-        }
-        for &i in &picked {
-            let c = &candidates[i];
-            report.push_str(&format!("- {} [{}]\n", c.text, c.source + 1));
-        }
+        let composed = compose(
+            OFFLINE_NOTICE,
+            &input.question,
+            &candidates,
+            sources,
+            &input.directions,
+        );
         let mut info = Info::default();
-        info.set("llm", report.clone());
-        let claims = quote_claims(&report, &picked, &candidates, sources);
+        info.set("llm", composed.report.clone());
+        let claims = quote_claims(&composed.report, &composed.quotes, &composed.sources);
         TaskOutput {
-            summary: report,
+            summary: composed.report,
             info,
-            sources: sources.to_vec(),
+            sources: composed.sources,
             usage: Default::default(),
             truncated: false,
             claims,
@@ -160,22 +151,17 @@ impl ExtractiveAgents {
 }
 
 /// The claims of `text`, a summary of quotes: each cited sentence is a quote of the source it
-/// cites (`picked` of `candidates`), so its source supports it by construction; the check
-/// says so (`by: quote`) once it finds the sentence word for word in what was quoted from that
-/// source. A sentence it does not find (none should be) is checked like a model's.
-fn quote_claims(
-    text: &str,
-    picked: &[usize],
-    candidates: &[Candidate],
-    sources: &[Source],
-) -> Vec<Claim> {
+/// cites (`quotes`: each with its source's number), so its source supports it by
+/// construction; the check says so (`by: quote`) once it finds the sentence word for word in
+/// what was quoted from that source. A sentence it does not find (none should be) is checked
+/// like a model's.
+fn quote_claims(text: &str, quotes: &[(usize, String)], sources: &[Source]) -> Vec<Claim> {
     let folded = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let quoted_from = |n: usize| -> String {
-        picked
+        quotes
             .iter()
-            .map(|&i| &candidates[i])
-            .filter(|c| c.source + 1 == n)
-            .map(|c| folded(&c.text))
+            .filter(|(m, _)| *m == n)
+            .map(|(_, q)| folded(q))
             .collect::<Vec<_>>()
             .join(" ")
     };

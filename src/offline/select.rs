@@ -111,7 +111,8 @@ fn inverse_document_frequency(sets: &[BTreeSet<String>]) -> HashMap<String, f64>
         .collect()
 }
 
-fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+/// The share of their union two term sets share.
+pub fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
     let union = a.union(b).count();
     if union == 0 {
         0.0

@@ -180,5 +180,6 @@ fn task_input(
         question: question.to_string(),
         context,
         final_sources: None,
+        directions: Vec::new(),
     }
 }

@@ -1,0 +1,550 @@
+//! The extractive engine's final report: an answer first, then the findings by direction.
+//!
+//! The answer is one to three quoted sentences chosen by how much of the question they
+//! cover. A question in parts (`..., and how ...?`, see [`parts`]) gets the best sentence for
+//! each part, often from two documents; a question in one part gets its best sentence and at
+//! most two more from the same document, each covering what the ones before did not. Terms
+//! weigh by the square of their rarity among the sentences of the sources, so that the word
+//! that names the subject outweighs the words every document shares; words of the question's
+//! phrasing that no source holds weigh nothing. There is no answer, and the report says so,
+//! names what the documents never mention and quotes nothing, when the best sentence covers
+//! less than [`ANSWER_FLOOR`], when a specific word of the question (a year, a figure, a name,
+//! a compound's part) is in no sentence, or when a figure or year it names is not stated by
+//! the answer's sentences (the 2023 price is not the 2015 price).
+//!
+//! The findings follow under each search task (direction) that found their documents first:
+//! the sentences that cover at least [`FINDING_FLOOR`] of the question, at most
+//! [`PER_DIRECTION`] each, none repeating or nearly repeating a sentence already quoted. They
+//! come from the documents the answer cites; another document is quoted only by a sentence as
+//! much to the point as the answer's first ([`OTHER_DOCUMENT`]), so that the report cites
+//! what answers and not all that was read. Sources are numbered in the order the report first
+//! cites them, and only those cited are listed: no gaps.
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::agents::Direction;
+use crate::agents::claims::content_terms;
+use crate::plan::Source;
+
+use super::question::{MOST_PARTS, asks_figure, new_figure, parts, specific_terms};
+use super::select::{Candidate, jaccard};
+
+/// The least share of the question the best sentence must cover to be given as its answer.
+pub const ANSWER_FLOOR: f64 = 0.35;
+/// The least share of the question not yet covered that a second or third answer sentence
+/// must add.
+const MORE_FLOOR: f64 = 0.2;
+/// The most sentences of the answer.
+const ANSWER_SENTENCES: usize = MOST_PARTS;
+/// The least share of the question a finding must cover.
+pub const FINDING_FLOOR: f64 = 0.4;
+/// How much of the answer's first sentence's coverage a finding from a document the answer
+/// does not cite needs.
+const OTHER_DOCUMENT: f64 = 1.0;
+/// What a sentence's coverage counts for when it states a figure a question asking for a
+/// quantity does not.
+const FIGURE_BONUS: f64 = 1.25;
+/// The most findings under one direction.
+const PER_DIRECTION: usize = 3;
+/// What a sentence that leans on one it is quoted without counts for.
+const ORPHAN_WEIGHT: f64 = 0.5;
+/// Two sentences sharing this much of their terms say the same thing.
+const NEAR_DUPLICATE: f64 = 0.6;
+
+/// The report, the sources it cites (numbered as it numbers them) and each quote with the
+/// number of the source it cites.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Composed {
+    pub report: String,
+    pub sources: Vec<Source>,
+    pub quotes: Vec<(usize, String)>,
+}
+
+/// The final report over `candidates` (the quotable units of `sources`, `source` an index
+/// into it), grouped by `directions`; `preface` opens it.
+pub fn compose(
+    preface: &str,
+    question: &str,
+    candidates: &[Candidate],
+    sources: &[Source],
+    directions: &[Direction],
+) -> Composed {
+    let scorer = Scorer::new(question, candidates);
+    let answer = scorer.answer();
+    let mut report = format!("{preface}\n\n## Answer\n\n");
+    let mut numbers = Numbers::default();
+    let mut quotes = Vec::new();
+    if answer.is_empty() {
+        report.push_str(&scorer.no_answer(sources.len()));
+        return Composed {
+            report,
+            sources: Vec::new(),
+            quotes,
+        };
+    }
+    let mut quote = |i: usize, numbers: &mut Numbers| {
+        let c = &candidates[i];
+        let n = numbers.of(c.source);
+        quotes.push((n, c.text.clone()));
+        format!("{} [{n}]", c.text)
+    };
+    let said: Vec<String> = answer.iter().map(|&i| quote(i, &mut numbers)).collect();
+    report.push_str(&said.join(" "));
+    report.push('\n');
+    let mut taken = answer;
+    let mut findings = String::new();
+    for (title, picked) in scorer.findings(directions, &mut taken) {
+        findings.push_str(&format!(
+            "\n### {}\n\n",
+            crate::markdown::inline(&title, 200)
+        ));
+        for i in picked {
+            findings.push_str(&format!("- {}\n", quote(i, &mut numbers)));
+        }
+    }
+    if !findings.is_empty() {
+        report.push_str("\n## Findings\n");
+        report.push_str(&findings);
+    }
+    Composed {
+        report,
+        sources: numbers.order.iter().map(|&s| sources[s].clone()).collect(),
+        quotes,
+    }
+}
+
+/// Source numbers in the order the report first cites each source.
+#[derive(Default)]
+struct Numbers {
+    order: Vec<usize>,
+    given: HashMap<usize, usize>,
+}
+
+impl Numbers {
+    fn of(&mut self, source: usize) -> usize {
+        *self.given.entry(source).or_insert_with(|| {
+            self.order.push(source);
+            self.order.len()
+        })
+    }
+}
+
+/// How much of the question each candidate covers.
+struct Scorer<'a> {
+    text: &'a str,
+    candidates: &'a [Candidate],
+    /// The question's terms with their weights.
+    question: Vec<(String, f64)>,
+    /// The question's specific terms that no sentence holds (`2015`, a name, a compound's
+    /// part): with one, nothing here answers it.
+    absent: Vec<String>,
+    /// The figures and years the question names (`2015`, `4680`): the answer must state them.
+    figures_named: Vec<String>,
+    /// Per candidate: it states a figure the question does not, and the question asks for
+    /// one.
+    figures: Vec<bool>,
+    /// The terms of each question in one it asks ([`parts`]).
+    parts: Vec<BTreeSet<String>>,
+    terms: Vec<BTreeSet<String>>,
+}
+
+impl<'a> Scorer<'a> {
+    fn new(text: &'a str, candidates: &'a [Candidate]) -> Scorer<'a> {
+        let terms: Vec<BTreeSet<String>> =
+            candidates.iter().map(|c| content_terms(&c.text)).collect();
+        let mut df: HashMap<&str, usize> = HashMap::new();
+        for set in &terms {
+            for t in set {
+                *df.entry(t.as_str()).or_default() += 1;
+            }
+        }
+        let n = terms.len() as f64;
+        // A word of the question's phrasing that the documents do not use weighs nothing.
+        let question: Vec<(String, f64)> = content_terms(text)
+            .into_iter()
+            .filter_map(|t| {
+                let d = *df.get(t.as_str())?;
+                Some((t, (1.0 + n / (d as f64 + 1.0)).ln().powi(2)))
+            })
+            .collect();
+        let absent = specific_terms(text)
+            .into_iter()
+            .filter(|t| !df.contains_key(t.as_str()))
+            .collect();
+        Scorer {
+            text,
+            candidates,
+            question,
+            absent,
+            figures_named: content_terms(text)
+                .into_iter()
+                .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
+                .collect(),
+            parts: parts(text).iter().map(|p| content_terms(p)).collect(),
+            figures: candidates
+                .iter()
+                .map(|c| asks_figure(text) && new_figure(text, &c.text))
+                .collect(),
+            terms,
+        }
+    }
+
+    /// The share of the question's weight that candidate `i` covers of what `covered` does
+    /// not, an orphan's halved.
+    fn gain(&self, i: usize, covered: &BTreeSet<&str>) -> f64 {
+        self.gain_in(i, None, covered)
+    }
+
+    /// [`Scorer::gain`] over the question's terms that `part` holds (all when `None`).
+    fn gain_in(&self, i: usize, part: Option<&BTreeSet<String>>, covered: &BTreeSet<&str>) -> f64 {
+        let in_part = |t: &String| part.is_none_or(|p| p.contains(t));
+        let total: f64 = self
+            .question
+            .iter()
+            .filter(|(t, _)| in_part(t))
+            .map(|(_, w)| w)
+            .sum();
+        if total <= 0.0 {
+            return 0.0;
+        }
+        let held: f64 = self
+            .question
+            .iter()
+            .filter(|(t, _)| in_part(t))
+            .filter(|(t, _)| !covered.contains(t.as_str()) && self.terms[i].contains(t))
+            .map(|(_, w)| w)
+            .sum();
+        let orphan = if self.candidates[i].orphan {
+            ORPHAN_WEIGHT
+        } else {
+            1.0
+        };
+        let figure = if self.figures[i] { FIGURE_BONUS } else { 1.0 };
+        orphan * figure * held / total
+    }
+
+    /// The best candidate by `gain` among those `taken` leaves free, with the fewer terms
+    /// (the more to the point) on a tie, then the earlier.
+    fn best(&self, gain: impl Fn(usize) -> f64, taken: &[usize]) -> Option<(usize, f64)> {
+        let mut best: Option<(usize, f64)> = None;
+        for i in 0..self.candidates.len() {
+            if taken.iter().any(|&j| self.clashes(i, j)) {
+                continue;
+            }
+            let g = gain(i);
+            let better = match best {
+                None => g > 0.0,
+                Some((b, bg)) => {
+                    g > bg + 1e-9 || (g > bg - 1e-9 && self.terms[i].len() < self.terms[b].len())
+                }
+            };
+            if better {
+                best = Some((i, g));
+            }
+        }
+        best
+    }
+
+    /// The answer's sentences, best first; empty when none covers [`ANSWER_FLOOR`], or when
+    /// the question names something no sentence holds.
+    fn answer(&self) -> Vec<usize> {
+        if !self.absent.is_empty() {
+            return Vec::new();
+        }
+        let chosen = match self.parts.len() {
+            1 => self.answer_whole(),
+            _ => self.answer_by_part(),
+        };
+        // A figure or year the question names must be stated where the answer is: a price
+        // of another year is not the price it asks for.
+        let stated = |t: &String| chosen.iter().any(|&i| self.terms[i].contains(t));
+        match self.figures_named.iter().all(stated) {
+            true => chosen,
+            false => Vec::new(),
+        }
+    }
+
+    /// A question in parts: the best sentence for each part that covers [`ANSWER_FLOOR`] of
+    /// it, unless a sentence already chosen covers it as well.
+    fn answer_by_part(&self) -> Vec<usize> {
+        let none = BTreeSet::new();
+        let mut chosen: Vec<usize> = Vec::new();
+        for part in &self.parts {
+            let of_part = |i: usize| match self.gain_in(i, Some(part), &none) {
+                g if g >= ANSWER_FLOOR => g,
+                _ => 0.0,
+            };
+            let Some((i, gain)) = self.best(of_part, &chosen) else {
+                continue;
+            };
+            if chosen.iter().all(|&j| of_part(j) < gain) {
+                chosen.push(i);
+            }
+        }
+        chosen
+    }
+
+    /// A question in one part: up to [`ANSWER_SENTENCES`] from one document, chosen greedily,
+    /// each further one adding [`MORE_FLOOR`] of what is not yet covered.
+    fn answer_whole(&self) -> Vec<usize> {
+        let mut chosen: Vec<usize> = Vec::new();
+        let mut covered: BTreeSet<&str> = BTreeSet::new();
+        while chosen.len() < ANSWER_SENTENCES {
+            let floor = if chosen.is_empty() {
+                ANSWER_FLOOR
+            } else {
+                MORE_FLOOR
+            };
+            // A further sentence must answer on its own as well as add what is missing.
+            let none = BTreeSet::new();
+            // A second document would answer a second question, which this one does not ask.
+            let first = chosen.first().map(|&j| self.candidates[j].source);
+            let gain = |i: usize| {
+                let same_document = first.is_none_or(|s| s == self.candidates[i].source);
+                match self.gain(i, &none) >= ANSWER_FLOOR && same_document {
+                    true => self.gain(i, &covered),
+                    false => 0.0,
+                }
+            };
+            let Some((i, gain)) = self.best(gain, &chosen) else {
+                break;
+            };
+            if gain < floor {
+                break;
+            }
+            covered.extend(
+                self.question
+                    .iter()
+                    .map(|(t, _)| t.as_str())
+                    .filter(|t| self.terms[i].contains(*t)),
+            );
+            chosen.push(i);
+        }
+        chosen
+    }
+
+    /// Under each direction, its best findings that `taken` does not already quote; a
+    /// direction with none is left out. Each finding chosen joins `taken`.
+    fn findings(
+        &self,
+        directions: &[Direction],
+        taken: &mut Vec<usize>,
+    ) -> Vec<(String, Vec<usize>)> {
+        let none = BTreeSet::new();
+        let answered: Vec<usize> = taken.iter().map(|&i| self.candidates[i].source).collect();
+        // A document the answer does not cite must be as much to the point as the answer.
+        let bar = taken.first().map_or(1.0, |&i| self.gain(i, &none)) * OTHER_DOCUMENT;
+        let mut out = Vec::new();
+        for direction in directions {
+            let mut picked = Vec::new();
+            while picked.len() < PER_DIRECTION {
+                let of_direction = |i: usize| {
+                    let source = self.candidates[i].source;
+                    let gain = self.gain(i, &none);
+                    let fits = answered.contains(&source) || gain >= bar;
+                    match direction.sources.contains(&source) && fits {
+                        true => gain,
+                        false => 0.0,
+                    }
+                };
+                match self.best(of_direction, taken) {
+                    Some((i, gain)) if gain >= FINDING_FLOOR => {
+                        picked.push(i);
+                        taken.push(i);
+                    }
+                    _ => break,
+                }
+            }
+            if !picked.is_empty() {
+                out.push((direction.title.clone(), picked));
+            }
+        }
+        out
+    }
+
+    /// Whether candidates `i` and `j` may not both be quoted: the same place of one source
+    /// (overlapping), or near-duplicates.
+    fn clashes(&self, i: usize, j: usize) -> bool {
+        let (a, b) = (&self.candidates[i], &self.candidates[j]);
+        i == j
+            || (a.source == b.source && a.at.start < b.at.end && b.at.start < a.at.end)
+            || jaccard(&self.terms[i], &self.terms[j]) >= NEAR_DUPLICATE
+    }
+
+    /// What the report says when no sentence answers: how many documents were read, and
+    /// what of the question none of them mentions.
+    fn no_answer(&self, documents: usize) -> String {
+        if documents == 0 {
+            return "There is no source to quote: no search of this run returned a document of \
+                    the corpus.\n"
+                .into();
+        }
+        let mut text = format!(
+            "No sentence of the documents the searches returned answers the question \
+             ({documents} document(s) read)."
+        );
+        // The question's own words, not their stems.
+        let mut missing: Vec<&str> = Vec::new();
+        for word in self.text.split(|c: char| !c.is_alphanumeric() && c != '-') {
+            let terms = content_terms(word);
+            if terms.iter().any(|t| self.absent.contains(t)) && !missing.contains(&word) {
+                missing.push(word);
+            }
+        }
+        match missing.is_empty() {
+            true => text.push_str(" None of their sentences covers enough of what it asks."),
+            false => text.push_str(&format!(
+                " None of them mentions {}.",
+                crate::markdown::inline(&missing.join(", "), 300)
+            )),
+        }
+        text.push('\n');
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Candidates from `docs`, one per sentence (`source`, text).
+    fn candidates(docs: &[(usize, &str)]) -> Vec<Candidate> {
+        let mut at = 0;
+        docs.iter()
+            .map(|&(source, text)| {
+                at += text.len() + 1;
+                Candidate {
+                    text: text.to_string(),
+                    source,
+                    at: at - text.len() - 1..at - 1,
+                    orphan: false,
+                }
+            })
+            .collect()
+    }
+
+    fn sources(n: usize) -> Vec<Source> {
+        (0..n)
+            .map(|k| Source {
+                url: format!("file:///c/d{k}.md"),
+                title: format!("D{k}"),
+                snippet: None,
+            })
+            .collect()
+    }
+
+    const DOCS: &[(usize, &str)] = &[
+        (0, "Sodium-ion cells use no lithium and no cobalt."),
+        (
+            0,
+            "Grid storage operators value sodium-ion for its low cost.",
+        ),
+        (
+            0,
+            "Sodium-ion cells suit grid storage since they tolerate cold.",
+        ),
+        (
+            1,
+            "Dendrites form when lithium deposits unevenly on the anode.",
+        ),
+        (
+            2,
+            "A stiff solid electrolyte can suppress dendrites by pressing back.",
+        ),
+        (2, "Polymer electrolytes are soft."),
+        (3, "In 2023 pack prices fell to 139 dollars per kWh."),
+        (3, "Recycling recovers nickel from spent cells."),
+    ];
+
+    fn compose_for(question: &str, directions: &[Direction]) -> Composed {
+        compose("# Q", question, &candidates(DOCS), &sources(4), directions)
+    }
+
+    #[test]
+    fn each_part_of_a_question_gets_its_sentence_and_sources_are_numbered_in_citing_order() {
+        let q = "Why do lithium dendrites form, and how do solid electrolytes suppress them?";
+        let c = compose_for(q, &[]);
+        let answer = c.report.split("## Answer\n\n").nth(1).expect("answer");
+        assert!(
+            answer.starts_with(
+                "Dendrites form when lithium deposits unevenly on the anode. [1] \
+                 A stiff solid electrolyte can suppress dendrites by pressing back. [2]"
+            ),
+            "{}",
+            c.report
+        );
+        let urls: Vec<&str> = c.sources.iter().map(|s| s.url.as_str()).collect();
+        assert_eq!(urls, ["file:///c/d1.md", "file:///c/d2.md"]);
+        assert_eq!(c.quotes.len(), 2);
+    }
+
+    #[test]
+    fn a_year_or_name_the_documents_do_not_give_leaves_no_answer_and_cites_nothing() {
+        // 2015 is in no sentence: the 2023 price is not the answer.
+        let c = compose_for("What did a battery pack cost per kWh in 2015?", &[]);
+        assert!(
+            c.report.contains("No sentence of the documents"),
+            "{}",
+            c.report
+        );
+        assert!(
+            c.report.contains("None of them mentions 2015."),
+            "{}",
+            c.report
+        );
+        assert!(c.sources.is_empty() && c.quotes.is_empty());
+        // The year is in a sentence, but not in one that answers.
+        let docs = [
+            (0, "Prices fell in 2015."),
+            (1, "A pack cost 139 dollars per kWh."),
+        ];
+        let c = compose(
+            "# Q",
+            "What did a pack cost per kWh in 2015?",
+            &candidates(&docs),
+            &sources(2),
+            &[],
+        );
+        assert!(c.sources.is_empty(), "{}", c.report);
+        let c = compose_for("How many cells did QuantumScape deliver?", &[]);
+        assert!(
+            c.report.contains("None of them mentions QuantumScape."),
+            "{}",
+            c.report
+        );
+    }
+
+    #[test]
+    fn findings_come_under_their_direction_from_the_answers_documents_without_repeats() {
+        let directions = [
+            Direction {
+                title: "Sodium-ion".into(),
+                sources: vec![0, 3],
+            },
+            Direction {
+                title: "Dendrites".into(),
+                sources: vec![1, 2],
+            },
+        ];
+        let c = compose_for(
+            "Why do grid storage operators value sodium-ion cells?",
+            &directions,
+        );
+        let (answer, findings) = c.report.split_once("## Findings").expect(&c.report);
+        assert!(answer.contains("Grid storage operators value sodium-ion for its low cost. [1]"));
+        assert!(
+            findings.contains("### Sodium-ion\n\n- Sodium-ion cells suit grid storage since they tolerate cold. [1]\n"),
+            "{}",
+            c.report
+        );
+        assert!(
+            !findings.contains("### Dendrites"),
+            "nothing of that direction is to the point"
+        );
+        assert!(
+            !findings.contains("operators value"),
+            "the answer is not repeated"
+        );
+        assert_eq!(c.sources.len(), 1);
+    }
+}
