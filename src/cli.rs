@@ -50,6 +50,10 @@ pub enum Command {
     /// Run many questions, one workflow each, in one process: a shared HTTP pool and rate
     /// budget, a manifest, resumable.
     Batch(BatchArgs),
+    /// Run every question of a set with gold answers as a batch would, then score each
+    /// report: answer match, token F1, citation precision, evidence recall, supported claims,
+    /// tokens and seconds. Writes `eval.json` in the out-dir.
+    Eval(EvalArgs),
     /// Probe every configured endpoint (each role's model server, and the search provider):
     /// reachable, key accepted, model listed, structured output and token limit accepted,
     /// one round trip. Exit 0 when all work, 1 otherwise.
@@ -174,6 +178,40 @@ pub struct BatchArgs {
 
     /// How each question's workflow runs (with --fail-on-block a `block` verdict makes the
     /// batch exit 1).
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// The question set: JSON lines `{"id", "question", "answers": [...], "evidence": [...]}`
+    /// (`fixtures/eval/README.md`).
+    #[arg(value_name = "SET.jsonl")]
+    pub set: PathBuf,
+
+    /// Where each question's plan, report, events and transcript go, with `batch.json` and
+    /// `eval.json` [default: runs/eval-<set>-<time>].
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+
+    /// Most questions running at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub jobs: u32,
+
+    /// An earlier evaluation's out-dir: answer every call from its transcripts instead of
+    /// the servers (no network), and score again.
+    #[arg(long, value_name = "DIR")]
+    pub replay: Option<PathBuf>,
+
+    /// An earlier evaluation's out-dir: show what got better or worse, question by question.
+    #[arg(long, value_name = "OLD_DIR")]
+    pub previous: Option<PathBuf>,
+
+    /// Print the evaluation as JSON (what `eval.json` holds) instead of a Markdown table.
+    #[arg(long)]
+    pub json: bool,
+
+    /// How each question's workflow runs.
     #[command(flatten)]
     pub run: RunArgs,
 }

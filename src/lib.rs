@@ -13,6 +13,7 @@
 //! - [`offline`]: the extractive engine: planner and sub-agents without a model.
 //! - [`thinkon`]: the Thinkon runtime: a fractal planner over a tree of blocks (seeds 000/001).
 //! - [`batch`]: a batch's questions file and manifest.
+//! - [`eval`]: a question set with gold answers, and the scoring of a run against it.
 //! - [`planner`]: one planning round (input, contract, write-back).
 //! - [`agents`]: the search and summary sub-agents and their dispatch.
 //! - [`review`]: the review stage after the report (two roles, their files).
@@ -37,6 +38,7 @@ pub mod clock;
 pub mod cmd;
 pub mod compare;
 pub mod diagnostics;
+pub mod eval;
 pub mod exit;
 pub mod files;
 pub mod http;

@@ -6,6 +6,7 @@
 pub mod batch;
 pub mod diff;
 pub mod doctor;
+pub mod eval;
 pub mod plan;
 pub mod review;
 pub mod thinkon;
@@ -28,6 +29,7 @@ pub async fn run(cli: Cli) -> CommandResult {
         Command::Doctor(args) => doctor::run(args, &cli.global).await,
         Command::Diff(args) => diff::run(args).await,
         Command::Batch(args) => batch::run(args, &cli.global).await,
+        Command::Eval(args) => eval::run(args, &cli.global).await,
         Command::Review(args) => review::run(args, &cli.global).await,
         Command::Thinkon(args) => thinkon::run(args, &cli.global).await,
     }

@@ -1,0 +1,312 @@
+//! Scoring one question's run against its gold: whether the report holds a gold answer, the
+//! token F1 of its opening paragraph against the best gold answer, which of the sources it
+//! cites are gold evidence (precision) and which gold evidence it cites (recall), the share
+//! of its cited claims their sources support, and what it cost. Plain functions of the plan,
+//! the report and the gold: scoring again from the same files gives the same figures.
+//!
+//! Text is compared normalised: lower case, every run of characters other than letters and
+//! digits one space. A question without an answer in the corpus is matched when its report
+//! says it found none (one of [`crate::agents::quality::NO_ANSWER`]). Evidence is a corpus file name (matched
+//! against the last segment of a `file://` source) or a URL (matched without its scheme's
+//! case, `#fragment` or trailing `/`).
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use super::set::Gold;
+use crate::agents::claims::{cited_numbers, claim_text, counts};
+use crate::agents::quality::says_no_answer;
+use crate::plan::PlanFile;
+use crate::plan::footer::without_footer;
+use crate::text::words;
+
+/// The status of a question that was not run.
+pub const NOT_RUN: &str = "not run";
+
+/// How one question scored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Score {
+    pub id: String,
+    /// How its run ended (`completed`, `partial`, ...), or `not run`.
+    pub status: String,
+    /// Whether its run left a report to score (without one, every figure is zero).
+    pub reported: bool,
+    pub answer_match: bool,
+    pub f1: f64,
+    /// Of the sources the report cites, the share that are gold evidence; `null` when it
+    /// cites none.
+    pub citation_precision: Option<f64>,
+    /// Of the gold evidence, the share the report cites; `null` without gold evidence.
+    pub evidence_recall: Option<f64>,
+    /// Of the report's cited claims, the share their sources support; `null` without one.
+    pub supported_claims: Option<f64>,
+    pub claims_cited: usize,
+    pub claims_supported: usize,
+    /// What the report cites, as evidence keys (file names, or URLs).
+    pub cited: Vec<String>,
+    pub tokens: u64,
+    pub seconds: f64,
+}
+
+/// One question's run, as scoring reads it.
+pub struct Ran<'a> {
+    pub status: &'a str,
+    /// Its plan and report, when it wrote a report.
+    pub wrote: Option<(&'a PlanFile, &'a str)>,
+    pub tokens: u64,
+    pub seconds: f64,
+}
+
+/// Scores `gold` against its run (`None`: not run); a run that left no report scores
+/// nothing but what it spent.
+pub fn score(gold: &Gold, ran: Option<Ran<'_>>) -> Score {
+    let (status, tokens, seconds) = ran
+        .as_ref()
+        .map_or((NOT_RUN, 0, 0.0), |r| (r.status, r.tokens, r.seconds));
+    let Some((plan, report)) = ran.and_then(|r| r.wrote) else {
+        return Score {
+            id: gold.id.clone(),
+            status: status.into(),
+            reported: false,
+            answer_match: false,
+            f1: 0.0,
+            citation_precision: None,
+            evidence_recall: None,
+            supported_claims: None,
+            claims_cited: 0,
+            claims_supported: 0,
+            cited: Vec::new(),
+            tokens,
+            seconds: round(seconds),
+        };
+    };
+    let body = body(report);
+    // Citation markers are not words of the answer.
+    let said = words(&claim_text(&body));
+    let (answer_match, f1) = match gold.unanswerable() {
+        true => {
+            let says_none = says_no_answer(&body);
+            (says_none, if says_none { 1.0 } else { 0.0 })
+        }
+        false => {
+            let opening = words(&claim_text(&opening(&body)));
+            let found = gold
+                .answers
+                .iter()
+                .any(|a| contains_words(&said, &words(a)));
+            let f1 = gold
+                .answers
+                .iter()
+                .map(|a| token_f1(&opening, &words(a)))
+                .fold(0.0, f64::max);
+            (found, f1)
+        }
+    };
+    let cited = cited_keys(plan, &body);
+    let evidence: BTreeSet<String> = gold.evidence.iter().map(|e| evidence_key(e)).collect();
+    let hits = cited.iter().filter(|c| evidence.contains(*c)).count();
+    let claims = plan.final_node().map_or(&[][..], |n| n.claims.as_slice());
+    let (claims_cited, claims_supported) = counts(claims);
+    Score {
+        id: gold.id.clone(),
+        status: status.to_string(),
+        reported: true,
+        answer_match,
+        f1: round(f1),
+        citation_precision: share(hits, cited.len()),
+        evidence_recall: share(hits, evidence.len()),
+        supported_claims: share(claims_supported, claims_cited),
+        claims_cited,
+        claims_supported,
+        cited: cited.into_iter().collect(),
+        tokens,
+        seconds: round(seconds),
+    }
+}
+
+/// The report's body: its footer and the sources list we append left out.
+fn body(report: &str) -> String {
+    let text = without_footer(report);
+    let end = ["\n## Sources consulted\n", "\n## Sources\n"]
+        .iter()
+        .filter_map(|h| text.rfind(h))
+        .min()
+        .unwrap_or(text.len());
+    text[..end].to_string()
+}
+
+/// The report's first paragraph of answer: past its title, the claims line, notices and
+/// headings.
+fn opening(body: &str) -> String {
+    let is_meta = |p: &str| {
+        let p = p.trim_start();
+        p.starts_with('#') || p.starts_with('>') || p.starts_with('_') || p.starts_with('*')
+    };
+    body.split("\n\n")
+        .map(str::trim)
+        .find(|p| !p.is_empty() && !is_meta(p))
+        .unwrap_or("")
+        .to_string()
+}
+
+/// The evidence keys of the sources `body` cites (`[n]` is the final node's `sources[n-1]`).
+fn cited_keys(plan: &PlanFile, body: &str) -> BTreeSet<String> {
+    let sources = plan.final_node().map_or(&[][..], |n| n.sources.as_slice());
+    cited_numbers(body)
+        .into_iter()
+        .filter_map(|n| sources.get(n.checked_sub(1)?))
+        .map(|s| evidence_key(&s.url))
+        .collect()
+}
+
+/// The key an evidence item or a source URL is compared by: a corpus file's name, or a web
+/// URL without `#fragment` and trailing `/`, lower case.
+pub fn evidence_key(item: &str) -> String {
+    let item = item.trim();
+    match item.strip_prefix("file://") {
+        Some(path) => {
+            let name = path.rsplit('/').next().unwrap_or(path);
+            percent_encoding::percent_decode_str(name)
+                .decode_utf8_lossy()
+                .into_owned()
+        }
+        None if item.contains("://") => {
+            let bare = item.split('#').next().unwrap_or(item);
+            bare.trim_end_matches('/').to_lowercase()
+        }
+        None => item.to_string(),
+    }
+}
+
+/// Whether normalised `text` holds normalised `words` as whole words.
+fn contains_words(text: &str, words: &str) -> bool {
+    !words.is_empty() && format!(" {text} ").contains(&format!(" {words} "))
+}
+
+/// The token F1 of `predicted` against `gold` (both normalised): the harmonic mean of the
+/// shares of each's tokens the other holds, counted with multiplicity.
+pub fn token_f1(predicted: &str, gold: &str) -> f64 {
+    let p: Vec<&str> = predicted.split(' ').filter(|w| !w.is_empty()).collect();
+    let g: Vec<&str> = gold.split(' ').filter(|w| !w.is_empty()).collect();
+    if p.is_empty() || g.is_empty() {
+        return 0.0;
+    }
+    let mut left = g.clone();
+    let mut common = 0;
+    for w in &p {
+        if let Some(at) = left.iter().position(|x| x == w) {
+            left.swap_remove(at);
+            common += 1;
+        }
+    }
+    if common == 0 {
+        return 0.0;
+    }
+    let precision = common as f64 / p.len() as f64;
+    let recall = common as f64 / g.len() as f64;
+    2.0 * precision * recall / (precision + recall)
+}
+
+fn share(part: usize, whole: usize) -> Option<f64> {
+    (whole > 0).then(|| round(part as f64 / whole as f64))
+}
+
+fn round(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Node, NodeId, NodeStatus, NodeType, Source};
+
+    fn gold(answers: &[&str], evidence: &[&str]) -> Gold {
+        Gold {
+            id: "q".into(),
+            question: "Q?".into(),
+            answers: answers.iter().map(|s| s.to_string()).collect(),
+            evidence: evidence.iter().map(|s| s.to_string()).collect(),
+            line: 1,
+        }
+    }
+
+    fn plan(urls: &[&str]) -> PlanFile {
+        let mut plan = PlanFile::new("Q?", "wf".into(), "t".into());
+        let mut fin = Node::new(
+            NodeId::parse("b").expect("id"),
+            "F",
+            NodeType::Summary,
+            -1,
+            NodeStatus::Completed,
+        );
+        fin.sources = urls
+            .iter()
+            .map(|u| Source {
+                url: u.to_string(),
+                title: String::new(),
+                snippet: None,
+            })
+            .collect();
+        plan.nodes.push(fin);
+        plan
+    }
+
+    fn ran<'a>(plan: &'a PlanFile, report: &'a str) -> Ran<'a> {
+        Ran {
+            status: "completed",
+            wrote: Some((plan, report)),
+            tokens: 10,
+            seconds: 1.0,
+        }
+    }
+
+    #[test]
+    fn a_report_is_scored_exactly() {
+        let plan = plan(&[
+            "file:///c/energy.md",
+            "file:///c/other%20doc.md",
+            "https://x.test/a/",
+        ]);
+        let report = "# Q?\n\n_2 of 2 cited claims are supported by their sources._\n\n\
+                      Cells reach 400 Wh/kg in the lab [1][3].\n\nMore [2].\n\n## Sources\n\n- [1] 400 Wh/kg\n";
+        let s = score(
+            &gold(&["400 Wh/kg"], &["energy.md", "https://X.test/a"]),
+            Some(ran(&plan, report)),
+        );
+        assert!(s.answer_match);
+        // "cells reach 400 wh kg in the lab" against "400 wh kg": 3 common, P 3/8, R 1.
+        assert_eq!(s.f1, round(2.0 * (3.0 / 8.0) / (3.0 / 8.0 + 1.0)));
+        assert_eq!(s.cited, ["energy.md", "https://x.test/a", "other doc.md"]);
+        assert_eq!(s.citation_precision, Some(0.667));
+        assert_eq!(s.evidence_recall, Some(1.0));
+        assert_eq!(s.supported_claims, None, "no claims were checked");
+    }
+
+    #[test]
+    fn a_question_without_an_answer_is_matched_when_the_report_says_so() {
+        let plan = plan(&[]);
+        let none =
+            "# Q?\n\nNo sentence of the documents the searches returned answers the question.\n";
+        let s = score(&gold(&[], &[]), Some(ran(&plan, none)));
+        assert!(s.answer_match && s.f1 == 1.0);
+        assert_eq!((s.citation_precision, s.evidence_recall), (None, None));
+        let made_up = score(
+            &gold(&[], &[]),
+            Some(ran(&plan, "# Q?\n\nIt was 120 dollars.\n")),
+        );
+        assert!(!made_up.answer_match);
+        assert_eq!(score(&gold(&["x"], &[]), None).status, NOT_RUN);
+    }
+
+    #[test]
+    fn answers_match_whole_words_only() {
+        assert!(contains_words(&words("It took 30 minutes."), "30 minutes"));
+        assert!(!contains_words(
+            &words("It took 130 minutes."),
+            "30 minutes"
+        ));
+        assert_eq!(token_f1("a b c", "a b c"), 1.0);
+        assert_eq!(token_f1("", "a"), 0.0);
+    }
+}

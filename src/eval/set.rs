@@ -1,0 +1,135 @@
+//! A question set for `researchflow eval`: one JSON object per line, `{"id", "question",
+//! "answers": [...], "evidence": [...]}` (blank lines and `#` comments skipped). `answers` are
+//! short gold answers a correct report contains; `evidence`, the corpus file names or URLs a
+//! good report cites. A question with no answer in the corpus has both empty: its right report
+//! says it found none.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// One question of the set, with its gold answers and evidence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Gold {
+    pub id: String,
+    pub question: String,
+    #[serde(default)]
+    pub answers: Vec<String>,
+    #[serde(default)]
+    pub evidence: Vec<String>,
+    /// Its line in the set's file (1-based), for messages.
+    #[serde(skip)]
+    pub line: usize,
+}
+
+impl Gold {
+    /// Whether the corpus holds no answer to it.
+    pub fn unanswerable(&self) -> bool {
+        self.answers.is_empty()
+    }
+}
+
+/// Why a set cannot be used; each message names the file and the line.
+#[derive(Debug, thiserror::Error)]
+pub enum SetError {
+    #[error("cannot read the question set `{path}`: {message}")]
+    Read { path: String, message: String },
+    #[error("`{path}` line {line}: {message}")]
+    Line {
+        path: String,
+        line: usize,
+        message: String,
+    },
+    #[error(
+        "`{0}` holds no question: one JSON object per line, {{\"id\", \"question\", \"answers\", \"evidence\"}}"
+    )]
+    Empty(String),
+}
+
+/// The largest set read.
+const MAX_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Reads the set at `path`.
+pub fn read(path: &Path) -> Result<Vec<Gold>, SetError> {
+    let shown = path.display().to_string();
+    let text = crate::files::read_bounded(path, MAX_BYTES).map_err(|e| SetError::Read {
+        path: shown.clone(),
+        message: e.to_string(),
+    })?;
+    parse(&shown, &text)
+}
+
+/// Parses the text of a set; `shown` names it in errors.
+pub fn parse(shown: &str, text: &str) -> Result<Vec<Gold>, SetError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut out: Vec<Gold> = Vec::new();
+    let mut ids = HashSet::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let err = |message: String| SetError::Line {
+            path: shown.to_string(),
+            line: i + 1,
+            message,
+        };
+        let mut gold: Gold = serde_json::from_str(line).map_err(|e| {
+            err(format!(
+                "not a `{{\"id\", \"question\", \"answers\", \"evidence\"}}` line: {e}"
+            ))
+        })?;
+        if gold.id.trim().is_empty() || gold.question.trim().is_empty() {
+            return Err(err("`id` and `question` must not be empty".into()));
+        }
+        if gold.answers.iter().any(|a| a.trim().is_empty()) {
+            return Err(err(
+                "an answer is empty: give short gold answers, or none".into()
+            ));
+        }
+        if !ids.insert(gold.id.clone()) {
+            return Err(err(format!(
+                "the id `{}` is taken by an earlier line",
+                gold.id
+            )));
+        }
+        gold.line = i + 1;
+        out.push(gold);
+    }
+    if out.is_empty() {
+        return Err(SetError::Empty(shown.to_string()));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_read_and_bad_ones_named() {
+        let set = parse(
+            "s.jsonl",
+            "# a set\n{\"id\": \"a\", \"question\": \"Q?\", \"answers\": [\"x\"], \"evidence\": [\"f.md\"]}\n\n{\"id\": \"b\", \"question\": \"None?\"}\n",
+        )
+        .expect("valid");
+        assert_eq!(set.len(), 2);
+        assert!(set[1].unanswerable() && set[1].evidence.is_empty());
+        let err = parse(
+            "s.jsonl",
+            "{\"id\": \"a\", \"question\": \"Q?\", \"gold\": 1}\n",
+        )
+        .expect_err("unknown key");
+        assert!(err.to_string().starts_with("`s.jsonl` line 1: "), "{err}");
+        let twice = "{\"id\": \"a\", \"question\": \"Q?\"}\n{\"id\": \"a\", \"question\": \"R?\"}";
+        assert!(
+            parse("s", twice)
+                .expect_err("twice")
+                .to_string()
+                .contains("line 2")
+        );
+        assert!(matches!(parse("s", "# only\n"), Err(SetError::Empty(_))));
+    }
+}
