@@ -279,7 +279,7 @@ async fn a_question_whose_run_left_no_report_exits_1_and_a_bad_set_line_exits_2(
         .await
         .code(2)
         .stderr_contains("alpha.jsonl")
-        .stderr_contains("line 4");
+        .stderr_contains("line 4: field `answers`");
     assert!(
         !s.path().join("two").exists(),
         "nothing is run for a bad set"

@@ -6,9 +6,14 @@ Every answer takes LATENCY seconds. With RATE > 0 it admits at most RATE request
 rate limit. The planner plans one search, then the final summary; sub-agents answer at once.
 GET /stats returns {"requests", "refused"}. Prints its base URL on stdout once listening.
 
-    mock_llm.py LATENCY_SECONDS [RATE_PER_SECOND]
+With MODE `quote` it is a model that does the least a faithful one would, for `eval` over a
+corpus: its search query is the user's question, its search summary quotes the first sentence
+of the first result's snippet, and its final report repeats that quote with its citation.
+
+    mock_llm.py LATENCY_SECONDS [RATE_PER_SECOND] [MODE]
 """
 import json
+import re
 import sys
 import threading
 import time
@@ -17,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LATENCY = float(sys.argv[1]) if len(sys.argv) > 1 else 0.1
 RATE = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
+QUOTE = len(sys.argv) > 3 and sys.argv[3] == "quote"
 lock = threading.Lock()
 admitted = deque()
 stats = {"requests": 0, "refused": 0}
@@ -35,11 +41,30 @@ def answer(body):
                                                   "p_node": "a:info"}],
                     "next_check_list": ["NEW1:summary"]}
         return json.dumps(plan)
+    if QUOTE:
+        return quoting(system, user)
     if "final report" in system:
         return "A short report."
     if "web search queries" in system:
         return json.dumps({"queries": ["q"]})
     return json.dumps({"summary": "A finding.", "analysis": "The analysis."})
+
+
+def quoting(system, user):
+    """The answers of MODE `quote`."""
+    if "final report" in system:
+        # The search summary's quote, as the earlier results give it.
+        quoted = re.search(r"^.*\[1\]\.?$", user.split("Earlier results", 1)[-1], re.M)
+        return quoted.group(0).strip() if quoted else "The search results do not answer it."
+    if "web search queries" in system:
+        question = re.search(r"^User question: (.*)$", user, re.M)
+        return json.dumps({"queries": [question.group(1) if question else "q"]})
+    # The first result: "[1] title", its URL, its snippet, each on a line.
+    first = re.search(r"^\[1\] .*\n.*\n(.*)$", user, re.M)
+    if not first:
+        return json.dumps({"summary": "The search results do not answer it.", "analysis": ""})
+    sentence = re.split(r"(?<=[.!?])\s", first.group(1).strip())[0].rstrip(".")
+    return json.dumps({"summary": f"{sentence} [1].", "analysis": f"1. {sentence} [1]."})
 
 
 class Handler(BaseHTTPRequestHandler):

@@ -76,9 +76,15 @@ pub fn parse(shown: &str, text: &str) -> Result<Vec<Gold>, SetError> {
             line: i + 1,
             message,
         };
-        let mut gold: Gold = serde_json::from_str(line).map_err(|e| {
+        let mut json = serde_json::Deserializer::from_str(line);
+        let mut gold: Gold = serde_path_to_error::deserialize(&mut json).map_err(|e| {
+            let field = match e.path().to_string() {
+                top if top == "." => String::new(),
+                field => format!("field `{field}`: "),
+            };
             err(format!(
-                "not a `{{\"id\", \"question\", \"answers\", \"evidence\"}}` line: {e}"
+                "{field}{}; each line is one JSON object, {{\"id\": \"...\", \"question\": \"...\", \"answers\": [\"...\"], \"evidence\": [\"file name or URL\"]}}",
+                e.into_inner()
             ))
         })?;
         if gold.id.trim().is_empty() || gold.question.trim().is_empty() {
@@ -123,6 +129,16 @@ mod tests {
         )
         .expect_err("unknown key");
         assert!(err.to_string().starts_with("`s.jsonl` line 1: "), "{err}");
+        let err = parse(
+            "s.jsonl",
+            "\n{\"id\": \"a\", \"question\": \"Q?\", \"answers\": \"x\"}\n",
+        )
+        .expect_err("answers not a list");
+        assert!(
+            err.to_string()
+                .starts_with("`s.jsonl` line 2: field `answers`: invalid type"),
+            "{err}"
+        );
         let twice = "{\"id\": \"a\", \"question\": \"Q?\"}\n{\"id\": \"a\", \"question\": \"R?\"}";
         assert!(
             parse("s", twice)

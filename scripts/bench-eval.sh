@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Benchmark of `researchflow eval` on the shipped question set (fixtures/eval/batteries.jsonl,
+# 40 questions over fixtures/corpus). Not a test: it prints figures.
+#
+#  (a) the offline engine (no model, no network). Targets: citation precision at least 0.9,
+#      evidence recall at least 0.8, supported claims 100%.
+#  (b) the model pipeline against a stand-in server (scripts/bench/mock_llm.py in `quote`
+#      mode: it searches for the question and quotes the first result's first sentence), the
+#      corpus as its search provider: what retrieval alone gives a faithful but lazy model.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+cargo build --release --quiet --bin researchflow
+bin="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/researchflow"
+work="$(mktemp -d "${TMPDIR:-/tmp}/researchflow-bench-eval.XXXXXX")"
+mock_pid=""
+trap '[ -n "$mock_pid" ] && kill "$mock_pid" 2>/dev/null; rm -rf "$work"' EXIT
+set_file="$root/fixtures/eval/batteries.jsonl"
+corpus="$root/fixtures/corpus"
+
+figures() { # EVAL_JSON
+  python3 - "$1" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["totals"]
+f = lambda v: "-" if v is None else f"{v:.3f}"
+print(f"answered {t['answer_matches']} of {t['questions']} (scored {t['scored']}); "
+      f"token F1 {f(t['f1'])}; citation precision {f(t['citation_precision'])}; "
+      f"evidence recall {f(t['evidence_recall'])}; "
+      f"supported claims {t['claims_supported']} of {t['claims_cited']} ({f(t['supported_claims'])}); "
+      f"tokens {t['tokens']}; seconds {t['seconds']:.1f} (sum over questions)")
+PY
+}
+
+echo "== (a) offline engine"
+t0=$(date +%s.%N)
+"$bin" -q eval "$set_file" --offline --corpus "$corpus" --index-dir "$work/index" \
+  --out-dir "$work/offline" --json > "$work/offline.out" || true
+t1=$(date +%s.%N)
+figures "$work/offline/eval.json"
+python3 - "$work/offline/eval.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["totals"]
+met = lambda ok: "met" if ok else "NOT met"
+print(f"targets: precision >= 0.9 {met((t['citation_precision'] or 0) >= 0.9)}; "
+      f"recall >= 0.8 {met((t['evidence_recall'] or 0) >= 0.8)}; "
+      f"supported 100% {met(t['supported_claims'] == 1.0)}")
+PY
+echo "wall time $(python3 -c "print(f'{$t1 - $t0:.1f}')") s at 4 jobs"
+
+echo "== (b) model pipeline against the stand-in server (quote mode, 10 ms a call)"
+python3 scripts/bench/mock_llm.py 0.01 0 quote > "$work/mock.url" &
+mock_pid=$!
+for _ in $(seq 1 50); do [ -s "$work/mock.url" ] && break; sleep 0.1; done
+url="$(head -n 1 "$work/mock.url")"
+touch "$work/agent.config.json" && chmod 600 "$work/agent.config.json"
+cat > "$work/agent.config.json" <<JSON
+{"baseURL": "$url", "model": "bench-model", "apiKey": "bench",
+ "retry": {"maxRetries": 2, "baseDelayMs": 100, "maxDelayMs": 1000},
+ "review": {"enabled": false}}
+JSON
+t0=$(date +%s.%N)
+"$bin" -q --config "$work/agent.config.json" eval "$set_file" --corpus "$corpus" \
+  --index-dir "$work/index" --out-dir "$work/mock" --json > "$work/mock.out" || true
+t1=$(date +%s.%N)
+figures "$work/mock/eval.json"
+echo "wall time $(python3 -c "print(f'{$t1 - $t0:.1f}')") s at 4 jobs"
