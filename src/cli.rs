@@ -8,6 +8,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub mod outputs;
+pub use outputs::*;
+
 /// Batch research-workflow orchestrator: an LLM planner, search and summary sub-agents, one
 /// JSON plan file.
 #[derive(Debug, Parser)]
@@ -34,6 +37,21 @@ pub struct GlobalArgs {
     /// Configuration file [default: ./agent.config.json].
     #[arg(long, global = true, env = "AGENT_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
+
+    /// Colours in log lines and the progress display: auto (on a terminal, unless NO_COLOR is
+    /// set), always, never.
+    #[arg(long, global = true, env = "RESEARCHFLOW_COLOR", value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
+    pub color: ColorWhen,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    /// On a terminal, unless `NO_COLOR` is set.
+    Auto,
+    /// Always, even into a file or pipe and with `NO_COLOR`.
+    Always,
+    /// Never.
+    Never,
 }
 
 #[derive(Debug, Subcommand)]
@@ -65,6 +83,18 @@ pub enum Command {
     /// plan-next answer, run by the search and summary sub-agents (and `shell:` when allowed).
     /// Resumable: running again on the same folder continues an unfinished tree.
     Thinkon(ThinkonArgs),
+    /// Write a run as one self-contained HTML file: the report, the plan as a graph, each
+    /// node's details, a timeline, the reviews and the totals. No script, no network.
+    View(ViewArgs),
+    /// Print the plan as a graph for other tools: Graphviz DOT, Mermaid, or SVG.
+    Graph(GraphArgs),
+    /// Print a shell completion script (bash, zsh, fish or powershell) on stdout.
+    Completions(CompletionsArgs),
+    /// Write the manual pages: researchflow.1 on stdout, or one page per command into a folder.
+    Man(ManArgs),
+    /// Print the JSON Schema of a plan file, the config file or a questions file's JSON lines,
+    /// generated from the types researchflow reads them with.
+    Schema(SchemaArgs),
 }
 
 #[derive(Debug, Args)]
@@ -284,6 +314,10 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub review: ReviewFlags,
+
+    /// Write no HTML view (`<stem>.html`) beside the report, and for a batch no `index.html`.
+    #[arg(long, env = "RESEARCHFLOW_NO_HTML", value_parser = clap::builder::BoolishValueParser::new())]
+    pub no_html: bool,
 }
 
 /// What one run may spend; reaching a limit ends it `partial`, with a report written from what

@@ -1,9 +1,10 @@
 //! Batch runs: many questions, one process, one shared HTTP pool and rate budget: the
 //! questions file (`questions.rs`), the manifest (`manifest.rs`), the run of every question's
-//! workflow (`run.rs`, through [`crate::kernel::RunWorkflow`]) and what changed since an
-//! earlier batch (`changes.rs`).
+//! workflow (`run.rs`, through [`crate::kernel::RunWorkflow`]), what changed since an
+//! earlier batch (`changes.rs`) and the batch's `index.html` (`index.rs`).
 
 pub mod changes;
+pub mod index;
 pub mod manifest;
 pub mod questions;
 pub mod run;

@@ -120,6 +120,7 @@ impl<'a> Resolver<'a> {
             prompts_dir: self.prompts_dir()?,
             budget: self.budget()?,
             review: file.review.enabled.unwrap_or(true),
+            html: true,
         })
     }
 

@@ -153,6 +153,9 @@ pub struct Settings {
     pub budget: Budget,
     /// Whether a workflow's report is reviewed (`review.enabled`, default true).
     pub review: bool,
+    /// Whether a workflow writes its HTML view beside its report, and a batch its index
+    /// (`--no-html` turns both off).
+    pub html: bool,
 }
 
 /// How one workflow run is bounded: its planning rounds, the tasks running at once, and what
