@@ -47,9 +47,10 @@ fn row(q: &Question, dir: &Path, previous: Option<&Path>, manifest: &Manifest) -
     let item = manifest.item(&q.id);
     let plan_path = dir.join(format!("{}.json", q.name));
     let plan = read(&plan_path);
-    let changes = match (previous, &plan) {
-        (Some(previous), Some(new)) if item.is_some_and(|i| i.is_done()) => {
-            read(&previous.join(format!("{}.json", q.name))).map(|old| counts(&old, new))
+    let old_path = previous.map(|p| p.join(format!("{}.json", q.name)));
+    let changes = match (&old_path, &plan) {
+        (Some(old), Some(new)) if item.is_some_and(|i| i.is_done()) => {
+            read(old).map(|old| counts(&old, new))
         }
         _ => None,
     };
@@ -72,6 +73,7 @@ fn row(q: &Question, dir: &Path, previous: Option<&Path>, manifest: &Manifest) -
             .map(|v| v.as_str().to_string()),
         reason: item.and_then(|i| i.reason.clone()),
         changes,
+        in_previous: old_path.is_some_and(|p| p.is_file()),
         has_view: Beside::of(&plan_path).html.is_file(),
         has_changes_file: dir.join(changes_file_name(&q.name)).is_file(),
     }

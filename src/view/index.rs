@@ -33,6 +33,8 @@ pub struct IndexRow {
     pub reason: Option<String>,
     /// What changed since `--previous`, when both batches answered it.
     pub changes: Option<ChangeCounts>,
+    /// The previous batch has a plan for it.
+    pub in_previous: bool,
     /// Its view (`<name>.html`) exists.
     pub has_view: bool,
     /// Its changes file (`<name>.changes.md`) exists.
@@ -87,7 +89,7 @@ fn row_html(row: &IndexRow, compared: bool, out: &mut String) {
             r#"<span class="badge verdict-{v}">{v}</span>"#,
             v = esc(v)
         )),
-        changes(row.changes, compared),
+        changes(row, compared),
         s = esc(&row.status),
     );
     if let Some(name) = &name {
@@ -105,13 +107,14 @@ fn row_html(row: &IndexRow, compared: bool, out: &mut String) {
 }
 
 /// The counts of what changed, or why there are none.
-fn changes(counts: Option<ChangeCounts>, compared: bool) -> String {
-    match counts {
+fn changes(row: &IndexRow, compared: bool) -> String {
+    match row.changes {
         Some(c) if c == ChangeCounts::default() => "no change".into(),
         Some(c) => format!(
             "+{} / −{} sources, {} changed, +{} / −{} directions",
             c.sources_new, c.sources_gone, c.changed, c.nodes_new, c.nodes_gone
         ),
+        None if compared && row.in_previous => "not compared: not done".into(),
         None if compared => "not in the previous batch".into(),
         None => "–".into(),
     }
