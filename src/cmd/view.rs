@@ -26,6 +26,7 @@ pub async fn run(args: ViewArgs) -> CommandResult {
             crate::view::ViewError::Write { .. } => CommandError::failure(e),
             other => CommandError::usage(other),
         })?;
+    tracing::info!("wrote the view of `{}`", args.plan.display());
     print_json(&serde_json::json!({ "html": absolute(&written) }))?;
     Ok(ExitStatus::Success)
 }
