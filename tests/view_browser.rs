@@ -504,3 +504,143 @@ async fn a_batch_index_links_only_to_views_that_exist_and_open_cleanly() {
         );
     }
 }
+
+/// A plan of `searches` search nodes after the question, three a batch, each fed by the one
+/// before it, and a final summary; every search with `sources` sources, `text` characters of
+/// overview and of analysis and snippets of `text / 4`. Its event log starts and ends every
+/// task one second apart.
+fn big_run(dir: &Path, searches: usize, sources: usize, text: usize) -> PathBuf {
+    let id = |n: usize| {
+        // Excel-column ids: 1 -> a, 27 -> aa.
+        let mut n = n;
+        let mut s = Vec::new();
+        while n > 0 {
+            s.push(b'a' + ((n - 1) % 26) as u8);
+            n = (n - 1) / 26;
+        }
+        s.reverse();
+        String::from_utf8(s).expect("ascii")
+    };
+    let filler = |n: usize, seed: usize| {
+        let words = [
+            "cell ", "energy ", "density ", "solid ", "lithium ", "cost ",
+        ];
+        (0..)
+            .flat_map(|i| words[(i + seed) % words.len()].chars())
+            .take(n)
+            .collect::<String>()
+    };
+    let mut nodes = vec![
+        json!({"node_id": "a", "title": "How large can a plan get?", "summary": "",
+        "info": "", "p_node": "", "batch": 1, "type": "start", "status": "completed"}),
+    ];
+    let mut events = String::new();
+    for i in 0..searches {
+        let n = i + 2;
+        let batch = 2 + i / 3;
+        let p_node = if i < 3 {
+            "a:info".to_string()
+        } else {
+            format!("{}:summary", id(n - 3))
+        };
+        let hits: Vec<(String, String)> = (0..sources)
+            .map(|k| {
+                (
+                    format!("https://example.test/{n}/{k}"),
+                    format!("Source {k} of task {n}"),
+                )
+            })
+            .collect();
+        let mut block = format!("provider: searxng\nqueries: query {n}\n");
+        for (k, (url, title)) in hits.iter().enumerate() {
+            block.push_str(&format!(
+                "\n[{}] {title}\n{url}\n{}\n",
+                k + 1,
+                filler(text / 4, k)
+            ));
+        }
+        nodes.push(json!({"node_id": id(n), "title": format!("Direction {n}: {}", filler(40, n)),
+            "summary": filler(text, n), "p_node": p_node, "batch": batch, "type": "search",
+            "status": if n % 17 == 0 { "failed" } else { "completed" }, "attempts": 1,
+            "info": format!("<info type=\"llm\">{}</info><info type=\"search\">{block}</info>", filler(text, n + 1)),
+            "sources": hits.iter().map(|(u, t)| json!({"url": u, "title": t})).collect::<Vec<_>>()}));
+        events.push_str(&format!(
+            "{{\"ts\":\"2026-01-01T00:00:00Z\",\"event\":\"task_started\",\"node\":\"{}\",\"attempt\":1}}\n\
+             {{\"ts\":\"2026-01-01T00:00:01Z\",\"event\":\"task_completed\",\"node\":\"{}\",\"seconds\":1.0,\"tokens\":10}}\n",
+            id(n), id(n)
+        ));
+    }
+    let last = id(searches + 1);
+    nodes.push(json!({"node_id": id(searches + 2), "title": "Final report", "summary": "Done.",
+        "info": "", "p_node": format!("{last}:summary"), "batch": -1, "type": "summary", "status": "completed"}));
+    let plan = json!({"version": 1, "workflow_id": "wf-big", "check_list": {"latest_id": id(searches + 2),
+        "latest_batch": -1, "refs": []}, "nodes": nodes});
+    let path = dir.join("big.json");
+    std::fs::write(&path, plan.to_string()).expect("plan");
+    std::fs::write(dir.join("big.events.ndjson"), events).expect("events");
+    std::fs::write(dir.join("big.report.md"), "# Report\n\nDone.\n").expect("report");
+    path
+}
+
+/// Opens `html` and checks it is usable: no error, one graph node and one collapsed details
+/// element per plan node, a timeline of at most 500 rows, and something drawn.
+fn usable_in_a_browser(html: &Path, nodes: usize) {
+    let mut browser = Browser::launch();
+    let mut page = browser.open(html, false);
+    assert_eq!(page.errors(), Vec::<String>::new());
+    assert_eq!(page.requests(), [file_url(html)]);
+    assert_eq!(
+        page.eval("document.querySelectorAll('svg.plan-graph g.node').length"),
+        json!(nodes)
+    );
+    assert_eq!(
+        page.eval("document.querySelectorAll('details.node-details').length"),
+        json!(nodes)
+    );
+    assert_eq!(
+        page.eval("document.querySelectorAll('details[open]').length"),
+        json!(0)
+    );
+    let rows = page.eval("document.querySelectorAll('svg.timeline g.row').length");
+    assert!(rows.as_u64().is_some_and(|r| r <= 500), "{rows}");
+    let (share, colours) = ink(&page.screenshot(900));
+    assert!(
+        share > 0.05 && colours > 50,
+        "{share:.3}, {colours} colours"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_of_10000_nodes_gives_a_usable_view() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let plan = big_run(dir.path(), 9_998, 3, 300);
+    researchflow().arg("view").arg(&plan).run().await.success();
+    let html_path = dir.path().join("big.html");
+    let html = std::fs::read_to_string(&html_path).expect("view");
+    assert!(html.len() < 32 << 20, "{} MB", html.len() >> 20);
+    assert_eq!(
+        html.matches("<details class=\"node-details").count(),
+        10_000
+    );
+    assert!(!html.contains("<details class=\"node-details status-completed\" id=\"node-b\" open"));
+    assert!(
+        html.contains("The first 500 of 9998 tasks are drawn"),
+        "the timeline is capped"
+    );
+    assert!(html.contains("10000 nodes: each one's details are collapsed"));
+    usable_in_a_browser(&html_path, 10_000);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_50_mb_plan_gives_a_bounded_usable_view() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let plan = big_run(dir.path(), 58, 24, 120_000);
+    let size = std::fs::metadata(&plan).expect("plan").len();
+    assert!(size > 50 << 20, "the plan is {} MB", size >> 20);
+    researchflow().arg("view").arg(&plan).run().await.success();
+    let html_path = dir.path().join("big.html");
+    let html = std::fs::read_to_string(&html_path).expect("view");
+    assert!(html.len() < 6 << 20, "the view is {} MB", html.len() >> 20);
+    assert!(html.contains("Cut to 20000 characters: the whole text is in the plan file."));
+    usable_in_a_browser(&html_path, 60);
+}

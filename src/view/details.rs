@@ -15,12 +15,23 @@ use crate::plan::{FINAL_BATCH, Info, Node};
 /// The most sources listed for one node.
 pub const SOURCES_MAX: usize = 50;
 
+/// The most characters of one snippet shown (what the search sub-agent keeps of one).
+pub const SNIPPET_MAX: usize = 2_000;
+
 /// How much of a node's texts a view shows, and whether its details start open.
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
     pub open: bool,
-    /// The most characters of each text (the overview, the analysis); a snippet gets half.
+    /// The most characters of each text (the overview, the analysis).
     pub text_max: usize,
+}
+
+impl Budget {
+    /// The most characters of one snippet: half a text, at least 100, at most
+    /// [`SNIPPET_MAX`].
+    pub fn snippet_max(self) -> usize {
+        (self.text_max / 2).clamp(100, SNIPPET_MAX)
+    }
 }
 
 /// A node's `<details>`.
@@ -173,7 +184,7 @@ fn sources(
         let snippet = search.and_then(|s| s.results.iter().find(|r| r.url == *url));
         if let Some(r) = snippet.filter(|r| !r.snippet.trim().is_empty()) {
             out.push_str("<blockquote>");
-            out.push_str(&plain(&r.snippet, (budget.text_max / 2).max(100)));
+            out.push_str(&plain(&r.snippet, budget.snippet_max()));
             out.push_str("</blockquote>");
         }
         out.push_str("</li>");
