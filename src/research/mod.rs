@@ -57,6 +57,7 @@ impl RunWorkflow for Research {
             files.events.display()
         );
         let plan_path = store.path().to_path_buf();
+        let real_plan = store.real_path().to_path_buf();
         let run = RunParts {
             ledger: Ledger::new(Box::new(store), plan, events),
             options,
@@ -72,7 +73,7 @@ impl RunWorkflow for Research {
             let (runner, planner) = self.llm_engine(tape)?;
             engine(run, runner, planner).await
         };
-        let html_path = self.view(&plan_path, &files.html);
+        let html_path = self.view(&real_plan, &files.html);
         Ok(Finished {
             summary,
             plan_path,

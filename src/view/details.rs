@@ -1,5 +1,6 @@
-//! One node's details in a view: a `<details id="node-<id>">` (collapsed unless the plan is
-//! small) whose summary line shows the id, type, status and title, and whose body lists what
+//! One node's details in a view: a `<details data-node="<id>">` (collapsed unless the plan is
+//! small; its body is `#node-<id>`, so a link from the graph opens it) whose summary line
+//! shows the id, type, status and title, and whose body lists what
 //! a person asks of a task: its inputs, attempts and timing (from the event log), tokens,
 //! errors, the search queries, the overview, the analysis, and each source with its snippet.
 //! Texts are cut to the caller's budget; every text is escaped and every URL goes through
@@ -36,17 +37,16 @@ impl Budget {
 
 /// A node's `<details>`.
 pub fn node_details(node: &Node, events: &RunEvents, links: &Links, budget: Budget) -> String {
-    let id = node.node_id.to_string();
+    let raw_id = node.node_id.to_string();
+    let id = esc(&raw_id);
     let status = node.status.as_str();
     let kind = node.kind.as_str();
     let is_final = node.batch == FINAL_BATCH;
     let mut out = String::with_capacity(1_024);
     let _ = write!(
         out,
-        r#"<details class="node-details status-{status}" id="node-{}"{}><summary><span class="node-id">{}</span> <span class="badge type-{kind}">{kind}</span> <span class="badge status-{status}">{status}</span>{} {}</summary><div class="body">"#,
-        esc(&id),
+        r#"<details class="node-details status-{status}" data-node="{id}"{}><summary><span class="node-id">{id}</span> <span class="badge type-{kind}">{kind}</span> <span class="badge status-{status}">{status}</span>{} {}</summary><div class="body" id="node-{id}">"#,
         if budget.open { " open" } else { "" },
-        esc(&id),
         if is_final {
             r#" <span class="badge final">final</span>"#
         } else {
@@ -54,7 +54,7 @@ pub fn node_details(node: &Node, events: &RunEvents, links: &Links, budget: Budg
         },
         esc(&crate::text::one_line(&node.title, 300)),
     );
-    facts(node, events.attempts(&id), &mut out);
+    facts(node, events.attempts(&raw_id), &mut out);
     let info = Info::parse(&node.info);
     let search = info.get("search").map(SearchBlock::parse);
     if let Some(search) = &search

@@ -62,21 +62,7 @@ impl RunFiles {
         let report = side_text(&beside.report, &mut notes);
         let plan_review = side_json(&beside.plan_review, &mut notes);
         let review = side_json(&beside.review_json, &mut notes);
-        let (events, has_events) = match std::fs::File::open(&beside.events) {
-            Ok(file) if file.metadata().is_ok_and(|m| m.is_file()) => {
-                (RunEvents::read(BufReader::new(file)), true)
-            }
-            Ok(_) => {
-                notes.push(format!("`{}` is not a file", beside.events.display()));
-                (RunEvents::default(), false)
-            }
-            Err(e) => {
-                if e.kind() != std::io::ErrorKind::NotFound {
-                    notes.push(format!("cannot read `{}`: {e}", beside.events.display()));
-                }
-                (RunEvents::default(), false)
-            }
-        };
+        let (events, has_events) = read_events(&beside.events, &mut notes);
         if events.bad_lines > 0 {
             notes.push(format!(
                 "{} line(s) of the event log are not JSON and were skipped",
@@ -93,6 +79,30 @@ impl RunFiles {
             review,
             notes,
         })
+    }
+}
+
+/// The event log, line by line (it may be longer than any file read whole); what is not a
+/// regular file is never opened (opening a FIFO would block).
+fn read_events(path: &Path, notes: &mut Vec<String>) -> (RunEvents, bool) {
+    let shown = path.display();
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() => match std::fs::File::open(path) {
+            Ok(file) => (RunEvents::read(BufReader::new(file)), true),
+            Err(e) => {
+                notes.push(format!("cannot read `{shown}`: {e}"));
+                (RunEvents::default(), false)
+            }
+        },
+        Ok(_) => {
+            notes.push(format!("`{shown}` is not a regular file: left out"));
+            (RunEvents::default(), false)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (RunEvents::default(), false),
+        Err(e) => {
+            notes.push(format!("cannot read `{shown}`: {e}"));
+            (RunEvents::default(), false)
+        }
     }
 }
 
