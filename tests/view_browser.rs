@@ -202,6 +202,58 @@ async fn the_view_of_a_real_run_opens_cleanly_and_draws_its_plan() {
     let verdict =
         page.eval("document.querySelector('#reviews .badge[class*=verdict]').textContent");
     assert_eq!(verdict, json!("warn"));
+    let reviews = page.eval("document.querySelector('#reviews').innerText");
+    let reviews = reviews.as_str().expect("text");
+    assert!(
+        reviews.contains("Verdict warn: reasons.") && reviews.contains("round(s) reviewed"),
+        "the second opinion's notes and the plan review: {reviews}"
+    );
+
+    // A search node's details: its attempt with start, end and seconds, its tokens, its
+    // queries, and each source with the snippet the search returned.
+    let b = page.eval("document.querySelector('details[data-node=\"b\"]').innerText");
+    let b = b.as_str().expect("text");
+    let query = "q Energy density of solid-state cells";
+    for part in [
+        "search",
+        "completed",
+        "attempt 1",
+        "→",
+        "tokens",
+        query,
+        &format!("Result 1 for {query}"),
+        &format!("Snippet 1 about {query}."),
+    ] {
+        assert!(b.contains(part), "node b's details lack `{part}`:\n{b}");
+    }
+    let node_b = nodes.iter().find(|n| n["node_id"] == "b").expect("b");
+    let tokens = node_b["usage"]["total_tokens"]
+        .as_u64()
+        .expect("b's tokens");
+    assert!(b.contains(&format!("{tokens} (")), "{b}");
+
+    // The totals are the plan's.
+    let totals = page.eval(
+        "Object.fromEntries(Array.from(document.querySelectorAll('#totals [data-total]')).map(d => [d.dataset.total, d.querySelector('b').textContent]))",
+    );
+    assert_eq!(totals["nodes"], json!(nodes.len().to_string()));
+    assert_eq!(totals["failed"], json!("1"));
+    assert_eq!(
+        totals["tokens"],
+        json!(stdout["totals"]["total_tokens"].to_string()),
+        "{totals}"
+    );
+
+    // The timeline: the failed search's every attempt is a failed bar, the others completed.
+    let bars = page.eval(
+        "Object.fromEntries(Array.from(document.querySelectorAll('svg.timeline g.row')).map(r => [r.dataset.node, Array.from(r.querySelectorAll('rect.bar')).map(b => b.getAttribute('class'))]))",
+    );
+    let failed = bars["c"].as_array().expect("c's bars");
+    assert!(
+        !failed.is_empty() && failed.iter().all(|b| b == "bar failed"),
+        "{bars}"
+    );
+    assert_eq!(bars["b"], json!(["bar completed"]), "{bars}");
 
     let png = page.screenshot(1_700);
     let (share, colours) = ink(&png);
@@ -467,6 +519,38 @@ async fn a_batch_index_links_only_to_views_that_exist_and_open_cleanly() {
         rows[2].starts_with("final_failed") && rows[2].contains("not compared: not done"),
         "{rows:?}"
     );
+    // Each row's tokens and time are the manifest's, its sources the plan's distinct URLs.
+    let cells = page.eval(
+        "Array.from(document.querySelectorAll('tr.question')).map(r => [r.dataset.name].concat(Array.from(r.querySelectorAll('td.num')).map(c => c.textContent)))",
+    );
+    let manifest = read_json(&s.path().join("new/batch.json"));
+    for row in cells.as_array().expect("rows") {
+        let cells = strings(row);
+        let name = &cells[0];
+        let item = manifest["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .find(|i| i["id"] == name.as_str())
+            .unwrap_or_else(|| panic!("{name} is not in the manifest: {manifest}"));
+        assert_eq!(
+            cells[1],
+            item["totals"]["total_tokens"].to_string(),
+            "{name}"
+        );
+        let seconds = item["totals"]["seconds"].as_f64().expect("seconds");
+        assert_eq!(cells[2], format!("{seconds:.1} s"), "{name}");
+        let plan = read_json(&s.path().join(format!("new/{name}.json")));
+        let urls: BTreeSet<&str> = plan["nodes"]
+            .as_array()
+            .expect("nodes")
+            .iter()
+            .flat_map(|n| n["sources"].as_array().into_iter().flatten())
+            .filter_map(|s| s["url"].as_str())
+            .collect();
+        assert!(!urls.is_empty(), "{name} found sources");
+        assert_eq!(cells[3], urls.len().to_string(), "{name}");
+    }
     let links =
         strings(&page.eval("Array.from(document.querySelectorAll('a[href]')).map(a => a.href)"));
     let views: Vec<&String> = links.iter().filter(|l| l.ends_with(".html")).collect();
