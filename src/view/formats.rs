@@ -147,12 +147,18 @@ mod tests {
     #[test]
     fn mermaid_ids_cannot_be_keywords_and_labels_cannot_break_out() {
         let mut plan = sample();
+        // 16 characters: the whole title is the label.
+        plan.nodes[1].title = "\"] --> x[\"<s>#|`".into();
+        let text = mermaid(&Graph::of(&plan));
+        assert!(
+            text.contains(r#"n_b["b: #quot;] --#62; x[#quot;#60;s#62;#35;#124;#96;"]:::completed"#),
+            "{text}"
+        );
+        // A longer one is cut to LABEL_MAX_CHARS, escaped all the same.
         plan.nodes[1].title = "a\"] --> x[\"<script>#1|`".into();
         let text = mermaid(&Graph::of(&plan));
         assert!(
-            text.contains(
-                r#"n_b["b: a#quot;] --#62; x[#quot;#60;script#62;#35;1#124;#96;"]:::completed"#
-            ),
+            text.contains(r#"n_b["b: a#quot;] --#62; x[#quot;#60;script#62;…"]:::completed"#),
             "{text}"
         );
         assert!(text.contains(r#"n_e[["e: Final"]]:::planned"#));
