@@ -14,6 +14,10 @@ use serde_json::Value;
 /// The most lines of an event log read; a log longer than this is shown up to it.
 pub const MAX_LINES: usize = 2_000_000;
 
+/// The longest line of an event log read; a longer one is skipped (counted as bad) without
+/// being held in memory.
+pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+
 /// One start of a task and how it ended.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Attempt {
@@ -52,21 +56,27 @@ pub struct RunEvents {
 
 impl RunEvents {
     /// Reads an event log from `reader`.
-    pub fn read(reader: impl BufRead) -> RunEvents {
+    pub fn read(mut reader: impl BufRead) -> RunEvents {
         let mut events = RunEvents::default();
-        for (n, line) in reader.lines().enumerate() {
+        let mut line = Vec::new();
+        for n in 0.. {
+            let Ok(found) = next_line(&mut reader, &mut line) else {
+                events.bad_lines += 1;
+                break;
+            };
+            let Some(whole) = found else { break };
             if n >= MAX_LINES {
                 events.cut = true;
                 break;
             }
-            let Ok(line) = line else {
+            if !whole {
                 events.bad_lines += 1;
-                break;
-            };
-            if line.trim().is_empty() {
                 continue;
             }
-            match serde_json::from_str::<Value>(&line) {
+            if line.trim_ascii().is_empty() {
+                continue;
+            }
+            match serde_json::from_slice::<Value>(&line) {
                 Ok(Value::Object(map)) => events.add(&Value::Object(map)),
                 _ => events.bad_lines += 1,
             }
@@ -157,6 +167,36 @@ impl RunEvents {
     }
 }
 
+/// Reads the next line of `reader` into `line` (without its newline): `None` at the end,
+/// `Some(false)` for a line longer than [`MAX_LINE_BYTES`], whose rest is read past and dropped.
+fn next_line(reader: &mut impl BufRead, line: &mut Vec<u8>) -> std::io::Result<Option<bool>> {
+    line.clear();
+    let mut any = false;
+    let mut whole = true;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(any.then_some(whole));
+        }
+        any = true;
+        let (part, done) = match buf.iter().position(|b| *b == b'\n') {
+            Some(at) => (&buf[..at], Some(at + 1)),
+            None => (buf, None),
+        };
+        if whole && line.len() + part.len() <= MAX_LINE_BYTES {
+            line.extend_from_slice(part);
+        } else {
+            whole = false;
+            line.clear();
+        }
+        let used = done.unwrap_or(buf.len());
+        reader.consume(used);
+        if done.is_some() {
+            return Ok(Some(whole));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,5 +232,27 @@ not json
         assert!(ev.finished.is_some());
         let span = ev.last.zip(ev.first).map(|(l, f)| (l - f).num_seconds());
         assert_eq!(span, Some(9));
+    }
+
+    #[test]
+    fn a_line_too_long_is_skipped_and_the_next_is_read() {
+        let mut log = format!(
+            "{{\"ts\":\"2026-01-01T10:00:00Z\",\"event\":\"task_started\",\"node\":\"b\",\"x\":\"{}\"}}\n",
+            "y".repeat(MAX_LINE_BYTES)
+        );
+        log.push_str(
+            "{\"ts\":\"2026-01-01T10:00:01Z\",\"event\":\"task_started\",\"node\":\"c\"}\n",
+        );
+        // A BufReader smaller than the line, so the line spans many buffers.
+        let ev = RunEvents::read(std::io::BufReader::with_capacity(1 << 12, log.as_bytes()));
+        assert_eq!(
+            (ev.order.as_slice(), ev.bad_lines),
+            (&["c".to_string()][..], 1)
+        );
+        // No newline at the end, a CRLF, an empty line: still lines.
+        let ev = RunEvents::read(
+            "{\"event\":\"task_started\",\"node\":\"b\"}\r\n\n{\"event\":\"task_started\",\"node\":\"c\"}".as_bytes(),
+        );
+        assert_eq!((ev.order.len(), ev.bad_lines), (2, 0));
     }
 }
