@@ -206,3 +206,70 @@ async fn a_batch_writes_an_index_and_views_unless_no_html() {
         .collect();
     assert_eq!(html, Vec::<String>::new());
 }
+
+/// A FIFO in place of the event log and a device in place of the report, as a hostile or broken
+/// folder may hold: the view is written at once without them, each left out with a note.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fifo_or_a_device_beside_the_plan_is_left_out_without_blocking() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let plan = dir.path().join("p.json");
+    std::fs::copy(fixture(), &plan).expect("copy");
+    let fifo = dir.path().join("p.events.ndjson");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("p.report.md")).expect("symlink");
+    let out = researchflow()
+        .arg("view")
+        .arg(&plan)
+        .timeout(std::time::Duration::from_secs(10))
+        .run()
+        .await;
+    out.success();
+    let html = std::fs::read_to_string(dir.path().join("p.html")).expect("the view");
+    assert!(
+        html.contains("p.events.ndjson` is not a regular file: left out"),
+        "the FIFO is noted"
+    );
+    assert!(
+        html.contains("p.report.md` is a character device"),
+        "the device is noted"
+    );
+    assert!(html.contains("No report beside the plan yet."));
+}
+
+/// A plan reached through a symbolic link, as `workflow --plan link.json` runs it: the files
+/// are read from beside the plan itself, and the view is written there, where the run wrote
+/// its own.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_view_of_a_linked_plan_reads_and_writes_beside_the_plan_itself() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let runs = dir.path().join("runs");
+    std::fs::create_dir(&runs).expect("runs/");
+    let real = runs.join("real.json");
+    std::fs::copy(fixture(), &real).expect("copy");
+    std::fs::write(
+        runs.join("real.report.md"),
+        "# The report beside the real plan\n",
+    )
+    .expect("report");
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(&real, &link).expect("symlink");
+    let out = researchflow().arg("view").arg(&link).run().await;
+    out.success();
+    let html_path = runs
+        .join("real.html")
+        .canonicalize()
+        .expect("runs/real.html");
+    assert_eq!(
+        out.stdout_json(),
+        json!({"html": html_path.display().to_string()})
+    );
+    assert!(!dir.path().join("link.html").exists());
+    let html = std::fs::read_to_string(&html_path).expect("view");
+    assert!(
+        html.contains("The report beside the real plan"),
+        "the report is read"
+    );
+}

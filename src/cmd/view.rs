@@ -7,10 +7,14 @@ use crate::cli::ViewArgs;
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::output::{absolute, print_json};
 use crate::plan::Beside;
+use crate::view::run_files::real_path;
 use crate::view::{Links, write_view};
 
 pub async fn run(args: ViewArgs) -> CommandResult {
-    let out = args.out.unwrap_or_else(|| Beside::of(&args.plan).html);
+    // Beside the plan itself, where a run through a symbolic link writes its view too.
+    let out = args
+        .out
+        .unwrap_or_else(|| Beside::of(&real_path(&args.plan)).html);
     let corpus = match &args.corpus {
         Some(dir) => Some(std::fs::canonicalize(dir).map_err(|e| {
             CommandError::usage(anyhow::anyhow!(

@@ -54,10 +54,11 @@ pub fn read_plan(path: &Path) -> Result<PlanFile, ViewError> {
 }
 
 impl RunFiles {
-    /// Reads the plan at `plan_path` and the files beside it.
+    /// Reads the plan at `plan_path` and the files beside it: beside the file itself when
+    /// `plan_path` is a symbolic link, where a run through the link wrote them.
     pub fn load(plan_path: &Path) -> Result<RunFiles, ViewError> {
         let plan = read_plan(plan_path)?;
-        let beside = Beside::of(plan_path);
+        let beside = Beside::of(&real_path(plan_path));
         let mut notes = Vec::new();
         let report = side_text(&beside.report, &mut notes);
         let plan_review = side_json(&beside.plan_review, &mut notes);
@@ -82,19 +83,22 @@ impl RunFiles {
     }
 }
 
-/// The event log, line by line (it may be longer than any file read whole); what is not a
-/// regular file is never opened (opening a FIFO would block).
+/// The file `path` leads to, symbolic links resolved (as a run names the files beside its
+/// plan); `path` itself when it cannot be resolved.
+pub fn real_path(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The event log, line by line (it may be longer than any file read whole). It is opened
+/// without blocking and read only when it is a regular file: a FIFO left in its place would
+/// otherwise hang the view.
 fn read_events(path: &Path, notes: &mut Vec<String>) -> (RunEvents, bool) {
     let shown = path.display();
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.is_file() => match std::fs::File::open(path) {
-            Ok(file) => (RunEvents::read(BufReader::new(file)), true),
-            Err(e) => {
-                notes.push(format!("cannot read `{shown}`: {e}"));
-                (RunEvents::default(), false)
-            }
-        },
-        Ok(_) => {
+    let opened =
+        open_without_blocking(path).and_then(|file| Ok((file.metadata()?.is_file(), file)));
+    match opened {
+        Ok((true, file)) => (RunEvents::read(BufReader::new(file)), true),
+        Ok((false, _)) => {
             notes.push(format!("`{shown}` is not a regular file: left out"));
             (RunEvents::default(), false)
         }
@@ -104,6 +108,19 @@ fn read_events(path: &Path, notes: &mut Vec<String>) -> (RunEvents, bool) {
             (RunEvents::default(), false)
         }
     }
+}
+
+/// `path` opened for reading; on Unix with `O_NONBLOCK`, so that opening a FIFO returns at once
+/// (the flag changes nothing for a regular file).
+fn open_without_blocking(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    options.open(path)
 }
 
 /// The text of a file beside the plan; `None` when it is not there (or, noted, unreadable).
