@@ -738,3 +738,93 @@ async fn a_50_mb_plan_gives_a_bounded_usable_view() {
     assert!(html.contains("Cut to 20000 characters: the whole text is in the plan file."));
     usable_in_a_browser(&html_path, 60);
 }
+
+/// An offline run over a copy of the test corpus in a folder whose name needs encoding: its
+/// view links the corpus documents it cites by their `file:` URLs, each resolving to a
+/// document of the corpus, and no other `file:` URL; the same plan viewed without `--corpus`
+/// (or with another folder) links none of them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_offline_view_links_only_documents_of_its_corpus() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let corpus = dir.path().join("my corpus");
+    std::fs::create_dir(&corpus).expect("corpus");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus");
+    for entry in std::fs::read_dir(&fixtures).expect("fixtures/corpus") {
+        let path = entry.expect("entry").path();
+        std::fs::copy(&path, corpus.join(path.file_name().expect("name"))).expect("copy");
+    }
+    let out = researchflow()
+        .current_dir(dir.path())
+        .args(["workflow", "--offline", "--corpus"])
+        .arg(&corpus)
+        .arg("--index-dir")
+        .arg(dir.path().join("index"))
+        .args([
+            "--query",
+            "How do solid-state batteries compare with lithium-ion?",
+            "--out",
+            "run/p.json",
+        ])
+        .run()
+        .await;
+    out.success();
+    let html = PathBuf::from(out.stdout_json()["html"].as_str().expect("the view"));
+    let corpus = corpus.canonicalize().expect("corpus");
+
+    // Every link's target, resolved (an SVG `<a>` has no string `href` property).
+    let hrefs = "Array.from(document.querySelectorAll('[href]')).map(e => new URL(e.getAttribute('href'), document.baseURI).href)";
+    let mut browser = Browser::launch();
+    let mut page = browser.open(&html, false);
+    assert_eq!(page.errors(), Vec::<String>::new());
+    assert_eq!(page.requests(), [file_url(&html)]);
+    let own = file_url(&html);
+    let documents: Vec<PathBuf> = strings(&page.eval(hrefs))
+        .into_iter()
+        .filter(|h| !h.starts_with(&format!("{own}#")))
+        .map(|h| {
+            let path = h
+                .strip_prefix("file://")
+                .unwrap_or_else(|| panic!("only the corpus is linked: {h}"));
+            PathBuf::from(
+                percent_encoding::percent_decode_str(path)
+                    .decode_utf8()
+                    .expect("utf-8")
+                    .into_owned(),
+            )
+        })
+        .collect();
+    assert!(!documents.is_empty(), "the cited documents are linked");
+    for doc in &documents {
+        assert!(
+            doc.starts_with(&corpus) && doc.is_file(),
+            "{} is no document of {}",
+            doc.display(),
+            corpus.display()
+        );
+    }
+
+    for corpus_flag in [None, Some(dir.path().join("run"))] {
+        let other = dir.path().join("other.html");
+        let mut cmd = researchflow()
+            .arg("view")
+            .arg(dir.path().join("run/p.json"))
+            .arg("--out")
+            .arg(&other);
+        if let Some(c) = &corpus_flag {
+            cmd = cmd.arg("--corpus").arg(c);
+        }
+        cmd.run().await.success();
+        let mut page = browser.open(&other, false);
+        let own = file_url(&other);
+        let links: Vec<String> = strings(&page.eval(hrefs))
+            .into_iter()
+            .filter(|h| !h.starts_with(&format!("{own}#")))
+            .collect();
+        assert_eq!(links, Vec::<String>::new(), "--corpus {corpus_flag:?}");
+        let text = page.eval("document.body.innerText");
+        assert!(
+            text.as_str().is_some_and(|t| t.contains("file://")),
+            "the URLs are shown as text"
+        );
+    }
+}
