@@ -75,7 +75,7 @@ fn real_run_llm(llm: &MockLlm) {
             "analysis": format!("Analysis of {} citing [1]", task_title(req)),
         })),
         Agent::Final => Reply::content(
-            "Solid-state cells store more energy [1], at a higher cost [2].\n\n## Details\n\n| cell | Wh/kg |\n|---|---|\n| solid | 400 |\n",
+            "Solid-state cells store more energy [1], at a higher cost [2].\n\n## Details\n\n| cell | Wh/kg |\n|:---|---:|\n| solid | 400 |\n",
         ),
         Agent::Review => Reply::json(&review_answer()),
         Agent::SecondOpinion => Reply::json(&second_opinion_answer("warn")),
@@ -199,6 +199,12 @@ async fn the_view_of_a_real_run_opens_cleanly_and_draws_its_plan() {
         "the report"
     );
     assert!(text.contains("HTTP 500"), "the failed task's error");
+    // A table aligned in Markdown (`---:`) is aligned by the stylesheet, not by a `style`
+    // attribute the policy would refuse with an error.
+    let align = page.eval(
+        "Array.from(document.querySelectorAll('.report td')).map(td => getComputedStyle(td).textAlign)",
+    );
+    assert_eq!(align, json!(["left", "right"]));
     let verdict =
         page.eval("document.querySelector('#reviews .badge[class*=verdict]').textContent");
     assert_eq!(verdict, json!("warn"));
@@ -366,10 +372,11 @@ fn hostile_files(plan_path: &Path) {
     std::fs::write(
         format!("{stem}.report.md"),
         format!(
-            "# {}\n\n{}\n\n<div>{}</div>\n",
+            "# {}\n\n{}\n\n<div>{}</div>\n\n| {} | b |\n|:-:|--:|\n| 1 | 2 |\n",
             attack("heading"),
             attack("raw-report"),
-            attack("div")
+            attack("div"),
+            attack("table").replace('|', "\\|")
         ),
     )
     .expect("write report");
@@ -397,6 +404,7 @@ fn hostile_files(plan_path: &Path) {
 /// attributes, and links that are not to the web or within the page.
 const ACTIVE: &str = "JSON.stringify({\
     elements: document.querySelectorAll('script,iframe,frame,object,embed,img,image,base,form,meta[http-equiv=refresh]').length,\
+    styles: document.querySelectorAll('[style]').length,\
     handlers: Array.from(document.querySelectorAll('*')).flatMap(e => Array.from(e.attributes).map(a => a.name)).filter(n => n.startsWith('on')),\
     links: Array.from(document.querySelectorAll('[href]')).map(e => e.getAttribute('href')).filter(h => !/^(https?:\\/\\/|#)/.test(h)),\
     marker: typeof window.__pwned})";
@@ -431,7 +439,7 @@ async fn a_hostile_plan_report_and_review_run_no_script_even_without_the_policy(
             serde_json::from_str(page.eval(ACTIVE).as_str().expect("json")).expect("json");
         assert_eq!(
             found,
-            json!({"elements": 0, "handlers": [], "links": [], "marker": "undefined"}),
+            json!({"elements": 0, "styles": 0, "handlers": [], "links": [], "marker": "undefined"}),
             "bypass_csp {bypass_csp}"
         );
         assert_eq!(
@@ -446,8 +454,14 @@ async fn a_hostile_plan_report_and_review_run_no_script_even_without_the_policy(
         );
         let shown = page.eval("document.body.innerText");
         let shown = shown.as_str().expect("text");
+        assert_eq!(
+            page.eval("document.querySelectorAll('.report th.align-center, .report td.align-right').length"),
+            json!(2),
+            "the hostile table is a table, aligned by class"
+        );
         for from in [
             "raw-report",
+            "table",
             "title",
             "snippet",
             "notes",

@@ -45,8 +45,9 @@ pub fn render(markdown: &str, max_chars: usize, links: &Links) -> String {
         Event::Start(Tag::Image { .. }) | Event::End(TagEnd::Image) => None,
         other => Some(other),
     });
-    let mut out = String::with_capacity(text.len() * 2);
-    html::push_html(&mut out, events);
+    let mut rendered = String::with_capacity(text.len() * 2);
+    html::push_html(&mut rendered, events);
+    let mut out = aligned_by_class(&rendered);
     if was_cut {
         out.push_str(&format!(
             r#"<p class="note">Cut here: the rest ({} characters) is in the file.</p>"#,
@@ -54,6 +55,19 @@ pub fn render(markdown: &str, max_chars: usize, links: &Links) -> String {
         ));
     }
     out
+}
+
+/// pulldown-cmark aligns a table's columns (`|:---|---:|`) with `style` attributes, which the
+/// page's policy refuses (it allows only our stylesheet) with an error on the console: the
+/// same alignment as a class of that stylesheet. Only the renderer's attribute matches, since
+/// it ends the tag with `>`, and every `>` of the text is escaped.
+fn aligned_by_class(html: &str) -> String {
+    html.replace(r#" style="text-align: left">"#, r#" class="align-left">"#)
+        .replace(
+            r#" style="text-align: center">"#,
+            r#" class="align-center">"#,
+        )
+        .replace(r#" style="text-align: right">"#, r#" class="align-right">"#)
 }
 
 /// Plain text (a summary, an analysis, a snippet) as a paragraph that keeps its line breaks,
@@ -94,6 +108,31 @@ mod tests {
         assert!(!html.contains("javascript:") || !html.contains("href=\"javascript"));
         assert!(html.contains("bad") && html.contains("pic"), "{html}");
         assert_eq!(html.matches("<a ").count(), 2, "{html}");
+    }
+
+    #[test]
+    fn table_alignment_is_a_class_never_a_style_attribute() {
+        let md = "| a | b | c | d |\n|:--|:-:|--:|---|\n| 1 | 2 | 3 | 4 |\n\n\
+                  ` style=\"text-align: left\">` and \" style=\"text-align: right\">\n";
+        let html = render(md, 10_000, &Links::web());
+        assert!(
+            !html.contains("<th style") && !html.contains("<td style"),
+            "{html}"
+        );
+        assert_eq!(
+            html.matches(r#"<th class="align-left">"#).count(),
+            1,
+            "{html}"
+        );
+        assert_eq!(html.matches(r#"<td class="align-center">"#).count(), 1);
+        assert_eq!(html.matches(r#"<td class="align-right">"#).count(), 1);
+        assert!(html.contains("<th>d</th>"), "{html}");
+        // The same words in the text stay text.
+        assert!(
+            html.contains(r#"<code> style="text-align: left"&gt;</code>"#)
+                && html.contains(r#"and " style="text-align: right"&gt;"#),
+            "{html}"
+        );
     }
 
     #[test]
