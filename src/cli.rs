@@ -8,6 +8,12 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub mod outputs;
+mod thinkon;
+
+pub use outputs::*;
+pub use thinkon::ThinkonArgs;
+
 /// Batch research-workflow orchestrator: an LLM planner, search and summary sub-agents, one
 /// JSON plan file.
 #[derive(Debug, Parser)]
@@ -34,6 +40,21 @@ pub struct GlobalArgs {
     /// Configuration file [default: ./agent.config.json].
     #[arg(long, global = true, env = "AGENT_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
+
+    /// Colours in log lines and the progress display: auto (on a terminal, unless NO_COLOR is
+    /// set), always, never.
+    #[arg(long, global = true, env = "RESEARCHFLOW_COLOR", value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
+    pub color: ColorWhen,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    /// On a terminal, unless `NO_COLOR` is set.
+    Auto,
+    /// Always, even into a file or pipe and with `NO_COLOR`.
+    Always,
+    /// Never.
+    Never,
 }
 
 #[derive(Debug, Subcommand)]
@@ -69,6 +90,18 @@ pub enum Command {
     /// plan-next answer, run by the search and summary sub-agents (and `shell:` when allowed).
     /// Resumable: running again on the same folder continues an unfinished tree.
     Thinkon(ThinkonArgs),
+    /// Write a run as one self-contained HTML file: the report, the plan as a graph, each
+    /// node's details, a timeline, the reviews and the totals. No script, no network.
+    View(ViewArgs),
+    /// Print the plan as a graph for other tools: Graphviz DOT, Mermaid, or SVG.
+    Graph(GraphArgs),
+    /// Print a shell completion script (bash, zsh, fish or powershell) on stdout.
+    Completions(CompletionsArgs),
+    /// Write the manual pages: researchflow.1 on stdout, or one page per command into a folder.
+    Man(ManArgs),
+    /// Print the JSON Schema of a plan file, the config file or a questions file's JSON lines,
+    /// generated from the types researchflow reads them with.
+    Schema(SchemaArgs),
 }
 
 #[derive(Debug, Args)]
@@ -92,53 +125,6 @@ pub struct ReviewFlags {
     /// Exit 1 when the review's verdict is `block` (a run that would exit 0 otherwise).
     #[arg(long, env = "RESEARCHFLOW_FAIL_ON_BLOCK", value_parser = clap::builder::BoolishValueParser::new(), conflicts_with = "no_review")]
     pub fail_on_block: bool,
-}
-
-#[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("start").required(true).multiple(true).args(["goal", "resume"])))]
-pub struct ThinkonArgs {
-    /// The goal of a new tree; on a folder that holds a tree, the goal it was started with.
-    #[arg(long, value_name = "TEXT")]
-    pub goal: Option<String>,
-
-    /// Continue the unfinished tree in DIR.
-    #[arg(long)]
-    pub resume: bool,
-
-    /// The folder of the tree: blocks, context, executors, work folder, result, events.
-    #[arg(long, value_name = "DIR", default_value = ".thinkon")]
-    pub dir: PathBuf,
-
-    /// Depth at which blocks are no longer split: the runtime executes their items without
-    /// asking the planner [default: 3, or the tree's].
-    #[arg(long, value_name = "N")]
-    pub max_depth: Option<u32>,
-
-    /// The executors file [default: DIR/executors/executors.yaml, written with the built-in
-    /// executors when absent].
-    #[arg(long, value_name = "FILE")]
-    pub executors: Option<PathBuf>,
-
-    /// Let `shell: <command>` run (through `sh -c`, in DIR/work, with a timeout and an output
-    /// cap). Without it no shell command ever starts and a block that calls one fails.
-    #[arg(long)]
-    pub allow_shell: bool,
-
-    /// Ask the planner with a compact prompt (`thinkon.planner.compact.md`, about 1,000 tokens)
-    /// instead of the seed's (about 9,500): for models whose context is 8k tokens or less.
-    #[arg(long)]
-    pub compact_prompt: bool,
-
-    /// Seconds a shell command may run before it and everything it started are killed.
-    #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
-    pub shell_timeout: u64,
-
-    /// Most blocks in the tree; reaching it stops planning and returns what exists, partial.
-    #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
-    pub max_blocks: u32,
-
-    #[command(flatten)]
-    pub budget: BudgetArgs,
 }
 
 #[derive(Debug, Args)]
@@ -322,6 +308,10 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub review: ReviewFlags,
+
+    /// Write no HTML view (`<stem>.html`) beside the report, and for a batch no `index.html`.
+    #[arg(long, env = "RESEARCHFLOW_NO_HTML", value_parser = clap::builder::BoolishValueParser::new())]
+    pub no_html: bool,
 }
 
 /// What one run may spend; reaching a limit ends it `partial`, with a report written from what

@@ -63,5 +63,6 @@ pub mod text;
 pub mod thinkon;
 pub mod transcript;
 pub mod validate;
+pub mod view;
 pub mod web_providers;
 pub mod workflow;

@@ -39,7 +39,7 @@ const LAYERS: &[&[&str]] = &[
     &["http", "prompts", "validate", "compare", "transcript"],
     &["llm", "search"],
     &["planner", "agents", "review"],
-    &["kernel", "report", "eval"],
+    &["kernel", "report", "eval", "view"],
     &["progress"],
     &["workflow", "offline", "thinkon", "batch"],
     &["research"],

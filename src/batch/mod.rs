@@ -1,10 +1,12 @@
 //! Batch runs: many questions, one process, one shared HTTP pool and rate budget: the
 //! questions file (`questions.rs`), the manifest (`manifest.rs`), the run of every question's
 //! workflow (`run.rs`, through [`crate::kernel::RunWorkflow`]), its folder as a command opens
-//! it (`folder.rs`) and what changed since an earlier batch (`changes.rs`).
+//! it (`folder.rs`), what changed since an earlier batch (`changes.rs`) and the batch's
+//! `index.html` (`index.rs`).
 
 pub mod changes;
 pub mod folder;
+pub mod index;
 pub mod manifest;
 pub mod questions;
 pub mod run;

@@ -37,11 +37,20 @@ pub enum QuestionsError {
     Empty { path: String },
 }
 
-#[derive(Deserialize)]
+/// One JSON line of a questions file.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(title = "researchflow questions file line")]
 struct JsonLine {
+    /// The question's id, which names its files (a string; another value is written as JSON).
     id: Option<serde_json::Value>,
+    /// The question.
     query: String,
+}
+
+/// The JSON Schema of one JSON line of a questions file (`researchflow schema questions`).
+pub fn json_line_schema() -> schemars::Schema {
+    schemars::schema_for!(JsonLine)
 }
 
 /// The largest questions file read.

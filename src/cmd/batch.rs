@@ -10,6 +10,7 @@ use std::sync::Arc;
 use serde_json::json;
 
 use crate::batch::changes::write_changes;
+use crate::batch::index::write_index;
 use crate::batch::{Batch, BatchEnd, ItemStatus, Manifest, Question, folder, manifest, questions};
 use crate::cli::{BatchArgs, GlobalArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
@@ -30,6 +31,7 @@ pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
     let (dir, _lock, manifest) = folder::open(&args.out_dir)?;
     let run = RunSettings::resolve(global.config.as_deref(), &args.run, None)
         .map_err(CommandError::usage)?;
+    let html = run.settings.html;
     let services = Arc::new(Services::new(run.settings, None).await?);
     let mut batch = Batch {
         dir: dir.clone(),
@@ -53,6 +55,9 @@ pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
     let end = batch.run_all(todo, jobs, shutdown::on_signal()).await?;
     if let Some(previous) = &previous {
         write_changes(&questions, &dir, previous, &batch.manifest);
+    }
+    if html {
+        write_index(&questions, &dir, previous.as_deref(), &batch.manifest);
     }
     finish(&batch.manifest, &dir, &questions, &end, run.fail_on_block)
 }

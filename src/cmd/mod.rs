@@ -4,18 +4,23 @@
 //! subcommand and turns the log flags into the plain options of lower layers.
 
 pub mod batch;
+pub mod completions;
 pub mod diff;
 pub mod doctor;
 pub mod eval;
+pub mod graph;
+pub mod man;
 pub mod plan;
 pub mod review;
+pub mod schema;
 pub mod thinkon;
 pub mod validate;
+pub mod view;
 pub mod workflow;
 
 use std::io::IsTerminal;
 
-use crate::cli::{Cli, Command, PlanningLogArgs};
+use crate::cli::{Cli, ColorWhen, Command, PlanningLogArgs};
 use crate::exit::CommandResult;
 use crate::logging::LogConfig;
 use crate::planner::LogOptions;
@@ -32,18 +37,28 @@ pub async fn run(cli: Cli) -> CommandResult {
         Command::Eval(args) => eval::run(args, &cli.global).await,
         Command::Review(args) => review::run(args, &cli.global).await,
         Command::Thinkon(args) => thinkon::run(args, &cli.global).await,
+        Command::View(args) => view::run(args).await,
+        Command::Graph(args) => graph::run(args).await,
+        Command::Completions(args) => completions::run(args).await,
+        Command::Man(args) => man::run(args).await,
+        Command::Schema(args) => schema::run(args).await,
     }
 }
 
-/// The log set-up for this command line: progress bars for a workflow; colour only on a
-/// terminal and without `NO_COLOR` (any non-empty value, as no-color.org says).
+/// The log set-up for this command line: progress bars for a workflow; colour as `--color`
+/// says: `auto` only on a terminal and without `NO_COLOR` (any non-empty value, as
+/// no-color.org says), `always` even so (a flag overrides the variable), `never` none.
 pub fn log_config(cli: &Cli) -> LogConfig {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     LogConfig {
         quiet: cli.global.quiet,
         verbose: cli.global.verbose,
         progress: matches!(cli.command, Command::Workflow(_)),
-        color: !no_color && std::io::stderr().is_terminal(),
+        color: match cli.global.color {
+            ColorWhen::Always => true,
+            ColorWhen::Never => false,
+            ColorWhen::Auto => !no_color && std::io::stderr().is_terminal(),
+        },
     }
 }
 

@@ -71,6 +71,7 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
         "report": summary.report.as_deref().map(absolute),
         "events": absolute(&finished.events_path),
         "transcript": absolute(&finished.transcript_path),
+        "html": finished.html_path.as_deref().map(absolute),
         "final_node": summary.final_node,
         "totals": summary.totals,
         "review": summary.review,

@@ -35,6 +35,8 @@ pub struct Finished {
     pub report_path: PathBuf,
     pub events_path: PathBuf,
     pub transcript_path: PathBuf,
+    /// The run's HTML view, when one was written.
+    pub html_path: Option<PathBuf>,
 }
 
 /// Runs one workflow to its end. The error is the set-up's (a file that cannot be opened, an

@@ -18,6 +18,8 @@ pub struct Beside {
     pub review_json: PathBuf,
     /// `runs/plan_x.review.md`: its meeting notes.
     pub review_notes: PathBuf,
+    /// `runs/plan_x.html`: the run's view.
+    pub html: PathBuf,
 }
 
 impl Beside {
@@ -34,6 +36,7 @@ impl Beside {
             plan_review: named("plan-review.json"),
             review_json: named("review.json"),
             review_notes: named("review.md"),
+            html: named("html"),
         }
     }
 }
@@ -51,5 +54,6 @@ mod tests {
         assert_eq!(b.plan_review, Path::new("runs/plan_x.plan-review.json"));
         assert_eq!(b.review_json, Path::new("runs/plan_x.review.json"));
         assert_eq!(b.review_notes, Path::new("runs/plan_x.review.md"));
+        assert_eq!(b.html, Path::new("runs/plan_x.html"));
     }
 }

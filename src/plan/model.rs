@@ -51,7 +51,7 @@ pub const NODE_KEYS: &[&str] = &[
 ];
 
 /// A whole plan file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PlanFile {
     #[serde(default = "default_version")]
     pub version: u32,
@@ -78,7 +78,7 @@ fn is_zero(n: &u32) -> bool {
 }
 
 /// How a workflow run ended, as the plan file records it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Outcome {
     /// `completed`, `degraded`, `final_failed`, `interrupted`, `failed`, ...
     pub status: String,
@@ -92,7 +92,7 @@ pub struct Outcome {
 }
 
 /// A run's budget and its use, as the plan file records it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BudgetRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u64>,
@@ -110,9 +110,10 @@ fn default_version() -> u32 {
 }
 
 /// What the next planning round reads.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CheckList {
     #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_id")]
+    #[schemars(with = "Option<String>")]
     pub latest_id: Option<NodeId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latest_batch: Option<i64>,
@@ -138,7 +139,7 @@ pub fn workflow_id() -> String {
 /// The batch number of the single final summary node.
 pub const FINAL_BATCH: i64 = -1;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum NodeType {
     Start,
@@ -159,7 +160,7 @@ impl NodeType {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum NodeStatus {
     Planned,
@@ -180,9 +181,10 @@ impl NodeStatus {
 }
 
 /// One node: the start question, a search or summary task, or an end marker.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Node {
     #[serde(with = "id_string")]
+    #[schemars(with = "String", regex(pattern = r"^\s*[A-Za-z]+\s*$"))]
     pub node_id: NodeId,
     pub title: String,
     #[serde(default)]
@@ -224,7 +226,9 @@ pub struct Node {
 
 /// A node's token usage, as written in the plan file (the workflow converts the LLM client's
 /// own usage into it).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct Usage {
     #[serde(default)]
     pub prompt_tokens: u64,

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// A search result a node drew on.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Source {
     pub url: String,
     #[serde(default)]
@@ -16,7 +16,7 @@ pub struct Source {
 }
 
 /// A sentence that cites sources, and whether they support it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Claim {
     pub sentence: String,
     /// The numbers it cites (`[n]`, 1-based into the node's sources).
@@ -30,7 +30,7 @@ pub struct Claim {
 }
 
 /// Something wrong with a node's output that a repair did not mend.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct QualityFinding {
     pub code: String,
     pub message: String,

@@ -5,7 +5,7 @@
 
 pub mod exit;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::agents::verifier::Verifier;
@@ -21,6 +21,7 @@ use crate::planner::{LogOptions, PlanRound, Planner, bootstrap};
 use crate::review::{ReviewPaths, Reviewer};
 use crate::settings::{EngineKind, Role};
 use crate::transcript::Tape;
+use crate::view::{Links, write_view};
 use crate::workflow::{Engine, ReviewStep, RunParts};
 
 /// Runs workflows with the process's services.
@@ -60,6 +61,7 @@ impl RunWorkflow for Research {
             files.events.display()
         );
         let plan_path = store.path().to_path_buf();
+        let real_plan = store.real_path().to_path_buf();
         let run = RunParts {
             ledger: Ledger::new(Box::new(store), plan, events),
             options,
@@ -76,12 +78,14 @@ impl RunWorkflow for Research {
             let (runner, planner) = self.llm_engine(tape)?;
             engine(run, runner, planner).await
         };
+        let html_path = self.view(&real_plan, &files.html);
         Ok(Finished {
             summary,
             plan_path,
             report_path: files.report,
             events_path: files.events,
             transcript_path: files.transcript,
+            html_path,
         })
     }
 }
@@ -91,6 +95,22 @@ async fn engine<R: TaskRunner, P: PlanRound>(run: RunParts, runner: R, planner: 
 }
 
 impl Research {
+    /// Writes the run's view beside its report, unless `--no-html`; a view that cannot be
+    /// written is a warning: the run itself is saved.
+    fn view(&self, plan: &Path, out: &Path) -> Option<PathBuf> {
+        if !self.services.settings.html {
+            return None;
+        }
+        let links = Links::with_corpus(self.services.corpus_url());
+        match write_view(plan, out, &links) {
+            Ok(path) => Some(path),
+            Err(e) => {
+                tracing::warn!("no view of the run: {e}");
+                None
+            }
+        }
+    }
+
     /// The run's event log, with the local index's report as its first event.
     fn event_log(
         &self,

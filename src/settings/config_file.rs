@@ -17,9 +17,12 @@ use crate::files::read_bounded;
 pub const CONFIG_MAX_BYTES: u64 = 1024 * 1024;
 
 /// The whole configuration file. All keys are optional here; `resolve` says what is required.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ConfigFile {
+    /// The JSON Schema the file follows (`researchflow schema config`), for editors; not read.
+    #[serde(rename = "$schema")]
+    pub schema: Option<String>,
     #[serde(rename = "baseURL")]
     pub base_url: Option<String>,
     pub model: Option<String>,
@@ -54,7 +57,7 @@ pub struct ConfigFile {
 }
 
 /// The check of cited claims against their sources.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ClaimsConfig {
     /// The share of a claim's content words its sources must hold (0 to 1, default 0.5).
@@ -62,7 +65,7 @@ pub struct ClaimsConfig {
 }
 
 /// The review stage after the final report.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ReviewConfig {
     /// Whether a workflow's report is reviewed (default true).
@@ -70,7 +73,7 @@ pub struct ReviewConfig {
 }
 
 /// What one run may spend; reaching a limit ends the run with a partial report.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct BudgetConfig {
     /// Prompt plus completion tokens of every call.
@@ -84,7 +87,9 @@ pub struct BudgetConfig {
 }
 
 /// What plans the rounds and writes the results.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum EngineKind {
     /// An OpenAI-compatible model plans and writes.
@@ -142,7 +147,7 @@ impl<'de> Deserialize<'de> for RoleName {
     }
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RoleConfig {
     pub model: Option<String>,
@@ -156,7 +161,7 @@ pub struct RoleConfig {
 
 /// A rate budget as written: requests and tokens a minute, both optional. Wider than the
 /// resolved type so that a zero or an overflow gets a message naming the key.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct LimitsConfig {
     pub requests_per_minute: Option<u64>,
@@ -165,7 +170,9 @@ pub struct LimitsConfig {
 
 /// How the model is asked for JSON: the first form tried. A server that refuses a form is
 /// asked with the next one down (`json_schema`, `json_object_schema`, `json_object`, `none`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum StructuredOutput {
     /// Negotiate per endpoint, starting with `json_schema`.
@@ -181,14 +188,14 @@ pub enum StructuredOutput {
     None,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Timeouts {
     pub llm_ms: Option<u64>,
     pub search_ms: Option<u64>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RetryConfig {
     pub max_retries: Option<usize>,
@@ -198,7 +205,7 @@ pub struct RetryConfig {
     pub max_rate_limit_wait_ms: Option<u64>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SearchConfig {
     /// One provider, or a list whose results are merged (e.g. `["local", "searxng"]`).
@@ -234,7 +241,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
     }
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PlannerConfig {
     pub repair_attempts: Option<u32>,

@@ -2,6 +2,7 @@
 
 pub mod base_url;
 pub mod config_file;
+pub mod config_schema;
 pub mod resolve;
 pub mod resolved;
 pub mod role;

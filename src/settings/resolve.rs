@@ -122,6 +122,7 @@ impl<'a> Resolver<'a> {
             review: file.review.enabled.unwrap_or(true),
             claims_threshold: self.claims_threshold()?,
             verifier: file.roles.get(crate::settings::Role::Verifier).is_some(),
+            html: true,
         })
     }
 

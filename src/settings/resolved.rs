@@ -159,6 +159,9 @@ pub struct Settings {
     /// Whether `roles.verifier` is configured: then it judges the claims the content-word
     /// check leaves unsupported.
     pub verifier: bool,
+    /// Whether a workflow writes its HTML view beside its report, and a batch its index
+    /// (`--no-html` turns both off).
+    pub html: bool,
 }
 
 /// `claims.threshold` when the config does not say: half a claim's content words.

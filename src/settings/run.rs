@@ -38,6 +38,9 @@ impl RunSettings {
         if args.review.no_review {
             settings.review = false;
         }
+        if args.no_html {
+            settings.html = false;
+        }
         let budget = settings.budget.with_flags(&args.budget, &args.ending);
         let options = RunOptions {
             max_rounds: args

@@ -7,6 +7,7 @@
 #![allow(dead_code, unused_imports)]
 
 pub mod bin;
+pub mod browser;
 pub mod fault;
 pub mod mock_llm;
 pub mod mock_search;

@@ -1,0 +1,55 @@
+//! The flags of `researchflow thinkon`. Part of [`super`] (re-exported there), in a file of its
+//! own only to keep files short.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::BudgetArgs;
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("start").required(true).multiple(true).args(["goal", "resume"])))]
+pub struct ThinkonArgs {
+    /// The goal of a new tree; on a folder that holds a tree, the goal it was started with.
+    #[arg(long, value_name = "TEXT")]
+    pub goal: Option<String>,
+
+    /// Continue the unfinished tree in DIR.
+    #[arg(long)]
+    pub resume: bool,
+
+    /// The folder of the tree: blocks, context, executors, work folder, result, events.
+    #[arg(long, value_name = "DIR", default_value = ".thinkon")]
+    pub dir: PathBuf,
+
+    /// Depth at which blocks are no longer split: the runtime executes their items without
+    /// asking the planner [default: 3, or the tree's].
+    #[arg(long, value_name = "N")]
+    pub max_depth: Option<u32>,
+
+    /// The executors file [default: DIR/executors/executors.yaml, written with the built-in
+    /// executors when absent].
+    #[arg(long, value_name = "FILE")]
+    pub executors: Option<PathBuf>,
+
+    /// Let `shell: <command>` run (through `sh -c`, in DIR/work, with a timeout and an output
+    /// cap). Without it no shell command ever starts and a block that calls one fails.
+    #[arg(long)]
+    pub allow_shell: bool,
+
+    /// Ask the planner with a compact prompt (`thinkon.planner.compact.md`, about 1,000 tokens)
+    /// instead of the seed's (about 9,500): for models whose context is 8k tokens or less.
+    #[arg(long)]
+    pub compact_prompt: bool,
+
+    /// Seconds a shell command may run before it and everything it started are killed.
+    #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
+    pub shell_timeout: u64,
+
+    /// Most blocks in the tree; reaching it stops planning and returns what exists, partial.
+    #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_blocks: u32,
+
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+}

@@ -1,0 +1,60 @@
+//! The shell of every page a view writes: one HTML document with its stylesheet inline and a
+//! Content-Security-Policy that allows nothing but that stylesheet (by its hash): no script
+//! of any kind, no load from anywhere (no image, font, frame or fetch), no form, no `<base>`.
+//! So even markup that escaped our escaping could not run or call out, and the file reads the
+//! same offline, from disk or as an email attachment.
+
+use std::sync::LazyLock;
+
+use base64::Engine as _;
+use sha2::{Digest, Sha256};
+
+use super::html::esc;
+
+/// The page's only stylesheet.
+pub const STYLE: &str = include_str!("style.css");
+
+/// The Content-Security-Policy of every page: the stylesheet's hash is its only permission.
+pub static CSP: LazyLock<String> = LazyLock::new(|| {
+    let hash = base64::engine::general_purpose::STANDARD.encode(Sha256::digest(STYLE.as_bytes()));
+    format!(
+        "default-src 'none'; style-src 'sha256-{hash}'; img-src 'none'; script-src 'none'; \
+         base-uri 'none'; form-action 'none'"
+    )
+});
+
+/// A whole document titled `title` around `body` (HTML already made safe by its makers).
+pub fn document(title: &str, body: &str) -> String {
+    let mut out = String::with_capacity(body.len() + STYLE.len() + 1_024);
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    out.push_str(&format!(
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n",
+        esc(&CSP)
+    ));
+    out.push_str("<meta name=\"referrer\" content=\"no-referrer\">\n");
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    out.push_str("<meta name=\"generator\" content=\"researchflow\">\n");
+    out.push_str(&format!("<title>{}</title>\n", esc(title)));
+    out.push_str("<style>");
+    out.push_str(STYLE);
+    out.push_str("</style>\n</head>\n<body>\n");
+    out.push_str(body);
+    out.push_str("\n</body>\n</html>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_policy_forbids_scripts_and_loads_and_allows_only_our_style() {
+        let page = document("<t>", "<p>x</p>");
+        assert!(page.contains("default-src &#39;none&#39;; style-src &#39;sha256-"));
+        assert!(page.contains("script-src &#39;none&#39;"));
+        assert!(page.contains("<title>&lt;t&gt;</title>"));
+        // The stylesheet is the one the hash names, byte for byte.
+        assert!(page.contains(&format!("<style>{STYLE}</style>")));
+        assert!(!STYLE.contains("</style"));
+    }
+}
