@@ -42,7 +42,7 @@ const LAYERS: &[&[&str]] = &[
     &["kernel", "report"],
     &["progress"],
     &["workflow", "offline", "thinkon", "batch"],
-    &["research"],
+    &["research", "queue"],
     &["cmd"],
 ];
 

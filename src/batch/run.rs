@@ -122,6 +122,7 @@ impl<W: RunWorkflow + 'static> Batch<W> {
                 options,
                 shutdown,
                 listener: None,
+                mirror: None,
             };
             runner.run(request).await
         }

@@ -21,20 +21,22 @@ use crate::research::Research;
 use crate::settings::RunSettings;
 
 pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
-    let questions = questions::read(&args.file).map_err(CommandError::usage)?;
+    let (Some(file), Some(out_dir)) = (&args.file, &args.out_dir) else {
+        return Err(CommandError::usage(anyhow::anyhow!(
+            "`batch` runs FILE here with `--out-dir DIR`, or submits it with `--queue URL`"
+        )));
+    };
+    let questions = questions::read(file).map_err(CommandError::usage)?;
     let previous = args.previous.as_deref().map(previous_dir).transpose()?;
-    std::fs::create_dir_all(&args.out_dir).map_err(|e| {
+    std::fs::create_dir_all(out_dir).map_err(|e| {
         CommandError::usage(anyhow::anyhow!(
             "cannot create the batch folder `{}`: {e}",
-            args.out_dir.display()
+            out_dir.display()
         ))
     })?;
     // Absolute, so that the manifest's paths hold wherever it is read from.
-    let dir = std::fs::canonicalize(&args.out_dir).map_err(|e| {
-        CommandError::usage(anyhow::anyhow!(
-            "cannot use `{}`: {e}",
-            args.out_dir.display()
-        ))
+    let dir = std::fs::canonicalize(out_dir).map_err(|e| {
+        CommandError::usage(anyhow::anyhow!("cannot use `{}`: {e}", out_dir.display()))
     })?;
     let _lock = manifest::lock(&dir).map_err(CommandError::usage)?;
     let manifest = Manifest::load(&dir).map_err(CommandError::usage)?;

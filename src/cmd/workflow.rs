@@ -59,6 +59,7 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
         options: run.options,
         shutdown: shutdown::on_signal(),
         listener: ProgressDisplay::for_terminal().map(|d| d as Arc<dyn EventListener>),
+        mirror: None,
     };
     let finished = research.run(request).await?;
     let summary = finished.summary;
