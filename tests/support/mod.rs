@@ -10,6 +10,7 @@ pub mod bin;
 pub mod fault;
 pub mod mock_llm;
 pub mod mock_search;
+pub mod postgres;
 pub mod refusal;
 pub mod scenario;
 pub mod server;
