@@ -47,7 +47,11 @@ fn rf(s: &Setup) -> support::Cmd {
 
 async fn migrated(s: &Setup) -> String {
     let url = Postgres::shared().database();
-    rf(s).args(["queue", "migrate", "--queue", &url]).run().await.success();
+    rf(s)
+        .args(["queue", "migrate", "--queue", &url])
+        .run()
+        .await
+        .success();
     url
 }
 
@@ -69,7 +73,9 @@ fn worker(s: &Setup, url: &str, batch: &str, more: &[&str]) -> support::Cmd {
 
 async fn status(s: &Setup, url: &str, batch: &str) -> Value {
     let out = rf(s)
-        .args(["batch", "status", "--queue", url, "--batch", batch, "--json"])
+        .args([
+            "batch", "status", "--queue", url, "--batch", batch, "--json",
+        ])
         .run()
         .await;
     out.success();
@@ -125,7 +131,16 @@ async fn three_workers_complete_thirty_questions_and_export_what_a_local_batch_w
     assert_eq!(st["running"], json!([]));
 
     let exported = rf(&s)
-        .args(["batch", "export", "--queue", &url, "--batch", "nightly", "--out-dir", "queued"])
+        .args([
+            "batch",
+            "export",
+            "--queue",
+            &url,
+            "--batch",
+            "nightly",
+            "--out-dir",
+            "queued",
+        ])
         .run()
         .await;
     exported.success();
@@ -169,18 +184,39 @@ async fn submitting_twice_adds_nothing_and_two_batches_keep_apart() {
     let url = migrated(&s).await;
     assert_eq!(submit(&s, &url, "q.txt", "a").await["submitted"], 5);
     let again = submit(&s, &url, "q.txt", "a").await;
-    assert_eq!((again["submitted"].as_u64(), again["already_queued"].as_u64()), (Some(0), Some(5)));
-    assert_eq!(submit(&s, &url, "q.txt", "b").await["submitted"], 5, "another batch");
+    assert_eq!(
+        (
+            again["submitted"].as_u64(),
+            again["already_queued"].as_u64()
+        ),
+        (Some(0), Some(5))
+    );
+    assert_eq!(
+        submit(&s, &url, "q.txt", "b").await["submitted"],
+        5,
+        "another batch"
+    );
 
     worker(&s, &url, "a", &["--drain"]).run().await.success();
     assert_eq!(counted(&status(&s, &url, "a").await, "completed"), 5);
     let b = status(&s, &url, "b").await;
-    assert_eq!((counted(&b, "pending"), counted(&b, "completed")), (5, 0), "{b}");
+    assert_eq!(
+        (counted(&b, "pending"), counted(&b, "completed")),
+        (5, 0),
+        "{b}"
+    );
     let requests = llm.chat_requests().len();
     let done = submit(&s, &url, "q.txt", "a").await;
-    assert_eq!((done["submitted"].as_u64(), done["already_done"].as_u64()), (Some(0), Some(5)));
+    assert_eq!(
+        (done["submitted"].as_u64(), done["already_done"].as_u64()),
+        (Some(0), Some(5))
+    );
     worker(&s, &url, "a", &["--drain"]).run().await.success();
-    assert_eq!(llm.chat_requests().len(), requests, "nothing of batch `a` runs again");
+    assert_eq!(
+        llm.chat_requests().len(),
+        requests,
+        "nothing of batch `a` runs again"
+    );
 
     // The batch's name defaults to the file's stem.
     let out = rf(&s).args(["batch", "q.txt", "--queue", &url]).run().await;
@@ -227,15 +263,37 @@ async fn a_worker_killed_mid_question_is_taken_over_and_no_completed_node_runs_a
     assert_eq!(st["running"][0]["attempt"], 1, "{st}");
     hang.store(false, Ordering::SeqCst);
 
-    worker(&s, &url, "q", &["--drain", "--lease", "2", "--concurrency", "1"])
-        .run()
-        .await
-        .success();
+    worker(
+        &s,
+        &url,
+        "q",
+        &["--drain", "--lease", "2", "--concurrency", "1"],
+    )
+    .run()
+    .await
+    .success();
     assert_eq!(counted(&status(&s, &url, "q").await, "completed"), 1);
-    assert_eq!(analyses_of(&llm, "Search 0"), 1, "node b completed before the kill: never again");
-    assert_eq!(analyses_of(&llm, "Search 1"), 2, "node c was running: once more");
+    assert_eq!(
+        analyses_of(&llm, "Search 0"),
+        1,
+        "node b completed before the kill: never again"
+    );
+    assert_eq!(
+        analyses_of(&llm, "Search 1"),
+        2,
+        "node c was running: once more"
+    );
     rf(&s)
-        .args(["batch", "export", "--queue", &url, "--batch", "q", "--out-dir", "out"])
+        .args([
+            "batch",
+            "export",
+            "--queue",
+            &url,
+            "--batch",
+            "q",
+            "--out-dir",
+            "out",
+        ])
         .run()
         .await
         .success();
@@ -247,8 +305,304 @@ async fn a_worker_killed_mid_question_is_taken_over_and_no_completed_node_runs_a
         .skip(1)
         .map(|n| {
             assert_eq!(n["status"], "completed", "{n}");
-            (n["node_id"].as_str().unwrap_or("").to_string(), n["attempts"].as_u64().unwrap_or(0))
+            (
+                n["node_id"].as_str().unwrap_or("").to_string(),
+                n["attempts"].as_u64().unwrap_or(0),
+            )
         })
         .collect();
-    assert_eq!(attempts, [("b".to_string(), 1), ("c".to_string(), 2), ("d".to_string(), 1)]);
+    assert_eq!(
+        attempts,
+        [
+            ("b".to_string(), 1),
+            ("c".to_string(), 2),
+            ("d".to_string(), 1)
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_restarted_mid_batch_and_the_batch_completes() {
+    let pg = Postgres::start();
+    let llm = MockLlm::start().await;
+    llm.set_handler(|req| answer(req, 1).delay(Duration::from_millis(100)));
+    let s = Setup::new(&llm, None);
+    questions(s.path(), "q.txt", &numbered(12));
+    let url = pg.database();
+    rf(&s)
+        .args(["queue", "migrate", "--queue", &url])
+        .run()
+        .await
+        .success();
+    submit(&s, &url, "q.txt", "q").await;
+    let workers: Vec<_> = (0..2)
+        .map(|_| worker(&s, &url, "q", &["--drain", "--jobs", "3", "--lease", "20"]).run())
+        .collect();
+    let workers = tokio::spawn(futures_util::future::join_all(workers));
+    while llm.chat_requests().len() < 12 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let before = tokio::task::block_in_place(|| {
+        pg.down();
+        let before = llm.chat_requests().len();
+        std::thread::sleep(Duration::from_secs(2));
+        pg.up();
+        before
+    });
+    assert!(
+        before < 48,
+        "the restart comes mid-batch: 12 questions of 4 calls"
+    );
+    for out in workers.await.expect("workers") {
+        out.success();
+    }
+    let st = status(&s, &url, "q").await;
+    assert_eq!(counted(&st, "completed"), 12, "{st}");
+    assert_eq!(st["running"], json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_poison_question_ends_failed_after_its_attempts_while_the_rest_complete() {
+    let llm = MockLlm::start().await;
+    let poisoned = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = Arc::clone(&poisoned);
+    llm.set_handler(move |req| {
+        if agent(req) == Agent::Planner && req.user_prompt().unwrap_or_default().contains("Poison")
+        {
+            // Its worker never comes back from it: killed, as by the OOM killer.
+            counter.fetch_add(1, Ordering::SeqCst);
+            return answer(req, 1).delay(Duration::from_secs(60));
+        }
+        answer(req, 1)
+    });
+    let s = Setup::new(&llm, None);
+    let mut lines = numbered(5);
+    lines.insert(2, "Poison question?".into());
+    questions(s.path(), "q.txt", &lines);
+    let url = migrated(&s).await;
+    submit(&s, &url, "q.txt", "q").await;
+    let flags = ["--lease", "1", "--max-attempts", "2"];
+    for attempt in 1..=2 {
+        let watched = Arc::clone(&poisoned);
+        let killed = worker(&s, &url, "q", &[&flags[..], &["--jobs", "1"]].concat())
+            .signal_when("KILL", move || watched.load(Ordering::SeqCst) >= attempt)
+            .run()
+            .await;
+        assert_eq!(killed.status, -1, "{}", killed.stderr);
+    }
+    worker(
+        &s,
+        &url,
+        "q",
+        &[&flags[..], &["--drain", "--jobs", "2"]].concat(),
+    )
+    .run()
+    .await
+    .success();
+    let st = status(&s, &url, "q").await;
+    assert_eq!(
+        (counted(&st, "completed"), counted(&st, "failed")),
+        (5, 1),
+        "{st}"
+    );
+    assert_eq!(
+        poisoned.load(Ordering::SeqCst),
+        2,
+        "tried twice, never a third time"
+    );
+    rf(&s)
+        .args([
+            "batch",
+            "export",
+            "--queue",
+            &url,
+            "--batch",
+            "q",
+            "--out-dir",
+            "out",
+        ])
+        .run()
+        .await
+        .success();
+    let manifest = read_json(&s.path().join("out/batch.json"));
+    let poison = manifest["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|i| i["query"] == "Poison question?")
+        .expect("the poison question")
+        .clone();
+    assert_eq!(poison["status"], "failed");
+    assert!(
+        poison["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("lost 2 time(s)"),
+        "{poison}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_stops_the_worker_with_130_and_its_question_goes_back_to_the_queue() {
+    let llm = MockLlm::start().await;
+    let reached = Arc::new(AtomicBool::new(false));
+    let reaching = Arc::clone(&reached);
+    llm.set_handler(move |req| {
+        if agent(req) == Agent::Analysis && !reaching.swap(true, Ordering::SeqCst) {
+            return answer(req, 1).delay(Duration::from_secs(30));
+        }
+        answer(req, 1)
+    });
+    let s = Setup::new(&llm, None);
+    questions(s.path(), "q.txt", &numbered(2));
+    let url = migrated(&s).await;
+    submit(&s, &url, "q.txt", "q").await;
+    let watched = Arc::clone(&reached);
+    let out = worker(&s, &url, "q", &["--jobs", "1"])
+        .signal_when("TERM", move || watched.load(Ordering::SeqCst))
+        .run()
+        .await;
+    out.code(130);
+    let st = status(&s, &url, "q").await;
+    assert_eq!(
+        (counted(&st, "pending"), counted(&st, "running")),
+        (2, 0),
+        "{st}"
+    );
+    worker(&s, &url, "q", &["--drain"]).run().await.success();
+    assert_eq!(counted(&status(&s, &url, "q").await, "completed"), 2);
+}
+
+/// Every line of stderr that says `error:`; there must be exactly one, naming `what`.
+fn one_error_line(out: &RunOutput, what: &str) {
+    let errors: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("error:"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{}", out.stderr);
+    assert!(errors[0].contains(what), "{}", errors[0]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_password_is_in_no_output_file_or_row_and_bad_urls_exit_2_naming_the_fix() {
+    let llm = MockLlm::start().await;
+    stateless(&llm, 1);
+    let s = Setup::new(&llm, None);
+    questions(s.path(), "q.txt", &numbered(2));
+    let pg = Postgres::shared();
+    let url = pg.database();
+    let db = url.rsplit('/').next().expect("db").to_string();
+    let mut outputs = Vec::new();
+    let no_schema = rf(&s).args(["batch", "q.txt", "--queue", &url]).run().await;
+    no_schema.code(2);
+    one_error_line(&no_schema, "researchflow queue migrate --queue");
+    outputs.push(no_schema);
+    for args in [
+        vec!["-v", "queue", "migrate", "--queue", &url],
+        vec!["-v", "batch", "q.txt", "--queue", &url],
+        vec!["-v", "worker", "--queue", &url, "--drain"],
+        vec!["-v", "batch", "status", "--queue", &url, "--batch", "q"],
+        vec!["batch", "status", "--queue", &url, "--batch", "q", "--json"],
+        vec![
+            "batch",
+            "export",
+            "--queue",
+            &url,
+            "--batch",
+            "q",
+            "--out-dir",
+            "out",
+        ],
+        vec!["worker", "--help"],
+    ] {
+        let out = rf(&s)
+            .args(&args)
+            .env("RESEARCHFLOW_QUEUE", &url)
+            .run()
+            .await;
+        out.success();
+        outputs.push(out);
+    }
+    let wrong_password = url.replace(PASSWORD, "not-the-password");
+    let closed_port = format!("postgres://rf:{PASSWORD}@127.0.0.1:1/x");
+    let missing_db = url.replace(&db, "no_such_database");
+    let wrong_scheme = url.replace("postgres://", "mysql://");
+    for (bad, what) in [
+        (&wrong_password, "fix the user or the password"),
+        (
+            &closed_port,
+            "cannot reach the PostgreSQL server at `127.0.0.1:1`",
+        ),
+        (
+            &missing_db,
+            "the database `no_such_database` does not exist",
+        ),
+        (&wrong_scheme, "the scheme `mysql` is not PostgreSQL's"),
+    ] {
+        let out = rf(&s)
+            .args(["batch", "status", "--queue", bad, "--batch", "q"])
+            .run()
+            .await;
+        out.code(2);
+        one_error_line(&out, what);
+        outputs.push(out);
+    }
+    for out in &outputs {
+        assert!(
+            !out.stdout.contains(PASSWORD) && !out.stderr.contains(PASSWORD),
+            "{out:?}"
+        );
+    }
+    for name in names(&s.path().join("out")) {
+        let text = std::fs::read(s.path().join("out").join(&name)).expect("read");
+        assert!(!String::from_utf8_lossy(&text).contains(PASSWORD), "{name}");
+    }
+    let dump = tokio::task::block_in_place(|| pg.dump(&db));
+    assert!(
+        dump.contains("Question number 1?"),
+        "the dump holds the batch"
+    );
+    assert!(!dump.contains(PASSWORD), "no stored row holds the password");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_older_schema_is_refused_naming_the_command_that_upgrades_it() {
+    let llm = MockLlm::start().await;
+    let s = Setup::new(&llm, None);
+    questions(s.path(), "q.txt", &numbered(1));
+    let url = migrated(&s).await;
+    let pool = sqlx::PgPool::connect(&url).await.expect("connect");
+    // What a database migrated by no version yet holds: the version row alone.
+    sqlx::raw_sql(
+        "DROP TABLE researchflow.files, researchflow.questions, researchflow.batches CASCADE;
+         UPDATE researchflow.schema_version SET version = 0",
+    )
+    .execute(&pool)
+    .await
+    .expect("downgrade");
+    for args in [
+        vec!["batch", "q.txt", "--queue", &url],
+        vec!["worker", "--queue", &url, "--drain"],
+    ] {
+        let out = rf(&s).args(&args).run().await;
+        out.code(2);
+        one_error_line(&out, "is version 0, older than this researchflow's");
+        assert!(
+            out.stderr
+                .contains("run `researchflow queue migrate --queue postgres://rf@127.0.0.1:"),
+            "{}",
+            out.stderr
+        );
+    }
+    rf(&s)
+        .args(["queue", "migrate", "--queue", &url])
+        .run()
+        .await
+        .success();
+    rf(&s)
+        .args(["batch", "q.txt", "--queue", &url])
+        .run()
+        .await
+        .success();
 }

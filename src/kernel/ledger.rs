@@ -55,10 +55,12 @@ pub struct Mirrored {
 impl Checkpoints for Mirrored {
     fn save(&mut self, plan: &PlanFile) -> Result<(), StoreError> {
         self.store.save(plan)?;
-        self.mirror.keep(plan).map_err(|message| StoreError::Mirror {
-            path: self.store.path().to_path_buf(),
-            message,
-        })
+        self.mirror
+            .keep(plan)
+            .map_err(|message| StoreError::Mirror {
+                path: self.store.path().to_path_buf(),
+                message,
+            })
     }
 
     fn name(&self) -> &Path {

@@ -4,6 +4,7 @@
 //! attempts are spent, or pending again when it was only interrupted). Beside each job, the
 //! question's row: its status, attempt, worker, and `claim`, a fencing token raised at every
 //! take, so that a worker whose lease ran out can no longer write anything of the question.
+//! How an attempt's end is stored is `end.rs`'s.
 
 use apalis_core::backend::TaskResult;
 use apalis_core::task::status::Status;
@@ -15,9 +16,6 @@ use sqlx::{Postgres, Transaction};
 
 use super::db::{Db, QueueError};
 use super::submit::{into_sqlx, job_type};
-use crate::batch::ItemStatus;
-use crate::kernel::Totals;
-use crate::review::ReviewSummary;
 
 /// A question a worker took.
 #[derive(Debug, Clone)]
@@ -34,23 +32,6 @@ pub struct Claimed {
     pub job: TaskId,
     /// The apalis worker holding the job.
     pub worker: String,
-}
-
-/// How a question's attempt ended, for the queue.
-#[derive(Debug, Clone)]
-pub enum End {
-    /// Its run ended with a report (or without one, `final_failed`): it is over.
-    Ended {
-        status: ItemStatus,
-        totals: Totals,
-        reason: Option<String>,
-        review: Option<ReviewSummary>,
-    },
-    /// The attempt failed: another worker tries again, unless the attempts are spent.
-    Failed(String),
-    /// Not the question's fault (a signal, an endpoint that cannot be used): pending again,
-    /// the attempt not counted.
-    Released(String),
 }
 
 /// The plan and the files beside it, as a checkpoint or a question's end stores them.
@@ -73,7 +54,9 @@ pub async fn take(
 ) -> Result<Vec<Claimed>, QueueError> {
     db.retrying("taking questions", || async move {
         let mut tx = db.begin().await?;
-        let config = Config::default().queue(job_type(batch)).batch_size(max.max(1));
+        let config = Config::default()
+            .queue(job_type(batch))
+            .batch_size(max.max(1));
         let tasks = apalis_postgres::queries::fetch_next(&mut *tx, &config, worker)
             .await
             .map_err(into_sqlx)?;
@@ -88,7 +71,8 @@ pub async fn take(
                 continue;
             };
             let before = i32::try_from(task.ctx().attempt()).unwrap_or(i32::MAX);
-            if let Some(c) = claim(&mut tx, batch, job, before, worker.name(), max_attempts).await? {
+            if let Some(c) = claim(&mut tx, batch, job, before, worker.name(), max_attempts).await?
+            {
                 taken.push(c);
             }
         }
@@ -116,7 +100,15 @@ async fn claim(
     .fetch_optional(&mut **tx)
     .await?;
     let Some((id, name, query, status, last_error)) = row else {
-        ack(tx, job, before, Status::Killed, Err("no question".into()), worker).await?;
+        ack(
+            tx,
+            job,
+            before,
+            Status::Killed,
+            Err("no question".into()),
+            worker,
+        )
+        .await?;
         return Ok(None);
     };
     if super::status::is_ended(super::status::parse(&status)) {
@@ -164,7 +156,7 @@ async fn claim(
 }
 
 /// Settles `job` in apalis's table: its status, attempts and result.
-async fn ack(
+pub async fn ack(
     tx: &mut Transaction<'static, Postgres>,
     job: &TaskId,
     attempts: i32,
@@ -198,66 +190,4 @@ pub async fn holds(
     .fetch_optional(&mut **tx)
     .await?;
     Ok(claim == Some(c.claim))
-}
-
-/// Stores the question's end with its files and settles its job; `false` when another worker
-/// took the question meanwhile (nothing is written).
-pub async fn finish(
-    db: &Db,
-    c: &Claimed,
-    end: &End,
-    files: &Files,
-    max_attempts: u32,
-) -> Result<bool, QueueError> {
-    db.retrying("storing a question's end", || async move {
-        let mut tx = db.begin().await?;
-        if !holds(&mut tx, c).await? {
-            return Ok(false);
-        }
-        super::mirror::store_files(&mut tx, c, files).await?;
-        let spent = c.attempt >= i32::try_from(max_attempts).unwrap_or(i32::MAX);
-        let (status, job_status, attempts, error) = match end {
-            End::Ended { status, .. } => (status.as_str(), Status::Done, c.attempt, None),
-            End::Failed(e) if spent => ("failed", Status::Killed, c.attempt, Some(e)),
-            End::Failed(e) => ("pending", Status::Failed, c.attempt, Some(e)),
-            End::Released(why) => ("pending", Status::Pending, c.attempt - 1, Some(why)),
-        };
-        let (totals, reason, review) = match end {
-            End::Ended {
-                totals,
-                reason,
-                review,
-                ..
-            } => (
-                serde_json::to_value(totals).ok(),
-                reason.clone(),
-                review.as_ref().and_then(|r| serde_json::to_value(r).ok()),
-            ),
-            End::Failed(e) if spent => (None, Some(e.clone()), None),
-            _ => (None, None, None),
-        };
-        sqlx::query(
-            "UPDATE researchflow.questions SET status = $3, worker = NULL, updated_at = now(),
-             attempt = $4, last_error = COALESCE($5, last_error), totals = $6, reason = $7,
-             review = $8 WHERE batch = $1 AND id = $2",
-        )
-        .bind(&c.batch)
-        .bind(&c.id)
-        .bind(status)
-        .bind(attempts)
-        .bind(error)
-        .bind(totals)
-        .bind(reason)
-        .bind(review)
-        .execute(&mut *tx)
-        .await?;
-        let result = match error {
-            Some(e) => Err(e.clone()),
-            None => Ok(Value::String(status.to_string())),
-        };
-        ack(&mut tx, &c.job, attempts, job_status, result, &c.worker).await?;
-        tx.commit().await?;
-        Ok(true)
-    })
-    .await
 }

@@ -39,15 +39,6 @@ impl QueueError {
     }
 }
 
-/// Parses `url`, connects (at most `connections` at once) and checks that the schema is this
-/// program's: what every command but `queue migrate` does first.
-pub async fn open(url: &str, connections: u32) -> Result<Db, QueueError> {
-    let url = QueueUrl::parse(url).map_err(QueueError::Setup)?;
-    let db = Db::connect(url, connections).await?;
-    super::schema::check(&db).await?;
-    Ok(db)
-}
-
 /// A queue's database.
 #[derive(Clone)]
 pub struct Db {

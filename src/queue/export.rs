@@ -58,7 +58,8 @@ pub async fn export(db: &Db, batch: &str, dir: &Path) -> Result<Exported, QueueE
         }
         let files: Files = load(db, batch, &id).await?;
         let plan = dir.join(format!("{name}.json"));
-        super::local::write_all(&plan, &files).map_err(|e| io(&format!("question `{id}`'s files"), &e))?;
+        super::local::write_all(&plan, &files)
+            .map_err(|e| io(&format!("question `{id}`'s files"), &e))?;
         let report = super::local::beside(&plan)
             .into_iter()
             .find(|(s, path)| s == "report.md" && path.exists())

@@ -24,7 +24,10 @@ pub struct Attempted {
 
 /// Where question `c`'s plan lives on this worker: one folder per batch under `scratch`.
 pub fn plan_path(scratch: &Path, c: &Claimed) -> PathBuf {
-    let folder = format!("batch-{:016x}", crate::text::stable_hash(c.batch.as_bytes()));
+    let folder = format!(
+        "batch-{:016x}",
+        crate::text::stable_hash(c.batch.as_bytes())
+    );
     scratch.join(folder).join(format!("{}.json", c.name))
 }
 
@@ -38,7 +41,16 @@ pub async fn attempt<W: RunWorkflow>(
     shutdown: Shutdown,
 ) -> Attempted {
     let lost = Arc::new(AtomicBool::new(false));
-    let finished = run(db, runner, c, &scratch, options, shutdown, Arc::clone(&lost)).await;
+    let finished = run(
+        db,
+        runner,
+        c,
+        &scratch,
+        options,
+        shutdown,
+        Arc::clone(&lost),
+    )
+    .await;
     Attempted {
         finished,
         lost: lost.load(Ordering::SeqCst),

@@ -21,7 +21,12 @@ pub struct Leases {
 
 impl Leases {
     /// The apalis worker of `batch`, registered on first use as `<name>/<batch>`.
-    pub async fn worker(&self, db: &Db, name: &str, batch: &str) -> Result<WorkerContext, QueueError> {
+    pub async fn worker(
+        &self,
+        db: &Db,
+        name: &str,
+        batch: &str,
+    ) -> Result<WorkerContext, QueueError> {
         if let Some(ctx) = self.lock().get(batch) {
             return Ok(ctx.clone());
         }
@@ -34,9 +39,15 @@ impl Leases {
                     .duration_since(std::time::UNIX_EPOCH)
                     .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
                 let mut conn = db.pool.acquire().await?;
-                apalis_postgres::queries::register_worker(&mut *conn, queue, ctx, &now.into(), "researchflow")
-                    .await
-                    .map_err(into_sqlx)
+                apalis_postgres::queries::register_worker(
+                    &mut *conn,
+                    queue,
+                    ctx,
+                    &now.into(),
+                    "researchflow",
+                )
+                .await
+                .map_err(into_sqlx)
             }
         })
         .await?;
@@ -51,8 +62,11 @@ impl Leases {
     /// Every beat: each registered worker is alive; each batch's orphaned jobs (their workers
     /// silent for `lease`) go back to the queue, and their questions to `pending`.
     pub async fn beat(&self, db: &Db, lease: Duration) {
-        let workers: Vec<(String, WorkerContext)> =
-            self.lock().iter().map(|(b, c)| (b.clone(), c.clone())).collect();
+        let workers: Vec<(String, WorkerContext)> = self
+            .lock()
+            .iter()
+            .map(|(b, c)| (b.clone(), c.clone()))
+            .collect();
         for (batch, ctx) in workers {
             if let Err(e) = beat_one(db, &batch, &ctx, lease).await {
                 tracing::warn!(
@@ -64,15 +78,21 @@ impl Leases {
     }
 }
 
-async fn beat_one(db: &Db, batch: &str, ctx: &WorkerContext, lease: Duration) -> Result<(), sqlx::Error> {
+async fn beat_one(
+    db: &Db,
+    batch: &str,
+    ctx: &WorkerContext,
+    lease: Duration,
+) -> Result<(), sqlx::Error> {
     let queue = job_type(batch);
     let mut tx = db.begin().await?;
     apalis_postgres::queries::keep_alive(&mut *tx, &queue, ctx)
         .await
         .map_err(into_sqlx)?;
-    let requeued = apalis_postgres::queries::reenqueue_orphaned(&mut *tx, &queue, lease.as_secs().max(1))
-        .await
-        .map_err(into_sqlx)?;
+    let requeued =
+        apalis_postgres::queries::reenqueue_orphaned(&mut *tx, &queue, lease.as_secs().max(1))
+            .await
+            .map_err(into_sqlx)?;
     if requeued > 0 {
         let back = sqlx::query(
             "UPDATE researchflow.questions q SET status = 'pending', worker = NULL, updated_at = now()

@@ -35,7 +35,13 @@ pub struct DbMirror {
 impl DbMirror {
     /// The mirror of `claimed`'s run on the plan at `plan`, whose appended files hold what
     /// `files` held (the last checkpoint).
-    pub fn new(db: Db, claimed: Claimed, plan: PathBuf, files: &Files, lost: Arc<AtomicBool>) -> DbMirror {
+    pub fn new(
+        db: Db,
+        claimed: Claimed,
+        plan: PathBuf,
+        files: &Files,
+        lost: Arc<AtomicBool>,
+    ) -> DbMirror {
         let kept = files
             .beside
             .iter()
@@ -66,7 +72,11 @@ impl DbMirror {
             .collect()
     }
 
-    async fn store(&self, text: &str, appended: &[(String, u64, Vec<u8>)]) -> Result<bool, QueueError> {
+    async fn store(
+        &self,
+        text: &str,
+        appended: &[(String, u64, Vec<u8>)],
+    ) -> Result<bool, QueueError> {
         let c = &self.claimed;
         let plan = &self.plan;
         self.db
@@ -91,7 +101,8 @@ impl Mirror for DbMirror {
         let mut text = serde_json::to_string_pretty(plan).map_err(|e| e.to_string())?;
         text.push('\n');
         let appended = self.appended();
-        let stored = tokio::task::block_in_place(|| self.handle.block_on(self.store(&text, &appended)));
+        let stored =
+            tokio::task::block_in_place(|| self.handle.block_on(self.store(&text, &appended)));
         match stored {
             Ok(true) => {
                 for (suffix, from, bytes) in appended {

@@ -8,7 +8,7 @@
 //! - `schema.rs`: the versioned schema (`queue migrate`) and the check that refuses an older
 //!   one;
 //! - `submit.rs`: `batch FILE --queue`, idempotent by question id;
-//! - `claim.rs`: taking questions and settling their jobs, fenced by a claim token;
+//! - `claim.rs`: taking questions, fenced by a claim token; `end.rs`: an attempt's end stored;
 //!   `lease.rs`: heartbeats and orphaned jobs;
 //! - `worker.rs`: [`Worker`], the driver of runs on the kernel's scheduler; `job.rs`: one
 //!   attempt from the last checkpoint; `mirror.rs`: every checkpoint kept in the database;
@@ -19,6 +19,7 @@
 
 pub mod claim;
 pub mod db;
+pub mod end;
 pub mod export;
 pub mod job;
 pub mod lease;
@@ -30,6 +31,7 @@ pub mod submit;
 pub mod url;
 pub mod worker;
 
-pub use db::{Db, QueueError, open};
+pub use db::{Db, QueueError};
+pub use schema::open;
 pub use url::QueueUrl;
 pub use worker::{Worker, WorkerEnd, WorkerOptions};

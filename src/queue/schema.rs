@@ -108,6 +108,15 @@ pub async fn migrate(db: &Db) -> Result<Migrated, QueueError> {
     Ok(Migrated { from, to: VERSION })
 }
 
+/// Parses `url`, connects (at most `connections` at once) and checks that the schema is this
+/// program's: what every command but `queue migrate` does first.
+pub async fn open(url: &str, connections: u32) -> Result<Db, QueueError> {
+    let url = super::url::QueueUrl::parse(url).map_err(QueueError::Setup)?;
+    let db = Db::connect(url, connections).await?;
+    check(&db).await?;
+    Ok(db)
+}
+
 /// Refuses a database whose schema is not this program's version, naming what to run.
 pub async fn check(db: &Db) -> Result<(), QueueError> {
     let found = db

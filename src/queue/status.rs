@@ -108,7 +108,11 @@ impl BatchStatus {
     /// The table `batch status` prints without `--json`.
     pub fn to_text(&self) -> String {
         let total: u64 = self.counts.values().filter_map(|v| v.as_u64()).sum();
-        let counts: Vec<String> = self.counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let counts: Vec<String> = self
+            .counts
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
         let mut out = format!(
             "batch `{}`: {total} question(s)\n  {}\n",
             self.batch,

@@ -76,12 +76,11 @@ async fn add_new(
         .bind(name)
         .execute(&mut **tx)
         .await?;
-    let rows: Vec<(String, String, String, i32)> = sqlx::query_as(
-        "SELECT id, name, status, seq FROM researchflow.questions WHERE batch = $1",
-    )
-    .bind(name)
-    .fetch_all(&mut **tx)
-    .await?;
+    let rows: Vec<(String, String, String, i32)> =
+        sqlx::query_as("SELECT id, name, status, seq FROM researchflow.questions WHERE batch = $1")
+            .bind(name)
+            .fetch_all(&mut **tx)
+            .await?;
     let mut out = Submitted {
         batch: name.to_string(),
         submitted: 0,

@@ -11,8 +11,9 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-use super::claim::{self, Claimed, End};
+use super::claim::{self, Claimed};
 use super::db::{Db, QueueError};
+use super::end::{End, finish};
 use super::job::{Attempted, attempt, plan_path};
 use super::lease::{Leases, spawn_beats};
 use crate::kernel::scheduler::{Admit, Done, Scheduler};
@@ -161,7 +162,11 @@ impl<W: RunWorkflow + 'static> Worker<W> {
         Ok(left == 0)
     }
 
-    fn job(&self, c: Claimed, shutdown: Shutdown) -> impl Future<Output = Attempted> + Send + 'static {
+    fn job(
+        &self,
+        c: Claimed,
+        shutdown: Shutdown,
+    ) -> impl Future<Output = Attempted> + Send + 'static {
         attempt(
             self.db.clone(),
             Arc::clone(&self.runner),
@@ -173,11 +178,18 @@ impl<W: RunWorkflow + 'static> Worker<W> {
     }
 
     /// Stores how a question's attempt ended.
-    async fn ended(&self, done: Done<Claimed, Attempted>, end: &mut WorkerEnd) -> Result<(), QueueError> {
+    async fn ended(
+        &self,
+        done: Done<Claimed, Attempted>,
+        end: &mut WorkerEnd,
+    ) -> Result<(), QueueError> {
         let c = done.key;
         let outcome = match done.outcome {
             Ok(Attempted { lost: true, .. }) => {
-                tracing::warn!("question `{}`: another worker took it over; its run here is dropped", c.id);
+                tracing::warn!(
+                    "question `{}`: another worker took it over; its run here is dropped",
+                    c.id
+                );
                 return Ok(());
             }
             Ok(Attempted { finished, .. }) => finished,
@@ -194,7 +206,9 @@ impl<W: RunWorkflow + 'static> Worker<W> {
                         end.unusable = s.reason.clone();
                         End::Released(s.reason.unwrap_or_default())
                     }
-                    RunStatus::Failed => End::Failed(s.reason.unwrap_or_else(|| "the run failed".into())),
+                    RunStatus::Failed => {
+                        End::Failed(s.reason.unwrap_or_else(|| "the run failed".into()))
+                    }
                     status => End::Ended {
                         status: status.into(),
                         totals: s.totals,
@@ -206,9 +220,14 @@ impl<W: RunWorkflow + 'static> Worker<W> {
             Err(e) => End::Failed(e.to_string()),
         };
         let files = super::local::read_all(&plan_path(&self.scratch, &c));
-        let held = claim::finish(&self.db, &c, &what, &files, self.options.max_attempts).await?;
+        let held = finish(&self.db, &c, &what, &files, self.options.max_attempts).await?;
         end.ran += usize::from(held);
-        tracing::info!("question `{}` of batch `{}`: {}", c.id, c.batch, describe(&what, held));
+        tracing::info!(
+            "question `{}` of batch `{}`: {}",
+            c.id,
+            c.batch,
+            describe(&what, held)
+        );
         Ok(())
     }
 }
@@ -233,5 +252,9 @@ pub fn worker_name() -> String {
         .filter(|h| !h.is_empty())
         .unwrap_or_else(|| "host".into());
     let random = ulid::Ulid::generate().to_string().to_lowercase();
-    format!("{host}:{}:{}", std::process::id(), &random[random.len() - 6..])
+    format!(
+        "{host}:{}:{}",
+        std::process::id(),
+        &random[random.len() - 6..]
+    )
 }

@@ -118,7 +118,19 @@ impl Postgres {
             self.dir.display()
         );
         let log = self.dir.join("log").display().to_string();
-        self.run("pg_ctl", &["-D", &self.data(), "-o", &options, "-l", &log, "-w", "start"]);
+        self.run(
+            "pg_ctl",
+            &[
+                "-D",
+                &self.data(),
+                "-o",
+                &options,
+                "-l",
+                &log,
+                "-w",
+                "start",
+            ],
+        );
     }
 
     /// Stops the server, disconnecting every client.
@@ -147,19 +159,37 @@ impl Postgres {
     /// The whole database as SQL (`pg_dump`): what is stored.
     pub fn dump(&self, db: &str) -> String {
         let out = Command::new(self.bin.join("pg_dump"))
-            .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", USER, db])
+            .args([
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &self.port.to_string(),
+                "-U",
+                USER,
+                db,
+            ])
             .env("PGPASSWORD", PASSWORD)
             .output()
             .expect("pg_dump");
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
     /// Stops the server and removes its folder once this process is gone.
+    // Never waited for: the watchdog outlives the test process by design (init reaps it).
+    #[allow(clippy::zombie_processes)]
     fn watchdog(&self) {
         let stop = format!(
             "{} {} -D {} -m immediate stop",
-            if self.as_postgres { "runuser -u postgres --" } else { "" },
+            if self.as_postgres {
+                "runuser -u postgres --"
+            } else {
+                ""
+            },
             self.bin.join("pg_ctl").display(),
             self.data()
         );
@@ -226,4 +256,3 @@ fn free_port() -> u16 {
         .map(|a| a.port())
         .expect("a free port")
 }
-
