@@ -573,10 +573,9 @@ async fn an_older_schema_is_refused_naming_the_command_that_upgrades_it() {
     questions(s.path(), "q.txt", &numbered(1));
     let url = migrated(&s).await;
     let pool = sqlx::PgPool::connect(&url).await.expect("connect");
-    // What a database migrated by no version yet holds: the version row alone.
+    // What a database migrated by the version before the shared rate budget holds.
     sqlx::raw_sql(
-        "DROP TABLE researchflow.files, researchflow.questions, researchflow.batches CASCADE;
-         UPDATE researchflow.schema_version SET version = 0",
+        "DROP TABLE researchflow.gates; UPDATE researchflow.schema_version SET version = 1",
     )
     .execute(&pool)
     .await
@@ -587,7 +586,7 @@ async fn an_older_schema_is_refused_naming_the_command_that_upgrades_it() {
     ] {
         let out = rf(&s).args(&args).run().await;
         out.code(2);
-        one_error_line(&out, "is version 0, older than this researchflow's");
+        one_error_line(&out, "is version 1, older than this researchflow's 2");
         assert!(
             out.stderr
                 .contains("run `researchflow queue migrate --queue postgres://rf@127.0.0.1:"),
@@ -605,4 +604,58 @@ async fn an_older_schema_is_refused_naming_the_command_that_upgrades_it() {
         .run()
         .await
         .success();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_workers_share_one_rate_budget_and_no_task_fails() {
+    let llm = MockLlm::start().await;
+    llm.admit_per_second(10);
+    stateless(&llm, 2);
+    // One retry only: a call that meets the limit twice in a row fails its task, unless the
+    // shared gate holds every worker back.
+    let s = Setup::with_config(
+        &llm,
+        None,
+        json!({"retry": {"maxRetries": 1, "baseDelayMs": 10, "maxDelayMs": 40, "maxRetryAfterMs": 1000}}),
+    );
+    questions(s.path(), "q.txt", &numbered(9));
+    let url = migrated(&s).await;
+    submit(&s, &url, "q.txt", "q").await;
+    let workers: Vec<_> = (0..3)
+        .map(|_| worker(&s, &url, "q", &["--drain", "--jobs", "3"]).run())
+        .collect();
+    for out in futures_util::future::join_all(workers).await {
+        out.success();
+    }
+    assert_eq!(counted(&status(&s, &url, "q").await, "completed"), 9);
+    rf(&s)
+        .args([
+            "batch",
+            "export",
+            "--queue",
+            &url,
+            "--batch",
+            "q",
+            "--out-dir",
+            "out",
+        ])
+        .run()
+        .await
+        .success();
+    let out = s.path().join("out");
+    let mut waited = 0;
+    for name in names(&out).iter().filter(|n| n.ends_with(".events.ndjson")) {
+        let events = support::scenario::read_ndjson(&out.join(name));
+        assert!(
+            support::scenario::events_of(&events, "task_failed").is_empty(),
+            "{name}"
+        );
+        waited += support::scenario::events_of(&events, "rate_limited").len();
+    }
+    let (requests, refused) = (llm.chat_requests().len(), llm.rate_refused());
+    eprintln!(
+        "3 workers, 10 requests a second: {requests} requests, {refused} refused, {waited} waits"
+    );
+    assert_eq!(requests - refused, 45, "9 questions of 5 calls each");
+    assert!(refused * 4 <= requests, "{refused} of {requests} refused");
 }

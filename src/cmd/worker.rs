@@ -10,9 +10,11 @@ use serde_json::json;
 
 use crate::cli::{GlobalArgs, WorkerArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
+use crate::http::Gates;
 use crate::kernel::{Services, shutdown};
 use crate::output::print_json;
 use crate::planner::LogOptions;
+use crate::queue::gate_store::DbGates;
 use crate::queue::submit::check_name;
 use crate::queue::worker::worker_name;
 use crate::queue::{Worker, WorkerOptions};
@@ -30,7 +32,9 @@ pub async fn run(args: WorkerArgs, global: &GlobalArgs) -> CommandResult {
     let db = crate::queue::open(&args.queue.queue, args.jobs + 4)
         .await
         .map_err(|e| e.into_command())?;
-    let services = Arc::new(Services::new(run.settings, None).await?);
+    // One rate budget per endpoint for every worker: the gates' state is in the database.
+    let gates = Gates::shared(Arc::new(DbGates { db: db.clone() }));
+    let services = Arc::new(Services::with_gates(run.settings, None, gates).await?);
     let scratch = tempfile::Builder::new()
         .prefix("researchflow-worker-")
         .tempdir()

@@ -13,6 +13,8 @@
 //! - `worker.rs`: [`Worker`], the driver of runs on the kernel's scheduler; `job.rs`: one
 //!   attempt from the last checkpoint; `mirror.rs`: every checkpoint kept in the database;
 //!   `local.rs`: a question's files on the worker's disk;
+//! - `gate_store.rs`: every endpoint's rate budget, shared by the workers through the
+//!   database;
 //! - `status.rs`: `batch status`; `export.rs`: `batch export`.
 //!
 //! See ARCHITECTURE.md, "Beyond one machine".
@@ -21,6 +23,7 @@ pub mod claim;
 pub mod db;
 pub mod end;
 pub mod export;
+pub mod gate_store;
 pub mod job;
 pub mod lease;
 pub mod local;

@@ -1,7 +1,8 @@
 //! The queue's schema, versioned: apalis-postgres's own (its jobs and workers tables, through
 //! its migrations), then researchflow's in the `researchflow` schema, one numbered step each:
 //! the batches, one row per question (its status, attempt, lease holder, plan and outcome),
-//! the files beside each plan (events, transcript, report, reviews). `queue migrate` runs
+//! the files beside each plan (events, transcript, report, reviews); then the state of each
+//! endpoint's shared rate budget (`gate_store.rs`). `queue migrate` runs
 //! what is missing; [`check`] refuses a database whose schema is older (or newer) than this
 //! program's, naming the command.
 
@@ -47,6 +48,14 @@ const MIGRATIONS: &[&str] = &[
         content bytea NOT NULL,
         PRIMARY KEY (batch, question, suffix),
         FOREIGN KEY (batch, question) REFERENCES researchflow.questions (batch, id)
+    );
+    "#,
+    // 2: the rate budget of every endpoint, shared by every worker.
+    r#"
+    CREATE TABLE researchflow.gates (
+        key text PRIMARY KEY,
+        state jsonb NOT NULL DEFAULT '{}',
+        updated_at timestamptz NOT NULL DEFAULT now()
     );
     "#,
 ];
