@@ -234,17 +234,21 @@ impl Gate {
     /// A 429 answered the call admitted by `admission`: closes the gate for everyone for
     /// `delay` (unless it is closed for longer already) and, once per rate, has the admitted
     /// rate lowered to just under what the server accepted lately, when the gate opens again.
+    ///
+    /// A shared gate closes in this process at once too, so that the refused call's retry
+    /// never overtakes the store's update.
     pub fn refused(&self, admission: &Admission, delay: Duration, reason: WaitReason) {
-        if admission.shared {
-            let (epoch, ms) = (admission.epoch, delay.as_secs_f64() * 1000.0);
-            self.note_shared(move |s, now| s.refused(now, epoch, ms, reason));
-            return;
-        }
         let mut state = self.lock();
         let now = Instant::now();
         let until = now + delay;
         if state.closed.is_none_or(|(closed, _)| closed < until) {
             state.closed = Some((until, reason));
+        }
+        if admission.shared {
+            drop(state);
+            let (epoch, ms) = (admission.epoch, delay.as_secs_f64() * 1000.0);
+            self.note_shared(move |s, now| s.refused(now, epoch, ms, reason));
+            return;
         }
         if admission.epoch == state.aimd.epoch() {
             state.decrease_due = true;
@@ -280,6 +284,18 @@ impl Gate {
         let mut tokens_due = Some(tokens);
         let mut longest: Option<(Duration, WaitReason)> = None;
         loop {
+            // What this process knows already (its own 429s) before what the store says.
+            let closed = self
+                .lock()
+                .closed
+                .filter(|(until, _)| *until > Instant::now());
+            if let Some((until, reason)) = closed {
+                let wait = until.saturating_duration_since(Instant::now());
+                if longest.is_none_or(|(w, _)| wait > w) {
+                    longest = Some((wait, reason));
+                }
+                tokio::time::sleep_until(until).await;
+            }
             let mut step = |s: &mut SharedState, now: f64| s.admit(now, limits, &mut tokens_due);
             match store.update(key, &mut step).await {
                 Ok(Decision::Admitted(epoch)) => {
