@@ -12,7 +12,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use researchflow::http::{Gate, WaitReason};
+use researchflow::settings::RateLimits;
 use serde_json::{Value, json};
+use std::num::NonZeroU32;
 use support::postgres::{PASSWORD, Postgres};
 use support::scenario::{Agent, Setup, agent, read_json, searches_then_final, task_title};
 use support::{MockLlm, Recorded, Reply, RunOutput, researchflow};
@@ -145,6 +148,7 @@ async fn three_workers_complete_thirty_questions_and_export_what_a_local_batch_w
         .await;
     exported.success();
     assert_eq!(exported.stdout_json()["ended"], 30);
+    assert_eq!(exported.stdout_json()["counts"], json!({"completed": 30}));
     rf(&s)
         .args(["batch", "nightly.txt", "--out-dir", "local"])
         .run()
@@ -658,4 +662,127 @@ async fn three_workers_share_one_rate_budget_and_no_task_fails() {
     );
     assert_eq!(requests - refused, 45, "9 questions of 5 calls each");
     assert!(refused * 4 <= requests, "{refused} of {requests} refused");
+}
+
+/// Two processes' gates of one endpoint, each with its own connections to the queue's
+/// database: what the workers of two machines hold.
+async fn two_shared_gates(url: &str, rpm: u32) -> (Gate, Gate) {
+    let mut gates = Vec::new();
+    for _ in 0..2 {
+        let parsed = researchflow::queue::QueueUrl::parse(url).expect("url");
+        let db = researchflow::queue::Db::connect(parsed, 4)
+            .await
+            .expect("connect");
+        let store = Arc::new(researchflow::queue::gate_store::DbGates { db });
+        let limits = RateLimits {
+            requests_per_minute: NonZeroU32::new(rpm),
+            tokens_per_minute: None,
+        };
+        gates.push(Gate::new("http://llm/v1 m", limits).shared(store, "http://llm/v1 m"));
+    }
+    let b = gates.pop().expect("b");
+    (gates.pop().expect("a"), b)
+}
+
+async fn admit_n(gate: &Gate, n: usize) {
+    for _ in 0..n {
+        gate.admit(0).await;
+        gate.succeeded();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gates_of_two_processes_share_one_schedule_and_both_wait_out_a_429() {
+    let llm = MockLlm::start().await;
+    let s = Setup::new(&llm, None);
+    let url = migrated(&s).await;
+    let (a, b) = two_shared_gates(&url, 600).await;
+
+    // 600 a minute: one request every 100 ms, whichever process asks.
+    let started = std::time::Instant::now();
+    futures_util::future::join(admit_n(&a, 5), admit_n(&b, 5)).await;
+    let spent = started.elapsed();
+    assert!(
+        spent >= Duration::from_millis(850),
+        "10 admissions at 600 a minute across two processes take 0.9 s: {spent:?}"
+    );
+
+    // A 429 with Retry-After 2 s answers a call of process A: A's retry and B's next call
+    // both wait it out.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let refused = a.admit(0).await;
+    a.refused(&refused, Duration::from_secs(2), WaitReason::RetryAfter);
+    let (retry, other) = futures_util::future::join(a.admit(0), async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        b.admit(0).await
+    })
+    .await;
+    assert!(retry.waited >= Duration::from_millis(1900), "{retry:?}");
+    assert_eq!(retry.reason, Some(WaitReason::RetryAfter));
+    assert!(
+        other.waited >= Duration::from_millis(1400),
+        "process B never saw the 429: {other:?}"
+    );
+    assert_eq!(other.reason, Some(WaitReason::RetryAfter));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_whose_run_keeps_failing_ends_failed_with_its_last_error() {
+    let llm = MockLlm::start().await;
+    stateless(&llm, 1);
+    let s = Setup::new(&llm, None);
+    questions(s.path(), "q.txt", &numbered(3));
+    let url = migrated(&s).await;
+    submit(&s, &url, "q.txt", "q").await;
+    // Its checkpoint is not a plan (a bug, a hand edit): every attempt fails at once.
+    let pool = sqlx::PgPool::connect(&url).await.expect("connect");
+    sqlx::query(
+        "UPDATE researchflow.questions SET plan = '{\"nodes\": 7}' WHERE query = 'Question number 1?'",
+    )
+    .execute(&pool)
+    .await
+    .expect("break its plan");
+    let out = worker(&s, &url, "q", &["--drain", "--max-attempts", "2"])
+        .run()
+        .await;
+    out.success();
+    assert_eq!(
+        out.stderr.matches("the attempt failed").count(),
+        2,
+        "{}",
+        out.stderr
+    );
+    let st = status(&s, &url, "q").await;
+    assert_eq!(
+        (counted(&st, "completed"), counted(&st, "failed")),
+        (2, 1),
+        "{st}"
+    );
+    rf(&s)
+        .args([
+            "batch",
+            "export",
+            "--queue",
+            &url,
+            "--batch",
+            "q",
+            "--out-dir",
+            "out",
+        ])
+        .run()
+        .await
+        .success();
+    let manifest = read_json(&s.path().join("out/batch.json"));
+    let broken = manifest["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|i| i["query"] == "Question number 1?")
+        .expect("the broken question")
+        .clone();
+    assert_eq!(broken["status"], "failed");
+    assert!(
+        broken["reason"].as_str().unwrap_or("").contains("nodes"),
+        "its last error: {broken}"
+    );
 }

@@ -29,6 +29,7 @@ pub async fn run(args: BatchExportArgs) -> CommandResult {
         "batch": args.batch,
         "manifest": absolute(&exported.manifest),
         "ended": exported.ended,
+        "counts": exported.counts,
         "left_out": exported.left_out,
     }))?;
     Ok(ExitStatus::Success)

@@ -3,6 +3,7 @@
 //! reviews), and the manifest `batch.json` with each one's status, files and totals. Pending
 //! and running questions are left out: a local batch run on the folder would run them.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::claim::Files;
@@ -19,6 +20,8 @@ pub struct Exported {
     /// Questions not ended yet, left out.
     pub left_out: usize,
     pub manifest: PathBuf,
+    /// Questions written, per status, as a local batch counts them.
+    pub counts: BTreeMap<&'static str, usize>,
 }
 
 type Row = (
@@ -76,7 +79,12 @@ pub async fn export(db: &Db, batch: &str, dir: &Path) -> Result<Exported, QueueE
         });
     }
     manifest.save(dir).map_err(|e| io("the manifest", &e))?;
+    let mut counts = BTreeMap::new();
+    for item in &manifest.items {
+        *counts.entry(item.status.as_str()).or_default() += 1;
+    }
     Ok(Exported {
+        counts,
         ended: manifest.items.len(),
         left_out,
         manifest: manifest::path_in(dir),
