@@ -339,8 +339,9 @@ async fn the_server_restarted_mid_batch_and_the_batch_completes() {
         .await
         .success();
     submit(&s, &url, "q.txt", "q").await;
+    // A lease shorter than the outage: no worker may take the others' questions for it.
     let workers: Vec<_> = (0..2)
-        .map(|_| worker(&s, &url, "q", &["--drain", "--jobs", "3", "--lease", "20"]).run())
+        .map(|_| worker(&s, &url, "q", &["--drain", "--jobs", "3", "--lease", "1"]).run())
         .collect();
     let workers = tokio::spawn(futures_util::future::join_all(workers));
     while llm.chat_requests().len() < 12 {
@@ -349,7 +350,7 @@ async fn the_server_restarted_mid_batch_and_the_batch_completes() {
     let before = tokio::task::block_in_place(|| {
         pg.down();
         let before = llm.chat_requests().len();
-        std::thread::sleep(Duration::from_secs(2));
+        std::thread::sleep(Duration::from_secs(3));
         pg.up();
         before
     });
@@ -363,6 +364,13 @@ async fn the_server_restarted_mid_batch_and_the_batch_completes() {
     let st = status(&s, &url, "q").await;
     assert_eq!(counted(&st, "completed"), 12, "{st}");
     assert_eq!(st["running"], json!([]));
+    assert_eq!(llm.chat_requests().len(), 48, "no call made twice");
+    let pool = sqlx::PgPool::connect(&url).await.expect("connect");
+    let attempts: i32 = sqlx::query_scalar("SELECT max(attempt) FROM researchflow.questions")
+        .fetch_one(&pool)
+        .await
+        .expect("attempts");
+    assert_eq!(attempts, 1, "no question was taken from its worker");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

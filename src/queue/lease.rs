@@ -2,11 +2,14 @@
 //! registered once per batch it serves, tells it is alive every third of `--lease`
 //! (`keep_alive`), and re-enqueues the jobs of workers not heard from for `--lease` seconds
 //! (`reenqueue_orphaned`, one attempt more each), whose questions become `pending` again for
-//! any worker to resume from their last checkpoint. A lost connection only delays a beat.
+//! any worker to resume from their last checkpoint. A lost connection only delays a beat;
+//! but a worker judges the others only once it has itself been heard for a whole lease without
+//! a break (after it starts, and after the database comes back from a restart or a cut), so
+//! that an outage longer than the lease takes no question from a worker that is alive.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use apalis_core::worker::context::WorkerContext;
 
@@ -17,6 +20,16 @@ use super::submit::{into_sqlx, job_type};
 #[derive(Clone, Default)]
 pub struct Leases {
     workers: Arc<Mutex<BTreeMap<String, WorkerContext>>>,
+    heard: Arc<Mutex<Heard>>,
+}
+
+/// Whether this worker's own beats went through lately.
+#[derive(Default)]
+struct Heard {
+    /// The end of the last beat that went through.
+    last: Option<Instant>,
+    /// Since when the beats went through without a gap longer than a lease.
+    since: Option<Instant>,
 }
 
 impl Leases {
@@ -60,21 +73,47 @@ impl Leases {
     }
 
     /// Every beat: each registered worker is alive; each batch's orphaned jobs (their workers
-    /// silent for `lease`) go back to the queue, and their questions to `pending`.
+    /// silent for `lease`) go back to the queue, and their questions to `pending`, once this
+    /// worker has been heard for a whole lease itself.
     pub async fn beat(&self, db: &Db, lease: Duration) {
         let workers: Vec<(String, WorkerContext)> = self
             .lock()
             .iter()
             .map(|(b, c)| (b.clone(), c.clone()))
             .collect();
+        if workers.is_empty() {
+            return;
+        }
+        let reap = self
+            .lock_heard()
+            .since
+            .is_some_and(|since| since.elapsed() >= lease);
+        let mut all_heard = true;
         for (batch, ctx) in workers {
-            if let Err(e) = beat_one(db, &batch, &ctx, lease).await {
+            if let Err(e) = beat_one(db, &batch, &ctx, lease, reap).await {
+                all_heard = false;
                 tracing::warn!(
                     "the lease of batch `{batch}` is not renewed this time: {}",
                     db.url.redact(&e.to_string())
                 );
             }
         }
+        let now = Instant::now();
+        let mut heard = self.lock_heard();
+        if !all_heard {
+            *heard = Heard::default();
+            return;
+        }
+        // A beat that came after a gap (an outage the pool waited out, a paused process)
+        // starts the count again: the others were not heard meanwhile either.
+        if heard.last.is_none_or(|last| now - last > lease) {
+            heard.since = Some(now);
+        }
+        heard.last = Some(now);
+    }
+
+    fn lock_heard(&self) -> std::sync::MutexGuard<'_, Heard> {
+        self.heard.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -83,12 +122,16 @@ async fn beat_one(
     batch: &str,
     ctx: &WorkerContext,
     lease: Duration,
+    reap: bool,
 ) -> Result<(), sqlx::Error> {
     let queue = job_type(batch);
     let mut tx = db.begin().await?;
     apalis_postgres::queries::keep_alive(&mut *tx, &queue, ctx)
         .await
         .map_err(into_sqlx)?;
+    if !reap {
+        return tx.commit().await;
+    }
     let requeued =
         apalis_postgres::queries::reenqueue_orphaned(&mut *tx, &queue, lease.as_secs().max(1))
             .await
