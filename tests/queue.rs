@@ -794,3 +794,145 @@ async fn a_question_whose_run_keeps_failing_ends_failed_with_its_last_error() {
         "its last error: {broken}"
     );
 }
+
+/// A TCP relay to a PostgreSQL server whose link can be cut and restored: while cut, nothing
+/// passes either way and nothing is closed, as when a network cable is pulled.
+struct Relay {
+    port: u16,
+    cut: tokio::sync::watch::Sender<bool>,
+}
+
+impl Relay {
+    async fn start(target: u16) -> Relay {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let (cut, _) = tokio::sync::watch::channel(false);
+        let links = cut.clone();
+        tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let cut = links.subscribe();
+                tokio::spawn(async move {
+                    let Ok(server) = tokio::net::TcpStream::connect(("127.0.0.1", target)).await
+                    else {
+                        return;
+                    };
+                    let (client_read, client_write) = client.into_split();
+                    let (server_read, server_write) = server.into_split();
+                    tokio::join!(
+                        pipe(client_read, server_write, cut.clone()),
+                        pipe(server_read, client_write, cut)
+                    );
+                });
+            }
+        });
+        Relay { port, cut }
+    }
+
+    fn set_cut(&self, cut: bool) {
+        self.cut.send_replace(cut);
+    }
+}
+
+async fn pipe(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    mut cut: tokio::sync::watch::Receiver<bool>,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        if cut.wait_for(|c| !*c).await.is_err() {
+            return;
+        }
+        let n = tokio::select! {
+            read = from.read(&mut buf) => match read {
+                Ok(0) | Err(_) => return,
+                Ok(n) => n,
+            },
+            _ = cut.wait_for(|c| *c) => continue,
+        };
+        // Read just as the link was cut: held until it is back.
+        if cut.wait_for(|c| !*c).await.is_err() || to.write_all(&buf[..n]).await.is_err() {
+            return;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_cut_off_from_the_database_loses_its_question_and_stores_nothing_of_it() {
+    let llm = MockLlm::start().await;
+    let first = Arc::new(AtomicBool::new(true));
+    let reached = Arc::new(AtomicBool::new(false));
+    let (firsts, reaching) = (Arc::clone(&first), Arc::clone(&reached));
+    llm.set_handler(move |req| {
+        if agent(req) == Agent::Analysis
+            && task_title(req) == "Search 1"
+            && firsts.swap(false, Ordering::SeqCst)
+        {
+            reaching.store(true, Ordering::SeqCst);
+            // Answered to the cut-off worker after another one took the question over.
+            return answer(req, 2).delay(Duration::from_secs(6));
+        }
+        answer(req, 2)
+    });
+    let s = Setup::new(&llm, None);
+    questions(s.path(), "q.txt", &["Only question?".to_string()]);
+    let url = migrated(&s).await;
+    submit(&s, &url, "q.txt", "q").await;
+    let relay = Relay::start(Postgres::shared().port).await;
+    let relayed = url.replace(
+        &format!(":{}/", Postgres::shared().port),
+        &format!(":{}/", relay.port),
+    );
+    let cut_off = tokio::spawn(worker(&s, &relayed, "q", &["--drain", "--concurrency", "1"]).run());
+    while !reached.load(Ordering::SeqCst) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    relay.set_cut(true);
+    let other = worker(
+        &s,
+        &url,
+        "q",
+        &["--drain", "--lease", "2", "--concurrency", "1"],
+    )
+    .run()
+    .await;
+    other.success();
+    assert_eq!(other.stdout_json()["ran"], 1, "{}", other.stderr);
+    relay.set_cut(false);
+    let cut_off = cut_off.await.expect("the cut-off worker");
+    cut_off.success();
+    assert_eq!(cut_off.stdout_json()["ran"], 0, "{}", cut_off.stderr);
+    assert!(
+        cut_off.stderr.contains("taken over by another worker"),
+        "{}",
+        cut_off.stderr
+    );
+    // (Node c's first call, on the cut-off worker, timed out and was retried there.)
+    assert_eq!(analyses_of(&llm, "Search 0"), 1, "node b never ran again");
+    let st = status(&s, &url, "q").await;
+    assert_eq!(counted(&st, "completed"), 1, "{st}");
+    rf(&s)
+        .args([
+            "batch",
+            "export",
+            "--queue",
+            &url,
+            "--batch",
+            "q",
+            "--out-dir",
+            "out",
+        ])
+        .run()
+        .await
+        .success();
+    let plan = only_plan(&s.path().join("out"));
+    let c = &plan["nodes"][2];
+    assert_eq!(
+        (c["status"].as_str(), c["attempts"].as_u64()),
+        (Some("completed"), Some(2)),
+        "{c}"
+    );
+}

@@ -61,8 +61,13 @@ impl QueueUrl {
                 format!("`--queue {shown}`: {}", redact(&e.to_string()))
             })?
             .application_name("researchflow")
-            // The server's notices ("already exists, skipping") are no news to a user.
-            .options([("client_min_messages", "warning")])
+            // The server's notices ("already exists, skipping") are no news to a user; a
+            // transaction left open by a worker cut off from the server (its row locks held)
+            // is ended by the server after a minute: ours never wait on anything inside one.
+            .options([
+                ("client_min_messages", "warning"),
+                ("idle_in_transaction_session_timeout", "60s"),
+            ])
             .disable_statement_logging();
         let database = options.get_database().unwrap_or("").to_string();
         Ok(QueueUrl {
@@ -122,6 +127,11 @@ mod tests {
         assert_eq!(url.server(), "127.0.0.1:5433");
         assert_eq!(url.redact("pw s@cret-PW and s%40cret-PW"), "pw *** and ***");
         assert!(!format!("{url:?}").contains("cret"));
+        let sessions = url.options().get_options().unwrap_or_default();
+        assert!(
+            sessions.contains("idle_in_transaction_session_timeout=60s"),
+            "{sessions}"
+        );
     }
 
     #[test]
