@@ -264,7 +264,16 @@ async fn a_worker_killed_mid_question_is_taken_over_and_no_completed_node_runs_a
     assert_eq!(killed.status, -1, "killed: {}", killed.stderr);
     assert_eq!(analyses_of(&llm, "Search 0"), 1);
     let st = status(&s, &url, "q").await;
-    assert_eq!(st["running"][0]["attempt"], 1, "{st}");
+    let running = &st["running"][0];
+    assert_eq!(running["attempt"], 1, "{st}");
+    assert!(
+        running["question"]
+            .as_str()
+            .is_some_and(|q| q.starts_with("only-question"))
+            && running["worker"].as_str().is_some_and(|w| !w.is_empty())
+            && running["age"].as_f64().is_some_and(|a| a >= 0.0),
+        "{st}"
+    );
     hang.store(false, Ordering::SeqCst);
 
     worker(

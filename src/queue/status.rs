@@ -38,7 +38,7 @@ pub struct Running {
     pub worker: String,
     pub attempt: i32,
     /// Seconds since its worker took it.
-    pub age_seconds: f64,
+    pub age: f64,
 }
 
 /// A batch's counts and running questions.
@@ -98,7 +98,7 @@ pub async fn read(db: &Db, name: &str) -> Result<BatchStatus, QueueError> {
                 question,
                 worker: worker.unwrap_or_default(),
                 attempt,
-                age_seconds: (age.unwrap_or(0.0) * 10.0).round() / 10.0,
+                age: (age.unwrap_or(0.0) * 10.0).round() / 10.0,
             })
             .collect(),
     })
@@ -126,7 +126,7 @@ impl BatchStatus {
                     crate::text::one_line(&r.question, 80),
                     r.worker,
                     r.attempt,
-                    r.age_seconds
+                    r.age
                 ));
             }
         }
