@@ -9,9 +9,13 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub mod outputs;
+mod queue;
 mod thinkon;
 
 pub use outputs::*;
+pub use queue::{
+    BatchAction, BatchExportArgs, BatchStatusArgs, QueueAction, QueueArgs, QueueCommand, WorkerArgs,
+};
 pub use thinkon::ThinkonArgs;
 
 /// Batch research-workflow orchestrator: an LLM planner, search and summary sub-agents, one
@@ -69,12 +73,19 @@ pub enum Command {
     /// review's answers.
     Validate(ValidateArgs),
     /// Run many questions, one workflow each, in one process: a shared HTTP pool and rate
-    /// budget, a manifest, resumable.
+    /// budget, a manifest, resumable. With --queue, submit them to a queue on PostgreSQL
+    /// instead, for `researchflow worker` processes on any number of machines.
     Batch(BatchArgs),
     /// Run every question of a set with gold answers as a batch would, then score each
     /// report: answer match, token F1, citation precision, evidence recall, supported claims,
     /// tokens and seconds. Writes `eval.json` in the out-dir.
     Eval(EvalArgs),
+    /// Run the questions of a queue's batches (`batch FILE --queue URL`), up to --jobs at once,
+    /// on any number of machines at once, until stopped (or, with --drain, until nothing is
+    /// left). Ctrl-C or SIGTERM: no new question, running ones checkpoint, exit 130.
+    Worker(WorkerArgs),
+    /// The queue on PostgreSQL: `queue migrate` creates or upgrades its schema.
+    Queue(QueueCommand),
     /// Probe every configured endpoint (each role's model server, and the search provider):
     /// reachable, key accepted, model listed, structured output and token limit accepted,
     /// one round trip. Exit 0 when all work, 1 otherwise.
@@ -143,15 +154,34 @@ pub struct DiffArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct BatchArgs {
+    #[command(subcommand)]
+    pub action: Option<BatchAction>,
+
     /// The questions: one per line (blank lines and `#` comments skipped), or JSON lines
     /// `{"id": ..., "query": ...}`.
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
+    #[arg(value_name = "FILE", required = true)]
+    pub file: Option<PathBuf>,
 
     /// Where each question's plan, report and events go, with the manifest `batch.json`.
-    #[arg(long, value_name = "DIR")]
-    pub out_dir: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "queue")]
+    pub out_dir: Option<PathBuf>,
+
+    /// Submit the questions to this queue (`postgres://USER:PASSWORD@HOST/DB`) instead of
+    /// running them here; prints `{"batch", "submitted", "already_queued", "already_done"}`.
+    /// --out-dir runs the batch here whatever RESEARCHFLOW_QUEUE says.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "RESEARCHFLOW_QUEUE",
+        hide_env_values = true
+    )]
+    pub queue: Option<String>,
+
+    /// With --queue: the batch's name in the queue [default: FILE's stem].
+    #[arg(long, value_name = "NAME", requires = "queue")]
+    pub batch: Option<String>,
 
     /// Most workflows running at once.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=256))]

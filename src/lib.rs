@@ -14,6 +14,7 @@
 //! - [`thinkon`]: the Thinkon runtime: a fractal planner over a tree of blocks (seeds 000/001).
 //! - [`batch`]: a batch's questions file and manifest.
 //! - [`eval`]: a question set with gold answers, and the scoring of a run against it.
+//! - [`queue`]: batches on PostgreSQL: submit, workers, leases, checkpoints in the database.
 //! - [`planner`]: one planning round (input, contract, write-back).
 //! - [`agents`]: the search and summary sub-agents and their dispatch.
 //! - [`review`]: the review stage after the report (two roles, their files).
@@ -53,6 +54,7 @@ pub mod plan;
 pub mod planner;
 pub mod progress;
 pub mod prompts;
+pub mod queue;
 pub mod report;
 pub mod research;
 pub mod review;

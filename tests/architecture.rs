@@ -42,7 +42,7 @@ const LAYERS: &[&[&str]] = &[
     &["kernel", "report", "eval", "view"],
     &["progress"],
     &["workflow", "offline", "thinkon", "batch"],
-    &["research"],
+    &["research", "queue"],
     &["cmd"],
 ];
 

@@ -106,6 +106,32 @@ async fn an_echo_that_stays_makes_the_run_degraded_naming_it() {
     );
 }
 
+/// What Gemma 3 270M wrote as a final report over the batteries corpus once its system
+/// prompt's echo had been sent back: the labels of its input message, with citations.
+const INPUT_ECHO: &str = "User question: How dense are cells?\n\nTask: Final report\n\n\
+                          More recent results this task builds on: [1], [2].\n\
+                          [1]: (search, completed): a-info; (finished): a-info [1]";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_echo_of_the_input_message_is_sent_back_then_degraded() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    with_final(&llm, |_| INPUT_ECHO.into());
+    let s = Setup::new(&llm, Some(&search));
+    let out = s.query("How dense are cells?").run().await;
+    out.code(1);
+    assert_eq!(out.stdout_json()["status"], "degraded", "{}", out.stderr);
+    assert!(reason(&out).contains("ECHOED_PROMPT"), "{}", reason(&out));
+    let finals: Vec<Recorded> = llm
+        .requests()
+        .into_iter()
+        .filter(|r| agent(r) == Agent::Final)
+        .collect();
+    assert_eq!(finals.len(), 2, "the report was sent back once");
+    let repair = finals[1].user_prompt().unwrap_or_default();
+    assert!(repair.contains("`User question:`"), "{repair}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_report_citing_nothing_is_sent_back_then_degraded() {
     let llm = MockLlm::start().await;

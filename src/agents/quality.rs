@@ -7,6 +7,7 @@
 
 use super::ask::Asked;
 use super::claims::cited_numbers;
+use super::task::INPUT_LABELS;
 use crate::llm::{CallObserver, LlmClient, LlmError, Message, Want};
 use crate::plan::QualityFinding;
 use crate::text::words;
@@ -73,6 +74,14 @@ pub fn echoes(answer: &str, system: &str) -> Option<QualityFinding> {
             format!("the answer holds the chat-template marker `{marker}`: it echoes its prompt"),
         ));
     }
+    if let Some(label) = input_label(answer) {
+        return Some(finding(
+            ECHOED_PROMPT,
+            format!(
+                "the answer repeats the label `{label}` of its input: it echoes its prompt; write the answer, not the prompt"
+            ),
+        ));
+    }
     let said = words(answer);
     let echoed = system
         .split(['\n', '.', ':', ';', '!', '?'])
@@ -85,6 +94,28 @@ pub fn echoes(answer: &str, system: &str) -> Option<QualityFinding> {
             "the answer repeats its instructions word for word (\"{quoted}\"): write the answer, not the prompt"
         ),
     ))
+}
+
+/// The first label of the task's input message ([`INPUT_LABELS`]) that opens a line of
+/// `answer` (past list and heading marks, case aside), or whose words are in it but for the
+/// first (`More recent results this task builds on:`, as Gemma 3 270M wrote it).
+fn input_label(answer: &str) -> Option<&'static str> {
+    let opens = |label: &str| {
+        answer.lines().any(|line| {
+            let line = line.trim_start_matches(|c: char| c.is_whitespace() || "#*->_".contains(c));
+            line.get(..label.len())
+                .is_some_and(|start| start.eq_ignore_ascii_case(label))
+        })
+    };
+    let said = format!(" {} ", words(answer));
+    let inside = |label: &str| {
+        let rest = words(label);
+        let rest = rest.split_once(' ').map_or("", |(_, r)| r);
+        rest.split(' ').count() >= 4 && said.contains(&format!(" {rest} "))
+    };
+    INPUT_LABELS
+        .into_iter()
+        .find(|label| opens(label) || inside(label))
 }
 
 /// Whether a final report cites none of its `sources` although there are some.
@@ -172,6 +203,26 @@ mod tests {
     const PROMPT: &str = "You write the final report.\n\
         Do not add a list of sources at the end: it is appended for you.\n\
         Cite them by number.";
+
+    #[test]
+    fn the_labels_of_the_task_input_are_echoes() {
+        // What Gemma 3 270M wrote as a final report over the batteries corpus.
+        let gemma = "User question: How do solid-state batteries compare?\n\nTask: a review\n\n\
+                     More recent results this task builds on: [1], [2].";
+        let found = echoes(gemma, PROMPT).expect("an echo");
+        assert!(
+            found.message.contains("`User question:`"),
+            "{}",
+            found.message
+        );
+        let paraphrase = echoes("More recent results this task builds on: [1].", PROMPT);
+        assert!(
+            paraphrase.is_some_and(|f| f.message.contains("Earlier results this task builds on:"))
+        );
+        assert!(echoes("- **Task:** compare them [1].", PROMPT).is_some());
+        assert!(echoes("The task of a cathode is to host lithium [1].", PROMPT).is_none());
+        assert!(echoes("Earlier results show a 40% gain [1].", PROMPT).is_none());
+    }
 
     #[test]
     fn template_markers_and_instruction_lines_are_echoes() {

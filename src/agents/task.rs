@@ -34,18 +34,28 @@ pub struct Direction {
     pub sources: Vec<usize>,
 }
 
+/// The labels of the user message every sub-agent starts from ([`TaskInput::message`]), each
+/// opening its line; an answer that repeats one echoes its input ([`super::quality::echoes`]).
+pub const INPUT_LABELS: [&str; 4] = [
+    "User question:",
+    "Task:",
+    "Earlier results this task builds on:",
+    "Earlier results: none.",
+];
+
 impl TaskInput {
     /// The user message every sub-agent starts from.
     pub fn message(&self) -> String {
+        let [question, task, context, no_context] = INPUT_LABELS;
         let mut text = format!(
-            "User question: {}\n\nTask: {}\n",
+            "{question} {}\n\n{task} {}\n",
             self.question.trim(),
             self.title.trim()
         );
         if self.context.trim().is_empty() {
-            text.push_str("\nEarlier results: none.\n");
+            text.push_str(&format!("\n{no_context}\n"));
         } else {
-            text.push_str("\nEarlier results this task builds on:\n");
+            text.push_str(&format!("\n{context}\n"));
             text.push_str(&self.context);
         }
         text

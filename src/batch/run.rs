@@ -137,6 +137,7 @@ impl<W: RunWorkflow + 'static> Batch<W> {
                 shutdown,
                 listener: None,
                 replay,
+                mirror: None,
             };
             runner.run(request).await
         }

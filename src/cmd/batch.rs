@@ -22,13 +22,18 @@ use crate::research::Research;
 use crate::settings::RunSettings;
 
 pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
-    let questions = questions::read(&args.file).map_err(CommandError::usage)?;
+    let (Some(file), Some(out_dir)) = (&args.file, &args.out_dir) else {
+        return Err(CommandError::usage(anyhow::anyhow!(
+            "`batch` runs FILE here with `--out-dir DIR`, or submits it with `--queue URL`"
+        )));
+    };
+    let questions = questions::read(file).map_err(CommandError::usage)?;
     let previous = args
         .previous
         .as_deref()
         .map(|p| folder::earlier("--previous", p))
         .transpose()?;
-    let (dir, _lock, manifest) = folder::open(&args.out_dir)?;
+    let (dir, _lock, manifest) = folder::open(out_dir)?;
     let run = RunSettings::resolve(global.config.as_deref(), &args.run, None)
         .map_err(CommandError::usage)?;
     let html = run.settings.html;

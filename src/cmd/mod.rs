@@ -4,6 +4,8 @@
 //! subcommand and turns the log flags into the plain options of lower layers.
 
 pub mod batch;
+pub mod batch_export;
+pub mod batch_status;
 pub mod completions;
 pub mod diff;
 pub mod doctor;
@@ -11,16 +13,19 @@ pub mod eval;
 pub mod graph;
 pub mod man;
 pub mod plan;
+pub mod queue;
 pub mod review;
 pub mod schema;
+pub mod submit;
 pub mod thinkon;
 pub mod validate;
 pub mod view;
+pub mod worker;
 pub mod workflow;
 
 use std::io::IsTerminal;
 
-use crate::cli::{Cli, ColorWhen, Command, PlanningLogArgs};
+use crate::cli::{BatchAction, Cli, ColorWhen, Command, PlanningLogArgs};
 use crate::exit::CommandResult;
 use crate::logging::LogConfig;
 use crate::planner::LogOptions;
@@ -33,7 +38,15 @@ pub async fn run(cli: Cli) -> CommandResult {
         Command::Workflow(args) => workflow::run(args, &cli.global).await,
         Command::Doctor(args) => doctor::run(args, &cli.global).await,
         Command::Diff(args) => diff::run(args).await,
-        Command::Batch(args) => batch::run(args, &cli.global).await,
+        Command::Batch(args) => match args.action {
+            Some(BatchAction::Status(args)) => batch_status::run(args).await,
+            Some(BatchAction::Export(args)) => batch_export::run(args).await,
+            // `--out-dir` runs the batch here, whatever `RESEARCHFLOW_QUEUE` says.
+            None if args.out_dir.is_none() => submit::run(args).await,
+            None => batch::run(args, &cli.global).await,
+        },
+        Command::Worker(args) => worker::run(args, &cli.global).await,
+        Command::Queue(args) => queue::run(args).await,
         Command::Eval(args) => eval::run(args, &cli.global).await,
         Command::Review(args) => review::run(args, &cli.global).await,
         Command::Thinkon(args) => thinkon::run(args, &cli.global).await,

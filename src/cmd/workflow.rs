@@ -60,6 +60,7 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
         shutdown: shutdown::on_signal(),
         listener: ProgressDisplay::for_terminal().map(|d| d as Arc<dyn EventListener>),
         replay: None,
+        mirror: None,
     };
     let finished = research.run(request).await?;
     let summary = finished.summary;

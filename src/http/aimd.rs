@@ -31,7 +31,8 @@ pub const PROBE_SLOWDOWN: f64 = 10.0;
 pub const MIN_RATE: f64 = 1.0;
 
 /// The admitted rate of one endpoint, in requests a minute.
-#[derive(Debug, Clone, PartialEq)]
+// Serialized: a gate shared through a store (`shared_gate.rs`) keeps it there.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Aimd {
     /// The configured `requestsPerMinute`, if any: the rate never climbs above it.
     limit: Option<f64>,

@@ -14,10 +14,14 @@
 //!
 //! The limiters are `governor`'s, on tokio's clock, so a test with paused time drives them too.
 //! The gate knows nothing of retries or observers: [`super::retry`] calls it and reports.
+//!
+//! A gate made [`Gate::shared`] keeps that state in a [`GateStore`] instead, where every
+//! process of a queue's batch shares it ([`super::shared_gate`]); should the store fail, the
+//! call goes through the in-memory state meanwhile.
 
 use std::collections::VecDeque;
 use std::num::NonZeroU32;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use governor::clock::Clock;
@@ -27,6 +31,8 @@ use governor::{Quota, RateLimiter};
 use tokio::time::Instant;
 
 use super::aimd::Aimd;
+use super::shared_gate::{Decision, GateStore, SharedState};
+pub use super::wait::WaitReason;
 use crate::settings::RateLimits;
 
 /// The rate the server accepts (to lower the admitted rate to just under it on a 429) is
@@ -57,41 +63,6 @@ impl Clock for TokioClock {
 
 type Limiter = RateLimiter<NotKeyed, InMemoryState, TokioClock, NoOpMiddleware<Duration>>;
 
-/// Why a call waited at the gate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WaitReason {
-    /// Closed by a 429 until its `Retry-After`.
-    RetryAfter,
-    /// Closed by a 429 without `Retry-After`, for the retry policy's backoff delay.
-    Backoff,
-    /// The admitted request rate (configured, or lowered after a 429).
-    RequestsPerMinute,
-    /// The `tokensPerMinute` budget.
-    TokensPerMinute,
-}
-
-impl WaitReason {
-    /// As events carry it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WaitReason::RetryAfter => "retry_after",
-            WaitReason::Backoff => "backoff",
-            WaitReason::RequestsPerMinute => "requests_per_minute",
-            WaitReason::TokensPerMinute => "tokens_per_minute",
-        }
-    }
-
-    /// As logs say it.
-    pub fn describe(self) -> &'static str {
-        match self {
-            WaitReason::RetryAfter => "closed after a 429, until the server's Retry-After",
-            WaitReason::Backoff => "closed after a 429 without Retry-After, for the backoff delay",
-            WaitReason::RequestsPerMinute => "the admitted requests per minute",
-            WaitReason::TokensPerMinute => "the tokens-per-minute budget",
-        }
-    }
-}
-
 /// One admission: what the call waited, and when (which rate) it was admitted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Admission {
@@ -99,6 +70,8 @@ pub struct Admission {
     /// Why the call waited longest, if it waited at all.
     pub reason: Option<WaitReason>,
     epoch: u64,
+    /// Admitted by the shared state (its epoch is the store's).
+    shared: bool,
 }
 
 /// The request limiter of the rate admitted now.
@@ -136,6 +109,8 @@ pub struct Gate {
     /// The endpoint as logs and events show it (no password).
     shown: String,
     state: Mutex<State>,
+    /// The store and key of a gate shared with other processes.
+    shared: Option<(Arc<dyn GateStore>, String)>,
 }
 
 impl std::fmt::Debug for Gate {
@@ -173,7 +148,14 @@ impl Gate {
         Gate {
             shown: shown.to_string(),
             state: Mutex::new(state),
+            shared: None,
         }
+    }
+
+    /// The same gate, its state kept in `store` under `key` (shared with other processes).
+    pub fn shared(mut self, store: Arc<dyn GateStore>, key: &str) -> Gate {
+        self.shared = Some((store, key.to_string()));
+        self
     }
 
     /// The endpoint as logs and events show it.
@@ -210,6 +192,11 @@ impl Gate {
     /// size). Never fails: every wait has an end (a closing is bounded by the retry policy's
     /// longest delay, a limiter by its rate).
     pub async fn admit(&self, tokens: u32) -> Admission {
+        if let Some((store, key)) = &self.shared
+            && let Some(admission) = self.admit_shared(store.as_ref(), key, tokens).await
+        {
+            return admission;
+        }
         let started = Instant::now();
         let mut tokens_due = Some(tokens);
         let mut longest: Option<(Duration, WaitReason)> = None;
@@ -230,6 +217,7 @@ impl Gate {
                         waited: started.elapsed(),
                         reason: longest.map(|(_, reason)| reason),
                         epoch,
+                        shared: false,
                     };
                 }
                 Step::WaitUntil(until, reason) => {
@@ -246,12 +234,21 @@ impl Gate {
     /// A 429 answered the call admitted by `admission`: closes the gate for everyone for
     /// `delay` (unless it is closed for longer already) and, once per rate, has the admitted
     /// rate lowered to just under what the server accepted lately, when the gate opens again.
+    ///
+    /// A shared gate closes in this process at once too, so that the refused call's retry
+    /// never overtakes the store's update.
     pub fn refused(&self, admission: &Admission, delay: Duration, reason: WaitReason) {
         let mut state = self.lock();
         let now = Instant::now();
         let until = now + delay;
         if state.closed.is_none_or(|(closed, _)| closed < until) {
             state.closed = Some((until, reason));
+        }
+        if admission.shared {
+            drop(state);
+            let (epoch, ms) = (admission.epoch, delay.as_secs_f64() * 1000.0);
+            self.note_shared(move |s, now| s.refused(now, epoch, ms, reason));
+            return;
         }
         if admission.epoch == state.aimd.epoch() {
             state.decrease_due = true;
@@ -260,6 +257,9 @@ impl Gate {
 
     /// A call succeeded: counted as accepted, and the admitted rate takes one step up.
     pub fn succeeded(&self) {
+        if self.shared.is_some() {
+            self.note_shared(|s, now| s.succeeded(now));
+        }
         let mut state = self.lock();
         let now = Instant::now();
         if state.accepted.len() >= ACCEPTED_MAX {
@@ -269,6 +269,76 @@ impl Gate {
         if state.aimd.increase() {
             state.follow_rate(Instant::now(), false);
         }
+    }
+
+    /// Admission through the shared state; `None` when the store fails (the in-memory state
+    /// admits the call instead).
+    async fn admit_shared(
+        &self,
+        store: &dyn GateStore,
+        key: &str,
+        tokens: u32,
+    ) -> Option<Admission> {
+        let started = Instant::now();
+        let limits = self.lock().limits;
+        let mut tokens_due = Some(tokens);
+        let mut longest: Option<(Duration, WaitReason)> = None;
+        loop {
+            // What this process knows already (its own 429s) before what the store says.
+            let closed = self
+                .lock()
+                .closed
+                .filter(|(until, _)| *until > Instant::now());
+            if let Some((until, reason)) = closed {
+                let wait = until.saturating_duration_since(Instant::now());
+                if longest.is_none_or(|(w, _)| wait > w) {
+                    longest = Some((wait, reason));
+                }
+                tokio::time::sleep_until(until).await;
+            }
+            let mut step = |s: &mut SharedState, now: f64| s.admit(now, limits, &mut tokens_due);
+            match store.update(key, &mut step).await {
+                Ok(Decision::Admitted(epoch)) => {
+                    return Some(Admission {
+                        waited: started.elapsed(),
+                        reason: longest.map(|(_, reason)| reason),
+                        epoch,
+                        shared: true,
+                    });
+                }
+                Ok(Decision::Wait(ms, reason)) => {
+                    let wait = Duration::from_secs_f64(ms.max(0.0) / 1000.0);
+                    if longest.is_none_or(|(w, _)| wait > w) {
+                        longest = Some((wait, reason));
+                    }
+                    tokio::time::sleep(wait).await;
+                }
+                Ok(Decision::Noted) => return None,
+                Err(e) => {
+                    tracing::warn!(
+                        "`{}`'s shared rate budget cannot be read ({e}): this call is admitted by this process's budget alone",
+                        self.shown
+                    );
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// Notes a 429 or a success in the shared state, without holding the call up.
+    fn note_shared(&self, step: impl FnMut(&mut SharedState, f64) -> Decision + Send + 'static) {
+        let Some((store, key)) = self.shared.clone() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            let mut step = step;
+            if let Err(e) = store.update(&key, &mut step).await {
+                tracing::warn!("a shared rate budget is not updated this time: {e}");
+            }
+        });
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {

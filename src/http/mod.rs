@@ -10,6 +10,8 @@ pub mod gate;
 pub mod gates;
 pub mod retry;
 pub mod send;
+pub mod shared_gate;
+pub mod wait;
 
 pub use auth::request;
 pub use client::client;
@@ -20,3 +22,4 @@ pub use retry::{
     AtGate, GateWait, NoObserver, RetryNotice, RetryObserver, with_retry, with_retry_at_gate,
 };
 pub use send::send_once;
+pub use shared_gate::{Decision, GateStore, SharedState};

@@ -3,7 +3,8 @@
 //! Every change to the plan goes through a method here and is checkpointed at once, whole,
 //! before the next one (one writer: a crash loses at most the tasks in flight, which stay
 //! `running` and run again on resume). Where a checkpoint goes is behind [`Checkpoints`]: the
-//! plan file ([`crate::plan::PlanStore`], saved atomically) is its one implementation today.
+//! plan file ([`crate::plan::PlanStore`], saved atomically), alone or [`Mirrored`] in a
+//! [`Mirror`] (a queue's database), which keeps every checkpoint too.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -35,6 +36,35 @@ impl Checkpoints for PlanStore {
 
     fn name(&self) -> &Path {
         self.path()
+    }
+}
+
+/// A second keeper of every checkpoint, after the plan file (a queue's database): a run whose
+/// mirror cannot keep a checkpoint stops, as when its file cannot be written.
+pub trait Mirror: Send {
+    /// Keeps `plan`, whole, as the latest checkpoint; the message says why it cannot.
+    fn keep(&mut self, plan: &PlanFile) -> Result<(), String>;
+}
+
+/// The plan file, each of its checkpoints kept by a [`Mirror`] too.
+pub struct Mirrored {
+    pub store: PlanStore,
+    pub mirror: Box<dyn Mirror>,
+}
+
+impl Checkpoints for Mirrored {
+    fn save(&mut self, plan: &PlanFile) -> Result<(), StoreError> {
+        self.store.save(plan)?;
+        self.mirror
+            .keep(plan)
+            .map_err(|message| StoreError::Mirror {
+                path: self.store.path().to_path_buf(),
+                message,
+            })
+    }
+
+    fn name(&self) -> &Path {
+        self.store.path()
     }
 }
 

@@ -32,7 +32,7 @@ pub mod services;
 pub mod shutdown;
 
 pub use event::Event;
-pub use ledger::{Checkpoints, Ledger};
+pub use ledger::{Checkpoints, Ledger, Mirror, Mirrored};
 pub use log::{EventListener, EventLog, Observer};
 pub use outcome::{BudgetStop, EngineError, RunStatus, RunSummary, Totals};
 pub use run::{Finished, RunRequest, RunWorkflow};

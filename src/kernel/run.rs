@@ -7,6 +7,7 @@ use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::ledger::Mirror;
 use super::log::EventListener;
 use super::outcome::RunSummary;
 use super::shutdown::Shutdown;
@@ -15,8 +16,9 @@ use crate::plan::{PlanFile, PlanStore};
 use crate::settings::RunOptions;
 use crate::transcript::Replayer;
 
-/// A run to start: its plan, opened and locked, how it is bounded, what stops it, and who
-/// watches its events.
+/// A run to start: its plan, opened and locked, how it is bounded, what stops it, who
+/// watches its events, and who keeps its checkpoints besides the plan file (a queue worker's
+/// database; `None` for a run on files alone).
 pub struct RunRequest {
     pub store: PlanStore,
     pub plan: PlanFile,
@@ -26,6 +28,8 @@ pub struct RunRequest {
     /// The transcript this run is answered from instead of the servers; `None`: the
     /// services' (`--replay`), if any.
     pub replay: Option<Arc<Replayer>>,
+    /// Who keeps this run's checkpoints besides the plan file (a queue worker's database).
+    pub mirror: Option<Box<dyn Mirror>>,
 }
 
 /// A run that ended, and where its files are.

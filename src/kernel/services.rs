@@ -39,7 +39,18 @@ impl Services {
         settings: Settings,
         replay: Option<Arc<Replayer>>,
     ) -> Result<Services, CommandError> {
+        Services::with_gates(settings, replay, Gates::new()).await
+    }
+
+    /// [`Services::new`] with `gates` as every endpoint's rate budget (a queue worker's,
+    /// shared with the other workers through the queue's database).
+    pub async fn with_gates(
+        settings: Settings,
+        replay: Option<Arc<Replayer>>,
+        gates: Gates,
+    ) -> Result<Services, CommandError> {
         let mut services = Services::bare(settings)?;
+        services.gates = Arc::new(gates);
         services.search = search_client(&services).await?;
         services.replay = replay;
         Ok(services)

@@ -73,6 +73,8 @@ pub enum StoreError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("plan `{path}`: the checkpoint cannot be kept: {message}")]
+    Mirror { path: PathBuf, message: String },
     #[error("cannot copy `{from}` to `{to}`: {source}")]
     Copy {
         from: PathBuf,

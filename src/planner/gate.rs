@@ -12,8 +12,9 @@
 //!   a task node (of any status; never the start node: a search titled as the question is
 //!   fine) or of an earlier kept task of the same answer. The dropped task's NEW placeholder
 //!   stands for the node it repeats.
-//! - `TITLE_IS_ID` (block): the title is a node id of the plan or a label like `a-1`, `b2`,
-//!   `task 3`, not a direction (a small model's copy of the ids it was shown).
+//! - `TITLE_IS_ID` (block): the title is a node id of the plan, a label like `a-1`, `b2`,
+//!   `task 3`, or a ref like `a-info`, `b:summary`: not a direction (a small model's copy of
+//!   the ids it was shown).
 //! - `ONLY_FAILED_INPUTS` (block): every `p_node` ref to an existing node names a failed node,
 //!   so the task would have nothing to work from but titles.
 //! - `TITLE_TOO_LONG` (warn): over [`LONG_TITLE_CHARS`] characters: a paragraph, not a
@@ -417,14 +418,18 @@ fn reaches_search(plan: &PlanFile, from: impl Iterator<Item = NodeId>) -> bool {
     false
 }
 
-/// A title like `a-1`, `b2`, `task 3`, or the id of a node of the plan: what a small model
-/// writes when it copies ids instead of naming a direction (Gemma 3 270M titled two tasks
-/// `a-1` and `b-1`).
+/// A title like `a-1`, `b2`, `task 3`, a ref such as `a-info` or `b:summary`, or the id of a
+/// node of the plan: what a small model writes when it copies ids instead of naming a
+/// direction (Gemma 3 270M titled two tasks `a-1` and `b-1`, and on another day `a-info` and
+/// `b-info`).
 fn is_label(plan: &PlanFile, title: &str) -> bool {
     static LABEL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         // A literal pattern: compiling it cannot fail.
-        regex::Regex::new(r"^(?:[a-z]{1,3}[-_.:]?\d{1,3}|(?:task|node|step|item)[-_ ]?\d{1,3})$")
-            .expect("valid regex")
+        regex::Regex::new(concat!(
+            r"^(?:[a-z]{1,3}[-_.:]?\d{1,3}|(?:task|node|step|item)[-_ ]?\d{1,3}",
+            r"|(?:[a-z]{1,3}|new[1-3])[-_.:](?:info|summary|llm|search|all)(?:\[(?:llm|search|all)\])?)$"
+        ))
+        .expect("valid regex")
     });
     let t = title.trim().to_lowercase();
     LABEL.is_match(&t)
@@ -540,7 +545,17 @@ mod tests {
     #[test]
     fn labels_and_node_ids_as_titles_block() {
         let plan = plan();
-        for label in ["a-1", "B-2", "c3", "task 4", "Step-2"] {
+        for label in [
+            "a-1",
+            "B-2",
+            "c3",
+            "task 4",
+            "Step-2",
+            "a-info",
+            "b-info",
+            "c:summary",
+            "NEW1:info[llm]",
+        ] {
             let gate = review(
                 &plan,
                 &answer(false, vec![task(label, NodeType::Search, "a:info")]),
@@ -551,6 +566,8 @@ mod tests {
         assert!(is_label(&plan, "c"));
         assert!(!is_label(&plan, "Cost of cells"));
         assert!(!is_label(&plan, "AI"));
+        assert!(!is_label(&plan, "AI summary"));
+        assert!(!is_label(&plan, "Battery info"));
         let gate = review(
             &plan,
             &answer(true, vec![task("z-9", NodeType::Summary, "b:summary")]),

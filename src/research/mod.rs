@@ -13,7 +13,8 @@ use crate::agents::{Agents, TaskRunner};
 use crate::exit::CommandError;
 use crate::kernel::services::session;
 use crate::kernel::{
-    EventListener, EventLog, Finished, Ledger, RunRequest, RunSummary, RunWorkflow, Services,
+    Checkpoints, EventListener, EventLog, Finished, Ledger, Mirrored, RunRequest, RunSummary,
+    RunWorkflow, Services,
 };
 use crate::offline::{ExtractiveAgents, ExtractivePlanner};
 use crate::plan::Beside;
@@ -42,11 +43,18 @@ impl RunWorkflow for Research {
             shutdown,
             listener,
             replay,
+            mirror,
         } = request;
-        if bootstrap(&mut plan) {
-            store.save(&plan).map_err(CommandError::failure)?;
-        }
         let files = Beside::of(store.real_path());
+        let plan_path = store.path().to_path_buf();
+        let real_plan = store.real_path().to_path_buf();
+        let mut checkpoints: Box<dyn Checkpoints> = match mirror {
+            Some(mirror) => Box::new(Mirrored { store, mirror }),
+            None => Box::new(store),
+        };
+        if bootstrap(&mut plan) {
+            checkpoints.save(&plan).map_err(CommandError::failure)?;
+        }
         let events = Arc::new(self.event_log(&files.events, listener)?);
         let replay = replay.or_else(|| self.services.replay.clone());
         let tape = self.services.tape_replaying(
@@ -57,13 +65,11 @@ impl RunWorkflow for Research {
         tracing::info!(
             "workflow `{}`: plan `{}`, events `{}`",
             plan.workflow_id,
-            store.path().display(),
+            plan_path.display(),
             files.events.display()
         );
-        let plan_path = store.path().to_path_buf();
-        let real_plan = store.real_path().to_path_buf();
         let run = RunParts {
-            ledger: Ledger::new(Box::new(store), plan, events),
+            ledger: Ledger::new(checkpoints, plan, events),
             options,
             shutdown,
             files: files.clone(),

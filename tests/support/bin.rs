@@ -32,6 +32,7 @@ pub const ISOLATED_VARS: &[&str] = &[
     "BRAVE_API_KEY",
     "SEARXNG_API_KEY",
     "RUST_LOG",
+    "RESEARCHFLOW_QUEUE",
 ];
 
 /// The default time a run may take before it is killed.

@@ -11,6 +11,7 @@ pub mod browser;
 pub mod fault;
 pub mod mock_llm;
 pub mod mock_search;
+pub mod postgres;
 pub mod refusal;
 pub mod scenario;
 pub mod server;

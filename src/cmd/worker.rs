@@ -1,0 +1,79 @@
+//! `researchflow worker --queue URL [--batch NAME] [--jobs N] ...`: runs the questions of a
+//! queue's batches, up to `--jobs` at once, until stopped (exit 130 after its running
+//! questions checkpoint and go back to the queue) or, with `--drain`, until nothing is left
+//! (exit 0). The services are built once, as for a local batch; the driver is the queue's.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::cli::{GlobalArgs, WorkerArgs};
+use crate::exit::{CommandError, CommandResult, ExitStatus};
+use crate::http::Gates;
+use crate::kernel::{Services, shutdown};
+use crate::output::print_json;
+use crate::planner::LogOptions;
+use crate::queue::gate_store::DbGates;
+use crate::queue::submit::check_name;
+use crate::queue::worker::worker_name;
+use crate::queue::{Worker, WorkerOptions};
+use crate::research::Research;
+use crate::settings::RunSettings;
+
+pub async fn run(args: WorkerArgs, global: &GlobalArgs) -> CommandResult {
+    // First: a signal during the set-up stops the worker cleanly too.
+    let stop = shutdown::on_signal();
+    if let Some(batch) = &args.batch {
+        check_name(batch).map_err(|e| e.into_command())?;
+    }
+    let run = RunSettings::resolve(global.config.as_deref(), &args.run, None)
+        .map_err(CommandError::usage)?;
+    let db = crate::queue::open(&args.queue.queue, args.jobs + 4)
+        .await
+        .map_err(|e| e.into_command())?;
+    // One rate budget per endpoint for every worker: the gates' state is in the database.
+    let gates = Gates::shared(Arc::new(DbGates { db: db.clone() }));
+    let services = Arc::new(Services::with_gates(run.settings, None, gates).await?);
+    let scratch = tempfile::Builder::new()
+        .prefix("researchflow-worker-")
+        .tempdir()
+        .map_err(|e| {
+            CommandError::failure(anyhow::anyhow!("cannot create the worker's folder: {e}"))
+        })?;
+    let worker = Worker {
+        db,
+        runner: Arc::new(Research {
+            services,
+            log: LogOptions::default(),
+        }),
+        run_options: run.options,
+        options: WorkerOptions {
+            batch: args.batch.clone(),
+            jobs: usize::try_from(args.jobs).unwrap_or(1),
+            max_attempts: args.max_attempts,
+            lease: Duration::from_secs(args.lease),
+            drain: args.drain,
+        },
+        name: worker_name(),
+        scratch: scratch.path().to_path_buf(),
+    };
+    tracing::info!(
+        "worker `{}` on `{}`: {} job(s) at once, lease {} s",
+        worker.name,
+        worker.db.url.shown(),
+        args.jobs,
+        args.lease
+    );
+    let end = worker.run(stop).await.map_err(|e| e.into_command())?;
+    print_json(&json!({"worker": worker.name, "ran": end.ran, "interrupted": end.interrupted}))?;
+    if end.interrupted {
+        return Ok(ExitStatus::Interrupted);
+    }
+    if let Some(why) = end.unusable {
+        return Err(CommandError::usage(anyhow::anyhow!(
+            "the worker stopped: {why}; its question went back to the queue: start the worker again once it is fixed"
+        )));
+    }
+    Ok(ExitStatus::Success)
+}

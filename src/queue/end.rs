@@ -1,0 +1,91 @@
+//! A question's attempt ended: its plan and files stored whole, its row's status (over, or
+//! pending again for another attempt, or `failed` once its attempts are spent), and its job
+//! settled, in one transaction that only the claim's holder can commit.
+
+use apalis_core::task::status::Status;
+use serde_json::Value;
+
+use super::claim::{Claimed, Files, ack, holds};
+use super::db::{Db, QueueError};
+use crate::batch::ItemStatus;
+use crate::kernel::Totals;
+use crate::review::ReviewSummary;
+
+/// How a question's attempt ended, for the queue.
+#[derive(Debug, Clone)]
+pub enum End {
+    /// Its run ended with a report (or without one, `final_failed`): it is over.
+    Ended {
+        status: ItemStatus,
+        totals: Totals,
+        reason: Option<String>,
+        review: Option<ReviewSummary>,
+    },
+    /// The attempt failed: another worker tries again, unless the attempts are spent.
+    Failed(String),
+    /// Not the question's fault (a signal, an endpoint that cannot be used): pending again,
+    /// the attempt not counted.
+    Released(String),
+}
+
+/// Stores the question's end with its files and settles its job; `false` when another worker
+/// took the question meanwhile (nothing is written).
+pub async fn finish(
+    db: &Db,
+    c: &Claimed,
+    end: &End,
+    files: &Files,
+    max_attempts: u32,
+) -> Result<bool, QueueError> {
+    db.retrying("storing a question's end", || async move {
+        let mut tx = db.begin().await?;
+        if !holds(&mut tx, c).await? {
+            return Ok(false);
+        }
+        super::mirror::store_files(&mut tx, c, files).await?;
+        let spent = c.attempt >= i32::try_from(max_attempts).unwrap_or(i32::MAX);
+        let (status, job_status, attempts, error) = match end {
+            End::Ended { status, .. } => (status.as_str(), Status::Done, c.attempt, None),
+            End::Failed(e) if spent => ("failed", Status::Killed, c.attempt, Some(e)),
+            End::Failed(e) => ("pending", Status::Failed, c.attempt, Some(e)),
+            End::Released(why) => ("pending", Status::Pending, c.attempt - 1, Some(why)),
+        };
+        let (totals, reason, review) = match end {
+            End::Ended {
+                totals,
+                reason,
+                review,
+                ..
+            } => (
+                serde_json::to_value(totals).ok(),
+                reason.clone(),
+                review.as_ref().and_then(|r| serde_json::to_value(r).ok()),
+            ),
+            End::Failed(e) if spent => (None, Some(e.clone()), None),
+            _ => (None, None, None),
+        };
+        sqlx::query(
+            "UPDATE researchflow.questions SET status = $3, worker = NULL, updated_at = now(),
+             attempt = $4, last_error = COALESCE($5, last_error), totals = $6, reason = $7,
+             review = $8 WHERE batch = $1 AND id = $2",
+        )
+        .bind(&c.batch)
+        .bind(&c.id)
+        .bind(status)
+        .bind(attempts)
+        .bind(error)
+        .bind(totals)
+        .bind(reason)
+        .bind(review)
+        .execute(&mut *tx)
+        .await?;
+        let result = match error {
+            Some(e) => Err(e.clone()),
+            None => Ok(Value::String(status.to_string())),
+        };
+        ack(&mut tx, &c.job, attempts, job_status, result, &c.worker).await?;
+        tx.commit().await?;
+        Ok(true)
+    })
+    .await
+}

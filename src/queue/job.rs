@@ -1,0 +1,111 @@
+//! One question's attempt on a worker: its files written from the queue's last checkpoint into
+//! the worker's folder (or a new plan), the plan opened as any run's is, and the workflow run
+//! through [`RunWorkflow`] with a [`DbMirror`] keeping every checkpoint in the database.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::claim::{Claimed, Files};
+use super::db::Db;
+use super::mirror::{DbMirror, load};
+use crate::exit::CommandError;
+use crate::kernel::plan_file::open_valid;
+use crate::kernel::{Finished, RunRequest, RunWorkflow, Shutdown};
+use crate::plan::{PlanFile, PlanStore};
+use crate::settings::RunOptions;
+
+/// How an attempt ended on this worker.
+pub struct Attempted {
+    pub finished: Result<Finished, CommandError>,
+    /// Another worker took the question meanwhile: nothing of this run may be stored.
+    pub lost: bool,
+}
+
+/// Where question `c`'s plan lives on this worker: one folder per batch under `scratch`.
+pub fn plan_path(scratch: &Path, c: &Claimed) -> PathBuf {
+    let folder = format!(
+        "batch-{:016x}",
+        crate::text::stable_hash(c.batch.as_bytes())
+    );
+    scratch.join(folder).join(format!("{}.json", c.name))
+}
+
+/// Runs question `c` from its last checkpoint to an end.
+pub async fn attempt<W: RunWorkflow>(
+    db: Db,
+    runner: Arc<W>,
+    c: Claimed,
+    scratch: PathBuf,
+    options: RunOptions,
+    shutdown: Shutdown,
+) -> Attempted {
+    let lost = Arc::new(AtomicBool::new(false));
+    let finished = run(
+        db,
+        runner,
+        c,
+        &scratch,
+        options,
+        shutdown,
+        Arc::clone(&lost),
+    )
+    .await;
+    Attempted {
+        finished,
+        lost: lost.load(Ordering::SeqCst),
+    }
+}
+
+async fn run<W: RunWorkflow>(
+    db: Db,
+    runner: Arc<W>,
+    c: Claimed,
+    scratch: &Path,
+    options: RunOptions,
+    shutdown: Shutdown,
+    lost: Arc<AtomicBool>,
+) -> Result<Finished, CommandError> {
+    let files = load(&db, &c.batch, &c.id)
+        .await
+        .map_err(CommandError::failure)?;
+    let path = plan_path(scratch, &c);
+    let (store, plan) = open(&path, &c, &files)?;
+    if files.plan.is_some() {
+        tracing::info!(
+            "question `{}`: attempt {} resumes from its last checkpoint",
+            c.id,
+            c.attempt
+        );
+    }
+    let mirror = DbMirror::new(db, c, path, &files, lost);
+    runner
+        .run(RunRequest {
+            store,
+            plan,
+            options,
+            shutdown,
+            listener: None,
+            replay: None,
+            mirror: Some(Box::new(mirror)),
+        })
+        .await
+}
+
+/// The question's plan on disk: its files written from the checkpoint, or a new plan.
+fn open(path: &Path, c: &Claimed, files: &Files) -> Result<(PlanStore, PlanFile), CommandError> {
+    super::local::write_all(path, files).map_err(|e| {
+        CommandError::failure(anyhow::anyhow!(
+            "cannot write question `{}`'s files in `{}`: {e}",
+            c.id,
+            path.display()
+        ))
+    })?;
+    if files.plan.is_some() {
+        return open_valid(path);
+    }
+    let plan = PlanFile::new(&c.query, crate::plan::workflow_id(), crate::clock::now());
+    PlanStore::create(path, &plan)
+        .map(|store| (store, plan))
+        .map_err(CommandError::usage)
+}

@@ -1,0 +1,40 @@
+//! Batches on PostgreSQL, for any number of workers on any number of machines: the queue is
+//! apalis-postgres's (its jobs table, taken with `FOR UPDATE SKIP LOCKED`, its workers'
+//! heartbeats and the re-enqueueing of what a silent worker held); researchflow keeps beside
+//! it one row per question, each question's checkpoints and files, in its own schema.
+//!
+//! - `url.rs`: the `--queue` URL, its password held apart; `db.rs`: the pool, the one-line
+//!   connection errors, statements retried while the server restarts;
+//! - `schema.rs`: the versioned schema (`queue migrate`) and the check that refuses an older
+//!   one;
+//! - `submit.rs`: `batch FILE --queue`, idempotent by question id;
+//! - `claim.rs`: taking questions, fenced by a claim token; `end.rs`: an attempt's end stored;
+//!   `lease.rs`: heartbeats and orphaned jobs;
+//! - `worker.rs`: [`Worker`], the driver of runs on the kernel's scheduler; `job.rs`: one
+//!   attempt from the last checkpoint; `mirror.rs`: every checkpoint kept in the database;
+//!   `local.rs`: a question's files on the worker's disk;
+//! - `gate_store.rs`: every endpoint's rate budget, shared by the workers through the
+//!   database;
+//! - `status.rs`: `batch status`; `export.rs`: `batch export`.
+//!
+//! See ARCHITECTURE.md, "Beyond one machine".
+
+pub mod claim;
+pub mod db;
+pub mod end;
+pub mod export;
+pub mod gate_store;
+pub mod job;
+pub mod lease;
+pub mod local;
+pub mod mirror;
+pub mod schema;
+pub mod status;
+pub mod submit;
+pub mod url;
+pub mod worker;
+
+pub use db::{Db, QueueError};
+pub use schema::open;
+pub use url::QueueUrl;
+pub use worker::{Worker, WorkerEnd, WorkerOptions};
