@@ -5,19 +5,16 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Arc;
 
 use serde_json::json;
 
 use crate::batch::changes::write_changes;
 use crate::batch::index::write_index;
-use crate::batch::{Batch, BatchEnd, ItemStatus, Manifest, Question, folder, manifest, questions};
+use crate::batch::{BatchEnd, ItemStatus, Manifest, Question, folder, manifest, questions};
 use crate::cli::{BatchArgs, GlobalArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
-use crate::kernel::{Services, shutdown};
+use crate::kernel::shutdown;
 use crate::output::{absolute, eprint_line, print_json};
-use crate::planner::LogOptions;
-use crate::progress::{Progress, ProgressDisplay};
 use crate::research::Research;
 use crate::settings::RunSettings;
 
@@ -36,19 +33,8 @@ pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
     let (dir, _lock, manifest) = folder::open(out_dir)?;
     let run = RunSettings::resolve(global.config.as_deref(), &args.run, None)
         .map_err(CommandError::usage)?;
-    let html = run.settings.html;
-    let services = Arc::new(Services::new(run.settings, None).await?);
-    let mut batch = Batch {
-        dir: dir.clone(),
-        manifest,
-        options: run.options,
-        runner: Arc::new(Research {
-            services,
-            log: LogOptions::default(),
-        }),
-        display: ProgressDisplay::for_terminal().map(|d| d as Arc<dyn Progress>),
-        replay_dir: None,
-    };
+    let (html, fail_on_block) = (run.settings.html, run.fail_on_block);
+    let mut batch = Research::batch(dir.clone(), manifest, run, None).await?;
     let todo = batch.to_run(&questions)?;
     tracing::info!(
         "batch of {} question(s): {} to run, {} already done",
@@ -64,7 +50,7 @@ pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
     if html {
         write_index(&questions, &dir, previous.as_deref(), &batch.manifest);
     }
-    finish(&batch.manifest, &dir, &questions, &end, run.fail_on_block)
+    finish(&batch.manifest, &dir, &questions, &end, fail_on_block)
 }
 
 /// Prints the counts and the manifest path, and maps them to the exit code: 130 when

@@ -5,17 +5,14 @@
 //! `--previous OLD_DIR` each question is compared with the same id there.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use crate::batch::questions::{Entry, questions};
-use crate::batch::{Batch, BatchEnd, Item, Manifest, Question, folder};
+use crate::batch::{BatchEnd, Item, Manifest, Question, folder};
 use crate::cli::{EvalArgs, GlobalArgs};
 use crate::eval::{EvalTotals, Evaluation, FILE_NAME, Gold, Ran, Score, compare, markdown};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
-use crate::kernel::{Services, shutdown};
+use crate::kernel::shutdown;
 use crate::output::{absolute, eprint_line, print_json, print_text};
-use crate::planner::LogOptions;
-use crate::progress::{Progress, ProgressDisplay};
 use crate::research::Research;
 use crate::settings::RunSettings;
 
@@ -52,18 +49,7 @@ pub async fn run(args: EvalArgs, global: &GlobalArgs) -> CommandResult {
     }
     let run = RunSettings::resolve(global.config.as_deref(), &args.run, None)
         .map_err(CommandError::usage)?;
-    let services = Arc::new(Services::new(run.settings, None).await?);
-    let mut batch = Batch {
-        dir: dir.clone(),
-        manifest,
-        options: run.options,
-        runner: Arc::new(Research {
-            services,
-            log: LogOptions::default(),
-        }),
-        display: ProgressDisplay::for_terminal().map(|d| d as Arc<dyn Progress>),
-        replay_dir: replay,
-    };
+    let mut batch = Research::batch(dir.clone(), manifest, run, replay).await?;
     let todo = batch.to_run(&questions)?;
     let jobs = usize::try_from(args.jobs).unwrap_or(1);
     let end = batch.run_all(todo, jobs, shutdown::on_signal()).await?;

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use crate::agents::verifier::Verifier;
 use crate::agents::{Agents, TaskRunner};
+use crate::batch::{Batch, Manifest};
 use crate::exit::CommandError;
 use crate::kernel::services::session;
 use crate::kernel::{
@@ -19,7 +20,9 @@ use crate::kernel::{
 use crate::offline::{ExtractiveAgents, ExtractivePlanner};
 use crate::plan::Beside;
 use crate::planner::{LogOptions, PlanRound, Planner, bootstrap};
+use crate::progress::{Progress, ProgressDisplay};
 use crate::review::{ReviewPaths, Reviewer};
+use crate::settings::RunSettings;
 use crate::settings::{EngineKind, Role};
 use crate::transcript::Tape;
 use crate::view::{Links, write_view};
@@ -101,6 +104,29 @@ async fn engine<R: TaskRunner, P: PlanRound>(run: RunParts, runner: R, planner: 
 }
 
 impl Research {
+    /// A batch of questions run here, each a workflow on one set of services for the process,
+    /// with a line per running question on a terminal: what `batch` and `eval` run.
+    /// `replay_dir`: an earlier batch whose transcripts answer instead of the servers.
+    pub async fn batch(
+        dir: PathBuf,
+        manifest: Manifest,
+        run: RunSettings,
+        replay_dir: Option<PathBuf>,
+    ) -> Result<Batch<Research>, CommandError> {
+        let services = Arc::new(Services::new(run.settings, None).await?);
+        Ok(Batch {
+            dir,
+            manifest,
+            options: run.options,
+            runner: Arc::new(Research {
+                services,
+                log: LogOptions::default(),
+            }),
+            display: ProgressDisplay::for_terminal().map(|d| d as Arc<dyn Progress>),
+            replay_dir,
+        })
+    }
+
     /// Writes the run's view beside its report, unless `--no-html`; a view that cannot be
     /// written is a warning: the run itself is saved.
     fn view(&self, plan: &Path, out: &Path) -> Option<PathBuf> {
