@@ -2,6 +2,7 @@
 
 pub mod base_url;
 pub mod config_file;
+pub mod mcp_search;
 pub mod resolve;
 pub mod resolved;
 pub mod role;
@@ -11,6 +12,7 @@ pub mod secret;
 
 pub use base_url::BaseUrl;
 pub use config_file::{ConfigFile, EngineKind, StructuredOutput};
+pub use mcp_search::{McpSearchSettings, McpServer};
 pub use resolved::{
     Budget, LlmEndpoint, LlmRoles, RateLimits, RetrySettings, RunOptions, SearchSettings, Settings,
     SettingsError,

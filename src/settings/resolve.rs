@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use super::base_url::BaseUrl;
 use super::config_file::{ConfigFile, EngineKind, LimitsConfig, RoleConfig, StructuredOutput};
+use super::mcp_search;
 use super::resolved::{
     Budget, LlmEndpoint, LlmRoles, RateLimits, RetrySettings, SearchSettings, Settings,
     SettingsError,
@@ -316,7 +317,9 @@ impl<'a> Resolver<'a> {
             .iter()
             .filter_map(|p| match p {
                 SearchProviderKind::Web(provider) => Some(*provider),
-                SearchProviderKind::Local | SearchProviderKind::None => None,
+                SearchProviderKind::Local | SearchProviderKind::None | SearchProviderKind::Mcp => {
+                    None
+                }
             })
             .collect();
         if web.len() > 1 {
@@ -341,6 +344,10 @@ impl<'a> Resolver<'a> {
         if !(1..=20).contains(&max_results) {
             return Err(self.invalid("search.maxResults", max_results, "use 1 to 20"));
         }
+        let mcp = mcp_search::resolve(s, &providers).map_err(|p| match p.value {
+            Some(value) => self.invalid(p.key, value, &p.hint),
+            None => self.required(p.key, p.hint),
+        })?;
         Ok(SearchSettings {
             providers,
             base_url,
@@ -348,6 +355,7 @@ impl<'a> Resolver<'a> {
             max_results,
             corpus: pick(&s.corpus).map(|c| self.relative_to_config(&c)),
             index_dir: pick(&s.index_dir).map(|d| self.relative_to_config(&d)),
+            mcp,
         })
     }
 
