@@ -65,6 +65,34 @@ pub enum Command {
     /// plan-next answer, run by the search and summary sub-agents (and `shell:` when allowed).
     /// Resumable: running again on the same folder continues an unfinished tree.
     Thinkon(ThinkonArgs),
+    /// Serve researchflow to agents and editors over the Model Context Protocol (MCP): tools
+    /// `research` (with progress; cancellable, resumable), `resume`, `get_report`,
+    /// `list_runs`, `validate_plan`, and every run's plan and report as resources. Over
+    /// stdio, or streamable HTTP with --http.
+    Mcp(McpArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Serve the streamable HTTP transport at ADDR, path `/mcp` (e.g. `127.0.0.1:8765`; port
+    /// 0 picks a free one, shown on stderr), instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+
+    /// Let --http listen on an address that is not loopback. There is no authentication:
+    /// whoever reaches it can run research with your keys and read the runs under the roots.
+    #[arg(long, requires = "http")]
+    pub allow_remote: bool,
+
+    /// A folder the tools may read and write (plan files, corpora); repeatable. Paths
+    /// outside every root, or through a symbolic link that leaves them, are refused; new runs
+    /// go to `runs/` of the first [default: the current folder].
+    #[arg(long = "root", value_name = "DIR")]
+    pub roots: Vec<PathBuf>,
+
+    /// Every call's defaults; a call's own arguments win.
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 #[derive(Debug, Args)]

@@ -13,6 +13,7 @@
 //! - [`offline`]: the extractive engine: planner and sub-agents without a model.
 //! - [`thinkon`]: the Thinkon runtime: a fractal planner over a tree of blocks (seeds 000/001).
 //! - [`batch`]: a batch's questions file and manifest.
+//! - [`mcp`]: researchflow as an MCP server (`researchflow mcp`): tools, resources, roots.
 //! - [`planner`]: one planning round (input, contract, write-back).
 //! - [`agents`]: the search and summary sub-agents and their dispatch.
 //! - [`review`]: the review stage after the report (two roles, their files).
@@ -45,6 +46,7 @@ pub mod llm;
 pub mod lockfile;
 pub mod logging;
 pub mod markdown;
+pub mod mcp;
 pub mod offline;
 pub mod output;
 pub mod plan;

@@ -6,6 +6,7 @@
 pub mod batch;
 pub mod diff;
 pub mod doctor;
+pub mod mcp;
 pub mod plan;
 pub mod review;
 pub mod thinkon;
@@ -30,6 +31,7 @@ pub async fn run(cli: Cli) -> CommandResult {
         Command::Batch(args) => batch::run(args, &cli.global).await,
         Command::Review(args) => review::run(args, &cli.global).await,
         Command::Thinkon(args) => thinkon::run(args, &cli.global).await,
+        Command::Mcp(args) => mcp::run(args, &cli.global).await,
     }
 }
 

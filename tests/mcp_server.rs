@@ -1,0 +1,459 @@
+//! `researchflow mcp` driven by real third-party MCP software: the official Python SDK (both
+//! major versions, installed by `scripts/setup/mcp-python.sh`) as the client, over stdio and
+//! over streamable HTTP, against the mock LLM and search API on loopback. The client
+//! (`tests/mcp/client.py`) runs one scenario and prints what it saw; this file asserts on it:
+//! tools and their schemas, `research` with progress, two calls at once, offline research
+//! over a corpus, a cancelled call that leaves its plan `interrupted` and resumable, paths
+//! outside the root refused, runs, resources, validation, and no API key anywhere.
+
+mod support;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::python::Sdk;
+use support::scenario::{Agent, KEY, Setup, agent, events_of, read_json, read_ndjson, task_title};
+use support::{MockLlm, MockSearch, Reply, SearchKind, researchflow};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// The mocks, a config, and a root with a corpus, beside a file outside the root and a
+/// symbolic link in the root that leads to it.
+struct World {
+    _llm: MockLlm,
+    _search: MockSearch,
+    setup: Setup,
+}
+
+impl World {
+    async fn new() -> World {
+        let llm = MockLlm::start().await;
+        let search = MockSearch::start(SearchKind::Searxng).await;
+        answer(&llm);
+        // The cancelled call's hanging answer must not time out before it is cancelled.
+        let setup = Setup::with_config(
+            &llm,
+            Some(&search),
+            json!({"timeouts": {"llmMs": 120000, "searchMs": 5000}}),
+        );
+        let world = World {
+            _llm: llm,
+            _search: search,
+            setup,
+        };
+        let docs = world.root().join("docs");
+        std::fs::create_dir_all(&docs).expect("mkdir");
+        std::fs::write(
+            docs.join("tides.md"),
+            "# Tides\n\nTides are the rise and fall of the sea, caused by the Moon's gravity.\n\nSpring tides come at new and full Moon.\n",
+        )
+        .expect("write");
+        std::fs::write(
+            docs.join("waves.md"),
+            "# Waves\n\nWind makes waves; tides are waves of very long period.\n",
+        )
+        .expect("write");
+        std::fs::write(world.outside(), r#"{"secret": true}"#).expect("write");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(world.outside(), world.root().join("leak.json")).expect("link");
+        world
+    }
+
+    fn root(&self) -> PathBuf {
+        self.setup.path().join("root")
+    }
+
+    fn outside(&self) -> PathBuf {
+        self.setup.path().join("outside.json")
+    }
+
+    /// `researchflow mcp` with this world's root, config and index folder, `extra` first.
+    fn server_args(&self, extra: &[&str]) -> Vec<OsString> {
+        let mut args: Vec<OsString> = vec!["mcp".into()];
+        args.extend(extra.iter().map(OsString::from));
+        args.extend([
+            "--root".into(),
+            self.root().into(),
+            "--config".into(),
+            self.setup.path().join("agent.config.json").into(),
+            "--index-dir".into(),
+            self.setup.path().join("index").into(),
+            // Debug logs too must hold no key.
+            "-v".into(),
+        ]);
+        args
+    }
+
+    fn client(&self, sdk: Sdk) -> support::Cmd {
+        sdk.script("client.py")
+            .arg("--root")
+            .arg(self.root())
+            .arg("--outside")
+            .arg(self.outside())
+            .timeout(Duration::from_secs(120))
+    }
+}
+
+/// The mock LLM: one search task, then the final summary, for every question; the planner's
+/// second round of the question that is cancelled hangs once.
+fn answer(llm: &MockLlm) {
+    let hung = Arc::new(AtomicBool::new(false));
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => {
+            let input = req.user_prompt().unwrap_or_default();
+            let answer = support::scenario::searches_then_final(req, &["Only search"]);
+            if input.contains("Cancel me")
+                && input.contains("### b:")
+                && !hung.swap(true, Ordering::SeqCst)
+            {
+                // Never answered in time: the client cancels while it waits.
+                return Reply::json(&answer).delay(Duration::from_secs(600));
+            }
+            Reply::json(&answer)
+        }
+        Agent::Queries => Reply::json(&json!({"queries": [format!("q {}", task_title(req))]})),
+        Agent::Analysis | Agent::Summary => Reply::json(&json!({
+            "summary": format!("Summary of {}", task_title(req)),
+            "analysis": format!("Analysis of {} citing [1]", task_title(req)),
+        })),
+        Agent::Final => Reply::content("Direct answer [1], more [2].\n\n## Details\nText."),
+        Agent::Review | Agent::SecondOpinion => panic!("the review is off"),
+    });
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_python_sdk_1_drives_the_server_over_stdio() {
+    over_stdio(Sdk::One).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_python_sdk_2_drives_the_server_over_stdio() {
+    over_stdio(Sdk::Two).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_python_sdk_1_drives_the_server_over_streamable_http() {
+    over_http(Sdk::One).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_python_sdk_2_drives_the_server_over_streamable_http() {
+    over_http(Sdk::Two).await;
+}
+
+async fn over_stdio(sdk: Sdk) {
+    let world = World::new().await;
+    let run = world
+        .client(sdk)
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_researchflow"))
+        .args(world.server_args(&[]))
+        .run()
+        .await;
+    run.success();
+    assert_no_key(&run.stdout, "the client's output");
+    // The client's stderr holds the server's: its logs.
+    assert_no_key(&run.stderr, "the server's log");
+    check(&world, &run.stdout_json());
+}
+
+async fn over_http(sdk: Sdk) {
+    let world = World::new().await;
+    let mut server = tokio::process::Command::new(env!("CARGO_BIN_EXE_researchflow"))
+        .args(world.server_args(&["--http", "127.0.0.1:0"]))
+        .current_dir(world.root())
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start the server");
+    let mut lines = BufReader::new(server.stderr.take().expect("stderr")).lines();
+    let mut log = String::new();
+    let url = loop {
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("the server announces its address")
+            .expect("read stderr")
+            .unwrap_or_else(|| panic!("the server exited:\n{log}"));
+        log.push_str(&line);
+        log.push('\n');
+        if let Some(at) = line.find("http://") {
+            break line[at..].trim().to_string();
+        }
+    };
+    assert!(url.ends_with("/mcp"), "{url}");
+    let rest = tokio::spawn(async move {
+        let mut log = log;
+        while let Ok(Some(line)) = lines.next_line().await {
+            log.push_str(&line);
+            log.push('\n');
+        }
+        log
+    });
+    let run = world.client(sdk).arg("--url").arg(&url).run().await;
+    run.success();
+    let out = run.stdout_json();
+    check(&world, &out);
+    let pid = server.id().expect("running").to_string();
+    std::process::Command::new("kill")
+        .args(["-s", "TERM", &pid])
+        .status()
+        .expect("kill");
+    let status = tokio::time::timeout(Duration::from_secs(30), server.wait())
+        .await
+        .expect("the server stops on SIGTERM")
+        .expect("wait");
+    let log = rest.await.expect("log");
+    assert!(status.success(), "{status}\n{log}");
+    let mut stdout = String::new();
+    if let Some(mut pipe) = server.stdout.take() {
+        tokio::io::AsyncReadExt::read_to_string(&mut pipe, &mut stdout)
+            .await
+            .expect("stdout");
+    }
+    assert_eq!(stdout, "", "stdout carries nothing over HTTP");
+    assert_no_key(&run.stdout, "the client's output");
+    assert_no_key(&log, "the server's log");
+}
+
+#[track_caller]
+fn assert_no_key(text: &str, what: &str) {
+    assert!(!text.contains(KEY), "the API key is in {what}:\n{text}");
+}
+
+/// What every transport and SDK must have seen.
+fn check(world: &World, out: &Value) {
+    check_tools(&out["tools"]);
+    let runs = world.root().join("runs");
+    let first = &out["research"];
+    let result = &first["result"]["structured"];
+    assert_eq!(first["result"]["is_error"], false, "{first:#}");
+    assert_eq!(result["status"], "completed", "{result:#}");
+    let report = result["report_markdown"].as_str().expect("a report");
+    assert!(report.contains("Direct answer"), "{report}");
+    let sources = result["sources"].as_array().expect("sources");
+    assert!(!sources.is_empty(), "{result:#}");
+    assert_eq!(sources[0]["n"], 1);
+    assert!(
+        sources[0]["url"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("http"))
+    );
+    let plan_file = PathBuf::from(result["plan_file"].as_str().expect("plan file"));
+    assert!(
+        plan_file.starts_with(runs.canonicalize().expect("runs/")),
+        "{plan_file:?}"
+    );
+    assert!(
+        result["totals"]["total_tokens"].as_u64() > Some(0),
+        "{result:#}"
+    );
+    check_progress(&first["progress"], &plan_file);
+
+    let concurrent: Vec<&Value> = out["concurrent"].as_array().expect("two").iter().collect();
+    let plans: Vec<&str> = concurrent
+        .iter()
+        .map(|c| {
+            c["result"]["structured"]["plan_file"]
+                .as_str()
+                .expect("a plan")
+        })
+        .collect();
+    assert_ne!(plans[0], plans[1], "each call has its own plan file");
+    for c in &concurrent {
+        assert_eq!(c["result"]["structured"]["status"], "completed", "{c:#}");
+    }
+
+    let offline = &out["offline"]["result"]["structured"];
+    assert_eq!(offline["status"], "completed", "{:#}", out["offline"]);
+    let report = offline["report_markdown"].as_str().expect("a report");
+    assert!(report.contains("Moon"), "the corpus is quoted: {report}");
+    assert!(
+        offline["sources"][0]["url"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("file://"))
+    );
+
+    check_cancel(out);
+    check_refusals(out, world);
+
+    let listed = out["list_runs"]["structured"]["runs"]
+        .as_array()
+        .expect("runs");
+    assert_eq!(listed.len(), 5, "{listed:#?}");
+    assert!(
+        listed
+            .iter()
+            .all(|r| r["status"] == "completed" && r["finished_at"].is_string())
+    );
+    assert!(
+        listed
+            .iter()
+            .any(|r| r["question"] == "What is the Model Context Protocol?")
+    );
+
+    let resources = out["resources"].as_array().expect("resources");
+    assert_eq!(
+        resources.len(),
+        10,
+        "a plan and a report per run: {resources:#?}"
+    );
+    assert!(
+        resources
+            .iter()
+            .all(|r| r["uri"].as_str().is_some_and(|u| u.starts_with("file:///")))
+    );
+    let read = out["read_resource"]["text"].as_str().expect("text");
+    assert!(
+        read.starts_with("# ") && read.contains("Direct answer"),
+        "{read}"
+    );
+
+    let validated = &out["validate"]["structured"];
+    assert_eq!(validated["valid"], true, "{validated:#}");
+}
+
+fn check_tools(tools: &Value) {
+    let mut names: Vec<&str> = tools
+        .as_object()
+        .expect("tools")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "get_report",
+            "list_runs",
+            "research",
+            "resume",
+            "validate_plan"
+        ]
+    );
+    for (name, tool) in tools.as_object().expect("tools") {
+        assert_eq!(tool["input"]["type"], "object", "{name}");
+        assert_eq!(tool["output"]["type"], "object", "{name}");
+    }
+    let research = &tools["research"]["input"]["properties"];
+    for arg in [
+        "query",
+        "offline",
+        "corpus",
+        "max_rounds",
+        "max_tokens",
+        "max_time",
+    ] {
+        assert!(
+            research.get(arg).is_some(),
+            "research has `{arg}`: {research:#}"
+        );
+    }
+    let output = &tools["research"]["output"]["properties"];
+    for field in [
+        "status",
+        "report_markdown",
+        "sources",
+        "plan_file",
+        "totals",
+    ] {
+        assert!(
+            output.get(field).is_some(),
+            "research gives `{field}`: {output:#}"
+        );
+    }
+}
+
+/// The first note names the plan; then one note per finished task, `progress` growing, each
+/// saying the round, the tasks done of planned and the tokens.
+fn check_progress(notes: &Value, plan_file: &Path) {
+    let notes = notes.as_array().expect("notes");
+    assert!(notes.len() >= 3, "the start and two tasks: {notes:#?}");
+    let start = notes[0]["message"].as_str().expect("message");
+    assert!(start.contains(&plan_file.display().to_string()), "{start}");
+    let progress: Vec<f64> = notes
+        .iter()
+        .map(|n| n["progress"].as_f64().expect("progress"))
+        .collect();
+    assert!(progress.windows(2).all(|w| w[0] < w[1]), "{progress:?}");
+    let last = notes.last().expect("a note");
+    assert_eq!(last["progress"], last["total"], "{last}");
+    let message = last["message"].as_str().expect("message");
+    assert!(
+        message.starts_with("round 2: 2 of 2 tasks done, ") && message.ends_with(" tokens"),
+        "{message}"
+    );
+}
+
+/// A cancelled call leaves its plan `interrupted`, with what finished saved, and `resume`
+/// finishes it.
+fn check_cancel(out: &Value) {
+    let seen = &out["cancelled"];
+    assert!(
+        seen.get("completed_anyway").is_none(),
+        "the call was cancelled: {seen:#}"
+    );
+    let plan = PathBuf::from(seen["plan_file"].as_str().expect("the plan file was named"));
+    let after = &out["after_cancel"]["structured"];
+    assert_eq!(after["status"], "interrupted", "{after:#}");
+    assert_eq!(after["report_markdown"], Value::Null);
+    let resumed = &out["resumed"]["structured"];
+    assert_eq!(resumed["status"], "completed", "{:#}", out["resumed"]);
+    assert_eq!(resumed["plan_file"], plan.display().to_string());
+    let events = read_ndjson(&plan.with_extension("events.ndjson"));
+    let ends: Vec<&Value> = events_of(&events, "run_finished")
+        .iter()
+        .map(|e| &e["status"])
+        .collect();
+    assert_eq!(ends, ["interrupted", "completed"], "{events:#?}");
+    let saved = read_json(&plan);
+    let b = support::scenario::node(&saved, "b");
+    assert_eq!(b["status"], "completed");
+    assert_eq!(
+        b["attempts"], 1,
+        "what finished before the cancel was not done again"
+    );
+}
+
+fn check_refusals(out: &Value, world: &World) {
+    let outside = &out["outside"];
+    assert_eq!(outside["is_error"], true, "{outside:#}");
+    let text = outside["texts"][0].as_str().expect("a message");
+    assert!(
+        text.contains("outside the folders this server may touch")
+            && text.contains(&world.outside().display().to_string()),
+        "{text}"
+    );
+    let link = &out["through_link"];
+    assert_eq!(link["is_error"], true, "{link:#}");
+    let text = link["texts"][0].as_str().expect("a message");
+    assert!(
+        text.contains("symbolic link") && text.contains("leak.json"),
+        "{text}"
+    );
+    let unknown = &out["unknown_argument"];
+    assert_eq!(unknown["is_error"], true, "{unknown:#}");
+    let text = unknown["texts"][0].as_str().expect("a message");
+    assert!(text.contains("unknown field `plan`"), "{text}");
+}
+
+#[tokio::test]
+async fn a_remote_address_needs_allow_remote_and_a_missing_root_is_refused() {
+    let run = researchflow()
+        .args(["mcp", "--http", "0.0.0.0:0"])
+        .run()
+        .await;
+    run.code(2).stderr_contains("--allow-remote");
+    let run = researchflow()
+        .args(["mcp", "--root", "/no/such/folder"])
+        .run()
+        .await;
+    run.code(2).stderr_contains("--root /no/such/folder");
+}
