@@ -82,8 +82,8 @@ impl World {
             self.setup.path().join("agent.config.json").into(),
             "--index-dir".into(),
             self.setup.path().join("index").into(),
-            // Debug logs too must hold no key.
-            "-v".into(),
+            // Trace logs too (every HTTP exchange, every message) must hold no key.
+            "-vv".into(),
         ]);
         args
     }
@@ -156,7 +156,12 @@ async fn over_stdio(sdk: Sdk) {
         .await;
     run.success();
     assert_no_key(&run.stdout, "the client's output");
-    // The client's stderr holds the server's: its logs.
+    // The client's stderr holds the server's: its logs, at trace level.
+    assert!(
+        run.stderr.contains("TRACE"),
+        "the server's log: {}",
+        run.stderr
+    );
     assert_no_key(&run.stderr, "the server's log");
     check(&world, &run.stdout_json());
 }
@@ -456,4 +461,77 @@ async fn a_remote_address_needs_allow_remote_and_a_missing_root_is_refused() {
         .run()
         .await;
     run.code(2).stderr_contains("--root /no/such/folder");
+}
+
+/// Over stdio every line on stdout is a JSON-RPC message, even with the log at trace level
+/// and a whole offline run in between: the log goes to stderr.
+#[tokio::test(flavor = "multi_thread")]
+async fn stdout_carries_only_protocol_messages() {
+    let world = World::new().await;
+    let mut server = tokio::process::Command::new(env!("CARGO_BIN_EXE_researchflow"))
+        .args(world.server_args(&[]))
+        .current_dir(world.root())
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start the server");
+    let mut stdin = server.stdin.take().expect("stdin");
+    let messages = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "research", "arguments": {"query": "What are tides?", "offline": true, "corpus": "docs"}, "_meta": {"progressToken": "p"}}}),
+    ];
+    for m in &messages {
+        let line = format!("{m}\n");
+        tokio::io::AsyncWriteExt::write_all(&mut stdin, line.as_bytes())
+            .await
+            .expect("write");
+    }
+    let mut lines = BufReader::new(server.stdout.take().expect("stdout")).lines();
+    let mut seen = Vec::new();
+    loop {
+        let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
+            .await
+            .expect("the server answers")
+            .expect("read")
+            .expect("a line before the answer");
+        let message: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("not a protocol message on stdout: {e}: {line}"));
+        assert_eq!(message["jsonrpc"], "2.0", "{line}");
+        let done = message["id"] == 2;
+        seen.push(message);
+        if done {
+            break;
+        }
+    }
+    drop(stdin);
+    let ended = tokio::time::timeout(Duration::from_secs(30), server.wait_with_output())
+        .await
+        .expect("the server ends when stdin closes")
+        .expect("wait");
+    assert!(
+        ended.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ended.stderr)
+    );
+    assert_eq!(ended.stdout, b"", "nothing after the client went");
+    let answer = seen.last().expect("the answer");
+    assert_eq!(
+        answer["result"]["structuredContent"]["status"], "completed",
+        "{answer:#}"
+    );
+    let progress = seen
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .count();
+    assert!(progress >= 2, "{seen:#?}");
+    let log = String::from_utf8_lossy(&ended.stderr);
+    assert!(
+        log.contains("TRACE") || log.contains("DEBUG"),
+        "the log is on stderr: {log}"
+    );
+    assert_no_key(&log, "the server's trace log");
 }
