@@ -17,13 +17,13 @@ use crate::kernel::Shutdown;
 use crate::output::eprint_line;
 
 /// Serves one client over stdin and stdout until it closes them or `stop` resolves.
-pub async fn stdio(server: ResearchServer, stop: Shutdown) -> Result<(), String> {
+pub async fn stdio(server: ResearchServer, mut stop: Shutdown) -> Result<(), String> {
     tracing::info!("serving MCP on stdio");
-    let running = server
-        .clone()
-        .serve(rmcp::transport::stdio_pipes())
-        .await
-        .map_err(|e| format!("the MCP client on stdio did not start a session: {e}"))?;
+    let running = tokio::select! {
+        started = server.clone().serve(rmcp::transport::stdio_pipes()) => started
+            .map_err(|e| format!("the MCP client on stdio did not start a session: {e}"))?,
+        () = &mut stop => return Ok(()),
+    };
     let token = running.cancellation_token();
     tokio::select! {
         ended = running.waiting() => {

@@ -128,7 +128,7 @@ impl McpSearch {
     /// One attempt: connect when needed, then call the tool within the search timeout.
     async fn attempt(&self, query: &str) -> Result<Result<CallToolResult, Refusal>, HttpError> {
         let connection = self.connection().await?;
-        if !connection.tools.iter().any(|t| *t == self.settings.tool) {
+        if !connection.tools.contains(&self.settings.tool) {
             return Ok(Err(Refusal::NoTool(connection.tools.clone())));
         }
         let arguments = self.settings.arguments_for(query, self.max_results);
