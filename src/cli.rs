@@ -74,8 +74,9 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct McpArgs {
-    /// Serve the streamable HTTP transport at ADDR, path `/mcp` (e.g. `127.0.0.1:8765`; port
-    /// 0 picks a free one, shown on stderr), instead of stdio.
+    /// Serve the streamable HTTP transport at ADDR, path `/mcp` (e.g. `127.0.0.1:8765`; a
+    /// port alone, `8765`, is loopback; port 0 picks a free one, shown on stderr), instead of
+    /// stdio.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
 

@@ -168,64 +168,87 @@ async fn over_stdio(sdk: Sdk) {
 
 async fn over_http(sdk: Sdk) {
     let world = World::new().await;
-    let mut server = tokio::process::Command::new(env!("CARGO_BIN_EXE_researchflow"))
-        .args(world.server_args(&["--http", "127.0.0.1:0"]))
-        .current_dir(world.root())
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start the server");
-    let mut lines = BufReader::new(server.stderr.take().expect("stderr")).lines();
-    let mut log = String::new();
-    let url = loop {
-        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-            .await
-            .expect("the server announces its address")
-            .expect("read stderr")
-            .unwrap_or_else(|| panic!("the server exited:\n{log}"));
-        log.push_str(&line);
-        log.push('\n');
-        if let Some(at) = line.find("http://") {
-            break line[at..].trim().to_string();
-        }
-    };
-    assert!(url.ends_with("/mcp"), "{url}");
-    let rest = tokio::spawn(async move {
-        let mut log = log;
-        while let Ok(Some(line)) = lines.next_line().await {
-            log.push_str(&line);
-            log.push('\n');
-        }
-        log
-    });
-    let run = world.client(sdk).arg("--url").arg(&url).run().await;
+    let server =
+        HttpServer::start(world.server_args(&["--http", "127.0.0.1:0"]), &world.root()).await;
+    let run = world.client(sdk).arg("--url").arg(&server.url).run().await;
     run.success();
     let out = run.stdout_json();
     check(&world, &out);
-    let pid = server.id().expect("running").to_string();
-    std::process::Command::new("kill")
-        .args(["-s", "TERM", &pid])
-        .status()
-        .expect("kill");
-    let status = tokio::time::timeout(Duration::from_secs(30), server.wait())
-        .await
-        .expect("the server stops on SIGTERM")
-        .expect("wait");
-    let log = rest.await.expect("log");
-    assert!(status.success(), "{status}\n{log}");
-    let mut stdout = String::new();
-    if let Some(mut pipe) = server.stdout.take() {
-        tokio::io::AsyncReadExt::read_to_string(&mut pipe, &mut stdout)
-            .await
-            .expect("stdout");
-    }
-    assert_eq!(stdout, "", "stdout carries nothing over HTTP");
+    let log = server.stop().await;
     assert_no_key(&run.stdout, "the client's output");
     assert_no_key(&log, "the server's log");
+}
+
+/// `researchflow mcp --http` running, its address read from its stderr.
+struct HttpServer {
+    child: tokio::process::Child,
+    url: String,
+    log: tokio::task::JoinHandle<String>,
+}
+
+impl HttpServer {
+    async fn start(args: Vec<OsString>, dir: &Path) -> HttpServer {
+        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_researchflow"))
+            .args(args)
+            .current_dir(dir)
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("OPENAI_BASE_URL")
+            .env_remove("AGENT_CONFIG")
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start the server");
+        let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+        let mut log = String::new();
+        let url = loop {
+            let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+                .await
+                .expect("the server announces its address")
+                .expect("read stderr")
+                .unwrap_or_else(|| panic!("the server exited:\n{log}"));
+            log.push_str(&line);
+            log.push('\n');
+            if let Some(at) = line.find("http://") {
+                break line[at..].trim().to_string();
+            }
+        };
+        assert!(url.ends_with("/mcp"), "{url}");
+        let log = tokio::spawn(async move {
+            let mut log = log;
+            while let Ok(Some(line)) = lines.next_line().await {
+                log.push_str(&line);
+                log.push('\n');
+            }
+            log
+        });
+        HttpServer { child, url, log }
+    }
+
+    /// SIGTERM: the server exits 0 and has written nothing on stdout; its log.
+    async fn stop(mut self) -> String {
+        let pid = self.child.id().expect("running").to_string();
+        std::process::Command::new("kill")
+            .args(["-s", "TERM", &pid])
+            .status()
+            .expect("kill");
+        let status = tokio::time::timeout(Duration::from_secs(30), self.child.wait())
+            .await
+            .expect("the server stops on SIGTERM")
+            .expect("wait");
+        let log = self.log.await.expect("log");
+        assert!(status.success(), "{status}\n{log}");
+        let mut stdout = String::new();
+        if let Some(mut pipe) = self.child.stdout.take() {
+            tokio::io::AsyncReadExt::read_to_string(&mut pipe, &mut stdout)
+                .await
+                .expect("stdout");
+        }
+        assert_eq!(stdout, "", "stdout carries nothing over HTTP");
+        log
+    }
 }
 
 #[track_caller]
@@ -534,4 +557,274 @@ async fn stdout_carries_only_protocol_messages() {
         "the log is on stderr: {log}"
     );
     assert_no_key(&log, "the server's trace log");
+}
+
+/// A server started as a user would start it with nothing configured: no config file, no
+/// environment, so no model. Its root holds the project's corpus (`fixtures/corpus`) as
+/// `docs`; beside the root is a folder of documents outside it.
+struct Bare {
+    dir: tempfile::TempDir,
+}
+
+impl Bare {
+    fn new() -> Bare {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let bare = Bare { dir };
+        let docs = bare.root().join("docs");
+        std::fs::create_dir_all(&docs).expect("mkdir");
+        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus");
+        for entry in std::fs::read_dir(corpus).expect("fixtures/corpus") {
+            let path = entry.expect("entry").path();
+            if path.is_file() {
+                std::fs::copy(&path, docs.join(path.file_name().expect("name"))).expect("copy");
+            }
+        }
+        std::fs::create_dir_all(bare.outside()).expect("mkdir");
+        std::fs::write(
+            bare.outside().join("secret.md"),
+            "# Secret\n\nNot for the server.\n",
+        )
+        .expect("write");
+        bare
+    }
+
+    fn root(&self) -> PathBuf {
+        self.dir.path().join("root")
+    }
+
+    fn outside(&self) -> PathBuf {
+        self.dir.path().join("outside-docs")
+    }
+
+    /// `researchflow mcp --root ROOT` and no config; the index beside the root.
+    fn server_args(&self, extra: &[&str]) -> Vec<OsString> {
+        let mut args: Vec<OsString> = vec!["mcp".into()];
+        args.extend(extra.iter().map(OsString::from));
+        args.extend([
+            "--root".into(),
+            self.root().into(),
+            "--index-dir".into(),
+            self.dir.path().join("index").into(),
+        ]);
+        args
+    }
+
+    fn client(&self, sdk: Sdk) -> support::Cmd {
+        sdk.script("client.py")
+            .arg("--scenario")
+            .arg("offline")
+            .arg("--root")
+            .arg(self.root())
+            .arg("--outside")
+            .arg(self.outside())
+            .timeout(Duration::from_secs(120))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_model_the_python_sdk_1_researches_offline_over_stdio() {
+    offline_over_stdio(Sdk::One).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_model_the_python_sdk_2_researches_offline_over_stdio() {
+    offline_over_stdio(Sdk::Two).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_model_the_python_sdk_1_researches_offline_over_streamable_http() {
+    offline_over_http(Sdk::One).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_model_the_python_sdk_2_researches_offline_over_streamable_http() {
+    offline_over_http(Sdk::Two).await;
+}
+
+async fn offline_over_stdio(sdk: Sdk) {
+    let bare = Bare::new();
+    let run = bare
+        .client(sdk)
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_researchflow"))
+        .args(bare.server_args(&[]))
+        .run()
+        .await;
+    run.success();
+    check_offline(&bare, &run.stdout_json());
+}
+
+async fn offline_over_http(sdk: Sdk) {
+    let bare = Bare::new();
+    // A port alone is loopback.
+    let server = HttpServer::start(bare.server_args(&["--http", "0"]), &bare.root()).await;
+    assert!(
+        server.url.starts_with("http://127.0.0.1:"),
+        "{}",
+        server.url
+    );
+    let run = bare.client(sdk).arg("--url").arg(&server.url).run().await;
+    run.success();
+    check_offline(&bare, &run.stdout_json());
+    server.stop().await;
+}
+
+/// Offline research over the corpus with progress; a run cancelled at its first notification
+/// is `interrupted` at once (in `list_runs` too) and `resume` with only its plan file
+/// completes it offline; a corpus outside the root and research with no model are refused.
+fn check_offline(bare: &Bare, out: &Value) {
+    let tools = out["tools"].as_array().expect("tools");
+    assert_eq!(tools.len(), 5, "{tools:?}");
+
+    let first = &out["research"];
+    let result = &first["result"]["structured"];
+    assert_eq!(result["status"], "completed", "{first:#}");
+    let report = result["report_markdown"].as_str().expect("a report");
+    assert!(report.contains("without a language model"), "{report}");
+    let sources = result["sources"].as_array().expect("sources");
+    assert!(!sources.is_empty(), "{result:#}");
+    let docs = bare.root().join("docs").canonicalize().expect("docs");
+    for source in sources {
+        let url = source["url"].as_str().expect("url");
+        assert!(
+            url.starts_with(&format!("file://{}", docs.display())),
+            "a document of the corpus: {url}"
+        );
+    }
+    let plan_file = PathBuf::from(result["plan_file"].as_str().expect("plan file"));
+    let notes = first["progress"].as_array().expect("notes");
+    assert!(notes.len() >= 3, "the start and the tasks: {notes:#?}");
+    let start = notes[0]["message"].as_str().expect("message");
+    assert!(start.contains(&plan_file.display().to_string()), "{start}");
+    let progress: Vec<f64> = notes
+        .iter()
+        .map(|n| n["progress"].as_f64().expect("progress"))
+        .collect();
+    assert!(progress.windows(2).all(|w| w[0] < w[1]), "{progress:?}");
+    let last = notes.last().expect("a note");
+    assert_eq!(last["progress"], last["total"], "{last}");
+    let message = last["message"].as_str().expect("message");
+    assert!(
+        message.starts_with("round ") && message.ends_with(" tasks done, 0 tokens"),
+        "no model, no tokens: {message}"
+    );
+
+    let seen = &out["cancelled"];
+    assert!(
+        seen.get("completed_anyway").is_none(),
+        "the call was cancelled: {seen:#}"
+    );
+    let plan = seen["plan_file"].as_str().expect("the plan file was named");
+    let listed = out["list_runs"]["structured"]["runs"]
+        .as_array()
+        .expect("runs");
+    let cancelled = listed
+        .iter()
+        .find(|r| r["plan_file"] == plan)
+        .expect("the cancelled run is listed");
+    assert_eq!(cancelled["status"], "interrupted", "{listed:#?}");
+    assert_eq!(cancelled["question"], "What limits fast charging?");
+    let after = &out["after_cancel"]["structured"];
+    assert_eq!(after["status"], "interrupted", "{after:#}");
+    let resumed = &out["resumed"]["result"]["structured"];
+    assert_eq!(resumed["status"], "completed", "{:#}", out["resumed"]);
+    assert_eq!(resumed["plan_file"], plan);
+    assert!(
+        resumed["report_markdown"]
+            .as_str()
+            .is_some_and(|r| r.contains("without a language model")),
+        "resumed offline: {resumed:#}"
+    );
+    let resumed_notes = out["resumed"]["progress"].as_array().expect("notes");
+    assert!(resumed_notes.len() >= 2, "{resumed_notes:#?}");
+    let events = read_ndjson(&Path::new(plan).with_extension("events.ndjson"));
+    let ends: Vec<&Value> = events_of(&events, "run_finished")
+        .iter()
+        .map(|e| &e["status"])
+        .collect();
+    assert_eq!(ends, ["interrupted", "completed"], "{events:#?}");
+
+    let outside = &out["outside_corpus"];
+    assert_eq!(outside["is_error"], true, "{outside:#}");
+    let text = outside["texts"][0].as_str().expect("a message");
+    assert!(
+        text.contains("outside the folders this server may touch")
+            && text.contains(&bare.outside().display().to_string()),
+        "{text}"
+    );
+    let no_model = &out["no_model"];
+    assert_eq!(no_model["is_error"], true, "{no_model:#}");
+    let text = no_model["texts"][0].as_str().expect("a message");
+    assert!(
+        text.contains("no model is configured") && text.contains("`offline: true`"),
+        "{text}"
+    );
+    let runs = out["list_runs_after"]["structured"]["runs"]
+        .as_array()
+        .expect("runs");
+    assert_eq!(runs.len(), 2, "the refused calls made no run: {runs:#?}");
+    assert!(runs.iter().all(|r| r["status"] == "completed"), "{runs:#?}");
+}
+
+/// `runs/` of the root, where `research` writes, is a symbolic link that leads out of the root:
+/// the call is refused and nothing is written there.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn a_runs_folder_that_leads_out_of_the_root_is_refused() {
+    let bare = Bare::new();
+    let elsewhere = bare.dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("mkdir");
+    std::os::unix::fs::symlink(&elsewhere, bare.root().join("runs")).expect("symlink");
+    let mut server = tokio::process::Command::new(env!("CARGO_BIN_EXE_researchflow"))
+        .args(bare.server_args(&[]))
+        .current_dir(bare.root())
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("AGENT_CONFIG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start the server");
+    let mut stdin = server.stdin.take().expect("stdin");
+    let messages = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "research", "arguments": {"query": "Where do runs go?", "offline": true, "corpus": "docs"}}}),
+    ];
+    for m in &messages {
+        tokio::io::AsyncWriteExt::write_all(&mut stdin, format!("{m}\n").as_bytes())
+            .await
+            .expect("write");
+    }
+    let mut lines = BufReader::new(server.stdout.take().expect("stdout")).lines();
+    let answer = loop {
+        let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
+            .await
+            .expect("the server answers")
+            .expect("read")
+            .expect("a line before the answer");
+        let message: Value = serde_json::from_str(&line).expect("a protocol message");
+        if message["id"] == 2 {
+            break message;
+        }
+    };
+    drop(stdin);
+    let ended = tokio::time::timeout(Duration::from_secs(30), server.wait_with_output())
+        .await
+        .expect("the server ends when stdin closes")
+        .expect("wait");
+    assert!(ended.status.success());
+    let result = &answer["result"];
+    assert_eq!(result["isError"], true, "{answer:#}");
+    let text = result["content"][0]["text"].as_str().expect("a message");
+    assert!(
+        text.contains("symbolic link") && text.contains("outside the folders"),
+        "{text}"
+    );
+    let written: Vec<_> = std::fs::read_dir(&elsewhere).expect("read").collect();
+    assert!(
+        written.is_empty(),
+        "nothing is written outside: {written:?}"
+    );
 }

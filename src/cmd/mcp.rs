@@ -52,17 +52,28 @@ pub async fn run(args: McpArgs, global: &GlobalArgs) -> CommandResult {
     Ok(ExitStatus::Success)
 }
 
-/// `--http ADDR` as a socket address (`localhost:PORT` is `127.0.0.1:PORT`); an address that
-/// is not loopback needs `--allow-remote`.
+/// `--http ADDR` as a socket address: `IP:PORT`, or a port alone (`PORT`, `:PORT`,
+/// `localhost:PORT`), which is loopback, `127.0.0.1:PORT`; an address that is not loopback
+/// needs `--allow-remote`.
 fn listen_address(raw: &str, allow_remote: bool) -> Result<SocketAddr, CommandError> {
     let usage = |msg: String| CommandError::usage(anyhow::anyhow!(msg));
-    let addr: SocketAddr = match raw.strip_prefix("localhost:") {
+    let trimmed = raw.trim();
+    let port = trimmed
+        .strip_prefix("localhost:")
+        .or_else(|| trimmed.strip_prefix(':'))
+        .or_else(|| {
+            trimmed
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+                .then_some(trimmed)
+        });
+    let addr: SocketAddr = match port {
         Some(port) => format!("127.0.0.1:{port}").parse(),
-        None => raw.parse(),
+        None => trimmed.parse(),
     }
     .map_err(|e| {
         usage(format!(
-            "`--http {raw}` is not an address: {e}: give IP:PORT, e.g. `127.0.0.1:8765`"
+            "`--http {raw}` is not an address: {e}: give IP:PORT, e.g. `127.0.0.1:8765`, or a port alone for loopback"
         ))
     })?;
     if !addr.ip().is_loopback() && !allow_remote {
@@ -71,4 +82,30 @@ fn listen_address(raw: &str, allow_remote: bool) -> Result<SocketAddr, CommandEr
         )));
     }
     Ok(addr)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_port_alone_is_loopback_and_other_addresses_need_allow_remote() {
+        let at = |raw: &str, remote: bool| listen_address(raw, remote).map(|a| a.to_string());
+        for raw in ["8765", ":8765", "localhost:8765", "127.0.0.1:8765"] {
+            assert_eq!(
+                at(raw, false).ok().as_deref(),
+                Some("127.0.0.1:8765"),
+                "{raw}"
+            );
+        }
+        assert_eq!(at("[::1]:0", false).ok().as_deref(), Some("[::1]:0"));
+        let refused = listen_address("0.0.0.0:8765", false).expect_err("not loopback");
+        assert!(refused.to_string().contains("--allow-remote"), "{refused}");
+        assert_eq!(
+            at("0.0.0.0:8765", true).ok().as_deref(),
+            Some("0.0.0.0:8765")
+        );
+        assert!(listen_address("somewhere", false).is_err());
+        assert!(listen_address("99999", false).is_err());
+    }
 }

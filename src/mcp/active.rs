@@ -114,6 +114,20 @@ impl Active {
         }
     }
 
+    /// Waits until every run that was told to stop has ended (its results saved): what a
+    /// listing of runs does first, so that a run cancelled just before shows `interrupted`,
+    /// not `running`.
+    pub async fn settled_all(&self) {
+        let stopping: Vec<watch::Receiver<bool>> = lock(&self.runs)
+            .values()
+            .filter(|e| e.stopping())
+            .map(|e| e.ended.clone())
+            .collect();
+        for mut ended in stopping {
+            let _ = ended.wait_for(|done| *done).await;
+        }
+    }
+
     /// Runs `work` as a task the server waits for when it stops.
     pub fn spawn<F>(&self, work: F) -> JoinHandle<F::Output>
     where
@@ -159,8 +173,13 @@ mod tests {
             let active = Arc::clone(&active);
             tokio::spawn(async move { active.settled(Path::new("/runs/p.json")).await })
         };
+        let all = {
+            let active = Arc::clone(&active);
+            tokio::spawn(async move { active.settled_all().await })
+        };
         drop(slot);
         waiter.await.expect("settled");
+        all.await.expect("all settled");
         assert_eq!(active.state(plan), None);
         assert!(active.claim(plan, call).is_some(), "free again");
     }

@@ -28,7 +28,7 @@ use crate::kernel::{EventListener, RunRequest, RunWorkflow, Services};
 use crate::output::absolute;
 use crate::plan::{PlanFile, PlanStore};
 use crate::research::Research;
-use crate::settings::{RunOptions, RunSettings};
+use crate::settings::{RunOptions, RunSettings, SettingsError};
 use crate::validate::{document, validate_plan_file};
 
 /// A tool's answer, or the message of its failure.
@@ -45,10 +45,24 @@ pub async fn research(
     if query.is_empty() {
         return Err("`query` is empty: give the research question".into());
     }
-    let (services, options) = prepare(server, &input.bounds()).await?;
-    let runs = server.setup.roots.first().join("runs");
+    let bounds = input.bounds();
+    let (services, options) = prepare(server, &bounds).await?;
+    let runs = runs_folder(server)?;
     let (store, plan) = create_fresh(&runs, query).map_err(|e| e.to_string())?;
+    server.started.remember(store.real_path(), &bounds);
     drive(server, services, options, (store, plan), context).await
+}
+
+/// `runs/` of the first root, created when missing, where new runs go: refused when it is a
+/// symbolic link that leads out of the roots, as any path a client gave would be.
+fn runs_folder(server: &ResearchServer) -> Result<std::path::PathBuf, String> {
+    let roots = &server.setup.roots;
+    let runs = roots.first().join("runs");
+    std::fs::create_dir_all(&runs)
+        .map_err(|e| format!("cannot create the folder `{}`: {e}", runs.display()))?;
+    roots
+        .resolve("runs", "folder of runs")
+        .map_err(|e| e.to_string())
 }
 
 /// `resume`: an existing plan, continued to its end.
@@ -70,8 +84,11 @@ pub async fn resume(
             path.display()
         ));
     }
-    let (services, options) = prepare(server, &input.bounds()).await?;
+    // A run this server started keeps its engine and corpus unless the call gives others.
+    let bounds = server.started.recall(&path, input.bounds());
+    let (services, options) = prepare(server, &bounds).await?;
     let opened = open_valid(&path).map_err(|e| e.to_string())?;
+    server.started.remember(&path, &bounds);
     drive(server, services, options, opened, context).await
 }
 
@@ -82,8 +99,10 @@ pub async fn get_report(server: &ResearchServer, input: PlanFileInput) -> Answer
     structured(&run_out(&path, server.active.state(&path))?)
 }
 
-/// `list_runs`: the runs of a folder.
-pub fn list_runs(server: &ResearchServer, input: ListRunsInput) -> Answer {
+/// `list_runs`: the runs of a folder (runs told to stop are waited for: they show as they
+/// were saved).
+pub async fn list_runs(server: &ResearchServer, input: ListRunsInput) -> Answer {
+    server.active.settled_all().await;
     let dir = match &input.dir {
         Some(dir) => server
             .setup
@@ -146,8 +165,14 @@ async fn prepare(
     bounds: &RunBounds,
 ) -> Result<(Arc<Services>, RunOptions), String> {
     let args = run_args(server, bounds)?;
-    let run = RunSettings::resolve(server.setup.config.as_deref(), &args, None)
-        .map_err(|e| e.to_string())?;
+    let run = RunSettings::resolve(server.setup.config.as_deref(), &args, None).map_err(
+        |e| match e {
+            SettingsError::NoLlm { where_ } => format!(
+                "no model is configured for this server ({where_}): call `research` with `offline: true` and a `corpus` (a folder of documents under the roots) to research without a model, or start the server with a config that sets `baseURL` and `model`"
+            ),
+            other => other.to_string(),
+        },
+    )?;
     let services = server
         .setup
         .base

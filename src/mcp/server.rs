@@ -64,7 +64,10 @@ impl ServerHandler for ResearchServer {
                 Ok(input) => calls::get_report(self, input).await,
                 Err(e) => Err(e),
             },
-            "list_runs" => parse(name, args).and_then(|input| calls::list_runs(self, input)),
+            "list_runs" => match parse(name, args) {
+                Ok(input) => calls::list_runs(self, input).await,
+                Err(e) => Err(e),
+            },
             "validate_plan" => {
                 parse(name, args).and_then(|input| calls::validate_plan(self, input))
             }
@@ -88,6 +91,7 @@ impl ServerHandler for ResearchServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        self.active.settled_all().await;
         // Runs come and go: a client must not keep this list.
         Ok(ListResourcesResult::with_all_items(resources::list(self)).with_ttl_ms(0))
     }
@@ -97,6 +101,7 @@ impl ServerHandler for ResearchServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        self.active.settled_all().await;
         resources::read(self, &request.uri)
             .map(Into::into)
             .map_err(|message| ErrorData::resource_not_found(message, None))

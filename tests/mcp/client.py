@@ -10,7 +10,13 @@ first finished task, read the run with `get_report`, and `resume` it; ask for a 
 the root and for one through a symbolic link that leaves it; `list_runs`; list and read the
 resources; `validate_plan`.
 
-Usage: client.py --root DIR (--url URL | -- COMMAND ARGS...)
+With `--scenario offline` (a server started without any config, so without a model): list
+the tools; run `research` offline over the corpus `docs` with progress; start a second one and
+cancel it at its first progress notification, then `list_runs`, `get_report` and `resume`
+it giving only its plan file; ask `research` for a corpus outside the root, and for a run
+with a model the server does not have.
+
+Usage: client.py --root DIR --outside PATH [--scenario full|offline] (--url URL | -- COMMAND ARGS...)
 """
 
 import argparse
@@ -73,9 +79,9 @@ async def research(client, arguments):
     return {"result": dump(result), "progress": notes}
 
 
-async def cancelled_run(client, session, query):
-    """Starts `research`, cancels it once a task has finished, and returns the plan file the
-    first progress notification named."""
+async def cancelled_run(client, session, arguments, after=1):
+    """Starts `research` with `arguments`, cancels it once `after` tasks have finished (0: at
+    its first progress notification), and returns the plan file that notification named."""
     seen = {"plan_file": None, "progress": []}
     one_done = anyio.Event()
 
@@ -83,14 +89,14 @@ async def cancelled_run(client, session, query):
         seen["progress"].append({"progress": progress, "total": total, "message": message})
         if seen["plan_file"] is None and "`" in (message or ""):
             seen["plan_file"] = message.split("`")[1]
-        if progress >= 1:
+        if progress >= after:
             one_done.set()
 
     async with anyio.create_task_group() as group:
         request_id = getattr(session, "_request_id", None)
 
         async def call():
-            await client.call_tool("research", {"query": query}, progress_callback=on_progress)
+            await client.call_tool("research", arguments, progress_callback=on_progress)
             seen["completed_anyway"] = True
 
         group.start_soon(call)
@@ -149,7 +155,7 @@ async def scenario(args):
         out["offline"] = await research(
             client, {"query": "What do the notes say about tides?", "offline": True, "corpus": "docs"}
         )
-        seen = await cancelled_run(client, session, "Cancel me: a long question?")
+        seen = await cancelled_run(client, session, {"query": "Cancel me: a long question?"})
         out["cancelled"] = seen
         plan = seen["plan_file"]
         out["after_cancel"] = await settled_report(client, plan)
@@ -174,14 +180,57 @@ async def scenario(args):
     return out
 
 
+async def offline_scenario(args):
+    """A server without a model: offline research over a corpus, cancelled and resumed."""
+    out = {"sdk": importlib.metadata.version("mcp")}
+    async with connect(args.url, args.command, args.root) as (client, session):
+        tools = await client.list_tools()
+        out["tools"] = sorted(t.name for t in tools.tools)
+        corpus = {"offline": True, "corpus": "docs"}
+        out["research"] = await research(
+            client, {"query": "How do lithium-ion cells degrade?", **corpus}
+        )
+        seen = await cancelled_run(
+            client, session, {"query": "What limits fast charging?", **corpus}, after=0
+        )
+        out["cancelled"] = seen
+        plan = seen["plan_file"]
+        # Right after the cancellation: over stdio the server has it before the next request,
+        # and the run is saved before these answer. Over HTTP the cancellation can be a closed
+        # stream that the server notices a moment later (see `settled_report`).
+        if args.url:
+            out["after_cancel"] = await settled_report(client, plan)
+            out["list_runs"] = dump(await client.call_tool("list_runs", {}))
+        else:
+            out["list_runs"] = dump(await client.call_tool("list_runs", {}))
+            out["after_cancel"] = dump(await client.call_tool("get_report", {"plan_file": plan}))
+        notes = []
+
+        async def on_progress(progress, total, message):
+            notes.append({"progress": progress, "total": total, "message": message})
+
+        # Only the plan file: the run stays offline, over its corpus.
+        resumed = await client.call_tool("resume", {"plan_file": plan}, progress_callback=on_progress)
+        out["resumed"] = {"result": dump(resumed), "progress": notes}
+        out["outside_corpus"] = dump(
+            await client.call_tool(
+                "research", {"query": "Anything?", "offline": True, "corpus": args.outside}
+            )
+        )
+        out["no_model"] = dump(await client.call_tool("research", {"query": "Anything?"}))
+        out["list_runs_after"] = dump(await client.call_tool("list_runs", {}))
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--url")
     parser.add_argument("--root", required=True)
     parser.add_argument("--outside", required=True)
+    parser.add_argument("--scenario", choices=["full", "offline"], default="full")
     parser.add_argument("command", nargs="*")
     args = parser.parse_args()
-    out = anyio.run(scenario, args)
+    out = anyio.run(offline_scenario if args.scenario == "offline" else scenario, args)
     json.dump(out, sys.stdout)
     sys.stdout.write("\n")
 
