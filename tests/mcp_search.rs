@@ -13,7 +13,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::python::{Sdk, script_path};
-use support::scenario::{Setup, events_of, node, one_search_then_final, read_ndjson, scripted};
+use support::scenario::{
+    KEY, Setup, events_of, node, one_search_then_final, read_ndjson, scripted,
+};
 use support::{MockLlm, Reply, RunOutput};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
@@ -153,6 +155,28 @@ async fn whole_workflow_over_stdio(sdk: Sdk) {
     let plan = mcp.setup.plan();
     let info = node(&plan, "b")["info"].as_str().expect("info").to_string();
     assert!(info.contains("MCP result 1 for q Only search"), "{info}");
+}
+
+/// The server started by `search.command` inherits the environment, except the variables
+/// that hold one of researchflow's keys: the model's key is none of a search server's business.
+#[tokio::test]
+async fn the_server_started_gets_the_environment_without_the_keys() {
+    let mcp = Mcp::stdio(Sdk::Two, "web_search", &["--log-env"]).await;
+    mcp.setup
+        .query("What is MCP?")
+        .env("OPENAI_API_KEY", KEY)
+        .env("RF_TEST_KEY_COPY", KEY)
+        .env("RF_TEST_PLAIN", "kept")
+        .run()
+        .await
+        .success();
+    let calls = mcp.calls();
+    assert_eq!(calls.len(), 1, "{calls:#?}");
+    assert_eq!(
+        calls[0]["env"],
+        json!({"RF_TEST_PLAIN": "kept"}),
+        "{calls:#?}"
+    );
 }
 
 #[tokio::test]

@@ -13,7 +13,8 @@
 //! ([`SearchError::Unusable`]), and neither can one without the configured tool. A tool's
 //! error, or an answer without a usable result, is one failed search, named by server and
 //! tool. Results are read by [`super::mcp_hits`] and kept only with a web URL, cleaned like
-//! any web hit. This module never sends the LLM's key anywhere: the server gets the query.
+//! any web hit. This module never sends the LLM's key anywhere: the server gets the query, and a
+//! server it starts gets the environment without the variables that hold researchflow's keys.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -200,6 +201,9 @@ impl McpSearch {
             McpServer::Command(argv) => {
                 let mut command = tokio::process::Command::new(&argv[0]);
                 command.args(&argv[1..]);
+                for name in self.secret_variables() {
+                    command.env_remove(name);
+                }
                 let transport = TokioChildProcess::new(command).map_err(|e| cannot(&e))?;
                 info.serve(transport).await.map_err(|e| cannot(&e))?
             }
@@ -303,6 +307,22 @@ impl McpSearch {
             why: Unusable::Unreachable,
             message: format!("cannot use the MCP search server: {err}: {fix}"),
         }
+    }
+
+    /// The environment variables that hold one of researchflow's secrets (the model's API
+    /// keys, a web provider's key, a URL's password): a server started by `search.command`
+    /// inherits every other variable, not these, since its search needs none of them.
+    fn secret_variables(&self) -> Vec<std::ffi::OsString> {
+        std::env::vars_os()
+            .filter(|(_, value)| {
+                value.to_str().is_some_and(|value| {
+                    self.secrets
+                        .iter()
+                        .any(|secret| !secret.expose().is_empty() && secret.expose() == value)
+                })
+            })
+            .map(|(name, _)| name)
+            .collect()
     }
 
     fn redacted(&self, text: &str) -> String {

@@ -3,8 +3,8 @@
 //! commonly are: a list of results; an object holding such a list (under `results`, `hits`,
 //! `items`, `data`, `organic`, `web`, `result`..., or its only list); one result per text block
 //! (as a Python SDK server sends a returned list). A result is an object with a URL (`url`,
-//! `link`, `href`), a title (`title`, `name`) and a snippet (`snippet`, `content`,
-//! `description`, `text`, `summary`). What is read here is untrusted: the caller keeps only
+//! `link`, `href`, `uri`), a title (`title`, `name`) and a snippet (`snippet`, `content`,
+//! `description`, `text`, `summary`, `body`, `excerpt`). What is read here is untrusted: the caller keeps only
 //! results with a web URL, cleaned like any web hit ([`super::SearchHit::from_parts`]).
 
 use serde_json::{Map, Value};
@@ -72,13 +72,21 @@ fn hit(map: &Map<String, Value>) -> WebHit {
         title: first_text(map, &["title", "name"]),
         snippet: first_text(
             map,
-            &["snippet", "content", "description", "text", "summary"],
+            &[
+                "snippet",
+                "content",
+                "description",
+                "text",
+                "summary",
+                "body",
+                "excerpt",
+            ],
         ),
     }
 }
 
 fn url_of(map: &Map<String, Value>) -> Option<String> {
-    first_text(map, &["url", "link", "href"])
+    first_text(map, &["url", "link", "href", "uri"])
 }
 
 fn first_text(map: &Map<String, Value>, keys: &[&str]) -> Option<String> {
@@ -113,6 +121,9 @@ mod tests {
             urls(results_of(Some(&wrapped), &[])),
             ["https://a", "https://b"]
         );
+        let ddg = json!([{"href": "https://d", "title": "D", "body": "the body"}]);
+        let found = results_of(Some(&ddg), &[]).expect("a list");
+        assert_eq!(found[0].snippet.as_deref(), Some("the body"));
         let named = json!({"query": "q", "results": [{"href": "https://c", "description": "d"}]});
         let found = results_of(Some(&named), &[]).expect("a list");
         assert_eq!(found[0].url.as_deref(), Some("https://c"));

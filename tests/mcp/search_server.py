@@ -9,6 +9,8 @@ Options:
   --http           serve streamable HTTP on 127.0.0.1 (a free port, printed on stdout as
                    `PORT <n>`) instead of stdio
   --log FILE       append the arguments of every call to FILE, one JSON object a line
+  --log-env        add to each logged call the environment variables named OPENAI_API_KEY
+                   or RF_TEST_* that the server was started with
   --crash          exit mid-call, every call (the process dies, the answer never comes)
   --crash-once M   exit mid-call when the file M does not exist yet (creating it)
   --hang           never answer a call
@@ -29,6 +31,7 @@ except ImportError:
 parser = argparse.ArgumentParser()
 parser.add_argument("--http", action="store_true")
 parser.add_argument("--log")
+parser.add_argument("--log-env", action="store_true")
 parser.add_argument("--crash", action="store_true")
 parser.add_argument("--crash-once")
 parser.add_argument("--hang", action="store_true")
@@ -46,7 +49,12 @@ def web_search(query: str, limit: int = 5) -> list[dict]:
     """Search the web."""
     if args.log:
         with open(args.log, "a") as log:
-            log.write(json.dumps({"query": query, "limit": limit}) + "\n")
+            call = {"query": query, "limit": limit}
+            if args.log_env:
+                call["env"] = {
+                    k: v for k, v in os.environ.items() if k == "OPENAI_API_KEY" or k.startswith("RF_TEST_")
+                }
+            log.write(json.dumps(call) + "\n")
     if args.crash:
         os._exit(3)
     if args.hang:
