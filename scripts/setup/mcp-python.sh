@@ -10,7 +10,8 @@ cd "$(dirname "$0")/../.."
 PYTHON="${PYTHON:-python3}"
 install() {
   local dir="target/mcp-venv/$1" version="$2"
-  if "$dir/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '$version')" 2>/dev/null; then
+  # The pinned version, and what the tests import from it (a half-done install fails this).
+  if "$dir/bin/python" -c "import importlib.metadata as m, sys, mcp, mcp.client.streamable_http, uvicorn; sys.exit(m.version('mcp') != '$version')" 2>/dev/null; then
     return 0
   fi
   echo "scripts/setup/mcp-python.sh: installing mcp==$version into $dir" >&2
