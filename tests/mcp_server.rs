@@ -33,13 +33,13 @@ impl World {
     async fn new() -> World {
         let llm = MockLlm::start().await;
         let search = MockSearch::start(SearchKind::Searxng).await;
-        answer(&llm);
         // The cancelled call's hanging answer must not time out before it is cancelled.
         let setup = Setup::with_config(
             &llm,
             Some(&search),
             json!({"timeouts": {"llmMs": 120000, "searchMs": 5000}}),
         );
+        answer(&llm, setup.path().join("hanging"));
         let world = World {
             _llm: llm,
             _search: search,
@@ -94,13 +94,17 @@ impl World {
             .arg(self.root())
             .arg("--outside")
             .arg(self.outside())
+            .arg("--hanging")
+            .arg(self.setup.path().join("hanging"))
             .timeout(Duration::from_secs(120))
     }
 }
 
 /// The mock LLM: one search task, then the final summary, for every question; the planner's
-/// second round of the question that is cancelled hangs once.
-fn answer(llm: &MockLlm) {
+/// second round of the question that is cancelled hangs once, and `hanging` is created when
+/// it does: the client cancels only then, so the hang is the cancelled run's, never the
+/// resumed one's.
+fn answer(llm: &MockLlm, hanging: PathBuf) {
     let hung = Arc::new(AtomicBool::new(false));
     llm.set_handler(move |req| match agent(req) {
         Agent::Planner => {
@@ -110,6 +114,7 @@ fn answer(llm: &MockLlm) {
                 && input.contains("### b:")
                 && !hung.swap(true, Ordering::SeqCst)
             {
+                std::fs::write(&hanging, "").expect("write the marker");
                 // Never answered in time: the client cancels while it waits.
                 return Reply::json(&answer).delay(Duration::from_secs(600));
             }
@@ -766,20 +771,16 @@ fn check_offline(bare: &Bare, out: &Value) {
     assert!(runs.iter().all(|r| r["status"] == "completed"), "{runs:#?}");
 }
 
-/// `runs/` of the root, where `research` writes, is a symbolic link that leads out of the root:
-/// the call is refused and nothing is written there.
-#[cfg(unix)]
-#[tokio::test(flavor = "multi_thread")]
-async fn a_runs_folder_that_leads_out_of_the_root_is_refused() {
-    let bare = Bare::new();
-    let elsewhere = bare.dir.path().join("elsewhere");
-    std::fs::create_dir_all(&elsewhere).expect("mkdir");
-    std::os::unix::fs::symlink(&elsewhere, bare.root().join("runs")).expect("symlink");
+/// `researchflow mcp ARGS` over stdio in `dir`, spoken to line by line: initialize, then one
+/// `tools/call` of `research` with `arguments` (and a progress token); returns every message
+/// on stdout up to its answer (the last), and the server's stderr once stdin is closed.
+async fn raw_research(args: Vec<OsString>, dir: &Path, arguments: Value) -> (Vec<Value>, String) {
     let mut server = tokio::process::Command::new(env!("CARGO_BIN_EXE_researchflow"))
-        .args(bare.server_args(&[]))
-        .current_dir(bare.root())
+        .args(args)
+        .current_dir(dir)
         .env_remove("OPENAI_API_KEY")
         .env_remove("AGENT_CONFIG")
+        .env_remove("RUST_LOG")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -790,7 +791,7 @@ async fn a_runs_folder_that_leads_out_of_the_root_is_refused() {
     let messages = [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}),
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "research", "arguments": {"query": "Where do runs go?", "offline": true, "corpus": "docs"}}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "research", "arguments": arguments, "_meta": {"progressToken": "p"}}}),
     ];
     for m in &messages {
         tokio::io::AsyncWriteExt::write_all(&mut stdin, format!("{m}\n").as_bytes())
@@ -798,23 +799,43 @@ async fn a_runs_folder_that_leads_out_of_the_root_is_refused() {
             .expect("write");
     }
     let mut lines = BufReader::new(server.stdout.take().expect("stdout")).lines();
-    let answer = loop {
+    let mut seen = Vec::new();
+    loop {
         let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
             .await
             .expect("the server answers")
             .expect("read")
             .expect("a line before the answer");
-        let message: Value = serde_json::from_str(&line).expect("a protocol message");
-        if message["id"] == 2 {
-            break message;
+        let message: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("not a protocol message on stdout: {e}: {line}"));
+        let done = message["id"] == 2;
+        seen.push(message);
+        if done {
+            break;
         }
-    };
+    }
     drop(stdin);
     let ended = tokio::time::timeout(Duration::from_secs(30), server.wait_with_output())
         .await
         .expect("the server ends when stdin closes")
         .expect("wait");
-    assert!(ended.status.success());
+    let log = String::from_utf8_lossy(&ended.stderr).to_string();
+    assert!(ended.status.success(), "{log}");
+    (seen, log)
+}
+
+/// `runs/` of the root, where `research` writes, is a symbolic link that leads out of the root:
+/// the call is refused and nothing is written there.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn a_runs_folder_that_leads_out_of_the_root_is_refused() {
+    let bare = Bare::new();
+    let elsewhere = bare.dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("mkdir");
+    std::os::unix::fs::symlink(&elsewhere, bare.root().join("runs")).expect("symlink");
+    let arguments = json!({"query": "Where do runs go?", "offline": true, "corpus": "docs"});
+    let (seen, _) = raw_research(bare.server_args(&[]), &bare.root(), arguments).await;
+    let answer = seen.last().expect("the answer");
     let result = &answer["result"];
     assert_eq!(result["isError"], true, "{answer:#}");
     let text = result["content"][0]["text"].as_str().expect("a message");
@@ -827,4 +848,64 @@ async fn a_runs_folder_that_leads_out_of_the_root_is_refused() {
         written.is_empty(),
         "nothing is written outside: {written:?}"
     );
+}
+
+/// A model server that echoes the API key in its error answers: the key is in no message on
+/// stdout (the tool's result, its progress) and in no line of the server's trace log.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_key_echoed_by_the_model_server_is_in_no_message_and_no_log() {
+    let llm = MockLlm::start().await;
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = Arc::clone(&calls);
+    llm.set_handler(move |req| {
+        let auth = req.header("authorization").unwrap_or_default().to_string();
+        // A retried 503 first, then a final 400, each quoting the key it was sent.
+        let status = if counted.fetch_add(1, Ordering::SeqCst) == 0 {
+            503
+        } else {
+            400
+        };
+        Reply::raw(
+            status,
+            &json!({"error": {"message": format!("bad request from `{auth}`")}}).to_string(),
+        )
+    });
+    let setup = Setup::with_config(&llm, None, json!({}));
+    let root = setup.path().join("root");
+    std::fs::create_dir_all(&root).expect("mkdir");
+    let args: Vec<OsString> = vec![
+        "mcp".into(),
+        "--root".into(),
+        root.clone().into(),
+        "--config".into(),
+        setup.path().join("agent.config.json").into(),
+        "-vv".into(),
+    ];
+    let (seen, log) = raw_research(args, &root, json!({"query": "Does the key leak?"})).await;
+    assert!(
+        calls.load(Ordering::SeqCst) >= 2,
+        "the model server was asked"
+    );
+    let answer = seen.last().expect("the answer");
+    let result = &answer["result"];
+    let text = result.to_string();
+    assert!(
+        result["isError"] == true || result["structuredContent"]["status"] != "completed",
+        "{answer:#}"
+    );
+    assert!(
+        text.contains("bad request from `Bearer ***`"),
+        "the server's words are kept, the key redacted: {text}"
+    );
+    for message in &seen {
+        assert_no_key(&message.to_string(), "a message on stdout");
+    }
+    assert!(log.contains("TRACE"), "{log}");
+    assert_no_key(&log, "the server's trace log");
+    let runs = root.join("runs");
+    for entry in std::fs::read_dir(&runs).expect("runs/") {
+        let path = entry.expect("entry").path();
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        assert_no_key(&text, &path.display().to_string());
+    }
 }

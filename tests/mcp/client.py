@@ -79,9 +79,11 @@ async def research(client, arguments):
     return {"result": dump(result), "progress": notes}
 
 
-async def cancelled_run(client, session, arguments, after=1):
+async def cancelled_run(client, session, arguments, after=1, hanging=None):
     """Starts `research` with `arguments`, cancels it once `after` tasks have finished (0: at
-    its first progress notification), and returns the plan file that notification named."""
+    its first progress notification) and, with `hanging`, once that file exists (the mock
+    model creates it when it holds the run's next request), and returns the plan file that
+    notification named."""
     seen = {"plan_file": None, "progress": []}
     one_done = anyio.Event()
 
@@ -101,6 +103,10 @@ async def cancelled_run(client, session, arguments, after=1):
 
         group.start_soon(call)
         await one_done.wait()
+        if hanging:
+            with anyio.fail_after(60):
+                while not os.path.exists(hanging):
+                    await anyio.sleep(0.01)
         if MAJOR < 2:
             # The 1.x session does not tell the server when a call is abandoned: say it.
             from mcp import types
@@ -155,7 +161,9 @@ async def scenario(args):
         out["offline"] = await research(
             client, {"query": "What do the notes say about tides?", "offline": True, "corpus": "docs"}
         )
-        seen = await cancelled_run(client, session, {"query": "Cancel me: a long question?"})
+        seen = await cancelled_run(
+            client, session, {"query": "Cancel me: a long question?"}, hanging=args.hanging
+        )
         out["cancelled"] = seen
         plan = seen["plan_file"]
         out["after_cancel"] = await settled_report(client, plan)
@@ -228,6 +236,7 @@ def main():
     parser.add_argument("--root", required=True)
     parser.add_argument("--outside", required=True)
     parser.add_argument("--scenario", choices=["full", "offline"], default="full")
+    parser.add_argument("--hanging", help="full: the file the mock model creates when it hangs")
     parser.add_argument("command", nargs="*")
     args = parser.parse_args()
     out = anyio.run(offline_scenario if args.scenario == "offline" else scenario, args)
