@@ -1,5 +1,5 @@
-//! Every command-line type, in one place. Doc comments are the help text; every environment
-//! variable a flag reads is named here with `env = "..."`.
+//! Every command-line type, here and in `cli/` (`mcp_args.rs`). Doc comments are the help
+//! text; every environment variable a flag reads is named here with `env = "..."`.
 
 // Doc comments here are help text first: `<timestamp>` is meant for the terminal, not HTML.
 #![allow(rustdoc::invalid_html_tags)]
@@ -7,6 +7,9 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+mod mcp_args;
+pub use mcp_args::McpArgs;
 
 /// Batch research-workflow orchestrator: an LLM planner, search and summary sub-agents, one
 /// JSON plan file.
@@ -70,30 +73,6 @@ pub enum Command {
     /// `list_runs`, `validate_plan`, and every run's plan and report as resources. Over
     /// stdio, or streamable HTTP with --http.
     Mcp(McpArgs),
-}
-
-#[derive(Debug, Args)]
-pub struct McpArgs {
-    /// Serve the streamable HTTP transport at ADDR, path `/mcp` (e.g. `127.0.0.1:8765`; a
-    /// port alone, `8765`, is loopback; port 0 picks a free one, shown on stderr), instead of
-    /// stdio.
-    #[arg(long, value_name = "ADDR")]
-    pub http: Option<String>,
-
-    /// Let --http listen on an address that is not loopback. There is no authentication:
-    /// whoever reaches it can run research with your keys and read the runs under the roots.
-    #[arg(long, requires = "http")]
-    pub allow_remote: bool,
-
-    /// A folder the tools may read and write (plan files, corpora); repeatable. Paths
-    /// outside every root, or through a symbolic link that leaves them, are refused; new runs
-    /// go to `runs/` of the first [default: the current folder].
-    #[arg(long = "root", value_name = "DIR")]
-    pub roots: Vec<PathBuf>,
-
-    /// Every call's defaults; a call's own arguments win.
-    #[command(flatten)]
-    pub run: RunArgs,
 }
 
 #[derive(Debug, Args)]

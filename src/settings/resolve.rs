@@ -315,12 +315,7 @@ impl<'a> Resolver<'a> {
         providers.dedup();
         let web: Vec<&dyn WebProvider> = providers
             .iter()
-            .filter_map(|p| match p {
-                SearchProviderKind::Web(provider) => Some(*provider),
-                SearchProviderKind::Local | SearchProviderKind::None | SearchProviderKind::Mcp => {
-                    None
-                }
-            })
+            .filter_map(SearchProviderKind::web)
             .collect();
         if web.len() > 1 {
             let names: Vec<&str> = providers.iter().map(|p| p.name()).collect();
@@ -344,10 +339,7 @@ impl<'a> Resolver<'a> {
         if !(1..=20).contains(&max_results) {
             return Err(self.invalid("search.maxResults", max_results, "use 1 to 20"));
         }
-        let mcp = mcp_search::resolve(s, &providers).map_err(|p| match p.value {
-            Some(value) => self.invalid(p.key, value, &p.hint),
-            None => self.required(p.key, p.hint),
-        })?;
+        let mcp = mcp_search::resolve(s, &providers).map_err(|p| p.error(&self.shown))?;
         Ok(SearchSettings {
             providers,
             base_url,

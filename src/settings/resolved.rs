@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::base_url::BaseUrl;
 use super::config_file::{ConfigFileError, EngineKind, StructuredOutput};
-use super::mcp_search::{McpSearchSettings, McpServer};
+use super::mcp_search::{KeyProblem, McpSearchSettings, McpServer};
 use super::role::Role;
 use super::search_provider::SearchProviderKind;
 use super::secret::ApiKey;
@@ -297,6 +297,28 @@ impl Settings {
             .chain(passwords)
             .cloned()
             .collect()
+    }
+}
+
+/// A problem with provider `mcp`'s keys as the error of a config file (here, since this file
+/// imports `mcp_search.rs` and not the other way).
+impl KeyProblem {
+    /// The problem as the error of the config file shown as `path`.
+    pub fn error(self, path: &str) -> SettingsError {
+        let (path, key) = (path.to_string(), self.key.to_string());
+        match self.value {
+            Some(value) => SettingsError::Invalid {
+                path,
+                key,
+                value,
+                hint: self.hint,
+            },
+            None => SettingsError::Required {
+                path,
+                key,
+                hint: self.hint,
+            },
+        }
     }
 }
 

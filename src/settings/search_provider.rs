@@ -41,6 +41,14 @@ impl SearchProviderKind {
             SearchProviderKind::Web(provider) => provider.name(),
         }
     }
+
+    /// The web search API, when this is one.
+    pub fn web(&self) -> Option<&'static dyn WebProvider> {
+        match self {
+            SearchProviderKind::Web(provider) => Some(*provider),
+            SearchProviderKind::Local | SearchProviderKind::None | SearchProviderKind::Mcp => None,
+        }
+    }
 }
 
 /// The web providers' names for a message: `searxng, tavily or brave`.
