@@ -1,5 +1,5 @@
-//! Every command-line type, in one place. Doc comments are the help text; every environment
-//! variable a flag reads is named here with `env = "..."`.
+//! Every command-line type, here and in `cli/` (`mcp_args.rs`). Doc comments are the help
+//! text; every environment variable a flag reads is named here with `env = "..."`.
 
 // Doc comments here are help text first: `<timestamp>` is meant for the terminal, not HTML.
 #![allow(rustdoc::invalid_html_tags)]
@@ -8,10 +8,12 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod mcp_args;
 pub mod outputs;
 mod queue;
 mod thinkon;
 
+pub use mcp_args::McpArgs;
 pub use outputs::*;
 pub use queue::{
     BatchAction, BatchExportArgs, BatchStatusArgs, QueueAction, QueueArgs, QueueCommand, WorkerArgs,
@@ -113,6 +115,11 @@ pub enum Command {
     /// Print the JSON Schema of a plan file, the config file or a questions file's JSON lines,
     /// generated from the types researchflow reads them with.
     Schema(SchemaArgs),
+    /// Serve researchflow to agents and editors over the Model Context Protocol (MCP): tools
+    /// `research` (with progress; cancellable, resumable), `resume`, `get_report`,
+    /// `list_runs`, `validate_plan`, and every run's plan and report as resources. Over
+    /// stdio, or streamable HTTP with --http.
+    Mcp(McpArgs),
 }
 
 #[derive(Debug, Args)]

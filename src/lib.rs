@@ -15,6 +15,7 @@
 //! - [`batch`]: a batch's questions file and manifest.
 //! - [`eval`]: a question set with gold answers, and the scoring of a run against it.
 //! - [`queue`]: batches on PostgreSQL: submit, workers, leases, checkpoints in the database.
+//! - [`mcp`]: researchflow as an MCP server (`researchflow mcp`): tools, resources, roots.
 //! - [`planner`]: one planning round (input, contract, write-back).
 //! - [`agents`]: the search and summary sub-agents and their dispatch.
 //! - [`review`]: the review stage after the report (two roles, their files).
@@ -48,6 +49,7 @@ pub mod llm;
 pub mod lockfile;
 pub mod logging;
 pub mod markdown;
+pub mod mcp;
 pub mod offline;
 pub mod output;
 pub mod plan;

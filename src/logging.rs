@@ -59,7 +59,8 @@ pub fn init(config: LogConfig) {
     QUIET.store(config.quiet, Ordering::Relaxed);
     let default = match (config.quiet, config.verbose) {
         (true, _) => "warn",
-        (false, 0) => "info",
+        // The MCP SDK's info lines are one per message: its debug output, not ours.
+        (false, 0) => "info,rmcp=warn",
         (false, 1) => "researchflow=debug,info",
         (false, _) => "trace",
     };

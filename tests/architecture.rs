@@ -43,6 +43,7 @@ const LAYERS: &[&[&str]] = &[
     &["progress"],
     &["workflow", "offline", "thinkon", "batch"],
     &["research", "queue"],
+    &["mcp"],
     &["cmd"],
 ];
 

@@ -16,7 +16,7 @@ use crate::http::NoObserver;
 use crate::kernel::Services;
 use crate::llm::probe::{EndpointReport, probe};
 use crate::output::{absolute, print_json, print_text};
-use crate::search::SearchClient;
+use crate::search::{McpSearch, SearchClient};
 use crate::settings::{Role, Settings, SettingsError};
 use crate::transcript::Tape;
 
@@ -27,6 +27,20 @@ struct SearchReport {
     ok: bool,
     hits: Option<usize>,
     latency_ms: Option<u64>,
+    error: Option<String>,
+    /// Provider `mcp`: the server's tools, and whether the configured one is among them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mcp: Option<McpReport>,
+}
+
+/// What the MCP search server offers.
+#[derive(Debug, Clone, Serialize)]
+struct McpReport {
+    server: String,
+    tool: String,
+    /// `None` when the tools could not be listed (then `error` says why).
+    tools: Option<Vec<String>>,
+    tool_found: bool,
     error: Option<String>,
 }
 
@@ -165,6 +179,7 @@ async fn probe_search(services: &Services) -> SearchReport {
                 hits: None,
                 latency_ms: None,
                 error: None,
+                mcp: None,
             };
         }
         Err(e) => {
@@ -174,18 +189,38 @@ async fn probe_search(services: &Services) -> SearchReport {
                 hits: None,
                 latency_ms: None,
                 error: Some(e.to_string()),
+                mcp: None,
             };
         }
+    };
+    let mcp = match client.mcp() {
+        Some(mcp) => Some(probe_mcp(&mcp).await),
+        None => None,
     };
     let started = Instant::now();
     let result = client.search("researchflow doctor", &NoObserver).await;
     let latency = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     SearchReport {
         provider,
-        ok: result.is_ok(),
+        ok: result.is_ok() && mcp.as_ref().is_none_or(|m| m.tool_found),
         hits: result.as_ref().ok().map(Vec::len),
         latency_ms: Some(latency),
         error: result.err().map(|e| e.to_string()),
+        mcp,
+    }
+}
+
+/// The tools of the MCP search server, and whether the configured one is among them.
+async fn probe_mcp(mcp: &McpSearch) -> McpReport {
+    let listed = mcp.tools(&NoObserver).await;
+    McpReport {
+        server: mcp.server().to_string(),
+        tool: mcp.tool().to_string(),
+        tool_found: listed
+            .as_ref()
+            .is_ok_and(|tools| tools.iter().any(|t| t == mcp.tool())),
+        error: listed.as_ref().err().map(ToString::to_string),
+        tools: listed.ok(),
     }
 }
 
@@ -255,6 +290,9 @@ fn table(report: &Report) -> String {
             ),
             (None, None) => format!("search `{}`: no web search (LLM only)\n", s.provider),
         });
+        if let Some(m) = &s.mcp {
+            out.push_str(&mcp_lines(m));
+        }
     }
     out.push_str(if report.ok {
         "everything works\n"
@@ -262,4 +300,30 @@ fn table(report: &Report) -> String {
         "something does not work: see above\n"
     });
     out
+}
+
+/// The MCP search server's tools, as lines of the table's text.
+fn mcp_lines(m: &McpReport) -> String {
+    match &m.tools {
+        Some(tools) => format!(
+            "mcp server `{}`: tools: {}\nmcp tool `{}`: {}\n",
+            m.server,
+            if tools.is_empty() {
+                "none".to_string()
+            } else {
+                tools.join(", ")
+            },
+            m.tool,
+            if m.tool_found {
+                "listed"
+            } else {
+                "NOT listed: set `search.tool` to one of the tools above"
+            }
+        ),
+        None => format!(
+            "mcp server `{}`: cannot list its tools: {}\n",
+            m.server,
+            m.error.as_deref().unwrap_or("unknown error")
+        ),
+    }
 }

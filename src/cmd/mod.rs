@@ -12,6 +12,7 @@ pub mod doctor;
 pub mod eval;
 pub mod graph;
 pub mod man;
+pub mod mcp;
 pub mod plan;
 pub mod queue;
 pub mod review;
@@ -55,6 +56,7 @@ pub async fn run(cli: Cli) -> CommandResult {
         Command::Completions(args) => completions::run(args).await,
         Command::Man(args) => man::run(args).await,
         Command::Schema(args) => schema::run(args).await,
+        Command::Mcp(args) => mcp::run(args, &cli.global).await,
     }
 }
 

@@ -7,7 +7,7 @@
 //! `<stem>.review.json` and `<stem>.review.md`. stdout gets one JSON object with the paths,
 //! the totals and the review.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::json;
@@ -15,10 +15,10 @@ use serde_json::json;
 use super::planner_log;
 use crate::cli::{GlobalArgs, WorkflowArgs};
 use crate::exit::{CommandError, CommandResult};
-use crate::kernel::plan_file::open_valid;
+use crate::kernel::plan_file::{create_fresh, open_valid};
 use crate::kernel::{EventListener, RunRequest, RunWorkflow, Services, shutdown};
 use crate::output::{absolute, print_json};
-use crate::plan::{PlanFile, PlanStore, StoreError};
+use crate::plan::{PlanFile, PlanStore};
 use crate::progress::ProgressDisplay;
 use crate::research::Research;
 use crate::research::exit::{run_exit, verdict_exit};
@@ -114,23 +114,5 @@ fn start(query: &str, out: Option<&Path>) -> Result<(PlanStore, PlanFile), Comma
         let store = PlanStore::create(out, &plan).map_err(CommandError::usage)?;
         return Ok((store, plan));
     }
-    // A random suffix makes a clash unlikely; `create` refusing an existing file makes it
-    // impossible, and another suffix is tried.
-    let mut last = None;
-    for _ in 0..8 {
-        let id = crate::plan::workflow_id();
-        let name = PathBuf::from(format!("runs/plan_{}.json", id.trim_start_matches("wf-")));
-        let plan = PlanFile::new(query, id, crate::clock::now());
-        match PlanStore::create(&name, &plan) {
-            Ok(store) => return Ok((store, plan)),
-            Err(e @ (StoreError::AlreadyExists { .. } | StoreError::Locked { .. })) => {
-                last = Some(e)
-            }
-            Err(e) => return Err(CommandError::usage(e)),
-        }
-    }
-    Err(CommandError::usage(anyhow::anyhow!(
-        "cannot find a free plan file name under `runs/`: {}",
-        last.map_or_else(String::new, |e| e.to_string())
-    )))
+    create_fresh(Path::new("runs"), query)
 }

@@ -2,6 +2,7 @@
 //! change it (`plan`, `workflow --plan`, a batch's question, `plan --on-copy` on its copy): locked, and refused with the findings of `validate
 //! plan` when it is structurally invalid (duplicate ids, two start nodes, no nodes...), so that
 //! nothing is added to a broken file; the bad refs it tolerates are warned about, once each.
+//! And creating a new run's plan file under a name no other run takes ([`create_fresh`]).
 
 use std::cell::RefCell;
 use std::path::Path;
@@ -29,6 +30,31 @@ pub fn open_valid(path: &Path) -> Result<(PlanStore, PlanFile), CommandError> {
 /// an invalid original is refused before anything is copied.
 pub fn copy_valid(path: &Path, overwrite: bool) -> Result<(PlanStore, PlanFile), CommandError> {
     checked(path, |check| copy_beside(path, overwrite, check))
+}
+
+/// Creates a new plan file for `query` (already cleaned) in `dir`, named
+/// `plan_<timestamp>-<suffix>.json`, a name no other run takes, even one started in the same
+/// second: a random suffix makes a clash unlikely, and `create` refusing an existing file
+/// makes it impossible (another suffix is tried).
+pub fn create_fresh(dir: &Path, query: &str) -> Result<(PlanStore, PlanFile), CommandError> {
+    let mut last = None;
+    for _ in 0..8 {
+        let id = crate::plan::workflow_id();
+        let name = dir.join(format!("plan_{}.json", id.trim_start_matches("wf-")));
+        let plan = PlanFile::new(query, id, crate::clock::now());
+        match PlanStore::create(&name, &plan) {
+            Ok(store) => return Ok((store, plan)),
+            Err(e @ (StoreError::AlreadyExists { .. } | StoreError::Locked { .. })) => {
+                last = Some(e)
+            }
+            Err(e) => return Err(CommandError::usage(e)),
+        }
+    }
+    Err(CommandError::usage(anyhow::anyhow!(
+        "cannot find a free plan file name under `{}/`: {}",
+        dir.display(),
+        last.map_or_else(String::new, |e| e.to_string())
+    )))
 }
 
 /// Runs `open` with the check that refuses a structurally invalid file, then warns about the

@@ -74,6 +74,26 @@ impl Services {
         })
     }
 
+    /// Services for another run's settings (another corpus, offline) that share this
+    /// process's HTTP pool, rate budgets and negotiation: a server whose calls each resolve
+    /// their own run settings builds its runs' services here, its search client (a corpus
+    /// index brought up to date, an MCP search server) its own.
+    pub async fn with_settings(&self, settings: Settings) -> Result<Services, CommandError> {
+        let prompts =
+            Prompts::load(settings.prompts_dir.as_deref()).map_err(CommandError::usage)?;
+        let mut services = Services {
+            settings,
+            http: self.http.clone(),
+            gates: Arc::clone(&self.gates),
+            negotiator: Arc::clone(&self.negotiator),
+            prompts,
+            search: None,
+            replay: None,
+        };
+        services.search = search_client(&services).await?;
+        Ok(services)
+    }
+
     /// A client of `role`'s endpoint, sharing the process's negotiation and rate budgets, its
     /// calls on `tape`; an endpoint that cannot be used as configured is a usage error.
     pub fn llm(&self, role: Role, tape: &Tape) -> Result<LlmClient, CommandError> {

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use super::fusion::reciprocal_rank_fusion;
 use super::local::{IndexReport, LocalIndex};
+use super::mcp::McpSearch;
 use super::web::WebSearch;
 use super::{SearchConfigError, SearchError, SearchHit};
 use crate::http::{Gates, RetryObserver};
@@ -23,6 +24,8 @@ enum Provider {
     /// Boxed: a web provider's client is large beside an `Arc`.
     Web(Box<WebSearch>),
     Local(Arc<LocalIndex>),
+    /// Shared: its server's connection serves every clone of the client.
+    Mcp(Arc<McpSearch>),
 }
 
 /// The configured search providers.
@@ -80,6 +83,11 @@ impl SearchClient {
                     providers.push(Provider::Local(Arc::new(index)));
                 }
                 SearchProviderKind::None => {}
+                SearchProviderKind::Mcp => {
+                    if let Some(mcp) = McpSearch::new(http.clone(), settings) {
+                        providers.push(Provider::Mcp(Arc::new(mcp)));
+                    }
+                }
                 SearchProviderKind::Web(_) => {
                     if let Some(web) = WebSearch::new(http.clone(), settings, gates)? {
                         providers.push(Provider::Web(Box::new(web)));
@@ -104,6 +112,7 @@ impl SearchClient {
             .map(|p| match p {
                 Provider::Web(w) => w.provider_name(),
                 Provider::Local(_) => "local",
+                Provider::Mcp(_) => "mcp",
             })
             .collect::<Vec<_>>()
             .join("+")
@@ -113,7 +122,15 @@ impl SearchClient {
     pub fn local_index(&self) -> Option<Arc<LocalIndex>> {
         self.providers.iter().find_map(|p| match p {
             Provider::Local(index) => Some(Arc::clone(index)),
-            Provider::Web(_) => None,
+            Provider::Web(_) | Provider::Mcp(_) => None,
+        })
+    }
+
+    /// The MCP search tool, when `mcp` is one of the providers.
+    pub fn mcp(&self) -> Option<Arc<McpSearch>> {
+        self.providers.iter().find_map(|p| match p {
+            Provider::Mcp(mcp) => Some(Arc::clone(mcp)),
+            Provider::Web(_) | Provider::Local(_) => None,
         })
     }
 
@@ -163,6 +180,7 @@ impl SearchClient {
     ) -> Result<Vec<SearchHit>, SearchError> {
         match provider {
             Provider::Web(web) => web.search(query, observer).await,
+            Provider::Mcp(mcp) => mcp.search(query, observer).await,
             Provider::Local(index) => {
                 let (index, query, limit) =
                     (Arc::clone(index), query.to_string(), self.max_results);

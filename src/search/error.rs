@@ -46,6 +46,10 @@ pub enum SearchError {
         provider: &'static str,
         message: String,
     },
+    /// An MCP search tool failed, or answered nothing that reads as results: the message
+    /// names the server and the tool.
+    #[error("{message}")]
+    Tool { message: String },
     /// The local index failed while searching (a disk error; query text never fails).
     #[error("local search failed: {0}")]
     Local(String),

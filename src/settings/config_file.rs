@@ -218,6 +218,15 @@ pub struct SearchConfig {
     pub corpus: Option<String>,
     /// Where the local index lives (default: the user's cache folder).
     pub index_dir: Option<String>,
+    /// Provider `mcp`: the command that starts the MCP server (stdio), e.g.
+    /// `["python3", "search_server.py"]`.
+    pub command: Option<Vec<String>>,
+    /// Provider `mcp`: the server's streamable HTTP endpoint, e.g. `http://127.0.0.1:8000/mcp`.
+    pub url: Option<String>,
+    /// Provider `mcp`: the tool called for each query.
+    pub tool: Option<String>,
+    /// Provider `mcp`: the tool's arguments; `{query}` and `{max_results}` are replaced.
+    pub arguments: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// A value or a list of values, as written.

@@ -46,7 +46,7 @@ impl JsonSchema for SearchProviderKind {
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        let names: Vec<&str> = ["local", "none"]
+        let names: Vec<&str> = ["local", "none", "mcp"]
             .into_iter()
             .chain(WEB_PROVIDERS.iter().map(|p| p.name()))
             .collect();

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use super::base_url::BaseUrl;
 use super::config_file::{ConfigFile, EngineKind, LimitsConfig, RoleConfig, StructuredOutput};
+use super::mcp_search;
 use super::resolved::{
     Budget, LlmEndpoint, LlmRoles, RateLimits, RetrySettings, SearchSettings, Settings,
     SettingsError,
@@ -317,10 +318,7 @@ impl<'a> Resolver<'a> {
         providers.dedup();
         let web: Vec<&dyn WebProvider> = providers
             .iter()
-            .filter_map(|p| match p {
-                SearchProviderKind::Web(provider) => Some(*provider),
-                SearchProviderKind::Local | SearchProviderKind::None => None,
-            })
+            .filter_map(SearchProviderKind::web)
             .collect();
         if web.len() > 1 {
             let names: Vec<&str> = providers.iter().map(|p| p.name()).collect();
@@ -344,6 +342,7 @@ impl<'a> Resolver<'a> {
         if !(1..=20).contains(&max_results) {
             return Err(self.invalid("search.maxResults", max_results, "use 1 to 20"));
         }
+        let mcp = mcp_search::resolve(s, &providers).map_err(|p| p.error(&self.shown))?;
         Ok(SearchSettings {
             providers,
             base_url,
@@ -351,6 +350,7 @@ impl<'a> Resolver<'a> {
             max_results,
             corpus: pick(&s.corpus).map(|c| self.relative_to_config(&c)),
             index_dir: pick(&s.index_dir).map(|d| self.relative_to_config(&d)),
+            mcp,
         })
     }
 

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use super::base_url::BaseUrl;
 use super::config_file::{ConfigFileError, EngineKind, StructuredOutput};
+use super::mcp_search::{KeyProblem, McpSearchSettings, McpServer};
 use super::role::Role;
 use super::search_provider::SearchProviderKind;
 use super::secret::ApiKey;
@@ -89,6 +90,8 @@ pub struct SearchSettings {
     pub corpus: Option<PathBuf>,
     /// Where the local index lives; `None` for the user's cache folder.
     pub index_dir: Option<PathBuf>,
+    /// The MCP server and tool of provider `mcp`; `Some` exactly when `mcp` is a provider.
+    pub mcp: Option<McpSearchSettings>,
 }
 
 impl SearchSettings {
@@ -96,7 +99,7 @@ impl SearchSettings {
     pub fn web_provider(&self) -> Option<&'static dyn WebProvider> {
         self.providers.iter().find_map(|p| match p {
             SearchProviderKind::Web(provider) => Some(*provider),
-            SearchProviderKind::Local | SearchProviderKind::None => None,
+            SearchProviderKind::Local | SearchProviderKind::None | SearchProviderKind::Mcp => None,
         })
     }
 
@@ -298,10 +301,15 @@ impl Settings {
     /// (as written and percent-decoded), since servers echo both in error bodies.
     pub fn secrets(&self) -> Vec<ApiKey> {
         let llm: Vec<&LlmEndpoint> = self.llm.iter().flat_map(LlmRoles::all).collect();
+        let mcp_url = self.search.mcp.as_ref().and_then(|m| match &m.server {
+            McpServer::Url(url) => Some(url),
+            McpServer::Command(_) => None,
+        });
         let passwords = llm
             .iter()
             .map(|e| &e.base_url)
             .chain(self.search.base_url.as_ref())
+            .chain(mcp_url)
             .flat_map(BaseUrl::secrets);
         llm.iter()
             .map(|e| &e.api_key)
@@ -310,6 +318,28 @@ impl Settings {
             .chain(passwords)
             .cloned()
             .collect()
+    }
+}
+
+/// A problem with provider `mcp`'s keys as the error of a config file (here, since this file
+/// imports `mcp_search.rs` and not the other way).
+impl KeyProblem {
+    /// The problem as the error of the config file shown as `path`.
+    pub fn error(self, path: &str) -> SettingsError {
+        let (path, key) = (path.to_string(), self.key.to_string());
+        match self.value {
+            Some(value) => SettingsError::Invalid {
+                path,
+                key,
+                value,
+                hint: self.hint,
+            },
+            None => SettingsError::Required {
+                path,
+                key,
+                hint: self.hint,
+            },
+        }
     }
 }
 

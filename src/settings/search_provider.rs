@@ -1,6 +1,8 @@
-//! [`SearchProviderKind`]: one name in `search.provider`: `local` (the corpus), `none`, or a web
-//! provider of [`crate::web_providers::WEB_PROVIDERS`], whose names are the only others
-//! accepted. An unknown name is refused when the config file is read, naming the choices.
+//! [`SearchProviderKind`]: one name in `search.provider`: `local` (the corpus), `none`, `mcp` (a
+//! tool of an MCP server, configured by `search.command` or `search.url`, see
+//! [`super::mcp_search`]), or a web provider of [`crate::web_providers::WEB_PROVIDERS`], whose
+//! names are the only others accepted. An unknown name is refused when the config file is
+//! read, naming the choices.
 
 use serde::Deserialize;
 
@@ -13,6 +15,8 @@ pub enum SearchProviderKind {
     Local,
     /// No search (dropped when resolved).
     None,
+    /// A tool of an MCP server (`search.command` or `search.url`, `search.tool`).
+    Mcp,
     /// A web search API.
     Web(&'static dyn WebProvider),
 }
@@ -23,6 +27,7 @@ impl SearchProviderKind {
         match name {
             "local" => Some(SearchProviderKind::Local),
             "none" => Some(SearchProviderKind::None),
+            "mcp" => Some(SearchProviderKind::Mcp),
             _ => find(name).map(SearchProviderKind::Web),
         }
     }
@@ -32,7 +37,16 @@ impl SearchProviderKind {
         match self {
             SearchProviderKind::Local => "local",
             SearchProviderKind::None => "none",
+            SearchProviderKind::Mcp => "mcp",
             SearchProviderKind::Web(provider) => provider.name(),
+        }
+    }
+
+    /// The web search API, when this is one.
+    pub fn web(&self) -> Option<&'static dyn WebProvider> {
+        match self {
+            SearchProviderKind::Web(provider) => Some(*provider),
+            SearchProviderKind::Local | SearchProviderKind::None | SearchProviderKind::Mcp => None,
         }
     }
 }
@@ -53,7 +67,7 @@ impl<'de> Deserialize<'de> for SearchProviderKind {
             let choices: Vec<String> = WEB_PROVIDERS
                 .iter()
                 .map(|p| p.name())
-                .chain(["local", "none"])
+                .chain(["mcp", "local", "none"])
                 .map(|n| format!("`{n}`"))
                 .collect();
             serde::de::Error::custom(format!(
@@ -71,9 +85,13 @@ mod tests {
     #[test]
     fn every_name_round_trips() {
         let all = WEB_PROVIDERS.iter().map(|p| SearchProviderKind::Web(*p));
-        for kind in [SearchProviderKind::Local, SearchProviderKind::None]
-            .into_iter()
-            .chain(all)
+        for kind in [
+            SearchProviderKind::Local,
+            SearchProviderKind::None,
+            SearchProviderKind::Mcp,
+        ]
+        .into_iter()
+        .chain(all)
         {
             assert_eq!(SearchProviderKind::from_name(kind.name()), Some(kind));
             let parsed: SearchProviderKind =
@@ -88,7 +106,7 @@ mod tests {
             .expect_err("unknown");
         assert_eq!(
             err.to_string(),
-            "unknown provider `bing`: choose one of `searxng`, `tavily`, `brave`, `local`, `none`"
+            "unknown provider `bing`: choose one of `searxng`, `tavily`, `brave`, `mcp`, `local`, `none`"
         );
         assert_eq!(web_provider_names(), "searxng, tavily or brave");
     }

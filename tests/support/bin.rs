@@ -89,6 +89,14 @@ pub fn researchflow() -> Cmd {
     }
 }
 
+/// Another program (a test's MCP client or server), run with the same isolation.
+pub fn program(program: impl Into<PathBuf>) -> Cmd {
+    Cmd {
+        program: program.into(),
+        ..researchflow()
+    }
+}
+
 impl Cmd {
     pub fn arg(mut self, a: impl AsRef<OsStr>) -> Cmd {
         self.args.push(a.as_ref().to_owned());

@@ -12,11 +12,12 @@ pub mod fault;
 pub mod mock_llm;
 pub mod mock_search;
 pub mod postgres;
+pub mod python;
 pub mod refusal;
 pub mod scenario;
 pub mod server;
 
-pub use bin::{Cmd, RunOutput, Stdout, researchflow};
+pub use bin::{Cmd, RunOutput, Stdout, program, researchflow};
 pub use fault::Fault;
 pub use mock_llm::{MockLlm, Reply, crashes_llama_cpp};
 pub use mock_search::{MockSearch, SearchKind};

@@ -1,0 +1,308 @@
+//! What each tool does. `research` and `resume` run a workflow as `researchflow workflow`
+//! does, through [`Research`] ([`RunWorkflow`]), with settings resolved for the call: the
+//! server's config and run flags, then the call's arguments (a corpus under the roots,
+//! offline, the round and budget limits), one [`RunArgs`] through [`RunSettings::resolve`].
+//! The run is a task of [`Active`](super::active::Active): the call forwards its progress and
+//! turns an MCP cancellation into the run's [`Shutdown`](crate::kernel::Shutdown), then
+//! reads the result from the files the run wrote. The read-only tools read plan files
+//! (`runs.rs`) and `validate plan`'s check. Errors are messages for the client.
+
+use std::sync::Arc;
+
+use rmcp::RoleServer;
+use rmcp::model::{CallToolResult, ProgressNotificationParam, ProgressToken};
+use rmcp::service::{Peer, RequestContext};
+use serde::Serialize;
+use tokio::sync::mpsc;
+
+use super::progress::{Forward, Note, Tally};
+use super::runs::{self, run_out};
+use super::setup::ResearchServer;
+use super::tools::{
+    FindingOut, ListRunsInput, PlanFileInput, ResearchInput, ResumeInput, RunBounds, RunList,
+    Validation,
+};
+use crate::cli::RunArgs;
+use crate::kernel::plan_file::{create_fresh, open_valid};
+use crate::kernel::{EventListener, RunRequest, RunWorkflow, Services};
+use crate::output::absolute;
+use crate::plan::{PlanFile, PlanStore};
+use crate::research::Research;
+use crate::settings::{RunOptions, RunSettings, SettingsError};
+use crate::validate::{document, validate_plan_file};
+
+/// A tool's answer, or the message of its failure.
+pub type Answer = Result<CallToolResult, String>;
+
+/// `research`: a new plan under `runs/` of the first root, run to its end.
+pub async fn research(
+    server: &ResearchServer,
+    input: ResearchInput,
+    context: RequestContext<RoleServer>,
+) -> Answer {
+    let question = crate::text::strip_controls(&input.query);
+    let query = question.trim();
+    if query.is_empty() {
+        return Err("`query` is empty: give the research question".into());
+    }
+    let bounds = input.bounds();
+    let (services, options) = prepare(server, &bounds).await?;
+    let runs = runs_folder(server)?;
+    let (store, plan) = create_fresh(&runs, query).map_err(|e| e.to_string())?;
+    server.started.remember(store.real_path(), &bounds);
+    drive(server, services, options, (store, plan), context).await
+}
+
+/// `runs/` of the first root, created when missing, where new runs go: refused when it is a
+/// symbolic link that leads out of the roots, as any path a client gave would be.
+fn runs_folder(server: &ResearchServer) -> Result<std::path::PathBuf, String> {
+    let roots = &server.setup.roots;
+    let runs = roots.first().join("runs");
+    std::fs::create_dir_all(&runs)
+        .map_err(|e| format!("cannot create the folder `{}`: {e}", runs.display()))?;
+    roots
+        .resolve("runs", "folder of runs")
+        .map_err(|e| e.to_string())
+}
+
+/// `resume`: an existing plan, continued to its end.
+pub async fn resume(
+    server: &ResearchServer,
+    input: ResumeInput,
+    context: RequestContext<RoleServer>,
+) -> Answer {
+    let path = server
+        .setup
+        .roots
+        .resolve(&input.plan_file, "plan file")
+        .map_err(|e| e.to_string())?;
+    // A run of it that was cancelled may still be saving.
+    server.active.settled(&path).await;
+    if server.active.state(&path).is_some() {
+        return Err(format!(
+            "`{}` is being run by this server: wait for that call to end, or cancel it first",
+            path.display()
+        ));
+    }
+    // A run this server started keeps its engine and corpus unless the call gives others.
+    let bounds = server.started.recall(&path, input.bounds());
+    let (services, options) = prepare(server, &bounds).await?;
+    let opened = open_valid(&path).map_err(|e| e.to_string())?;
+    server.started.remember(&path, &bounds);
+    drive(server, services, options, opened, context).await
+}
+
+/// `get_report`: a run as its files say.
+pub async fn get_report(server: &ResearchServer, input: PlanFileInput) -> Answer {
+    let path = plan_path(server, &input.plan_file)?;
+    server.active.settled(&path).await;
+    structured(&run_out(&path, server.active.state(&path))?)
+}
+
+/// `list_runs`: the runs of a folder (runs told to stop are waited for: they show as they
+/// were saved).
+pub async fn list_runs(server: &ResearchServer, input: ListRunsInput) -> Answer {
+    server.active.settled_all().await;
+    let dir = match &input.dir {
+        Some(dir) => server
+            .setup
+            .roots
+            .resolve(dir, "folder")
+            .map_err(|e| e.to_string())?,
+        None => server.setup.roots.first().join("runs"),
+    };
+    let runs = if input.dir.is_none() && !dir.exists() {
+        Vec::new()
+    } else {
+        runs::list(&dir, |p| server.active.state(p))?
+    };
+    structured(&RunList {
+        dir: absolute(&dir),
+        runs,
+    })
+}
+
+/// `validate_plan`: `researchflow validate plan` on one file.
+pub fn validate_plan(server: &ResearchServer, input: PlanFileInput) -> Answer {
+    let path = server
+        .setup
+        .roots
+        .resolve(&input.plan_file, "plan file")
+        .map_err(|e| e.to_string())?;
+    let doc = document::read_document(&path).map_err(|e| e.to_string())?;
+    let diagnostics = validate_plan_file(&doc);
+    let findings = |list: Vec<crate::diagnostics::Finding>| {
+        list.into_iter()
+            .map(|f| FindingOut {
+                code: f.code,
+                message: f.message,
+                path: f.path,
+            })
+            .collect()
+    };
+    structured(&Validation {
+        plan_file: absolute(&path),
+        valid: diagnostics.valid,
+        errors: findings(diagnostics.errors),
+        warnings: findings(diagnostics.warnings),
+    })
+}
+
+/// A plan file under the roots, which must read as one.
+fn plan_path(server: &ResearchServer, raw: &str) -> Result<std::path::PathBuf, String> {
+    let path = server
+        .setup
+        .roots
+        .resolve(raw, "plan file")
+        .map_err(|e| e.to_string())?;
+    runs::read_plan(&path)?;
+    Ok(path)
+}
+
+/// The services and options of a run with `bounds`: the server's run flags, then the call's.
+async fn prepare(
+    server: &ResearchServer,
+    bounds: &RunBounds,
+) -> Result<(Arc<Services>, RunOptions), String> {
+    let args = run_args(server, bounds)?;
+    let run = RunSettings::resolve(server.setup.config.as_deref(), &args, None).map_err(
+        |e| match e {
+            SettingsError::NoLlm { where_ } => format!(
+                "no model is configured for this server ({where_}): call `research` with `offline: true` and a `corpus` (a folder of documents under the roots) to research without a model, or start the server with a config that sets `baseURL` and `model`"
+            ),
+            other => other.to_string(),
+        },
+    )?;
+    let services = server
+        .setup
+        .base
+        .with_settings(run.settings)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok((Arc::new(services), run.options))
+}
+
+/// The server's run flags with the call's arguments applied.
+fn run_args(server: &ResearchServer, bounds: &RunBounds) -> Result<RunArgs, String> {
+    let mut args = server.setup.defaults.clone();
+    if let Some(corpus) = &bounds.corpus {
+        let dir = server
+            .setup
+            .roots
+            .resolve(corpus, "corpus")
+            .map_err(|e| e.to_string())?;
+        args.corpus.corpus = Some(dir);
+    }
+    if let Some(offline) = bounds.offline {
+        args.corpus.offline = offline;
+    }
+    let zero = [
+        ("max_rounds", bounds.max_rounds.map(u64::from)),
+        ("max_tokens", bounds.max_tokens),
+        ("max_time", bounds.max_time),
+    ];
+    if let Some((name, _)) = zero.iter().find(|(_, n)| *n == Some(0)) {
+        return Err(format!(
+            "`{name}` is 0: give a positive number, or leave it out"
+        ));
+    }
+    args.max_rounds = bounds.max_rounds.or(args.max_rounds);
+    args.budget.max_tokens = bounds.max_tokens.or(args.budget.max_tokens);
+    args.budget.max_time = bounds.max_time.or(args.budget.max_time);
+    Ok(args)
+}
+
+/// Runs the opened plan to its end as a task of the server: progress is sent as the run
+/// goes, a cancellation of the call stops the run (saved, `interrupted`), and the answer is
+/// read from the files the run wrote.
+async fn drive(
+    server: &ResearchServer,
+    services: Arc<Services>,
+    options: RunOptions,
+    (store, plan): (PlanStore, PlanFile),
+    context: RequestContext<RoleServer>,
+) -> Answer {
+    let path = store.real_path().to_path_buf();
+    let Some(slot) = server.active.claim(&path, context.ct.clone()) else {
+        return Err(format!(
+            "`{}` is being run by this server already",
+            path.display()
+        ));
+    };
+    let stop = slot.stop.clone();
+    let token = context.meta.get_progress_token();
+    let (tx, mut updates) = mpsc::unbounded_channel();
+    let listener = token
+        .as_ref()
+        .map(|_| Arc::new(Forward(tx)) as Arc<dyn EventListener>);
+    let request = RunRequest {
+        store,
+        plan,
+        options,
+        shutdown: Box::pin(stop.clone().cancelled_owned()),
+        listener,
+        replay: None,
+        mirror: None,
+    };
+    let research = Research {
+        services,
+        log: server.setup.log,
+    };
+    let mut run = server.active.spawn(async move {
+        let finished = research.run(request).await;
+        drop(slot);
+        finished
+    });
+    let peer = &context.peer;
+    let send = |note: Note| notify(peer, token.clone(), note);
+    send(Tally::start(&absolute(&path))).await;
+    let mut tally = Tally::default();
+    let joined = loop {
+        tokio::select! {
+            joined = &mut run => break joined,
+            Some(update) = updates.recv() => {
+                if let Some(note) = tally.on(update).filter(|_| !stop.is_cancelled()) {
+                    send(note).await;
+                }
+            }
+            () = context.ct.cancelled(), if !stop.is_cancelled() => {
+                tracing::info!("the call was cancelled: stopping the run of `{}`", path.display());
+                stop.cancel();
+            }
+        }
+    };
+    while let Ok(update) = updates.try_recv() {
+        if let Some(note) = tally.on(update) {
+            send(note).await;
+        }
+    }
+    let finished = joined
+        .map_err(|e| format!("the run of `{}` ended abnormally: {e}", path.display()))?
+        .map_err(|e| e.to_string())?;
+    let summary = finished.summary;
+    let mut out = run_out(&path, None)?;
+    out.status = summary.status.as_str().to_string();
+    out.reason = summary.reason;
+    out.totals = Some((&summary.totals).into());
+    structured(&out)
+}
+
+/// Sends one progress notification, when the client asked for them; a client that is gone
+/// is no error of the run's.
+async fn notify(peer: &Peer<RoleServer>, token: Option<ProgressToken>, note: Note) {
+    let Some(token) = token else { return };
+    let mut param = ProgressNotificationParam::new(token, note.progress).with_message(note.message);
+    if let Some(total) = note.total {
+        param = param.with_total(total);
+    }
+    if let Err(e) = peer.notify_progress(param).await {
+        tracing::debug!("cannot send a progress notification: {e}");
+    }
+}
+
+/// A tool's structured answer (also as JSON text, for clients that read only text).
+fn structured(value: &impl Serialize) -> Answer {
+    serde_json::to_value(value)
+        .map(CallToolResult::structured)
+        .map_err(|e| format!("cannot encode the answer: {e}"))
+}

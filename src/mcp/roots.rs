@@ -1,0 +1,196 @@
+//! [`Roots`]: the folders `researchflow mcp` may touch (`--root DIR`, repeatable, default the
+//! current folder). Every path a client gives (a plan file, a corpus, a folder of runs, a
+//! resource's URI) is resolved here before anything reads or writes it: a relative path is
+//! taken from the first root, symbolic links are resolved, and a path whose real location is
+//! outside every root is refused, with a message that says which folders are allowed, and
+//! whether a symbolic link is what leads out.
+
+use std::path::{Component, Path, PathBuf};
+
+/// The folders a client's paths must stay within, each canonical.
+#[derive(Debug, Clone)]
+pub struct Roots {
+    dirs: Vec<PathBuf>,
+}
+
+/// A path the server will not touch.
+#[derive(Debug, thiserror::Error)]
+pub enum RootError {
+    #[error(
+        "{what} `{path}` is outside the folders this server may touch ({roots}): give a path under one of them, or start the server with `--root DIR`"
+    )]
+    Outside {
+        what: &'static str,
+        path: String,
+        roots: String,
+    },
+    #[error(
+        "{what} `{path}` goes through a symbolic link to `{real}`, which is outside the folders this server may touch ({roots}): give a path that stays under them"
+    )]
+    LinkLeaves {
+        what: &'static str,
+        path: String,
+        real: String,
+        roots: String,
+    },
+    #[error("{what} `{path}` does not exist: {source}")]
+    Missing {
+        what: &'static str,
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+impl Roots {
+    /// The roots, each made canonical; an error names one that is not a folder.
+    pub fn new(dirs: &[PathBuf]) -> Result<Roots, String> {
+        let dirs = if dirs.is_empty() {
+            vec![PathBuf::from(".")]
+        } else {
+            dirs.to_vec()
+        };
+        let mut canonical = Vec::with_capacity(dirs.len());
+        for dir in &dirs {
+            let real = std::fs::canonicalize(dir)
+                .map_err(|e| format!("`--root {}` cannot be used: {e}", dir.display()))?;
+            if !real.is_dir() {
+                return Err(format!("`--root {}` is not a folder", dir.display()));
+            }
+            canonical.push(real);
+        }
+        Ok(Roots { dirs: canonical })
+    }
+
+    /// The first root: where relative paths start and new runs go (`runs/` in it).
+    pub fn first(&self) -> &Path {
+        &self.dirs[0]
+    }
+
+    /// Every root.
+    pub fn all(&self) -> &[PathBuf] {
+        &self.dirs
+    }
+
+    /// Whether a canonical path lies within a root.
+    pub fn contains(&self, real: &Path) -> bool {
+        self.dirs.iter().any(|root| real.starts_with(root))
+    }
+
+    /// `raw` resolved (relative to the first root, symbolic links followed) to an existing
+    /// path within the roots; `what` names it in messages (`plan file`, `corpus`).
+    pub fn resolve(&self, raw: &str, what: &'static str) -> Result<PathBuf, RootError> {
+        let given = self.first().join(raw);
+        let lexical = normalize(&given);
+        if !self.contains(&lexical) {
+            return Err(RootError::Outside {
+                what,
+                path: raw.to_string(),
+                roots: self.shown(),
+            });
+        }
+        let real = std::fs::canonicalize(&lexical).map_err(|source| RootError::Missing {
+            what,
+            path: raw.to_string(),
+            source,
+        })?;
+        if !self.contains(&real) {
+            return Err(RootError::LinkLeaves {
+                what,
+                path: raw.to_string(),
+                real: real.display().to_string(),
+                roots: self.shown(),
+            });
+        }
+        Ok(real)
+    }
+
+    /// The roots for a message: `` `/a`, `/b` ``.
+    fn shown(&self) -> String {
+        let dirs: Vec<String> = self
+            .dirs
+            .iter()
+            .map(|d| format!("`{}`", d.display()))
+            .collect();
+        dirs.join(", ")
+    }
+}
+
+/// `path` with `.` and `..` taken out without touching the disk (an absolute path's `..` at
+/// the top stays at the top), so that a path that names a place outside is refused as such
+/// before any link is followed.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_inside_resolve_and_paths_outside_are_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("root");
+        std::fs::create_dir_all(root.join("runs")).expect("mkdir");
+        std::fs::write(root.join("runs/p.json"), "{}").expect("write");
+        std::fs::write(dir.path().join("secret.json"), "{}").expect("write");
+        let roots = Roots::new(std::slice::from_ref(&root)).expect("roots");
+        let real_root = std::fs::canonicalize(&root).expect("canonical");
+        assert_eq!(
+            roots.resolve("runs/p.json", "plan file").expect("inside"),
+            real_root.join("runs/p.json")
+        );
+        let absolute = real_root.join("runs/./p.json");
+        assert!(
+            roots
+                .resolve(&absolute.to_string_lossy(), "plan file")
+                .is_ok()
+        );
+        for outside in ["../secret.json", "/etc/passwd", "runs/../../secret.json"] {
+            let err = roots.resolve(outside, "plan file").expect_err(outside);
+            assert!(matches!(err, RootError::Outside { .. }), "{outside}: {err}");
+            assert!(err.to_string().contains("outside the folders"), "{err}");
+        }
+        let err = roots
+            .resolve("runs/none.json", "plan file")
+            .expect_err("missing");
+        assert!(err.to_string().contains("does not exist"), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symbolic_link_that_leaves_the_roots_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("root");
+        std::fs::create_dir_all(&root).expect("mkdir");
+        std::fs::write(dir.path().join("secret.json"), "{}").expect("write");
+        std::os::unix::fs::symlink(dir.path().join("secret.json"), root.join("link.json"))
+            .expect("symlink");
+        std::os::unix::fs::symlink(dir.path(), root.join("up")).expect("symlink");
+        std::fs::write(root.join("inside.json"), "{}").expect("write");
+        std::os::unix::fs::symlink(root.join("inside.json"), root.join("ok.json"))
+            .expect("symlink");
+        let roots = Roots::new(std::slice::from_ref(&root)).expect("roots");
+        for through in ["link.json", "up/secret.json"] {
+            let err = roots.resolve(through, "plan file").expect_err(through);
+            assert!(
+                matches!(err, RootError::LinkLeaves { .. }),
+                "{through}: {err}"
+            );
+            assert!(err.to_string().contains("symbolic link"), "{err}");
+        }
+        assert!(
+            roots.resolve("ok.json", "plan file").is_ok(),
+            "a link that stays inside"
+        );
+    }
+}

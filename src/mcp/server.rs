@@ -1,0 +1,115 @@
+//! The MCP server's handler: [`ResearchServer`] as `rmcp` calls it, one value shared by every
+//! connection (the stdio one, or each HTTP session). It gives the server's description, lists the tools ([`super::tools`]) and the resources
+//! ([`super::resources`]), and sends each tool call to its function in [`super::calls`]; a
+//! call's failure (a path outside the roots, a setting that cannot be used, an unknown
+//! argument) is a tool result with `isError`, its message saying what to change. Nothing here
+//! writes to stdout: the transport owns it.
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::setup::ResearchServer;
+use super::{calls, resources, tools};
+
+/// What a client is told the server is for.
+const INSTRUCTIONS: &str = "researchflow researches a question: `research` plans rounds of searches and summaries and returns a report with numbered sources (long: it sends progress, and cancelling it saves what was done, so `resume` can continue). `list_runs` and `get_report` read earlier runs; every run's plan and report are also resources. Paths must be under the server's roots.";
+
+impl ServerHandler for ResearchServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(Implementation::new(
+            "researchflow",
+            env!("CARGO_PKG_VERSION"),
+        ))
+        .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools::definitions()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let name = request.name.as_ref();
+        let result = match name {
+            "research" => match parse(name, args) {
+                Ok(input) => calls::research(self, input, context).await,
+                Err(e) => Err(e),
+            },
+            "resume" => match parse(name, args) {
+                Ok(input) => calls::resume(self, input, context).await,
+                Err(e) => Err(e),
+            },
+            "get_report" => match parse(name, args) {
+                Ok(input) => calls::get_report(self, input).await,
+                Err(e) => Err(e),
+            },
+            "list_runs" => match parse(name, args) {
+                Ok(input) => calls::list_runs(self, input).await,
+                Err(e) => Err(e),
+            },
+            "validate_plan" => {
+                parse(name, args).and_then(|input| calls::validate_plan(self, input))
+            }
+            other => {
+                return Err(ErrorData::invalid_params(
+                    format!("no tool `{other}`: `tools/list` names the tools"),
+                    None,
+                ));
+            }
+        };
+        Ok(result
+            .unwrap_or_else(|message| {
+                tracing::warn!("tool `{name}`: {message}");
+                CallToolResult::error(vec![ContentBlock::text(message)])
+            })
+            .into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.active.settled_all().await;
+        // Runs come and go: a client must not keep this list.
+        Ok(ListResourcesResult::with_all_items(resources::list(self)).with_ttl_ms(0))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.active.settled_all().await;
+        resources::read(self, &request.uri)
+            .map(Into::into)
+            .map_err(|message| ErrorData::resource_not_found(message, None))
+    }
+}
+
+/// A tool's arguments as its input type; the message names what is wrong.
+fn parse<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, String> {
+    serde_json::from_value(args)
+        .map_err(|e| format!("`{tool}`: the arguments do not fit its input schema: {e}"))
+}

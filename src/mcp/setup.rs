@@ -1,0 +1,115 @@
+//! [`ResearchServer`]: what `researchflow mcp` was started with ([`Setup`]: roots, config, run
+//! flags, the shared services), the runs it has in flight, and how it started each run
+//! ([`Started`]: its engine and corpus, which `resume` keeps). One value, cloned for every
+//! connection; `server.rs` is its MCP handler, `calls.rs` what its tools do.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use super::active::Active;
+use super::roots::Roots;
+use super::tools::RunBounds;
+use crate::cli::RunArgs;
+use crate::kernel::Services;
+use crate::planner::LogOptions;
+
+/// What the server was started with.
+pub struct Setup {
+    pub roots: Roots,
+    /// `--config`, else `AGENT_CONFIG`, else `./agent.config.json`.
+    pub config: Option<PathBuf>,
+    /// The run flags the server was started with: every call's defaults.
+    pub defaults: RunArgs,
+    /// The process's HTTP pool, rate budgets and negotiation, which every run shares.
+    pub base: Arc<Services>,
+    pub log: LogOptions,
+}
+
+/// The server: one value, cloned for every connection.
+#[derive(Clone)]
+pub struct ResearchServer {
+    pub setup: Arc<Setup>,
+    pub active: Arc<Active>,
+    pub started: Arc<Started>,
+}
+
+impl ResearchServer {
+    pub fn new(setup: Setup) -> ResearchServer {
+        ResearchServer {
+            setup: Arc::new(setup),
+            active: Arc::new(Active::default()),
+            started: Arc::new(Started::default()),
+        }
+    }
+}
+
+/// How this server last ran each plan file: `offline` and `corpus`, what decides the
+/// engine and what it searches. A `resume` that leaves them out runs the plan as it was
+/// started (an offline run stays offline, over its corpus), not with the server's defaults.
+/// Kept in memory: after a restart, a `resume` gives them again.
+#[derive(Default)]
+pub struct Started {
+    /// Only `offline` and `corpus` are kept: the limits are each call's own.
+    runs: Mutex<HashMap<PathBuf, RunBounds>>,
+}
+
+impl Started {
+    /// Records how `plan` (its real path) is being run.
+    pub fn remember(&self, plan: &Path, bounds: &RunBounds) {
+        let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+        let kept = RunBounds {
+            offline: bounds.offline,
+            corpus: bounds.corpus.clone(),
+            ..RunBounds::default()
+        };
+        runs.insert(plan.to_path_buf(), kept);
+    }
+
+    /// A call's bounds, with `offline` and `corpus` taken from how `plan` was last run
+    /// where the call leaves them out.
+    pub fn recall(&self, plan: &Path, mut bounds: RunBounds) -> RunBounds {
+        let runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(kept) = runs.get(plan) {
+            bounds.offline = bounds.offline.or(kept.offline);
+            if bounds.corpus.is_none() {
+                bounds.corpus.clone_from(&kept.corpus);
+            }
+        }
+        bounds
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_resume_keeps_how_the_run_was_started_unless_it_says_otherwise() {
+        let started = Started::default();
+        let plan = Path::new("/r/runs/p.json");
+        let offline = RunBounds {
+            offline: Some(true),
+            corpus: Some("docs".into()),
+            max_rounds: Some(2),
+            ..RunBounds::default()
+        };
+        started.remember(plan, &offline);
+        let bare = started.recall(plan, RunBounds::default());
+        assert_eq!(bare.offline, Some(true));
+        assert_eq!(bare.corpus.as_deref(), Some("docs"));
+        assert_eq!(bare.max_rounds, None, "limits are each call's own");
+        let other = started.recall(
+            plan,
+            RunBounds {
+                offline: Some(false),
+                corpus: Some("other".into()),
+                ..RunBounds::default()
+            },
+        );
+        assert_eq!(other.offline, Some(false));
+        assert_eq!(other.corpus.as_deref(), Some("other"));
+        let unknown = started.recall(Path::new("/r/runs/q.json"), RunBounds::default());
+        assert_eq!(unknown, RunBounds::default());
+    }
+}
