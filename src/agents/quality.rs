@@ -7,7 +7,7 @@
 
 use super::ask::Asked;
 use super::claims::cited_numbers;
-use super::task::INPUT_LABELS;
+use super::task::{INPUT_LABELS, NO_SOURCES};
 use crate::llm::{CallObserver, LlmClient, LlmError, Message, Want};
 use crate::plan::QualityFinding;
 use crate::text::words;
@@ -48,7 +48,8 @@ const TEMPLATE_MARKERS: &[&str] = &[
     "<<SYS>>",
     "<</SYS>>",
     "[INST]",
-    "[/INST]",
+    // Also bare, as Gemma 3 270M wrote it under llama.cpp's llama-2 fallback template.
+    "/INST",
     "<|im_start|>",
     "<|im_end|>",
     "<start_of_turn>",
@@ -98,7 +99,8 @@ pub fn echoes(answer: &str, system: &str) -> Option<QualityFinding> {
 
 /// The first label of the task's input message ([`INPUT_LABELS`]) that opens a line of
 /// `answer` (past list and heading marks, case aside), or whose words are in it but for the
-/// first (`More recent results this task builds on:`, as Gemma 3 270M wrote it).
+/// first (`More recent results this task builds on:`, as Gemma 3 270M wrote it); or the line
+/// that stands for no sources ([`NO_SOURCES`]), anywhere.
 fn input_label(answer: &str) -> Option<&'static str> {
     let opens = |label: &str| {
         answer.lines().any(|line| {
@@ -108,6 +110,9 @@ fn input_label(answer: &str) -> Option<&'static str> {
         })
     };
     let said = format!(" {} ", words(answer));
+    if said.contains(&format!(" {} ", words(NO_SOURCES))) {
+        return Some(NO_SOURCES);
+    }
     let inside = |label: &str| {
         let rest = words(label);
         let rest = rest.split_once(' ').map_or("", |(_, r)| r);
@@ -220,6 +225,11 @@ mod tests {
             paraphrase.is_some_and(|f| f.message.contains("Earlier results this task builds on:"))
         );
         assert!(echoes("- **Task:** compare them [1].", PROMPT).is_some());
+        // Gemma 3 270M again, with no sources to cite, under llama.cpp's llama-2 template.
+        let listless = ":\n(no sources: the searches returned none; cite nothing)\n";
+        assert!(echoes(listless, PROMPT).is_some_and(|f| f.message.contains("no sources")));
+        assert!(echoes("Cells store energy.\n/INST\n", PROMPT).is_some());
+        assert!(echoes("Numbered sources:\n[1] x", PROMPT).is_some());
         assert!(echoes("The task of a cathode is to host lithium [1].", PROMPT).is_none());
         assert!(echoes("Earlier results show a 40% gain [1].", PROMPT).is_none());
     }

@@ -7,7 +7,9 @@ use super::ask::{ask_json, ask_text};
 use super::citations;
 use super::final_sources::source_line;
 use super::quality;
-use super::task::{TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA, parse_written};
+use super::task::{
+    NO_SOURCES, SOURCES_LABEL, TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA, parse_written,
+};
 use crate::llm::CallObserver;
 use crate::llm::{LlmClient, Want};
 use crate::plan::{Info, QualityFinding, Source};
@@ -89,9 +91,10 @@ impl SummaryAgent<'_> {
             list.push_str(&source_line(i + 1, s));
         }
         if list.is_empty() {
-            list.push_str("(no sources: the searches returned none; cite nothing)\n");
+            list.push_str(NO_SOURCES);
+            list.push('\n');
         }
-        let user = format!("{}\nNumbered sources:\n{list}", input.message());
+        let user = format!("{}\n{SOURCES_LABEL}\n{list}", input.message());
         let site = Site::node(input.node_id.to_string());
         let first = ask_text(
             self.llm,

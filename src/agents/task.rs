@@ -34,19 +34,28 @@ pub struct Direction {
     pub sources: Vec<usize>,
 }
 
-/// The labels of the user message every sub-agent starts from ([`TaskInput::message`]), each
-/// opening its line; an answer that repeats one echoes its input ([`super::quality::echoes`]).
-pub const INPUT_LABELS: [&str; 4] = [
+/// The labels of the user message every sub-agent starts from ([`TaskInput::message`]), and of
+/// the final summary's list of sources, each opening its line; an answer that repeats one
+/// echoes its input ([`super::quality::echoes`]).
+pub const INPUT_LABELS: [&str; 5] = [
     "User question:",
     "Task:",
     "Earlier results this task builds on:",
     "Earlier results: none.",
+    SOURCES_LABEL,
 ];
+
+/// What opens the final summary's numbered list of sources.
+pub const SOURCES_LABEL: &str = "Numbered sources:";
+
+/// The final summary's list of sources when there is none; an answer that repeats it echoes
+/// its input.
+pub const NO_SOURCES: &str = "(no sources: the searches returned none; cite nothing)";
 
 impl TaskInput {
     /// The user message every sub-agent starts from.
     pub fn message(&self) -> String {
-        let [question, task, context, no_context] = INPUT_LABELS;
+        let [question, task, context, no_context, _] = INPUT_LABELS;
         let mut text = format!(
             "{question} {}\n\n{task} {}\n",
             self.question.trim(),
