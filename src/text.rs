@@ -241,9 +241,27 @@ pub fn words(text: &str) -> String {
         .join(" ")
 }
 
+/// The lines of a line-per-item file that hold something, trimmed, each with its number
+/// (1-based): a UTF-8 byte order mark (which Windows editors write) is not part of the first,
+/// blank lines and `#` comments are skipped.
+pub fn content_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.strip_prefix('\u{feff}')
+        .unwrap_or(text)
+        .lines()
+        .enumerate()
+        .map(|(i, line)| (i + 1, line.trim()))
+        .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn content_lines_skip_the_mark_blanks_and_comments_and_keep_their_numbers() {
+        let lines: Vec<(usize, &str)> = content_lines("\u{feff}# head\n\n  a  \n#b\nc").collect();
+        assert_eq!(lines, [(3, "a"), (5, "c")]);
+    }
 
     #[test]
     fn cuts_on_characters_and_says_so() {

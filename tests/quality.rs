@@ -36,6 +36,14 @@ fn with_final(llm: &MockLlm, report: impl Fn(&Recorded) -> String + Send + Sync 
     });
 }
 
+/// The final summary's requests the mock received, in order.
+fn final_requests(llm: &MockLlm) -> Vec<Recorded> {
+    llm.requests()
+        .into_iter()
+        .filter(|r| agent(r) == Agent::Final)
+        .collect()
+}
+
 fn reason(out: &support::RunOutput) -> String {
     out.stdout_json()["reason"]
         .as_str()
@@ -55,11 +63,7 @@ async fn an_echoed_prompt_is_repaired_once() {
     let out = s.query("How dense are cells?").run().await;
     out.success();
     assert_eq!(out.stdout_json()["status"], "completed", "{}", out.stderr);
-    let finals: Vec<Recorded> = llm
-        .requests()
-        .into_iter()
-        .filter(|r| agent(r) == Agent::Final)
-        .collect();
+    let finals = final_requests(&llm);
     assert_eq!(finals.len(), 2, "the report was sent back once");
     let repair = finals[1].user_prompt().unwrap_or_default();
     assert!(repair.contains("ECHOED_PROMPT"), "{repair}");
@@ -122,11 +126,7 @@ async fn an_echo_of_the_input_message_is_sent_back_then_degraded() {
     out.code(1);
     assert_eq!(out.stdout_json()["status"], "degraded", "{}", out.stderr);
     assert!(reason(&out).contains("ECHOED_PROMPT"), "{}", reason(&out));
-    let finals: Vec<Recorded> = llm
-        .requests()
-        .into_iter()
-        .filter(|r| agent(r) == Agent::Final)
-        .collect();
+    let finals = final_requests(&llm);
     assert_eq!(finals.len(), 2, "the report was sent back once");
     let repair = finals[1].user_prompt().unwrap_or_default();
     assert!(repair.contains("`User question:`"), "{repair}");

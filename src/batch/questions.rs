@@ -69,18 +69,13 @@ pub fn read(path: &Path) -> Result<Vec<Question>, QuestionsError> {
 /// Parses the text of a questions file; `shown` names it in errors. A UTF-8 byte order mark
 /// (which Windows editors write) is not part of the first question.
 pub fn parse(shown: &str, text: &str) -> Result<Vec<Question>, QuestionsError> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut entries = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
+    for (number, line) in crate::text::content_lines(text) {
         if line.starts_with('{') {
             let parsed: JsonLine =
                 serde_json::from_str(line).map_err(|e| QuestionsError::Line {
                     path: shown.to_string(),
-                    line: i + 1,
+                    line: number,
                     message: format!("not a `{{\"id\", \"query\"}}` line: {e}"),
                 })?;
             let id = parsed.id.map(|v| match v {
@@ -88,13 +83,13 @@ pub fn parse(shown: &str, text: &str) -> Result<Vec<Question>, QuestionsError> {
                 other => other.to_string(),
             });
             entries.push(Entry {
-                line: i + 1,
+                line: number,
                 id,
                 query: parsed.query,
             });
         } else {
             entries.push(Entry {
-                line: i + 1,
+                line: number,
                 id: None,
                 query: line.to_string(),
             });

@@ -33,7 +33,7 @@ pub async fn run(args: BatchExportArgs) -> CommandResult {
         .await
         .map_err(|e| e.into_command())?;
     if !args.no_html {
-        write_views(&dir);
+        write_views(&dir, &exported.written);
     }
     print_json(&json!({
         "batch": args.batch,
@@ -45,17 +45,10 @@ pub async fn run(args: BatchExportArgs) -> CommandResult {
     Ok(ExitStatus::Success)
 }
 
-/// The views a local batch writes beside its reports, and its index, from what was exported:
-/// a view that cannot be written is a warning, as in a local batch. Corpus documents are not
-/// linked: where the workers' corpus lies is not known here.
-fn write_views(dir: &Path) {
-    let manifest = match Manifest::load(dir) {
-        Ok(manifest) => manifest,
-        Err(e) => {
-            tracing::warn!("no views: {e}");
-            return;
-        }
-    };
+/// The views a local batch writes beside its reports, and its index, for the questions
+/// `manifest` holds: a view that cannot be written is a warning, as in a local batch. Corpus
+/// documents are not linked: where the workers' corpus lies is not known here.
+fn write_views(dir: &Path, manifest: &Manifest) {
     let links = Links::with_corpus(None);
     let mut questions = Vec::new();
     for item in &manifest.items {
@@ -74,5 +67,5 @@ fn write_views(dir: &Path) {
                 .unwrap_or_default(),
         });
     }
-    write_index(&questions, dir, None, &manifest);
+    write_index(&questions, dir, None, manifest);
 }

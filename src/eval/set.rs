@@ -63,17 +63,12 @@ pub fn read(path: &Path) -> Result<Vec<Gold>, SetError> {
 
 /// Parses the text of a set; `shown` names it in errors.
 pub fn parse(shown: &str, text: &str) -> Result<Vec<Gold>, SetError> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut out: Vec<Gold> = Vec::new();
     let mut ids = HashSet::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
+    for (number, line) in crate::text::content_lines(text) {
         let err = |message: String| SetError::Line {
             path: shown.to_string(),
-            line: i + 1,
+            line: number,
             message,
         };
         let mut json = serde_json::Deserializer::from_str(line);
@@ -101,7 +96,7 @@ pub fn parse(shown: &str, text: &str) -> Result<Vec<Gold>, SetError> {
                 gold.id
             )));
         }
-        gold.line = i + 1;
+        gold.line = number;
         out.push(gold);
     }
     if out.is_empty() {

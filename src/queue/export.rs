@@ -20,6 +20,8 @@ pub struct Exported {
     /// Questions not ended yet, left out.
     pub left_out: usize,
     pub manifest: PathBuf,
+    /// What it holds: an item per question written.
+    pub written: Manifest,
     /// Questions written, per status, as a local batch counts them.
     pub counts: BTreeMap<&'static str, usize>,
 }
@@ -88,5 +90,6 @@ pub async fn export(db: &Db, batch: &str, dir: &Path) -> Result<Exported, QueueE
         ended: manifest.items.len(),
         left_out,
         manifest: manifest::path_in(dir),
+        written: manifest,
     })
 }
