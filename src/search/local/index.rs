@@ -5,28 +5,25 @@
 //! processes never write the same index; the second waits, then finds nothing to do. The index
 //! folder holds `tantivy/` (the index), `manifest.json` and `lock`, and nothing else is touched
 //! there: a rebuild deletes only `tantivy/`. Queries are never parsed as query syntax: any text
-//! is split into terms by the index's analyzer and matched with BM25, so no query can fail.
+//! is split into terms by the index's analyzer and matched with BM25, word order adding to the
+//! score ([`super::query`]), so no query can fail.
 
 use std::collections::HashSet;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use tantivy::collector::TopDocs;
-use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
+use tantivy::query::{BooleanQuery, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 use super::hit::{Document, LocalHit};
 use super::manifest::{self, Loaded, Manifest};
+use super::query::Asked;
 use super::report::IndexReport;
 use super::schema::{self, Fields, StoredDoc};
 use super::{LocalSearchError, location, passage, rank, tokenizer, update, url, walk};
-
-/// A match in the title counts this much more than one in the body.
-const TITLE_BOOST: f32 = 2.0;
-/// Query terms past this many are ignored (a pasted paragraph stays fast).
-const MAX_QUERY_TERMS: usize = 64;
 
 /// The full-text index of one corpus folder.
 pub struct LocalIndex {
@@ -97,17 +94,12 @@ impl LocalIndex {
     /// result.
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<LocalHit>, LocalSearchError> {
         let mut analyzer = self.analyzer.clone();
-        let mut terms: Vec<String> = Vec::new();
-        for token in tokenizer::terms(&mut analyzer, query) {
-            if !terms.contains(&token.text) && terms.len() < MAX_QUERY_TERMS {
-                terms.push(token.text);
-            }
-        }
+        let asked = Asked::of(query, &mut analyzer);
         let searcher = self.reader.searcher();
-        if terms.is_empty() || limit == 0 {
+        if asked.terms.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
-        let top = self.top_docs(&searcher, &self.query(&terms), limit)?;
+        let top = self.top_docs(&searcher, &asked.query(&self.fields), limit)?;
         let mut seen = HashSet::new();
         let mut found = Vec::with_capacity(top.len());
         for (score, address) in top {
@@ -123,7 +115,7 @@ impl LocalIndex {
             .into_iter()
             .map(|(score, path, stored)| LocalHit {
                 url: url::file_url(&path),
-                passage: passage::best(&stored.body, &terms, &mut analyzer),
+                passage: passage::best(&stored.body, &asked.terms, &mut analyzer),
                 title: stored.title,
                 path: PathBuf::from(path),
                 score,
@@ -200,28 +192,6 @@ impl LocalIndex {
         }
         documents.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(documents)
-    }
-
-    /// Any of the `terms` in the body, or (boosted) in the title.
-    fn query(&self, terms: &[String]) -> BooleanQuery {
-        let term_query = |field, text: &str| -> Box<dyn Query> {
-            let term = Term::from_field_text(field, text);
-            Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs))
-        };
-        let clauses = terms
-            .iter()
-            .flat_map(|t| {
-                let title: Box<dyn Query> = Box::new(BoostQuery::new(
-                    term_query(self.fields.title, t),
-                    TITLE_BOOST,
-                ));
-                [
-                    (Occur::Should, term_query(self.fields.body, t)),
-                    (Occur::Should, title),
-                ]
-            })
-            .collect();
-        BooleanQuery::new(clauses)
     }
 }
 
@@ -405,6 +375,55 @@ mod tests {
 
     /// Six equal documents, each indexed by its own open (six segments, which tantivy orders
     /// by their random ids): equal scores come back in path order, cut at any limit.
+    /// Word order counts: the words of the query side by side, or as the phrase it quotes,
+    /// outrank the same words apart in a document that has more of them.
+    #[test]
+    fn words_side_by_side_and_quoted_phrases_outrank_the_words_apart() {
+        let f = Fixture::new(&[
+            (
+                "apart.md",
+                "The charge of a state grid. Charge again, charge once more, charge at night. The state decides.",
+            ),
+            (
+                "pairs.md",
+                "The state of the grid. Out of charge again, charge once more, charge at night.",
+            ),
+            (
+                "together.md",
+                "Its state of charge is shown on the dashboard of every car sold today, in digits.",
+            ),
+            ("other.md", "Pumped hydro dominates grid storage."),
+        ]);
+        let (index, _) = f.open();
+        let order = |query: &str| -> Vec<String> {
+            let hits = index.search(query, 4).expect("search");
+            hits.iter()
+                .filter_map(|h| h.path.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .collect()
+        };
+        let first = |query: &str| order(query).first().cloned();
+        let before = |query: &str, a: &str, b: &str| {
+            let got = order(query);
+            got.iter().position(|n| n == a) < got.iter().position(|n| n == b)
+        };
+        assert!(
+            before("charge state", "apart.md", "together.md"),
+            "words alone"
+        );
+        assert!(
+            before("state of charge", "together.md", "apart.md"),
+            "pairs"
+        );
+        // Both pairs of `state of charge` are in pairs.md too: only the quoted phrase tells.
+        assert_eq!(first("what state of charge").as_deref(), Some("pairs.md"));
+        assert_eq!(
+            first("what 'state of charge'").as_deref(),
+            Some("together.md"),
+            "quoted"
+        );
+    }
+
     #[test]
     fn equal_scores_go_in_path_order_whatever_the_index_history() {
         let text = "# Flywheels\n\nFlywheels store kinetic energy in a spinning rotor.";

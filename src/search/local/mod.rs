@@ -23,6 +23,7 @@ pub mod markdown;
 pub mod paragraphs;
 pub mod passage;
 pub mod pdf;
+pub mod query;
 pub mod rank;
 pub mod report;
 pub mod schema;

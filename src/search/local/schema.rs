@@ -36,7 +36,7 @@ pub fn schema() -> Schema {
     let text = TextOptions::default().set_stored().set_indexing_options(
         TextFieldIndexing::default()
             .set_tokenizer(tokenizer::NAME)
-            .set_index_option(IndexRecordOption::WithFreqs),
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
     );
     let mut builder = Schema::builder();
     builder.add_text_field("path", STRING | STORED);
