@@ -26,7 +26,9 @@ use crate::agents::Direction;
 use crate::agents::claims::content_terms;
 use crate::plan::Source;
 
-use super::question::{MOST_PARTS, asks_figure, new_figure, parts, specific_terms};
+use super::question::{
+    MOST_PARTS, asks_figure, holds_phrase, new_figure, parts, quoted_phrases, specific_terms,
+};
 use super::select::{Candidate, jaccard};
 
 /// The least share of the question the best sentence must cover to be given as its answer.
@@ -43,7 +45,7 @@ pub const FINDING_FLOOR: f64 = 0.4;
 const OTHER_DOCUMENT: f64 = 1.0;
 /// What a sentence's coverage counts for when it states a figure a question asking for a
 /// quantity does not.
-const FIGURE_BONUS: f64 = 1.25;
+const FIGURE_BONUS: f64 = 2.0;
 /// The most findings under one direction.
 const PER_DIRECTION: usize = 3;
 /// What a sentence that leans on one it is quoted without counts for.
@@ -150,8 +152,16 @@ struct Scorer<'a> {
 
 impl<'a> Scorer<'a> {
     fn new(text: &'a str, candidates: &'a [Candidate]) -> Scorer<'a> {
+        // A phrase the question quotes is a term of its own, held where its words stand in
+        // order: the sentence that names `state of charge` beats one with `state` and `charge`.
+        let phrases = quoted_phrases(text);
+        let with_phrases = |text: &str| {
+            let mut terms = content_terms(text);
+            terms.extend(phrases.iter().filter(|p| holds_phrase(text, p)).cloned());
+            terms
+        };
         let terms: Vec<BTreeSet<String>> =
-            candidates.iter().map(|c| content_terms(&c.text)).collect();
+            candidates.iter().map(|c| with_phrases(&c.text)).collect();
         let mut df: HashMap<&str, usize> = HashMap::new();
         for set in &terms {
             for t in set {
@@ -160,7 +170,7 @@ impl<'a> Scorer<'a> {
         }
         let n = terms.len() as f64;
         // A word of the question's phrasing that the documents do not use weighs nothing.
-        let question: Vec<(String, f64)> = content_terms(text)
+        let question: Vec<(String, f64)> = with_phrases(text)
             .into_iter()
             .filter_map(|t| {
                 let d = *df.get(t.as_str())?;
@@ -180,7 +190,7 @@ impl<'a> Scorer<'a> {
                 .into_iter()
                 .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
                 .collect(),
-            parts: parts(text).iter().map(|p| content_terms(p)).collect(),
+            parts: parts(text).iter().map(|p| with_phrases(p)).collect(),
             figures: candidates
                 .iter()
                 .map(|c| asks_figure(text) && new_figure(text, &c.text))
@@ -193,6 +203,15 @@ impl<'a> Scorer<'a> {
     /// not, an orphan's halved.
     fn gain(&self, i: usize, covered: &BTreeSet<&str>) -> f64 {
         self.gain_in(i, None, covered)
+    }
+
+    /// What a candidate's `gain` counts for when candidates are ranked (not when it is held
+    /// against a floor): more when it states a figure the question asks for.
+    fn ranked(&self, i: usize, gain: f64) -> f64 {
+        match self.figures[i] {
+            true => gain * FIGURE_BONUS,
+            false => gain,
+        }
     }
 
     /// [`Scorer::gain`] over the question's terms that `part` holds (all when `None`).
@@ -219,8 +238,7 @@ impl<'a> Scorer<'a> {
         } else {
             1.0
         };
-        let figure = if self.figures[i] { FIGURE_BONUS } else { 1.0 };
-        orphan * figure * held / total
+        orphan * held / total
     }
 
     /// The best candidate by `gain` among those `taken` leaves free, with the fewer terms
@@ -271,7 +289,7 @@ impl<'a> Scorer<'a> {
         let mut chosen: Vec<usize> = Vec::new();
         for part in &self.parts {
             let of_part = |i: usize| match self.gain_in(i, Some(part), &none) {
-                g if g >= ANSWER_FLOOR => g,
+                g if g >= ANSWER_FLOOR => self.ranked(i, g),
                 _ => 0.0,
             };
             let Some((i, gain)) = self.best(of_part, &chosen) else {
@@ -302,14 +320,14 @@ impl<'a> Scorer<'a> {
             let gain = |i: usize| {
                 let same_document = first.is_none_or(|s| s == self.candidates[i].source);
                 match self.gain(i, &none) >= ANSWER_FLOOR && same_document {
-                    true => self.gain(i, &covered),
+                    true => self.ranked(i, self.gain(i, &covered)),
                     false => 0.0,
                 }
             };
-            let Some((i, gain)) = self.best(gain, &chosen) else {
+            let Some((i, _)) = self.best(gain, &chosen) else {
                 break;
             };
-            if gain < floor {
+            if self.gain(i, &covered) < floor {
                 break;
             }
             covered.extend(
@@ -333,7 +351,10 @@ impl<'a> Scorer<'a> {
         let none = BTreeSet::new();
         let answered: Vec<usize> = taken.iter().map(|&i| self.candidates[i].source).collect();
         // A document the answer does not cite must be as much to the point as the answer.
-        let bar = taken.first().map_or(1.0, |&i| self.gain(i, &none)) * OTHER_DOCUMENT;
+        let bar = taken
+            .first()
+            .map_or(f64::INFINITY, |&i| self.ranked(i, self.gain(i, &none)))
+            * OTHER_DOCUMENT;
         let mut out = Vec::new();
         for direction in directions {
             let mut picked = Vec::new();
@@ -341,14 +362,14 @@ impl<'a> Scorer<'a> {
                 let of_direction = |i: usize| {
                     let source = self.candidates[i].source;
                     let gain = self.gain(i, &none);
-                    let fits = answered.contains(&source) || gain >= bar;
-                    match direction.sources.contains(&source) && fits {
-                        true => gain,
+                    let fits = answered.contains(&source) || self.ranked(i, gain) >= bar;
+                    match direction.sources.contains(&source) && fits && gain >= FINDING_FLOOR {
+                        true => self.ranked(i, gain),
                         false => 0.0,
                     }
                 };
                 match self.best(of_direction, taken) {
-                    Some((i, gain)) if gain >= FINDING_FLOOR => {
+                    Some((i, _)) => {
                         picked.push(i);
                         taken.push(i);
                     }
@@ -476,6 +497,74 @@ mod tests {
         let urls: Vec<&str> = c.sources.iter().map(|s| s.url.as_str()).collect();
         assert_eq!(urls, ["file:///c/d1.md", "file:///c/d2.md"]);
         assert_eq!(c.quotes.len(), 2);
+    }
+
+    fn answer_of(question: &str, docs: &[(usize, &str)], n: usize) -> (String, Vec<String>) {
+        let c = compose("# Q", question, &candidates(docs), &sources(n), &[]);
+        let answer = c
+            .report
+            .split("## Answer\n\n")
+            .nth(1)
+            .unwrap_or("")
+            .to_string();
+        (answer, c.sources.into_iter().map(|s| s.url).collect())
+    }
+
+    #[test]
+    fn a_quoted_phrase_outweighs_its_words_found_apart() {
+        let docs = [
+            (
+                0,
+                "Solid-state batteries charge faster in the lab, a state no car battery has reached.",
+            ),
+            (
+                1,
+                "State of charge. How full a battery is, as a percentage of its capacity.",
+            ),
+            (
+                2,
+                "Fast chargers push charge into a battery up to its voltage limit.",
+            ),
+        ];
+        let (answer, cited) = answer_of(
+            "In battery jargon, what does 'state of charge' refer to?",
+            &docs,
+            3,
+        );
+        assert!(answer.starts_with("State of charge. How full"), "{answer}");
+        assert_eq!(cited, ["file:///c/d1.md"], "{answer}");
+    }
+
+    #[test]
+    fn a_sentence_stating_the_figure_asked_for_outranks_one_that_only_names_the_subject() {
+        let docs = [
+            (
+                0,
+                "When lithium carbonate prices spiked in 2022, interest in sodium-ion surged.",
+            ),
+            (
+                1,
+                "The price of lithium carbonate rose above 70,000 dollars per tonne in 2022.",
+            ),
+            (2, "Nickel prices spiked in 2022 as well."),
+        ];
+        let question = "How high did lithium carbonate prices climb during the 2022 price spike?";
+        let (answer, cited) = answer_of(question, &docs, 3);
+        assert!(
+            answer.starts_with("The price of lithium carbonate rose"),
+            "{answer}"
+        );
+        assert_eq!(cited, ["file:///c/d1.md"], "{answer}");
+        // Not asked for a figure, the sentence that covers more of the question answers.
+        let (answer, _) = answer_of(
+            "Why did interest in sodium-ion grow as lithium carbonate prices spiked in 2022?",
+            &docs,
+            3,
+        );
+        assert!(
+            answer.starts_with("When lithium carbonate prices spiked"),
+            "{answer}"
+        );
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! What a question asks, as the extractive engine's answer ([`super::answer`]) reads it: the
 //! questions in one ([`parts`]), the specific words no answer may do without
-//! ([`specific_terms`]), and whether it asks for a figure ([`asks_figure`]).
+//! ([`specific_terms`]), the phrases it quotes ([`quoted_phrases`]), and whether it asks for a
+//! figure ([`asks_figure`]).
 
 use std::collections::BTreeSet;
 
 use crate::agents::claims::content_terms;
+use crate::text::words;
 
 /// The most questions one question is split into: one answer sentence each.
 pub const MOST_PARTS: usize = 3;
@@ -91,13 +93,46 @@ pub fn asks_figure(question: &str) -> bool {
     }) || words.iter().any(|w| w == "when")
 }
 
-/// Whether `sentence` holds a number that `question` does not.
+/// The phrases `question` puts in quotes (`what does 'state of charge' mean?`), each as a
+/// term of its own: `"state of charge"`, its words in lower case. A sentence holds it when it
+/// has those words in that order ([`holds_phrase`]).
+pub fn quoted_phrases(question: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for phrase in crate::search::local::query::quoted(question) {
+        let term = format!("\"{}\"", words(phrase));
+        if term.contains(' ') && !out.contains(&term) {
+            out.push(term);
+        }
+    }
+    out
+}
+
+/// Whether `text` holds the quoted phrase `term` (as [`quoted_phrases`] gives it).
+pub fn holds_phrase(text: &str, term: &str) -> bool {
+    let phrase = term.trim_matches('"');
+    format!(" {} ", words(text)).contains(&format!(" {phrase} "))
+}
+
+/// Numbers written as words (`eight times`, `a quarter`, `twice`): figures as much as `8`.
+const NUMBER_WORDS: &[&str] = &[
+    "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "fifteen", "twenty", "thirty", "forty", "fifty", "hundred", "thousand", "million", "billion",
+    "half", "third", "quarter", "twice", "double", "triple", "tenfold", "dozen",
+];
+
+/// Whether `sentence` holds a number (in digits or in words) that `question` does not.
 pub fn new_figure(question: &str, sentence: &str) -> bool {
     let numbers = |text: &str| -> BTreeSet<String> {
-        text.split(|c: char| !c.is_ascii_digit() && c != ',' && c != '.')
+        let digits = text
+            .split(|c: char| !c.is_ascii_digit() && c != ',' && c != '.')
             .map(|n| n.trim_matches(|c: char| c == ',' || c == '.').to_string())
-            .filter(|n| n.chars().any(|c| c.is_ascii_digit()))
-            .collect()
+            .filter(|n| n.chars().any(|c| c.is_ascii_digit()));
+        let spelled = words(text)
+            .split(' ')
+            .filter(|w| NUMBER_WORDS.contains(w))
+            .map(str::to_string)
+            .collect::<Vec<_>>();
+        digits.chain(spelled).collect()
     };
     let asked = numbers(question);
     numbers(sentence).iter().any(|n| !asked.contains(n))
@@ -123,5 +158,33 @@ mod tests {
             "`and` joining nouns"
         );
         assert_eq!(parts("a and what b and how c and why d").len(), MOST_PARTS);
+    }
+
+    #[test]
+    fn a_quoted_phrase_is_one_term_held_where_its_words_stand_in_order() {
+        let q = "What does 'State of Charge' mean, and is \"SoC\" the 'same' for a car's pack?";
+        assert_eq!(quoted_phrases(q), ["\"state of charge\""]);
+        assert!(holds_phrase(
+            "The state-of-charge is shown.",
+            "\"state of charge\""
+        ));
+        assert!(!holds_phrase(
+            "The charge state of the pack.",
+            "\"state of charge\""
+        ));
+        assert!(!holds_phrase("A state of charges.", "\"state of charge\""));
+    }
+
+    #[test]
+    fn a_figure_is_new_in_digits_or_in_words() {
+        let q = "How much more did a kWh cost in 2010 than in 2023?";
+        assert!(new_figure(q, "It cost about eight times more in 2010."));
+        assert!(new_figure(q, "Prices fell to 139 dollars in 2023."));
+        assert!(new_figure(q, "Prices halved, then fell by half again."));
+        assert!(!new_figure(q, "Prices fell a lot between 2010 and 2023."));
+        assert!(!new_figure(
+            "Why did eight plants close?",
+            "Eight plants closed."
+        ));
     }
 }

@@ -193,12 +193,16 @@ fn quote_claims(text: &str, quotes: &[(usize, String)], sources: &[Source]) -> V
         .collect()
 }
 
-/// The quotable units of `text` ([`units`]), tagged with `source`.
+/// The quotable units of `text` ([`units`]), tagged with `source`, white space collapsed (a
+/// unit may run on over a line break).
 fn candidates_of(text: &str, source: usize) -> Vec<Candidate> {
     units(text)
         .into_iter()
         .map(|u| Candidate {
-            text: text[u.at.clone()].to_string(),
+            text: text[u.at.clone()]
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
             source,
             at: u.at,
             orphan: u.orphan,

@@ -5,6 +5,12 @@
 //! [`MAX_LEANING`] back), as one exact slice of the text. One that has nothing to lean on (it
 //! opens its paragraph, or the whole would be too long to quote) stands alone, marked
 //! `orphan`, and ranks lower ([`super::select`]).
+//!
+//! Two shapes of text lean the same way: a run-in label (`State of charge. How full a battery
+//! is...`, a glossary's or a FAQ's term too short to quote alone) is quoted with the sentence
+//! it introduces; and a line that stops mid-sentence (a definition list's term, `Choose LFP
+//! when`) runs on into a next line that starts in lower case (`cost matters most, as in
+//! taxis.`), as one paragraph.
 
 use std::ops::Range;
 
@@ -74,24 +80,23 @@ pub fn units(text: &str) -> Vec<Unit> {
     let mut out = Vec::new();
     for line in lines(text) {
         let sentences = sentence_ranges(text, line);
+        // A run-in label leans forward: the sentence after it is quoted with it.
+        let label = sentences
+            .first()
+            .is_some_and(|s| !leans_back(&text[s.clone()]) && is_label(&text[s.clone()]));
+        let leans = |k: usize| leans_back(&text[sentences[k].clone()]) || (k == 1 && label);
         for (k, sentence) in sentences.iter().enumerate() {
             let mut first = k;
-            while first > 0
-                && k - first < MAX_LEANING
-                && leans_back(&text[sentences[first].clone()])
-            {
+            while first > 0 && k - first < MAX_LEANING && leans(first) {
                 first -= 1;
             }
             let whole = sentences[first].start..sentence.end;
-            let unit = if !leans_back(&text[sentence.clone()]) {
+            let unit = if !leans(k) {
                 Unit {
                     at: sentence.clone(),
                     orphan: false,
                 }
-            } else if first < k
-                && !leans_back(&text[sentences[first].clone()])
-                && quotable(&text[whole.clone()])
-            {
+            } else if first < k && !leans(first) && quotable(&text[whole.clone()]) {
                 Unit {
                     at: whole,
                     orphan: false,
@@ -110,14 +115,45 @@ pub fn units(text: &str) -> Vec<Unit> {
     out
 }
 
-/// The byte ranges of the lines of `text` (a line is a paragraph in the indexed text).
-fn lines(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
+/// The byte ranges of the paragraphs of `text`: its lines (a line is a paragraph in the
+/// indexed text), a line that stops mid-sentence run on into a next line that starts in lower
+/// case.
+fn lines(text: &str) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = Vec::new();
     let mut start = 0;
-    text.split('\n').map(move |line| {
+    for line in text.split('\n') {
         let range = start..start + line.len();
         start = range.end + 1;
-        range
-    })
+        let runs_on = out.last().is_some_and(|last| {
+            let before = text[last.clone()].trim_end();
+            before.ends_with(char::is_alphanumeric)
+                && line.trim_start().starts_with(char::is_lowercase)
+        });
+        match out.last_mut() {
+            Some(last) if runs_on => last.end = range.end,
+            _ => out.push(range),
+        }
+    }
+    out
+}
+
+/// A run-in label: a few words ending a sentence of their own (`State of charge.`), too short
+/// to say anything alone, and with no verb to say it with (`Prices are volatile.` is a
+/// sentence).
+fn is_label(sentence: &str) -> bool {
+    const VERBS: &[&str] = &[
+        "is", "are", "was", "were", "be", "been", "has", "have", "had", "do", "does", "did", "can",
+        "could", "will", "would", "may", "might", "must", "should",
+    ];
+    let words: Vec<String> = sentence
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    words.len() <= 4
+        && !quotable(sentence)
+        && sentence.ends_with(['.', ':'])
+        && !words.iter().any(|w| VERBS.contains(&w.as_str()))
 }
 
 /// Whether `sentence` starts mid-thought: in lower case, or with a word that points back.
@@ -177,6 +213,46 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn a_run_in_label_is_quoted_with_the_sentence_it_introduces() {
+        let text = "State of charge. How full a battery is, as a share of its capacity.\n\
+                    Prices are volatile. Lithium rose twice as fast as wages did that year.\n\
+                    Choose LFP cathodes when\n\
+                    cost, lifetime and safety matter most, as in taxis and buses.\n\
+                    Choose NMC cathodes when\n\
+                    Range matters most to the buyers of premium long-range models.";
+        let got = quoted(text);
+        assert_eq!(
+            got[0],
+            (
+                "State of charge. How full a battery is, as a share of its capacity.",
+                false
+            )
+        );
+        // A short sentence with a verb is no label: the next one stands alone.
+        assert_eq!(
+            got[1],
+            ("Lithium rose twice as fast as wages did that year.", false)
+        );
+        // A line that stops mid-sentence runs on into a line in lower case, not into one that
+        // starts a sentence of its own.
+        assert_eq!(
+            got[2],
+            (
+                "Choose LFP cathodes when\ncost, lifetime and safety matter most, as in taxis and buses.",
+                false
+            )
+        );
+        assert_eq!(
+            got[3],
+            (
+                "Range matters most to the buyers of premium long-range models.",
+                false
+            )
+        );
+        assert_eq!(got.len(), 4, "{got:?}");
     }
 
     #[test]
