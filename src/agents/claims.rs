@@ -97,21 +97,68 @@ pub fn claim_text(sentence: &str) -> String {
         .replace(" ,", ",")
 }
 
+/// Units written out, and the symbol that means the same (`kilowatt-hour` is `kWh`): a source
+/// that spells a unit out supports a claim that abbreviates it, and the other way round.
+const UNITS: &[(&[&str], &str)] = &[
+    (&["kilowatt", "hour"], "kwh"),
+    (&["megawatt", "hour"], "mwh"),
+    (&["gigawatt", "hour"], "gwh"),
+    (&["watt", "hour"], "wh"),
+    (&["kilowatt"], "kw"),
+    (&["megawatt"], "mw"),
+    (&["gigawatt"], "gw"),
+    (&["kilometre"], "km"),
+    (&["kilometer"], "km"),
+    (&["kilogram"], "kg"),
+    (&["millimetre"], "mm"),
+    (&["millimeter"], "mm"),
+    (&["megapascal"], "mpa"),
+];
+
 /// The content terms of `text`: words stemmed as the local index stems them, stopwords and
-/// one-character words left out.
+/// one-character words left out, a unit written out as its symbol ([`UNITS`]).
 pub fn content_terms(text: &str) -> BTreeSet<String> {
+    let said = with_unit_symbols(text);
     let mut analyzer = analyzer();
-    terms(&mut analyzer, text)
+    terms(&mut analyzer, &said)
         .into_iter()
         .filter(|t| {
-            let word = text
-                .get(t.offset_from..t.offset_to)
-                .unwrap_or("")
-                .to_lowercase();
-            word.chars().count() > 1 && !STOPWORDS.contains(&word.as_str())
+            let word = said.get(t.offset_from..t.offset_to).unwrap_or("");
+            word.chars().count() > 1 && !STOPWORDS.contains(&word)
         })
         .map(|t| t.text)
         .collect()
+}
+
+/// `text`'s words ([`crate::text::words`]), each unit written out (singular or plural)
+/// replaced by its symbol.
+fn with_unit_symbols(text: &str) -> String {
+    let words = crate::text::words(text);
+    let words: Vec<&str> = words.split(' ').collect();
+    let mut out: Vec<&str> = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        let unit = UNITS.iter().find(|(spelled, _)| {
+            let n = spelled.len();
+            words.len() >= i + n
+                && spelled
+                    .iter()
+                    .zip(&words[i..i + n])
+                    .enumerate()
+                    .all(|(k, (s, w))| w == s || (k == n - 1 && w.strip_suffix('s') == Some(s)))
+        });
+        match unit {
+            Some((spelled, symbol)) => {
+                out.push(symbol);
+                i += spelled.len();
+            }
+            None => {
+                out.push(words[i]);
+                i += 1;
+            }
+        }
+    }
+    out.join(" ")
 }
 
 /// The share of `claim`'s content terms that `evidence` holds; `None` when the claim has no
@@ -203,6 +250,24 @@ mod tests {
         let evidence = content_terms("The batteries were charging quickly.");
         assert_eq!(support("A battery charges quickly", &evidence), Some(1.0));
         assert_eq!(support("It is what it is", &evidence), None);
+    }
+
+    #[test]
+    fn a_unit_written_out_supports_its_symbol_and_the_other_way_round() {
+        let evidence =
+            content_terms("Packs cost 139 dollars per kilowatt-hour; 400 kilometres of range.");
+        assert_eq!(support("139 dollars per kWh", &evidence), Some(1.0));
+        assert_eq!(support("400 km of range", &evidence), Some(1.0));
+        let symbols = content_terms("139 dollars per kWh");
+        assert_eq!(
+            support("139 dollars per kilowatt-hour", &symbols),
+            Some(1.0)
+        );
+        assert!(!content_terms("a kilowatt of power").contains("kwh"));
+        assert_eq!(
+            content_terms("Watt hours and hours"),
+            content_terms("Wh hour")
+        );
     }
 
     #[test]
