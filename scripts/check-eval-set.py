@@ -12,10 +12,12 @@ Checks, each failure reported and counted:
   - the question is non-empty, ends with '?', and does not copy a run of
     COPY_RUN or more consecutive words from any corpus document;
   - answers are 1 to 3 short strings (1 to 6 words) without duplicates,
-    evidence is 1 or more distinct file names that exist in the corpus;
+    evidence is 1 or more items, each a file name that exists in the corpus
+    or a list of such names (alternatives: documents that state the same
+    fact), no name twice;
   - every gold answer appears (case-insensitive, whitespace collapsed) in at
-    least one of its evidence files, and every evidence file contains at
-    least one of the answers;
+    least one of its evidence files, and every evidence file (each
+    alternative too) contains at least one of the answers;
   - an unanswerable question has both answers and evidence empty;
   - the mix: at least MIN_TOTAL questions, MIN_TWO_DOC with two evidence
     files, MIN_UNANSWERABLE unanswerable, and every corpus file is evidence
@@ -121,8 +123,11 @@ def main(argv):
         if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
             problem(where, "answers must be a list of strings")
             continue
-        if not isinstance(evidence, list) or not all(isinstance(e, str) for e in evidence):
-            problem(where, "evidence must be a list of strings")
+        def item_ok(e):
+            return isinstance(e, str) or (
+                isinstance(e, list) and len(e) > 0 and all(isinstance(a, str) for a in e))
+        if not isinstance(evidence, list) or not all(item_ok(e) for e in evidence):
+            problem(where, "evidence must be a list of file names or of lists of them")
             continue
         items.append((where, qid, question, answers, evidence))
 
@@ -157,10 +162,11 @@ def main(argv):
                 problem(where, "answer %r repeated" % a)
             seen.add(norm(a))
 
-        if len(set(evidence)) != len(evidence):
+        files = [a for e in evidence for a in ([e] if isinstance(e, str) else e)]
+        if len(set(files)) != len(files):
             problem(where, "evidence lists a file twice")
         present = []
-        for e in evidence:
+        for e in files:
             if os.path.basename(e) != e:
                 problem(where, "evidence %r must be a bare file name" % e)
             if e not in corpus:

@@ -379,3 +379,41 @@ async fn the_offline_engine_is_scored_exactly_on_shipped_questions() {
         "quotes support themselves: 4 of 4"
     );
 }
+
+/// `scripts/check-eval-set.py` passes the shipped set, and fails (exit 1, naming the
+/// question and the file) a set whose alternative evidence does not hold a gold answer.
+#[test]
+fn the_set_checker_passes_the_shipped_set_and_fails_an_alternative_without_the_answer() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let check = |set: &Path| {
+        std::process::Command::new("python3")
+            .arg(root.join("scripts/check-eval-set.py"))
+            .arg(set)
+            .arg(root.join("fixtures/corpus"))
+            .output()
+            .expect("python3 runs the checker")
+    };
+    let shipped = check(&root.join("fixtures/eval/batteries.jsonl"));
+    assert!(
+        shipped.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shipped.stdout)
+    );
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = dir.path().join("bad.jsonl");
+    let set = std::fs::read_to_string(root.join("fixtures/eval/batteries.jsonl"))
+        .expect("shipped set")
+        .replace(
+            r#"[["lfp-vs-nmc-comparison.html", "lfp-cathode-chemistry.txt"]]"#,
+            r#"[["lfp-vs-nmc-comparison.html", "ev-market-adoption.html"]]"#,
+        );
+    std::fs::write(&bad, set).expect("set");
+    let out = check(&bad);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("b21") && said.contains("ev-market-adoption.html"),
+        "{said}"
+    );
+}

@@ -104,8 +104,17 @@ pub fn score(gold: &Gold, ran: Option<Ran<'_>>) -> Score {
         }
     };
     let cited = cited_keys(plan, &body);
-    let evidence: BTreeSet<String> = gold.evidence.iter().map(|e| evidence_key(e)).collect();
-    let hits = cited.iter().filter(|c| evidence.contains(*c)).count();
+    let evidence: Vec<BTreeSet<String>> = gold
+        .evidence
+        .iter()
+        .map(|e| e.alternatives().iter().map(|a| evidence_key(a)).collect())
+        .collect();
+    let is_evidence = |c: &String| evidence.iter().any(|e| e.contains(c));
+    let hits = cited.iter().filter(|c| is_evidence(c)).count();
+    let found = evidence
+        .iter()
+        .filter(|e| cited.iter().any(|c| e.contains(c)))
+        .count();
     let claims = plan.final_node().map_or(&[][..], |n| n.claims.as_slice());
     let (claims_cited, claims_supported) = counts(claims);
     Score {
@@ -115,7 +124,7 @@ pub fn score(gold: &Gold, ran: Option<Ran<'_>>) -> Score {
         answer_match,
         f1: round(f1),
         citation_precision: share(hits, cited.len()),
-        evidence_recall: share(hits, evidence.len()),
+        evidence_recall: share(found, evidence.len()),
         supported_claims: share(claims_supported, claims_cited),
         claims_cited,
         claims_supported,
@@ -219,6 +228,7 @@ fn round(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::set::Evidence;
     use crate::plan::{Node, NodeId, NodeStatus, NodeType, Source};
 
     fn gold(answers: &[&str], evidence: &[&str]) -> Gold {
@@ -226,7 +236,10 @@ mod tests {
             id: "q".into(),
             question: "Q?".into(),
             answers: answers.iter().map(|s| s.to_string()).collect(),
-            evidence: evidence.iter().map(|s| s.to_string()).collect(),
+            evidence: evidence
+                .iter()
+                .map(|s| Evidence::One(s.to_string()))
+                .collect(),
             line: 1,
         }
     }
@@ -281,6 +294,23 @@ mod tests {
         assert_eq!(s.citation_precision, Some(0.667));
         assert_eq!(s.evidence_recall, Some(1.0));
         assert_eq!(s.supported_claims, None, "no claims were checked");
+    }
+
+    /// Documents that state the same fact: citing one is citing the evidence, and citing
+    /// both is two precise citations of one piece of evidence.
+    #[test]
+    fn alternatives_count_once_for_recall_and_each_for_precision() {
+        let plan = plan(&["file:///c/b.md", "file:///c/c.md", "file:///c/x.md"]);
+        let report = "# Q?\n\nOne [1]. Two [2]. Three [3].\n";
+        let mut g = gold(&["one"], &["a.md"]);
+        g.evidence
+            .push(Evidence::AnyOf(vec!["b.md".into(), "c.md".into()]));
+        let s = score(&g, Some(ran(&plan, report)));
+        assert_eq!(s.citation_precision, Some(0.667));
+        assert_eq!(s.evidence_recall, Some(0.5), "a.md is not cited");
+        g.evidence.remove(0);
+        let s = score(&g, Some(ran(&plan, report)));
+        assert_eq!(s.evidence_recall, Some(1.0));
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! A question set for `researchflow eval`: one JSON object per line, `{"id", "question",
 //! "answers": [...], "evidence": [...]}` (blank lines and `#` comments skipped). `answers` are
 //! short gold answers a correct report contains; `evidence`, the corpus file names or URLs a
-//! good report cites. A question with no answer in the corpus has both empty: its right report
-//! says it found none.
+//! good report cites. An evidence item may be a list of alternatives (`["a.md", "b.md"]`:
+//! documents that state the same fact, either of which is the evidence). A question with no
+//! answer in the corpus has both empty: its right report says it found none.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -18,10 +19,29 @@ pub struct Gold {
     #[serde(default)]
     pub answers: Vec<String>,
     #[serde(default)]
-    pub evidence: Vec<String>,
+    pub evidence: Vec<Evidence>,
     /// Its line in the set's file (1-based), for messages.
     #[serde(skip)]
     pub line: usize,
+}
+
+/// One piece of gold evidence: a corpus file name or URL, or alternatives that state the
+/// same fact (citing any one of them cites it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Evidence {
+    One(String),
+    AnyOf(Vec<String>),
+}
+
+impl Evidence {
+    /// The file names or URLs that count as this evidence.
+    pub fn alternatives(&self) -> &[String] {
+        match self {
+            Evidence::One(one) => std::slice::from_ref(one),
+            Evidence::AnyOf(any) => any,
+        }
+    }
 }
 
 impl Gold {
@@ -78,7 +98,7 @@ pub fn parse(shown: &str, text: &str) -> Result<Vec<Gold>, SetError> {
                 field => format!("field `{field}`: "),
             };
             err(format!(
-                "{field}{}; each line is one JSON object, {{\"id\": \"...\", \"question\": \"...\", \"answers\": [\"...\"], \"evidence\": [\"file name or URL\"]}}",
+                "{field}{}; each line is one JSON object, {{\"id\": \"...\", \"question\": \"...\", \"answers\": [\"...\"], \"evidence\": [\"file name or URL\", [\"or one\", \"of these\"]]}}",
                 e.into_inner()
             ))
         })?;
@@ -88,6 +108,15 @@ pub fn parse(shown: &str, text: &str) -> Result<Vec<Gold>, SetError> {
         if gold.answers.iter().any(|a| a.trim().is_empty()) {
             return Err(err(
                 "an answer is empty: give short gold answers, or none".into()
+            ));
+        }
+        let alternatives = gold.evidence.iter().map(Evidence::alternatives);
+        if alternatives
+            .clone()
+            .any(|a| a.is_empty() || a.iter().any(|e| e.trim().is_empty()))
+        {
+            return Err(err(
+                "an `evidence` item is empty: give a file name or URL, or a list of them".into(),
             ));
         }
         if !ids.insert(gold.id.clone()) {
@@ -113,10 +142,16 @@ mod tests {
     fn lines_are_read_and_bad_ones_named() {
         let set = parse(
             "s.jsonl",
-            "# a set\n{\"id\": \"a\", \"question\": \"Q?\", \"answers\": [\"x\"], \"evidence\": [\"f.md\"]}\n\n{\"id\": \"b\", \"question\": \"None?\"}\n",
+            "# a set\n{\"id\": \"a\", \"question\": \"Q?\", \"answers\": [\"x\"], \"evidence\": [\"f.md\", [\"g.md\", \"h.md\"]]}\n\n{\"id\": \"b\", \"question\": \"None?\"}\n",
         )
         .expect("valid");
         assert_eq!(set.len(), 2);
+        assert_eq!(set[0].evidence[1].alternatives(), ["g.md", "h.md"]);
+        for bad in ["[[]]", "[\"\"]", "[[\"g.md\", \" \"]]", "[{\"f\": 1}]"] {
+            let line = format!("{{\"id\": \"a\", \"question\": \"Q?\", \"evidence\": {bad}}}\n");
+            let err = parse("s.jsonl", &line).expect_err(bad);
+            assert!(err.to_string().contains("evidence"), "{bad}: {err}");
+        }
         assert!(set[1].unanswerable() && set[1].evidence.is_empty());
         let err = parse(
             "s.jsonl",
