@@ -238,13 +238,28 @@ if review is not None:
     check("review stage", review.get("status") in ("completed", "failed"),
           f"status {review.get('status')}, verdict {review.get('verdict')}"
           + (f", errors {review.get('errors')}" if review.get("errors") else ""))
-try:
-    import urllib.request
-    with urllib.request.urlopen(os.environ["BASE_URL"].rstrip("/") + "/models", timeout=30) as r:
-        alive = r.status == 200
-except Exception as err:  # the server died during the run
-    alive = False
-check("server still up after the run", alive, "GET /models answered" if alive else "no answer")
+# A server that serves one request at a time keeps generating the answers a client gave up
+# on (llama-cpp-python does not stop at a closed connection): busy is not dead. A refused
+# connection is; a timeout is waited out, up to 15 minutes.
+import socket, time, urllib.error, urllib.request
+alive, waited, started = False, "", time.monotonic()
+while time.monotonic() - started < 900:
+    try:
+        with urllib.request.urlopen(os.environ["BASE_URL"].rstrip("/") + "/models", timeout=30) as r:
+            alive = r.status == 200
+        break
+    except urllib.error.URLError as err:
+        if isinstance(err.reason, (socket.timeout, TimeoutError)):
+            continue
+        break  # refused or reset: the server died during the run
+    except (socket.timeout, TimeoutError):
+        continue
+    except Exception:
+        break
+if alive and time.monotonic() - started > 30:
+    waited = f" after {time.monotonic() - started:.0f} s busy with answers given up on"
+check("server still up after the run", alive,
+      f"GET /models answered{waited}" if alive else "no answer (connection refused or server gone)")
 
 if os.environ["REPLAY_CODE"]:
     with open(os.path.join(work, "plan.transcript.jsonl"), encoding="utf-8") as f:

@@ -49,16 +49,8 @@ pub fn researched(plan: &PlanFile) -> bool {
 /// ran although there was something to search (every task was a summary over the question).
 pub fn junk(facts: &Facts<'_>) -> Option<String> {
     let plan = facts.plan;
-    if let Some(node) = plan.final_node().filter(|n| !n.quality.is_empty()) {
-        let found: Vec<String> = node
-            .quality
-            .iter()
-            .map(|f| format!("{} ({})", f.code, f.message))
-            .collect();
-        return Some(format!(
-            "the final report still fails its checks after a repair: {}",
-            found.join("; ")
-        ));
+    if let Some(found) = final_findings(plan) {
+        return Some(found);
     }
     let searched = plan
         .nodes
@@ -69,6 +61,21 @@ pub fn junk(facts: &Facts<'_>) -> Option<String> {
          task was a summary over the question, so nothing was looked up"
             .to_string()
     })
+}
+
+/// What the final report still fails after its repair (an echoed prompt, no citation), as
+/// the quality findings on its node say; `None` when it passes.
+fn final_findings(plan: &PlanFile) -> Option<String> {
+    let node = plan.final_node().filter(|n| !n.quality.is_empty())?;
+    let found: Vec<String> = node
+        .quality
+        .iter()
+        .map(|f| format!("{} ({})", f.code, f.message))
+        .collect();
+    Some(format!(
+        "the final report still fails its checks after a repair: {}",
+        found.join("; ")
+    ))
 }
 
 /// Why the run ended short of `completed`, in plain words; `None` when it completed. It goes
@@ -96,7 +103,11 @@ fn reason_text(
         RunStatus::Completed => None,
         RunStatus::Degraded => Some(after_stop(match researched(facts.plan) {
             true => junk(facts).unwrap_or_else(|| degraded(facts)),
-            false => degraded(facts),
+            // Over no research, what its report still fails is said too.
+            false => match final_findings(facts.plan) {
+                Some(found) => format!("{}; {found}", degraded(facts)),
+                None => degraded(facts),
+            },
         })),
         RunStatus::Partial => facts.stopped.map(|stop| {
             format!(
@@ -234,6 +245,37 @@ mod tests {
         };
         let why = reason(status, &limited, None).expect("a reason");
         assert!(why.contains("`--max-rounds 1`) left no round"), "{why}");
+        assert!(!why.contains("fails its checks"), "{why}");
+    }
+
+    #[test]
+    fn a_report_over_no_research_that_still_echoes_its_prompt_says_both() {
+        let mut plan = PlanFile::new("Q?", "wf".into(), "2026-11-25T00:00:00Z".into());
+        let mut node = plan.nodes[0].clone();
+        node.node_id = crate::plan::NodeId::parse("b").expect("id");
+        node.kind = NodeType::Summary;
+        node.batch = FINAL_BATCH;
+        node.status = NodeStatus::Completed;
+        node.quality = vec![crate::plan::QualityFinding {
+            code: "ECHOED_PROMPT".into(),
+            message: "the answer holds the chat-template marker `<<SYS>>`".into(),
+        }];
+        plan.nodes.push(node);
+        let facts = facts(&plan);
+        let status = status(&Ok(RunStatus::Completed), &facts);
+        assert_eq!(status, RunStatus::Degraded);
+        let why = reason(status, &facts, None).expect("a reason");
+        assert!(
+            why.starts_with("no research task completed; the planner planned no research task"),
+            "{why}"
+        );
+        assert!(
+            why.ends_with(
+                "; the final report still fails its checks after a repair: ECHOED_PROMPT \
+                 (the answer holds the chat-template marker `<<SYS>>`)"
+            ),
+            "{why}"
+        );
     }
 
     #[test]
