@@ -222,6 +222,11 @@ pub fn one_line(text: &str, max_chars: usize) -> String {
     out
 }
 
+/// `text` trimmed, every run of white space (line breaks included) one space.
+pub fn collapsed(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// `text` with case, punctuation and white space ignored: the letters and digits, lower case.
 /// Two task titles that normalise alike ask for the same work.
 pub fn normalized(text: &str) -> String {

@@ -21,7 +21,7 @@ use serde::Serialize;
 use super::citations::cited_by_url;
 use super::url::url_key;
 use crate::plan::{FINAL_BATCH, Node, NodeStatus, NodeType, PlanFile, Source};
-use crate::text::normalized;
+use crate::text::{collapsed, normalized};
 
 /// What changed from one plan file to the next.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -229,11 +229,6 @@ fn node_ref(node: &Node) -> NodeRef {
 /// What a node's summary says, for comparison: white space collapsed, citations by URL.
 fn said(node: &Node) -> String {
     collapsed(&cited_by_url(&node.summary, &node.sources))
-}
-
-/// `text` trimmed, every run of white space one space.
-fn collapsed(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]

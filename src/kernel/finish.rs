@@ -227,6 +227,17 @@ mod tests {
         }
     }
 
+    /// A completed node `b` of `kind` in `batch`, added to `plan`.
+    fn completed_node(plan: &mut PlanFile, kind: NodeType, batch: i64) -> &mut crate::plan::Node {
+        let mut node = plan.nodes[0].clone();
+        node.node_id = crate::plan::NodeId::parse("b").expect("id");
+        node.kind = kind;
+        node.batch = batch;
+        node.status = NodeStatus::Completed;
+        plan.nodes.push(node);
+        plan.nodes.last_mut().expect("just pushed")
+    }
+
     #[test]
     fn a_final_summary_over_no_research_is_degraded_and_says_why() {
         let plan = PlanFile::new("Q?", "wf".into(), "2026-11-25T00:00:00Z".into());
@@ -251,16 +262,11 @@ mod tests {
     #[test]
     fn a_report_over_no_research_that_still_echoes_its_prompt_says_both() {
         let mut plan = PlanFile::new("Q?", "wf".into(), "2026-11-25T00:00:00Z".into());
-        let mut node = plan.nodes[0].clone();
-        node.node_id = crate::plan::NodeId::parse("b").expect("id");
-        node.kind = NodeType::Summary;
-        node.batch = FINAL_BATCH;
-        node.status = NodeStatus::Completed;
+        let node = completed_node(&mut plan, NodeType::Summary, FINAL_BATCH);
         node.quality = vec![crate::plan::QualityFinding {
             code: "ECHOED_PROMPT".into(),
             message: "the answer holds the chat-template marker `<<SYS>>`".into(),
         }];
-        plan.nodes.push(node);
         let facts = facts(&plan);
         let status = status(&Ok(RunStatus::Completed), &facts);
         assert_eq!(status, RunStatus::Degraded);
@@ -281,12 +287,7 @@ mod tests {
     #[test]
     fn a_stop_makes_a_researched_run_partial_and_leads_its_reason() {
         let mut plan = PlanFile::new("Q?", "wf".into(), "2026-11-25T00:00:00Z".into());
-        let mut node = plan.nodes[0].clone();
-        node.node_id = crate::plan::NodeId::parse("b").expect("id");
-        node.kind = NodeType::Search;
-        node.batch = 2;
-        node.status = NodeStatus::Completed;
-        plan.nodes.push(node);
+        completed_node(&mut plan, NodeType::Search, 2);
         let stopped = Facts {
             stopped: Some(BudgetStop {
                 limit: "max_time",

@@ -15,6 +15,7 @@ use crate::llm::CallObserver;
 use crate::plan::{Claim, Info, NodeType, Source};
 use crate::search::SearchClient;
 use crate::search::local::LocalIndex;
+use crate::text::collapsed;
 use crate::transcript::{Site, Tape};
 
 use super::answer::compose;
@@ -156,12 +157,11 @@ impl ExtractiveAgents {
 /// what was quoted from that source. A sentence it does not find (none should be) is checked
 /// like a model's.
 fn quote_claims(text: &str, quotes: &[(usize, String)], sources: &[Source]) -> Vec<Claim> {
-    let folded = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let quoted_from = |n: usize| -> String {
         quotes
             .iter()
             .filter(|(m, _)| *m == n)
-            .map(|(_, q)| folded(q))
+            .map(|(_, q)| collapsed(q))
             .collect::<Vec<_>>()
             .join(" ")
     };
@@ -199,10 +199,7 @@ fn candidates_of(text: &str, source: usize) -> Vec<Candidate> {
     units(text)
         .into_iter()
         .map(|u| Candidate {
-            text: text[u.at.clone()]
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" "),
+            text: collapsed(&text[u.at.clone()]),
             source,
             at: u.at,
             orphan: u.orphan,

@@ -373,8 +373,6 @@ mod tests {
             .collect()
     }
 
-    /// Six equal documents, each indexed by its own open (six segments, which tantivy orders
-    /// by their random ids): equal scores come back in path order, cut at any limit.
     /// Word order counts: the words of the query side by side, or as the phrase it quotes,
     /// outrank the same words apart in a document that has more of them.
     #[test]
@@ -424,6 +422,8 @@ mod tests {
         );
     }
 
+    /// Six equal documents, each indexed by its own open (six segments, which tantivy orders
+    /// by their random ids): equal scores come back in path order, cut at any limit.
     #[test]
     fn equal_scores_go_in_path_order_whatever_the_index_history() {
         let text = "# Flywheels\n\nFlywheels store kinetic energy in a spinning rotor.";

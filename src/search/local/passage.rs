@@ -11,6 +11,7 @@ use std::ops::Range;
 use tantivy::tokenizer::TextAnalyzer;
 
 use super::tokenizer;
+use crate::text::collapsed;
 
 /// A passage is widened until it has at least this many characters...
 pub const MIN_CHARS: usize = 200;
@@ -62,7 +63,7 @@ pub fn best(text: &str, terms: &[String], analyzer: &mut TextAnalyzer) -> String
     let (lo, hi) = widen(text, &sentences, &scores, best);
     let window = sentences[lo].start..sentences[hi].end;
     if chars(text, &window) <= MAX_CHARS {
-        return collapse(&text[window]);
+        return collapsed(&text[window]);
     }
     let focus = scores[lo..=hi]
         .iter()
@@ -126,11 +127,6 @@ fn chars(text: &str, range: &Range<usize>) -> usize {
     text[range.clone()].chars().count()
 }
 
-/// White space runs (line breaks included) become one space.
-fn collapse(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 /// At most [`MAX_CHARS`] characters of `window`, starting about a third of that before
 /// `focus`, cut between words where possible.
 fn clip(text: &str, window: Range<usize>, focus: usize) -> String {
@@ -158,7 +154,7 @@ fn clip(text: &str, window: Range<usize>, focus: usize) -> String {
     if start > window.start {
         out.push('…');
     }
-    out.push_str(&collapse(&text[start..end]));
+    out.push_str(&collapsed(&text[start..end]));
     if end < window.end {
         out.push('…');
     }
