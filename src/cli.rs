@@ -328,7 +328,7 @@ pub struct BudgetArgs {
     pub max_tokens: Option<u64>,
 
     /// At most this many seconds of wall clock for the research [config: budget.maxSeconds].
-    #[arg(long, env = "RESEARCHFLOW_MAX_TIME", value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, env = "RESEARCHFLOW_MAX_TIME", value_name = "SECS", value_parser = seconds(1))]
     pub max_time: Option<u64>,
 }
 
@@ -337,12 +337,12 @@ pub struct BudgetArgs {
 pub struct EndingArgs {
     /// Once the time budget is spent, running tasks may still finish for this many seconds,
     /// then are cut [config: budget.graceSeconds; default: a quarter of --max-time, 1 to 30].
-    #[arg(long, env = "RESEARCHFLOW_GRACE", value_name = "SECS")]
+    #[arg(long, env = "RESEARCHFLOW_GRACE", value_name = "SECS", value_parser = seconds(0))]
     pub grace: Option<u64>,
 
     /// Under a time budget, the final summary may take this many seconds once it starts; the
     /// budget that ended the research never cuts it [config: budget.finalSeconds; default: 300].
-    #[arg(long, env = "RESEARCHFLOW_FINAL_TIME", value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, env = "RESEARCHFLOW_FINAL_TIME", value_name = "SECS", value_parser = seconds(1))]
     pub final_time: Option<u64>,
 }
 
@@ -421,6 +421,12 @@ pub enum ValidateCommand {
         /// The answer: one JSON object.
         file: PathBuf,
     },
+}
+
+/// A number of seconds from `least` to [`crate::clock::LONGEST_SECS`] (30 days): every
+/// duration flag is bounded, so that no deadline computed from one can overflow.
+pub(crate) fn seconds(least: u64) -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(least..=crate::clock::LONGEST_SECS)
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 
 mod support;
 
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -250,6 +251,63 @@ async fn run_flags_come_from_the_environment_for_workflow_and_batch_alike() {
         .args(["workflow", "--query", "Q again?", "--out", "flag.json"])
         .args(["--max-tokens", "1000"])
         .env("RESEARCHFLOW_MAX_TOKENS", "20")
+        .run()
+        .await;
+    out.success();
+    assert_eq!(status(&out), "completed", "{}", out.stderr);
+}
+
+/// A time budget of `i64::MAX` seconds once panicked (exit 101) where its deadline was added
+/// to an instant. Every duration (flag, variable, config key) is bounded at 30 days: a longer
+/// one is refused with exit 2, naming it, before any file is written; the longest accepted
+/// runs to its end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huge_time_budget_is_refused_by_name_and_the_longest_one_runs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus");
+    let offline = |out: &str| {
+        researchflow()
+            .current_dir(dir.path())
+            .args(["workflow", "--offline", "--corpus"])
+            .arg(&corpus)
+            .arg("--index-dir")
+            .arg(dir.path().join("index"))
+            .args(["--query", "How do batteries age?", "--out", out])
+    };
+    let (i64_max, u64_max) = ("9223372036854775807", "18446744073709551615");
+    let flags = [
+        ("--max-time", i64_max),
+        ("--final-time", u64_max),
+        ("--grace", i64_max),
+    ];
+    let by_flag = flags.map(|(flag, v)| (flag, offline("huge.json").args([flag, v])));
+    let by_variable = (
+        "--max-time",
+        offline("huge.json").env("RESEARCHFLOW_MAX_TIME", i64_max),
+    );
+    for (named, cmd) in by_flag.into_iter().chain([by_variable]) {
+        let out = cmd.run().await;
+        out.code(2)
+            .stderr_contains(named)
+            .stderr_contains("2592000");
+        assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+        assert!(!dir.path().join("huge.json").exists(), "{named}");
+    }
+    std::fs::write(
+        dir.path().join("agent.config.json"),
+        r#"{"budget": {"maxSeconds": 9223372036854775807}}"#,
+    )
+    .expect("config");
+    let out = offline("huge.json").run().await;
+    out.code(2)
+        .stderr_contains("budget.maxSeconds")
+        .stderr_contains("30 days");
+    std::fs::remove_file(dir.path().join("agent.config.json")).expect("rm config");
+
+    let longest = "2592000";
+    let out = offline("longest.json")
+        .args(["--max-time", longest, "--final-time", longest])
+        .args(["--grace", longest])
         .run()
         .await;
     out.success();

@@ -850,6 +850,30 @@ async fn a_runs_folder_that_leads_out_of_the_root_is_refused() {
     );
 }
 
+/// A `max_time` of `i64::MAX` seconds once panicked the run's task ("task panicked") and left
+/// its plan unfinished: it is refused, naming the argument and the bound, before any plan is
+/// made.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_huge_max_time_is_refused_before_any_plan_is_made() {
+    let bare = Bare::new();
+    let arguments = json!({"query": "How long?", "offline": true, "corpus": "docs",
+        "max_time": 9_223_372_036_854_775_807_u64});
+    let (seen, log) = raw_research(bare.server_args(&[]), &bare.root(), arguments).await;
+    let answer = seen.last().expect("the answer");
+    assert_eq!(answer["result"]["isError"], true, "{answer:#}");
+    let text = answer["result"]["content"][0]["text"]
+        .as_str()
+        .expect("a message");
+    assert!(
+        text.contains("`max_time`") && text.contains("2592000"),
+        "{text}"
+    );
+    assert!(!log.contains("panicked"), "{log}");
+    let runs = bare.root().join("runs");
+    let made = std::fs::read_dir(&runs).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(made, 0, "no plan is made");
+}
+
 /// A model server that echoes the API key in its error answers: the key is in no message on
 /// stdout (the tool's result, its progress) and in no line of the server's trace log.
 #[tokio::test(flavor = "multi_thread")]

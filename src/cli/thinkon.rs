@@ -43,7 +43,7 @@ pub struct ThinkonArgs {
     pub compact_prompt: bool,
 
     /// Seconds a shell command may run before it and everything it started are killed.
-    #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = super::seconds(1))]
     pub shell_timeout: u64,
 
     /// Most blocks in the tree; reaching it stops planning and returns what exists, partial.

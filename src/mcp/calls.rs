@@ -206,6 +206,12 @@ fn run_args(server: &ResearchServer, bounds: &RunBounds) -> Result<RunArgs, Stri
             "`{name}` is 0: give a positive number, or leave it out"
         ));
     }
+    let longest = crate::clock::LONGEST_SECS;
+    if let Some(secs) = bounds.max_time.filter(|s| *s > longest) {
+        return Err(format!(
+            "`max_time` is {secs} seconds: give at most {longest} (30 days), or leave it out"
+        ));
+    }
     args.max_rounds = bounds.max_rounds.or(args.max_rounds);
     args.budget.max_tokens = bounds.max_tokens.or(args.budget.max_tokens);
     args.budget.max_time = bounds.max_time.or(args.budget.max_time);

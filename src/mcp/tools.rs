@@ -36,7 +36,7 @@ pub struct ResearchInput {
     pub max_tokens: Option<u64>,
     /// At most this many seconds of research; reaching it ends the run `partial`.
     #[serde(default)]
-    #[schemars(range(min = 1))]
+    #[schemars(range(min = 1, max = crate::clock::LONGEST_SECS))]
     pub max_time: Option<u64>,
 }
 
@@ -65,7 +65,7 @@ pub struct ResumeInput {
     pub max_tokens: Option<u64>,
     /// At most this many seconds of research; reaching it ends the run `partial`.
     #[serde(default)]
-    #[schemars(range(min = 1))]
+    #[schemars(range(min = 1, max = crate::clock::LONGEST_SECS))]
     pub max_time: Option<u64>,
 }
 

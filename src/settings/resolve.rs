@@ -10,19 +10,17 @@
 
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use super::base_url::BaseUrl;
 use super::config_file::{ConfigFile, EngineKind, LimitsConfig, RoleConfig, StructuredOutput};
 use super::mcp_search;
-use super::resolved::{
-    Budget, LlmEndpoint, LlmRoles, RateLimits, RetrySettings, SearchSettings, Settings,
-    SettingsError,
-};
+use super::resolved::{LlmEndpoint, LlmRoles, RateLimits, SearchSettings, Settings, SettingsError};
 use super::role::Role;
 use super::search_provider::{SearchProviderKind, web_provider_names};
 use super::secret::{ApiKey, redact_url};
 use crate::web_providers::WebProvider;
+
+mod numbers;
 
 impl Settings {
     /// The config file read: `config` (`--config`, else `AGENT_CONFIG`), else
@@ -274,42 +272,6 @@ impl<'a> Resolver<'a> {
         })
     }
 
-    fn retry(&self) -> Result<RetrySettings, SettingsError> {
-        let d = RetrySettings::default();
-        let c = &self.file.retry;
-        let ms = |v: Option<u64>, dflt: Duration| v.map(Duration::from_millis).unwrap_or(dflt);
-        let r = RetrySettings {
-            max_retries: c.max_retries.unwrap_or(d.max_retries),
-            base_delay: ms(c.base_delay_ms, d.base_delay),
-            max_delay: ms(c.max_delay_ms, d.max_delay),
-            max_retry_after: ms(c.max_retry_after_ms, d.max_retry_after),
-            max_rate_limit_wait: ms(c.max_rate_limit_wait_ms, d.max_rate_limit_wait),
-        };
-        if r.max_retries > 20 {
-            return Err(self.invalid("retry.maxRetries", r.max_retries, "use 0 to 20"));
-        }
-        if r.max_delay < r.base_delay {
-            return Err(self.invalid(
-                "retry.maxDelayMs",
-                r.max_delay.as_millis(),
-                "must not be below `retry.baseDelayMs`",
-            ));
-        }
-        Ok(r)
-    }
-
-    fn timeout(
-        &self,
-        v: Option<u64>,
-        key: &str,
-        default_ms: u64,
-    ) -> Result<Duration, SettingsError> {
-        match v {
-            Some(0) => Err(self.invalid(key, 0, "use a positive number of milliseconds")),
-            v => Ok(Duration::from_millis(v.unwrap_or(default_ms))),
-        }
-    }
-
     fn search(&self) -> Result<SearchSettings, SettingsError> {
         let s = &self.file.search;
         let mut providers: Vec<SearchProviderKind> =
@@ -363,49 +325,6 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    fn budget(&self) -> Result<Budget, SettingsError> {
-        let b = &self.file.budget;
-        if b.max_tokens == Some(0) {
-            return Err(self.invalid("budget.maxTokens", 0, "use a positive number of tokens"));
-        }
-        if b.max_seconds == Some(0) {
-            return Err(self.invalid("budget.maxSeconds", 0, "use a positive number of seconds"));
-        }
-        if b.final_seconds == Some(0) {
-            return Err(self.invalid(
-                "budget.finalSeconds",
-                0,
-                "use a positive number of seconds: the final summary needs time to run",
-            ));
-        }
-        Ok(Budget {
-            max_tokens: b.max_tokens,
-            max_time: b.max_seconds.map(Duration::from_secs),
-            grace: b.grace_seconds.map(Duration::from_secs),
-            final_time: b.final_seconds.map(Duration::from_secs),
-        })
-    }
-
-    fn claims_threshold(&self) -> Result<f64, SettingsError> {
-        match self.file.claims.threshold {
-            None => Ok(crate::settings::DEFAULT_CLAIM_THRESHOLD),
-            Some(t) if (0.0..=1.0).contains(&t) => Ok(t),
-            Some(t) => Err(self.invalid(
-                "claims.threshold",
-                t,
-                "use a share from 0 to 1 (0.5: half a claim's content words in its sources)",
-            )),
-        }
-    }
-
-    fn repair_attempts(&self) -> Result<u32, SettingsError> {
-        let n = self.file.planner.repair_attempts.unwrap_or(1);
-        if n > 5 {
-            return Err(self.invalid("planner.repairAttempts", n, "use 0 to 5"));
-        }
-        Ok(n)
-    }
-
     /// The prompt folder, which must exist: a typo must not silently mean the built-in
     /// prompts.
     fn prompts_dir(&self) -> Result<Option<PathBuf>, SettingsError> {
@@ -450,6 +369,8 @@ impl<'a> Resolver<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::settings::resolved::RetrySettings;
+    use std::time::Duration;
 
     fn llm(s: &Settings) -> &LlmRoles {
         s.llm.as_ref().expect("a model is configured")

@@ -56,7 +56,7 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     async fn run_phase(&mut self, ids: Vec<NodeId>, phase: Phase) -> Result<bool, EngineError> {
         let mut tasks = self.queue(ids);
         let now = tokio::time::Instant::now();
-        let far = now + Duration::from_secs(365 * 24 * 3600);
+        let far = crate::clock::deadline(now, crate::clock::LONGEST);
         let budget = self.run.options.budget;
         // The research ends at the budget's deadline; the final summary has its own bound.
         let (deadline, mut cut_at) = match phase {
@@ -64,7 +64,12 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             Phase::Final => {
                 // A limit passed while the last round was planned still makes the run partial.
                 self.budget_spent();
-                (None, budget.final_bound().map(|bound| now + bound))
+                (
+                    None,
+                    budget
+                        .final_bound()
+                        .map(|bound| crate::clock::deadline(now, bound)),
+                )
             }
         };
         loop {
@@ -74,7 +79,10 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             }
             // Once the budget is spent, running research gets until `cut_at` to finish.
             if phase == Phase::Research && cut_at.is_none() && self.state.stopped.is_some() {
-                cut_at = Some(tokio::time::Instant::now() + budget.grace());
+                cut_at = Some(crate::clock::deadline(
+                    tokio::time::Instant::now(),
+                    budget.grace(),
+                ));
             }
             tokio::select! {
                 biased;
@@ -254,6 +262,6 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             .options
             .budget
             .max_time
-            .map(|max| tokio::time::Instant::from_std(self.state.started) + max)
+            .map(|max| crate::clock::deadline(self.state.started.into(), max))
     }
 }
