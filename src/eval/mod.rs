@@ -61,7 +61,7 @@ impl EvalTotals {
     /// The totals of `scores`.
     pub fn of(scores: &[Score]) -> EvalTotals {
         let mean = |values: Vec<f64>| {
-            (!values.is_empty()).then(|| round(values.iter().sum::<f64>() / values.len() as f64))
+            (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
         };
         let answer_matches = scores.iter().filter(|s| s.answer_match).count();
         let claims_cited = scores.iter().map(|s| s.claims_cited).sum();
@@ -78,7 +78,7 @@ impl EvalTotals {
             claims_cited,
             claims_supported,
             tokens: scores.iter().map(|s| s.tokens).sum(),
-            seconds: round(scores.iter().map(|s| s.seconds).sum()),
+            seconds: scores.iter().map(|s| s.seconds).sum(),
         }
     }
 }
@@ -124,6 +124,9 @@ fn change(old: &Score, new: &Score) -> Change {
     ];
     let (mut up, mut down, mut moved) = (false, false, Vec::new());
     for (name, was, is) in figures {
+        // Figures are kept whole; they move only when they move as the table shows them, so
+        // an older `eval.json` (rounded to 3 places) compares with a new one as it should.
+        let (was, is) = (was.map(shown_value), is.map(shown_value));
         if was == is {
             continue;
         }
@@ -239,12 +242,13 @@ fn shown(x: Option<f64>) -> String {
     x.map_or("-".into(), |x| format!("{x:.3}"))
 }
 
-fn ratio(part: usize, whole: usize) -> Option<f64> {
-    (whole > 0).then(|| round(part as f64 / whole as f64))
+/// A figure as the table shows it (3 places), for comparisons.
+fn shown_value(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
 }
 
-fn round(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
+fn ratio(part: usize, whole: usize) -> Option<f64> {
+    (whole > 0).then(|| part as f64 / whole as f64)
 }
 
 #[cfg(test)]
@@ -278,7 +282,7 @@ mod tests {
         ];
         let t = EvalTotals::of(&scores);
         assert_eq!((t.questions, t.scored, t.answer_matches), (3, 3, 2));
-        assert_eq!(t.answer_match, 0.667);
+        assert_eq!(t.answer_match, 2.0 / 3.0);
         assert_eq!(t.f1, 0.5);
         assert_eq!(t.citation_precision, Some(0.75), "c cites nothing");
         assert_eq!(

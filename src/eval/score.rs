@@ -78,7 +78,7 @@ pub fn score(gold: &Gold, ran: Option<Ran<'_>>) -> Score {
             claims_supported: 0,
             cited: Vec::new(),
             tokens,
-            seconds: round(seconds),
+            seconds,
         };
     };
     let body = body(report);
@@ -122,7 +122,7 @@ pub fn score(gold: &Gold, ran: Option<Ran<'_>>) -> Score {
         status: status.to_string(),
         reported: true,
         answer_match,
-        f1: round(f1),
+        f1,
         citation_precision: share(hits, cited.len()),
         evidence_recall: share(found, evidence.len()),
         supported_claims: share(claims_supported, claims_cited),
@@ -130,7 +130,7 @@ pub fn score(gold: &Gold, ran: Option<Ran<'_>>) -> Score {
         claims_supported,
         cited: cited.into_iter().collect(),
         tokens,
-        seconds: round(seconds),
+        seconds,
     }
 }
 
@@ -218,11 +218,7 @@ pub fn token_f1(predicted: &str, gold: &str) -> f64 {
 }
 
 fn share(part: usize, whole: usize) -> Option<f64> {
-    (whole > 0).then(|| round(part as f64 / whole as f64))
-}
-
-fn round(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
+    (whole > 0).then(|| part as f64 / whole as f64)
 }
 
 #[cfg(test)]
@@ -289,9 +285,9 @@ mod tests {
         );
         assert!(s.answer_match);
         // "cells reach 400 wh kg in the lab" against "400 wh kg": 3 common, P 3/8, R 1.
-        assert_eq!(s.f1, round(2.0 * (3.0 / 8.0) / (3.0 / 8.0 + 1.0)));
+        assert_eq!(s.f1, 2.0 * (3.0 / 8.0) / (3.0 / 8.0 + 1.0));
         assert_eq!(s.cited, ["energy.md", "https://x.test/a", "other doc.md"]);
-        assert_eq!(s.citation_precision, Some(0.667));
+        assert_eq!(s.citation_precision, Some(2.0 / 3.0));
         assert_eq!(s.evidence_recall, Some(1.0));
         assert_eq!(s.supported_claims, None, "no claims were checked");
     }
@@ -306,7 +302,7 @@ mod tests {
         g.evidence
             .push(Evidence::AnyOf(vec!["b.md".into(), "c.md".into()]));
         let s = score(&g, Some(ran(&plan, report)));
-        assert_eq!(s.citation_precision, Some(0.667));
+        assert_eq!(s.citation_precision, Some(2.0 / 3.0));
         assert_eq!(s.evidence_recall, Some(0.5), "a.md is not cited");
         g.evidence.remove(0);
         let s = score(&g, Some(ran(&plan, report)));
