@@ -270,7 +270,11 @@ async fn a_worker_killed_mid_question_is_taken_over_and_no_completed_node_runs_a
         running["question"]
             .as_str()
             .is_some_and(|q| q.starts_with("only-question"))
-            && running["worker"].as_str().is_some_and(|w| !w.is_empty())
+            // `host:pid:random`, as README says (it read `host:pid:random/q`).
+            && running["worker"].as_str().is_some_and(|w| {
+                let parts: Vec<&str> = w.split(':').collect();
+                parts.len() == 3 && parts[1].parse::<u32>().is_ok() && !w.contains('/')
+            })
             && running["age"].as_f64().is_some_and(|a| a >= 0.0),
         "{st}"
     );
@@ -492,6 +496,39 @@ async fn a_signal_stops_the_worker_with_130_and_its_question_goes_back_to_the_qu
     );
     worker(&s, &url, "q", &["--drain"]).run().await.success();
     assert_eq!(counted(&status(&s, &url, "q").await, "completed"), 2);
+}
+
+/// A batch name of only spaces was accepted, and `worker --batch nosuch --drain` exited 0 with
+/// `ran: 0`, as if the batch had been done: both are refused with exit 2, naming the batch;
+/// without `--drain` the worker waits for it, saying so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_blank_batch_name_and_draining_a_batch_the_queue_lacks_exit_2() {
+    let llm = MockLlm::start().await;
+    stateless(&llm, 1);
+    let s = Setup::new(&llm, None);
+    questions(s.path(), "q.txt", &numbered(1));
+    let url = migrated(&s).await;
+    for blank in ["   ", " padded "] {
+        let out = rf(&s)
+            .args(["batch", "q.txt", "--queue", &url, "--batch", blank])
+            .run()
+            .await;
+        out.code(2).stderr_contains("white space");
+        let out = worker(&s, &url, blank, &["--drain"]).run().await;
+        out.code(2).stderr_contains("white space");
+    }
+    let out = worker(&s, &url, "nosuch", &["--drain"]).run().await;
+    out.code(2)
+        .stderr_contains("holds no batch `nosuch`")
+        .stderr_contains("--batch nosuch");
+    assert!(out.stdout.trim().is_empty(), "{}", out.stdout);
+    // Without `--drain` it waits for the batch; stopped a while later, it has said so.
+    let started = std::time::Instant::now();
+    let out = worker(&s, &url, "later", &[])
+        .signal_when("TERM", move || started.elapsed() > Duration::from_secs(5))
+        .run()
+        .await;
+    out.code(130).stderr_contains("no batch `later` yet");
 }
 
 /// Every line of stderr that says `error:`; there must be exactly one, naming `what`.

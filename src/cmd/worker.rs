@@ -15,6 +15,7 @@ use crate::kernel::{Services, shutdown};
 use crate::output::print_json;
 use crate::planner::LogOptions;
 use crate::queue::gate_store::DbGates;
+use crate::queue::status;
 use crate::queue::submit::check_name;
 use crate::queue::worker::worker_name;
 use crate::queue::{Worker, WorkerOptions};
@@ -32,6 +33,17 @@ pub async fn run(args: WorkerArgs, global: &GlobalArgs) -> CommandResult {
     let db = crate::queue::open(&args.queue.queue, args.jobs + 4)
         .await
         .map_err(|e| e.into_command())?;
+    if let Some(batch) = &args.batch
+        && !status::exists(&db, batch)
+            .await
+            .map_err(|e| e.into_command())?
+    {
+        // Draining a batch that is not there would end at once, as if it had been done.
+        if args.drain {
+            return Err(status::no_such_batch(&db, batch).into_command());
+        }
+        tracing::warn!("the queue holds no batch `{batch}` yet: waiting for it to be submitted");
+    }
     // One rate budget per endpoint for every worker: the gates' state is in the database.
     let gates = Gates::shared(Arc::new(DbGates { db: db.clone() }));
     let services = Arc::new(Services::with_gates(run.settings, None, gates).await?);

@@ -75,10 +75,7 @@ pub async fn read(db: &Db, name: &str) -> Result<BatchStatus, QueueError> {
         })
         .await?;
     if !exists {
-        return Err(QueueError::Setup(format!(
-            "the queue `{}` holds no batch `{name}`: submit it with `researchflow batch FILE --queue URL --batch {name}`",
-            db.url.shown()
-        )));
+        return Err(no_such_batch(db, name));
     }
     let mut map = serde_json::Map::new();
     for status in STATUSES {
@@ -96,12 +93,42 @@ pub async fn read(db: &Db, name: &str) -> Result<BatchStatus, QueueError> {
             .into_iter()
             .map(|(question, worker, attempt, age)| Running {
                 question,
-                worker: worker.unwrap_or_default(),
+                worker: worker_shown(worker.unwrap_or_default(), name),
                 attempt,
                 age: (age.unwrap_or(0.0) * 10.0).round() / 10.0,
             })
             .collect(),
     })
+}
+
+/// Whether the queue holds batch `name`.
+pub async fn exists(db: &Db, name: &str) -> Result<bool, QueueError> {
+    db.retrying("looking the batch up", || async move {
+        let found: Option<String> =
+            sqlx::query_scalar("SELECT name FROM researchflow.batches WHERE name = $1")
+                .bind(name)
+                .fetch_optional(&db.pool)
+                .await?;
+        Ok(found.is_some())
+    })
+    .await
+}
+
+/// The error for a batch the queue does not hold.
+pub fn no_such_batch(db: &Db, name: &str) -> QueueError {
+    QueueError::Setup(format!(
+        "the queue `{}` holds no batch `{name}`: submit it with `researchflow batch FILE --queue URL --batch {name}`",
+        db.url.shown()
+    ))
+}
+
+/// A worker as `batch status` shows it: `host:pid:random`. Its name in the queue has the
+/// batch after a slash (one apalis worker per batch), which the status names already.
+fn worker_shown(stored: String, batch: &str) -> String {
+    match stored.strip_suffix(&format!("/{batch}")) {
+        Some(name) => name.to_string(),
+        None => stored,
+    }
 }
 
 impl BatchStatus {

@@ -33,9 +33,14 @@ const APALIS_MAX_ATTEMPTS: usize = 1_000_000;
 
 /// A batch name: what a user types, shown in `batch status`.
 pub fn check_name(name: &str) -> Result<(), QueueError> {
-    if name.is_empty() || name.len() > 200 || name.chars().any(char::is_control) {
+    let blank_ends = name.trim() != name;
+    if name.trim().is_empty()
+        || blank_ends
+        || name.len() > 200
+        || name.chars().any(char::is_control)
+    {
         return Err(QueueError::Setup(format!(
-            "`--batch {name}`: a batch's name is 1 to 200 characters, none a control character"
+            "`--batch {name:?}`: a batch's name is 1 to 200 characters, not only white space, with none at either end and no control character"
         )));
     }
     Ok(())
