@@ -317,6 +317,11 @@ pub struct RunArgs {
     /// Write no HTML view (`<stem>.html`) beside the report, and for a batch no `index.html`.
     #[arg(long, env = "RESEARCHFLOW_NO_HTML", value_parser = clap::builder::BoolishValueParser::new())]
     pub no_html: bool,
+
+    /// Exit 1 when a report answers nothing (it says its sources do not answer), however the
+    /// run ended; for a batch, when any question's does.
+    #[arg(long, env = "RESEARCHFLOW_FAIL_ON_UNANSWERED", value_parser = clap::builder::BoolishValueParser::new())]
+    pub fail_on_unanswered: bool,
 }
 
 /// What one run may spend; reaching a limit ends it `partial`, with a report written from what

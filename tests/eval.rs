@@ -148,6 +148,9 @@ async fn a_known_set_is_scored_exactly_replayed_without_a_request_and_compared()
         "saying there is no answer is right, and not junk: {b}"
     );
     assert_eq!(b["cited"], json!([]));
+    // It answers nothing, rightly: its state is `not answered`, counted in the totals.
+    assert_eq!(b["answered"], false, "{b}");
+    assert_eq!(a["answered"], true, "{a}");
     assert!(b["citation_precision"].is_null() && b["evidence_recall"].is_null());
 
     let c = question(&saved, "c1");
@@ -191,6 +194,7 @@ async fn a_known_set_is_scored_exactly_replayed_without_a_request_and_compared()
         (json!(3), json!(3))
     );
     assert_eq!(totals["answer_matches"], 2);
+    assert_eq!(totals["not_answered"], 1);
     assert_eq!(totals["f1"].as_f64(), Some((f1_a + 1.0 + 0.0) / 3.0));
     assert_eq!(
         totals["citation_precision"], 0.5,
@@ -247,8 +251,9 @@ async fn a_known_set_is_scored_exactly_replayed_without_a_request_and_compared()
     // On a terminal or not, the table is Markdown, with the change in its last column.
     out.stdout_contains("| c1 | completed | yes |")
         .stdout_contains("| a1 | completed | yes | 0.571 |")
+        .stdout_contains("| b1 | not answered | yes |")
         .stdout_contains("better (answer: 0.000 -> 1.000")
-        .stdout_contains("| **total** | 3 of 3 scored | 3 of 3 |");
+        .stdout_contains("| **total** | 3 of 3 scored, 1 not answered | 3 of 3 |");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

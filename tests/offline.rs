@@ -715,3 +715,136 @@ async fn hard_wrapped_text_is_quoted_by_whole_sentences() {
         assert!(doc.text.contains(q.as_str()), "{url} does not say: {q}");
     }
 }
+
+/// A question the corpus does not answer ("the capital of France" over a corpus about
+/// batteries) ended a green `completed` everywhere. It is `completed` and not answered: the
+/// plan's outcome, stdout and a note on stderr say so, its view shows `not answered` instead of
+/// the green status, and `--fail-on-unanswered` (or its variable) makes it exit 1; a question
+/// the corpus answers is answered, and the flag changes nothing for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_that_answered_nothing_is_not_answered_and_can_fail() {
+    let o = Offline::new();
+    let out = o
+        .run(
+            &fixture_corpus(),
+            "What is the capital of France?",
+            "fr.json",
+        )
+        .run()
+        .await;
+    out.success()
+        .stderr_contains("note: not answered: the report says its sources do not answer");
+    let printed = out.stdout_json();
+    assert_eq!(
+        (printed["status"].clone(), printed["answered"].clone()),
+        (json!("completed"), json!(false)),
+        "{printed}"
+    );
+    assert_eq!(o.plan("fr.json")["outcome"]["answered"], false);
+    let html = std::fs::read_to_string(o.path().join("fr.html")).expect("view");
+    assert!(
+        html.contains(
+            r#"<span class="badge run-not_answered" id="run-status">not answered</span>"#
+        ),
+        "{html}"
+    );
+    assert!(!html.contains("badge run-completed"), "no green status");
+
+    let failing = o
+        .run(
+            &fixture_corpus(),
+            "What is the capital of France?",
+            "fr2.json",
+        )
+        .arg("--fail-on-unanswered")
+        .run()
+        .await;
+    failing
+        .code(1)
+        .stderr_contains("error: not answered")
+        .stderr_contains("--fail-on-unanswered");
+    let by_variable = o
+        .run(
+            &fixture_corpus(),
+            "What is the capital of France?",
+            "fr3.json",
+        )
+        .env("RESEARCHFLOW_FAIL_ON_UNANSWERED", "1")
+        .run()
+        .await;
+    by_variable.code(1);
+
+    let q = &questions()[0];
+    let answered = o
+        .run(
+            &fixture_corpus(),
+            q["question"].as_str().expect("question"),
+            "ok.json",
+        )
+        .arg("--fail-on-unanswered")
+        .run()
+        .await;
+    answered.success();
+    assert!(
+        !answered.stderr.contains("not answered"),
+        "{}",
+        answered.stderr
+    );
+    assert_eq!(answered.stdout_json()["answered"], true);
+    let html = std::fs::read_to_string(o.path().join("ok.html")).expect("view");
+    assert!(html.contains("badge run-completed"), "answered: green");
+}
+
+/// The same in a batch: the manifest records `answered` per question, stdout counts
+/// `not_answered`, the index shows the state and counts it apart from `completed`, and
+/// `--fail-on-unanswered` makes the batch exit 1.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_counts_and_shows_the_questions_it_did_not_answer() {
+    let o = Offline::new();
+    let q = &questions()[0];
+    std::fs::write(
+        o.path().join("q.txt"),
+        format!(
+            "{}\nWhat is the capital of France?\n",
+            q["question"].as_str().expect("question")
+        ),
+    )
+    .expect("questions");
+    let batch = |dir: &str| {
+        researchflow()
+            .current_dir(o.path())
+            .args(["batch", "q.txt", "--out-dir", dir, "--offline", "--corpus"])
+            .arg(fixture_corpus())
+            .arg("--index-dir")
+            .arg(o.index())
+    };
+    let out = batch("one").run().await;
+    out.success().stderr_contains("1 question(s) not answered");
+    let printed = out.stdout_json();
+    assert_eq!(printed["not_answered"], 1, "{printed}");
+    assert_eq!(printed["counts"]["completed"], 2, "{printed}");
+    let manifest = read_json(&o.path().join("one/batch.json"));
+    let answered: Vec<Value> = manifest["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| i["answered"].clone())
+        .collect();
+    assert_eq!(answered, [json!(true), json!(false)], "{manifest}");
+    let index = std::fs::read_to_string(o.path().join("one/index.html")).expect("index");
+    assert!(
+        index.contains(r#"data-status="completed" data-state="not_answered""#),
+        "{index}"
+    );
+    assert!(
+        index.contains(r#"<div data-total="not_answered"><b>1</b>"#)
+            && index.contains(r#"<div data-total="completed"><b>1</b>"#),
+        "{index}"
+    );
+    batch("two")
+        .arg("--fail-on-unanswered")
+        .run()
+        .await
+        .code(1)
+        .stderr_contains("error: 1 question(s) not answered");
+}

@@ -43,6 +43,15 @@ pub fn says_no_answer(report: &str) -> bool {
         .any(|p| format!(" {said} ").contains(&format!(" {p} ")))
 }
 
+/// Whether a final report found no answer: it cites none of its `sources` and says that they
+/// do not answer ([`says_no_answer`]). A report that cites anything answered something.
+pub fn finds_no_answer(report: &str, sources: usize) -> bool {
+    let cites = cited_numbers(report)
+        .into_iter()
+        .any(|n| (1..=sources).contains(&n));
+    !cites && says_no_answer(report)
+}
+
 /// Chat-template markers no answer has a reason to contain.
 const TEMPLATE_MARKERS: &[&str] = &[
     "<<SYS>>",

@@ -72,6 +72,7 @@ fn row(q: &Question, dir: &Path, previous: Option<&Path>, manifest: &Manifest) -
             .and_then(|r| r.verdict)
             .map(|v| v.as_str().to_string()),
         reason: item.and_then(|i| i.reason.clone()),
+        answered: item.and_then(|i| i.answered),
         changes,
         in_previous: old_path.is_some_and(|p| p.is_file()),
         has_view: Beside::of(&plan_path).html.is_file(),

@@ -77,12 +77,21 @@ pub struct Item {
     /// `null` without one.
     #[serde(default)]
     pub review: Option<ReviewSummary>,
+    /// Whether its report answers the question: `false` when it says its sources do not;
+    /// `null` without a report (or in an older manifest).
+    #[serde(default)]
+    pub answered: Option<bool>,
 }
 
 impl Item {
     /// Whether the review's verdict on its report is `block`.
     pub fn is_blocked(&self) -> bool {
         self.review.as_ref().is_some_and(ReviewSummary::is_block)
+    }
+
+    /// Whether its report says its sources do not answer the question.
+    pub fn is_unanswered(&self) -> bool {
+        self.answered == Some(false)
     }
 
     /// Whether the question is done: a rerun leaves it and its files alone.
@@ -193,6 +202,7 @@ mod tests {
             totals: None,
             reason: None,
             review: None,
+            answered: None,
         }
     }
 

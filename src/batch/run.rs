@@ -173,6 +173,7 @@ impl<W: RunWorkflow + 'static> Batch<W> {
                 item.totals = Some(summary.totals.clone());
                 item.reason = summary.reason.clone();
                 item.review = summary.review.clone();
+                item.answered = summary.answered;
                 if summary.status == RunStatus::Failed
                     && matches!(summary.failure, Some(EngineError::Unusable(_)))
                 {
@@ -237,5 +238,6 @@ fn item_of(q: &Question, dir: &Path, status: ItemStatus) -> Item {
         totals: None,
         reason: None,
         review: None,
+        answered: None,
     }
 }

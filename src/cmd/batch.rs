@@ -33,7 +33,10 @@ pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
     let (dir, _lock, manifest) = folder::open(out_dir)?;
     let run = RunSettings::resolve(global.config.as_deref(), &args.run, None)
         .map_err(CommandError::usage)?;
-    let (html, fail_on_block) = (run.settings.html, run.fail_on_block);
+    let (html, fail_on) = (
+        run.settings.html,
+        (run.fail_on_block, run.fail_on_unanswered),
+    );
     let mut batch = Research::batch(dir.clone(), manifest, run, None).await?;
     let todo = batch.to_run(&questions)?;
     tracing::info!(
@@ -50,26 +53,28 @@ pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
     if html {
         write_index(&questions, &dir, previous.as_deref(), &batch.manifest);
     }
-    finish(&batch.manifest, &dir, &questions, &end, fail_on_block)
+    finish(&batch.manifest, &dir, &questions, &end, fail_on)
 }
 
 /// Prints the counts and the manifest path, and maps them to the exit code: 130 when
 /// interrupted, 2 when an endpoint could not be used, 1 when a question ended degraded or
-/// failed (or, with `fail_on_block`, its review's verdict is `block`), else 0 (completed and
-/// partial are both what was asked).
+/// failed (or, with `--fail-on-block`, its review's verdict is `block`; with
+/// `--fail-on-unanswered`, its report answers nothing), else 0 (completed and partial are both
+/// what was asked).
 fn finish(
     manifest: &Manifest,
     dir: &Path,
     questions: &[Question],
     end: &BatchEnd,
-    fail_on_block: bool,
+    (fail_on_block, fail_on_unanswered): (bool, bool),
 ) -> CommandResult {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut blocked = 0;
+    let (mut blocked, mut unanswered) = (0, 0);
     let mut bad = false;
     for item in questions.iter().filter_map(|q| manifest.item(&q.id)) {
         *counts.entry(item.status.as_str()).or_default() += 1;
         blocked += usize::from(item.is_blocked());
+        unanswered += usize::from(item.is_unanswered());
         bad |= !ItemStatus::is_done(item.status);
     }
     let path = absolute(&manifest::path_in(dir));
@@ -77,6 +82,7 @@ fn finish(
         "manifest": path,
         "questions": questions.len(),
         "counts": counts,
+        "not_answered": unanswered,
         "blocked": blocked,
     }))
     .map_err(|e| e.noting(&format!("the batch's manifest is saved in `{path}`")))?;
@@ -93,7 +99,17 @@ fn finish(
             "error: the review's verdict on {blocked} question(s) is `block`: see their `.review.md` notes"
         ));
     }
-    Ok(if bad || (fail_on_block && blocked > 0) {
+    if unanswered > 0 {
+        let (level, flag) = match fail_on_unanswered {
+            true => ("error", " (`--fail-on-unanswered`)"),
+            false => ("note", ""),
+        };
+        eprint_line(&format!(
+            "{level}: {unanswered} question(s) not answered: their reports say their sources do not answer{flag}"
+        ));
+    }
+    let failed = bad || (fail_on_block && blocked > 0) || (fail_on_unanswered && unanswered > 0);
+    Ok(if failed {
         ExitStatus::Failure
     } else {
         ExitStatus::Success

@@ -21,7 +21,7 @@ use crate::output::{absolute, print_json};
 use crate::plan::{PlanFile, PlanStore};
 use crate::progress::ProgressDisplay;
 use crate::research::Research;
-use crate::research::exit::{run_exit, verdict_exit};
+use crate::research::exit::{answer_exit, run_exit, verdict_exit};
 use crate::settings::RunSettings;
 use crate::transcript::Replayer;
 
@@ -68,6 +68,7 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
     print_json(&json!({
         "status": summary.status,
         "reason": summary.reason,
+        "answered": summary.answered,
         "plan_file": plan_file,
         "report": summary.report.as_deref().map(absolute),
         "events": absolute(&finished.events_path),
@@ -83,8 +84,9 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
             summary.status.as_str()
         ))
     })?;
-    let review = summary.review.clone();
+    let (review, answered) = (summary.review.clone(), summary.answered);
     let status = run_exit(summary, &finished.plan_path)?;
+    let status = answer_exit(status, answered, run.fail_on_unanswered);
     Ok(verdict_exit(status, review.as_ref(), run.fail_on_block))
 }
 

@@ -38,6 +38,10 @@ pub struct EvalTotals {
     pub questions: usize,
     /// Questions whose run left a report to score.
     pub scored: usize,
+    /// Questions whose report says its sources do not answer (right for a question without a
+    /// gold answer).
+    #[serde(default)]
+    pub not_answered: usize,
     /// Questions whose report holds a gold answer (or says it found none, when the corpus
     /// has none).
     pub answer_matches: usize,
@@ -69,6 +73,7 @@ impl EvalTotals {
         EvalTotals {
             questions: scores.len(),
             scored: scores.iter().filter(|s| s.reported).count(),
+            not_answered: scores.iter().filter(|s| s.answered == Some(false)).count(),
             answer_matches,
             answer_match: ratio(answer_matches, scores.len()).unwrap_or(0.0),
             f1: mean(scores.iter().map(|s| s.f1).collect()).unwrap_or(0.0),
@@ -182,7 +187,7 @@ pub fn markdown(eval: &Evaluation) -> String {
         out.push_str(&format!(
             "| {} | {} | {} | {:.3} | {} | {} | {} | {} | {:.1} |",
             crate::markdown::inline(&s.id, 60).replace('|', "\\|"),
-            s.status,
+            shown_status(s),
             if s.answer_match { "yes" } else { "no" },
             s.f1,
             shown(s.citation_precision),
@@ -199,9 +204,13 @@ pub fn markdown(eval: &Evaluation) -> String {
     }
     let t = &eval.totals;
     out.push_str(&format!(
-        "| **total** | {} of {} scored | {} of {} | {:.3} | {} | {} | {} | {} | {:.1} |",
+        "| **total** | {} of {} scored{} | {} of {} | {:.3} | {} | {} | {} | {} | {:.1} |",
         t.scored,
         t.questions,
+        match t.not_answered {
+            0 => String::new(),
+            n => format!(", {n} not answered"),
+        },
         t.answer_matches,
         t.questions,
         t.f1,
@@ -222,6 +231,15 @@ pub fn markdown(eval: &Evaluation) -> String {
     }
     out.push('\n');
     out
+}
+
+/// A question's state in the table: its status, or `not answered` when its report says its
+/// sources do not answer.
+fn shown_status(s: &Score) -> &str {
+    match s.answered {
+        Some(false) => "not answered",
+        _ => &s.status,
+    }
 }
 
 fn described(change: &Change) -> String {
@@ -260,6 +278,7 @@ mod tests {
             id: id.into(),
             status: "completed".into(),
             reported: true,
+            answered: Some(true),
             answer_match: matched,
             f1,
             citation_precision: precision,

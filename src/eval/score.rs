@@ -32,6 +32,10 @@ pub struct Score {
     pub status: String,
     /// Whether its run left a report to score (without one, every figure is zero).
     pub reported: bool,
+    /// Whether the report answers (`false`: it says its sources do not), as the run recorded
+    /// it; `null` without a report, or from an older evaluation.
+    #[serde(default)]
+    pub answered: Option<bool>,
     pub answer_match: bool,
     pub f1: f64,
     /// Of the sources the report cites, the share that are gold evidence; `null` when it
@@ -69,6 +73,7 @@ pub fn score(gold: &Gold, ran: Option<Ran<'_>>) -> Score {
             id: gold.id.clone(),
             status: status.into(),
             reported: false,
+            answered: None,
             answer_match: false,
             f1: 0.0,
             citation_precision: None,
@@ -121,6 +126,7 @@ pub fn score(gold: &Gold, ran: Option<Ran<'_>>) -> Score {
         id: gold.id.clone(),
         status: status.to_string(),
         reported: true,
+        answered: plan.outcome.as_ref().and_then(|o| o.answered),
         answer_match,
         f1,
         citation_precision: share(hits, cited.len()),

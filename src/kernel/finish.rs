@@ -44,6 +44,20 @@ pub fn researched(plan: &PlanFile) -> bool {
     })
 }
 
+/// Whether the run's report answers the question: `None` until the final summary has run,
+/// `Some(false)` when it cites nothing and says its sources do not answer
+/// ([`crate::agents::quality::finds_no_answer`]). A run can be `completed` and answer nothing:
+/// the views, the batch and `eval` show it as not answered, and `--fail-on-unanswered` fails it.
+pub fn answered(plan: &PlanFile) -> Option<bool> {
+    let node = plan
+        .final_node()
+        .filter(|n| n.status == NodeStatus::Completed && !n.summary.trim().is_empty())?;
+    Some(!crate::agents::quality::finds_no_answer(
+        &node.summary,
+        node.sources.len(),
+    ))
+}
+
 /// Why a run that researched must not be taken for an answer: its final report still fails
 /// a check after its repair (it echoes its prompt, it cites none of its sources), or no search
 /// ran although there was something to search (every task was a summary over the question).

@@ -74,6 +74,9 @@ pub struct RunSummary {
     pub report: Option<PathBuf>,
     /// Why the run ended short of `completed`.
     pub reason: Option<String>,
+    /// Whether its report answers the question ([`super::finish::answered`]); `None` without
+    /// a report.
+    pub answered: Option<bool>,
     pub totals: Totals,
     /// The error that stopped a `failed` run.
     #[serde(skip)]

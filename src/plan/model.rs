@@ -89,6 +89,10 @@ pub struct Outcome {
     /// The run's budget, when it had one, and what it used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<BudgetRecord>,
+    /// Whether the report answers the question: `false` when it says its sources do not
+    /// (whatever the status); absent when no report was written, or in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered: Option<bool>,
 }
 
 /// A run's budget and its use, as the plan file records it.

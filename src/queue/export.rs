@@ -78,6 +78,10 @@ pub async fn export(db: &Db, batch: &str, dir: &Path) -> Result<Exported, QueueE
             totals: totals.and_then(|t| serde_json::from_value(t).ok()),
             reason,
             review: review.and_then(|r| serde_json::from_value(r).ok()),
+            answered: crate::plan::store::read(&plan)
+                .ok()
+                .and_then(|p| p.outcome)
+                .and_then(|o| o.answered),
         });
     }
     manifest.save(dir).map_err(|e| io("the manifest", &e))?;

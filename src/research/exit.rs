@@ -57,6 +57,28 @@ pub fn run_exit(summary: RunSummary, plan_path: &Path) -> CommandResult {
     }
 }
 
+/// A command's exit status once it is known whether the report answers: a report that says
+/// its sources do not answer is noted on stderr, and with `fail_on_unanswered` fails a run
+/// that would otherwise succeed.
+pub fn answer_exit(
+    status: ExitStatus,
+    answered: Option<bool>,
+    fail_on_unanswered: bool,
+) -> ExitStatus {
+    if status != ExitStatus::Success || answered != Some(false) {
+        return status;
+    }
+    let said = "the report says its sources do not answer the question";
+    if fail_on_unanswered {
+        eprint_line(&format!(
+            "error: not answered: {said} (`--fail-on-unanswered`)"
+        ));
+        return ExitStatus::Failure;
+    }
+    eprint_line(&format!("note: not answered: {said}"));
+    status
+}
+
 /// A command's exit status once its review is known: a review stopped by a signal is an
 /// interruption, and with `fail_on_block` a `block` verdict fails a run that succeeded. A
 /// review that failed changes nothing (the research stands as it is).

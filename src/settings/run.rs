@@ -23,6 +23,8 @@ pub struct RunSettings {
     pub options: RunOptions,
     /// `--fail-on-block`.
     pub fail_on_block: bool,
+    /// `--fail-on-unanswered`.
+    pub fail_on_unanswered: bool,
 }
 
 impl RunSettings {
@@ -55,6 +57,7 @@ impl RunSettings {
             settings,
             options,
             fail_on_block: args.review.fail_on_block,
+            fail_on_unanswered: args.fail_on_unanswered,
         })
     }
 }

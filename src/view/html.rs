@@ -28,6 +28,29 @@ pub fn esc(text: &str) -> String {
     out
 }
 
+/// The state a run is shown with: its status, or `not_answered` when it ended with a report
+/// (`completed` or `partial`) that says its sources do not answer: a run can end well and
+/// answer nothing, and must not look like an answer.
+pub fn run_state(status: &str, answered: Option<bool>) -> &str {
+    match answered {
+        Some(false) if matches!(status, "completed" | "partial") => NOT_ANSWERED,
+        _ => status,
+    }
+}
+
+/// The state of a run whose report answers nothing ([`run_state`]).
+pub const NOT_ANSWERED: &str = "not_answered";
+
+/// A run's state as a badge: `<span class="badge run-STATE">state</span>` (`_` shown as a
+/// space), with `attrs` (e.g. an id) inside the tag.
+pub fn state_badge(state: &str, attrs: &str) -> String {
+    format!(
+        r#"<span class="badge run-{}"{attrs}>{}</span>"#,
+        esc(state),
+        esc(&state.replace('_', " "))
+    )
+}
+
 /// At most `max` characters of `text`, and whether it was cut.
 pub fn cut(text: &str, max: usize) -> (&str, bool) {
     match text.char_indices().nth(max) {

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::html::esc;
+use super::html::{esc, run_state, state_badge};
 use super::page::document;
 
 /// What changed for one question since the previous batch.
@@ -31,6 +31,8 @@ pub struct IndexRow {
     pub sources: Option<usize>,
     pub verdict: Option<String>,
     pub reason: Option<String>,
+    /// Whether its report answers the question (`false`: it says its sources do not).
+    pub answered: Option<bool>,
     /// What changed since `--previous`, when both batches answered it.
     pub changes: Option<ChangeCounts>,
     /// The previous batch has a plan for it.
@@ -46,7 +48,7 @@ pub struct IndexRow {
 pub fn index_page(dir_name: &str, rows: &[IndexRow], previous: Option<&str>) -> String {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for row in rows {
-        *counts.entry(row.status.as_str()).or_default() += 1;
+        *counts.entry(row.state()).or_default() += 1;
     }
     let mut body = String::with_capacity(rows.len() * 600 + 2_000);
     let _ = write!(
@@ -59,8 +61,9 @@ pub fn index_page(dir_name: &str, rows: &[IndexRow], previous: Option<&str>) -> 
     for (status, n) in &counts {
         let _ = write!(
             body,
-            r#"<div data-total="{s}"><b>{n}</b><span class="badge run-{s}">{s}</span></div>"#,
-            s = esc(status)
+            r#"<div data-total="{}"><b>{n}</b>{}</div>"#,
+            esc(status),
+            state_badge(status, "")
         );
     }
     body.push_str(r#"</div></section><section id="questions"><h2>Questions</h2><table class="index"><thead><tr><th>question</th><th>status</th><th class="num">tokens</th><th class="num">time</th><th class="num">sources</th><th>review</th><th>changes</th><th>files</th></tr></thead><tbody>"#);
@@ -75,13 +78,16 @@ fn row_html(row: &IndexRow, compared: bool, out: &mut String) {
     let name = link_name(&row.name);
     let _ = write!(
         out,
-        r#"<tr class="question" data-name="{}" data-status="{s}"><td>{}{}</td><td><span class="badge run-{s}">{s}</span></td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td><td>{}</td><td>{}</td><td>"#,
+        r#"<tr class="question" data-name="{}" data-status="{}" data-state="{}"><td>{}{}</td><td>{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td><td>{}</td><td>{}</td><td>"#,
         esc(&row.name),
+        esc(&row.status),
+        esc(row.state()),
         esc(&crate::text::one_line(&row.query, 300)),
         row.reason.as_deref().map_or(String::new(), |r| format!(
             r#"<br><span class="note">{}</span>"#,
             esc(&crate::text::one_line(r, 300))
         )),
+        state_badge(row.state(), ""),
         row.tokens.map_or("–".into(), |t| t.to_string()),
         row.seconds.map_or("–".into(), |s| format!("{s:.1} s")),
         row.sources.map_or("–".into(), |s| s.to_string()),
@@ -90,7 +96,6 @@ fn row_html(row: &IndexRow, compared: bool, out: &mut String) {
             v = esc(v)
         )),
         changes(row, compared),
-        s = esc(&row.status),
     );
     if let Some(name) = &name {
         if row.has_view {
@@ -104,6 +109,13 @@ fn row_html(row: &IndexRow, compared: bool, out: &mut String) {
         }
     }
     out.push_str("</td></tr>");
+}
+
+impl IndexRow {
+    /// The state it is shown with: its status, or `not_answered` ([`run_state`]).
+    fn state(&self) -> &str {
+        run_state(&self.status, self.answered)
+    }
 }
 
 /// The counts of what changed, or why there are none.

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::details::{Budget, node_details};
 use super::graph::{Graph, STATUS_COLORS};
-use super::html::{Links, esc};
+use super::html::{Links, NOT_ANSWERED, esc, run_state, state_badge};
 use super::page::document;
 use super::reviews::{plan_review, report_review};
 use super::run_files::{RunFiles, ViewError};
@@ -116,13 +116,13 @@ fn section(id: &str, title: &str, content: &str, out: &mut String) {
 /// The question, the run's status and reason, and its files.
 fn header(files: &RunFiles, question: &str, out: &mut String) {
     let plan = &files.plan;
-    let status = plan
+    let state = plan
         .outcome
         .as_ref()
-        .map_or("not finished", |o| o.status.as_str());
+        .map_or("not finished", |o| run_state(&o.status, o.answered));
     let _ = write!(
         out,
-        r#"<header class="top"><h1>{}</h1><p class="meta"><span class="badge run-{s}" id="run-status">{s}</span> · workflow <code>{}</code> · plan <code>{}</code>"#,
+        r#"<header class="top"><h1>{}</h1><p class="meta">{badge} · workflow <code>{}</code> · plan <code>{}</code>"#,
         esc(question),
         esc(&plan.workflow_id),
         esc(&files
@@ -130,12 +130,20 @@ fn header(files: &RunFiles, question: &str, out: &mut String) {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default()),
-        s = esc(status),
+        badge = state_badge(state, r#" id="run-status""#),
     );
     if let Some(finished) = plan.outcome.as_ref().map(|o| &o.finished_at) {
         let _ = write!(out, " · finished {}", esc(finished));
     }
     out.push_str("</p>");
+    if state == NOT_ANSWERED {
+        let status = plan.outcome.as_ref().map_or("", |o| o.status.as_str());
+        let _ = write!(
+            out,
+            r#"<p class="meta" id="not-answered">The run ended <code>{}</code>, but its report says its sources do not answer the question.</p>"#,
+            esc(status)
+        );
+    }
     if let Some(reason) = plan.outcome.as_ref().and_then(|o| o.reason.as_deref()) {
         let _ = write!(
             out,

@@ -44,6 +44,10 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             reason
         };
         let elapsed = self.state.started.elapsed();
+        let answered = report
+            .is_some()
+            .then(|| finish::answered(self.run.ledger.plan()))
+            .flatten();
         let outcome = Outcome {
             status: status.as_str().to_string(),
             finished_at: clock::now(),
@@ -54,6 +58,7 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                 self.run.ledger.totals().tokens.total_tokens,
                 elapsed,
             ),
+            answered,
         };
         if let Err(e) = self
             .run
@@ -76,6 +81,7 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                 .map(|n| n.node_id.to_string()),
             report,
             reason,
+            answered,
             totals: self.run.ledger.close_totals(elapsed),
             failure,
             review: None,
