@@ -1,6 +1,6 @@
 //! Data on stdout, through one fallible writer for every command (`println!` panics when
-//! stdout fails), and the few lines a command writes on stderr itself. JSON strings go out
-//! without control characters (newlines and tabs aside) or URL passwords, whatever servers,
+//! stdout fails), and the few lines a command writes on stderr itself. JSON strings and text go
+//! out without control characters (newlines and tabs aside) or URL passwords, whatever servers,
 //! models or plan files put in them.
 //!
 //! A reader that closed the pipe (`researchflow validate plan F | head -1`) is not an error:
@@ -48,8 +48,18 @@ pub fn print_json(value: &impl Serialize) -> Result<(), StdoutError> {
     print_text(&text)
 }
 
-/// Prints `text` on stdout as it is. A closed pipe drops it silently (see the module doc).
+/// Prints a command's result as text on stdout, cleaned as [`print_json`] cleans each string
+/// ([`crate::text::clean`]: no control characters but newlines and tabs, no URL password), since
+/// it quotes plan files, servers and models. A closed pipe drops it silently (see the module
+/// doc).
 pub fn print_text(text: &str) -> Result<(), StdoutError> {
+    print_own_text(&crate::text::clean(text))
+}
+
+/// Prints text that the binary made itself and that holds nothing from outside (the man page,
+/// the completion scripts, the JSON Schemas) as it is: their examples
+/// (`postgres://USER:PASSWORD@HOST`) are no secrets and must stay whole.
+pub fn print_own_text(text: &str) -> Result<(), StdoutError> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Ok(()) => Ok(()),

@@ -172,14 +172,19 @@ pub fn without_url_passwords(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// Every string in `value`, at any depth, without control characters ([`strip_controls`]:
-/// newlines and tabs stay) and with URL passwords masked ([`without_url_passwords`]): what a
-/// JSON line we write (an event) or print (a command's result) may keep of outside text.
+/// `text` without control characters ([`strip_controls`]: newlines and tabs stay) and with URL
+/// passwords masked ([`without_url_passwords`]): what a command's result on stdout, as JSON
+/// ([`clean_json`]) or as text, may keep of outside text.
+pub fn clean(text: &str) -> String {
+    strip_controls(&without_url_passwords(text))
+}
+
+/// Every string in `value`, at any depth, [`clean`]ed: what a JSON line we write (an event) or
+/// print (a command's result) may keep of outside text.
 pub fn clean_json(value: &mut serde_json::Value) {
     match value {
         serde_json::Value::String(text) => {
-            let clean = without_url_passwords(text);
-            let clean = strip_controls(&clean);
+            let clean = clean(text);
             if clean != *text {
                 *text = clean;
             }

@@ -383,6 +383,135 @@ async fn one_authorization_header_is_sent_whatever_the_url_and_the_key() {
     }
 }
 
+/// [`BASIC`]'s credential alone, as a server may echo it without the scheme.
+const BASIC_CREDENTIAL: &str = "dXNlcjpodW50ZXIyLVVSTC1TRUNSRVQ=";
+
+/// An error body that echoes the request's `Authorization` header, its credential alone and
+/// the password it decodes to, as some proxies and debug servers do.
+fn echoing_authorization(status: u16) -> impl Fn(&support::Recorded) -> Reply + Send + Sync {
+    move |req| {
+        let header = req
+            .headers
+            .iter()
+            .find(|(name, _)| name == "authorization")
+            .map(|(_, value)| value.clone())
+            .unwrap_or_default();
+        let credential = header
+            .strip_prefix("Basic ")
+            .unwrap_or_default()
+            .to_string();
+        let message = format!(
+            "bad request with Authorization: {header} (credential {credential}, password {URL_PASSWORD})"
+        );
+        Reply::raw(status, &json!({"error": {"message": message}}).to_string())
+    }
+}
+
+/// Neither [`URL_PASSWORD`] nor its Basic credential is in the run's output or any file under
+/// `dir`.
+#[track_caller]
+fn assert_no_basic_credential(what: &str, out: &support::RunOutput, dir: &Path) {
+    assert_no_password(what, out, dir);
+    let streams = [("stdout", &out.stdout), ("stderr", &out.stderr)];
+    let files = written_files(dir);
+    let files = files.iter().map(|(p, t)| (p.to_str().unwrap_or("?"), t));
+    for (name, text) in streams.into_iter().chain(files) {
+        assert!(
+            !text.contains(&BASIC_CREDENTIAL[..BASIC_CREDENTIAL.len() - 1]),
+            "{what}: {name} holds the Basic credential:\n{text}"
+        );
+    }
+}
+
+/// A base URL with `user:password@` and no key, and a server whose 400 and 500 bodies echo the
+/// `Authorization` header: the `Basic` credential is masked as an echoed key is (`Basic ***`)
+/// in the reason, stderr, plan, events, transcript, HTML and `doctor` (table and JSON).
+/// Before, the base64 of `user:password` was in all of them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_echoed_basic_credential_is_masked_everywhere() {
+    for status in [500, 400] {
+        let llm = MockLlm::start().await;
+        llm.set_handler(echoing_authorization(status));
+        let retry = json!({"maxRetries": 1, "baseDelayMs": 1, "maxDelayMs": 2});
+        let config =
+            json!({"baseURL": with_password(&llm.base_url()), "apiKey": "", "retry": retry});
+        let s = Setup::with_config(&llm, None, config);
+        let workflow = s.query("Q?").args(["--max-rounds", "2"]).run().await;
+        assert_ne!(workflow.status, 0, "every call failed: {}", workflow.stderr);
+        assert!(
+            workflow.stderr.contains("Basic ***"),
+            "the echo is still quoted, masked: {}",
+            workflow.stderr
+        );
+        assert_no_basic_credential(&format!("workflow ({status})"), &workflow, s.path());
+        let view = researchflow()
+            .current_dir(s.path())
+            .args(["view", "out/plan.json"])
+            .run()
+            .await;
+        view.success();
+        assert!(s.path().join("out/plan.html").exists(), "{}", view.stderr);
+        assert_no_basic_credential(&format!("view ({status})"), &view, s.path());
+        for args in [&["doctor"][..], &["doctor", "--json"]] {
+            let doctor = researchflow().current_dir(s.path()).args(args).run().await;
+            doctor.code(1).stdout_contains("Basic ***");
+            assert_no_basic_credential(&format!("{args:?} ({status})"), &doctor, s.path());
+        }
+    }
+}
+
+/// A 401 from a model or search server reached with `user:password@` and no key: the Basic
+/// credential of the URL was refused, and the message says so and where to correct it. Before,
+/// it said to set `apiKey`, which was never sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_url_user_part_is_named_not_the_api_key() {
+    let llm = MockLlm::start().await;
+    // `/models` too, so that `doctor` is refused at its first request.
+    llm.require_authorization("Basic another-credential");
+    let config = json!({"baseURL": with_password(&llm.base_url()), "apiKey": ""});
+    let s = Setup::with_config(&llm, None, config);
+    let workflow = s.query("Q?").run().await;
+    workflow
+        .code(2)
+        .stderr_contains("refused the user and password of its URL (HTTP 401, sent as Basic auth): correct them in `baseURL` (or `roles.planning.baseURL`)");
+    assert!(
+        !workflow.stderr.contains("refused the API key"),
+        "{}",
+        workflow.stderr
+    );
+    assert_no_basic_credential("workflow", &workflow, s.path());
+    for args in [&["doctor"][..], &["doctor", "--json"]] {
+        let doctor = researchflow().current_dir(s.path()).args(args).run().await;
+        doctor.code(1).stdout_contains(
+            "the user and password of the URL were refused (HTTP 401, sent as Basic auth): correct them in `baseURL`",
+        );
+        assert!(
+            !doctor.stdout.contains("key was refused"),
+            "{}",
+            doctor.stdout
+        );
+        assert_no_basic_credential(&format!("{args:?}"), &doctor, s.path());
+    }
+
+    let llm = MockLlm::start().await;
+    scripted(&llm, one_search_then_final());
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    search.require_key("a-key-never-configured");
+    let config = json!({"search": {"provider": "searxng", "apiKey": "",
+        "baseURL": with_password(&search.base_url())}});
+    let s = Setup::with_config(&llm, None, config);
+    let workflow = s.query("Q?").run().await;
+    workflow.code(2).stderr_contains(
+        "refused the user and password of its URL (HTTP 401, sent as Basic auth): correct them in `search.baseURL`",
+    );
+    assert!(
+        !workflow.stderr.contains("refused the API key"),
+        "{}",
+        workflow.stderr
+    );
+    assert_no_basic_credential("workflow (search)", &workflow, s.path());
+}
+
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_config_with_a_key_that_others_can_read_is_warned_about() {

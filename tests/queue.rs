@@ -16,7 +16,7 @@ use researchflow::http::{Gate, WaitReason};
 use researchflow::settings::RateLimits;
 use serde_json::{Value, json};
 use std::num::NonZeroU32;
-use support::postgres::{PASSWORD, Postgres};
+use support::postgres::{PASSWORD, Postgres, USER};
 use support::scenario::{Agent, Setup, agent, read_json, searches_then_final, task_title};
 use support::{MockLlm, Recorded, Reply, RunOutput, researchflow};
 
@@ -622,6 +622,92 @@ async fn the_password_is_in_no_output_file_or_row_and_bad_urls_exit_2_naming_the
         "the dump holds the batch"
     );
     assert!(!dump.contains(PASSWORD), "no stored row holds the password");
+}
+
+/// [`PASSWORD`] percent-encoded: a query value may be written either way.
+const ENCODED_PASSWORD: &str = "pg%2DSECRET%2D4242";
+/// A client key's password (libpq's `sslpassword`): never shown either.
+const SSL_PASSWORD: &str = "ssl-SECRET-77";
+
+/// A password given as a query parameter (`postgres:///db?password=...&host=...`), as libpq
+/// accepts it, and `sslpassword`: the password is used (the server asks for it, and a wrong
+/// one fails), and neither is in any output of `queue migrate`, `batch --queue`, `worker` and
+/// `batch status`, from `--queue` or `RESEARCHFLOW_QUEUE`. Before, the URL was shown whole in
+/// their INFO lines and on stdout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_password_in_the_url_query_is_used_and_never_shown() {
+    let llm = MockLlm::start().await;
+    stateless(&llm, 1);
+    let s = Setup::new(&llm, None);
+    questions(s.path(), "q.txt", &numbered(1));
+    let pg = Postgres::shared();
+    let with_password = pg.database();
+    let db = with_password.rsplit('/').next().expect("db").to_string();
+    let query = |password: &str| {
+        format!(
+            "postgres:///{db}?user={USER}&password={password}&host=127.0.0.1&port={}&sslmode=disable&sslpassword={SSL_PASSWORD}",
+            pg.port
+        )
+    };
+    let (url, encoded) = (query(PASSWORD), query(ENCODED_PASSWORD));
+    let mut outputs = Vec::new();
+    let from_env = rf(&s)
+        .args(["queue", "migrate"])
+        .env("RESEARCHFLOW_QUEUE", &url)
+        .run()
+        .await;
+    from_env.success().stderr_contains("password=***");
+    assert!(
+        from_env.stdout_json()["queue"]
+            .as_str()
+            .is_some_and(|q| q.contains("password=***"))
+    );
+    outputs.push(from_env);
+    for (args, env) in [
+        (vec!["queue", "migrate", "--queue", &encoded], false),
+        (vec!["batch", "q.txt", "--queue", &encoded], false),
+        (vec!["batch", "q.txt"], true),
+        (vec!["-v", "worker", "--queue", &url, "--drain"], false),
+        (vec!["batch", "status", "--batch", "q"], true),
+        (
+            vec![
+                "batch", "status", "--queue", &encoded, "--batch", "q", "--json",
+            ],
+            false,
+        ),
+    ] {
+        let mut cmd = rf(&s).args(&args);
+        if env {
+            cmd = cmd.env("RESEARCHFLOW_QUEUE", &encoded);
+        }
+        let out = cmd.run().await;
+        out.success();
+        outputs.push(out);
+    }
+    let st = status(&s, &url, "q").await;
+    assert_eq!(counted(&st, "completed"), 1, "{st}");
+    let wrong = rf(&s)
+        .args([
+            "batch",
+            "status",
+            "--batch",
+            "q",
+            "--queue",
+            &query("not-the-password"),
+        ])
+        .run()
+        .await;
+    wrong.code(2);
+    one_error_line(&wrong, "fix the user or the password");
+    outputs.push(wrong);
+    for out in &outputs {
+        for secret in [PASSWORD, ENCODED_PASSWORD, SSL_PASSWORD, "not-the-password"] {
+            assert!(
+                !out.stdout.contains(secret) && !out.stderr.contains(secret),
+                "{secret}: {out:?}"
+            );
+        }
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -250,3 +250,58 @@ async fn every_path_on_stdout_is_absolute() {
     absolute_file(&manifest["items"][0]["plan_file"]);
     absolute_file(&manifest["items"][0]["report"]);
 }
+
+/// A plan whose values quote a URL with a password and a terminal escape: its question, a
+/// summary and the `type` of its second node.
+fn plan_quoting_a_url_password(summary: &str, kind: &str) -> Value {
+    json!({"version": 1, "workflow_id": "wf", "created_at": "2026-01-01T00:00:00Z",
+    "check_list": {"latest_id": "b", "latest_batch": 1, "refs": ["a:info"]},
+    "nodes": [
+        {"node_id": "a", "title": "Q? see http://user:hunter2@host/x\u{1b}]0;pwned\u{7}",
+         "summary": summary, "info": "", "p_node": "", "batch": 1, "type": "start",
+         "status": "completed"},
+        {"node_id": "b", "title": "Look", "summary": "", "info": "", "p_node": "a:info",
+         "batch": 1, "type": kind, "status": "planned"}
+    ]})
+}
+
+/// What a command prints as text masks a URL password and drops terminal escapes as its JSON
+/// does, through the same function: `validate plan --format text`, `graph --format svg` and
+/// `diff`. Before, the text forms printed the values as they stood.
+#[tokio::test]
+async fn a_url_password_quoted_in_a_plan_is_masked_in_every_text_output() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, plan: Value| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, plan.to_string()).expect("write");
+        path.display().to_string()
+    };
+    let bad = write(
+        "bad.json",
+        plan_quoting_a_url_password("s", "http://user:hunter2@host/t"),
+    );
+    let old = write(
+        "old.json",
+        plan_quoting_a_url_password("found at http://user:hunter2@host/y", "search"),
+    );
+    let new = write(
+        "new.json",
+        plan_quoting_a_url_password("found at http://user:hunter2@host/z", "search"),
+    );
+    let runs: [(&[&str], i32); 5] = [
+        (&["validate", "plan", &bad, "--format", "text"], 1),
+        (&["validate", "plan", &bad], 1),
+        (&["graph", &old, "--format", "svg"], 0),
+        (&["diff", &old, &new], 0),
+        (&["diff", &old, &new, "--json"], 0),
+    ];
+    for (args, code) in runs {
+        let out = researchflow().args(args).run().await;
+        out.code(code).stdout_contains("user:***@host");
+        assert!(
+            !out.stdout.contains("hunter2") && !out.stdout.contains('\u{1b}'),
+            "{args:?}:\n{}",
+            out.stdout
+        );
+    }
+}

@@ -8,7 +8,7 @@ use clap_complete::Shell;
 
 use crate::cli::{Cli, CompletionShell, CompletionsArgs};
 use crate::exit::{CommandResult, ExitStatus};
-use crate::output::print_text;
+use crate::output::print_own_text;
 
 pub async fn run(args: CompletionsArgs) -> CommandResult {
     let shell = match args.shell {
@@ -19,6 +19,6 @@ pub async fn run(args: CompletionsArgs) -> CommandResult {
     };
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "researchflow", &mut script);
-    print_text(&String::from_utf8_lossy(&script))?;
+    print_own_text(&String::from_utf8_lossy(&script))?;
     Ok(ExitStatus::Success)
 }

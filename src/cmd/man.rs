@@ -8,7 +8,7 @@ use clap::CommandFactory;
 
 use crate::cli::{Cli, ManArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
-use crate::output::{absolute, print_json, print_text};
+use crate::output::{absolute, print_json, print_own_text};
 
 pub async fn run(args: ManArgs) -> CommandResult {
     let command = Cli::command();
@@ -17,7 +17,7 @@ pub async fn run(args: ManArgs) -> CommandResult {
         clap_mangen::Man::new(command)
             .render(&mut page)
             .map_err(CommandError::failure)?;
-        print_text(&String::from_utf8_lossy(&page))?;
+        print_own_text(&String::from_utf8_lossy(&page))?;
         return Ok(ExitStatus::Success);
     };
     let cannot = |e: std::io::Error| {

@@ -5,7 +5,7 @@
 
 use crate::cli::{SchemaArgs, SchemaDocument};
 use crate::exit::{CommandResult, ExitStatus};
-use crate::output::print_text;
+use crate::output::print_own_text;
 use crate::plan::PlanFile;
 
 pub async fn run(args: SchemaArgs) -> CommandResult {
@@ -21,6 +21,6 @@ pub async fn run(args: SchemaArgs) -> CommandResult {
     // A `Schema` is a JSON value: printing it cannot fail.
     let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
     text.push('\n');
-    print_text(&text)?;
+    print_own_text(&text)?;
     Ok(ExitStatus::Success)
 }

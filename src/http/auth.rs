@@ -28,6 +28,12 @@ pub fn request(
     }
 }
 
+/// Whether [`request`] sends `url`'s user and password as Basic auth (no bearer key is sent):
+/// then a 401 or 403 refused them, and the message that says so names them, not a key.
+pub fn sends_user_part(url: &BaseUrl, bearer: Option<&ApiKey>) -> bool {
+    bearer.is_none() && url.user().is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,6 +20,7 @@ use super::observer::{CallObserver, Negotiated};
 use super::schema::JsonSchema;
 use super::taped::{CallTape, Caller, replayed};
 use super::types::{ChatRequest, ChatResponse, JsonSchemaFormat, Message, ResponseFormat};
+use crate::http::auth::sends_user_part;
 use crate::http::error::is_context_overflow;
 use crate::http::{AtGate, Gate, Gates, HttpError, Unusable, send_once, with_retry_at_gate};
 use crate::settings::{ApiKey, BaseUrl, LlmEndpoint, RetrySettings, Role, Settings, SettingsError};
@@ -174,6 +175,13 @@ impl LlmClient {
             Unusable::Unreachable => format!(
                 "cannot reach the {role} model server at `{url}`: check `baseURL` (or `roles.{role}.baseURL`) and that the server runs"
             ),
+            Unusable::KeyRefused(status)
+                if sends_user_part(&self.endpoint.base_url, self.endpoint.api_key.as_ref()) =>
+            {
+                format!(
+                    "the {role} model server `{url}` refused the user and password of its URL (HTTP {status}, sent as Basic auth): correct them in `baseURL` (or `roles.{role}.baseURL`), or set `apiKey` if the server wants a key instead"
+                )
+            }
             Unusable::KeyRefused(status) => format!(
                 "the {role} model server `{url}` refused the API key (HTTP {status}): set `apiKey` (or `roles.{role}.apiKey`) or export `OPENAI_API_KEY`"
             ),

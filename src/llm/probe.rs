@@ -104,9 +104,15 @@ async fn list_models(
         Err(HttpError::Status { status, .. }) if matches!(status, 401 | 403) => {
             report.reachable = true;
             report.key_accepted = Some(false);
-            report.error = Some(format!(
-                "the key was refused (HTTP {status}): set `apiKey` (or the role's) or export `OPENAI_API_KEY`"
-            ));
+            report.error = Some(if crate::http::auth::sends_user_part(&url, bearer) {
+                format!(
+                    "the user and password of the URL were refused (HTTP {status}, sent as Basic auth): correct them in `baseURL` (or the role's), or set `apiKey` if the server wants a key instead"
+                )
+            } else {
+                format!(
+                    "the key was refused (HTTP {status}): set `apiKey` (or the role's) or export `OPENAI_API_KEY`"
+                )
+            });
             false
         }
         Err(HttpError::Status { status, .. }) => {

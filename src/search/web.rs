@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{SearchConfigError, SearchError, SearchHit};
+use crate::http::auth::sends_user_part;
 use crate::http::{
     AtGate, Gate, Gates, HttpError, RetryObserver, Unusable, send_once, with_retry_at_gate,
 };
@@ -128,6 +129,16 @@ impl WebSearch {
             Unusable::Unreachable => format!(
                 "cannot reach the {name} search at `{url}`: check `search.baseURL` and that the service runs"
             ),
+            Unusable::KeyRefused(status) if sends_user_part(url, self.bearer()) => {
+                let key = if self.key.is_some() {
+                    ", and check `search.apiKey`"
+                } else {
+                    ""
+                };
+                format!(
+                    "the {name} search `{url}` refused the user and password of its URL (HTTP {status}, sent as Basic auth): correct them in `search.baseURL`{key}"
+                )
+            }
             Unusable::KeyRefused(status) => format!(
                 "the {name} search `{url}` refused the API key (HTTP {status}): set `search.apiKey` or the provider's key variable"
             ),
@@ -151,14 +162,18 @@ impl WebSearch {
     /// `Authorization` header (`http::auth`): the key as the bearer token, else the URL's user
     /// part, which a key in a header of its own leaves free.
     fn request(&self, query: &str) -> reqwest::RequestBuilder {
-        let sent_as = self.provider.key_sent_as();
-        let bearer = self.key.as_ref().filter(|_| sent_as == KeySentAs::Bearer);
         let mut request =
-            crate::http::request(&self.http, self.provider.method(), &self.url, bearer);
-        if let (KeySentAs::Header(name), Some(key)) = (sent_as, &self.key) {
+            crate::http::request(&self.http, self.provider.method(), &self.url, self.bearer());
+        if let (KeySentAs::Header(name), Some(key)) = (self.provider.key_sent_as(), &self.key) {
             request = request.header(name, key.expose());
         }
         self.provider.request(request, query, self.max_results)
+    }
+
+    /// The key when the provider takes it as the bearer token.
+    fn bearer(&self) -> Option<&ApiKey> {
+        let sent_as = self.provider.key_sent_as();
+        self.key.as_ref().filter(|_| sent_as == KeySentAs::Bearer)
     }
 }
 

@@ -22,13 +22,31 @@ pub struct BaseUrl {
     user: Option<Box<UserPart>>,
 }
 
-/// `user:password@`, percent-decoded, and the password as written (for redaction: servers
-/// echo either form).
+/// `user:password@`, percent-decoded, and for redaction (servers echo any of them) the
+/// password as written and the credential of the `Basic` header they make.
 #[derive(Clone, PartialEq, Eq)]
 struct UserPart {
     name: String,
     password: Option<ApiKey>,
     written: Option<ApiKey>,
+    /// `base64(user:password)` as `http::auth` sends it, and without its `=` padding.
+    basic: Vec<ApiKey>,
+}
+
+impl UserPart {
+    fn new(name: String, password: Option<ApiKey>, written: Option<ApiKey>) -> UserPart {
+        use base64::Engine as _;
+        let pair = format!("{name}:{}", password.as_ref().map_or("", ApiKey::expose));
+        let padded = base64::engine::general_purpose::STANDARD.encode(pair);
+        let unpadded = padded.trim_end_matches('=').to_string();
+        let basic = [padded, unpadded].into_iter();
+        UserPart {
+            name,
+            password,
+            written,
+            basic: basic.filter_map(ApiKey::verbatim).collect(),
+        }
+    }
 }
 
 impl BaseUrl {
@@ -46,11 +64,11 @@ impl BaseUrl {
                 .into_owned()
         };
         let user = (!url.username().is_empty() || url.password().is_some()).then(|| {
-            Box::new(UserPart {
-                name: decode(url.username()),
-                password: url.password().and_then(|p| ApiKey::verbatim(decode(p))),
-                written: url.password().and_then(ApiKey::verbatim),
-            })
+            Box::new(UserPart::new(
+                decode(url.username()),
+                url.password().and_then(|p| ApiKey::verbatim(decode(p))),
+                url.password().and_then(ApiKey::verbatim),
+            ))
         });
         let address = match userinfo_span(trimmed) {
             Some((start, end)) => format!("{}{}", &trimmed[..start], &trimmed[end..]),
@@ -87,11 +105,14 @@ impl BaseUrl {
             .map(|u| (u.name.as_str(), u.password.as_ref()))
     }
 
-    /// The password as written and percent-decoded, for redacting what servers echo.
+    /// The password as written and percent-decoded, and the credential of the `Basic` header
+    /// made of the user part (`base64(user:password)`, with and without padding), for
+    /// redacting what servers echo: `Authorization: Basic ***`, as an echoed key is `Bearer ***`.
     pub fn secrets(&self) -> impl Iterator<Item = &ApiKey> {
-        self.user
-            .iter()
-            .flat_map(|u| u.written.iter().chain(u.password.iter()))
+        self.user.iter().flat_map(|u| {
+            let passwords = u.written.iter().chain(u.password.iter());
+            u.basic.iter().chain(passwords)
+        })
     }
 }
 
@@ -129,7 +150,11 @@ mod tests {
         assert_eq!(user, "us@er");
         assert_eq!(password.map(ApiKey::expose), Some("pa/ss"));
         let secrets: Vec<&str> = chat.secrets().map(ApiKey::expose).collect();
-        assert_eq!(secrets, ["pa%2Fss", "pa/ss"]);
+        // base64 of `us@er:pa/ss`, what the `Basic` header carries.
+        assert_eq!(
+            secrets,
+            ["dXNAZXI6cGEvc3M=", "dXNAZXI6cGEvc3M", "pa%2Fss", "pa/ss"]
+        );
     }
 
     #[test]

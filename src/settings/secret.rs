@@ -37,13 +37,15 @@ impl fmt::Display for ApiKey {
     }
 }
 
-/// Replaces every occurrence of the given secrets in `text` with `***`.
+/// Replaces every occurrence of the given secrets in `text` with `***`, the longest first: a
+/// secret that holds a shorter one (a Basic credential and a password that happens to be in
+/// it, a key and a password) is masked whole, not cut around the shorter one.
 pub fn redact<'a>(text: &str, secrets: impl IntoIterator<Item = &'a ApiKey>) -> String {
+    let mut secrets: Vec<&ApiKey> = secrets.into_iter().filter(|k| k.0.len() >= 4).collect();
+    secrets.sort_by_key(|k| std::cmp::Reverse(k.0.len()));
     let mut out = text.to_string();
     for key in secrets {
-        if key.0.len() >= 4 {
-            out = out.replace(&key.0, "***");
-        }
+        out = out.replace(&key.0, "***");
     }
     out
 }
@@ -75,6 +77,8 @@ mod tests {
         let key = ApiKey::new("sk-secret-123").expect("non-empty");
         assert!(!format!("{key:?} {key}").contains("secret"));
         assert_eq!(redact("bad key sk-secret-123!", [&key]), "bad key ***!");
+        let inner = ApiKey::new("secret").expect("non-empty");
+        assert_eq!(redact("sk-secret-123", [&inner, &key]), "***");
         assert!(ApiKey::new("  ").is_none());
     }
 

@@ -5,8 +5,10 @@
 //! a message naming the request, so a test sees its own scripting mistake. A rate limit
 //! ([`MockLlm::admit_per_second`]) comes before all of that, as on a real server: beyond R
 //! accepted requests in the last second, a request gets 429 with `retry-after-ms`, the time
-//! until a slot frees. `GET /v1/models` lists one model; any other path is 404. Everything is recorded by the shared core in
-//! `server.rs`; dropping the [`MockLlm`] shuts the server down.
+//! until a slot frees. `GET /v1/models` lists one model; any other path is 404. A required
+//! `Authorization` ([`MockLlm::require_authorization`]) is checked on every path, after the rate
+//! limit and a crash. Everything is recorded by the shared core in `server.rs`; dropping the
+//! [`MockLlm`] shuts the server down.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -197,6 +199,8 @@ struct State {
     dead: AtomicBool,
     /// The model's context in tokens (0: unbounded), see [`MockLlm::context_tokens`].
     context: AtomicUsize,
+    /// The only `Authorization` accepted, see [`MockLlm::require_authorization`].
+    authorization: Mutex<Option<String>>,
 }
 
 /// The rate limit of [`MockLlm::admit_per_second`]: a sliding one-second window over the
@@ -245,6 +249,9 @@ impl State {
             self.dead.store(true, Ordering::SeqCst);
             return Planned::fault(Fault::Drop);
         }
+        if let Some(body) = self.unauthorized(request) {
+            return Planned::respond(json_response(401, &body));
+        }
         if chat && let Some(body) = self.overflow(request) {
             return Planned::respond(json_response(400, &body));
         }
@@ -273,6 +280,20 @@ impl State {
                 &json!({ "error": { "message": format!("mock llm: no route for {method} {path}") } }),
             )),
         }
+    }
+
+    /// A 401 that echoes the `Authorization` it refused, as some proxies do, when one is
+    /// required and the request has another.
+    fn unauthorized(&self, request: &Recorded) -> Option<serde_json::Value> {
+        let required = lock(&self.authorization).clone()?;
+        let sent = request
+            .headers
+            .iter()
+            .find(|(name, _)| name == "authorization")
+            .map_or("", |(_, value)| value.as_str());
+        (sent != required).then(
+            || json!({"error": {"message": format!("invalid credentials: Authorization: {sent}")}}),
+        )
     }
 
     /// llama-cpp-python's 400 when the messages and the token limit exceed the context.
@@ -370,6 +391,12 @@ impl MockLlm {
     /// the Thinkon seed prompt (9,569 tokens in the messages).
     pub fn context_tokens(&self, tokens: usize) {
         self.state.context.store(tokens, Ordering::SeqCst);
+    }
+
+    /// From now on, answers every request (any path) whose `Authorization` header is not
+    /// `value` with a 401 whose message echoes the header it got.
+    pub fn require_authorization(&self, value: &str) {
+        *lock(&self.state.authorization) = Some(value.to_owned());
     }
 
     /// Whether the mock has died (see [`MockLlm::llama_cpp_python`]).
