@@ -5,8 +5,10 @@
 //! sibling file, held until the [`LockFile`] is dropped, also when the process dies. A second
 //! process is refused at once, never made to wait.
 //!
-//! The holder removes the file when it lets go, while it still holds the lock, so a finished
-//! run leaves no `.lock` behind (a killed one does; the next taker locks it as it is). That is
+//! On Unix the holder removes the file when it lets go, while it still holds the lock, so a
+//! finished run leaves no `.lock` behind (a killed one does; the next taker locks it as it is;
+//! elsewhere the file stays: without inode numbers a taker could not tell the file it locked
+//! from a new one at the path). That is
 //! safe because a taker checks, once it has the lock, that the file it locked is still the one
 //! at the path: another process may have opened the file just before its holder removed it,
 //! and locking that removed file would exclude no one. Such a taker opens the path again.
