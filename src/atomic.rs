@@ -1,38 +1,95 @@
-//! The one way every file we write is replaced: a temporary file in the same folder, written
-//! and synced, renamed over the target, then the folder synced, so a crash or a full disk
-//! leaves either the old file or the new one, never half of one, and the rename itself
-//! survives a power cut.
+//! The two ways researchflow writes a file: [`write`] replaces a whole file (a temporary file
+//! in the same folder, written and synced, renamed over the target, then the folder synced, so
+//! a crash or a full disk leaves either the old file or the new one, never half of one, and
+//! the rename itself survives a power cut), and [`append`] opens a log to add lines to (the
+//! event log, a transcript).
 //!
-//! It writes whole files only; appending logs (the event log) do not go through here.
+//! Neither writes through a symbolic link: a link where a file is written could lead anywhere
+//! (a cloned repository's `runs/x.report.md -> ~/.bashrc`). [`write`] replaces the link itself
+//! by a regular file, leaving what it pointed to as it was; [`append`] refuses it. A caller
+//! that wants to follow a link the user made (the plan file they named) resolves it first.
+//!
+//! New files get the mode the user's umask gives (`0666` less the umask), as any program's
+//! output does; an existing file keeps its mode (a plan the user made private stays private).
+//! No file researchflow writes holds a secret (keys are redacted from transcripts, never put in
+//! plans or reports), so none is made private by default.
 
+use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
-/// Replaces `path` with `bytes` atomically. A file that already exists keeps its permissions
-/// (a plan the user made private stays private). Writing through a symbolic link replaces the
-/// file it leads to, not the link.
+/// Replaces `path` with `bytes` atomically. A regular file that already exists keeps its
+/// permissions; a new one gets `0666` less the umask. A symbolic link at `path` is replaced by
+/// the file (the rename replaces the link, never what it leads to).
 pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let resolved = match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(path).ok(),
-        _ => None,
-    };
-    let path = resolved.as_deref().unwrap_or(path);
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".researchflow-")
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".researchflow-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        // Created by open(2) with this mode, so the kernel applies the umask.
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(dir)?;
     tmp.write_all(bytes)?;
-    if let Ok(meta) = std::fs::metadata(path) {
+    // `symlink_metadata`: a link's target is not ours to copy anything from.
+    if let Ok(meta) = std::fs::symlink_metadata(path)
+        && meta.is_file()
+    {
         tmp.as_file().set_permissions(meta.permissions())?;
     }
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     sync_dir(dir)
 }
+
+/// Opens the log at `path` for appending (and reading, with `read`), creating it when missing
+/// with `0666` less the umask. A symbolic link there is refused, and so is anything but a
+/// regular file (a FIFO would block the run): the error says what to do.
+pub fn append(path: &Path, read: bool) -> std::io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).append(true).read(read);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // O_NONBLOCK: opening a FIFO for writing would wait for a reader; it changes nothing
+        // for a regular file.
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| refused(path, e))?;
+    if !file.metadata()?.is_file() {
+        return Err(not_regular());
+    }
+    Ok(file)
+}
+
+/// The error of opening `path` to append, said as what it means here when the path is a
+/// link (the system says `ELOOP`, "too many levels of symbolic links") or a FIFO without a
+/// reader (`ENXIO`).
+fn refused(path: &Path, e: std::io::Error) -> std::io::Error {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, LINK_REFUSED)
+        }
+        Ok(m) if !m.is_file() => not_regular(),
+        _ => e,
+    }
+}
+
+fn not_regular() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        "not a regular file: move it away so the log can be written",
+    )
+}
+
+/// Why a symbolic link where researchflow writes is refused, and what to do.
+pub const LINK_REFUSED: &str =
+    "it is a symbolic link, and researchflow never writes through one: remove the link";
 
 /// Makes a rename in `dir` durable. Folders cannot be opened for syncing everywhere; where
 /// they cannot, the rename is as durable as the platform makes it.
@@ -80,22 +137,67 @@ mod tests {
         assert_eq!(mode, 0o600);
     }
 
+    /// The process's umask, from `/proc` (reading it with umask(2) would change it).
+    #[cfg(target_os = "linux")]
+    fn umask() -> u32 {
+        let status = std::fs::read_to_string("/proc/self/status").expect("status");
+        let line = status
+            .lines()
+            .find(|l| l.starts_with("Umask:"))
+            .expect("umask");
+        u32::from_str_radix(line["Umask:".len()..].trim(), 8).expect("octal")
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_new_file_gets_the_mode_the_umask_gives() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("r.md");
+        write(&path, b"x").expect("write");
+        let mode = std::fs::metadata(&path).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o666 & !umask());
+        let log = dir.path().join("e.ndjson");
+        drop(append(&log, false).expect("log"));
+        let mode = std::fs::metadata(&log).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o666 & !umask());
+    }
+
     #[cfg(unix)]
     #[test]
-    fn writing_through_a_symlink_replaces_its_target() {
+    fn a_symlink_is_replaced_and_what_it_leads_to_is_left_alone() {
         let dir = tempfile::tempdir().expect("tempdir");
         let target = dir.path().join("real.json");
         std::fs::write(&target, "old").expect("seed");
         let link = dir.path().join("link.json");
         std::os::unix::fs::symlink(&target, &link).expect("symlink");
         write(&link, b"new").expect("write");
-        assert!(
-            std::fs::symlink_metadata(&link)
-                .expect("meta")
-                .file_type()
-                .is_symlink()
-        );
-        assert_eq!(std::fs::read_to_string(&target).expect("read"), "new");
+        assert!(std::fs::symlink_metadata(&link).expect("meta").is_file());
+        assert_eq!(std::fs::read_to_string(&link).expect("read"), "new");
+        assert_eq!(std::fs::read_to_string(&target).expect("read"), "old");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_log_behind_a_symlink_or_a_fifo_is_refused_and_left_alone() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let target = dir.path().join("outside");
+        std::fs::write(&target, "old").expect("seed");
+        let link = dir.path().join("e.ndjson");
+        std::os::unix::fs::symlink(&target, &link).expect("symlink");
+        let err = append(&link, true).expect_err("a link");
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+        // A link to nothing would otherwise create its target.
+        let dangling = dir.path().join("t.jsonl");
+        std::os::unix::fs::symlink(dir.path().join("made"), &dangling).expect("symlink");
+        assert!(append(&dangling, false).is_err());
+        assert!(!dir.path().join("made").exists());
+        assert_eq!(std::fs::read_to_string(&target).expect("read"), "old");
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        let err = append(&fifo, false).expect_err("a fifo");
+        assert!(err.to_string().contains("not a regular file"), "{err}");
     }
 
     #[test]

@@ -197,6 +197,7 @@ fn valid_plan() -> impl Strategy<Value = PlanFile> {
                 nodes,
                 rounds,
                 outcome: None,
+                corpus: None,
                 extra,
             },
         )

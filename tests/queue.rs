@@ -228,6 +228,66 @@ async fn submitting_twice_adds_nothing_and_two_batches_keep_apart() {
     assert_eq!(out.stdout_json()["batch"], "q");
 }
 
+/// regression: `batch export --out-dir` into a local batch's folder replaced its `batch.json`
+/// and `index.html` silently. An export goes only into a new folder or an export of the same
+/// batch; a local batch's folder, another batch's export and a folder with an `index.html` of
+/// someone else's are refused (exit 2) and left as they were.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_export_replaces_only_an_export_of_the_same_batch() {
+    let llm = MockLlm::start().await;
+    stateless(&llm, 1);
+    let s = Setup::new(&llm, None);
+    questions(s.path(), "q.txt", &numbered(2));
+    let url = migrated(&s).await;
+    submit(&s, &url, "q.txt", "a").await;
+    submit(&s, &url, "q.txt", "b").await;
+    worker(&s, &url, "a", &["--drain"]).run().await.success();
+    let export = |batch: &str, dir: &str| {
+        rf(&s).args([
+            "batch",
+            "export",
+            "--queue",
+            &url,
+            "--batch",
+            batch,
+            "--out-dir",
+            dir,
+        ])
+    };
+    export("a", "ex").run().await.success();
+    export("a", "ex").run().await.success();
+    let manifest = read_json(&s.path().join("ex/batch.json"));
+    assert_eq!(manifest["queue_batch"], "a");
+    assert_eq!(manifest["items"].as_array().map(Vec::len), Some(2));
+
+    rf(&s)
+        .args(["batch", "q.txt", "--out-dir", "local"])
+        .run()
+        .await
+        .success();
+    let own = std::fs::create_dir(s.path().join("site"))
+        .and_then(|()| std::fs::write(s.path().join("site/index.html"), "<p>mine</p>\n"));
+    own.expect("a folder with its own index");
+    let files = |dir: &str| -> Vec<(String, Vec<u8>)> {
+        names(&s.path().join(dir))
+            .into_iter()
+            .map(|n| {
+                let bytes = std::fs::read(s.path().join(dir).join(&n)).expect("file");
+                (n, bytes)
+            })
+            .collect()
+    };
+    for (batch, dir, says) in [
+        ("a", "local", "a local batch's folder"),
+        ("b", "ex", "an export of batch `a`"),
+        ("a", "site", "not a page researchflow wrote"),
+    ] {
+        let before = files(dir);
+        export(batch, dir).run().await.code(2).stderr_contains(says);
+        assert_eq!(files(dir), before, "`{dir}` is left as it was");
+    }
+}
+
 /// The plan file of the only question exported into `dir`.
 fn only_plan(dir: &Path) -> Value {
     let name = names(dir)

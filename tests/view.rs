@@ -1,7 +1,9 @@
 //! `researchflow graph`, `view` and the files `workflow` and `batch` write beside their
 //! reports, through the real binary: the DOT and Mermaid of a fixture plan against golden
-//! files (`RESEARCHFLOW_UPDATE_GOLDEN=1 cargo test --test view` rewrites them), the SVG, `--out`,
-//! `--no-html` and its variable, a plan that cannot be read, and plans too large to show whole.
+//! files (`RESEARCHFLOW_UPDATE_GOLDEN=1 cargo test --test view` rewrites them), the SVG, `--out`
+//! (never over the plan or its files, over other files only with `--force`), the corpus the
+//! plan records, `--no-html` and its variable, a plan that cannot be read, and plans too large
+//! to show whole.
 //! What a browser makes of the views is `tests/view_browser.rs`'s.
 
 mod support;
@@ -272,4 +274,148 @@ async fn the_view_of_a_linked_plan_reads_and_writes_beside_the_plan_itself() {
         html.contains("The report beside the real plan"),
         "the report is read"
     );
+}
+
+/// regression: `view x.json --out x.json` exited 0 and the plan was HTML. The plan and the
+/// files beside it are never written over, `--force` or not; another existing file only when
+/// it is a page researchflow wrote or `--force` says so; a link at `--out` is no page of ours,
+/// and `--force` replaces the link, not what it leads to.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn view_writes_over_no_plan_file_and_over_other_files_only_with_force() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let plan = dir.path().join("p.json");
+    std::fs::copy(fixture(), &plan).expect("copy");
+    std::fs::write(dir.path().join("p.report.md"), "# R\n").expect("report");
+    let before = std::fs::read_to_string(&plan).expect("plan");
+    let view = |out: &Path, force: bool| {
+        let cmd = researchflow()
+            .current_dir(dir.path())
+            .args(["view", "p.json", "--out"])
+            .arg(out);
+        if force { cmd.arg("--force") } else { cmd }
+    };
+    for (name, force) in [
+        ("p.json", false),
+        ("p.json", true),
+        ("./p.report.md", true),
+        ("p.json.lock", true),
+    ] {
+        view(Path::new(name), force)
+            .run()
+            .await
+            .code(2)
+            .stderr_contains("is the plan file `p.json` or a file beside it");
+    }
+    assert_eq!(std::fs::read_to_string(&plan).expect("plan"), before);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("p.report.md")).expect("report"),
+        "# R\n"
+    );
+
+    let mine = dir.path().join("mine.html");
+    std::fs::write(&mine, "<p>my own page</p>\n").expect("mine");
+    view(&mine, false)
+        .run()
+        .await
+        .code(2)
+        .stderr_contains("is not a page researchflow wrote: give `--force`");
+    assert_eq!(
+        std::fs::read_to_string(&mine).expect("mine"),
+        "<p>my own page</p>\n"
+    );
+    view(&mine, true).run().await.success();
+    view(&mine, false).run().await.success();
+    assert!(
+        std::fs::read_to_string(&mine)
+            .expect("view")
+            .starts_with("<!DOCTYPE html>")
+    );
+
+    #[cfg(unix)]
+    {
+        let target = dir.path().join("elsewhere.html");
+        std::fs::copy(&mine, &target).expect("a view elsewhere");
+        let link = dir.path().join("link.html");
+        std::os::unix::fs::symlink(&target, &link).expect("symlink");
+        let target_before = std::fs::read_to_string(&target).expect("target");
+        view(&link, false).run().await.code(2);
+        view(&link, true).run().await.success();
+        assert!(std::fs::symlink_metadata(&link).expect("link").is_file());
+        assert_eq!(
+            std::fs::read_to_string(&target).expect("target"),
+            target_before
+        );
+    }
+}
+
+/// regression: `view` without `--corpus` left as text the corpus documents that the run's own
+/// view links. The run records its corpus in the plan; a view made later links into it
+/// (`--corpus` still chooses another), and a recorded folder that is not there links nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn view_without_corpus_links_the_documents_of_the_corpus_the_plan_records() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let corpus = dir.path().join("corpus");
+    std::fs::create_dir(&corpus).expect("corpus");
+    for entry in std::fs::read_dir(root().join("fixtures/corpus")).expect("fixtures/corpus") {
+        let path = entry.expect("entry").path();
+        std::fs::copy(&path, corpus.join(path.file_name().expect("name"))).expect("copy");
+    }
+    let out = researchflow()
+        .current_dir(dir.path())
+        .args([
+            "workflow",
+            "--offline",
+            "--corpus",
+            "corpus",
+            "--index-dir",
+            "index",
+        ])
+        .args([
+            "--query",
+            "How do solid-state batteries compare with lithium-ion?",
+        ])
+        .args(["--out", "run/p.json"])
+        .run()
+        .await;
+    out.success();
+    let plan: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("run/p.json")).expect("plan"),
+    )
+    .expect("json");
+    let real = corpus.canonicalize().expect("corpus");
+    assert_eq!(plan["corpus"], json!(real.display().to_string()));
+    let file_links = |html: &Path| -> Vec<String> {
+        let text = std::fs::read_to_string(html).expect("view");
+        let mut links: Vec<String> = text
+            .split("href=\"file://")
+            .skip(1)
+            .map(|rest| rest.split('"').next().unwrap_or_default().to_string())
+            .collect();
+        links.sort();
+        links
+    };
+    let own = file_links(&dir.path().join("run/p.html"));
+    assert!(
+        !own.is_empty(),
+        "the run's view links the documents it cites"
+    );
+
+    let later = dir.path().join("later.html");
+    let view = |corpus: Option<&str>| {
+        let cmd = researchflow()
+            .current_dir(dir.path())
+            .args(["view", "run/p.json", "--out"])
+            .arg(&later);
+        match corpus {
+            Some(c) => cmd.args(["--corpus", c]),
+            None => cmd,
+        }
+    };
+    view(None).run().await.success();
+    assert_eq!(file_links(&later), own);
+    view(Some("run")).run().await.success();
+    assert_eq!(file_links(&later), Vec::<String>::new(), "--corpus wins");
+    std::fs::rename(&corpus, dir.path().join("moved")).expect("move");
+    view(None).run().await.success();
+    assert_eq!(file_links(&later), Vec::<String>::new());
 }

@@ -104,6 +104,10 @@ impl Item {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
     pub items: Vec<Item>,
+    /// The queue batch this folder was exported from (`batch export`); absent for a local
+    /// batch. An export replaces only a folder exported from the same batch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_batch: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -131,8 +135,8 @@ pub fn path_in(dir: &Path) -> PathBuf {
     dir.join("batch.json")
 }
 
-/// Locks `dir` for this batch until the returned file is dropped (never deleted: deleting it
-/// would let two processes lock two different files).
+/// Locks `dir` for this batch until the returned file is dropped (which removes it, safely:
+/// see [`crate::lockfile`]).
 pub fn lock(dir: &Path) -> Result<LockFile, ManifestError> {
     LockFile::take(&dir.join("batch.lock")).map_err(|e| match e {
         LockError::Held(lock) => ManifestError::Locked {

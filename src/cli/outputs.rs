@@ -12,9 +12,16 @@ pub struct ViewArgs {
     #[arg(value_name = "PLAN.json")]
     pub plan: PathBuf,
 
-    /// Where the HTML goes [default: beside the plan, `<stem>.html`].
+    /// Where the HTML goes [default: beside the plan, `<stem>.html`]. Never the plan or a
+    /// file beside it; an existing file only when it is a page researchflow wrote, unless
+    /// `--force`.
     #[arg(long, value_name = "FILE.html")]
     pub out: Option<PathBuf>,
+
+    /// Replace the file at `--out` even when it is not a page researchflow wrote (never the
+    /// plan or a file beside it).
+    #[arg(long)]
+    pub force: bool,
 
     /// The corpus the run searched: its documents' `file:` URLs become links (no other
     /// `file:` URL ever does).

@@ -1,12 +1,16 @@
-//! `researchflow view PLAN.json [--out FILE.html] [--corpus DIR]`: the run of PLAN.json as one
-//! self-contained HTML file (`crate::view`), by default `<stem>.html` beside the plan, where
-//! `workflow` and `batch` write it too. The plan is only read, without a lock, so a running
-//! workflow can be looked at; stdout gets `{"html": path}`.
+//! `researchflow view PLAN.json [--out FILE.html [--force]] [--corpus DIR]`: the run of
+//! PLAN.json as one self-contained HTML file (`crate::view`), by default `<stem>.html` beside
+//! the plan, where `workflow` and `batch` write it too. Never over the plan or a file beside
+//! it, and over another existing file only when it is a page researchflow wrote or `--force`
+//! says so (`crate::view::out`). Without `--corpus`, the corpus the plan records links its
+//! documents. The plan is only read, without a lock, so a running workflow can be looked at;
+//! stdout gets `{"html": path}`.
 
 use crate::cli::ViewArgs;
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::output::{absolute, print_json};
 use crate::plan::Beside;
+use crate::view::out::check_out;
 use crate::view::run_files::real_path;
 use crate::view::{Links, write_view};
 
@@ -25,6 +29,7 @@ pub async fn run(args: ViewArgs) -> CommandResult {
         None => None,
     };
     let corpus_url = corpus.map(|dir| crate::search::local::url::file_url(&dir.to_string_lossy()));
+    check_out(&args.plan, &out, args.force).map_err(CommandError::usage)?;
     let written =
         write_view(&args.plan, &out, &Links::with_corpus(corpus_url)).map_err(|e| match e {
             crate::view::ViewError::Write { .. } => CommandError::failure(e),

@@ -8,7 +8,7 @@
 //! progress display) may watch the events as they are written; it sees every event, also
 //! when the file has become unwritable.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -37,9 +37,10 @@ pub struct EventLog {
 }
 
 impl EventLog {
-    /// Opens (appending) the event log; a resumed run continues the same file.
+    /// Opens (appending) the event log; a resumed run continues the same file. A symbolic
+    /// link there is refused ([`crate::atomic::append`]).
     pub fn open(path: &Path) -> Result<EventLog, std::io::Error> {
-        let file = OpenOptions::new().create(true).append(true).open(path)?;
+        let file = crate::atomic::append(path, false)?;
         Ok(EventLog {
             path: path.to_path_buf(),
             file: Mutex::new(Some(file)),

@@ -4,7 +4,7 @@
 //! its local index, and the transcript a replay answers from. A command builds them with
 //! [`Services::new`] and hands them on; nothing else wires an HTTP client or a gate.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::event::Event;
@@ -135,16 +135,21 @@ impl Services {
         })
     }
 
-    /// The `file://` URL of the corpus folder (ending in `/`), whose documents a report may
-    /// link to.
-    pub fn corpus_url(&self) -> Option<String> {
+    /// The corpus folder the local index searches, when there is one.
+    pub fn corpus(&self) -> Option<PathBuf> {
         self.search
             .as_ref()
             .and_then(SearchClient::local_index)
-            .map(|index| {
-                let url = crate::search::local::url::file_url(&index.corpus().to_string_lossy());
-                format!("{}/", url.trim_end_matches('/'))
-            })
+            .map(|index| index.corpus().to_path_buf())
+    }
+
+    /// The `file://` URL of the corpus folder (ending in `/`), whose documents a report may
+    /// link to.
+    pub fn corpus_url(&self) -> Option<String> {
+        self.corpus().map(|dir| {
+            let url = crate::search::local::url::file_url(&dir.to_string_lossy());
+            format!("{}/", url.trim_end_matches('/'))
+        })
     }
 
     /// What opening the local index did, as the first event of a run's log.

@@ -39,6 +39,30 @@ impl Beside {
             html: named("html"),
         }
     }
+
+    /// Every path, the view's included.
+    pub fn all(&self) -> [&Path; 7] {
+        [
+            &self.report,
+            &self.events,
+            &self.transcript,
+            &self.plan_review,
+            &self.review_json,
+            &self.review_notes,
+            &self.html,
+        ]
+    }
+
+    /// The first of them that is a symbolic link: researchflow never writes through one
+    /// (a link there could lead anywhere, `~/.bashrc` included).
+    pub fn link(&self) -> Option<&Path> {
+        self.all().into_iter().find(|p| is_link(p))
+    }
+}
+
+/// Whether `path` itself is a symbolic link (whatever it leads to, or to nothing).
+pub fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
 #[cfg(test)]
@@ -55,5 +79,6 @@ mod tests {
         assert_eq!(b.review_json, Path::new("runs/plan_x.review.json"));
         assert_eq!(b.review_notes, Path::new("runs/plan_x.review.md"));
         assert_eq!(b.html, Path::new("runs/plan_x.html"));
+        assert_eq!(b.all().len(), 7);
     }
 }

@@ -25,6 +25,7 @@ pub const PLAN_KEYS: &[&str] = &[
     "nodes",
     "rounds",
     "outcome",
+    "corpus",
 ];
 /// The keys the format defines in `check_list`.
 pub const CHECK_LIST_KEYS: &[&str] = &["latest_id", "latest_batch", "refs"];
@@ -69,6 +70,10 @@ pub struct PlanFile {
     /// How the last workflow run on this plan ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
+    /// The folder of documents the last run on this plan searched (absolute), when it had a
+    /// corpus: a view made later links the documents the plan cites from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corpus: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -319,6 +324,7 @@ impl PlanFile {
             nodes: vec![start],
             rounds: 0,
             outcome: None,
+            corpus: None,
             extra: Map::new(),
         }
     }
@@ -452,7 +458,7 @@ mod tests {
     fn the_key_lists_are_the_models_fields() {
         let full = serde_json::json!({
             "version": 1, "workflow_id": "wf", "created_at": "t", "rounds": 2,
-            "outcome": {"status": "completed", "finished_at": "t"},
+            "outcome": {"status": "completed", "finished_at": "t"}, "corpus": "/c",
             "check_list": {"latest_id": "b", "latest_batch": 1, "refs": []},
             "nodes": [{"node_id": "a", "title": "Q", "summary": "s", "info": "i", "p_node": "",
                 "batch": 1, "type": "start", "status": "completed", "created_at": "t",

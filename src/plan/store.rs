@@ -1,17 +1,22 @@
 //! Reading and writing plan files: an exclusive lock for the whole command, and atomic saves.
 //!
-//! The lock follows symbolic links: it sits beside the file a path leads to, so two paths to
-//! one plan share one lock.
+//! The plan file the user names may be a symbolic link they made: the lock and every save
+//! follow it to the file itself, so two paths to one plan share one lock. The files a run
+//! writes beside that file (report, events, transcript, reviews, view, lock) never are: one
+//! that is a link refuses the plan before anything is locked or written
+//! ([`StoreError::Link`]), since it could lead anywhere (a cloned repository's
+//! `runs/x.report.md -> ~/.bashrc`).
 //!
 //! The lock is taken on a sibling `<plan>.lock` file, not on the plan itself, because every save
 //! renames a new file over the plan and a lock on the old inode would no longer exclude anyone.
-//! The lock file is left in place on exit: deleting it would let two processes lock two
-//! different files. A save goes through [`crate::atomic::write`], so a crash leaves either the
-//! old file or the new one, never half of one.
+//! Its holder removes it when done ([`crate::lockfile`]). A save goes through
+//! [`crate::atomic::write`], so a crash leaves either the old file or the new one, never half
+//! of one.
 
 use crate::lockfile::{LockError, LockFile};
 use std::path::{Path, PathBuf};
 
+use super::beside::{Beside, is_link};
 use super::model::PlanFile;
 
 /// A plan file opened for this command, locked until dropped.
@@ -62,6 +67,10 @@ pub enum StoreError {
         "plan file `{path}` is in use by another researchflow process (lock `{lock}`): wait for it to finish, or use another file"
     )]
     Locked { path: PathBuf, lock: PathBuf },
+    #[error(
+        "`{link}` beside plan file `{path}` is a symbolic link, and researchflow never writes through one: remove the link"
+    )]
+    Link { path: PathBuf, link: PathBuf },
     #[error("cannot lock plan file `{path}` through `{lock}`: {source}")]
     Lock {
         path: PathBuf,
@@ -138,10 +147,22 @@ impl PlanStore {
         Ok(store)
     }
 
-    /// Locks `<file>.lock` beside the file `path` leads to (symbolic links resolved).
+    /// Locks `<file>.lock` beside the file `path` leads to (symbolic links resolved), once no
+    /// file a run writes beside it is a link.
     fn lock(path: &Path) -> Result<PlanStore, StoreError> {
         let real = real_path(path)?;
-        match LockFile::take(&lock_path(&real)) {
+        let lock = lock_path(&real);
+        let beside = Beside::of(&real);
+        if let Some(link) = beside
+            .link()
+            .or(Some(lock.as_path()).filter(|p| is_link(p)))
+        {
+            return Err(StoreError::Link {
+                path: path.to_path_buf(),
+                link: link.to_path_buf(),
+            });
+        }
+        match LockFile::take(&lock) {
             Ok(lock) => Ok(PlanStore {
                 path: path.to_path_buf(),
                 real,
@@ -174,7 +195,8 @@ impl PlanStore {
         read_plan(&self.path, &|_| None)
     }
 
-    /// Writes the plan atomically (see [`crate::atomic::write`]).
+    /// Writes the plan atomically (see [`crate::atomic::write`]) to the file itself: a
+    /// symbolic link the user named stays one.
     pub fn save(&self, plan: &PlanFile) -> Result<(), StoreError> {
         let write_err = |source| StoreError::Write {
             path: self.path.clone(),
@@ -182,7 +204,7 @@ impl PlanStore {
         };
         let mut text = serde_json::to_string_pretty(plan).map_err(|e| write_err(e.into()))?;
         text.push('\n');
-        crate::atomic::write(&self.path, text.as_bytes()).map_err(write_err)
+        crate::atomic::write(&self.real, text.as_bytes()).map_err(write_err)
     }
 }
 
@@ -299,6 +321,13 @@ pub fn copy_beside(
         return Err(StoreError::NotFound(path.to_path_buf()));
     }
     let copy = copy_path(path);
+    // The copy is a file we name, not one the user linked: never written through a link.
+    if is_link(&copy) {
+        return Err(StoreError::Link {
+            path: path.to_path_buf(),
+            link: copy,
+        });
+    }
     // Before the lock: no `<device>.lock` is ever created beside a device or a folder.
     if copy.exists() && !copy.is_file() {
         return Err(StoreError::Read {

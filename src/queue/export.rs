@@ -1,7 +1,12 @@
 //! `batch export`: what a local batch writes, for every question of a batch in the queue that
 //! has ended: its plan `<name>.json`, the files beside it (report, events, transcript,
-//! reviews), and the manifest `batch.json` with each one's status, files and totals. Pending
-//! and running questions are left out: a local batch run on the folder would run them.
+//! reviews), and the manifest `batch.json` with each one's status, files and totals, and the
+//! queue batch it came from. Pending and running questions are left out: a local batch run on
+//! the folder would run them.
+//!
+//! A folder that already holds a `batch.json` is replaced only when it is an export of the
+//! same batch (a local batch's manifest, or another batch's, is someone's work), and one whose
+//! `index.html` is not a page researchflow wrote not at all.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -38,6 +43,11 @@ type Row = (
 
 /// Writes batch `batch`'s ended questions into `dir` (absolute), with the manifest.
 pub async fn export(db: &Db, batch: &str, dir: &Path) -> Result<Exported, QueueError> {
+    let io = |what: &str, e: &dyn std::fmt::Display| {
+        QueueError::Setup(format!("cannot write {what} in `{}`: {e}", dir.display()))
+    };
+    let _lock = manifest::lock(dir).map_err(|e| io("the manifest", &e))?;
+    check_folder(dir, batch)?;
     status::read(db, batch).await?;
     let rows: Vec<Row> = db
         .retrying("reading the batch's questions", || {
@@ -49,11 +59,10 @@ pub async fn export(db: &Db, batch: &str, dir: &Path) -> Result<Exported, QueueE
             .fetch_all(&db.pool)
         })
         .await?;
-    let io = |what: &str, e: &dyn std::fmt::Display| {
-        QueueError::Setup(format!("cannot write {what} in `{}`: {e}", dir.display()))
+    let mut manifest = Manifest {
+        queue_batch: Some(batch.to_string()),
+        ..Manifest::default()
     };
-    let _lock = manifest::lock(dir).map_err(|e| io("the manifest", &e))?;
-    let mut manifest = Manifest::default();
     let mut left_out = 0;
     for (id, name, query, status_text, totals, reason, review) in rows {
         let status = status::parse(&status_text);
@@ -96,4 +105,32 @@ pub async fn export(db: &Db, batch: &str, dir: &Path) -> Result<Exported, QueueE
         manifest: manifest::path_in(dir),
         written: manifest,
     })
+}
+
+/// Refuses `dir` when it holds a manifest that is not an export of `batch`, or an
+/// `index.html` researchflow did not write; the caller holds the folder's lock.
+fn check_folder(dir: &Path, batch: &str) -> Result<(), QueueError> {
+    let shown = dir.display();
+    if manifest::path_in(dir).exists() {
+        let found = Manifest::load(dir).map_err(|e| QueueError::Setup(e.to_string()))?;
+        if found.queue_batch.as_deref() != Some(batch) {
+            let what = match &found.queue_batch {
+                Some(other) => format!("an export of batch `{other}`"),
+                None => "a local batch's folder".to_string(),
+            };
+            return Err(QueueError::Setup(format!(
+                "`{shown}` is {what}, and exporting batch `{batch}` there would replace its \
+                 `batch.json`: choose another `--out-dir`"
+            )));
+        }
+    }
+    let index = dir.join("index.html");
+    if std::fs::symlink_metadata(&index).is_ok() && !crate::view::page::is_ours_at(&index) {
+        return Err(QueueError::Setup(format!(
+            "`{}` is not a page researchflow wrote, and the export would replace it: choose \
+             another `--out-dir`",
+            index.display()
+        )));
+    }
+    Ok(())
 }

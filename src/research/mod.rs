@@ -55,7 +55,8 @@ impl RunWorkflow for Research {
             Some(mirror) => Box::new(Mirrored { store, mirror }),
             None => Box::new(store),
         };
-        if bootstrap(&mut plan) {
+        let bootstrapped = bootstrap(&mut plan);
+        if self.record_corpus(&mut plan) || bootstrapped {
             checkpoints.save(&plan).map_err(CommandError::failure)?;
         }
         let events = Arc::new(self.event_log(&files.events, listener)?);
@@ -125,6 +126,21 @@ impl Research {
             display: ProgressDisplay::for_terminal().map(|d| d as Arc<dyn Progress>),
             replay_dir,
         })
+    }
+
+    /// Records the run's corpus in the plan, so that a view made later without `--corpus`
+    /// links its documents as the run's own view does; whether the plan changed. A run
+    /// without a corpus keeps what an earlier one recorded: its sources are still cited.
+    fn record_corpus(&self, plan: &mut crate::plan::PlanFile) -> bool {
+        let corpus = self
+            .services
+            .corpus()
+            .map(|dir| dir.to_string_lossy().into_owned());
+        if corpus.is_none() || plan.corpus == corpus {
+            return false;
+        }
+        plan.corpus = corpus;
+        true
     }
 
     /// Writes the run's view beside its report, unless `--no-html`; a view that cannot be

@@ -9,7 +9,7 @@
 //! | `work/` | where `shell:` commands run |
 //! | `result.md` | the root's result |
 //! | `events.ndjson`, `transcript.jsonl` | the event log and the run record |
-//! | `thinkon.lock` | held by the process working on the folder |
+//! | `thinkon.lock` | held by the process working on the folder, removed when it lets go |
 //!
 //! Every file is replaced atomically ([`crate::atomic`]); a crash loses at most the block in
 //! flight. A second process on the same folder is refused at once (the lock). This module

@@ -2,7 +2,7 @@
 //! first for each invocation.
 
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -24,17 +24,14 @@ pub struct Recorder {
 impl Recorder {
     /// Opens (or creates) the transcript at `path` and appends the `session` line of this
     /// invocation: `session` is filled in (one more than the transcript holds). A line left
-    /// unfinished by a crash is ended first, so it stays one broken line, not two.
+    /// unfinished by a crash is ended first, so it stays one broken line, not two. A symbolic
+    /// link there is refused ([`crate::atomic::append`]).
     pub fn open(
         path: &Path,
         mut session: SessionLine,
         secrets: Vec<ApiKey>,
     ) -> std::io::Result<Recorder> {
-        let mut file = OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .open(path)?;
+        let mut file = crate::atomic::append(path, true)?;
         let (sessions, ends_clean) = scan(&mut file)?;
         if !ends_clean {
             file.write_all(b"\n")?;
@@ -142,7 +139,10 @@ mod tests {
         first.write(&Line::Session(s));
         drop(first);
         // A crash left half a line.
-        let mut f = OpenOptions::new().append(true).open(&path).expect("f");
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .expect("f");
         f.write_all(b"{\"kind\":\"llm\",\"ses").expect("w");
         drop(f);
         let second = Recorder::open(&path, session(), vec![key]).expect("reopen");

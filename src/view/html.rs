@@ -4,10 +4,10 @@
 //! a web address or a document of the run's corpus ([`Links::href`]). Nothing else in
 //! `view/` writes text or a URL into the page without passing through here.
 
-use std::path::Component;
+use std::path::{Component, Path};
 
 use crate::search::hit::is_web_url;
-use crate::search::local::url::path_from_url;
+use crate::search::local::url::{file_url, path_from_url};
 use crate::text::strip_controls;
 
 /// `text` safe in HTML content and in a double- or single-quoted attribute: control characters
@@ -78,6 +78,24 @@ impl Links {
     pub fn with_corpus(corpus_url: Option<String>) -> Links {
         Links {
             corpus: corpus_url.map(|c| format!("{}/", c.trim_end_matches('/'))),
+        }
+    }
+
+    /// These links, or, when they know no corpus, links into `recorded` (the corpus a plan
+    /// records its run searched) when that is an existing folder: a view made later links
+    /// what the run's own view did.
+    pub fn or_recorded(self, recorded: Option<&str>) -> Links {
+        if self.corpus.is_some() {
+            return self;
+        }
+        let dir = recorded
+            .map(Path::new)
+            .filter(|p| p.is_absolute())
+            .and_then(|p| std::fs::canonicalize(p).ok())
+            .filter(|p| p.is_dir());
+        match dir {
+            Some(dir) => Links::with_corpus(Some(file_url(&dir.to_string_lossy()))),
+            None => self,
         }
     }
 
@@ -153,6 +171,34 @@ mod tests {
             assert_eq!(links.href(bad), None, "{bad}");
         }
         assert_eq!(Links::web().href("file:///data/corpus/a.md"), None);
+    }
+
+    #[test]
+    fn a_recorded_corpus_links_only_when_none_is_given_and_it_is_a_folder() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let corpus = dir.path().canonicalize().expect("real");
+        let doc = file_url(&corpus.join("a.md").to_string_lossy());
+        let recorded = corpus.to_string_lossy().into_owned();
+        assert!(
+            Links::web()
+                .or_recorded(Some(&recorded))
+                .href(&doc)
+                .is_some()
+        );
+        let given = Links::with_corpus(Some("file:///elsewhere".into()));
+        assert!(given.or_recorded(Some(&recorded)).href(&doc).is_none());
+        for bad in ["relative/dir", "/no/such/folder"] {
+            assert!(Links::web().or_recorded(Some(bad)).href(&doc).is_none());
+        }
+        let file = corpus.join("a.md");
+        std::fs::write(&file, "x").expect("file");
+        let not_a_folder = file.to_string_lossy().into_owned();
+        assert!(
+            Links::web()
+                .or_recorded(Some(&not_a_folder))
+                .href(&doc)
+                .is_none()
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod formats;
 pub mod graph;
 pub mod html;
 pub mod index;
+pub mod out;
 pub mod page;
 pub mod report_html;
 pub mod reviews;

@@ -4,12 +4,38 @@
 //! So even markup that escaped our escaping could not run or call out, and the file reads the
 //! same offline, from disk or as an email attachment.
 
+use std::io::Read;
+use std::path::Path;
 use std::sync::LazyLock;
 
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
 use super::html::esc;
+
+/// The mark of every page researchflow writes, in its head: what `view --out` looks for
+/// before it replaces a file ([`is_ours`]).
+const GENERATOR: &str = "<meta name=\"generator\" content=\"researchflow\">";
+
+/// Whether `head`, the start of a file, is a page researchflow wrote: an HTML document with
+/// its mark.
+pub fn is_ours(head: &str) -> bool {
+    head.starts_with("<!DOCTYPE html>\n") && head.contains(GENERATOR)
+}
+
+/// Whether `path` is a regular file (not a link to one) that is a page researchflow wrote,
+/// read as far as its head.
+pub fn is_ours_at(path: &Path) -> bool {
+    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let mut bytes = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| f.take(HEAD_BYTES).read_to_end(&mut bytes));
+    read.is_ok() && is_ours(&String::from_utf8_lossy(&bytes))
+}
+
+/// How much of a file [`is_ours_at`] reads: the mark is in the page's head.
+const HEAD_BYTES: u64 = 4096;
 
 /// The page's only stylesheet.
 pub const STYLE: &str = include_str!("style.css");
@@ -33,7 +59,8 @@ pub fn document(title: &str, body: &str) -> String {
     ));
     out.push_str("<meta name=\"referrer\" content=\"no-referrer\">\n");
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    out.push_str("<meta name=\"generator\" content=\"researchflow\">\n");
+    out.push_str(GENERATOR);
+    out.push('\n');
     out.push_str(&format!("<title>{}</title>\n", esc(title)));
     out.push_str("<style>");
     out.push_str(STYLE);
@@ -56,5 +83,7 @@ mod tests {
         // The stylesheet is the one the hash names, byte for byte.
         assert!(page.contains(&format!("<style>{STYLE}</style>")));
         assert!(!STYLE.contains("</style"));
+        assert!(is_ours(&page));
+        assert!(!is_ours("<p>researchflow</p>"));
     }
 }

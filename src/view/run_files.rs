@@ -23,6 +23,14 @@ pub enum ViewError {
     Read(#[from] FileError),
     #[error(transparent)]
     Plan(#[from] StoreError),
+    #[error(
+        "`--out {out}` is the plan file `{plan}` or a file beside it: a view is never written over one; choose another `--out`"
+    )]
+    PlanFile { out: String, plan: String },
+    #[error(
+        "`{out}` exists and is not a page researchflow wrote: give `--force` to replace it, or choose another `--out`"
+    )]
+    NotAView { out: String },
     #[error("cannot write the view `{path}`: {source}")]
     Write {
         path: String,

@@ -34,9 +34,11 @@ pub const OPEN_MAX_NODES: usize = 20;
 pub const REPORT_MAX_CHARS: usize = 1_000_000;
 
 /// Reads the run of `plan_path` and writes its view to `out`, atomically. Returns `out`.
+/// `links` without a corpus link into the one the plan records, when there is one.
 pub fn write_view(plan_path: &Path, out: &Path, links: &Links) -> Result<PathBuf, ViewError> {
     let files = RunFiles::load(plan_path)?;
-    let html = render(&files, links);
+    let links = links.clone().or_recorded(files.plan.corpus.as_deref());
+    let html = render(&files, &links);
     crate::atomic::write(out, html.as_bytes()).map_err(|source| ViewError::Write {
         path: out.display().to_string(),
         source,

@@ -50,6 +50,7 @@ pub struct Cmd {
     timeout: Duration,
     signal: Option<(&'static str, SignalCondition)>,
     stdout: Stdout,
+    umask: Option<u32>,
 }
 
 /// Where the child's stdout goes.
@@ -86,6 +87,7 @@ pub fn researchflow() -> Cmd {
         timeout: DEFAULT_TIMEOUT,
         signal: None,
         stdout: Stdout::Captured,
+        umask: None,
     }
 }
 
@@ -149,6 +151,12 @@ impl Cmd {
         self
     }
 
+    /// Runs the child with the file mode creation mask `mask` (Unix).
+    pub fn umask(mut self, mask: u32) -> Cmd {
+        self.umask = Some(mask);
+        self
+    }
+
     /// Sends the child's stdout to `to` instead of capturing it.
     pub fn stdout_to(mut self, to: Stdout) -> Cmd {
         self.stdout = to;
@@ -184,6 +192,16 @@ impl Cmd {
         }
         for k in &self.removed {
             command.env_remove(k);
+        }
+        #[cfg(unix)]
+        if let Some(mask) = self.umask {
+            // SAFETY: umask(2) is async-signal-safe, the only call between fork and exec.
+            unsafe {
+                command.pre_exec(move || {
+                    libc::umask(mask as libc::mode_t);
+                    Ok(())
+                });
+            }
         }
 
         let mut child = command
