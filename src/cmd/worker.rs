@@ -81,7 +81,7 @@ pub async fn run(args: WorkerArgs, global: &GlobalArgs) -> CommandResult {
             "ended"
         };
         print_text(&format!(
-            "worker `{}` {ended}: ran {} question(s) to an end; `researchflow batch status NAME --queue URL` shows each\n",
+            "worker `{}` {ended}: ran {} question(s) to an end; `researchflow batch status --queue URL --batch NAME` shows each\n",
             worker.name, end.ran
         ))?;
     }
