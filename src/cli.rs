@@ -201,6 +201,11 @@ pub struct BatchArgs {
     #[arg(long, value_name = "OLD_DIR")]
     pub previous: Option<PathBuf>,
 
+    /// Print the batch's end as JSON even when stdout is a terminal (where a short summary is
+    /// printed otherwise; a pipe always gets JSON).
+    #[arg(long)]
+    pub json: bool,
+
     /// How each question's workflow runs (with --fail-on-block a `block` verdict makes the
     /// batch exit 1).
     #[command(flatten)]

@@ -9,9 +9,16 @@
 //!
 //! Every line also has the password of any URL in it masked (`user:***@`).
 //!
-//! With progress on (a workflow on a terminal) this module owns the [`MultiProgress`] that the
-//! workflow's display draws into ([`progress_target`]), and every log line is written through
-//! it, so lines never tear the display. This module knows nothing of what is drawn there.
+//! With progress on (a workflow, a batch, an evaluation or a worker on a terminal) this module
+//! owns the [`MultiProgress`] that the display draws into ([`progress_target`]), and every log
+//! line is written through it, so lines never tear the display. This module knows nothing of
+//! what is drawn there.
+//!
+//! A command that runs many questions at once (`batch`, `eval`, `worker`) runs each inside a
+//! [`question_span`]; with [`LogConfig::quiet_questions`] the info lines of a question's own
+//! run (a dozen each: rounds, tasks, files) are left out, so the log keeps the batch's own
+//! lines (a question starts, a question ends) and every warning and error. `-v` or `RUST_LOG`
+//! brings them back.
 
 use std::borrow::Cow;
 use std::fmt::{self, Write as _};
@@ -21,12 +28,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use indicatif::{MultiProgress, ProgressDrawTarget};
 use tracing::field::{Field, Visit};
-use tracing_subscriber::EnvFilter;
+use tracing::{Level, Metadata};
 use tracing_subscriber::field::RecordFields;
 use tracing_subscriber::fmt::format::Writer;
 use tracing_subscriber::fmt::{FormatFields, MakeWriter};
-use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::layer::{Context, SubscriberExt};
+use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{EnvFilter, Layer};
 
 /// How the log is set up, in plain values (the command line is converted in `cmd/`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -37,6 +46,9 @@ pub struct LogConfig {
     pub verbose: u8,
     /// A progress display, drawn only when stderr is a terminal and `quiet` is off.
     pub progress: bool,
+    /// Many questions at once: the info lines inside a [`question_span`] are left out, unless
+    /// `verbose` or `RUST_LOG` asks for more.
+    pub quiet_questions: bool,
     /// ANSI colours in log lines and the display; off when stderr is not a terminal or
     /// `NO_COLOR` is set.
     pub color: bool,
@@ -53,6 +65,15 @@ pub struct ProgressTarget {
 
 static QUIET: AtomicBool = AtomicBool::new(false);
 static PROGRESS: OnceLock<ProgressTarget> = OnceLock::new();
+
+/// The name of the span a question of a batch runs in.
+const QUESTION: &str = "question";
+
+/// The span one question of a batch (or of a worker) runs in: its log lines name it, and
+/// [`LogConfig::quiet_questions`] knows them by it.
+pub fn question_span(name: &str) -> tracing::Span {
+    tracing::info_span!(QUESTION, name = %name)
+}
 
 /// Installs the global tracing subscriber. Calling it twice is harmless.
 pub fn init(config: LogConfig) {
@@ -74,6 +95,11 @@ pub fn init(config: LogConfig) {
             color: config.color,
         });
     }
+    let quiet_questions =
+        config.quiet_questions && config.verbose == 0 && std::env::var_os("RUST_LOG").is_none();
+    let questions = tracing_subscriber::filter::dynamic_filter_fn(move |meta, cx| {
+        !(quiet_questions && is_question_info(meta, cx))
+    });
     let _ = tracing_subscriber::registry()
         .with(filter)
         .with(
@@ -81,9 +107,22 @@ pub fn init(config: LogConfig) {
                 .fmt_fields(EscapedFields)
                 .with_writer(StderrLines)
                 .with_ansi(config.color)
-                .with_target(false),
+                .with_target(false)
+                .with_filter(questions),
         )
         .try_init();
+}
+
+/// Whether `meta` is an info (or finer) line written inside a question's span.
+fn is_question_info<S>(meta: &Metadata<'_>, cx: &Context<'_, S>) -> bool
+where
+    S: tracing::Subscriber + for<'a> LookupSpan<'a>,
+{
+    meta.is_event()
+        && *meta.level() >= Level::INFO
+        && cx
+            .lookup_current()
+            .is_some_and(|span| span.scope().any(|s| s.name() == QUESTION))
 }
 
 /// The display's drawing target, when progress is to be drawn (a workflow, stderr a terminal

@@ -48,6 +48,12 @@ pub fn print_json(value: &impl Serialize) -> Result<(), StdoutError> {
     print_text(&text)
 }
 
+/// Whether stdout is a terminal: a person reads it, so a command that prints JSON for scripts
+/// may print a few lines of text instead (unless `--json` asks for JSON).
+pub fn stdout_is_terminal() -> bool {
+    std::io::IsTerminal::is_terminal(&std::io::stdout())
+}
+
 /// Prints a command's result as text on stdout, cleaned as [`print_json`] cleans each string
 /// ([`crate::text::clean`]: no control characters but newlines and tabs, no URL password), since
 /// it quotes plan files, servers and models. A closed pipe drops it silently (see the module

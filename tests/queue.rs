@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use std::num::NonZeroU32;
 use support::postgres::{PASSWORD, Postgres, USER};
 use support::scenario::{Agent, Setup, agent, read_json, searches_then_final, task_title};
-use support::{MockLlm, Recorded, Reply, RunOutput, researchflow};
+use support::{MockLlm, Recorded, Reply, RunOutput, Terminal, researchflow};
 
 /// A planner for any number of workflows at once: `searches` searches, then the final summary.
 fn stateless(llm: &MockLlm, searches: usize) {
@@ -589,6 +589,47 @@ async fn a_blank_batch_name_and_draining_a_batch_the_queue_lacks_exit_2() {
         .run()
         .await;
     out.code(130).stderr_contains("no batch `later` yet");
+}
+
+/// Issue 28 item 9: a worker on a terminal drew no display and logged every line of every
+/// question's run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_on_a_terminal_shows_one_display_few_lines_and_a_summary() {
+    let llm = MockLlm::start().await;
+    stateless(&llm, 2);
+    let s = Setup::new(&llm, None);
+    questions(s.path(), "q.txt", &numbered(3));
+    let url = migrated(&s).await;
+    submit(&s, &url, "q.txt", "q").await;
+    let out = worker(&s, &url, "q", &["--drain", "--jobs", "2"])
+        .on_terminal(Terminal::Both)
+        .run()
+        .await;
+    out.success();
+    let screen = &out.terminal;
+    assert!(screen.contains("questions done · "), "{screen}");
+    assert!(screen.contains(" tokens · "), "{screen}");
+    // The worker's start, and one line as each question ends: no run's own lines.
+    let info: Vec<&str> = screen.lines().filter(|l| l.contains(" INFO ")).collect();
+    assert!(
+        info.len() <= 1 + 3,
+        "{} info lines:\n{}",
+        info.len(),
+        info.join("\n")
+    );
+    assert_eq!(
+        info.iter()
+            .filter(|l| l.trim_end().ends_with(": completed"))
+            .count(),
+        3,
+        "{screen}"
+    );
+    assert!(
+        screen.contains("ended: ran 3 question(s) to an end"),
+        "no summary:\n{screen}"
+    );
+    assert!(!screen.contains("\"ran\""), "JSON on a terminal:\n{screen}");
+    assert_eq!(counted(&status(&s, &url, "q").await, "completed"), 3);
 }
 
 /// Every line of stderr that says `error:`; there must be exactly one, naming `what`.

@@ -1,8 +1,8 @@
 //! Batch runs: many questions, one process, one shared HTTP pool and rate budget: the
 //! questions file (`questions.rs`), the manifest (`manifest.rs`), the run of every question's
 //! workflow (`run.rs`, through [`crate::kernel::RunWorkflow`]), its folder as a command opens
-//! it (`folder.rs`), what changed since an earlier batch (`changes.rs`) and the batch's
-//! `index.html` (`index.rs`).
+//! it (`folder.rs`), what changed since an earlier batch (`changes.rs`), the batch's
+//! `index.html` (`index.rs`) and its end in words for a terminal (`summary.rs`).
 
 pub mod changes;
 pub mod folder;
@@ -10,6 +10,7 @@ pub mod index;
 pub mod manifest;
 pub mod questions;
 pub mod run;
+pub mod summary;
 
 pub use manifest::{Item, ItemStatus, Manifest, ManifestError};
 pub use questions::{Question, QuestionsError};

@@ -1,21 +1,25 @@
 //! A batch being run: one workflow per question, at most `jobs` at once on the kernel's
-//! scheduler, each through [`RunWorkflow`] (the batch never sees the workflow engine), the
-//! manifest saved as each question starts and ends. Ctrl-C or SIGTERM: no new question
-//! starts, running ones checkpoint as a workflow does. An endpoint that cannot be used stops
-//! the batch too: no further question starts.
+//! scheduler, each through [`RunWorkflow`] (the batch never sees the workflow engine) inside
+//! its [`question_span`], the manifest saved as each question starts and ends, each start and
+//! end told to the progress display and logged in one line. Ctrl-C or SIGTERM: no new
+//! question starts, running ones checkpoint as a workflow does. An endpoint that cannot be
+//! used stops the batch too: no further question starts.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
+use tracing::Instrument;
 
 use super::{Item, ItemStatus, Manifest, Question};
 use crate::exit::CommandError;
 use crate::kernel::plan_file::open_valid;
-use crate::kernel::progress::{Progress, Update};
+use crate::kernel::progress::{BatchUpdate, Progress, QuestionEnd};
 use crate::kernel::scheduler::{Admit, Done, Scheduler};
 use crate::kernel::shutdown::on_watch;
 use crate::kernel::{EngineError, Finished, RunRequest, RunStatus, RunWorkflow, Shutdown};
+use crate::logging::question_span;
 use crate::plan::{PlanFile, PlanStore};
 use crate::settings::RunOptions;
 use crate::transcript::Replayer;
@@ -27,6 +31,8 @@ pub struct BatchEnd {
     pub interrupted: bool,
     /// An endpoint could not be used, and why: no further question started.
     pub unusable: Option<String>,
+    /// From the first question's start to the last one's end.
+    pub took: Duration,
 }
 
 /// A batch being run: its folder, its manifest, and what runs each question.
@@ -35,7 +41,7 @@ pub struct Batch<W> {
     pub manifest: Manifest,
     pub options: RunOptions,
     pub runner: Arc<W>,
-    /// One line per running question on a terminal.
+    /// The progress display, on a terminal.
     pub display: Option<Arc<dyn Progress>>,
     /// An earlier batch's folder whose transcripts answer each question instead of the
     /// servers (`eval --replay`): question `x` from `DIR/x.transcript.jsonl`.
@@ -73,13 +79,11 @@ impl<W: RunWorkflow + 'static> Batch<W> {
         mut stop: Shutdown,
     ) -> Result<BatchEnd, CommandError> {
         let (tell, told) = watch::channel(false);
+        let clock = Instant::now();
         let mut end = BatchEnd::default();
         let mut questions = Scheduler::new(jobs);
-        self.show(Update::Begin);
-        self.show(Update::Round {
-            round: 1,
-            planned: todo.iter().map(|q| q.name.clone()).collect(),
-            tokens: 0,
+        self.show(BatchUpdate::Begin {
+            total: Some(todo.len()),
         });
         for question in todo {
             let job = self.job(&question, on_watch(told.clone()));
@@ -105,7 +109,8 @@ impl<W: RunWorkflow + 'static> Batch<W> {
                 }
             }
         }
-        self.show(Update::Finished);
+        self.show(BatchUpdate::Finished);
+        end.took = clock.elapsed();
         Ok(end)
     }
 
@@ -122,6 +127,7 @@ impl<W: RunWorkflow + 'static> Batch<W> {
             .replay_dir
             .as_ref()
             .map(|dir| dir.join(format!("{}.transcript.jsonl", question.name)));
+        let span = question_span(&question.name);
         async move {
             let replay = match transcript {
                 Some(path) => Some(Arc::new(
@@ -141,18 +147,22 @@ impl<W: RunWorkflow + 'static> Batch<W> {
             };
             runner.run(request).await
         }
+        .instrument(span)
     }
 
-    /// A question starts: `running` in the manifest, a line on the display.
+    /// A question starts: `running` in the manifest, a line on the display (or in the log,
+    /// without one).
     fn started(&mut self, question: &Question) -> Result<Admit, CommandError> {
         self.manifest
             .put(item_of(question, &self.dir, ItemStatus::Running));
         self.save()?;
-        self.show(Update::Started {
-            node: question.name.clone(),
-            kind: "question".into(),
-            title: question.query.clone(),
-            is_final: false,
+        match self.display {
+            Some(_) => tracing::debug!("question `{}` starts", question.name),
+            None => tracing::info!("question `{}` starts", question.name),
+        }
+        self.show(BatchUpdate::Started {
+            name: question.name.clone(),
+            query: question.query.clone(),
         });
         Ok(Admit::Run)
     }
@@ -190,12 +200,12 @@ impl<W: RunWorkflow + 'static> Batch<W> {
                 item.reason = Some(format!("the run stopped on an internal error: {panic}"));
             }
         }
-        self.show(Update::Ended {
-            node: question.name.clone(),
-            failed: !item.is_done(),
+        self.show(BatchUpdate::Ended {
+            name: question.name.clone(),
+            end: ended_as(item.status),
             tokens: item.totals.as_ref().map_or(0, |t| t.tokens.total_tokens),
         });
-        tracing::info!("question `{}`: {}", question.name, item.status.as_str());
+        tracing::info!("question `{}`: {}", question.name, ended_line(&item));
         self.manifest.put(item);
         self.save()
     }
@@ -205,11 +215,36 @@ impl<W: RunWorkflow + 'static> Batch<W> {
     }
 
     /// Feeds the batch's progress display (one line per running question).
-    fn show(&self, update: Update) {
+    fn show(&self, update: BatchUpdate) {
         if let Some(display) = &self.display {
             display.show(update);
         }
     }
+}
+
+/// How the display counts a question that ended `status`.
+fn ended_as(status: ItemStatus) -> QuestionEnd {
+    match status {
+        ItemStatus::Completed | ItemStatus::Partial => QuestionEnd::Done,
+        ItemStatus::Interrupted | ItemStatus::Pending | ItemStatus::Running => QuestionEnd::Stopped,
+        ItemStatus::Degraded | ItemStatus::FinalFailed | ItemStatus::Failed => QuestionEnd::Failed,
+    }
+}
+
+/// `completed in 12.3 s, 4,567 tokens`, and why it ended short.
+fn ended_line(item: &Item) -> String {
+    let mut line = item.status.as_str().to_string();
+    if let Some(t) = &item.totals {
+        line.push_str(&format!(
+            " in {:.1} s, {} tokens",
+            t.seconds,
+            crate::progress::state::grouped(t.tokens.total_tokens)
+        ));
+    }
+    if let Some(reason) = &item.reason {
+        line.push_str(&format!(": {}", crate::text::one_line(reason, 200)));
+    }
+    line
 }
 
 /// The question's plan file in the batch folder.

@@ -91,6 +91,11 @@ pub struct WorkerArgs {
     #[arg(long)]
     pub drain: bool,
 
+    /// Print the worker's end as JSON even when stdout is a terminal (where a short summary
+    /// is printed otherwise; a pipe always gets JSON).
+    #[arg(long)]
+    pub json: bool,
+
     /// How each question's workflow runs.
     #[command(flatten)]
     pub run: RunArgs,

@@ -1,20 +1,22 @@
 //! `researchflow batch FILE --out-dir DIR`: one workflow per question, up to `--jobs` at once
 //! in one process, sharing the process's services (one HTTP pool, one structured-output
 //! negotiation, one rate budget per endpoint). The run itself is `crate::batch`'s; this file
-//! resolves what it needs, then prints the counts and maps them to the exit code.
+//! resolves what it needs, then prints the counts (JSON, or a short summary on a terminal) and
+//! maps them to the exit code.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
 use crate::batch::changes::write_changes;
 use crate::batch::index::write_index;
-use crate::batch::{BatchEnd, ItemStatus, Manifest, Question, folder, manifest, questions};
+use crate::batch::summary::{counts, reports_in, summary};
+use crate::batch::{BatchEnd, Manifest, Question, folder, manifest, questions};
 use crate::cli::{BatchArgs, GlobalArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::kernel::shutdown;
-use crate::output::{absolute, eprint_line, print_json};
+use crate::output::{absolute, eprint_line, print_json, print_text, stdout_is_terminal};
 use crate::research::Research;
 use crate::settings::RunSettings;
 
@@ -50,10 +52,23 @@ pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
     if let Some(previous) = &previous {
         write_changes(&questions, &dir, previous, &batch.manifest);
     }
-    if html {
-        write_index(&questions, &dir, previous.as_deref(), &batch.manifest);
-    }
-    finish(&batch.manifest, &dir, &questions, &end, fail_on)
+    let index = match html {
+        true => write_index(&questions, &dir, previous.as_deref(), &batch.manifest),
+        false => None,
+    };
+    let shown = Shown {
+        json: args.json || !stdout_is_terminal(),
+        index,
+    };
+    finish(&batch.manifest, &dir, &questions, &end, fail_on, shown)
+}
+
+/// How the end is printed.
+struct Shown {
+    /// JSON (for a pipe, or `--json`); else a short summary for a person.
+    json: bool,
+    /// The batch's `index.html`, when it was written.
+    index: Option<PathBuf>,
 }
 
 /// Prints the counts and the manifest path, and maps them to the exit code: 130 when
@@ -67,25 +82,31 @@ fn finish(
     questions: &[Question],
     end: &BatchEnd,
     (fail_on_block, fail_on_unanswered): (bool, bool),
+    shown: Shown,
 ) -> CommandResult {
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    let (mut blocked, mut unanswered) = (0, 0);
-    let mut bad = false;
-    for item in questions.iter().filter_map(|q| manifest.item(&q.id)) {
-        *counts.entry(item.status.as_str()).or_default() += 1;
-        blocked += usize::from(item.is_blocked());
-        unanswered += usize::from(item.is_unanswered());
-        bad |= !ItemStatus::is_done(item.status);
-    }
+    let counted = counts(manifest, questions);
+    let items = || questions.iter().filter_map(|q| manifest.item(&q.id));
+    let blocked = items().filter(|item| item.is_blocked()).count();
+    let unanswered = items().filter(|item| item.is_unanswered()).count();
+    let bad = counted.keys().any(|status| !status.is_done());
     let path = absolute(&manifest::path_in(dir));
-    print_json(&json!({
-        "manifest": path,
-        "questions": questions.len(),
-        "counts": counts,
-        "not_answered": unanswered,
-        "blocked": blocked,
-    }))
-    .map_err(|e| e.noting(&format!("the batch's manifest is saved in `{path}`")))?;
+    let printed = if shown.json {
+        let counts: BTreeMap<&str, usize> = counted.iter().map(|(s, n)| (s.as_str(), *n)).collect();
+        print_json(&json!({
+            "manifest": path,
+            "questions": questions.len(),
+            "counts": counts,
+            "not_answered": unanswered,
+            "blocked": blocked,
+        }))
+    } else {
+        let mut files = vec![("reports", reports_in(dir)), ("manifest", path.clone())];
+        if let Some(index) = &shown.index {
+            files.push(("index", absolute(index)));
+        }
+        print_text(&summary(manifest, questions, end.took, &files))
+    };
+    printed.map_err(|e| e.noting(&format!("the batch's manifest is saved in `{path}`")))?;
     if end.interrupted {
         return Ok(ExitStatus::Interrupted);
     }

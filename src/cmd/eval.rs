@@ -1,18 +1,20 @@
 //! `researchflow eval SET.jsonl`: every question of a set with gold answers run as a batch
 //! would (`crate::batch`, each through `crate::research`), then each report scored against
-//! its gold (`crate::eval`): the table printed, `eval.json` written in the out-dir. With
+//! its gold (`crate::eval`): the table printed (on a terminal with a short summary of the
+//! batch below it), `eval.json` written in the out-dir. With
 //! `--replay DIR` every call is answered from that earlier evaluation's transcripts; with
 //! `--previous OLD_DIR` each question is compared with the same id there.
 
 use std::path::{Path, PathBuf};
 
 use crate::batch::questions::{Entry, questions};
-use crate::batch::{BatchEnd, Item, Manifest, Question, folder};
+use crate::batch::summary::{reports_in, summary};
+use crate::batch::{BatchEnd, Item, Manifest, Question, folder, manifest};
 use crate::cli::{EvalArgs, GlobalArgs};
 use crate::eval::{EvalTotals, Evaluation, FILE_NAME, Gold, Ran, Score, compare, markdown};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::kernel::shutdown;
-use crate::output::{absolute, eprint_line, print_json, print_text};
+use crate::output::{absolute, eprint_line, print_json, print_text, stdout_is_terminal};
 use crate::research::Research;
 use crate::settings::RunSettings;
 
@@ -76,6 +78,18 @@ pub async fn run(args: EvalArgs, global: &GlobalArgs) -> CommandResult {
     let saved = format!("the evaluation is saved in `{}`", absolute(&path));
     if args.json {
         print_json(&evaluation).map_err(|e| e.noting(&saved))?;
+    } else if stdout_is_terminal() {
+        let files = [
+            ("evaluation", absolute(&path)),
+            ("reports", reports_in(&dir)),
+            ("manifest", absolute(&manifest::path_in(&dir))),
+        ];
+        let text = format!(
+            "{}\n{}",
+            markdown(&evaluation),
+            summary(&batch.manifest, &questions, end.took, &files)
+        );
+        print_text(&text).map_err(|e| e.noting(&saved))?;
     } else {
         print_text(&markdown(&evaluation)).map_err(|e| e.noting(&saved))?;
         eprint_line(&format!("{saved}; the runs are in `{}`", dir.display()));

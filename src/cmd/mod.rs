@@ -60,15 +60,22 @@ pub async fn run(cli: Cli) -> CommandResult {
     }
 }
 
-/// The log set-up for this command line: progress bars for a workflow; colour as `--color`
-/// says: `auto` only on a terminal and without `NO_COLOR` (any non-empty value, as
+/// The log set-up for this command line: a progress display for a workflow, a batch run here,
+/// an evaluation and a worker, and the three that run many questions at once keep to their own
+/// lines (each question's info lines come back with `-v`); colour as `--color` says: `auto` only on a terminal and without `NO_COLOR` (any non-empty value, as
 /// no-color.org says), `always` even so (a flag overrides the variable), `never` none.
 pub fn log_config(cli: &Cli) -> LogConfig {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let questions = match &cli.command {
+        Command::Batch(args) => args.action.is_none() && args.out_dir.is_some(),
+        Command::Eval(_) | Command::Worker(_) => true,
+        _ => false,
+    };
     LogConfig {
         quiet: cli.global.quiet,
         verbose: cli.global.verbose,
-        progress: matches!(cli.command, Command::Workflow(_)),
+        progress: questions || matches!(cli.command, Command::Workflow(_)),
+        quiet_questions: questions,
         color: match cli.global.color {
             ColorWhen::Always => true,
             ColorWhen::Never => false,

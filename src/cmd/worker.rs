@@ -1,7 +1,9 @@
 //! `researchflow worker --queue URL [--batch NAME] [--jobs N] ...`: runs the questions of a
 //! queue's batches, up to `--jobs` at once, until stopped (exit 130 after its running
 //! questions checkpoint and go back to the queue) or, with `--drain`, until nothing is left
-//! (exit 0). The services are built once, as for a local batch; the driver is the queue's.
+//! (exit 0). The services are built once, as for a local batch; the driver is the queue's. On
+//! a terminal the progress display shows its questions, and its end is a line of text (JSON
+//! in a pipe or with `--json`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,8 +14,9 @@ use crate::cli::{GlobalArgs, WorkerArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::http::Gates;
 use crate::kernel::{Services, shutdown};
-use crate::output::print_json;
+use crate::output::{print_json, print_text, stdout_is_terminal};
 use crate::planner::LogOptions;
+use crate::progress::{Progress, ProgressDisplay};
 use crate::queue::gate_store::DbGates;
 use crate::queue::status;
 use crate::queue::submit::check_name;
@@ -69,6 +72,7 @@ pub async fn run(args: WorkerArgs, global: &GlobalArgs) -> CommandResult {
         },
         name: worker_name(),
         scratch: scratch.path().to_path_buf(),
+        display: ProgressDisplay::for_terminal().map(|d| d as Arc<dyn Progress>),
     };
     tracing::info!(
         "worker `{}` on `{}`: {} job(s) at once, lease {} s",
@@ -78,7 +82,21 @@ pub async fn run(args: WorkerArgs, global: &GlobalArgs) -> CommandResult {
         args.lease
     );
     let end = worker.run(stop).await.map_err(|e| e.into_command())?;
-    print_json(&json!({"worker": worker.name, "ran": end.ran, "interrupted": end.interrupted}))?;
+    if args.json || !stdout_is_terminal() {
+        print_json(
+            &json!({"worker": worker.name, "ran": end.ran, "interrupted": end.interrupted}),
+        )?;
+    } else {
+        let ended = if end.interrupted {
+            "interrupted"
+        } else {
+            "ended"
+        };
+        print_text(&format!(
+            "worker `{}` {ended}: ran {} question(s) to an end; `researchflow batch status --queue URL --batch NAME` shows each\n",
+            worker.name, end.ran
+        ))?;
+    }
     if end.interrupted {
         return Ok(ExitStatus::Interrupted);
     }

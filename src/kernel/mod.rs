@@ -11,7 +11,8 @@
 //! - `services.rs`: [`Services`], built once per process: HTTP pool, gates, negotiator,
 //!   prompts, search client, the replayed transcript;
 //! - `plan_file.rs`: a plan file opened for a run, locked, refused when invalid;
-//! - `progress.rs`: what a progress display is told ([`progress::Update`]), and who shows it;
+//! - `progress.rs`: what a progress display is told (a run's [`progress::Update`]s, a batch's
+//!   [`progress::BatchUpdate`]s), and who shows a batch;
 //! - `run.rs`: one workflow run as drivers of many see it ([`RunWorkflow`]);
 //! - `shutdown.rs`: [`Shutdown`], the signal to stop;
 //! - `outcome.rs`: how a run ended ([`RunStatus`], [`Totals`], [`RunSummary`]).

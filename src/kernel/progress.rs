@@ -1,17 +1,49 @@
-//! What a progress display is told ([`Update`]): a run's events as the display needs them
-//! ([`Update::of`]), or a batch's questions starting and ending; [`Progress`] is whoever
-//! shows them (the terminal's display, `crate::progress`). A driver reports to the trait, so
-//! it needs no display of its own.
+//! What a progress display is told: a run's events as its listeners need them ([`Update`],
+//! [`Update::of`]: the terminal's display and an MCP client's notifications), or a batch's
+//! questions starting and ending ([`BatchUpdate`]); [`Progress`] is whoever shows a batch
+//! (the terminal's display, `crate::progress`). A driver of many questions reports to the
+//! trait, so it needs no display of its own.
 
 use super::event::{Event, PlanningFailed, RoundPlanned};
 
-/// Shows updates as they come; called from drivers and running tasks, so it must be cheap.
+/// Shows a batch's updates as they come; called from drivers, so it must be cheap.
 pub trait Progress: Send + Sync {
-    fn show(&self, update: Update);
+    fn show(&self, update: BatchUpdate);
 }
 
-/// What happened, as the display needs to know it: a run's events ([`Update::of`]) or a
-/// batch's questions.
+/// A batch's (or a queue worker's) questions, as a display needs to know them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BatchUpdate {
+    /// The batch started: `total` questions to run, `None` when they come as they come (a
+    /// worker). What was shown before is forgotten.
+    Begin {
+        total: Option<usize>,
+    },
+    Started {
+        name: String,
+        query: String,
+    },
+    Ended {
+        name: String,
+        end: QuestionEnd,
+        tokens: u64,
+    },
+    /// The batch ended: nothing more is shown.
+    Finished,
+}
+
+/// How a question of a batch ended, as a display counts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuestionEnd {
+    /// What was asked was delivered (`completed`, `partial`).
+    Done,
+    /// It ended short (`degraded`, `final_failed`, `failed`, its last attempt failed).
+    Failed,
+    /// Stopped before its end: interrupted, or back to the queue; neither done nor failed.
+    Stopped,
+}
+
+/// What happened in a run, as its listeners need to know it ([`Update::of`]).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Update {
     /// A run started: what was shown before is forgotten.

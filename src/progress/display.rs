@@ -1,8 +1,9 @@
-//! The terminal's progress display: it feeds every [`Update`] (a run's event as an
-//! [`EventListener`], or a batch's question) to a [`ProgressState`] (`state.rs`: what to
-//! show) and draws its lines with indicatif, one spinner each, into the `MultiProgress` above
-//! which `logging` prints log lines. `run_finished`, which every run writes on every way out
-//! (Ctrl-C and SIGTERM included), clears the display for good, so no spinner line stays behind.
+//! The terminal's progress display: it feeds a run's events (as an [`EventListener`]) to a
+//! [`ProgressState`], or a batch's updates (as [`Progress`]) to a [`QuestionsState`], and draws
+//! their lines with indicatif, one spinner each, into the `MultiProgress` above which
+//! `logging` prints log lines.
+//! `run_finished`, which every run writes on every way out (Ctrl-C and SIGTERM included), and
+//! a batch's end clear the display for good, so no spinner line stays behind.
 //!
 //! The display only reads: it never writes to a plan or an event log.
 
@@ -11,8 +12,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
-use super::state::{LineKey, ProgressState};
-use crate::kernel::progress::{Progress, Update};
+use super::questions::QuestionsState;
+use super::state::{Line, LineKey, ProgressState};
+use crate::kernel::progress::{BatchUpdate, Progress};
 use crate::kernel::{Event, EventListener};
 use crate::logging::ProgressTarget;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
@@ -26,7 +28,7 @@ const ECHO_COLUMNS: usize = 2;
 /// The spinner and the space after it, drawn by indicatif before each line.
 const SPINNER_COLUMNS: usize = 2;
 
-/// Draws a [`ProgressState`] with indicatif: one spinner per line, redrawn on every event and
+/// Draws a run's or a batch's state with indicatif: one spinner per line, redrawn on every event and
 /// on a ticker thread (the spinners turn and the elapsed times count while nothing happens).
 pub struct ProgressDisplay {
     shared: Arc<Shared>,
@@ -41,13 +43,53 @@ struct Shared {
 
 /// The state and the bars that show it, changed together under one lock.
 struct Shown {
-    state: ProgressState,
+    state: Screen,
     bars: Vec<(LineKey, ProgressBar)>,
 }
 
+/// What the display shows: one run, or a batch's questions (from a batch's start on).
+#[derive(Debug)]
+enum Screen {
+    Run(ProgressState),
+    Questions(QuestionsState),
+}
+
+impl Screen {
+    fn on_event(&mut self, event: &Event, now: Instant) {
+        // A batch's questions run without a listener: no event reaches its screen.
+        if let Screen::Run(r) = self {
+            r.on_event(event, now);
+        }
+    }
+
+    fn apply(&mut self, update: BatchUpdate, now: Instant) {
+        match (&mut *self, update) {
+            (_, BatchUpdate::Begin { total }) => {
+                *self = Screen::Questions(QuestionsState::new(total, now));
+            }
+            (Screen::Questions(q), update) => q.apply(update, now),
+            (Screen::Run(_), _) => {}
+        }
+    }
+
+    fn lines(&self, now: Instant, columns: usize) -> Vec<Line> {
+        match self {
+            Screen::Run(r) => r.lines(now, columns),
+            Screen::Questions(q) => q.lines(now, columns),
+        }
+    }
+
+    fn is_finished(&self) -> bool {
+        match self {
+            Screen::Run(r) => r.is_finished(),
+            Screen::Questions(q) => q.is_finished(),
+        }
+    }
+}
+
 impl ProgressDisplay {
-    /// The display for this process, when `logging` draws progress (a workflow on a terminal,
-    /// without `-q`); `None` otherwise.
+    /// The display for this process, when `logging` draws progress (a workflow, a batch, an
+    /// evaluation or a worker on a terminal, without `-q`); `None` otherwise.
     pub fn for_terminal() -> Option<Arc<ProgressDisplay>> {
         let target = crate::logging::progress_target()?;
         target
@@ -73,7 +115,7 @@ impl ProgressDisplay {
             style,
             stopped: AtomicBool::new(false),
             shown: Mutex::new(Shown {
-                state: ProgressState::default(),
+                state: Screen::Run(ProgressState::default()),
                 bars: Vec::new(),
             }),
         });
@@ -86,14 +128,15 @@ impl ProgressDisplay {
     }
 }
 
-impl Progress for ProgressDisplay {
-    /// Shows `update`: a run's event, or a batch's question starting or ending.
-    fn show(&self, update: Update) {
+impl ProgressDisplay {
+    /// Changes what is shown with `change`, then redraws; once the run or batch has finished,
+    /// clears the display for good.
+    fn change(&self, change: impl FnOnce(&mut Screen, Instant)) {
         if self.shared.stopped.load(Ordering::Relaxed) {
             return;
         }
         let mut shown = self.shared.lock();
-        shown.state.apply(update, Instant::now());
+        change(&mut shown.state, Instant::now());
         self.shared.draw(&mut shown);
         if shown.state.is_finished() {
             drop(shown);
@@ -102,11 +145,16 @@ impl Progress for ProgressDisplay {
     }
 }
 
+impl Progress for ProgressDisplay {
+    /// Shows a batch's start, a question's start or end, the batch's end.
+    fn show(&self, update: BatchUpdate) {
+        self.change(|screen, now| screen.apply(update, now));
+    }
+}
+
 impl EventListener for ProgressDisplay {
     fn on_event(&self, event: &Event) {
-        if let Some(update) = Update::of(event) {
-            self.show(update);
-        }
+        self.change(|screen, now| screen.on_event(event, now));
     }
 }
 
@@ -140,8 +188,8 @@ impl Shared {
         self.shown.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Makes the bars match the state's lines: new lines get a bar (tasks above the overall
-    /// line), gone lines lose theirs, every text is refreshed. Once stopped, never again: the
+    /// Makes the bars match the state's lines: new lines get a bar (tasks or questions above
+    /// the overall line), gone lines lose theirs, every text is refreshed. Once stopped, never again: the
     /// ticker may have waited for the lock while `stop` cleared the display.
     fn draw(&self, shown: &mut Shown) {
         if self.stopped.load(Ordering::Relaxed) {
@@ -173,7 +221,7 @@ impl Shared {
                     let bar = match line.key {
                         LineKey::Overall => bars.add(bar),
                         // Just above the overall line, which is always there and last.
-                        LineKey::Task(_) => bars.insert_from_back(1, bar),
+                        LineKey::Running(_) => bars.insert_from_back(1, bar),
                     };
                     shown.bars.push((line.key, bar));
                 }
@@ -289,46 +337,95 @@ impl<T: TermLike> TermLike for EchoRoom<T> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_display_keeps_one_bar_per_line_and_none_after_the_run() {
-        let display = ProgressDisplay::new(ProgressTarget {
+    fn hidden() -> ProgressDisplay {
+        ProgressDisplay::new(ProgressTarget {
             bars: indicatif::MultiProgress::with_draw_target(
                 indicatif::ProgressDrawTarget::hidden(),
             ),
             color: false,
+        })
+    }
+
+    fn bars(d: &ProgressDisplay) -> Vec<LineKey> {
+        d.shared
+            .lock()
+            .bars
+            .iter()
+            .map(|(k, _)| k.clone())
+            .collect()
+    }
+
+    #[test]
+    fn the_display_keeps_one_bar_per_line_and_none_after_the_run() {
+        use crate::kernel::event::{RunFinished, RunStarted};
+        let display = hidden();
+        let begin = Event::RunStarted(RunStarted::Workflow {
+            plan_file: "p.json".into(),
+            workflow_id: "wf".into(),
+            max_rounds: 8,
+            concurrency: 3,
+            round: 1,
         });
-        let bars = |d: &ProgressDisplay| -> Vec<LineKey> {
-            d.shared
-                .lock()
-                .bars
-                .iter()
-                .map(|(k, _)| k.clone())
-                .collect()
-        };
-        display.show(Update::Begin);
+        display.on_event(&begin);
         assert_eq!(bars(&display), [LineKey::Overall]);
         for node in ["b", "c"] {
-            display.show(Update::Started {
+            display.on_event(&Event::TaskStarted {
                 node: node.into(),
-                kind: "search".into(),
+                kind: crate::plan::NodeType::Search,
                 title: node.into(),
+                attempt: Some(1),
                 is_final: false,
             });
         }
-        display.show(Update::Ended {
+        display.on_event(&Event::TaskCompleted {
             node: "b".into(),
-            failed: false,
+            seconds: 1.0,
             tokens: 10,
+            sources: 1,
+            truncated: false,
         });
         assert_eq!(
             bars(&display),
-            [LineKey::Overall, LineKey::Task("c".into())]
+            [LineKey::Overall, LineKey::Running("c".into())]
         );
-        display.show(Update::Finished);
+        display.on_event(&Event::RunFinished(RunFinished::Workflow {
+            status: crate::kernel::RunStatus::Completed,
+            final_node: None,
+            report: None,
+            reason: None,
+            error: None,
+            totals: crate::kernel::Totals::default(),
+            review: None,
+        }));
         assert!(bars(&display).is_empty());
         assert!(display.shared.stopped.load(Ordering::Relaxed));
-        display.show(Update::Begin);
+        display.on_event(&begin);
         assert!(bars(&display).is_empty(), "a stopped display stays empty");
+    }
+
+    #[test]
+    fn a_batch_gets_a_bar_per_running_question_and_none_after_its_end() {
+        let display = hidden();
+        display.show(BatchUpdate::Begin { total: Some(3) });
+        assert_eq!(bars(&display), [LineKey::Overall]);
+        for name in ["q1", "q2"] {
+            display.show(BatchUpdate::Started {
+                name: name.into(),
+                query: format!("{name}?"),
+            });
+        }
+        display.show(BatchUpdate::Ended {
+            name: "q1".into(),
+            end: crate::kernel::progress::QuestionEnd::Done,
+            tokens: 5,
+        });
+        assert_eq!(
+            bars(&display),
+            [LineKey::Overall, LineKey::Running("q2".into())]
+        );
+        display.show(BatchUpdate::Finished);
+        assert!(bars(&display).is_empty());
+        assert!(display.shared.stopped.load(Ordering::Relaxed));
     }
 
     /// Records what reaches the terminal, 20 columns wide.

@@ -1,8 +1,9 @@
-//! The terminal's progress display (`display.rs`) and what it shows (`state.rs`), fed by a
-//! run's events or a batch's questions.
+//! The terminal's progress display (`display.rs`) and what it shows: a run's tasks and
+//! rounds (`state.rs`, from its events) or a batch's questions (`questions.rs`).
 
 pub mod display;
+pub mod questions;
 pub mod state;
 
-pub use crate::kernel::progress::{Progress, Update};
+pub use crate::kernel::progress::{BatchUpdate, Progress, QuestionEnd, Update};
 pub use display::ProgressDisplay;

@@ -1,15 +1,18 @@
-//! What the terminal's progress display shows, worked out from [`Update`]s alone (a run's
-//! events, or a batch's questions): one line per running task (node id, type, a short title,
-//! elapsed time) and one overall line (round, tasks done of planned, tokens, elapsed time).
-//! Nothing here knows of terminals or indicatif (`display.rs` draws the lines), so what is
-//! shown is tested without a terminal.
+//! What the terminal's progress display shows of a workflow run, worked out from its events
+//! alone (their [`Update`]s, and the round limit and final rounds the display needs beyond): one line per running task (node id, type, a short title, elapsed time)
+//! and one overall line (round, tasks done of planned, tokens, elapsed time). A batch's
+//! questions are `questions.rs`'s. Nothing here knows of terminals or indicatif (`display.rs`
+//! draws the lines), so what is shown is tested without a terminal.
 //!
 //! A finished task leaves the display: its log line says how it ended. After `run_finished`
-//! nothing is shown.
+//! nothing is shown. The round named is one the engine can still plan: after the final round,
+//! or once this invocation's `--max-rounds` are spent, the next stage is the final summary.
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
+use crate::kernel::Event;
+use crate::kernel::event::{RoundPlanned, RunStarted};
 use crate::kernel::progress::Update;
 use crate::logging::{Escape, escape_controls};
 
@@ -29,7 +32,8 @@ struct Running {
 /// Which line of the display a text is for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LineKey {
-    Task(String),
+    /// A running task (by node id) or question (by name).
+    Running(String),
     Overall,
 }
 
@@ -44,7 +48,14 @@ pub struct Line {
 #[derive(Debug, Default)]
 pub struct ProgressState {
     started: Option<Instant>,
+    /// The last round this invocation planned (or failed to plan); 0 before any.
     round: u64,
+    /// The round planned next: from `run_started` (rounds continue across resumes), then one
+    /// past the last.
+    next_round: u64,
+    /// Rounds this invocation may still plan (`None`: not known); at 0 the engine adds the
+    /// final summary itself.
+    rounds_left: Option<u64>,
     /// Every node this invocation planned or ran (a resumed run runs nodes planned earlier).
     planned: BTreeSet<String>,
     done: BTreeSet<String>,
@@ -57,12 +68,35 @@ pub struct ProgressState {
 }
 
 impl ProgressState {
+    /// Takes in one event of the run: its [`Update`], and what only this display needs beyond
+    /// it (the round the run goes on from and its round limit; whether a round planned the
+    /// final summary, after which no round comes).
+    pub fn on_event(&mut self, event: &Event, now: Instant) {
+        let Some(update) = Update::of(event) else {
+            return;
+        };
+        self.apply(update, now);
+        match event {
+            Event::RunStarted(RunStarted::Workflow {
+                round, max_rounds, ..
+            }) => {
+                self.next_round = u64::from(*round);
+                self.rounds_left = Some(u64::from(*max_rounds));
+            }
+            Event::RoundPlanned(RoundPlanned::Applied { is_final: true, .. }) => {
+                self.finalising = true;
+            }
+            _ => {}
+        }
+    }
+
     /// Takes in one update.
     pub fn apply(&mut self, update: Update, now: Instant) {
         match update {
             Update::Begin => {
                 *self = ProgressState {
                     started: Some(now),
+                    next_round: 1,
                     ..ProgressState::default()
                 };
             }
@@ -71,11 +105,11 @@ impl ProgressState {
                 planned,
                 tokens,
             } => {
-                self.round = round;
+                self.round_ended(round);
                 self.planned.extend(planned);
                 self.tokens += tokens;
             }
-            Update::RoundFailed { round } => self.round = round,
+            Update::RoundFailed { round } => self.round_ended(round),
             Update::Finalising { node } => {
                 self.finalising = true;
                 self.planned.insert(node);
@@ -103,6 +137,13 @@ impl ProgressState {
                 self.running.clear();
             }
         }
+    }
+
+    /// A round was planned, or failed: the engine counts both against its round limit.
+    fn round_ended(&mut self, round: u64) {
+        self.round = round;
+        self.next_round = round + 1;
+        self.rounds_left = self.rounds_left.map(|n| n.saturating_sub(1));
     }
 
     fn start(&mut self, node: String, kind: &str, title: &str, is_final: bool, now: Instant) {
@@ -134,7 +175,7 @@ impl ProgressState {
             .running
             .iter()
             .map(|task| Line {
-                key: LineKey::Task(task.node.clone()),
+                key: LineKey::Running(task.node.clone()),
                 text: task_line(task, now, columns),
             })
             .collect();
@@ -148,8 +189,11 @@ impl ProgressState {
     fn overall(&self, now: Instant, started: Instant) -> String {
         let stage = if self.finalising {
             "final summary".to_string()
+        } else if self.running.is_empty() && self.rounds_left == Some(0) {
+            // The round limit is reached: no round is planned, the final summary is added.
+            "final summary".to_string()
         } else if self.running.is_empty() {
-            format!("planning round {}", self.round + 1)
+            format!("planning round {}", self.next_round)
         } else if self.round == 0 {
             // Tasks left over by an earlier invocation, before any round of this one.
             "resuming".to_string()
@@ -172,17 +216,27 @@ impl ProgressState {
 
 /// `b  search   <title, cut to fit>  12s`
 fn task_line(task: &Running, now: Instant, columns: usize) -> String {
-    let elapsed = clock(now.saturating_duration_since(task.started));
     let head = format!("{}  {:<7}  ", task.node, task.kind);
-    let fixed = console::measure_text_width(&head) + 2 + elapsed.len();
+    running_line(
+        &head,
+        &task.title,
+        now.saturating_duration_since(task.started),
+        columns,
+    )
+}
+
+/// `<head><title, cut to fit>  12s`: a running task's or question's line.
+pub(super) fn running_line(head: &str, title: &str, elapsed: Duration, columns: usize) -> String {
+    let elapsed = clock(elapsed);
+    let fixed = console::measure_text_width(head) + 2 + elapsed.len();
     let room = columns.saturating_sub(fixed).min(TITLE_COLUMNS);
-    let line = format!("{head}{}  {elapsed}", fit(&task.title, room));
+    let line = format!("{head}{}  {elapsed}", fit(title, room));
     // On a terminal too narrow even for the title's ellipsis, the line is cut as a whole.
     fit(&line, columns)
 }
 
 /// `text` cut to `columns`, an ellipsis marking the cut.
-fn fit(text: &str, columns: usize) -> String {
+pub(super) fn fit(text: &str, columns: usize) -> String {
     match columns {
         0 => String::new(),
         _ => console::truncate_str(text, columns, "…").into_owned(),
@@ -190,7 +244,7 @@ fn fit(text: &str, columns: usize) -> String {
 }
 
 /// `7s`, `1m05s`, `2h03m`.
-fn clock(d: Duration) -> String {
+pub fn clock(d: Duration) -> String {
     let s = d.as_secs();
     match s {
         0..60 => format!("{s}s"),
@@ -200,7 +254,7 @@ fn clock(d: Duration) -> String {
 }
 
 /// `12345` -> `12,345`.
-fn grouped(n: u64) -> String {
+pub fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
@@ -261,7 +315,7 @@ mod tests {
         let mut state = started_run(t0);
         state.apply(started("b", "search", "Solid-state batteries", false), t0);
         let lines = state.lines(t0 + Duration::from_secs(3), 100);
-        assert_eq!(lines[0].key, LineKey::Task("b".into()));
+        assert_eq!(lines[0].key, LineKey::Running("b".into()));
         assert_eq!(lines[0].text, "b  search   Solid-state batteries  3s");
         assert_eq!(lines[1].key, LineKey::Overall);
         assert_eq!(
@@ -310,6 +364,101 @@ mod tests {
         );
     }
 
+    /// A workflow's `run_started`: going on from `round`, at most `max_rounds` more.
+    fn run_started(round: u32, max_rounds: u32) -> Event {
+        Event::RunStarted(RunStarted::Workflow {
+            plan_file: "p.json".into(),
+            workflow_id: "wf".into(),
+            max_rounds,
+            concurrency: 3,
+            round,
+        })
+    }
+
+    fn round_planned(round: u32, tasks: &[&str], is_final: bool) -> Event {
+        Event::RoundPlanned(RoundPlanned::Applied {
+            round,
+            tasks: tasks.iter().map(|t| t.to_string()).collect(),
+            is_final,
+            refs: Vec::new(),
+            calls: 1,
+            tokens: 0,
+        })
+    }
+
+    /// A search task's start and end.
+    fn task(node: &str) -> [Event; 2] {
+        [
+            Event::TaskStarted {
+                node: node.into(),
+                kind: crate::plan::NodeType::Search,
+                title: node.into(),
+                attempt: Some(1),
+                is_final: false,
+            },
+            Event::TaskCompleted {
+                node: node.into(),
+                seconds: 0.2,
+                tokens: 0,
+                sources: 5,
+                truncated: false,
+            },
+        ]
+    }
+
+    /// The overall line's stage (`planning round 2`, `final summary`).
+    fn stage(state: &ProgressState, now: Instant) -> String {
+        let lines = texts(state, now, 100);
+        let overall = lines.last().cloned().unwrap_or_default();
+        overall.split(" · ").next().unwrap_or_default().to_string()
+    }
+
+    /// Issue 28 item 18: a run of two rounds showed "planning round 3" between its second
+    /// round, which planned the final summary, and the final summary's start. The events are
+    /// those an offline run of two rounds wrote (`workflow --offline`), in their order.
+    #[test]
+    fn no_round_is_named_after_a_round_that_planned_the_final_summary() {
+        let t0 = Instant::now();
+        let mut state = ProgressState::default();
+        state.on_event(&run_started(1, 8), t0);
+        assert_eq!(stage(&state, t0), "planning round 1");
+        state.on_event(&round_planned(1, &["b", "c", "d"], false), t0);
+        let [b0, b1] = task("b");
+        let [c0, c1] = task("c");
+        let [d0, d1] = task("d");
+        for event in [b0, c0, d0, d1, b1] {
+            state.on_event(&event, t0);
+        }
+        assert_eq!(stage(&state, t0), "round 1");
+        state.on_event(&c1, t0);
+        assert_eq!(stage(&state, t0), "planning round 2");
+        state.on_event(&round_planned(2, &["e"], true), t0);
+        assert_eq!(stage(&state, t0), "final summary");
+    }
+
+    #[test]
+    fn no_round_is_named_past_the_round_limit_and_a_resumed_run_goes_on_from_its_rounds() {
+        let t0 = Instant::now();
+        // `--max-rounds 2`: after the second round's tasks the engine adds the final itself.
+        let mut state = ProgressState::default();
+        state.on_event(&run_started(1, 2), t0);
+        for (round, node) in [(1, "b"), (2, "c")] {
+            state.on_event(&round_planned(round, &[node], false), t0);
+            let [start, end] = task(node);
+            state.on_event(&start, t0);
+            assert_eq!(stage(&state, t0), format!("round {round}"));
+            state.on_event(&end, t0);
+        }
+        assert_eq!(stage(&state, t0), "final summary");
+
+        let mut state = ProgressState::default();
+        state.on_event(&run_started(4, 8), t0);
+        assert_eq!(stage(&state, t0), "planning round 4");
+        let [start, _] = task("f");
+        state.on_event(&start, t0);
+        assert_eq!(stage(&state, t0), "resuming");
+    }
+
     #[test]
     fn run_finished_clears_everything() {
         let t0 = Instant::now();
@@ -345,8 +494,6 @@ mod tests {
 
     #[test]
     fn a_run_s_events_become_the_updates_the_display_needs() {
-        use crate::kernel::Event;
-        use crate::kernel::event::RoundPlanned;
         let round = Event::RoundPlanned(RoundPlanned::Discarded {
             round: 3,
             tasks: vec!["d".into()],

@@ -28,6 +28,12 @@ pub enum End {
     Released(String),
 }
 
+/// Whether attempt number `attempt` was the last one allowed: a failed one ends the question
+/// `failed` instead of sending it back to the queue.
+pub fn spent(attempt: i32, max_attempts: u32) -> bool {
+    attempt >= i32::try_from(max_attempts).unwrap_or(i32::MAX)
+}
+
 /// Stores the question's end with its files and settles its job; `false` when another worker
 /// took the question meanwhile (nothing is written).
 pub async fn finish(
@@ -43,7 +49,7 @@ pub async fn finish(
             return Ok(false);
         }
         super::mirror::store_files(&mut tx, c, files).await?;
-        let spent = c.attempt >= i32::try_from(max_attempts).unwrap_or(i32::MAX);
+        let spent = spent(c.attempt, max_attempts);
         let (status, job_status, attempts, error) = match end {
             End::Ended { status, .. } => (status.as_str(), Status::Done, c.attempt, None),
             End::Failed(e) if spent => ("failed", Status::Killed, c.attempt, Some(e)),

@@ -1,7 +1,8 @@
 //! [`Worker`]: a driver of runs like a local batch, on the kernel's scheduler, whose questions
 //! come from the queue: it takes as many as it has free slots (`--jobs`), runs each through
-//! [`RunWorkflow`] from its last checkpoint, and stores how each ended. Its leases are renewed
-//! beside (`lease.rs`). Ctrl-C or SIGTERM: no new question; running ones checkpoint, go back
+//! [`RunWorkflow`] from its last checkpoint (inside its [`question_span`]), and stores how each
+//! ended, telling the progress display of each start and end. Its leases are renewed beside
+//! (`lease.rs`). Ctrl-C or SIGTERM: no new question; running ones checkpoint, go back
 //! to the queue, and the worker ends interrupted. `--drain`: it ends once its batch (or every
 //! batch) has nothing pending or running.
 
@@ -10,15 +11,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::watch;
+use tracing::Instrument;
 
 use super::claim::{self, Claimed};
 use super::db::{Db, QueueError};
-use super::end::{End, finish};
+use super::end::{End, finish, spent};
 use super::job::{Attempted, attempt, plan_path};
 use super::lease::{Leases, spawn_beats};
+use crate::kernel::progress::{BatchUpdate, Progress, QuestionEnd};
 use crate::kernel::scheduler::{Admit, Done, Scheduler};
 use crate::kernel::shutdown::on_watch;
 use crate::kernel::{EngineError, RunStatus, RunWorkflow, Shutdown};
+use crate::logging::question_span;
 use crate::settings::RunOptions;
 
 /// How often the queue is asked for work while slots are free.
@@ -55,6 +59,8 @@ pub struct Worker<W> {
     pub name: String,
     /// Where the questions' files live while they run.
     pub scratch: PathBuf,
+    /// The progress display, on a terminal.
+    pub display: Option<Arc<dyn Progress>>,
 }
 
 impl<W: RunWorkflow + 'static> Worker<W> {
@@ -66,6 +72,7 @@ impl<W: RunWorkflow + 'static> Worker<W> {
         let mut end = WorkerEnd::default();
         let mut jobs: Scheduler<Claimed, Attempted> = Scheduler::new(self.options.jobs);
         let mut running = 0;
+        self.show(BatchUpdate::Begin { total: None });
         let result = loop {
             let taking = !end.interrupted && end.unusable.is_none();
             if taking && running < self.options.jobs {
@@ -101,7 +108,14 @@ impl<W: RunWorkflow + 'static> Worker<W> {
             }
         };
         beats.abort();
+        self.show(BatchUpdate::Finished);
         result.map(|()| end)
+    }
+
+    fn show(&self, update: BatchUpdate) {
+        if let Some(display) = &self.display {
+            display.show(update);
+        }
     }
 
     /// Up to `free` questions, from the batch served or each batch in turn.
@@ -115,12 +129,18 @@ impl<W: RunWorkflow + 'static> Worker<W> {
             let more = claim::take(&self.db, &ctx, &batch, free, self.options.max_attempts).await?;
             free -= more.len().min(free);
             for c in &more {
-                tracing::info!(
+                let line = format!(
                     "question `{}` of batch `{}`: attempt {} starts",
-                    c.id,
-                    c.batch,
-                    c.attempt
+                    c.id, c.batch, c.attempt
                 );
+                match self.display {
+                    Some(_) => tracing::debug!("{line}"),
+                    None => tracing::info!("{line}"),
+                }
+                self.show(BatchUpdate::Started {
+                    name: shown_name(c),
+                    query: c.query.clone(),
+                });
             }
             taken.extend(more);
         }
@@ -167,6 +187,7 @@ impl<W: RunWorkflow + 'static> Worker<W> {
         c: Claimed,
         shutdown: Shutdown,
     ) -> impl Future<Output = Attempted> + Send + 'static {
+        let span = question_span(&shown_name(&c));
         attempt(
             self.db.clone(),
             Arc::clone(&self.runner),
@@ -175,6 +196,7 @@ impl<W: RunWorkflow + 'static> Worker<W> {
             self.run_options,
             shutdown,
         )
+        .instrument(span)
     }
 
     /// Stores how a question's attempt ended.
@@ -190,6 +212,11 @@ impl<W: RunWorkflow + 'static> Worker<W> {
                     "question `{}`: another worker took it over; its run here is dropped",
                     c.id
                 );
+                self.show(BatchUpdate::Ended {
+                    name: shown_name(&c),
+                    end: QuestionEnd::Stopped,
+                    tokens: 0,
+                });
                 return Ok(());
             }
             Ok(Attempted { finished, .. }) => finished,
@@ -222,6 +249,14 @@ impl<W: RunWorkflow + 'static> Worker<W> {
         let files = super::local::read_all(&plan_path(&self.scratch, &c));
         let held = finish(&self.db, &c, &what, &files, self.options.max_attempts).await?;
         end.ran += usize::from(held);
+        self.show(BatchUpdate::Ended {
+            name: shown_name(&c),
+            end: ended_as(&what, held, c.attempt, self.options.max_attempts),
+            tokens: match &what {
+                End::Ended { totals, .. } => totals.tokens.total_tokens,
+                _ => 0,
+            },
+        });
         tracing::info!(
             "question `{}` of batch `{}`: {}",
             c.id,
@@ -229,6 +264,24 @@ impl<W: RunWorkflow + 'static> Worker<W> {
             describe(&what, held)
         );
         Ok(())
+    }
+}
+
+/// A question as the display and the log's spans name it: a worker may serve many batches.
+fn shown_name(c: &Claimed) -> String {
+    format!("{}/{}", c.batch, c.name)
+}
+
+/// How the display counts attempt number `attempt` that ended as `end` (`held`: stored as
+/// this worker's): a failed attempt with attempts left goes back to the queue.
+fn ended_as(end: &End, held: bool, attempt: i32, max_attempts: u32) -> QuestionEnd {
+    let last = spent(attempt, max_attempts);
+    match end {
+        _ if !held => QuestionEnd::Stopped,
+        End::Ended { status, .. } if status.is_done() => QuestionEnd::Done,
+        End::Ended { .. } => QuestionEnd::Failed,
+        End::Failed(_) if last => QuestionEnd::Failed,
+        End::Failed(_) | End::Released(_) => QuestionEnd::Stopped,
     }
 }
 

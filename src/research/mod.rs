@@ -106,7 +106,7 @@ async fn engine<R: TaskRunner, P: PlanRound>(run: RunParts, runner: R, planner: 
 
 impl Research {
     /// A batch of questions run here, each a workflow on one set of services for the process,
-    /// with a line per running question on a terminal: what `batch` and `eval` run.
+    /// with the progress display on a terminal: what `batch` and `eval` run.
     /// `replay_dir`: an earlier batch whose transcripts answer instead of the servers.
     pub async fn batch(
         dir: PathBuf,

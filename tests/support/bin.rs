@@ -3,7 +3,8 @@
 //! Every run is isolated from the developer's environment: the variables researchflow reads are
 //! removed before the test's own are applied, `NO_COLOR=1` is set, stdin is null, and without an
 //! explicit `current_dir` the run happens in a fresh temporary directory so no `.env` or
-//! `agent.config.json` of the repository is picked up. The child runs under `tokio::process`, so
+//! `agent.config.json` of the repository is picked up. [`Cmd::on_terminal`] runs it with its
+//! stderr (and stdout, if asked) on a real terminal, a pseudo-terminal (`pty.rs`). The child runs under `tokio::process`, so
 //! mock servers in the same runtime keep serving while the test awaits it.
 
 use std::ffi::{OsStr, OsString};
@@ -15,6 +16,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::task::JoinHandle;
 
+use super::pty::Pty;
 use super::server::lock;
 
 /// Variables removed from every run before the test's own `env` is applied.
@@ -51,6 +53,16 @@ pub struct Cmd {
     signal: Option<(&'static str, SignalCondition)>,
     stdout: Stdout,
     umask: Option<u32>,
+    terminal: Option<Terminal>,
+}
+
+/// Which of the child's streams go to a terminal ([`Cmd::on_terminal`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Terminal {
+    /// stderr; stdout stays a pipe (or what [`Cmd::stdout_to`] says).
+    Stderr,
+    /// stdout and stderr, as in an interactive shell.
+    Both,
 }
 
 /// Where the child's stdout goes.
@@ -88,6 +100,7 @@ pub fn researchflow() -> Cmd {
         signal: None,
         stdout: Stdout::Captured,
         umask: None,
+        terminal: None,
     }
 }
 
@@ -157,6 +170,13 @@ impl Cmd {
         self
     }
 
+    /// Runs the child with `streams` on a terminal; what reaches it is
+    /// [`RunOutput::terminal`] (stderr is then empty, and stdout too with [`Terminal::Both`]).
+    pub fn on_terminal(mut self, streams: Terminal) -> Cmd {
+        self.terminal = Some(streams);
+        self
+    }
+
     /// Sends the child's stdout to `to` instead of capturing it.
     pub fn stdout_to(mut self, to: Stdout) -> Cmd {
         self.stdout = to;
@@ -183,6 +203,16 @@ impl Cmd {
             .stdout(stdout_stdio(&self.stdout))
             .stderr(Stdio::piped())
             .kill_on_drop(true);
+        let terminal_bytes = Arc::new(Mutex::new(Vec::new()));
+        let pty = self.terminal.map(|streams| {
+            let pty = Pty::open();
+            let tty = pty.terminal();
+            if streams == Terminal::Both {
+                command.stdout(tty.try_clone().expect("the terminal, again"));
+            }
+            command.stderr(tty);
+            pty
+        });
         for var in ISOLATED_VARS {
             command.env_remove(var);
         }
@@ -207,13 +237,20 @@ impl Cmd {
         let mut child = command
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {}: {e}", self.program.display()));
+        // The command holds our copies of the terminal: closed, only the child holds it, and
+        // its reader sees the end when the child (and what it started) is gone.
+        drop(command);
+        let terminal_task = pty.map(|pty| pty.read_into(terminal_bytes.clone()));
         let stdout = Arc::new(Mutex::new(Vec::new()));
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let stdout_task = child
             .stdout
             .take()
             .map(|pipe| collect(pipe, stdout.clone()));
-        let stderr_task = collect(child.stderr.take().expect("piped stderr"), stderr.clone());
+        let stderr_task = child
+            .stderr
+            .take()
+            .map(|pipe| collect(pipe, stderr.clone()));
 
         let signal = self.signal.clone();
         let pid = child.id();
@@ -240,28 +277,35 @@ impl Cmd {
             Err(_) => {
                 let _ = child.kill().await;
                 // Give the readers a moment to drain what the child wrote before it died.
-                let _ = tokio::time::timeout(Duration::from_secs(1), stderr_task).await;
+                if let Some(task) = stderr_task {
+                    let _ = tokio::time::timeout(Duration::from_secs(1), task).await;
+                }
                 panic!(
-                    "researchflow {:?} timed out after {:?}\n--- stdout so far ---\n{}\n--- stderr so far ---\n{}",
+                    "researchflow {:?} timed out after {:?}\n--- stdout so far ---\n{}\n--- stderr so far ---\n{}\n--- terminal so far ---\n{}",
                     self.args,
                     self.timeout,
                     String::from_utf8_lossy(&lock(&stdout)),
                     String::from_utf8_lossy(&lock(&stderr)),
+                    String::from_utf8_lossy(&lock(&terminal_bytes)),
                 );
             }
         };
         // The pipes close when the child exits (unless it left a grandchild holding them).
-        if let Some(task) = stdout_task {
+        for task in [stdout_task, stderr_task, terminal_task]
+            .into_iter()
+            .flatten()
+        {
             let _ = tokio::time::timeout(Duration::from_secs(5), task).await;
         }
-        let _ = tokio::time::timeout(Duration::from_secs(5), stderr_task).await;
 
         let stdout = String::from_utf8_lossy(&lock(&stdout)).into_owned();
         let stderr = String::from_utf8_lossy(&lock(&stderr)).into_owned();
+        let terminal = String::from_utf8_lossy(&lock(&terminal_bytes)).into_owned();
         RunOutput {
             status: status.code().unwrap_or(-1),
             stdout,
             stderr,
+            terminal,
         }
     }
 }
@@ -307,6 +351,9 @@ pub struct RunOutput {
     pub status: i32,
     pub stdout: String,
     pub stderr: String,
+    /// What reached the terminal of [`Cmd::on_terminal`], as the terminal received it
+    /// (cursor movements included, each newline as `\r\n`); empty without one.
+    pub terminal: String,
 }
 
 impl RunOutput {
@@ -356,8 +403,8 @@ impl RunOutput {
 
     fn dump(&self) -> String {
         format!(
-            "--- stdout ---\n{}\n--- stderr ---\n{}",
-            self.stdout, self.stderr
+            "--- stdout ---\n{}\n--- stderr ---\n{}\n--- terminal ---\n{}",
+            self.stdout, self.stderr, self.terminal
         )
     }
 }

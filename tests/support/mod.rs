@@ -2,7 +2,7 @@
 //! an OpenAI-compatible chat-completions API ([`MockLlm`]) and three web-search APIs
 //! ([`MockSearch`]), scripted faults ([`Fault`]) shared by both, the refusals real LLM servers
 //! answer with ([`Refusal`]), and a builder that runs the real `researchflow` binary in an
-//! isolated environment ([`researchflow`]). Each test file includes it with `mod support;` and
+//! isolated environment ([`researchflow`]), on a real terminal if asked (`pty.rs`). Each test file includes it with `mod support;` and
 //! may use only part of it, hence the `dead_code` and `unused_imports` allowances.
 #![allow(dead_code, unused_imports)]
 
@@ -12,12 +12,13 @@ pub mod fault;
 pub mod mock_llm;
 pub mod mock_search;
 pub mod postgres;
+pub mod pty;
 pub mod python;
 pub mod refusal;
 pub mod scenario;
 pub mod server;
 
-pub use bin::{Cmd, RunOutput, Stdout, program, researchflow};
+pub use bin::{Cmd, RunOutput, Stdout, Terminal, program, researchflow};
 pub use fault::Fault;
 pub use mock_llm::{MockLlm, Reply, crashes_llama_cpp};
 pub use mock_search::{MockSearch, SearchKind};
