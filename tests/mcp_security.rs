@@ -195,6 +195,40 @@ async fn links_beside_a_plan_that_leave_the_roots_are_neither_read_nor_shown() {
     assert!(read.get("error").is_some(), "{read:#}");
 }
 
+/// `runs/` of the root is a link to a folder of runs outside it: `list_runs` is refused (as
+/// `research` is), naming the link but not where it leads, and no resource is listed.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn a_runs_folder_linked_out_of_the_root_is_not_listed() {
+    let world = World::new();
+    std::fs::remove_dir(world.runs()).expect("rmdir");
+    let elsewhere = world.outside().join("runs");
+    std::fs::create_dir_all(&elsewhere).expect("mkdir");
+    write_json(
+        &elsewhere.join("p.json"),
+        &finished_plan("OUTSIDE-SECRET question"),
+    );
+    link(&elsewhere, &world.runs());
+    let mut mcp = Stdio::start(world.args(&[]), &world.root(), &[]).await;
+    let listed = mcp.call("list_runs", json!({})).await;
+    let resources = mcp.request("resources/list", json!({})).await;
+    mcp.close().await;
+    let shown_outside = world.outside().display().to_string();
+    for answer in [&listed, &resources] {
+        assert_none_of(
+            &answer.to_string(),
+            &["OUTSIDE-SECRET", shown_outside.as_str()],
+            "an answer",
+        );
+    }
+    assert_eq!(listed["result"]["isError"], true, "{listed:#}");
+    let text = listed["result"]["content"][0]["text"]
+        .as_str()
+        .expect("text");
+    assert!(text.contains("symbolic link"), "{text}");
+    assert_eq!(resources["result"]["resources"], json!([]), "{resources:#}");
+}
+
 /// The report, view and logs beside an unstarted plan are links to files outside the root:
 /// `resume` is refused before anything runs, each outside file is left as it was, and once
 /// the links are gone the same call runs.

@@ -35,12 +35,12 @@ pub struct McpArgs {
 
     /// Most HTTP sessions open at once; an `initialize` beyond them is refused (503) until one
     /// ends or expires.
-    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    #[arg(long, value_name = "N", default_value_t = 100, requires = "http", value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub max_sessions: u32,
 
     /// Seconds after which an HTTP session with no request for that long, and none in
     /// flight, is closed.
-    #[arg(long, value_name = "SECS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    #[arg(long, value_name = "SECS", default_value_t = 300, requires = "http", value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub session_idle: u64,
 
     /// A folder the tools may read and write (plan files, corpora); repeatable. Paths

@@ -111,19 +111,22 @@ pub async fn get_report(server: &ResearchServer, input: PlanFileInput) -> Answer
 /// were saved).
 pub async fn list_runs(server: &ResearchServer, input: ListRunsInput) -> Answer {
     server.active.settled_all().await;
+    let roots = &server.setup.roots;
+    let default = roots.first().join("runs");
     let dir = match &input.dir {
-        Some(dir) => server
-            .setup
-            .roots
-            .resolve(dir, "folder")
-            .map_err(|e| e.to_string())?,
-        None => server.setup.roots.first().join("runs"),
-    };
-    let runs = if input.dir.is_none() && !dir.exists() {
-        Vec::new()
-    } else {
-        runs::list(&server.setup.roots, &dir, |p| server.active.state(p))?
-    };
+        Some(dir) => roots.resolve(dir, "folder"),
+        // No run yet: no folder of runs, and nothing in it.
+        None if std::fs::symlink_metadata(&default).is_err() => {
+            return structured(&RunList {
+                dir: absolute(&default),
+                runs: Vec::new(),
+            });
+        }
+        // Resolved like a folder a client names: one that a link leads out of is refused.
+        None => roots.resolve("runs", "folder of runs"),
+    }
+    .map_err(|e| e.to_string())?;
+    let runs = runs::list(roots, &dir, |p| server.active.state(p))?;
     structured(&RunList {
         dir: absolute(&dir),
         runs,

@@ -116,8 +116,9 @@ async fn in_session(
         gate.active.stop_session(&session);
         return response;
     }
+    // Only a call `rmcp` took (its answer streaming) has a run to stop.
     let call = asked
-        .filter(|a| a.method == "tools/call")
+        .filter(|a| a.method == "tools/call" && response.status() == StatusCode::OK)
         .and_then(|a| a.id)
         .map(|id| HttpCall {
             session,
