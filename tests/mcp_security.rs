@@ -543,12 +543,12 @@ async fn closing_the_stream_of_a_research_call_interrupts_the_run() {
 }
 
 /// The client ends its session (`DELETE /mcp`) while its `research` call waits for the model,
-/// which answers 3 s later: the run is stopped at once, `interrupted`, its finished task
+/// which answers 4 s later: the run is stopped at once, `interrupted`, its finished task
 /// saved; it does not go on to `completed` in the seconds the SDK gives a closed session's
 /// calls to answer.
 #[tokio::test(flavor = "multi_thread")]
 async fn deleting_the_session_interrupts_its_research_call() {
-    let served = Served::new(Duration::from_secs(3)).await;
+    let served = Served::new(Duration::from_secs(4)).await;
     let server = HttpServer::start(served.args(&["--http", "127.0.0.1:0"]), &served.root()).await;
     let mut http = Http::new(&server.url);
     assert_eq!(http.initialize().await.status(), 200);
