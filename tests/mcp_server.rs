@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use support::mcp::HttpServer;
 use support::python::Sdk;
 use support::scenario::{Agent, KEY, Setup, agent, events_of, read_json, read_ndjson, task_title};
 use support::{MockLlm, MockSearch, Reply, SearchKind, researchflow};
@@ -182,78 +183,6 @@ async fn over_http(sdk: Sdk) {
     let log = server.stop().await;
     assert_no_key(&run.stdout, "the client's output");
     assert_no_key(&log, "the server's log");
-}
-
-/// `researchflow mcp --http` running, its address read from its stderr.
-struct HttpServer {
-    child: tokio::process::Child,
-    url: String,
-    log: tokio::task::JoinHandle<String>,
-}
-
-impl HttpServer {
-    async fn start(args: Vec<OsString>, dir: &Path) -> HttpServer {
-        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_researchflow"))
-            .args(args)
-            .current_dir(dir)
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("OPENAI_BASE_URL")
-            .env_remove("AGENT_CONFIG")
-            .env_remove("RUST_LOG")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("start the server");
-        let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
-        let mut log = String::new();
-        let url = loop {
-            let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-                .await
-                .expect("the server announces its address")
-                .expect("read stderr")
-                .unwrap_or_else(|| panic!("the server exited:\n{log}"));
-            log.push_str(&line);
-            log.push('\n');
-            if let Some(at) = line.find("http://") {
-                break line[at..].trim().to_string();
-            }
-        };
-        assert!(url.ends_with("/mcp"), "{url}");
-        let log = tokio::spawn(async move {
-            let mut log = log;
-            while let Ok(Some(line)) = lines.next_line().await {
-                log.push_str(&line);
-                log.push('\n');
-            }
-            log
-        });
-        HttpServer { child, url, log }
-    }
-
-    /// SIGTERM: the server exits 0 and has written nothing on stdout; its log.
-    async fn stop(mut self) -> String {
-        let pid = self.child.id().expect("running").to_string();
-        std::process::Command::new("kill")
-            .args(["-s", "TERM", &pid])
-            .status()
-            .expect("kill");
-        let status = tokio::time::timeout(Duration::from_secs(30), self.child.wait())
-            .await
-            .expect("the server stops on SIGTERM")
-            .expect("wait");
-        let log = self.log.await.expect("log");
-        assert!(status.success(), "{status}\n{log}");
-        let mut stdout = String::new();
-        if let Some(mut pipe) = self.child.stdout.take() {
-            tokio::io::AsyncReadExt::read_to_string(&mut pipe, &mut stdout)
-                .await
-                .expect("stdout");
-        }
-        assert_eq!(stdout, "", "stdout carries nothing over HTTP");
-        log
-    }
 }
 
 #[track_caller]

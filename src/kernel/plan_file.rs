@@ -87,7 +87,7 @@ fn checked(
 /// Findings of `validate plan` that a run tolerates: bad refs are skipped (or, a `:title` or
 /// a ref to a later node, read as they are), and the latest id and batch are taken from the
 /// nodes when the check list lags behind.
-const TOLERATED: &[&str] = &[
+pub const TOLERATED: &[&str] = &[
     "INVALID_REF",
     "UNKNOWN_REF_TARGET",
     "REF_NOT_EARLIER",

@@ -3,21 +3,50 @@
 //! tool call (whose response nobody awaits) still ends its run cleanly: what finished saved,
 //! the plan `interrupted`. A tool that reads a plan the server is stopping waits until the
 //! run has saved it ([`Active::settled`]); the server, when it stops, waits for every run.
+//!
+//! A run started over streamable HTTP is also known by its session and request
+//! ([`HttpCall`]): the HTTP gate stops it when the client closes the call's stream or ends the
+//! session, as a cancellation would ([`Active::stop_call`], [`Active::stop_session`]).
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+/// The most HTTP calls remembered as closed before their run was claimed.
+const MAX_ORPHANS: usize = 1024;
+
+/// How long such a call is remembered: far more than a call takes to claim its run, and short
+/// enough that a client which reuses a request id later is not stopped by an old close.
+const ORPHAN_TTL: Duration = Duration::from_secs(60);
+
+/// An HTTP request that drives a run: its session (`Mcp-Session-Id`) and its JSON-RPC id
+/// (as [`HttpCall::key`] writes it).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct HttpCall {
+    pub session: String,
+    pub request: String,
+}
+
+impl HttpCall {
+    /// A JSON-RPC id as a key that tells `1` from `"1"`.
+    pub fn key(id: &serde_json::Value) -> String {
+        id.to_string()
+    }
+}
+
 /// The runs in flight.
 #[derive(Default)]
 pub struct Active {
     runs: Mutex<HashMap<PathBuf, Entry>>,
+    /// HTTP calls whose stream closed before they claimed a run: stopped as they claim.
+    orphans: Mutex<HashMap<HttpCall, Instant>>,
     /// Stops every run: the server is stopping.
     stop_all: CancellationToken,
     tracker: TaskTracker,
@@ -29,6 +58,7 @@ struct Entry {
     /// is as good as stopping, even before the call has stopped it (a request that comes
     /// right after the cancellation must see that).
     call: CancellationToken,
+    http: Option<HttpCall>,
     ended: watch::Receiver<bool>,
 }
 
@@ -62,20 +92,33 @@ pub enum RunState {
 }
 
 impl Active {
-    /// Claims `plan` (its real path) for a run driven by the call that `call` cancels;
-    /// `None` when this server already runs it.
-    pub fn claim(self: &Arc<Self>, plan: &Path, call: CancellationToken) -> Option<Slot> {
+    /// Claims `plan` (its real path) for a run driven by the call that `call` cancels (an
+    /// HTTP request `http`); `None` when this server already runs it.
+    pub fn claim(
+        self: &Arc<Self>,
+        plan: &Path,
+        call: CancellationToken,
+        http: Option<HttpCall>,
+    ) -> Option<Slot> {
         let mut runs = lock(&self.runs);
         if runs.contains_key(plan) {
             return None;
         }
         let stop = self.stop_all.child_token();
+        if let Some(http) = &http
+            && lock(&self.orphans)
+                .remove(http)
+                .is_some_and(|closed| closed.elapsed() < ORPHAN_TTL)
+        {
+            stop.cancel();
+        }
         let (ended, watched) = watch::channel(false);
         runs.insert(
             plan.to_path_buf(),
             Entry {
                 stop: stop.clone(),
                 call,
+                http,
                 ended: watched,
             },
         );
@@ -128,6 +171,34 @@ impl Active {
         }
     }
 
+    /// Stops the run that `call` drives: its client closed the call's stream. A call that has
+    /// not claimed its run yet is stopped as it does.
+    pub fn stop_call(&self, call: &HttpCall) {
+        let runs = lock(&self.runs);
+        let driven = runs.values().find(|e| e.http.as_ref() == Some(call));
+        match driven {
+            Some(entry) => entry.stop.cancel(),
+            None => {
+                let mut orphans = lock(&self.orphans);
+                orphans.retain(|_, closed| closed.elapsed() < ORPHAN_TTL);
+                if orphans.len() >= MAX_ORPHANS {
+                    orphans.clear();
+                }
+                orphans.insert(call.clone(), Instant::now());
+            }
+        }
+    }
+
+    /// Stops every run driven by a call of `session`: the session ended.
+    pub fn stop_session(&self, session: &str) {
+        for entry in lock(&self.runs).values() {
+            if entry.http.as_ref().is_some_and(|h| h.session == session) {
+                entry.stop.cancel();
+            }
+        }
+        lock(&self.orphans).retain(|h, _| h.session != session);
+    }
+
     /// Runs `work` as a task the server waits for when it stops.
     pub fn spawn<F>(&self, work: F) -> JoinHandle<F::Output>
     where
@@ -159,8 +230,11 @@ mod tests {
         let active = Arc::new(Active::default());
         let plan = Path::new("/runs/p.json");
         let call = CancellationToken::new();
-        let slot = active.claim(plan, call.clone()).expect("free");
-        assert!(active.claim(plan, call.clone()).is_none(), "claimed twice");
+        let slot = active.claim(plan, call.clone(), None).expect("free");
+        assert!(
+            active.claim(plan, call.clone(), None).is_none(),
+            "claimed twice"
+        );
         assert_eq!(active.state(plan), Some(RunState::Running));
         active.settled(plan).await; // a running run is not waited for
         call.cancel();
@@ -181,14 +255,14 @@ mod tests {
         waiter.await.expect("settled");
         all.await.expect("all settled");
         assert_eq!(active.state(plan), None);
-        assert!(active.claim(plan, call).is_some(), "free again");
+        assert!(active.claim(plan, call, None).is_some(), "free again");
     }
 
     #[tokio::test]
     async fn stopping_the_server_stops_every_run_and_waits_for_it() {
         let active = Arc::new(Active::default());
         let slot = active
-            .claim(Path::new("/a.json"), CancellationToken::new())
+            .claim(Path::new("/a.json"), CancellationToken::new(), None)
             .expect("free");
         let stop = slot.stop.clone();
         let task = active.spawn(async move {
@@ -199,5 +273,48 @@ mod tests {
         active.stop_all().await;
         assert_eq!(task.await.expect("joined"), "saved");
         assert_eq!(active.state(Path::new("/a.json")), None);
+    }
+
+    #[test]
+    fn a_closed_http_call_stops_its_run_even_before_it_is_claimed() {
+        let active = Arc::new(Active::default());
+        let call = |session: &str, id: &str| HttpCall {
+            session: session.into(),
+            request: id.into(),
+        };
+        let a = active
+            .claim(
+                Path::new("/a.json"),
+                CancellationToken::new(),
+                Some(call("s", "1")),
+            )
+            .expect("free");
+        let b = active
+            .claim(
+                Path::new("/b.json"),
+                CancellationToken::new(),
+                Some(call("s", "2")),
+            )
+            .expect("free");
+        let c = active
+            .claim(
+                Path::new("/c.json"),
+                CancellationToken::new(),
+                Some(call("t", "1")),
+            )
+            .expect("free");
+        active.stop_call(&call("s", "1"));
+        assert!(a.stop.is_cancelled() && !b.stop.is_cancelled());
+        active.stop_session("s");
+        assert!(b.stop.is_cancelled() && !c.stop.is_cancelled());
+        active.stop_call(&call("t", "9"));
+        let late = active
+            .claim(
+                Path::new("/d.json"),
+                CancellationToken::new(),
+                Some(call("t", "9")),
+            )
+            .expect("free");
+        assert!(late.stop.is_cancelled(), "closed before it claimed its run");
     }
 }

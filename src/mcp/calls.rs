@@ -15,6 +15,9 @@ use rmcp::service::{Peer, RequestContext};
 use serde::Serialize;
 use tokio::sync::mpsc;
 
+use super::active::HttpCall;
+use super::mask::Mask;
+use super::plan_check;
 use super::progress::{Forward, Note, Tally};
 use super::runs::{self, run_out};
 use super::setup::ResearchServer;
@@ -22,6 +25,7 @@ use super::tools::{
     FindingOut, ListRunsInput, PlanFileInput, ResearchInput, ResumeInput, RunBounds, RunList,
     Validation,
 };
+use super::writable::check_beside;
 use crate::cli::RunArgs;
 use crate::kernel::plan_file::{create_fresh, open_valid};
 use crate::kernel::{EventListener, RunRequest, RunWorkflow, Services};
@@ -29,7 +33,6 @@ use crate::output::absolute;
 use crate::plan::{PlanFile, PlanStore};
 use crate::research::Research;
 use crate::settings::{RunOptions, RunSettings, SettingsError};
-use crate::validate::{document, validate_plan_file};
 
 /// A tool's answer, or the message of its failure.
 pub type Answer = Result<CallToolResult, String>;
@@ -49,6 +52,7 @@ pub async fn research(
     let (services, options) = prepare(server, &bounds).await?;
     let runs = runs_folder(server)?;
     let (store, plan) = create_fresh(&runs, query).map_err(|e| e.to_string())?;
+    check_beside(store.real_path())?;
     server.started.remember(store.real_path(), &bounds);
     drive(server, services, options, (store, plan), context).await
 }
@@ -84,6 +88,9 @@ pub async fn resume(
             path.display()
         ));
     }
+    // Before the lock is taken: its file is one of those beside the plan.
+    check_beside(&path)?;
+    plan_check::runnable(&path)?;
     // A run this server started keeps its engine and corpus unless the call gives others.
     let bounds = server.started.recall(&path, input.bounds());
     let (services, options) = prepare(server, &bounds).await?;
@@ -96,41 +103,46 @@ pub async fn resume(
 pub async fn get_report(server: &ResearchServer, input: PlanFileInput) -> Answer {
     let path = plan_path(server, &input.plan_file)?;
     server.active.settled(&path).await;
-    structured(&run_out(&path, server.active.state(&path))?)
+    let roots = &server.setup.roots;
+    structured(&run_out(roots, &path, server.active.state(&path))?)
 }
 
 /// `list_runs`: the runs of a folder (runs told to stop are waited for: they show as they
 /// were saved).
 pub async fn list_runs(server: &ResearchServer, input: ListRunsInput) -> Answer {
     server.active.settled_all().await;
+    let roots = &server.setup.roots;
+    let default = roots.first().join("runs");
     let dir = match &input.dir {
-        Some(dir) => server
-            .setup
-            .roots
-            .resolve(dir, "folder")
-            .map_err(|e| e.to_string())?,
-        None => server.setup.roots.first().join("runs"),
-    };
-    let runs = if input.dir.is_none() && !dir.exists() {
-        Vec::new()
-    } else {
-        runs::list(&dir, |p| server.active.state(p))?
-    };
+        Some(dir) => roots.resolve(dir, "folder"),
+        // No run yet: no folder of runs, and nothing in it.
+        None if std::fs::symlink_metadata(&default).is_err() => {
+            return structured(&RunList {
+                dir: absolute(&default),
+                runs: Vec::new(),
+            });
+        }
+        // Resolved like a folder a client names: one that a link leads out of is refused.
+        None => roots.resolve("runs", "folder of runs"),
+    }
+    .map_err(|e| e.to_string())?;
+    let runs = runs::list(roots, &dir, |p| server.active.state(p))?;
     structured(&RunList {
         dir: absolute(&dir),
         runs,
     })
 }
 
-/// `validate_plan`: `researchflow validate plan` on one file.
+/// `validate_plan`: `researchflow validate plan` on one file, its findings without the
+/// file's values; a file that is not a JSON object is refused unread.
 pub fn validate_plan(server: &ResearchServer, input: PlanFileInput) -> Answer {
     let path = server
         .setup
         .roots
         .resolve(&input.plan_file, "plan file")
         .map_err(|e| e.to_string())?;
-    let doc = document::read_document(&path).map_err(|e| e.to_string())?;
-    let diagnostics = validate_plan_file(&doc);
+    let (_, doc) = plan_check::json_object(&path)?;
+    let diagnostics = plan_check::findings(&doc);
     let findings = |list: Vec<crate::diagnostics::Finding>| {
         list.into_iter()
             .map(|f| FindingOut {
@@ -229,7 +241,8 @@ async fn drive(
     context: RequestContext<RoleServer>,
 ) -> Answer {
     let path = store.real_path().to_path_buf();
-    let Some(slot) = server.active.claim(&path, context.ct.clone()) else {
+    let http = http_call(&context);
+    let Some(slot) = server.active.claim(&path, context.ct.clone(), http) else {
         return Err(format!(
             "`{}` is being run by this server already",
             path.display()
@@ -260,7 +273,8 @@ async fn drive(
         finished
     });
     let peer = &context.peer;
-    let send = |note: Note| notify(peer, token.clone(), note);
+    let mask = &server.setup.mask;
+    let send = |note: Note| notify(peer, token.clone(), note, mask);
     send(Tally::start(&absolute(&path))).await;
     let mut tally = Tally::default();
     let joined = loop {
@@ -286,18 +300,31 @@ async fn drive(
         .map_err(|e| format!("the run of `{}` ended abnormally: {e}", path.display()))?
         .map_err(|e| e.to_string())?;
     let summary = finished.summary;
-    let mut out = run_out(&path, None)?;
+    let mut out = run_out(&server.setup.roots, &path, None)?;
     out.status = summary.status.as_str().to_string();
     out.reason = summary.reason;
     out.totals = Some((&summary.totals).into());
     structured(&out)
 }
 
-/// Sends one progress notification, when the client asked for them; a client that is gone
-/// is no error of the run's.
-async fn notify(peer: &Peer<RoleServer>, token: Option<ProgressToken>, note: Note) {
+/// The session and request of a call made over streamable HTTP in a session, which the HTTP
+/// gate stops when the client closes its stream or ends the session.
+fn http_call(context: &RequestContext<RoleServer>) -> Option<HttpCall> {
+    let parts = context.extensions.get::<axum::http::request::Parts>()?;
+    let session = parts.headers.get("mcp-session-id")?.to_str().ok()?;
+    let id = serde_json::to_value(&context.id).ok()?;
+    Some(HttpCall {
+        session: session.to_string(),
+        request: HttpCall::key(&id),
+    })
+}
+
+/// Sends one progress notification (secrets masked), when the client asked for them; a
+/// client that is gone is no error of the run's.
+async fn notify(peer: &Peer<RoleServer>, token: Option<ProgressToken>, note: Note, mask: &Mask) {
     let Some(token) = token else { return };
-    let mut param = ProgressNotificationParam::new(token, note.progress).with_message(note.message);
+    let message = mask.text(&note.message);
+    let mut param = ProgressNotificationParam::new(token, note.progress).with_message(message);
     if let Some(total) = note.total {
         param = param.with_total(total);
     }

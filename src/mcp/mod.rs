@@ -12,20 +12,32 @@
 //! - `progress.rs`: a run's events as progress notifications;
 //! - `runs.rs`: runs read from their files; `resources.rs`: plans and reports by `file://` URI;
 //! - `roots.rs`: [`Roots`], the folders a client's paths must stay within;
-//! - `serve.rs`: the two transports, and stopping with every run saved.
+//! - `plan_check.rs`: a file named as a plan, read and checked without quoting it;
+//! - `writable.rs`: the files a run writes beside its plan, none a symbolic link;
+//! - `mask.rs`: every secret the server knows, masked in all it sends;
+//! - `serve.rs`: the two transports, and stopping with every run saved;
+//! - `gate.rs`: what every HTTP request passes first (the bearer token, broken JSON, the
+//!   session cap, closed streams); `sessions.rs`: the HTTP sessions, capped and expired;
+//!   `token.rs`: the bearer token.
 //!
 //! See ARCHITECTURE.md, "The MCP server".
 
 pub mod active;
 pub mod calls;
+pub mod gate;
+pub mod mask;
+pub mod plan_check;
 pub mod progress;
 pub mod resources;
 pub mod roots;
 pub mod runs;
 pub mod serve;
 pub mod server;
+pub mod sessions;
 pub mod setup;
+pub mod token;
 pub mod tools;
+pub mod writable;
 
 pub use roots::Roots;
 pub use setup::{ResearchServer, Setup};

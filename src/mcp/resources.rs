@@ -22,7 +22,7 @@ pub fn list(server: &ResearchServer) -> Vec<Resource> {
     let mut out = Vec::new();
     for root in server.setup.roots.all() {
         let dir = root.join("runs");
-        let Ok(found) = runs::list(&dir, |p| server.active.state(p)) else {
+        let Ok(found) = runs::list(&server.setup.roots, &dir, |p| server.active.state(p)) else {
             continue;
         };
         for run in found {

@@ -3,7 +3,8 @@
 //! resource's URI) is resolved here before anything reads or writes it: a relative path is
 //! taken from the first root, symbolic links are resolved, and a path whose real location is
 //! outside every root is refused, with a message that says which folders are allowed, and
-//! whether a symbolic link is what leads out.
+//! whether a symbolic link is what leads out (never where it leads: that place is none of the
+//! client's business). The files beside a plan are checked here too ([`Roots::inside`]).
 
 use std::path::{Component, Path, PathBuf};
 
@@ -25,12 +26,11 @@ pub enum RootError {
         roots: String,
     },
     #[error(
-        "{what} `{path}` goes through a symbolic link to `{real}`, which is outside the folders this server may touch ({roots}): give a path that stays under them"
+        "{what} `{path}` goes through a symbolic link that leads outside the folders this server may touch ({roots}): give a path that stays under them"
     )]
     LinkLeaves {
         what: &'static str,
         path: String,
-        real: String,
         roots: String,
     },
     #[error("{what} `{path}` does not exist: {source}")]
@@ -97,11 +97,18 @@ impl Roots {
             return Err(RootError::LinkLeaves {
                 what,
                 path: raw.to_string(),
-                real: real.display().to_string(),
                 roots: self.shown(),
             });
         }
         Ok(real)
+    }
+
+    /// The real path of `path` (a file the server found, such as one beside a plan) when it
+    /// exists and lies within the roots; `None` when it is missing or a symbolic link leads
+    /// out, so that it is treated as absent: never read, never shown.
+    pub fn inside(&self, path: &Path) -> Option<PathBuf> {
+        let real = std::fs::canonicalize(path).ok()?;
+        self.contains(&real).then_some(real)
     }
 
     /// The roots for a message: `` `/a`, `/b` ``.
@@ -192,5 +199,16 @@ mod tests {
             roots.resolve("ok.json", "plan file").is_ok(),
             "a link that stays inside"
         );
+        let err = roots.resolve("link.json", "plan file").expect_err("leaves");
+        assert!(
+            !err.to_string().contains("secret.json"),
+            "where the link leads is not shown: {err}"
+        );
+        assert_eq!(
+            roots.inside(&root.join("ok.json")),
+            Some(roots.first().join("inside.json"))
+        );
+        assert_eq!(roots.inside(&root.join("link.json")), None);
+        assert_eq!(roots.inside(&root.join("none.json")), None);
     }
 }

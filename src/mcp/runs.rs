@@ -3,6 +3,11 @@
 //! last `run_finished` event ([`run_out`]); the runs of a folder ([`list`]). A run this server
 //! has in flight is `running`, whatever its file says; a plan without an outcome that this
 //! server is not running is `unfinished` (running elsewhere, or stopped by a crash).
+//!
+//! Every file is read only when its real path is within the roots ([`Roots::inside`]): a
+//! report, event log or plan in a folder of runs that is a symbolic link leading out is
+//! treated as absent, neither read nor named. A plan is read through
+//! [`plan_check`](super::plan_check), whose refusals quote nothing of the file.
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
@@ -10,11 +15,12 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::active::RunState;
+use super::plan_check;
+use super::roots::Roots;
 use super::tools::{RunEntry, RunOut, SourceOut, TotalsOut};
-use crate::files::{DEFAULT_MAX_BYTES, read_bounded};
+use crate::files::read_bounded;
 use crate::kernel::Totals;
 use crate::output::absolute;
-use crate::plan::store::parse_plan;
 use crate::plan::{Beside, PlanFile};
 
 /// How much of the end of an event log is read for the run's totals.
@@ -25,19 +31,18 @@ const REPORT_MAX_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Reads the plan file at `path` (a real path within the roots).
 pub fn read_plan(path: &Path) -> Result<PlanFile, String> {
-    let text = read_bounded(path, DEFAULT_MAX_BYTES).map_err(|e| e.to_string())?;
-    parse_plan(path, &text).map_err(|e| e.to_string())
+    plan_check::read_plan(path)
 }
 
-/// The run of the plan file at `path`, as `get_report` (and `research` at its end) gives it.
-pub fn run_out(path: &Path, state: Option<RunState>) -> Result<RunOut, String> {
+/// The run of the plan file at `path` (a real path within the roots), as `get_report` (and
+/// `research` at its end) gives it.
+pub fn run_out(roots: &Roots, path: &Path, state: Option<RunState>) -> Result<RunOut, String> {
     let plan = read_plan(path)?;
     let files = Beside::of(path);
-    let report = files
-        .report
-        .is_file()
-        .then(|| read_bounded(&files.report, REPORT_MAX_BYTES).ok())
-        .flatten();
+    let report = roots
+        .inside(&files.report)
+        .filter(|real| real.is_file())
+        .and_then(|real| read_bounded(&real, REPORT_MAX_BYTES).ok());
     let sources = plan
         .final_node()
         .map(|node| {
@@ -59,7 +64,11 @@ pub fn run_out(path: &Path, state: Option<RunState>) -> Result<RunOut, String> {
         report_markdown: report,
         sources,
         plan_file: absolute(path),
-        totals: last_totals(&files.events).as_ref().map(TotalsOut::from),
+        totals: roots
+            .inside(&files.events)
+            .and_then(|real| last_totals(&real))
+            .as_ref()
+            .map(TotalsOut::from),
     })
 }
 
@@ -72,8 +81,10 @@ fn status(plan: &PlanFile, state: Option<RunState>) -> String {
     }
 }
 
-/// The runs in `dir`: every `.json` file in it that reads as a plan file, newest first.
+/// The runs in `dir` (a real path within the roots): every `.json` file in it that lies
+/// within the roots and reads as a plan file, newest first.
 pub fn list(
+    roots: &Roots,
     dir: &Path,
     state: impl Fn(&Path) -> Option<RunState>,
 ) -> Result<Vec<RunEntry>, String> {
@@ -83,12 +94,17 @@ pub fn list(
     for entry in entries.flatten() {
         let path = entry.path();
         let is_json = path.extension().is_some_and(|e| e == "json");
-        if !is_json || !path.is_file() {
+        let inside = roots.inside(&path).filter(|real| real.is_file());
+        if !is_json || inside.is_none() {
             continue;
         }
         // Other JSON files sit beside plans (reviews, a batch's manifest): not runs.
         let Ok(plan) = read_plan(&path) else { continue };
         let report = Beside::of(&path).report;
+        let report = roots
+            .inside(&report)
+            .filter(|real| real.is_file())
+            .map(|_| report);
         runs.push((
             plan.created_at.clone().unwrap_or_default(),
             RunEntry {
@@ -96,7 +112,7 @@ pub fn list(
                 question: plan.question().to_string(),
                 status: status(&plan, state(&path)),
                 finished_at: plan.outcome.as_ref().map(|o| o.finished_at.clone()),
-                report_file: report.is_file().then(|| absolute(&report)),
+                report_file: report.as_deref().map(absolute),
             },
         ));
     }

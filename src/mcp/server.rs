@@ -2,19 +2,23 @@
 //! connection (the stdio one, or each HTTP session). It gives the server's description, lists the tools ([`super::tools`]) and the resources
 //! ([`super::resources`]), and sends each tool call to its function in [`super::calls`]; a
 //! call's failure (a path outside the roots, a setting that cannot be used, an unknown
-//! argument) is a tool result with `isError`, its message saying what to change. Nothing here
-//! writes to stdout: the transport owns it.
+//! argument) is a tool result with `isError`, its message saying what to change. Every
+//! answer goes out with the server's secrets masked ([`super::mask`]). A `tools/call` whose
+//! params do not fit (`arguments` given as a string) is invalid params that say which part is
+//! wrong, not "method not found". Nothing here writes to stdout: the transport owns it.
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, ErrorCode, Implementation, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::plan_check::kind;
 use super::setup::ResearchServer;
 use super::{calls, resources, tools};
 
@@ -78,12 +82,13 @@ impl ServerHandler for ResearchServer {
                 ));
             }
         };
-        Ok(result
-            .unwrap_or_else(|message| {
-                tracing::warn!("tool `{name}`: {message}");
-                CallToolResult::error(vec![ContentBlock::text(message)])
-            })
-            .into())
+        let mask = &self.setup.mask;
+        let result = result.unwrap_or_else(|message| {
+            let message = mask.text(&message);
+            tracing::warn!("tool `{name}`: {message}");
+            CallToolResult::error(vec![ContentBlock::text(message)])
+        });
+        Ok(mask.tool_result(result).into())
     }
 
     async fn list_resources(
@@ -93,7 +98,11 @@ impl ServerHandler for ResearchServer {
     ) -> Result<ListResourcesResult, ErrorData> {
         self.active.settled_all().await;
         // Runs come and go: a client must not keep this list.
-        Ok(ListResourcesResult::with_all_items(resources::list(self)).with_ttl_ms(0))
+        let listed = ListResourcesResult::with_all_items(resources::list(self)).with_ttl_ms(0);
+        self.setup
+            .mask
+            .message(&listed)
+            .ok_or_else(|| ErrorData::internal_error("cannot list the resources", None))
     }
 
     async fn read_resource(
@@ -102,9 +111,50 @@ impl ServerHandler for ResearchServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         self.active.settled_all().await;
-        resources::read(self, &request.uri)
+        let mask = &self.setup.mask;
+        let read = resources::read(self, &request.uri)
+            .map_err(|message| ErrorData::resource_not_found(mask.text(&message), None))?;
+        mask.message(&read)
             .map(Into::into)
-            .map_err(|message| ErrorData::resource_not_found(message, None))
+            .ok_or_else(|| ErrorData::internal_error("cannot send this resource", None))
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        // A request of a known method lands here when its params do not fit its type.
+        if request.method == "tools/call" {
+            return Err(ErrorData::invalid_params(
+                unfit_tool_call(request.params.as_ref()),
+                None,
+            ));
+        }
+        Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("no method `{}`", request.method),
+            None,
+        ))
+    }
+}
+
+/// What is wrong with the params of a `tools/call` that do not fit: the part, and its kind
+/// (never its value).
+fn unfit_tool_call(params: Option<&Value>) -> String {
+    let Some(params) = params.and_then(Value::as_object) else {
+        return "`tools/call` needs params: an object with `name` and `arguments`".into();
+    };
+    match (params.get("name"), params.get("arguments")) {
+        (Some(Value::String(_)), Some(arguments)) if !arguments.is_object() => format!(
+            "`arguments` is {}: it must be an object of the tool's arguments by name (e.g. {{\"plan_file\": \"runs/x.json\"}}), not JSON text in a string; `tools/list` gives each tool's input schema",
+            kind(arguments)
+        ),
+        (Some(Value::String(_)), _) => {
+            "the params of `tools/call` do not fit: give `name` (a string) and `arguments` (an object)".into()
+        }
+        _ => "`tools/call` needs `name`, the tool's name as a string: `tools/list` names them"
+            .into(),
     }
 }
 

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::active::Active;
+use super::mask::Mask;
 use super::roots::Roots;
 use super::tools::RunBounds;
 use crate::cli::RunArgs;
@@ -24,6 +25,8 @@ pub struct Setup {
     /// The process's HTTP pool, rate budgets and negotiation, which every run shares.
     pub base: Arc<Services>,
     pub log: LogOptions,
+    /// Every secret the server knows, masked in all it sends.
+    pub mask: Mask,
 }
 
 /// The server: one value, cloned for every connection.

@@ -35,6 +35,7 @@ pub const ISOLATED_VARS: &[&str] = &[
     "SEARXNG_API_KEY",
     "RUST_LOG",
     "RESEARCHFLOW_QUEUE",
+    "RESEARCHFLOW_MCP_TOKEN",
 ];
 
 /// The default time a run may take before it is killed.

@@ -9,6 +9,7 @@
 pub mod bin;
 pub mod browser;
 pub mod fault;
+pub mod mcp;
 pub mod mock_llm;
 pub mod mock_search;
 pub mod postgres;
