@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# End-to-end check of researchflow against a real OpenAI-compatible server (for instance the
-# llama-cpp-python server of /work/shared/tools/local-llm.sh). Not part of CI: it needs a live
+# End-to-end check of researchflow against a real OpenAI-compatible server (for instance
+# llama.cpp's server, or llama-cpp-python's, with a small model on loopback). Not part of CI: it needs a live
 # server and a small model may take many minutes.
 #
 #   RESEARCHFLOW_E2E_BASE_URL=http://127.0.0.1:18081/v1 RESEARCHFLOW_E2E_MODEL=gemma3 \

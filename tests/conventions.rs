@@ -229,3 +229,92 @@ async fn color_is_auto_always_or_never_and_the_flag_wins_over_no_color() {
     );
     view(&["--color", "sometimes"]).run().await.code(2);
 }
+
+/// The files of the repository a newcomer reads or runs: documents, scripts, sources, fixtures.
+fn shipped_files() -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut dirs: Vec<std::path::PathBuf> = ["src", "tests", "scripts", "docs", "prompts", ".ci"]
+        .iter()
+        .map(|d| root().join(d))
+        .collect();
+    for file in [
+        "README.md",
+        "ARCHITECTURE.md",
+        "RELIABILITY.md",
+        "Cargo.toml",
+        "agent.config.example.json",
+    ] {
+        out.push(root().join(file));
+    }
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("folder").flatten() {
+            let path = entry.path();
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => dirs.push(path),
+                Ok(t) if t.is_file() => out.push(path),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// README pointed at a specification in a folder beside the repository, which a clone lacks: nothing shipped may
+/// point outside the repository, and every relative link of the Markdown pages at the top
+/// (README, ARCHITECTURE, RELIABILITY, docs/) leads to a file that exists.
+#[test]
+fn nothing_shipped_points_outside_the_repository() {
+    // Spelt in two pieces, so that this file does not name it.
+    let outside = ["../", "shared/"].concat();
+    let absolute = ["/work/", "shared"].concat();
+    for path in shipped_files() {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        for needle in [&outside, &absolute] {
+            assert!(
+                !text.contains(needle.as_str()),
+                "`{}` points at `{needle}`, outside the repository",
+                path.display()
+            );
+        }
+    }
+    // Every example calls `researchflow`: the quick start installs it before the first one.
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
+    let install = readme
+        .find("cargo install --locked --path .")
+        .expect("README installs the command");
+    let examples = readme.find("## The two commands").expect("the quick start");
+    let first_call = examples
+        + readme[examples..]
+            .find("\nresearchflow ")
+            .expect("an example");
+    assert!(
+        install < first_call,
+        "README calls `researchflow` before it installs it"
+    );
+    let link = regex::Regex::new(r"\]\(([^)#\s]+)(#[^)]*)?\)").expect("regex");
+    let pages = [
+        "README.md",
+        "ARCHITECTURE.md",
+        "RELIABILITY.md",
+        "docs/SPEC.md",
+    ];
+    for page in pages {
+        let path = root().join(page);
+        let text = std::fs::read_to_string(&path).expect("page");
+        for found in link.captures_iter(&text) {
+            let target = &found[1];
+            // A URL with a scheme (`https:`, and the hostile `javascript:` examples RELIABILITY
+            // quotes) is no file of the repository.
+            if target.contains(':') {
+                continue;
+            }
+            let resolved = path.parent().expect("folder").join(target);
+            assert!(
+                resolved.exists(),
+                "`{page}` links to `{target}`, which does not exist"
+            );
+        }
+    }
+}
