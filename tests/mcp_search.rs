@@ -80,7 +80,26 @@ impl Mcp {
     }
 
     /// The calls the server logged (each a JSON object of its arguments).
+    /// The calls the server logged, each without the process id that answered it.
     fn calls(&self) -> Vec<Value> {
+        let mut calls = self.logged();
+        for call in &mut calls {
+            if let Some(call) = call.as_object_mut() {
+                call.remove("pid");
+            }
+        }
+        calls
+    }
+
+    /// The process id of the server that took each call.
+    fn pids(&self) -> Vec<u64> {
+        self.logged()
+            .iter()
+            .filter_map(|c| c["pid"].as_u64())
+            .collect()
+    }
+
+    fn logged(&self) -> Vec<Value> {
         if self.log.exists() {
             read_ndjson(&self.log)
         } else {
@@ -249,6 +268,19 @@ async fn a_server_that_never_answers_times_out_like_any_search() {
     let errors = mcp.b_errors();
     assert!(errors.contains("did not answer within"), "{errors}");
     assert_eq!(mcp.calls().len(), 4, "each attempt starts the server again");
+    // Every server it gave up on is gone with the run (each outlived it before, one a retry).
+    let pids = mcp.pids();
+    assert_eq!(pids.len(), 4, "{:?}", mcp.calls());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let alive = || {
+        pids.iter()
+            .filter(|pid| std::path::Path::new(&format!("/proc/{pid}")).exists())
+            .count()
+    };
+    while alive() > 0 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(alive(), 0, "servers left running: {pids:?}");
 }
 
 #[tokio::test]

@@ -201,6 +201,10 @@ impl McpSearch {
             McpServer::Command(argv) => {
                 let mut command = tokio::process::Command::new(&argv[0]);
                 command.args(&argv[1..]);
+                // A server that hangs is abandoned when its call times out: rmcp kills it from
+                // a task, which never runs once the process is ending, so the child would
+                // outlive us (one per retry). Dropped, it is killed at once.
+                command.kill_on_drop(true);
                 for name in self.secret_variables() {
                     command.env_remove(name);
                 }

@@ -8,7 +8,8 @@ web URL.
 Options:
   --http           serve streamable HTTP on 127.0.0.1 (a free port, printed on stdout as
                    `PORT <n>`) instead of stdio
-  --log FILE       append the arguments of every call to FILE, one JSON object a line
+  --log FILE       append the arguments of every call to FILE, one JSON object a line, with
+                   the server's process id (`pid`)
   --log-env        add to each logged call the environment variables named OPENAI_API_KEY
                    or RF_TEST_* that the server was started with
   --crash          exit mid-call, every call (the process dies, the answer never comes)
@@ -49,7 +50,7 @@ def web_search(query: str, limit: int = 5) -> list[dict]:
     """Search the web."""
     if args.log:
         with open(args.log, "a") as log:
-            call = {"query": query, "limit": limit}
+            call = {"query": query, "limit": limit, "pid": os.getpid()}
             if args.log_env:
                 call["env"] = {
                     k: v for k, v in os.environ.items() if k == "OPENAI_API_KEY" or k.startswith("RF_TEST_")
