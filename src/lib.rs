@@ -29,7 +29,8 @@
 //! - [`diagnostics`]: the one findings shape shared by every check.
 //! - [`prompts`]: the system prompts; [`text`]: small text helpers; [`markdown`]: model text
 //!   made safe in Markdown; [`clock`]: timestamps;
-//!   [`atomic`]: the one atomic file write; [`files`]: the one bounded file read.
+//!   [`atomic`]: the one atomic file write; [`files`]: the one bounded file read;
+//!   [`in_corpus`]: a local document's place in its corpus.
 //! - [`exit`]: exit codes; [`logging`]: tracing set-up.
 
 pub mod agents;
@@ -44,6 +45,7 @@ pub mod eval;
 pub mod exit;
 pub mod files;
 pub mod http;
+pub mod in_corpus;
 pub mod kernel;
 pub mod llm;
 pub mod lockfile;

@@ -187,6 +187,7 @@ mod tests {
             url: format!("https://example.test/{n}"),
             title: format!("T{n}"),
             snippet: None,
+            in_corpus: None,
         }
     }
 
@@ -253,6 +254,7 @@ mod tests {
             url: url.into(),
             title: title.into(),
             snippet: None,
+            in_corpus: None,
         }
     }
 

@@ -31,6 +31,7 @@ const LAYERS: &[&[&str]] = &[
         "cli",
         "atomic",
         "files",
+        "in_corpus",
         "markdown",
         "lockfile",
         "web_providers",

@@ -142,6 +142,7 @@ fn node() -> impl Strategy<Value = Node> {
             url,
             title,
             snippet,
+            in_corpus: None,
         },
     );
     let rest = (

@@ -112,6 +112,7 @@ async fn hits_are_what_the_mock_served() {
                 title: result_title(QUERY, 1),
                 url: result_url(QUERY, 1),
                 snippet: result_snippet(QUERY, 1),
+                in_corpus: None,
             },
             "{kind:?}"
         );

@@ -111,6 +111,7 @@ fn node(g: &mut Gen) -> Node {
             url: g.text(20),
             title: g.text(20),
             snippet: None,
+            in_corpus: None,
         })
         .collect();
     n.truncated = g.rng.bool();

@@ -218,6 +218,7 @@ mod tests {
             url: "https://s.test/x".into(),
             title: title.into(),
             snippet: Some(snippet.into()),
+            in_corpus: None,
         }
     }
 

@@ -142,6 +142,7 @@ mod tests {
             url: format!("https://example.test/{n}"),
             title: format!("T{n}"),
             snippet: None,
+            in_corpus: None,
         }
     }
 
@@ -190,6 +191,7 @@ mod tests {
             url: "https://x.test/a".into(),
             title: "Title\n[2] Forged — https://evil.test".into(),
             snippet: None,
+            in_corpus: None,
         };
         assert_eq!(
             source_line(1, &s),

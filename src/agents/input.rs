@@ -93,6 +93,7 @@ mod tests {
             url: "https://x.test/1".into(),
             title: "X".into(),
             snippet: None,
+            in_corpus: None,
         }];
         let c = Node::new(
             id("c"),
@@ -134,6 +135,7 @@ mod tests {
                     url: format!("https://x.test/{id}/{k}"),
                     title: format!("Source {k} of {id}"),
                     snippet: None,
+                    in_corpus: None,
                 })
                 .collect();
             plan.nodes.push(node);

@@ -92,6 +92,7 @@ impl SearchAgent<'_> {
                         // Web hits come clean; any other provider's are made so here.
                         title: one_line(&h.title, TITLE_MAX_CHARS),
                         snippet: Some(snippet_of(h)),
+                        in_corpus: h.in_corpus.clone(),
                     })
                     .collect();
                 let (block, cuts) = format_hits(&search.provider_name(), &queries, &hits);
@@ -252,6 +253,7 @@ mod tests {
             title: format!("T{n}"),
             url: format!("https://x.test/{n}"),
             snippet: snippet.to_string(),
+            in_corpus: None,
         }
     }
 

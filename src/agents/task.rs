@@ -244,6 +244,7 @@ mod tests {
                 url: "file:///c/a.md".into(),
                 title: "Ti\u{9b}31mtle\nforged".into(),
                 snippet: None,
+                in_corpus: None,
             }],
             ..TaskOutput::default()
         }

@@ -234,6 +234,7 @@ mod tests {
             url: "https://s.test".into(),
             title: "Cell life".into(),
             snippet: Some("LFP cells last 6000 cycles.".into()),
+            in_corpus: None,
         }];
         let text = question(&claims, &[0], &sources);
         assert!(text.contains("Claim 1: Cells last long."), "{text}");

@@ -1,19 +1,20 @@
 //! A summary's citation numbers read as the sources they name: `[3]` of a node whose third
-//! source is `https://x/a` reads `[https://x/a]`. Two runs that cite the same sources under
-//! other numbers (the sources were found in another order) then say the same thing, and
-//! `diff` does not report a renumbering as a changed finding. Pure text work.
+//! source is `https://x/a` reads `[https://x/a]` (a local document: its place in its corpus,
+//! [`Keying::citation_key`]). Two runs that cite the same sources under other numbers (the
+//! sources were found in another order, or in a corpus mounted elsewhere) then say the same
+//! thing, and `diff` does not report a renumbering as a changed finding. Pure text work.
 
-use super::url::url_key;
+use super::url::Keying;
 use crate::plan::Source;
 
 /// A citation is at most this long (`[1, 2, 3, ...]`): a longer bracket is text.
 const MAX_CITATION_CHARS: usize = 64;
 
 /// `summary` with each citation `[n]` or `[n, m, ...]` (numbers 1-based into `sources`)
-/// written with the sources' URL keys instead of the numbers. A bracket whose numbers do not
-/// all name a source is left as it is, so a number changed to one without a source is still
-/// a change.
-pub fn cited_by_url(summary: &str, sources: &[Source]) -> String {
+/// written with the sources' keys (by `keying`) instead of the numbers. A bracket whose
+/// numbers do not all name a source is left as it is, so a number changed to one without a
+/// source is still a change.
+pub fn cited_by_key(summary: &str, sources: &[Source], keying: Keying) -> String {
     let mut out = String::with_capacity(summary.len());
     let mut rest = summary;
     while let Some(open) = rest.find('[') {
@@ -22,11 +23,11 @@ pub fn cited_by_url(summary: &str, sources: &[Source]) -> String {
         let named = after
             .find(']')
             .filter(|&close| close <= MAX_CITATION_CHARS)
-            .and_then(|close| Some((close, urls(&after[..close], sources)?)));
+            .and_then(|close| Some((close, keys(&after[..close], sources, keying)?)));
         match named {
-            Some((close, urls)) => {
+            Some((close, keys)) => {
                 out.push('[');
-                out.push_str(&urls.join(", "));
+                out.push_str(&keys.join(", "));
                 out.push(']');
                 rest = &after[close + 1..];
             }
@@ -40,15 +41,15 @@ pub fn cited_by_url(summary: &str, sources: &[Source]) -> String {
     out
 }
 
-/// The URL keys of the comma-separated numbers of `inner`, or `None` when it is not a list of
-/// numbers that all name a source.
-fn urls<'a>(inner: &str, sources: &'a [Source]) -> Option<Vec<&'a str>> {
+/// The keys of the sources the comma-separated numbers of `inner` name, or `None` when it is
+/// not a list of numbers that all name a source.
+fn keys(inner: &str, sources: &[Source], keying: Keying) -> Option<Vec<String>> {
     inner
         .split(',')
         .map(|n| {
             let n: usize = n.trim().parse().ok()?;
             let source = sources.get(n.checked_sub(1)?)?;
-            Some(url_key(&source.url))
+            Some(keying.citation_key(source))
         })
         .collect()
 }
@@ -57,12 +58,17 @@ fn urls<'a>(inner: &str, sources: &'a [Source]) -> Option<Vec<&'a str>> {
 mod tests {
     use super::*;
 
+    fn cited_by_url(summary: &str, sources: &[Source]) -> String {
+        cited_by_key(summary, sources, Keying::Url)
+    }
+
     fn sources(urls: &[&str]) -> Vec<Source> {
         urls.iter()
             .map(|u| Source {
                 url: (*u).into(),
                 title: String::new(),
                 snippet: None,
+                in_corpus: None,
             })
             .collect()
     }

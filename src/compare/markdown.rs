@@ -19,6 +19,9 @@ pub const TITLE_MAX_CHARS: usize = 300;
 /// The longest excerpt of a summary shown, in characters.
 pub const SUMMARY_MAX_CHARS: usize = 600;
 
+/// How many hex digits of a local document's text hash are shown.
+const HASH_SHOWN: usize = 8;
+
 /// The digest of `d` between the plan files named `old_name` and `new_name`: a heading, the
 /// counts, then one section per non-empty list, or "No change.".
 pub fn to_markdown(d: &PlanDiff, old_name: &str, new_name: &str) -> String {
@@ -92,17 +95,27 @@ fn sources_section(out: &mut String, heading: &str, sources: &[Source]) {
     }
 }
 
-/// `- [title](url)` for an `http(s)` URL, else `- title (`url`)`, which no viewer follows.
+/// `- [title](url)` for an `http(s)` URL, else `- title (`url`)`, which no viewer follows; a
+/// local document with the start of its text's hash (`text `3f2a9c1b``), which tells a
+/// revised document from the one it replaced.
 fn source_line(source: &Source) -> String {
     let url = source.url.trim();
     let title = inline(&source.title);
+    let shown = match &source.in_corpus {
+        Some(at) => format!(
+            "{}, text {}",
+            code(url),
+            code(&at.sha256.chars().take(HASH_SHOWN).collect::<String>())
+        ),
+        None => code(url),
+    };
     if is_web_url(url) {
         let text = if title.is_empty() { inline(url) } else { title };
         format!("- [{text}]({})\n", link_target(url))
     } else if title.is_empty() {
-        format!("- {}\n", code(url))
+        format!("- {shown}\n")
     } else {
-        format!("- {title} ({})\n", code(url))
+        format!("- {title} ({shown})\n")
     }
 }
 
@@ -175,6 +188,7 @@ mod tests {
             url: url.into(),
             title: title.into(),
             snippet: None,
+            in_corpus: None,
         }
     }
 
@@ -208,6 +222,24 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("No change."), "{text}");
+    }
+
+    #[test]
+    fn a_local_document_shows_the_start_of_its_text_hash() {
+        let mut doc = src("file:///c/a.md", "Notes");
+        doc.in_corpus = Some(crate::in_corpus::InCorpus {
+            path: "a.md".into(),
+            sha256: "3f2a9c1b0d".repeat(6),
+        });
+        let d = PlanDiff {
+            sources_new: vec![doc],
+            ..empty()
+        };
+        let text = to_markdown(&d, "a", "b");
+        assert!(
+            text.contains("- Notes (`file:///c/a.md`, text `3f2a9c1b`)\n"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! [`diff`]: two plan files of one question compared, old against new.
 //!
-//! - Sources are compared by URL ([`super::url::url_key`]) across every node, each listed once,
-//!   with the first URL as written and the first non-empty title seen.
+//! - Sources are compared by URL ([`super::url::url_key`]), a local document by its place in
+//!   its corpus and the hash of its text when both plans record it ([`Keying`]), across every
+//!   node, each listed once, with the first URL as written and the first non-empty title seen.
 //! - Nodes are matched by title, case, punctuation and white space ignored
 //!   ([`crate::text::normalized`]); the start node (the question) is not a finding and is left
 //!   out. Two nodes with the same title in one plan pair with the other plan's in file order.
@@ -9,8 +10,9 @@
 //!   planner may name them after anything, and they answer the same question.
 //! - A pair is changed when the summaries differ once trimmed and with white space collapsed,
 //!   so a model's re-wrapped lines are not news, and with each citation number read as the
-//!   URL it names in its node's sources ([`super::citations`]), so sources found in another
-//!   order (`[3]` one day, `[5]` the next, for the same page) are not news either.
+//!   source it names in its node's sources ([`super::citations`]), so sources found in another
+//!   order (`[3]` one day, `[5]` the next, for the same page) or in a corpus mounted elsewhere
+//!   are not news either.
 //! - Order is the new plan's, then the old plan's for what is gone, so the same two files
 //!   always give the same digest.
 
@@ -18,8 +20,8 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde::Serialize;
 
-use super::citations::cited_by_url;
-use super::url::url_key;
+use super::citations::cited_by_key;
+use super::url::Keying;
 use crate::plan::{FINAL_BATCH, Node, NodeStatus, NodeType, PlanFile, Source};
 use crate::text::{collapsed, normalized};
 
@@ -78,8 +80,9 @@ impl PlanDiff {
 
 /// What changed from `old` to `new`; the rules are in the module documentation.
 pub fn diff(old: &PlanFile, new: &PlanFile) -> PlanDiff {
-    let old_sources = sources_of(old);
-    let new_sources = sources_of(new);
+    let keying = Keying::of(old, new);
+    let old_sources = sources_of(old, keying);
+    let new_sources = sources_of(new, keying);
     let matching = match_nodes(old, new);
     PlanDiff {
         question_old: old.question().to_string(),
@@ -89,7 +92,7 @@ pub fn diff(old: &PlanFile, new: &PlanFile) -> PlanDiff {
         changed: matching
             .pairs
             .iter()
-            .filter(|(o, n)| said(o) != said(n))
+            .filter(|(o, n)| said(o, keying) != said(n, keying))
             .map(|(o, n)| ChangedNode {
                 title: n.title.clone(),
                 old_node: o.node_id.to_string(),
@@ -103,17 +106,17 @@ pub fn diff(old: &PlanFile, new: &PlanFile) -> PlanDiff {
     }
 }
 
-/// Every source of `plan` once, in plan order, keyed by [`url_key`]. A source without a URL
+/// Every source of `plan` once, in plan order, keyed by `keying`. A source without a URL
 /// names nothing to compare and is left out.
-fn sources_of(plan: &PlanFile) -> Vec<(&str, Source)> {
-    let mut out: Vec<(&str, Source)> = Vec::new();
-    let mut at: HashMap<&str, usize> = HashMap::new();
+fn sources_of(plan: &PlanFile, keying: Keying) -> Vec<(String, Source)> {
+    let mut out: Vec<(String, Source)> = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
     for source in plan.nodes.iter().flat_map(|n| &n.sources) {
-        let key = url_key(&source.url);
-        if key.is_empty() {
+        let key = keying.source_key(source);
+        if key.is_empty() || source.url.trim().is_empty() {
             continue;
         }
-        match at.get(key) {
+        match at.get(&key) {
             // Keep the first title seen; an empty one is no title, so a later one fills it.
             Some(&i) => {
                 if let Some((_, kept)) = out.get_mut(i)
@@ -123,13 +126,14 @@ fn sources_of(plan: &PlanFile) -> Vec<(&str, Source)> {
                 }
             }
             None => {
-                at.insert(key, out.len());
+                at.insert(key.clone(), out.len());
                 out.push((
                     key,
                     Source {
                         url: source.url.trim().to_string(),
                         title: source.title.clone(),
                         snippet: None,
+                        in_corpus: source.in_corpus.clone(),
                     },
                 ));
             }
@@ -139,8 +143,8 @@ fn sources_of(plan: &PlanFile) -> Vec<(&str, Source)> {
 }
 
 /// The sources of `these` whose key `others` lacks, in order.
-fn only_in(these: &[(&str, Source)], others: &[(&str, Source)]) -> Vec<Source> {
-    let known: HashSet<&str> = others.iter().map(|(k, _)| *k).collect();
+fn only_in(these: &[(String, Source)], others: &[(String, Source)]) -> Vec<Source> {
+    let known: HashSet<&String> = others.iter().map(|(k, _)| k).collect();
     these
         .iter()
         .filter(|(k, _)| !known.contains(k))
@@ -226,9 +230,10 @@ fn node_ref(node: &Node) -> NodeRef {
     }
 }
 
-/// What a node's summary says, for comparison: white space collapsed, citations by URL.
-fn said(node: &Node) -> String {
-    collapsed(&cited_by_url(&node.summary, &node.sources))
+/// What a node's summary says, for comparison: white space collapsed, citations by the
+/// sources they name.
+fn said(node: &Node, keying: Keying) -> String {
+    collapsed(&cited_by_key(&node.summary, &node.sources, keying))
 }
 
 #[cfg(test)]
@@ -254,6 +259,7 @@ mod tests {
                     url: (*u).into(),
                     title: format!("title of {u}"),
                     snippet: None,
+                    in_corpus: None,
                 })
                 .collect();
             plan.nodes.push(node);
@@ -311,16 +317,19 @@ mod tests {
             url: "https://x.example/a/".into(),
             title: "Second title".into(),
             snippet: None,
+            in_corpus: None,
         });
         new.nodes[1].sources.push(Source {
             url: "https://x.example/a".into(),
             title: "Third title".into(),
             snippet: None,
+            in_corpus: None,
         });
         new.nodes[1].sources.push(Source {
             url: "  ".into(),
             title: "No URL".into(),
             snippet: None,
+            in_corpus: None,
         });
         let d = diff(&plan(&[]), &new);
         assert_eq!(d.sources_new.len(), 1, "{:?}", d.sources_new);
@@ -410,6 +419,47 @@ mod tests {
             &["https://x/b", "https://x/c", "https://x/a/"],
         )]);
         assert_eq!(diff(&old, &other_source).changed.len(), 1);
+    }
+
+    /// Local documents as two runs found them, the second in a copy of the corpus elsewhere:
+    /// each `(path, text hash)` under its corpus folder `root`.
+    fn local_plan(root: &str, docs: &[(&str, &str)], summary: &str) -> PlanFile {
+        let mut plan = plan(&[("b", "T", 2, summary, &[])]);
+        plan.nodes[1].sources = docs
+            .iter()
+            .map(|(path, sha256)| Source {
+                url: format!("file://{root}/{path}"),
+                title: format!("title of {path}"),
+                snippet: None,
+                in_corpus: Some(crate::in_corpus::InCorpus {
+                    path: (*path).into(),
+                    sha256: (*sha256).into(),
+                }),
+            })
+            .collect();
+        plan
+    }
+
+    #[test]
+    fn a_corpus_moved_elsewhere_is_no_change_and_a_revised_document_is_new() {
+        let docs = [("a.md", "f00d"), ("sub/b.md", "cafe")];
+        let old = local_plan("/mnt/a/corpus", &docs, "A holds [1]. B holds [2].");
+        let moved = local_plan("/home/x/copy", &docs, "A holds [1]. B holds [2].");
+        assert!(diff(&old, &moved).is_empty(), "{:?}", diff(&old, &moved));
+        let revised = local_plan(
+            "/home/x/copy",
+            &[("a.md", "beef"), ("sub/b.md", "cafe")],
+            "A holds [1]. B holds [2].",
+        );
+        let d = diff(&old, &revised);
+        assert_eq!(urls(&d.sources_new), ["file:///home/x/copy/a.md"]);
+        assert_eq!(urls(&d.sources_gone), ["file:///mnt/a/corpus/a.md"]);
+        assert!(
+            d.changed.is_empty(),
+            "the same words citing the same document"
+        );
+        let other = local_plan("/home/x/copy", &docs, "A holds [2]. B holds [1].");
+        assert_eq!(diff(&old, &other).changed.len(), 1);
     }
 
     #[test]

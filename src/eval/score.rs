@@ -261,6 +261,7 @@ mod tests {
                 url: u.to_string(),
                 title: String::new(),
                 snippet: None,
+                in_corpus: None,
             })
             .collect();
         plan.nodes.push(fin);

@@ -9,6 +9,8 @@
 //! is `null` when unknown is an `Option`; one that is left out when it does not apply says so
 //! with `skip_serializing_if`.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -46,6 +48,8 @@ pub enum Event {
         updated: usize,
         removed: usize,
         unchanged: usize,
+        /// The files not indexed, counted by type (`.png`: 5).
+        skipped: BTreeMap<String, usize>,
         warnings: Vec<String>,
     },
 

@@ -4,6 +4,7 @@
 //! its local index, and the transcript a replay answers from. A command builds them with
 //! [`Services::new`] and hands them on; nothing else wires an HTTP client or a gate.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -162,6 +163,7 @@ impl Services {
             updated: report.updated,
             removed: report.removed,
             unchanged: report.unchanged,
+            skipped: report.skipped.clone(),
             warnings: report.warnings.clone(),
         })
     }
@@ -199,14 +201,26 @@ async fn search_client(services: &Services) -> Result<Option<SearchClient>, Comm
             tracing::warn!("corpus: {w}");
         }
         tracing::info!(
-            "local index: {} document(s); {} read, {} added, {} updated, {} removed, {} unchanged",
+            "local index: {} document(s); {} read, {} added, {} updated, {} removed, {} unchanged{}",
             report.documents,
             report.read,
             report.added,
             report.updated,
             report.removed,
-            report.unchanged
+            report.unchanged,
+            skipped_note(&report.skipped)
         );
     }
     Ok(client)
+}
+
+/// `; skipped: 5 .png, 2 .so` (most first), or nothing when every file was indexed.
+fn skipped_note(skipped: &BTreeMap<String, usize>) -> String {
+    if skipped.is_empty() {
+        return String::new();
+    }
+    let mut counts: Vec<(&String, &usize)> = skipped.iter().collect();
+    counts.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let named: Vec<String> = counts.iter().map(|(t, n)| format!("{n} {t}")).collect();
+    format!("; skipped: {}", named.join(", "))
 }

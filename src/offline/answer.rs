@@ -450,6 +450,7 @@ mod tests {
                 url: format!("file:///c/d{k}.md"),
                 title: format!("D{k}"),
                 snippet: None,
+                in_corpus: None,
             })
             .collect()
     }

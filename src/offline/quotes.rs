@@ -15,7 +15,7 @@ use crate::llm::CallObserver;
 use crate::plan::{Claim, Info, NodeType, Source};
 use crate::search::SearchClient;
 use crate::search::local::LocalIndex;
-use crate::text::collapsed;
+use crate::text::{collapsed, normalized};
 use crate::transcript::{Site, Tape};
 
 use super::answer::compose;
@@ -59,7 +59,7 @@ impl ExtractiveAgents {
         input: &TaskInput,
         observer: &dyn CallObserver,
     ) -> Result<TaskOutput, TaskError> {
-        let query = format!("{} {}", input.title.trim(), input.question.trim());
+        let query = task_query(&input.title, &input.question);
         let site = Site::node(input.node_id.to_string());
         let queries = std::slice::from_ref(&query);
         let hits = run_queries(&self.search, &self.tape, &site, queries, observer).await?;
@@ -69,6 +69,7 @@ impl ExtractiveAgents {
                 url: h.url.clone(),
                 title: h.title.clone(),
                 snippet: Some(snippet_of(h)),
+                in_corpus: h.in_corpus.clone(),
             })
             .collect();
         let candidates = self.candidates(&sources).await;
@@ -210,7 +211,7 @@ fn candidates_of(text: &str, source: usize) -> Vec<Candidate> {
 /// A summary task: the sentences of its inputs that best answer its title and the question.
 fn summary_of_inputs(input: &TaskInput) -> TaskOutput {
     let candidates = candidates_of(&input.context, 0);
-    let query = format!("{} {}", input.title, input.question);
+    let query = task_query(&input.title, &input.question);
     let picked = select(&candidates, &query, SEARCH_SENTENCES, SEARCH_SENTENCES);
     let quoted: Vec<String> = picked.iter().map(|&i| candidates[i].text.clone()).collect();
     let mut info = Info::default();
@@ -230,6 +231,18 @@ fn summary_of_inputs(input: &TaskInput) -> TaskOutput {
     }
 }
 
+/// What a task searches for: its title and the question, the question once. The first task
+/// of a round is the question itself (its own best documents are always searched), and a
+/// title that already holds the question is not followed by it again (`X? X?`).
+fn task_query(title: &str, question: &str) -> String {
+    let (title, question) = (title.trim(), question.trim());
+    if normalized(title).contains(&normalized(question)) {
+        title.to_string()
+    } else {
+        format!("{title} {question}")
+    }
+}
+
 /// The quoted sentences as a numbered list, introduced as what they are.
 fn numbered(quoted: &[String], from: &str) -> String {
     let mut text = format!(
@@ -242,4 +255,27 @@ fn numbered(quoted: &[String], from: &str) -> String {
         text.push_str(&format!("{}. {q}\n", n + 1));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_task_query_holds_the_question_once() {
+        let q = "Is libffi thread-safe?";
+        assert_eq!(task_query(q, q), q);
+        assert_eq!(
+            task_query(" is LIBFFI thread safe ", q),
+            "is LIBFFI thread safe"
+        );
+        assert_eq!(
+            task_query("Final report: Is libffi thread-safe?", q),
+            "Final report: Is libffi thread-safe?"
+        );
+        assert_eq!(
+            task_query("libffi manual", q),
+            "libffi manual Is libffi thread-safe?"
+        );
+    }
 }

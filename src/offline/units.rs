@@ -4,7 +4,9 @@
 //! it is quoted together with the sentences of its paragraph it follows from (at most
 //! [`MAX_LEANING`] back), as one exact slice of the text. One that has nothing to lean on (it
 //! opens its paragraph, or the whole would be too long to quote) stands alone, marked
-//! `orphan`, and ranks lower ([`super::select`]).
+//! `orphan`, and ranks lower ([`super::select`]). What opens a section (the text's start, a
+//! line after a blank one, as under a heading) begins no thought midway: there, only a word
+//! that points back leans, and one in lower case is a name (`libffi is...`).
 //!
 //! Two shapes of text lean the same way: a run-in label (`State of charge. How full a battery
 //! is...`, a glossary's or a FAQ's term too short to quote alone) is quoted with the sentence
@@ -78,13 +80,24 @@ pub struct Unit {
 /// The quotable units of `text`, one per quotable sentence, in order.
 pub fn units(text: &str) -> Vec<Unit> {
     let mut out = Vec::new();
+    // The text's start, and a line after a blank one (under a heading), open a section.
+    let mut opens_section = true;
     for line in lines(text) {
+        let opening = std::mem::replace(&mut opens_section, text[line.clone()].trim().is_empty());
         let sentences = sentence_ranges(text, line);
+        // What opens a section has nothing before it to lean on: a first word in lower case
+        // there is a name written so (`libffi`, `npm`), not a sentence begun mid-thought.
+        let leans_alone = |k: usize| {
+            let sentence = &text[sentences[k].clone()];
+            match k == 0 && opening {
+                true => points_back(sentence),
+                false => leans_back(sentence),
+            }
+        };
         // A run-in label leans forward: the sentence after it is quoted with it.
-        let label = sentences
-            .first()
-            .is_some_and(|s| !leans_back(&text[s.clone()]) && is_label(&text[s.clone()]));
-        let leans = |k: usize| leans_back(&text[sentences[k].clone()]) || (k == 1 && label);
+        let label =
+            !sentences.is_empty() && !leans_alone(0) && is_label(&text[sentences[0].clone()]);
+        let leans = |k: usize| leans_alone(k) || (k == 1 && label);
         for (k, sentence) in sentences.iter().enumerate() {
             let mut first = k;
             while first > 0 && k - first < MAX_LEANING && leans(first) {
@@ -158,13 +171,24 @@ fn is_label(sentence: &str) -> bool {
 
 /// Whether `sentence` starts mid-thought: in lower case, or with a word that points back.
 pub fn leans_back(sentence: &str) -> bool {
-    let word: String = sentence
+    first_word(sentence)
+        .chars()
+        .next()
+        .is_some_and(char::is_lowercase)
+        || points_back(sentence)
+}
+
+/// Whether `sentence` starts with a word that points back at what came before (`They`).
+fn points_back(sentence: &str) -> bool {
+    LEANS_BACK.contains(&first_word(sentence).to_lowercase().as_str())
+}
+
+fn first_word(sentence: &str) -> String {
+    sentence
         .trim_start_matches(|c: char| !c.is_alphanumeric())
         .chars()
         .take_while(|c| c.is_alphabetic())
-        .collect();
-    word.chars().next().is_some_and(char::is_lowercase)
-        || LEANS_BACK.contains(&word.to_lowercase().as_str())
+        .collect()
 }
 
 #[cfg(test)]
@@ -275,6 +299,30 @@ mod tests {
         ] {
             assert!(!leans_back(s), "{s}");
         }
+    }
+
+    /// Under a heading, a paragraph in lower case opens with a name: it leans on nothing and
+    /// what leans on it is quoted with it; a line in lower case within a section still leans.
+    #[test]
+    fn a_section_opening_in_lower_case_opens_with_a_name() {
+        let text = "2.7 Thread Safety\n\nlibffi is not completely thread-safe at all. However, \
+                    many of its parts are safe to call from threads.\n\
+                    libffi closures are the exception to this rule in every port.";
+        assert_eq!(
+            quoted(text),
+            [
+                ("libffi is not completely thread-safe at all.", false),
+                (
+                    "libffi is not completely thread-safe at all. However, many of its parts are \
+                     safe to call from threads.",
+                    false
+                ),
+                (
+                    "libffi closures are the exception to this rule in every port.",
+                    true
+                ),
+            ]
+        );
     }
 
     /// Too far back, or too long together: the sentence alone, ranked lower.

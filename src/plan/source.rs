@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::in_corpus::InCorpus;
+
 /// A search result a node drew on.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Source {
@@ -13,6 +15,10 @@ pub struct Source {
     /// text a claim citing it is checked against.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snippet: Option<String>,
+    /// A document of the local corpus: its path inside the corpus and the hash of its text,
+    /// which name it wherever the corpus is mounted (`diff` compares sources by them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_corpus: Option<InCorpus>,
 }
 
 /// A sentence that cites sources, and whether they support it.

@@ -218,6 +218,7 @@ mod tests {
             url: format!("https://s.test/{n}"),
             title: format!("Source {n}"),
             snippet: None,
+            in_corpus: None,
         }
     }
 

@@ -37,6 +37,7 @@ mod tests {
             title: format!("T {url}"),
             url: url.into(),
             snippet: String::new(),
+            in_corpus: None,
         }
     }
 

@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::in_corpus::InCorpus;
 use crate::text::{one_line, strip_controls};
 
 /// The longest title kept, in characters.
@@ -24,6 +25,9 @@ pub struct SearchHit {
     pub url: String,
     /// A short plain-text excerpt; may be empty.
     pub snippet: String,
+    /// A document of the local corpus: where it lies in the corpus and the hash of its text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_corpus: Option<InCorpus>,
 }
 
 impl SearchHit {
@@ -40,6 +44,7 @@ impl SearchHit {
             title: one_line(&title.unwrap_or_default(), TITLE_MAX_CHARS),
             url,
             snippet: strip_controls(&snippet.unwrap_or_default()),
+            in_corpus: None,
         })
     }
 }

@@ -91,6 +91,7 @@ fn sources_section(tree: &Tree) -> String {
                 url: url.to_string(),
                 title: title.to_string(),
                 snippet: None,
+                in_corpus: None,
             });
         }
     }

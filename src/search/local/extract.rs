@@ -1,15 +1,18 @@
 //! One corpus file to a title and plain text, or to the reason it is skipped: the kinds of
-//! document the index knows (by name), the size caps, binary detection, decoding
-//! ([`super::decode`]), the paragraphs of plain text ([`super::paragraphs`]: one line each,
-//! as the other kinds give their blocks) and the title rules shared by every kind.
+//! document the index knows (by name, a compressed one by its name without `.gz`), the size
+//! caps, binary detection, decoding ([`super::decode`]), the paragraphs of plain text
+//! ([`super::paragraphs`]: one line each, as the other kinds give their blocks) and the title
+//! rules shared by every kind ([`super::title`]). [`type_label`] names a file's type for the
+//! count of what the index skipped.
 //!
 //! Every problem becomes a warning naming the file and saying what to do, never an error: one
 //! bad file must not stop the index. This module reads one file at a time and never writes.
 
-use std::io::Read;
 use std::path::Path;
 
-use super::decode::{self, SNIFF_BYTES, Sniffed};
+use super::content::{self, Content, ReadError};
+use super::decode::{self, Sniffed};
+use super::title::{file_name, first_line_or_name};
 use super::{html, markdown, paragraphs, pdf};
 
 /// Indexed text is cut at this many bytes (a larger document is indexed in part, with a
@@ -19,8 +22,6 @@ pub const MAX_TEXT_BYTES: usize = 2 * 1024 * 1024;
 const MAX_HTML_BYTES: u64 = 8 * 1024 * 1024;
 /// A larger PDF is skipped: it must be read whole, and its text would be cut anyway.
 const MAX_PDF_BYTES: u64 = 64 * 1024 * 1024;
-/// A first line up to this many characters can be a title.
-const MAX_TITLE_CHARS: usize = 120;
 
 /// Names of plain-text files that source trees and systems ship without a telling extension,
 /// or with one that is not a kind (`COPYING.LESSER`, `README.Debian`).
@@ -59,8 +60,12 @@ pub enum Kind {
 impl Kind {
     /// The kind of a file by its name: its extension (any case), else [`Kind::Plain`] when it
     /// has none, only a version number for one (`Apache-2.0`), or a well-known plain-text
-    /// name; `None` for a file the index ignores (`photo.jpg`, `main.rs`).
+    /// name; `None` for a file the index ignores (`photo.jpg`, `main.rs`). A compressed file
+    /// is of the kind its name without `.gz` gives (`README.md.gz` is Markdown).
     pub fn of(path: &Path) -> Option<Kind> {
+        if content::is_gzip(path) {
+            return Kind::of(&content::content_name(path));
+        }
         let name = path.file_name()?.to_str()?;
         let Some(ext) = path.extension().and_then(|e| e.to_str()) else {
             return Some(Kind::Plain);
@@ -83,6 +88,28 @@ impl Kind {
     }
 }
 
+/// A file's type as a person names it, for the count of skipped files: its extension in lower
+/// case after any version numbers (`libffi.so.8` is `.so`), with the one before `.gz`
+/// (`.tar.gz`); `no extension` for a name without one.
+pub fn type_label(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    let mut extensions: Vec<&str> = name.split('.').skip(1).collect();
+    while extensions
+        .last()
+        .is_some_and(|e| !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit()))
+    {
+        extensions.pop();
+    }
+    match extensions.as_slice() {
+        [.., inner, "gz"] if !inner.is_empty() => format!(".{inner}.gz"),
+        [.., last] if !last.is_empty() => format!(".{last}"),
+        _ => "no extension".to_string(),
+    }
+}
+
 /// A document ready to index, with the warnings its reading raised (e.g. its text was cut).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Extracted {
@@ -95,7 +122,8 @@ pub struct Extracted {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
     Indexed(Extracted),
-    /// Not indexable as it is (empty, binary, a scanned PDF): remembered until the file changes.
+    /// Not indexable as it is (empty, binary, a scanned PDF, broken gzip): remembered until
+    /// the file changes.
     Skipped(String),
     /// Not a document (a binary or a script whose name gives no kind): remembered until the
     /// file changes, without a warning, like a file of an ignored kind.
@@ -104,28 +132,35 @@ pub enum Outcome {
     Unreadable(String),
 }
 
-/// Reads the file at `path` as a document of `kind`.
+/// Reads the file at `path` as a document of `kind` (decompressed when its name ends in `.gz`).
 pub fn extract(path: &Path, kind: Kind) -> Outcome {
     let shown = path.display().to_string();
     let cap = match kind {
         Kind::Markdown | Kind::Text | Kind::Plain => MAX_TEXT_BYTES as u64,
         Kind::Html => MAX_HTML_BYTES,
-        Kind::Pdf => MAX_PDF_BYTES + 1,
+        Kind::Pdf => MAX_PDF_BYTES,
     };
-    let (bytes, size) = match read_capped(path, cap, kind == Kind::Plain) {
+    let read = match content::read(path, cap, kind == Kind::Plain) {
         Ok(read) => read,
-        Err(e) => {
+        Err(ReadError::Io(e)) => {
             return Outcome::Unreadable(format!(
                 "skipped `{shown}`: cannot read it ({e}): check its permissions"
             ));
         }
+        Err(ReadError::Gzip(e)) => {
+            return Outcome::Skipped(format!(
+                "skipped `{shown}`: it is not valid gzip ({e}): decompress it or fix its name"
+            ));
+        }
     };
-    if bytes.iter().all(u8::is_ascii_whitespace) {
+    if read.bytes.iter().all(u8::is_ascii_whitespace) {
         return Outcome::Skipped(format!("skipped `{shown}`: it is empty"));
     }
+    // The name the content goes by: a title falls back to `README.md`, not `README.md.gz`.
+    let named = content::content_name(path);
     let mut warnings = Vec::new();
-    let (title, text) = match (kind, decode::sniff(&bytes)) {
-        (Kind::Pdf, _) => match pdf_text(&bytes, size, &shown) {
+    let (title, text) = match (kind, decode::sniff(&read.bytes)) {
+        (Kind::Pdf, _) => match pdf_text(&read, &shown) {
             Ok(text) => (None, text),
             Err(skipped) => return skipped,
         },
@@ -136,10 +171,9 @@ pub fn extract(path: &Path, kind: Kind) -> Outcome {
             ));
         }
         _ => {
-            let cut = size > cap;
             let (source, warning) = match kind {
-                Kind::Html => decode::html(&bytes, cut),
-                _ => decode::text(&bytes, cut),
+                Kind::Html => decode::html(&read.bytes, read.more),
+                _ => decode::text(&read.bytes, read.more),
             };
             warnings.extend(warning.map(|w| format!("`{shown}` {w}")));
             match kind {
@@ -147,21 +181,20 @@ pub fn extract(path: &Path, kind: Kind) -> Outcome {
                 Kind::Html => html::to_text(&source),
                 // The title from the lines as written, before paragraphs are joined.
                 _ => (
-                    Some(first_line_or_name(&source, path)),
+                    Some(first_line_or_name(&source, &named)),
                     paragraphs::join_wrapped(&source),
                 ),
             }
         }
     };
-    let read_in_part = kind != Kind::Pdf && size > cap;
-    let text = cap_text(text, size, read_in_part, &shown, &mut warnings);
+    let text = cap_text(text, &read, kind != Kind::Pdf, &shown, &mut warnings);
     if text.trim().is_empty() {
         return Outcome::Skipped(format!("skipped `{shown}`: it has no text"));
     }
     let title = match (title, kind) {
         (Some(title), _) => title,
-        (None, Kind::Markdown | Kind::Html) => file_name(path),
-        (None, _) => first_line_or_name(&text, path),
+        (None, Kind::Markdown | Kind::Html) => file_name(&named),
+        (None, _) => first_line_or_name(&text, &named),
     };
     Outcome::Indexed(Extracted {
         title,
@@ -170,15 +203,17 @@ pub fn extract(path: &Path, kind: Kind) -> Outcome {
     })
 }
 
-/// The text layer of a PDF of `size` bytes, or why it is skipped.
-fn pdf_text(bytes: &[u8], size: u64, shown: &str) -> Result<String, Outcome> {
-    if size > MAX_PDF_BYTES {
+/// The text layer of a PDF, or why it is skipped.
+fn pdf_text(read: &Content, shown: &str) -> Result<String, Outcome> {
+    if read.more {
+        let holds = if read.gzip { "holds" } else { "is" };
         return Err(Outcome::Skipped(format!(
-            "skipped `{shown}`: PDFs over {} MB are not indexed: split it or export its text",
+            "skipped `{shown}`: it {holds} a PDF over {} MB, which is not indexed: split it or \
+             export its text",
             MAX_PDF_BYTES >> 20
         )));
     }
-    match pdf::to_text(bytes) {
+    match pdf::to_text(&read.bytes) {
         Ok(text) if text.trim().is_empty() => Err(Outcome::Skipped(format!(
             "skipped `{shown}`: the PDF has no text layer (a scan?): run OCR on it to index it"
         ))),
@@ -189,27 +224,12 @@ fn pdf_text(bytes: &[u8], size: u64, shown: &str) -> Result<String, Outcome> {
     }
 }
 
-/// At most `cap` bytes of the file, and the file's size. With `sniff_first`, a file whose
-/// first bytes are not document text is read no further.
-fn read_capped(path: &Path, cap: u64, sniff_first: bool) -> std::io::Result<(Vec<u8>, u64)> {
-    let file = std::fs::File::open(path)?;
-    let size = file.metadata()?.len();
-    let mut reader = file.take(cap);
-    let first = if sniff_first { SNIFF_BYTES as u64 } else { cap };
-    let mut bytes = Vec::with_capacity(size.min(first) as usize);
-    (&mut reader).take(first).read_to_end(&mut bytes)?;
-    if sniff_first && decode::sniff(&bytes) == Sniffed::Text {
-        reader.read_to_end(&mut bytes)?;
-    }
-    Ok((bytes, size))
-}
-
 /// `text` cut to [`MAX_TEXT_BYTES`] on a character boundary, with a warning when it was
-/// longer or the file (of `size` bytes) was only `read_in_part`.
+/// longer or (with `cut_by_read`) when the file's content was read only up to its cap.
 fn cap_text(
     mut text: String,
-    size: u64,
-    read_in_part: bool,
+    read: &Content,
+    cut_by_read: bool,
     shown: &str,
     warnings: &mut Vec<String>,
 ) -> String {
@@ -221,35 +241,30 @@ fn cap_text(
         }
         text.truncate(at);
     }
-    if too_long || read_in_part {
+    if too_long || (cut_by_read && read.more) {
+        // A compressed file's size is what it holds, known up to the cap.
+        let held = mb(read.bytes.len() as u64);
+        let what = match (read.gzip, read.more) {
+            (true, true) => format!("holds over {held:.1} MB once decompressed"),
+            (true, false) => format!("holds {held:.1} MB once decompressed"),
+            (false, _) => format!("is {:.1} MB", mb(read.size)),
+        };
         warnings.push(format!(
-            "`{shown}` is {:.1} MB: only its beginning is indexed (up to {} MB of text): split it to index the rest",
-            size as f64 / (1024.0 * 1024.0),
+            "`{shown}` {what}: only its beginning is indexed (up to {} MB of text): split it to index the rest",
             MAX_TEXT_BYTES >> 20
         ));
     }
     text
 }
 
-/// The first non-empty line when it is short enough to be a title, else the file name.
-fn first_line_or_name(text: &str, path: &Path) -> String {
-    text.lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .filter(|l| l.chars().count() <= MAX_TITLE_CHARS)
-        .map(str::to_string)
-        .unwrap_or_else(|| file_name(path))
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
+fn mb(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::local::decode::SNIFF_BYTES;
 
     fn write(dir: &Path, name: &str, bytes: &[u8]) -> std::path::PathBuf {
         let path = dir.join(name);
@@ -280,6 +295,59 @@ mod tests {
         assert_eq!(Kind::of(Path::new("b.pdf")), Some(Kind::Pdf));
         assert_eq!(Kind::of(Path::new("b.rs")), None);
         assert_eq!(Kind::of(Path::new("photo.JPG")), None);
+    }
+
+    #[test]
+    fn a_compressed_file_is_of_the_kind_its_name_without_gz_gives() {
+        assert_eq!(
+            Kind::of(Path::new("changelog.Debian.gz")),
+            Some(Kind::Plain)
+        );
+        assert_eq!(Kind::of(Path::new("README.md.gz")), Some(Kind::Markdown));
+        assert_eq!(Kind::of(Path::new("faq.HTML.GZ")), Some(Kind::Html));
+        assert_eq!(Kind::of(Path::new("archive.tar.gz")), None);
+    }
+
+    #[test]
+    fn a_type_label_is_the_extension_a_person_names() {
+        for (name, label) in [
+            ("logo.PNG", ".png"),
+            ("libffi.so.8", ".so"),
+            ("libc.so.6.0.1", ".so"),
+            ("archive.tar.gz", ".tar.gz"),
+            ("data.gz", ".gz"),
+            ("tool", "no extension"),
+            ("Apache-2.0", "no extension"),
+        ] {
+            assert_eq!(type_label(Path::new(name)), label, "{name}");
+        }
+    }
+
+    /// A compressed document is read decompressed; its fallback title is its name without
+    /// `.gz`; one that is not gzip is skipped with a warning saying so.
+    #[test]
+    fn a_gzip_document_is_read_decompressed() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(b"## Calls\n\nA foreign function interface.\n")
+            .expect("gzip");
+        let bytes = gz.finish().expect("gzip");
+        let doc = indexed(extract(
+            &write(dir.path(), "README.md.gz", &bytes),
+            Kind::Markdown,
+        ));
+        assert_eq!(doc.title, "README.md");
+        assert!(
+            doc.text.contains("A foreign function interface."),
+            "{}",
+            doc.text
+        );
+        let w = skipped(extract(
+            &write(dir.path(), "NEWS.gz", b"not gzip"),
+            Kind::Plain,
+        ));
+        assert!(w.contains("NEWS.gz") && w.contains("not valid gzip"), "{w}");
     }
 
     #[test]

@@ -1,11 +1,13 @@
 //! What the local index gives back: a search result ([`LocalHit`]) and a whole stored document
-//! ([`Document`]), both naming the file by its `file://` URL and its canonical path.
+//! ([`Document`]), both naming the file by its `file://` URL and its canonical path; a result
+//! also by its place in the corpus ([`InCorpus`]), which a moved corpus keeps.
 //!
 //! Plain data; the conversion to the providers' common [`SearchHit`] lives here so the search
 //! client needs no knowledge of local results.
 
 use std::path::PathBuf;
 
+use crate::in_corpus::InCorpus;
 use crate::search::SearchHit;
 
 /// One document that matches a query.
@@ -18,6 +20,8 @@ pub struct LocalHit {
     pub passage: String,
     /// The canonical, absolute path.
     pub path: PathBuf,
+    /// Its path inside the corpus and the hash of its text.
+    pub in_corpus: InCorpus,
     /// BM25 score; higher is better, comparable only within one query.
     pub score: f32,
 }
@@ -29,6 +33,7 @@ impl LocalHit {
             title: self.title.clone(),
             url: self.url.clone(),
             snippet: self.passage.clone(),
+            in_corpus: Some(self.in_corpus.clone()),
         }
     }
 }

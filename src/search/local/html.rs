@@ -1,6 +1,7 @@
 //! HTML to plain text: the visible text of a page (no scripts, styles or markup) with one line
-//! per block element and white space collapsed as a browser shows it (kept in `<pre>`), and its
-//! title from `<title>`, else the first heading.
+//! per block element, a blank line around a heading or a caption (a paragraph of its own, not
+//! the start of the sentence under it), and white space collapsed as a browser shows it (kept
+//! in `<pre>`), and its title from `<title>`, else the first heading.
 //!
 //! The page goes through html5ever's tokenizer only, never a tree builder: one pass over the
 //! tokens, each handled in constant time (amortised), so the time is linear in the page
@@ -70,6 +71,11 @@ const BLOCKS: &[&str] = &[
 ];
 
 const HEADINGS: &[&str] = &["h1", "h2", "h3", "h4", "h5", "h6"];
+
+/// Elements that title what follows them: a paragraph of their own, set apart by blank lines,
+/// so that no sentence runs on from one into the text under it ("2.7 Thread Safety" over
+/// "libffi is not completely thread-safe.").
+const TITLES: &[&str] = &["h1", "h2", "h3", "h4", "h5", "h6", "caption"];
 
 /// The visible text of an HTML page and its title, if it has one.
 pub fn to_text(source: &str) -> (Option<String>, String) {
@@ -178,7 +184,17 @@ impl State {
         } else if HEADINGS.contains(&name) && self.wants_heading() {
             self.capture = Some(Capture::new(false));
         }
-        if BLOCKS.contains(&name) && self.hidden.is_empty() {
+        self.block_edge(name);
+    }
+
+    /// A block element starts or ends a line, a title a paragraph.
+    fn block_edge(&mut self, name: &str) {
+        if !self.hidden.is_empty() {
+            return;
+        }
+        if TITLES.contains(&name) {
+            self.text.paragraph();
+        } else if BLOCKS.contains(&name) {
             self.text.newline();
         }
     }
@@ -204,9 +220,7 @@ impl State {
                 }) = Some(text);
             }
         }
-        if BLOCKS.contains(&name) && self.hidden.is_empty() {
-            self.text.newline();
-        }
+        self.block_edge(name);
     }
 
     /// Closes the innermost open hidden element `i` and every one opened inside it.
@@ -296,6 +310,14 @@ impl Text {
         }
         self.space = false;
     }
+
+    /// Ends the line and leaves one blank line: a paragraph ends here.
+    fn paragraph(&mut self) {
+        self.newline();
+        if !self.out.is_empty() && !self.out.ends_with("\n\n") {
+            self.out.push('\n');
+        }
+    }
 }
 
 #[cfg(test)]
@@ -318,6 +340,21 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains('<'), "{text}");
+    }
+
+    /// A heading is a paragraph of its own: a blank line after it, so the sentence under it
+    /// (in lower case, as a name can be) is not read on from it.
+    #[test]
+    fn a_heading_or_a_caption_is_a_paragraph_of_its_own() {
+        let (_, text) = to_text(
+            "<p>Intro.</p><h2>2.7 Thread Safety</h2><p>libffi is not completely thread-safe.</p>\
+             <table><caption>Limits</caption><tr><td>threads</td></tr></table>",
+        );
+        assert_eq!(
+            text,
+            "Intro.\n\n2.7 Thread Safety\n\nlibffi is not completely thread-safe.\n\nLimits\n\n\
+             threads\n"
+        );
     }
 
     #[test]

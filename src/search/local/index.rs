@@ -8,7 +8,7 @@
 //! is split into terms by the index's analyzer and matched with BM25, word order adding to the
 //! score ([`super::query`]), so no query can fail.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -18,12 +18,14 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
 
+use super::extract::type_label;
 use super::hit::{Document, LocalHit};
 use super::manifest::{self, Loaded, Manifest};
 use super::query::Asked;
 use super::report::IndexReport;
 use super::schema::{self, Fields, StoredDoc};
 use super::{LocalSearchError, location, passage, rank, tokenizer, update, url, walk};
+use crate::in_corpus::InCorpus;
 
 /// The full-text index of one corpus folder.
 pub struct LocalIndex {
@@ -64,6 +66,7 @@ impl LocalIndex {
             .map_err(|e| LocalSearchError::index(&dir, e))?;
         let mut report = update.report;
         report.warnings = [walk.warnings, rebuilt, report.warnings].concat();
+        count_skipped(&mut report, walk.passed_over, &update.manifest);
         report.documents = usize::try_from(reader.searcher().num_docs()).unwrap_or(usize::MAX);
         if report.documents == 0 {
             return Err(LocalSearchError::NoDocuments { corpus });
@@ -117,10 +120,23 @@ impl LocalIndex {
                 url: url::file_url(&path),
                 passage: passage::best(&stored.body, &asked.terms, &mut analyzer),
                 title: stored.title,
+                in_corpus: InCorpus {
+                    path: self.relative(&path),
+                    sha256: stored.sha256,
+                },
                 path: PathBuf::from(path),
                 score,
             })
             .collect())
+    }
+
+    /// The canonical `path` of a document relative to the corpus folder, `/`-separated (every
+    /// document lies inside the corpus: the walk follows no link out of it).
+    fn relative(&self, path: &str) -> String {
+        Path::new(path)
+            .strip_prefix(&self.corpus)
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| path.to_string())
     }
 
     /// The best `limit` documents for `query`, and every other document that ties with the
@@ -201,6 +217,26 @@ fn to_document(stored: StoredDoc) -> Document {
         title: stored.title,
         path: PathBuf::from(stored.path),
         text: stored.body,
+    }
+}
+
+/// Adds to the report's count of skipped files those the walk `passed_over` and those the
+/// `manifest` holds as read but not indexed.
+fn count_skipped(
+    report: &mut IndexReport,
+    passed_over: BTreeMap<String, usize>,
+    manifest: &Manifest,
+) {
+    for (label, n) in passed_over {
+        *report.skipped.entry(label).or_default() += n;
+    }
+    for (path, entry) in &manifest.files {
+        if !entry.indexed {
+            *report
+                .skipped
+                .entry(type_label(Path::new(path)))
+                .or_default() += 1;
+        }
     }
 }
 
@@ -352,6 +388,10 @@ mod tests {
 
         let doc = index.document(&hits[0].url).expect("by url");
         assert!(doc.text.contains("fewer fires") && !doc.text.contains('#'));
+        // Its place in the corpus: the path inside it and the hash of the text indexed.
+        assert_eq!(hits[0].in_corpus.path, "solid.md");
+        let sha256 = format!("{:x}", <sha2::Sha256 as sha2::Digest>::digest(&doc.text));
+        assert_eq!(hits[0].in_corpus.sha256, sha256);
         assert_eq!(index.document(&path.to_string_lossy()), Some(doc));
         assert_eq!(index.document("file:///nowhere.md"), None);
         let all = index.documents().expect("documents");

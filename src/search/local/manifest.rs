@@ -16,8 +16,10 @@ use serde::{Deserialize, Serialize};
 /// The format of the manifest and of the index beside it (schema, tokenizer, and the text the
 /// extractors give); an index of another version is rebuilt. 2: HTML text with white space
 /// collapsed as a browser shows it, declared charsets, Latin-1 text read as such, plain text
-/// one line a paragraph. 3: word positions, for the query's adjacent pairs.
-pub const VERSION: u32 = 3;
+/// one line a paragraph. 3: word positions, for the query's adjacent pairs. 4: gzip-compressed
+/// documents, a heading a paragraph of its own, titles that are not header fields, the SHA-256
+/// of each text.
+pub const VERSION: u32 = 4;
 
 /// The manifest's file name in the index folder.
 pub const FILE_NAME: &str = "manifest.json";

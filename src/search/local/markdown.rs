@@ -1,5 +1,6 @@
 //! Markdown to plain text: the text a reader sees (no `#`, `*`, link targets or HTML tags) with
-//! one line per block, and the title from the first level-1 heading.
+//! one line per block, a heading set apart by blank lines, and the title from the first
+//! level-1 heading.
 //!
 //! Front matter (a YAML block between `---` lines) is left out. This module only converts text;
 //! it does not read files or decide what a document's title falls back to.
@@ -19,15 +20,17 @@ pub fn to_text(source: &str) -> (Option<String>, String) {
         match event {
             Event::Start(Tag::MetadataBlock(_)) => in_metadata = true,
             Event::End(TagEnd::MetadataBlock(_)) => in_metadata = false,
-            Event::Start(Tag::Heading {
-                level: HeadingLevel::H1,
-                ..
-            }) if title.is_none() => heading = Some(String::new()),
+            Event::Start(Tag::Heading { level, .. }) => {
+                paragraph_break(&mut text);
+                if level == HeadingLevel::H1 && title.is_none() {
+                    heading = Some(String::new());
+                }
+            }
             Event::End(TagEnd::Heading(_)) => {
                 if let Some(h) = heading.take().map(|h| h.trim().to_string()) {
                     title = Some(h).filter(|h| !h.is_empty());
                 }
-                text.push('\n');
+                paragraph_break(&mut text);
             }
             Event::Text(t) | Event::Code(t) if !in_metadata => {
                 text.push_str(&t);
@@ -52,6 +55,17 @@ pub fn to_text(source: &str) -> (Option<String>, String) {
     (title, text)
 }
 
+/// Ends the line and leaves one blank line, around a heading: it is a paragraph of its own,
+/// never the start of the sentence under it ("2.7 Thread Safety" over "libffi is not...").
+fn paragraph_break(text: &mut String) {
+    if text.is_empty() {
+        return;
+    }
+    while !text.ends_with("\n\n") {
+        text.push('\n');
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,6 +84,15 @@ mod tests {
         for markup in ["**", "](", "#", "front matter", "|"] {
             assert!(!text.contains(markup), "{markup} left in {text}");
         }
+    }
+
+    #[test]
+    fn a_heading_is_a_paragraph_of_its_own() {
+        let (_, text) = to_text("Intro.\n## 2.7 Thread Safety\nlibffi is not thread-safe.\n");
+        assert_eq!(
+            text,
+            "Intro.\n\n2.7 Thread Safety\n\nlibffi is not thread-safe.\n"
+        );
     }
 
     #[test]

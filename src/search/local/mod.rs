@@ -11,6 +11,7 @@
 //! never writes inside the corpus, never prints, and knows nothing of the config, the CLI or the
 //! plan file; see `ARCHITECTURE.md` for where search sits in a workflow step.
 
+pub mod content;
 pub mod decode;
 pub mod error;
 pub mod extract;
@@ -27,6 +28,7 @@ pub mod query;
 pub mod rank;
 pub mod report;
 pub mod schema;
+pub mod title;
 pub mod tokenizer;
 pub mod update;
 pub mod url;

@@ -2,6 +2,8 @@
 //! this open changed, and every warning about the corpus. Plain data; the caller decides how
 //! to show it (this module never prints).
 
+use std::collections::BTreeMap;
+
 /// What opening the index found and did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct IndexReport {
@@ -17,6 +19,10 @@ pub struct IndexReport {
     pub unchanged: usize,
     /// Files read (and parsed) by this open.
     pub read: usize,
+    /// The files of the corpus that are not indexed, counted by type (`.png`: 5,
+    /// `no extension`: 2): those whose name gives no kind, and those read and found not to be
+    /// documents (binary, empty, without text, unreadable). Hidden files are not counted.
+    pub skipped: BTreeMap<String, usize>,
     /// Every warning about the corpus, including those of files read by an earlier open that
     /// are still as they were (an empty file stays reported until it is fixed).
     pub warnings: Vec<String>,

@@ -1,14 +1,17 @@
 //! The tantivy schema of the local index: one tantivy document per corpus file, keyed by its
-//! canonical path, with a searchable and stored title and body.
+//! canonical path, with a searchable and stored title and body, and the SHA-256 of the body
+//! (stored only: it names the document's text wherever the corpus lies).
 //!
-//! Positions are not indexed (the search builds term queries, never phrase queries), which
-//! keeps the index small and its build fast. Changing the schema changes the index format:
+//! Title and body are indexed with word positions (the query's adjacent pairs and quoted
+//! phrases, [`super::query`]). Changing the schema changes the index format:
 //! bump `manifest::VERSION`. This module does not open or write an index.
 
 use tantivy::TantivyDocument;
 use tantivy::schema::{
     Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
 };
+
+use sha2::{Digest, Sha256};
 
 use super::tokenizer;
 use crate::search::hit::TITLE_MAX_CHARS;
@@ -21,6 +24,8 @@ pub struct Fields {
     pub path: Field,
     pub title: Field,
     pub body: Field,
+    /// The SHA-256 of the body, in lower-case hex.
+    pub sha256: Field,
 }
 
 /// A stored document as it comes back from the index.
@@ -29,6 +34,7 @@ pub struct StoredDoc {
     pub path: String,
     pub title: String,
     pub body: String,
+    pub sha256: String,
 }
 
 /// The schema of a new index.
@@ -42,6 +48,7 @@ pub fn schema() -> Schema {
     builder.add_text_field("path", STRING | STORED);
     builder.add_text_field("title", text.clone());
     builder.add_text_field("body", text);
+    builder.add_text_field("sha256", STORED);
     builder.build()
 }
 
@@ -52,6 +59,7 @@ impl Fields {
             path: schema.get_field("path")?,
             title: schema.get_field("title")?,
             body: schema.get_field("body")?,
+            sha256: schema.get_field("sha256")?,
         })
     }
 
@@ -61,6 +69,10 @@ impl Fields {
         doc.add_text(self.path, path);
         doc.add_text(self.title, title);
         doc.add_text(self.body, body);
+        doc.add_text(
+            self.sha256,
+            format!("{:x}", Sha256::digest(body.as_bytes())),
+        );
         doc
     }
 
@@ -79,6 +91,7 @@ impl Fields {
             path: text(self.path),
             title: one_line(&text(self.title), TITLE_MAX_CHARS),
             body: strip_controls(&text(self.body)),
+            sha256: text(self.sha256),
         }
     }
 }

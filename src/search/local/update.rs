@@ -16,7 +16,7 @@ use tantivy::indexer::NoMergePolicy;
 use tantivy::{Index, IndexWriter, TantivyDocument, Term};
 
 use super::LocalSearchError;
-use super::extract::{self, Outcome};
+use super::extract::{self, Outcome, type_label};
 use super::manifest::{FileEntry, Manifest};
 use super::report::IndexReport;
 use super::schema::Fields;
@@ -98,6 +98,10 @@ pub fn run(
                 // Not remembered, so the next open tries again.
                 report.removed += usize::from(was_indexed);
                 report.warnings.push(warning);
+                *report
+                    .skipped
+                    .entry(type_label(Path::new(&file.path)))
+                    .or_default() += 1;
                 continue;
             }
         };

@@ -1,6 +1,7 @@
 //! Finds the documents of a corpus: every file whose name gives a kind ([`Kind::of`]: a
 //! known extension, or none at all, as `LICENSE` and `COPYING` have) under the corpus folder,
-//! by canonical path, with its size and modification time.
+//! by canonical path, with its size and modification time; every other file is counted by
+//! type ([`type_label`]), so that what the index passes over is said, not silent.
 //!
 //! Symbolic links are followed once: a file or folder reachable by two names is listed once
 //! (by its canonical path); a link whose target is outside the corpus, broken, or a loop is
@@ -8,12 +9,12 @@
 //! walk uses an explicit stack and a set of visited folders, so no link structure makes it
 //! recurse or loop. It reads folder listings and metadata only, never file contents.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use super::LocalSearchError;
-use super::extract::Kind;
+use super::extract::{Kind, type_label};
 
 /// One document file of the corpus.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,6 +31,8 @@ pub struct Found {
 pub struct Walk {
     pub files: Vec<Found>,
     pub warnings: Vec<String>,
+    /// The files whose name gives no kind, counted by type (`.png`: 5).
+    pub passed_over: BTreeMap<String, usize>,
 }
 
 /// Walks the canonical corpus folder `root`.
@@ -134,12 +137,16 @@ impl State<'_> {
         }
     }
 
-    /// Records the canonical file `path` if its kind is indexed and it was not seen yet.
+    /// Records the canonical file `path` if it was not seen yet: as a document if its kind is
+    /// indexed, else in the count of files passed over.
     fn file(&mut self, path: &Path) {
-        let Some(kind) = Kind::of(path) else { return };
         if !self.seen.insert(path.to_path_buf()) {
             return;
         }
+        let Some(kind) = Kind::of(path) else {
+            *self.walk.passed_over.entry(type_label(path)).or_default() += 1;
+            return;
+        };
         let Some(text) = path.to_str() else {
             return self.warn(format!(
                 "skipped `{}`: its path is not valid UTF-8: rename it",
@@ -205,6 +212,11 @@ mod tests {
         let walk = walk(&root).expect("walk");
         assert_eq!(names(&walk, &root), ["a.md", "sub/b.txt"]);
         assert!(walk.warnings.is_empty(), "{:?}", walk.warnings);
+        assert_eq!(
+            walk.passed_over,
+            BTreeMap::from([(".jpg".to_string(), 1)]),
+            "a file of no kind is counted, a hidden one not"
+        );
         assert_eq!(walk.files[0].size, 3);
         assert!(walk.files[0].mtime_ns > 0);
     }
