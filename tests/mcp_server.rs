@@ -613,6 +613,7 @@ fn check_offline(bare: &Bare, out: &Value) {
     let first = &out["research"];
     let result = &first["result"]["structured"];
     assert_eq!(result["status"], "completed", "{first:#}");
+    assert_eq!(result["answered"], true, "{first:#}");
     let report = result["report_markdown"].as_str().expect("a report");
     assert!(report.contains("without a language model"), "{report}");
     let sources = result["sources"].as_array().expect("sources");

@@ -60,6 +60,7 @@ pub fn run_out(roots: &Roots, path: &Path, state: Option<RunState>) -> Result<Ru
     Ok(RunOut {
         status: status(&plan, state),
         reason: plan.outcome.as_ref().and_then(|o| o.reason.clone()),
+        answered: plan.outcome.as_ref().and_then(|o| o.answered),
         report_file: report.is_some().then(|| absolute(&files.report)),
         report_markdown: report,
         sources,
@@ -111,6 +112,7 @@ pub fn list(
                 plan_file: absolute(&path),
                 question: plan.question().to_string(),
                 status: status(&plan, state(&path)),
+                answered: plan.outcome.as_ref().and_then(|o| o.answered),
                 finished_at: plan.outcome.as_ref().map(|o| o.finished_at.clone()),
                 report_file: report.as_deref().map(absolute),
             },

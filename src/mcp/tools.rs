@@ -166,6 +166,9 @@ pub struct RunOut {
     pub status: String,
     /// Why the run ended short of `completed`.
     pub reason: Option<String>,
+    /// Whether the report answers the question: `false` when it says its sources do not
+    /// (whatever the status); `null` without a report.
+    pub answered: Option<bool>,
     /// The report (Markdown), when the final summary ran.
     pub report_markdown: Option<String>,
     /// The report's numbered sources: `[n]` in the report is `sources[n - 1]`.
@@ -185,6 +188,8 @@ pub struct RunEntry {
     pub question: String,
     /// As in `get_report`.
     pub status: String,
+    /// As in `get_report`.
+    pub answered: Option<bool>,
     pub finished_at: Option<String>,
     pub report_file: Option<String>,
 }
