@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command: installs what the tests need and a fresh machine may lack (each
 # `scripts/setup/*.sh`, idempotent, from the package registries only), then runs the whole
-# suite with `cargo test --locked` (extra arguments are passed on). `.ci/run` calls exactly
+# suite with `cargo test --locked --all-features` (extra arguments are passed on), then
+# tests/lean.rs on the default build. `.ci/run` calls exactly
 # this. No test is skipped for want of a tool: a setup that fails stops here, naming it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,4 +13,7 @@ for setup in scripts/setup/*.sh; do
     exit 1
   fi
 done
-cargo test --locked "$@"
+# The whole suite on the full build (every optional feature: the queue, MCP), then the
+# default build's own checks (tests/lean.rs: what a build without them refuses, and how).
+cargo test --locked --all-features "$@"
+cargo test --locked --test lean

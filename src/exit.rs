@@ -84,3 +84,21 @@ impl CommandError {
 }
 
 pub type CommandResult = Result<ExitStatus, CommandError>;
+
+/// What a build without the cargo feature `feature` says of `what` (a command, a provider):
+/// that it lacks it, and how to install a build that has it.
+pub fn feature_missing(what: &str, feature: &str) -> String {
+    format!(
+        "{what} needs the `{feature}` feature, which this build of researchflow lacks: install it with `cargo install --locked --path . --features {feature}` (or `--features full` for every feature)"
+    )
+}
+
+impl CommandError {
+    /// A command of a feature this build lacks: exit 2 ([`feature_missing`]).
+    pub fn missing_feature(command: &str, feature: &str) -> CommandError {
+        CommandError::usage(anyhow::anyhow!(feature_missing(
+            &format!("`researchflow {command}`"),
+            feature
+        )))
+    }
+}

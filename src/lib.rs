@@ -14,8 +14,10 @@
 //! - [`thinkon`]: the Thinkon runtime: a fractal planner over a tree of blocks (seeds 000/001).
 //! - [`batch`]: a batch's questions file and manifest.
 //! - [`eval`]: a question set with gold answers, and the scoring of a run against it.
-//! - [`queue`]: batches on PostgreSQL: submit, workers, leases, checkpoints in the database.
-//! - [`mcp`]: researchflow as an MCP server (`researchflow mcp`): tools, resources, roots.
+//! - `queue` (feature `queue`): batches on PostgreSQL: submit, workers, leases, checkpoints in
+//!   the database.
+//! - `mcp` (feature `mcp`): researchflow as an MCP server (`researchflow mcp`): tools,
+//!   resources, roots.
 //! - [`planner`]: one planning round (input, contract, write-back).
 //! - [`agents`]: the search and summary sub-agents and their dispatch.
 //! - [`review`]: the review stage after the report (two roles, their files).
@@ -51,6 +53,7 @@ pub mod llm;
 pub mod lockfile;
 pub mod logging;
 pub mod markdown;
+#[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod offline;
 pub mod output;
@@ -58,6 +61,7 @@ pub mod plan;
 pub mod planner;
 pub mod progress;
 pub mod prompts;
+#[cfg(feature = "queue")]
 pub mod queue;
 pub mod report;
 pub mod research;

@@ -5,6 +5,8 @@
 //! failure is), one that always crashes or never answers, a tool that does not exist, tools
 //! whose answers hold no usable result, and `doctor` listing the server's tools.
 
+#![cfg(feature = "mcp")]
+
 mod support;
 
 use std::path::PathBuf;

@@ -6,6 +6,8 @@
 //! ends `interrupted`, its work saved), and the HTTP transport's gates: Origin, the bearer
 //! token, the session cap and idle expiry, broken JSON and `arguments` that are no object.
 
+#![cfg(feature = "mcp")]
+
 mod support;
 
 use std::ffi::OsString;

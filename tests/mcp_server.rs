@@ -6,6 +6,8 @@
 //! over a corpus, a cancelled call that leaves its plan `interrupted` and resumable, paths
 //! outside the root refused, runs, resources, validation, and no API key anywhere.
 
+#![cfg(feature = "mcp")]
+
 mod support;
 
 use std::ffi::OsString;

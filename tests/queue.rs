@@ -5,6 +5,8 @@
 //! mid-batch, a poison question, idempotent submission, and the password kept out of
 //! everything.
 
+#![cfg(feature = "queue")]
+
 mod support;
 
 use std::path::Path;

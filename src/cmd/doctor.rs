@@ -16,7 +16,9 @@ use crate::http::NoObserver;
 use crate::kernel::Services;
 use crate::llm::probe::{EndpointReport, probe};
 use crate::output::{absolute, print_json, print_text};
-use crate::search::{McpSearch, SearchClient};
+#[cfg(feature = "mcp")]
+use crate::search::McpSearch;
+use crate::search::SearchClient;
 use crate::settings::{Role, Settings, SettingsError};
 use crate::transcript::Tape;
 
@@ -193,10 +195,14 @@ async fn probe_search(services: &Services) -> SearchReport {
             };
         }
     };
+    #[cfg(feature = "mcp")]
     let mcp = match client.mcp() {
         Some(mcp) => Some(probe_mcp(&mcp).await),
         None => None,
     };
+    // Without the feature, provider `mcp` is refused before a client is made.
+    #[cfg(not(feature = "mcp"))]
+    let mcp: Option<McpReport> = None;
     let started = Instant::now();
     let result = client.search("researchflow doctor", &NoObserver).await;
     let latency = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -211,6 +217,7 @@ async fn probe_search(services: &Services) -> SearchReport {
 }
 
 /// The tools of the MCP search server, and whether the configured one is among them.
+#[cfg(feature = "mcp")]
 async fn probe_mcp(mcp: &McpSearch) -> McpReport {
     let listed = mcp.tools(&NoObserver).await;
     McpReport {

@@ -4,7 +4,9 @@
 //! subcommand and turns the log flags into the plain options of lower layers.
 
 pub mod batch;
+#[cfg(feature = "queue")]
 pub mod batch_export;
+#[cfg(feature = "queue")]
 pub mod batch_status;
 pub mod completions;
 pub mod diff;
@@ -12,21 +14,30 @@ pub mod doctor;
 pub mod eval;
 pub mod graph;
 pub mod man;
+#[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod plan;
+#[cfg(feature = "queue")]
 pub mod queue;
 pub mod review;
 pub mod schema;
+#[cfg(feature = "queue")]
 pub mod submit;
 pub mod thinkon;
 pub mod validate;
 pub mod view;
+#[cfg(feature = "queue")]
 pub mod worker;
 pub mod workflow;
 
 use std::io::IsTerminal;
 
-use crate::cli::{BatchAction, Cli, ColorWhen, Command, PlanningLogArgs};
+use crate::cli::{
+    BatchAction, BatchArgs, Cli, ColorWhen, Command, GlobalArgs, McpArgs, PlanningLogArgs,
+    QueueCommand, WorkerArgs,
+};
+#[cfg(not(all(feature = "queue", feature = "mcp")))]
+use crate::exit::CommandError;
 use crate::exit::CommandResult;
 use crate::logging::LogConfig;
 use crate::planner::LogOptions;
@@ -39,15 +50,13 @@ pub async fn run(cli: Cli) -> CommandResult {
         Command::Workflow(args) => workflow::run(args, &cli.global).await,
         Command::Doctor(args) => doctor::run(args, &cli.global).await,
         Command::Diff(args) => diff::run(args).await,
-        Command::Batch(args) => match args.action {
-            Some(BatchAction::Status(args)) => batch_status::run(args).await,
-            Some(BatchAction::Export(args)) => batch_export::run(args).await,
-            // `--out-dir` runs the batch here, whatever `RESEARCHFLOW_QUEUE` says.
-            None if args.out_dir.is_none() => submit::run(args).await,
-            None => batch::run(args, &cli.global).await,
-        },
-        Command::Worker(args) => worker::run(args, &cli.global).await,
-        Command::Queue(args) => queue::run(args).await,
+        // `--out-dir` runs the batch here, whatever `RESEARCHFLOW_QUEUE` says.
+        Command::Batch(args) if args.action.is_none() && args.out_dir.is_some() => {
+            batch::run(args, &cli.global).await
+        }
+        Command::Batch(args) => queued(args).await,
+        Command::Worker(args) => worker(args, &cli.global).await,
+        Command::Queue(args) => queue_command(args).await,
         Command::Eval(args) => eval::run(args, &cli.global).await,
         Command::Review(args) => review::run(args, &cli.global).await,
         Command::Thinkon(args) => thinkon::run(args, &cli.global).await,
@@ -56,8 +65,58 @@ pub async fn run(cli: Cli) -> CommandResult {
         Command::Completions(args) => completions::run(args).await,
         Command::Man(args) => man::run(args).await,
         Command::Schema(args) => schema::run(args).await,
-        Command::Mcp(args) => mcp::run(args, &cli.global).await,
+        Command::Mcp(args) => mcp(args, &cli.global).await,
     }
+}
+
+/// `batch status`, `batch export`, and `batch FILE --queue`: the queue's side of `batch`.
+#[cfg(feature = "queue")]
+async fn queued(mut args: BatchArgs) -> CommandResult {
+    match args.action.take() {
+        Some(BatchAction::Status(args)) => batch_status::run(args).await,
+        Some(BatchAction::Export(args)) => batch_export::run(args).await,
+        None => submit::run(args).await,
+    }
+}
+
+#[cfg(not(feature = "queue"))]
+async fn queued(args: BatchArgs) -> CommandResult {
+    let command = match args.action {
+        Some(BatchAction::Status(_)) => "batch status",
+        Some(BatchAction::Export(_)) => "batch export",
+        None => "batch --queue",
+    };
+    Err(CommandError::missing_feature(command, "queue"))
+}
+
+#[cfg(feature = "queue")]
+async fn worker(args: WorkerArgs, global: &GlobalArgs) -> CommandResult {
+    worker::run(args, global).await
+}
+
+#[cfg(not(feature = "queue"))]
+async fn worker(_: WorkerArgs, _: &GlobalArgs) -> CommandResult {
+    Err(CommandError::missing_feature("worker", "queue"))
+}
+
+#[cfg(feature = "queue")]
+async fn queue_command(args: QueueCommand) -> CommandResult {
+    queue::run(args).await
+}
+
+#[cfg(not(feature = "queue"))]
+async fn queue_command(_: QueueCommand) -> CommandResult {
+    Err(CommandError::missing_feature("queue", "queue"))
+}
+
+#[cfg(feature = "mcp")]
+async fn mcp(args: McpArgs, global: &GlobalArgs) -> CommandResult {
+    mcp::run(args, global).await
+}
+
+#[cfg(not(feature = "mcp"))]
+async fn mcp(_: McpArgs, _: &GlobalArgs) -> CommandResult {
+    Err(CommandError::missing_feature("mcp", "mcp"))
 }
 
 /// The log set-up for this command line: a progress display for a workflow, a batch run here,

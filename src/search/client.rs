@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use super::fusion::reciprocal_rank_fusion;
 use super::local::{IndexReport, LocalIndex};
+#[cfg(feature = "mcp")]
 use super::mcp::McpSearch;
 use super::web::WebSearch;
 use super::{SearchConfigError, SearchError, SearchHit};
@@ -25,6 +26,7 @@ enum Provider {
     Web(Box<WebSearch>),
     Local(Arc<LocalIndex>),
     /// Shared: its server's connection serves every clone of the client.
+    #[cfg(feature = "mcp")]
     Mcp(Arc<McpSearch>),
 }
 
@@ -83,11 +85,15 @@ impl SearchClient {
                     providers.push(Provider::Local(Arc::new(index)));
                 }
                 SearchProviderKind::None => {}
+                #[cfg(feature = "mcp")]
                 SearchProviderKind::Mcp => {
                     if let Some(mcp) = McpSearch::new(http.clone(), settings) {
                         providers.push(Provider::Mcp(Arc::new(mcp)));
                     }
                 }
+                // Refused when the settings are resolved, before any client is made.
+                #[cfg(not(feature = "mcp"))]
+                SearchProviderKind::Mcp => {}
                 SearchProviderKind::Web(_) => {
                     if let Some(web) = WebSearch::new(http.clone(), settings, gates)? {
                         providers.push(Provider::Web(Box::new(web)));
@@ -112,6 +118,7 @@ impl SearchClient {
             .map(|p| match p {
                 Provider::Web(w) => w.provider_name(),
                 Provider::Local(_) => "local",
+                #[cfg(feature = "mcp")]
                 Provider::Mcp(_) => "mcp",
             })
             .collect::<Vec<_>>()
@@ -122,15 +129,16 @@ impl SearchClient {
     pub fn local_index(&self) -> Option<Arc<LocalIndex>> {
         self.providers.iter().find_map(|p| match p {
             Provider::Local(index) => Some(Arc::clone(index)),
-            Provider::Web(_) | Provider::Mcp(_) => None,
+            _ => None,
         })
     }
 
     /// The MCP search tool, when `mcp` is one of the providers.
+    #[cfg(feature = "mcp")]
     pub fn mcp(&self) -> Option<Arc<McpSearch>> {
         self.providers.iter().find_map(|p| match p {
             Provider::Mcp(mcp) => Some(Arc::clone(mcp)),
-            Provider::Web(_) | Provider::Local(_) => None,
+            _ => None,
         })
     }
 
@@ -180,6 +188,7 @@ impl SearchClient {
     ) -> Result<Vec<SearchHit>, SearchError> {
         match provider {
             Provider::Web(web) => web.search(query, observer).await,
+            #[cfg(feature = "mcp")]
             Provider::Mcp(mcp) => mcp.search(query, observer).await,
             Provider::Local(index) => {
                 let (index, query, limit) =

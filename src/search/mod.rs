@@ -1,6 +1,6 @@
 //! The search providers the search sub-agent calls: the web (`web.rs` sends to the one
 //! configured provider of [`crate::web_providers`]: SearXNG, Tavily, Brave), a tool of an MCP
-//! server (`mcp.rs`, its answers read by `mcp_hits.rs`) and a local corpus (`local/`), behind
+//! server (`mcp.rs`, its answers read by `mcp_hits.rs`; feature `mcp`) and a local corpus (`local/`), behind
 //! one [`SearchClient`] that turns a query into at most `search.maxResults`
 //! [`SearchHit`]s, merging several providers' results (`fusion.rs`).
 //!
@@ -15,12 +15,15 @@ pub mod error;
 pub mod fusion;
 pub mod hit;
 pub mod local;
+#[cfg(feature = "mcp")]
 pub mod mcp;
+#[cfg(feature = "mcp")]
 pub mod mcp_hits;
 pub mod web;
 
 pub use client::SearchClient;
 pub use error::{SearchConfigError, SearchError};
 pub use hit::SearchHit;
+#[cfg(feature = "mcp")]
 pub use mcp::McpSearch;
 pub use web::WebSearch;

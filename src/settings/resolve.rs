@@ -278,6 +278,10 @@ impl<'a> Resolver<'a> {
             s.provider.as_ref().map(|p| p.0.clone()).unwrap_or_default();
         providers.retain(|p| *p != SearchProviderKind::None);
         providers.dedup();
+        if !cfg!(feature = "mcp") && providers.contains(&SearchProviderKind::Mcp) {
+            let why = crate::exit::feature_missing("the search provider `mcp`", "mcp");
+            return Err(self.invalid("search.provider", "mcp", &why));
+        }
         let web: Vec<&dyn WebProvider> = providers
             .iter()
             .filter_map(SearchProviderKind::web)
