@@ -85,6 +85,9 @@ async fn an_echo_that_stays_makes_the_run_degraded_naming_it() {
     let out = s.query("How dense are cells?").run().await;
     out.code(1);
     assert_eq!(out.stdout_json()["status"], "degraded");
+    // An echo answers nothing, however it reads (it said `answered: true` against Gemma 3
+    // 270M, whose echo had no words of a missing answer).
+    assert_eq!(out.stdout_json()["answered"], false);
     let why = reason(&out);
     assert!(
         why.contains("ECHOED_PROMPT") && why.contains("after a repair"),
@@ -92,6 +95,7 @@ async fn an_echo_that_stays_makes_the_run_degraded_naming_it() {
     );
     let plan = s.plan();
     assert_eq!(plan["outcome"]["status"], "degraded");
+    assert_eq!(plan["outcome"]["answered"], false);
     let codes: Vec<Value> = node(&plan, "c")["quality"]
         .as_array()
         .into_iter()

@@ -46,16 +46,18 @@ pub fn researched(plan: &PlanFile) -> bool {
 
 /// Whether the run's report answers the question: `None` until the final summary has run,
 /// `Some(false)` when it cites nothing and says its sources do not answer
-/// ([`crate::agents::quality::finds_no_answer`]). A run can be `completed` and answer nothing:
-/// the views, the batch and `eval` show it as not answered, and `--fail-on-unanswered` fails it.
+/// ([`crate::agents::quality::finds_no_answer`]), or when it still fails its checks after a
+/// repair (an echoed prompt answers nothing, however it reads; seen with Gemma 3 270M). A run
+/// can be `completed` and answer nothing: the views, the batch and `eval` show it as not
+/// answered, and `--fail-on-unanswered` fails it.
 pub fn answered(plan: &PlanFile) -> Option<bool> {
     let node = plan
         .final_node()
         .filter(|n| n.status == NodeStatus::Completed && !n.summary.trim().is_empty())?;
-    Some(!crate::agents::quality::finds_no_answer(
-        &node.summary,
-        node.sources.len(),
-    ))
+    Some(
+        node.quality.is_empty()
+            && !crate::agents::quality::finds_no_answer(&node.summary, node.sources.len()),
+    )
 }
 
 /// Why a run that researched must not be taken for an answer: its final report still fails
@@ -271,6 +273,31 @@ mod tests {
         let why = reason(status, &limited, None).expect("a reason");
         assert!(why.contains("`--max-rounds 1`) left no round"), "{why}");
         assert!(!why.contains("fails its checks"), "{why}");
+    }
+
+    #[test]
+    fn a_report_answers_unless_it_says_its_sources_do_not_or_is_junk() {
+        let mut plan = PlanFile::new("Q?", "wf".into(), "2026-11-25T00:00:00Z".into());
+        assert_eq!(answered(&plan), None, "no final summary yet");
+        let node = completed_node(&mut plan, NodeType::Summary, FINAL_BATCH);
+        node.summary = "Cells hold 270 Wh/kg [1].".into();
+        node.sources = vec![crate::plan::Source {
+            url: "https://example.org/a".into(),
+            title: "A".into(),
+            ..Default::default()
+        }];
+        assert_eq!(answered(&plan), Some(true));
+        let mut node = plan.nodes.last().cloned().expect("final");
+        node.summary = "The sources do not answer the question.".into();
+        *plan.nodes.last_mut().expect("final") = node.clone();
+        assert_eq!(answered(&plan), Some(false), "says so, cites nothing");
+        node.summary = "(no sources: the searches returned none) Cells are dense.".into();
+        node.quality = vec![crate::plan::QualityFinding {
+            code: "ECHOED_PROMPT".into(),
+            message: "the answer repeats a label of its input".into(),
+        }];
+        *plan.nodes.last_mut().expect("final") = node;
+        assert_eq!(answered(&plan), Some(false), "junk answers nothing");
     }
 
     #[test]
