@@ -132,14 +132,21 @@ fn reason_text(
                 facts.tasks_not_run
             )
         }),
-        RunStatus::FinalFailed => Some(after_stop(match facts.plan.final_node() {
-            Some(n) => format!(
-                "the final summary `{}` failed: {}",
-                n.node_id,
-                n.errors.last().map_or("no error recorded", String::as_str)
-            ),
-            None => "the final summary failed".into(),
-        })),
+        RunStatus::FinalFailed => {
+            let failed = match facts.plan.final_node() {
+                Some(n) => format!(
+                    "the final summary `{}` failed: {}",
+                    n.node_id,
+                    n.errors.last().map_or("no error recorded", String::as_str)
+                ),
+                None => "the final summary failed".into(),
+            };
+            // Over no research, a resume would still have nothing to summarise: say both.
+            Some(after_stop(match researched(facts.plan) {
+                true => failed,
+                false => format!("{}; {failed}", degraded(facts)),
+            }))
+        }
         RunStatus::Interrupted => {
             Some("stopped by a signal; resume with `--plan` to finish".into())
         }
@@ -273,6 +280,25 @@ mod tests {
         let why = reason(status, &limited, None).expect("a reason");
         assert!(why.contains("`--max-rounds 1`) left no round"), "{why}");
         assert!(!why.contains("fails its checks"), "{why}");
+    }
+
+    #[test]
+    fn a_final_summary_that_failed_over_no_research_says_both() {
+        let mut plan = PlanFile::new("Q?", "wf".into(), "2026-11-25T00:00:00Z".into());
+        let node = completed_node(&mut plan, NodeType::Summary, FINAL_BATCH);
+        node.status = NodeStatus::Failed;
+        node.errors = vec!["timed out after 300 s".into()];
+        let why = reason(RunStatus::FinalFailed, &facts(&plan), None).expect("a reason");
+        assert!(why.starts_with("no research task completed; "), "{why}");
+        assert!(
+            why.ends_with("; the final summary `b` failed: timed out after 300 s"),
+            "{why}"
+        );
+        let mut researched = plan.clone();
+        let search = completed_node(&mut researched, NodeType::Search, 2);
+        search.node_id = crate::plan::NodeId::parse("c").expect("id");
+        let why = reason(RunStatus::FinalFailed, &facts(&researched), None).expect("a reason");
+        assert!(why.starts_with("the final summary `b` failed"), "{why}");
     }
 
     #[test]
