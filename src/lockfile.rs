@@ -108,7 +108,7 @@ fn open(path: &Path) -> std::io::Result<File> {
         if is_link {
             std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
-                crate::atomic::LINK_REFUSED,
+                "it is a symbolic link, and researchflow never writes through one: remove the link",
             )
         } else {
             e
