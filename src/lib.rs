@@ -9,7 +9,10 @@
 //!
 //! - [`cli`]: every command-line type; [`cmd`]: one file per subcommand.
 //! - [`settings`]: config file, environment and secrets, resolved once.
-//! - [`workflow`]: the loop from question to final summary, events, report.
+//! - [`run`]: the run layer every driver stands on, knowing nothing of research: scheduler,
+//!   shutdown, budget, the event log writer, the services a process builds once.
+//! - [`events`]: every event a run writes, and how a run ended (status, totals).
+//! - [`workflow`]: the loop from question to final summary, its ledger, status and outcome.
 //! - [`offline`]: the extractive engine: planner and sub-agents without a model.
 //! - [`thinkon`]: the Thinkon runtime: a fractal planner over a tree of blocks (seeds 000/001).
 //! - [`batch`]: a batch's questions file and manifest.
@@ -44,11 +47,11 @@ pub mod cmd;
 pub mod compare;
 pub mod diagnostics;
 pub mod eval;
+pub mod events;
 pub mod exit;
 pub mod files;
 pub mod http;
 pub mod in_corpus;
-pub mod kernel;
 pub mod llm;
 pub mod lockfile;
 pub mod logging;
@@ -66,6 +69,7 @@ pub mod queue;
 pub mod report;
 pub mod research;
 pub mod review;
+pub mod run;
 pub mod search;
 pub mod sentences;
 pub mod settings;

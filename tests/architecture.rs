@@ -39,10 +39,12 @@ const LAYERS: &[&[&str]] = &[
     &["logging", "plan", "settings", "output"],
     &["http", "prompts", "validate", "compare", "transcript"],
     &["llm", "search"],
+    &["run"],
     &["planner", "agents", "review"],
-    &["kernel", "report", "eval", "view"],
+    &["events", "report", "eval", "view"],
     &["progress"],
-    &["workflow", "offline", "thinkon", "batch"],
+    &["workflow", "offline", "thinkon"],
+    &["batch"],
     &["research", "queue"],
     &["mcp"],
     &["cmd"],
@@ -549,14 +551,16 @@ fn architecture_md_names_only_files_that_exist() {
     );
 }
 
-/// The drivers of runs stand side by side on the kernel: none imports another (Thinkon writes
-/// its events through the kernel, not through the workflow), and each imports the kernel.
+/// The drivers of one run stand side by side on the run layer: none imports another (Thinkon
+/// writes its events through the run layer's log, not through the workflow), and each but the
+/// offline engine (the workflow's planner and agents without a model) imports it. A batch
+/// drives many runs from the floor above.
 #[test]
-fn the_drivers_are_siblings_on_the_kernel() {
+fn the_drivers_are_siblings_on_the_run_layer() {
     let files = load_sources();
     let edges = sibling_edges(&files);
     let top = edges.get(&Vec::new()).cloned().unwrap_or_default();
-    let drivers = ["workflow", "thinkon", "batch", "offline"];
+    let drivers = ["workflow", "thinkon", "offline"];
     for from in drivers {
         let imports = top.get(from).cloned().unwrap_or_default();
         let others: Vec<&&str> = drivers
@@ -565,9 +569,35 @@ fn the_drivers_are_siblings_on_the_kernel() {
             .collect();
         assert!(others.is_empty(), "`{from}` imports {others:?}");
         if from != "offline" {
-            assert!(imports.contains("kernel"), "`{from}` stands on the kernel");
+            assert!(imports.contains("run"), "`{from}` stands on the run layer");
         }
     }
+    let batch = top.get("batch").cloned().unwrap_or_default();
+    assert!(batch.contains("run"), "`batch` stands on the run layer");
+}
+
+/// The run layer knows nothing of research: it names no module of the domain (nor the exit
+/// codes of the commands: its errors are its own), so any driver can stand on it.
+#[test]
+fn the_run_layer_names_no_domain_module() {
+    const DOMAIN: &[&str] = &[
+        "agents", "planner", "review", "workflow", "thinkon", "batch", "offline", "validate",
+        "eval", "view", "queue", "mcp", "report", "compare", "events", "research", "progress",
+        "cmd", "exit",
+    ];
+    let files = load_sources();
+    let edges = sibling_edges(&files);
+    let top = edges.get(&Vec::new()).cloned().unwrap_or_default();
+    let imports = top.get("run").cloned().unwrap_or_default();
+    assert!(
+        imports.contains("http") && imports.contains("llm"),
+        "the check reads the run layer's imports: {imports:?}"
+    );
+    let named: Vec<&String> = imports
+        .iter()
+        .filter(|m| DOMAIN.contains(&m.as_str()))
+        .collect();
+    assert!(named.is_empty(), "the run layer names {named:?}");
 }
 
 /// What commands share lives below them: no command module imports another.

@@ -10,12 +10,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use researchflow::agents::{TaskError, TaskInput, TaskOutput, TaskRunner};
+use researchflow::events::{EventLog, RunStatus};
 use researchflow::http::Gates;
-use researchflow::kernel::{EventLog, Ledger, RunStatus, Shutdown};
 use researchflow::llm::{CallObserver, LlmClient, Negotiator};
 use researchflow::plan::{Beside, Info, Node, NodeId, NodeStatus, NodeType, PlanFile, PlanStore};
 use researchflow::planner::{LogOptions, Planner};
+use researchflow::run::Shutdown;
 use researchflow::settings::{ConfigFile, Role, RunOptions, Settings};
+use researchflow::workflow::Ledger;
 use researchflow::workflow::{Engine, ReviewStep, RunParts};
 use serde_json::{Value, json};
 use support::{MockLlm, Reply};

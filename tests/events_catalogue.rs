@@ -1,10 +1,10 @@
-//! README's event catalogue ("The event log") and the program's `kernel::Event` name the same
+//! README's event catalogue ("The event log") and the program's `events::Event` name the same
 //! kinds: an event added, renamed or dropped in one and not the other fails here.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use researchflow::kernel::Event;
+use researchflow::events::Event;
 
 /// The kinds the first cell of each row of README's catalogue names.
 fn catalogue(readme: &str) -> BTreeSet<String> {

@@ -3,7 +3,7 @@
 //! (`<<SYS>>`, "Do not add a list of sources at the end"), and one that cites nothing while
 //! the searches found sources. Each finding is sent back once for repair ([`repaired`]); what
 //! the repaired answer still has is recorded on the node (`quality`), and a final report that
-//! keeps a finding makes the run `degraded` (`kernel::finish`).
+//! keeps a finding makes the run `degraded` (`workflow::ending`).
 
 use super::ask::Asked;
 use super::claims::cited_numbers;

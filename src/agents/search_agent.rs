@@ -236,7 +236,7 @@ pub fn format_hits(provider: &str, queries: &[String], hits: &[SearchHit]) -> (S
     (text, cuts)
 }
 
-/// Reports each cut to the observer (the run kernel records it as an `input_cut` event).
+/// Reports each cut to the observer (the run records it as an `input_cut` event).
 pub fn report_cuts(cuts: &[Cut], observer: &dyn CallObserver) {
     for c in cuts {
         tracing::debug!("cut {} from {} to {} characters", c.what, c.chars, c.kept);

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::kernel::{RunStatus, Totals};
+use crate::events::{RunStatus, Totals};
 use crate::review::ReviewSummary;
 
 /// Where a question stands: waiting, running, or how its workflow ended.

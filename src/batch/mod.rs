@@ -1,6 +1,6 @@
 //! Batch runs: many questions, one process, one shared HTTP pool and rate budget: the
 //! questions file (`questions.rs`), the manifest (`manifest.rs`), the run of every question's
-//! workflow (`run.rs`, through [`crate::kernel::RunWorkflow`]), its folder as a command opens
+//! workflow (`run.rs`, through [`crate::workflow::RunWorkflow`]), its folder as a command opens
 //! it (`folder.rs`), what changed since an earlier batch (`changes.rs`), the batch's
 //! `index.html` (`index.rs`) and its end in words for a terminal (`summary.rs`).
 

@@ -1,4 +1,4 @@
-//! A batch being run: one workflow per question, at most `jobs` at once on the kernel's
+//! A batch being run: one workflow per question, at most `jobs` at once on the run layer's
 //! scheduler, each through [`RunWorkflow`] (the batch never sees the workflow engine) inside
 //! its [`question_span`], the manifest saved as each question starts and ends, each start and
 //! end told to the progress display and logged in one line. Ctrl-C or SIGTERM: no new
@@ -13,16 +13,18 @@ use tokio::sync::watch;
 use tracing::Instrument;
 
 use super::{Item, ItemStatus, Manifest, Question};
+use crate::events::RunStatus;
 use crate::exit::CommandError;
-use crate::kernel::plan_file::open_valid;
-use crate::kernel::progress::{BatchUpdate, Progress, QuestionEnd};
-use crate::kernel::scheduler::{Admit, Done, Scheduler};
-use crate::kernel::shutdown::on_watch;
-use crate::kernel::{EngineError, Finished, RunRequest, RunStatus, RunWorkflow, Shutdown};
 use crate::logging::question_span;
 use crate::plan::{PlanFile, PlanStore};
+use crate::progress::{BatchUpdate, Progress, QuestionEnd};
+use crate::run::Shutdown;
+use crate::run::scheduler::{Admit, Done, Scheduler};
+use crate::run::shutdown::on_watch;
 use crate::settings::RunOptions;
 use crate::transcript::Replayer;
+use crate::workflow::plan_file::open_valid;
+use crate::workflow::{EngineError, Finished, RunRequest, RunWorkflow};
 
 /// How a batch's run ended.
 #[derive(Debug, Default)]
@@ -145,7 +147,7 @@ impl<W: RunWorkflow + 'static> Batch<W> {
                 replay,
                 mirror: None,
             };
-            runner.run(request).await
+            Ok(runner.run(request).await?)
         }
         .instrument(span)
     }

@@ -15,9 +15,9 @@ use crate::batch::summary::{counts, reports_in, summary};
 use crate::batch::{BatchEnd, Manifest, Question, folder, manifest, questions};
 use crate::cli::{BatchArgs, GlobalArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
-use crate::kernel::shutdown;
 use crate::output::{absolute, eprint_line, print_json, print_text, stdout_is_terminal};
 use crate::research::Research;
+use crate::run::shutdown;
 use crate::settings::RunSettings;
 
 pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {

@@ -13,9 +13,9 @@ use serde::Serialize;
 use crate::cli::{DoctorArgs, GlobalArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::http::NoObserver;
-use crate::kernel::Services;
 use crate::llm::probe::{EndpointReport, probe};
 use crate::output::{absolute, print_json, print_text};
+use crate::run::Services;
 #[cfg(feature = "mcp")]
 use crate::search::McpSearch;
 use crate::search::SearchClient;

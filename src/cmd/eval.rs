@@ -13,9 +13,9 @@ use crate::batch::{BatchEnd, Item, Manifest, Question, folder, manifest};
 use crate::cli::{EvalArgs, GlobalArgs};
 use crate::eval::{EvalTotals, Evaluation, FILE_NAME, Gold, Ran, Score, compare, markdown};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
-use crate::kernel::shutdown;
 use crate::output::{absolute, eprint_line, print_json, print_text, stdout_is_terminal};
 use crate::research::Research;
+use crate::run::shutdown;
 use crate::settings::RunSettings;
 
 /// The largest report read for scoring.

@@ -13,12 +13,12 @@ use std::time::Duration;
 
 use crate::cli::{GlobalArgs, McpArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
-use crate::kernel::{Services, shutdown};
 use crate::mcp::mask::Mask;
 use crate::mcp::serve::{self, HttpOptions};
 use crate::mcp::token::{BearerToken, TOKEN_ENV};
 use crate::mcp::{ResearchServer, Roots, Setup};
 use crate::planner::LogOptions;
+use crate::run::{Services, shutdown};
 use crate::settings::{RunSettings, Settings, SettingsError};
 
 pub async fn run(args: McpArgs, global: &GlobalArgs) -> CommandResult {

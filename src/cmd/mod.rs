@@ -1,5 +1,5 @@
 //! One file per subcommand, each an `async fn run(args, ...) -> CommandResult`, none importing
-//! another: what commands share lives below them (the kernel's services and plan files, the
+//! another: what commands share lives below them (the run layer's services, the workflow's plan files, the
 //! run settings, `research` for a workflow run, `output` for stdout). This file picks the
 //! subcommand and turns the log flags into the plain options of lower layers.
 

@@ -17,9 +17,6 @@ use super::planner_log;
 use crate::cli::{GlobalArgs, PlanArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::http::NoObserver;
-use crate::kernel::Services;
-use crate::kernel::plan_file::{copy_valid, open_valid};
-use crate::kernel::services::session;
 use crate::logging;
 use crate::offline::ExtractivePlanner;
 use crate::output::{StdoutError, absolute, print_json};
@@ -27,8 +24,11 @@ use crate::plan::{NodeStatus, PlanFile};
 use crate::planner::{
     PlanRound, Planner, RoundError, RoundNotes, RoundOutcome, bootstrap, gate_file,
 };
+use crate::run::Services;
+use crate::run::session;
 use crate::settings::{EngineKind, Role, Settings};
 use crate::transcript::Replayer;
+use crate::workflow::plan_file::{copy_valid, open_valid};
 
 pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
     let path = plan_path(&args)?;

@@ -11,17 +11,18 @@
 use serde_json::json;
 
 use crate::cli::{GlobalArgs, ReviewArgs};
+use crate::events::catalogue::ReviewFailed;
+use crate::events::{Event, EventLog};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
-use crate::kernel::event::ReviewFailed;
-use crate::kernel::plan_file::open_valid;
-use crate::kernel::services::session;
-use crate::kernel::{Event, EventLog, Services, shutdown};
 use crate::output::{absolute, print_json};
 use crate::plan::{NodeStatus, PlanFile};
 use crate::research::exit::verdict_exit;
 use crate::research::reviewer;
 use crate::review::{ReviewPaths, ReviewStatus, ReviewSummary, review_report};
+use crate::run::session;
+use crate::run::{Services, shutdown};
 use crate::settings::Settings;
+use crate::workflow::plan_file::open_valid;
 
 pub async fn run(args: ReviewArgs, global: &GlobalArgs) -> CommandResult {
     let settings = Settings::load(global.config.as_deref()).map_err(CommandError::usage)?;

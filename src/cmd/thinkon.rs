@@ -17,10 +17,11 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::cli::{EndingArgs, GlobalArgs, ThinkonArgs};
+use crate::events::EventLog;
 use crate::exit::{CommandError, CommandResult, ExitStatus};
-use crate::kernel::services::session;
-use crate::kernel::{EventLog, Services, shutdown};
 use crate::output::{absolute, eprint_line, print_json};
+use crate::run::session;
+use crate::run::{Services, shutdown};
 use crate::settings::{Role, Settings};
 use crate::thinkon::{
     Block, BlockPlanner, Executor, ExecutorSet, Outcome, Reflector, RunError, Runtime,

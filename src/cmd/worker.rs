@@ -13,7 +13,6 @@ use serde_json::json;
 use crate::cli::{GlobalArgs, WorkerArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::http::Gates;
-use crate::kernel::{Services, shutdown};
 use crate::output::{print_json, print_text, stdout_is_terminal};
 use crate::planner::LogOptions;
 use crate::progress::{Progress, ProgressDisplay};
@@ -23,6 +22,7 @@ use crate::queue::submit::check_name;
 use crate::queue::worker::worker_name;
 use crate::queue::{Worker, WorkerOptions};
 use crate::research::Research;
+use crate::run::{Services, shutdown};
 use crate::settings::RunSettings;
 
 pub async fn run(args: WorkerArgs, global: &GlobalArgs) -> CommandResult {

@@ -14,16 +14,18 @@ use serde_json::json;
 
 use super::planner_log;
 use crate::cli::{GlobalArgs, WorkflowArgs};
+use crate::events::{Event, EventListener};
 use crate::exit::{CommandError, CommandResult};
-use crate::kernel::plan_file::{create_fresh, open_valid};
-use crate::kernel::{EventListener, RunRequest, RunWorkflow, Services, shutdown};
 use crate::output::{absolute, print_json};
 use crate::plan::{PlanFile, PlanStore};
 use crate::progress::ProgressDisplay;
 use crate::research::Research;
 use crate::research::exit::{answer_exit, run_exit, verdict_exit};
+use crate::run::{Services, shutdown};
 use crate::settings::RunSettings;
 use crate::transcript::Replayer;
+use crate::workflow::plan_file::{create_fresh, open_valid};
+use crate::workflow::{RunRequest, RunWorkflow};
 
 pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
     let replay = match &args.replay {
@@ -58,7 +60,7 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
         plan,
         options: run.options,
         shutdown: shutdown::on_signal(),
-        listener: ProgressDisplay::for_terminal().map(|d| d as Arc<dyn EventListener>),
+        listener: ProgressDisplay::for_terminal().map(|d| d as Arc<dyn EventListener<Event>>),
         replay: None,
         mirror: None,
     };

@@ -51,7 +51,7 @@ pub struct GateWait {
 }
 
 /// Receives what happens to a call worth an event: its retries and its waits at a gate. The
-/// run kernel records them (`http_retry`, `rate_limited`); the LLM layer extends it
+/// run records them as events (`http_retry`, `rate_limited`); the LLM layer extends it
 /// (`llm::CallObserver`).
 pub trait RetryObserver: Send + Sync {
     fn on_retry(&self, notice: &RetryNotice);

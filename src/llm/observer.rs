@@ -1,6 +1,6 @@
 //! What a model call reports beyond its retries and gate waits ([`RetryObserver`]): a form or
 //! parameter its server refused and what replaces it, and an input cut to fit. Whoever asks a
-//! model passes one; the run kernel records each as an event (`llm_negotiated`, `input_cut`).
+//! model passes one; the run records each as an event (`llm_negotiated`, `input_cut`).
 
 use crate::http::{NoObserver, RetryObserver};
 use crate::text::Cut;

@@ -3,7 +3,7 @@
 //! server's config and run flags, then the call's arguments (a corpus under the roots,
 //! offline, the round and budget limits), one [`RunArgs`] through [`RunSettings::resolve`].
 //! The run is a task of [`Active`](super::active::Active): the call forwards its progress and
-//! turns an MCP cancellation into the run's [`Shutdown`](crate::kernel::Shutdown), then
+//! turns an MCP cancellation into the run's [`Shutdown`](crate::run::Shutdown), then
 //! reads the result from the files the run wrote. The read-only tools read plan files
 //! (`runs.rs`) and `validate plan`'s check. Errors are messages for the client.
 
@@ -27,12 +27,14 @@ use super::tools::{
 };
 use super::writable::check_beside;
 use crate::cli::RunArgs;
-use crate::kernel::plan_file::{create_fresh, open_valid};
-use crate::kernel::{EventListener, RunRequest, RunWorkflow, Services};
+use crate::events::{Event, EventListener};
 use crate::output::absolute;
 use crate::plan::{PlanFile, PlanStore};
 use crate::research::Research;
+use crate::run::Services;
 use crate::settings::{RunOptions, RunSettings, SettingsError};
+use crate::workflow::plan_file::{create_fresh, open_valid};
+use crate::workflow::{RunRequest, RunWorkflow};
 
 /// A tool's answer, or the message of its failure.
 pub type Answer = Result<CallToolResult, String>;
@@ -253,7 +255,7 @@ async fn drive(
     let (tx, mut updates) = mpsc::unbounded_channel();
     let listener = token
         .as_ref()
-        .map(|_| Arc::new(Forward(tx)) as Arc<dyn EventListener>);
+        .map(|_| Arc::new(Forward(tx)) as Arc<dyn EventListener<Event>>);
     let request = RunRequest {
         store,
         plan,

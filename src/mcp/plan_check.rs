@@ -16,10 +16,10 @@ use serde_json::Value;
 
 use crate::diagnostics::{Diagnostics, Finding};
 use crate::files::{DEFAULT_MAX_BYTES, read_bounded};
-use crate::kernel::plan_file::TOLERATED;
 use crate::plan::PlanFile;
 use crate::plan::store::{StoreError, parse_plan};
 use crate::validate::validate_plan_file;
+use crate::workflow::plan_file::TOLERATED;
 
 /// The file at `path` (a real path within the roots) as a JSON object: its text and value,
 /// or why it is no plan file, in words that quote none of it.

@@ -10,13 +10,13 @@ use std::collections::HashSet;
 
 use tokio::sync::mpsc;
 
-use crate::kernel::progress::Update;
-use crate::kernel::{Event, EventListener};
+use crate::events::{Event, EventListener};
+use crate::progress::Update;
 
 /// Passes a run's updates to the tool call that sends them.
 pub struct Forward(pub mpsc::UnboundedSender<Update>);
 
-impl EventListener for Forward {
+impl EventListener<Event> for Forward {
     fn on_event(&self, event: &Event) {
         if let Some(update) = Update::of(event) {
             // The receiver is gone only once the call has ended: nothing to tell then.

@@ -18,8 +18,8 @@ use super::active::RunState;
 use super::plan_check;
 use super::roots::Roots;
 use super::tools::{RunEntry, RunOut, SourceOut, TotalsOut};
+use crate::events::Totals;
 use crate::files::read_bounded;
-use crate::kernel::Totals;
 use crate::output::absolute;
 use crate::plan::{Beside, PlanFile};
 

@@ -21,8 +21,8 @@ use super::gate::{self, Gate};
 use super::sessions::Sessions;
 use super::setup::ResearchServer;
 use super::token::BearerToken;
-use crate::kernel::Shutdown;
 use crate::output::eprint_line;
+use crate::run::Shutdown;
 
 /// How the HTTP transport is served: `researchflow mcp --http`'s flags, checked.
 #[derive(Debug, Clone)]

@@ -12,8 +12,8 @@ use super::mask::Mask;
 use super::roots::Roots;
 use super::tools::RunBounds;
 use crate::cli::RunArgs;
-use crate::kernel::Services;
 use crate::planner::LogOptions;
+use crate::run::Services;
 
 /// What the server was started with.
 pub struct Setup {

@@ -9,7 +9,7 @@ use rmcp::model::{Tool, ToolAnnotations};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::kernel::Totals;
+use crate::events::Totals;
 
 /// `research`: a new run.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

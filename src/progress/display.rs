@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 
 use super::questions::QuestionsState;
 use super::state::{Line, LineKey, ProgressState};
-use crate::kernel::progress::{BatchUpdate, Progress};
-use crate::kernel::{Event, EventListener};
+use crate::events::{Event, EventListener};
 use crate::logging::ProgressTarget;
+use crate::progress::{BatchUpdate, Progress};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 
 /// How often the spinners turn and the elapsed times are redrawn.
@@ -152,7 +152,7 @@ impl Progress for ProgressDisplay {
     }
 }
 
-impl EventListener for ProgressDisplay {
+impl EventListener<Event> for ProgressDisplay {
     fn on_event(&self, event: &Event) {
         self.change(|screen, now| screen.on_event(event, now));
     }
@@ -357,7 +357,7 @@ mod tests {
 
     #[test]
     fn the_display_keeps_one_bar_per_line_and_none_after_the_run() {
-        use crate::kernel::event::{RunFinished, RunStarted};
+        use crate::events::catalogue::{RunFinished, RunStarted};
         let display = hidden();
         let begin = Event::RunStarted(RunStarted::Workflow {
             plan_file: "p.json".into(),
@@ -389,12 +389,12 @@ mod tests {
             [LineKey::Overall, LineKey::Running("c".into())]
         );
         display.on_event(&Event::RunFinished(RunFinished::Workflow {
-            status: crate::kernel::RunStatus::Completed,
+            status: crate::events::RunStatus::Completed,
             final_node: None,
             report: None,
             reason: None,
             error: None,
-            totals: crate::kernel::Totals::default(),
+            totals: crate::events::Totals::default(),
             review: None,
         }));
         assert!(bars(&display).is_empty());
@@ -416,7 +416,7 @@ mod tests {
         }
         display.show(BatchUpdate::Ended {
             name: "q1".into(),
-            end: crate::kernel::progress::QuestionEnd::Done,
+            end: crate::progress::QuestionEnd::Done,
             tokens: 5,
         });
         assert_eq!(

@@ -1,9 +1,11 @@
 //! The terminal's progress display (`display.rs`) and what it shows: a run's tasks and
-//! rounds (`state.rs`, from its events) or a batch's questions (`questions.rs`).
+//! rounds (`state.rs`, from its events) or a batch's questions (`questions.rs`); what any
+//! display is told (`update.rs`).
 
 pub mod display;
 pub mod questions;
 pub mod state;
+pub mod update;
 
-pub use crate::kernel::progress::{BatchUpdate, Progress, QuestionEnd, Update};
 pub use display::ProgressDisplay;
+pub use update::{BatchUpdate, Progress, QuestionEnd, Update};

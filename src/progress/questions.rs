@@ -11,8 +11,8 @@
 use std::time::{Duration, Instant};
 
 use super::state::{Line, LineKey, clock, fit, grouped, running_line};
-use crate::kernel::progress::{BatchUpdate, QuestionEnd};
 use crate::logging::{Escape, escape_controls};
+use crate::progress::{BatchUpdate, QuestionEnd};
 
 /// The most running questions given a line each: a batch with many `--jobs` must not fill
 /// the terminal; the overall line counts them all.

@@ -11,10 +11,10 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use crate::kernel::Event;
-use crate::kernel::event::{RoundPlanned, RunStarted};
-use crate::kernel::progress::Update;
+use crate::events::Event;
+use crate::events::catalogue::{RoundPlanned, RunStarted};
 use crate::logging::{Escape, escape_controls};
+use crate::progress::Update;
 
 /// The most columns a task's title takes, however wide the terminal: the line is a reminder,
 /// the log has the whole title.

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::claim::{Claimed, Files, ack, holds};
 use super::db::{Db, QueueError};
 use crate::batch::ItemStatus;
-use crate::kernel::Totals;
+use crate::events::Totals;
 use crate::review::ReviewSummary;
 
 /// How a question's attempt ended, for the queue.

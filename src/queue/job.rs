@@ -10,10 +10,11 @@ use super::claim::{Claimed, Files};
 use super::db::Db;
 use super::mirror::{DbMirror, load};
 use crate::exit::CommandError;
-use crate::kernel::plan_file::open_valid;
-use crate::kernel::{Finished, RunRequest, RunWorkflow, Shutdown};
 use crate::plan::{PlanFile, PlanStore};
+use crate::run::Shutdown;
 use crate::settings::RunOptions;
+use crate::workflow::plan_file::open_valid;
+use crate::workflow::{Finished, RunRequest, RunWorkflow};
 
 /// How an attempt ended on this worker.
 pub struct Attempted {
@@ -90,6 +91,7 @@ async fn run<W: RunWorkflow>(
             mirror: Some(Box::new(mirror)),
         })
         .await
+        .map_err(CommandError::from)
 }
 
 /// The question's plan on disk: its files written from the checkpoint, or a new plan.

@@ -14,8 +14,8 @@ use sqlx::{Postgres, Transaction};
 
 use super::claim::{Claimed, Files, holds};
 use super::db::{Db, QueueError};
-use crate::kernel::Mirror;
 use crate::plan::PlanFile;
+use crate::workflow::Mirror;
 
 /// The files a run appends to as it goes, kept at every checkpoint.
 const APPENDED: [&str; 2] = ["events.ndjson", "transcript.jsonl"];

@@ -10,7 +10,7 @@
 //! - `submit.rs`: `batch FILE --queue`, idempotent by question id;
 //! - `claim.rs`: taking questions, fenced by a claim token; `end.rs`: an attempt's end stored;
 //!   `lease.rs`: heartbeats and orphaned jobs;
-//! - `worker.rs`: [`Worker`], the driver of runs on the kernel's scheduler; `job.rs`: one
+//! - `worker.rs`: [`Worker`], the driver of runs on the run layer's scheduler; `job.rs`: one
 //!   attempt from the last checkpoint; `mirror.rs`: every checkpoint kept in the database;
 //!   `local.rs`: a question's files on the worker's disk;
 //! - `gate_store.rs`: every endpoint's rate budget, shared by the workers through the

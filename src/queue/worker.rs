@@ -1,4 +1,4 @@
-//! [`Worker`]: a driver of runs like a local batch, on the kernel's scheduler, whose questions
+//! [`Worker`]: a driver of runs like a local batch, on the run layer's scheduler, whose questions
 //! come from the queue: it takes as many as it has free slots (`--jobs`), runs each through
 //! [`RunWorkflow`] from its last checkpoint (inside its [`question_span`]), and stores how each
 //! ended, telling the progress display of each start and end. Its leases are renewed beside
@@ -18,12 +18,14 @@ use super::db::{Db, QueueError};
 use super::end::{End, finish, spent};
 use super::job::{Attempted, attempt, plan_path};
 use super::lease::{Leases, spawn_beats};
-use crate::kernel::progress::{BatchUpdate, Progress, QuestionEnd};
-use crate::kernel::scheduler::{Admit, Done, Scheduler};
-use crate::kernel::shutdown::on_watch;
-use crate::kernel::{EngineError, RunStatus, RunWorkflow, Shutdown};
+use crate::events::RunStatus;
 use crate::logging::question_span;
+use crate::progress::{BatchUpdate, Progress, QuestionEnd};
+use crate::run::Shutdown;
+use crate::run::scheduler::{Admit, Done, Scheduler};
+use crate::run::shutdown::on_watch;
 use crate::settings::RunOptions;
+use crate::workflow::{EngineError, RunWorkflow};
 
 /// How often the queue is asked for work while slots are free.
 const POLL: Duration = Duration::from_millis(250);

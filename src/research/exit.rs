@@ -4,11 +4,12 @@
 
 use std::path::Path;
 
+use crate::events::RunStatus;
 use crate::exit::{CommandError, CommandResult, ExitStatus};
-use crate::kernel::{EngineError, RunStatus, RunSummary};
 use crate::logging::{Escape, escape_controls};
 use crate::output::eprint_line;
 use crate::review::{ReviewStatus, ReviewSummary};
+use crate::workflow::{EngineError, RunSummary};
 
 /// The exit code a run's status maps to.
 pub fn run_exit(summary: RunSummary, plan_path: &Path) -> CommandResult {

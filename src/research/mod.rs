@@ -11,21 +11,22 @@ use std::sync::Arc;
 use crate::agents::verifier::Verifier;
 use crate::agents::{Agents, TaskRunner};
 use crate::batch::{Batch, Manifest};
+use crate::events::{Event, EventListener, EventLog};
 use crate::exit::CommandError;
-use crate::kernel::services::session;
-use crate::kernel::{
-    Checkpoints, EventListener, EventLog, Finished, Ledger, Mirrored, RunRequest, RunSummary,
-    RunWorkflow, Services,
-};
 use crate::offline::{ExtractiveAgents, ExtractivePlanner};
 use crate::plan::Beside;
 use crate::planner::{LogOptions, PlanRound, Planner, bootstrap};
 use crate::progress::{Progress, ProgressDisplay};
 use crate::review::{ReviewPaths, Reviewer};
+use crate::run::Services;
+use crate::run::{SetupError, session};
 use crate::settings::RunSettings;
 use crate::settings::{EngineKind, Role};
 use crate::transcript::Tape;
 use crate::view::{Links, write_view};
+use crate::workflow::{
+    Checkpoints, Finished, Ledger, Mirrored, RunRequest, RunSummary, RunWorkflow,
+};
 use crate::workflow::{Engine, ReviewStep, RunParts};
 
 /// Runs workflows with the process's services.
@@ -38,7 +39,7 @@ pub struct Research {
 impl RunWorkflow for Research {
     /// Runs one workflow on an opened plan to its end. Every call is recorded in the
     /// transcript beside the plan; with a replayed transcript, answered from it instead.
-    async fn run(&self, request: RunRequest) -> Result<Finished, CommandError> {
+    async fn run(&self, request: RunRequest) -> Result<Finished, SetupError> {
         let RunRequest {
             store,
             mut plan,
@@ -57,7 +58,7 @@ impl RunWorkflow for Research {
         };
         let bootstrapped = bootstrap(&mut plan);
         if self.record_corpus(&mut plan) || bootstrapped {
-            checkpoints.save(&plan).map_err(CommandError::failure)?;
+            checkpoints.save(&plan).map_err(SetupError::failure)?;
         }
         let events = Arc::new(self.event_log(&files.events, listener)?);
         let replay = replay.or_else(|| self.services.replay.clone());
@@ -163,10 +164,10 @@ impl Research {
     fn event_log(
         &self,
         path: &Path,
-        listener: Option<Arc<dyn EventListener>>,
-    ) -> Result<EventLog, CommandError> {
+        listener: Option<Arc<dyn EventListener<Event>>>,
+    ) -> Result<EventLog, SetupError> {
         let mut events = EventLog::open(path).map_err(|e| {
-            CommandError::usage(anyhow::anyhow!(
+            SetupError::config(anyhow::anyhow!(
                 "cannot open the event log `{}`: {e}",
                 path.display()
             ))
@@ -174,15 +175,15 @@ impl Research {
         if let Some(listener) = listener {
             events = events.with_listener(listener);
         }
-        if let Some(event) = self.services.index_event() {
-            events.emit(event);
+        if let Some(report) = self.services.index_report() {
+            events.emit(Event::local_index(report));
         }
         Ok(events)
     }
 
     /// What follows the report: the review by its two roles, unless it is off
     /// (`review.enabled: false`, `--no-review`) or the engine has no model.
-    fn review_step(&self, paths: ReviewPaths, tape: &Tape) -> Result<ReviewStep, CommandError> {
+    fn review_step(&self, paths: ReviewPaths, tape: &Tape) -> Result<ReviewStep, SetupError> {
         if !self.services.settings.review {
             return Ok(ReviewStep::Off);
         }
@@ -201,13 +202,10 @@ impl Research {
     fn extractive_engine(
         &self,
         tape: Tape,
-    ) -> Result<(ExtractiveAgents, ExtractivePlanner), CommandError> {
-        let search = self.services.search.clone().ok_or_else(|| {
-            CommandError::usage(anyhow::anyhow!("offline research needs a corpus"))
-        })?;
-        let index = search.local_index().ok_or_else(|| {
-            CommandError::usage(anyhow::anyhow!("offline research needs a corpus"))
-        })?;
+    ) -> Result<(ExtractiveAgents, ExtractivePlanner), SetupError> {
+        let needs = || SetupError::config(anyhow::anyhow!("offline research needs a corpus"));
+        let search = self.services.search.clone().ok_or_else(needs)?;
+        let index = search.local_index().ok_or_else(needs)?;
         let planner = ExtractivePlanner {
             index: Arc::clone(&index),
         };
@@ -222,7 +220,7 @@ impl Research {
     }
 
     /// The sub-agents and the planner of a run with a model.
-    fn llm_engine(&self, tape: Tape) -> Result<(Agents, Planner), CommandError> {
+    fn llm_engine(&self, tape: Tape) -> Result<(Agents, Planner), SetupError> {
         let services = &self.services;
         let planner = Planner {
             llm: services.llm(Role::Planning, &tape)?,
@@ -252,7 +250,7 @@ impl Research {
 }
 
 /// The review stage's two roles, their calls on `tape`.
-pub fn reviewer(services: &Services, tape: &Tape) -> Result<Reviewer, CommandError> {
+pub fn reviewer(services: &Services, tape: &Tape) -> Result<Reviewer, SetupError> {
     Ok(Reviewer {
         review_llm: services.llm(Role::Review, tape)?,
         second_opinion_llm: services.llm(Role::SecondOpinion, tape)?,

@@ -61,7 +61,7 @@ pub struct ReviewFinished {
     pub tokens: u64,
 }
 
-/// What the review stage reports beyond its model calls; the run kernel records them as
+/// What the review stage reports beyond its model calls; the run records them as
 /// `review_failed` and `review_finished`.
 pub trait ReviewObserver: CallObserver {
     /// `role` failed (`None`: the whole review) with `error`; `codes` are the findings of its

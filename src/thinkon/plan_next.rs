@@ -15,7 +15,7 @@ use super::answer::PlanNext;
 use super::context::rules_of;
 use super::schema::{PLAN_NEXT_SCHEMA, drop_nulls};
 use crate::diagnostics::{Diagnostics, Finding};
-use crate::kernel::{Event, Observer};
+use crate::events::{Event, Observer};
 use crate::llm::checked::{Checked, CheckedError, Contract, ask_checked};
 use crate::llm::{LlmClient, LlmError, Message, Usage, Want};
 use crate::prompts;

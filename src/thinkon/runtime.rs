@@ -27,8 +27,9 @@ use super::plan_next::{BlockPlanner, Spent};
 use super::reflect::Reflector;
 use super::store::{StoreError, TreeMeta, TreeStore};
 use super::tree::Tree;
-use crate::kernel::event::{RunFinished, RunStarted};
-use crate::kernel::{BudgetStop, Event, EventLog, Shutdown, budget};
+use crate::events::catalogue::{RunFinished, RunStarted};
+use crate::events::{Event, EventLog};
+use crate::run::{BudgetStop, Shutdown, budget};
 use crate::settings::Budget;
 
 /// Failed children in a row after which a plan item is given up.

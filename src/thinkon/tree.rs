@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-pub use crate::kernel::event::BlockCounts;
+pub use crate::events::catalogue::BlockCounts;
 
 use super::block::{Block, BlockStatus};
 use crate::plan::NodeId;

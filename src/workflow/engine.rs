@@ -1,11 +1,11 @@
 //! The workflow loop: plan a round, run the planned tasks with bounded concurrency, record
 //! every result as it completes, repeat until the final summary (batch -1) has run.
 //!
-//! The engine drives; the kernel's parts do one job each: the [`Ledger`] is the only writer of
+//! The engine drives; its parts do one job each: the [`Ledger`] is the only writer of
 //! the plan, its checkpoints, totals and events (so a crash loses at most the tasks in flight,
-//! which stay `running` and run again on resume); a [`crate::kernel::scheduler::Scheduler`]
+//! which stay `running` and run again on resume); a [`crate::run::scheduler::Scheduler`]
 //! runs the tasks (`tasks.rs`); the budget check and the finish are plain functions
-//! ([`crate::kernel::budget`], [`crate::kernel::finish`]). Planning rounds are in `rounds.rs`,
+//! ([`crate::run::budget`], [`crate::workflow::ending`]). Planning rounds are in `rounds.rs`,
 //! the end in `finish.rs`, the review after the report in `review_step.rs`.
 //!
 //! - Termination: at most `max_rounds` planning rounds per invocation. The last round, and any
@@ -23,12 +23,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::agents::TaskRunner;
-use crate::kernel::event::RunStarted;
-use crate::kernel::{BudgetStop, EngineError, Event, Ledger, RunStatus, RunSummary, Shutdown};
+use crate::events::catalogue::RunStarted;
+use crate::events::{Event, RunStatus};
 use crate::plan::{Beside, NodeStatus};
 use crate::planner::{PlanRound, RoundNotes};
 use crate::review::{ReviewPaths, Reviewer};
+use crate::run::{BudgetStop, Shutdown};
 use crate::settings::RunOptions;
+use crate::workflow::{EngineError, Ledger, RunSummary};
 
 /// What happens after the report.
 pub enum ReviewStep {
@@ -56,7 +58,7 @@ pub struct RunParts {
     /// What happens after the report (`review_step.rs`).
     pub review: ReviewStep,
     /// Whether a search provider or a corpus is there to search: a run that never searched
-    /// although it could is `degraded` (`kernel::finish::junk`).
+    /// although it could is `degraded` (`ending::junk`).
     pub could_search: bool,
 }
 

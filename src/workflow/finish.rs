@@ -1,35 +1,37 @@
-//! How a run ends: its status and reason ([`crate::kernel::finish`], plain functions of what
+//! How a run ends: its status and reason ([`crate::workflow::ending`], plain functions of what
 //! the run knows), the report (with a notice when degraded or partial), the outcome recorded
 //! in the plan, and the closing `run_finished` event, which is written whatever happened.
 
 use std::path::PathBuf;
 
+use super::ending::{self, Facts};
 use super::engine::Engine;
 use crate::agents::TaskRunner;
 use crate::clock;
-use crate::kernel::event::RunFinished;
-use crate::kernel::finish::{self, Facts};
-use crate::kernel::{EngineError, Event, RunStatus, RunSummary, budget};
+use crate::events::catalogue::RunFinished;
+use crate::events::{Event, RunStatus};
 use crate::plan::Outcome;
 use crate::planner::PlanRound;
 use crate::report;
+use crate::run::budget;
+use crate::workflow::{EngineError, RunSummary};
 
 impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     /// Turns the loop's result into the run's summary, recording it in the plan file and the
     /// report; [`Self::close`] writes `run_finished` once the review has run.
     pub(super) fn finish_run(&mut self, result: Result<RunStatus, EngineError>) -> RunSummary {
-        let mut status = finish::status(&result, &self.facts());
+        let mut status = ending::status(&result, &self.facts());
         let mut failure = result.err();
-        let reason = finish::reason(status, &self.facts(), failure.as_ref());
+        let reason = ending::reason(status, &self.facts(), failure.as_ref());
         let mut report = None;
         if matches!(
             status,
             RunStatus::Completed | RunStatus::Degraded | RunStatus::Partial
         ) {
-            let researched = finish::researched(self.run.ledger.plan());
+            let researched = ending::researched(self.run.ledger.plan());
             let notice = reason
                 .as_deref()
-                .map(|why| finish::notice(status, why, researched));
+                .map(|why| ending::notice(status, why, researched));
             match self.write_report(notice.as_deref()) {
                 Ok(path) => report = path,
                 Err(e) => {
@@ -39,14 +41,14 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             }
         }
         let reason = if failure.is_some() {
-            finish::reason(status, &self.facts(), failure.as_ref())
+            ending::reason(status, &self.facts(), failure.as_ref())
         } else {
             reason
         };
         let elapsed = self.state.started.elapsed();
         let answered = report
             .is_some()
-            .then(|| finish::answered(self.run.ledger.plan()))
+            .then(|| ending::answered(self.run.ledger.plan()))
             .flatten();
         let outcome = Outcome {
             status: status.as_str().to_string(),

@@ -1,13 +1,24 @@
 //! The research workflow: the loop from a question to the final summary (`engine.rs`, with
-//! `rounds.rs`, `tasks.rs` and `finish.rs`) and the review after its report
-//! (`review_step.rs`). Its events, outcome and shutdown are the kernel's
-//! ([`crate::kernel`]), its report [`crate::report`]'s. See `ARCHITECTURE.md` for the path of
-//! one run through the modules.
+//! `rounds.rs`, `tasks.rs` and `finish.rs`), the only writer of its plan (`ledger.rs`), how
+//! it ends (`ending.rs`: status and reason as plain functions; `outcome.rs`: what it
+//! reports), the review after its report (`review_step.rs`), its plan file opened for a run
+//! (`plan_file.rs`), and how drivers of many runs see one (`driver.rs`: [`RunWorkflow`]).
+//! It stands on the run layer ([`crate::run`]: scheduler, budget, event log, shutdown); its
+//! events are [`crate::events`]', its report [`crate::report`]'s. See `ARCHITECTURE.md` for
+//! the path of one run through the modules.
 
+pub mod driver;
+pub mod ending;
 pub mod engine;
 pub mod finish;
+pub mod ledger;
+pub mod outcome;
+pub mod plan_file;
 pub mod review_step;
 pub mod rounds;
 pub mod tasks;
 
+pub use driver::{Finished, RunRequest, RunWorkflow};
 pub use engine::{Engine, ReviewStep, RunParts};
+pub use ledger::{Checkpoints, Ledger, Mirror, Mirrored};
+pub use outcome::{EngineError, RunSummary};

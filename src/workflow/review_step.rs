@@ -8,10 +8,11 @@ use std::sync::Arc;
 
 use super::engine::{Engine, ReviewStep};
 use crate::agents::TaskRunner;
-use crate::kernel::event::ReviewFailed;
-use crate::kernel::{Event, RunSummary};
+use crate::events::Event;
+use crate::events::catalogue::ReviewFailed;
 use crate::planner::PlanRound;
 use crate::review::{ReviewSummary, review_report};
+use crate::workflow::RunSummary;
 
 impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     /// Runs the review step over the run's report; `None` when the review is off.

@@ -9,9 +9,10 @@ use tracing::Instrument;
 use super::engine::Engine;
 use crate::agents::TaskRunner;
 use crate::clock;
-use crate::kernel::event::{PlanningFailed, RoundPlanned};
-use crate::kernel::{EngineError, Event};
+use crate::events::Event;
+use crate::events::catalogue::{PlanningFailed, RoundPlanned};
 use crate::planner::{PlanRound, RoundError, RoundNotes, RoundOutcome, force_final, gate_file};
+use crate::workflow::EngineError;
 
 impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     /// One planning round. Returns whether it planned any task.

@@ -1,4 +1,4 @@
-//! The engine's running side: every pending node runs on the kernel's scheduler, at most
+//! The engine's running side: every pending node runs on the run layer's scheduler, at most
 //! `concurrency` at once, first every research task, then the final summary. The engine
 //! alone decides what starts (once a budget is spent, no research task does) and writes what
 //! ends through the ledger; a task that panics is recorded as a failed task, so the planner
@@ -16,12 +16,13 @@ use tracing::Instrument;
 
 use super::engine::Engine;
 use crate::agents::{TaskError, TaskOutput, TaskRunner, task_input};
-use crate::kernel::budget;
-use crate::kernel::ledger::Ended;
-use crate::kernel::scheduler::{Admit, Done, Scheduler};
-use crate::kernel::{EngineError, Event};
+use crate::events::Event;
 use crate::plan::{FINAL_BATCH, NodeId};
 use crate::planner::PlanRound;
+use crate::run::budget;
+use crate::run::scheduler::{Admit, Done, Scheduler};
+use crate::workflow::EngineError;
+use crate::workflow::ledger::Ended;
 
 /// The two passes over pending nodes: the research, then the final summary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,11 +10,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::event::Event;
-use super::log::{EventLog, Observer};
-use super::outcome::{EngineError, Totals};
+use super::outcome::EngineError;
 use crate::agents::{TaskError, TaskOutput};
 use crate::clock;
+use crate::events::{Event, EventLog, Observer, Totals};
 use crate::llm::Usage as CallUsage;
 use crate::plan::{FINAL_BATCH, Node, NodeId, NodeStatus, PlanFile, PlanStore, StoreError, Usage};
 use crate::planner::FailedTask;

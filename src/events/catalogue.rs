@@ -1,6 +1,6 @@
 //! [`Event`]: every event researchflow writes, one variant per kind, in one enum. An event
 //! log line is `{"ts": ..., "event": "<kind>", <fields>}`: the kind is the variant's name in
-//! snake_case, the fields are the variant's. [`super::EventLog::emit`] takes nothing else, so
+//! snake_case, the fields are the variant's. [`super::EventLog`] takes nothing else, so
 //! no event can be written that this file does not list, and README's catalogue is checked
 //! against [`Event::VARIANTS`] (`tests/events_catalogue.rs`).
 //!
@@ -18,6 +18,8 @@ use super::outcome::{RunStatus, Totals};
 use crate::plan::NodeType;
 use crate::planner::Issue;
 use crate::review::{ReviewFiles, ReviewSummary};
+use crate::run::LogEvent;
+use crate::search::local::IndexReport;
 use crate::validate::Verdict;
 
 /// One line of an event log, without its `ts`.
@@ -216,6 +218,20 @@ impl Event {
         self.into()
     }
 
+    /// What opening the local index did, as the first event of a run's log.
+    pub fn local_index(report: &IndexReport) -> Event {
+        Event::LocalIndex {
+            documents: report.documents,
+            read: report.read,
+            added: report.added,
+            updated: report.updated,
+            removed: report.removed,
+            unchanged: report.unchanged,
+            skipped: report.skipped.clone(),
+            warnings: report.warnings.clone(),
+        }
+    }
+
     /// Every kind there is, in the order of the enum.
     pub fn kinds() -> &'static [&'static str] {
         <Event as strum::VariantNames>::VARIANTS
@@ -350,6 +366,16 @@ pub enum BlockFailed {
 
 /// Serialises `event` to its fields, `event` included; a variant that cannot be serialised
 /// (none can: every field is plain data) gives an object with its kind alone.
+impl LogEvent for Event {
+    fn name(&self) -> &'static str {
+        Event::name(self)
+    }
+
+    fn fields(&self) -> serde_json::Map<String, Value> {
+        to_fields(self)
+    }
+}
+
 pub fn to_fields(event: &Event) -> serde_json::Map<String, Value> {
     match serde_json::to_value(event) {
         Ok(Value::Object(fields)) => fields,

@@ -1,13 +1,41 @@
 //! What a run may spend ([`Budget`]: `--max-tokens`, `--max-time`, `budget.*`), checked as a
-//! plain function of what was spent: reaching a limit stops new research, running tasks get
-//! a grace, the final summary is written from what exists (with a bound of its own), and the
-//! run ends `partial`. Limits count one invocation's spending (a resumed run starts afresh).
+//! plain function of what was spent ([`check`]), and the stop it makes ([`BudgetStop`]). What
+//! a stop does is the driver's (a workflow stops new research, gives running tasks a grace and
+//! writes its final summary from what exists). Limits count one invocation's spending (a
+//! resumed run starts afresh).
 
 use std::time::Duration;
 
-use super::outcome::BudgetStop;
+use serde::Serialize;
+
 use crate::plan::BudgetRecord;
 use crate::settings::Budget;
+
+/// Which limit stopped a run, its value, and what was used when it did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct BudgetStop {
+    /// `max_tokens` or `max_time`.
+    pub limit: &'static str,
+    /// Tokens, or seconds.
+    pub value: u64,
+    pub used: u64,
+}
+
+impl BudgetStop {
+    /// The stop in plain words, for the reason and the report's notice.
+    pub fn describe(&self) -> String {
+        match self.limit {
+            "max_tokens" => format!(
+                "the token budget ({} tokens) was reached after {} tokens",
+                self.value, self.used
+            ),
+            _ => format!(
+                "the time budget ({} s) was reached after {} s",
+                self.value, self.used
+            ),
+        }
+    }
+}
 
 /// The first limit of `budget` that `tokens` and `elapsed` reach, if any.
 pub fn check(budget: &Budget, tokens: u64, elapsed: Duration) -> Option<BudgetStop> {

@@ -8,14 +8,36 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::event::Event;
-use crate::exit::CommandError;
 use crate::http::Gates;
 use crate::llm::{LlmClient, Negotiator};
 use crate::prompts::Prompts;
 use crate::search::SearchClient;
+use crate::search::local::IndexReport;
 use crate::settings::{Role, Settings};
 use crate::transcript::{Recorder, Replayer, SessionLine, Tape};
+
+/// Why the services (or a run's part of them) could not be built: nothing ran.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// A setting, a file or an endpoint that cannot be used as configured: the user's to fix.
+    #[error(transparent)]
+    Config(anyhow::Error),
+    /// The machine failed: an HTTP stack that cannot start, a thread that died.
+    #[error(transparent)]
+    Failure(anyhow::Error),
+}
+
+impl SetupError {
+    /// A setting, a file or an endpoint to fix.
+    pub fn config(error: impl Into<anyhow::Error>) -> SetupError {
+        SetupError::Config(error.into())
+    }
+
+    /// The machine failed.
+    pub fn failure(error: impl Into<anyhow::Error>) -> SetupError {
+        SetupError::Failure(error.into())
+    }
+}
 
 /// What every run of one process shares.
 pub struct Services {
@@ -39,7 +61,7 @@ impl Services {
     pub async fn new(
         settings: Settings,
         replay: Option<Arc<Replayer>>,
-    ) -> Result<Services, CommandError> {
+    ) -> Result<Services, SetupError> {
         Services::with_gates(settings, replay, Gates::new()).await
     }
 
@@ -49,7 +71,7 @@ impl Services {
         settings: Settings,
         replay: Option<Arc<Replayer>>,
         gates: Gates,
-    ) -> Result<Services, CommandError> {
+    ) -> Result<Services, SetupError> {
         let mut services = Services::bare(settings)?;
         services.gates = Arc::new(gates);
         services.search = search_client(&services).await?;
@@ -59,10 +81,9 @@ impl Services {
 
     /// Everything but the search client, for a command that calls models alone (`plan` with a
     /// model, `review`, `doctor`): no corpus is indexed for nothing.
-    pub fn bare(settings: Settings) -> Result<Services, CommandError> {
-        let prompts =
-            Prompts::load(settings.prompts_dir.as_deref()).map_err(CommandError::usage)?;
-        let http = crate::http::client().map_err(CommandError::failure)?;
+    pub fn bare(settings: Settings) -> Result<Services, SetupError> {
+        let prompts = Prompts::load(settings.prompts_dir.as_deref()).map_err(SetupError::config)?;
+        let http = crate::http::client().map_err(SetupError::failure)?;
         let negotiator = Arc::new(Negotiator::new(settings.structured_output));
         Ok(Services {
             settings,
@@ -79,9 +100,8 @@ impl Services {
     /// process's HTTP pool, rate budgets and negotiation: a server whose calls each resolve
     /// their own run settings builds its runs' services here, its search client (a corpus
     /// index brought up to date, an MCP search server) its own.
-    pub async fn with_settings(&self, settings: Settings) -> Result<Services, CommandError> {
-        let prompts =
-            Prompts::load(settings.prompts_dir.as_deref()).map_err(CommandError::usage)?;
+    pub async fn with_settings(&self, settings: Settings) -> Result<Services, SetupError> {
+        let prompts = Prompts::load(settings.prompts_dir.as_deref()).map_err(SetupError::config)?;
         let mut services = Services {
             settings,
             http: self.http.clone(),
@@ -97,7 +117,7 @@ impl Services {
 
     /// A client of `role`'s endpoint, sharing the process's negotiation and rate budgets, its
     /// calls on `tape`; an endpoint that cannot be used as configured is a usage error.
-    pub fn llm(&self, role: Role, tape: &Tape) -> Result<LlmClient, CommandError> {
+    pub fn llm(&self, role: Role, tape: &Tape) -> Result<LlmClient, SetupError> {
         LlmClient::new(
             self.http.clone(),
             &self.settings,
@@ -106,12 +126,12 @@ impl Services {
             &self.gates,
         )
         .map(|client| client.with_tape(tape.clone()))
-        .map_err(CommandError::usage)
+        .map_err(SetupError::config)
     }
 
     /// A run's tape: its calls recorded at `path` under a new `session` line, and answered
     /// from the replayed transcript when there is one.
-    pub fn tape(&self, path: &Path, session: SessionLine) -> Result<Tape, CommandError> {
+    pub fn tape(&self, path: &Path, session: SessionLine) -> Result<Tape, SetupError> {
         self.tape_replaying(path, session, self.replay.clone())
     }
 
@@ -122,10 +142,10 @@ impl Services {
         path: &Path,
         mut session: SessionLine,
         replay: Option<Arc<Replayer>>,
-    ) -> Result<Tape, CommandError> {
+    ) -> Result<Tape, SetupError> {
         session.replay_of = replay.as_ref().map(|r| r.path().display().to_string());
         let recorder = Recorder::open(path, session, self.settings.secrets()).map_err(|e| {
-            CommandError::usage(anyhow::anyhow!(
+            SetupError::config(anyhow::anyhow!(
                 "cannot open the transcript `{}`: {e}",
                 path.display()
             ))
@@ -144,27 +164,17 @@ impl Services {
             .map(|index| index.corpus().to_path_buf())
     }
 
+    /// What opening the local index did; `None` without one.
+    pub fn index_report(&self) -> Option<&IndexReport> {
+        self.search.as_ref()?.index_report()
+    }
+
     /// The `file://` URL of the corpus folder (ending in `/`), whose documents a report may
     /// link to.
     pub fn corpus_url(&self) -> Option<String> {
         self.corpus().map(|dir| {
             let url = crate::search::local::url::file_url(&dir.to_string_lossy());
             format!("{}/", url.trim_end_matches('/'))
-        })
-    }
-
-    /// What opening the local index did, as the first event of a run's log.
-    pub fn index_event(&self) -> Option<Event> {
-        let report = self.search.as_ref()?.index_report()?;
-        Some(Event::LocalIndex {
-            documents: report.documents,
-            read: report.read,
-            added: report.added,
-            updated: report.updated,
-            removed: report.removed,
-            unchanged: report.unchanged,
-            skipped: report.skipped.clone(),
-            warnings: report.warnings.clone(),
         })
     }
 }
@@ -185,7 +195,7 @@ pub fn session(workflow_id: &str, query: &str, max_rounds: Option<u32>) -> Sessi
 /// The search client of the settings (`None` without any provider), its web provider's gate
 /// from the services' gates. A local index is opened here, on a blocking thread; what it did
 /// is logged, and its warnings too.
-async fn search_client(services: &Services) -> Result<Option<SearchClient>, CommandError> {
+async fn search_client(services: &Services) -> Result<Option<SearchClient>, SetupError> {
     let (http, settings, gates) = (
         services.http.clone(),
         services.settings.clone(),
@@ -194,8 +204,8 @@ async fn search_client(services: &Services) -> Result<Option<SearchClient>, Comm
     let client =
         tokio::task::spawn_blocking(move || SearchClient::with_gates(http, &settings, &gates))
             .await
-            .map_err(CommandError::failure)?
-            .map_err(CommandError::usage)?;
+            .map_err(SetupError::failure)?
+            .map_err(SetupError::config)?;
     if let Some(report) = client.as_ref().and_then(SearchClient::index_report) {
         for w in &report.warnings {
             tracing::warn!("corpus: {w}");

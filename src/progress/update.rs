@@ -4,7 +4,8 @@
 //! (the terminal's display, `crate::progress`). A driver of many questions reports to the
 //! trait, so it needs no display of its own.
 
-use super::event::{Event, PlanningFailed, RoundPlanned};
+use crate::events::Event;
+use crate::events::catalogue::{PlanningFailed, RoundPlanned};
 
 /// Shows a batch's updates as they come; called from drivers, so it must be cheap.
 pub trait Progress: Send + Sync {

@@ -3,8 +3,10 @@
 //! stopped the research makes it `partial`), the reason for anything short of `completed`,
 //! and the notice that opens the report of a degraded or partial run.
 
-use super::outcome::{BudgetStop, EngineError, RunStatus};
+use super::outcome::EngineError;
+use crate::events::RunStatus;
 use crate::plan::{FINAL_BATCH, NodeStatus, NodeType, PlanFile};
+use crate::run::BudgetStop;
 
 /// What a run knows of itself when it ends.
 #[derive(Debug, Clone, Copy)]

@@ -8,11 +8,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::ledger::Mirror;
-use super::log::EventListener;
 use super::outcome::RunSummary;
-use super::shutdown::Shutdown;
+use crate::events::{Event, EventListener};
 use crate::exit::CommandError;
 use crate::plan::{PlanFile, PlanStore};
+use crate::run::{SetupError, Shutdown};
 use crate::settings::RunOptions;
 use crate::transcript::Replayer;
 
@@ -24,7 +24,7 @@ pub struct RunRequest {
     pub plan: PlanFile,
     pub options: RunOptions,
     pub shutdown: Shutdown,
-    pub listener: Option<Arc<dyn EventListener>>,
+    pub listener: Option<Arc<dyn EventListener<Event>>>,
     /// The transcript this run is answered from instead of the servers; `None`: the
     /// services' (`--replay`), if any.
     pub replay: Option<Arc<Replayer>>,
@@ -44,10 +44,20 @@ pub struct Finished {
 }
 
 /// Runs one workflow to its end. The error is the set-up's (a file that cannot be opened, an
-/// endpoint that cannot be built); how the run itself ended is in [`Finished::summary`].
+/// endpoint that cannot be built): nothing of the run happened; how the run itself ended is in
+/// [`Finished::summary`].
 pub trait RunWorkflow: Send + Sync {
-    fn run(
-        &self,
-        request: RunRequest,
-    ) -> impl Future<Output = Result<Finished, CommandError>> + Send;
+    fn run(&self, request: RunRequest)
+    -> impl Future<Output = Result<Finished, SetupError>> + Send;
+}
+
+/// A run that could not be set up, as a command's error: a setting, file or endpoint to fix is
+/// a usage error (exit 2), the machine's failure exit 1.
+impl From<SetupError> for CommandError {
+    fn from(error: SetupError) -> CommandError {
+        match error {
+            SetupError::Config(e) => CommandError::usage(e),
+            SetupError::Failure(e) => CommandError::failure(e),
+        }
+    }
 }

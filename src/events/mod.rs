@@ -1,0 +1,19 @@
+//! What a run says of itself, in the program's words: every kind of event it writes
+//! (`catalogue.rs`: [`Event`], checked against README's catalogue), how it ended
+//! (`outcome.rs`: [`RunStatus`], [`Totals`]), and what a task's calls report, as its events
+//! (`observer.rs`: [`Observer`]). The log that writes them is the run layer's
+//! ([`crate::run::EventLog`]); this module fills it with the research's events.
+
+pub mod catalogue;
+pub mod observer;
+pub mod outcome;
+
+pub use catalogue::Event;
+pub use observer::Observer;
+pub use outcome::{RunStatus, Totals};
+
+/// A run's event log, of the program's events.
+pub type EventLog = crate::run::EventLog<Event>;
+
+/// Watches a run's events as they are written (the terminal's display, an MCP client).
+pub use crate::run::EventListener;
