@@ -12,6 +12,8 @@
 //! - [`run`]: the run layer every driver stands on, knowing nothing of research: scheduler,
 //!   shutdown, budget, the event log writer, the services a process builds once.
 //! - [`events`]: every event a run writes, and how a run ended (status, totals).
+//! - [`session`]: the one place where runs are wired (`Session`: role clients, prompts, tapes,
+//!   event logs, search), and what a run's status does to an exit code.
 //! - [`workflow`]: the loop from question to final summary, its ledger, status and outcome.
 //! - [`offline`]: the extractive engine: planner and sub-agents without a model.
 //! - [`thinkon`]: the Thinkon runtime: a fractal planner over a tree of blocks (seeds 000/001).
@@ -67,11 +69,11 @@ pub mod prompts;
 #[cfg(feature = "queue")]
 pub mod queue;
 pub mod report;
-pub mod research;
 pub mod review;
 pub mod run;
 pub mod search;
 pub mod sentences;
+pub mod session;
 pub mod settings;
 pub mod text;
 pub mod thinkon;

@@ -30,7 +30,8 @@ pub const THINKON_PLANNER_COMPACT: &str = "thinkon.planner.compact.md";
 /// The Thinkon reflection: a block's result in the four Core4 sections.
 pub const THINKON_REFLECT: &str = "thinkon.reflect.md";
 
-/// Every prompt a workflow needs, loaded once before any work starts.
+/// Every prompt a run needs (a workflow's and a Thinkon goal's), loaded once before any work
+/// starts.
 #[derive(Debug, Clone)]
 pub struct Prompts {
     pub planning: String,
@@ -41,6 +42,10 @@ pub struct Prompts {
     pub review: String,
     pub second_opinion: String,
     pub verifier: String,
+    pub thinkon_planner: String,
+    /// The Thinkon planner for small contexts (`thinkon --compact-prompt`).
+    pub thinkon_planner_compact: String,
+    pub thinkon_reflect: String,
 }
 
 impl Prompts {
@@ -54,6 +59,9 @@ impl Prompts {
             review: load(REVIEW, dir)?,
             second_opinion: load(SECOND_OPINION, dir)?,
             verifier: load(VERIFIER, dir)?,
+            thinkon_planner: load(THINKON_PLANNER, dir)?,
+            thinkon_planner_compact: load(THINKON_PLANNER_COMPACT, dir)?,
+            thinkon_reflect: load(THINKON_REFLECT, dir)?,
         })
     }
 }

@@ -45,7 +45,7 @@ const LAYERS: &[&[&str]] = &[
     &["progress"],
     &["workflow", "offline", "thinkon"],
     &["batch"],
-    &["research", "queue"],
+    &["session", "queue"],
     &["mcp"],
     &["cmd"],
 ];
@@ -598,6 +598,42 @@ fn the_run_layer_names_no_domain_module() {
         .filter(|m| DOMAIN.contains(&m.as_str()))
         .collect();
     assert!(named.is_empty(), "the run layer names {named:?}");
+}
+
+/// Runs are wired in one place (`session`): a command parses, opens a session and renders,
+/// and no command file but `doctor` (which probes each endpoint and search provider itself)
+/// reaches the service modules directly.
+#[test]
+fn only_doctor_among_the_commands_reaches_the_service_modules() {
+    const SERVICES: &[&str] = &["llm", "search", "http", "transcript", "prompts"];
+    let files = load_sources();
+    let mut reaching = BTreeMap::new();
+    for file in files
+        .iter()
+        .filter(|f| f.module.first().is_some_and(|m| m == "cmd"))
+    {
+        let mut c = PathCollector::default();
+        c.visit_file(&file.syntax);
+        let named: BTreeSet<String> = c
+            .paths
+            .iter()
+            .filter_map(|p| absolute(file, p))
+            .filter_map(|p| p.first().cloned())
+            .filter(|m| SERVICES.contains(&m.as_str()))
+            .collect();
+        if !named.is_empty() {
+            reaching.insert(file.rel.clone(), named);
+        }
+    }
+    assert!(
+        reaching.contains_key("cmd/doctor.rs"),
+        "the check sees doctor's imports: {reaching:?}"
+    );
+    reaching.remove("cmd/doctor.rs");
+    assert!(
+        reaching.is_empty(),
+        "command files reaching the services (open a `Session` instead): {reaching:?}"
+    );
 }
 
 /// What commands share lives below them: no command module imports another.

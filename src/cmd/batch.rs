@@ -16,9 +16,8 @@ use crate::batch::{BatchEnd, Manifest, Question, folder, manifest, questions};
 use crate::cli::{BatchArgs, GlobalArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::output::{absolute, eprint_line, print_json, print_text, stdout_is_terminal};
-use crate::research::Research;
 use crate::run::shutdown;
-use crate::settings::RunSettings;
+use crate::session::{self, Session};
 
 pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
     let (Some(file), Some(out_dir)) = (&args.file, &args.out_dir) else {
@@ -33,13 +32,15 @@ pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
         .map(|p| folder::earlier("--previous", p))
         .transpose()?;
     let (dir, _lock, manifest) = folder::open(out_dir)?;
-    let run = RunSettings::resolve(global.config.as_deref(), &args.run, None)
-        .map_err(CommandError::usage)?;
+    let run = session::run_settings(global.config.as_deref(), &args.run, None)?;
     let (html, fail_on) = (
         run.settings.html,
         (run.fail_on_block, run.fail_on_unanswered),
     );
-    let mut batch = Research::batch(dir.clone(), manifest, run, None).await?;
+    let mut batch =
+        Session::open(run.settings, None)
+            .await?
+            .batch(dir.clone(), manifest, run.options, None);
     let todo = batch.to_run(&questions)?;
     tracing::info!(
         "batch of {} question(s): {} to run, {} already done",

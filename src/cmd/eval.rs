@@ -1,5 +1,5 @@
 //! `researchflow eval SET.jsonl`: every question of a set with gold answers run as a batch
-//! would (`crate::batch`, each through `crate::research`), then each report scored against
+//! would (`crate::batch`, each through `crate::session`), then each report scored against
 //! its gold (`crate::eval`): the table printed (on a terminal with a short summary of the
 //! batch below it), `eval.json` written in the out-dir. With
 //! `--replay DIR` every call is answered from that earlier evaluation's transcripts; with
@@ -14,9 +14,8 @@ use crate::cli::{EvalArgs, GlobalArgs};
 use crate::eval::{EvalTotals, Evaluation, FILE_NAME, Gold, Ran, Score, compare, markdown};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::output::{absolute, eprint_line, print_json, print_text, stdout_is_terminal};
-use crate::research::Research;
 use crate::run::shutdown;
-use crate::settings::RunSettings;
+use crate::session::{self, Session};
 
 /// The largest report read for scoring.
 const REPORT_MAX_BYTES: u64 = 16 * 1024 * 1024;
@@ -49,9 +48,11 @@ pub async fn run(args: EvalArgs, global: &GlobalArgs) -> CommandResult {
             dir.display()
         )));
     }
-    let run = RunSettings::resolve(global.config.as_deref(), &args.run, None)
-        .map_err(CommandError::usage)?;
-    let mut batch = Research::batch(dir.clone(), manifest, run, replay).await?;
+    let run = session::run_settings(global.config.as_deref(), &args.run, None)?;
+    let mut batch =
+        Session::open(run.settings, None)
+            .await?
+            .batch(dir.clone(), manifest, run.options, replay);
     let todo = batch.to_run(&questions)?;
     let jobs = usize::try_from(args.jobs).unwrap_or(1);
     let end = batch.run_all(todo, jobs, shutdown::on_signal()).await?;

@@ -8,7 +8,6 @@
 //! still in flight saved first, `interrupted`).
 
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::Duration;
 
 use crate::cli::{GlobalArgs, McpArgs};
@@ -18,7 +17,8 @@ use crate::mcp::serve::{self, HttpOptions};
 use crate::mcp::token::{BearerToken, TOKEN_ENV};
 use crate::mcp::{ResearchServer, Roots, Setup};
 use crate::planner::LogOptions;
-use crate::run::{Services, shutdown};
+use crate::run::shutdown;
+use crate::session::Session;
 use crate::settings::{RunSettings, Settings, SettingsError};
 
 pub async fn run(args: McpArgs, global: &GlobalArgs) -> CommandResult {
@@ -42,7 +42,7 @@ pub async fn run(args: McpArgs, global: &GlobalArgs) -> CommandResult {
         roots,
         config: global.config.clone(),
         defaults: args.run,
-        base: Arc::new(Services::bare(settings)?),
+        base: Session::models_only(settings)?,
         // The planner's input and output are debug output, as in a workflow.
         log: LogOptions {
             echo: global.verbose > 0,

@@ -8,26 +8,19 @@
 //! copy may hold work, so it is replaced only with `--overwrite-copy`, and never while another
 //! process holds it.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
 
 use serde_json::json;
 
 use super::planner_log;
 use crate::cli::{GlobalArgs, PlanArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
-use crate::http::NoObserver;
 use crate::logging;
-use crate::offline::ExtractivePlanner;
 use crate::output::{StdoutError, absolute, print_json};
 use crate::plan::{NodeStatus, PlanFile};
-use crate::planner::{
-    PlanRound, Planner, RoundError, RoundNotes, RoundOutcome, bootstrap, gate_file,
-};
-use crate::run::Services;
-use crate::run::session;
-use crate::settings::{EngineKind, Role, Settings};
-use crate::transcript::Replayer;
+use crate::planner::{RoundError, RoundOutcome, bootstrap, gate_file};
+use crate::session::{self, Session};
+use crate::settings::Settings;
 use crate::workflow::plan_file::{copy_valid, open_valid};
 
 pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
@@ -62,7 +55,11 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
     }
 
     bootstrap(&mut plan);
-    let result = plan_round(settings, &args, &path, &mut plan).await?;
+    let replay = args.replay.as_deref().map(session::replay).transpose()?;
+    let session = Session::for_planning(settings, replay)
+        .await?
+        .logging(planner_log(args.log, true));
+    let result = session.plan_round(&mut plan, &path).await?;
     let outcome = match result {
         Ok(outcome) => outcome,
         Err(err) => {
@@ -111,46 +108,6 @@ fn write_review(plan_path: &std::path::Path, outcome: &RoundOutcome) {
             path.display()
         );
     }
-}
-
-/// One round with the configured engine: the planning model, or the extractive planner over
-/// the corpus. The outer error is the set-up's (exit 2), the inner one the round's.
-async fn plan_round(
-    settings: Settings,
-    args: &PlanArgs,
-    path: &Path,
-    plan: &mut PlanFile,
-) -> Result<Result<RoundOutcome, RoundError>, CommandError> {
-    let notes = RoundNotes::default();
-    if settings.engine == EngineKind::Extractive {
-        let services = Services::new(settings, None).await?;
-        let index = services
-            .search
-            .as_ref()
-            .and_then(|s| s.local_index())
-            .ok_or_else(|| {
-                CommandError::usage(anyhow::anyhow!("offline planning needs a corpus"))
-            })?;
-        let planner = ExtractivePlanner { index };
-        return Ok(planner.plan_round(plan, &notes, &NoObserver).await);
-    }
-    // The planner alone: no search client, so no corpus is indexed for nothing.
-    let mut services = Services::bare(settings)?;
-    if let Some(t) = &args.replay {
-        services.replay = Some(Arc::new(Replayer::load(t).map_err(CommandError::usage)?));
-    }
-    // The round's transcript beside the plan file.
-    let tape = services.tape(
-        &crate::plan::Beside::of(path).transcript,
-        session(&plan.workflow_id, plan.question(), None),
-    )?;
-    let planner = Planner {
-        llm: services.llm(Role::Planning, &tape)?,
-        system_prompt: services.prompts.planning.clone(),
-        repair_attempts: services.settings.repair_attempts,
-        log: planner_log(args.log, true),
-    };
-    Ok(planner.plan_round(plan, &notes, &NoObserver).await)
 }
 
 /// The plan file: FILE, else `PLAN_PATH` (both through clap), else `PLAN_FILE`, else

@@ -11,16 +11,13 @@
 use serde_json::json;
 
 use crate::cli::{GlobalArgs, ReviewArgs};
-use crate::events::catalogue::ReviewFailed;
-use crate::events::{Event, EventLog};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::output::{absolute, print_json};
 use crate::plan::{NodeStatus, PlanFile};
-use crate::research::exit::verdict_exit;
-use crate::research::reviewer;
-use crate::review::{ReviewPaths, ReviewStatus, ReviewSummary, review_report};
-use crate::run::session;
-use crate::run::{Services, shutdown};
+use crate::review::ReviewStatus;
+use crate::run::shutdown;
+use crate::session::Session;
+use crate::session::exit::verdict_exit;
 use crate::settings::Settings;
 use crate::workflow::plan_file::open_valid;
 
@@ -42,39 +39,10 @@ pub async fn run(args: ReviewArgs, global: &GlobalArgs) -> CommandResult {
         )));
     }
     // The review's models alone: no search client, so no corpus is indexed for nothing.
-    let services = Services::bare(settings)?;
-    // The review's calls go on the plan's transcript, as one more session.
-    let tape = services.tape(
-        &beside.transcript,
-        session(&plan.workflow_id, plan.question(), None),
-    )?;
-    let reviewer = reviewer(&services, &tape)?;
-    let events = EventLog::open(&beside.events).map_err(|e| {
-        CommandError::usage(anyhow::anyhow!(
-            "cannot open the event log `{}`: {e}",
-            beside.events.display()
-        ))
-    })?;
-    let observer = events.observer("review");
-    let paths = ReviewPaths::of(&beside);
-    let review = review_report(
-        &reviewer,
-        &plan,
-        store.path(),
-        &beside.report,
-        &paths,
-        &observer,
-    );
-    let summary = tokio::select! {
-        done = review => done,
-        () = shutdown::on_signal() => {
-            events.emit(Event::ReviewFailed(ReviewFailed::Review {
-                node: "review".into(),
-                error: "interrupted".into(),
-            }));
-            ReviewSummary::interrupted()
-        }
-    };
+    let session = Session::models_only(settings)?;
+    let summary = session
+        .review(&plan, store.path(), &beside, shutdown::on_signal())
+        .await?;
     print_json(&json!({
         "plan_file": absolute(store.path()),
         "report": absolute(&beside.report),

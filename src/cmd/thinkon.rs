@@ -12,21 +12,20 @@
 //! 1 failed (the root block failed); 2 usage, configuration, an unreadable folder or executors
 //! file, an endpoint that cannot be used; 130 interrupted.
 
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::json;
 
 use crate::cli::{EndingArgs, GlobalArgs, ThinkonArgs};
-use crate::events::EventLog;
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::output::{absolute, eprint_line, print_json};
-use crate::run::session;
-use crate::run::{Services, shutdown};
-use crate::settings::{Role, Settings};
+use crate::run::shutdown;
+use crate::session::{Session, ThinkonGoal};
+use crate::settings::Settings;
 use crate::thinkon::{
-    Block, BlockPlanner, Executor, ExecutorSet, Outcome, Reflector, RunError, Runtime,
-    RuntimeParts, ShellOptions, SubAgents, ThinkonOptions, ThinkonStatus, Tree, TreeMeta,
-    TreeStore,
+    Block, ExecutorSet, Outcome, RunError, ShellOptions, ThinkonOptions, ThinkonStatus, Tree,
+    TreeMeta, TreeStore,
 };
 
 /// Depth at which blocks are no longer split, unless `--max-depth` or the tree says.
@@ -34,33 +33,6 @@ pub const DEFAULT_MAX_DEPTH: u32 = 3;
 
 /// Bytes kept of a shell command's stdout, and of its stderr.
 pub const SHELL_OUTPUT_CAP: usize = 64 * 1024;
-
-/// The prompts a run reads: the planner's and the reflection's, and the two sub-agents'.
-struct Prompts {
-    planner: String,
-    reflect: String,
-    analysis: String,
-    summary: String,
-}
-
-impl Prompts {
-    /// The built-in prompts, or `promptsDir`'s; the compact planner prompt when `compact`.
-    fn load(settings: &Settings, compact: bool) -> Result<Prompts, CommandError> {
-        let load = |name| {
-            crate::prompts::load(name, settings.prompts_dir.as_deref()).map_err(CommandError::usage)
-        };
-        Ok(Prompts {
-            planner: load(if compact {
-                crate::prompts::THINKON_PLANNER_COMPACT
-            } else {
-                crate::prompts::THINKON_PLANNER
-            })?,
-            reflect: load(crate::prompts::THINKON_REFLECT)?,
-            analysis: load(crate::prompts::SEARCH_ANALYSIS)?,
-            summary: load(crate::prompts::SUMMARY)?,
-        })
-    }
-}
 
 pub async fn run(args: ThinkonArgs, global: &GlobalArgs) -> CommandResult {
     let settings = Settings::load(global.config.as_deref()).map_err(CommandError::usage)?;
@@ -72,72 +44,37 @@ pub async fn run(args: ThinkonArgs, global: &GlobalArgs) -> CommandResult {
         .unwrap_or_else(|| store.default_executors_path());
     let executors = ExecutorSet::open(&executors_path, args.executors.is_none())
         .map_err(CommandError::usage)?;
-    let prompts = Prompts::load(&settings, args.compact_prompt)?;
     let budget = settings
         .budget
         .with_flags(&args.budget, &EndingArgs::default());
-    let repair_attempts = settings.repair_attempts;
-    let services = Services::new(settings, None).await?;
+    let session = Session::open(settings, None).await?;
     // Last of what can be refused: a run refused for its settings leaves no tree behind.
     let (meta, tree) = open_tree(&store, &args)?;
-    let tape = services.tape(
-        &store.transcript_path(),
-        session(&meta.run_id, &meta.goal, None),
-    )?;
-    let llm = |role| services.llm(role, &tape);
-    let (planning, search_llm, summary_llm) = (
-        llm(Role::Planning)?,
-        llm(Role::Search)?,
-        llm(Role::Summary)?,
-    );
-    let events = EventLog::open(&store.events_path()).map_err(|e| {
-        let shown = store.events_path().display().to_string();
-        CommandError::usage(anyhow::anyhow!("cannot open the event log `{shown}`: {e}"))
-    })?;
     let shell = args.allow_shell.then(|| ShellOptions {
         work_dir: store.work_dir(),
         timeout: Duration::from_secs(args.shell_timeout),
         output_cap: SHELL_OUTPUT_CAP,
     });
-    let dir = store.dir().to_path_buf();
     let options = ThinkonOptions {
         max_depth: meta.max_depth,
         max_blocks: args.max_blocks,
         budget,
         compact_prompt: args.compact_prompt,
     };
-    let runtime = Runtime::new(RuntimeParts {
-        store,
-        meta,
-        tree,
-        events: &events,
-        planner: BlockPlanner {
-            llm: &planning,
-            system_prompt: &prompts.planner,
-            executors: &executors.declared,
-            repair_attempts,
-        },
-        runner: Executor {
-            executors: &executors,
-            research: SubAgents {
-                search_llm: &search_llm,
-                summary_llm: &summary_llm,
-                search: services.search.as_ref(),
-                tape: &tape,
-                analysis_prompt: &prompts.analysis,
-                summary_prompt: &prompts.summary,
-            },
+    let finished = session
+        .thinkon(ThinkonGoal {
+            store,
+            meta,
+            tree,
+            executors,
+            options,
             shell,
-        },
-        reflector: Reflector {
-            llm: &summary_llm,
-            system_prompt: &prompts.reflect,
-            repair_attempts,
-        },
-        options,
-    });
-    match runtime.run(shutdown::on_signal()).await {
-        Ok(outcome) => report(&outcome, &dir, &events),
+            stop: shutdown::on_signal(),
+        })
+        .await?;
+    let dir = finished.dir;
+    match finished.outcome {
+        Ok(outcome) => report(&outcome, &dir, &finished.events_path),
         Err(RunError::Stop(why)) => Err(CommandError::usage(anyhow::anyhow!(
             "{why}; the tree is saved in `{}`: run again to continue it",
             dir.display()
@@ -212,7 +149,7 @@ fn new_tree(
 }
 
 /// Prints the outcome and maps it to an exit status.
-fn report(outcome: &Outcome, dir: &std::path::Path, events: &EventLog) -> CommandResult {
+fn report(outcome: &Outcome, dir: &Path, events: &Path) -> CommandResult {
     print_json(&json!({
         "status": outcome.status,
         "reason": outcome.reason,
@@ -222,7 +159,7 @@ fn report(outcome: &Outcome, dir: &std::path::Path, events: &EventLog) -> Comman
         "calls": outcome.spent.calls,
         "tokens": outcome.spent.usage.total_tokens,
         "dir": absolute(dir),
-        "events": absolute(events.path()),
+        "events": absolute(events),
     }))
     .map_err(|e| e.noting(&format!("the tree is saved in `{}`", absolute(dir))))?;
     let reason = outcome.reason.clone().unwrap_or_default();

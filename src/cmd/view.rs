@@ -28,13 +28,13 @@ pub async fn run(args: ViewArgs) -> CommandResult {
         })?),
         None => None,
     };
-    let corpus_url = corpus.map(|dir| crate::search::local::url::file_url(&dir.to_string_lossy()));
     check_out(&args.plan, &out, args.force).map_err(CommandError::usage)?;
-    let written =
-        write_view(&args.plan, &out, &Links::with_corpus(corpus_url)).map_err(|e| match e {
+    let written = write_view(&args.plan, &out, &Links::into_folder(corpus.as_deref())).map_err(
+        |e| match e {
             crate::view::ViewError::Write { .. } => CommandError::failure(e),
             other => CommandError::usage(other),
-        })?;
+        },
+    )?;
     tracing::info!("wrote the view of `{}`", args.plan.display());
     print_json(&serde_json::json!({ "html": absolute(&written) }))?;
     Ok(ExitStatus::Success)

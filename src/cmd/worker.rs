@@ -12,18 +12,15 @@ use serde_json::json;
 
 use crate::cli::{GlobalArgs, WorkerArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
-use crate::http::Gates;
 use crate::output::{print_json, print_text, stdout_is_terminal};
-use crate::planner::LogOptions;
 use crate::progress::{Progress, ProgressDisplay};
-use crate::queue::gate_store::DbGates;
+use crate::queue::gate_store::shared_gates;
 use crate::queue::status;
 use crate::queue::submit::check_name;
 use crate::queue::worker::worker_name;
 use crate::queue::{Worker, WorkerOptions};
-use crate::research::Research;
-use crate::run::{Services, shutdown};
-use crate::settings::RunSettings;
+use crate::run::shutdown;
+use crate::session::{self, Session};
 
 pub async fn run(args: WorkerArgs, global: &GlobalArgs) -> CommandResult {
     // First: a signal during the set-up stops the worker cleanly too.
@@ -31,8 +28,7 @@ pub async fn run(args: WorkerArgs, global: &GlobalArgs) -> CommandResult {
     if let Some(batch) = &args.batch {
         check_name(batch).map_err(|e| e.into_command())?;
     }
-    let run = RunSettings::resolve(global.config.as_deref(), &args.run, None)
-        .map_err(CommandError::usage)?;
+    let run = session::run_settings(global.config.as_deref(), &args.run, None)?;
     let db = crate::queue::open(&args.queue.queue, args.jobs + 4)
         .await
         .map_err(|e| e.into_command())?;
@@ -48,8 +44,7 @@ pub async fn run(args: WorkerArgs, global: &GlobalArgs) -> CommandResult {
         tracing::warn!("the queue holds no batch `{batch}` yet: waiting for it to be submitted");
     }
     // One rate budget per endpoint for every worker: the gates' state is in the database.
-    let gates = Gates::shared(Arc::new(DbGates { db: db.clone() }));
-    let services = Arc::new(Services::with_gates(run.settings, None, gates).await?);
+    let session = Session::with_gates(run.settings, shared_gates(&db)).await?;
     let scratch = tempfile::Builder::new()
         .prefix("researchflow-worker-")
         .tempdir()
@@ -58,10 +53,7 @@ pub async fn run(args: WorkerArgs, global: &GlobalArgs) -> CommandResult {
         })?;
     let worker = Worker {
         db,
-        runner: Arc::new(Research {
-            services,
-            log: LogOptions::default(),
-        }),
+        runner: Arc::new(session),
         run_options: run.options,
         options: WorkerOptions {
             batch: args.batch.clone(),

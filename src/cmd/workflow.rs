@@ -2,7 +2,7 @@
 //! existing plan file (`--plan`, resume) to the final summary.
 //!
 //! Everything is resolved before any work starts: the settings of the run
-//! ([`RunSettings::resolve`]), the services (prompts, the search provider), the plan. Outputs
+//! ([`session::run_settings`]), the session (prompts, the search provider), the plan. Outputs
 //! sit beside the plan file: `<stem>.report.md`, `<stem>.events.ndjson` and, after the review,
 //! `<stem>.review.json` and `<stem>.review.md`. stdout gets one JSON object with the paths,
 //! the totals and the review.
@@ -19,28 +19,25 @@ use crate::exit::{CommandError, CommandResult};
 use crate::output::{absolute, print_json};
 use crate::plan::{PlanFile, PlanStore};
 use crate::progress::ProgressDisplay;
-use crate::research::Research;
-use crate::research::exit::{answer_exit, run_exit, verdict_exit};
-use crate::run::{Services, shutdown};
-use crate::settings::RunSettings;
-use crate::transcript::Replayer;
+use crate::run::shutdown;
+use crate::session::exit::{answer_exit, run_exit, verdict_exit};
+use crate::session::{self, Session};
 use crate::workflow::plan_file::{create_fresh, open_valid};
 use crate::workflow::{RunRequest, RunWorkflow};
 
 pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
-    let replay = match &args.replay {
-        Some(path) => Some(Arc::new(Replayer::load(path).map_err(CommandError::usage)?)),
-        None => None,
-    };
+    let replay = args.replay.as_deref().map(session::replay).transpose()?;
     let recorded_rounds = replay.as_ref().and_then(|r| r.max_rounds());
-    let run = RunSettings::resolve(global.config.as_deref(), &args.run, recorded_rounds)
-        .map_err(CommandError::usage)?;
+    let run = session::run_settings(global.config.as_deref(), &args.run, recorded_rounds)?;
     let query = args
         .query
         .as_deref()
         .or_else(|| replay.as_ref().and_then(|r| r.query()))
         .map(str::to_string);
-    let services = Arc::new(Services::new(run.settings, replay).await?);
+    // In a workflow the planner's full input is debug output unless asked for.
+    let session = Session::open(run.settings, replay)
+        .await?
+        .logging(planner_log(args.log, global.verbose > 0));
     let (store, plan) = match (query, &args.plan) {
         (Some(query), _) => start(&query, args.out.as_deref())?,
         (None, Some(path)) => open_valid(path)?,
@@ -49,11 +46,6 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
                 "give `--query TEXT` to start a workflow or `--plan FILE` to resume one"
             )));
         }
-    };
-    let research = Research {
-        services,
-        // In a workflow the planner's full input is debug output unless asked for.
-        log: planner_log(args.log, global.verbose > 0),
     };
     let request = RunRequest {
         store,
@@ -64,7 +56,7 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
         replay: None,
         mirror: None,
     };
-    let finished = research.run(request).await?;
+    let finished = session.run(request).await?;
     let summary = finished.summary;
     let plan_file = absolute(&finished.plan_path);
     print_json(&json!({

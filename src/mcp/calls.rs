@@ -30,8 +30,7 @@ use crate::cli::RunArgs;
 use crate::events::{Event, EventListener};
 use crate::output::absolute;
 use crate::plan::{PlanFile, PlanStore};
-use crate::research::Research;
-use crate::run::Services;
+use crate::session::Session;
 use crate::settings::{RunOptions, RunSettings, SettingsError};
 use crate::workflow::plan_file::{create_fresh, open_valid};
 use crate::workflow::{RunRequest, RunWorkflow};
@@ -51,12 +50,12 @@ pub async fn research(
         return Err("`query` is empty: give the research question".into());
     }
     let bounds = input.bounds();
-    let (services, options) = prepare(server, &bounds).await?;
+    let (session, options) = prepare(server, &bounds).await?;
     let runs = runs_folder(server)?;
     let (store, plan) = create_fresh(&runs, query).map_err(|e| e.to_string())?;
     check_beside(store.real_path())?;
     server.started.remember(store.real_path(), &bounds);
-    drive(server, services, options, (store, plan), context).await
+    drive(server, session, options, (store, plan), context).await
 }
 
 /// `runs/` of the first root, created when missing, where new runs go: refused when it is a
@@ -95,10 +94,10 @@ pub async fn resume(
     plan_check::runnable(&path)?;
     // A run this server started keeps its engine and corpus unless the call gives others.
     let bounds = server.started.recall(&path, input.bounds());
-    let (services, options) = prepare(server, &bounds).await?;
+    let (session, options) = prepare(server, &bounds).await?;
     let opened = open_valid(&path).map_err(|e| e.to_string())?;
     server.started.remember(&path, &bounds);
-    drive(server, services, options, opened, context).await
+    drive(server, session, options, opened, context).await
 }
 
 /// `get_report`: a run as its files say.
@@ -173,11 +172,11 @@ fn plan_path(server: &ResearchServer, raw: &str) -> Result<std::path::PathBuf, S
     Ok(path)
 }
 
-/// The services and options of a run with `bounds`: the server's run flags, then the call's.
+/// The session and options of a run with `bounds`: the server's run flags, then the call's.
 async fn prepare(
     server: &ResearchServer,
     bounds: &RunBounds,
-) -> Result<(Arc<Services>, RunOptions), String> {
+) -> Result<(Session, RunOptions), String> {
     let args = run_args(server, bounds)?;
     let run = RunSettings::resolve(server.setup.config.as_deref(), &args, None).map_err(
         |e| match e {
@@ -187,13 +186,13 @@ async fn prepare(
             other => other.to_string(),
         },
     )?;
-    let services = server
+    let session = server
         .setup
         .base
-        .with_settings(run.settings)
+        .for_settings(run.settings)
         .await
         .map_err(|e| e.to_string())?;
-    Ok((Arc::new(services), run.options))
+    Ok((session, run.options))
 }
 
 /// The server's run flags with the call's arguments applied.
@@ -237,7 +236,7 @@ fn run_args(server: &ResearchServer, bounds: &RunBounds) -> Result<RunArgs, Stri
 /// read from the files the run wrote.
 async fn drive(
     server: &ResearchServer,
-    services: Arc<Services>,
+    session: Session,
     options: RunOptions,
     (store, plan): (PlanStore, PlanFile),
     context: RequestContext<RoleServer>,
@@ -265,12 +264,9 @@ async fn drive(
         replay: None,
         mirror: None,
     };
-    let research = Research {
-        services,
-        log: server.setup.log,
-    };
+    let session = session.logging(server.setup.log);
     let mut run = server.active.spawn(async move {
-        let finished = research.run(request).await;
+        let finished = session.run(request).await;
         drop(slot);
         finished
     });

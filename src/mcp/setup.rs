@@ -13,7 +13,7 @@ use super::roots::Roots;
 use super::tools::RunBounds;
 use crate::cli::RunArgs;
 use crate::planner::LogOptions;
-use crate::run::Services;
+use crate::session::Session;
 
 /// What the server was started with.
 pub struct Setup {
@@ -23,7 +23,7 @@ pub struct Setup {
     /// The run flags the server was started with: every call's defaults.
     pub defaults: RunArgs,
     /// The process's HTTP pool, rate budgets and negotiation, which every run shares.
-    pub base: Arc<Services>,
+    pub base: Session,
     pub log: LogOptions,
     /// Every secret the server knows, masked in all it sends.
     pub mask: Mask,

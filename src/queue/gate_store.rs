@@ -6,13 +6,14 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::types::Json;
 
 use super::db::Db;
 use crate::http::shared_gate::Step;
-use crate::http::{Decision, GateStore, SharedState};
+use crate::http::{Decision, GateStore, Gates, SharedState};
 
 /// How long one update may take before the gate goes on without the store.
 const PATIENCE: Duration = Duration::from_secs(3);
@@ -20,6 +21,11 @@ const PATIENCE: Duration = Duration::from_secs(3);
 /// The shared gates of a queue's workers.
 pub struct DbGates {
     pub db: Db,
+}
+
+/// Every endpoint's rate budget kept in `db`, shared by every worker of the queue.
+pub fn shared_gates(db: &Db) -> Gates {
+    Gates::shared(Arc::new(DbGates { db: db.clone() }))
 }
 
 impl GateStore for DbGates {

@@ -81,6 +81,11 @@ impl Links {
         }
     }
 
+    /// Links to the web and into the corpus folder `dir` (already made absolute).
+    pub fn into_folder(dir: Option<&Path>) -> Links {
+        Links::with_corpus(dir.map(|d| file_url(&d.to_string_lossy())))
+    }
+
     /// These links, or, when they know no corpus, links into `recorded` (the corpus a plan
     /// records its run searched) when that is an existing folder: a view made later links
     /// what the run's own view did.
@@ -94,7 +99,7 @@ impl Links {
             .and_then(|p| std::fs::canonicalize(p).ok())
             .filter(|p| p.is_dir());
         match dir {
-            Some(dir) => Links::with_corpus(Some(file_url(&dir.to_string_lossy()))),
+            Some(dir) => Links::into_folder(Some(&dir)),
             None => self,
         }
     }

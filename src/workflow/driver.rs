@@ -1,6 +1,6 @@
 //! One workflow run as the drivers of many runs see it: a [`RunRequest`] in, a [`Finished`]
 //! out, through [`RunWorkflow`]. A batch (and a queue worker, or a server) drives runs through
-//! this trait alone, so it never needs the workflow engine itself; `research::Research` is the
+//! this trait alone, so it never needs the workflow engine itself; `session::Session` is the
 //! implementation that wires the engine.
 
 use std::future::Future;

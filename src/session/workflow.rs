@@ -1,26 +1,21 @@
-//! One research run, wired: the engine chosen (a model's agents and planner, or the extractive
-//! engine over the corpus when there is no model), its event log and transcript beside the
-//! plan, and the review step after its report. [`Research`] is what `workflow`, `batch` and
-//! whatever else starts workflow runs hand a plan to ([`RunWorkflow`]).
-
-pub mod exit;
+//! A workflow run wired in a [`Session`]: the engine chosen (a model's agents and planner, or
+//! the extractive engine over the corpus when there is no model), its event log and transcript
+//! beside the plan, and the review step after its report. `Session` is what `workflow`,
+//! `batch`, `eval`, `worker` and `mcp` hand a plan to ([`RunWorkflow`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::Session;
 use crate::agents::verifier::Verifier;
 use crate::agents::{Agents, TaskRunner};
-use crate::batch::{Batch, Manifest};
 use crate::events::{Event, EventListener, EventLog};
-use crate::exit::CommandError;
 use crate::offline::{ExtractiveAgents, ExtractivePlanner};
 use crate::plan::Beside;
-use crate::planner::{LogOptions, PlanRound, Planner, bootstrap};
-use crate::progress::{Progress, ProgressDisplay};
+use crate::planner::{PlanRound, Planner, bootstrap};
 use crate::review::{ReviewPaths, Reviewer};
 use crate::run::Services;
 use crate::run::{SetupError, session};
-use crate::settings::RunSettings;
 use crate::settings::{EngineKind, Role};
 use crate::transcript::Tape;
 use crate::view::{Links, write_view};
@@ -29,14 +24,7 @@ use crate::workflow::{
 };
 use crate::workflow::{Engine, ReviewStep, RunParts};
 
-/// Runs workflows with the process's services.
-pub struct Research {
-    pub services: Arc<Services>,
-    /// How much of the planner's input and output the log shows.
-    pub log: LogOptions,
-}
-
-impl RunWorkflow for Research {
+impl RunWorkflow for Session {
     /// Runs one workflow on an opened plan to its end. Every call is recorded in the
     /// transcript beside the plan; with a replayed transcript, answered from it instead.
     async fn run(&self, request: RunRequest) -> Result<Finished, SetupError> {
@@ -105,30 +93,7 @@ async fn engine<R: TaskRunner, P: PlanRound>(run: RunParts, runner: R, planner: 
     Engine::new(run, runner, planner).run().await
 }
 
-impl Research {
-    /// A batch of questions run here, each a workflow on one set of services for the process,
-    /// with the progress display on a terminal: what `batch` and `eval` run.
-    /// `replay_dir`: an earlier batch whose transcripts answer instead of the servers.
-    pub async fn batch(
-        dir: PathBuf,
-        manifest: Manifest,
-        run: RunSettings,
-        replay_dir: Option<PathBuf>,
-    ) -> Result<Batch<Research>, CommandError> {
-        let services = Arc::new(Services::new(run.settings, None).await?);
-        Ok(Batch {
-            dir,
-            manifest,
-            options: run.options,
-            runner: Arc::new(Research {
-                services,
-                log: LogOptions::default(),
-            }),
-            display: ProgressDisplay::for_terminal().map(|d| d as Arc<dyn Progress>),
-            replay_dir,
-        })
-    }
-
+impl Session {
     /// Records the run's corpus in the plan, so that a view made later without `--corpus`
     /// links its documents as the run's own view does; whether the plan changed. A run
     /// without a corpus keeps what an earlier one recorded: its sources are still cited.
