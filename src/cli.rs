@@ -20,7 +20,7 @@ pub use outputs::*;
 pub use queue::{
     BatchAction, BatchExportArgs, BatchStatusArgs, QueueAction, QueueArgs, QueueCommand, WorkerArgs,
 };
-pub use thinkon::ThinkonArgs;
+pub use thinkon::{BatchEngine, ThinkonArgs};
 
 /// Batch research-workflow orchestrator: an LLM planner, search and summary sub-agents, one
 /// JSON plan file.
@@ -205,6 +205,12 @@ pub struct BatchArgs {
     /// printed otherwise; a pipe always gets JSON).
     #[arg(long)]
     pub json: bool,
+
+    /// What runs each question: a research workflow over `DIR/<name>.json`, or a Thinkon goal
+    /// in `DIR/<name>.thinkon/` (a model is required; never a shell; not with `--queue` or
+    /// `--previous`).
+    #[arg(long, value_enum, default_value_t = BatchEngine::Workflow)]
+    pub engine: BatchEngine,
 
     /// How each question's workflow runs (with --fail-on-block a `block` verdict makes the
     /// batch exit 1).

@@ -299,6 +299,7 @@ fn check_tools(tools: &Value) {
             "list_runs",
             "research",
             "resume",
+            "thinkon",
             "validate_plan"
         ]
     );
@@ -610,7 +611,7 @@ async fn offline_over_http(sdk: Sdk) {
 /// completes it offline; a corpus outside the root and research with no model are refused.
 fn check_offline(bare: &Bare, out: &Value) {
     let tools = out["tools"].as_array().expect("tools");
-    assert_eq!(tools.len(), 5, "{tools:?}");
+    assert_eq!(tools.len(), 6, "{tools:?}");
 
     let first = &out["research"];
     let result = &first["result"]["structured"];

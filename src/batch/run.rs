@@ -1,30 +1,26 @@
-//! A batch being run: one workflow per question, at most `jobs` at once on the run layer's
-//! scheduler, each through [`RunWorkflow`] (the batch never sees the workflow engine) inside
+//! A batch being run: one run per question, at most `jobs` at once on the run layer's
+//! scheduler, each through its [`RunQuestion`] (the batch never sees an engine) inside
 //! its [`question_span`], the manifest saved as each question starts and ends, each start and
 //! end told to the progress display and logged in one line. Ctrl-C or SIGTERM: no new
 //! question starts, running ones checkpoint as a workflow does. An endpoint that cannot be
 //! used stops the batch too: no further question starts.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 use tracing::Instrument;
 
+use super::ask::{Ask, Ran, RunQuestion};
 use super::{Item, ItemStatus, Manifest, Question};
-use crate::events::RunStatus;
 use crate::exit::CommandError;
 use crate::logging::question_span;
-use crate::plan::{PlanFile, PlanStore};
-use crate::progress::{BatchUpdate, Progress, QuestionEnd};
+use crate::progress::{BatchUpdate, Progress, ProgressDisplay, QuestionEnd};
 use crate::run::Shutdown;
 use crate::run::scheduler::{Admit, Done, Scheduler};
 use crate::run::shutdown::on_watch;
 use crate::settings::RunOptions;
-use crate::transcript::Replayer;
-use crate::workflow::plan_file::open_valid;
-use crate::workflow::{EngineError, Finished, RunRequest, RunWorkflow};
 
 /// How a batch's run ended.
 #[derive(Debug, Default)]
@@ -50,9 +46,29 @@ pub struct Batch<W> {
     pub replay_dir: Option<PathBuf>,
 }
 
-type Ended = Result<Finished, CommandError>;
+type Ended = Result<Ran, CommandError>;
 
-impl<W: RunWorkflow + 'static> Batch<W> {
+impl<W: RunQuestion> Batch<W> {
+    /// A batch in `dir` (its manifest read), each question run by `runner`, with the progress
+    /// display on a terminal. `replay_dir`: an earlier batch whose transcripts answer instead
+    /// of the servers.
+    pub fn new(
+        dir: PathBuf,
+        manifest: Manifest,
+        options: RunOptions,
+        runner: W,
+        replay_dir: Option<PathBuf>,
+    ) -> Batch<W> {
+        Batch {
+            dir,
+            manifest,
+            options,
+            runner: Arc::new(runner),
+            display: ProgressDisplay::for_terminal().map(|d| d as Arc<dyn Progress>),
+            replay_dir,
+        }
+    }
+
     /// The new questions put in the manifest as `pending`, saved; returns those to run (every
     /// question not done yet), in file order.
     pub fn to_run(&mut self, questions: &[Question]) -> Result<Vec<Question>, CommandError> {
@@ -62,8 +78,8 @@ impl<W: RunWorkflow + 'static> Batch<W> {
                 Some(item) if item.is_done() => {}
                 Some(_) => todo.push(q.clone()),
                 None => {
-                    self.manifest
-                        .put(item_of(q, &self.dir, ItemStatus::Pending));
+                    let item = self.item_of(q, ItemStatus::Pending);
+                    self.manifest.put(item);
                     todo.push(q.clone());
                 }
             }
@@ -116,47 +132,32 @@ impl<W: RunWorkflow + 'static> Batch<W> {
         Ok(end)
     }
 
-    /// One question's run: its plan opened (or created) when it starts, then its workflow.
+    /// One question's run, through the runner, inside its span.
     fn job(
         &self,
         question: &Question,
         shutdown: Shutdown,
     ) -> impl Future<Output = Ended> + Send + 'static {
-        let path = plan_path(&self.dir, question);
-        let query = question.query.clone();
-        let (runner, options) = (Arc::clone(&self.runner), self.options);
-        let transcript = self
-            .replay_dir
-            .as_ref()
-            .map(|dir| dir.join(format!("{}.transcript.jsonl", question.name)));
+        let ask = Ask {
+            place: self.runner.place(&self.dir, question),
+            query: question.query.clone(),
+            options: self.options,
+            shutdown,
+            replay: self
+                .replay_dir
+                .as_ref()
+                .map(|dir| dir.join(format!("{}.transcript.jsonl", question.name))),
+        };
+        let runner = Arc::clone(&self.runner);
         let span = question_span(&question.name);
-        async move {
-            let replay = match transcript {
-                Some(path) => Some(Arc::new(
-                    Replayer::load(&path).map_err(CommandError::usage)?,
-                )),
-                None => None,
-            };
-            let (store, plan) = open_or_create(&path, &query)?;
-            let request = RunRequest {
-                store,
-                plan,
-                options,
-                shutdown,
-                listener: None,
-                replay,
-                mirror: None,
-            };
-            Ok(runner.run(request).await?)
-        }
-        .instrument(span)
+        async move { runner.run_question(ask).await }.instrument(span)
     }
 
     /// A question starts: `running` in the manifest, a line on the display (or in the log,
     /// without one).
     fn started(&mut self, question: &Question) -> Result<Admit, CommandError> {
         self.manifest
-            .put(item_of(question, &self.dir, ItemStatus::Running));
+            .put(self.item_of(question, ItemStatus::Running));
         self.save()?;
         match self.display {
             Some(_) => tracing::debug!("question `{}` starts", question.name),
@@ -176,21 +177,18 @@ impl<W: RunWorkflow + 'static> Batch<W> {
         end: &mut BatchEnd,
     ) -> Result<(), CommandError> {
         let question = done.key;
-        let mut item = item_of(&question, &self.dir, ItemStatus::Failed);
+        let mut item = self.item_of(&question, ItemStatus::Failed);
         match done.outcome {
-            Ok(Ok(finished)) => {
-                let summary = finished.summary;
-                item.status = summary.status.into();
-                item.report = summary.report.as_ref().map(|p| p.display().to_string());
-                item.totals = Some(summary.totals.clone());
-                item.reason = summary.reason.clone();
-                item.review = summary.review.clone();
-                item.answered = summary.answered;
-                if summary.status == RunStatus::Failed
-                    && matches!(summary.failure, Some(EngineError::Unusable(_)))
-                {
-                    end.unusable = summary.reason.clone();
+            Ok(Ok(ran)) => {
+                if ran.unusable {
+                    end.unusable = ran.reason.clone();
                 }
+                item.status = ran.status.into();
+                item.report = ran.report.as_ref().map(|p| p.display().to_string());
+                item.totals = Some(ran.totals);
+                item.reason = ran.reason;
+                item.review = ran.review;
+                item.answered = ran.answered;
             }
             // One bad plan file fails its question, not the batch.
             Ok(Err(e)) => item.reason = Some(e.to_string()),
@@ -210,6 +208,20 @@ impl<W: RunWorkflow + 'static> Batch<W> {
         tracing::info!("question `{}`: {}", question.name, ended_line(&item));
         self.manifest.put(item);
         self.save()
+    }
+
+    fn item_of(&self, q: &Question, status: ItemStatus) -> Item {
+        Item {
+            id: q.id.clone(),
+            query: q.query.clone(),
+            status,
+            plan_file: self.runner.place(&self.dir, q).display().to_string(),
+            report: None,
+            totals: None,
+            reason: None,
+            review: None,
+            answered: None,
+        }
     }
 
     fn save(&self) -> Result<(), CommandError> {
@@ -247,34 +259,4 @@ fn ended_line(item: &Item) -> String {
         line.push_str(&format!(": {}", crate::text::one_line(reason, 200)));
     }
     line
-}
-
-/// The question's plan file in the batch folder.
-fn plan_path(dir: &Path, question: &Question) -> PathBuf {
-    dir.join(format!("{}.json", question.name))
-}
-
-/// The question's plan, resumed when its file exists, else created.
-fn open_or_create(path: &Path, query: &str) -> Result<(PlanStore, PlanFile), CommandError> {
-    if path.exists() {
-        return open_valid(path);
-    }
-    let plan = PlanFile::new(query, crate::plan::workflow_id(), crate::clock::now());
-    PlanStore::create(path, &plan)
-        .map(|store| (store, plan))
-        .map_err(CommandError::usage)
-}
-
-fn item_of(q: &Question, dir: &Path, status: ItemStatus) -> Item {
-    Item {
-        id: q.id.clone(),
-        query: q.query.clone(),
-        status,
-        plan_file: plan_path(dir, q).display().to_string(),
-        report: None,
-        totals: None,
-        reason: None,
-        review: None,
-        answered: None,
-    }
 }

@@ -1,11 +1,20 @@
-//! The flags of `researchflow thinkon`. Part of [`super`] (re-exported there), in a file of its
-//! own only to keep files short.
+//! The flags of `researchflow thinkon`, and `batch --engine`'s choice of Thinkon. Part of
+//! [`super`] (re-exported there), in a file of its own only to keep files short.
 
 use std::path::PathBuf;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 
 use super::BudgetArgs;
+
+/// What runs each question of a batch (`batch --engine`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BatchEngine {
+    /// A research workflow over `DIR/<name>.json`.
+    Workflow,
+    /// A Thinkon goal in `DIR/<name>.thinkon/`.
+    Thinkon,
+}
 
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("start").required(true).multiple(true).args(["goal", "resume"])))]

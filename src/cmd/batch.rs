@@ -1,4 +1,5 @@
-//! `researchflow batch FILE --out-dir DIR`: one workflow per question, up to `--jobs` at once
+//! `researchflow batch FILE --out-dir DIR`: one workflow per question (with `--engine thinkon`,
+//! one Thinkon goal per question), up to `--jobs` at once
 //! in one process, sharing the process's services (one HTTP pool, one structured-output
 //! negotiation, one rate budget per endpoint). The run itself is `crate::batch`'s; this file
 //! resolves what it needs, then prints the counts (JSON, or a short summary on a terminal) and
@@ -12,12 +13,12 @@ use serde_json::json;
 use crate::batch::changes::write_changes;
 use crate::batch::index::write_index;
 use crate::batch::summary::{counts, reports_in, summary};
-use crate::batch::{BatchEnd, Manifest, Question, folder, manifest, questions};
-use crate::cli::{BatchArgs, GlobalArgs};
+use crate::batch::{Batch, BatchEnd, Manifest, Question, RunQuestion, folder, manifest, questions};
+use crate::cli::{BatchArgs, BatchEngine, GlobalArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::output::{absolute, eprint_line, print_json, print_text, stdout_is_terminal};
 use crate::run::shutdown;
-use crate::session::{self, Session};
+use crate::session::{self, Session, ThinkonQuestions};
 
 pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
     let (Some(file), Some(out_dir)) = (&args.file, &args.out_dir) else {
@@ -25,6 +26,11 @@ pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
             "`batch` runs FILE here with `--out-dir DIR`, or submits it with `--queue URL`"
         )));
     };
+    if args.engine == BatchEngine::Thinkon && args.previous.is_some() {
+        return Err(CommandError::usage(anyhow::anyhow!(
+            "`--previous` compares plan files, and `--engine thinkon` writes none: leave one out"
+        )));
+    }
     let questions = questions::read(file).map_err(CommandError::usage)?;
     let previous = args
         .previous
@@ -37,31 +43,60 @@ pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
         run.settings.html,
         (run.fail_on_block, run.fail_on_unanswered),
     );
-    let mut batch =
-        Session::open(run.settings, None)
-            .await?
-            .batch(dir.clone(), manifest, run.options, None);
-    let todo = batch.to_run(&questions)?;
+    if args.engine == BatchEngine::Thinkon {
+        run.settings.require_llm().map_err(CommandError::usage)?;
+    }
+    let session = Session::open(run.settings, None).await?;
+    let jobs = usize::try_from(args.jobs).unwrap_or(1);
+    let (manifest, end) = match args.engine {
+        BatchEngine::Workflow => {
+            let batch = Batch::new(dir.clone(), manifest, run.options, session, None);
+            run_questions(batch, &questions, jobs).await?
+        }
+        BatchEngine::Thinkon => {
+            let batch = Batch::new(
+                dir.clone(),
+                manifest,
+                run.options,
+                ThinkonQuestions(session),
+                None,
+            );
+            run_questions(batch, &questions, jobs).await?
+        }
+    };
+    if let Some(previous) = &previous {
+        write_changes(&questions, &dir, previous, &manifest);
+    }
+    let index = match html {
+        true => write_index(&questions, &dir, previous.as_deref(), &manifest),
+        false => None,
+    };
+    let shown = Shown {
+        json: args.json || !stdout_is_terminal(),
+        index,
+        reports: match args.engine {
+            BatchEngine::Workflow => reports_in(&dir),
+            BatchEngine::Thinkon => format!("{}/<name>.thinkon/result.md", absolute(&dir)),
+        },
+    };
+    finish(&manifest, &dir, &questions, &end, fail_on, shown)
+}
+
+/// Runs the questions not done yet, at most `jobs` at once; the manifest as it ends.
+async fn run_questions<W: RunQuestion>(
+    mut batch: Batch<W>,
+    questions: &[Question],
+    jobs: usize,
+) -> Result<(Manifest, BatchEnd), CommandError> {
+    let todo = batch.to_run(questions)?;
     tracing::info!(
         "batch of {} question(s): {} to run, {} already done",
         questions.len(),
         todo.len(),
         questions.len() - todo.len()
     );
-    let jobs = usize::try_from(args.jobs).unwrap_or(1);
     let end = batch.run_all(todo, jobs, shutdown::on_signal()).await?;
-    if let Some(previous) = &previous {
-        write_changes(&questions, &dir, previous, &batch.manifest);
-    }
-    let index = match html {
-        true => write_index(&questions, &dir, previous.as_deref(), &batch.manifest),
-        false => None,
-    };
-    let shown = Shown {
-        json: args.json || !stdout_is_terminal(),
-        index,
-    };
-    finish(&batch.manifest, &dir, &questions, &end, fail_on, shown)
+    Ok((batch.manifest, end))
 }
 
 /// How the end is printed.
@@ -70,6 +105,8 @@ struct Shown {
     json: bool,
     /// The batch's `index.html`, when it was written.
     index: Option<PathBuf>,
+    /// Where its reports are, `<name>` standing for each question's.
+    reports: String,
 }
 
 /// Prints the counts and the manifest path, and maps them to the exit code: 130 when
@@ -101,7 +138,10 @@ fn finish(
             "blocked": blocked,
         }))
     } else {
-        let mut files = vec![("reports", reports_in(dir)), ("manifest", path.clone())];
+        let mut files = vec![
+            ("reports", shown.reports.clone()),
+            ("manifest", path.clone()),
+        ];
         if let Some(index) = &shown.index {
             files.push(("index", absolute(index)));
         }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use crate::batch::questions::{Entry, questions};
 use crate::batch::summary::{reports_in, summary};
-use crate::batch::{BatchEnd, Item, Manifest, Question, folder, manifest};
+use crate::batch::{Batch, BatchEnd, Item, Manifest, Question, folder, manifest};
 use crate::cli::{EvalArgs, GlobalArgs};
 use crate::eval::{EvalTotals, Evaluation, FILE_NAME, Gold, Ran, Score, compare, markdown};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
@@ -49,10 +49,8 @@ pub async fn run(args: EvalArgs, global: &GlobalArgs) -> CommandResult {
         )));
     }
     let run = session::run_settings(global.config.as_deref(), &args.run, None)?;
-    let mut batch =
-        Session::open(run.settings, None)
-            .await?
-            .batch(dir.clone(), manifest, run.options, replay);
+    let session = Session::open(run.settings, None).await?;
+    let mut batch = Batch::new(dir.clone(), manifest, run.options, session, replay);
     let todo = batch.to_run(&questions)?;
     let jobs = usize::try_from(args.jobs).unwrap_or(1);
     let end = batch.run_all(todo, jobs, shutdown::on_signal()).await?;

@@ -3,7 +3,7 @@
 //! "already_done"}`. Submitting again adds nothing that is queued or done.
 
 use crate::batch::questions;
-use crate::cli::BatchArgs;
+use crate::cli::{BatchArgs, BatchEngine};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::output::print_json;
 use crate::queue::submit::submit;
@@ -14,6 +14,11 @@ pub async fn run(args: BatchArgs) -> CommandResult {
             "`batch` runs FILE here with `--out-dir DIR`, or submits it with `--queue URL`"
         )));
     };
+    if args.engine == BatchEngine::Thinkon {
+        return Err(CommandError::usage(anyhow::anyhow!(
+            "`--engine thinkon` runs here, not in a queue: its workers run workflows; drop `--queue` and give `--out-dir DIR`"
+        )));
+    }
     let questions = questions::read(file).map_err(CommandError::usage)?;
     let name = match &args.batch {
         Some(name) => name.clone(),

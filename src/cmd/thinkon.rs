@@ -24,12 +24,9 @@ use crate::run::shutdown;
 use crate::session::{Session, ThinkonGoal};
 use crate::settings::Settings;
 use crate::thinkon::{
-    Block, ExecutorSet, Outcome, RunError, ShellOptions, ThinkonOptions, ThinkonStatus, Tree,
-    TreeMeta, TreeStore,
+    ExecutorSet, Outcome, RunError, ShellOptions, StartError, ThinkonOptions, ThinkonStatus, Tree,
+    TreeMeta, TreeStore, open_goal,
 };
-
-/// Depth at which blocks are no longer split, unless `--max-depth` or the tree says.
-pub const DEFAULT_MAX_DEPTH: u32 = 3;
 
 /// Bytes kept of a shell command's stdout, and of its stderr.
 pub const SHELL_OUTPUT_CAP: usize = 64 * 1024;
@@ -70,6 +67,7 @@ pub async fn run(args: ThinkonArgs, global: &GlobalArgs) -> CommandResult {
             options,
             shell,
             stop: shutdown::on_signal(),
+            listener: None,
         })
         .await?;
     let dir = finished.dir;
@@ -83,69 +81,23 @@ pub async fn run(args: ThinkonArgs, global: &GlobalArgs) -> CommandResult {
     }
 }
 
-/// The tree the folder holds, or a new one for `--goal`.
+/// The tree the folder holds, or a new one for `--goal`, refused in the flags' terms.
 fn open_tree(store: &TreeStore, args: &ThinkonArgs) -> Result<(TreeMeta, Tree), CommandError> {
     let shown = store.dir().display();
-    let goal = args.goal.as_deref().map(crate::text::strip_controls);
-    let goal = goal.as_deref().map(str::trim);
-    if goal == Some("") {
-        return Err(CommandError::usage(anyhow::anyhow!(
-            "`--goal` is empty once control characters and white space are removed: say what the tree should achieve"
-        )));
-    }
-    let Some(mut meta) = store.meta().map_err(CommandError::usage)? else {
-        let Some(goal) = goal else {
-            return Err(CommandError::usage(anyhow::anyhow!(
+    open_goal(store, args.goal.as_deref(), args.max_depth).map_err(|e| {
+        CommandError::usage(match e {
+            StartError::EmptyGoal => anyhow::anyhow!(
+                "`--goal` is empty once control characters and white space are removed: say what the tree should achieve"
+            ),
+            StartError::NoTree { .. } => anyhow::anyhow!(
                 "`{shown}` holds no tree to resume: start one with `--goal TEXT`"
-            )));
-        };
-        return new_tree(store, goal, args.max_depth.unwrap_or(DEFAULT_MAX_DEPTH));
-    };
-    if let Some(goal) = goal
-        && goal != meta.goal
-    {
-        return Err(CommandError::usage(anyhow::anyhow!(
-            "`{shown}` holds the tree of another goal (`{}`): run with `--resume` to continue it, or give a new goal another `--dir`",
-            crate::text::truncate(&meta.goal, 120)
-        )));
-    }
-    if let Some(depth) = args.max_depth {
-        meta.max_depth = depth;
-    }
-    let mut tree = Tree::new(store.load_blocks().map_err(CommandError::usage)?);
-    if tree.root().is_none() {
-        // The tree file was written, the root not yet: start the root again.
-        let root = Block::new(Tree::root_id(), None, 0, json!(meta.goal));
-        store.save(&root).map_err(CommandError::usage)?;
-        tree.insert(root);
-    }
-    tracing::info!(
-        "thinkon: continuing the tree of `{shown}` ({} block(s))",
-        tree.len()
-    );
-    Ok((meta, tree))
-}
-
-fn new_tree(
-    store: &TreeStore,
-    goal: &str,
-    max_depth: u32,
-) -> Result<(TreeMeta, Tree), CommandError> {
-    let now = crate::clock::now();
-    let meta = TreeMeta {
-        version: crate::thinkon::store::TREE_VERSION,
-        run_id: crate::plan::workflow_id().replacen("wf-", "tk-", 1),
-        goal: goal.to_string(),
-        root: Tree::root_id(),
-        max_depth,
-        status: "running".into(),
-        created_at: now.clone(),
-        updated_at: now,
-    };
-    let root = Block::new(Tree::root_id(), None, 0, json!(goal));
-    store.save(&root).map_err(CommandError::usage)?;
-    store.save_meta(&meta).map_err(CommandError::usage)?;
-    Ok((meta, Tree::new(vec![root])))
+            ),
+            StartError::OtherGoal { goal, .. } => anyhow::anyhow!(
+                "`{shown}` holds the tree of another goal (`{goal}`): run with `--resume` to continue it, or give a new goal another `--dir`"
+            ),
+            StartError::Store(e) => anyhow::Error::new(e),
+        })
+    })
 }
 
 /// Prints the outcome and maps it to an exit status.

@@ -364,6 +364,16 @@ pub enum BlockFailed {
     Returned { block: String },
 }
 
+impl BlockFailed {
+    /// The block that failed.
+    pub fn block(&self) -> &str {
+        match self {
+            BlockFailed::Made(shape) => &shape.block,
+            BlockFailed::Executed { block, .. } | BlockFailed::Returned { block } => block,
+        }
+    }
+}
+
 /// Serialises `event` to its fields, `event` included; a variant that cannot be serialised
 /// (none can: every field is plain data) gives an object with its kind alone.
 impl LogEvent for Event {

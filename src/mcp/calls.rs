@@ -1,5 +1,5 @@
 //! What each tool does. `research` and `resume` run a workflow as `researchflow workflow`
-//! does, through [`Research`] ([`RunWorkflow`]), with settings resolved for the call: the
+//! does, through the call's [`Session`] ([`RunWorkflow`]), with settings resolved for the call: the
 //! server's config and run flags, then the call's arguments (a corpus under the roots,
 //! offline, the round and budget limits), one [`RunArgs`] through [`RunSettings::resolve`].
 //! The run is a task of [`Active`](super::active::Active): the call forwards its progress and
@@ -7,6 +7,8 @@
 //! reads the result from the files the run wrote. The read-only tools read plan files
 //! (`runs.rs`) and `validate plan`'s check. Errors are messages for the client.
 
+use std::future::Future;
+use std::path::Path;
 use std::sync::Arc;
 
 use rmcp::RoleServer;
@@ -30,6 +32,7 @@ use crate::cli::RunArgs;
 use crate::events::{Event, EventListener};
 use crate::output::absolute;
 use crate::plan::{PlanFile, PlanStore};
+use crate::run::Shutdown;
 use crate::session::Session;
 use crate::settings::{RunOptions, RunSettings, SettingsError};
 use crate::workflow::plan_file::{create_fresh, open_valid};
@@ -60,7 +63,7 @@ pub async fn research(
 
 /// `runs/` of the first root, created when missing, where new runs go: refused when it is a
 /// symbolic link that leads out of the roots, as any path a client gave would be.
-fn runs_folder(server: &ResearchServer) -> Result<std::path::PathBuf, String> {
+pub fn runs_folder(server: &ResearchServer) -> Result<std::path::PathBuf, String> {
     let roots = &server.setup.roots;
     let runs = roots.first().join("runs");
     std::fs::create_dir_all(&runs)
@@ -173,7 +176,7 @@ fn plan_path(server: &ResearchServer, raw: &str) -> Result<std::path::PathBuf, S
 }
 
 /// The session and options of a run with `bounds`: the server's run flags, then the call's.
-async fn prepare(
+pub async fn prepare(
     server: &ResearchServer,
     bounds: &RunBounds,
 ) -> Result<(Session, RunOptions), String> {
@@ -231,9 +234,8 @@ fn run_args(server: &ResearchServer, bounds: &RunBounds) -> Result<RunArgs, Stri
     Ok(args)
 }
 
-/// Runs the opened plan to its end as a task of the server: progress is sent as the run
-/// goes, a cancellation of the call stops the run (saved, `interrupted`), and the answer is
-/// read from the files the run wrote.
+/// Runs the opened plan to its end as a task of the server ([`supervise`]), and reads the
+/// answer from the files the run wrote.
 async fn drive(
     server: &ResearchServer,
     session: Session,
@@ -242,8 +244,52 @@ async fn drive(
     context: RequestContext<RoleServer>,
 ) -> Answer {
     let path = store.real_path().to_path_buf();
-    let http = http_call(&context);
-    let Some(slot) = server.active.claim(&path, context.ct.clone(), http) else {
+    let session = session.logging(server.setup.log);
+    let finished = supervise(
+        server,
+        &path,
+        &context,
+        Tally::default(),
+        |stop, listener| {
+            let request = RunRequest {
+                store,
+                plan,
+                options,
+                shutdown: stop,
+                listener,
+                replay: None,
+                mirror: None,
+            };
+            async move { session.run(request).await }
+        },
+    )
+    .await?
+    .map_err(|e| e.to_string())?;
+    let summary = finished.summary;
+    let mut out = run_out(&server.setup.roots, &path, None)?;
+    out.status = summary.status.as_str().to_string();
+    out.reason = summary.reason;
+    out.totals = Some((&summary.totals).into());
+    structured(&out)
+}
+
+/// Runs `start`'s run as a task of the server, under `path` (a plan file, a Thinkon folder):
+/// progress is sent as the run goes (counted by `tally`), and a cancellation of the call, a
+/// closed stream or the server's stop fires the run's stop (it saves what it did and ends
+/// `interrupted`). Refused while the server runs `path` already.
+pub async fn supervise<T, F>(
+    server: &ResearchServer,
+    path: &Path,
+    context: &RequestContext<RoleServer>,
+    mut tally: Tally,
+    start: impl FnOnce(Shutdown, Option<Arc<dyn EventListener<Event>>>) -> F,
+) -> Result<T, String>
+where
+    T: Send + 'static,
+    F: Future<Output = T> + Send + 'static,
+{
+    let http = http_call(context);
+    let Some(slot) = server.active.claim(path, context.ct.clone(), http) else {
         return Err(format!(
             "`{}` is being run by this server already",
             path.display()
@@ -255,26 +301,16 @@ async fn drive(
     let listener = token
         .as_ref()
         .map(|_| Arc::new(Forward(tx)) as Arc<dyn EventListener<Event>>);
-    let request = RunRequest {
-        store,
-        plan,
-        options,
-        shutdown: Box::pin(stop.clone().cancelled_owned()),
-        listener,
-        replay: None,
-        mirror: None,
-    };
-    let session = session.logging(server.setup.log);
+    let work = start(Box::pin(stop.clone().cancelled_owned()), listener);
     let mut run = server.active.spawn(async move {
-        let finished = session.run(request).await;
+        let finished = work.await;
         drop(slot);
         finished
     });
     let peer = &context.peer;
     let mask = &server.setup.mask;
     let send = |note: Note| notify(peer, token.clone(), note, mask);
-    send(Tally::start(&absolute(&path))).await;
-    let mut tally = Tally::default();
+    send(tally.start(&absolute(path))).await;
     let joined = loop {
         tokio::select! {
             joined = &mut run => break joined,
@@ -294,15 +330,7 @@ async fn drive(
             send(note).await;
         }
     }
-    let finished = joined
-        .map_err(|e| format!("the run of `{}` ended abnormally: {e}", path.display()))?
-        .map_err(|e| e.to_string())?;
-    let summary = finished.summary;
-    let mut out = run_out(&server.setup.roots, &path, None)?;
-    out.status = summary.status.as_str().to_string();
-    out.reason = summary.reason;
-    out.totals = Some((&summary.totals).into());
-    structured(&out)
+    joined.map_err(|e| format!("the run of `{}` ended abnormally: {e}", path.display()))
 }
 
 /// The session and request of a call made over streamable HTTP in a session, which the HTTP
@@ -332,7 +360,7 @@ async fn notify(peer: &Peer<RoleServer>, token: Option<ProgressToken>, note: Not
 }
 
 /// A tool's structured answer (also as JSON text, for clients that read only text).
-fn structured(value: &impl Serialize) -> Answer {
+pub fn structured(value: &impl Serialize) -> Answer {
     serde_json::to_value(value)
         .map(CallToolResult::structured)
         .map_err(|e| format!("cannot encode the answer: {e}"))

@@ -1,13 +1,14 @@
 //! researchflow as an MCP server (`researchflow mcp`): agents and editors reach its research
 //! through the Model Context Protocol, over stdio or streamable HTTP, built on the official
-//! Rust SDK (`rmcp`). It sits above `research`, which runs each workflow; it holds no engine
+//! Rust SDK (`rmcp`). It sits above `session`, which wires each run; it holds no engine
 //! of its own and never writes to stdout outside the protocol.
 //!
 //! - `setup.rs`: [`ResearchServer`]: what the server was started with, its runs in flight;
 //! - `server.rs`: its MCP handler: tools, resources, each call to its function;
 //! - `tools.rs`: the tools' arguments and results, whose schemas the client reads;
 //! - `calls.rs`: what each tool does (`research`, `resume`, `get_report`, `list_runs`,
-//!   `validate_plan`); a run's progress and cancellation;
+//!   `validate_plan`); a run's progress and cancellation (`supervise`); `thinkon.rs`: the
+//!   `thinkon` tool, a Thinkon goal run the same way;
 //! - `active.rs`: the runs in flight, one per plan file, each with its stop;
 //! - `progress.rs`: a run's events as progress notifications;
 //! - `runs.rs`: runs read from their files; `resources.rs`: plans and reports by `file://` URI;
@@ -35,6 +36,7 @@ pub mod serve;
 pub mod server;
 pub mod sessions;
 pub mod setup;
+pub mod thinkon;
 pub mod token;
 pub mod tools;
 pub mod writable;

@@ -36,6 +36,8 @@ pub struct Note {
 /// What a run has done so far, as its notifications count it.
 #[derive(Debug, Default)]
 pub struct Tally {
+    /// Counting a Thinkon run's blocks, not a workflow's rounds and tasks.
+    blocks: bool,
     round: u64,
     planned: HashSet<String>,
     done: HashSet<String>,
@@ -43,12 +45,25 @@ pub struct Tally {
 }
 
 impl Tally {
-    /// The first notification: nothing done yet, and where the run is written.
-    pub fn start(plan_file: &str) -> Note {
+    /// The first notification: nothing done yet, and where the run is written (its plan
+    /// file, or a Thinkon run's folder).
+    pub fn start(&self, path: &str) -> Note {
+        let what = match self.blocks {
+            true => "folder",
+            false => "plan file",
+        };
         Note {
             progress: 0.0,
             total: None,
-            message: format!("started: plan file `{plan_file}`"),
+            message: format!("started: {what} `{path}`"),
+        }
+    }
+
+    /// A tally of a Thinkon run: blocks done of blocks planned.
+    pub fn of_blocks() -> Tally {
+        Tally {
+            blocks: true,
+            ..Tally::default()
         }
     }
 
@@ -65,7 +80,7 @@ impl Tally {
                 self.planned.extend(planned);
                 None
             }
-            Update::Finalising { node } => {
+            Update::Finalising { node } | Update::Planned { node } => {
                 self.planned.insert(node);
                 None
             }
@@ -85,13 +100,17 @@ impl Tally {
 
     fn note(&self) -> Note {
         let (done, planned) = (self.done.len(), self.planned.len());
-        Note {
-            progress: done as f64,
-            total: Some(planned as f64),
-            message: format!(
+        let message = match self.blocks {
+            true => format!("{done} of {planned} blocks done"),
+            false => format!(
                 "round {}: {done} of {planned} tasks done, {} tokens",
                 self.round, self.tokens
             ),
+        };
+        Note {
+            progress: done as f64,
+            total: Some(planned as f64),
+            message,
         }
     }
 }
@@ -126,7 +145,20 @@ mod tests {
         let last = tally.on(ended("d", 10)).expect("a note");
         assert_eq!((last.progress, last.total), (3.0, Some(3.0)));
         assert_eq!(last.message, "round 2: 3 of 3 tasks done, 310 tokens");
-        assert!(Tally::start("/r/p.json").message.contains("/r/p.json"));
+        let start = Tally::default().start("/r/p.json").message;
+        assert_eq!(start, "started: plan file `/r/p.json`");
+    }
+
+    #[test]
+    fn a_thinkon_run_counts_its_blocks_done_of_planned() {
+        let mut tally = Tally::of_blocks();
+        let planned = |n: &str| Update::Planned { node: n.into() };
+        assert_eq!(tally.on(planned("root")), None);
+        assert_eq!(tally.on(planned("root.1")), None);
+        let note = tally.on(ended("root.1", 0)).expect("a note");
+        assert_eq!((note.progress, note.total), (1.0, Some(2.0)));
+        assert_eq!(note.message, "1 of 2 blocks done");
+        assert_eq!(tally.start("/r/t").message, "started: folder `/r/t`");
     }
 
     #[test]

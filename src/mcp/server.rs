@@ -23,7 +23,7 @@ use super::setup::ResearchServer;
 use super::{calls, resources, tools};
 
 /// What a client is told the server is for.
-const INSTRUCTIONS: &str = "researchflow researches a question: `research` plans rounds of searches and summaries and returns a report with numbered sources (long: it sends progress, and cancelling it saves what was done, so `resume` can continue). `list_runs` and `get_report` read earlier runs; every run's plan and report are also resources. Paths must be under the server's roots.";
+const INSTRUCTIONS: &str = "researchflow researches a question: `research` plans rounds of searches and summaries and returns a report with numbered sources (long: it sends progress, and cancelling it saves what was done, so `resume` can continue). `thinkon` works on a goal with a tree of planned blocks (also long, with progress; cancelling saves the tree, and calling it again with its `dir` continues it). `list_runs` and `get_report` read earlier workflow runs; every run's plan and report are also resources. Paths must be under the server's roots.";
 
 impl ServerHandler for ResearchServer {
     fn get_info(&self) -> ServerConfig {
@@ -62,6 +62,10 @@ impl ServerHandler for ResearchServer {
             },
             "resume" => match parse(name, args) {
                 Ok(input) => calls::resume(self, input, context).await,
+                Err(e) => Err(e),
+            },
+            "thinkon" => match parse(name, args) {
+                Ok(input) => super::thinkon::thinkon(self, input, context).await,
                 Err(e) => Err(e),
             },
             "get_report" => match parse(name, args) {

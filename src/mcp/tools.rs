@@ -104,6 +104,64 @@ impl ResumeInput {
     }
 }
 
+/// `thinkon`: a Thinkon goal, new or continued.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ThinkonInput {
+    /// What the tree should achieve; needed for a new tree, optional to continue one in `dir`.
+    #[serde(default)]
+    pub goal: Option<String>,
+    /// A Thinkon folder under the roots to continue (a `dir` an earlier `thinkon` gave); a new
+    /// folder under `runs/` of the first root when left out.
+    #[serde(default)]
+    pub dir: Option<String>,
+    /// Depth at which blocks are no longer split (default 3, or the tree's).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 10))]
+    pub max_depth: Option<u32>,
+    /// Most blocks in the tree; reaching it ends the run `partial` (default 50).
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub max_blocks: Option<u32>,
+    /// At most this many tokens; reaching it ends the run `partial`.
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub max_tokens: Option<u64>,
+    /// At most this many seconds; reaching it ends the run `partial`.
+    #[serde(default)]
+    #[schemars(range(min = 1, max = crate::clock::LONGEST_SECS))]
+    pub max_time: Option<u64>,
+}
+
+/// How many blocks of a Thinkon tree are in each state.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct BlocksOut {
+    pub total: usize,
+    pub completed: usize,
+    pub failed: usize,
+    /// Planned or running.
+    pub open: usize,
+}
+
+/// A Thinkon run as `thinkon` gives it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ThinkonOut {
+    /// `completed`, `partial` (a limit ended it), `failed` (the root block failed),
+    /// `interrupted` (cancelled: call `thinkon` again with this `dir` to continue).
+    pub status: String,
+    /// Why it ended short of `completed`.
+    pub reason: Option<String>,
+    /// The run's folder (absolute): `thinkon` continues the tree it holds.
+    pub dir: String,
+    /// The result (Markdown), when the root returned or a limit ended the run.
+    pub result_markdown: Option<String>,
+    pub result_file: Option<String>,
+    pub blocks: BlocksOut,
+    /// This invocation's model calls and tokens.
+    pub calls: u32,
+    pub tokens: u64,
+}
+
 /// `get_report`, `validate_plan`: one plan file.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -231,6 +289,10 @@ pub fn definitions() -> Vec<Tool> {
         tool::<ResumeInput, RunOut>(
             "resume",
             "Continue an unfinished or interrupted run from its plan file, to its final report. Give the same `offline` and `corpus` as the run that started it.",
+        ),
+        tool::<ThinkonInput, ThinkonOut>(
+            "thinkon",
+            "Work on a goal with the Thinkon runtime: a tree of blocks, each planned by the server's model and executed by the research sub-agents (web or corpus search, summaries; never a shell), until the root returns its result. Sends progress notifications (blocks done of planned). Cancelling the call saves the tree and ends it `interrupted`; calling `thinkon` with the `dir` it gave continues it.",
         ),
         tool::<PlanFileInput, RunOut>(
             "get_report",

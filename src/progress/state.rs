@@ -110,6 +110,9 @@ impl ProgressState {
                 self.tokens += tokens;
             }
             Update::RoundFailed { round } => self.round_ended(round),
+            Update::Planned { node } => {
+                self.planned.insert(node);
+            }
             Update::Finalising { node } => {
                 self.finalising = true;
                 self.planned.insert(node);

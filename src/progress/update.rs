@@ -58,6 +58,10 @@ pub enum Update {
     RoundFailed {
         round: u64,
     },
+    /// One more piece of work was planned (a Thinkon block).
+    Planned {
+        node: String,
+    },
     /// The final summary was added: no more rounds come.
     Finalising {
         node: String,
@@ -121,6 +125,25 @@ impl Update {
             },
             Event::TaskFailed { node, .. } => Update::Ended {
                 node: node.clone(),
+                failed: true,
+                tokens: 0,
+            },
+            Event::BlockPlanned(shape) => Update::Planned {
+                node: shape.block.clone(),
+            },
+            Event::BlockStarted { block, .. } => Update::Started {
+                node: block.clone(),
+                kind: "block".into(),
+                title: String::new(),
+                is_final: false,
+            },
+            Event::BlockCompleted { block } => Update::Ended {
+                node: block.clone(),
+                failed: false,
+                tokens: 0,
+            },
+            Event::BlockFailed(failed) => Update::Ended {
+                node: failed.block().to_string(),
                 failed: true,
                 tokens: 0,
             },

@@ -3,7 +3,8 @@
 //! replayed transcript) and makes, for each run, the role clients, the tape and the event log
 //! it needs. It offers the runs: a workflow (`workflow.rs`, through
 //! [`crate::workflow::RunWorkflow`]), one planning round (`plan_round.rs`), the review of a
-//! report (`review.rs`), a Thinkon goal (`thinkon.rs`), and a batch of workflows. Every
+//! report (`review.rs`), a Thinkon goal (`thinkon.rs`), and a batch's questions as either
+//! (`crate::batch::RunQuestion`: every workflow runner, and [`ThinkonQuestions`]). Every
 //! command is parse -> session -> render; `batch`, `eval`, `worker` and `mcp` use the same
 //! session. What a run's status does to an exit code is `exit.rs`'s.
 
@@ -13,19 +14,17 @@ pub mod review;
 pub mod thinkon;
 pub mod workflow;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
-use crate::batch::{Batch, Manifest};
 use crate::cli::RunArgs;
 use crate::http::Gates;
 use crate::planner::LogOptions;
-use crate::progress::{Progress, ProgressDisplay};
 use crate::run::{Services, SetupError};
-use crate::settings::{RunOptions, RunSettings, Settings};
+use crate::settings::{RunSettings, Settings};
 use crate::transcript::Replayer;
 
-pub use thinkon::{ThinkonFinished, ThinkonGoal};
+pub use thinkon::{ThinkonFinished, ThinkonGoal, ThinkonQuestions};
 
 /// The services of one process, and how much of the planner's work the log shows.
 #[derive(Clone)]
@@ -76,26 +75,6 @@ impl Session {
 
     pub fn settings(&self) -> &Settings {
         &self.services.settings
-    }
-
-    /// A batch of questions run in this session, each a workflow, with the progress display
-    /// on a terminal: what `batch` and `eval` run. `replay_dir`: an earlier batch whose
-    /// transcripts answer instead of the servers.
-    pub fn batch(
-        self,
-        dir: PathBuf,
-        manifest: Manifest,
-        options: RunOptions,
-        replay_dir: Option<PathBuf>,
-    ) -> Batch<Session> {
-        Batch {
-            dir,
-            manifest,
-            options,
-            runner: Arc::new(self),
-            display: ProgressDisplay::for_terminal().map(|d| d as Arc<dyn Progress>),
-            replay_dir,
-        }
     }
 
     fn of(services: Services) -> Session {

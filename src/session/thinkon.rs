@@ -1,18 +1,26 @@
 //! A Thinkon goal run in a [`Session`] (`researchflow thinkon`): its three roles' clients
 //! recording on the folder's `transcript.jsonl`, its events in the folder's `events.ndjson`,
 //! its sub-agents searching with the session's search client, and the runtime driven until the
-//! root returns, a limit is reached, or the stop fires.
+//! root returns, a limit is reached, or the stop fires. [`ThinkonQuestions`] runs a batch's
+//! questions as goals.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
 
 use super::Session;
-use crate::events::EventLog;
+use crate::batch::{Ask, Question, Ran, RunQuestion};
+use crate::events::{Event, EventListener, EventLog, RunStatus, Totals};
+use crate::exit::CommandError;
 use crate::run::{SetupError, Shutdown, session};
 use crate::settings::Role;
 use crate::thinkon::{
     BlockPlanner, Executor, ExecutorSet, Outcome, Reflector, RunError, Runtime, RuntimeParts,
-    ShellOptions, SubAgents, ThinkonOptions, Tree, TreeMeta, TreeStore,
+    ShellOptions, SubAgents, ThinkonOptions, ThinkonStatus, Tree, TreeMeta, TreeStore, open_goal,
 };
+
+/// Most blocks in a tree run for a client or a batch, which set no limit of their own.
+pub const DEFAULT_MAX_BLOCKS: u32 = 50;
 
 /// A Thinkon goal to run: its locked folder with the tree it holds, the executors, the limits.
 pub struct ThinkonGoal {
@@ -24,6 +32,8 @@ pub struct ThinkonGoal {
     /// How `shell:` executors run; `None`: they are refused.
     pub shell: Option<ShellOptions>,
     pub stop: Shutdown,
+    /// Who watches the run's events as they are written (an MCP client's progress).
+    pub listener: Option<Arc<dyn EventListener<Event>>>,
 }
 
 /// A Thinkon run that ended, and where its files are.
@@ -45,6 +55,7 @@ impl Session {
             options,
             shell,
             stop,
+            listener,
         } = goal;
         let services = &self.services;
         let tape = services.tape(
@@ -58,12 +69,15 @@ impl Session {
             llm(Role::Summary)?,
         );
         let events_path = store.events_path();
-        let events = EventLog::open(&events_path).map_err(|e| {
+        let mut events = EventLog::open(&events_path).map_err(|e| {
             SetupError::config(anyhow::anyhow!(
                 "cannot open the event log `{}`: {e}",
                 events_path.display()
             ))
         })?;
+        if let Some(listener) = listener {
+            events = events.with_listener(listener);
+        }
         let prompts = &services.prompts;
         let planner_prompt = match options.compact_prompt {
             true => &prompts.thinkon_planner_compact,
@@ -106,5 +120,93 @@ impl Session {
             dir,
             events_path,
         })
+    }
+}
+
+/// A batch's questions as Thinkon goals (`batch --engine thinkon`): each question the goal of
+/// a tree in its own folder, `DIR/<name>.thinkon/`, continued when it exists; the built-in
+/// executors, never a shell.
+pub struct ThinkonQuestions(pub Session);
+
+impl RunQuestion for ThinkonQuestions {
+    fn place(&self, dir: &Path, question: &Question) -> PathBuf {
+        dir.join(format!("{}.thinkon", question.name))
+    }
+
+    async fn run_question(&self, ask: Ask) -> Result<Ran, CommandError> {
+        if ask.replay.is_some() {
+            return Err(CommandError::usage(anyhow::anyhow!(
+                "a Thinkon question is not answered from a transcript"
+            )));
+        }
+        let clock = Instant::now();
+        let store = TreeStore::open(&ask.place).map_err(CommandError::usage)?;
+        let executors = ExecutorSet::open(&store.default_executors_path(), true)
+            .map_err(CommandError::usage)?;
+        let (meta, tree) =
+            open_goal(&store, Some(&ask.query), None).map_err(CommandError::usage)?;
+        let options = ThinkonOptions {
+            max_depth: meta.max_depth,
+            max_blocks: DEFAULT_MAX_BLOCKS,
+            budget: ask.options.budget,
+            compact_prompt: false,
+        };
+        let finished = self
+            .0
+            .thinkon(ThinkonGoal {
+                store,
+                meta,
+                tree,
+                executors,
+                options,
+                shell: None,
+                stop: ask.shutdown,
+                listener: None,
+            })
+            .await?;
+        let seconds = clock.elapsed().as_secs_f64();
+        Ok(match finished.outcome {
+            Ok(outcome) => ran(outcome, seconds),
+            // An endpoint that cannot be used (or a diverged replay): no further question.
+            Err(RunError::Stop(why)) => Ran {
+                status: RunStatus::Failed,
+                report: None,
+                totals: Totals {
+                    seconds,
+                    ..Totals::default()
+                },
+                reason: Some(why),
+                review: None,
+                answered: None,
+                unusable: true,
+            },
+            Err(RunError::Store(e)) => return Err(CommandError::failure(e)),
+        })
+    }
+}
+
+/// How a Thinkon run ended, as a batch's manifest records it: its blocks counted as tasks,
+/// its result as the report. Whether the result answers the goal is not judged (`None`).
+fn ran(outcome: Outcome, seconds: f64) -> Ran {
+    let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    Ran {
+        status: match outcome.status {
+            ThinkonStatus::Completed => RunStatus::Completed,
+            ThinkonStatus::Partial => RunStatus::Partial,
+            ThinkonStatus::Failed => RunStatus::Failed,
+            ThinkonStatus::Interrupted => RunStatus::Interrupted,
+        },
+        report: outcome.result,
+        totals: Totals {
+            tasks_completed: count(outcome.blocks.completed),
+            tasks_failed: count(outcome.blocks.failed),
+            tokens: outcome.spent.usage,
+            seconds,
+            ..Totals::default()
+        },
+        reason: outcome.reason,
+        review: None,
+        answered: None,
+        unusable: false,
     }
 }

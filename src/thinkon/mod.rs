@@ -4,7 +4,8 @@
 //!
 //! - `runtime.rs`: the loop and its limits; `steps.rs`: each step (define the root, plan a
 //!   child, force execution at the depth limit, execute, reflect, receive a child's result).
-//! - `block.rs`, `tree.rs`, `store.rs`: the blocks, the tree in memory, the folder on disk.
+//! - `block.rs`, `tree.rs`, `store.rs`: the blocks, the tree in memory, the folder on disk;
+//!   `start.rs`: a goal's tree opened (new, or continued).
 //! - `context.rs`: the planner's Context JSON; `plan_next.rs`: one plan-next call, checked by
 //!   `validate plan-next` and repaired; `schema.rs`: its structured-output schema;
 //!   `answer.rs`: the parts of a valid answer.
@@ -26,6 +27,7 @@ pub mod reflect;
 pub mod runtime;
 pub mod schema;
 pub mod shell;
+pub mod start;
 mod steps;
 pub mod store;
 pub mod sub_agents;
@@ -38,6 +40,7 @@ pub use outcome::{Outcome, ThinkonStatus};
 pub use plan_next::{BlockPlanner, Spent};
 pub use reflect::Reflector;
 pub use runtime::{RunError, Runtime, RuntimeParts, ThinkonOptions};
+pub use start::{StartError, open_goal};
 pub use store::{StoreError, TreeMeta, TreeStore};
 pub use sub_agents::SubAgents;
 pub use tree::Tree;
