@@ -54,7 +54,7 @@ report build "test build after touching src/lib.rs" "$binaries test binaries"
 status=0
 timed run cargo test --locked --all-features "$@" || status=$?
 # `test result: ok. 12 passed; 0 failed; ...`, one line a test binary (and the doctests).
-counts=$(grep -o 'test result: [A-Z]*\. [0-9]* passed; [0-9]* failed' "$work/run.out" \
+counts=$({ grep -o 'test result: [A-Za-z]*\. [0-9]* passed; [0-9]* failed' "$work/run.out" || true; } \
   | awk '{ p += $4; f += $6 } END { printf "%d tests passed, %d failed", p, f }')
 report run "test run" "$counts"
 exit "$status"
