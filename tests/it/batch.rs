@@ -7,23 +7,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use crate::support;
-use crate::support::scenario::{Agent, Setup, agent, read_json, searches_then_final};
-use crate::support::{MockLlm, Reply, researchflow};
 use serde_json::{Value, json};
 
-/// A planner that works for any number of workflows at once: a first round with `searches`
-/// searches, then the final summary over them (told apart by what the input already holds).
-fn stateless(llm: &MockLlm, searches: usize, analysis: &'static str) {
-    llm.set_handler(move |req| match agent(req) {
-        Agent::Planner => {
-            let titles: Vec<String> = (0..searches).map(|i| format!("Search {i}")).collect();
-            Reply::json(&searches_then_final(req, &titles))
-        }
-        Agent::Final => Reply::content("Report."),
-        _ => Reply::json(&json!({"summary": analysis, "analysis": "A"})),
-    });
-}
+use crate::support;
+use crate::support::scenario::{Agent, Setup, agent, read_json, searches_then_final, stateless};
+use crate::support::{MockLlm, Reply};
 
 fn questions(dir: &Path, n: usize) -> std::path::PathBuf {
     let mut text = String::from("# questions for the test\n\n");
@@ -36,8 +24,7 @@ fn questions(dir: &Path, n: usize) -> std::path::PathBuf {
 }
 
 fn batch(s: &Setup, args: &[&str]) -> support::bin::Cmd {
-    researchflow()
-        .current_dir(s.path())
+    s.cmd()
         .args(["batch", "questions.txt", "--out-dir", "out"])
         .args(args)
 }
@@ -431,12 +418,7 @@ async fn a_bom_at_the_start_of_the_questions_file_is_not_part_of_the_first_quest
     let text = "Question number 0?\n{\"id\": \"second\", \"query\": \"Q two?\"}\n";
     std::fs::write(s.path().join("plain.txt"), text).expect("write");
     std::fs::write(s.path().join("bom.txt"), format!("\u{feff}{text}")).expect("write");
-    let run = |file: &str, dir: &str| {
-        researchflow()
-            .current_dir(s.path())
-            .args(["batch", file, "--out-dir", dir])
-            .run()
-    };
+    let run = |file: &str, dir: &str| s.cmd().args(["batch", file, "--out-dir", dir]).run();
     run("plain.txt", "plain").await.success();
     run("bom.txt", "bom").await.success();
     let (plain, bom) = (items("plain"), items("bom"));

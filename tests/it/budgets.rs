@@ -3,13 +3,14 @@
 //! by that budget: it has its own bound (`--final-time`), and a model too slow even for that
 //! is named in the status and the reason.
 
-use std::path::Path;
 use std::time::Duration;
 
+use serde_json::json;
+
 use crate::support;
+use crate::support::fixtures;
 use crate::support::scenario::{Agent, Setup, agent, events_of, node, searches_then_final};
-use crate::support::{MockLlm, Reply, researchflow};
-use serde_json::{Value, json};
+use crate::support::{MockLlm, Reply};
 
 /// Every call takes `call`; the final summary takes `last`. The planner keeps no state, so
 /// the same handler serves a batch of questions.
@@ -19,17 +20,6 @@ fn slow_model(llm: &MockLlm, call: Duration, last: Duration) {
         Agent::Final => Reply::content("The report, written from what exists.").delay(last),
         _ => Reply::json(&json!({"summary": "Found.", "analysis": "A"})).delay(call),
     });
-}
-
-fn status(out: &support::RunOutput) -> Value {
-    out.stdout_json()["status"].clone()
-}
-
-fn reason(out: &support::RunOutput) -> String {
-    out.stdout_json()["reason"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -50,11 +40,12 @@ async fn a_slow_final_summary_is_not_cut_by_the_spent_time_budget() {
         .run()
         .await;
     out.success();
-    assert_eq!(status(&out), "partial", "{}", out.stderr);
+    assert_eq!(out.run_status(), "partial", "{}", out.stderr);
     assert!(
-        reason(&out).starts_with("the time budget (1 s) was reached"),
+        out.reason()
+            .starts_with("the time budget (1 s) was reached"),
         "{}",
-        reason(&out)
+        out.reason()
     );
     let plan = s.plan();
     let fin = plan["nodes"]
@@ -94,8 +85,8 @@ async fn a_final_summary_slower_than_its_own_bound_says_so_and_resumes() {
         "the bound holds"
     );
     out.code(1);
-    assert_eq!(status(&out), "final_failed");
-    let why = reason(&out);
+    assert_eq!(out.run_status(), "final_failed");
+    let why = out.reason();
     assert!(
         why.contains("the final summary's own time bound (1 s, `--final-time`")
             && why.contains("resume with `--plan`"),
@@ -113,7 +104,7 @@ async fn a_final_summary_slower_than_its_own_bound_says_so_and_resumes() {
     slow_model(&llm, Duration::ZERO, Duration::ZERO);
     let out = s.resume(&s.out()).await;
     out.success();
-    assert_eq!(status(&out), "completed");
+    assert_eq!(out.run_status(), "completed");
     assert_eq!(node(&s.plan(), "d")["status"], "completed");
 }
 
@@ -135,7 +126,7 @@ async fn the_grace_is_configurable_by_flag_and_config() {
         .run()
         .await;
     out.success();
-    assert_eq!(status(&out), "partial");
+    assert_eq!(out.run_status(), "partial");
     assert_eq!(node(&by_flag.plan(), "b")["status"], "completed");
 
     let by_config = Setup::with_config(
@@ -160,7 +151,7 @@ async fn the_grace_is_configurable_by_flag_and_config() {
         .run()
         .await;
     out.code(1);
-    assert_eq!(status(&out), "degraded");
+    assert_eq!(out.run_status(), "degraded");
     let plan = default.plan();
     let b = node(&plan, "b");
     assert!(
@@ -190,8 +181,8 @@ async fn every_question_of_a_batch_under_a_time_budget_gets_its_report() {
         "First question?\nSecond question?\n",
     )
     .expect("questions");
-    let out = researchflow()
-        .current_dir(s.path())
+    let out = s
+        .cmd()
         .args(["batch", "questions.txt", "--out-dir", "out", "--jobs", "2"])
         .args(["--max-time", "2", "--no-review"])
         .timeout(Duration::from_secs(60))
@@ -229,12 +220,12 @@ async fn run_flags_come_from_the_environment_for_workflow_and_batch_alike() {
         .run()
         .await;
     out.success();
-    assert_eq!(status(&out), "partial", "{}", out.stderr);
+    assert_eq!(out.run_status(), "partial", "{}", out.stderr);
     assert_eq!(s.plan()["outcome"]["budget"]["max_tokens"], 20);
 
     std::fs::write(s.path().join("questions.txt"), "First question?\n").expect("questions");
-    let out = researchflow()
-        .current_dir(s.path())
+    let out = s
+        .cmd()
         .args(["batch", "questions.txt", "--out-dir", "batch"])
         .env("RESEARCHFLOW_MAX_TOKENS", "20")
         .env("WORKFLOW_CONCURRENCY", "1")
@@ -245,15 +236,15 @@ async fn run_flags_come_from_the_environment_for_workflow_and_batch_alike() {
     let manifest = support::scenario::read_json(&s.path().join("batch/batch.json"));
     assert_eq!(manifest["items"][0]["status"], "partial", "{manifest}");
     // A flag wins over its variable.
-    let out = researchflow()
-        .current_dir(s.path())
+    let out = s
+        .cmd()
         .args(["workflow", "--query", "Q again?", "--out", "flag.json"])
         .args(["--max-tokens", "1000"])
         .env("RESEARCHFLOW_MAX_TOKENS", "20")
         .run()
         .await;
     out.success();
-    assert_eq!(status(&out), "completed", "{}", out.stderr);
+    assert_eq!(out.run_status(), "completed", "{}", out.stderr);
 }
 
 /// A time budget of `i64::MAX` seconds once panicked (exit 101) where its deadline was added
@@ -263,15 +254,13 @@ async fn run_flags_come_from_the_environment_for_workflow_and_batch_alike() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_huge_time_budget_is_refused_by_name_and_the_longest_one_runs() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus");
     let offline = |out: &str| {
-        researchflow()
-            .current_dir(dir.path())
-            .args(["workflow", "--offline", "--corpus"])
-            .arg(&corpus)
-            .arg("--index-dir")
-            .arg(dir.path().join("index"))
-            .args(["--query", "How do batteries age?", "--out", out])
+        fixtures::offline(dir.path(), &["workflow"]).args([
+            "--query",
+            "How do batteries age?",
+            "--out",
+            out,
+        ])
     };
     let (i64_max, u64_max) = ("9223372036854775807", "18446744073709551615");
     let flags = [
@@ -310,5 +299,5 @@ async fn a_huge_time_budget_is_refused_by_name_and_the_longest_one_runs() {
         .run()
         .await;
     out.success();
-    assert_eq!(status(&out), "completed", "{}", out.stderr);
+    assert_eq!(out.run_status(), "completed", "{}", out.stderr);
 }

@@ -3,13 +3,14 @@
 //! in the report's header line and in `run_finished`, and marked where it stands when its
 //! sources do not support it.
 
+use serde_json::json;
+
 use crate::support::scenario::{
-    Agent, Setup, agent, events_of, node, plan_answer, read_json, review_answer,
-    second_opinion_answer,
+    Agent, Setup, agent, events_of, final_over, node, read_json, requests_of, review_answer,
+    searches_round, second_opinion_answer,
 };
 use crate::support::server::Recorded;
 use crate::support::{MockLlm, MockSearch, Reply, SearchKind};
-use serde_json::json;
 
 /// One search, then a final report whose second claim its source does not say; a verifier
 /// that finds it supported.
@@ -28,17 +29,9 @@ fn contradicting(llm: &MockLlm) {
 fn contradicting_with(llm: &MockLlm, verifier: fn(&Recorded) -> Reply) {
     llm.set_handler(move |req| match agent(req) {
         Agent::Planner if req.user_prompt().unwrap_or_default().contains("### b:") => {
-            Reply::json(&plan_answer(
-                true,
-                json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
-                json!([]),
-            ))
+            Reply::json(&final_over("b:summary"))
         }
-        Agent::Planner => Reply::json(&plan_answer(
-            false,
-            json!([{"title": "Energy density", "type": "search", "p_node": "a:info"}]),
-            json!(["NEW1:summary"]),
-        )),
+        Agent::Planner => Reply::json(&searches_round(&["Energy density"])),
         Agent::Queries => Reply::json(&json!({"queries": ["solid state energy density"]})),
         Agent::Analysis => Reply::json(&json!({
             "summary": "The results describe solid state energy density [1].",
@@ -170,16 +163,21 @@ async fn the_review_hears_of_unsupported_claims_and_cannot_call_them_ok() {
     }
 }
 
+/// A run whose config names a verifier, the model `judge`.
+fn with_verifier(llm: &MockLlm, search: &MockSearch) -> Setup {
+    Setup::with_config(
+        llm,
+        Some(search),
+        json!({"roles": {"verifier": {"model": "judge"}}}),
+    )
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_configured_verifier_judges_what_the_word_check_left_unsupported() {
     let llm = MockLlm::start().await;
     let search = MockSearch::start(SearchKind::Searxng).await;
     contradicting(&llm);
-    let s = Setup::with_config(
-        &llm,
-        Some(&search),
-        json!({"roles": {"verifier": {"model": "judge"}}}),
-    );
+    let s = with_verifier(&llm, &search);
     let out = s.query("How dense are cells?").run().await;
     out.success();
     assert_eq!(out.stdout_json()["totals"]["claims_supported"], 2);
@@ -190,11 +188,7 @@ async fn a_configured_verifier_judges_what_the_word_check_left_unsupported() {
         (claims[1]["by"].clone(), claims[1]["supported"].clone()),
         (json!("verifier"), json!(true))
     );
-    let asked: Vec<_> = llm
-        .requests()
-        .into_iter()
-        .filter(|r| agent(r) == Agent::Verifier)
-        .collect();
+    let asked = requests_of(&llm, Agent::Verifier);
     assert_eq!(
         asked.len(),
         1,
@@ -213,19 +207,11 @@ async fn a_verifier_that_breaks_its_contract_is_repaired_then_leaves_the_word_ch
     let llm = MockLlm::start().await;
     let search = MockSearch::start(SearchKind::Searxng).await;
     contradicting_with(&llm, |_| Reply::content("I am not sure."));
-    let s = Setup::with_config(
-        &llm,
-        Some(&search),
-        json!({"roles": {"verifier": {"model": "judge"}}}),
-    );
+    let s = with_verifier(&llm, &search);
     let out = s.query("How dense are cells?").run().await;
     out.success();
     assert_eq!(out.stdout_json()["totals"]["claims_supported"], 1);
-    let asked = llm
-        .requests()
-        .into_iter()
-        .filter(|r| agent(r) == Agent::Verifier)
-        .count();
+    let asked = requests_of(&llm, Agent::Verifier).len();
     assert_eq!(
         asked, 2,
         "asked once, repaired once (planner.repairAttempts 1)"

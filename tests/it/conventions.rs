@@ -5,13 +5,11 @@
 
 use std::path::Path;
 
-use crate::support;
-use crate::support::researchflow;
 use serde_json::{Value, json};
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::support;
+use crate::support::fixtures::root;
+use crate::support::researchflow;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn completions_know_every_command_and_flag_and_bash_parses_its_script() {

@@ -5,8 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::researchflow;
 use serde_json::{Value, json};
+
+use crate::support::researchflow;
 
 fn node(id: &str, title: &str, batch: i64, summary: &str, sources: &[(&str, &str)]) -> Value {
     let kind = match (id, batch) {

@@ -7,7 +7,6 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::support::{MockLlm, Reply};
 use researchflow::agents::{TaskError, TaskInput, TaskOutput, TaskRunner};
 use researchflow::http::Gates;
 use researchflow::kernel::{EventLog, Ledger, RunStatus, Shutdown};
@@ -18,6 +17,9 @@ use researchflow::settings::{ConfigFile, Role, RunOptions, Settings};
 use researchflow::workflow::{Engine, ReviewStep, RunParts};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
+
+use crate::support::scenario::read_ndjson;
+use crate::support::{MockLlm, Reply};
 
 /// Answers by task title: `explode` panics, `slow` never finishes, anything else completes
 /// at once (and `fast` rings `done` just before it returns).
@@ -100,10 +102,8 @@ impl Run {
     }
 
     fn events(&self, kind: &str) -> Vec<Value> {
-        std::fs::read_to_string(self.dir.path().join("plan.events.ndjson"))
-            .expect("events")
-            .lines()
-            .map(|l| serde_json::from_str::<Value>(l).expect("event is JSON"))
+        read_ndjson(&self.dir.path().join("plan.events.ndjson"))
+            .into_iter()
             .filter(|e| e["event"] == kind)
             .collect()
     }

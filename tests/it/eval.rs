@@ -5,11 +5,13 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support;
-use crate::support::mock_search::result_url;
-use crate::support::scenario::{Agent, Setup, agent, plan_answer, read_json};
-use crate::support::{MockLlm, MockSearch, Reply, SearchKind, researchflow};
 use serde_json::{Value, json};
+
+use crate::support;
+use crate::support::fixtures::{corpus, fixture, offline, root};
+use crate::support::mock_search::result_url;
+use crate::support::scenario::{Agent, Setup, agent, final_over, read_json, searches_round};
+use crate::support::{MockLlm, MockSearch, Reply, SearchKind};
 
 /// The three questions of the mock's set, each told apart by its word: `alpha` is answered
 /// from its first result, `beta` has no answer and the report says so, `gamma` is answered
@@ -35,16 +37,8 @@ fn scripted(llm: &MockLlm, report: fn(&str) -> Reply) {
     llm.set_handler(move |req| {
         let prompt = req.user_prompt().unwrap_or_default();
         match agent(req) {
-            Agent::Planner if prompt.contains("### b:") => Reply::json(&plan_answer(
-                true,
-                json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
-                json!([]),
-            )),
-            Agent::Planner => Reply::json(&plan_answer(
-                false,
-                json!([{"title": "Look it up", "type": "search", "p_node": "a:info"}]),
-                json!(["NEW1:summary"]),
-            )),
+            Agent::Planner if prompt.contains("### b:") => Reply::json(&final_over("b:summary")),
+            Agent::Planner => Reply::json(&searches_round(&["Look it up"])),
             Agent::Queries => Reply::json(&json!({"queries": [query_of(word_of(&prompt))]})),
             Agent::Analysis => Reply::json(&json!({
                 "summary": format!("The results are about {} [1].", word_of(&prompt)),
@@ -87,8 +81,7 @@ fn write_set(dir: &Path) -> PathBuf {
 }
 
 fn eval(s: &Setup, args: &[&str]) -> support::bin::Cmd {
-    researchflow()
-        .current_dir(s.path())
+    s.cmd()
         .args(["eval", "alpha.jsonl", "--jobs", "2"])
         .args(args)
 }
@@ -298,9 +291,8 @@ async fn a_question_whose_run_left_no_report_exits_1_and_a_bad_set_line_exits_2(
 /// answer, where the report says so and cites nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_offline_engine_is_scored_exactly_on_shipped_questions() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().expect("tempdir");
-    let set: String = std::fs::read_to_string(root.join("fixtures/eval/batteries.jsonl"))
+    let set: String = std::fs::read_to_string(fixture("eval/batteries.jsonl"))
         .expect("shipped set")
         .lines()
         .filter(|l| {
@@ -311,23 +303,13 @@ async fn the_offline_engine_is_scored_exactly_on_shipped_questions() {
         .map(|l| format!("{l}\n"))
         .collect();
     std::fs::write(dir.path().join("three.jsonl"), set).expect("set");
-    let out = researchflow()
-        .current_dir(dir.path())
-        .args([
-            "eval",
-            "three.jsonl",
-            "--offline",
-            "--out-dir",
-            "out",
-            "--json",
-            "--corpus",
-        ])
-        .arg(root.join("fixtures/corpus"))
-        .arg("--index-dir")
-        .arg(dir.path().join("index"))
-        .env_remove("OPENAI_API_KEY")
-        .run()
-        .await;
+    let out = offline(
+        dir.path(),
+        &["eval", "three.jsonl", "--out-dir", "out", "--json"],
+    )
+    .env_remove("OPENAI_API_KEY")
+    .run()
+    .await;
     out.success();
     let e = out.stdout_json();
     let figures = |id: &str| {
@@ -391,16 +373,15 @@ async fn the_offline_engine_is_scored_exactly_on_shipped_questions() {
 /// question and the file) a set whose alternative evidence does not hold a gold answer.
 #[test]
 fn the_set_checker_passes_the_shipped_set_and_fails_an_alternative_without_the_answer() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let check = |set: &Path| {
         std::process::Command::new("python3")
-            .arg(root.join("scripts/check-eval-set.py"))
+            .arg(root().join("scripts/check-eval-set.py"))
             .arg(set)
-            .arg(root.join("fixtures/corpus"))
+            .arg(corpus())
             .output()
             .expect("python3 runs the checker")
     };
-    let shipped = check(&root.join("fixtures/eval/batteries.jsonl"));
+    let shipped = check(&fixture("eval/batteries.jsonl"));
     assert!(
         shipped.status.success(),
         "{}",
@@ -409,7 +390,7 @@ fn the_set_checker_passes_the_shipped_set_and_fails_an_alternative_without_the_a
 
     let dir = tempfile::tempdir().expect("tempdir");
     let bad = dir.path().join("bad.jsonl");
-    let set = std::fs::read_to_string(root.join("fixtures/eval/batteries.jsonl"))
+    let set = std::fs::read_to_string(fixture("eval/batteries.jsonl"))
         .expect("shipped set")
         .replace(
             r#"[["lfp-vs-nmc-comparison.html", "lfp-cathode-chemistry.txt"]]"#,

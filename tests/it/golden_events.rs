@@ -9,13 +9,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::Duration;
 
+use serde_json::{Value, json};
+
 use crate::support;
+use crate::support::fixtures::{offline, root};
 use crate::support::scenario::{
     Agent, Setup, agent, one_search_then_final, plan_answer, read_ndjson, scripted,
     searches_then_final,
 };
-use crate::support::{Fault, MockLlm, MockSearch, Reply, SearchKind, researchflow};
-use serde_json::{Value, json};
+use crate::support::{Fault, MockLlm, MockSearch, Reply, SearchKind};
 
 /// Event name -> the sets of keys it was written with.
 type Shapes = BTreeMap<String, BTreeSet<Vec<String>>>;
@@ -110,13 +112,7 @@ async fn workflow_without_a_plan() -> Shapes {
 
 async fn offline_workflow() -> Shapes {
     let dir = tempfile::tempdir().expect("tempdir");
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus");
-    researchflow()
-        .current_dir(dir.path())
-        .args(["workflow", "--offline", "--corpus"])
-        .arg(&corpus)
-        .arg("--index-dir")
-        .arg(dir.path().join("index"))
+    offline(dir.path(), &["workflow"])
         .args([
             "--query",
             "How do solid-state batteries compare with lithium-ion?",
@@ -141,8 +137,7 @@ async fn batch() -> Shapes {
     });
     let s = Setup::new(&llm, None);
     std::fs::write(s.path().join("q.txt"), "First?\nSecond?\n").expect("questions");
-    researchflow()
-        .current_dir(s.path())
+    s.cmd()
         .args(["batch", "q.txt", "--out-dir", "out", "--jobs", "2"])
         .timeout(Duration::from_secs(60))
         .run()
@@ -175,8 +170,7 @@ async fn thinkon() -> Shapes {
         }
     });
     let s = Setup::new(&llm, None);
-    researchflow()
-        .current_dir(s.path())
+    s.cmd()
         .args(["thinkon", "--goal", "Say hello", "--allow-shell"])
         .timeout(Duration::from_secs(30))
         .run()
@@ -204,7 +198,7 @@ async fn every_event_keeps_its_name_and_keys() {
     runs.insert("batch", batch().await);
     runs.insert("thinkon", thinkon().await);
     let written = as_json(&runs);
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/events.json");
+    let path = root().join("tests/golden/events.json");
     if std::env::var_os("RESEARCHFLOW_UPDATE_GOLDEN").is_some() {
         let text = serde_json::to_string_pretty(&written).expect("json");
         std::fs::create_dir_all(path.parent().expect("folder")).expect("golden folder");

@@ -6,21 +6,21 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use serde_json::{Value, json};
+
 use crate::support;
+use crate::support::fixtures::{self, offline_here};
 use crate::support::scenario::{
-    Agent, KEY, SEARCH_KEY, Setup, agent, events_of, node, one_search_then_final, plan_answer,
+    Agent, KEY, SEARCH_KEY, Setup, agent, events_of, final_over, node, one_search_then_final,
     read_ndjson, scripted, scripted_reviewed, searches_then_final,
 };
 use crate::support::{Fault, MockLlm, MockSearch, Reply, SearchKind, researchflow};
-use serde_json::{Value, json};
 
 /// Runs that must end at once get this long before the runner kills them and fails the test.
 const AT_ONCE: Duration = Duration::from_secs(10);
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/validate")
-        .join(name)
+    fixtures::fixture("validate").join(name)
 }
 
 #[tokio::test]
@@ -242,8 +242,8 @@ async fn a_url_password_is_in_no_message_naming_an_endpoint_that_cannot_be_used(
         let workflow = s.query("Q?").run().await;
         workflow.code(2).stderr_contains("user:***@127.0.0.1");
         assert_no_password(&format!("workflow on {url}"), &workflow, s.path());
-        let thinkon = researchflow()
-            .current_dir(s.path())
+        let thinkon = s
+            .cmd()
             .args(["thinkon", "--goal", "What is G?"])
             .run()
             .await;
@@ -255,7 +255,7 @@ async fn a_url_password_is_in_no_message_naming_an_endpoint_that_cannot_be_used(
             } else {
                 &["doctor"]
             };
-            let doctor = researchflow().current_dir(s.path()).args(args).run().await;
+            let doctor = s.cmd().args(args).run().await;
             doctor.code(1).stdout_contains("user:***@127.0.0.1");
             assert_no_password(&format!("{args:?} on {url}"), &doctor, s.path());
         }
@@ -285,11 +285,7 @@ async fn a_url_password_is_in_no_review_file_when_the_reviewers_refuse_the_key()
     assert!(notes.contains("user:***@127.0.0.1"), "{notes}");
     assert_no_password("workflow", &workflow, s.path());
 
-    let review = researchflow()
-        .current_dir(s.path())
-        .args(["review", "out/plan.json"])
-        .run()
-        .await;
+    let review = s.cmd().args(["review", "out/plan.json"]).run().await;
     review.code(2).stderr_contains("user:***@127.0.0.1");
     assert_no_password("review", &review, s.path());
 }
@@ -307,11 +303,7 @@ async fn a_search_url_password_is_in_no_message_naming_the_provider() {
     let workflow = s.query("Q?").run().await;
     workflow.code(2).stderr_contains("user:***@127.0.0.1");
     assert_no_password("workflow", &workflow, s.path());
-    let doctor = researchflow()
-        .current_dir(s.path())
-        .arg("doctor")
-        .run()
-        .await;
+    let doctor = s.cmd().arg("doctor").run().await;
     doctor.code(1).stdout_contains("user:***@127.0.0.1");
     assert_no_password("doctor", &doctor, s.path());
 }
@@ -354,12 +346,7 @@ async fn one_authorization_header_is_sent_whatever_the_url_and_the_key() {
         let s = Setup::with_config(&llm, None, config);
         // `doctor`'s round trip asks for `{"ok": true}`.
         llm.set_handler(|_| Reply::json(&json!({"ok": true})));
-        researchflow()
-            .current_dir(s.path())
-            .arg("doctor")
-            .run()
-            .await
-            .success();
+        s.cmd().arg("doctor").run().await.success();
         scripted(&llm, one_search_then_final());
         s.query("Q?").run().await.success();
         let (llm_auth, search_auth) = if with_keys {
@@ -443,16 +430,12 @@ async fn an_echoed_basic_credential_is_masked_everywhere() {
             workflow.stderr
         );
         assert_no_basic_credential(&format!("workflow ({status})"), &workflow, s.path());
-        let view = researchflow()
-            .current_dir(s.path())
-            .args(["view", "out/plan.json"])
-            .run()
-            .await;
+        let view = s.cmd().args(["view", "out/plan.json"]).run().await;
         view.success();
         assert!(s.path().join("out/plan.html").exists(), "{}", view.stderr);
         assert_no_basic_credential(&format!("view ({status})"), &view, s.path());
         for args in [&["doctor"][..], &["doctor", "--json"]] {
-            let doctor = researchflow().current_dir(s.path()).args(args).run().await;
+            let doctor = s.cmd().args(args).run().await;
             doctor.code(1).stdout_contains("Basic ***");
             assert_no_basic_credential(&format!("{args:?} ({status})"), &doctor, s.path());
         }
@@ -480,7 +463,7 @@ async fn a_refused_url_user_part_is_named_not_the_api_key() {
     );
     assert_no_basic_credential("workflow", &workflow, s.path());
     for args in [&["doctor"][..], &["doctor", "--json"]] {
-        let doctor = researchflow().current_dir(s.path()).args(args).run().await;
+        let doctor = s.cmd().args(args).run().await;
         doctor.code(1).stdout_contains(
             "the user and password of the URL were refused (HTTP 401, sent as Basic auth): correct them in `baseURL`",
         );
@@ -528,8 +511,8 @@ async fn a_config_with_a_key_that_others_can_read_is_warned_about() {
 
     std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).expect("chmod");
     scripted(&llm, one_search_then_final());
-    let out = researchflow()
-        .current_dir(s.path())
+    let out = s
+        .cmd()
         .args(["workflow", "--query", "Again?", "--out", "again.json"])
         .run()
         .await;
@@ -561,12 +544,7 @@ async fn the_node_after_nev_is_called_new_and_is_not_lost_next_round() {
                    "batch": 1, "type": "start", "status": "completed"}]
     });
     std::fs::write(&plan_path, plan.to_string()).expect("plan");
-    let round = || {
-        researchflow()
-            .current_dir(s.path())
-            .arg("plan")
-            .arg(&plan_path)
-    };
+    let round = || s.cmd().arg("plan").arg(&plan_path);
 
     round().run().await.success();
     let mut plan: Value =
@@ -624,11 +602,7 @@ async fn hostile_search_results_and_answers_leave_a_clean_bounded_report() {
                 .unwrap_or_default()
                 .contains("### b:summary");
             Reply::json(&if planned {
-                plan_answer(
-                    true,
-                    json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
-                    json!([]),
-                )
+                final_over("b:summary")
             } else {
                 one_search_then_final().remove(0)
             })
@@ -847,8 +821,8 @@ async fn a_plan_path_that_is_not_a_file_gets_no_lock_beside_it() {
     let llm = MockLlm::start().await;
     let s = Setup::new(&llm, None);
     std::fs::create_dir_all(s.path().join("folder.json")).expect("mkdir");
-    let out = researchflow()
-        .current_dir(s.path())
+    let out = s
+        .cmd()
         .args(["workflow", "--plan", "folder.json"])
         .timeout(AT_ONCE)
         .run()
@@ -891,16 +865,7 @@ async fn control_characters_of_a_corpus_reach_no_plan_event_report_or_diff() {
          batteries \u{1b}]0;x\u{7} are cheap and common batteries today.</p></body></html>",
     )
     .expect("html");
-    let run = researchflow()
-        .current_dir(dir.path())
-        .args([
-            "workflow",
-            "--offline",
-            "--corpus",
-            "corpus",
-            "--index-dir",
-            "index",
-        ])
+    let run = offline_here(dir.path(), &["workflow"])
         .args(["--query", "How do batteries \u{1b}]0;q\u{7}compare?"])
         .args(["--out", "new.json"])
         .run()
@@ -956,16 +921,7 @@ async fn a_question_of_only_control_characters_is_refused_naming_where_it_came_f
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::create_dir_all(dir.path().join("corpus")).expect("corpus");
     std::fs::write(dir.path().join("corpus/a.md"), "# A\n\nSome text.\n").expect("doc");
-    let out = researchflow()
-        .current_dir(dir.path())
-        .args([
-            "workflow",
-            "--offline",
-            "--corpus",
-            "corpus",
-            "--index-dir",
-            "index",
-        ])
+    let out = offline_here(dir.path(), &["workflow"])
         .args(["--out", "q.json"])
         .args(["--query", " \u{1b}]0;x\u{7}\u{9b}2J\u{7f} "])
         .run()
@@ -979,10 +935,7 @@ async fn a_question_of_only_control_characters_is_refused_naming_where_it_came_f
         "A real question?\n\u{1b}[2J\u{7}\n",
     )
     .expect("questions");
-    let out = researchflow()
-        .current_dir(dir.path())
-        .args(["batch", "questions.txt", "--out-dir", "out", "--offline"])
-        .args(["--corpus", "corpus", "--index-dir", "index"])
+    let out = offline_here(dir.path(), &["batch", "questions.txt", "--out-dir", "out"])
         .run()
         .await;
     out.code(2).stderr_contains("questions.txt` line 2");
@@ -1060,14 +1013,7 @@ fn lines_with<'a>(stderr: &'a str, needle: &str) -> Vec<&'a str> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refs_to_unknown_nodes_are_warned_about_once_each_naming_where_they_stand() {
     let llm = MockLlm::start().await;
-    scripted(
-        &llm,
-        vec![plan_answer(
-            true,
-            json!([{"title": "Final", "type": "summary", "p_node": "b:summary, c:summary"}]),
-            json!([]),
-        )],
-    );
+    scripted(&llm, vec![final_over("b:summary, c:summary")]);
     let s = Setup::new(&llm, None);
     for command in ["plan", "workflow"] {
         let file = format!("{command}-refs.json");
@@ -1076,7 +1022,7 @@ async fn refs_to_unknown_nodes_are_warned_about_once_each_naming_where_they_stan
             "plan" => &["plan", &file],
             _ => &["workflow", "--plan", &file],
         };
-        let out = researchflow().current_dir(s.path()).args(args).run().await;
+        let out = s.cmd().args(args).run().await;
         out.success();
         let zz = lines_with(&out.stderr, "zz:summary");
         assert_eq!(zz.len(), 1, "{command}: {}", out.stderr);

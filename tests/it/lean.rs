@@ -6,6 +6,8 @@
 //! after the whole suite on the full one (where each test here is compiled out: the feature it
 //! checks is there).
 
+#[cfg(not(feature = "queue"))]
+use crate::support::fixtures::offline;
 #[cfg(any(not(feature = "queue"), not(feature = "mcp")))]
 use crate::support::{RunOutput, researchflow};
 
@@ -69,20 +71,7 @@ async fn the_queue_commands_name_the_feature_they_need() {
     let help = researchflow().arg("--help").run().await;
     help.success().stdout_contains("worker");
     // A batch run here needs no feature.
-    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus");
-    researchflow()
-        .current_dir(dir.path())
-        .args([
-            "batch",
-            "q.txt",
-            "--out-dir",
-            "here",
-            "--offline",
-            "--corpus",
-        ])
-        .arg(&corpus)
-        .arg("--index-dir")
-        .arg(dir.path().join("index"))
+    offline(dir.path(), &["batch", "q.txt", "--out-dir", "here"])
         .run()
         .await
         .success();

@@ -6,10 +6,12 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::support;
-use crate::support::researchflow;
-use crate::support::scenario::{events_of, read_json};
 use serde_json::{Value, json};
+
+use crate::support;
+use crate::support::fixtures::copy_corpus;
+use crate::support::researchflow;
+use crate::support::scenario::{events_of, read_json, read_ndjson};
 
 const QUESTION: &str = "Is libffi thread-safe?";
 
@@ -98,11 +100,7 @@ impl Work {
     }
 
     fn events(&self) -> Vec<Value> {
-        std::fs::read_to_string(self.path().join("p.events.ndjson"))
-            .expect("events")
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("event JSON"))
-            .collect()
+        read_ndjson(&self.path().join("p.events.ndjson"))
     }
 
     /// The queries the run searched, in the order of its transcript.
@@ -277,14 +275,9 @@ async fn header_lines_do_not_become_task_titles() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_corpus_copied_elsewhere_compares_equal() {
     let w = Work::new();
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus");
     let (a, b) = (w.path().join("a/corpus"), w.path().join("b/corpus-moved"));
     for dir in [&a, &b] {
-        std::fs::create_dir_all(dir).expect("mkdir");
-        for entry in std::fs::read_dir(&fixture).expect("fixture") {
-            let entry = entry.expect("entry");
-            std::fs::copy(entry.path(), dir.join(entry.file_name())).expect("copy");
-        }
+        copy_corpus(dir);
     }
     std::fs::write(
         w.path().join("questions.txt"),

@@ -9,14 +9,15 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
 use crate::support;
 use crate::support::python::{Sdk, script_path};
 use crate::support::scenario::{
     KEY, Setup, events_of, node, one_search_then_final, read_ndjson, scripted,
 };
 use crate::support::{MockLlm, Reply, RunOutput};
-use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 /// A workflow whose search provider is the test's MCP server.
 struct Mcp {

@@ -10,11 +10,13 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::support;
-use crate::support::mcp::{Http, HttpServer, Messages, Stdio};
-use crate::support::scenario::{Agent, Setup, agent, node, read_json, task_title};
-use crate::support::{MockLlm, MockSearch, Reply, SearchKind, researchflow};
 use serde_json::{Value, json};
+
+use crate::support;
+use crate::support::fixtures::copy_corpus;
+use crate::support::mcp::{Http, HttpServer, Messages, Stdio, error_text, server_args};
+use crate::support::scenario::{Agent, Setup, agent, from_title, node, read_json};
+use crate::support::{MockLlm, MockSearch, Reply, SearchKind, researchflow};
 
 /// A folder with a root (holding the project's corpus as `docs`) and a folder outside it.
 struct World {
@@ -26,17 +28,9 @@ impl World {
         let world = World {
             dir: tempfile::tempdir().expect("tempdir"),
         };
-        let docs = world.root().join("docs");
-        std::fs::create_dir_all(&docs).expect("mkdir");
+        copy_corpus(&world.root().join("docs"));
         std::fs::create_dir_all(world.root().join("runs")).expect("mkdir");
         std::fs::create_dir_all(world.outside()).expect("mkdir");
-        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus");
-        for entry in std::fs::read_dir(corpus).expect("fixtures/corpus") {
-            let path = entry.expect("entry").path();
-            if path.is_file() {
-                std::fs::copy(&path, docs.join(path.file_name().expect("name"))).expect("copy");
-            }
-        }
         world
     }
 
@@ -54,15 +48,8 @@ impl World {
 
     /// `researchflow mcp` with `extra`, this root and its index folder, and no config.
     fn args(&self, extra: &[&str]) -> Vec<OsString> {
-        let mut args: Vec<OsString> = vec!["mcp".into()];
-        args.extend(extra.iter().map(OsString::from));
-        args.extend([
-            "--root".into(),
-            self.root().into(),
-            "--index-dir".into(),
-            self.dir.path().join("index").into(),
-        ]);
-        args
+        let index = self.dir.path().join("index");
+        server_args(extra, &self.root(), &[("--index-dir", &index)])
     }
 }
 
@@ -248,9 +235,7 @@ async fn a_run_never_writes_through_links_beside_its_plan() {
     let mut mcp = Stdio::start(world.args(&[]), &world.root(), &[]).await;
     let arguments = json!({"plan_file": "runs/unf.json", "offline": true, "corpus": "docs"});
     let refused = mcp.call("resume", arguments.clone()).await;
-    let result = &refused["result"];
-    assert_eq!(result["isError"], true, "{refused:#}");
-    let text = result["content"][0]["text"].as_str().expect("a message");
+    let text = error_text(&refused);
     assert!(
         text.contains("symbolic link") && text.contains("unf."),
         "the message names the link: {text}"
@@ -413,11 +398,7 @@ fn hanging_model(llm: &MockLlm, marker: PathBuf, hang: Duration) {
             }
             Reply::json(&answer)
         }
-        Agent::Queries => Reply::json(&json!({"queries": [format!("q {}", task_title(req))]})),
-        Agent::Analysis | Agent::Summary => Reply::json(&json!({
-            "summary": format!("Summary of {}", task_title(req)),
-            "analysis": format!("Analysis of {} citing [1]", task_title(req)),
-        })),
+        Agent::Queries | Agent::Analysis | Agent::Summary => from_title(req),
         Agent::Final => Reply::content("Direct answer [1]."),
         other => panic!("{other:?} is not asked: the review is off"),
     });
@@ -454,15 +435,8 @@ impl Served {
     }
 
     fn args(&self, extra: &[&str]) -> Vec<OsString> {
-        let mut args: Vec<OsString> = vec!["mcp".into()];
-        args.extend(extra.iter().map(OsString::from));
-        args.extend([
-            "--root".into(),
-            self.root().into(),
-            "--config".into(),
-            self.setup.path().join("agent.config.json").into(),
-        ]);
-        args
+        let config = self.setup.path().join("agent.config.json");
+        server_args(extra, &self.root(), &[("--config", &config)])
     }
 
     /// Starts `research` in `http`'s session and reads its messages until the model hangs

@@ -13,15 +13,17 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use crate::support;
-use crate::support::mcp::HttpServer;
-use crate::support::python::Sdk;
-use crate::support::scenario::{
-    Agent, KEY, Setup, agent, events_of, read_json, read_ndjson, task_title,
-};
-use crate::support::{MockLlm, MockSearch, Reply, SearchKind, researchflow};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
+
+use crate::support;
+use crate::support::fixtures::copy_corpus;
+use crate::support::mcp::{self, HttpServer};
+use crate::support::python::Sdk;
+use crate::support::scenario::{
+    Agent, KEY, Setup, agent, events_of, from_title, read_json, read_ndjson,
+};
+use crate::support::{MockLlm, MockSearch, Reply, SearchKind, researchflow};
 
 /// The mocks, a config, and a root with a corpus, beside a file outside the root and a
 /// symbolic link in the root that leads to it.
@@ -75,18 +77,15 @@ impl World {
 
     /// `researchflow mcp` with this world's root, config and index folder, `extra` first.
     fn server_args(&self, extra: &[&str]) -> Vec<OsString> {
-        let mut args: Vec<OsString> = vec!["mcp".into()];
-        args.extend(extra.iter().map(OsString::from));
-        args.extend([
-            "--root".into(),
-            self.root().into(),
-            "--config".into(),
-            self.setup.path().join("agent.config.json").into(),
-            "--index-dir".into(),
-            self.setup.path().join("index").into(),
-            // Trace logs too (every HTTP exchange, every message) must hold no key.
-            "-vv".into(),
-        ]);
+        let config = self.setup.path().join("agent.config.json");
+        let index = self.setup.path().join("index");
+        let mut args = mcp::server_args(
+            extra,
+            &self.root(),
+            &[("--config", &config), ("--index-dir", &index)],
+        );
+        // Trace logs too (every HTTP exchange, every message) must hold no key.
+        args.push("-vv".into());
         args
     }
 
@@ -122,11 +121,7 @@ fn answer(llm: &MockLlm, hanging: PathBuf) {
             }
             Reply::json(&answer)
         }
-        Agent::Queries => Reply::json(&json!({"queries": [format!("q {}", task_title(req))]})),
-        Agent::Analysis | Agent::Summary => Reply::json(&json!({
-            "summary": format!("Summary of {}", task_title(req)),
-            "analysis": format!("Analysis of {} citing [1]", task_title(req)),
-        })),
+        Agent::Queries | Agent::Analysis | Agent::Summary => from_title(req),
         Agent::Final => Reply::content("Direct answer [1], more [2].\n\n## Details\nText."),
         other => panic!("{other:?} is not asked: the review is off"),
     });
@@ -505,15 +500,7 @@ impl Bare {
     fn new() -> Bare {
         let dir = tempfile::tempdir().expect("tempdir");
         let bare = Bare { dir };
-        let docs = bare.root().join("docs");
-        std::fs::create_dir_all(&docs).expect("mkdir");
-        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus");
-        for entry in std::fs::read_dir(corpus).expect("fixtures/corpus") {
-            let path = entry.expect("entry").path();
-            if path.is_file() {
-                std::fs::copy(&path, docs.join(path.file_name().expect("name"))).expect("copy");
-            }
-        }
+        copy_corpus(&bare.root().join("docs"));
         std::fs::create_dir_all(bare.outside()).expect("mkdir");
         std::fs::write(
             bare.outside().join("secret.md"),
@@ -533,15 +520,8 @@ impl Bare {
 
     /// `researchflow mcp --root ROOT` and no config; the index beside the root.
     fn server_args(&self, extra: &[&str]) -> Vec<OsString> {
-        let mut args: Vec<OsString> = vec!["mcp".into()];
-        args.extend(extra.iter().map(OsString::from));
-        args.extend([
-            "--root".into(),
-            self.root().into(),
-            "--index-dir".into(),
-            self.dir.path().join("index").into(),
-        ]);
-        args
+        let index = self.dir.path().join("index");
+        mcp::server_args(extra, &self.root(), &[("--index-dir", &index)])
     }
 
     fn client(&self, sdk: Sdk) -> support::Cmd {
@@ -766,10 +746,7 @@ async fn a_runs_folder_that_leads_out_of_the_root_is_refused() {
     std::os::unix::fs::symlink(&elsewhere, bare.root().join("runs")).expect("symlink");
     let arguments = json!({"query": "Where do runs go?", "offline": true, "corpus": "docs"});
     let (seen, _) = raw_research(bare.server_args(&[]), &bare.root(), arguments).await;
-    let answer = seen.last().expect("the answer");
-    let result = &answer["result"];
-    assert_eq!(result["isError"], true, "{answer:#}");
-    let text = result["content"][0]["text"].as_str().expect("a message");
+    let text = mcp::error_text(seen.last().expect("the answer"));
     assert!(
         text.contains("symbolic link") && text.contains("outside the folders"),
         "{text}"

@@ -5,12 +5,13 @@
 
 use std::time::{Duration, Instant};
 
+use serde_json::{Value, json};
+
 use crate::support;
 use crate::support::mock_search::{result_url, slug};
 use crate::support::{
     Fault, FormatKind, MockLlm, MockSearch, Refusal, Reply, SearchKind, researchflow,
 };
-use serde_json::{Value, json};
 
 fn client() -> reqwest::Client {
     support::http_client().build().expect("reqwest client")

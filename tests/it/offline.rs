@@ -5,19 +5,16 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::support;
-use crate::support::scenario::{Agent, agent, events_of, read_json};
-use crate::support::{MockLlm, Reply, researchflow};
 use researchflow::search::local::LocalIndex;
 use serde_json::{Value, json};
 
-fn fixture_corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus")
-}
+use crate::support;
+use crate::support::fixtures::{copy_corpus, corpus, fixture};
+use crate::support::scenario::{Agent, agent, events_of, read_json, read_ndjson};
+use crate::support::{MockLlm, Reply, researchflow};
 
 fn questions() -> Vec<Value> {
-    let all =
-        read_json(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus_questions.json"));
+    let all = read_json(&fixture("corpus_questions.json"));
     all["questions"].as_array().cloned().unwrap_or_default()
 }
 
@@ -56,12 +53,7 @@ impl Offline {
     }
 
     fn events(&self, out: &str) -> Vec<Value> {
-        let events = self.path().join(out.replace(".json", ".events.ndjson"));
-        std::fs::read_to_string(events)
-            .expect("events")
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("event JSON"))
-            .collect()
+        read_ndjson(&self.path().join(out.replace(".json", ".events.ndjson")))
     }
 }
 
@@ -103,7 +95,7 @@ fn quotes(summary: &str) -> Vec<(String, usize)> {
 async fn an_offline_run_quotes_only_what_its_cited_documents_say() {
     let o = Offline::new();
     let q = "How do solid-state batteries compare with lithium-ion?";
-    let out = o.run(&fixture_corpus(), q, "run/p.json").run().await;
+    let out = o.run(&corpus(), q, "run/p.json").run().await;
     out.success();
     assert_eq!(out.stdout_json()["status"], "completed");
     let plan = o.plan("run/p.json");
@@ -142,7 +134,7 @@ async fn an_offline_run_quotes_only_what_its_cited_documents_say() {
         quoted.len(),
         "a sentence quoted twice: {summary}"
     );
-    let (index, _) = LocalIndex::open(&fixture_corpus(), Some(&o.index())).expect("index");
+    let (index, _) = LocalIndex::open(&corpus(), Some(&o.index())).expect("index");
     for (sentence, n) in quoted {
         let url = fin["sources"][n - 1]["url"]
             .as_str()
@@ -164,10 +156,7 @@ async fn the_known_answering_documents_are_cited_for_every_test_question() {
     for (i, q) in questions().iter().enumerate() {
         let question = q["question"].as_str().expect("question");
         let out_name = format!("q{i}.json");
-        o.run(&fixture_corpus(), question, &out_name)
-            .run()
-            .await
-            .success();
+        o.run(&corpus(), question, &out_name).run().await.success();
         let fin = final_node(&o.plan(&out_name));
         let summary = fin["summary"].as_str().unwrap_or_default();
         let cited: BTreeSet<String> = quotes(summary)
@@ -252,14 +241,6 @@ async fn the_same_question_five_times_gives_the_same_plan_and_report() {
     for run in 1..5 {
         assert_eq!(plans[run], plans[0], "run {run}'s plan");
         assert_eq!(reports[run], reports[0], "run {run}'s report");
-    }
-}
-
-fn copy_corpus(to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(fixture_corpus()).expect("corpus") {
-        let entry = entry.expect("entry");
-        std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copy");
     }
 }
 
@@ -400,15 +381,11 @@ async fn without_a_model_the_error_names_both_ways_forward() {
 async fn plan_offline_plans_distinct_searches_from_the_corpus() {
     let o = Offline::new();
     let plan = o.path().join("p.json");
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/plan_stage1.json"),
-        &plan,
-    )
-    .expect("copy");
+    std::fs::copy(fixture("plan_stage1.json"), &plan).expect("copy");
     let out = researchflow()
         .current_dir(o.path())
         .args(["plan", "p.json", "--offline", "--corpus"])
-        .arg(fixture_corpus())
+        .arg(corpus())
         .arg("--index-dir")
         .arg(o.index())
         .run()
@@ -455,7 +432,7 @@ async fn an_llm_workflow_with_local_search_cites_corpus_documents() {
     let o = Offline::new();
     let config = json!({
         "baseURL": llm.base_url(), "model": "m",
-        "search": {"provider": "local", "corpus": fixture_corpus(), "indexDir": o.index()},
+        "search": {"provider": "local", "corpus": corpus(), "indexDir": o.index()},
         "retry": {"maxRetries": 0, "baseDelayMs": 10, "maxDelayMs": 10}
     });
     std::fs::write(o.path().join("agent.config.json"), config.to_string()).expect("config");
@@ -504,11 +481,7 @@ async fn an_llm_workflow_with_local_search_cites_corpus_documents() {
 async fn max_rounds_1_says_the_round_limit_left_no_round_for_research() {
     let o = Offline::new();
     let out = o
-        .run(
-            &fixture_corpus(),
-            "Why do lithium dendrites form?",
-            "p.json",
-        )
+        .run(&corpus(), "Why do lithium dendrites form?", "p.json")
         .args(["--max-rounds", "1"])
         .run()
         .await;
@@ -724,11 +697,7 @@ async fn hard_wrapped_text_is_quoted_by_whole_sentences() {
 async fn a_run_that_answered_nothing_is_not_answered_and_can_fail() {
     let o = Offline::new();
     let out = o
-        .run(
-            &fixture_corpus(),
-            "What is the capital of France?",
-            "fr.json",
-        )
+        .run(&corpus(), "What is the capital of France?", "fr.json")
         .run()
         .await;
     out.success()
@@ -750,11 +719,7 @@ async fn a_run_that_answered_nothing_is_not_answered_and_can_fail() {
     assert!(!html.contains("badge run-completed"), "no green status");
 
     let failing = o
-        .run(
-            &fixture_corpus(),
-            "What is the capital of France?",
-            "fr2.json",
-        )
+        .run(&corpus(), "What is the capital of France?", "fr2.json")
         .arg("--fail-on-unanswered")
         .run()
         .await;
@@ -763,11 +728,7 @@ async fn a_run_that_answered_nothing_is_not_answered_and_can_fail() {
         .stderr_contains("error: not answered")
         .stderr_contains("--fail-on-unanswered");
     let by_variable = o
-        .run(
-            &fixture_corpus(),
-            "What is the capital of France?",
-            "fr3.json",
-        )
+        .run(&corpus(), "What is the capital of France?", "fr3.json")
         .env("RESEARCHFLOW_FAIL_ON_UNANSWERED", "1")
         .run()
         .await;
@@ -776,7 +737,7 @@ async fn a_run_that_answered_nothing_is_not_answered_and_can_fail() {
     let q = &questions()[0];
     let answered = o
         .run(
-            &fixture_corpus(),
+            &corpus(),
             q["question"].as_str().expect("question"),
             "ok.json",
         )
@@ -813,7 +774,7 @@ async fn a_batch_counts_and_shows_the_questions_it_did_not_answer() {
         researchflow()
             .current_dir(o.path())
             .args(["batch", "q.txt", "--out-dir", dir, "--offline", "--corpus"])
-            .arg(fixture_corpus())
+            .arg(corpus())
             .arg("--index-dir")
             .arg(o.index())
     };

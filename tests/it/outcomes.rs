@@ -7,17 +7,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use crate::support;
-use crate::support::scenario::{
-    Agent, Setup, agent, events_of, node, one_search_then_final, plan_answer, read_json, scripted,
-    searches_then_final,
-};
-use crate::support::{Fault, MockLlm, Reply, researchflow};
 use serde_json::{Value, json};
 
-fn stdout_status(out: &support::RunOutput) -> Value {
-    out.stdout_json()["status"].clone()
-}
+use crate::support;
+use crate::support::fixtures::fixture;
+use crate::support::scenario::{
+    Agent, Setup, agent, events_of, final_over, node, one_search_then_final, read_json, scripted,
+    searches_round, searches_then_final,
+};
+use crate::support::{Fault, MockLlm, Reply, RunOutput};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_planning_round_failing_is_degraded_not_completed() {
@@ -30,7 +28,7 @@ async fn every_planning_round_failing_is_degraded_not_completed() {
     let s = Setup::new(&llm, None);
     let out = s.query("Q?").run().await;
     out.code(1);
-    assert_eq!(stdout_status(&out), "degraded");
+    assert_eq!(out.run_status(), "degraded");
     let reason = out.stdout_json()["reason"]
         .as_str()
         .unwrap_or_default()
@@ -73,7 +71,7 @@ async fn every_task_failing_is_degraded() {
     let s = Setup::new(&llm, None);
     let out = s.query("Q?").run().await;
     out.code(1);
-    assert_eq!(stdout_status(&out), "degraded");
+    assert_eq!(out.run_status(), "degraded");
     assert_eq!(
         failing.load(Ordering::SeqCst),
         4,
@@ -117,7 +115,7 @@ async fn unusable_endpoints_exit_2_at_once_without_futile_rounds() {
             out.stderr
         );
         assert!(out.stderr.contains(fix), "{fix}: {}", out.stderr);
-        assert_eq!(stdout_status(&out), "failed");
+        assert_eq!(out.run_status(), "failed");
         let events = s.events();
         assert!(
             events_of(&events, "final_forced").is_empty(),
@@ -184,16 +182,11 @@ async fn a_failed_final_summary_runs_again_on_resume() {
     let s = Setup::new(&llm, None);
     let out = s.query("Q?").run().await;
     out.code(1);
-    assert_eq!(stdout_status(&out), "final_failed");
+    assert_eq!(out.run_status(), "final_failed");
     assert!(out.stderr.contains("--plan"), "{}", out.stderr);
 
     // `plan` knows the final summary is there, and says how to run it again.
-    let planned = researchflow()
-        .current_dir(s.path())
-        .arg("plan")
-        .arg(s.out())
-        .run()
-        .await;
+    let planned = s.cmd().arg("plan").arg(s.out()).run().await;
     planned.success();
     assert!(
         planned.stderr.contains("runs it (again)"),
@@ -205,7 +198,7 @@ async fn a_failed_final_summary_runs_again_on_resume() {
     let before = llm.chat_requests().len();
     let resumed = s.resume(&s.out()).await;
     resumed.success();
-    assert_eq!(stdout_status(&resumed), "completed");
+    assert_eq!(resumed.run_status(), "completed");
     let fin = node(&s.plan(), "c").clone();
     assert_eq!(fin["status"], "completed");
     assert_eq!(fin["attempts"], 2);
@@ -219,8 +212,8 @@ async fn out_must_be_a_json_file_and_default_names_never_collide() {
     let llm = MockLlm::start().await;
     scripted(&llm, one_search_then_final());
     let s = Setup::new(&llm, None);
-    let out = researchflow()
-        .current_dir(s.path())
+    let out = s
+        .cmd()
         .args(["workflow", "--query", "Q?", "--out", "x.txt"])
         .run()
         .await;
@@ -234,12 +227,7 @@ async fn out_must_be_a_json_file_and_default_names_never_collide() {
         Agent::Final => Reply::content("Report."),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
     });
-    let run = || {
-        researchflow()
-            .current_dir(s.path())
-            .args(["workflow", "--query", "Same second?"])
-            .run()
-    };
+    let run = || s.cmd().args(["workflow", "--query", "Same second?"]).run();
     let (a, b) = tokio::join!(run(), run());
     a.success();
     b.success();
@@ -263,39 +251,22 @@ async fn a_plan_reached_through_a_symlink_shares_its_lock_and_stays_one_file() {
     let llm = MockLlm::start().await;
     let s = Setup::new(&llm, None);
     let real = s.path().join("real.json");
-    std::fs::copy(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/plan_stage1.json"),
-        &real,
-    )
-    .expect("copy");
+    std::fs::copy(fixture("plan_stage1.json"), &real).expect("copy");
     let link = s.path().join("link.json");
     std::os::unix::fs::symlink(&real, &link).expect("symlink");
     // The planner answers slowly, so the first process holds the lock for a while.
     llm.set_handler(|req| match agent(req) {
         Agent::Planner if !req.user_prompt().unwrap_or_default().contains("### b:") => {
-            Reply::json(&plan_answer(
-                false,
-                json!([{"title": "One search", "type": "search", "p_node": "a:info"}]),
-                json!(["NEW1:summary"]),
-            ))
-            .delay(Duration::from_millis(1500))
+            Reply::json(&searches_round(&["One search"])).delay(Duration::from_millis(1500))
         }
-        Agent::Planner => Reply::json(&plan_answer(
-            true,
-            json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
-            json!([]),
-        )),
+        Agent::Planner => Reply::json(&final_over("b:summary")),
         Agent::Final => Reply::content("Report."),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
     });
-    let first = researchflow()
-        .current_dir(s.path())
-        .args(["workflow", "--plan", "real.json"])
-        .run();
+    let first = s.cmd().args(["workflow", "--plan", "real.json"]).run();
     let second = async {
         tokio::time::sleep(Duration::from_millis(500)).await;
-        researchflow()
-            .current_dir(s.path())
+        s.cmd()
             .args(["workflow", "--plan", "link.json"])
             .run()
             .await
@@ -306,8 +277,8 @@ async fn a_plan_reached_through_a_symlink_shares_its_lock_and_stays_one_file() {
     assert!(second.stderr.contains("in use"), "{}", second.stderr);
 
     // Resuming through the link writes the file itself and keeps the link a link.
-    let again = researchflow()
-        .current_dir(s.path())
+    let again = s
+        .cmd()
         .args(["workflow", "--plan", "link.json"])
         .run()
         .await;
@@ -346,7 +317,7 @@ async fn structurally_invalid_plans_are_refused_and_left_untouched() {
         let text = serde_json::to_string_pretty(&plan).expect("json");
         std::fs::write(&path, &text).expect("write");
         for args in [vec!["plan", name], vec!["workflow", "--plan", name]] {
-            let out = researchflow().current_dir(s.path()).args(&args).run().await;
+            let out = s.cmd().args(&args).run().await;
             out.code(2);
             assert!(out.stderr.contains(code), "{args:?}: {}", out.stderr);
             assert_eq!(
@@ -381,16 +352,8 @@ async fn an_error_says_each_cause_once() {
         None,
         json!({"baseURL": "http://127.0.0.1:9/v1", "retry": {"maxRetries": 0}}),
     );
-    std::fs::copy(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/plan_stage1.json"),
-        s.path().join("p.json"),
-    )
-    .expect("copy");
-    let out = researchflow()
-        .current_dir(s.path())
-        .args(["plan", "p.json"])
-        .run()
-        .await;
+    std::fs::copy(fixture("plan_stage1.json"), s.path().join("p.json")).expect("copy");
+    let out = s.cmd().args(["plan", "p.json"]).run().await;
     out.code(2);
     let line = out
         .stderr
@@ -403,20 +366,8 @@ async fn an_error_says_each_cause_once() {
 /// Round 1: three searches; then the final over them.
 fn three_searches_then_final() -> Vec<Value> {
     vec![
-        plan_answer(
-            false,
-            json!([
-                {"title": "First", "type": "search", "p_node": "a:info"},
-                {"title": "Second", "type": "search", "p_node": "a:info"},
-                {"title": "Third", "type": "search", "p_node": "a:info"}
-            ]),
-            json!(["NEW1:summary", "NEW2:summary", "NEW3:summary"]),
-        ),
-        plan_answer(
-            true,
-            json!([{"title": "Final", "type": "summary", "p_node": "b:summary, c:summary"}]),
-            json!([]),
-        ),
+        searches_round(&["First", "Second", "Third"]),
+        final_over("b:summary, c:summary"),
     ]
 }
 
@@ -432,7 +383,7 @@ async fn a_token_budget_ends_the_run_partial_with_a_notice() {
         .run()
         .await;
     out.success();
-    assert_eq!(stdout_status(&out), "partial");
+    assert_eq!(out.run_status(), "partial");
     assert!(out.stderr.contains("partial run"), "{}", out.stderr);
     let plan = s.plan();
     assert_eq!(node(&plan, "b")["status"], "completed");
@@ -467,6 +418,22 @@ async fn a_token_budget_ends_the_run_partial_with_a_notice() {
     );
 }
 
+/// `workflow --max-time 1`, which must end soon after: the grace is short.
+async fn within_a_second(s: &Setup) -> RunOutput {
+    let started = std::time::Instant::now();
+    let out = s
+        .query("Q?")
+        .args(["--max-time", "1"])
+        .timeout(Duration::from_secs(20))
+        .run()
+        .await;
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "the grace is short"
+    );
+    out
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_time_budget_cuts_running_tasks_after_a_grace() {
     let llm = MockLlm::start().await;
@@ -481,20 +448,10 @@ async fn a_time_budget_cuts_running_tasks_after_a_grace() {
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
     });
     let s = Setup::new(&llm, None);
-    let started = std::time::Instant::now();
-    let out = s
-        .query("Q?")
-        .args(["--max-time", "1"])
-        .timeout(Duration::from_secs(20))
-        .run()
-        .await;
-    assert!(
-        started.elapsed() < Duration::from_secs(15),
-        "the grace is short"
-    );
+    let out = within_a_second(&s).await;
     // Nothing was researched before the cut: the run is degraded, and says why.
     out.code(1);
-    assert_eq!(stdout_status(&out), "degraded");
+    assert_eq!(out.run_status(), "degraded");
     let plan = s.plan();
     for id in ["b", "c", "d"] {
         let n = node(&plan, id);
@@ -526,20 +483,10 @@ async fn a_time_budget_reached_after_some_research_ends_partial_with_a_notice() 
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
     });
     let s = Setup::new(&llm, None);
-    let started = std::time::Instant::now();
-    let out = s
-        .query("Q?")
-        .args(["--max-time", "1"])
-        .timeout(Duration::from_secs(20))
-        .run()
-        .await;
-    assert!(
-        started.elapsed() < Duration::from_secs(15),
-        "the grace is short"
-    );
+    let out = within_a_second(&s).await;
     // The user asked for the limit and some research was done: partial, exit 0.
     out.success();
-    assert_eq!(stdout_status(&out), "partial");
+    assert_eq!(out.run_status(), "partial");
     let plan = s.plan();
     assert_eq!(node(&plan, "b")["status"], "completed");
     for id in ["c", "d"] {

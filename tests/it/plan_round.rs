@@ -3,9 +3,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::support;
-use crate::support::{Fault, MockLlm, Reply, researchflow};
 use serde_json::{Value, json};
+
+use crate::support;
+use crate::support::fixtures;
+use crate::support::scenario::{node, plan_answer};
+use crate::support::{Fault, MockLlm, Reply, researchflow};
 
 const KEY: &str = "sk-test-SECRET-4242";
 
@@ -62,18 +65,20 @@ impl Setup {
 }
 
 fn fixture(stage: u8) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("fixtures/plan_stage{stage}.json"))
-}
-
-fn node<'a>(plan: &'a Value, id: &str) -> &'a Value {
-    plan["nodes"]
-        .as_array()
-        .and_then(|nodes| nodes.iter().find(|n| n["node_id"] == id))
-        .unwrap_or_else(|| panic!("no node {id} in {plan:#}"))
+    fixtures::fixture(&format!("plan_stage{stage}.json"))
 }
 
 fn answer(is_final: bool, tasks: Value, next: Value) -> Reply {
-    Reply::json(&json!({"is_final": is_final, "tasks": tasks, "next_check_list": next}))
+    Reply::json(&plan_answer(is_final, tasks, next))
+}
+
+/// A round of one search `T` over the question, with nothing to check next.
+fn one_search() -> Reply {
+    answer(
+        false,
+        json!([{"title": "T", "type": "search", "p_node": "a:info"}]),
+        json!([]),
+    )
 }
 
 fn assert_no_secret(texts: &[&str]) {
@@ -489,11 +494,7 @@ async fn api_key_never_appears_even_when_the_server_echoes_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_copy_plans_on_a_copy_beside_the_file() {
     let llm = MockLlm::start().await;
-    llm.push(answer(
-        false,
-        json!([{"title": "T", "type": "search", "p_node": "a:info"}]),
-        json!([]),
-    ));
+    llm.push(one_search());
     let s = Setup::new(&llm, 1);
     let before = s.plan_bytes();
     s.cmd().arg("--on-copy").run().await.success();
@@ -520,13 +521,7 @@ fn holds(path: &Path, bytes: &[u8]) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_copy_leaves_a_copy_in_use_byte_identical() {
     let llm = MockLlm::start().await;
-    llm.set_handler(|_| {
-        answer(
-            false,
-            json!([{"title": "T", "type": "search", "p_node": "a:info"}]),
-            json!([]),
-        )
-    });
+    llm.set_handler(|_| one_search());
     let s = Setup::new(&llm, 1);
     let (copy, before) = copy_with_other_work(&s);
     // What a `workflow --plan x.copy.json` holds while it runs.
@@ -547,13 +542,7 @@ async fn on_copy_leaves_a_copy_in_use_byte_identical() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_copy_replaces_an_existing_copy_only_with_overwrite_copy() {
     let llm = MockLlm::start().await;
-    llm.set_handler(|_| {
-        answer(
-            false,
-            json!([{"title": "T", "type": "search", "p_node": "a:info"}]),
-            json!([]),
-        )
-    });
+    llm.set_handler(|_| one_search());
     let s = Setup::new(&llm, 1);
     let original = s.plan_bytes();
     let (copy, before) = copy_with_other_work(&s);
@@ -587,13 +576,7 @@ async fn plan_path_comes_from_env_or_the_default_file() {
     let llm = MockLlm::start().await;
     // Stage 1 has nothing researched yet, so the round must plan a task (later runs repeat it
     // and it is dropped, which is still a successful round).
-    llm.set_handler(|_| {
-        answer(
-            false,
-            json!([{"title": "T", "type": "search", "p_node": "a:info"}]),
-            json!([]),
-        )
-    });
+    llm.set_handler(|_| one_search());
     let s = Setup::new(&llm, 1);
     let out = researchflow()
         .current_dir(s.path())

@@ -7,11 +7,14 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use serde_json::{Value, json};
+
 use crate::support;
-use crate::support::scenario::{Agent, Setup, agent, node, plan_answer, searches_then_final};
+use crate::support::scenario::{
+    Agent, Setup, agent, final_over, node, plan_answer, searches_round, searches_then_final,
+};
 use crate::support::server::Recorded;
 use crate::support::{MockLlm, MockSearch, Reply, SearchKind};
-use serde_json::{Value, json};
 
 /// The Gemma 3 270M answer that started it: the prompt's own rules, echoed back.
 const ECHO: &str = "<<SYS>> Write the final report. Do not add a list of sources at the end: \
@@ -41,13 +44,6 @@ fn final_requests(llm: &MockLlm) -> Vec<Recorded> {
         .into_iter()
         .filter(|r| agent(r) == Agent::Final)
         .collect()
-}
-
-fn reason(out: &support::RunOutput) -> String {
-    out.stdout_json()["reason"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -87,7 +83,7 @@ async fn an_echo_that_stays_makes_the_run_degraded_naming_it() {
     // An echo answers nothing, however it reads (it said `answered: true` against Gemma 3
     // 270M, whose echo had no words of a missing answer).
     assert_eq!(out.stdout_json()["answered"], false);
-    let why = reason(&out);
+    let why = out.reason();
     assert!(
         why.contains("ECHOED_PROMPT") && why.contains("after a repair"),
         "{why}"
@@ -128,7 +124,7 @@ async fn an_echo_of_the_input_message_is_sent_back_then_degraded() {
     let out = s.query("How dense are cells?").run().await;
     out.code(1);
     assert_eq!(out.stdout_json()["status"], "degraded", "{}", out.stderr);
-    assert!(reason(&out).contains("ECHOED_PROMPT"), "{}", reason(&out));
+    assert!(out.reason().contains("ECHOED_PROMPT"), "{}", out.reason());
     let finals = final_requests(&llm);
     assert_eq!(finals.len(), 2, "the report was sent back once");
     let repair = finals[1].user_prompt().unwrap_or_default();
@@ -149,7 +145,7 @@ async fn a_report_citing_nothing_is_sent_back_then_degraded() {
     let out = s.query("How dense are cells?").run().await;
     out.code(1);
     assert_eq!(asked.load(Ordering::SeqCst), 2);
-    assert!(reason(&out).contains("UNCITED_REPORT"), "{}", reason(&out));
+    assert!(out.reason().contains("UNCITED_REPORT"), "{}", out.reason());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -163,11 +159,7 @@ async fn summaries_alone_over_a_searchable_corpus_are_degraded() {
             json!([{"title": "Overview of cells", "type": "summary", "p_node": "a:info"}]),
             json!(["NEW1:summary"]),
         ),
-        plan_answer(
-            true,
-            json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
-            json!([]),
-        ),
+        final_over("b:summary"),
     ];
     support::scenario::scripted(&llm, rounds);
     let s = Setup::new(&llm, Some(&search));
@@ -175,9 +167,9 @@ async fn summaries_alone_over_a_searchable_corpus_are_degraded() {
     out.code(1);
     assert_eq!(out.stdout_json()["status"], "degraded");
     assert!(
-        reason(&out).contains("no search ran although"),
+        out.reason().contains("no search ran although"),
         "{}",
-        reason(&out)
+        out.reason()
     );
 }
 
@@ -185,19 +177,8 @@ async fn summaries_alone_over_a_searchable_corpus_are_degraded() {
 async fn a_task_titled_like_a_node_id_is_dropped_and_the_planner_told() {
     let llm = MockLlm::start().await;
     let rounds = vec![
-        plan_answer(
-            false,
-            json!([
-                {"title": "a-1", "type": "search", "p_node": "a:info"},
-                {"title": "Energy density", "type": "search", "p_node": "a:info"}
-            ]),
-            json!(["NEW1:summary", "NEW2:summary"]),
-        ),
-        plan_answer(
-            true,
-            json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
-            json!([]),
-        ),
+        searches_round(&["a-1", "Energy density"]),
+        final_over("b:summary"),
     ];
     support::scenario::scripted(&llm, rounds);
     let s = Setup::new(&llm, None);

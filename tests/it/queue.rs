@@ -5,34 +5,26 @@
 //! mid-batch, a poison question, idempotent submission, and the password kept out of
 //! everything.
 
+use std::num::NonZeroU32;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use crate::support;
-use crate::support::postgres::{PASSWORD, Postgres, USER};
-use crate::support::scenario::{Agent, Setup, agent, read_json, searches_then_final, task_title};
-use crate::support::{MockLlm, Recorded, Reply, RunOutput, Terminal, researchflow};
 use researchflow::http::{Gate, WaitReason};
 use researchflow::settings::RateLimits;
 use serde_json::{Value, json};
-use std::num::NonZeroU32;
 
-/// A planner for any number of workflows at once: `searches` searches, then the final summary.
-fn stateless(llm: &MockLlm, searches: usize) {
-    llm.set_handler(move |req| answer(req, searches));
-}
+use crate::support;
+use crate::support::postgres::{PASSWORD, Postgres, USER};
+use crate::support::scenario::{
+    Agent, Setup, agent, read_json, stateless, stateless_answer, task_title,
+};
+use crate::support::{MockLlm, Recorded, Reply, RunOutput, Terminal};
 
+/// What the mock LLM answers every workflow of a queued batch (see [`stateless_answer`]).
 fn answer(req: &Recorded, searches: usize) -> Reply {
-    match agent(req) {
-        Agent::Planner => {
-            let titles: Vec<String> = (0..searches).map(|i| format!("Search {i}")).collect();
-            Reply::json(&searches_then_final(req, &titles))
-        }
-        Agent::Final => Reply::content("Report."),
-        _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
-    }
+    stateless_answer(req, searches, "S")
 }
 
 fn questions(dir: &Path, file: &str, lines: &[String]) {
@@ -43,22 +35,25 @@ fn numbered(n: usize) -> Vec<String> {
     (0..n).map(|i| format!("Question number {i}?")).collect()
 }
 
-fn rf(s: &Setup) -> support::Cmd {
-    researchflow().current_dir(s.path())
-}
-
-async fn migrated(s: &Setup) -> String {
-    let url = Postgres::shared().database();
-    rf(s)
-        .args(["queue", "migrate", "--queue", &url])
+/// `queue migrate` of the database at `url`.
+async fn migrate(s: &Setup, url: &str) {
+    s.cmd()
+        .args(["queue", "migrate", "--queue", url])
         .run()
         .await
         .success();
+}
+
+/// A new database of the shared server, migrated.
+async fn migrated(s: &Setup) -> String {
+    let url = Postgres::shared().database();
+    migrate(s, &url).await;
     url
 }
 
 async fn submit(s: &Setup, url: &str, file: &str, batch: &str) -> Value {
-    let out = rf(s)
+    let out = s
+        .cmd()
         .args(["batch", file, "--queue", url, "--batch", batch])
         .run()
         .await;
@@ -67,14 +62,37 @@ async fn submit(s: &Setup, url: &str, file: &str, batch: &str) -> Value {
 }
 
 fn worker(s: &Setup, url: &str, batch: &str, more: &[&str]) -> support::Cmd {
-    rf(s)
+    s.cmd()
         .args(["worker", "--queue", url, "--batch", batch])
         .args(more)
         .timeout(Duration::from_secs(120))
 }
 
+/// `q.txt` holding `lines`, submitted as batch `q` to a new migrated database; its URL.
+async fn queued(s: &Setup, lines: &[String]) -> String {
+    questions(s.path(), "q.txt", lines);
+    let url = migrated(s).await;
+    submit(s, &url, "q.txt", "q").await;
+    url
+}
+
+/// `batch export` of `batch` into `dir`.
+fn export(s: &Setup, url: &str, batch: &str, dir: &str) -> support::Cmd {
+    s.cmd().args([
+        "batch",
+        "export",
+        "--queue",
+        url,
+        "--batch",
+        batch,
+        "--out-dir",
+        dir,
+    ])
+}
+
 async fn status(s: &Setup, url: &str, batch: &str) -> Value {
-    let out = rf(s)
+    let out = s
+        .cmd()
         .args([
             "batch", "status", "--queue", url, "--batch", batch, "--json",
         ])
@@ -110,7 +128,7 @@ fn analyses_of(llm: &MockLlm, title: &str) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_workers_complete_thirty_questions_and_export_what_a_local_batch_writes() {
     let llm = MockLlm::start().await;
-    stateless(&llm, 1);
+    stateless(&llm, 1, "S");
     let s = Setup::new(&llm, None);
     questions(s.path(), "nightly.txt", &numbered(30));
     let url = migrated(&s).await;
@@ -132,23 +150,11 @@ async fn three_workers_complete_thirty_questions_and_export_what_a_local_batch_w
     assert_eq!(counted(&st, "completed"), 30, "{st}");
     assert_eq!(st["running"], json!([]));
 
-    let exported = rf(&s)
-        .args([
-            "batch",
-            "export",
-            "--queue",
-            &url,
-            "--batch",
-            "nightly",
-            "--out-dir",
-            "queued",
-        ])
-        .run()
-        .await;
+    let exported = export(&s, &url, "nightly", "queued").run().await;
     exported.success();
     assert_eq!(exported.stdout_json()["ended"], 30);
     assert_eq!(exported.stdout_json()["counts"], json!({"completed": 30}));
-    rf(&s)
+    s.cmd()
         .args(["batch", "nightly.txt", "--out-dir", "local"])
         .run()
         .await
@@ -181,7 +187,7 @@ async fn three_workers_complete_thirty_questions_and_export_what_a_local_batch_w
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn submitting_twice_adds_nothing_and_two_batches_keep_apart() {
     let llm = MockLlm::start().await;
-    stateless(&llm, 1);
+    stateless(&llm, 1, "S");
     let s = Setup::new(&llm, None);
     questions(s.path(), "q.txt", &numbered(5));
     let url = migrated(&s).await;
@@ -222,7 +228,11 @@ async fn submitting_twice_adds_nothing_and_two_batches_keep_apart() {
     );
 
     // The batch's name defaults to the file's stem.
-    let out = rf(&s).args(["batch", "q.txt", "--queue", &url]).run().await;
+    let out = s
+        .cmd()
+        .args(["batch", "q.txt", "--queue", &url])
+        .run()
+        .await;
     out.success();
     assert_eq!(out.stdout_json()["batch"], "q");
 }
@@ -234,32 +244,20 @@ async fn submitting_twice_adds_nothing_and_two_batches_keep_apart() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_export_replaces_only_an_export_of_the_same_batch() {
     let llm = MockLlm::start().await;
-    stateless(&llm, 1);
+    stateless(&llm, 1, "S");
     let s = Setup::new(&llm, None);
     questions(s.path(), "q.txt", &numbered(2));
     let url = migrated(&s).await;
     submit(&s, &url, "q.txt", "a").await;
     submit(&s, &url, "q.txt", "b").await;
     worker(&s, &url, "a", &["--drain"]).run().await.success();
-    let export = |batch: &str, dir: &str| {
-        rf(&s).args([
-            "batch",
-            "export",
-            "--queue",
-            &url,
-            "--batch",
-            batch,
-            "--out-dir",
-            dir,
-        ])
-    };
-    export("a", "ex").run().await.success();
-    export("a", "ex").run().await.success();
+    export(&s, &url, "a", "ex").run().await.success();
+    export(&s, &url, "a", "ex").run().await.success();
     let manifest = read_json(&s.path().join("ex/batch.json"));
     assert_eq!(manifest["queue_batch"], "a");
     assert_eq!(manifest["items"].as_array().map(Vec::len), Some(2));
 
-    rf(&s)
+    s.cmd()
         .args(["batch", "q.txt", "--out-dir", "local"])
         .run()
         .await
@@ -282,9 +280,25 @@ async fn an_export_replaces_only_an_export_of_the_same_batch() {
         ("a", "site", "not a page researchflow wrote"),
     ] {
         let before = files(dir);
-        export(batch, dir).run().await.code(2).stderr_contains(says);
+        export(&s, &url, batch, dir)
+            .run()
+            .await
+            .code(2)
+            .stderr_contains(says);
         assert_eq!(files(dir), before, "`{dir}` is left as it was");
     }
+}
+
+/// The item of the question `query` in the manifest exported into `dir`.
+fn exported_item(dir: &Path, query: &str) -> Value {
+    let manifest = read_json(&dir.join("batch.json"));
+    manifest["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|i| i["query"] == query)
+        .unwrap_or_else(|| panic!("no item `{query}` in {manifest:#}"))
+        .clone()
 }
 
 /// The plan file of the only question exported into `dir`.
@@ -313,9 +327,7 @@ async fn a_worker_killed_mid_question_is_taken_over_and_no_completed_node_runs_a
         answer(req, 2)
     });
     let s = Setup::new(&llm, None);
-    questions(s.path(), "q.txt", &["Only question?".to_string()]);
-    let url = migrated(&s).await;
-    submit(&s, &url, "q.txt", "q").await;
+    let url = queued(&s, &["Only question?".to_string()]).await;
     let killed = worker(&s, &url, "q", &["--lease", "2", "--concurrency", "1"])
         .signal_when("KILL", move || reached.load(Ordering::SeqCst))
         .run()
@@ -359,20 +371,7 @@ async fn a_worker_killed_mid_question_is_taken_over_and_no_completed_node_runs_a
         2,
         "node c was running: once more"
     );
-    rf(&s)
-        .args([
-            "batch",
-            "export",
-            "--queue",
-            &url,
-            "--batch",
-            "q",
-            "--out-dir",
-            "out",
-        ])
-        .run()
-        .await
-        .success();
+    export(&s, &url, "q", "out").run().await.success();
     let plan = only_plan(&s.path().join("out"));
     let attempts: Vec<(String, u64)> = plan["nodes"]
         .as_array()
@@ -405,11 +404,7 @@ async fn the_server_restarted_mid_batch_and_the_batch_completes() {
     let s = Setup::new(&llm, None);
     questions(s.path(), "q.txt", &numbered(12));
     let url = pg.database();
-    rf(&s)
-        .args(["queue", "migrate", "--queue", &url])
-        .run()
-        .await
-        .success();
+    migrate(&s, &url).await;
     submit(&s, &url, "q.txt", "q").await;
     // A lease shorter than the outage: no worker may take the others' questions for it.
     let workers: Vec<_> = (0..2)
@@ -462,9 +457,7 @@ async fn a_poison_question_ends_failed_after_its_attempts_while_the_rest_complet
     let s = Setup::new(&llm, None);
     let mut lines = numbered(5);
     lines.insert(2, "Poison question?".into());
-    questions(s.path(), "q.txt", &lines);
-    let url = migrated(&s).await;
-    submit(&s, &url, "q.txt", "q").await;
+    let url = queued(&s, &lines).await;
     let flags = ["--lease", "1", "--max-attempts", "2"];
     for attempt in 1..=2 {
         let watched = Arc::clone(&poisoned);
@@ -494,28 +487,8 @@ async fn a_poison_question_ends_failed_after_its_attempts_while_the_rest_complet
         2,
         "tried twice, never a third time"
     );
-    rf(&s)
-        .args([
-            "batch",
-            "export",
-            "--queue",
-            &url,
-            "--batch",
-            "q",
-            "--out-dir",
-            "out",
-        ])
-        .run()
-        .await
-        .success();
-    let manifest = read_json(&s.path().join("out/batch.json"));
-    let poison = manifest["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .find(|i| i["query"] == "Poison question?")
-        .expect("the poison question")
-        .clone();
+    export(&s, &url, "q", "out").run().await.success();
+    let poison = exported_item(&s.path().join("out"), "Poison question?");
     assert_eq!(poison["status"], "failed");
     assert!(
         poison["reason"]
@@ -538,9 +511,7 @@ async fn a_signal_stops_the_worker_with_130_and_its_question_goes_back_to_the_qu
         answer(req, 1)
     });
     let s = Setup::new(&llm, None);
-    questions(s.path(), "q.txt", &numbered(2));
-    let url = migrated(&s).await;
-    submit(&s, &url, "q.txt", "q").await;
+    let url = queued(&s, &numbered(2)).await;
     let watched = Arc::clone(&reached);
     let out = worker(&s, &url, "q", &["--jobs", "1"])
         .signal_when("TERM", move || watched.load(Ordering::SeqCst))
@@ -563,12 +534,13 @@ async fn a_signal_stops_the_worker_with_130_and_its_question_goes_back_to_the_qu
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_blank_batch_name_and_draining_a_batch_the_queue_lacks_exit_2() {
     let llm = MockLlm::start().await;
-    stateless(&llm, 1);
+    stateless(&llm, 1, "S");
     let s = Setup::new(&llm, None);
     questions(s.path(), "q.txt", &numbered(1));
     let url = migrated(&s).await;
     for blank in ["   ", " padded "] {
-        let out = rf(&s)
+        let out = s
+            .cmd()
             .args(["batch", "q.txt", "--queue", &url, "--batch", blank])
             .run()
             .await;
@@ -595,11 +567,9 @@ async fn a_blank_batch_name_and_draining_a_batch_the_queue_lacks_exit_2() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_worker_on_a_terminal_shows_one_display_few_lines_and_a_summary() {
     let llm = MockLlm::start().await;
-    stateless(&llm, 2);
+    stateless(&llm, 2, "S");
     let s = Setup::new(&llm, None);
-    questions(s.path(), "q.txt", &numbered(3));
-    let url = migrated(&s).await;
-    submit(&s, &url, "q.txt", "q").await;
+    let url = queued(&s, &numbered(3)).await;
     let out = worker(&s, &url, "q", &["--drain", "--jobs", "2"])
         .on_terminal(Terminal::Both)
         .run()
@@ -633,11 +603,7 @@ async fn a_worker_on_a_terminal_shows_one_display_few_lines_and_a_summary() {
 
 /// Every line of stderr that says `error:`; there must be exactly one, naming `what`.
 fn one_error_line(out: &RunOutput, what: &str) {
-    let errors: Vec<&str> = out
-        .stderr
-        .lines()
-        .filter(|l| l.starts_with("error:"))
-        .collect();
+    let errors = out.error_lines();
     assert_eq!(errors.len(), 1, "{}", out.stderr);
     assert!(errors[0].contains(what), "{}", errors[0]);
 }
@@ -645,14 +611,18 @@ fn one_error_line(out: &RunOutput, what: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_password_is_in_no_output_file_or_row_and_bad_urls_exit_2_naming_the_fix() {
     let llm = MockLlm::start().await;
-    stateless(&llm, 1);
+    stateless(&llm, 1, "S");
     let s = Setup::new(&llm, None);
     questions(s.path(), "q.txt", &numbered(2));
     let pg = Postgres::shared();
     let url = pg.database();
     let db = url.rsplit('/').next().expect("db").to_string();
     let mut outputs = Vec::new();
-    let no_schema = rf(&s).args(["batch", "q.txt", "--queue", &url]).run().await;
+    let no_schema = s
+        .cmd()
+        .args(["batch", "q.txt", "--queue", &url])
+        .run()
+        .await;
     no_schema.code(2);
     one_error_line(&no_schema, "researchflow queue migrate --queue");
     outputs.push(no_schema);
@@ -674,7 +644,8 @@ async fn the_password_is_in_no_output_file_or_row_and_bad_urls_exit_2_naming_the
         ],
         vec!["worker", "--help"],
     ] {
-        let out = rf(&s)
+        let out = s
+            .cmd()
             .args(&args)
             .env("RESEARCHFLOW_QUEUE", &url)
             .run()
@@ -698,7 +669,8 @@ async fn the_password_is_in_no_output_file_or_row_and_bad_urls_exit_2_naming_the
         ),
         (&wrong_scheme, "the scheme `mysql` is not PostgreSQL's"),
     ] {
-        let out = rf(&s)
+        let out = s
+            .cmd()
             .args(["batch", "status", "--queue", bad, "--batch", "q"])
             .run()
             .await;
@@ -737,7 +709,7 @@ const SSL_PASSWORD: &str = "ssl-SECRET-77";
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_password_in_the_url_query_is_used_and_never_shown() {
     let llm = MockLlm::start().await;
-    stateless(&llm, 1);
+    stateless(&llm, 1, "S");
     let s = Setup::new(&llm, None);
     questions(s.path(), "q.txt", &numbered(1));
     let pg = Postgres::shared();
@@ -751,7 +723,8 @@ async fn a_password_in_the_url_query_is_used_and_never_shown() {
     };
     let (url, encoded) = (query(PASSWORD), query(ENCODED_PASSWORD));
     let mut outputs = Vec::new();
-    let from_env = rf(&s)
+    let from_env = s
+        .cmd()
         .args(["queue", "migrate"])
         .env("RESEARCHFLOW_QUEUE", &url)
         .run()
@@ -776,7 +749,7 @@ async fn a_password_in_the_url_query_is_used_and_never_shown() {
             false,
         ),
     ] {
-        let mut cmd = rf(&s).args(&args);
+        let mut cmd = s.cmd().args(&args);
         if env {
             cmd = cmd.env("RESEARCHFLOW_QUEUE", &encoded);
         }
@@ -786,7 +759,8 @@ async fn a_password_in_the_url_query_is_used_and_never_shown() {
     }
     let st = status(&s, &url, "q").await;
     assert_eq!(counted(&st, "completed"), 1, "{st}");
-    let wrong = rf(&s)
+    let wrong = s
+        .cmd()
         .args([
             "batch",
             "status",
@@ -828,7 +802,7 @@ async fn an_older_schema_is_refused_naming_the_command_that_upgrades_it() {
         vec!["batch", "q.txt", "--queue", &url],
         vec!["worker", "--queue", &url, "--drain"],
     ] {
-        let out = rf(&s).args(&args).run().await;
+        let out = s.cmd().args(&args).run().await;
         out.code(2);
         one_error_line(&out, "is version 1, older than this researchflow's 2");
         assert!(
@@ -838,12 +812,8 @@ async fn an_older_schema_is_refused_naming_the_command_that_upgrades_it() {
             out.stderr
         );
     }
-    rf(&s)
-        .args(["queue", "migrate", "--queue", &url])
-        .run()
-        .await
-        .success();
-    rf(&s)
+    migrate(&s, &url).await;
+    s.cmd()
         .args(["batch", "q.txt", "--queue", &url])
         .run()
         .await
@@ -854,7 +824,7 @@ async fn an_older_schema_is_refused_naming_the_command_that_upgrades_it() {
 async fn three_workers_share_one_rate_budget_and_no_task_fails() {
     let llm = MockLlm::start().await;
     llm.admit_per_second(10);
-    stateless(&llm, 2);
+    stateless(&llm, 2, "S");
     // One retry only: a call that meets the limit twice in a row fails its task, unless the
     // shared gate holds every worker back.
     let s = Setup::with_config(
@@ -862,9 +832,7 @@ async fn three_workers_share_one_rate_budget_and_no_task_fails() {
         None,
         json!({"retry": {"maxRetries": 1, "baseDelayMs": 10, "maxDelayMs": 40, "maxRetryAfterMs": 1000}}),
     );
-    questions(s.path(), "q.txt", &numbered(9));
-    let url = migrated(&s).await;
-    submit(&s, &url, "q.txt", "q").await;
+    let url = queued(&s, &numbered(9)).await;
     let workers: Vec<_> = (0..3)
         .map(|_| worker(&s, &url, "q", &["--drain", "--jobs", "3"]).run())
         .collect();
@@ -872,20 +840,7 @@ async fn three_workers_share_one_rate_budget_and_no_task_fails() {
         out.success();
     }
     assert_eq!(counted(&status(&s, &url, "q").await, "completed"), 9);
-    rf(&s)
-        .args([
-            "batch",
-            "export",
-            "--queue",
-            &url,
-            "--batch",
-            "q",
-            "--out-dir",
-            "out",
-        ])
-        .run()
-        .await
-        .success();
+    export(&s, &url, "q", "out").run().await.success();
     let out = s.path().join("out");
     let mut waited = 0;
     for name in names(&out).iter().filter(|n| n.ends_with(".events.ndjson")) {
@@ -969,11 +924,9 @@ async fn gates_of_two_processes_share_one_schedule_and_both_wait_out_a_429() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_question_whose_run_keeps_failing_ends_failed_with_its_last_error() {
     let llm = MockLlm::start().await;
-    stateless(&llm, 1);
+    stateless(&llm, 1, "S");
     let s = Setup::new(&llm, None);
-    questions(s.path(), "q.txt", &numbered(3));
-    let url = migrated(&s).await;
-    submit(&s, &url, "q.txt", "q").await;
+    let url = queued(&s, &numbered(3)).await;
     // Its checkpoint is not a plan (a bug, a hand edit): every attempt fails at once.
     let pool = sqlx::PgPool::connect(&url).await.expect("connect");
     sqlx::query(
@@ -998,28 +951,8 @@ async fn a_question_whose_run_keeps_failing_ends_failed_with_its_last_error() {
         (2, 1),
         "{st}"
     );
-    rf(&s)
-        .args([
-            "batch",
-            "export",
-            "--queue",
-            &url,
-            "--batch",
-            "q",
-            "--out-dir",
-            "out",
-        ])
-        .run()
-        .await
-        .success();
-    let manifest = read_json(&s.path().join("out/batch.json"));
-    let broken = manifest["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .find(|i| i["query"] == "Question number 1?")
-        .expect("the broken question")
-        .clone();
+    export(&s, &url, "q", "out").run().await.success();
+    let broken = exported_item(&s.path().join("out"), "Question number 1?");
     assert_eq!(broken["status"], "failed");
     assert!(
         broken["reason"].as_str().unwrap_or("").contains("nodes"),
@@ -1110,9 +1043,7 @@ async fn a_worker_cut_off_from_the_database_loses_its_question_and_stores_nothin
         answer(req, 2)
     });
     let s = Setup::new(&llm, None);
-    questions(s.path(), "q.txt", &["Only question?".to_string()]);
-    let url = migrated(&s).await;
-    submit(&s, &url, "q.txt", "q").await;
+    let url = queued(&s, &["Only question?".to_string()]).await;
     let relay = Relay::start(Postgres::shared().port).await;
     let relayed = url.replace(
         &format!(":{}/", Postgres::shared().port),
@@ -1146,20 +1077,7 @@ async fn a_worker_cut_off_from_the_database_loses_its_question_and_stores_nothin
     assert_eq!(analyses_of(&llm, "Search 0"), 1, "node b never ran again");
     let st = status(&s, &url, "q").await;
     assert_eq!(counted(&st, "completed"), 1, "{st}");
-    rf(&s)
-        .args([
-            "batch",
-            "export",
-            "--queue",
-            &url,
-            "--batch",
-            "q",
-            "--out-dir",
-            "out",
-        ])
-        .run()
-        .await
-        .success();
+    export(&s, &url, "q", "out").run().await.success();
     let plan = only_plan(&s.path().join("out"));
     let c = &plan["nodes"][2];
     assert_eq!(

@@ -8,8 +8,6 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use crate::support::MockLlm;
-use crate::support::scenario::{Setup, events_of, plan_answer, scripted};
 use researchflow::http::{
     AtGate, Gate, GateWait, HttpError, RetryNotice, RetryObserver, WaitReason, with_retry,
     with_retry_at_gate,
@@ -17,6 +15,9 @@ use researchflow::http::{
 use researchflow::settings::{RateLimits, RetrySettings};
 use serde_json::{Value, json};
 use tokio::time::Instant;
+
+use crate::support::MockLlm;
+use crate::support::scenario::{Setup, events_of, final_over, plan_answer, scripted};
 
 fn limits(rpm: Option<u32>, tpm: Option<u32>) -> RateLimits {
     RateLimits {
@@ -344,11 +345,7 @@ fn searches(rounds: usize) -> Vec<Value> {
             )
         })
         .collect();
-    answers.push(plan_answer(
-        true,
-        json!([{"title": "Final", "type": "summary", "p_node": "b:summary, c:summary"}]),
-        json!([]),
-    ));
+    answers.push(final_over("b:summary, c:summary"));
     answers
 }
 

@@ -4,14 +4,15 @@
 
 use std::path::Path;
 
+use serde_json::json;
+
 use crate::support;
 use crate::support::refusal::{FormatKind, Refusal};
 use crate::support::scenario::{
-    Agent, KEY, Setup, agent, events_of, node, one_search_then_final, plan_answer, scripted,
-    task_title,
+    Agent, KEY, Setup, agent, events_of, final_over, node, one_search_then_final, plan_answer,
+    scripted, task_title, titles,
 };
 use crate::support::{MockLlm, Recorded, Reply, researchflow};
-use serde_json::json;
 
 fn format_of(req: &Recorded) -> Option<FormatKind> {
     FormatKind::of(&req.body)
@@ -278,11 +279,7 @@ async fn repeated_tasks_are_dropped_and_the_planner_hears_of_them() {
             all.push(input.clone());
             let search = |t: &str| json!({"title": t, "type": "search", "p_node": "a:info"});
             Reply::json(&if input.contains("last planning round") {
-                plan_answer(
-                    true,
-                    json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
-                    json!([]),
-                )
+                final_over("b:summary")
             } else if all.len() == 1 {
                 plan_answer(
                     false,
@@ -306,12 +303,7 @@ async fn repeated_tasks_are_dropped_and_the_planner_hears_of_them() {
     s.query("Q?").run().await.success();
 
     let plan = s.plan();
-    let titles: Vec<&str> = plan["nodes"]
-        .as_array()
-        .expect("nodes")
-        .iter()
-        .filter_map(|n| n["title"].as_str())
-        .collect();
+    let titles = titles(&plan);
     assert_eq!(titles.len(), 3, "question, one search, final: {titles:?}");
     let searches = llm
         .chat_requests()
@@ -363,11 +355,7 @@ async fn doctor_reports_what_the_server_accepts_as_json_and_as_a_table() {
     let llm = MockLlm::llama_cpp_python().await;
     llm.set_handler(|_| Reply::json(&json!({"ok": true})));
     let s = Setup::with_config(&llm, None, json!({"model": "mock-model"}));
-    let out = researchflow()
-        .current_dir(s.path())
-        .args(["doctor", "--json"])
-        .run()
-        .await;
+    let out = s.cmd().args(["doctor", "--json"]).run().await;
     out.success();
     let report = out.stdout_json();
     assert_eq!(report["ok"], true);
@@ -386,11 +374,7 @@ async fn doctor_reports_what_the_server_accepts_as_json_and_as_a_table() {
     assert_eq!(report["search"]["provider"], "none");
     assert!(!out.stdout.contains(KEY) && !out.stderr.contains(KEY));
 
-    let table = researchflow()
-        .current_dir(s.path())
-        .arg("doctor")
-        .run()
-        .await;
+    let table = s.cmd().arg("doctor").run().await;
     table.success();
     assert!(table.stdout.starts_with("roles"), "{}", table.stdout);
     assert!(
@@ -408,11 +392,7 @@ async fn doctor_exits_1_on_a_refused_key_or_an_unreachable_server() {
         )
     });
     let s = Setup::new(&llm, None);
-    let out = researchflow()
-        .current_dir(s.path())
-        .args(["doctor", "--json"])
-        .run()
-        .await;
+    let out = s.cmd().args(["doctor", "--json"]).run().await;
     out.code(1);
     let report = out.stdout_json();
     assert_eq!(report["ok"], false);
@@ -428,11 +408,7 @@ async fn doctor_exits_1_on_a_refused_key_or_an_unreachable_server() {
     );
 
     drop(llm);
-    let out = researchflow()
-        .current_dir(s.path())
-        .args(["doctor", "--json"])
-        .run()
-        .await;
+    let out = s.cmd().args(["doctor", "--json"]).run().await;
     out.code(1);
     let e = &out.stdout_json()["endpoints"][0];
     assert_eq!(e["reachable"], false);

@@ -8,23 +8,28 @@
 
 use std::path::Path;
 
-use crate::support::scenario::{
-    Agent, Setup, agent, events_of, one_search_then_final, read_json, review_answer, scripted,
-    scripted_reviewed, searches_then_final, second_opinion_answer,
-};
-use crate::support::{MockLlm, MockSearch, Recorded, Reply, SearchKind, researchflow};
 use serde_json::{Value, json};
+
+use crate::support::fixtures::offline;
+use crate::support::scenario::{
+    Agent, Setup, agent, events_of, one_search_then_final, read_json, requests_of, review_answer,
+    scripted, scripted_reviewed, searches_then_final, second_opinion_answer,
+};
+use crate::support::{MockLlm, MockSearch, Reply, SearchKind, researchflow};
 
 /// The review turned on (the test scenarios turn it off by default).
 fn on() -> Value {
     json!({"review": {"enabled": true}})
 }
 
-fn requests_of(llm: &MockLlm, who: Agent) -> Vec<Recorded> {
-    llm.chat_requests()
-        .into_iter()
-        .filter(|r| agent(r) == who)
-        .collect()
+/// A mock LLM whose reviews hold within their contracts and whose second opinion is `block`.
+fn blocking(llm: &MockLlm) {
+    scripted_reviewed(
+        llm,
+        one_search_then_final(),
+        |_| Reply::json(&review_answer()),
+        |_| Reply::json(&second_opinion_answer("block")),
+    );
 }
 
 fn file(s: &Setup, name: &str) -> std::path::PathBuf {
@@ -229,12 +234,7 @@ async fn a_review_that_fails_leaves_the_research_outcome_alone() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_block_verdict_is_on_stdout_and_in_the_events_and_fails_only_with_the_flag() {
     let llm = MockLlm::start().await;
-    scripted_reviewed(
-        &llm,
-        one_search_then_final(),
-        |_| Reply::json(&review_answer()),
-        |_| Reply::json(&second_opinion_answer("block")),
-    );
+    blocking(&llm);
     let s = Setup::with_config(&llm, None, on());
     let out = s.query("Q?").run().await;
     out.success();
@@ -249,14 +249,9 @@ async fn a_block_verdict_is_on_stdout_and_in_the_events_and_fails_only_with_the_
         "{notes}"
     );
 
-    scripted_reviewed(
-        &llm,
-        one_search_then_final(),
-        |_| Reply::json(&review_answer()),
-        |_| Reply::json(&second_opinion_answer("block")),
-    );
-    let out = researchflow()
-        .current_dir(s.path())
+    blocking(&llm);
+    let out = s
+        .cmd()
         .args([
             "workflow",
             "--query",
@@ -306,23 +301,14 @@ async fn no_review_and_review_enabled_false_send_no_review_request() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_review_command_reviews_an_existing_plan_and_appends_its_events() {
     let llm = MockLlm::start().await;
-    scripted_reviewed(
-        &llm,
-        one_search_then_final(),
-        |_| Reply::json(&review_answer()),
-        |_| Reply::json(&second_opinion_answer("block")),
-    );
+    blocking(&llm);
     // The config turns the review off; asking for it with the command still reviews.
     let s = Setup::new(&llm, None);
     s.query("Q?").run().await.success();
     assert!(!file(&s, "plan.review.json").exists());
     let plan_before = std::fs::read(s.out()).expect("plan");
 
-    let review = || {
-        researchflow()
-            .current_dir(s.path())
-            .args(["review", "out/plan.json"])
-    };
+    let review = || s.cmd().args(["review", "out/plan.json"]);
     let out = review().run().await;
     out.success();
     let printed = out.stdout_json();
@@ -356,8 +342,7 @@ async fn the_review_command_refuses_a_plan_without_a_final_summary_or_a_report()
         {"node_id": "a", "title": "Q?", "summary": "", "info": "", "p_node": "", "batch": 1,
          "type": "start", "status": "completed"}]});
     std::fs::write(s.path().join("fresh.json"), fresh.to_string()).expect("plan");
-    researchflow()
-        .current_dir(s.path())
+    s.cmd()
         .args(["review", "fresh.json"])
         .run()
         .await
@@ -367,8 +352,7 @@ async fn the_review_command_refuses_a_plan_without_a_final_summary_or_a_report()
     s.query("Q?").run().await.success();
     let asked = llm.chat_requests().len();
     std::fs::remove_file(file(&s, "plan.report.md")).expect("remove the report");
-    researchflow()
-        .current_dir(s.path())
+    s.cmd()
         .args(["review", "out/plan.json"])
         .run()
         .await
@@ -396,14 +380,8 @@ async fn a_batch_counts_block_verdicts_and_fails_on_them_only_with_the_flag() {
     let s = Setup::with_config(&llm, None, on());
     std::fs::write(s.path().join("questions.txt"), "First?\nSecond?\n").expect("questions");
     let batch = || {
-        researchflow().current_dir(s.path()).args([
-            "batch",
-            "questions.txt",
-            "--out-dir",
-            "out",
-            "--jobs",
-            "2",
-        ])
+        s.cmd()
+            .args(["batch", "questions.txt", "--out-dir", "out", "--jobs", "2"])
     };
     let out = batch().run().await;
     out.success();
@@ -427,13 +405,7 @@ async fn a_batch_counts_block_verdicts_and_fails_on_them_only_with_the_flag() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_offline_engine_skips_the_review_with_a_note() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus");
-    let out = researchflow()
-        .current_dir(dir.path())
-        .args(["workflow", "--offline", "--corpus"])
-        .arg(&corpus)
-        .arg("--index-dir")
-        .arg(dir.path().join("index"))
+    let out = offline(dir.path(), &["workflow"])
         .args(["--query", "How long do LFP cells last?", "--out", "p.json"])
         .run()
         .await;
@@ -542,8 +514,7 @@ async fn an_unreachable_reviewer_fails_the_review_not_the_run_and_stops_the_revi
         review_answer()
     );
 
-    researchflow()
-        .current_dir(s.path())
+    s.cmd()
         .args(["review", "out/plan.json"])
         .run()
         .await

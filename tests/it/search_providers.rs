@@ -6,13 +6,14 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::support;
-use crate::support::mock_search::{result_snippet, result_title, result_url};
-use crate::support::{Fault, MockSearch, Recorded, SearchKind};
 use researchflow::http::{HttpError, NoObserver, RetryNotice, RetryObserver, Unusable};
 use researchflow::search::{SearchClient, SearchConfigError, SearchError, SearchHit};
 use researchflow::settings::{ConfigFile, Settings, SettingsError};
 use serde_json::{Value, json};
+
+use crate::support;
+use crate::support::mock_search::{result_snippet, result_title, result_url};
+use crate::support::{Fault, MockSearch, Recorded, SearchKind};
 
 const KEY: &str = "search-key-SECRET-9876";
 const QUERY: &str = "Rust async runtimes";

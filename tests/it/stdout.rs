@@ -5,17 +5,13 @@
 
 use std::path::{Path, PathBuf};
 
+use serde_json::{Value, json};
+
+use crate::support::fixtures::fixture;
 use crate::support::scenario::{
     Agent, Setup, agent, read_json, review_answer, searches_then_final, second_opinion_answer,
 };
-use crate::support::{MockLlm, Reply, RunOutput, Stdout, researchflow};
-use serde_json::{Value, json};
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(name)
-}
+use crate::support::{Cmd, MockLlm, Reply, RunOutput, Stdout, researchflow};
 
 /// A planner that keeps no state, so that workflows and batches in one test all run: one
 /// search, then the final summary; the review's roles within their contracts.
@@ -27,6 +23,13 @@ fn stateless(llm: &MockLlm) {
         Agent::SecondOpinion => Reply::json(&second_opinion_answer("ok")),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
     });
+}
+
+/// `batch questions.txt --out-dir batch` in the setup's folder, over one question.
+fn batch_of_one(s: &Setup) -> Cmd {
+    std::fs::write(s.path().join("questions.txt"), "Q one?\n").expect("questions");
+    s.cmd()
+        .args(["batch", "questions.txt", "--out-dir", "batch"])
 }
 
 fn dev_full() -> Stdout {
@@ -50,11 +53,7 @@ fn quiet(out: &RunOutput, code: i32) {
 fn output_failed(out: &RunOutput) -> String {
     out.code(74);
     assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
-    let errors: Vec<&str> = out
-        .stderr
-        .lines()
-        .filter(|l| l.starts_with("error:"))
-        .collect();
+    let errors = out.error_lines();
     assert_eq!(errors.len(), 1, "{}", out.stderr);
     assert!(
         errors[0].contains("cannot write the result on stdout")
@@ -107,8 +106,8 @@ async fn a_closed_stdout_ends_validate_diff_and_doctor_quietly_with_their_own_ex
     llm.set_handler(|_| Reply::json(&json!({"ok": true})));
     let s = Setup::new(&llm, None);
     for json in [false, true] {
-        let out = researchflow()
-            .current_dir(s.path())
+        let out = s
+            .cmd()
             .arg("doctor")
             .args(json.then_some("--json"))
             .stdout_to(Stdout::ClosedPipe)
@@ -128,13 +127,7 @@ async fn a_closed_stdout_leaves_a_workflow_and_a_batch_finished_and_saved() {
     assert_eq!(s.plan()["outcome"]["status"], "completed");
     assert!(s.report().contains("Direct answer"));
 
-    std::fs::write(s.path().join("questions.txt"), "Q one?\n").expect("questions");
-    let out = researchflow()
-        .current_dir(s.path())
-        .args(["batch", "questions.txt", "--out-dir", "batch"])
-        .stdout_to(Stdout::ClosedPipe)
-        .run()
-        .await;
+    let out = batch_of_one(&s).stdout_to(Stdout::ClosedPipe).run().await;
     quiet(&out, 0);
     let manifest = read_json(&s.path().join("batch/batch.json"));
     assert_eq!(manifest["items"][0]["status"], "completed");
@@ -163,20 +156,14 @@ async fn a_full_disk_on_stdout_exits_74_with_one_line_after_the_work_is_saved() 
     assert_eq!(s.plan()["outcome"]["status"], "completed");
     assert!(s.report().contains("Direct answer"));
 
-    std::fs::write(s.path().join("questions.txt"), "Q one?\n").expect("questions");
-    let out = researchflow()
-        .current_dir(s.path())
-        .args(["batch", "questions.txt", "--out-dir", "batch"])
-        .stdout_to(dev_full())
-        .run()
-        .await;
+    let out = batch_of_one(&s).stdout_to(dev_full()).run().await;
     let line = output_failed(&out);
     assert!(line.contains("batch.json"), "{line}");
     let manifest = read_json(&s.path().join("batch/batch.json"));
     assert_eq!(manifest["items"][0]["status"], "completed");
 
-    let out = researchflow()
-        .current_dir(s.path())
+    let out = s
+        .cmd()
         .args(["doctor", "--json"])
         .stdout_to(dev_full())
         .run()
@@ -200,8 +187,8 @@ async fn every_path_on_stdout_is_absolute() {
     let llm = MockLlm::start().await;
     stateless(&llm);
     let s = Setup::with_config(&llm, None, json!({"review": {"enabled": true}}));
-    let out = researchflow()
-        .current_dir(s.path())
+    let out = s
+        .cmd()
         .args(["workflow", "--query", "Q?", "--out", "out/plan.json"])
         .run()
         .await;
@@ -217,11 +204,7 @@ async fn every_path_on_stdout_is_absolute() {
         std::fs::canonicalize(s.out()).expect("plan")
     );
 
-    let out = researchflow()
-        .current_dir(s.path())
-        .args(["review", "out/plan.json"])
-        .run()
-        .await;
+    let out = s.cmd().args(["review", "out/plan.json"]).run().await;
     out.success();
     let printed = out.stdout_json();
     for key in ["plan_file", "report"] {
@@ -230,8 +213,8 @@ async fn every_path_on_stdout_is_absolute() {
     absolute_file(&printed["review"]["files"]["json"]);
 
     std::fs::write(s.path().join("questions.txt"), "Q one?\n").expect("questions");
-    let out = researchflow()
-        .current_dir(s.path())
+    let out = s
+        .cmd()
         .args([
             "batch",
             "questions.txt",

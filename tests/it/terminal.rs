@@ -5,15 +5,17 @@
 //! the log kept to the batch's own lines, a short summary at the end; JSON on a piped stdout.
 //! (`worker` on a terminal is in `tests/it/queue.rs`, beside its PostgreSQL server.)
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::support::scenario::{
-    Agent, Setup, agent, one_search_then_final, plan_answer, read_json, scripted, task_title,
-};
-use crate::support::{Cmd, Fault, MockLlm, Reply, Terminal, researchflow};
 use serde_json::{Value, json};
+
+use crate::support::fixtures::{fixture, offline};
+use crate::support::scenario::{
+    Agent, Setup, agent, final_over, one_search_then_final, read_json, scripted, searches_round,
+    task_title,
+};
+use crate::support::{Fault, MockLlm, Reply, Terminal};
 
 /// A title-setting terminal escape (OSC 0, ended by BEL), as a hostile server would send it.
 const HOSTILE: &str = "\x1b]0;pwned\x07";
@@ -55,19 +57,10 @@ async fn a_terminal_escape_in_an_error_body_reaches_the_log_only_escaped() {
         .to_string()
         .replace("boom", &format!("boom {HOSTILE}"));
     llm.set_handler(move |req| match agent(req) {
-        Agent::Planner if round.fetch_add(1, Ordering::SeqCst) == 0 => Reply::json(&plan_answer(
-            false,
-            json!([
-                {"title": "Doomed", "type": "search", "p_node": "a:info"},
-                {"title": "Fine", "type": "search", "p_node": "a:info"}
-            ]),
-            json!(["NEW1:summary", "NEW2:summary"]),
-        )),
-        Agent::Planner => Reply::json(&plan_answer(
-            true,
-            json!([{"title": "Final", "type": "summary", "p_node": "c:summary"}]),
-            json!([]),
-        )),
+        Agent::Planner if round.fetch_add(1, Ordering::SeqCst) == 0 => {
+            Reply::json(&searches_round(&["Doomed", "Fine"]))
+        }
+        Agent::Planner => Reply::json(&final_over("c:summary")),
         Agent::Analysis if task_title(req) == "Doomed" => Reply::fault(Fault::status(500, &body)),
         Agent::Final => Reply::content("Report."),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
@@ -98,12 +91,6 @@ async fn a_terminal_escape_in_an_error_body_reaches_the_log_only_escaped() {
     }
 }
 
-fn fixture(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(path)
-}
-
 /// The first `n` questions of the shipped evaluation set (`fixtures/eval/batteries.jsonl`),
 /// which the offline engine answers from `fixtures/corpus`.
 fn set_lines(n: usize) -> Vec<Value> {
@@ -114,17 +101,6 @@ fn set_lines(n: usize) -> Vec<Value> {
         .take(n)
         .map(|l| serde_json::from_str(l).expect("a set line"))
         .collect()
-}
-
-/// `researchflow ARGS --offline --corpus fixtures/corpus` in `dir`, its index in `dir`.
-fn offline(dir: &Path, args: &[&str]) -> Cmd {
-    researchflow()
-        .current_dir(dir)
-        .args(args)
-        .args(["--offline", "--corpus"])
-        .arg(fixture("corpus"))
-        .arg("--index-dir")
-        .arg(dir.join("index"))
 }
 
 /// A folder with `questions.txt`: the first `n` questions of the set, one a line.

@@ -7,13 +7,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use serde_json::{Value, json};
+
 use crate::support;
 use crate::support::mock_llm::copied_example;
 use crate::support::mock_search::{result_title, result_url};
 use crate::support::scenario::{Setup, read_json, read_ndjson, task_title};
 use crate::support::server::Recorded;
 use crate::support::{MockLlm, MockSearch, Reply, RunOutput, SearchKind, researchflow};
-use serde_json::{Value, json};
 
 /// Which prompt a request comes from.
 #[derive(Debug, PartialEq, Eq)]
@@ -142,8 +143,7 @@ fn goals(done: &Value) -> Vec<String> {
 }
 
 async fn thinkon(s: &Setup, args: &[&str]) -> RunOutput {
-    researchflow()
-        .current_dir(s.path())
+    s.cmd()
         .arg("thinkon")
         .args(args)
         .timeout(Duration::from_secs(30))
@@ -866,8 +866,8 @@ async fn sigkill_mid_tree_and_a_rerun_finish_without_repeating_completed_blocks(
     });
     let s = Setup::new(&llm, None);
     let watched = Arc::clone(&stalled);
-    let killed = researchflow()
-        .current_dir(s.path())
+    let killed = s
+        .cmd()
         .args(["thinkon", "--goal", "Log G", "--allow-shell"])
         .signal_when("KILL", move || watched.load(Ordering::SeqCst))
         .timeout(Duration::from_secs(30))
@@ -982,8 +982,8 @@ async fn sigterm_stops_the_run_with_exit_130_and_the_tree_resumes() {
         ),
     });
     let s = Setup::new(&llm, None);
-    let out = researchflow()
-        .current_dir(s.path())
+    let out = s
+        .cmd()
         .args(["thinkon", "--goal", "What is G?"])
         .signal_when("TERM", move || watched.load(Ordering::SeqCst))
         .timeout(Duration::from_secs(30))

@@ -2,21 +2,13 @@
 //! call of a run and no secret; `--replay` reproduces the run with every server stopped, and
 //! stops with exit 1 at the first call the transcript does not hold.
 
-use std::path::Path;
-
-use crate::support::scenario::{
-    KEY, SEARCH_KEY, Setup, node, one_search_then_final, read_json, scripted,
-};
-use crate::support::{Fault, MockLlm, MockSearch, Reply, SearchKind, researchflow};
 use serde_json::{Value, json};
 
-fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .expect("transcript")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("a JSON line"))
-        .collect()
-}
+use crate::support::fixtures::{fixture, root};
+use crate::support::scenario::{
+    KEY, SEARCH_KEY, Setup, node, one_search_then_final, read_json, read_ndjson, scripted,
+};
+use crate::support::{Fault, MockLlm, MockSearch, Reply, SearchKind};
 
 fn of_kind<'a>(lines: &'a [Value], kind: &str) -> Vec<&'a Value> {
     lines.iter().filter(|l| l["kind"] == kind).collect()
@@ -53,7 +45,7 @@ async fn the_transcript_holds_every_request_the_mocks_saw_and_no_secret() {
     for secret in [KEY, SEARCH_KEY, "Bearer", "authorization"] {
         assert!(!text.contains(secret), "the transcript holds `{secret}`");
     }
-    let lines = lines(&path);
+    let lines = read_ndjson(&path);
     assert_eq!(lines[0]["kind"], "session");
     assert_eq!(lines[0]["session"], 1);
     assert_eq!(lines[0]["query"], "How do solid-state batteries compare?");
@@ -153,8 +145,8 @@ fn essence(plan: &Value) -> Vec<Value> {
 async fn a_replay_with_every_server_stopped_reproduces_the_plan() {
     let (llm, search, s) = recorded().await;
     drop((llm, search));
-    let out = researchflow()
-        .current_dir(s.path())
+    let out = s
+        .cmd()
         .args([
             "workflow",
             "--replay",
@@ -171,7 +163,7 @@ async fn a_replay_with_every_server_stopped_reproduces_the_plan() {
     assert_eq!(essence(&was), essence(&is));
     assert_ne!(was["workflow_id"], is["workflow_id"], "a new run");
     // The replay has its own transcript, every answer marked replayed.
-    let replayed = lines(&s.path().join("replay.transcript.jsonl"));
+    let replayed = read_ndjson(&s.path().join("replay.transcript.jsonl"));
     assert!(
         replayed[0]["replay_of"]
             .as_str()
@@ -192,9 +184,7 @@ async fn a_changed_prompt_makes_the_replay_stop_at_the_diverging_call() {
     drop((llm, search));
     let prompts = s.path().join("changed-prompts");
     std::fs::create_dir_all(&prompts).expect("mkdir");
-    for entry in
-        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("prompts")).expect("prompts")
-    {
+    for entry in std::fs::read_dir(root().join("prompts")).expect("prompts") {
         let entry = entry.expect("entry");
         std::fs::copy(entry.path(), prompts.join(entry.file_name())).expect("copy");
     }
@@ -205,8 +195,8 @@ async fn a_changed_prompt_makes_the_replay_stop_at_the_diverging_call() {
     config["promptsDir"] = json!("changed-prompts");
     std::fs::write(s.path().join("changed.json"), config.to_string()).expect("config");
 
-    let out = researchflow()
-        .current_dir(s.path())
+    let out = s
+        .cmd()
         .args([
             "--config",
             "changed.json",
@@ -244,13 +234,13 @@ async fn plan_replays_a_round_from_its_transcript() {
     let llm = MockLlm::start().await;
     scripted(&llm, one_search_then_final());
     let s = Setup::new(&llm, None);
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/plan_stage1.json");
-    std::fs::copy(&fixture, s.path().join("stage.json")).expect("copy");
-    let plan = |file: &str| researchflow().current_dir(s.path()).args(["plan", file]);
+    let stage1 = fixture("plan_stage1.json");
+    std::fs::copy(&stage1, s.path().join("stage.json")).expect("copy");
+    let plan = |file: &str| s.cmd().args(["plan", file]);
     plan("stage.json").run().await.success();
     assert_eq!(llm.chat_requests().len(), 1);
     drop(llm);
-    std::fs::copy(&fixture, s.path().join("again.json")).expect("copy");
+    std::fs::copy(&stage1, s.path().join("again.json")).expect("copy");
     let out = plan("again.json")
         .args(["--replay", "stage.transcript.jsonl"])
         .run()
@@ -263,11 +253,7 @@ async fn plan_replays_a_round_from_its_transcript() {
     assert_eq!(essence(&was), essence(&is));
     assert_eq!(was["check_list"], is["check_list"]);
     // A plan the transcript never saw: its round diverges.
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/plan_stage2.json"),
-        s.path().join("other.json"),
-    )
-    .expect("copy");
+    std::fs::copy(fixture("plan_stage2.json"), s.path().join("other.json")).expect("copy");
     let out = plan("other.json")
         .args(["--replay", "stage.transcript.jsonl"])
         .run()
@@ -291,8 +277,8 @@ async fn a_replay_reproduces_the_review_of_the_report() {
     assert_eq!(out.stdout_json()["review"]["status"], "completed");
     drop(llm);
     // Another plan file, another workflow id: neither may reach what the review is sent.
-    let out = researchflow()
-        .current_dir(s.path())
+    let out = s
+        .cmd()
         .args(["workflow", "--replay", "out/plan.transcript.jsonl"])
         .args(["--out", "elsewhere/replay.json"])
         .run()

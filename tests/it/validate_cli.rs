@@ -2,14 +2,14 @@
 //! `fixtures/validate/`, checking exit codes (0 valid, 1 invalid, 2 unreadable input), the JSON
 //! diagnostics on stdout and the text form.
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
+use crate::support::fixtures;
+
 fn fixture(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/validate")
+    fixtures::fixture("validate")
         .join(name)
         .display()
         .to_string()
@@ -41,6 +41,15 @@ fn json_of(out: &Output) -> Value {
             String::from_utf8_lossy(&out.stdout)
         )
     })
+}
+
+/// Panics unless the errors of `v` hold each of `want` (`CODE path`).
+#[track_caller]
+fn assert_codes(v: &Value, want: &[&str]) {
+    let got = codes(v);
+    for want in want {
+        assert!(got.iter().any(|g| g == want), "missing `{want}` in {got:?}");
+    }
 }
 
 fn codes(v: &Value) -> Vec<String> {
@@ -97,18 +106,18 @@ fn steps_invalid_exits_1_with_every_error() {
     let v = json_of(&out);
     assert_eq!(v["valid"], false);
     assert!(v.get("execution_order").is_none());
-    let got = codes(&v);
-    for want in [
-        "UNKNOWN_INPUT_FIELD plan.steps[0].inputs.path",
-        "MISSING_REQUIRED_INPUT plan.steps[0].inputs",
-        "UNKNOWN_ATOM_ID plan.steps[1].id",
-        "UNKNOWN_OUTPUT_FIELD plan.steps[1].inputs.text",
-        "UNKNOWN_STEP_REF plan.steps[2].inputs.subject",
-        "UNKNOWN_DEPENDENCY plan.steps[2].depends_on[0]",
-        "CIRCULAR_DEPENDENCY plan.steps[2]",
-    ] {
-        assert!(got.iter().any(|g| g == want), "missing `{want}` in {got:?}");
-    }
+    assert_codes(
+        &v,
+        &[
+            "UNKNOWN_INPUT_FIELD plan.steps[0].inputs.path",
+            "MISSING_REQUIRED_INPUT plan.steps[0].inputs",
+            "UNKNOWN_ATOM_ID plan.steps[1].id",
+            "UNKNOWN_OUTPUT_FIELD plan.steps[1].inputs.text",
+            "UNKNOWN_STEP_REF plan.steps[2].inputs.subject",
+            "UNKNOWN_DEPENDENCY plan.steps[2].depends_on[0]",
+            "CIRCULAR_DEPENDENCY plan.steps[2]",
+        ],
+    );
 }
 
 #[test]
@@ -220,19 +229,19 @@ fn plan_next_invalid_fixture_exits_1() {
         &fixture("executors.yaml"),
     ]);
     assert_eq!(out.status.code(), Some(1));
-    let got = codes(&json_of(&out));
-    for want in [
-        "FORBIDDEN_FIELD new_block.id",
-        "FORBIDDEN_FIELD executor_call.inputs.path",
-        "INVALID_GOAL new_block.goal.constraint",
-        "DONE_NOT_EMPTY new_block.done",
-        "PLAN_ITEM_COUNT new_block.plan",
-        "ORDERING_WORD_IN_PROBE new_block.plan[0]",
-        "UNKNOWN_EXECUTOR executor_call.command",
-        "INVALID_UPDATE_PLAN update_plan",
-    ] {
-        assert!(got.iter().any(|g| g == want), "missing `{want}` in {got:?}");
-    }
+    assert_codes(
+        &json_of(&out),
+        &[
+            "FORBIDDEN_FIELD new_block.id",
+            "FORBIDDEN_FIELD executor_call.inputs.path",
+            "INVALID_GOAL new_block.goal.constraint",
+            "DONE_NOT_EMPTY new_block.done",
+            "PLAN_ITEM_COUNT new_block.plan",
+            "ORDERING_WORD_IN_PROBE new_block.plan[0]",
+            "UNKNOWN_EXECUTOR executor_call.command",
+            "INVALID_UPDATE_PLAN update_plan",
+        ],
+    );
 }
 
 #[test]
@@ -293,19 +302,19 @@ fn plan_files_exit_0_or_1() {
     );
     let out = run(&["plan", &fixture("plan.invalid.json")]);
     assert_eq!(out.status.code(), Some(1));
-    let got = codes(&json_of(&out));
-    for want in [
-        "START_NODE_BATCH nodes[0].batch",
-        "DUPLICATE_NODE_ID nodes[2].node_id",
-        "INVALID_NODE_ID nodes[3].node_id",
-        "MULTIPLE_FINAL_NODES nodes[4].batch",
-        "LATEST_ID_BEHIND check_list.latest_id",
-        "LATEST_BATCH_MISMATCH check_list.latest_batch",
-        "INVALID_REF check_list.refs[0]",
-        "UNKNOWN_REF_TARGET nodes[1].p_node",
-    ] {
-        assert!(got.iter().any(|g| g == want), "missing `{want}` in {got:?}");
-    }
+    assert_codes(
+        &json_of(&out),
+        &[
+            "START_NODE_BATCH nodes[0].batch",
+            "DUPLICATE_NODE_ID nodes[2].node_id",
+            "INVALID_NODE_ID nodes[3].node_id",
+            "MULTIPLE_FINAL_NODES nodes[4].batch",
+            "LATEST_ID_BEHIND check_list.latest_id",
+            "LATEST_BATCH_MISMATCH check_list.latest_batch",
+            "INVALID_REF check_list.refs[0]",
+            "UNKNOWN_REF_TARGET nodes[1].p_node",
+        ],
+    );
 }
 
 #[test]
@@ -357,17 +366,17 @@ fn review_answers_valid_and_invalid_with_codes_and_paths() {
     let out = run(&["review", &fixture("review.invalid.json")]);
     assert_eq!(out.status.code(), Some(1));
     let v = json_of(&out);
-    let got = codes(&v);
-    for want in [
-        "INVALID_TYPE ok",
-        "EMPTY_FIELD summary",
-        "INVALID_TYPE risks[1]",
-        "EMPTY_ENTRY risks[2]",
-        "INVALID_TYPE gaps",
-        "MISSING_FIELD suggestions",
-    ] {
-        assert!(got.iter().any(|g| g == want), "missing `{want}` in {got:?}");
-    }
+    assert_codes(
+        &v,
+        &[
+            "INVALID_TYPE ok",
+            "EMPTY_FIELD summary",
+            "INVALID_TYPE risks[1]",
+            "EMPTY_ENTRY risks[2]",
+            "INVALID_TYPE gaps",
+            "MISSING_FIELD suggestions",
+        ],
+    );
     assert_eq!(v["warnings"][0]["code"], "UNKNOWN_FIELD");
     assert_eq!(v["warnings"][0]["path"], "next_actions");
 

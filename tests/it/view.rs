@@ -8,15 +8,13 @@
 
 use std::path::{Path, PathBuf};
 
+use serde_json::{Value, json};
+
+use crate::support::fixtures::{copy_corpus, offline_here, root};
 use crate::support::scenario::{
     Agent, Setup, agent, one_search_then_final, scripted, searches_then_final,
 };
 use crate::support::{MockLlm, Reply, researchflow};
-use serde_json::{Value, json};
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn fixture() -> PathBuf {
     root().join("fixtures/view/plan.json")
@@ -181,11 +179,7 @@ async fn a_batch_writes_an_index_and_views_unless_no_html() {
     });
     let s = Setup::new(&llm, None);
     std::fs::write(s.path().join("q.txt"), "First?\nSecond?\n").expect("questions");
-    let batch = |out: &str| {
-        researchflow()
-            .current_dir(s.path())
-            .args(["batch", "q.txt", "--out-dir", out])
-    };
+    let batch = |out: &str| s.cmd().args(["batch", "q.txt", "--out-dir", out]);
     batch("with").run().await.success();
     let index = std::fs::read_to_string(s.path().join("with/index.html")).expect("index.html");
     assert_eq!(index.matches("<tr class=\"question\"").count(), 2);
@@ -353,21 +347,8 @@ async fn view_writes_over_no_plan_file_and_over_other_files_only_with_force() {
 async fn view_without_corpus_links_the_documents_of_the_corpus_the_plan_records() {
     let dir = tempfile::tempdir().expect("tempdir");
     let corpus = dir.path().join("corpus");
-    std::fs::create_dir(&corpus).expect("corpus");
-    for entry in std::fs::read_dir(root().join("fixtures/corpus")).expect("fixtures/corpus") {
-        let path = entry.expect("entry").path();
-        std::fs::copy(&path, corpus.join(path.file_name().expect("name"))).expect("copy");
-    }
-    let out = researchflow()
-        .current_dir(dir.path())
-        .args([
-            "workflow",
-            "--offline",
-            "--corpus",
-            "corpus",
-            "--index-dir",
-            "index",
-        ])
+    copy_corpus(&corpus);
+    let out = offline_here(dir.path(), &["workflow"])
         .args([
             "--query",
             "How do solid-state batteries compare with lithium-ion?",

@@ -13,18 +13,21 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use serde_json::{Value, json};
+
 use crate::support;
 use crate::support::browser::{Browser, file_url, ink};
+use crate::support::fixtures::{copy_corpus, offline_over, root};
 use crate::support::scenario::{
-    Agent, Setup, agent, plan_answer, read_json, review_answer, second_opinion_answer, task_title,
+    Agent, Setup, agent, plan_answer, read_json, review_answer, searches_round,
+    second_opinion_answer, task_title,
 };
 use crate::support::{MockLlm, MockSearch, Reply, SearchKind, researchflow};
-use serde_json::{Value, json};
 
 /// Saves a screenshot under the folder `RESEARCHFLOW_DOCS_SCREENSHOTS` names, when it does.
 fn keep_screenshot(png: &[u8], name: &str) {
     if let Some(dir) = std::env::var_os("RESEARCHFLOW_DOCS_SCREENSHOTS") {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+        let dir = root().join(dir);
         std::fs::create_dir_all(&dir).expect("screenshot folder");
         std::fs::write(dir.join(name), png).expect("write screenshot");
     }
@@ -34,14 +37,7 @@ fn keep_screenshot(png: &[u8], name: &str) {
 /// then the final summary over the summary and the first search.
 fn planner_rounds() -> Vec<Value> {
     vec![
-        plan_answer(
-            false,
-            json!([
-                {"title": "Energy density of solid-state cells", "type": "search", "p_node": "a:info"},
-                {"title": "Doomed direction", "type": "search", "p_node": "a:info"}
-            ]),
-            json!(["NEW1:summary", "NEW2:summary"]),
-        ),
+        searches_round(&["Energy density of solid-state cells", "Doomed direction"]),
         plan_answer(
             false,
             json!([{"title": "Compare the findings", "type": "summary", "p_node": "b:summary, c:summary"}]),
@@ -319,11 +315,7 @@ fn hostile_llm(llm: &MockLlm) {
         Agent::Planner => {
             let title = format!("Batteries {}", attack("title"));
             let rounds = [
-                plan_answer(
-                    false,
-                    json!([{"title": title, "type": "search", "p_node": "a:info"}]),
-                    json!(["NEW1:summary"]),
-                ),
+                searches_round(&[title]),
                 plan_answer(
                     true,
                     json!([{"title": format!("Final {}", attack("final-title")), "type": "summary", "p_node": "b:summary"}]),
@@ -507,11 +499,7 @@ async fn a_batch_index_links_only_to_views_that_exist_and_open_cleanly() {
         "Solid-state batteries?\nSodium-ion cells?\nDoomed question?\n",
     )
     .expect("questions");
-    let batch = |out: &str| {
-        researchflow()
-            .current_dir(s.path())
-            .args(["batch", "questions.txt", "--out-dir", out])
-    };
+    let batch = |out: &str| s.cmd().args(["batch", "questions.txt", "--out-dir", out]);
     batch_llm(&llm, &["Alpha"]);
     batch("old").run().await.code(1);
     batch_llm(&llm, &["Alpha", "Beta"]);
@@ -764,18 +752,8 @@ async fn a_50_mb_plan_gives_a_bounded_usable_view() {
 async fn an_offline_view_links_only_documents_of_its_corpus() {
     let dir = tempfile::tempdir().expect("tempdir");
     let corpus = dir.path().join("my corpus");
-    std::fs::create_dir(&corpus).expect("corpus");
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus");
-    for entry in std::fs::read_dir(&fixtures).expect("fixtures/corpus") {
-        let path = entry.expect("entry").path();
-        std::fs::copy(&path, corpus.join(path.file_name().expect("name"))).expect("copy");
-    }
-    let out = researchflow()
-        .current_dir(dir.path())
-        .args(["workflow", "--offline", "--corpus"])
-        .arg(&corpus)
-        .arg("--index-dir")
-        .arg(dir.path().join("index"))
+    copy_corpus(&corpus);
+    let out = offline_over(dir.path(), &corpus, &["workflow"])
         .args([
             "--query",
             "How do solid-state batteries compare with lithium-ion?",

@@ -1,50 +1,32 @@
 //! Integration tests of `researchflow workflow`: whole runs of the real binary against the
 //! mock LLM and mock search servers.
 
-use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use serde_json::{Value, json};
+
+use crate::support::fixtures::fixture;
 use crate::support::scenario::{
-    Agent, KEY, SEARCH_KEY, Setup, agent, events_of, node, one_search_then_final, plan_answer,
-    read_json, scripted, task_title,
+    Agent, KEY, SEARCH_KEY, Setup, agent, events_of, final_over, node, one_search_then_final,
+    plan_answer, read_json, scripted, searches_round, task_title, titles,
 };
 use crate::support::{Fault, MockLlm, MockSearch, Reply, SearchKind};
-use serde_json::{Value, json};
 
 /// The planner's answer in round `round` (0-based): two searches `b`, `c`, then the final
 /// summary over `final_refs`.
 fn two_searches_then_final(round: usize, titles: [&str; 2], final_refs: &str) -> Value {
     if round == 0 {
-        plan_answer(
-            false,
-            json!([
-                {"title": titles[0], "type": "search", "p_node": "a:info"},
-                {"title": titles[1], "type": "search", "p_node": "a:info"}
-            ]),
-            json!(["NEW1:summary", "NEW2:summary"]),
-        )
+        searches_round(&titles)
     } else {
-        plan_answer(
-            true,
-            json!([{"title": "Final", "type": "summary", "p_node": final_refs}]),
-            json!([]),
-        )
+        final_over(final_refs)
     }
 }
 
 fn three_rounds() -> Vec<Value> {
     vec![
-        plan_answer(
-            false,
-            json!([
-                {"title": "Energy density", "type": "search", "p_node": "a:info"},
-                {"title": "Safety", "type": "search", "p_node": "a:info"},
-                {"title": "Cost", "type": "search", "p_node": "a:info"}
-            ]),
-            json!(["NEW1:summary", "NEW2:summary", "NEW3:summary"]),
-        ),
+        searches_round(&["Energy density", "Safety", "Cost"]),
         plan_answer(
             false,
             json!([
@@ -223,11 +205,7 @@ async fn overlap_with(concurrency: &str) -> usize {
             let answer = if n == 0 {
                 rounds[0].clone()
             } else {
-                plan_answer(
-                    true,
-                    json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
-                    json!([]),
-                )
+                final_over("b:summary")
             };
             Reply::json(&answer)
         }
@@ -348,14 +326,7 @@ async fn a_task_citing_only_a_failed_node_is_dropped_and_a_warning_keeps_its_tas
             let mut inputs = seen.lock().expect("lock");
             inputs.push(req.user_prompt().unwrap_or_default());
             Reply::json(&match inputs.len() {
-                1 => plan_answer(
-                    false,
-                    json!([
-                        {"title": "Doomed", "type": "search", "p_node": "a:info"},
-                        {"title": "Fine", "type": "search", "p_node": "a:info"}
-                    ]),
-                    json!(["NEW1:summary", "NEW2:summary"]),
-                ),
+                1 => searches_round(&["Doomed", "Fine"]),
                 2 => plan_answer(
                     false,
                     json!([
@@ -364,11 +335,7 @@ async fn a_task_citing_only_a_failed_node_is_dropped_and_a_warning_keeps_its_tas
                     ]),
                     json!(["NEW1:summary", "NEW2:summary"]),
                 ),
-                _ => plan_answer(
-                    true,
-                    json!([{"title": "Final", "type": "summary", "p_node": "c:summary, d:summary"}]),
-                    json!([]),
-                ),
+                _ => final_over("c:summary, d:summary"),
             })
         }
         Agent::Analysis if task_title(req) == "Doomed" => Reply::fault(Fault::server_error(500)),
@@ -380,12 +347,7 @@ async fn a_task_citing_only_a_failed_node_is_dropped_and_a_warning_keeps_its_tas
 
     // The task over the failed node never became a node; the one with a warning did.
     let plan = s.plan();
-    let titles: Vec<&str> = plan["nodes"]
-        .as_array()
-        .expect("nodes")
-        .iter()
-        .filter_map(|n| n["title"].as_str())
-        .collect();
+    let titles = titles(&plan);
     assert_eq!(
         titles,
         vec!["Q?", "Doomed", "Fine", "Fine details", "Final"]
@@ -456,11 +418,7 @@ async fn max_rounds_forces_finalisation() {
                 .push(req.user_prompt().unwrap_or_default());
             let n = round.fetch_add(1, Ordering::SeqCst);
             // A planner that never stops searching.
-            Reply::json(&plan_answer(
-                false,
-                json!([{"title": format!("Search {n}"), "type": "search", "p_node": "a:info"}]),
-                json!(["NEW1:summary"]),
-            ))
+            Reply::json(&searches_round(&[format!("Search {n}")]))
         }
         Agent::Final => Reply::content("Forced report."),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
@@ -500,18 +458,10 @@ async fn two_empty_rounds_in_a_row_force_the_final_round() {
             seen.lock().expect("lock").push(input.clone());
             let round = seen.lock().expect("lock").len();
             Reply::json(&if input.contains("last planning round") {
-                plan_answer(
-                    true,
-                    json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
-                    json!([]),
-                )
+                final_over("b:summary")
             } else if round == 1 {
                 // Something must be researched before rounds may plan nothing.
-                plan_answer(
-                    false,
-                    json!([{"title": "One search", "type": "search", "p_node": "a:info"}]),
-                    json!(["NEW1:summary"]),
-                )
+                searches_round(&["One search"])
             } else {
                 plan_answer(false, json!([]), json!(["b:summary"]))
             })
@@ -536,18 +486,10 @@ async fn two_empty_rounds_in_a_row_force_the_final_round() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn resume_runs_only_unfinished_nodes() {
     let llm = MockLlm::start().await;
-    scripted(
-        &llm,
-        vec![plan_answer(
-            true,
-            json!([{"title": "Final", "type": "summary", "p_node": "e:summary, f:summary"}]),
-            json!([]),
-        )],
-    );
+    scripted(&llm, vec![final_over("e:summary, f:summary")]);
     let s = Setup::new(&llm, None);
     // Stage 2 (b, c, d completed) plus a planned search e and a summary f left `running`.
-    let mut plan =
-        read_json(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/plan_stage2.json"));
+    let mut plan = read_json(&fixture("plan_stage2.json"));
     let nodes = plan["nodes"].as_array_mut().expect("nodes");
     nodes.push(json!({"node_id": "e", "title": "New direction", "summary": "", "info": "", "p_node": "b:summary",
                       "batch": 3, "type": "search", "status": "planned"}));
@@ -598,16 +540,8 @@ async fn a_failed_final_summary_exits_1_and_keeps_the_work() {
     let round = Arc::new(AtomicUsize::new(0));
     llm.set_handler(move |req| match agent(req) {
         Agent::Planner => Reply::json(&match round.fetch_add(1, Ordering::SeqCst) {
-            0 => plan_answer(
-                false,
-                json!([{"title": "S", "type": "search", "p_node": "a:info"}]),
-                json!(["NEW1:summary"]),
-            ),
-            _ => plan_answer(
-                true,
-                json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
-                json!([]),
-            ),
+            0 => searches_round(&["S"]),
+            _ => final_over("b:summary"),
         }),
         Agent::Final => Reply::fault(Fault::server_error(502)),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),

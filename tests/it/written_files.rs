@@ -4,30 +4,16 @@
 //! new files with the mode the umask gives; and no lock file left behind once a run, a batch
 //! or a planning round ends.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::support::{Cmd, researchflow};
+use crate::support::fixtures::offline;
 
 const QUESTION: &str = "How do solid-state batteries compare with lithium-ion?";
-
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus")
-}
-
-/// `workflow --offline` over the fixture corpus, in `dir`, its index there too.
-fn offline(dir: &Path) -> Cmd {
-    researchflow()
-        .current_dir(dir)
-        .args(["workflow", "--offline", "--corpus"])
-        .arg(corpus())
-        .arg("--index-dir")
-        .arg(dir.join("index"))
-}
 
 /// A finished offline run of `runs/unf.json` in a fresh folder.
 async fn finished_run() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
-    offline(dir.path())
+    offline(dir.path(), &["workflow"])
         .args(["--query", QUESTION, "--out", "runs/unf.json"])
         .run()
         .await
@@ -71,7 +57,11 @@ async fn files_beside_a_plan_that_are_links_are_never_written_through() {
             "what `{name}` leads to is unchanged"
         );
     };
-    let resume = || offline(dir.path()).args(["--plan", "runs/unf.json"]).run();
+    let resume = || {
+        offline(dir.path(), &["workflow"])
+            .args(["--plan", "runs/unf.json"])
+            .run()
+    };
 
     let all = [
         "unf.report.md",
@@ -124,7 +114,7 @@ async fn a_plan_named_through_a_link_is_saved_through_it() {
     let link = dir.path().join("mine.json");
     std::os::unix::fs::symlink(dir.path().join("runs/unf.json"), &link).expect("symlink");
     let before = std::fs::read_to_string(dir.path().join("runs/unf.events.ndjson")).expect("e");
-    offline(dir.path())
+    offline(dir.path(), &["workflow"])
         .args(["--plan", "mine.json"])
         .run()
         .await
@@ -177,42 +167,19 @@ fn modes(dir: &Path) -> Vec<(String, u32)> {
 async fn outputs_have_the_mode_the_umask_gives_and_no_lock_stays() {
     for (mask, mode) in [(0o022, 0o644), (0o027, 0o640)] {
         let dir = tempfile::tempdir().expect("tempdir");
-        offline(dir.path())
+        offline(dir.path(), &["workflow"])
             .args(["--query", QUESTION, "--out", "runs/unf.json"])
             .umask(mask)
             .run()
             .await
             .success();
         std::fs::write(dir.path().join("q.txt"), "First question?\nSecond one?\n").expect("q");
-        researchflow()
-            .current_dir(dir.path())
-            .args([
-                "batch",
-                "q.txt",
-                "--offline",
-                "--out-dir",
-                "batch",
-                "--corpus",
-            ])
-            .arg(corpus())
-            .arg("--index-dir")
-            .arg(dir.path().join("index"))
+        offline(dir.path(), &["batch", "q.txt", "--out-dir", "batch"])
             .umask(mask)
             .run()
             .await
             .success();
-        researchflow()
-            .current_dir(dir.path())
-            .args([
-                "plan",
-                "runs/unf.json",
-                "--on-copy",
-                "--offline",
-                "--corpus",
-            ])
-            .arg(corpus())
-            .arg("--index-dir")
-            .arg(dir.path().join("index"))
+        offline(dir.path(), &["plan", "runs/unf.json", "--on-copy"])
             .umask(mask)
             .run()
             .await

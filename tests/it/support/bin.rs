@@ -384,6 +384,29 @@ impl RunOutput {
             .unwrap_or_else(|e| panic!("stdout is not one JSON value: {e}\n{}", self.dump()))
     }
 
+    /// The `status` of the JSON on stdout: a run's outcome.
+    #[track_caller]
+    pub fn run_status(&self) -> serde_json::Value {
+        self.stdout_json()["status"].clone()
+    }
+
+    /// The `reason` of the JSON on stdout, empty without one.
+    #[track_caller]
+    pub fn reason(&self) -> String {
+        self.stdout_json()["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// The lines of stderr that start with `error:`.
+    pub fn error_lines(&self) -> Vec<&str> {
+        self.stderr
+            .lines()
+            .filter(|l| l.starts_with("error:"))
+            .collect()
+    }
+
     /// Panics (printing both streams) unless stdout contains `needle`.
     #[track_caller]
     pub fn stdout_contains(&self, needle: &str) -> &Self {

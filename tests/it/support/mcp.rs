@@ -32,6 +32,27 @@ fn command(args: &[OsString], dir: &Path, env: &[(&str, &str)]) -> tokio::proces
     command
 }
 
+/// The arguments of `researchflow mcp`: `extra` first, then `--root ROOT` and each flag of
+/// `more` with its path.
+pub fn server_args(extra: &[&str], root: &Path, more: &[(&str, &Path)]) -> Vec<OsString> {
+    let mut args: Vec<OsString> = vec!["mcp".into()];
+    args.extend(extra.iter().map(OsString::from));
+    args.extend(["--root".into(), root.into()]);
+    for (flag, path) in more {
+        args.extend([OsString::from(flag), path.into()]);
+    }
+    args
+}
+
+/// The message of a tool call answered as an error (`isError`); panics with the answer
+/// otherwise.
+#[track_caller]
+pub fn error_text(answer: &Value) -> &str {
+    let result = &answer["result"];
+    assert_eq!(result["isError"], true, "{answer:#}");
+    result["content"][0]["text"].as_str().expect("a message")
+}
+
 /// `researchflow mcp --http` running, its address read from its stderr.
 pub struct HttpServer {
     child: Child,

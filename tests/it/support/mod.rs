@@ -2,8 +2,10 @@
 //! an OpenAI-compatible chat-completions API ([`MockLlm`]) and three web-search APIs
 //! ([`MockSearch`]), scripted faults ([`Fault`]) shared by both, the refusals real LLM servers
 //! answer with ([`Refusal`]), and a builder that runs the real `researchflow` binary in an
-//! isolated environment ([`researchflow`]), on a real terminal if asked (`pty.rs`); and the
-//! edits and assertions of the validator tests (`doc.rs`), which start no server. Every
+//! isolated environment ([`researchflow`]), on a real terminal if asked (`pty.rs`); whole
+//! workflow scenarios over the mocks (`scenario.rs`); the repository's fixtures and offline
+//! runs over its corpus (`fixtures.rs`); and the edits and assertions of the validator tests
+//! (`doc.rs`), which start no server. A helper more than one module needs lives here. Every
 //! module of the test binary draws on it; a build without the `queue` or `mcp` feature
 //! compiles out the modules that alone use parts of it, hence the `dead_code` and
 //! `unused_imports` allowances.
@@ -13,6 +15,7 @@ pub mod bin;
 pub mod browser;
 pub mod doc;
 pub mod fault;
+pub mod fixtures;
 pub mod mcp;
 pub mod mock_llm;
 pub mod mock_search;

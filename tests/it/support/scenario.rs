@@ -1,4 +1,4 @@
-//! Whole-workflow scenarios shared by the workflow test files: which agent a mock LLM request
+//! Whole-workflow scenarios shared by the test modules: which agent a mock LLM request
 //! comes from, scripted planners, and a temporary folder with a config pointing at the mocks.
 
 use std::path::{Path, PathBuf};
@@ -48,6 +48,14 @@ pub fn agent(req: &Recorded) -> Agent {
     }
 }
 
+/// The chat requests `who` made, in order.
+pub fn requests_of(llm: &MockLlm, who: Agent) -> Vec<Recorded> {
+    llm.chat_requests()
+        .into_iter()
+        .filter(|r| agent(r) == who)
+        .collect()
+}
+
 /// The task title in a sub-agent's user prompt.
 pub fn task_title(req: &Recorded) -> String {
     req.user_prompt()
@@ -59,6 +67,28 @@ pub fn task_title(req: &Recorded) -> String {
 
 pub fn plan_answer(is_final: bool, tasks: Value, next: Value) -> Value {
     json!({"is_final": is_final, "tasks": tasks, "next_check_list": next})
+}
+
+/// A planner round of one search over the question (`a:info`) for each of `titles`, with
+/// the summary of each new node to check next.
+pub fn searches_round(titles: &[impl AsRef<str>]) -> Value {
+    let tasks: Vec<Value> = titles
+        .iter()
+        .map(|t| json!({"title": t.as_ref(), "type": "search", "p_node": "a:info"}))
+        .collect();
+    let next: Vec<String> = (1..=titles.len())
+        .map(|i| format!("NEW{i}:summary"))
+        .collect();
+    plan_answer(false, json!(tasks), json!(next))
+}
+
+/// The last planner round: the final summary, titled `Final`, over `refs`.
+pub fn final_over(refs: &str) -> Value {
+    plan_answer(
+        true,
+        json!([{"title": "Final", "type": "summary", "p_node": refs}]),
+        json!([]),
+    )
 }
 
 /// A mock LLM whose planner answers come from `rounds` (in order; the last one repeats) and
@@ -87,11 +117,7 @@ pub fn scripted_reviewed(
             let n = counter.fetch_add(1, Ordering::SeqCst);
             Reply::json(&rounds[n.min(rounds.len() - 1)])
         }
-        Agent::Queries => Reply::json(&json!({"queries": [format!("q {}", task_title(req))]})),
-        Agent::Analysis | Agent::Summary => Reply::json(&json!({
-            "summary": format!("Summary of {}", task_title(req)),
-            "analysis": format!("Analysis of {} citing [1]", task_title(req)),
-        })),
+        Agent::Queries | Agent::Analysis | Agent::Summary => from_title(req),
         Agent::Final => Reply::content(
             "Direct answer from the result snippets [1], more result snippets [2][3]. An invented source [99] must go.\n\n## Details\nText.",
         ),
@@ -101,6 +127,19 @@ pub fn scripted_reviewed(
         Agent::Verifier => Reply::content("{\"verdicts\": []}"),
     });
     calls
+}
+
+/// What a search task's sub-agents answer from its title: a query, or a summary and an
+/// analysis citing `[1]`.
+pub fn from_title(req: &Recorded) -> Reply {
+    let title = task_title(req);
+    if agent(req) == Agent::Queries {
+        return Reply::json(&json!({"queries": [format!("q {title}")]}));
+    }
+    Reply::json(&json!({
+        "summary": format!("Summary of {title}"),
+        "analysis": format!("Analysis of {title} citing [1]"),
+    }))
 }
 
 /// A review answer within its contract: the report holds, with one risk and one suggestion.
@@ -170,17 +209,20 @@ impl Setup {
         self.path().join("out/plan.json")
     }
 
+    /// `researchflow`, run in the setup's folder.
+    pub fn cmd(&self) -> super::bin::Cmd {
+        researchflow().current_dir(self.path())
+    }
+
     pub fn query(&self, q: &str) -> super::bin::Cmd {
-        researchflow()
-            .current_dir(self.path())
+        self.cmd()
             .args(["workflow", "--query", q, "--out"])
             .arg(self.out())
     }
 
     /// `workflow --plan PATH`, run in the setup's folder.
     pub async fn resume(&self, plan: &Path) -> super::bin::RunOutput {
-        super::researchflow()
-            .current_dir(self.path())
+        self.cmd()
             .args(["workflow", "--plan"])
             .arg(plan)
             .run()
@@ -220,6 +262,16 @@ pub fn node<'a>(plan: &'a Value, id: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no node {id} in {plan:#}"))
 }
 
+/// The titles of a plan's nodes, in order.
+pub fn titles(plan: &Value) -> Vec<&str> {
+    plan["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .filter_map(|n| n["title"].as_str())
+        .collect()
+}
+
 pub fn events_of<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["event"] == kind).collect()
 }
@@ -229,11 +281,7 @@ pub fn events_of<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
 /// then the final summary over `b`.
 pub fn searches_then_final(req: &Recorded, titles: &[impl AsRef<str>]) -> Value {
     if req.user_prompt().unwrap_or_default().contains("### b:") {
-        return plan_answer(
-            true,
-            json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
-            json!([]),
-        );
+        return final_over("b:summary");
     }
     let tasks: Vec<Value> = titles
         .iter()
@@ -242,18 +290,27 @@ pub fn searches_then_final(req: &Recorded, titles: &[impl AsRef<str>]) -> Value 
     plan_answer(false, json!(tasks), json!(["NEW1:summary"]))
 }
 
+/// What a planner that keeps no state answers, so that one mock serves any number of runs at
+/// once: `searches` searches titled `Search 0`, `Search 1`, ... ([`searches_then_final`]),
+/// the final report `Report.`, and `{"summary": summary, "analysis": "A"}` from every other
+/// agent.
+pub fn stateless_answer(req: &Recorded, searches: usize, summary: &str) -> Reply {
+    match agent(req) {
+        Agent::Planner => {
+            let titles: Vec<String> = (0..searches).map(|i| format!("Search {i}")).collect();
+            Reply::json(&searches_then_final(req, &titles))
+        }
+        Agent::Final => Reply::content("Report."),
+        _ => Reply::json(&json!({"summary": summary, "analysis": "A"})),
+    }
+}
+
+/// A mock LLM that answers every request with [`stateless_answer`].
+pub fn stateless(llm: &MockLlm, searches: usize, summary: &'static str) {
+    llm.set_handler(move |req| stateless_answer(req, searches, summary));
+}
+
 /// Round 1: one search `b`; round 2: the final summary over it.
 pub fn one_search_then_final() -> Vec<Value> {
-    vec![
-        plan_answer(
-            false,
-            json!([{"title": "Only search", "type": "search", "p_node": "a:info"}]),
-            json!(["NEW1:summary"]),
-        ),
-        plan_answer(
-            true,
-            json!([{"title": "Final", "type": "summary", "p_node": "b:summary"}]),
-            json!([]),
-        ),
-    ]
+    vec![searches_round(&["Only search"]), final_over("b:summary")]
 }
