@@ -3,7 +3,7 @@
 # block parser and the planner-answer extraction) on stable Rust: a release build of
 # examples/fuzz_parsers/ generates at least 1,000,000 inputs per parser (random bytes, token
 # soup, mutations of valid seeds, valid inputs with a known parse), runs each under
-# catch_unwind and checks the invariants of tests/parser_props.rs. Not part of the test suite.
+# catch_unwind and checks the invariants of tests/it/parser_props.rs. Not part of the test suite.
 #
 # Usage: scripts/fuzz.sh [--seconds S] [--count N] [--seed N] [--only PARSER] [--slow-ms MS]
 #   Each parser runs for --count inputs (default 1,000,000) and --seconds (default 60),

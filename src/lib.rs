@@ -3,7 +3,7 @@
 //! # Layout
 //!
 //! See `ARCHITECTURE.md` at the repository root for the module map, the layers and the path of
-//! one request through them. Imports go down the layers, never up (`tests/architecture.rs`
+//! one request through them. Imports go down the layers, never up (`tests/it/architecture.rs`
 //! checks it): [`cmd`] -> [`workflow`] -> ([`planner`], [`agents`]) -> ([`llm`], [`search`]) ->
 //! [`http`], with [`plan`], [`settings`] and the small helpers below.
 //!

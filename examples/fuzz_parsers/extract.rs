@@ -50,7 +50,7 @@ fn thought(g: &mut Gen) -> String {
 /// A JSON object in an answer with reasoning, prose and perhaps a fence.
 fn valid_answer(g: &mut Gen) -> Input {
     // A fence marker inside one of its strings would end the fence early (a known limit, see
-    // tests/parser_props.rs `json_object`): such objects are not generated.
+    // tests/it/parser_props.rs `json_object`): such objects are not generated.
     let object = loop {
         let candidate = Value::Object(g.object(2));
         if !candidate.to_string().contains("```") {

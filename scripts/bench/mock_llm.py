@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A stand-in OpenAI-compatible server for benchmarks (not for tests: those use tests/support).
+"""A stand-in OpenAI-compatible server for benchmarks (not for tests: those use tests/it/support).
 
 Every answer takes LATENCY seconds. With RATE > 0 it admits at most RATE requests per second
 (a sliding one-second window) and answers 429 with `retry-after-ms` beyond, like a provider's

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The headless browser the view tests open the HTML views in (tests/view_browser.rs): Debian's
+# The headless browser the view tests open the HTML views in (tests/it/view_browser.rs): Debian's
 # `chromium`, with fonts so a page has glyphs to draw. Idempotent: nothing happens when
 # `/usr/bin/chromium` is there. Installs with apt-get (root, or sudo when there is one).
 set -euo pipefail

@@ -2,7 +2,7 @@
 # The official MCP Python SDK (`mcp` on PyPI), which the MCP tests drive researchflow with: as a
 # client of `researchflow mcp`, and as the server of an MCP search provider. Both major
 # versions, each pinned, each in a virtualenv of its own under the target folder, where
-# tests/support/python.rs finds them: target/mcp-venv/sdk1 (1.x: `ClientSession`, `FastMCP`)
+# tests/it/support/python.rs finds them: target/mcp-venv/sdk1 (1.x: `ClientSession`, `FastMCP`)
 # and target/mcp-venv/sdk2 (2.x: `Client`, `MCPServer`, the 2026-07-28 protocol).
 # Idempotent: a venv that already has its pinned version is left as it is.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the queue's tests (tests/queue.rs) need: PostgreSQL's `initdb`, `pg_ctl`, `createdb` and
+# What the queue's tests (tests/it/queue.rs) need: PostgreSQL's `initdb`, `pg_ctl`, `createdb` and
 # `pg_dump`, with the `hstore` extension (apalis-postgres uses it). The tests start their own
 # server on loopback in a temporary folder; this only installs the programs, from Debian's
 # packages, when they are missing. Idempotent.

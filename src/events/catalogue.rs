@@ -2,7 +2,7 @@
 //! log line is `{"ts": ..., "event": "<kind>", <fields>}`: the kind is the variant's name in
 //! snake_case, the fields are the variant's. [`super::EventLog`] takes nothing else, so
 //! no event can be written that this file does not list, and README's catalogue is checked
-//! against [`Event::VARIANTS`] (`tests/events_catalogue.rs`).
+//! against [`Event::VARIANTS`] (`tests/it/events_catalogue.rs`).
 //!
 //! Some kinds are written by more than one driver with fields of their own (`run_started` of a
 //! workflow and of a Thinkon run); those carry an untagged enum of their shapes. A field that

@@ -1,5 +1,5 @@
 """An MCP client built on the official Python SDK (`mcp` on PyPI, 1.x or 2.x), driven by
-tests/mcp_server.rs: it connects to `researchflow mcp` (started over stdio, or at a
+tests/it/mcp_server.rs: it connects to `researchflow mcp` (started over stdio, or at a
 streamable HTTP URL), runs the scenario below and prints what it saw as one JSON object on
 stdout. The Rust test asserts on that object; this script asserts nothing itself, so a
 failure shows as a readable difference there.

@@ -1,5 +1,5 @@
 """A small MCP search server on the official Python SDK (FastMCP on 1.x, MCPServer on 2.x),
-which researchflow uses as its search provider in tests/mcp_search.rs. Its tool
+which researchflow uses as its search provider in tests/it/mcp_search.rs. Its tool
 `web_search(query, limit)` answers `limit` results for any query (URLs under
 `https://mcp.example/`), plus one whose link is not a web URL, which researchflow must drop.
 Two tools answer nothing usable: `chatty_search` a sentence, `ftp_search` results without a

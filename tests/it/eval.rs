@@ -1,0 +1,407 @@
+//! `researchflow eval SET.jsonl`: every question of a set run as a batch would, each report
+//! scored against its gold answers and evidence, through the binary: against the mock LLM and
+//! mock search, and offline over the shipped corpus; `--replay` scores again from the
+//! transcripts without a request; `--previous` says what got better or worse; the exit codes.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::support;
+use crate::support::fixtures::{corpus, fixture, offline, root};
+use crate::support::mock_search::result_url;
+use crate::support::scenario::{Agent, Setup, agent, final_over, read_json, searches_round};
+use crate::support::{MockLlm, MockSearch, Reply, SearchKind};
+
+/// The three questions of the mock's set, each told apart by its word: `alpha` is answered
+/// from its first result, `beta` has no answer and the report says so, `gamma` is answered
+/// wrongly from a result that is not the evidence.
+const SET: &str = "alpha";
+
+/// The search query the mock's query writer gives for a question about `word`.
+fn query_of(word: &str) -> String {
+    format!("{word} facts")
+}
+
+/// The word of the question a request is about.
+fn word_of(prompt: &str) -> &'static str {
+    ["alpha", "beta", "gamma"]
+        .into_iter()
+        .find(|w| prompt.to_lowercase().contains(w))
+        .unwrap_or("other")
+}
+
+/// One search, then the final report; what the report says for each question comes from
+/// `report`.
+fn scripted(llm: &MockLlm, report: fn(&str) -> Reply) {
+    llm.set_handler(move |req| {
+        let prompt = req.user_prompt().unwrap_or_default();
+        match agent(req) {
+            Agent::Planner if prompt.contains("### b:") => Reply::json(&final_over("b:summary")),
+            Agent::Planner => Reply::json(&searches_round(&["Look it up"])),
+            Agent::Queries => Reply::json(&json!({"queries": [query_of(word_of(&prompt))]})),
+            Agent::Analysis => Reply::json(&json!({
+                "summary": format!("The results are about {} [1].", word_of(&prompt)),
+                "analysis": "1. Facts [1]."
+            })),
+            Agent::Final => report(word_of(&prompt)),
+            _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
+        }
+    });
+}
+
+fn first_reports(word: &str) -> Reply {
+    Reply::content(match word {
+        "alpha" => "Alpha facts are forty two [1].",
+        "beta" => "The search results do not answer what beta is.",
+        _ => "Gamma facts are seven [2].",
+    })
+}
+
+/// Gamma is answered right this time, from its evidence.
+fn better_reports(word: &str) -> Reply {
+    match word {
+        "gamma" => Reply::content("Gamma facts are nine [1]."),
+        _ => first_reports(word),
+    }
+}
+
+fn write_set(dir: &Path) -> PathBuf {
+    let lines = [
+        json!({"id": "a1", "question": "What is alpha?", "answers": ["forty two"],
+               "evidence": [result_url(&query_of("alpha"), 1), result_url(&query_of("alpha"), 3)]}),
+        json!({"id": "b1", "question": "What is beta?", "answers": [], "evidence": []}),
+        json!({"id": "c1", "question": "What is gamma?", "answers": ["nine"],
+               "evidence": [result_url(&query_of("gamma"), 1)]}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let path = dir.join(format!("{SET}.jsonl"));
+    std::fs::write(&path, text).expect("set");
+    path
+}
+
+fn eval(s: &Setup, args: &[&str]) -> support::bin::Cmd {
+    s.cmd()
+        .args(["eval", "alpha.jsonl", "--jobs", "2"])
+        .args(args)
+}
+
+fn question<'a>(evaluation: &'a Value, id: &str) -> &'a Value {
+    evaluation["questions"]
+        .as_array()
+        .and_then(|q| q.iter().find(|q| q["id"] == id))
+        .unwrap_or_else(|| panic!("{id} in {evaluation}"))
+}
+
+/// The scores without the seconds, which no two runs share.
+fn without_seconds(evaluation: &Value) -> Value {
+    let mut questions = evaluation["questions"].clone();
+    for q in questions.as_array_mut().expect("questions") {
+        q.as_object_mut().map(|o| o.remove("seconds"));
+    }
+    let mut totals = evaluation["totals"].clone();
+    totals.as_object_mut().map(|o| o.remove("seconds"));
+    json!({"questions": questions, "totals": totals})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_known_set_is_scored_exactly_replayed_without_a_request_and_compared() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    scripted(&llm, first_reports);
+    let s = Setup::new(&llm, Some(&search));
+    write_set(s.path());
+
+    let out = eval(&s, &["--out-dir", "one", "--json"]).run().await;
+    out.success();
+    let printed = out.stdout_json();
+    let saved = read_json(&s.path().join("one/eval.json"));
+    assert_eq!(printed, saved, "stdout is what eval.json holds");
+
+    let a = question(&saved, "a1");
+    assert_eq!(a["status"], "completed");
+    assert_eq!(a["answer_match"], true);
+    // "alpha facts are forty two" against "forty two": precision 2/5, recall 1; kept whole in
+    // JSON (it was rounded to 0.571), rounded only in the table.
+    let f1_a = 2.0 * 0.4 * 1.0 / (0.4 + 1.0);
+    assert_eq!(a["f1"].as_f64(), Some(f1_a));
+    assert_eq!(a["cited"], json!([result_url(&query_of("alpha"), 1)]));
+    assert_eq!(a["citation_precision"], 1.0);
+    assert_eq!(a["evidence_recall"], 0.5);
+
+    let b = question(&saved, "b1");
+    assert_eq!(
+        (
+            b["status"].clone(),
+            b["answer_match"].clone(),
+            b["f1"].clone()
+        ),
+        (json!("completed"), json!(true), json!(1.0)),
+        "saying there is no answer is right, and not junk: {b}"
+    );
+    assert_eq!(b["cited"], json!([]));
+    // It answers nothing, rightly: its state is `not answered`, counted in the totals.
+    assert_eq!(b["answered"], false, "{b}");
+    assert_eq!(a["answered"], true, "{a}");
+    assert!(b["citation_precision"].is_null() && b["evidence_recall"].is_null());
+
+    let c = question(&saved, "c1");
+    assert_eq!(c["answer_match"], false);
+    assert_eq!(c["f1"], 0.0);
+    assert_eq!(c["cited"], json!([result_url(&query_of("gamma"), 2)]));
+    assert_eq!(
+        (
+            c["citation_precision"].as_f64(),
+            c["evidence_recall"].as_f64()
+        ),
+        (Some(0.0), Some(0.0))
+    );
+
+    // Each question's claims and tokens are its run's.
+    let manifest = read_json(&s.path().join("one/batch.json"));
+    for q in saved["questions"].as_array().expect("questions") {
+        let item = manifest["items"]
+            .as_array()
+            .and_then(|i| i.iter().find(|i| i["id"] == q["id"]))
+            .expect("a manifest item");
+        let plan = read_json(Path::new(item["plan_file"].as_str().expect("plan file")));
+        let fin = plan["nodes"]
+            .as_array()
+            .and_then(|n| n.iter().find(|n| n["batch"] == -1))
+            .expect("final node");
+        let claims = fin["claims"].as_array().cloned().unwrap_or_default();
+        let supported = claims.iter().filter(|c| c["supported"] == true).count();
+        assert_eq!(q["claims_cited"], claims.len(), "{q}");
+        assert_eq!(q["claims_supported"], supported, "{q}");
+        assert_eq!(q["tokens"], item["totals"]["total_tokens"], "{q}");
+        assert_eq!(q["claims_cited"], item["totals"]["claims_cited"], "{q}");
+        assert!(
+            q["tokens"].as_u64().is_some_and(|t| t > 0 && t % 18 == 0),
+            "{q}"
+        );
+    }
+    let totals = &saved["totals"];
+    assert_eq!(
+        (totals["questions"].clone(), totals["scored"].clone()),
+        (json!(3), json!(3))
+    );
+    assert_eq!(totals["answer_matches"], 2);
+    assert_eq!(totals["not_answered"], 1);
+    assert_eq!(totals["f1"].as_f64(), Some((f1_a + 1.0 + 0.0) / 3.0));
+    assert_eq!(
+        totals["citation_precision"], 0.5,
+        "b1 cites nothing and is left out"
+    );
+    assert_eq!(totals["evidence_recall"], 0.25);
+
+    // Scored again from the transcripts: not one request, the same scores.
+    let (chats, searches) = (llm.chat_requests().len(), search.requests().len());
+    eval(&s, &["--replay", "one", "--out-dir", "two", "--json"])
+        .run()
+        .await
+        .success();
+    assert_eq!(
+        (llm.chat_requests().len(), search.requests().len()),
+        (chats, searches),
+        "a replay asks nothing"
+    );
+    let replayed = read_json(&s.path().join("two/eval.json"));
+    assert_eq!(without_seconds(&replayed), without_seconds(&saved));
+
+    // Gamma answered right: better, the others the same.
+    scripted(&llm, better_reports);
+    let out = eval(&s, &["--previous", "one", "--out-dir", "three"])
+        .run()
+        .await;
+    out.success();
+    let now = read_json(&s.path().join("three/eval.json"));
+    let verdicts: Vec<(String, String)> = now["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap_or_default().into(),
+                c["verdict"].as_str().unwrap_or_default().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            ("a1".into(), "same".into()),
+            ("b1".into(), "same".into()),
+            ("c1".into(), "better".into())
+        ]
+    );
+    assert!(
+        now["changes"][2]["moved"]
+            .as_array()
+            .is_some_and(|m| m.iter().any(|m| m == "precision: 0.000 -> 1.000")),
+        "{now}"
+    );
+    // On a terminal or not, the table is Markdown, with the change in its last column.
+    out.stdout_contains("| c1 | completed | yes |")
+        .stdout_contains("| a1 | completed | yes | 0.571 |")
+        .stdout_contains("| b1 | not answered | yes |")
+        .stdout_contains("better (answer: 0.000 -> 1.000")
+        .stdout_contains("| **total** | 3 of 3 scored, 1 not answered | 3 of 3 |");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_whose_run_left_no_report_exits_1_and_a_bad_set_line_exits_2() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    scripted(&llm, |word| match word {
+        "gamma" => Reply::raw(400, r#"{"error": {"message": "no"}}"#),
+        _ => first_reports(word),
+    });
+    let s = Setup::new(&llm, Some(&search));
+    write_set(s.path());
+    let out = eval(&s, &["--out-dir", "one", "--json"]).run().await;
+    out.code(1).stderr_contains("error: question `c1`");
+    let saved = read_json(&s.path().join("one/eval.json"));
+    let c = question(&saved, "c1");
+    assert_eq!(c["reported"], false, "{c}");
+    assert_ne!(c["status"], "completed");
+    assert_eq!(
+        question(&saved, "a1")["answer_match"],
+        true,
+        "the others are scored"
+    );
+    assert_eq!(saved["totals"]["scored"], 2);
+
+    let mut text = std::fs::read_to_string(s.path().join("alpha.jsonl")).expect("set");
+    text.push_str("{\"id\": \"d1\", \"question\": \"What?\", \"answers\": \"nine\"}\n");
+    std::fs::write(s.path().join("alpha.jsonl"), text).expect("set");
+    eval(&s, &["--out-dir", "two"])
+        .run()
+        .await
+        .code(2)
+        .stderr_contains("alpha.jsonl")
+        .stderr_contains("line 4: field `answers`");
+    assert!(
+        !s.path().join("two").exists(),
+        "nothing is run for a bad set"
+    );
+}
+
+/// Three questions of the shipped set, offline over the shipped corpus: a one-document
+/// answer, a two-part question answered from two documents, and one the corpus cannot
+/// answer, where the report says so and cites nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_offline_engine_is_scored_exactly_on_shipped_questions() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set: String = std::fs::read_to_string(fixture("eval/batteries.jsonl"))
+        .expect("shipped set")
+        .lines()
+        .filter(|l| {
+            ["\"b02\"", "\"b09\"", "\"b13\""]
+                .iter()
+                .any(|id| l.contains(id))
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(dir.path().join("three.jsonl"), set).expect("set");
+    let out = offline(
+        dir.path(),
+        &["eval", "three.jsonl", "--out-dir", "out", "--json"],
+    )
+    .env_remove("OPENAI_API_KEY")
+    .run()
+    .await;
+    out.success();
+    let e = out.stdout_json();
+    let figures = |id: &str| {
+        let q = question(&e, id);
+        (
+            q["answer_match"].clone(),
+            q["citation_precision"].clone(),
+            q["evidence_recall"].clone(),
+            q["cited"].clone(),
+            q["claims_cited"].clone(),
+            q["claims_supported"].clone(),
+            q["tokens"].clone(),
+        )
+    };
+    assert_eq!(
+        figures("b02"),
+        (
+            json!(true),
+            json!(1.0),
+            json!(1.0),
+            json!(["battery-history-timeline.txt"]),
+            json!(1),
+            json!(1),
+            json!(0)
+        )
+    );
+    assert_eq!(
+        figures("b09"),
+        (
+            json!(true),
+            json!(1.0),
+            json!(1.0),
+            json!([
+                "battery-recycling-methods.md",
+                "critical-minerals-supply-chain.txt"
+            ]),
+            json!(3),
+            json!(3),
+            json!(0)
+        )
+    );
+    assert_eq!(
+        figures("b13"),
+        (
+            json!(true),
+            Value::Null,
+            Value::Null,
+            json!([]),
+            json!(0),
+            json!(0),
+            json!(0)
+        )
+    );
+    assert_eq!(
+        e["totals"]["supported_claims"], 1.0,
+        "quotes support themselves: 4 of 4"
+    );
+}
+
+/// `scripts/check-eval-set.py` passes the shipped set, and fails (exit 1, naming the
+/// question and the file) a set whose alternative evidence does not hold a gold answer.
+#[test]
+fn the_set_checker_passes_the_shipped_set_and_fails_an_alternative_without_the_answer() {
+    let check = |set: &Path| {
+        std::process::Command::new("python3")
+            .arg(root().join("scripts/check-eval-set.py"))
+            .arg(set)
+            .arg(corpus())
+            .output()
+            .expect("python3 runs the checker")
+    };
+    let shipped = check(&fixture("eval/batteries.jsonl"));
+    assert!(
+        shipped.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shipped.stdout)
+    );
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = dir.path().join("bad.jsonl");
+    let set = std::fs::read_to_string(fixture("eval/batteries.jsonl"))
+        .expect("shipped set")
+        .replace(
+            r#"[["lfp-vs-nmc-comparison.html", "lfp-cathode-chemistry.txt"]]"#,
+            r#"[["lfp-vs-nmc-comparison.html", "ev-market-adoption.html"]]"#,
+        );
+    std::fs::write(&bad, set).expect("set");
+    let out = check(&bad);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("b21") && said.contains("ev-market-adoption.html"),
+        "{said}"
+    );
+}

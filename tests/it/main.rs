@@ -1,0 +1,57 @@
+//! researchflow's integration tests, one module per subject, linked into one test binary (as
+//! uv's `crates/uv/tests/it/main.rs`): the crate is linked once, not once per file. What the
+//! modules share (the mock servers, the binary runner, scenarios) lives once in `support/`;
+//! the data they read stays beside this folder (`tests/golden/`, `tests/mcp/`).
+//!
+//! A module that needs an optional cargo feature is compiled only with it, so the default
+//! build of this binary still compiles; `lean` holds the default build's own checks
+//! (`cargo test --test it lean::`, as `scripts/test.sh` runs it). One module alone:
+//! `cargo test --all-features --test it workflow::`.
+
+mod support;
+
+mod architecture;
+mod batch;
+mod budgets;
+mod claims;
+mod conventions;
+mod diff;
+mod engine;
+mod eval;
+mod events_catalogue;
+mod golden_events;
+mod hostile_input;
+mod lean;
+mod local_documents;
+#[cfg(feature = "mcp")]
+mod mcp_search;
+#[cfg(feature = "mcp")]
+mod mcp_security;
+#[cfg(feature = "mcp")]
+mod mcp_server;
+mod mock_servers;
+mod offline;
+mod outcomes;
+mod parser_props;
+mod plan_round;
+mod quality;
+#[cfg(feature = "queue")]
+mod queue;
+mod rate_limits;
+mod real_servers;
+mod reliability_md;
+mod review;
+mod search_providers;
+mod stdout;
+mod terminal;
+mod thinkon;
+mod transcript;
+mod validate_cli;
+mod validate_plan_file;
+mod validate_plan_next;
+mod validate_props;
+mod validate_steps;
+mod view;
+mod view_browser;
+mod workflow;
+mod written_files;

@@ -1,0 +1,207 @@
+//! Junk a small model writes while the run would call it done (learnt from Gemma 3 270M): a
+//! final report that echoes its prompt, or cites none of the sources the searches found, is
+//! sent back once for repair; if it stays junk the run is `degraded` (exit 1) and the reason
+//! names the finding. A run that never searched although it could is degraded too, and a task
+//! titled like a node id is dropped by the plan gate.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::{Value, json};
+
+use crate::support;
+use crate::support::scenario::{
+    Agent, Setup, agent, final_over, node, plan_answer, searches_round, searches_then_final,
+};
+use crate::support::server::Recorded;
+use crate::support::{MockLlm, MockSearch, Reply, SearchKind};
+
+/// The Gemma 3 270M answer that started it: the prompt's own rules, echoed back.
+const ECHO: &str = "<<SYS>> Write the final report. Do not add a list of sources at the end: \
+                    it is appended for you.";
+
+/// Whether `req` is a repair: the answer sent back with what is wrong with it.
+fn is_repair(req: &Recorded) -> bool {
+    req.messages().len() > 2
+        && req
+            .user_prompt()
+            .is_some_and(|u| u.contains("cannot be used as it stands"))
+}
+
+/// A planner that searches once then finalises; the final report comes from `report`.
+fn with_final(llm: &MockLlm, report: impl Fn(&Recorded) -> String + Send + Sync + 'static) {
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => Reply::json(&searches_then_final(req, &["Energy density"])),
+        Agent::Queries => Reply::json(&json!({"queries": ["energy density"]})),
+        Agent::Final => Reply::content(&report(req)),
+        _ => Reply::json(&json!({"summary": "Energy density results [1].", "analysis": "A [1]."})),
+    });
+}
+
+/// The final summary's requests the mock received, in order.
+fn final_requests(llm: &MockLlm) -> Vec<Recorded> {
+    llm.requests()
+        .into_iter()
+        .filter(|r| agent(r) == Agent::Final)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_echoed_prompt_is_repaired_once() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    with_final(&llm, |req| match is_repair(req) {
+        true => "Energy density results are documented [1].".into(),
+        false => ECHO.into(),
+    });
+    let s = Setup::new(&llm, Some(&search));
+    let out = s.query("How dense are cells?").run().await;
+    out.success();
+    assert_eq!(out.stdout_json()["status"], "completed", "{}", out.stderr);
+    let finals = final_requests(&llm);
+    assert_eq!(finals.len(), 2, "the report was sent back once");
+    let repair = finals[1].user_prompt().unwrap_or_default();
+    assert!(repair.contains("ECHOED_PROMPT"), "{repair}");
+    let plan = s.plan();
+    let fin = node(&plan, "c");
+    assert!(fin.get("quality").is_none(), "{fin}");
+    assert!(
+        s.report()
+            .contains("Energy density results are documented [1].")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_echo_that_stays_makes_the_run_degraded_naming_it() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    with_final(&llm, |_| ECHO.into());
+    let s = Setup::new(&llm, Some(&search));
+    let out = s.query("How dense are cells?").run().await;
+    out.code(1);
+    assert_eq!(out.stdout_json()["status"], "degraded");
+    // An echo answers nothing, however it reads (it said `answered: true` against Gemma 3
+    // 270M, whose echo had no words of a missing answer).
+    assert_eq!(out.stdout_json()["answered"], false);
+    let why = out.reason();
+    assert!(
+        why.contains("ECHOED_PROMPT") && why.contains("after a repair"),
+        "{why}"
+    );
+    let plan = s.plan();
+    assert_eq!(plan["outcome"]["status"], "degraded");
+    assert_eq!(plan["outcome"]["answered"], false);
+    let codes: Vec<Value> = node(&plan, "c")["quality"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| f["code"].clone())
+        .collect();
+    assert!(codes.contains(&json!("ECHOED_PROMPT")), "{codes:?}");
+    let report = s.report();
+    assert!(
+        report.contains("> **Degraded run: the final report still fails"),
+        "{report}"
+    );
+    assert!(
+        report.contains("must not be taken as an answer"),
+        "{report}"
+    );
+}
+
+/// What Gemma 3 270M wrote as a final report over the batteries corpus once its system
+/// prompt's echo had been sent back: the labels of its input message, with citations.
+const INPUT_ECHO: &str = "User question: How dense are cells?\n\nTask: Final report\n\n\
+                          More recent results this task builds on: [1], [2].\n\
+                          [1]: (search, completed): a-info; (finished): a-info [1]";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_echo_of_the_input_message_is_sent_back_then_degraded() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    with_final(&llm, |_| INPUT_ECHO.into());
+    let s = Setup::new(&llm, Some(&search));
+    let out = s.query("How dense are cells?").run().await;
+    out.code(1);
+    assert_eq!(out.stdout_json()["status"], "degraded", "{}", out.stderr);
+    assert!(out.reason().contains("ECHOED_PROMPT"), "{}", out.reason());
+    let finals = final_requests(&llm);
+    assert_eq!(finals.len(), 2, "the report was sent back once");
+    let repair = finals[1].user_prompt().unwrap_or_default();
+    assert!(repair.contains("`User question:`"), "{repair}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_report_citing_nothing_is_sent_back_then_degraded() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    let asked = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&asked);
+    with_final(&llm, move |_| {
+        count.fetch_add(1, Ordering::SeqCst);
+        "Cells store energy.".into()
+    });
+    let s = Setup::new(&llm, Some(&search));
+    let out = s.query("How dense are cells?").run().await;
+    out.code(1);
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+    assert!(out.reason().contains("UNCITED_REPORT"), "{}", out.reason());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn summaries_alone_over_a_searchable_corpus_are_degraded() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    // Gemma's run: two summary tasks over the question, never a search.
+    let rounds = vec![
+        plan_answer(
+            false,
+            json!([{"title": "Overview of cells", "type": "summary", "p_node": "a:info"}]),
+            json!(["NEW1:summary"]),
+        ),
+        final_over("b:summary"),
+    ];
+    support::scenario::scripted(&llm, rounds);
+    let s = Setup::new(&llm, Some(&search));
+    let out = s.query("How dense are cells?").run().await;
+    out.code(1);
+    assert_eq!(out.stdout_json()["status"], "degraded");
+    assert!(
+        out.reason().contains("no search ran although"),
+        "{}",
+        out.reason()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_titled_like_a_node_id_is_dropped_and_the_planner_told() {
+    let llm = MockLlm::start().await;
+    let rounds = vec![
+        searches_round(&["a-1", "Energy density"]),
+        final_over("b:summary"),
+    ];
+    support::scenario::scripted(&llm, rounds);
+    let s = Setup::new(&llm, None);
+    s.query("How dense are cells?").run().await;
+    let plan = s.plan();
+    let titles: Vec<Value> = plan["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|n| n["title"].clone())
+        .collect();
+    assert!(!titles.contains(&json!("a-1")), "{titles:?}");
+    let dropped = support::scenario::events_of(&s.events(), "task_dropped")
+        .into_iter()
+        .map(|e| e["reason"].clone())
+        .collect::<Vec<_>>();
+    assert_eq!(dropped, [json!("TITLE_IS_ID")]);
+    let second_round = llm
+        .requests()
+        .into_iter()
+        .filter(|r| agent(r) == Agent::Planner)
+        .nth(1)
+        .and_then(|r| r.user_prompt())
+        .unwrap_or_default();
+    assert!(second_round.contains("TITLE_IS_ID"), "{second_round}");
+}

@@ -1,0 +1,1088 @@
+//! Batches on PostgreSQL: `queue migrate`, `batch FILE --queue`, `worker`, `batch status` and
+//! `batch export`, against a real PostgreSQL server the test starts on loopback (one per test
+//! binary, a database per test; a server of its own for the test that restarts it) and the
+//! mock LLM: several workers at once, a worker killed mid-question, the server restarted
+//! mid-batch, a poison question, idempotent submission, and the password kept out of
+//! everything.
+
+use std::num::NonZeroU32;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use researchflow::http::{Gate, WaitReason};
+use researchflow::settings::RateLimits;
+use serde_json::{Value, json};
+
+use crate::support;
+use crate::support::postgres::{PASSWORD, Postgres, USER};
+use crate::support::scenario::{
+    Agent, Setup, agent, read_json, stateless, stateless_answer, task_title,
+};
+use crate::support::{MockLlm, Recorded, Reply, RunOutput, Terminal};
+
+/// What the mock LLM answers every workflow of a queued batch (see [`stateless_answer`]).
+fn answer(req: &Recorded, searches: usize) -> Reply {
+    stateless_answer(req, searches, "S")
+}
+
+fn questions(dir: &Path, file: &str, lines: &[String]) {
+    std::fs::write(dir.join(file), lines.join("\n")).expect("questions");
+}
+
+fn numbered(n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("Question number {i}?")).collect()
+}
+
+/// `queue migrate` of the database at `url`.
+async fn migrate(s: &Setup, url: &str) {
+    s.cmd()
+        .args(["queue", "migrate", "--queue", url])
+        .run()
+        .await
+        .success();
+}
+
+/// A new database of the shared server, migrated.
+async fn migrated(s: &Setup) -> String {
+    let url = Postgres::shared().database();
+    migrate(s, &url).await;
+    url
+}
+
+async fn submit(s: &Setup, url: &str, file: &str, batch: &str) -> Value {
+    let out = s
+        .cmd()
+        .args(["batch", file, "--queue", url, "--batch", batch])
+        .run()
+        .await;
+    out.success();
+    out.stdout_json()
+}
+
+fn worker(s: &Setup, url: &str, batch: &str, more: &[&str]) -> support::Cmd {
+    s.cmd()
+        .args(["worker", "--queue", url, "--batch", batch])
+        .args(more)
+        .timeout(Duration::from_secs(120))
+}
+
+/// `q.txt` holding `lines`, submitted as batch `q` to a new migrated database; its URL.
+async fn queued(s: &Setup, lines: &[String]) -> String {
+    questions(s.path(), "q.txt", lines);
+    let url = migrated(s).await;
+    submit(s, &url, "q.txt", "q").await;
+    url
+}
+
+/// `batch export` of `batch` into `dir`.
+fn export(s: &Setup, url: &str, batch: &str, dir: &str) -> support::Cmd {
+    s.cmd().args([
+        "batch",
+        "export",
+        "--queue",
+        url,
+        "--batch",
+        batch,
+        "--out-dir",
+        dir,
+    ])
+}
+
+async fn status(s: &Setup, url: &str, batch: &str) -> Value {
+    let out = s
+        .cmd()
+        .args([
+            "batch", "status", "--queue", url, "--batch", batch, "--json",
+        ])
+        .run()
+        .await;
+    out.success();
+    out.stdout_json()
+}
+
+fn counted(status: &Value, what: &str) -> u64 {
+    status["counts"][what].as_u64().unwrap_or(u64::MAX)
+}
+
+/// The files of a batch folder, but the locks.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("folder")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".lock"))
+        .collect();
+    names.sort();
+    names
+}
+
+fn analyses_of(llm: &MockLlm, title: &str) -> usize {
+    llm.chat_requests()
+        .iter()
+        .filter(|r| agent(r) == Agent::Analysis && task_title(r) == title)
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_workers_complete_thirty_questions_and_export_what_a_local_batch_writes() {
+    let llm = MockLlm::start().await;
+    stateless(&llm, 1, "S");
+    let s = Setup::new(&llm, None);
+    questions(s.path(), "nightly.txt", &numbered(30));
+    let url = migrated(&s).await;
+    let submitted = submit(&s, &url, "nightly.txt", "nightly").await;
+    assert_eq!(
+        submitted,
+        json!({"batch": "nightly", "submitted": 30, "already_queued": 0, "already_done": 0})
+    );
+    let workers: Vec<_> = (0..3)
+        .map(|_| worker(&s, &url, "nightly", &["--drain", "--jobs", "4"]).run())
+        .collect();
+    let mut ran = 0;
+    for out in futures_util::future::join_all(workers).await {
+        out.success();
+        ran += out.stdout_json()["ran"].as_u64().expect("ran");
+    }
+    assert_eq!(ran, 30, "each question ran once");
+    let st = status(&s, &url, "nightly").await;
+    assert_eq!(counted(&st, "completed"), 30, "{st}");
+    assert_eq!(st["running"], json!([]));
+
+    let exported = export(&s, &url, "nightly", "queued").run().await;
+    exported.success();
+    assert_eq!(exported.stdout_json()["ended"], 30);
+    assert_eq!(exported.stdout_json()["counts"], json!({"completed": 30}));
+    s.cmd()
+        .args(["batch", "nightly.txt", "--out-dir", "local"])
+        .run()
+        .await
+        .success();
+    let (queued, local) = (s.path().join("queued"), s.path().join("local"));
+    assert_eq!(names(&queued), names(&local), "the same files");
+    let manifest = |dir: &Path| -> Vec<(String, String, bool)> {
+        let m = read_json(&dir.join("batch.json"));
+        let mut items: Vec<(String, String, bool)> = m["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|i| {
+                let report = std::fs::read_to_string(i["report"].as_str().expect("report"))
+                    .expect("report file");
+                (
+                    i["id"].as_str().expect("id").to_string(),
+                    i["status"].as_str().expect("status").to_string(),
+                    report.contains("Report."),
+                )
+            })
+            .collect();
+        items.sort();
+        items
+    };
+    assert_eq!(manifest(&queued), manifest(&local));
+    assert_eq!(manifest(&queued).len(), 30);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn submitting_twice_adds_nothing_and_two_batches_keep_apart() {
+    let llm = MockLlm::start().await;
+    stateless(&llm, 1, "S");
+    let s = Setup::new(&llm, None);
+    questions(s.path(), "q.txt", &numbered(5));
+    let url = migrated(&s).await;
+    assert_eq!(submit(&s, &url, "q.txt", "a").await["submitted"], 5);
+    let again = submit(&s, &url, "q.txt", "a").await;
+    assert_eq!(
+        (
+            again["submitted"].as_u64(),
+            again["already_queued"].as_u64()
+        ),
+        (Some(0), Some(5))
+    );
+    assert_eq!(
+        submit(&s, &url, "q.txt", "b").await["submitted"],
+        5,
+        "another batch"
+    );
+
+    worker(&s, &url, "a", &["--drain"]).run().await.success();
+    assert_eq!(counted(&status(&s, &url, "a").await, "completed"), 5);
+    let b = status(&s, &url, "b").await;
+    assert_eq!(
+        (counted(&b, "pending"), counted(&b, "completed")),
+        (5, 0),
+        "{b}"
+    );
+    let requests = llm.chat_requests().len();
+    let done = submit(&s, &url, "q.txt", "a").await;
+    assert_eq!(
+        (done["submitted"].as_u64(), done["already_done"].as_u64()),
+        (Some(0), Some(5))
+    );
+    worker(&s, &url, "a", &["--drain"]).run().await.success();
+    assert_eq!(
+        llm.chat_requests().len(),
+        requests,
+        "nothing of batch `a` runs again"
+    );
+
+    // The batch's name defaults to the file's stem.
+    let out = s
+        .cmd()
+        .args(["batch", "q.txt", "--queue", &url])
+        .run()
+        .await;
+    out.success();
+    assert_eq!(out.stdout_json()["batch"], "q");
+}
+
+/// regression: `batch export --out-dir` into a local batch's folder replaced its `batch.json`
+/// and `index.html` silently. An export goes only into a new folder or an export of the same
+/// batch; a local batch's folder, another batch's export and a folder with an `index.html` of
+/// someone else's are refused (exit 2) and left as they were.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_export_replaces_only_an_export_of_the_same_batch() {
+    let llm = MockLlm::start().await;
+    stateless(&llm, 1, "S");
+    let s = Setup::new(&llm, None);
+    questions(s.path(), "q.txt", &numbered(2));
+    let url = migrated(&s).await;
+    submit(&s, &url, "q.txt", "a").await;
+    submit(&s, &url, "q.txt", "b").await;
+    worker(&s, &url, "a", &["--drain"]).run().await.success();
+    export(&s, &url, "a", "ex").run().await.success();
+    export(&s, &url, "a", "ex").run().await.success();
+    let manifest = read_json(&s.path().join("ex/batch.json"));
+    assert_eq!(manifest["queue_batch"], "a");
+    assert_eq!(manifest["items"].as_array().map(Vec::len), Some(2));
+
+    s.cmd()
+        .args(["batch", "q.txt", "--out-dir", "local"])
+        .run()
+        .await
+        .success();
+    let own = std::fs::create_dir(s.path().join("site"))
+        .and_then(|()| std::fs::write(s.path().join("site/index.html"), "<p>mine</p>\n"));
+    own.expect("a folder with its own index");
+    let files = |dir: &str| -> Vec<(String, Vec<u8>)> {
+        names(&s.path().join(dir))
+            .into_iter()
+            .map(|n| {
+                let bytes = std::fs::read(s.path().join(dir).join(&n)).expect("file");
+                (n, bytes)
+            })
+            .collect()
+    };
+    for (batch, dir, says) in [
+        ("a", "local", "a local batch's folder"),
+        ("b", "ex", "an export of batch `a`"),
+        ("a", "site", "not a page researchflow wrote"),
+    ] {
+        let before = files(dir);
+        export(&s, &url, batch, dir)
+            .run()
+            .await
+            .code(2)
+            .stderr_contains(says);
+        assert_eq!(files(dir), before, "`{dir}` is left as it was");
+    }
+}
+
+/// The item of the question `query` in the manifest exported into `dir`.
+fn exported_item(dir: &Path, query: &str) -> Value {
+    let manifest = read_json(&dir.join("batch.json"));
+    manifest["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|i| i["query"] == query)
+        .unwrap_or_else(|| panic!("no item `{query}` in {manifest:#}"))
+        .clone()
+}
+
+/// The plan file of the only question exported into `dir`.
+fn only_plan(dir: &Path) -> Value {
+    let name = names(dir)
+        .into_iter()
+        .find(|n| n.ends_with(".json") && n != "batch.json" && n.matches('.').count() == 1)
+        .expect("a plan file");
+    read_json(&dir.join(name))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_killed_mid_question_is_taken_over_and_no_completed_node_runs_again() {
+    let llm = MockLlm::start().await;
+    let hang = Arc::new(AtomicBool::new(true));
+    let reached = Arc::new(AtomicBool::new(false));
+    let (hanging, reaching) = (Arc::clone(&hang), Arc::clone(&reached));
+    llm.set_handler(move |req| {
+        if agent(req) == Agent::Analysis
+            && task_title(req) == "Search 1"
+            && hanging.load(Ordering::SeqCst)
+        {
+            reaching.store(true, Ordering::SeqCst);
+            return answer(req, 2).delay(Duration::from_secs(60));
+        }
+        answer(req, 2)
+    });
+    let s = Setup::new(&llm, None);
+    let url = queued(&s, &["Only question?".to_string()]).await;
+    let killed = worker(&s, &url, "q", &["--lease", "2", "--concurrency", "1"])
+        .signal_when("KILL", move || reached.load(Ordering::SeqCst))
+        .run()
+        .await;
+    assert_eq!(killed.status, -1, "killed: {}", killed.stderr);
+    assert_eq!(analyses_of(&llm, "Search 0"), 1);
+    let st = status(&s, &url, "q").await;
+    let running = &st["running"][0];
+    assert_eq!(running["attempt"], 1, "{st}");
+    assert!(
+        running["question"]
+            .as_str()
+            .is_some_and(|q| q.starts_with("only-question"))
+            // `host:pid:random`, as README says (it read `host:pid:random/q`).
+            && running["worker"].as_str().is_some_and(|w| {
+                let parts: Vec<&str> = w.split(':').collect();
+                parts.len() == 3 && parts[1].parse::<u32>().is_ok() && !w.contains('/')
+            })
+            && running["age"].as_f64().is_some_and(|a| a >= 0.0),
+        "{st}"
+    );
+    hang.store(false, Ordering::SeqCst);
+
+    worker(
+        &s,
+        &url,
+        "q",
+        &["--drain", "--lease", "2", "--concurrency", "1"],
+    )
+    .run()
+    .await
+    .success();
+    assert_eq!(counted(&status(&s, &url, "q").await, "completed"), 1);
+    assert_eq!(
+        analyses_of(&llm, "Search 0"),
+        1,
+        "node b completed before the kill: never again"
+    );
+    assert_eq!(
+        analyses_of(&llm, "Search 1"),
+        2,
+        "node c was running: once more"
+    );
+    export(&s, &url, "q", "out").run().await.success();
+    let plan = only_plan(&s.path().join("out"));
+    let attempts: Vec<(String, u64)> = plan["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .skip(1)
+        .map(|n| {
+            assert_eq!(n["status"], "completed", "{n}");
+            (
+                n["node_id"].as_str().unwrap_or("").to_string(),
+                n["attempts"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        attempts,
+        [
+            ("b".to_string(), 1),
+            ("c".to_string(), 2),
+            ("d".to_string(), 1)
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_restarted_mid_batch_and_the_batch_completes() {
+    let pg = Postgres::start();
+    let llm = MockLlm::start().await;
+    llm.set_handler(|req| answer(req, 1).delay(Duration::from_millis(100)));
+    let s = Setup::new(&llm, None);
+    questions(s.path(), "q.txt", &numbered(12));
+    let url = pg.database();
+    migrate(&s, &url).await;
+    submit(&s, &url, "q.txt", "q").await;
+    // A lease shorter than the outage: no worker may take the others' questions for it.
+    let workers: Vec<_> = (0..2)
+        .map(|_| worker(&s, &url, "q", &["--drain", "--jobs", "3", "--lease", "1"]).run())
+        .collect();
+    let workers = tokio::spawn(futures_util::future::join_all(workers));
+    while llm.chat_requests().len() < 12 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let before = tokio::task::block_in_place(|| {
+        pg.down();
+        let before = llm.chat_requests().len();
+        std::thread::sleep(Duration::from_secs(3));
+        pg.up();
+        before
+    });
+    assert!(
+        before < 48,
+        "the restart comes mid-batch: 12 questions of 4 calls"
+    );
+    for out in workers.await.expect("workers") {
+        out.success();
+    }
+    let st = status(&s, &url, "q").await;
+    assert_eq!(counted(&st, "completed"), 12, "{st}");
+    assert_eq!(st["running"], json!([]));
+    assert_eq!(llm.chat_requests().len(), 48, "no call made twice");
+    let pool = sqlx::PgPool::connect(&url).await.expect("connect");
+    let attempts: i32 = sqlx::query_scalar("SELECT max(attempt) FROM researchflow.questions")
+        .fetch_one(&pool)
+        .await
+        .expect("attempts");
+    assert_eq!(attempts, 1, "no question was taken from its worker");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_poison_question_ends_failed_after_its_attempts_while_the_rest_complete() {
+    let llm = MockLlm::start().await;
+    let poisoned = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = Arc::clone(&poisoned);
+    llm.set_handler(move |req| {
+        if agent(req) == Agent::Planner && req.user_prompt().unwrap_or_default().contains("Poison")
+        {
+            // Its worker never comes back from it: killed, as by the OOM killer.
+            counter.fetch_add(1, Ordering::SeqCst);
+            return answer(req, 1).delay(Duration::from_secs(60));
+        }
+        answer(req, 1)
+    });
+    let s = Setup::new(&llm, None);
+    let mut lines = numbered(5);
+    lines.insert(2, "Poison question?".into());
+    let url = queued(&s, &lines).await;
+    let flags = ["--lease", "1", "--max-attempts", "2"];
+    for attempt in 1..=2 {
+        let watched = Arc::clone(&poisoned);
+        let killed = worker(&s, &url, "q", &[&flags[..], &["--jobs", "1"]].concat())
+            .signal_when("KILL", move || watched.load(Ordering::SeqCst) >= attempt)
+            .run()
+            .await;
+        assert_eq!(killed.status, -1, "{}", killed.stderr);
+    }
+    worker(
+        &s,
+        &url,
+        "q",
+        &[&flags[..], &["--drain", "--jobs", "2"]].concat(),
+    )
+    .run()
+    .await
+    .success();
+    let st = status(&s, &url, "q").await;
+    assert_eq!(
+        (counted(&st, "completed"), counted(&st, "failed")),
+        (5, 1),
+        "{st}"
+    );
+    assert_eq!(
+        poisoned.load(Ordering::SeqCst),
+        2,
+        "tried twice, never a third time"
+    );
+    export(&s, &url, "q", "out").run().await.success();
+    let poison = exported_item(&s.path().join("out"), "Poison question?");
+    assert_eq!(poison["status"], "failed");
+    assert!(
+        poison["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("lost 2 time(s)"),
+        "{poison}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_stops_the_worker_with_130_and_its_question_goes_back_to_the_queue() {
+    let llm = MockLlm::start().await;
+    let reached = Arc::new(AtomicBool::new(false));
+    let reaching = Arc::clone(&reached);
+    llm.set_handler(move |req| {
+        if agent(req) == Agent::Analysis && !reaching.swap(true, Ordering::SeqCst) {
+            return answer(req, 1).delay(Duration::from_secs(30));
+        }
+        answer(req, 1)
+    });
+    let s = Setup::new(&llm, None);
+    let url = queued(&s, &numbered(2)).await;
+    let watched = Arc::clone(&reached);
+    let out = worker(&s, &url, "q", &["--jobs", "1"])
+        .signal_when("TERM", move || watched.load(Ordering::SeqCst))
+        .run()
+        .await;
+    out.code(130);
+    let st = status(&s, &url, "q").await;
+    assert_eq!(
+        (counted(&st, "pending"), counted(&st, "running")),
+        (2, 0),
+        "{st}"
+    );
+    worker(&s, &url, "q", &["--drain"]).run().await.success();
+    assert_eq!(counted(&status(&s, &url, "q").await, "completed"), 2);
+}
+
+/// A batch name of only spaces was accepted, and `worker --batch nosuch --drain` exited 0 with
+/// `ran: 0`, as if the batch had been done: both are refused with exit 2, naming the batch;
+/// without `--drain` the worker waits for it, saying so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_blank_batch_name_and_draining_a_batch_the_queue_lacks_exit_2() {
+    let llm = MockLlm::start().await;
+    stateless(&llm, 1, "S");
+    let s = Setup::new(&llm, None);
+    questions(s.path(), "q.txt", &numbered(1));
+    let url = migrated(&s).await;
+    for blank in ["   ", " padded "] {
+        let out = s
+            .cmd()
+            .args(["batch", "q.txt", "--queue", &url, "--batch", blank])
+            .run()
+            .await;
+        out.code(2).stderr_contains("white space");
+        let out = worker(&s, &url, blank, &["--drain"]).run().await;
+        out.code(2).stderr_contains("white space");
+    }
+    let out = worker(&s, &url, "nosuch", &["--drain"]).run().await;
+    out.code(2)
+        .stderr_contains("holds no batch `nosuch`")
+        .stderr_contains("--batch nosuch");
+    assert!(out.stdout.trim().is_empty(), "{}", out.stdout);
+    // Without `--drain` it waits for the batch; stopped a while later, it has said so.
+    let started = std::time::Instant::now();
+    let out = worker(&s, &url, "later", &[])
+        .signal_when("TERM", move || started.elapsed() > Duration::from_secs(5))
+        .run()
+        .await;
+    out.code(130).stderr_contains("no batch `later` yet");
+}
+
+/// Issue 28 item 9: a worker on a terminal drew no display and logged every line of every
+/// question's run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_on_a_terminal_shows_one_display_few_lines_and_a_summary() {
+    let llm = MockLlm::start().await;
+    stateless(&llm, 2, "S");
+    let s = Setup::new(&llm, None);
+    let url = queued(&s, &numbered(3)).await;
+    let out = worker(&s, &url, "q", &["--drain", "--jobs", "2"])
+        .on_terminal(Terminal::Both)
+        .run()
+        .await;
+    out.success();
+    let screen = &out.terminal;
+    assert!(screen.contains("questions done · "), "{screen}");
+    assert!(screen.contains(" tokens · "), "{screen}");
+    // The worker's start, and one line as each question ends: no run's own lines.
+    let info: Vec<&str> = screen.lines().filter(|l| l.contains(" INFO ")).collect();
+    assert!(
+        info.len() <= 1 + 3,
+        "{} info lines:\n{}",
+        info.len(),
+        info.join("\n")
+    );
+    assert_eq!(
+        info.iter()
+            .filter(|l| l.trim_end().ends_with(": completed"))
+            .count(),
+        3,
+        "{screen}"
+    );
+    assert!(
+        screen.contains("ended: ran 3 question(s) to an end"),
+        "no summary:\n{screen}"
+    );
+    assert!(!screen.contains("\"ran\""), "JSON on a terminal:\n{screen}");
+    assert_eq!(counted(&status(&s, &url, "q").await, "completed"), 3);
+}
+
+/// Every line of stderr that says `error:`; there must be exactly one, naming `what`.
+fn one_error_line(out: &RunOutput, what: &str) {
+    let errors = out.error_lines();
+    assert_eq!(errors.len(), 1, "{}", out.stderr);
+    assert!(errors[0].contains(what), "{}", errors[0]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_password_is_in_no_output_file_or_row_and_bad_urls_exit_2_naming_the_fix() {
+    let llm = MockLlm::start().await;
+    stateless(&llm, 1, "S");
+    let s = Setup::new(&llm, None);
+    questions(s.path(), "q.txt", &numbered(2));
+    let pg = Postgres::shared();
+    let url = pg.database();
+    let db = url.rsplit('/').next().expect("db").to_string();
+    let mut outputs = Vec::new();
+    let no_schema = s
+        .cmd()
+        .args(["batch", "q.txt", "--queue", &url])
+        .run()
+        .await;
+    no_schema.code(2);
+    one_error_line(&no_schema, "researchflow queue migrate --queue");
+    outputs.push(no_schema);
+    for args in [
+        vec!["-v", "queue", "migrate", "--queue", &url],
+        vec!["-v", "batch", "q.txt", "--queue", &url],
+        vec!["-v", "worker", "--queue", &url, "--drain"],
+        vec!["-v", "batch", "status", "--queue", &url, "--batch", "q"],
+        vec!["batch", "status", "--queue", &url, "--batch", "q", "--json"],
+        vec![
+            "batch",
+            "export",
+            "--queue",
+            &url,
+            "--batch",
+            "q",
+            "--out-dir",
+            "out",
+        ],
+        vec!["worker", "--help"],
+    ] {
+        let out = s
+            .cmd()
+            .args(&args)
+            .env("RESEARCHFLOW_QUEUE", &url)
+            .run()
+            .await;
+        out.success();
+        outputs.push(out);
+    }
+    let wrong_password = url.replace(PASSWORD, "not-the-password");
+    let closed_port = format!("postgres://rf:{PASSWORD}@127.0.0.1:1/x");
+    let missing_db = url.replace(&db, "no_such_database");
+    let wrong_scheme = url.replace("postgres://", "mysql://");
+    for (bad, what) in [
+        (&wrong_password, "fix the user or the password"),
+        (
+            &closed_port,
+            "cannot reach the PostgreSQL server at `127.0.0.1:1`",
+        ),
+        (
+            &missing_db,
+            "the database `no_such_database` does not exist",
+        ),
+        (&wrong_scheme, "the scheme `mysql` is not PostgreSQL's"),
+    ] {
+        let out = s
+            .cmd()
+            .args(["batch", "status", "--queue", bad, "--batch", "q"])
+            .run()
+            .await;
+        out.code(2);
+        one_error_line(&out, what);
+        outputs.push(out);
+    }
+    for out in &outputs {
+        assert!(
+            !out.stdout.contains(PASSWORD) && !out.stderr.contains(PASSWORD),
+            "{out:?}"
+        );
+    }
+    for name in names(&s.path().join("out")) {
+        let text = std::fs::read(s.path().join("out").join(&name)).expect("read");
+        assert!(!String::from_utf8_lossy(&text).contains(PASSWORD), "{name}");
+    }
+    let dump = tokio::task::block_in_place(|| pg.dump(&db));
+    assert!(
+        dump.contains("Question number 1?"),
+        "the dump holds the batch"
+    );
+    assert!(!dump.contains(PASSWORD), "no stored row holds the password");
+}
+
+/// [`PASSWORD`] percent-encoded: a query value may be written either way.
+const ENCODED_PASSWORD: &str = "pg%2DSECRET%2D4242";
+/// A client key's password (libpq's `sslpassword`): never shown either.
+const SSL_PASSWORD: &str = "ssl-SECRET-77";
+
+/// A password given as a query parameter (`postgres:///db?password=...&host=...`), as libpq
+/// accepts it, and `sslpassword`: the password is used (the server asks for it, and a wrong
+/// one fails), and neither is in any output of `queue migrate`, `batch --queue`, `worker` and
+/// `batch status`, from `--queue` or `RESEARCHFLOW_QUEUE`. Before, the URL was shown whole in
+/// their INFO lines and on stdout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_password_in_the_url_query_is_used_and_never_shown() {
+    let llm = MockLlm::start().await;
+    stateless(&llm, 1, "S");
+    let s = Setup::new(&llm, None);
+    questions(s.path(), "q.txt", &numbered(1));
+    let pg = Postgres::shared();
+    let with_password = pg.database();
+    let db = with_password.rsplit('/').next().expect("db").to_string();
+    let query = |password: &str| {
+        format!(
+            "postgres:///{db}?user={USER}&password={password}&host=127.0.0.1&port={}&sslmode=disable&sslpassword={SSL_PASSWORD}",
+            pg.port
+        )
+    };
+    let (url, encoded) = (query(PASSWORD), query(ENCODED_PASSWORD));
+    let mut outputs = Vec::new();
+    let from_env = s
+        .cmd()
+        .args(["queue", "migrate"])
+        .env("RESEARCHFLOW_QUEUE", &url)
+        .run()
+        .await;
+    from_env.success().stderr_contains("password=***");
+    assert!(
+        from_env.stdout_json()["queue"]
+            .as_str()
+            .is_some_and(|q| q.contains("password=***"))
+    );
+    outputs.push(from_env);
+    for (args, env) in [
+        (vec!["queue", "migrate", "--queue", &encoded], false),
+        (vec!["batch", "q.txt", "--queue", &encoded], false),
+        (vec!["batch", "q.txt"], true),
+        (vec!["-v", "worker", "--queue", &url, "--drain"], false),
+        (vec!["batch", "status", "--batch", "q"], true),
+        (
+            vec![
+                "batch", "status", "--queue", &encoded, "--batch", "q", "--json",
+            ],
+            false,
+        ),
+    ] {
+        let mut cmd = s.cmd().args(&args);
+        if env {
+            cmd = cmd.env("RESEARCHFLOW_QUEUE", &encoded);
+        }
+        let out = cmd.run().await;
+        out.success();
+        outputs.push(out);
+    }
+    let st = status(&s, &url, "q").await;
+    assert_eq!(counted(&st, "completed"), 1, "{st}");
+    let wrong = s
+        .cmd()
+        .args([
+            "batch",
+            "status",
+            "--batch",
+            "q",
+            "--queue",
+            &query("not-the-password"),
+        ])
+        .run()
+        .await;
+    wrong.code(2);
+    one_error_line(&wrong, "fix the user or the password");
+    outputs.push(wrong);
+    for out in &outputs {
+        for secret in [PASSWORD, ENCODED_PASSWORD, SSL_PASSWORD, "not-the-password"] {
+            assert!(
+                !out.stdout.contains(secret) && !out.stderr.contains(secret),
+                "{secret}: {out:?}"
+            );
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_older_schema_is_refused_naming_the_command_that_upgrades_it() {
+    let llm = MockLlm::start().await;
+    let s = Setup::new(&llm, None);
+    questions(s.path(), "q.txt", &numbered(1));
+    let url = migrated(&s).await;
+    let pool = sqlx::PgPool::connect(&url).await.expect("connect");
+    // What a database migrated by the version before the shared rate budget holds.
+    sqlx::raw_sql(
+        "DROP TABLE researchflow.gates; UPDATE researchflow.schema_version SET version = 1",
+    )
+    .execute(&pool)
+    .await
+    .expect("downgrade");
+    for args in [
+        vec!["batch", "q.txt", "--queue", &url],
+        vec!["worker", "--queue", &url, "--drain"],
+    ] {
+        let out = s.cmd().args(&args).run().await;
+        out.code(2);
+        one_error_line(&out, "is version 1, older than this researchflow's 2");
+        assert!(
+            out.stderr
+                .contains("run `researchflow queue migrate --queue postgres://rf@127.0.0.1:"),
+            "{}",
+            out.stderr
+        );
+    }
+    migrate(&s, &url).await;
+    s.cmd()
+        .args(["batch", "q.txt", "--queue", &url])
+        .run()
+        .await
+        .success();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_workers_share_one_rate_budget_and_no_task_fails() {
+    let llm = MockLlm::start().await;
+    llm.admit_per_second(10);
+    stateless(&llm, 2, "S");
+    // One retry only: a call that meets the limit twice in a row fails its task, unless the
+    // shared gate holds every worker back.
+    let s = Setup::with_config(
+        &llm,
+        None,
+        json!({"retry": {"maxRetries": 1, "baseDelayMs": 10, "maxDelayMs": 40, "maxRetryAfterMs": 1000}}),
+    );
+    let url = queued(&s, &numbered(9)).await;
+    let workers: Vec<_> = (0..3)
+        .map(|_| worker(&s, &url, "q", &["--drain", "--jobs", "3"]).run())
+        .collect();
+    for out in futures_util::future::join_all(workers).await {
+        out.success();
+    }
+    assert_eq!(counted(&status(&s, &url, "q").await, "completed"), 9);
+    export(&s, &url, "q", "out").run().await.success();
+    let out = s.path().join("out");
+    let mut waited = 0;
+    for name in names(&out).iter().filter(|n| n.ends_with(".events.ndjson")) {
+        let events = support::scenario::read_ndjson(&out.join(name));
+        assert!(
+            support::scenario::events_of(&events, "task_failed").is_empty(),
+            "{name}"
+        );
+        waited += support::scenario::events_of(&events, "rate_limited").len();
+    }
+    let (requests, refused) = (llm.chat_requests().len(), llm.rate_refused());
+    eprintln!(
+        "3 workers, 10 requests a second: {requests} requests, {refused} refused, {waited} waits"
+    );
+    assert_eq!(requests - refused, 45, "9 questions of 5 calls each");
+    assert!(refused * 4 <= requests, "{refused} of {requests} refused");
+}
+
+/// Two processes' gates of one endpoint, each with its own connections to the queue's
+/// database: what the workers of two machines hold.
+async fn two_shared_gates(url: &str, rpm: u32) -> (Gate, Gate) {
+    let mut gates = Vec::new();
+    for _ in 0..2 {
+        let parsed = researchflow::queue::QueueUrl::parse(url).expect("url");
+        let db = researchflow::queue::Db::connect(parsed, 4)
+            .await
+            .expect("connect");
+        let store = Arc::new(researchflow::queue::gate_store::DbGates { db });
+        let limits = RateLimits {
+            requests_per_minute: NonZeroU32::new(rpm),
+            tokens_per_minute: None,
+        };
+        gates.push(Gate::new("http://llm/v1 m", limits).shared(store, "http://llm/v1 m"));
+    }
+    let b = gates.pop().expect("b");
+    (gates.pop().expect("a"), b)
+}
+
+async fn admit_n(gate: &Gate, n: usize) {
+    for _ in 0..n {
+        gate.admit(0).await;
+        gate.succeeded();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gates_of_two_processes_share_one_schedule_and_both_wait_out_a_429() {
+    let llm = MockLlm::start().await;
+    let s = Setup::new(&llm, None);
+    let url = migrated(&s).await;
+    let (a, b) = two_shared_gates(&url, 600).await;
+
+    // 600 a minute: one request every 100 ms, whichever process asks.
+    let started = std::time::Instant::now();
+    futures_util::future::join(admit_n(&a, 5), admit_n(&b, 5)).await;
+    let spent = started.elapsed();
+    assert!(
+        spent >= Duration::from_millis(850),
+        "10 admissions at 600 a minute across two processes take 0.9 s: {spent:?}"
+    );
+
+    // A 429 with Retry-After 2 s answers a call of process A: A's retry and B's next call
+    // both wait it out.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let refused = a.admit(0).await;
+    a.refused(&refused, Duration::from_secs(2), WaitReason::RetryAfter);
+    let (retry, other) = futures_util::future::join(a.admit(0), async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        b.admit(0).await
+    })
+    .await;
+    assert!(retry.waited >= Duration::from_millis(1900), "{retry:?}");
+    assert_eq!(retry.reason, Some(WaitReason::RetryAfter));
+    assert!(
+        other.waited >= Duration::from_millis(1400),
+        "process B never saw the 429: {other:?}"
+    );
+    assert_eq!(other.reason, Some(WaitReason::RetryAfter));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_whose_run_keeps_failing_ends_failed_with_its_last_error() {
+    let llm = MockLlm::start().await;
+    stateless(&llm, 1, "S");
+    let s = Setup::new(&llm, None);
+    let url = queued(&s, &numbered(3)).await;
+    // Its checkpoint is not a plan (a bug, a hand edit): every attempt fails at once.
+    let pool = sqlx::PgPool::connect(&url).await.expect("connect");
+    sqlx::query(
+        "UPDATE researchflow.questions SET plan = '{\"nodes\": 7}' WHERE query = 'Question number 1?'",
+    )
+    .execute(&pool)
+    .await
+    .expect("break its plan");
+    let out = worker(&s, &url, "q", &["--drain", "--max-attempts", "2"])
+        .run()
+        .await;
+    out.success();
+    assert_eq!(
+        out.stderr.matches("the attempt failed").count(),
+        2,
+        "{}",
+        out.stderr
+    );
+    let st = status(&s, &url, "q").await;
+    assert_eq!(
+        (counted(&st, "completed"), counted(&st, "failed")),
+        (2, 1),
+        "{st}"
+    );
+    export(&s, &url, "q", "out").run().await.success();
+    let broken = exported_item(&s.path().join("out"), "Question number 1?");
+    assert_eq!(broken["status"], "failed");
+    assert!(
+        broken["reason"].as_str().unwrap_or("").contains("nodes"),
+        "its last error: {broken}"
+    );
+}
+
+/// A TCP relay to a PostgreSQL server whose link can be cut and restored: while cut, nothing
+/// passes either way and nothing is closed, as when a network cable is pulled.
+struct Relay {
+    port: u16,
+    cut: tokio::sync::watch::Sender<bool>,
+}
+
+impl Relay {
+    async fn start(target: u16) -> Relay {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let (cut, _) = tokio::sync::watch::channel(false);
+        let links = cut.clone();
+        tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let cut = links.subscribe();
+                tokio::spawn(async move {
+                    let Ok(server) = tokio::net::TcpStream::connect(("127.0.0.1", target)).await
+                    else {
+                        return;
+                    };
+                    let (client_read, client_write) = client.into_split();
+                    let (server_read, server_write) = server.into_split();
+                    tokio::join!(
+                        pipe(client_read, server_write, cut.clone()),
+                        pipe(server_read, client_write, cut)
+                    );
+                });
+            }
+        });
+        Relay { port, cut }
+    }
+
+    fn set_cut(&self, cut: bool) {
+        self.cut.send_replace(cut);
+    }
+}
+
+async fn pipe(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    mut cut: tokio::sync::watch::Receiver<bool>,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        if cut.wait_for(|c| !*c).await.is_err() {
+            return;
+        }
+        let n = tokio::select! {
+            read = from.read(&mut buf) => match read {
+                Ok(0) | Err(_) => return,
+                Ok(n) => n,
+            },
+            _ = cut.wait_for(|c| *c) => continue,
+        };
+        // Read just as the link was cut: held until it is back.
+        if cut.wait_for(|c| !*c).await.is_err() || to.write_all(&buf[..n]).await.is_err() {
+            return;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_cut_off_from_the_database_loses_its_question_and_stores_nothing_of_it() {
+    let llm = MockLlm::start().await;
+    let first = Arc::new(AtomicBool::new(true));
+    let reached = Arc::new(AtomicBool::new(false));
+    let (firsts, reaching) = (Arc::clone(&first), Arc::clone(&reached));
+    llm.set_handler(move |req| {
+        if agent(req) == Agent::Analysis
+            && task_title(req) == "Search 1"
+            && firsts.swap(false, Ordering::SeqCst)
+        {
+            reaching.store(true, Ordering::SeqCst);
+            // Answered to the cut-off worker after another one took the question over.
+            return answer(req, 2).delay(Duration::from_secs(6));
+        }
+        answer(req, 2)
+    });
+    let s = Setup::new(&llm, None);
+    let url = queued(&s, &["Only question?".to_string()]).await;
+    let relay = Relay::start(Postgres::shared().port).await;
+    let relayed = url.replace(
+        &format!(":{}/", Postgres::shared().port),
+        &format!(":{}/", relay.port),
+    );
+    let cut_off = tokio::spawn(worker(&s, &relayed, "q", &["--drain", "--concurrency", "1"]).run());
+    while !reached.load(Ordering::SeqCst) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    relay.set_cut(true);
+    let other = worker(
+        &s,
+        &url,
+        "q",
+        &["--drain", "--lease", "2", "--concurrency", "1"],
+    )
+    .run()
+    .await;
+    other.success();
+    assert_eq!(other.stdout_json()["ran"], 1, "{}", other.stderr);
+    relay.set_cut(false);
+    let cut_off = cut_off.await.expect("the cut-off worker");
+    cut_off.success();
+    assert_eq!(cut_off.stdout_json()["ran"], 0, "{}", cut_off.stderr);
+    assert!(
+        cut_off.stderr.contains("taken over by another worker"),
+        "{}",
+        cut_off.stderr
+    );
+    // (Node c's first call, on the cut-off worker, timed out and was retried there.)
+    assert_eq!(analyses_of(&llm, "Search 0"), 1, "node b never ran again");
+    let st = status(&s, &url, "q").await;
+    assert_eq!(counted(&st, "completed"), 1, "{st}");
+    export(&s, &url, "q", "out").run().await.success();
+    let plan = only_plan(&s.path().join("out"));
+    let c = &plan["nodes"][2];
+    assert_eq!(
+        (c["status"].as_str(), c["attempts"].as_u64()),
+        (Some("completed"), Some(2)),
+        "{c}"
+    );
+}

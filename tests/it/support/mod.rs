@@ -1,0 +1,42 @@
+//! Test support for researchflow's integration tests: real HTTP servers on loopback that play
+//! an OpenAI-compatible chat-completions API ([`MockLlm`]) and three web-search APIs
+//! ([`MockSearch`]), scripted faults ([`Fault`]) shared by both, the refusals real LLM servers
+//! answer with ([`Refusal`]), and a builder that runs the real `researchflow` binary in an
+//! isolated environment ([`researchflow`]), on a real terminal if asked (`pty.rs`); whole
+//! workflow scenarios over the mocks (`scenario.rs`); the repository's fixtures and offline
+//! runs over its corpus (`fixtures.rs`); and the edits and assertions of the validator tests
+//! (`doc.rs`), which start no server. A helper more than one module needs lives here. Every
+//! module of the test binary draws on it; a build without the `queue` or `mcp` feature
+//! compiles out the modules that alone use parts of it, hence the `dead_code` and
+//! `unused_imports` allowances.
+#![allow(dead_code, unused_imports)]
+
+pub mod bin;
+pub mod browser;
+pub mod doc;
+pub mod fault;
+pub mod fixtures;
+pub mod mcp;
+pub mod mock_llm;
+pub mod mock_search;
+pub mod postgres;
+pub mod pty;
+pub mod python;
+pub mod refusal;
+pub mod scenario;
+pub mod server;
+
+pub use bin::{Cmd, RunOutput, Stdout, Terminal, program, researchflow};
+pub use fault::Fault;
+pub use mock_llm::{MockLlm, Reply, crashes_llama_cpp};
+pub use mock_search::{MockSearch, SearchKind};
+pub use refusal::{FormatKind, Refusal};
+pub use server::Recorded;
+
+/// A `reqwest` client builder for talking to the mocks directly from a test. The crate builds
+/// reqwest with `rustls-no-provider`, so this installs rustls' ring provider first (harmless if
+/// one is already installed); the mocks themselves speak plain HTTP on 127.0.0.1.
+pub fn http_client() -> reqwest::ClientBuilder {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder().no_proxy()
+}
