@@ -29,6 +29,9 @@ pub async fn thinkon(
     if server.setup.base.settings().llm.is_none() {
         return Err("`thinkon` needs a model and this server has none: start it with a config that sets `baseURL` and `model`".into());
     }
+    if input.goal.is_none() && input.dir.is_none() {
+        return Err("give a `goal` to start a tree, or the `dir` of a tree to continue".into());
+    }
     let bounds = RunBounds {
         max_tokens: input.max_tokens,
         max_time: input.max_time,

@@ -10,7 +10,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -23,6 +23,7 @@ use crate::support::python::Sdk;
 use crate::support::scenario::{
     Agent, KEY, Setup, agent, events_of, from_title, read_json, read_ndjson,
 };
+use crate::support::thinkon;
 use crate::support::{MockLlm, MockSearch, Reply, SearchKind, researchflow};
 
 /// The mocks, a config, and a root with a corpus, beside a file outside the root and a
@@ -179,6 +180,126 @@ async fn over_http(sdk: Sdk) {
     let log = server.stop().await;
     assert_no_key(&run.stdout, "the client's output");
     assert_no_key(&log, "the server's log");
+}
+
+/// The mock LLM as Thinkon's roles: every goal planned as three steps, each a search. The
+/// goals come one after the other, so the second request to plan the second step is the
+/// cancelled goal's: it hangs, and `hanging` is created when it does, so the client cancels
+/// while the model holds it.
+fn answer_thinkon(llm: &MockLlm, hanging: PathBuf) {
+    let seconds = Arc::new(AtomicUsize::new(0));
+    llm.set_handler(move |req| match thinkon::kind(req) {
+        thinkon::Kind::Planner => {
+            let ctx = thinkon::context(req);
+            let answer = thinkon::three_searches(&ctx, req);
+            if thinkon::item(&ctx) == "Compare sources"
+                && seconds.fetch_add(1, Ordering::SeqCst) == 1
+            {
+                std::fs::write(&hanging, "").expect("write the marker");
+                return Reply::json(&answer).delay(Duration::from_secs(600));
+            }
+            Reply::json(&answer)
+        }
+        _ => thinkon::plain(req),
+    });
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_python_sdk_2_works_on_a_thinkon_goal_over_stdio() {
+    let world = World::new().await;
+    answer_thinkon(&world._llm, world.setup.path().join("hanging"));
+    let run = world
+        .client(Sdk::Two)
+        .args(["--scenario", "thinkon", "--"])
+        .arg(env!("CARGO_BIN_EXE_researchflow"))
+        .args(world.server_args(&[]))
+        .run()
+        .await;
+    run.success();
+    check_thinkon(&world, &run.stdout_json());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_python_sdk_1_works_on_a_thinkon_goal_over_streamable_http() {
+    let world = World::new().await;
+    answer_thinkon(&world._llm, world.setup.path().join("hanging"));
+    let server =
+        HttpServer::start(world.server_args(&["--http", "127.0.0.1:0"]), &world.root()).await;
+    let run = world
+        .client(Sdk::One)
+        .args(["--scenario", "thinkon", "--url", &server.url])
+        .run()
+        .await;
+    run.success();
+    check_thinkon(&world, &run.stdout_json());
+    server.stop().await;
+}
+
+/// A goal worked on with progress (blocks done of planned) into a new folder under `runs/`;
+/// the cancelled one saved `interrupted` and continued from its folder alone, its first step
+/// not asked again; the refusals name what to give.
+fn check_thinkon(world: &World, out: &Value) {
+    let tools = out["tools"].as_array().expect("tools");
+    assert!(tools.iter().any(|t| t == "thinkon"), "{tools:?}");
+    let first = &out["thinkon"];
+    let result = &first["result"]["structured"];
+    assert_eq!(result["status"], "completed", "{first:#}");
+    assert!(
+        result["result_markdown"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("# What is G?")),
+        "{first:#}"
+    );
+    assert_eq!(result["blocks"]["completed"], 4, "{first:#}");
+    assert_eq!(result["blocks"]["failed"], 0, "{first:#}");
+    let dir = PathBuf::from(result["dir"].as_str().expect("dir"));
+    assert!(dir.join("result.md").is_file(), "{first:#}");
+    assert!(
+        dir.parent().is_some_and(|p| p.ends_with("runs")),
+        "a new folder under runs/: {dir:?}"
+    );
+    let notes = first["progress"].as_array().expect("progress");
+    let started = notes[0]["message"].as_str().expect("message");
+    assert!(started.starts_with("started: folder `"), "{started}");
+    let done: Vec<f64> = notes
+        .iter()
+        .filter_map(|n| n["progress"].as_f64())
+        .collect();
+    assert!(done.windows(2).all(|w| w[0] <= w[1]), "{notes:#?}");
+    let last = notes.last().expect("a last note");
+    assert_eq!(
+        (last["progress"].as_f64(), last["total"].as_f64()),
+        (Some(4.0), Some(4.0))
+    );
+    assert_eq!(last["message"], "4 of 4 blocks done", "{notes:#?}");
+
+    let folder = PathBuf::from(out["cancelled"]["plan_file"].as_str().expect("its folder"));
+    let ended: Vec<Value> = read_ndjson(&folder.join("events.ndjson"))
+        .into_iter()
+        .filter(|e| e["event"] == "run_finished")
+        .collect();
+    assert_eq!(ended[0]["status"], "interrupted", "{ended:#?}");
+    let continued = &out["continued"]["structured"];
+    assert_eq!(continued["status"], "completed", "{:#}", out["continued"]);
+    assert_eq!(continued["blocks"]["completed"], 4, "{continued:#}");
+    let analyses = world
+        ._llm
+        .chat_requests()
+        .iter()
+        .filter(|r| thinkon::kind(r) == thinkon::Kind::Analysis)
+        .count();
+    assert_eq!(analyses, 6, "three searches a goal, none asked twice");
+
+    for (call, says) in [
+        ("nothing", "give a `goal`"),
+        ("outside", "outside"),
+        ("other_goal", "holds the tree of another goal"),
+    ] {
+        let refused = &out[call];
+        assert_eq!(refused["is_error"], true, "{call}: {refused:#}");
+        let text = refused["texts"][0].as_str().unwrap_or_default();
+        assert!(text.contains(says), "{call}: {text}");
+    }
 }
 
 #[track_caller]

@@ -14,97 +14,10 @@ use crate::support::mock_llm::copied_example;
 use crate::support::mock_search::{result_title, result_url};
 use crate::support::scenario::{Setup, read_json, read_ndjson, task_title};
 use crate::support::server::Recorded;
+use crate::support::thinkon::{
+    Kind, context, execute, item, kind, scripted, steps, three_searches,
+};
 use crate::support::{MockLlm, MockSearch, Reply, RunOutput, SearchKind, researchflow};
-
-/// Which prompt a request comes from.
-#[derive(Debug, PartialEq, Eq)]
-enum Kind {
-    Planner,
-    Reflect,
-    Analysis,
-    Summary,
-}
-
-fn kind(req: &Recorded) -> Kind {
-    let system = req.system_prompt().unwrap_or_default();
-    if system.contains("规划处理器（Planner）") || system.contains("You are the planner of Thinkon")
-    {
-        Kind::Planner
-    } else if system.contains("reflection step of Thinkon") {
-        Kind::Reflect
-    } else if system.contains("working on one search task") {
-        Kind::Analysis
-    } else if system.contains("synthesises the results") {
-        Kind::Summary
-    } else {
-        panic!("unknown prompt: {system}")
-    }
-}
-
-/// The Context JSON of a planner request (its first user message).
-fn context(req: &Recorded) -> Value {
-    let first = req
-        .messages()
-        .into_iter()
-        .find(|m| m["role"] == "user")
-        .and_then(|m| m["content"].as_str().map(str::to_string))
-        .unwrap_or_default();
-    let text = first
-        .strip_prefix("Context JSON:\n")
-        .expect("context prefix");
-    serde_json::from_str(text).expect("context is JSON")
-}
-
-/// The first remaining plan item of the block being planned, or "" for a fresh root.
-fn item(ctx: &Value) -> String {
-    ctx["think"]["plan"][0]
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
-}
-
-fn steps(goal: &str, items: &[&str]) -> Value {
-    json!({
-        "type": "plan-next", "plan_type": "PLAN_STEPS",
-        "new_block": {"goal": goal, "plan": items, "done": []},
-        "success_signal": "every step has a result"
-    })
-}
-
-fn execute(goal: &str, command: &str) -> Value {
-    json!({
-        "type": "plan-next", "plan_type": "EXECUTE",
-        "new_block": {"goal": goal, "plan": [], "done": []},
-        "executor_call": {"command": command, "inputs": {}, "expected_observations": ["an answer"]}
-    })
-}
-
-/// A mock whose planner answers `planner(context, request)` and whose other prompts answer
-/// plainly: analyses name their query, reflections say done.
-fn scripted(llm: &MockLlm, planner: impl Fn(&Value, &Recorded) -> Value + Send + Sync + 'static) {
-    llm.set_handler(move |req| match kind(req) {
-        Kind::Planner => Reply::json(&planner(&context(req), req)),
-        Kind::Reflect => Reply::json(&json!({
-            "completion": "Done.", "deliverables": "The findings.",
-            "metric": "Met.", "constraints": "Kept."
-        })),
-        Kind::Analysis => Reply::json(&json!({
-            "summary": format!("Found for {}", task_title(req)), "analysis": "Details."
-        })),
-        Kind::Summary => Reply::json(&json!({"summary": "Synthesis.", "analysis": "All of it."})),
-    });
-}
-
-/// A root planned as three steps, each executed with a search.
-fn three_searches(ctx: &Value, _: &Recorded) -> Value {
-    match item(ctx).as_str() {
-        "" => steps(
-            "Research G",
-            &["Collect data", "Compare sources", "Write findings"],
-        ),
-        step => execute(step, &format!("search: {step}")),
-    }
-}
 
 fn of_kind(llm: &MockLlm, k: Kind) -> Vec<Recorded> {
     llm.chat_requests()
@@ -1099,4 +1012,109 @@ async fn stdout_names_the_folder_its_result_and_events_by_absolute_paths() {
         Path::new(printed["dir"].as_str().unwrap_or_default()),
         std::fs::canonicalize(dir(&s)).expect("folder")
     );
+}
+
+/// `batch --engine thinkon`: each question is a Thinkon goal in a folder of its own beside the
+/// manifest (`<name>.thinkon/`), its result the question's report and its blocks its tasks; no
+/// plan file is written, and a rerun finds every question done and asks the model nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_of_goals_runs_each_in_a_folder_of_its_own_and_a_rerun_asks_nothing() {
+    let llm = MockLlm::start().await;
+    scripted(&llm, three_searches);
+    let s = Setup::new(&llm, None);
+    std::fs::write(s.path().join("goals.txt"), "What is G?\nWhat is H?\n").expect("goals");
+    let batch = || {
+        s.cmd()
+            .args([
+                "batch",
+                "goals.txt",
+                "--out-dir",
+                "out",
+                "--engine",
+                "thinkon",
+            ])
+            .timeout(Duration::from_secs(60))
+    };
+    let out = batch().run().await;
+    out.success();
+    let printed = out.stdout_json();
+    assert_eq!(printed["counts"]["completed"], 2, "{printed:#}");
+    let manifest = read_json(&s.path().join("out/batch.json"));
+    let items = manifest["items"].as_array().expect("items");
+    assert_eq!(items.len(), 2, "{manifest:#}");
+    for item in items {
+        assert_eq!(item["status"], "completed", "{item:#}");
+        let folder = PathBuf::from(item["plan_file"].as_str().expect("its place"));
+        assert!(
+            folder.is_dir() && folder.to_string_lossy().ends_with(".thinkon"),
+            "{item:#}"
+        );
+        let report = PathBuf::from(item["report"].as_str().expect("a report"));
+        assert_eq!(report, folder.join("result.md"));
+        let query = item["query"].as_str().expect("query");
+        let result = std::fs::read_to_string(&report).expect("result.md");
+        assert!(result.starts_with(&format!("# {query}")), "{result}");
+        assert_eq!(
+            item["totals"]["tasks_completed"], 4,
+            "the root and its three steps"
+        );
+        assert_eq!(
+            item["answered"],
+            Value::Null,
+            "a goal's result is not judged"
+        );
+        let finished: Vec<Value> = read_ndjson(&folder.join("events.ndjson"))
+            .into_iter()
+            .filter(|e| e["event"] == "run_finished")
+            .collect();
+        assert_eq!(finished.len(), 1);
+        assert_eq!(finished[0]["status"], "completed");
+    }
+    let plans: Vec<PathBuf> = std::fs::read_dir(s.path().join("out"))
+        .expect("out/")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && !p.ends_with("batch.json"))
+        .collect();
+    assert!(plans.is_empty(), "no plan file is written: {plans:?}");
+    let asked = llm.chat_requests().len();
+    batch().run().await.success();
+    assert_eq!(llm.chat_requests().len(), asked, "every question was done");
+}
+
+/// What `batch --engine thinkon` cannot do is refused before any question runs: compare with
+/// `--previous` (it writes no plan file), run in a queue (its workers run workflows), or run
+/// without a model.
+#[tokio::test]
+async fn a_batch_of_goals_is_refused_what_it_cannot_do_before_anything_runs() {
+    let llm = MockLlm::start().await;
+    scripted(&llm, three_searches);
+    let s = Setup::new(&llm, None);
+    std::fs::write(s.path().join("goals.txt"), "What is G?\n").expect("goals");
+    std::fs::create_dir(s.path().join("old")).expect("old");
+    let goals = ["batch", "goals.txt", "--engine", "thinkon"];
+    s.cmd()
+        .args(goals)
+        .args(["--out-dir", "out", "--previous", "old"])
+        .run()
+        .await
+        .code(2)
+        .stderr_contains("`--previous` compares plan files");
+    s.cmd()
+        .args(goals)
+        .args(["--queue", "postgres://nobody@127.0.0.1:1/none"])
+        .run()
+        .await
+        .code(2)
+        .stderr_contains("`--engine thinkon` runs here, not in a queue");
+    std::fs::write(s.path().join("bare.json"), "{}").expect("a config without a model");
+    s.cmd()
+        .args(goals)
+        .args(["--out-dir", "out", "--config", "bare.json"])
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("OPENAI_MODEL")
+        .run()
+        .await
+        .code(2)
+        .stderr_contains("model");
+    assert!(llm.chat_requests().is_empty(), "nothing was asked");
 }

@@ -10,13 +10,18 @@ first finished task, read the run with `get_report`, and `resume` it; ask for a 
 the root and for one through a symbolic link that leaves it; `list_runs`; list and read the
 resources; `validate_plan`.
 
+With `--scenario thinkon`: list the tools; run `thinkon` on a goal with progress; start a
+second goal, cancel it once a block is done and the model holds its next request, and continue
+it giving only its folder; ask with neither goal nor folder, for a folder outside the root, and
+for another goal in the same folder.
+
 With `--scenario offline` (a server started without any config, so without a model): list
 the tools; run `research` offline over the corpus `docs` with progress; start a second one and
 cancel it at its first progress notification, then `list_runs`, `get_report` and `resume`
 it giving only its plan file; ask `research` for a corpus outside the root, and for a run
 with a model the server does not have.
 
-Usage: client.py --root DIR --outside PATH [--scenario full|offline] (--url URL | -- COMMAND ARGS...)
+Usage: client.py --root DIR --outside PATH [--scenario full|offline|thinkon] (--url URL | -- COMMAND ARGS...)
 """
 
 import argparse
@@ -79,11 +84,11 @@ async def research(client, arguments):
     return {"result": dump(result), "progress": notes}
 
 
-async def cancelled_run(client, session, arguments, after=1, hanging=None):
-    """Starts `research` with `arguments`, cancels it once `after` tasks have finished (0: at
-    its first progress notification) and, with `hanging`, once that file exists (the mock
-    model creates it when it holds the run's next request), and returns the plan file that
-    notification named."""
+async def cancelled_run(client, session, arguments, after=1, hanging=None, tool="research"):
+    """Starts `tool` (`research`, or `thinkon`) with `arguments`, cancels it once `after` tasks
+    (or blocks) have finished (0: at its first progress notification) and, with `hanging`, once
+    that file exists (the mock model creates it when it holds the run's next request), and
+    returns the plan file (or folder) that notification named."""
     seen = {"plan_file": None, "progress": []}
     one_done = anyio.Event()
 
@@ -98,7 +103,7 @@ async def cancelled_run(client, session, arguments, after=1, hanging=None):
         request_id = getattr(session, "_request_id", None)
 
         async def call():
-            await client.call_tool("research", arguments, progress_callback=on_progress)
+            await client.call_tool(tool, arguments, progress_callback=on_progress)
             seen["completed_anyway"] = True
 
         group.start_soon(call)
@@ -230,16 +235,52 @@ async def offline_scenario(args):
     return out
 
 
+async def thinkon_scenario(args):
+    """A Thinkon goal with progress; a second one cancelled once a block is done and its
+    model holds the next request, then continued with only its folder; the calls refused."""
+    out = {"sdk": importlib.metadata.version("mcp")}
+    async with connect(args.url, args.command, args.root) as (client, session):
+        tools = await client.list_tools()
+        out["tools"] = sorted(t.name for t in tools.tools)
+        notes = []
+
+        async def on_progress(progress, total, message):
+            notes.append({"progress": progress, "total": total, "message": message})
+
+        result = await client.call_tool(
+            "thinkon", {"goal": "What is G?"}, progress_callback=on_progress
+        )
+        out["thinkon"] = {"result": dump(result), "progress": notes}
+        seen = await cancelled_run(
+            client, session, {"goal": "Cancel me: what is H?"}, hanging=args.hanging, tool="thinkon"
+        )
+        out["cancelled"] = seen
+        # Over HTTP the cancellation can be a closed stream the server notices a moment later.
+        for _ in range(600):
+            continued = dump(await client.call_tool("thinkon", {"dir": seen["plan_file"]}))
+            if not (continued["is_error"] and "being run" in " ".join(continued["texts"])):
+                break
+            await anyio.sleep(0.05)
+        out["continued"] = continued
+        out["nothing"] = dump(await client.call_tool("thinkon", {}))
+        out["outside"] = dump(await client.call_tool("thinkon", {"dir": args.outside}))
+        out["other_goal"] = dump(
+            await client.call_tool("thinkon", {"dir": seen["plan_file"], "goal": "Another?"})
+        )
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--url")
     parser.add_argument("--root", required=True)
     parser.add_argument("--outside", required=True)
-    parser.add_argument("--scenario", choices=["full", "offline"], default="full")
+    parser.add_argument("--scenario", choices=["full", "offline", "thinkon"], default="full")
     parser.add_argument("--hanging", help="full: the file the mock model creates when it hangs")
     parser.add_argument("command", nargs="*")
     args = parser.parse_args()
-    out = anyio.run(offline_scenario if args.scenario == "offline" else scenario, args)
+    run = {"full": scenario, "offline": offline_scenario, "thinkon": thinkon_scenario}
+    out = anyio.run(run[args.scenario], args)
     json.dump(out, sys.stdout)
     sys.stdout.write("\n")
 

@@ -25,6 +25,7 @@ pub mod python;
 pub mod refusal;
 pub mod scenario;
 pub mod server;
+pub mod thinkon;
 
 pub use bin::{Cmd, RunOutput, Stdout, Terminal, program, researchflow};
 pub use fault::Fault;
