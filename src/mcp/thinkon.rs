@@ -43,7 +43,7 @@ pub async fn thinkon(
         max_depth: meta.max_depth,
         max_blocks: input.max_blocks.unwrap_or(DEFAULT_MAX_BLOCKS),
         budget: options.budget,
-        compact_prompt: false,
+        compact_prompt: input.compact_prompt.unwrap_or(false),
     };
     let dir = store.dir().to_path_buf();
     let finished = supervise(

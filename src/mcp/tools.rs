@@ -127,10 +127,15 @@ pub struct ThinkonInput {
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub max_tokens: Option<u64>,
-    /// At most this many seconds; reaching it ends the run `partial`.
+    /// At most this many seconds; reaching it ends the run `partial` (checked between steps:
+    /// a model call in flight finishes first).
     #[serde(default)]
     #[schemars(range(min = 1, max = crate::clock::LONGEST_SECS))]
     pub max_time: Option<u64>,
+    /// Ask the planner with the compact prompt (about 1,000 tokens instead of 9,500), for
+    /// models with a context of 8k tokens or less.
+    #[serde(default)]
+    pub compact_prompt: Option<bool>,
 }
 
 /// How many blocks of a Thinkon tree are in each state.

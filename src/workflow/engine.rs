@@ -1,12 +1,14 @@
 //! The workflow loop: plan a round, run the planned tasks with bounded concurrency, record
 //! every result as it completes, repeat until the final summary (batch -1) has run.
 //!
-//! The engine drives; its parts do one job each: the [`Ledger`] is the only writer of
-//! the plan, its checkpoints, totals and events (so a crash loses at most the tasks in flight,
-//! which stay `running` and run again on resume); a [`crate::run::scheduler::Scheduler`]
-//! runs the tasks (`tasks.rs`); the budget check and the finish are plain functions
-//! ([`crate::run::budget`], [`crate::workflow::ending`]). Planning rounds are in `rounds.rs`,
-//! the end in `finish.rs`, the review after the report in `review_step.rs`.
+//! The engine drives; its parts each own their state and do one job: the [`Ledger`] is the
+//! only writer of the plan, its checkpoints, totals and events (so a crash loses at most the
+//! tasks in flight, which stay `running` and run again on resume); `tasks.rs` ([`Tasks`]) runs
+//! the pending nodes on the run layer's scheduler and keeps the failures for the planner;
+//! `rounds.rs` ([`Rounds`]) plans and keeps what the next round must hear of; `spending.rs`
+//! ([`Spending`]) watches the budget; `finish.rs` ([`Ending`]) ends the run, its status and
+//! reason plain functions ([`crate::workflow::ending`]); `review_step.rs` ([`ReviewStep`])
+//! reviews the report. They share nothing but what the engine hands them.
 //!
 //! - Termination: at most `max_rounds` planning rounds per invocation. The last round, and any
 //!   round after two rounds in a row with zero tasks (or failed planning), tells the planner it
@@ -19,31 +21,19 @@
 //! - The event log always closes with `run_finished`, also when the run fails on its own
 //!   error (a plan file that cannot be saved).
 
-use std::sync::Arc;
-use std::time::Instant;
-
+use super::finish::{self, Ending, Told};
+use super::review_step::ReviewStep;
+use super::rounds::{self, Planned, Rounds};
+use super::spending::Spending;
+use super::tasks::Tasks;
 use crate::agents::TaskRunner;
 use crate::events::catalogue::RunStarted;
 use crate::events::{Event, RunStatus};
 use crate::plan::{Beside, NodeStatus};
-use crate::planner::{PlanRound, RoundNotes};
-use crate::review::{ReviewPaths, Reviewer};
-use crate::run::{BudgetStop, Shutdown};
+use crate::planner::PlanRound;
+use crate::run::Shutdown;
 use crate::settings::RunOptions;
 use crate::workflow::{EngineError, Ledger, RunSummary};
-
-/// What happens after the report.
-pub enum ReviewStep {
-    /// No review (`--no-review`, `review.enabled: false`).
-    Off,
-    /// No review, with the note saying why (the offline engine has no model).
-    Skip(String),
-    /// The review, by these roles, into these files.
-    Run {
-        reviewer: Box<Reviewer>,
-        paths: ReviewPaths,
-    },
-}
 
 /// What a workflow run is given, whichever engine plans it and runs its tasks.
 pub struct RunParts {
@@ -62,43 +52,29 @@ pub struct RunParts {
     pub could_search: bool,
 }
 
-/// What the run learns of itself as it goes, for its end.
-pub(super) struct RunState {
-    pub(super) interrupted: bool,
-    /// Why planning rounds of this invocation failed, for a degraded run's notice.
-    pub(super) planning_errors: Vec<String>,
-    /// Whether the round limit made a round finalise: with nothing researched, that is why.
-    pub(super) round_limit_finalised: bool,
-    /// When this invocation started (the time budget counts from here).
-    pub(super) started: Instant,
-    /// Which limit stopped the research.
-    pub(super) stopped: Option<BudgetStop>,
-    /// What the next planning round must hear of: failed tasks, tasks the plan review dropped.
-    pub(super) notes: RoundNotes,
-}
-
 /// One workflow run over one plan.
 pub struct Engine<R, P> {
-    pub(super) run: RunParts,
-    pub(super) runner: Arc<R>,
-    pub(super) planner: P,
-    pub(super) state: RunState,
+    ledger: Ledger,
+    options: RunOptions,
+    shutdown: Shutdown,
+    spending: Spending,
+    tasks: Tasks<R>,
+    rounds: Rounds<P>,
+    ending: Ending,
+    review: ReviewStep,
 }
 
 impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     pub fn new(run: RunParts, runner: R, planner: P) -> Engine<R, P> {
         Engine {
-            run,
-            runner: Arc::new(runner),
-            planner,
-            state: RunState {
-                interrupted: false,
-                planning_errors: Vec::new(),
-                round_limit_finalised: false,
-                started: Instant::now(),
-                stopped: None,
-                notes: RoundNotes::default(),
-            },
+            spending: Spending::new(run.options.budget),
+            tasks: Tasks::new(runner, run.options.concurrency),
+            rounds: Rounds::new(planner, run.files.plan_review),
+            ending: Ending::new(run.files.report, run.corpus_url, run.could_search),
+            review: run.review,
+            ledger: run.ledger,
+            options: run.options,
+            shutdown: run.shutdown,
         }
     }
 
@@ -106,31 +82,45 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     /// happens, the plan file records the outcome and the event log ends with `run_finished`
     /// (see `finish.rs`); the review comes after the outcome and cannot change it.
     pub async fn run(mut self) -> RunSummary {
-        self.state.started = Instant::now();
-        let ledger = &self.run.ledger;
+        self.spending.restart();
+        let ledger = &self.ledger;
         ledger.emit(Event::RunStarted(RunStarted::Workflow {
             plan_file: ledger.name().display().to_string(),
             workflow_id: ledger.plan().workflow_id.clone(),
-            max_rounds: self.run.options.max_rounds,
-            concurrency: self.run.options.concurrency,
+            max_rounds: self.options.max_rounds,
+            concurrency: self.options.concurrency,
             round: ledger.plan().rounds + 1,
         }));
         let result = self.drive().await;
-        let mut summary = self.finish_run(result);
-        summary.review = self.review(&summary).await;
-        self.close(&summary);
+        let interrupted = matches!(result, Ok(RunStatus::Interrupted));
+        let told = Told {
+            options: &self.options,
+            spending: &self.spending,
+            planning_errors: self.rounds.errors(),
+            round_limit_finalised: self.rounds.limit_finalised(),
+        };
+        let mut summary = self.ending.finish(&mut self.ledger, &told, result);
+        let review = std::mem::replace(&mut self.review, ReviewStep::Off);
+        summary.review = review
+            .run(&mut self.ledger, &mut self.shutdown, &summary, interrupted)
+            .await;
+        finish::close(&self.ledger, &summary);
         summary
     }
 
     /// The loop of rounds and tasks, up to the run's end status.
     async fn drive(&mut self) -> Result<RunStatus, EngineError> {
-        self.reopen_failed_final()?;
-        let mut zero_streak = 0u32;
+        reopen_failed_final(&mut self.ledger)?;
         loop {
-            if self.run_pending().await? {
+            let interrupted = self
+                .tasks
+                .run_pending(&mut self.ledger, &mut self.spending, &mut self.shutdown)
+                .await?;
+            self.rounds.hear(self.tasks.take_failed());
+            if interrupted {
                 return Ok(RunStatus::Interrupted);
             }
-            let plan = self.run.ledger.plan();
+            let plan = self.ledger.plan();
             if let Some(done) = plan.final_node().filter(|n| !n.is_pending()) {
                 return Ok(match done.status {
                     NodeStatus::Completed => RunStatus::Completed,
@@ -142,46 +132,44 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                 return Ok(RunStatus::FinalFailed);
             }
             // `max_rounds` bounds this invocation's rounds, not the plan's.
-            let rounds = self.run.ledger.totals().rounds;
-            let max_rounds = self.run.options.max_rounds;
+            let rounds = self.ledger.totals().rounds;
+            let max_rounds = self.options.max_rounds;
             if rounds >= max_rounds {
-                self.state.round_limit_finalised = true;
-                self.add_final("the round limit was reached")?;
+                self.rounds.limit_reached();
+                rounds::add_final(&mut self.ledger, "the round limit was reached")?;
                 continue;
             }
-            if self.budget_spent() {
-                self.add_final("the budget was reached")?;
+            if self.spending.spent(&self.ledger) {
+                rounds::add_final(&mut self.ledger, "the budget was reached")?;
                 continue;
             }
-            let last_round = rounds + 1 >= max_rounds;
-            self.state.round_limit_finalised |= last_round;
-            let must_finalise = last_round || zero_streak >= 2;
-            let planned_any = self.plan_round(must_finalise).await?;
-            if self.state.interrupted {
+            let last = rounds + 1 >= max_rounds;
+            let planned = self
+                .rounds
+                .next(&mut self.ledger, &mut self.shutdown, last)
+                .await?;
+            if let Planned::Interrupted = planned {
                 return Ok(RunStatus::Interrupted);
             }
-            zero_streak = if planned_any { 0 } else { zero_streak + 1 };
         }
     }
+}
 
-    /// A final summary that failed in an earlier invocation runs again: resuming is how a run
-    /// whose final summary failed once is finished.
-    fn reopen_failed_final(&mut self) -> Result<(), EngineError> {
-        let Some(id) = self
-            .run
-            .ledger
-            .plan()
-            .final_node()
-            .filter(|n| n.status == NodeStatus::Failed)
-            .map(|n| n.node_id)
-        else {
-            return Ok(());
-        };
-        tracing::info!("the final summary `{id}` failed before: running it again");
-        self.run.ledger.edit("final summary reopened", |plan| {
-            if let Some(node) = plan.node_mut(id) {
-                node.status = NodeStatus::Planned;
-            }
-        })
-    }
+/// A final summary that failed in an earlier invocation runs again: resuming is how a run
+/// whose final summary failed once is finished.
+fn reopen_failed_final(ledger: &mut Ledger) -> Result<(), EngineError> {
+    let Some(id) = ledger
+        .plan()
+        .final_node()
+        .filter(|n| n.status == NodeStatus::Failed)
+        .map(|n| n.node_id)
+    else {
+        return Ok(());
+    };
+    tracing::info!("the final summary `{id}` failed before: running it again");
+    ledger.edit("final summary reopened", |plan| {
+        if let Some(node) = plan.node_mut(id) {
+            node.status = NodeStatus::Planned;
+        }
+    })
 }

@@ -5,34 +5,66 @@
 use std::path::PathBuf;
 
 use super::ending::{self, Facts};
-use super::engine::Engine;
-use crate::agents::TaskRunner;
+use super::ledger::Ledger;
+use super::spending::Spending;
 use crate::clock;
 use crate::events::catalogue::RunFinished;
 use crate::events::{Event, RunStatus};
 use crate::plan::Outcome;
-use crate::planner::PlanRound;
 use crate::report;
-use crate::run::budget;
+use crate::settings::RunOptions;
 use crate::workflow::{EngineError, RunSummary};
 
-impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
-    /// Turns the loop's result into the run's summary, recording it in the plan file and the
-    /// report; [`Self::close`] writes `run_finished` once the review has run.
-    pub(super) fn finish_run(&mut self, result: Result<RunStatus, EngineError>) -> RunSummary {
-        let mut status = ending::status(&result, &self.facts());
+/// What the end of a run needs besides the ledger: where the report goes, the corpus its
+/// documents may link to, and whether there was anything to search.
+pub(super) struct Ending {
+    report: PathBuf,
+    /// The `file://` URL of the corpus folder (ending in `/`); `None` without a corpus.
+    corpus_url: Option<String>,
+    /// A run that never searched although it could is `degraded` (`ending::junk`).
+    could_search: bool,
+}
+
+/// What the rest of the run tells its end.
+pub(super) struct Told<'a> {
+    pub(super) options: &'a RunOptions,
+    pub(super) spending: &'a Spending,
+    /// Why planning rounds of this invocation failed.
+    pub(super) planning_errors: &'a [String],
+    /// Whether the round limit made a round finalise.
+    pub(super) round_limit_finalised: bool,
+}
+
+impl Ending {
+    pub(super) fn new(report: PathBuf, corpus_url: Option<String>, could_search: bool) -> Ending {
+        Ending {
+            report,
+            corpus_url,
+            could_search,
+        }
+    }
+
+    /// The run's status, reason and report from how its loop ended (`result`), the outcome
+    /// recorded in the plan; a report or outcome that cannot be written fails the run.
+    pub(super) fn finish(
+        &self,
+        ledger: &mut Ledger,
+        told: &Told<'_>,
+        result: Result<RunStatus, EngineError>,
+    ) -> RunSummary {
+        let mut status = ending::status(&result, &self.facts(ledger, told));
         let mut failure = result.err();
-        let reason = ending::reason(status, &self.facts(), failure.as_ref());
+        let reason = ending::reason(status, &self.facts(ledger, told), failure.as_ref());
         let mut report = None;
         if matches!(
             status,
             RunStatus::Completed | RunStatus::Degraded | RunStatus::Partial
         ) {
-            let researched = ending::researched(self.run.ledger.plan());
+            let researched = ending::researched(ledger.plan());
             let notice = reason
                 .as_deref()
                 .map(|why| ending::notice(status, why, researched));
-            match self.write_report(notice.as_deref()) {
+            match self.write_report(ledger, notice.as_deref()) {
                 Ok(path) => report = path,
                 Err(e) => {
                     status = RunStatus::Failed;
@@ -41,32 +73,23 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             }
         }
         let reason = if failure.is_some() {
-            ending::reason(status, &self.facts(), failure.as_ref())
+            ending::reason(status, &self.facts(ledger, told), failure.as_ref())
         } else {
             reason
         };
-        let elapsed = self.state.started.elapsed();
+        let elapsed = told.spending.elapsed();
         let answered = report
             .is_some()
-            .then(|| ending::answered(self.run.ledger.plan()))
+            .then(|| ending::answered(ledger.plan()))
             .flatten();
         let outcome = Outcome {
             status: status.as_str().to_string(),
             finished_at: clock::now(),
             reason: reason.clone(),
-            budget: budget::record(
-                &self.run.options.budget,
-                self.state.stopped,
-                self.run.ledger.totals().tokens.total_tokens,
-                elapsed,
-            ),
+            budget: told.spending.record(ledger),
             answered,
         };
-        if let Err(e) = self
-            .run
-            .ledger
-            .edit("run finished", |plan| plan.outcome = Some(outcome))
-        {
+        if let Err(e) = ledger.edit("run finished", |plan| plan.outcome = Some(outcome)) {
             tracing::warn!("cannot record the run's outcome in the plan file: {e}");
             if failure.is_none() {
                 status = RunStatus::Failed;
@@ -75,61 +98,41 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
         }
         RunSummary {
             status,
-            final_node: self
-                .run
-                .ledger
-                .plan()
-                .final_node()
-                .map(|n| n.node_id.to_string()),
+            final_node: ledger.plan().final_node().map(|n| n.node_id.to_string()),
             report,
             reason,
             answered,
-            totals: self.run.ledger.close_totals(elapsed),
+            totals: ledger.close_totals(elapsed),
             failure,
             review: None,
         }
     }
 
-    /// What the run knows of itself, for its status and reason.
-    fn facts(&self) -> Facts<'_> {
+    fn facts<'a>(&self, ledger: &'a Ledger, told: &Told<'a>) -> Facts<'a> {
         Facts {
-            plan: self.run.ledger.plan(),
-            stopped: self.state.stopped,
-            planning_errors: &self.state.planning_errors,
-            round_limit_finalised: self.state.round_limit_finalised,
-            rounds: self.run.ledger.totals().rounds,
-            max_rounds: self.run.options.max_rounds,
-            tasks_not_run: self.run.ledger.totals().tasks_not_run,
-            could_search: self.run.could_search,
+            plan: ledger.plan(),
+            stopped: told.spending.stopped(),
+            planning_errors: told.planning_errors,
+            round_limit_finalised: told.round_limit_finalised,
+            rounds: ledger.totals().rounds,
+            max_rounds: told.options.max_rounds,
+            tasks_not_run: ledger.totals().tasks_not_run,
+            could_search: self.could_search,
         }
     }
 
-    /// Closes the event log with `run_finished`: the status, the totals and the review.
-    pub(super) fn close(&self, summary: &RunSummary) {
-        self.run
-            .ledger
-            .emit(Event::RunFinished(RunFinished::Workflow {
-                status: summary.status,
-                final_node: summary.final_node.clone(),
-                report: summary.report.as_ref().map(|p| p.display().to_string()),
-                reason: summary.reason.clone(),
-                error: summary.failure.as_ref().map(ToString::to_string),
-                totals: summary.totals.clone(),
-                review: summary.review.clone(),
-            }));
-    }
-
-    /// Writes the report of a run whose final summary ran, with a notice when it is degraded or
-    /// partial.
-    fn write_report(&self, notice: Option<&str>) -> Result<Option<PathBuf>, EngineError> {
-        let plan = self.run.ledger.plan();
+    fn write_report(
+        &self,
+        ledger: &Ledger,
+        notice: Option<&str>,
+    ) -> Result<Option<PathBuf>, EngineError> {
+        let plan = ledger.plan();
         let Some(node) = plan.final_node() else {
             return Ok(None);
         };
-        let path = &self.run.files.report;
-        let plan_file = self.run.ledger.name().display().to_string();
-        // A `file://` source is a link only into the corpus the run searched.
-        let corpus = self.run.corpus_url.as_deref();
+        let path = &self.report;
+        let plan_file = ledger.name().display().to_string();
+        let corpus = self.corpus_url.as_deref();
         let in_corpus = |url: &str| corpus.is_some_and(|c| url.starts_with(c));
         report::write(path, plan, node, &plan_file, notice, &in_corpus).map_err(|source| {
             EngineError::Report {
@@ -139,4 +142,17 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
         })?;
         Ok(Some(path.clone()))
     }
+}
+
+/// The closing `run_finished` event, written whatever happened.
+pub(super) fn close(ledger: &Ledger, summary: &RunSummary) {
+    ledger.emit(Event::RunFinished(RunFinished::Workflow {
+        status: summary.status,
+        final_node: summary.final_node.clone(),
+        report: summary.report.as_ref().map(|p| p.display().to_string()),
+        reason: summary.reason.clone(),
+        error: summary.failure.as_ref().map(ToString::to_string),
+        totals: summary.totals.clone(),
+        review: summary.review.clone(),
+    }));
 }

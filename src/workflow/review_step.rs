@@ -6,41 +6,60 @@
 
 use std::sync::Arc;
 
-use super::engine::{Engine, ReviewStep};
-use crate::agents::TaskRunner;
+use super::ledger::Ledger;
 use crate::events::Event;
 use crate::events::catalogue::ReviewFailed;
-use crate::planner::PlanRound;
-use crate::review::{ReviewSummary, review_report};
+use crate::review::{ReviewPaths, ReviewSummary, Reviewer, review_report};
+use crate::run::Shutdown;
 use crate::workflow::RunSummary;
 
-impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
-    /// Runs the review step over the run's report; `None` when the review is off.
-    pub(super) async fn review(&mut self, summary: &RunSummary) -> Option<ReviewSummary> {
-        let (reviewer, paths) = match std::mem::replace(&mut self.run.review, ReviewStep::Off) {
+/// What happens after the report.
+pub enum ReviewStep {
+    /// No review (`--no-review`, `review.enabled: false`).
+    Off,
+    /// No review, with the note saying why (the offline engine has no model).
+    Skip(String),
+    /// The review, by these roles, into these files.
+    Run {
+        reviewer: Box<Reviewer>,
+        paths: ReviewPaths,
+    },
+}
+
+impl ReviewStep {
+    /// The review of the run's report (`summary`'s), unless it is off, there is no report, or
+    /// the run was `interrupted`; `shutdown` stops it.
+    pub(super) async fn run(
+        self,
+        ledger: &mut Ledger,
+        shutdown: &mut Shutdown,
+        summary: &RunSummary,
+        interrupted: bool,
+    ) -> Option<ReviewSummary> {
+        let (reviewer, paths) = match self {
             ReviewStep::Off => return None,
-            ReviewStep::Skip(note) => return Some(self.skip(note)),
+            ReviewStep::Skip(note) => return Some(skip(ledger, note)),
             ReviewStep::Run { reviewer, paths } => (reviewer, paths),
         };
         let report = match &summary.report {
-            Some(report) if !self.state.interrupted => report.clone(),
-            _ => return Some(self.skip("no report was written".into())),
+            Some(report) if !interrupted => report.clone(),
+            _ => return Some(skip(ledger, "no report was written".into())),
         };
-        let events = Arc::clone(self.run.ledger.events());
+        let events = Arc::clone(ledger.events());
         let observer = events.observer("review");
         let review = review_report(
             &reviewer,
-            self.run.ledger.plan(),
-            self.run.ledger.name(),
+            ledger.plan(),
+            ledger.name(),
             &report,
             &paths,
             &observer,
         );
         tokio::select! {
             done = review => Some(done),
-            () = &mut self.run.shutdown => {
+            () = &mut *shutdown => {
                 tracing::warn!("[review] interrupted; the research outcome is unchanged");
-                self.run.ledger.emit(Event::ReviewFailed(ReviewFailed::Review {
+                ledger.emit(Event::ReviewFailed(ReviewFailed::Review {
                     node: "review".into(),
                     error: "interrupted".into(),
                 }));
@@ -48,13 +67,13 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             }
         }
     }
+}
 
-    fn skip(&self, note: String) -> ReviewSummary {
-        tracing::info!("[review] skipped: {note}");
-        self.run.ledger.emit(Event::ReviewSkipped {
-            node: "review".into(),
-            reason: note.clone(),
-        });
-        ReviewSummary::skipped(note)
-    }
+fn skip(ledger: &Ledger, note: String) -> ReviewSummary {
+    tracing::info!("[review] skipped: {note}");
+    ledger.emit(Event::ReviewSkipped {
+        node: "review".into(),
+        reason: note.clone(),
+    });
+    ReviewSummary::skipped(note)
 }

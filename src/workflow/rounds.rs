@@ -4,36 +4,115 @@
 //! next round hears of); and the final summary the orchestrator adds itself when the planner
 //! does not finalise.
 
+use std::path::PathBuf;
+
 use tracing::Instrument;
 
-use super::engine::Engine;
-use crate::agents::TaskRunner;
+use super::ledger::Ledger;
 use crate::clock;
 use crate::events::Event;
 use crate::events::catalogue::{PlanningFailed, RoundPlanned};
-use crate::planner::{PlanRound, RoundError, RoundNotes, RoundOutcome, force_final, gate_file};
+use crate::planner::{
+    FailedTask, PlanRound, RoundError, RoundNotes, RoundOutcome, force_final, gate_file,
+};
+use crate::run::Shutdown;
 use crate::workflow::EngineError;
 
-impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
-    /// One planning round. Returns whether it planned any task.
-    pub(super) async fn plan_round(&mut self, must_finalise: bool) -> Result<bool, EngineError> {
+/// The planning side of a run: its planner, what the next round must hear of, and what the
+/// rounds of this invocation learnt for the run's end.
+pub(super) struct Rounds<P> {
+    planner: P,
+    /// Failed tasks and tasks the plan review dropped, for the next round.
+    notes: RoundNotes,
+    /// Why planning rounds of this invocation failed, for a degraded run's notice.
+    errors: Vec<String>,
+    /// Whether the round limit made a round finalise: with nothing researched, that is why.
+    limit_finalised: bool,
+    /// Rounds in a row that planned nothing (or failed).
+    zero_streak: u32,
+    /// `<plan>.plan-review.json`.
+    review_file: PathBuf,
+}
+
+/// How a round went.
+pub(super) enum Planned {
+    /// The round ran (it may have planned nothing).
+    Ran,
+    /// The shutdown came while the planner was asked.
+    Interrupted,
+}
+
+impl<P: PlanRound> Rounds<P> {
+    pub(super) fn new(planner: P, review_file: PathBuf) -> Rounds<P> {
+        Rounds {
+            planner,
+            notes: RoundNotes::default(),
+            errors: Vec::new(),
+            limit_finalised: false,
+            zero_streak: 0,
+            review_file,
+        }
+    }
+
+    /// Tasks that failed, which the next round hears of.
+    pub(super) fn hear(&mut self, failed: Vec<FailedTask>) {
+        self.notes.failed.extend(failed);
+    }
+
+    /// The round limit was reached before a round could finalise.
+    pub(super) fn limit_reached(&mut self) {
+        self.limit_finalised = true;
+    }
+
+    /// Why planning rounds of this invocation failed.
+    pub(super) fn errors(&self) -> &[String] {
+        &self.errors
+    }
+
+    /// Whether the round limit made a round finalise.
+    pub(super) fn limit_finalised(&self) -> bool {
+        self.limit_finalised
+    }
+
+    /// The next planning round; `last` when the round limit makes it the last one. The last
+    /// round, and any round after two in a row that planned nothing, must finalise; when it
+    /// does not, the orchestrator adds the final summary itself.
+    pub(super) async fn next(
+        &mut self,
+        ledger: &mut Ledger,
+        shutdown: &mut Shutdown,
+        last: bool,
+    ) -> Result<Planned, EngineError> {
+        self.limit_finalised |= last;
+        let must_finalise = last || self.zero_streak >= 2;
+        let Some(planned_any) = self.plan_round(ledger, shutdown, must_finalise).await? else {
+            return Ok(Planned::Interrupted);
+        };
+        self.zero_streak = if planned_any { 0 } else { self.zero_streak + 1 };
+        Ok(Planned::Ran)
+    }
+
+    /// One planning round. Returns whether it planned any task; `None` when interrupted.
+    async fn plan_round(
+        &mut self,
+        ledger: &mut Ledger,
+        shutdown: &mut Shutdown,
+        must_finalise: bool,
+    ) -> Result<Option<bool>, EngineError> {
         // Round numbers continue across resumes; `totals.rounds` counts this invocation's.
-        let round = self.run.ledger.plan().rounds + 1;
+        let round = ledger.plan().rounds + 1;
         let notes = RoundNotes {
             must_finalise,
-            ..std::mem::take(&mut self.state.notes)
+            ..std::mem::take(&mut self.notes)
         };
         // The planner changes a draft; only the ledger writes the plan.
-        let mut draft = self.run.ledger.plan().clone();
-        let events = std::sync::Arc::clone(self.run.ledger.events());
+        let mut draft = ledger.plan().clone();
+        let events = std::sync::Arc::clone(ledger.events());
         let observer = events.observer("planner");
         let span = tracing::info_span!("planning", round);
         let result = tokio::select! {
             biased;
-            _ = &mut self.run.shutdown => {
-                self.state.interrupted = true;
-                return Ok(false);
-            }
+            _ = &mut *shutdown => return Ok(None),
             r = self
                 .planner
                 .plan_round(&mut draft, &notes, &observer)
@@ -41,42 +120,40 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
         };
         match result {
             Err(RoundError::Llm(e)) if e.is_unusable() => {
-                self.run.ledger.count_round(Default::default());
+                ledger.count_round(Default::default());
                 Err(EngineError::Unusable(e.to_string()))
             }
             Err(RoundError::Llm(e)) if e.is_diverged() => {
-                self.run.ledger.count_round(Default::default());
+                ledger.count_round(Default::default());
                 Err(EngineError::Diverged(e.to_string()))
             }
             Ok(outcome) if must_finalise && !outcome.answer.is_final => {
-                self.run.ledger.count_round(outcome.usage);
-                self.run.ledger.stage(|plan| plan.rounds = round);
-                self.run
-                    .ledger
-                    .emit(Event::RoundPlanned(RoundPlanned::Discarded {
-                        round,
-                        tasks: planned_ids(&outcome),
-                        is_final: false,
-                        discarded: true,
-                    }));
-                self.add_final("the planner did not finalise in the last round")?;
-                Ok(true)
+                ledger.count_round(outcome.usage);
+                ledger.stage(|plan| plan.rounds = round);
+                ledger.emit(Event::RoundPlanned(RoundPlanned::Discarded {
+                    round,
+                    tasks: planned_ids(&outcome),
+                    is_final: false,
+                    discarded: true,
+                }));
+                add_final(ledger, "the planner did not finalise in the last round")?;
+                Ok(Some(true))
             }
             Ok(outcome) => {
-                self.run.ledger.count_round(outcome.usage);
+                ledger.count_round(outcome.usage);
                 draft.rounds = round;
-                self.run.ledger.stage(|plan| *plan = draft);
-                self.record_round(round, &outcome)?;
-                Ok(!outcome.applied.planned.is_empty())
+                ledger.stage(|plan| *plan = draft);
+                self.record_round(ledger, round, &outcome)?;
+                Ok(Some(!outcome.applied.planned.is_empty()))
             }
             Err(err) => {
-                self.run.ledger.count_round(Default::default());
-                self.planning_failed(round, &err, notes)?;
+                ledger.count_round(Default::default());
+                self.planning_failed(ledger, round, &err, notes)?;
                 if must_finalise {
-                    self.add_final("planning failed in the last round")?;
-                    return Ok(true);
+                    add_final(ledger, "planning failed in the last round")?;
+                    return Ok(Some(true));
                 }
-                Ok(false)
+                Ok(Some(false))
             }
         }
     }
@@ -84,23 +161,20 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     /// A round whose planning failed: logged, recorded, and its notes kept for the next one.
     fn planning_failed(
         &mut self,
+        ledger: &mut Ledger,
         round: u32,
         err: &RoundError,
         notes: RoundNotes,
     ) -> Result<(), EngineError> {
         tracing::warn!("round {round}: planning failed: {err}");
-        self.run
-            .ledger
-            .emit(Event::PlanningFailed(PlanningFailed::Round {
-                round,
-                error: err.to_string(),
-            }));
-        self.state.planning_errors.push(err.to_string());
-        self.run
-            .ledger
-            .edit("planning failed", |plan| plan.rounds = round)?;
+        ledger.emit(Event::PlanningFailed(PlanningFailed::Round {
+            round,
+            error: err.to_string(),
+        }));
+        self.errors.push(err.to_string());
+        ledger.edit("planning failed", |plan| plan.rounds = round)?;
         // The failed round's notes still matter to the next one.
-        self.state.notes = RoundNotes {
+        self.notes = RoundNotes {
             must_finalise: false,
             ..notes
         };
@@ -108,7 +182,12 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
     }
 
     /// Logs, records and saves a round whose answer was applied.
-    fn record_round(&mut self, round: u32, outcome: &RoundOutcome) -> Result<(), EngineError> {
+    fn record_round(
+        &mut self,
+        ledger: &mut Ledger,
+        round: u32,
+        outcome: &RoundOutcome,
+    ) -> Result<(), EngineError> {
         let ids = planned_ids(outcome);
         let final_mark = if outcome.answer.is_final {
             " (final)"
@@ -116,37 +195,35 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             ""
         };
         tracing::info!("round {round}: planned {} task(s){final_mark}", ids.len());
-        self.record_review(round, outcome);
-        self.run
-            .ledger
-            .emit(Event::RoundPlanned(RoundPlanned::Applied {
-                round,
-                tasks: ids,
-                is_final: outcome.answer.is_final,
-                refs: outcome.applied.resolved_refs.clone(),
-                calls: outcome.calls,
-                tokens: outcome.usage.total_tokens,
-            }));
-        self.run.ledger.save("round planned")
+        self.record_review(ledger, round, outcome);
+        ledger.emit(Event::RoundPlanned(RoundPlanned::Applied {
+            round,
+            tasks: ids,
+            is_final: outcome.answer.is_final,
+            refs: outcome.applied.resolved_refs.clone(),
+            calls: outcome.calls,
+            tokens: outcome.usage.total_tokens,
+        }));
+        ledger.save("round planned")
     }
 
     /// The round's plan review: its event and file, and the tasks it dropped, which the next
     /// round hears of. The file is a report, not the run's state: failing to write it is a
     /// warning.
-    fn record_review(&mut self, round: u32, outcome: &RoundOutcome) {
+    fn record_review(&mut self, ledger: &Ledger, round: u32, outcome: &RoundOutcome) {
         let review = &outcome.applied.review;
         review.log();
-        self.run.ledger.emit(Event::PlanReview {
+        ledger.emit(Event::PlanReview {
             round,
             ok: review.ok,
             issues: review.issues.clone(),
         });
-        let path = &self.run.files.plan_review;
+        let path = &self.review_file;
         if let Err(e) = gate_file::save(path, review) {
             tracing::warn!("cannot write the plan review `{}`: {e}", path.display());
         }
         for dropped in &outcome.applied.dropped {
-            self.run.ledger.emit(Event::TaskDropped {
+            ledger.emit(Event::TaskDropped {
                 round,
                 title: dropped.title.clone(),
                 issue: dropped.issue.id.clone(),
@@ -154,27 +231,24 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                 message: dropped.issue.message.clone(),
                 repeats: dropped.repeats.map(|of| of.to_string()),
             });
-            self.state.notes.dropped.push(dropped.issue.clone());
+            self.notes.dropped.push(dropped.issue.clone());
         }
     }
+}
 
-    /// Adds the final summary over every completed node, on the orchestrator's own authority.
-    pub(super) fn add_final(&mut self, reason: &str) -> Result<(), EngineError> {
-        let node = self
-            .run
-            .ledger
-            .stage(|plan| force_final(plan, &clock::now()));
-        tracing::info!(
-            "adding the final summary `{}` myself: {reason}",
-            node.node_id
-        );
-        self.run.ledger.emit(Event::FinalForced {
-            node: node.node_id.to_string(),
-            reason: reason.to_string(),
-            p_node: node.p_node.clone(),
-        });
-        self.run.ledger.save("final summary added")
-    }
+/// Adds the final summary over every completed node, on the orchestrator's own authority.
+pub(super) fn add_final(ledger: &mut Ledger, reason: &str) -> Result<(), EngineError> {
+    let node = ledger.stage(|plan| force_final(plan, &clock::now()));
+    tracing::info!(
+        "adding the final summary `{}` myself: {reason}",
+        node.node_id
+    );
+    ledger.emit(Event::FinalForced {
+        node: node.node_id.to_string(),
+        reason: reason.to_string(),
+        p_node: node.p_node.clone(),
+    });
+    ledger.save("final summary added")
 }
 
 fn planned_ids(outcome: &RoundOutcome) -> Vec<String> {

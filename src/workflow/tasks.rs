@@ -10,19 +10,20 @@
 //! and are cut. The final summary is what the budget buys, so that budget never cuts it: under
 //! a time budget it has a bound of its own from its start (`--final-time`).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use tracing::Instrument;
 
-use super::engine::Engine;
+use super::ledger::{Ended, Ledger};
+use super::spending::Spending;
 use crate::agents::{TaskError, TaskOutput, TaskRunner, task_input};
 use crate::events::Event;
 use crate::plan::{FINAL_BATCH, NodeId};
-use crate::planner::PlanRound;
-use crate::run::budget;
+use crate::planner::FailedTask;
+use crate::run::Shutdown;
 use crate::run::scheduler::{Admit, Done, Scheduler};
 use crate::workflow::EngineError;
-use crate::workflow::ledger::Ended;
 
 /// The two passes over pending nodes: the research, then the final summary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,40 +32,123 @@ enum Phase {
     Final,
 }
 
-type Tasks = Scheduler<NodeId, Result<TaskOutput, TaskError>>;
+type Queue = Scheduler<NodeId, Result<TaskOutput, TaskError>>;
 
-impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
+/// The running side of a run: its task runner, how many tasks run at once, and the tasks that
+/// failed since the planner last heard of them.
+pub(super) struct Tasks<R> {
+    runner: Arc<R>,
+    concurrency: usize,
+    failed: Vec<FailedTask>,
+}
+
+/// What a pass over the pending nodes works with: the run's ledger, its spending, and the
+/// failures it collects.
+struct Pass<'a> {
+    ledger: &'a mut Ledger,
+    spending: &'a mut Spending,
+    failed: &'a mut Vec<FailedTask>,
+}
+
+impl<R: TaskRunner> Tasks<R> {
+    pub(super) fn new(runner: R, concurrency: usize) -> Tasks<R> {
+        Tasks {
+            runner: Arc::new(runner),
+            concurrency,
+            failed: Vec::new(),
+        }
+    }
+
+    /// The tasks that failed since the last call, for the next planning round.
+    pub(super) fn take_failed(&mut self) -> Vec<FailedTask> {
+        std::mem::take(&mut self.failed)
+    }
+
     /// Runs every pending node: first all but the final one, then the final one. Returns
-    /// whether the run was interrupted.
-    pub(super) async fn run_pending(&mut self) -> Result<bool, EngineError> {
+    /// whether `shutdown` interrupted the run.
+    pub(super) async fn run_pending(
+        &mut self,
+        ledger: &mut Ledger,
+        spending: &mut Spending,
+        shutdown: &mut Shutdown,
+    ) -> Result<bool, EngineError> {
         for phase in [Phase::Research, Phase::Final] {
-            let ids: Vec<NodeId> = self
-                .run
-                .ledger
+            let ids: Vec<NodeId> = ledger
                 .plan()
                 .nodes
                 .iter()
                 .filter(|n| n.is_pending() && (n.batch == FINAL_BATCH) == (phase == Phase::Final))
                 .map(|n| n.node_id)
                 .collect();
-            if !ids.is_empty() && self.run_phase(ids, phase).await? {
+            if ids.is_empty() {
+                continue;
+            }
+            let queue = self.queue(ledger, ids);
+            let mut pass = Pass {
+                ledger: &mut *ledger,
+                spending: &mut *spending,
+                failed: &mut self.failed,
+            };
+            if pass.run(queue, phase, shutdown).await? {
                 return Ok(true);
             }
         }
         Ok(false)
     }
 
-    async fn run_phase(&mut self, ids: Vec<NodeId>, phase: Phase) -> Result<bool, EngineError> {
-        let mut tasks = self.queue(ids);
+    /// The nodes to run, queued in plan order; what the assembly of their inputs skipped or
+    /// cut is logged and recorded.
+    fn queue(&self, ledger: &Ledger, ids: Vec<NodeId>) -> Queue {
+        let mut tasks = Scheduler::new(self.concurrency);
+        for id in ids {
+            let Some((input, notes)) = task_input(ledger.plan(), id) else {
+                continue;
+            };
+            for w in &notes.warnings {
+                tracing::debug!("task {id}: {w}");
+            }
+            for c in &notes.cuts {
+                ledger.emit(Event::InputCut {
+                    node: id.to_string(),
+                    what: c.what.clone(),
+                    chars: c.chars,
+                    kept: c.kept,
+                });
+            }
+            let runner = Arc::clone(&self.runner);
+            let events = Arc::clone(ledger.events());
+            // Log lines from inside the task (retries) name its node.
+            let span = tracing::info_span!("task", node = %id);
+            tasks.queue(
+                id,
+                async move {
+                    let observer = events.observer(&id.to_string());
+                    runner.run(&input, &observer).await
+                }
+                .instrument(span),
+            );
+        }
+        tasks
+    }
+}
+
+impl Pass<'_> {
+    /// Runs the queued tasks of one phase to their end; whether `shutdown` interrupted them.
+    async fn run(
+        &mut self,
+        mut tasks: Queue,
+        phase: Phase,
+        shutdown: &mut Shutdown,
+    ) -> Result<bool, EngineError> {
         let now = tokio::time::Instant::now();
         let far = crate::clock::deadline(now, crate::clock::LONGEST);
-        let budget = self.run.options.budget;
+        let budget = *self.spending.budget();
         // The research ends at the budget's deadline; the final summary has its own bound.
         let (deadline, mut cut_at) = match phase {
-            Phase::Research => (self.deadline(), None),
+            Phase::Research => (self.spending.deadline(), None),
             Phase::Final => {
                 // A limit passed while the last round was planned still makes the run partial.
-                self.budget_spent();
+                self.spending.spent(self.ledger);
                 (
                     None,
                     budget
@@ -79,7 +163,7 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                 break;
             }
             // Once the budget is spent, running research gets until `cut_at` to finish.
-            if phase == Phase::Research && cut_at.is_none() && self.state.stopped.is_some() {
+            if phase == Phase::Research && cut_at.is_none() && self.spending.stopped().is_some() {
                 cut_at = Some(crate::clock::deadline(
                     tokio::time::Instant::now(),
                     budget.grace(),
@@ -87,16 +171,15 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             }
             tokio::select! {
                 biased;
-                _ = &mut self.run.shutdown, if !self.state.interrupted => {
-                    self.state.interrupted = true;
+                _ = &mut *shutdown => {
                     self.drain(&mut tasks)?;
                     tasks.abort_all();
                     tracing::warn!("interrupted: stopping; tasks in flight stay `running` and run again on resume");
-                    self.run.ledger.save("interrupted")?;
+                    self.ledger.save("interrupted")?;
                     return Ok(true);
                 }
-                _ = tokio::time::sleep_until(deadline.unwrap_or(far)), if deadline.is_some() && self.state.stopped.is_none() => {
-                    self.budget_spent();
+                _ = tokio::time::sleep_until(deadline.unwrap_or(far)), if deadline.is_some() && self.spending.stopped().is_none() => {
+                    self.spending.spent(self.ledger);
                 }
                 _ = tokio::time::sleep_until(cut_at.unwrap_or(far)), if cut_at.is_some() => {
                     self.drain(&mut tasks)?;
@@ -115,7 +198,7 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                     // The budget bounds the research; what the final summary spends is
                     // recorded, and does not make a finished run partial.
                     if phase == Phase::Research {
-                        self.budget_spent();
+                        self.spending.spent(self.ledger);
                     }
                 }
             }
@@ -123,46 +206,11 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
         Ok(false)
     }
 
-    /// The nodes to run, queued in plan order; what the assembly of their inputs skipped or
-    /// cut is logged and recorded.
-    fn queue(&self, ids: Vec<NodeId>) -> Tasks {
-        let mut tasks = Scheduler::new(self.run.options.concurrency);
-        for id in ids {
-            let Some((input, notes)) = task_input(self.run.ledger.plan(), id) else {
-                continue;
-            };
-            for w in &notes.warnings {
-                tracing::debug!("task {id}: {w}");
-            }
-            for c in &notes.cuts {
-                self.run.ledger.emit(Event::InputCut {
-                    node: id.to_string(),
-                    what: c.what.clone(),
-                    chars: c.chars,
-                    kept: c.kept,
-                });
-            }
-            let runner = std::sync::Arc::clone(&self.runner);
-            let events = std::sync::Arc::clone(self.run.ledger.events());
-            // Log lines from inside the task (retries) name its node.
-            let span = tracing::info_span!("task", node = %id);
-            tasks.queue(
-                id,
-                async move {
-                    let observer = events.observer(&id.to_string());
-                    runner.run(&input, &observer).await
-                }
-                .instrument(span),
-            );
-        }
-        tasks
-    }
-
     /// Starts queued tasks while slots are free. Once the budget is spent, a research task
     /// does not start (the final summary, which is what the budget buys, does).
-    fn start(&mut self, tasks: &mut Tasks) -> Result<(), EngineError> {
-        let stopped = self.state.stopped.is_some();
-        let ledger = &mut self.run.ledger;
+    fn start(&mut self, tasks: &mut Queue) -> Result<(), EngineError> {
+        let stopped = self.spending.stopped().is_some();
+        let ledger = &mut *self.ledger;
         tasks.start(|&id| {
             let is_final = ledger
                 .plan()
@@ -187,17 +235,17 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             tracing::error!("task {} panicked: {panic}", done.key);
             Err(TaskError::Panicked(panic))
         });
-        if let Ended::Failed(failed) = self.run.ledger.task_ended(done.key, result, done.took)? {
-            self.state.notes.failed.push(failed);
+        if let Ended::Failed(failed) = self.ledger.task_ended(done.key, result, done.took)? {
+            self.failed.push(failed);
         }
         Ok(())
     }
 
     /// The grace after a spent budget is over, or the final summary's own bound: every task
     /// still running is cut, and every queued one recorded as not run.
-    fn cut(&mut self, tasks: &mut Tasks, phase: Phase) -> Result<(), EngineError> {
+    fn cut(&mut self, tasks: &mut Queue, phase: Phase) -> Result<(), EngineError> {
         let (running, queued) = tasks.abort_all();
-        let bound = self.run.options.budget.final_bound().unwrap_or_default();
+        let bound = self.spending.budget().final_bound().unwrap_or_default();
         for (id, took) in running {
             let error = match phase {
                 Phase::Final => TaskError::TimedOut(format!(
@@ -219,50 +267,17 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
         }
         for id in queued {
             let why = "the budget was spent before it started".to_string();
-            self.run
-                .ledger
+            self.ledger
                 .task_ended(id, Err(TaskError::NotRun(why)), Duration::ZERO)?;
         }
         Ok(())
     }
 
     /// Records every task that already ended, without waiting for anything.
-    fn drain(&mut self, tasks: &mut Tasks) -> Result<(), EngineError> {
+    fn drain(&mut self, tasks: &mut Queue) -> Result<(), EngineError> {
         while let Some(done) = tasks.try_next() {
             self.ended(done)?;
         }
         Ok(())
-    }
-
-    /// Whether a limit is reached; the first time, stops new research and records why.
-    pub(super) fn budget_spent(&mut self) -> bool {
-        if self.state.stopped.is_some() {
-            return true;
-        }
-        let tokens = self.run.ledger.totals().tokens.total_tokens;
-        let elapsed = self.state.started.elapsed();
-        let Some(stop) = budget::check(&self.run.options.budget, tokens, elapsed) else {
-            return false;
-        };
-        tracing::warn!(
-            "{}: no new task starts; the final summary is written from what exists",
-            stop.describe()
-        );
-        self.run.ledger.emit(Event::BudgetReached {
-            limit: stop.limit,
-            value: stop.value,
-            used: stop.used,
-        });
-        self.state.stopped = Some(stop);
-        true
-    }
-
-    /// When the time budget runs out, if there is one.
-    fn deadline(&self) -> Option<tokio::time::Instant> {
-        self.run
-            .options
-            .budget
-            .max_time
-            .map(|max| crate::clock::deadline(self.state.started.into(), max))
     }
 }
