@@ -41,6 +41,8 @@ pub struct Tally {
     round: u64,
     planned: HashSet<String>,
     done: HashSet<String>,
+    /// Of those done, the ones that failed.
+    failed: HashSet<String>,
     tokens: u64,
 }
 
@@ -89,7 +91,14 @@ impl Tally {
                 self.planned.insert(node);
                 None
             }
-            Update::Ended { node, tokens, .. } => {
+            Update::Ended {
+                node,
+                tokens,
+                failed,
+            } => {
+                if failed {
+                    self.failed.insert(node.clone());
+                }
                 self.tokens += tokens;
                 self.planned.insert(node.clone());
                 self.done.insert(node).then(|| self.note())
@@ -101,7 +110,11 @@ impl Tally {
     fn note(&self) -> Note {
         let (done, planned) = (self.done.len(), self.planned.len());
         let message = match self.blocks {
-            true => format!("{done} of {planned} blocks done"),
+            true if self.failed.is_empty() => format!("{done} of {planned} blocks done"),
+            true => format!(
+                "{done} of {planned} blocks done ({} failed)",
+                self.failed.len()
+            ),
             false => format!(
                 "round {}: {done} of {planned} tasks done, {} tokens",
                 self.round, self.tokens
@@ -159,6 +172,13 @@ mod tests {
         assert_eq!((note.progress, note.total), (1.0, Some(2.0)));
         assert_eq!(note.message, "1 of 2 blocks done");
         assert_eq!(tally.start("/r/t").message, "started: folder `/r/t`");
+        let failed = Update::Ended {
+            node: "root".into(),
+            failed: true,
+            tokens: 0,
+        };
+        let note = tally.on(failed).expect("a note");
+        assert_eq!(note.message, "2 of 2 blocks done (1 failed)");
     }
 
     #[test]

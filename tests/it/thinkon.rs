@@ -1118,3 +1118,50 @@ async fn a_batch_of_goals_is_refused_what_it_cannot_do_before_anything_runs() {
         .stderr_contains("model");
     assert!(llm.chat_requests().is_empty(), "nothing was asked");
 }
+
+/// A goal whose root fails (the planner never answers validly) fails its question, which is
+/// named with its reason, and makes the batch exit 1; the other goal still completes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_goal_fails_its_question_and_the_batch_exits_1() {
+    let llm = MockLlm::start().await;
+    scripted(&llm, |ctx, req| {
+        if req.raw_body.contains("Broken goal") {
+            json!({"type": "plan-next", "plan_type": "EXECUTE"})
+        } else {
+            three_searches(ctx, req)
+        }
+    });
+    let s = Setup::new(&llm, None);
+    std::fs::write(s.path().join("goals.txt"), "Broken goal?\nWhat is G?\n").expect("goals");
+    let out = s
+        .cmd()
+        .args([
+            "batch",
+            "goals.txt",
+            "--out-dir",
+            "out",
+            "--engine",
+            "thinkon",
+        ])
+        .timeout(Duration::from_secs(60))
+        .run()
+        .await;
+    out.code(1);
+    let printed = out.stdout_json();
+    assert_eq!(printed["counts"]["completed"], 1, "{printed:#}");
+    assert_eq!(printed["counts"]["failed"], 1, "{printed:#}");
+    let manifest = read_json(&s.path().join("out/batch.json"));
+    let broken = manifest["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|i| i["query"] == "Broken goal?")
+        .expect("the broken goal");
+    assert_eq!(broken["status"], "failed", "{broken:#}");
+    assert!(
+        broken["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("the root block failed")),
+        "{broken:#}"
+    );
+}
