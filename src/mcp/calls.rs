@@ -52,7 +52,7 @@ pub async fn research(
     if query.is_empty() {
         return Err("`query` is empty: give the research question".into());
     }
-    let bounds = input.bounds();
+    let bounds = input.bounds.clone();
     let (session, options) = prepare(server, &bounds).await?;
     let runs = runs_folder(server)?;
     let (store, plan) = create_fresh(&runs, query).map_err(|e| e.to_string())?;
@@ -96,7 +96,7 @@ pub async fn resume(
     check_beside(&path)?;
     plan_check::runnable(&path)?;
     // A run this server started keeps its engine and corpus unless the call gives others.
-    let bounds = server.started.recall(&path, input.bounds());
+    let bounds = server.started.recall(&path, input.bounds.clone());
     let (session, options) = prepare(server, &bounds).await?;
     let opened = open_valid(&path).map_err(|e| e.to_string())?;
     server.started.remember(&path, &bounds);

@@ -15,6 +15,7 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -163,7 +164,53 @@ fn unfit_tool_call(params: Option<&Value>) -> String {
 }
 
 /// A tool's arguments as its input type; the message names what is wrong.
-fn parse<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, String> {
+/// A tool's arguments as its input type; an argument its input schema does not name is
+/// refused, naming it (checked against the schema, so that arguments shared by several tools
+/// can be one flattened struct).
+fn parse<T: DeserializeOwned + JsonSchema>(tool: &str, args: Value) -> Result<T, String> {
+    let schema = schemars::schema_for!(T);
+    let known = schema.get("properties").and_then(Value::as_object);
+    if let (Some(known), Value::Object(given)) = (known, &args)
+        && let Some(unknown) = given.keys().find(|k| !known.contains_key(*k))
+    {
+        let expected: Vec<String> = known.keys().map(|k| format!("`{k}`")).collect();
+        return Err(format!(
+            "`{tool}`: the arguments do not fit its input schema: unknown field `{unknown}`, expected one of {}",
+            expected.join(", ")
+        ));
+    }
     serde_json::from_value(args)
         .map_err(|e| format!("`{tool}`: the arguments do not fit its input schema: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::tools::{ResearchInput, ResumeInput};
+    use serde_json::json;
+
+    #[test]
+    fn shared_run_bounds_are_read_and_an_unknown_argument_is_named() {
+        let input: ResearchInput = parse(
+            "research",
+            json!({"query": "Q?", "max_rounds": 2, "offline": true}),
+        )
+        .expect("fits");
+        assert_eq!(input.bounds.max_rounds, Some(2));
+        assert_eq!(input.bounds.offline, Some(true));
+        let refused = parse::<ResumeInput>("resume", json!({"plan_file": "p.json", "plan": "x"}))
+            .expect_err("refused");
+        assert!(refused.contains("unknown field `plan`"), "{refused}");
+        assert!(
+            refused.contains("`max_time`"),
+            "the shared ones are known: {refused}"
+        );
+        let schema = schemars::schema_for!(ResumeInput);
+        assert_eq!(schema.get("additionalProperties"), Some(&json!(false)));
+        assert!(
+            schema
+                .get("properties")
+                .is_some_and(|p| p.get("corpus").is_some())
+        );
+    }
 }

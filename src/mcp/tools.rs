@@ -11,12 +11,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::events::Totals;
 
-/// `research`: a new run.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ResearchInput {
-    /// The research question.
-    pub query: String,
+/// How a workflow run goes: the arguments `research` and `resume` share, declared once and
+/// flattened into both (an unknown argument is still refused, from the tool's input schema:
+/// see `server.rs`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+pub struct RunBounds {
     /// Research without a model and without network: a deterministic planner and extractive
     /// summaries over `corpus` (which it needs).
     #[serde(default)]
@@ -38,70 +37,26 @@ pub struct ResearchInput {
     #[serde(default)]
     #[schemars(range(min = 1, max = crate::clock::LONGEST_SECS))]
     pub max_time: Option<u64>,
+}
+
+/// `research`: a new run.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct ResearchInput {
+    /// The research question.
+    pub query: String,
+    #[serde(flatten)]
+    pub bounds: RunBounds,
 }
 
 /// `resume`: an unfinished (or interrupted) run, continued.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct ResumeInput {
     /// The run's plan file (a `plan_file` that `research` or `list_runs` gave).
     pub plan_file: String,
-    /// Research without a model and without network: a deterministic planner and extractive
-    /// summaries over `corpus` (which it needs).
-    #[serde(default)]
-    pub offline: Option<bool>,
-    /// A folder of documents (.md, .txt, .html, .pdf) under the server's roots, searched
-    /// with the web search provider if one is configured.
-    #[serde(default)]
-    pub corpus: Option<String>,
-    /// Most planning rounds; the last one must finalise (default: the server's, 8).
-    #[serde(default)]
-    #[schemars(range(min = 1))]
-    pub max_rounds: Option<u32>,
-    /// At most this many tokens (prompt + completion of every call); reaching it ends the run
-    /// `partial`, with a report from what exists.
-    #[serde(default)]
-    #[schemars(range(min = 1))]
-    pub max_tokens: Option<u64>,
-    /// At most this many seconds of research; reaching it ends the run `partial`.
-    #[serde(default)]
-    #[schemars(range(min = 1, max = crate::clock::LONGEST_SECS))]
-    pub max_time: Option<u64>,
-}
-
-/// How a run goes: what `research` and `resume` share (serde's `flatten` cannot refuse
-/// unknown arguments, so each input spells the fields out).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RunBounds {
-    pub offline: Option<bool>,
-    pub corpus: Option<String>,
-    pub max_rounds: Option<u32>,
-    pub max_tokens: Option<u64>,
-    pub max_time: Option<u64>,
-}
-
-impl ResearchInput {
-    pub fn bounds(&self) -> RunBounds {
-        RunBounds {
-            offline: self.offline,
-            corpus: self.corpus.clone(),
-            max_rounds: self.max_rounds,
-            max_tokens: self.max_tokens,
-            max_time: self.max_time,
-        }
-    }
-}
-
-impl ResumeInput {
-    pub fn bounds(&self) -> RunBounds {
-        RunBounds {
-            offline: self.offline,
-            corpus: self.corpus.clone(),
-            max_rounds: self.max_rounds,
-            max_tokens: self.max_tokens,
-            max_time: self.max_time,
-        }
-    }
+    #[serde(flatten)]
+    pub bounds: RunBounds,
 }
 
 /// `thinkon`: a Thinkon goal, new or continued.
