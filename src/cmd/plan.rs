@@ -1,6 +1,6 @@
 //! `researchflow plan`: one planning round on a plan file.
 //!
-//! Resolves the plan path (argument, `PLAN_PATH`, `PLAN_FILE`, `./plan_test.json`), locks the
+//! Resolves the plan path (argument, `RESEARCHFLOW_PLAN_FILE`, `./plan_test.json`), locks the
 //! file, bootstraps it in memory, runs the round and writes the result atomically. On any
 //! failure the file is left byte-identical (the bootstrap is saved together with the round).
 //! The round's plan review goes beside the plan (`<plan>.plan-review.json`), as in a workflow.
@@ -110,13 +110,12 @@ fn write_review(plan_path: &std::path::Path, outcome: &RoundOutcome) {
     }
 }
 
-/// The plan file: FILE, else `PLAN_PATH` (both through clap), else `PLAN_FILE`, else
-/// `./plan_test.json`.
+/// The plan file: FILE, else `RESEARCHFLOW_PLAN_FILE` (or an old name of it; both through
+/// clap), else `./plan_test.json`.
 fn plan_path(args: &PlanArgs) -> Result<PathBuf, CommandError> {
     let path = args
         .file
         .clone()
-        .or_else(|| args.plan_file.clone())
         .unwrap_or_else(|| PathBuf::from("plan_test.json"));
     let is_json = path
         .extension()

@@ -24,7 +24,7 @@ use crate::settings::Role;
 use crate::text::truncate;
 use crate::transcript::Site;
 
-/// How many characters of input and output the log shows unless `PLANNING_LOG_FULL` is set.
+/// How many characters of input and output the log shows without `--log-full`.
 const LOG_MAX_CHARS: usize = 1500;
 
 /// Token limit of a planner answer, unless the planning role sets `maxTokens`.

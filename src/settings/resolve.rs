@@ -23,7 +23,7 @@ use crate::web_providers::WebProvider;
 mod numbers;
 
 impl Settings {
-    /// The config file read: `config` (`--config`, else `AGENT_CONFIG`), else
+    /// The config file read: `config` (`--config`, else `RESEARCHFLOW_CONFIG`), else
     /// `./agent.config.json`.
     pub fn config_file(config: Option<&Path>) -> PathBuf {
         config

@@ -220,7 +220,7 @@ impl Budget {
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
     #[error(
-        "no configuration: `{0}` does not exist: copy agent.config.example.json to agent.config.json and fill it in, or pass --config / set AGENT_CONFIG"
+        "no configuration: `{0}` does not exist: copy agent.config.example.json to agent.config.json and fill it in, or pass --config / set RESEARCHFLOW_CONFIG"
     )]
     Missing(PathBuf),
     #[error(transparent)]

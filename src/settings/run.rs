@@ -28,7 +28,7 @@ pub struct RunSettings {
 }
 
 impl RunSettings {
-    /// Merges the config at `config` (else `AGENT_CONFIG`, else `./agent.config.json`), the
+    /// Merges the config at `config` (else `RESEARCHFLOW_CONFIG`, else `./agent.config.json`), the
     /// environment and `args`; `recorded_rounds` is a replayed run's round limit, used when
     /// neither the flag nor its variable gives one.
     pub fn resolve(
