@@ -35,7 +35,7 @@
 //! - [`transcript`]: the run record of every LLM and search call, and its replay.
 //! - [`diagnostics`]: the one findings shape shared by every check.
 //! - [`prompts`]: the system prompts; [`text`]: small text helpers; [`markdown`]: model text
-//!   made safe in Markdown; [`clock`]: timestamps;
+//!   made safe in Markdown; [`clock`]: timestamps; [`usage`]: the tokens of model calls;
 //!   [`atomic`]: the one atomic file write; [`files`]: the one bounded file read;
 //!   [`in_corpus`]: a local document's place in its corpus.
 //! - [`exit`]: exit codes; [`logging`]: tracing set-up.
@@ -78,6 +78,7 @@ pub mod settings;
 pub mod text;
 pub mod thinkon;
 pub mod transcript;
+pub mod usage;
 pub mod validate;
 pub mod view;
 pub mod web_providers;

@@ -5,10 +5,11 @@ use std::sync::LazyLock;
 
 use serde_json::{Value, json};
 
-use crate::llm::{JsonSchema, LlmError, Usage, extract_json};
+use crate::llm::{JsonSchema, LlmError, extract_json};
 use crate::plan::{Claim, Info, NodeId, NodeType, QualityFinding, Source};
 use crate::search::hit::TITLE_MAX_CHARS;
 use crate::text::{one_line, strip_controls};
+use crate::usage::Usage;
 
 /// Everything a sub-agent needs to run one task.
 #[derive(Debug, Clone, PartialEq, Eq)]

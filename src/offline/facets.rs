@@ -11,13 +11,13 @@ use std::sync::Arc;
 
 use crate::clock;
 use crate::llm::CallObserver;
-use crate::llm::Usage;
 use crate::plan::{NodeStatus, NodeType, PlanFile, Ref, RefField};
 use crate::planner::{
     PlanAnswer, PlanRound, PlannedTask, RoundError, RoundNotes, RoundOutcome, apply,
 };
 use crate::search::local::LocalIndex;
 use crate::text::normalized;
+use crate::usage::Usage;
 
 use crate::sentences::terms;
 

@@ -15,7 +15,7 @@ use super::schema::{Stage, answer_schema};
 use crate::diagnostics::Diagnostics;
 use crate::llm::CallObserver;
 use crate::llm::{
-    ChatAnswer, CheckedError, Contract, LlmClient, LlmError, Message, Usage, Want, ask_checked,
+    ChatAnswer, CheckedError, Contract, LlmClient, LlmError, Message, Want, ask_checked,
 };
 use crate::logging;
 use crate::plan::{FINAL_BATCH, NodeStatus, NodeType, PlanFile};
@@ -23,6 +23,7 @@ use crate::prompts;
 use crate::settings::Role;
 use crate::text::truncate;
 use crate::transcript::Site;
+use crate::usage::Usage;
 
 /// How many characters of input and output the log shows without `--log-full`.
 const LOG_MAX_CHARS: usize = 1500;

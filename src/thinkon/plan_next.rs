@@ -17,10 +17,11 @@ use super::schema::{PLAN_NEXT_SCHEMA, drop_nulls};
 use crate::diagnostics::{Diagnostics, Finding};
 use crate::events::{Event, Observer};
 use crate::llm::checked::{Checked, CheckedError, Contract, ask_checked};
-use crate::llm::{LlmClient, LlmError, Message, Usage, Want};
+use crate::llm::{LlmClient, LlmError, Message, Want};
 use crate::prompts;
 use crate::settings::Role;
 use crate::transcript::Site;
+use crate::usage::Usage;
 use crate::validate::{Executors, PlanNextContext, validate_plan_next};
 
 /// Token limit of a plan-next answer, unless the planning role sets `maxTokens`.
