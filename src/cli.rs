@@ -307,7 +307,7 @@ pub struct RunArgs {
     pub concurrency: Option<u32>,
 
     #[command(flatten)]
-    pub budget: BudgetArgs,
+    pub limits: LimitArgs,
 
     #[command(flatten)]
     pub ending: EndingArgs,
@@ -328,10 +328,10 @@ pub struct RunArgs {
     pub fail_on_unanswered: bool,
 }
 
-/// What one run may spend; reaching a limit ends it `partial`, with a report written from what
-/// exists.
+/// The limits of what one run may spend (its budget, with [`EndingArgs`]); reaching one ends
+/// the run `partial`, with a report written from what exists.
 #[derive(Debug, Clone, Copy, Default, Args)]
-pub struct BudgetArgs {
+pub struct LimitArgs {
     /// At most this many tokens (prompt + completion of every call) [config: budget.maxTokens].
     #[arg(long, env = "RESEARCHFLOW_MAX_TOKENS", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_tokens: Option<u64>,

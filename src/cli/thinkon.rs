@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::BudgetArgs;
+use super::LimitArgs;
 
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("start").required(true).multiple(true).args(["goal", "resume"])))]
@@ -51,5 +51,5 @@ pub struct ThinkonArgs {
     pub max_blocks: u32,
 
     #[command(flatten)]
-    pub budget: BudgetArgs,
+    pub limits: LimitArgs,
 }

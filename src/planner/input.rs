@@ -8,7 +8,7 @@
 
 use super::gate::Issue;
 use crate::plan::PlanFile;
-use crate::plan::segments::{self, Budget};
+use crate::plan::segments::{self, SegmentCaps};
 use crate::text::Cut;
 
 /// A task that failed, for the next planner input.
@@ -34,7 +34,7 @@ pub struct RoundNotes {
 pub struct PlannerInput {
     pub text: String,
     pub warnings: Vec<String>,
-    /// Segments cut or left out to stay within the budget.
+    /// Segments cut or left out to stay within their caps.
     pub cuts: Vec<Cut>,
 }
 
@@ -43,7 +43,7 @@ pub fn build(plan: &PlanFile, notes: &RoundNotes) -> PlannerInput {
     let segments = segments::render(
         plan,
         plan.check_list.refs.iter().map(String::as_str),
-        Budget::default(),
+        SegmentCaps::default(),
     );
     text.push_str(&segments.text);
     let (warnings, cuts) = (segments.warnings, segments.cuts);

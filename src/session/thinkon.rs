@@ -10,8 +10,8 @@ use crate::events::EventLog;
 use crate::run::{SetupError, Shutdown, session};
 use crate::settings::Role;
 use crate::thinkon::{
-    BlockPlanner, Executor, ExecutorSet, Outcome, Reflector, RunError, Runtime, RuntimeParts,
-    ShellOptions, SubAgents, ThinkonOptions, Tree, TreeMeta, TreeStore,
+    BlockPlanner, Executor, ExecutorSet, Reflector, RunError, Runtime, RuntimeParts, ShellOptions,
+    SubAgents, ThinkonOptions, ThinkonSummary, Tree, TreeMeta, TreeStore,
 };
 
 /// A Thinkon goal to run: its locked folder with the tree it holds, the executors, the limits.
@@ -29,7 +29,7 @@ pub struct ThinkonGoal {
 /// A Thinkon run that ended, and where its files are.
 pub struct ThinkonFinished {
     /// How it ended, or why it stopped on an error of its own.
-    pub outcome: Result<Outcome, RunError>,
+    pub summary: Result<ThinkonSummary, RunError>,
     pub dir: PathBuf,
     pub events_path: PathBuf,
 }
@@ -102,7 +102,7 @@ impl Session {
             options,
         });
         Ok(ThinkonFinished {
-            outcome: runtime.run(stop).await,
+            summary: runtime.run(stop).await,
             dir,
             events_path,
         })

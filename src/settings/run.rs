@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::{Budget, EngineKind, RunOptions, SearchProviderKind, Settings, SettingsError};
-use crate::cli::{BudgetArgs, CorpusArgs, EndingArgs, RunArgs};
+use crate::cli::{CorpusArgs, EndingArgs, LimitArgs, RunArgs};
 
 /// Planning rounds of one invocation when neither the flag, its variable, nor a replayed run
 /// says.
@@ -43,7 +43,7 @@ impl RunSettings {
         if args.no_html {
             settings.html = false;
         }
-        let budget = settings.budget.with_flags(&args.budget, &args.ending);
+        let budget = settings.budget.with_flags(&args.limits, &args.ending);
         let options = RunOptions {
             max_rounds: args
                 .max_rounds
@@ -64,7 +64,7 @@ impl RunSettings {
 
 impl Budget {
     /// This budget (the config's) with the limits the flags give: a flag wins over its key.
-    pub fn with_flags(&self, limits: &BudgetArgs, ending: &EndingArgs) -> Budget {
+    pub fn with_flags(&self, limits: &LimitArgs, ending: &EndingArgs) -> Budget {
         let secs =
             |flag: Option<u64>, config: Option<Duration>| flag.map(Duration::from_secs).or(config);
         Budget {

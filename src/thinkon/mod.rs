@@ -34,7 +34,7 @@ pub mod tree;
 pub use block::{Block, BlockStatus, PlanType};
 pub use executor::{Executor, ShellOptions};
 pub use executors::ExecutorSet;
-pub use outcome::{Outcome, ThinkonStatus};
+pub use outcome::{ThinkonStatus, ThinkonSummary};
 pub use plan_next::{BlockPlanner, Spent};
 pub use reflect::Reflector;
 pub use runtime::{RunError, Runtime, RuntimeParts, ThinkonOptions};
