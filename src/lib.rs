@@ -15,7 +15,7 @@
 //! - [`session`]: the one place where runs are wired (`Session`: role clients, prompts, tapes,
 //!   event logs, search), and what a run's status does to an exit code.
 //! - [`workflow`]: the loop from question to final summary, its ledger, status and outcome.
-//! - [`offline`]: the extractive engine: planner and sub-agents without a model.
+//! - [`offline`]: the offline engine: planner and sub-agents without a model.
 //! - [`thinkon`]: the Thinkon runtime: a fractal planner over a tree of blocks (seeds 000/001).
 //! - [`batch`]: a batch's questions file and manifest.
 //! - [`eval`]: a question set with gold answers, and the scoring of a run against it.

@@ -1,4 +1,4 @@
-//! Research without a model: `workflow --offline` over a local corpus (the extractive engine),
+//! Research without a model: `workflow --offline` over a local corpus (the offline engine),
 //! the local search provider and its index, and what happens without any model configured.
 //! The corpus is `fixtures/corpus/`, with the questions of `fixtures/corpus_questions.json`.
 

@@ -89,7 +89,7 @@ pub struct TaskOutput {
 
 impl TaskOutput {
     /// The output as the plan keeps it, whichever runner made it (a model's agents, the
-    /// extractive engine): summary and info without control characters but newlines and
+    /// offline engine): summary and info without control characters but newlines and
     /// tabs, source titles on one clean line. The engine writes nothing else into a node.
     pub fn cleaned(mut self) -> TaskOutput {
         self.summary = strip_controls(&self.summary);

@@ -7,7 +7,7 @@
 //!
 //! Rules, checked in this order; the first blocking issue ends a task's review:
 //! - `EMPTY_TITLE` (block): the title has no letter or digit. The contract already refuses
-//!   such an answer from a model; the gate holds every planner (the extractive one too) to it.
+//!   such an answer from a model; the gate holds every planner (the offline one too) to it.
 //! - `DUPLICATE_TASK` (block): the title, case, punctuation and white space aside, is that of
 //!   a task node (of any status; never the start node: a search titled as the question is
 //!   fine) or of an earlier kept task of the same answer. The dropped task's NEW placeholder

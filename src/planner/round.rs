@@ -43,7 +43,7 @@ pub struct LogOptions {
 }
 
 /// What plans a round: the LLM planning agent ([`Planner`]) or another that writes the same
-/// answers (the extractive engine's). Each changes `plan` only on success.
+/// answers (the offline engine's). Each changes `plan` only on success.
 pub trait PlanRound: Send + Sync {
     fn plan_round(
         &self,

@@ -148,7 +148,7 @@ impl<'a> Resolver<'a> {
     }
 
     /// The roles' endpoints; `None` when no base URL and no model is set anywhere (the
-    /// file, its roles, the environment), which only the extractive engine accepts.
+    /// file, its roles, the environment), which only the offline engine accepts.
     fn llm(&self) -> Result<Option<LlmRoles>, SettingsError> {
         let file = self.file;
         let any_role = Role::ALL.into_iter().any(|role| {

@@ -142,7 +142,7 @@ impl LlmRoles {
 pub struct Settings {
     /// The config file read, or the default path when there was none.
     pub config_path: PathBuf,
-    /// `None` when no model is configured anywhere (file, environment); only the extractive
+    /// `None` when no model is configured anywhere (file, environment); only the offline
     /// engine runs then.
     pub llm: Option<LlmRoles>,
     pub engine: EngineKind,

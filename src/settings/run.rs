@@ -92,9 +92,9 @@ impl Settings {
             settings.search.index_dir = Some(dir.clone());
         }
         if corpus.offline {
-            settings.engine = EngineKind::Extractive;
+            settings.engine = EngineKind::Offline;
         }
-        if settings.engine != EngineKind::Extractive {
+        if settings.engine != EngineKind::Offline {
             settings.require_llm()?;
             return Ok(settings);
         }
