@@ -1,5 +1,5 @@
 //! The planner's user input: the question line first, then one labelled segment per ref of
-//! `check_list.refs`, then notes about failed tasks, tasks the plan review dropped, and
+//! `check_list.refs`, then notes about failed tasks, tasks the plan gate dropped, and
 //! finalisation.
 //!
 //! The segments come from [`crate::plan::segments`]: refs that do not parse, point at unknown
@@ -23,7 +23,7 @@ pub struct FailedTask {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RoundNotes {
     pub failed: Vec<FailedTask>,
-    /// The issues for which the plan review dropped tasks of the last round(s).
+    /// The issues for which the plan gate dropped tasks of the last round(s).
     pub dropped: Vec<Issue>,
     /// The last allowed round: the planner must finalise now.
     pub must_finalise: bool,

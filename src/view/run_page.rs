@@ -18,7 +18,7 @@ use super::details::{DetailOptions, node_details};
 use super::graph::{Graph, STATUS_COLORS};
 use super::html::{Links, NOT_ANSWERED, esc, run_state, state_badge};
 use super::page::document;
-use super::reviews::{plan_review, report_review};
+use super::reviews::{gate_verdicts, report_review};
 use super::run_files::{RunFiles, ViewError};
 use super::{report_html, svg, timeline};
 
@@ -95,7 +95,7 @@ pub fn render(files: &RunFiles, links: &Links) -> String {
     let (review, _) = report_review(files.review.as_ref());
     let reviews = format!(
         "<h3>Plan review</h3>{}<h3>Review of the report</h3>{}",
-        plan_review(&files.events, files.plan_review.as_ref()),
+        gate_verdicts(&files.events, files.gate_verdict.as_ref()),
         review
     );
     section("reviews", "Reviews", &reviews, &mut body);

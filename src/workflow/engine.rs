@@ -50,7 +50,7 @@ pub struct RunParts {
     pub ledger: Ledger,
     pub options: RunOptions,
     pub shutdown: Shutdown,
-    /// The files beside the plan: the report, the plan review.
+    /// The files beside the plan: the report, the gate's verdict.
     pub files: Beside,
     /// The `file://` URL of the corpus folder (ending in `/`) whose documents the report may
     /// link to; `None` without a local corpus.
@@ -73,7 +73,7 @@ pub(super) struct RunState {
     pub(super) started: Instant,
     /// Which limit stopped the research.
     pub(super) stopped: Option<BudgetStop>,
-    /// What the next planning round must hear of: failed tasks, tasks the plan review dropped.
+    /// What the next planning round must hear of: failed tasks, tasks the plan gate dropped.
     pub(super) notes: RoundNotes,
 }
 

@@ -1,7 +1,7 @@
 //! The engine's planning side: one planning round (the same round as `researchflow plan`) on
-//! a draft of the plan, which the ledger commits; its plan review recorded (a `plan_review`
-//! event, `<plan>.plan-review.json`, a `task_dropped` event per task it dropped, which the
-//! next round hears of); and the final summary the orchestrator adds itself when the planner
+//! a draft of the plan, which the ledger commits; the plan gate's verdict recorded (a
+//! `plan_review` event, `<plan>.plan-review.json`, a `task_dropped` event per task it dropped,
+//! which the next round hears of); and the final summary the orchestrator adds itself when the planner
 //! does not finalise.
 
 use tracing::Instrument;
@@ -116,7 +116,7 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             ""
         };
         tracing::info!("round {round}: planned {} task(s){final_mark}", ids.len());
-        self.record_review(round, outcome);
+        self.record_verdict(round, outcome);
         self.run
             .ledger
             .emit(Event::RoundPlanned(RoundPlanned::Applied {
@@ -130,19 +130,19 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
         self.run.ledger.save("round planned")
     }
 
-    /// The round's plan review: its event and file, and the tasks it dropped, which the next
+    /// The gate's verdict on the round: its event and file, and the tasks it dropped, which the next
     /// round hears of. The file is a report, not the run's state: failing to write it is a
     /// warning.
-    fn record_review(&mut self, round: u32, outcome: &RoundOutcome) {
-        let review = &outcome.applied.review;
-        review.log();
-        self.run.ledger.emit(Event::PlanReview {
+    fn record_verdict(&mut self, round: u32, outcome: &RoundOutcome) {
+        let verdict = &outcome.applied.verdict;
+        verdict.log();
+        self.run.ledger.emit(Event::GateVerdict {
             round,
-            ok: review.ok,
-            issues: review.issues.clone(),
+            ok: verdict.ok,
+            issues: verdict.issues.clone(),
         });
-        let path = &self.run.files.plan_review;
-        if let Err(e) = gate_file::save(path, review) {
+        let path = &self.run.files.gate_verdict;
+        if let Err(e) = gate_file::save(path, verdict) {
             tracing::warn!("cannot write the plan review `{}`: {e}", path.display());
         }
         for dropped in &outcome.applied.dropped {
