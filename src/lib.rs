@@ -16,7 +16,7 @@
 //!   event logs, search), and what a run's status does to an exit code.
 //! - [`workflow`]: the loop from question to final summary, its ledger, status and outcome.
 //! - [`offline`]: the offline engine: planner and sub-agents without a model.
-//! - [`thinkon`]: the Thinkon runtime: a fractal planner over a tree of blocks (seeds 000/001).
+//! - [`thinkon`]: the Thinkon runtime: a fractal planner over a tree of blocks.
 //! - [`batch`]: a batch's questions file and manifest.
 //! - [`eval`]: a question set with gold answers, and the scoring of a run against it.
 //! - `queue` (feature `queue`): batches on PostgreSQL: submit, workers, leases, checkpoints in

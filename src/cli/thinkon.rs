@@ -38,7 +38,7 @@ pub struct ThinkonArgs {
     pub allow_shell: bool,
 
     /// Ask the planner with a compact prompt (`thinkon.planner.compact.md`, about 1,000 tokens)
-    /// instead of the seed's (about 9,500): for models whose context is 8k tokens or less.
+    /// instead of the full one (about 9,500): for models whose context is 8k tokens or less.
     #[arg(long)]
     pub compact_prompt: bool,
 

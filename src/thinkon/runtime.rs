@@ -1,4 +1,4 @@
-//! The Thinkon loop (seed 001's runtime): one step at a time, each step saved before the next,
+//! The Thinkon loop: one step at a time, each step saved before the next,
 //! until the root has returned, a limit is reached, or a signal stops it.
 //!
 //! The next step is read from the tree alone, so a rerun on the same folder picks up where a
