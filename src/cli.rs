@@ -1,5 +1,6 @@
 //! Every command-line type, here and in `cli/` (`mcp_args.rs`). Doc comments are the help
-//! text; every environment variable a flag reads is named here with `env = "..."`.
+//! text; every environment variable a flag reads is named here with `env = "RESEARCHFLOW_..."`,
+//! and the old names some had are read as aliases (`env_aliases.rs`, applied by [`parse`]).
 
 // Doc comments here are help text first: `<timestamp>` is meant for the terminal, not HTML.
 #![allow(rustdoc::invalid_html_tags)]
@@ -8,12 +9,14 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod env_aliases;
 mod eval;
 mod mcp_args;
 pub mod outputs;
 mod queue;
 mod thinkon;
 
+pub use env_aliases::{ENV_ALIASES, parse};
 pub use eval::EvalArgs;
 pub use mcp_args::McpArgs;
 pub use outputs::*;
@@ -46,7 +49,7 @@ pub struct GlobalArgs {
     pub quiet: bool,
 
     /// Configuration file [default: ./agent.config.json].
-    #[arg(long, global = true, env = "AGENT_CONFIG", value_name = "FILE")]
+    #[arg(long, global = true, env = "RESEARCHFLOW_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
 
     /// Colours in log lines and the progress display: auto (on a terminal, unless NO_COLOR is
@@ -228,12 +231,8 @@ pub struct DoctorArgs {
 #[derive(Debug, Args)]
 pub struct PlanArgs {
     /// The plan file (must end in .json) [default: ./plan_test.json].
-    #[arg(value_name = "FILE.json", env = "PLAN_PATH")]
+    #[arg(value_name = "FILE.json", env = "RESEARCHFLOW_PLAN_FILE")]
     pub file: Option<PathBuf>,
-
-    /// Read when neither FILE nor PLAN_PATH is given.
-    #[arg(long = "plan-file", env = "PLAN_FILE", hide = true)]
-    pub plan_file: Option<PathBuf>,
 
     /// Copy x.json to x.copy.json beside it first and plan on the copy. An existing
     /// x.copy.json is never replaced without --overwrite-copy.
@@ -261,11 +260,11 @@ pub struct PlanArgs {
 #[derive(Debug, Clone, Copy, Default, Args)]
 pub struct PlanningLogArgs {
     /// Print the planner input and output in full instead of truncated.
-    #[arg(long, env = "PLANNING_LOG_FULL", value_parser = clap::builder::BoolishValueParser::new())]
+    #[arg(long, env = "RESEARCHFLOW_LOG_FULL", value_parser = clap::builder::BoolishValueParser::new())]
     pub log_full: bool,
 
     /// Also print the planner's system prompt.
-    #[arg(long, env = "PLANNING_LOG_SHOW_INSTR", value_parser = clap::builder::BoolishValueParser::new())]
+    #[arg(long, env = "RESEARCHFLOW_LOG_SHOW_INSTRUCTIONS", value_parser = clap::builder::BoolishValueParser::new())]
     pub log_show_instructions: bool,
 }
 
@@ -306,15 +305,15 @@ pub struct WorkflowArgs {
 pub struct RunArgs {
     /// Most planning rounds of one invocation; the last one must finalise [default: 8; with
     /// --replay, the recorded run's].
-    #[arg(long, env = "WORKFLOW_MAX_ROUNDS", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, env = "RESEARCHFLOW_MAX_ROUNDS", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_rounds: Option<u32>,
 
     /// Most tasks running at once within a workflow [default: 3].
-    #[arg(long, env = "WORKFLOW_CONCURRENCY", value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(long, env = "RESEARCHFLOW_CONCURRENCY", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub concurrency: Option<u32>,
 
     #[command(flatten)]
-    pub budget: BudgetArgs,
+    pub limits: LimitArgs,
 
     #[command(flatten)]
     pub ending: EndingArgs,
@@ -335,10 +334,10 @@ pub struct RunArgs {
     pub fail_on_unanswered: bool,
 }
 
-/// What one run may spend; reaching a limit ends it `partial`, with a report written from what
-/// exists.
+/// The limits of what one run may spend (its budget, with [`EndingArgs`]); reaching one ends
+/// the run `partial`, with a report written from what exists.
 #[derive(Debug, Clone, Copy, Default, Args)]
-pub struct BudgetArgs {
+pub struct LimitArgs {
     /// At most this many tokens (prompt + completion of every call) [config: budget.maxTokens].
     #[arg(long, env = "RESEARCHFLOW_MAX_TOKENS", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_tokens: Option<u64>,

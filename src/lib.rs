@@ -15,8 +15,8 @@
 //! - [`session`]: the one place where runs are wired (`Session`: role clients, prompts, tapes,
 //!   event logs, search), and what a run's status does to an exit code.
 //! - [`workflow`]: the loop from question to final summary, its ledger, status and outcome.
-//! - [`offline`]: the extractive engine: planner and sub-agents without a model.
-//! - [`thinkon`]: the Thinkon runtime: a fractal planner over a tree of blocks (seeds 000/001).
+//! - [`offline`]: the offline engine: planner and sub-agents without a model.
+//! - [`thinkon`]: the Thinkon runtime: a fractal planner over a tree of blocks.
 //! - [`batch`]: a batch's questions file and manifest.
 //! - [`eval`]: a question set with gold answers, and the scoring of a run against it.
 //! - `queue` (feature `queue`): batches on PostgreSQL: submit, workers, leases, checkpoints in
@@ -35,7 +35,7 @@
 //! - [`transcript`]: the run record of every LLM and search call, and its replay.
 //! - [`diagnostics`]: the one findings shape shared by every check.
 //! - [`prompts`]: the system prompts; [`text`]: small text helpers; [`markdown`]: model text
-//!   made safe in Markdown; [`clock`]: timestamps;
+//!   made safe in Markdown; [`clock`]: timestamps; [`usage`]: the tokens of model calls;
 //!   [`atomic`]: the one atomic file write; [`files`]: the one bounded file read;
 //!   [`in_corpus`]: a local document's place in its corpus.
 //! - [`exit`]: exit codes; [`logging`]: tracing set-up.
@@ -78,6 +78,7 @@ pub mod settings;
 pub mod text;
 pub mod thinkon;
 pub mod transcript;
+pub mod usage;
 pub mod validate;
 pub mod view;
 pub mod web_providers;

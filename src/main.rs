@@ -4,17 +4,16 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
-use researchflow::cli::Cli;
 use researchflow::exit::ExitStatus;
 use researchflow::logging::Escape;
 use researchflow::output::eprint_line;
 
 fn main() -> ExitCode {
     // `.env` of the working folder first (not of its parents: a stray file higher up must not
-    // change a cron job), so that flags reading the environment see its values.
+    // change a cron job), so that flags reading the environment see its values, by their
+    // names or their old ones.
     let dotenv = dotenvy::from_path(".env");
-    let cli = Cli::parse();
+    let cli = researchflow::cli::parse();
     researchflow::logging::init(researchflow::cmd::log_config(&cli));
     if let Err(err) = dotenv
         && !err.not_found()

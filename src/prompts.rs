@@ -22,10 +22,11 @@ pub const REVIEW: &str = "review.system.md";
 pub const SECOND_OPINION: &str = "second_opinion.system.md";
 /// The verifier of cited claims.
 pub const VERIFIER: &str = "verifier.system.md";
-/// The Thinkon planner (seed 001): one plan-next answer per block.
+/// The Thinkon planner: one plan-next answer per block (docs/SPEC.md, "Plan-next answers
+/// (Thinkon)").
 pub const THINKON_PLANNER: &str = "thinkon.planner.md";
-/// The Thinkon planner in about 1,000 tokens instead of the seed's 9,500, for models whose
-/// context is 8k tokens or less (`thinkon --compact-prompt`).
+/// The Thinkon planner in about 1,000 tokens instead of the full prompt's 9,500, for models
+/// whose context is 8k tokens or less (`thinkon --compact-prompt`).
 pub const THINKON_PLANNER_COMPACT: &str = "thinkon.planner.compact.md";
 /// The Thinkon reflection: a block's result in the four Core4 sections.
 pub const THINKON_REFLECT: &str = "thinkon.reflect.md";

@@ -1,4 +1,4 @@
-//! Text into sentences and sentences into terms: no model, only the words. The extractive
+//! Text into sentences and sentences into terms: no model, only the words. The offline
 //! engine quotes sentences; the claim check reads a report sentence by sentence. A sentence is always an exact slice of the text it comes from, so a quoted sentence
 //! can be found again in its document.
 

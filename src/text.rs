@@ -41,7 +41,7 @@ pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
     text
 }
 
-/// One piece of input cut to fit its budget: what it was, its length and what was kept (in
+/// One piece of input cut to fit its cap: what it was, its length and what was kept (in
 /// characters; `kept` is 0 when it was dropped). Callers report each one (`input_cut`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cut {

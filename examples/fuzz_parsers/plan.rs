@@ -5,8 +5,9 @@
 use std::path::Path;
 
 use researchflow::plan::store::parse_plan;
-use researchflow::plan::{CHECK_LIST_KEYS, NODE_KEYS, PLAN_KEYS, Ref, RefField, Usage};
+use researchflow::plan::{CHECK_LIST_KEYS, NODE_KEYS, PLAN_KEYS, Ref, RefField};
 use researchflow::plan::{CheckList, Info, Node, NodeId, NodeStatus, NodeType, PlanFile, Source};
+use researchflow::usage::Usage;
 use serde_json::{Map, Value};
 
 use crate::inputs::Gen;

@@ -4,8 +4,9 @@
 //! it is kept and marked truncated so the node records it.
 
 use crate::llm::CallObserver;
-use crate::llm::{ChatAnswer, JsonSchema, LlmClient, LlmError, Message, Usage, Want};
+use crate::llm::{ChatAnswer, JsonSchema, LlmClient, LlmError, Message, Want};
 use crate::transcript::Site;
+use crate::usage::Usage;
 
 /// An answer and what it cost.
 #[derive(Debug, Clone)]

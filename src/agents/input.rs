@@ -8,7 +8,7 @@
 
 use super::final_sources::{directions, final_sources, source_line, within};
 use super::task::TaskInput;
-use crate::plan::segments::{self, Budget, SEGMENT_MAX_CHARS};
+use crate::plan::segments::{self, SEGMENT_MAX_CHARS, SegmentCaps};
 use crate::plan::{FINAL_BATCH, NodeId, PlanFile};
 use crate::text::Cut;
 
@@ -45,11 +45,11 @@ pub fn task_input(plan: &PlanFile, id: NodeId) -> Option<(TaskInput, TaskInputNo
         .enumerate()
         .map(|(i, s)| source_line(i + 1, s).chars().count())
         .sum();
-    let budget = Budget {
+    let caps = SegmentCaps {
         segment: SEGMENT_MAX_CHARS,
         total: INPUT_MAX_CHARS.saturating_sub(listed),
     };
-    let segs = segments::render(plan, [node.p_node.as_str()], budget);
+    let segs = segments::render(plan, [node.p_node.as_str()], caps);
     cuts.extend(segs.cuts);
     let input = TaskInput {
         node_id: id,

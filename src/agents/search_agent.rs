@@ -18,7 +18,7 @@ use super::quality;
 use super::searches::run_queries;
 use super::task::{TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA, parse_written};
 use crate::llm::CallObserver;
-use crate::llm::{JsonSchema, LlmClient, Usage, Want, extract_json};
+use crate::llm::{JsonSchema, LlmClient, Want, extract_json};
 use crate::plan::{Info, Source};
 use crate::prompts;
 use crate::search::hit::TITLE_MAX_CHARS;
@@ -26,6 +26,7 @@ use crate::search::{SearchClient, SearchHit};
 use crate::settings::Role;
 use crate::text::{Cut, cap, one_line};
 use crate::transcript::{Site, Tape};
+use crate::usage::Usage;
 
 /// The most queries one task runs.
 pub const MAX_QUERIES: usize = 3;

@@ -5,10 +5,11 @@ use std::sync::LazyLock;
 
 use serde_json::{Value, json};
 
-use crate::llm::{JsonSchema, LlmError, Usage, extract_json};
+use crate::llm::{JsonSchema, LlmError, extract_json};
 use crate::plan::{Claim, Info, NodeId, NodeType, QualityFinding, Source};
 use crate::search::hit::TITLE_MAX_CHARS;
 use crate::text::{one_line, strip_controls};
+use crate::usage::Usage;
 
 /// Everything a sub-agent needs to run one task.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,7 +89,7 @@ pub struct TaskOutput {
 
 impl TaskOutput {
     /// The output as the plan keeps it, whichever runner made it (a model's agents, the
-    /// extractive engine): summary and info without control characters but newlines and
+    /// offline engine): summary and info without control characters but newlines and
     /// tabs, source titles on one clean line. The engine writes nothing else into a node.
     pub fn cleaned(mut self) -> TaskOutput {
         self.summary = strip_controls(&self.summary);

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::BudgetArgs;
+use super::LimitArgs;
 
 /// What runs each question of a batch (`batch --engine`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -47,7 +47,7 @@ pub struct ThinkonArgs {
     pub allow_shell: bool,
 
     /// Ask the planner with a compact prompt (`thinkon.planner.compact.md`, about 1,000 tokens)
-    /// instead of the seed's (about 9,500): for models whose context is 8k tokens or less.
+    /// instead of the full one (about 9,500): for models whose context is 8k tokens or less.
     #[arg(long)]
     pub compact_prompt: bool,
 
@@ -60,5 +60,5 @@ pub struct ThinkonArgs {
     pub max_blocks: u32,
 
     #[command(flatten)]
-    pub budget: BudgetArgs,
+    pub limits: LimitArgs,
 }

@@ -1,10 +1,10 @@
 //! `researchflow plan`: one planning round on a plan file.
 //!
-//! Resolves the plan path (argument, `PLAN_PATH`, `PLAN_FILE`, `./plan_test.json`), locks the
+//! Resolves the plan path (argument, `RESEARCHFLOW_PLAN_FILE`, `./plan_test.json`), locks the
 //! file, bootstraps it in memory, runs the round and writes the result atomically. On any
 //! failure the file is left byte-identical (the bootstrap is saved together with the round).
-//! The round's plan review goes beside the plan (`<plan>.plan-review.json`), as in a workflow.
-//! `--on-copy` plans on `x.copy.json`, copied from `x.json` under the copy's lock; an existing
+//! The gate's verdict on the round (the plan review) goes beside the plan
+//! (`<plan>.plan-review.json`), as in a workflow. `--on-copy` plans on `x.copy.json`, copied from `x.json` under the copy's lock; an existing
 //! copy may hold work, so it is replaced only with `--overwrite-copy`, and never while another
 //! process holds it.
 
@@ -80,7 +80,7 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
 
     plan.rounds += 1;
     store.save(&plan).map_err(CommandError::failure)?;
-    write_review(store.real_path(), &outcome);
+    write_verdict(store.real_path(), &outcome);
     let count = outcome.applied.planned.len();
     logging::line(&format!(
         "[planning] wrote {} with {count} task(s).",
@@ -96,13 +96,13 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
     Ok(ExitStatus::Success)
 }
 
-/// The round's plan review, on the log and beside the plan. The file is a report, not the
-/// plan: failing to write it is a warning.
-fn write_review(plan_path: &std::path::Path, outcome: &RoundOutcome) {
-    let review = &outcome.applied.review;
-    review.log();
-    let path = crate::plan::Beside::of(plan_path).plan_review;
-    if let Err(e) = gate_file::save(&path, review) {
+/// The gate's verdict on the round (the plan review), on the log and beside the plan. The
+/// file is a report, not the plan: failing to write it is a warning.
+fn write_verdict(plan_path: &std::path::Path, outcome: &RoundOutcome) {
+    let verdict = &outcome.applied.verdict;
+    verdict.log();
+    let path = crate::plan::Beside::of(plan_path).gate_verdict;
+    if let Err(e) = gate_file::save(&path, verdict) {
         tracing::warn!(
             "[planning] cannot write the plan review `{}`: {e}",
             path.display()
@@ -110,13 +110,12 @@ fn write_review(plan_path: &std::path::Path, outcome: &RoundOutcome) {
     }
 }
 
-/// The plan file: FILE, else `PLAN_PATH` (both through clap), else `PLAN_FILE`, else
-/// `./plan_test.json`.
+/// The plan file: FILE, else `RESEARCHFLOW_PLAN_FILE` (or an old name of it; both through
+/// clap), else `./plan_test.json`.
 fn plan_path(args: &PlanArgs) -> Result<PathBuf, CommandError> {
     let path = args
         .file
         .clone()
-        .or_else(|| args.plan_file.clone())
         .unwrap_or_else(|| PathBuf::from("plan_test.json"));
     let is_json = path
         .extension()
@@ -130,10 +129,10 @@ fn plan_path(args: &PlanArgs) -> Result<PathBuf, CommandError> {
     Ok(path)
 }
 
-/// The result on stdout: what the round planned (nothing without an outcome), the tasks its
-/// plan review dropped, the review, and the check list.
+/// The result on stdout: what the round planned (nothing without an outcome), the tasks the
+/// gate dropped, its verdict (`plan_review`), and the check list.
 fn print_result(plan: &PlanFile, outcome: Option<&RoundOutcome>) -> Result<(), StdoutError> {
-    let (planned, raw, resolved, dropped, review) = match outcome {
+    let (planned, raw, resolved, dropped, verdict) = match outcome {
         Some(o) => (
             json!(o.applied.planned),
             json!(o.answer.next_check_list),
@@ -150,14 +149,14 @@ fn print_result(plan: &PlanFile, outcome: Option<&RoundOutcome>) -> Result<(), S
                     entry
                 })
                 .collect(),
-            json!(o.applied.review),
+            json!(o.applied.verdict),
         ),
         None => (json!([]), json!([]), json!([]), Vec::new(), json!(null)),
     };
     print_json(&json!({
         "planned": planned,
         "dropped": dropped,
-        "plan_review": review,
+        "plan_review": verdict,
         "next_check_list": { "raw": raw, "resolved": resolved },
         "latest_id": plan.check_list.latest_id.map(|i| i.to_string()),
         "latest_batch": plan.latest_batch(),

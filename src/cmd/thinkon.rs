@@ -24,8 +24,8 @@ use crate::run::shutdown;
 use crate::session::{Session, ThinkonGoal};
 use crate::settings::Settings;
 use crate::thinkon::{
-    ExecutorSet, Outcome, RunError, ShellOptions, StartError, ThinkonOptions, ThinkonStatus, Tree,
-    TreeMeta, TreeStore, open_goal,
+    ExecutorSet, RunError, ShellOptions, StartError, ThinkonOptions, ThinkonStatus, ThinkonSummary,
+    Tree, TreeMeta, TreeStore, open_goal,
 };
 
 /// Bytes kept of a shell command's stdout, and of its stderr.
@@ -43,7 +43,7 @@ pub async fn run(args: ThinkonArgs, global: &GlobalArgs) -> CommandResult {
         .map_err(CommandError::usage)?;
     let budget = settings
         .budget
-        .with_flags(&args.budget, &EndingArgs::default());
+        .with_flags(&args.limits, &EndingArgs::default());
     let session = Session::open(settings, None).await?;
     // Last of what can be refused: a run refused for its settings leaves no tree behind.
     let (meta, tree) = open_tree(&store, &args)?;
@@ -71,8 +71,8 @@ pub async fn run(args: ThinkonArgs, global: &GlobalArgs) -> CommandResult {
         })
         .await?;
     let dir = finished.dir;
-    match finished.outcome {
-        Ok(outcome) => report(&outcome, &dir, &finished.events_path),
+    match finished.summary {
+        Ok(summary) => report(&summary, &dir, &finished.events_path),
         Err(RunError::Stop(why)) => Err(CommandError::usage(anyhow::anyhow!(
             "{why}; the tree is saved in `{}`: run again to continue it",
             dir.display()
@@ -100,22 +100,22 @@ fn open_tree(store: &TreeStore, args: &ThinkonArgs) -> Result<(TreeMeta, Tree), 
     })
 }
 
-/// Prints the outcome and maps it to an exit status.
-fn report(outcome: &Outcome, dir: &Path, events: &Path) -> CommandResult {
+/// Prints the summary and maps it to an exit status.
+fn report(summary: &ThinkonSummary, dir: &Path, events: &Path) -> CommandResult {
     print_json(&json!({
-        "status": outcome.status,
-        "reason": outcome.reason,
-        "root": outcome.root,
-        "result": outcome.result.as_deref().map(absolute),
-        "blocks": outcome.blocks,
-        "calls": outcome.spent.calls,
-        "tokens": outcome.spent.usage.total_tokens,
+        "status": summary.status,
+        "reason": summary.reason,
+        "root": summary.root,
+        "result": summary.result.as_deref().map(absolute),
+        "blocks": summary.blocks,
+        "calls": summary.spent.calls,
+        "tokens": summary.spent.usage.total_tokens,
         "dir": absolute(dir),
         "events": absolute(events),
     }))
     .map_err(|e| e.noting(&format!("the tree is saved in `{}`", absolute(dir))))?;
-    let reason = outcome.reason.clone().unwrap_or_default();
-    match outcome.status {
+    let reason = summary.reason.clone().unwrap_or_default();
+    match summary.status {
         ThinkonStatus::Completed => Ok(ExitStatus::Success),
         ThinkonStatus::Partial => {
             eprint_line(&format!(

@@ -34,7 +34,7 @@ pub async fn run(args: ValidateArgs) -> CommandResult {
             // The answer is read as text: text around the JSON object is a finding
             // (INVALID_JSON), not an input error.
             let text = document::read_text(file).map_err(CommandError::usage)?;
-            // Seed 001: the planner's executors live in `.thinkon/executors/executors.yaml` of
+            // The planner's executors live in `.thinkon/executors/executors.yaml` of
             // the working folder; with none anywhere, only `shell: ...` is valid.
             let default = Path::new(DEFAULT_EXECUTORS);
             let executors = executors

@@ -56,8 +56,10 @@ pub enum Event {
     },
 
     // The planning rounds of a workflow.
-    /// A round's plan review: its verdict and its issues.
-    PlanReview {
+    /// The plan gate's verdict on a round and its issues (users know it as the plan review).
+    #[serde(rename = "plan_review")]
+    #[strum(serialize = "plan_review")]
+    GateVerdict {
         round: u32,
         ok: bool,
         issues: Vec<Issue>,
@@ -70,7 +72,7 @@ pub enum Event {
         reason: String,
         p_node: String,
     },
-    /// The plan review dropped a task the planner asked for.
+    /// The plan gate dropped a task the planner asked for.
     TaskDropped {
         round: u32,
         title: String,

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::llm::Usage;
+use crate::usage::Usage;
 
 /// Counts reported at the end of a run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -1,7 +1,7 @@
 //! What a chat call returns: the model's answer, or why there is none.
 
-use super::types::Usage;
 use crate::http::{HttpError, Unusable};
+use crate::usage::Usage;
 
 /// A model's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]

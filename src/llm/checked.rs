@@ -15,8 +15,9 @@ use serde_json::Value;
 
 use super::answer::{ChatAnswer, LlmError};
 use super::json::extract_json;
-use super::types::{Message, Usage};
+use super::types::Message;
 use crate::diagnostics::Diagnostics;
+use crate::usage::Usage;
 
 /// What an answer must honour.
 pub struct Contract<'a, T> {

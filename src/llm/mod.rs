@@ -19,4 +19,4 @@ pub use json::extract_json;
 pub use negotiate::Negotiator;
 pub use observer::{CallObserver, Negotiated};
 pub use schema::JsonSchema;
-pub use types::{Message, Usage};
+pub use types::Message;

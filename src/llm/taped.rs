@@ -8,9 +8,10 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::answer::{ChatAnswer, LlmError};
-use super::types::{ChatRequest, Message, Usage};
+use super::types::{ChatRequest, Message};
 use crate::http::HttpError;
 use crate::transcript::{Line, LlmLine, Recorder, Site, Tape};
+use crate::usage::Usage;
 
 /// Who asks, as the transcript names it: the client's role, model and URL, and the call's
 /// site.

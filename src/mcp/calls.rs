@@ -229,8 +229,8 @@ fn run_args(server: &ResearchServer, bounds: &RunBounds) -> Result<RunArgs, Stri
         ));
     }
     args.max_rounds = bounds.max_rounds.or(args.max_rounds);
-    args.budget.max_tokens = bounds.max_tokens.or(args.budget.max_tokens);
-    args.budget.max_time = bounds.max_time.or(args.budget.max_time);
+    args.limits.max_tokens = bounds.max_tokens.or(args.limits.max_tokens);
+    args.limits.max_time = bounds.max_time.or(args.limits.max_time);
     Ok(args)
 }
 

@@ -18,7 +18,7 @@ use crate::session::Session;
 /// What the server was started with.
 pub struct Setup {
     pub roots: Roots,
-    /// `--config`, else `AGENT_CONFIG`, else `./agent.config.json`.
+    /// `--config`, else `RESEARCHFLOW_CONFIG`, else `./agent.config.json`.
     pub config: Option<PathBuf>,
     /// The run flags the server was started with: every call's defaults.
     pub defaults: RunArgs,

@@ -67,7 +67,7 @@ pub async fn thinkon(
     )
     .await?
     .map_err(|e| e.to_string())?;
-    let outcome = finished.outcome.map_err(|e| match e {
+    let outcome = finished.summary.map_err(|e| match e {
         RunError::Stop(why) => format!(
             "{why}; the tree is saved in `{}`: call `thinkon` with this `dir` to continue it",
             absolute(&finished.dir)

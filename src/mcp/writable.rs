@@ -20,7 +20,7 @@ pub fn check_beside(plan: &Path) -> Result<(), String> {
         beside.report,
         beside.events,
         beside.transcript,
-        beside.plan_review,
+        beside.gate_verdict,
         beside.review_json,
         beside.review_notes,
         beside.html,

@@ -1,4 +1,4 @@
-//! The extractive engine's final report: an answer first, then the findings by direction.
+//! The offline engine's final report: an answer first, then the findings by direction.
 //!
 //! The answer is one to three quoted sentences chosen by how much of the question they
 //! cover. A question in parts (`..., and how ...?`, see [`parts`]) gets the best sentence for

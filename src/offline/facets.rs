@@ -1,4 +1,4 @@
-//! The extractive engine's planner: no model, the same answers as the LLM planner's contract,
+//! The offline engine's planner: no model, the same answers as the LLM planner's contract,
 //! written into the plan by the same write-back ([`crate::planner::apply`]).
 //!
 //! First round: up to three search tasks on distinct facets of the question, taken from what
@@ -11,13 +11,13 @@ use std::sync::Arc;
 
 use crate::clock;
 use crate::llm::CallObserver;
-use crate::llm::Usage;
 use crate::plan::{NodeStatus, NodeType, PlanFile, Ref, RefField};
 use crate::planner::{
     PlanAnswer, PlanRound, PlannedTask, RoundError, RoundNotes, RoundOutcome, apply,
 };
 use crate::search::local::LocalIndex;
 use crate::text::normalized;
+use crate::usage::Usage;
 
 use crate::sentences::terms;
 
@@ -29,11 +29,11 @@ const FACET_CANDIDATES: usize = 10;
 const SAME_FACET: f64 = 0.5;
 
 /// Plans rounds from the corpus, without a model.
-pub struct ExtractivePlanner {
+pub struct OfflinePlanner {
     pub index: Arc<LocalIndex>,
 }
 
-impl PlanRound for ExtractivePlanner {
+impl PlanRound for OfflinePlanner {
     async fn plan_round(
         &self,
         plan: &mut PlanFile,
@@ -51,7 +51,7 @@ impl PlanRound for ExtractivePlanner {
     }
 }
 
-impl ExtractivePlanner {
+impl OfflinePlanner {
     async fn answer(&self, plan: &PlanFile, notes: &RoundNotes) -> Result<PlanAnswer, RoundError> {
         let searched = plan.nodes.iter().any(|n| n.kind == NodeType::Search);
         if searched || notes.must_finalise {

@@ -1,4 +1,4 @@
-//! The extractive engine (`workflow --offline`, or `"engine": "extractive"`): research over a
+//! The offline engine (`workflow --offline`, or `"engine": "extractive"`): research over a
 //! local corpus with no model and no network. A deterministic planner (`facets.rs`) and
 //! sub-agents that quote, never write (`quotes.rs`), built on sentence splitting
 //! ([`crate::sentences`]), what may be quoted (`units.rs`: a leaning sentence with the one it
@@ -14,5 +14,5 @@ pub mod quotes;
 pub mod select;
 pub mod units;
 
-pub use facets::ExtractivePlanner;
-pub use quotes::{ExtractiveAgents, OFFLINE_NOTICE};
+pub use facets::OfflinePlanner;
+pub use quotes::{OFFLINE_NOTICE, OfflineAgents};

@@ -1,4 +1,4 @@
-//! What a question asks, as the extractive engine's answer ([`super::answer`]) reads it: the
+//! What a question asks, as the offline engine's answer ([`super::answer`]) reads it: the
 //! questions in one ([`parts`]), the specific words no answer may do without
 //! ([`specific_terms`]), the phrases it quotes ([`quoted_phrases`]), and whether it asks for a
 //! figure ([`asks_figure`]).

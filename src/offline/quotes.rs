@@ -1,4 +1,4 @@
-//! The extractive engine's sub-agents: no model. A search task searches the corpus with its
+//! The offline engine's sub-agents: no model. A search task searches the corpus with its
 //! title and the question, and quotes the sentences of the results that best answer it; a
 //! summary task quotes the best sentences of its inputs; the final summary is an answer of
 //! quoted sentences with the findings under each search task ([`super::answer`]). Every sentence is quoted word for word from a document (never written), so every
@@ -32,14 +32,14 @@ pub const OFFLINE_NOTICE: &str = "*Made offline, by extraction, without a langua
      written or paraphrased by a model.*";
 
 /// Runs tasks over the corpus, without a model.
-pub struct ExtractiveAgents {
+pub struct OfflineAgents {
     pub search: SearchClient,
     pub index: Arc<LocalIndex>,
     /// The run's transcript: searches are recorded on it (or replayed from it).
     pub tape: Tape,
 }
 
-impl TaskRunner for ExtractiveAgents {
+impl TaskRunner for OfflineAgents {
     async fn run(
         &self,
         input: &TaskInput,
@@ -53,7 +53,7 @@ impl TaskRunner for ExtractiveAgents {
     }
 }
 
-impl ExtractiveAgents {
+impl OfflineAgents {
     async fn search(
         &self,
         input: &TaskInput,

@@ -1,4 +1,4 @@
-//! What the extractive engine may quote: sentences, each with the sentence before it when it
+//! What the offline engine may quote: sentences, each with the sentence before it when it
 //! leans on it. A sentence that starts mid-thought ("They...", "Therefore...", "that liquid
 //! ...", any sentence starting in lower case) quoted alone changes meaning or says nothing, so
 //! it is quoted together with the sentences of its paragraph it follows from (at most

@@ -15,7 +15,7 @@ pub use beside::Beside;
 pub use info::{Info, InfoPart};
 pub use model::{
     BudgetRecord, CHECK_LIST_KEYS, CheckList, FINAL_BATCH, NODE_KEYS, Node, NodeStatus, NodeType,
-    Outcome, PLAN_KEYS, PlanFile, Usage, workflow_id,
+    Outcome, PLAN_KEYS, PlanFile, workflow_id,
 };
 pub use node_id::NodeId;
 pub use refs::{Ref, RefField, RefTarget};

@@ -10,6 +10,7 @@ pub use super::source::{Claim, QualityFinding, Source};
 use serde_json::{Map, Value};
 
 use super::node_id::NodeId;
+use crate::usage::Usage;
 
 /// The plan file format version this build writes.
 pub const FORMAT_VERSION: u32 = 1;
@@ -231,20 +232,6 @@ pub struct Node {
     pub quality: Vec<QualityFinding>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
-}
-
-/// A node's token usage, as written in the plan file (the workflow converts the LLM client's
-/// own usage into it).
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
-)]
-pub struct Usage {
-    #[serde(default)]
-    pub prompt_tokens: u64,
-    #[serde(default)]
-    pub completion_tokens: u64,
-    #[serde(default)]
-    pub total_tokens: u64,
 }
 
 impl Node {

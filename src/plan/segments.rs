@@ -22,22 +22,22 @@ pub const SEGMENT_MAX_CHARS: usize = 12_000;
 /// a final summary over hundreds of nodes must not become a prompt of megabytes.
 pub const SEGMENTS_MAX_CHARS: usize = 60_000;
 
-/// Below this many characters of budget left, a segment is left out rather than cut to a stub.
+/// Below this many characters of room left, a segment is left out rather than cut to a stub.
 const MIN_SEGMENT_CHARS: usize = 200;
 
-/// Room kept for the marker a cut leaves (`... [N more bytes]`), so cut text stays in budget.
+/// Room kept for the marker a cut leaves (`... [N more bytes]`), so cut text stays within its cap.
 const CUT_MARKER_CHARS: usize = 32;
 
-/// How much text the segments may take: per segment and all together (in characters).
+/// The caps on the segments' text: per segment and all together (in characters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Budget {
+pub struct SegmentCaps {
     pub segment: usize,
     pub total: usize,
 }
 
-impl Default for Budget {
+impl Default for SegmentCaps {
     fn default() -> Self {
-        Budget {
+        SegmentCaps {
             segment: SEGMENT_MAX_CHARS,
             total: SEGMENTS_MAX_CHARS,
         }
@@ -51,17 +51,17 @@ pub struct Segments {
     pub warnings: Vec<String>,
     /// The refs that were rendered, in order, without duplicates.
     pub refs: Vec<Ref>,
-    /// Every segment that was cut or left out to stay within the budget.
+    /// Every segment that was cut or left out to stay within the caps.
     pub cuts: Vec<Cut>,
 }
 
 /// Renders every ref of `raws` (each entry may itself be a comma separated list) within
-/// `budget`: each segment's content is cut to `budget.segment` characters, and once the text
-/// reaches `budget.total` the next segment is cut to what is left and the later ones left out.
+/// `caps`: each segment's content is cut to `caps.segment` characters, and once the text
+/// reaches `caps.total` the next segment is cut to what is left and the later ones left out.
 pub fn render<'a>(
     plan: &PlanFile,
     raws: impl IntoIterator<Item = &'a str>,
-    budget: Budget,
+    caps: SegmentCaps,
 ) -> Segments {
     let mut out = Segments::default();
     // Indexes, so that thousands of refs cost no more than a pass over the plan each.
@@ -97,16 +97,16 @@ pub fn render<'a>(
             );
             let resolved = resolve(node, r.field);
             let content = resolved.trim();
-            let room = budget
+            let room = caps
                 .total
                 .saturating_sub(used + header.chars().count() + 1 + CUT_MARKER_CHARS);
-            if room < MIN_SEGMENT_CHARS.min(budget.segment) {
+            if room < MIN_SEGMENT_CHARS.min(caps.segment) {
                 dropped.add(r, content.chars().count());
                 continue;
             }
             let content = cap(
                 content,
-                budget.segment.min(room),
+                caps.segment.min(room),
                 || format!("segment `{r}`"),
                 &mut out.cuts,
             );
@@ -116,11 +116,11 @@ pub fn render<'a>(
             out.text.push_str(&segment);
         }
     }
-    out.cuts.extend(dropped.into_cut(budget.total));
+    out.cuts.extend(dropped.into_cut(caps.total));
     out
 }
 
-/// The segments left out once the budget was spent, recorded as one cut.
+/// The segments left out once the total cap was reached, recorded as one cut.
 #[derive(Default)]
 struct Dropped {
     first: Option<Ref>,
@@ -196,7 +196,7 @@ mod tests {
     #[test]
     fn a_long_segment_is_cut_and_the_cut_recorded() {
         let p = plan(1, 20_000);
-        let segs = render(&p, ["b:summary"], Budget::default());
+        let segs = render(&p, ["b:summary"], SegmentCaps::default());
         assert!(segs.text.contains("... [8000 more bytes]"));
         assert_eq!(
             segs.cuts,
@@ -212,7 +212,7 @@ mod tests {
     fn many_segments_stay_within_the_total_and_the_rest_is_recorded() {
         let p = plan(2_000, 1_000);
         let all = refs(&p);
-        let segs = render(&p, [all.as_str()], Budget::default());
+        let segs = render(&p, [all.as_str()], SegmentCaps::default());
         assert!(
             segs.text.chars().count() <= SEGMENTS_MAX_CHARS,
             "{}",
@@ -239,9 +239,13 @@ mod tests {
     }
 
     #[test]
-    fn within_budget_nothing_is_cut() {
+    fn within_the_caps_nothing_is_cut() {
         let p = plan(3, 100);
-        let segs = render(&p, ["b:summary, c:summary, d:summary"], Budget::default());
+        let segs = render(
+            &p,
+            ["b:summary, c:summary, d:summary"],
+            SegmentCaps::default(),
+        );
         assert_eq!(segs.refs.len(), 3);
         assert!(segs.cuts.is_empty());
     }

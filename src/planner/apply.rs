@@ -8,7 +8,7 @@
 //! last new id; `latest_batch` -1 when final, +1 when tasks were created, unchanged otherwise;
 //! `refs` is `next_check_list` with NEW1..NEW3 resolved, unresolvable entries dropped.
 //!
-//! Before any of it, the plan review gate ([`super::gate`]) judges the tasks: a task it
+//! Before any of it, the plan gate ([`super::gate`]) judges the tasks: a task it
 //! blocks (a repeat of earlier work, say) is not added, and its NEW placeholder stands for the
 //! node it repeats, if any; the final summary is repaired instead (its title, its inputs).
 
@@ -16,7 +16,7 @@ use crate::plan::refs::{RefField, RefTarget, parse_list};
 use crate::plan::{FINAL_BATCH, Node, NodeId, NodeStatus, NodeType, PlanFile, Ref};
 
 use super::contract::PlanAnswer;
-use super::gate::{Issue, Original, PlanReview, review};
+use super::gate::{GateVerdict, Issue, Original, check};
 
 /// What a round added.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,13 +24,13 @@ pub struct Applied {
     pub planned: Vec<Node>,
     pub resolved_refs: Vec<String>,
     pub warnings: Vec<String>,
-    /// Tasks the plan review dropped.
+    /// Tasks the gate dropped.
     pub dropped: Vec<Dropped>,
-    /// The round's plan review.
-    pub review: PlanReview,
+    /// The gate's verdict on the round.
+    pub verdict: GateVerdict,
 }
 
-/// A planned task the plan review dropped, with the issue that blocked it.
+/// A planned task the gate dropped, with the issue that blocked it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Dropped {
     pub title: String,
@@ -54,7 +54,7 @@ pub fn bootstrap(plan: &mut PlanFile) -> bool {
 }
 
 pub fn apply(plan: &mut PlanFile, answer: &PlanAnswer, now: &str) -> Applied {
-    let gate = review(plan, answer);
+    let gate = check(plan, answer);
     let mut warnings = Vec::new();
     let latest_batch = plan.latest_batch();
     let batch = if answer.is_final {
@@ -68,7 +68,7 @@ pub fn apply(plan: &mut PlanFile, answer: &PlanAnswer, now: &str) -> Applied {
     let mut planned: Vec<Node> = Vec::new();
     let mut dropped = Vec::new();
     let mut next = plan.next_id();
-    for (task, verdict) in answer.tasks.iter().zip(&gate.verdicts) {
+    for (task, verdict) in answer.tasks.iter().zip(&gate.tasks) {
         if let Some(at) = verdict.blocked_by {
             let repeats = match verdict.original {
                 Some(Original::Node(id)) => Some(id),
@@ -77,7 +77,7 @@ pub fn apply(plan: &mut PlanFile, answer: &PlanAnswer, now: &str) -> Applied {
             };
             dropped.push(Dropped {
                 title: task.title.clone(),
-                issue: gate.review.issues[at].clone(),
+                issue: gate.verdict.issues[at].clone(),
                 repeats,
             });
             new_ids.push(repeats);
@@ -127,7 +127,7 @@ pub fn apply(plan: &mut PlanFile, answer: &PlanAnswer, now: &str) -> Applied {
         resolved_refs: resolved,
         warnings,
         dropped,
-        review: gate.review,
+        verdict: gate.verdict,
     }
 }
 
@@ -436,7 +436,7 @@ mod tests {
                 ("new-direction", "DUPLICATE_TASK", Some("d".into())),
             ]
         );
-        assert!(!applied.review.ok);
+        assert!(!applied.verdict.ok);
         assert_eq!(
             plan.check_list.refs,
             vec!["b:summary", "d:summary", "d:info"]
@@ -469,8 +469,8 @@ mod tests {
         assert_eq!(applied.planned.len(), 1);
         assert_eq!(applied.planned[0].title, "Final report: Q");
         assert_eq!(applied.planned[0].batch, FINAL_BATCH);
-        assert!(applied.review.ok, "a warning: {:?}", applied.review);
-        assert_eq!(applied.review.issues[0].kind, "DUPLICATE_TASK");
+        assert!(applied.verdict.ok, "a warning: {:?}", applied.verdict);
+        assert_eq!(applied.verdict.issues[0].kind, "DUPLICATE_TASK");
     }
 
     #[test]

@@ -1,13 +1,13 @@
-//! The plan review gate (seed 004's `plan_review`, rule checks only, no model call): after a
-//! planning round and before its tasks run, every task of the answer is checked against the
-//! plan and the tasks before it. A blocking issue drops the task; a warning keeps it. This
-//! module decides and changes nothing: the write-back ([`super::apply`]) obeys its verdicts,
-//! and the callers record the review (a `plan_review` event, the file of
-//! [`super::gate_file`]).
+//! The plan gate (rule checks only, no model call): after a planning round and before its
+//! tasks run, every task of the answer is checked against the plan and the tasks before it. A
+//! blocking issue drops the task; a warning keeps it. This module decides and changes nothing:
+//! the write-back ([`super::apply`]) obeys its verdicts, and the callers record the round's
+//! [`GateVerdict`], which users know as the plan review (a `plan_review` event, the file of
+//! [`super::gate_file`]); the review of the report is another thing, [`crate::review`].
 //!
-//! Rules, checked in this order; the first blocking issue ends a task's review:
+//! Rules, checked in this order; the first blocking issue ends a task's check:
 //! - `EMPTY_TITLE` (block): the title has no letter or digit. The contract already refuses
-//!   such an answer from a model; the gate holds every planner (the extractive one too) to it.
+//!   such an answer from a model; the gate holds every planner (the offline one too) to it.
 //! - `DUPLICATE_TASK` (block): the title, case, punctuation and white space aside, is that of
 //!   a task node (of any status; never the start node: a search titled as the question is
 //!   fine) or of an earlier kept task of the same answer. The dropped task's NEW placeholder
@@ -80,15 +80,16 @@ impl Severity {
     }
 }
 
-/// A round's review: `ok` when no issue blocks.
+/// The gate's verdict on a round (the plan review of its event and file): `ok` when no
+/// issue blocks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PlanReview {
+pub struct GateVerdict {
     pub round: u32,
     pub ok: bool,
     pub issues: Vec<Issue>,
 }
 
-impl PlanReview {
+impl GateVerdict {
     /// One warning line per issue on the log.
     pub fn log(&self) {
         for issue in &self.issues {
@@ -112,8 +113,8 @@ pub enum Original {
 
 /// The gate's decision for one task.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Verdict {
-    /// The blocking issue (its index in the review's issues): the task is dropped.
+pub struct TaskVerdict {
+    /// The blocking issue (its index in the verdict's issues): the task is dropped.
     pub blocked_by: Option<usize>,
     /// What a dropped duplicate repeats; its NEW placeholder stands for it.
     pub original: Option<Original>,
@@ -123,50 +124,50 @@ pub struct Verdict {
     pub reinput: bool,
 }
 
-/// The review and one verdict per task of the answer.
+/// The verdict on the round and one per task of the answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Gate {
-    pub review: PlanReview,
-    pub verdicts: Vec<Verdict>,
+    pub verdict: GateVerdict,
+    pub tasks: Vec<TaskVerdict>,
 }
 
-/// Reviews the tasks of `answer` against `plan` (as it was before the answer).
-pub fn review(plan: &PlanFile, answer: &PlanAnswer) -> Gate {
-    let mut reviewer = Reviewer {
+/// Checks the tasks of `answer` against `plan` (as it was before the answer).
+pub fn check(plan: &PlanFile, answer: &PlanAnswer) -> Gate {
+    let mut checker = Checker {
         plan,
         round: plan.rounds + 1,
         issues: Vec::new(),
         kept: Vec::new(),
     };
-    let verdicts = answer
+    let tasks = answer
         .tasks
         .iter()
         .enumerate()
         .map(|(i, task)| {
-            let verdict = reviewer.task(i, task, answer.is_final);
+            let verdict = checker.task(i, task, answer.is_final);
             if verdict.blocked_by.is_none() {
-                reviewer
+                checker
                     .kept
                     .push((normalized(&task.title), i, task.title.clone()));
             }
             verdict
         })
         .collect();
-    let ok = !reviewer
+    let ok = !checker
         .issues
         .iter()
         .any(|issue| issue.severity == Severity::Block);
     Gate {
-        review: PlanReview {
-            round: reviewer.round,
+        verdict: GateVerdict {
+            round: checker.round,
             ok,
-            issues: reviewer.issues,
+            issues: checker.issues,
         },
-        verdicts,
+        tasks,
     }
 }
 
-struct Reviewer<'a> {
+struct Checker<'a> {
     plan: &'a PlanFile,
     round: u32,
     issues: Vec<Issue>,
@@ -174,7 +175,7 @@ struct Reviewer<'a> {
     kept: Vec<(String, usize, String)>,
 }
 
-impl Reviewer<'_> {
+impl Checker<'_> {
     /// Records an issue of task `i`; returns its index.
     fn add(&mut self, i: usize, kind: &str, severity: Severity, message: String) -> usize {
         self.issues.push(Issue {
@@ -202,8 +203,8 @@ impl Reviewer<'_> {
         }
     }
 
-    fn task(&mut self, i: usize, task: &PlannedTask, is_final: bool) -> Verdict {
-        let mut verdict = Verdict::default();
+    fn task(&mut self, i: usize, task: &PlannedTask, is_final: bool) -> TaskVerdict {
+        let mut verdict = TaskVerdict::default();
         let title = quote(&task.title);
         let what = if is_final {
             "the final summary"
@@ -265,7 +266,7 @@ impl Reviewer<'_> {
         task: &PlannedTask,
         is_final: bool,
         inputs: &Inputs,
-        verdict: Verdict,
+        verdict: TaskVerdict,
     ) {
         let title = quote(&task.title);
         let what = if is_final {
@@ -515,7 +516,7 @@ mod tests {
 
     /// `(type, severity)` of every issue.
     fn found(gate: &Gate) -> Vec<(&str, Severity)> {
-        gate.review
+        gate.verdict
             .issues
             .iter()
             .map(|i| (i.kind.as_str(), i.severity))
@@ -524,7 +525,7 @@ mod tests {
 
     #[test]
     fn a_clean_round_is_ok_and_keeps_everything() {
-        let gate = review(
+        let gate = check(
             &plan(),
             &answer(
                 false,
@@ -532,14 +533,14 @@ mod tests {
             ),
         );
         assert_eq!(
-            gate.review,
-            PlanReview {
+            gate.verdict,
+            GateVerdict {
                 round: 2,
                 ok: true,
                 issues: vec![]
             }
         );
-        assert_eq!(gate.verdicts, vec![Verdict::default()]);
+        assert_eq!(gate.tasks, vec![TaskVerdict::default()]);
     }
 
     #[test]
@@ -556,7 +557,7 @@ mod tests {
             "c:summary",
             "NEW1:info[llm]",
         ] {
-            let gate = review(
+            let gate = check(
                 &plan,
                 &answer(false, vec![task(label, NodeType::Search, "a:info")]),
             );
@@ -568,29 +569,29 @@ mod tests {
         assert!(!is_label(&plan, "AI"));
         assert!(!is_label(&plan, "AI summary"));
         assert!(!is_label(&plan, "Battery info"));
-        let gate = review(
+        let gate = check(
             &plan,
             &answer(true, vec![task("z-9", NodeType::Summary, "b:summary")]),
         );
         assert_eq!(found(&gate), [("TITLE_IS_ID", Severity::Warn)]);
-        assert!(gate.verdicts[0].retitle);
+        assert!(gate.tasks[0].retitle);
     }
 
     #[test]
     fn empty_titles_block() {
-        let gate = review(
+        let gate = check(
             &plan(),
             &answer(false, vec![task(" -- ", NodeType::Search, "a:info")]),
         );
         assert_eq!(found(&gate), vec![("EMPTY_TITLE", Severity::Block)]);
-        assert_eq!(gate.verdicts[0].blocked_by, Some(0));
-        assert!(!gate.review.ok);
-        assert!(gate.review.issues[0].message.contains("tasks[0]"));
+        assert_eq!(gate.tasks[0].blocked_by, Some(0));
+        assert!(!gate.verdict.ok);
+        assert!(gate.verdict.issues[0].message.contains("tasks[0]"));
     }
 
     #[test]
     fn repeats_of_nodes_and_of_earlier_tasks_block_but_the_question_does_not() {
-        let gate = review(
+        let gate = check(
             &plan(),
             &answer(
                 false,
@@ -602,14 +603,14 @@ mod tests {
             ),
         );
         assert_eq!(found(&gate), vec![("DUPLICATE_TASK", Severity::Block); 2]);
-        assert_eq!(gate.verdicts[0].original, Some(Original::Node(id("c"))));
+        assert_eq!(gate.tasks[0].original, Some(Original::Node(id("c"))));
         assert_eq!(
-            gate.verdicts[1],
-            Verdict::default(),
+            gate.tasks[1],
+            TaskVerdict::default(),
             "the question is no task"
         );
-        assert_eq!(gate.verdicts[2].original, Some(Original::Task(1)));
-        let issues = &gate.review.issues;
+        assert_eq!(gate.tasks[2].original, Some(Original::Task(1)));
+        let issues = &gate.verdict.issues;
         assert_eq!(
             (issues[0].id.as_str(), issues[1].id.as_str()),
             ("R2-1", "R2-2")
@@ -624,7 +625,7 @@ mod tests {
 
     #[test]
     fn a_blocked_task_is_no_original_for_a_later_one() {
-        let gate = review(
+        let gate = check(
             &plan(),
             &answer(
                 false,
@@ -635,12 +636,12 @@ mod tests {
             ),
         );
         assert_eq!(found(&gate), vec![("ONLY_FAILED_INPUTS", Severity::Block)]);
-        assert_eq!(gate.verdicts[1], Verdict::default());
+        assert_eq!(gate.tasks[1], TaskVerdict::default());
     }
 
     #[test]
     fn inputs_that_all_failed_block_and_some_failed_warn() {
-        let gate = review(
+        let gate = check(
             &plan(),
             &answer(
                 false,
@@ -662,23 +663,23 @@ mod tests {
             ]
         );
         assert_eq!(
-            gate.review.issues[0].message,
+            gate.verdict.issues[0].message,
             "task `Why Y failed` cites only failed nodes (c): it would have nothing to work from; the task is dropped"
         );
-        assert_eq!(gate.verdicts[0].blocked_by, Some(0));
-        assert_eq!(gate.verdicts[1].blocked_by, None);
+        assert_eq!(gate.tasks[0].blocked_by, Some(0));
+        assert_eq!(gate.tasks[1].blocked_by, None);
         // Only unknown refs: nothing failed, the write-back falls back as before.
-        let gate = review(
+        let gate = check(
             &plan(),
             &answer(false, vec![task("T", NodeType::Search, "zz:summary")]),
         );
-        assert!(gate.review.issues.is_empty());
+        assert!(gate.verdict.issues.is_empty());
     }
 
     #[test]
     fn long_titles_and_pending_inputs_warn() {
         let long = "x".repeat(LONG_TITLE_CHARS + 1);
-        let gate = review(
+        let gate = check(
             &plan(),
             &answer(
                 false,
@@ -696,16 +697,16 @@ mod tests {
                 ("PENDING_INPUT", Severity::Warn)
             ]
         );
-        assert!(gate.review.ok);
-        assert!(gate.review.issues[0].message.contains("201 characters"));
-        assert!(gate.review.issues[1].message.contains("(e)"));
-        assert!(gate.verdicts.iter().all(|v| v.blocked_by.is_none()));
+        assert!(gate.verdict.ok);
+        assert!(gate.verdict.issues[0].message.contains("201 characters"));
+        assert!(gate.verdict.issues[1].message.contains("(e)"));
+        assert!(gate.tasks.iter().all(|v| v.blocked_by.is_none()));
     }
 
     #[test]
     fn the_final_summary_is_repaired_never_dropped() {
         let p = plan();
-        let gate = review(
+        let gate = check(
             &p,
             &answer(true, vec![task("Search X", NodeType::Summary, "c:summary")]),
         );
@@ -716,21 +717,21 @@ mod tests {
                 ("ONLY_FAILED_INPUTS", Severity::Warn)
             ]
         );
-        assert!(gate.review.ok);
-        let v = gate.verdicts[0];
+        assert!(gate.verdict.ok);
+        let v = gate.tasks[0];
         assert!(v.blocked_by.is_none() && v.original.is_none() && v.retitle && v.reinput);
         assert!(
-            gate.review.issues[1]
+            gate.verdict.issues[1]
                 .message
                 .ends_with("it cites every completed node instead")
         );
 
-        let gate = review(
+        let gate = check(
             &p,
             &answer(true, vec![task("...", NodeType::Summary, "b:summary")]),
         );
         assert_eq!(found(&gate), vec![("EMPTY_TITLE", Severity::Warn)]);
-        assert!(gate.verdicts[0].retitle);
+        assert!(gate.tasks[0].retitle);
     }
 
     #[test]
@@ -739,9 +740,9 @@ mod tests {
         let fin = |p_node: &str| answer(true, vec![task("Report", NodeType::Summary, p_node)]);
         // Through the summary d to the search b; by default every completed node.
         for good in ["d:summary", "", "zz:summary"] {
-            assert!(review(&p, &fin(good)).review.issues.is_empty(), "{good}");
+            assert!(check(&p, &fin(good)).verdict.issues.is_empty(), "{good}");
         }
-        let gate = review(&p, &fin("a:info, e:summary"));
+        let gate = check(&p, &fin("a:info, e:summary"));
         assert_eq!(
             found(&gate),
             vec![
@@ -750,14 +751,14 @@ mod tests {
             ]
         );
         assert!(
-            gate.review.issues[1]
+            gate.verdict.issues[1]
                 .message
                 .contains("reaches no completed search")
         );
         // A summary that failed passes nothing on, even when it cites a search.
         let mut failed_d = plan();
         failed_d.nodes[3].status = NodeStatus::Failed;
-        let gate = review(&failed_d, &fin("a:info, d:summary"));
+        let gate = check(&failed_d, &fin("a:info, d:summary"));
         assert_eq!(
             found(&gate),
             vec![
@@ -773,10 +774,10 @@ mod tests {
             2,
             NodeStatus::Failed,
         ));
-        let gate = review(&none, &fin(""));
+        let gate = check(&none, &fin(""));
         assert_eq!(found(&gate), vec![("FINAL_WITHOUT_SEARCH", Severity::Warn)]);
         assert!(
-            gate.review.issues[0]
+            gate.verdict.issues[0]
                 .message
                 .contains("no search task has completed")
         );

@@ -1,18 +1,18 @@
-//! The plan review beside the plan: `<plan>.plan-review.json` holds the latest round's review
-//! (`{round, ok, issues}`), replaced atomically after each round. It is a report, never read
-//! back; it never replaces a file that is not a plan review.
+//! The gate's verdict beside the plan: `<plan>.plan-review.json` (the plan review, to users)
+//! holds the latest round's [`GateVerdict`] (`{round, ok, issues}`), replaced atomically after
+//! each round. It is a report, never read back; it never replaces a file that is not one.
 
 use std::path::Path;
 
-use super::gate::PlanReview;
+use super::gate::GateVerdict;
 
-/// The most a review file we replace may hold; anything bigger is not one of ours.
-const REVIEW_MAX_BYTES: u64 = 4 << 20;
+/// The most a verdict file we replace may hold; anything bigger is not one of ours.
+const FILE_MAX_BYTES: u64 = 4 << 20;
 
-/// Replaces the review file at `path` with `review`, atomically. A file there that is not a
-/// plan review (a plan named `x.plan-review.json`, say) is left alone: an error.
-pub fn save(path: &Path, review: &PlanReview) -> std::io::Result<()> {
-    let replaceable = match crate::files::read_bounded(path, REVIEW_MAX_BYTES) {
+/// Replaces the verdict file at `path` with `verdict`, atomically. A file there that is not a
+/// verdict (a plan named `x.plan-review.json`, say) is left alone: an error.
+pub fn save(path: &Path, verdict: &GateVerdict) -> std::io::Result<()> {
+    let replaceable = match crate::files::read_bounded(path, FILE_MAX_BYTES) {
         Ok(text) => serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|v| {
             v.get("round").is_some() && v.get("issues").is_some() && v.get("nodes").is_none()
         }),
@@ -24,7 +24,7 @@ pub fn save(path: &Path, review: &PlanReview) -> std::io::Result<()> {
             "the file there is not a plan review: left as it is",
         ));
     }
-    let mut text = serde_json::to_string_pretty(review).map_err(std::io::Error::other)?;
+    let mut text = serde_json::to_string_pretty(verdict).map_err(std::io::Error::other)?;
     text.push('\n');
     crate::atomic::write(path, text.as_bytes())
 }
@@ -35,10 +35,10 @@ mod tests {
     use crate::planner::gate::{Issue, Severity};
 
     #[test]
-    fn the_review_file_sits_beside_the_plan_and_has_the_seed_shape() {
+    fn the_verdict_file_sits_beside_the_plan_in_its_shape() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("p.plan-review.json");
-        let review = PlanReview {
+        let verdict = GateVerdict {
             round: 2,
             ok: false,
             issues: vec![Issue {
@@ -49,8 +49,8 @@ mod tests {
                 path: "tasks[0]".into(),
             }],
         };
-        save(&path, &review).expect("saved");
-        save(&path, &review).expect("a review replaces a review");
+        save(&path, &verdict).expect("saved");
+        save(&path, &verdict).expect("a verdict replaces a verdict");
         let v: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
         assert_eq!(
@@ -65,7 +65,7 @@ mod tests {
     #[test]
     fn a_file_that_is_not_a_review_is_never_replaced() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let review = PlanReview {
+        let verdict = GateVerdict {
             round: 1,
             ok: true,
             issues: vec![],
@@ -77,7 +77,7 @@ mod tests {
         ] {
             let path = dir.path().join(name);
             std::fs::write(&path, text).expect("write");
-            assert!(save(&path, &review).is_err(), "{name}");
+            assert!(save(&path, &verdict).is_err(), "{name}");
             assert_eq!(std::fs::read_to_string(&path).expect("read"), text);
         }
     }

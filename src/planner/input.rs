@@ -1,5 +1,5 @@
 //! The planner's user input: the question line first, then one labelled segment per ref of
-//! `check_list.refs`, then notes about failed tasks, tasks the plan review dropped, and
+//! `check_list.refs`, then notes about failed tasks, tasks the plan gate dropped, and
 //! finalisation.
 //!
 //! The segments come from [`crate::plan::segments`]: refs that do not parse, point at unknown
@@ -8,7 +8,7 @@
 
 use super::gate::Issue;
 use crate::plan::PlanFile;
-use crate::plan::segments::{self, Budget};
+use crate::plan::segments::{self, SegmentCaps};
 use crate::text::Cut;
 
 /// A task that failed, for the next planner input.
@@ -23,7 +23,7 @@ pub struct FailedTask {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RoundNotes {
     pub failed: Vec<FailedTask>,
-    /// The issues for which the plan review dropped tasks of the last round(s).
+    /// The issues for which the plan gate dropped tasks of the last round(s).
     pub dropped: Vec<Issue>,
     /// The last allowed round: the planner must finalise now.
     pub must_finalise: bool,
@@ -34,7 +34,7 @@ pub struct RoundNotes {
 pub struct PlannerInput {
     pub text: String,
     pub warnings: Vec<String>,
-    /// Segments cut or left out to stay within the budget.
+    /// Segments cut or left out to stay within their caps.
     pub cuts: Vec<Cut>,
 }
 
@@ -43,7 +43,7 @@ pub fn build(plan: &PlanFile, notes: &RoundNotes) -> PlannerInput {
     let segments = segments::render(
         plan,
         plan.check_list.refs.iter().map(String::as_str),
-        Budget::default(),
+        SegmentCaps::default(),
     );
     text.push_str(&segments.text);
     let (warnings, cuts) = (segments.warnings, segments.cuts);

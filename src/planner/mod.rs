@@ -1,4 +1,4 @@
-//! The planning agent: input assembly, the output contract, the plan review gate, write-back
+//! The planning agent: input assembly, the output contract, the plan gate, write-back
 //! and the round that ties them together.
 
 pub mod apply;
@@ -11,6 +11,6 @@ pub mod schema;
 
 pub use apply::{Applied, Dropped, apply, bootstrap, force_final};
 pub use contract::{PlanAnswer, PlannedTask};
-pub use gate::{Issue, PlanReview, Severity};
+pub use gate::{GateVerdict, Issue, Severity};
 pub use input::{FailedTask, RoundNotes};
 pub use round::{LogOptions, PlanRound, Planner, RoundError, RoundOutcome};

@@ -15,7 +15,7 @@ use super::schema::{Stage, answer_schema};
 use crate::diagnostics::Diagnostics;
 use crate::llm::CallObserver;
 use crate::llm::{
-    ChatAnswer, CheckedError, Contract, LlmClient, LlmError, Message, Usage, Want, ask_checked,
+    ChatAnswer, CheckedError, Contract, LlmClient, LlmError, Message, Want, ask_checked,
 };
 use crate::logging;
 use crate::plan::{FINAL_BATCH, NodeStatus, NodeType, PlanFile};
@@ -23,8 +23,9 @@ use crate::prompts;
 use crate::settings::Role;
 use crate::text::truncate;
 use crate::transcript::Site;
+use crate::usage::Usage;
 
-/// How many characters of input and output the log shows unless `PLANNING_LOG_FULL` is set.
+/// How many characters of input and output the log shows without `--log-full`.
 const LOG_MAX_CHARS: usize = 1500;
 
 /// Token limit of a planner answer, unless the planning role sets `maxTokens`.
@@ -42,7 +43,7 @@ pub struct LogOptions {
 }
 
 /// What plans a round: the LLM planning agent ([`Planner`]) or another that writes the same
-/// answers (the extractive engine's). Each changes `plan` only on success.
+/// answers (the offline engine's). Each changes `plan` only on success.
 pub trait PlanRound: Send + Sync {
     fn plan_round(
         &self,

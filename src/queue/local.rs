@@ -18,7 +18,7 @@ pub fn beside(plan: &Path) -> Vec<(String, PathBuf)> {
         b.report,
         b.events,
         b.transcript,
-        b.plan_review,
+        b.gate_verdict,
         b.review_json,
         b.review_notes,
     ]

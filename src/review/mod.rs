@@ -1,4 +1,5 @@
-//! The review stage after the final report (seed 004): two roles read the report, `review`
+//! The review stage after the final report (docs/SPEC.md, "The review of a report"): two
+//! roles read the report, `review`
 //! (`{ok, summary, risks, gaps, suggestions}`, with the report and its sources) and
 //! `second_opinion` (`{ok, verdict, notes}`, with the question, the plan's tasks and the
 //! report), and their answers become `<out>.review.json` and the meeting notes

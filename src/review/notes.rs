@@ -112,8 +112,8 @@ fn review_section(record: &ReviewRecord) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::Usage;
     use crate::review::record::Roles;
+    use crate::usage::Usage;
     use crate::validate::{ReviewAnswer, SecondOpinion};
 
     fn role(model: &str, error: Option<&str>) -> RoleRecord {

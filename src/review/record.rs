@@ -17,8 +17,8 @@ use serde::Serialize;
 
 use super::reviewer::{Meeting, RoleResult};
 use crate::diagnostics::Diagnostics;
-use crate::llm::Usage;
 use crate::plan::PlanFile;
+use crate::usage::Usage;
 use crate::validate::{ReviewAnswer, SecondOpinion, Verdict};
 
 /// The share of a report's cited claims that may go unsupported under an `ok` verdict.

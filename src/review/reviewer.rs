@@ -12,13 +12,14 @@ use super::schema::{REVIEW_SCHEMA, SECOND_OPINION_SCHEMA};
 use crate::diagnostics::Diagnostics;
 use crate::llm::CallObserver;
 use crate::llm::{
-    ChatAnswer, CheckedError, Contract, LlmClient, LlmError, Message, Usage, Want, ask_checked,
+    ChatAnswer, CheckedError, Contract, LlmClient, LlmError, Message, Want, ask_checked,
 };
 use crate::plan::PlanFile;
 use crate::prompts;
 use crate::settings::Role;
 use crate::text::strip_controls;
 use crate::transcript::Site;
+use crate::usage::Usage;
 use crate::validate::{ReviewAnswer, SecondOpinion, check_review, check_second_opinion};
 
 /// Token limit of a review answer, unless the role sets `maxTokens`.

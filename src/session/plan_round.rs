@@ -1,12 +1,12 @@
 //! One planning round in a [`Session`] (`researchflow plan`): with the planning model, its
-//! calls on the transcript beside the plan, or with the extractive planner over the corpus.
+//! calls on the transcript beside the plan, or with the offline planner over the corpus.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use super::Session;
 use crate::http::NoObserver;
-use crate::offline::ExtractivePlanner;
+use crate::offline::OfflinePlanner;
 use crate::plan::{Beside, PlanFile};
 use crate::planner::{PlanRound, Planner, RoundError, RoundNotes, RoundOutcome};
 use crate::run::{Services, SetupError, session};
@@ -14,14 +14,14 @@ use crate::settings::{EngineKind, Role, Settings};
 use crate::transcript::Replayer;
 
 impl Session {
-    /// A session for planning rounds: the corpus's index for the extractive planner, the
+    /// A session for planning rounds: the corpus's index for the offline planner, the
     /// planning model alone otherwise (no corpus is indexed for nothing), its calls answered
     /// from `replay` when given.
     pub async fn for_planning(
         settings: Settings,
         replay: Option<Arc<Replayer>>,
     ) -> Result<Session, SetupError> {
-        if settings.engine == EngineKind::Extractive {
+        if settings.engine == EngineKind::Offline {
             return Session::open(settings, None).await;
         }
         let mut services = Services::bare(settings)?;
@@ -38,7 +38,7 @@ impl Session {
     ) -> Result<Result<RoundOutcome, RoundError>, SetupError> {
         let notes = RoundNotes::default();
         let services = &self.services;
-        if services.settings.engine == EngineKind::Extractive {
+        if services.settings.engine == EngineKind::Offline {
             let index = services
                 .search
                 .as_ref()
@@ -46,7 +46,7 @@ impl Session {
                 .ok_or_else(|| {
                     SetupError::config(anyhow::anyhow!("offline planning needs a corpus"))
                 })?;
-            let planner = ExtractivePlanner { index };
+            let planner = OfflinePlanner { index };
             return Ok(planner.plan_round(plan, &notes, &NoObserver).await);
         }
         // The round's transcript beside the plan file.

@@ -15,8 +15,8 @@ use crate::exit::CommandError;
 use crate::run::{SetupError, Shutdown, session};
 use crate::settings::Role;
 use crate::thinkon::{
-    BlockPlanner, Executor, ExecutorSet, Outcome, Reflector, RunError, Runtime, RuntimeParts,
-    ShellOptions, SubAgents, ThinkonOptions, ThinkonStatus, Tree, TreeMeta, TreeStore, open_goal,
+    BlockPlanner, Executor, ExecutorSet, Reflector, RunError, Runtime, RuntimeParts, ShellOptions,
+    SubAgents, ThinkonOptions, ThinkonStatus, ThinkonSummary, Tree, TreeMeta, TreeStore, open_goal,
 };
 
 /// Most blocks in a tree run for a client or a batch, which set no limit of their own.
@@ -39,7 +39,7 @@ pub struct ThinkonGoal {
 /// A Thinkon run that ended, and where its files are.
 pub struct ThinkonFinished {
     /// How it ended, or why it stopped on an error of its own.
-    pub outcome: Result<Outcome, RunError>,
+    pub summary: Result<ThinkonSummary, RunError>,
     pub dir: PathBuf,
     pub events_path: PathBuf,
 }
@@ -116,7 +116,7 @@ impl Session {
             options,
         });
         Ok(ThinkonFinished {
-            outcome: runtime.run(stop).await,
+            summary: runtime.run(stop).await,
             dir,
             events_path,
         })
@@ -165,7 +165,7 @@ impl RunQuestion for ThinkonQuestions {
             })
             .await?;
         let seconds = clock.elapsed().as_secs_f64();
-        Ok(match finished.outcome {
+        Ok(match finished.summary {
             Ok(outcome) => ran(outcome, seconds),
             // An endpoint that cannot be used (or a diverged replay): no further question.
             Err(RunError::Stop(why)) => Ran {
@@ -187,7 +187,7 @@ impl RunQuestion for ThinkonQuestions {
 
 /// How a Thinkon run ended, as a batch's manifest records it: its blocks counted as tasks,
 /// its result as the report. Whether the result answers the goal is not judged (`None`).
-fn ran(outcome: Outcome, seconds: f64) -> Ran {
+fn ran(outcome: ThinkonSummary, seconds: f64) -> Ran {
     let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     Ran {
         status: match outcome.status {

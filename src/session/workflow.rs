@@ -1,5 +1,5 @@
 //! A workflow run wired in a [`Session`]: the engine chosen (a model's agents and planner, or
-//! the extractive engine over the corpus when there is no model), its event log and transcript
+//! the offline engine over the corpus when there is no model), its event log and transcript
 //! beside the plan, and the review step after its report. `Session` is what `workflow`,
 //! `batch`, `eval`, `worker` and `mcp` hand a plan to ([`RunWorkflow`]).
 
@@ -10,7 +10,7 @@ use super::Session;
 use crate::agents::verifier::Verifier;
 use crate::agents::{Agents, TaskRunner};
 use crate::events::{Event, EventListener, EventLog};
-use crate::offline::{ExtractiveAgents, ExtractivePlanner};
+use crate::offline::{OfflineAgents, OfflinePlanner};
 use crate::plan::Beside;
 use crate::planner::{PlanRound, Planner, bootstrap};
 use crate::review::{ReviewPaths, Reviewer};
@@ -70,8 +70,8 @@ impl RunWorkflow for Session {
             review: self.review_step(ReviewPaths::of(&files), &tape)?,
             could_search: self.services.search.is_some(),
         };
-        let summary = if self.services.settings.engine == EngineKind::Extractive {
-            let (runner, planner) = self.extractive_engine(tape)?;
+        let summary = if self.services.settings.engine == EngineKind::Offline {
+            let (runner, planner) = self.offline_engine(tape)?;
             engine(run, runner, planner).await
         } else {
             let (runner, planner) = self.llm_engine(tape)?;
@@ -152,7 +152,7 @@ impl Session {
         if !self.services.settings.review {
             return Ok(ReviewStep::Off);
         }
-        if self.services.settings.engine == EngineKind::Extractive {
+        if self.services.settings.engine == EngineKind::Offline {
             return Ok(ReviewStep::Skip(
                 "the offline engine has no model to review the report".into(),
             ));
@@ -163,19 +163,16 @@ impl Session {
         })
     }
 
-    /// The task runner and planner of the extractive engine, over the corpus.
-    fn extractive_engine(
-        &self,
-        tape: Tape,
-    ) -> Result<(ExtractiveAgents, ExtractivePlanner), SetupError> {
+    /// The task runner and planner of the offline engine, over the corpus.
+    fn offline_engine(&self, tape: Tape) -> Result<(OfflineAgents, OfflinePlanner), SetupError> {
         let needs = || SetupError::config(anyhow::anyhow!("offline research needs a corpus"));
         let search = self.services.search.clone().ok_or_else(needs)?;
         let index = search.local_index().ok_or_else(needs)?;
-        let planner = ExtractivePlanner {
+        let planner = OfflinePlanner {
             index: Arc::clone(&index),
         };
         Ok((
-            ExtractiveAgents {
+            OfflineAgents {
                 search,
                 index,
                 tape,

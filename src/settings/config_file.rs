@@ -95,7 +95,9 @@ pub enum EngineKind {
     /// An OpenAI-compatible model plans and writes.
     Llm,
     /// No model: a deterministic planner and extractive summaries over a local corpus.
-    Extractive,
+    // Users know it as offline (`--offline`); the config file names it `extractive`.
+    #[serde(rename = "extractive")]
+    Offline,
 }
 
 /// Per-role overrides of the model endpoint (`roles.<name>`), one per role of
@@ -367,6 +369,19 @@ mod tests {
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).expect("chmod");
             assert_eq!(readable_by_others(&path), open, "{mode:o}");
         }
+    }
+
+    #[test]
+    fn the_offline_engine_keeps_its_config_name() {
+        let parse = |text: &str| ConfigFile::parse("c.json", text).expect("parses").engine;
+        assert_eq!(
+            parse(r#"{"engine": "extractive"}"#),
+            Some(EngineKind::Offline)
+        );
+        assert_eq!(parse(r#"{"engine": "llm"}"#), Some(EngineKind::Llm));
+        assert!(ConfigFile::parse("c.json", r#"{"engine": "offline"}"#).is_err());
+        let written = serde_json::to_value(EngineKind::Offline).expect("json");
+        assert_eq!(written, serde_json::json!("extractive"));
     }
 
     #[test]

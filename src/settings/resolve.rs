@@ -23,7 +23,7 @@ use crate::web_providers::WebProvider;
 mod numbers;
 
 impl Settings {
-    /// The config file read: `config` (`--config`, else `AGENT_CONFIG`), else
+    /// The config file read: `config` (`--config`, else `RESEARCHFLOW_CONFIG`), else
     /// `./agent.config.json`.
     pub fn config_file(config: Option<&Path>) -> PathBuf {
         config
@@ -148,7 +148,7 @@ impl<'a> Resolver<'a> {
     }
 
     /// The roles' endpoints; `None` when no base URL and no model is set anywhere (the
-    /// file, its roles, the environment), which only the extractive engine accepts.
+    /// file, its roles, the environment), which only the offline engine accepts.
     fn llm(&self) -> Result<Option<LlmRoles>, SettingsError> {
         let file = self.file;
         let any_role = Role::ALL.into_iter().any(|role| {

@@ -142,7 +142,7 @@ impl LlmRoles {
 pub struct Settings {
     /// The config file read, or the default path when there was none.
     pub config_path: PathBuf,
-    /// `None` when no model is configured anywhere (file, environment); only the extractive
+    /// `None` when no model is configured anywhere (file, environment); only the offline
     /// engine runs then.
     pub llm: Option<LlmRoles>,
     pub engine: EngineKind,
@@ -220,7 +220,7 @@ impl Budget {
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
     #[error(
-        "no configuration: `{0}` does not exist: copy agent.config.example.json to agent.config.json and fill it in, or pass --config / set AGENT_CONFIG"
+        "no configuration: `{0}` does not exist: copy agent.config.example.json to agent.config.json and fill it in, or pass --config / set RESEARCHFLOW_CONFIG"
     )]
     Missing(PathBuf),
     #[error(transparent)]

@@ -74,7 +74,7 @@ pub static ROLES: [RoleSpec; Role::COUNT] = [
             prompt!("thinkon.planner.md", max_tokens: 2048),
             prompt!("thinkon.planner.compact.md", max_tokens: 2048),
         ],
-        // A planner should answer the same input the same way (seed 001): greedy.
+        // A planner should answer the same input the same way: greedy.
         temperature: Some(0.0),
         review_stage: false,
     },

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::{Budget, EngineKind, RunOptions, SearchProviderKind, Settings, SettingsError};
-use crate::cli::{BudgetArgs, CorpusArgs, EndingArgs, RunArgs};
+use crate::cli::{CorpusArgs, EndingArgs, LimitArgs, RunArgs};
 
 /// Planning rounds of one invocation when neither the flag, its variable, nor a replayed run
 /// says.
@@ -28,7 +28,7 @@ pub struct RunSettings {
 }
 
 impl RunSettings {
-    /// Merges the config at `config` (else `AGENT_CONFIG`, else `./agent.config.json`), the
+    /// Merges the config at `config` (else `RESEARCHFLOW_CONFIG`, else `./agent.config.json`), the
     /// environment and `args`; `recorded_rounds` is a replayed run's round limit, used when
     /// neither the flag nor its variable gives one.
     pub fn resolve(
@@ -43,7 +43,7 @@ impl RunSettings {
         if args.no_html {
             settings.html = false;
         }
-        let budget = settings.budget.with_flags(&args.budget, &args.ending);
+        let budget = settings.budget.with_flags(&args.limits, &args.ending);
         let options = RunOptions {
             max_rounds: args
                 .max_rounds
@@ -64,7 +64,7 @@ impl RunSettings {
 
 impl Budget {
     /// This budget (the config's) with the limits the flags give: a flag wins over its key.
-    pub fn with_flags(&self, limits: &BudgetArgs, ending: &EndingArgs) -> Budget {
+    pub fn with_flags(&self, limits: &LimitArgs, ending: &EndingArgs) -> Budget {
         let secs =
             |flag: Option<u64>, config: Option<Duration>| flag.map(Duration::from_secs).or(config);
         Budget {
@@ -92,9 +92,9 @@ impl Settings {
             settings.search.index_dir = Some(dir.clone());
         }
         if corpus.offline {
-            settings.engine = EngineKind::Extractive;
+            settings.engine = EngineKind::Offline;
         }
-        if settings.engine != EngineKind::Extractive {
+        if settings.engine != EngineKind::Offline {
             settings.require_llm()?;
             return Ok(settings);
         }

@@ -2,10 +2,10 @@
 //! remaining plan, what is done, its status and how it was planned.
 //!
 //! The block's `id`, `parent`, `children` and `active_child` are the runtime's alone: they
-//! never reach the planner (seed 000 forbids `id`, `new_id`, `path` and `children` in its
-//! output, and the runtime keeps them out of its input too). What the planner sees of a block
-//! is [`Block::think`]: goal, plan and done. This module holds data and the rules of one block;
-//! it does no I/O.
+//! never reach the planner (a plan-next answer holds no structural id, docs/SPEC.md, "Plan-next
+//! answers (Thinkon)", and the runtime keeps them out of its input too). What the planner sees
+//! of a block is [`Block::think`]: goal, plan and done. This module holds data and the rules of
+//! one block; it does no I/O.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

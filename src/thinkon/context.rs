@@ -1,7 +1,7 @@
-//! The planner's Context JSON (seed 001, `.thinkon/thinking-context.json`): `think` (the block
+//! The planner's Context JSON (`.thinkon/thinking-context.json`): `think` (the block
 //! being planned: goal, plan, done), `path` (its ancestors, nearest first, the same three
-//! fields each), `max_depth` and `executors` (the executors file's list, which the seed has the
-//! planner read). Block ids, parents and children never appear in it.
+//! fields each), `max_depth` and `executors` (the executors file's list, which the planner
+//! reads). Block ids, parents and children never appear in it.
 //!
 //! Long texts in it are cut, the cut marked ([`THINK_TEXT_MAX_CHARS`] in `think`, [`PATH_TEXT_MAX_CHARS`] in
 //! `path`), so a deep tree with long results still makes a bounded request. Also renders a

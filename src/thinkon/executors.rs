@@ -16,8 +16,8 @@ use crate::validate::executors::shell_command;
 use crate::validate::{Executors, ExecutorsError, document};
 
 /// The executors file written on a first run when there is none.
-pub const BUILT_IN: &str = r#"# The executors the Thinkon planner may call (seed 001: it reads this list and invents no
-# other tool). A command names an executor as `<id>: <argument>`. researchflow runs
+pub const BUILT_IN: &str = r#"# The executors the Thinkon planner may call (it reads this list and invents no other
+# tool). A command names an executor as `<id>: <argument>`. researchflow runs
 # `search`, `summarize` and `shell`; a tool declared here that it cannot run fails its block.
 executors:
   - id: search

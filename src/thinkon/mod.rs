@@ -1,6 +1,7 @@
-//! The Thinkon runtime (seeds 000/001): a fractal planner over a tree of blocks (goal, plan,
-//! done), each planned with one `plan-next` answer, with the research sub-agents and an opt-in
-//! shell as its executors. See `ARCHITECTURE.md` ("One Thinkon run") for the path of one run.
+//! The Thinkon runtime (docs/SPEC.md, "Plan-next answers (Thinkon)"): a fractal planner over a
+//! tree of blocks (goal, plan, done), each planned with one `plan-next` answer, with the
+//! research sub-agents and an opt-in shell as its executors. See `ARCHITECTURE.md` ("One
+//! Thinkon run") for the path of one run.
 //!
 //! - `runtime.rs`: the loop and its limits; `steps.rs`: each step (define the root, plan a
 //!   child, force execution at the depth limit, execute, reflect, receive a child's result).
@@ -36,7 +37,7 @@ pub mod tree;
 pub use block::{Block, BlockStatus, PlanType};
 pub use executor::{Executor, ShellOptions};
 pub use executors::ExecutorSet;
-pub use outcome::{Outcome, ThinkonStatus};
+pub use outcome::{ThinkonStatus, ThinkonSummary};
 pub use plan_next::{BlockPlanner, Spent};
 pub use reflect::Reflector;
 pub use runtime::{RunError, Runtime, RuntimeParts, ThinkonOptions};

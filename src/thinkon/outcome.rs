@@ -40,7 +40,7 @@ impl ThinkonStatus {
 
 /// What a run reports at its end.
 #[derive(Debug, Clone)]
-pub struct Outcome {
+pub struct ThinkonSummary {
     pub status: ThinkonStatus,
     /// Why it ended short of `completed`.
     pub reason: Option<String>,

@@ -1,9 +1,9 @@
-//! One plan-next call: the seed's planner prompt and the Context JSON, the answer asked for as
-//! structured output ([`super::schema::PLAN_NEXT_SCHEMA`]), and the answer checked by the same
-//! logic as `validate plan-next` with the context and the executors (depth rules, no repeat of
-//! a failed attempt, declared executors only). On a violation the findings are sent back
-//! (`planner.repairAttempts` times, through [`crate::llm::checked`] as the workflow's planner
-//! does); then the call fails. Each repair is a `planner_repair` event.
+//! One plan-next call: the planner prompt (`thinkon.planner.md`) and the Context JSON, the
+//! answer asked for as structured output ([`super::schema::PLAN_NEXT_SCHEMA`]), and the answer
+//! checked by the same logic as `validate plan-next` with the context and the executors (depth
+//! rules, no repeat of a failed attempt, declared executors only). On a violation the findings
+//! are sent back (`planner.repairAttempts` times, through [`crate::llm::checked`] as the
+//! workflow's planner does); then the call fails. Each repair is a `planner_repair` event.
 //!
 //! The answer may be wrapped in `<think>` blocks or a code fence: the JSON object is taken out
 //! ([`crate::llm::extract_json`]) before the check. A `null` optional field is an absent one
@@ -17,10 +17,11 @@ use super::schema::{PLAN_NEXT_SCHEMA, drop_nulls};
 use crate::diagnostics::{Diagnostics, Finding};
 use crate::events::{Event, Observer};
 use crate::llm::checked::{Checked, CheckedError, Contract, ask_checked};
-use crate::llm::{LlmClient, LlmError, Message, Usage, Want};
+use crate::llm::{LlmClient, LlmError, Message, Want};
 use crate::prompts;
 use crate::settings::Role;
 use crate::transcript::Site;
+use crate::usage::Usage;
 use crate::validate::{Executors, PlanNextContext, validate_plan_next};
 
 /// Token limit of a plan-next answer, unless the planning role sets `maxTokens`.
@@ -201,7 +202,7 @@ fn is_a_copy(copied: usize, written: usize) -> bool {
 
 /// The goal, plan items and command of `answer` (with their paths) that the prompt holds as
 /// whole JSON strings and the context does not: what a small model copies from the prompt's
-/// examples instead of planning (Gemma 3 270M answered the seed's example A, word for word,
+/// examples instead of planning (Gemma 3 270M answered the prompt's example A, word for word,
 /// whatever the goal); and how many strings of 4 characters or more it wrote (shorter ones are
 /// never counted).
 pub fn copied_from_prompt(

@@ -1,4 +1,4 @@
-//! A block's return (seed 001 §4.2, `make_result`): one model call reads the block's goal, what
+//! A block's return: one model call reads the block's goal, what
 //! it expected and its `done`, and writes the result in the four Core4 sections: completion
 //! (done, partly done or not, and what blocked it), deliverables, metric (passed or not, on
 //! what evidence) and constraints (kept or not). The result is Markdown, one `###` heading per

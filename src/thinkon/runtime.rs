@@ -1,4 +1,4 @@
-//! The Thinkon loop (seed 001's runtime): one step at a time, each step saved before the next,
+//! The Thinkon loop: one step at a time, each step saved before the next,
 //! until the root has returned, a limit is reached, or a signal stops it.
 //!
 //! The next step is read from the tree alone, so a rerun on the same folder picks up where a
@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use super::block::{BlockStatus, PlanType};
 use super::executor::Executor;
-use super::outcome::{Outcome, ThinkonStatus, partial_document, result_document};
+use super::outcome::{ThinkonStatus, ThinkonSummary, partial_document, result_document};
 use super::plan_next::{BlockPlanner, Spent};
 use super::reflect::Reflector;
 use super::store::{StoreError, TreeMeta, TreeStore};
@@ -122,7 +122,7 @@ impl<'a> Runtime<'a> {
     }
 
     /// Works on the tree until the root returns, a limit is reached, or `shutdown` fires.
-    pub async fn run(mut self, mut shutdown: Shutdown) -> Result<Outcome, RunError> {
+    pub async fn run(mut self, mut shutdown: Shutdown) -> Result<ThinkonSummary, RunError> {
         for parent in self.tree.adopt_orphans() {
             if let Some(block) = self.tree.get(&parent) {
                 self.store.save(block)?;
@@ -226,7 +226,7 @@ impl<'a> Runtime<'a> {
         }
     }
 
-    fn finish(mut self, end: End) -> Result<Outcome, RunError> {
+    fn finish(mut self, end: End) -> Result<ThinkonSummary, RunError> {
         let root_id = Tree::root_id();
         let root = self.tree.root().cloned();
         let (status, reason) = match (&end, &root) {
@@ -271,7 +271,7 @@ impl<'a> Runtime<'a> {
             tokens: self.spent.usage.total_tokens,
             seconds: elapsed_secs(self.started.elapsed()),
         }));
-        Ok(Outcome {
+        Ok(ThinkonSummary {
             status,
             reason,
             root: root_id,

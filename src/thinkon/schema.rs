@@ -2,11 +2,11 @@
 //! sends ([`crate::llm::schema`]), and the one normalisation the strict variant makes
 //! necessary.
 //!
-//! Seed 000's schema (`src/validate/plan_next.schema.json`) has optional fields and a `oneOf`,
+//! The plan-next schema (`src/validate/plan_next.schema.json`) has optional fields and a `oneOf`,
 //! which OpenAI's strict mode cannot express: there every property is required. So the strict
 //! variant requires `success_signal`, `executor_call` and `update_plan` but lets them be `null`,
-//! and [`drop_nulls`] removes those nulls before the answer is checked against the seed's
-//! schema and rules: a `null` optional field is an absent one. `executor_call.inputs` can only
+//! and [`drop_nulls`] removes those nulls before the answer is checked against that
+//! schema and the rules: a `null` optional field is an absent one. `executor_call.inputs` can only
 //! be `{}` under a strict schema (an open object is not allowed); the command carries the
 //! argument. The grammar variant says more: two alternatives, PLAN_* with 3 to 7 items and a
 //! success signal, or EXECUTE with an empty plan and an executor call.
@@ -135,7 +135,7 @@ mod tests {
     }
 
     #[test]
-    fn a_strict_answer_with_nulls_meets_the_seed_schema_once_they_are_dropped() {
+    fn a_strict_answer_with_nulls_meets_the_schema_once_they_are_dropped() {
         let strict = jsonschema::validator_for(&PLAN_NEXT_SCHEMA.strict).expect("compiles");
         let grammar = jsonschema::validator_for(&PLAN_NEXT_SCHEMA.grammar).expect("compiles");
         let mut answer = json!({
@@ -153,7 +153,7 @@ mod tests {
             .expect("object")
             .remove("executor_call");
         assert!(grammar.is_valid(&answer));
-        assert!(!conforms(&answer), "the seed's schema refuses nulls");
+        assert!(!conforms(&answer), "the schema refuses nulls");
         drop_nulls(&mut answer);
         assert!(conforms(&answer));
         let keys: Vec<&String> = answer.as_object().expect("object").keys().collect();

@@ -19,7 +19,7 @@ use crate::transcript::Site;
 
 /// What a planner call that does not fit in the model's context adds, without
 /// `--compact-prompt`.
-const COMPACT_HINT: &str = "; `researchflow thinkon --compact-prompt` asks with a planner prompt of about 1,000 tokens instead of the seed's 9,500";
+const COMPACT_HINT: &str = "; `researchflow thinkon --compact-prompt` asks with a planner prompt of about 1,000 tokens instead of the full prompt's 9,500";
 
 impl Runtime<'_> {
     /// The root's own plan-next answer: its plan type, plan or executor call.

@@ -76,7 +76,7 @@ impl Tree {
             .to_string()
     }
 
-    /// The ancestors of `id`, nearest first (the seed's `path`).
+    /// The ancestors of `id`, nearest first (the Context JSON's `path`).
     pub fn ancestors(&self, id: &str) -> Vec<&Block> {
         let mut out = Vec::new();
         let mut next = self.get(id).and_then(|b| b.parent.clone());

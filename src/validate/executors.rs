@@ -4,9 +4,9 @@
 //! with a string `id` (other fields such as `guarantees` or `limits` are ignored) or a bare id
 //! string. `executors:` may also be a map keyed by id. A command names an executor when it
 //! equals its id or starts with `<id>:` or `<id> ` (`git: status`, `pytest -q`). The generic
-//! form `shell: <command>` is always allowed (seed 000: "if a capability is missing, use a
-//! generic form such as `shell: <command>`"). This module loads and matches; it does not decide
-//! which findings to report.
+//! form `shell: <command>` is always allowed (where a capability is missing, the generic form
+//! is the way: docs/SPEC.md, "Plan-next answers (Thinkon)"). This module loads and matches; it
+//! does not decide which findings to report.
 
 use std::path::Path;
 

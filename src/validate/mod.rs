@@ -1,16 +1,18 @@
 //! The validators behind `researchflow validate`: one per contract, all reporting through
 //! [`crate::diagnostics::Diagnostics`]. Declarations only; each file holds one concept.
 //!
-//! - [`steps`]: seed 003 step plans against an atom registry ([`atoms`]), with [`step_refs`]
-//!   (`${step_id.outputs.name}`) and [`graph`] (dependency order, cycles); its shape rules are in
-//!   `steps_shape`, its reference and dependency rules in `steps_deps`.
-//! - [`plan_next`]: the Thinkon plan-next answer (seeds 000/001), with [`plan_next_schema`] (the
-//!   embedded JSON Schema), [`words`] (ordering and guessing words), [`executors`] and
-//!   [`plan_next_context`] (depth and failed attempts); its checks are in `plan_next_shape` (one
-//!   field at a time) and `plan_next_rules` (what the plan type, executors and context require).
+//! - [`steps`]: step plans (docs/SPEC.md, "Step plans") against an atom registry ([`atoms`]),
+//!   with [`step_refs`] (`${step_id.outputs.name}`) and [`graph`] (dependency order, cycles);
+//!   its shape rules are in `steps_shape`, its reference and dependency rules in `steps_deps`.
+//! - [`plan_next`]: the Thinkon plan-next answer (docs/SPEC.md, "Plan-next answers (Thinkon)"),
+//!   with [`plan_next_schema`] (the embedded JSON Schema), [`words`] (ordering and guessing
+//!   words), [`executors`] and [`plan_next_context`] (depth and failed attempts); its checks
+//!   are in `plan_next_shape` (one field at a time) and `plan_next_rules` (what the plan type,
+//!   executors and context require).
 //! - [`plan_file`]: integrity of a researchflow plan file.
-//! - [`review`] and [`second_opinion`]: the two answers of the review stage (seed 004), which
-//!   the stage itself checks with the same code; [`answer`] reads an answer file.
+//! - [`review`] and [`second_opinion`]: the two answers of the review stage (docs/SPEC.md, "The
+//!   review of a report"), which the stage itself checks with the same code; [`answer`] reads
+//!   an answer file.
 //! - [`document`] reads JSON or YAML (bounded: [`yaml_depth`] refuses deep nesting first);
 //!   [`json_path`] and [`describe`] format paths and values.
 

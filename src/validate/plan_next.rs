@@ -1,9 +1,10 @@
-//! `validate plan-next`: a planner's plan-next answer (Thinkon protocol, seeds 000/001).
+//! `validate plan-next`: a planner's plan-next answer (docs/SPEC.md, "Plan-next answers
+//! (Thinkon)").
 //!
-//! The answer is checked against seed 000's JSON Schema ([`super::plan_next_schema`], code
+//! The answer is checked against its JSON Schema ([`super::plan_next_schema`], code
 //! `SCHEMA`, reported only at paths where, and below which, no semantic rule below already
 //! reported an error) and
-//! against every semantic rule of the seeds:
+//! against every semantic rule of the contract:
 //!
 //! | code | severity | rule | path |
 //! |------|----------|------|------|
@@ -31,13 +32,14 @@
 //! | `DEPTH_NEAR_LIMIT` | warning | with a context: `len(path) >= max_depth - 1` and a PLAN_* type | `plan_type` |
 //! | `REPEATS_FAILED_ATTEMPT` | error | with a context: no plan list, command, or (for EXECUTE) goal identical to a failed attempt in `think.done` | `new_block.plan`, `executor_call.command`, `new_block.goal` |
 //!
-//! Decisions where the seeds are silent: `shell: ...` is always accepted; without any
+//! Decisions where the contract is silent: `shell: ...` is always accepted; without any
 //! executors file (the command layer reads `.thinkon/executors/executors.yaml` of the working
-//! folder when `--executors` is not given), it is the only valid form (seed 001: no invented
-//! tools, the generic form where capabilities are missing). A string `done` entry that mentions a failure and contains the new command verbatim counts as
-//! the same command (see [`super::plan_next_context`] for what a failed attempt is). Plan items
-//! and commands are compared after trimming white space. An EXECUTE whose goal equals a failed
-//! attempt's goal is a repeat: seed 001 asks for a split into steps instead.
+//! folder when `--executors` is not given), it is the only valid form (no invented tools, the
+//! generic form where capabilities are missing). A string `done` entry that mentions a failure
+//! and contains the new command verbatim counts as the same command (see
+//! [`super::plan_next_context`] for what a failed attempt is). Plan items and commands are
+//! compared after trimming white space. An EXECUTE whose goal equals a failed attempt's goal is
+//! a repeat: the planner is to split it into steps instead.
 //!
 //! This file runs the checks and merges the schema's findings; the checks themselves are in
 //! `plan_next_shape` (one field at a time) and `plan_next_rules` (what the plan type, the

@@ -2,7 +2,7 @@
 //! `.thinkon/thinking-context.json`): `think` (the block being planned), `path` (its ancestors,
 //! nearest first) and `max_depth`. Used for the depth rules and the no-repeat rule.
 //!
-//! What counts as a failed attempt in `think.done` (seed 001 leaves it open):
+//! What counts as a failed attempt in `think.done` (docs/SPEC.md leaves it open):
 //! - a string entry that contains a failure word (see [`super::words::FAILURE_ZH`] and
 //!   [`super::words::FAILURE_EN`], e.g. 失败, 报错, failed, error);
 //! - an object entry whose `status` is a string containing a failure word (without a string

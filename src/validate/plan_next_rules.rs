@@ -162,7 +162,7 @@ pub(super) fn check_command(
             );
         }
         Some(_) => {}
-        // Seed 001: no invented tools; where capabilities are missing, the generic form.
+        // No invented tools; where capabilities are missing, the generic form.
         None => {
             d.error(
                 "UNKNOWN_EXECUTOR",

@@ -1,5 +1,5 @@
-//! Seed 000's JSON Schema for plan-next answers (embedded verbatim from
-//! `plan_next.schema.json`), checked with the `jsonschema` crate under draft 7.
+//! The JSON Schema of plan-next answers (docs/SPEC.md, "Plan-next answers (Thinkon)"; embedded
+//! verbatim from `plan_next.schema.json`), checked with the `jsonschema` crate under draft 7.
 //!
 //! Schema errors become `(path, message)` pairs with dotted paths (`new_block.plan[2]`); an
 //! `additionalProperties` error is split into one pair per unexpected key, at that key's path.
@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::json_path;
 
-/// The schema text, as seed 000 gives it.
+/// The schema text, verbatim.
 pub const SCHEMA: &str = include_str!("plan_next.schema.json");
 
 static VALIDATOR: LazyLock<jsonschema::Validator> = LazyLock::new(|| {
@@ -68,7 +68,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn the_embedded_schema_compiles_and_accepts_seed_example_c() {
+    fn the_embedded_schema_compiles_and_accepts_an_execute_answer() {
         let doc = json!({
             "type": "plan-next", "plan_type": "EXECUTE",
             "new_block": {"goal": "g", "plan": [], "done": []},

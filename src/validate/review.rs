@@ -1,4 +1,5 @@
-//! The `review` role's contract (seed 004, the review stage), applied to a research report:
+//! The `review` role's contract (docs/SPEC.md, "The review of a report"), applied to a research
+//! report:
 //!
 //! `{ "ok": bool, "summary": str, "risks": [str], "suggestions": [str], "gaps"?: [str] }`
 //!
@@ -12,10 +13,10 @@
 //! | `NO_RISKS` | `ok: false` names at least one risk or gap: a rejection must say why | `risks` |
 //! | `UNKNOWN_FIELD` | (warning) any other key | the key |
 //!
-//! Decisions where the seed is silent: `gaps` (what the report leaves unanswered, as in the
-//! seed's plan-review answer) is optional and defaults to `[]`; lists may be empty when `ok` is
-//! true. The answer kept has every string trimmed and without control characters. The
-//! workflow's review stage and `validate review` both run [`review_findings`].
+//! Decisions where the contract is silent: `gaps` (what the report leaves unanswered) is
+//! optional and defaults to `[]`; lists may be empty when `ok` is true. The answer kept has
+//! every string trimmed and without control characters. The workflow's review stage and
+//! `validate review` both run [`review_findings`].
 
 use serde::Serialize;
 use serde_json::{Map, Value};

@@ -1,5 +1,5 @@
-//! The `second_opinion` role's contract (seed 004, the review stage), applied to a research
-//! report:
+//! The `second_opinion` role's contract (docs/SPEC.md, "The review of a report"), applied to
+//! a research report:
 //!
 //! `{ "ok": bool, "verdict": "ok" | "warn" | "block", "notes": str }`
 //!

@@ -1,4 +1,5 @@
-//! `validate steps`: a structured step plan (seed 003) checked against an atom registry.
+//! `validate steps`: a structured step plan (docs/SPEC.md, "Step plans") checked against an
+//! atom registry.
 //!
 //! Rules, in the order they run (every finding is collected; nothing stops at the first):
 //!
@@ -33,8 +34,8 @@
 //! References (`${step_id.outputs.name}`) are searched in every string of `inputs`, at any depth
 //! and inside longer strings, and in `plan.outputs` (R1 and R2 only there).
 //!
-//! Dependencies and R3, precisely (seed 003: "without an explicit depends_on, references create
-//! implicit dependencies, then the topological check runs"):
+//! Dependencies and R3, precisely (without an explicit `depends_on`, references create implicit
+//! dependencies, then the topological check runs):
 //! - A step **without** `depends_on` depends on every step it references: each reference adds an
 //!   implicit edge. R3 cannot fail for it; a reference loop shows up as `CIRCULAR_DEPENDENCY`.
 //! - A step **with** `depends_on` (even `[]`) has declared its dependencies; its references add no

@@ -1,7 +1,7 @@
 //! The word lists behind the plan-next wording rules, and how they are matched.
 //!
-//! - Ordering words (forbidden in PLAN_PROBES hypotheses, seed 001: 先/再/然后/第一步/接下来).
-//! - Guessing words (forbidden in PLAN_STEPS steps, seed 001: 可能/也许/原因/假设).
+//! - Ordering words (forbidden in PLAN_PROBES hypotheses: 先/再/然后/第一步/接下来).
+//! - Guessing words (forbidden in PLAN_STEPS steps: 可能/也许/原因/假设).
 //! - Failure words (how a `think.done` entry says an attempt failed, for the no-repeat rule).
 //!
 //! English words match whole words only (split on anything but ASCII letters, digits and `'`),

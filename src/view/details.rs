@@ -3,7 +3,7 @@
 //! shows the id, type, status and title, and whose body lists what
 //! a person asks of a task: its inputs, attempts and timing (from the event log), tokens,
 //! errors, the search queries, the overview, the analysis, and each source with its snippet.
-//! Texts are cut to the caller's budget; every text is escaped and every URL goes through
+//! Texts are cut to the caller's length ([`DetailOptions`]); every text is escaped and every URL goes through
 //! [`Links`].
 
 use std::fmt::Write as _;
@@ -21,13 +21,13 @@ pub const SNIPPET_MAX: usize = 2_000;
 
 /// How much of a node's texts a view shows, and whether its details start open.
 #[derive(Debug, Clone, Copy)]
-pub struct Budget {
+pub struct DetailOptions {
     pub open: bool,
     /// The most characters of each text (the overview, the analysis).
     pub text_max: usize,
 }
 
-impl Budget {
+impl DetailOptions {
     /// The most characters of one snippet: half a text, at least 100, at most
     /// [`SNIPPET_MAX`].
     pub fn snippet_max(self) -> usize {
@@ -36,7 +36,12 @@ impl Budget {
 }
 
 /// A node's `<details>`.
-pub fn node_details(node: &Node, events: &RunEvents, links: &Links, budget: Budget) -> String {
+pub fn node_details(
+    node: &Node,
+    events: &RunEvents,
+    links: &Links,
+    options: DetailOptions,
+) -> String {
     let raw_id = node.node_id.to_string();
     let id = esc(&raw_id);
     let status = node.status.as_str();
@@ -46,7 +51,7 @@ pub fn node_details(node: &Node, events: &RunEvents, links: &Links, budget: Budg
     let _ = write!(
         out,
         r#"<details class="node-details status-{status}" data-node="{id}"{}><summary><span class="node-id">{id}</span> <span class="badge type-{kind}">{kind}</span> <span class="badge status-{status}">{status}</span>{} {}</summary><div class="body" id="node-{id}">"#,
-        if budget.open { " open" } else { "" },
+        if options.open { " open" } else { "" },
         if is_final {
             r#" <span class="badge final">final</span>"#
         } else {
@@ -68,13 +73,13 @@ pub fn node_details(node: &Node, events: &RunEvents, links: &Links, budget: Budg
     }
     if !node.summary.trim().is_empty() {
         out.push_str("<h4>Overview</h4>");
-        out.push_str(&plain(&node.summary, budget.text_max));
+        out.push_str(&plain(&node.summary, options.text_max));
     }
     if let Some(analysis) = info.get("llm").filter(|a| !a.trim().is_empty()) {
         out.push_str("<h4>Analysis</h4>");
-        out.push_str(&plain(analysis, budget.text_max));
+        out.push_str(&plain(analysis, options.text_max));
     }
-    sources(node, search.as_ref(), links, budget, &mut out);
+    sources(node, search.as_ref(), links, options, &mut out);
     out.push_str("</div></details>");
     out
 }
@@ -148,7 +153,7 @@ fn sources(
     node: &Node,
     search: Option<&SearchBlock>,
     links: &Links,
-    budget: Budget,
+    options: DetailOptions,
     out: &mut String,
 ) {
     let from_block: Vec<(String, String)>;
@@ -184,7 +189,7 @@ fn sources(
         let snippet = search.and_then(|s| s.results.iter().find(|r| r.url == *url));
         if let Some(r) = snippet.filter(|r| !r.snippet.trim().is_empty()) {
             out.push_str("<blockquote>");
-            out.push_str(&plain(&r.snippet, budget.snippet_max()));
+            out.push_str(&plain(&r.snippet, options.snippet_max()));
             out.push_str("</blockquote>");
         }
         out.push_str("</li>");

@@ -40,7 +40,7 @@ pub struct RunEvents {
     /// Node ids in the order their first attempt started.
     pub order: Vec<String>,
     /// Every `plan_review` event: `{round, ok, issues}`.
-    pub plan_reviews: Vec<Value>,
+    pub gate_verdicts: Vec<Value>,
     /// Every `task_dropped` event.
     pub dropped: Vec<Value>,
     /// The last `run_finished` event.
@@ -115,7 +115,7 @@ impl RunEvents {
             ("task_completed", Some(node)) => self.end(node, ts, "completed", event),
             ("task_failed", Some(node)) => self.end(node, ts, "failed", event),
             ("task_not_run", Some(node)) => self.end(node, ts, "not_run", event),
-            ("plan_review", _) => self.plan_reviews.push(event.clone()),
+            ("plan_review", _) => self.gate_verdicts.push(event.clone()),
             ("task_dropped", _) => self.dropped.push(event.clone()),
             ("run_finished", _) => self.finished = Some(event.clone()),
             _ => {}
@@ -228,7 +228,7 @@ not json
             ("failed", Some("HTTP 500"))
         );
         assert_eq!((c[1].outcome, c[1].ended), ("running", None));
-        assert_eq!(ev.plan_reviews.len(), 1);
+        assert_eq!(ev.gate_verdicts.len(), 1);
         assert!(ev.finished.is_some());
         let span = ev.last.zip(ev.first).map(|(l, f)| (l - f).num_seconds());
         assert_eq!(span, Some(9));

@@ -1,8 +1,9 @@
-//! The two reviews in a view: the plan review of every round (its issues from the event log's
-//! `plan_review` events, else the latest round's `<stem>.plan-review.json`, and the tasks it
-//! dropped), and the review of the report (`<stem>.review.json`: the verdict, the second
-//! opinion's notes, the review's summary, risks, gaps and suggestions, and what failed). Both
-//! files are read as JSON values, so a file of another version shows what it holds.
+//! The two reviews in a view: the plan review of every round (the plan gate's verdicts: their
+//! issues from the event log's `plan_review` events, else the latest round's
+//! `<stem>.plan-review.json`, and the tasks the gate dropped), and the review of the report
+//! (`<stem>.review.json`: the verdict, the second opinion's notes, the review's summary,
+//! risks, gaps and suggestions, and what failed). Both files are read as JSON values, so a
+//! file of another version shows what it holds.
 
 use std::fmt::Write as _;
 
@@ -15,14 +16,14 @@ use super::report_html::plain;
 /// The most issues and dropped tasks listed.
 pub const ISSUES_MAX: usize = 500;
 
-/// The plan review section's content.
-pub fn plan_review(events: &RunEvents, file: Option<&Value>) -> String {
-    let reviews: Vec<&Value> = if events.plan_reviews.is_empty() {
+/// The plan review section's content: the gate's verdicts.
+pub fn gate_verdicts(events: &RunEvents, file: Option<&Value>) -> String {
+    let verdicts: Vec<&Value> = if events.gate_verdicts.is_empty() {
         file.into_iter().collect()
     } else {
-        events.plan_reviews.iter().collect()
+        events.gate_verdicts.iter().collect()
     };
-    let issues: Vec<(String, &Value)> = reviews
+    let issues: Vec<(String, &Value)> = verdicts
         .iter()
         .flat_map(|r| {
             let round = text(r.get("round"));
@@ -32,8 +33,8 @@ pub fn plan_review(events: &RunEvents, file: Option<&Value>) -> String {
         })
         .collect();
     let mut out = String::new();
-    let rounds = reviews.len();
-    let ok = reviews
+    let rounds = verdicts.len();
+    let ok = verdicts
         .iter()
         .filter(|r| r["ok"] == Value::Bool(true))
         .count();
@@ -163,11 +164,11 @@ mod tests {
     fn issues_and_the_verdict_are_shown_escaped() {
         let mut events = RunEvents::default();
         events
-            .plan_reviews
+            .gate_verdicts
             .push(json!({"round": 1, "ok": false, "issues": [
             {"id": "R1-1", "type": "DUPLICATE_TASK", "severity": "block", "path": "tasks[0]",
              "message": "<script>x</script>"}]}));
-        let html = plan_review(&events, None);
+        let html = gate_verdicts(&events, None);
         assert!(
             html.contains("DUPLICATE_TASK") && html.contains("&lt;script&gt;"),
             "{html}"

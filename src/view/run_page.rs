@@ -2,7 +2,7 @@
 //! with the question and how the run ended, then the totals, the report, the plan graph, the
 //! timeline, each node's details and the reviews, as sections of one page ([`super::page`]).
 //!
-//! A large plan still gives a usable file: the nodes' texts share [`TEXT_BUDGET`] characters
+//! A large plan still gives a usable file: the nodes' texts share [`TEXT_TOTAL`] characters
 //! (each overview or analysis at least [`TEXT_MIN`], at most [`TEXT_MAX`]), their details start
 //! collapsed beyond [`OPEN_MAX_NODES`] nodes, the timeline draws at most
 //! [`super::timeline::MAX_ROWS`] tasks, the report is cut at [`REPORT_MAX_CHARS`], and each
@@ -14,16 +14,16 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::details::{Budget, node_details};
+use super::details::{DetailOptions, node_details};
 use super::graph::{Graph, STATUS_COLORS};
 use super::html::{Links, NOT_ANSWERED, esc, run_state, state_badge};
 use super::page::document;
-use super::reviews::{plan_review, report_review};
+use super::reviews::{gate_verdicts, report_review};
 use super::run_files::{RunFiles, ViewError};
 use super::{report_html, svg, timeline};
 
 /// The characters all nodes' texts share in a view.
-pub const TEXT_BUDGET: usize = 2_000_000;
+pub const TEXT_TOTAL: usize = 2_000_000;
 /// The fewest characters of a node's overview or analysis shown, however large the plan.
 pub const TEXT_MIN: usize = 200;
 /// The most characters of a node's overview or analysis shown.
@@ -51,9 +51,9 @@ pub fn render(files: &RunFiles, links: &Links) -> String {
     let plan = &files.plan;
     let question = crate::text::one_line(plan.question(), 300);
     let n = plan.nodes.len().max(1);
-    let budget = Budget {
+    let options = DetailOptions {
         open: n <= OPEN_MAX_NODES,
-        text_max: (TEXT_BUDGET / n).clamp(TEXT_MIN, TEXT_MAX),
+        text_max: (TEXT_TOTAL / n).clamp(TEXT_MIN, TEXT_MAX),
     };
     let mut body = String::with_capacity(64 * 1024 + plan.nodes.len() * 2_048);
     header(files, &question, &mut body);
@@ -80,22 +80,22 @@ pub fn render(files: &RunFiles, links: &Links) -> String {
     );
     section("timeline", "Timeline", &tl, &mut body);
     let mut nodes = String::with_capacity(plan.nodes.len() * 2_048);
-    if !budget.open {
+    if !options.open {
         let _ = write!(
             nodes,
             r#"<p class="note">{} nodes: each one's details are collapsed (click to open); texts are cut to {} characters.</p>"#,
             plan.nodes.len(),
-            budget.text_max
+            options.text_max
         );
     }
     for node in &plan.nodes {
-        nodes.push_str(&node_details(node, &files.events, links, budget));
+        nodes.push_str(&node_details(node, &files.events, links, options));
     }
     section("nodes", "Nodes", &nodes, &mut body);
     let (review, _) = report_review(files.review.as_ref());
     let reviews = format!(
         "<h3>Plan review</h3>{}<h3>Review of the report</h3>{}",
-        plan_review(&files.events, files.plan_review.as_ref()),
+        gate_verdicts(&files.events, files.gate_verdict.as_ref()),
         review
     );
     section("reviews", "Reviews", &reviews, &mut body);

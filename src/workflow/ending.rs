@@ -201,7 +201,7 @@ fn nothing_planned(facts: &Facts<'_>) -> Option<String> {
         return None;
     }
     let max = facts.max_rounds;
-    let raise = "raise `--max-rounds` (or `WORKFLOW_MAX_ROUNDS`) to 2 or more to research";
+    let raise = "raise `--max-rounds` (or `RESEARCHFLOW_MAX_ROUNDS`) to 2 or more to research";
     Some(match (facts.round_limit_finalised, facts.rounds) {
         (true, 0 | 1) => format!(
             "the round limit (`--max-rounds {max}`) left no round for research: its only \

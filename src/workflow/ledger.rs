@@ -14,9 +14,9 @@ use super::outcome::EngineError;
 use crate::agents::{TaskError, TaskOutput};
 use crate::clock;
 use crate::events::{Event, EventLog, Observer, Totals};
-use crate::llm::Usage as CallUsage;
-use crate::plan::{FINAL_BATCH, Node, NodeId, NodeStatus, PlanFile, PlanStore, StoreError, Usage};
+use crate::plan::{FINAL_BATCH, Node, NodeId, NodeStatus, PlanFile, PlanStore, StoreError};
 use crate::planner::FailedTask;
+use crate::usage::Usage;
 
 /// Where a run's plan is kept, whole, at every checkpoint.
 pub trait Checkpoints: Send {
@@ -158,7 +158,7 @@ impl Ledger {
     }
 
     /// Counts a planning round of this invocation and what its calls spent.
-    pub fn count_round(&mut self, usage: CallUsage) {
+    pub fn count_round(&mut self, usage: Usage) {
         self.totals.rounds += 1;
         self.totals.tokens.add(usage);
     }
@@ -274,11 +274,7 @@ fn record_output(node: &mut Node, out: TaskOutput, took: Duration, totals: &mut 
     }
     node.claims = out.claims;
     node.quality = out.quality;
-    node.usage = Some(Usage {
-        prompt_tokens: out.usage.prompt_tokens,
-        completion_tokens: out.usage.completion_tokens,
-        total_tokens: out.usage.total_tokens,
-    });
+    node.usage = Some(out.usage);
     tracing::info!(
         "task {} completed in {:.1} s",
         node.node_id,
@@ -344,7 +340,7 @@ mod tests {
             summary: "Found.".into(),
             info,
             sources: Vec::new(),
-            usage: CallUsage {
+            usage: Usage {
                 prompt_tokens: 3,
                 completion_tokens: 4,
                 total_tokens: 7,

@@ -1,7 +1,7 @@
 //! The engine's planning side: one planning round (the same round as `researchflow plan`) on
-//! a draft of the plan, which the ledger commits; its plan review recorded (a `plan_review`
-//! event, `<plan>.plan-review.json`, a `task_dropped` event per task it dropped, which the
-//! next round hears of); and the final summary the orchestrator adds itself when the planner
+//! a draft of the plan, which the ledger commits; the plan gate's verdict recorded (a
+//! `plan_review` event, `<plan>.plan-review.json`, a `task_dropped` event per task it dropped,
+//! which the next round hears of); and the final summary the orchestrator adds itself when the planner
 //! does not finalise.
 
 use std::path::PathBuf;
@@ -31,7 +31,7 @@ pub(super) struct Rounds<P> {
     /// Rounds in a row that planned nothing (or failed).
     zero_streak: u32,
     /// `<plan>.plan-review.json`.
-    review_file: PathBuf,
+    verdict_file: PathBuf,
 }
 
 /// How a round went.
@@ -43,14 +43,14 @@ pub(super) enum Planned {
 }
 
 impl<P: PlanRound> Rounds<P> {
-    pub(super) fn new(planner: P, review_file: PathBuf) -> Rounds<P> {
+    pub(super) fn new(planner: P, verdict_file: PathBuf) -> Rounds<P> {
         Rounds {
             planner,
             notes: RoundNotes::default(),
             errors: Vec::new(),
             limit_finalised: false,
             zero_streak: 0,
-            review_file,
+            verdict_file,
         }
     }
 
@@ -195,7 +195,7 @@ impl<P: PlanRound> Rounds<P> {
             ""
         };
         tracing::info!("round {round}: planned {} task(s){final_mark}", ids.len());
-        self.record_review(ledger, round, outcome);
+        self.record_verdict(ledger, round, outcome);
         ledger.emit(Event::RoundPlanned(RoundPlanned::Applied {
             round,
             tasks: ids,
@@ -207,19 +207,19 @@ impl<P: PlanRound> Rounds<P> {
         ledger.save("round planned")
     }
 
-    /// The round's plan review: its event and file, and the tasks it dropped, which the next
+    /// The gate's verdict on the round: its event and file, and the tasks it dropped, which the next
     /// round hears of. The file is a report, not the run's state: failing to write it is a
     /// warning.
-    fn record_review(&mut self, ledger: &Ledger, round: u32, outcome: &RoundOutcome) {
-        let review = &outcome.applied.review;
-        review.log();
-        ledger.emit(Event::PlanReview {
+    fn record_verdict(&mut self, ledger: &Ledger, round: u32, outcome: &RoundOutcome) {
+        let verdict = &outcome.applied.verdict;
+        verdict.log();
+        ledger.emit(Event::GateVerdict {
             round,
-            ok: review.ok,
-            issues: review.issues.clone(),
+            ok: verdict.ok,
+            issues: verdict.issues.clone(),
         });
-        let path = &self.review_file;
-        if let Err(e) = gate_file::save(path, review) {
+        let path = &self.verdict_file;
+        if let Err(e) = gate_file::save(path, verdict) {
             tracing::warn!("cannot write the plan review `{}`: {e}", path.display());
         }
         for dropped in &outcome.applied.dropped {

@@ -1,7 +1,8 @@
 //! The conventions of a command-line tool, through the real binary: shell completions, manual
 //! pages, JSON Schemas generated from the types (and `schemas/` kept equal to them:
 //! `RESEARCHFLOW_UPDATE_GOLDEN=1 cargo test --test it conventions::` rewrites it), the config's
-//! `$schema` key, and `--color` beside `NO_COLOR`.
+//! `$schema` key, and `--color` beside `NO_COLOR`; and that nothing shipped points outside the
+//! repository, nor a source at the design documents it grew from.
 
 use std::path::Path;
 
@@ -314,4 +315,29 @@ fn nothing_shipped_points_outside_the_repository() {
             );
         }
     }
+}
+
+/// researchflow grew from design documents numbered 000 to 004 that are not in the repository:
+/// a source that cites one ("seed 003") sends the reader nowhere. docs/SPEC.md is the contract
+/// (its "Where the ideas come from" maps the numbers): cite its section instead.
+#[test]
+fn sources_cite_the_spec_not_the_seed_documents() {
+    let seed = regex::Regex::new(r"(?i)\bseeds? 0\d\d").expect("regex");
+    let src = root().join("src");
+    let mut found = Vec::new();
+    for path in shipped_files().into_iter().filter(|p| p.starts_with(&src)) {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        for (n, line) in text.lines().enumerate() {
+            if seed.is_match(line) {
+                found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "cite docs/SPEC.md's section (`docs/SPEC.md, \"Step plans\"`), not a seed:\n{}",
+        found.join("\n")
+    );
 }

@@ -813,6 +813,7 @@ async fn raw_research(args: Vec<OsString>, dir: &Path, arguments: Value) -> (Vec
         .current_dir(dir)
         .env_remove("OPENAI_API_KEY")
         .env_remove("AGENT_CONFIG")
+        .env_remove("RESEARCHFLOW_CONFIG")
         .env_remove("RUST_LOG")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -1,4 +1,4 @@
-//! Research without a model: `workflow --offline` over a local corpus (the extractive engine),
+//! Research without a model: `workflow --offline` over a local corpus (the offline engine),
 //! the local search provider and its index, and what happens without any model configured.
 //! The corpus is `fixtures/corpus/`, with the questions of `fixtures/corpus_questions.json`.
 
@@ -522,6 +522,61 @@ async fn max_rounds_1_says_the_round_limit_left_no_round_for_research() {
         "{}",
         out.stderr
     );
+}
+
+/// The run flags' variables are `RESEARCHFLOW_...`; their old names (`WORKFLOW_MAX_ROUNDS`,
+/// `WORKFLOW_CONCURRENCY`) are still read, and the new name wins when both are set. A round
+/// limit of 1 shows in the reason; a concurrency of 0 is refused (exit 2) by whichever
+/// variable was read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_variables_are_read_by_their_new_names_before_their_old_ones() {
+    let o = Offline::new();
+    let question = "Why do lithium dendrites form?";
+    let one_round = |vars: &[(&str, &str)], out: &str| {
+        let mut cmd = o.run(&corpus(), question, out);
+        for (name, value) in vars {
+            cmd = cmd.env(name, value);
+        }
+        cmd
+    };
+    for (vars, out) in [
+        (&[("RESEARCHFLOW_MAX_ROUNDS", "1")][..], "new.json"),
+        (&[("WORKFLOW_MAX_ROUNDS", "1")][..], "old.json"),
+        (
+            &[
+                ("RESEARCHFLOW_MAX_ROUNDS", "1"),
+                ("WORKFLOW_MAX_ROUNDS", "8"),
+                ("RESEARCHFLOW_CONCURRENCY", "2"),
+                ("WORKFLOW_CONCURRENCY", "0"),
+            ][..],
+            "both.json",
+        ),
+    ] {
+        let out = one_round(vars, out).run().await;
+        out.code(1);
+        let reason = out.stdout_json()["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(reason.contains("`--max-rounds 1`"), "{vars:?}: {reason}");
+    }
+    for vars in [
+        &[("RESEARCHFLOW_CONCURRENCY", "0")][..],
+        &[("WORKFLOW_CONCURRENCY", "0")][..],
+        &[
+            ("RESEARCHFLOW_CONCURRENCY", "0"),
+            ("WORKFLOW_CONCURRENCY", "2"),
+        ][..],
+    ] {
+        let out = one_round(vars, "refused.json").run().await;
+        out.code(2);
+        assert!(
+            out.stderr.contains("--concurrency"),
+            "{vars:?}: {}",
+            out.stderr
+        );
+        assert!(!o.path().join("refused.json").exists());
+    }
 }
 
 /// A page of 200,000 nested `<div>`s (2.2 MB) is indexed and its text quoted. Parsing it into

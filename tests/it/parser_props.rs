@@ -16,8 +16,9 @@ use researchflow::plan::refs::{RefError, parse_list};
 use researchflow::plan::store::{StoreError, parse_plan};
 use researchflow::plan::{
     CHECK_LIST_KEYS, CheckList, Info, InfoPart, NODE_KEYS, Node, NodeId, NodeStatus, NodeType,
-    PLAN_KEYS, PlanFile, Ref, RefField, RefTarget, Source, Usage,
+    PLAN_KEYS, PlanFile, Ref, RefField, RefTarget, Source,
 };
+use researchflow::usage::Usage;
 use serde_json::{Map, Value, json};
 
 const PATH: &str = "props.json";

@@ -627,6 +627,66 @@ async fn show_instructions_and_full_logs() {
     );
 }
 
+/// Our variables are `RESEARCHFLOW_...`: the plan file, the config file and the planning
+/// log's are read by their new names; their old names (`PLAN_PATH`, then `PLAN_FILE`,
+/// `AGENT_CONFIG`, `PLANNING_LOG_*`) are still read, and a new name wins over an old one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plan_variables_are_read_by_their_new_names_before_their_old_ones() {
+    let llm = MockLlm::start().await;
+    llm.set_handler(|_| answer(false, json!([]), json!([])));
+    let s = Setup::new(&llm, 2);
+    let plan = || researchflow().current_dir(s.path()).arg("plan");
+    let missing = "missing.json";
+    plan()
+        .env("RESEARCHFLOW_PLAN_FILE", &s.plan)
+        .run()
+        .await
+        .success();
+    let both = plan().env("RESEARCHFLOW_PLAN_FILE", &s.plan);
+    both.env("PLAN_PATH", missing).run().await.success();
+    let olds = plan().env("PLAN_PATH", &s.plan).env("PLAN_FILE", missing);
+    olds.run().await.success();
+    let out = plan().env("PLAN_FILE", missing).run().await;
+    out.code(2);
+    assert!(out.stderr.contains(missing), "{}", out.stderr);
+
+    std::fs::write(s.path().join("typo.json"), r#"{"retyr": {}}"#).expect("write");
+    let out = s.cmd().env("RESEARCHFLOW_CONFIG", "typo.json").run().await;
+    out.code(2);
+    assert!(out.stderr.contains("`retyr`"), "{}", out.stderr);
+    let both = s.cmd().env("RESEARCHFLOW_CONFIG", "agent.config.json");
+    both.env("AGENT_CONFIG", "typo.json").run().await.success();
+
+    // A round empties the check list, and with it the input that a log would cut: each of
+    // these runs on a fresh plan.
+    let cut = "more bytes]";
+    let (new, both) = (Setup::new(&llm, 2), Setup::new(&llm, 2));
+    let out = new.cmd().env("RESEARCHFLOW_LOG_FULL", "1").run().await;
+    assert!(!out.stderr.contains(cut), "{}", out.stderr);
+    let both = both.cmd().env("RESEARCHFLOW_LOG_FULL", "0");
+    let out = both.env("PLANNING_LOG_FULL", "1").run().await;
+    assert!(
+        out.stderr.contains(cut),
+        "the new name wins: {}",
+        out.stderr
+    );
+
+    let prompt = "[planning] SYSTEM_PROMPT ->";
+    let out = s
+        .cmd()
+        .env("RESEARCHFLOW_LOG_SHOW_INSTRUCTIONS", "1")
+        .run()
+        .await;
+    assert!(out.stderr.contains(prompt), "{}", out.stderr);
+    let both = s.cmd().env("RESEARCHFLOW_LOG_SHOW_INSTRUCTIONS", "0");
+    let out = both.env("PLANNING_LOG_SHOW_INSTR", "1").run().await;
+    assert!(
+        !out.stderr.contains(prompt),
+        "the new name wins: {}",
+        out.stderr
+    );
+}
+
 // Bad input: a one-line error naming the file or setting, exit 2, nothing written.
 
 async fn bad_input(s: &Setup, cmd: support::bin::Cmd, expect: &[&str]) {

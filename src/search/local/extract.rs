@@ -120,7 +120,7 @@ pub struct Extracted {
 
 /// What reading one file gave.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
+pub enum Extraction {
     Indexed(Extracted),
     /// Not indexable as it is (empty, binary, a scanned PDF, broken gzip): remembered until
     /// the file changes.
@@ -133,7 +133,7 @@ pub enum Outcome {
 }
 
 /// Reads the file at `path` as a document of `kind` (decompressed when its name ends in `.gz`).
-pub fn extract(path: &Path, kind: Kind) -> Outcome {
+pub fn extract(path: &Path, kind: Kind) -> Extraction {
     let shown = path.display().to_string();
     let cap = match kind {
         Kind::Markdown | Kind::Text | Kind::Plain => MAX_TEXT_BYTES as u64,
@@ -143,18 +143,18 @@ pub fn extract(path: &Path, kind: Kind) -> Outcome {
     let read = match content::read(path, cap, kind == Kind::Plain) {
         Ok(read) => read,
         Err(ReadError::Io(e)) => {
-            return Outcome::Unreadable(format!(
+            return Extraction::Unreadable(format!(
                 "skipped `{shown}`: cannot read it ({e}): check its permissions"
             ));
         }
         Err(ReadError::Gzip(e)) => {
-            return Outcome::Skipped(format!(
+            return Extraction::Skipped(format!(
                 "skipped `{shown}`: it is not valid gzip ({e}): decompress it or fix its name"
             ));
         }
     };
     if read.bytes.iter().all(u8::is_ascii_whitespace) {
-        return Outcome::Skipped(format!("skipped `{shown}`: it is empty"));
+        return Extraction::Skipped(format!("skipped `{shown}`: it is empty"));
     }
     // The name the content goes by: a title falls back to `README.md`, not `README.md.gz`.
     let named = content::content_name(path);
@@ -164,9 +164,9 @@ pub fn extract(path: &Path, kind: Kind) -> Outcome {
             Ok(text) => (None, text),
             Err(skipped) => return skipped,
         },
-        (Kind::Plain, Sniffed::Binary | Sniffed::Script) => return Outcome::Ignored,
+        (Kind::Plain, Sniffed::Binary | Sniffed::Script) => return Extraction::Ignored,
         (_, Sniffed::Binary) => {
-            return Outcome::Skipped(format!(
+            return Extraction::Skipped(format!(
                 "skipped `{shown}`: it looks binary (NUL or control bytes in its first 8 KB), not text"
             ));
         }
@@ -189,14 +189,14 @@ pub fn extract(path: &Path, kind: Kind) -> Outcome {
     };
     let text = cap_text(text, &read, kind != Kind::Pdf, &shown, &mut warnings);
     if text.trim().is_empty() {
-        return Outcome::Skipped(format!("skipped `{shown}`: it has no text"));
+        return Extraction::Skipped(format!("skipped `{shown}`: it has no text"));
     }
     let title = match (title, kind) {
         (Some(title), _) => title,
         (None, Kind::Markdown | Kind::Html) => file_name(&named),
         (None, _) => first_line_or_name(&text, &named),
     };
-    Outcome::Indexed(Extracted {
+    Extraction::Indexed(Extracted {
         title,
         text,
         warnings,
@@ -204,21 +204,21 @@ pub fn extract(path: &Path, kind: Kind) -> Outcome {
 }
 
 /// The text layer of a PDF, or why it is skipped.
-fn pdf_text(read: &Content, shown: &str) -> Result<String, Outcome> {
+fn pdf_text(read: &Content, shown: &str) -> Result<String, Extraction> {
     if read.more {
         let holds = if read.gzip { "holds" } else { "is" };
-        return Err(Outcome::Skipped(format!(
+        return Err(Extraction::Skipped(format!(
             "skipped `{shown}`: it {holds} a PDF over {} MB, which is not indexed: split it or \
              export its text",
             MAX_PDF_BYTES >> 20
         )));
     }
     match pdf::to_text(&read.bytes) {
-        Ok(text) if text.trim().is_empty() => Err(Outcome::Skipped(format!(
+        Ok(text) if text.trim().is_empty() => Err(Extraction::Skipped(format!(
             "skipped `{shown}`: the PDF has no text layer (a scan?): run OCR on it to index it"
         ))),
         Ok(text) => Ok(text),
-        Err(e) => Err(Outcome::Skipped(format!(
+        Err(e) => Err(Extraction::Skipped(format!(
             "skipped `{shown}`: the PDF cannot be read ({e}): export it again or as text"
         ))),
     }
@@ -272,16 +272,16 @@ mod tests {
         path
     }
 
-    fn indexed(outcome: Outcome) -> Extracted {
-        match outcome {
-            Outcome::Indexed(doc) => doc,
+    fn indexed(extraction: Extraction) -> Extracted {
+        match extraction {
+            Extraction::Indexed(doc) => doc,
             other => panic!("not indexed: {other:?}"),
         }
     }
 
-    fn skipped(outcome: Outcome) -> String {
-        match outcome {
-            Outcome::Skipped(warning) => warning,
+    fn skipped(extraction: Extraction) -> String {
+        match extraction {
+            Extraction::Skipped(warning) => warning,
             other => panic!("not skipped: {other:?}"),
         }
     }
@@ -383,13 +383,13 @@ mod tests {
         let mut elf = b"\x7fELF\x02\x01\x01\0".to_vec();
         elf.extend(std::iter::repeat_n(b'x', 3 * SNIFF_BYTES));
         let binary = write(dir.path(), "tool", &elf);
-        assert_eq!(extract(&binary, Kind::Plain), Outcome::Ignored);
+        assert_eq!(extract(&binary, Kind::Plain), Extraction::Ignored);
         let script = write(
             dir.path(),
             "configure",
             b"#!/bin/sh\necho configuring the build.\n",
         );
-        assert_eq!(extract(&script, Kind::Plain), Outcome::Ignored);
+        assert_eq!(extract(&script, Kind::Plain), Extraction::Ignored);
         let doc = indexed(extract(
             &write(
                 dir.path(),
@@ -494,7 +494,7 @@ mod tests {
             Kind::Html,
         ));
         match extract(&dir.path().join("gone.txt"), Kind::Text) {
-            Outcome::Unreadable(w) => {
+            Extraction::Unreadable(w) => {
                 assert!(w.contains("gone.txt") && w.contains("cannot read"), "{w}")
             }
             other => panic!("{other:?}"),

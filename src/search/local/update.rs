@@ -16,7 +16,7 @@ use tantivy::indexer::NoMergePolicy;
 use tantivy::{Index, IndexWriter, TantivyDocument, Term};
 
 use super::LocalSearchError;
-use super::extract::{self, Outcome, type_label};
+use super::extract::{self, Extraction, type_label};
 use super::manifest::{FileEntry, Manifest};
 use super::report::IndexReport;
 use super::schema::Fields;
@@ -81,7 +81,7 @@ pub fn run(
         writer.delete_term(Term::from_field_text(fields.path, &file.path));
         report.read += 1;
         let entry = match extract::extract(Path::new(&file.path), file.kind) {
-            Outcome::Indexed(doc) => {
+            Extraction::Indexed(doc) => {
                 writer
                     .add_document(fields.document(&file.path, &doc.title, &doc.text))
                     .map_err(failed)?;
@@ -92,9 +92,9 @@ pub fn run(
                 }) += 1;
                 entry(&file, true, doc.warnings)
             }
-            Outcome::Skipped(warning) => entry(&file, false, vec![warning]),
-            Outcome::Ignored => entry(&file, false, Vec::new()),
-            Outcome::Unreadable(warning) => {
+            Extraction::Skipped(warning) => entry(&file, false, vec![warning]),
+            Extraction::Ignored => entry(&file, false, Vec::new()),
+            Extraction::Unreadable(warning) => {
                 // Not remembered, so the next open tries again.
                 report.removed += usize::from(was_indexed);
                 report.warnings.push(warning);

@@ -19,17 +19,10 @@ use tokio::task::JoinHandle;
 use super::pty::Pty;
 use super::server::lock;
 
-/// Variables removed from every run before the test's own `env` is applied.
-pub const ISOLATED_VARS: &[&str] = &[
+/// Variables removed from every run besides ours that had other names ([`isolated_vars`]).
+const ISOLATED_VARS: &[&str] = &[
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
-    "AGENT_CONFIG",
-    "PLAN_PATH",
-    "PLAN_FILE",
-    "PLANNING_LOG_FULL",
-    "PLANNING_LOG_SHOW_INSTR",
-    "WORKFLOW_MAX_ROUNDS",
-    "WORKFLOW_CONCURRENCY",
     "TAVILY_API_KEY",
     "BRAVE_API_KEY",
     "SEARXNG_API_KEY",
@@ -37,6 +30,15 @@ pub const ISOLATED_VARS: &[&str] = &[
     "RESEARCHFLOW_QUEUE",
     "RESEARCHFLOW_MCP_TOKEN",
 ];
+
+/// Every variable removed from a run before the test's own `env` is applied: the providers'
+/// keys, and ours that had other names before, by every name.
+pub fn isolated_vars() -> impl Iterator<Item = &'static str> {
+    let aliased = researchflow::cli::ENV_ALIASES
+        .iter()
+        .flat_map(|(new, olds)| std::iter::once(*new).chain(olds.iter().copied()));
+    ISOLATED_VARS.iter().copied().chain(aliased)
+}
 
 /// The default time a run may take before it is killed.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -214,7 +216,7 @@ impl Cmd {
             command.stderr(tty);
             pty
         });
-        for var in ISOLATED_VARS {
+        for var in isolated_vars() {
             command.env_remove(var);
         }
         command.env("NO_COLOR", "1");

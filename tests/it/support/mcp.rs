@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 
-use super::bin::ISOLATED_VARS;
+use super::bin::isolated_vars;
 
 /// The protocol version both raw clients speak: the one with sessions.
 pub const PROTOCOL: &str = "2025-06-18";
@@ -22,7 +22,7 @@ pub const PROTOCOL: &str = "2025-06-18";
 fn command(args: &[OsString], dir: &Path, env: &[(&str, &str)]) -> tokio::process::Command {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_researchflow"));
     command.args(args).current_dir(dir).kill_on_drop(true);
-    for var in ISOLATED_VARS {
+    for var in isolated_vars() {
         command.env_remove(var);
     }
     command.env("NO_COLOR", "1");
