@@ -180,7 +180,7 @@ pub fn source_entry(n: usize, source: &Source, file_links: FileLinks<'_>) -> Str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{FINAL_BATCH, NodeId, NodeStatus, NodeType};
+    use crate::plan::{FINAL_WAVE, NodeId, NodeStatus, NodeType};
 
     fn source(n: u32) -> Source {
         Source {
@@ -204,7 +204,7 @@ mod tests {
             id("e"),
             "Final",
             NodeType::Summary,
-            FINAL_BATCH,
+            FINAL_WAVE,
             NodeStatus::Completed,
         )
         .with_p_node("d:summary");
@@ -240,7 +240,7 @@ mod tests {
             NodeId::parse("b").expect("id"),
             "Final",
             NodeType::Summary,
-            FINAL_BATCH,
+            FINAL_WAVE,
             NodeStatus::Completed,
         );
         node.summary = summary.into();

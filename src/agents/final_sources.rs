@@ -135,7 +135,7 @@ fn collect<'a>(nodes: impl Iterator<Item = &'a Node>) -> Vec<Source> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::FINAL_BATCH;
+    use crate::plan::FINAL_WAVE;
 
     fn source(n: u32) -> Source {
         Source {
@@ -160,7 +160,7 @@ mod tests {
             id("e"),
             "F",
             NodeType::Summary,
-            FINAL_BATCH,
+            FINAL_WAVE,
             NodeStatus::Planned,
         )
         .with_p_node("d:summary");

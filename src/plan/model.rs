@@ -125,8 +125,14 @@ pub struct CheckList {
     #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_id")]
     #[schemars(with = "Option<String>")]
     pub latest_id: Option<NodeId>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub latest_batch: Option<i64>,
+    /// The batch of the latest planning round: -1 once the final summary is planned.
+    // A planning wave in the code; `latest_batch` in the file.
+    #[serde(
+        rename = "latest_batch",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub latest_wave: Option<i64>,
     #[serde(default)]
     pub refs: Vec<String>,
     #[serde(flatten)]
@@ -146,8 +152,8 @@ pub fn workflow_id() -> String {
     format!("wf-{stamp}-{:06x}", hasher.finish() & 0x00ff_ffff)
 }
 
-/// The batch number of the single final summary node.
-pub const FINAL_BATCH: i64 = -1;
+/// The planning wave of the single final summary node (`batch: -1` in the file).
+pub const FINAL_WAVE: i64 = -1;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -203,7 +209,11 @@ pub struct Node {
     pub info: String,
     #[serde(default)]
     pub p_node: String,
-    pub batch: i64,
+    /// The batch that made the node: 1 for the question, one more per round that planned
+    /// tasks, -1 for the final summary.
+    // A planning wave in the code ([`FINAL_WAVE`]); `batch` in the file.
+    #[serde(rename = "batch")]
+    pub wave: i64,
     #[serde(rename = "type")]
     pub kind: NodeType,
     pub status: NodeStatus,
@@ -239,7 +249,7 @@ impl Node {
         node_id: NodeId,
         title: impl Into<String>,
         kind: NodeType,
-        batch: i64,
+        wave: i64,
         status: NodeStatus,
     ) -> Node {
         Node {
@@ -248,7 +258,7 @@ impl Node {
             summary: String::new(),
             info: String::new(),
             p_node: String::new(),
-            batch,
+            wave,
             kind,
             status,
             created_at: None,
@@ -304,7 +314,7 @@ impl PlanFile {
             created_at: Some(created_at),
             check_list: CheckList {
                 latest_id: Some(NodeId::FIRST),
-                latest_batch: Some(1),
+                latest_wave: Some(1),
                 refs: Vec::new(),
                 extra: Map::new(),
             },
@@ -349,24 +359,24 @@ impl PlanFile {
     }
 
     /// `check_list.latest_batch`, else inferred from the nodes (-1 once a final node exists,
-    /// else the highest batch, else 1).
-    pub fn latest_batch(&self) -> i64 {
+    /// else the highest wave, else 1).
+    pub fn latest_wave(&self) -> i64 {
         self.check_list
-            .latest_batch
-            .unwrap_or_else(|| self.inferred_latest_batch())
+            .latest_wave
+            .unwrap_or_else(|| self.inferred_latest_wave())
     }
 
-    fn inferred_latest_batch(&self) -> i64 {
+    fn inferred_latest_wave(&self) -> i64 {
         if self.final_node().is_some() {
-            FINAL_BATCH
+            FINAL_WAVE
         } else {
-            self.nodes.iter().map(|n| n.batch).max().unwrap_or(1).max(1)
+            self.nodes.iter().map(|n| n.wave).max().unwrap_or(1).max(1)
         }
     }
 
-    /// The final summary node (batch -1), if planned.
+    /// The final summary node (wave -1), if planned.
     pub fn final_node(&self) -> Option<&Node> {
-        self.nodes.iter().find(|n| n.batch == FINAL_BATCH)
+        self.nodes.iter().find(|n| n.wave == FINAL_WAVE)
     }
 
     /// Fills a missing `latest_id` / `latest_batch` from the nodes. Returns whether anything
@@ -377,8 +387,8 @@ impl PlanFile {
             self.check_list.latest_id = self.latest_id();
             changed |= self.check_list.latest_id.is_some();
         }
-        if self.check_list.latest_batch.is_none() {
-            self.check_list.latest_batch = Some(self.inferred_latest_batch());
+        if self.check_list.latest_wave.is_none() {
+            self.check_list.latest_wave = Some(self.inferred_latest_wave());
             changed = true;
         }
         changed
@@ -431,7 +441,7 @@ mod tests {
       "version": 1,
       "workflow_id": "wf-1",
       "owner": {"team": "x"},
-      "check_list": {"latest_id": "b", "latest_batch": 2, "refs": ["b:summary"], "note": 7},
+      "check_list": {"latest_id": "b", "latest_wave": 2, "refs": ["b:summary"], "note": 7},
       "nodes": [
         {"node_id": "a", "title": "Q?", "summary": "", "info": "", "p_node": "", "batch": 1,
          "type": "start", "status": "completed", "color": "red"},
@@ -507,7 +517,7 @@ mod tests {
             plan.check_list.latest_id.map(|i| i.to_string()),
             Some("c".into())
         );
-        assert_eq!(plan.check_list.latest_batch, Some(3));
+        assert_eq!(plan.check_list.latest_wave, Some(3));
         assert_eq!(plan.next_id().to_string(), "d");
         assert!(!plan.infer_check_list(), "second inference changes nothing");
     }
@@ -515,15 +525,15 @@ mod tests {
     #[test]
     fn a_final_node_makes_the_inferred_batch_final() {
         let mut plan = PlanFile::new("Q", "wf".into(), "t".into());
-        plan.check_list.latest_batch = None;
+        plan.check_list.latest_wave = None;
         plan.nodes.push(Node::new(
             NodeId::parse("b").expect("id"),
             "S",
             NodeType::Summary,
-            FINAL_BATCH,
+            FINAL_WAVE,
             NodeStatus::Planned,
         ));
-        assert_eq!(plan.latest_batch(), FINAL_BATCH);
+        assert_eq!(plan.latest_wave(), FINAL_WAVE);
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::llm::{
     ChatAnswer, CheckedError, Contract, LlmClient, LlmError, Message, Want, ask_checked,
 };
 use crate::logging;
-use crate::plan::{FINAL_BATCH, NodeStatus, NodeType, PlanFile};
+use crate::plan::{FINAL_WAVE, NodeStatus, NodeType, PlanFile};
 use crate::prompts;
 use crate::settings::Role;
 use crate::text::truncate;
@@ -102,7 +102,7 @@ pub fn stage_of(plan: &PlanFile, notes: &RoundNotes) -> Stage {
     let researched = plan.nodes.iter().any(|n| {
         matches!(n.kind, NodeType::Search | NodeType::Summary)
             && n.status == NodeStatus::Completed
-            && n.batch != FINAL_BATCH
+            && n.wave != FINAL_WAVE
     });
     match (notes.must_finalise, researched) {
         (true, _) => Stage::Finalise,

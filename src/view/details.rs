@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use super::events::{Attempt, RunEvents};
 use super::html::{Links, esc};
 use super::report_html::plain;
-use crate::plan::{FINAL_BATCH, Info, Node};
+use crate::plan::{FINAL_WAVE, Info, Node};
 
 /// The most sources listed for one node.
 pub const SOURCES_MAX: usize = 50;
@@ -46,7 +46,7 @@ pub fn node_details(
     let id = esc(&raw_id);
     let status = node.status.as_str();
     let kind = node.kind.as_str();
-    let is_final = node.batch == FINAL_BATCH;
+    let is_final = node.wave == FINAL_WAVE;
     let mut out = String::with_capacity(1_024);
     let _ = write!(
         out,
@@ -90,7 +90,7 @@ fn facts(node: &Node, attempts: &[Attempt], out: &mut String) {
     let mut fact = |name: &str, value: String| {
         let _ = write!(out, "<dt>{name}</dt><dd>{}</dd>", esc(&value));
     };
-    fact("batch", node.batch.to_string());
+    fact("batch", node.wave.to_string());
     if !node.p_node.trim().is_empty() {
         fact("inputs", node.p_node.clone());
     }

@@ -14,7 +14,7 @@ use super::outcome::EngineError;
 use crate::agents::{TaskError, TaskOutput};
 use crate::clock;
 use crate::events::{Event, EventLog, Observer, Totals};
-use crate::plan::{FINAL_BATCH, Node, NodeId, NodeStatus, PlanFile, PlanStore, StoreError};
+use crate::plan::{FINAL_WAVE, Node, NodeId, NodeStatus, PlanFile, PlanStore, StoreError};
 use crate::planner::FailedTask;
 use crate::usage::Usage;
 
@@ -184,7 +184,7 @@ impl Ledger {
             kind: node.kind,
             title: node.title.clone(),
             attempt: node.attempts,
-            is_final: node.batch == FINAL_BATCH,
+            is_final: node.wave == FINAL_WAVE,
         };
         tracing::info!("task {id} started: {}", node.title);
         self.emit(event);
@@ -267,7 +267,7 @@ fn record_output(node: &mut Node, out: TaskOutput, took: Duration, totals: &mut 
     node.info = out.info.render();
     node.sources = out.sources;
     node.truncated = out.truncated;
-    if node.batch == FINAL_BATCH {
+    if node.wave == FINAL_WAVE {
         let (cited, supported) = crate::agents::claims::counts(&out.claims);
         totals.claims_cited = cited;
         totals.claims_supported = supported;
@@ -321,7 +321,7 @@ mod tests {
         let mut node = plan.nodes[0].clone();
         node.node_id = NodeId::parse("b").expect("id");
         node.kind = crate::plan::NodeType::Search;
-        node.batch = 2;
+        node.wave = 2;
         node.status = NodeStatus::Planned;
         plan.nodes.push(node);
         let kept = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));

@@ -991,7 +991,7 @@ async fn markup_in_a_model_answer_is_shown_as_text_in_the_report() {
 /// do not exist.
 fn plan_with_unknown_refs() -> Value {
     json!({"version": 1, "workflow_id": "wf-refs",
-    "check_list": {"latest_id": "c", "latest_batch": 3, "refs": ["zz:summary", "b:summary"]},
+    "check_list": {"latest_id": "c", "latest_wave": 3, "refs": ["zz:summary", "b:summary"]},
     "nodes": [
         {"node_id": "a", "title": "Q?", "summary": "", "info": "", "p_node": "",
          "batch": 1, "type": "start", "status": "completed"},
