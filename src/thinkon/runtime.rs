@@ -135,20 +135,48 @@ impl<'a> Runtime<'a> {
             blocks: self.tree.len(),
             max_depth: self.options.max_depth,
         }));
+        // The time budget also cuts a step in flight (a model that is slow to answer), as a
+        // signal does: what was saved stays, and the run returns what exists, partial.
+        let deadline = self
+            .options
+            .budget
+            .max_time
+            .map(|max| crate::clock::deadline(self.started.into(), max));
+        let far = crate::clock::deadline(tokio::time::Instant::now(), crate::clock::LONGEST);
         let end = loop {
             let step = self.next_step();
             if step == Step::Done {
-                break End::Finished;
+                break Some(End::Finished);
             }
             if let Some(reason) = self.limit_reached(&step) {
-                break End::Partial(reason);
+                break Some(End::Partial(reason));
             }
             tokio::select! {
                 taken = self.take(step) => taken?,
-                () = &mut shutdown => break End::Interrupted,
+                () = &mut shutdown => break Some(End::Interrupted),
+                // `None`: the time ran out mid-step (said once the step is dropped).
+                () = tokio::time::sleep_until(deadline.unwrap_or(far)), if deadline.is_some() => {
+                    break None;
+                }
             }
         };
+        let end = end.unwrap_or_else(|| End::Partial(self.time_ran_out()));
         self.finish(end)
+    }
+
+    /// The time budget ran out during a step: recorded, and said in words.
+    fn time_ran_out(&self) -> String {
+        let value = self.options.budget.max_time.unwrap_or_default().as_secs();
+        let used = self.started.elapsed().as_secs();
+        tracing::warn!(
+            "thinkon: the time budget ({value} s) ran out during a step; what exists is returned"
+        );
+        self.events.emit(Event::BudgetReached {
+            limit: "max_time",
+            value,
+            used,
+        });
+        format!("the time budget ({value} s) was reached after {used} s, during a step")
     }
 
     /// What to do next, read from the tree.

@@ -875,6 +875,49 @@ async fn the_token_budget_stops_planning_as_partial() {
     );
 }
 
+/// The time budget cuts a step in flight: a model that takes a minute to answer the second
+/// planning call does not hold a run with `--max-time 2` (seen against a real server: 240 s
+/// asked, 8 minutes taken). The run is `partial`, says the time budget, and keeps what exists;
+/// a rerun continues the tree.
+#[tokio::test]
+async fn the_time_budget_cuts_a_call_in_flight_as_partial() {
+    let llm = MockLlm::start().await;
+    let planned = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = Arc::clone(&planned);
+    llm.set_handler(move |req| match kind(req) {
+        Kind::Planner => {
+            let answer = Reply::json(&three_searches(&context(req), req));
+            match counter.fetch_add(1, Ordering::SeqCst) {
+                1 => answer.delay(Duration::from_secs(60)),
+                _ => answer,
+            }
+        }
+        _ => crate::support::thinkon::plain(req),
+    });
+    let s = Setup::new(&llm, None);
+    let out = thinkon(&s, &["--goal", "What is G?", "--max-time", "2"]).await;
+    out.success();
+    let summary = out.stdout_json();
+    assert_eq!(summary["status"], "partial", "{summary:#}");
+    let reason = summary["reason"].as_str().expect("reason");
+    assert!(
+        reason.contains("time budget (2 s)") && reason.contains("during a step"),
+        "{reason}"
+    );
+    assert!(dir(&s).join("result.md").is_file());
+    let reached: Vec<Value> = events(&s)
+        .into_iter()
+        .filter(|e| e["event"] == "budget_reached")
+        .collect();
+    assert_eq!(reached.len(), 1, "{reached:#?}");
+    assert_eq!(reached[0]["limit"], "max_time");
+    assert_eq!(
+        block(&s, "a")["plan_type"],
+        "PLAN_STEPS",
+        "the first answer is kept"
+    );
+}
+
 #[tokio::test]
 async fn sigterm_stops_the_run_with_exit_130_and_the_tree_resumes() {
     let llm = MockLlm::start().await;
