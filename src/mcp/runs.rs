@@ -27,7 +27,7 @@ use crate::plan::{Beside, PlanFile};
 const EVENTS_TAIL_BYTES: u64 = 1024 * 1024;
 
 /// The largest report read into a tool's result.
-const REPORT_MAX_BYTES: u64 = 16 * 1024 * 1024;
+pub const REPORT_MAX_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Reads the plan file at `path` (a real path within the roots).
 pub fn read_plan(path: &Path) -> Result<PlanFile, String> {

@@ -10,8 +10,10 @@ use rmcp::service::RequestContext;
 
 use super::calls::{Answer, prepare, runs_folder, structured, supervise};
 use super::progress::Tally;
+use super::runs::REPORT_MAX_BYTES;
 use super::setup::ResearchServer;
 use super::tools::{BlocksOut, RunBounds, ThinkonInput, ThinkonOut};
+use crate::files::read_bounded;
 use crate::output::absolute;
 use crate::session::ThinkonGoal;
 use crate::session::thinkon::DEFAULT_MAX_BLOCKS;
@@ -31,6 +33,9 @@ pub async fn thinkon(
     }
     if input.goal.is_none() && input.dir.is_none() {
         return Err("give a `goal` to start a tree, or the `dir` of a tree to continue".into());
+    }
+    if input.max_blocks == Some(0) {
+        return Err("`max_blocks` is 0: give a positive number, or leave it out".into());
     }
     let bounds = RunBounds {
         max_tokens: input.max_tokens,
@@ -77,7 +82,7 @@ pub async fn thinkon(
     let result_markdown = outcome
         .result
         .as_deref()
-        .and_then(|path| std::fs::read_to_string(path).ok());
+        .and_then(|path| read_bounded(path, REPORT_MAX_BYTES).ok());
     structured(&ThinkonOut {
         status: outcome.status.as_str().to_string(),
         reason: outcome.reason,

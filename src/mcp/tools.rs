@@ -70,9 +70,9 @@ pub struct ThinkonInput {
     /// folder under `runs/` of the first root when left out.
     #[serde(default)]
     pub dir: Option<String>,
-    /// Depth at which blocks are no longer split (default 3, or the tree's).
+    /// Depth at which blocks are no longer split (default 3, or the tree's; 0 executes the
+    /// goal itself).
     #[serde(default)]
-    #[schemars(range(min = 1, max = 10))]
     pub max_depth: Option<u32>,
     /// Most blocks in the tree; reaching it ends the run `partial` (default 50).
     #[serde(default)]

@@ -292,6 +292,7 @@ fn check_thinkon(world: &World, out: &Value) {
 
     for (call, says) in [
         ("nothing", "give a `goal`"),
+        ("zero_blocks", "`max_blocks` is 0"),
         ("outside", "outside"),
         ("other_goal", "holds the tree of another goal"),
     ] {

@@ -263,6 +263,9 @@ async def thinkon_scenario(args):
             await anyio.sleep(0.05)
         out["continued"] = continued
         out["nothing"] = dump(await client.call_tool("thinkon", {}))
+        out["zero_blocks"] = dump(
+            await client.call_tool("thinkon", {"goal": "Zero?", "max_blocks": 0})
+        )
         out["outside"] = dump(await client.call_tool("thinkon", {"dir": args.outside}))
         out["other_goal"] = dump(
             await client.call_tool("thinkon", {"dir": seen["plan_file"], "goal": "Another?"})
