@@ -23,7 +23,7 @@ pub use outputs::*;
 pub use queue::{
     BatchAction, BatchExportArgs, BatchStatusArgs, QueueAction, QueueArgs, QueueCommand, WorkerArgs,
 };
-pub use thinkon::{BatchEngine, ThinkonArgs};
+pub use thinkon::{BatchEngine, DEFAULT_MAX_BLOCKS, ThinkonArgs};
 
 /// Batch research-workflow orchestrator: an LLM planner, search and summary sub-agents, one
 /// JSON plan file.

@@ -7,6 +7,9 @@ use clap::{Args, ValueEnum};
 
 use super::LimitArgs;
 
+/// Most blocks in a tree unless `--max-blocks` (or an MCP call's `max_blocks`) says.
+pub const DEFAULT_MAX_BLOCKS: u32 = 50;
+
 /// What runs each question of a batch (`batch --engine`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum BatchEngine {
@@ -56,7 +59,7 @@ pub struct ThinkonArgs {
     pub shell_timeout: u64,
 
     /// Most blocks in the tree; reaching it stops planning and returns what exists, partial.
-    #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_BLOCKS, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_blocks: u32,
 
     #[command(flatten)]

@@ -95,7 +95,7 @@ fn open_tree(store: &TreeStore, args: &ThinkonArgs) -> Result<(TreeMeta, Tree), 
             StartError::OtherGoal { goal, .. } => anyhow::anyhow!(
                 "`{shown}` holds the tree of another goal (`{goal}`): run with `--resume` to continue it, or give a new goal another `--dir`"
             ),
-            StartError::Store(e) => anyhow::Error::new(e),
+            other => anyhow::Error::new(other),
         })
     })
 }

@@ -13,12 +13,12 @@ use super::progress::Tally;
 use super::runs::REPORT_MAX_BYTES;
 use super::setup::ResearchServer;
 use super::tools::{BlocksOut, RunBounds, ThinkonInput, ThinkonOut};
+use crate::cli::DEFAULT_MAX_BLOCKS;
 use crate::files::read_bounded;
 use crate::output::absolute;
 use crate::session::ThinkonGoal;
-use crate::session::thinkon::DEFAULT_MAX_BLOCKS;
 use crate::thinkon::{
-    ExecutorSet, RunError, StartError, ThinkonOptions, Tree, TreeMeta, TreeStore, open_goal,
+    ExecutorSet, RunError, StartError, ThinkonOptions, Tree, TreeMeta, TreeStore, open_folder,
 };
 
 /// `thinkon`: the goal's tree run until the root returns, a limit is reached, or the call is
@@ -116,11 +116,8 @@ async fn open_tree(
     };
     // A run of it that was cancelled may still be saving.
     server.active.settled(&dir).await;
-    let store = TreeStore::open(&dir).map_err(|e| e.to_string())?;
-    let executors =
-        ExecutorSet::open(&store.default_executors_path(), true).map_err(|e| e.to_string())?;
-    let (meta, tree) =
-        open_goal(&store, input.goal.as_deref(), input.max_depth).map_err(|e| match e {
+    let (store, executors, meta, tree) = open_folder(&dir, input.goal.as_deref(), input.max_depth)
+        .map_err(|e| match e {
             StartError::EmptyGoal => "`goal` is empty: say what the tree should achieve".into(),
             StartError::NoTree { .. } => format!(
                 "`{}` holds no tree to continue: give a `goal` to start one",
@@ -130,7 +127,7 @@ async fn open_tree(
                 "`{}` holds the tree of another goal (`{goal}`): leave `goal` out to continue it, or leave `dir` out to start a new tree",
                 dir.display()
             ),
-            StartError::Store(e) => e.to_string(),
+            other => other.to_string(),
         })?;
     Ok((store, meta, tree, executors))
 }

@@ -16,11 +16,9 @@ use crate::run::{SetupError, Shutdown, session};
 use crate::settings::Role;
 use crate::thinkon::{
     BlockPlanner, Executor, ExecutorSet, Reflector, RunError, Runtime, RuntimeParts, ShellOptions,
-    SubAgents, ThinkonOptions, ThinkonStatus, ThinkonSummary, Tree, TreeMeta, TreeStore, open_goal,
+    SubAgents, ThinkonOptions, ThinkonStatus, ThinkonSummary, Tree, TreeMeta, TreeStore,
+    open_folder,
 };
-
-/// Most blocks in a tree run for a client or a batch, which set no limit of their own.
-pub const DEFAULT_MAX_BLOCKS: u32 = 50;
 
 /// A Thinkon goal to run: its locked folder with the tree it holds, the executors, the limits.
 pub struct ThinkonGoal {
@@ -140,14 +138,11 @@ impl RunQuestion for ThinkonQuestions {
             )));
         }
         let clock = Instant::now();
-        let store = TreeStore::open(&ask.place).map_err(CommandError::usage)?;
-        let executors = ExecutorSet::open(&store.default_executors_path(), true)
-            .map_err(CommandError::usage)?;
-        let (meta, tree) =
-            open_goal(&store, Some(&ask.query), None).map_err(CommandError::usage)?;
+        let (store, executors, meta, tree) =
+            open_folder(&ask.place, Some(&ask.query), None).map_err(CommandError::usage)?;
         let options = ThinkonOptions {
             max_depth: meta.max_depth,
-            max_blocks: DEFAULT_MAX_BLOCKS,
+            max_blocks: crate::cli::DEFAULT_MAX_BLOCKS,
             budget: ask.options.budget,
             compact_prompt: false,
         };

@@ -41,7 +41,7 @@ pub use outcome::{ThinkonStatus, ThinkonSummary};
 pub use plan_next::{BlockPlanner, Spent};
 pub use reflect::Reflector;
 pub use runtime::{RunError, Runtime, RuntimeParts, ThinkonOptions};
-pub use start::{StartError, open_goal};
+pub use start::{StartError, open_folder, open_goal};
 pub use store::{StoreError, TreeMeta, TreeStore};
 pub use sub_agents::SubAgents;
 pub use tree::Tree;

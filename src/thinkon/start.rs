@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use super::{Block, StoreError, Tree, TreeMeta, TreeStore};
+use super::{Block, ExecutorSet, StoreError, Tree, TreeMeta, TreeStore};
+use crate::validate::ExecutorsError;
 
 /// Depth at which blocks are no longer split, unless the caller or the tree says.
 pub const DEFAULT_MAX_DEPTH: u32 = 3;
@@ -25,6 +26,22 @@ pub enum StartError {
     OtherGoal { dir: PathBuf, goal: String },
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error(transparent)]
+    Executors(#[from] ExecutorsError),
+}
+
+/// A goal's folder as a driver without an executors file of its own opens it (a batch's
+/// question, an MCP call): locked, its built-in executors (written on a first run), and the
+/// tree of `goal`, new or continued ([`open_goal`]).
+pub fn open_folder(
+    dir: &std::path::Path,
+    goal: Option<&str>,
+    max_depth: Option<u32>,
+) -> Result<(TreeStore, ExecutorSet, TreeMeta, Tree), StartError> {
+    let store = TreeStore::open(dir)?;
+    let executors = ExecutorSet::open(&store.default_executors_path(), true)?;
+    let (meta, tree) = open_goal(&store, goal, max_depth)?;
+    Ok((store, executors, meta, tree))
 }
 
 /// The tree `store` holds, continued (with `max_depth` when given), or a new one for `goal`.

@@ -663,3 +663,17 @@ fn no_command_imports_another() {
         "commands importing commands: {crossing:?}"
     );
 }
+
+/// Each file of `src/` says what it is for in its own `//!` header, which ARCHITECTURE.md
+/// leaves to it.
+#[test]
+fn every_source_file_opens_with_its_purpose() {
+    let files = load_sources();
+    assert!(files.len() > 100, "the check reads the sources");
+    let bare: Vec<&str> = files
+        .iter()
+        .filter(|f| !f.text.trim_start().starts_with("//!"))
+        .map(|f| f.rel.as_str())
+        .collect();
+    assert!(bare.is_empty(), "files without a `//!` header: {bare:?}");
+}
