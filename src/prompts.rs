@@ -1,69 +1,34 @@
-//! The system prompts: built into the binary from `prompts/` (each role's row of
-//! [`crate::settings::ROLES`] names its files), and replaceable file by file by a folder named
-//! in the config (`promptsDir`) or `RESEARCHFLOW_PROMPTS_DIR`.
+//! The system prompts: built into the binary from `prompts/` (each [`Prompt`] names its file),
+//! and replaceable file by file by a folder named in the config (`promptsDir`) or
+//! `RESEARCHFLOW_PROMPTS_DIR`.
 
 use std::path::{Path, PathBuf};
 
-use crate::settings::{PromptSpec, ROLES};
+use crate::settings::Prompt;
 
-/// The planner's system prompt.
-pub const PLANNING: &str = "planning.system.md";
-/// The search agent's first call: search queries for a task.
-pub const SEARCH_QUERIES: &str = "search.queries.md";
-/// The search agent's second call: analysis and overview of the results.
-pub const SEARCH_ANALYSIS: &str = "search.analysis.md";
-/// The summary agent.
-pub const SUMMARY: &str = "summary.system.md";
-/// The final summary: the report.
-pub const FINAL: &str = "final.system.md";
-/// The review stage's reviewer of the report.
-pub const REVIEW: &str = "review.system.md";
-/// The review stage's second opinion, with the verdict.
-pub const SECOND_OPINION: &str = "second_opinion.system.md";
-/// The verifier of cited claims.
-pub const VERIFIER: &str = "verifier.system.md";
-/// The Thinkon planner: one plan-next answer per block (docs/SPEC.md, "Plan-next answers
-/// (Thinkon)").
-pub const THINKON_PLANNER: &str = "thinkon.planner.md";
-/// The Thinkon planner in about 1,000 tokens instead of the full prompt's 9,500, for models
-/// whose context is 8k tokens or less (`thinkon --compact-prompt`).
-pub const THINKON_PLANNER_COMPACT: &str = "thinkon.planner.compact.md";
-/// The Thinkon reflection: a block's result in the four Core4 sections.
-pub const THINKON_REFLECT: &str = "thinkon.reflect.md";
-
-/// Every prompt a run needs (a workflow's and a Thinkon goal's), loaded once before any work
-/// starts.
+/// Every prompt's text (a workflow's and a Thinkon goal's), loaded once before any work
+/// starts: `prompts[Prompt::Planning]`.
 #[derive(Debug, Clone)]
-pub struct Prompts {
-    pub planning: String,
-    pub search_queries: String,
-    pub search_analysis: String,
-    pub summary: String,
-    pub final_report: String,
-    pub review: String,
-    pub second_opinion: String,
-    pub verifier: String,
-    pub thinkon_planner: String,
-    /// The Thinkon planner for small contexts (`thinkon --compact-prompt`).
-    pub thinkon_planner_compact: String,
-    pub thinkon_reflect: String,
-}
+pub struct Prompts([String; Prompt::COUNT]);
 
 impl Prompts {
     pub fn load(dir: Option<&Path>) -> Result<Prompts, PromptError> {
-        Ok(Prompts {
-            planning: load(PLANNING, dir)?,
-            search_queries: load(SEARCH_QUERIES, dir)?,
-            search_analysis: load(SEARCH_ANALYSIS, dir)?,
-            summary: load(SUMMARY, dir)?,
-            final_report: load(FINAL, dir)?,
-            review: load(REVIEW, dir)?,
-            second_opinion: load(SECOND_OPINION, dir)?,
-            verifier: load(VERIFIER, dir)?,
-            thinkon_planner: load(THINKON_PLANNER, dir)?,
-            thinkon_planner_compact: load(THINKON_PLANNER_COMPACT, dir)?,
-            thinkon_reflect: load(THINKON_REFLECT, dir)?,
-        })
+        let mut texts = Vec::with_capacity(Prompt::COUNT);
+        for prompt in Prompt::all() {
+            texts.push(load(prompt.file(), dir)?);
+        }
+        let Ok(texts) = texts.try_into() else {
+            unreachable!("one text was pushed for each prompt");
+        };
+        Ok(Prompts(texts))
+    }
+}
+
+impl std::ops::Index<Prompt> for Prompts {
+    type Output = str;
+
+    fn index(&self, prompt: Prompt) -> &str {
+        &self.0[prompt as usize]
     }
 }
 
@@ -96,16 +61,13 @@ pub fn load(name: &str, dir: Option<&Path>) -> Result<String, PromptError> {
         }
     }
     built_in(name)
-        .map(|p| p.built_in.to_string())
+        .map(str::to_string)
         .ok_or_else(|| PromptError::Unknown(name.to_string()))
 }
 
-/// The built-in prompt `name`, from the role that has it.
-fn built_in(name: &str) -> Option<&'static PromptSpec> {
-    ROLES
-        .iter()
-        .flat_map(|role| role.prompts)
-        .find(|p| p.file == name)
+/// The built-in text of the prompt whose file is `name`.
+fn built_in(name: &str) -> Option<&'static str> {
+    Prompt::from_file(name).map(|p| p.spec().built_in)
 }
 
 #[cfg(test)]
@@ -126,28 +88,17 @@ mod tests {
     }
 
     #[test]
-    fn every_named_prompt_is_a_role_s_and_every_role_s_prompt_loads() {
-        let named = [
-            PLANNING,
-            SEARCH_QUERIES,
-            SEARCH_ANALYSIS,
-            SUMMARY,
-            FINAL,
-            REVIEW,
-            SECOND_OPINION,
-            THINKON_PLANNER,
-            THINKON_PLANNER_COMPACT,
-            THINKON_REFLECT,
-        ];
-        for name in named {
-            assert!(built_in(name).is_some(), "`{name}` is in no row of ROLES");
-        }
+    fn every_prompt_loads_built_in_and_is_indexed_by_its_variant() {
         let dir = tempfile::tempdir().expect("tempdir");
-        for prompt in ROLES.iter().flat_map(|r| r.prompts) {
-            let text = load(prompt.file, Some(dir.path())).expect("built in");
-            assert_eq!(text, prompt.built_in);
+        std::fs::write(dir.path().join("verifier.system.md"), "mine").expect("write");
+        let prompts = Prompts::load(Some(dir.path())).expect("the prompts");
+        for prompt in Prompt::all() {
+            let want = match prompt {
+                Prompt::Verifier => "mine",
+                _ => prompt.spec().built_in,
+            };
+            assert_eq!(&prompts[prompt], want, "{prompt:?}");
         }
-        Prompts::load(None).expect("the workflow's prompts");
     }
 
     #[test]
@@ -158,7 +109,7 @@ mod tests {
             let name = name.to_string_lossy();
             assert!(
                 built_in(&name).is_some(),
-                "`prompts/{name}` is in no row of ROLES"
+                "`prompts/{name}` is no `Prompt`'s file"
             );
         }
     }

@@ -16,6 +16,7 @@ use crate::llm::LlmClient;
 use crate::plan::NodeType;
 use crate::prompts::Prompts;
 use crate::search::SearchClient;
+use crate::settings::Prompt;
 use crate::transcript::{Site, Tape};
 
 /// Runs one task to its output. Called from spawned tasks, hence `Send + Sync + 'static`.
@@ -49,8 +50,8 @@ impl TaskRunner for Agents {
     ) -> Result<TaskOutput, TaskError> {
         let summary = SummaryAgent {
             llm: &self.summary_llm,
-            summary_prompt: &self.prompts.summary,
-            final_prompt: &self.prompts.final_report,
+            summary_prompt: &self.prompts[Prompt::Summary],
+            final_prompt: &self.prompts[Prompt::Final],
         };
         let mut out = match (&input.final_sources, input.kind) {
             (Some(sources), _) => summary.run_final(input, sources, observer).await?,
@@ -58,8 +59,8 @@ impl TaskRunner for Agents {
                 SearchAgent {
                     llm: &self.search_llm,
                     search: self.search.as_ref(),
-                    queries_prompt: &self.prompts.search_queries,
-                    analysis_prompt: &self.prompts.search_analysis,
+                    queries_prompt: &self.prompts[Prompt::SearchQueries],
+                    analysis_prompt: &self.prompts[Prompt::SearchAnalysis],
                     tape: &self.tape,
                 }
                 .run(input, observer)

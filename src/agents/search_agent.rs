@@ -20,10 +20,9 @@ use super::task::{TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA, parse_writte
 use crate::llm::CallObserver;
 use crate::llm::{JsonSchema, LlmClient, Want, extract_json};
 use crate::plan::{Info, Source};
-use crate::prompts;
 use crate::search::hit::TITLE_MAX_CHARS;
 use crate::search::{SearchClient, SearchHit};
-use crate::settings::Role;
+use crate::settings::Prompt;
 use crate::text::{Cut, cap, one_line};
 use crate::transcript::{Site, Tape};
 use crate::usage::Usage;
@@ -32,10 +31,10 @@ use crate::usage::Usage;
 pub const MAX_QUERIES: usize = 3;
 
 /// Token limit of the queries answer, unless the role sets `maxTokens`.
-pub const QUERIES_MAX_TOKENS: u32 = Role::Search.prompt(prompts::SEARCH_QUERIES).max_tokens;
+pub const QUERIES_MAX_TOKENS: u32 = Prompt::SearchQueries.max_tokens();
 
 /// Token limit of the analysis answer, unless the role sets `maxTokens`.
-pub const ANALYSIS_MAX_TOKENS: u32 = Role::Search.prompt(prompts::SEARCH_ANALYSIS).max_tokens;
+pub const ANALYSIS_MAX_TOKENS: u32 = Prompt::SearchAnalysis.max_tokens();
 
 /// The most characters of one result's snippet that the analysis sees and the node keeps.
 pub const SNIPPET_MAX_CHARS: usize = 2_000;

@@ -13,15 +13,14 @@ use super::task::{
 use crate::llm::CallObserver;
 use crate::llm::{LlmClient, Want};
 use crate::plan::{Info, QualityFinding, Source};
-use crate::prompts;
-use crate::settings::Role;
+use crate::settings::Prompt;
 use crate::transcript::Site;
 
 /// Token limit of an intermediate summary, unless the role sets `maxTokens`.
-pub const SUMMARY_MAX_TOKENS: u32 = Role::Summary.prompt(prompts::SUMMARY).max_tokens;
+pub const SUMMARY_MAX_TOKENS: u32 = Prompt::Summary.max_tokens();
 
 /// Token limit of the final report, unless the role sets `maxTokens`.
-pub const FINAL_MAX_TOKENS: u32 = Role::Summary.prompt(prompts::FINAL).max_tokens;
+pub const FINAL_MAX_TOKENS: u32 = Prompt::Final.max_tokens();
 
 pub struct SummaryAgent<'a> {
     pub llm: &'a LlmClient,

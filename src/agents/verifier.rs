@@ -15,15 +15,14 @@ use crate::llm::checked::{Contract, ask_checked};
 use crate::llm::schema::GRAMMAR_MAX_REPEAT;
 use crate::llm::{CallObserver, JsonSchema, LlmClient, Message, Want};
 use crate::plan::{Claim, Source};
-use crate::prompts;
 use crate::search::hit::TITLE_MAX_CHARS;
-use crate::settings::Role;
+use crate::settings::Prompt;
 use crate::text::one_line;
 use crate::transcript::Site;
 use crate::usage::Usage;
 
 /// Token limit of the verifier's answer, unless the role sets `maxTokens`.
-pub const VERIFIER_MAX_TOKENS: u32 = Role::Verifier.prompt(prompts::VERIFIER).max_tokens;
+pub const VERIFIER_MAX_TOKENS: u32 = Prompt::Verifier.max_tokens();
 
 /// The most claims one call judges (the first ones of the task, in order).
 const MAX_CLAIMS: usize = 20;

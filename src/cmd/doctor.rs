@@ -139,7 +139,7 @@ async fn probe_endpoints(services: &Services) -> Result<Vec<EndpointReport>, Com
     let roles = settings.require_llm().map_err(CommandError::usage)?;
     // The review stage's roles only when the review runs (`review.enabled`).
     let used = |role: &Role| settings.asks(*role);
-    for role in Role::ALL.into_iter().filter(used) {
+    for role in Role::all().filter(used) {
         let endpoint = roles.get(role);
         let same = |e: &crate::settings::LlmEndpoint| {
             e.base_url == endpoint.base_url

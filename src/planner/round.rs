@@ -19,8 +19,7 @@ use crate::llm::{
 };
 use crate::logging;
 use crate::plan::{FINAL_WAVE, NodeStatus, NodeType, PlanFile};
-use crate::prompts;
-use crate::settings::Role;
+use crate::settings::Prompt;
 use crate::text::truncate;
 use crate::transcript::Site;
 use crate::usage::Usage;
@@ -29,7 +28,7 @@ use crate::usage::Usage;
 const LOG_MAX_CHARS: usize = 1500;
 
 /// Token limit of a planner answer, unless the planning role sets `maxTokens`.
-pub const PLANNER_MAX_TOKENS: u32 = Role::Planning.prompt(prompts::PLANNING).max_tokens;
+pub const PLANNER_MAX_TOKENS: u32 = Prompt::Planning.max_tokens();
 
 /// How much of the planner's input and output the `[planning]` lines show.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

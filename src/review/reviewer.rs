@@ -15,20 +15,17 @@ use crate::llm::{
     ChatAnswer, CheckedError, Contract, LlmClient, LlmError, Message, Want, ask_checked,
 };
 use crate::plan::PlanFile;
-use crate::prompts;
-use crate::settings::Role;
+use crate::settings::Prompt;
 use crate::text::strip_controls;
 use crate::transcript::Site;
 use crate::usage::Usage;
 use crate::validate::{ReviewAnswer, SecondOpinion, check_review, check_second_opinion};
 
 /// Token limit of a review answer, unless the role sets `maxTokens`.
-pub const REVIEW_MAX_TOKENS: u32 = Role::Review.prompt(prompts::REVIEW).max_tokens;
+pub const REVIEW_MAX_TOKENS: u32 = Prompt::Review.max_tokens();
 
 /// Token limit of a second opinion, unless the role sets `maxTokens`.
-pub const SECOND_OPINION_MAX_TOKENS: u32 = Role::SecondOpinion
-    .prompt(prompts::SECOND_OPINION)
-    .max_tokens;
+pub const SECOND_OPINION_MAX_TOKENS: u32 = Prompt::SecondOpinion.max_tokens();
 
 /// The review's answer shape, quoted in a repair message.
 const REVIEW_SHAPE: &str = "{\"ok\": bool, \"summary\": string, \"risks\": [string], \"gaps\": [string], \"suggestions\": [string]}";

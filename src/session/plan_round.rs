@@ -10,7 +10,7 @@ use crate::offline::OfflinePlanner;
 use crate::plan::{Beside, PlanFile};
 use crate::planner::{PlanRound, Planner, RoundError, RoundNotes, RoundOutcome};
 use crate::run::{Services, SetupError, session};
-use crate::settings::{EngineKind, Role, Settings};
+use crate::settings::{EngineKind, Prompt, Role, Settings};
 use crate::transcript::Replayer;
 
 impl Session {
@@ -56,7 +56,7 @@ impl Session {
         )?;
         let planner = Planner {
             llm: services.llm(Role::Planning, &tape)?,
-            system_prompt: services.prompts.planning.clone(),
+            system_prompt: services.prompts[Prompt::Planning].to_string(),
             repair_attempts: services.settings.repair_attempts,
             log: self.log,
         };

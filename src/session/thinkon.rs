@@ -13,7 +13,7 @@ use crate::batch::{Ask, Question, Ran, RunQuestion};
 use crate::events::{Event, EventListener, EventLog, RunStatus, Totals};
 use crate::exit::CommandError;
 use crate::run::{SetupError, Shutdown, session};
-use crate::settings::Role;
+use crate::settings::{Prompt, Role};
 use crate::thinkon::{
     BlockPlanner, Executor, ExecutorSet, Reflector, RunError, Runtime, RuntimeParts, ShellOptions,
     SubAgents, ThinkonOptions, ThinkonStatus, ThinkonSummary, Tree, TreeMeta, TreeStore,
@@ -78,8 +78,8 @@ impl Session {
         }
         let prompts = &services.prompts;
         let planner_prompt = match options.compact_prompt {
-            true => &prompts.thinkon_planner_compact,
-            false => &prompts.thinkon_planner,
+            true => &prompts[Prompt::ThinkonPlannerCompact],
+            false => &prompts[Prompt::ThinkonPlanner],
         };
         let repair_attempts = services.settings.repair_attempts;
         let dir = store.dir().to_path_buf();
@@ -101,14 +101,14 @@ impl Session {
                     summary_llm: &summary_llm,
                     search: services.search.as_ref(),
                     tape: &tape,
-                    analysis_prompt: &prompts.search_analysis,
-                    summary_prompt: &prompts.summary,
+                    analysis_prompt: &prompts[Prompt::SearchAnalysis],
+                    summary_prompt: &prompts[Prompt::Summary],
                 },
                 shell,
             },
             reflector: Reflector {
                 llm: &summary_llm,
-                system_prompt: &prompts.thinkon_reflect,
+                system_prompt: &prompts[Prompt::ThinkonReflect],
                 repair_attempts,
             },
             options,

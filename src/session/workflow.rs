@@ -16,7 +16,7 @@ use crate::planner::{PlanRound, Planner, bootstrap};
 use crate::review::{ReviewPaths, Reviewer};
 use crate::run::Services;
 use crate::run::{SetupError, session};
-use crate::settings::{EngineKind, Role};
+use crate::settings::{EngineKind, Prompt, Role};
 use crate::transcript::Tape;
 use crate::view::{Links, write_view};
 use crate::workflow::{
@@ -186,14 +186,14 @@ impl Session {
         let services = &self.services;
         let planner = Planner {
             llm: services.llm(Role::Planning, &tape)?,
-            system_prompt: services.prompts.planning.clone(),
+            system_prompt: services.prompts[Prompt::Planning].to_string(),
             repair_attempts: services.settings.repair_attempts,
             log: self.log,
         };
         let verifier = match services.settings.verifier {
             true => Some(Verifier {
                 llm: services.llm(Role::Verifier, &tape)?,
-                prompt: services.prompts.verifier.clone(),
+                prompt: services.prompts[Prompt::Verifier].to_string(),
                 repair_attempts: services.settings.repair_attempts,
             }),
             false => None,
@@ -216,8 +216,8 @@ pub fn reviewer(services: &Services, tape: &Tape) -> Result<Reviewer, SetupError
     Ok(Reviewer {
         review_llm: services.llm(Role::Review, tape)?,
         second_opinion_llm: services.llm(Role::SecondOpinion, tape)?,
-        review_prompt: services.prompts.review.clone(),
-        second_opinion_prompt: services.prompts.second_opinion.clone(),
+        review_prompt: services.prompts[Prompt::Review].to_string(),
+        second_opinion_prompt: services.prompts[Prompt::SecondOpinion].to_string(),
         repair_attempts: services.settings.repair_attempts,
     })
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::role::{ROLE_NAMES, Role};
+use super::role::Role;
 use super::search_provider::SearchProviderKind;
 use crate::files::read_bounded;
 
@@ -101,7 +101,7 @@ pub enum EngineKind {
 }
 
 /// Per-role overrides of the model endpoint (`roles.<name>`), one per role of
-/// [`super::role::ROLES`]; another name is refused, the valid ones named.
+/// [`super::role::Role`]; another name is refused, the valid ones named.
 #[derive(Debug, Clone, Default)]
 pub struct Roles([Option<RoleConfig>; Role::COUNT]);
 
@@ -145,7 +145,7 @@ impl<'de> Deserialize<'de> for RoleName {
         let name = String::deserialize(d)?;
         Role::from_name(&name)
             .map(RoleName)
-            .ok_or_else(|| serde::de::Error::unknown_field(&name, &ROLE_NAMES))
+            .ok_or_else(|| serde::de::Error::unknown_field(&name, Role::NAMES))
     }
 }
 
@@ -299,7 +299,7 @@ impl ConfigFile {
 
     /// Whether any `apiKey` of the file (top level, a role, search) is set and not blank.
     pub fn has_api_key(&self) -> bool {
-        let roles = Role::ALL.into_iter().filter_map(|r| self.roles.get(r));
+        let roles = Role::all().filter_map(|r| self.roles.get(r));
         [&self.api_key, &self.search.api_key]
             .into_iter()
             .chain(roles.map(|r| &r.api_key))

@@ -1,7 +1,7 @@
 //! The JSON Schema of the config file (`researchflow schema config`), generated from
 //! [`ConfigFile`]'s types with schemars so it cannot drift from what the parser accepts. The
 //! derives sit on the types; this file holds the three the parser reads by hand: `roles` (one
-//! key per role of [`super::role::ROLES`]), a provider name (`local`, `none` or a web
+//! key per role of [`super::role::Role`]), a provider name (`local`, `none` or a web
 //! provider of the registry) and a value-or-list.
 
 use std::borrow::Cow;
@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 
 use super::config_file::{ConfigFile, OneOrMany, RoleConfig, Roles};
-use super::role::ROLE_NAMES;
+use super::role::Role;
 use super::search_provider::SearchProviderKind;
 use crate::web_providers::WEB_PROVIDERS;
 
@@ -27,7 +27,7 @@ impl JsonSchema for Roles {
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         let role = generator.subschema_for::<Option<RoleConfig>>().to_value();
-        let properties: serde_json::Map<String, serde_json::Value> = ROLE_NAMES
+        let properties: serde_json::Map<String, serde_json::Value> = Role::NAMES
             .iter()
             .map(|name| (name.to_string(), role.clone()))
             .collect();

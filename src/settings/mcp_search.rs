@@ -185,6 +185,8 @@ mod tests {
         Settings::resolve(Path::new("c.json"), file, &|_| None)
     }
 
+    // Without the feature the provider is refused outright (`tests/it/lean.rs`).
+    #[cfg(feature = "mcp")]
     #[test]
     fn a_command_or_a_url_and_a_tool_make_the_provider() {
         let s = resolve(
@@ -221,6 +223,8 @@ mod tests {
         );
     }
 
+    // Without the feature the provider is refused outright (`tests/it/lean.rs`).
+    #[cfg(feature = "mcp")]
     #[test]
     fn what_is_missing_or_useless_is_named() {
         let err = |search: Value| resolve(search).expect_err("refused").to_string();

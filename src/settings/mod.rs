@@ -18,7 +18,7 @@ pub use resolved::{
     Budget, DEFAULT_CLAIM_THRESHOLD, LlmEndpoint, LlmRoles, RateLimits, RetrySettings, RunOptions,
     SearchSettings, Settings, SettingsError,
 };
-pub use role::{PromptSpec, ROLES, Role, RoleSpec};
+pub use role::{Prompt, PromptSpec, Role, RoleSpec};
 pub use run::RunSettings;
 pub use search_provider::SearchProviderKind;
 pub use secret::ApiKey;

@@ -151,7 +151,7 @@ impl<'a> Resolver<'a> {
     /// file, its roles, the environment), which only the offline engine accepts.
     fn llm(&self) -> Result<Option<LlmRoles>, SettingsError> {
         let file = self.file;
-        let any_role = Role::ALL.into_iter().any(|role| {
+        let any_role = Role::all().any(|role| {
             file.roles
                 .get(role)
                 .is_some_and(|r| pick(&r.base_url).is_some() || pick(&r.model).is_some())
@@ -165,11 +165,11 @@ impl<'a> Resolver<'a> {
             return Ok(None);
         }
         let mut endpoints = Vec::with_capacity(Role::COUNT);
-        for role in Role::ALL {
+        for role in Role::all() {
             endpoints.push(self.endpoint(role, file.roles.get(role))?);
         }
         let Ok(endpoints) = endpoints.try_into() else {
-            unreachable!("one endpoint was pushed for each of Role::ALL");
+            unreachable!("one endpoint was pushed for each role");
         };
         let mut roles = LlmRoles::new(endpoints);
         share_budgets(&mut roles);

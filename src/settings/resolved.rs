@@ -117,7 +117,7 @@ impl SearchSettings {
 pub struct LlmRoles([LlmEndpoint; Role::COUNT]);
 
 impl LlmRoles {
-    /// The roles' endpoints, in [`Role::ALL`] order.
+    /// The roles' endpoints, in declaration order.
     pub fn new(endpoints: [LlmEndpoint; Role::COUNT]) -> LlmRoles {
         LlmRoles(endpoints)
     }
@@ -126,12 +126,12 @@ impl LlmRoles {
         &self.0[role as usize]
     }
 
-    /// Every role's endpoint, in [`Role::ALL`] order.
+    /// Every role's endpoint, in declaration order.
     pub fn all(&self) -> [&LlmEndpoint; Role::COUNT] {
-        Role::ALL.map(|role| self.get(role))
+        std::array::from_fn(|at| &self.0[at])
     }
 
-    /// Every role's endpoint, to change, in [`Role::ALL`] order.
+    /// Every role's endpoint, to change, in declaration order.
     pub fn all_mut(&mut self) -> impl Iterator<Item = &mut LlmEndpoint> {
         self.0.iter_mut()
     }

@@ -18,22 +18,16 @@ use crate::diagnostics::{Diagnostics, Finding};
 use crate::events::{Event, Observer};
 use crate::llm::checked::{Checked, CheckedError, Contract, ask_checked};
 use crate::llm::{LlmClient, LlmError, Message, Want};
-use crate::prompts;
-use crate::settings::Role;
+use crate::settings::Prompt;
 use crate::transcript::Site;
 use crate::usage::Usage;
 use crate::validate::{Executors, PlanNextContext, validate_plan_next};
 
 /// Token limit of a plan-next answer, unless the planning role sets `maxTokens`.
-pub const PLAN_NEXT_MAX_TOKENS: u32 = Role::Planning.prompt(prompts::THINKON_PLANNER).max_tokens;
+pub const PLAN_NEXT_MAX_TOKENS: u32 = Prompt::ThinkonPlanner.max_tokens();
 
 // `--compact-prompt`'s planner prompt is asked with the same limit.
-const _: () = assert!(
-    Role::Planning
-        .prompt(prompts::THINKON_PLANNER_COMPACT)
-        .max_tokens
-        == PLAN_NEXT_MAX_TOKENS
-);
+const _: () = assert!(Prompt::ThinkonPlannerCompact.max_tokens() == PLAN_NEXT_MAX_TOKENS);
 
 /// What the LLM calls of a run cost.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -20,12 +20,11 @@ use crate::diagnostics::Diagnostics;
 use crate::llm::CallObserver;
 use crate::llm::checked::{CheckedError, Contract, ask_checked};
 use crate::llm::{JsonSchema, LlmClient, LlmError, Message, Want};
-use crate::prompts;
-use crate::settings::Role;
+use crate::settings::Prompt;
 use crate::transcript::Site;
 
 /// Token limit of a reflection, unless the role sets `maxTokens`.
-pub const REFLECT_MAX_TOKENS: u32 = Role::Summary.prompt(prompts::THINKON_REFLECT).max_tokens;
+pub const REFLECT_MAX_TOKENS: u32 = Prompt::ThinkonReflect.max_tokens();
 
 /// The longest text of one `done` entry the reflection reads.
 const DONE_ENTRY_MAX_CHARS: usize = 3_000;
