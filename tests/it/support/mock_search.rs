@@ -2,9 +2,11 @@
 //! (`GET /search?q=..&format=json`), Tavily (`POST /search` with a JSON body) and Brave
 //! (`GET /res/v1/web/search?q=..&count=..`). Normal answers are deterministic from the query:
 //! result `i` of `n` has url `https://example.test/<slug>/<i>`, title `Result <i> for <q>` and
-//! snippet `Snippet <i> about <q>.` (see [`result_url`], [`slug`]). Faults and raw bodies can be
-//! queued for the next search request, an API key can be required, and a latency added. The
-//! shared core in `server.rs` records requests; dropping the [`MockSearch`] shuts it down.
+//! snippet `Snippet <i> about <q>.` (see [`result_url`], [`slug`]), unless a fixed list of
+//! results ([`SearchHit`]) is set, which then answers every query (the pages of a
+//! [`WebSite`](super::web_site::WebSite), say). Faults and raw bodies can be queued for the next
+//! search request, an API key can be required, and a latency added. The shared core in
+//! `server.rs` records requests; dropping the [`MockSearch`] shuts it down.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -63,9 +65,19 @@ pub fn result_snippet(q: &str, i: usize) -> String {
     format!("Snippet {i} about {q}.")
 }
 
+/// One search result of a fixed list, served as it is for every query.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchHit {
+    pub title: String,
+    pub url: String,
+    pub snippet: String,
+}
+
 #[derive(Default)]
 struct State {
     kind: Option<SearchKind>,
+    /// When set, the results of every query instead of the ones made from it.
+    fixed: Mutex<Option<Vec<SearchHit>>>,
     key: Mutex<Option<String>>,
     queue: Mutex<VecDeque<Planned>>,
     delay: Mutex<Duration>,
@@ -154,11 +166,20 @@ impl State {
         Some(Planned::respond(json_response(401, &body)))
     }
 
-    /// Results 1..=n for `q`, remembering their URLs.
-    fn results(&self, q: &str, n: usize) -> Vec<(String, String, String)> {
-        let results: Vec<_> = (1..=n)
-            .map(|i| (result_url(q, i), result_title(q, i), result_snippet(q, i)))
-            .collect();
+    /// The results for `q`, remembering their URLs: the first `n` of the fixed list (all of it
+    /// when the request asks for no number), else results 1..=n (n defaults to
+    /// [`DEFAULT_COUNT`]). Each is (url, title, snippet).
+    fn results(&self, q: &str, n: Option<usize>) -> Vec<(String, String, String)> {
+        let results: Vec<_> = match lock(&self.fixed).as_ref() {
+            Some(hits) => hits
+                .iter()
+                .take(n.unwrap_or(usize::MAX))
+                .map(|h| (h.url.clone(), h.title.clone(), h.snippet.clone()))
+                .collect(),
+            None => (1..=n.unwrap_or(DEFAULT_COUNT))
+                .map(|i| (result_url(q, i), result_title(q, i), result_snippet(q, i)))
+                .collect(),
+        };
         let mut seen = lock(&self.returned_urls);
         for (url, _, _) in &results {
             if !seen.contains(url) {
@@ -181,7 +202,7 @@ impl State {
             return error(400, "mock searxng: missing q");
         };
         let results: Vec<Value> = self
-            .results(&q, DEFAULT_COUNT)
+            .results(&q, None)
             .into_iter()
             .map(|(url, title, content)| {
                 json!({ "url": url, "title": title, "content": content, "engine": "mock" })
@@ -202,7 +223,7 @@ impl State {
         };
         let n = request.body["max_results"]
             .as_u64()
-            .map_or(DEFAULT_COUNT, |n| (n as usize).min(MAX_COUNT));
+            .map(|n| (n as usize).min(MAX_COUNT));
         let results: Vec<Value> = self
             .results(q, n)
             .into_iter()
@@ -229,7 +250,7 @@ impl State {
         let n = request
             .query_param("count")
             .and_then(|c| c.parse::<usize>().ok())
-            .map_or(DEFAULT_COUNT, |n| n.min(MAX_COUNT));
+            .map(|n| n.min(MAX_COUNT));
         let results: Vec<Value> = self
             .results(&q, n)
             .into_iter()
@@ -266,6 +287,19 @@ impl MockSearch {
             server: Server::start(route).await,
             state,
         }
+    }
+
+    /// A mock that answers every query with `hits` (see [`MockSearch::set_results`]).
+    pub async fn with_results(kind: SearchKind, hits: Vec<SearchHit>) -> MockSearch {
+        let search = MockSearch::start(kind).await;
+        search.set_results(hits);
+        search
+    }
+
+    /// From now on every query gets `hits`, whatever it asks: all of them, or the first
+    /// `max_results` (Tavily) or `count` (Brave) when the request gives that number.
+    pub fn set_results(&self, hits: Vec<SearchHit>) {
+        *lock(&self.state.fixed) = Some(hits);
     }
 
     /// "http://127.0.0.1:PORT" (no trailing slash).
