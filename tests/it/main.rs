@@ -53,5 +53,6 @@ mod validate_props;
 mod validate_steps;
 mod view;
 mod view_browser;
+mod web_site;
 mod workflow;
 mod written_files;

@@ -4,8 +4,9 @@
 //! answer with ([`Refusal`]), and a builder that runs the real `researchflow` binary in an
 //! isolated environment ([`researchflow`]), on a real terminal if asked (`pty.rs`); whole
 //! workflow scenarios over the mocks (`scenario.rs`); the repository's fixtures and offline
-//! runs over its corpus (`fixtures.rs`); and the edits and assertions of the validator tests
-//! (`doc.rs`), which start no server. A helper more than one module needs lives here. Every
+//! runs over its corpus (`fixtures.rs`); a web site of real documents for a page reader
+//! ([`WebSite`], its pages in `web_docs.rs`); and the edits and assertions of the validator
+//! tests (`doc.rs`), which start no server. A helper more than one module needs lives here. Every
 //! module of the test binary draws on it; a build without the `queue` or `mcp` feature
 //! compiles out the modules that alone use parts of it, hence the `dead_code` and
 //! `unused_imports` allowances.
@@ -26,13 +27,17 @@ pub mod refusal;
 pub mod scenario;
 pub mod server;
 pub mod thinkon;
+pub mod web_bodies;
+pub mod web_docs;
+pub mod web_site;
 
 pub use bin::{Cmd, RunOutput, Stdout, Terminal, program, researchflow};
 pub use fault::Fault;
 pub use mock_llm::{MockLlm, Reply, crashes_llama_cpp};
-pub use mock_search::{MockSearch, SearchKind};
+pub use mock_search::{MockSearch, SearchHit, SearchKind};
 pub use refusal::{FormatKind, Refusal};
 pub use server::Recorded;
+pub use web_site::WebSite;
 
 /// A `reqwest` client builder for talking to the mocks directly from a test. The crate builds
 /// reqwest with `rustls-no-provider`, so this installs rustls' ring provider first (harmless if
