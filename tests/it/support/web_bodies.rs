@@ -25,7 +25,7 @@ pub const HUGE_FIRST_SENTENCE: &str =
 const HUGE_BLOCK: usize = 64 * 1024;
 /// A filler line; 64 bytes, so a block holds whole lines.
 const FILLER_LINE: &str = "Filler of the huge page; nothing here is worth reading. .......\n";
-const _: () = assert!(HUGE_BLOCK % FILLER_LINE.len() == 0);
+const _: () = assert!(HUGE_BLOCK.is_multiple_of(FILLER_LINE.len()));
 /// The smallest valid ZIP archive: an end-of-central-directory record and no entry.
 pub const EMPTY_ZIP: &[u8] = b"PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
 
