@@ -27,6 +27,7 @@
 //! - [`agents`]: the search and summary sub-agents and their dispatch.
 //! - [`review`]: the review stage after the report (two roles, their files).
 //! - [`llm`]: the chat-completions client; [`search`]: the search providers.
+//! - [`read`]: the page reader: a fetched page's text, and its passages ranked for a task.
 //! - [`web_providers`]: each web search API (name, key, request, answer) and their registry.
 //! - [`http`]: the HTTP client, errors, the one retry policy and each endpoint's rate budget.
 //! - [`plan`]: the plan file: model, node ids, refs, info blocks, store.
@@ -68,6 +69,7 @@ pub mod progress;
 pub mod prompts;
 #[cfg(feature = "queue")]
 pub mod queue;
+pub mod read;
 pub mod report;
 pub mod review;
 pub mod run;

@@ -39,6 +39,7 @@ const LAYERS: &[&[&str]] = &[
     &["logging", "plan", "settings", "output"],
     &["http", "prompts", "validate", "compare", "transcript"],
     &["llm", "search"],
+    &["read"],
     &["run"],
     &["planner", "agents", "review"],
     &["events", "report", "eval", "view"],

@@ -8,7 +8,8 @@
 //!   declares in its first [`PRESCAN_BYTES`] (`<meta charset=...>`, or `<meta http-equiv=
 //!   "Content-Type" content="...; charset=...">`, as browsers read it, through `encoding_rs`);
 //!   then UTF-8 when the bytes are valid UTF-8; else Windows-1252 (the superset of Latin-1
-//!   that browsers use for it), with a warning, since that is a guess.
+//!   that browsers use for it), with a warning, since that is a guess. A charset the transport
+//!   declares (a web page's `Content-Type`, [`declared`]) comes right after the byte order mark.
 //!
 //! A character cut by the read cap at the very end is dropped silently. Pure byte work: no
 //! files, no markup.
@@ -62,6 +63,12 @@ pub fn text(bytes: &[u8], cut: bool) -> (String, Option<String>) {
 /// An HTML page's text, in the charset it declares when it declares one.
 pub fn html(bytes: &[u8], cut: bool) -> (String, Option<String>) {
     decode(bytes, cut, declared_charset(bytes))
+}
+
+/// Text in the encoding a transport declared (an HTTP `Content-Type` charset), which wins over
+/// the page's own `<meta>`; a byte order mark still wins over both, as browsers read it.
+pub fn declared(bytes: &[u8], cut: bool, encoding: &'static Encoding) -> (String, Option<String>) {
+    decode(bytes, cut, Some(encoding))
 }
 
 fn decode(
@@ -208,5 +215,20 @@ mod tests {
             html(b"<p>caf\xc3\xa9</p>", false),
             ("<p>café</p>".to_string(), None)
         );
+    }
+
+    #[test]
+    fn a_transport_charset_wins_over_the_page_but_not_over_a_bom() {
+        assert_eq!(
+            declared(b"<meta charset=utf-8>caf\xe9", false, WINDOWS_1252),
+            ("<meta charset=utf-8>café".to_string(), None)
+        );
+        assert_eq!(
+            declared(b"\xef\xbb\xbfcaf\xc3\xa9", false, WINDOWS_1252),
+            ("café".to_string(), None)
+        );
+        let (text, warning) = declared(b"caf\xe9", false, UTF_8);
+        assert_eq!(text, "caf\u{fffd}");
+        assert!(warning.expect("invalid").contains("UTF-8"));
     }
 }
