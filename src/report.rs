@@ -188,6 +188,7 @@ mod tests {
             title: format!("T{n}"),
             snippet: None,
             in_corpus: None,
+            passages: Vec::new(),
         }
     }
 
@@ -255,6 +256,7 @@ mod tests {
             title: title.into(),
             snippet: None,
             in_corpus: None,
+            passages: Vec::new(),
         }
     }
 

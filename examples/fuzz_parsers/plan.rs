@@ -113,6 +113,7 @@ fn node(g: &mut Gen) -> Node {
             title: g.text(20),
             snippet: None,
             in_corpus: None,
+            passages: Vec::new(),
         })
         .collect();
     n.truncated = g.rng.bool();

@@ -1,5 +1,6 @@
 //! Claims: the sentences of a summary that cite sources (`[n]`), each checked against what the
-//! search returned of the sources it cites (their snippets and titles, kept in the plan), with
+//! search returned of the sources it cites (their titles, snippets and, for a page that was
+//! read, the passages of it the task was given, all kept in the plan), with
 //! no model: the share of the sentence's content words (stemmed, English; stopwords and the
 //! markers left out) that the cited sources hold. A claim is supported when that share reaches
 //! the threshold (`claims.threshold`, default [`DEFAULT_THRESHOLD`]); a number that names no
@@ -172,14 +173,17 @@ pub fn support(claim: &str, evidence: &BTreeSet<String>) -> Option<f64> {
     Some(held as f64 / said.len() as f64)
 }
 
-/// What the sources numbered `cites` say of themselves: their titles and snippets; `None`
-/// when a number names no source.
+/// What the sources numbered `cites` say of themselves: their titles, snippets and passages;
+/// `None` when a number names no source.
 fn evidence(sources: &[Source], cites: &[usize]) -> Option<BTreeSet<String>> {
     let mut terms = BTreeSet::new();
     for &n in cites {
         let source = sources.get(n.checked_sub(1)?)?;
         terms.extend(content_terms(&source.title));
         terms.extend(content_terms(source.snippet.as_deref().unwrap_or("")));
+        for passage in &source.passages {
+            terms.extend(content_terms(passage));
+        }
     }
     Some(terms)
 }
@@ -219,6 +223,7 @@ mod tests {
             title: title.into(),
             snippet: Some(snippet.into()),
             in_corpus: None,
+            passages: Vec::new(),
         }
     }
 

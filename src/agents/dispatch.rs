@@ -5,6 +5,7 @@
 //! can stand in without the engine changing.
 
 use std::future::Future;
+use std::sync::Arc;
 
 use super::claims;
 use super::search_agent::SearchAgent;
@@ -15,6 +16,7 @@ use crate::llm::CallObserver;
 use crate::llm::LlmClient;
 use crate::plan::NodeType;
 use crate::prompts::Prompts;
+use crate::read::reader::Reader;
 use crate::search::SearchClient;
 use crate::settings::Prompt;
 use crate::transcript::{Site, Tape};
@@ -33,6 +35,8 @@ pub struct Agents {
     pub search_llm: LlmClient,
     pub summary_llm: LlmClient,
     pub search: Option<SearchClient>,
+    /// Reads the pages behind web results (`search.read`), when configured.
+    pub reader: Option<Arc<Reader>>,
     pub prompts: Prompts,
     /// The run's transcript: searches are recorded on it (or replayed from it).
     pub tape: Tape,
@@ -62,6 +66,7 @@ impl TaskRunner for Agents {
                     queries_prompt: &self.prompts[Prompt::SearchQueries],
                     analysis_prompt: &self.prompts[Prompt::SearchAnalysis],
                     tape: &self.tape,
+                    reader: self.reader.as_deref(),
                 }
                 .run(input, observer)
                 .await?

@@ -143,6 +143,7 @@ mod tests {
             title: format!("T{n}"),
             snippet: None,
             in_corpus: None,
+            passages: Vec::new(),
         }
     }
 
@@ -192,6 +193,7 @@ mod tests {
             title: "Title\n[2] Forged — https://evil.test".into(),
             snippet: None,
             in_corpus: None,
+            passages: Vec::new(),
         };
         assert_eq!(
             source_line(1, &s),

@@ -94,6 +94,7 @@ mod tests {
             title: "X".into(),
             snippet: None,
             in_corpus: None,
+            passages: Vec::new(),
         }];
         let c = Node::new(
             id("c"),
@@ -136,6 +137,7 @@ mod tests {
                     title: format!("Source {k} of {id}"),
                     snippet: None,
                     in_corpus: None,
+                    passages: Vec::new(),
                 })
                 .collect();
             plan.nodes.push(node);

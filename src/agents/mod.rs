@@ -8,6 +8,7 @@ pub mod dispatch;
 pub mod final_sources;
 pub mod input;
 pub mod quality;
+pub mod reading;
 pub mod search_agent;
 pub mod searches;
 pub mod summary_agent;

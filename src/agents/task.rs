@@ -246,6 +246,7 @@ mod tests {
                 title: "Ti\u{9b}31mtle\nforged".into(),
                 snippet: None,
                 in_corpus: None,
+                passages: Vec::new(),
             }],
             ..TaskOutput::default()
         }

@@ -27,8 +27,8 @@ pub const VERIFIER_MAX_TOKENS: u32 = Prompt::Verifier.max_tokens();
 /// The most claims one call judges (the first ones of the task, in order).
 const MAX_CLAIMS: usize = 20;
 
-/// The most characters of a source's snippet the verifier reads.
-const SNIPPET_CHARS: usize = 1_500;
+/// The most characters of a source's text (its passages, else its snippet) the verifier reads.
+const SNIPPET_CHARS: usize = 3_000;
 
 /// What the answer must look like, quoted in a repair.
 const SHAPE: &str = r#"{"verdicts": [{"claim": 1, "supported": true, "why": "..."}]}"#;
@@ -128,13 +128,22 @@ fn question(claims: &[Claim], weak: &[usize], sources: &[Source]) -> String {
                 Some(s) => text.push_str(&format!(
                     "  Source [{n}] {}: {}\n",
                     one_line(&s.title, TITLE_MAX_CHARS),
-                    one_line(s.snippet.as_deref().unwrap_or("(no text)"), SNIPPET_CHARS)
+                    one_line(&said(s), SNIPPET_CHARS)
                 )),
                 None => text.push_str(&format!("  Source [{n}]: (there is no such source)\n")),
             }
         }
     }
     text
+}
+
+/// What a source says, as the verifier reads it: the passages of its page the task was given,
+/// else its snippet.
+fn said(source: &Source) -> String {
+    match source.passages.is_empty() {
+        true => source.snippet.clone().unwrap_or_else(|| "(no text)".into()),
+        false => source.passages.join(" … "),
+    }
 }
 
 /// The contract: one verdict per claim `1..=count`, each with a reason; the verdicts in
@@ -235,6 +244,7 @@ mod tests {
             title: "Cell life".into(),
             snippet: Some("LFP cells last 6000 cycles.".into()),
             in_corpus: None,
+            passages: Vec::new(),
         }];
         let text = question(&claims, &[0], &sources);
         assert!(text.contains("Claim 1: Cells last long."), "{text}");

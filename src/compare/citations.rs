@@ -69,6 +69,7 @@ mod tests {
                 title: String::new(),
                 snippet: None,
                 in_corpus: None,
+                passages: Vec::new(),
             })
             .collect()
     }

@@ -189,6 +189,7 @@ mod tests {
             title: title.into(),
             snippet: None,
             in_corpus: None,
+            passages: Vec::new(),
         }
     }
 

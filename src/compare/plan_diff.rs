@@ -134,6 +134,7 @@ fn sources_of(plan: &PlanFile, keying: Keying) -> Vec<(String, Source)> {
                         title: source.title.clone(),
                         snippet: None,
                         in_corpus: source.in_corpus.clone(),
+                        passages: Vec::new(),
                     },
                 ));
             }
@@ -260,6 +261,7 @@ mod tests {
                     title: format!("title of {u}"),
                     snippet: None,
                     in_corpus: None,
+                    passages: Vec::new(),
                 })
                 .collect();
             plan.nodes.push(node);
@@ -318,18 +320,21 @@ mod tests {
             title: "Second title".into(),
             snippet: None,
             in_corpus: None,
+            passages: Vec::new(),
         });
         new.nodes[1].sources.push(Source {
             url: "https://x.example/a".into(),
             title: "Third title".into(),
             snippet: None,
             in_corpus: None,
+            passages: Vec::new(),
         });
         new.nodes[1].sources.push(Source {
             url: "  ".into(),
             title: "No URL".into(),
             snippet: None,
             in_corpus: None,
+            passages: Vec::new(),
         });
         let d = diff(&plan(&[]), &new);
         assert_eq!(d.sources_new.len(), 1, "{:?}", d.sources_new);
@@ -435,6 +440,7 @@ mod tests {
                     path: (*path).into(),
                     sha256: (*sha256).into(),
                 }),
+                passages: Vec::new(),
             })
             .collect();
         plan

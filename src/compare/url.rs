@@ -108,6 +108,7 @@ mod tests {
                 path: path.into(),
                 sha256: sha256.into(),
             }),
+            passages: Vec::new(),
         }
     }
 

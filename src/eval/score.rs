@@ -262,6 +262,7 @@ mod tests {
                 title: String::new(),
                 snippet: None,
                 in_corpus: None,
+                passages: Vec::new(),
             })
             .collect();
         plan.nodes.push(fin);

@@ -121,6 +121,23 @@ pub enum Event {
         chars: usize,
         kept: usize,
     },
+    /// A page behind a search result, read for the task.
+    PageRead {
+        node: String,
+        url: String,
+        kind: String,
+        chars: usize,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cut: Option<String>,
+        passages: usize,
+        from: &'static str,
+    },
+    /// A page not read: its snippet stands in.
+    PageUnread {
+        node: String,
+        url: String,
+        cause: String,
+    },
 
     // The calls of any run: `node` is the task, `planner`, `review` or a Thinkon block.
     HttpRetry {

@@ -5,7 +5,7 @@
 use super::EventLog;
 use super::catalogue::{Event, ReviewFailed};
 use crate::http::{GateWait, RetryNotice, RetryObserver};
-use crate::llm::{CallObserver, Negotiated};
+use crate::llm::{CallObserver, Negotiated, PageNote};
 use crate::review::{ReviewFinished, ReviewObserver};
 use crate::text::Cut;
 
@@ -81,6 +81,26 @@ impl CallObserver for Observer<'_> {
             what: cut.what.clone(),
             chars: cut.chars,
             kept: cut.kept,
+        });
+    }
+
+    fn on_page(&self, note: &PageNote) {
+        let (node, url) = (self.node.clone(), note.url.clone());
+        self.emit(match &note.outcome {
+            Ok(seen) => Event::PageRead {
+                node,
+                url,
+                kind: seen.kind.clone(),
+                chars: seen.chars,
+                cut: seen.cut.clone(),
+                passages: seen.passages,
+                from: seen.from,
+            },
+            Err(cause) => Event::PageUnread {
+                node,
+                url,
+                cause: cause.clone(),
+            },
         });
     }
 }

@@ -28,6 +28,10 @@ pub enum HttpError {
     Transport { url: String, message: String },
     #[error("`{url}` answered with a body that is not the expected JSON: {message}")]
     Decode { url: String, message: String },
+    /// The address was refused before any connection (a page reader's guard against private
+    /// addresses) or does not resolve: asking again gives the same answer.
+    #[error("cannot read `{url}`: {message}")]
+    Unresolvable { url: String, message: String },
     /// The server refused a part of the request it does not support (told by the caller from
     /// the body): the same request will fail again, so it is not retried.
     #[error("`{url}` refused the request (HTTP {status}): {body}")]
@@ -50,7 +54,9 @@ impl HttpError {
             HttpError::Timeout { .. } | HttpError::Connect { .. } | HttpError::Transport { .. } => {
                 true
             }
-            HttpError::Decode { .. } | HttpError::Refused { .. } => false,
+            HttpError::Decode { .. }
+            | HttpError::Refused { .. }
+            | HttpError::Unresolvable { .. } => false,
         }
     }
 
@@ -76,6 +82,7 @@ impl HttpError {
             HttpError::Transport { .. } => "connection dropped".into(),
             HttpError::Decode { .. } => "malformed answer".into(),
             HttpError::Refused { status, .. } => format!("HTTP {status} (refused)"),
+            HttpError::Unresolvable { .. } => "unresolvable".into(),
         }
     }
 

@@ -17,6 +17,6 @@ pub use checked::{Checked, CheckedError, Contract, ask_checked};
 pub use client::{LlmClient, Want};
 pub use json::extract_json;
 pub use negotiate::Negotiator;
-pub use observer::{CallObserver, Negotiated};
+pub use observer::{CallObserver, Negotiated, PageNote, PageSeen};
 pub use schema::JsonSchema;
 pub use types::Message;

@@ -1,5 +1,6 @@
 //! What a model call reports beyond its retries and gate waits ([`RetryObserver`]): a form or
-//! parameter its server refused and what replaces it, and an input cut to fit. Whoever asks a
+//! parameter its server refused and what replaces it, an input cut to fit, and the pages a
+//! search sub-agent read. Whoever asks a
 //! model passes one; the run records each as an event (`llm_negotiated`, `input_cut`).
 
 use crate::http::{NoObserver, RetryObserver};
@@ -20,6 +21,31 @@ pub struct Negotiated {
     pub status: u16,
 }
 
+/// A page behind a search result, as a task's events tell it: read (and how much of it the
+/// model saw), or why not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageNote {
+    /// As the search result gave it.
+    pub url: String,
+    pub outcome: Result<PageSeen, String>,
+}
+
+/// A page that was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageSeen {
+    /// `html`, `pdf`, `text` or `markdown`.
+    pub kind: String,
+    /// The characters of its text.
+    pub chars: usize,
+    /// Why it stops early, when it does.
+    pub cut: Option<String>,
+    /// The passages of it the model was given (0: none matched; its snippet stands in).
+    pub passages: usize,
+    /// `web` (fetched now), `memory` (read before in the run or batch) or `transcript` (a
+    /// replay).
+    pub from: &'static str,
+}
+
 /// Receives what model calls report; every method but [`RetryObserver::on_retry`] may be
 /// ignored.
 pub trait CallObserver: RetryObserver {
@@ -27,6 +53,9 @@ pub trait CallObserver: RetryObserver {
 
     /// An input of the call was cut to fit (`what`, from `chars` to `kept` characters).
     fn on_input_cut(&self, _cut: &Cut) {}
+
+    /// A page behind a search result was read, or not.
+    fn on_page(&self, _note: &PageNote) {}
 }
 
 impl CallObserver for NoObserver {}

@@ -451,6 +451,7 @@ mod tests {
                 title: format!("D{k}"),
                 snippet: None,
                 in_corpus: None,
+                passages: Vec::new(),
             })
             .collect()
     }

@@ -70,6 +70,7 @@ impl OfflineAgents {
                 title: h.title.clone(),
                 snippet: Some(snippet_of(h)),
                 in_corpus: h.in_corpus.clone(),
+                passages: Vec::new(),
             })
             .collect();
         let candidates = self.candidates(&sources).await;
@@ -88,7 +89,7 @@ impl OfflineAgents {
                 .collect::<Vec<_>>()
                 .join(" ")
         };
-        let (block, cuts) = format_hits(&self.search.provider_name(), &[query], &hits);
+        let (block, cuts) = format_hits(&self.search.provider_name(), &[query], &hits, &[]);
         report_cuts(&cuts, observer);
         let mut info = Info::default();
         info.set("llm", numbered(&quoted, "the search results"));

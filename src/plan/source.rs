@@ -19,6 +19,10 @@ pub struct Source {
     /// which name it wherever the corpus is mounted (`diff` compares sources by them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_corpus: Option<InCorpus>,
+    /// The passages of the page the task's analysis was given (when the page was read): with
+    /// the snippet, what a claim citing it is checked against.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub passages: Vec<String>,
 }
 
 /// A sentence that cites sources, and whether they support it.

@@ -61,9 +61,10 @@ pub struct Body<'a> {
     pub cut: bool,
 }
 
-/// The kind of document a page is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// The kind of document a page is, named as events and transcripts write it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum PageKind {
     Html,
     Pdf,

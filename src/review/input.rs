@@ -219,6 +219,7 @@ mod tests {
             title: format!("Source {n}"),
             snippet: None,
             in_corpus: None,
+            passages: Vec::new(),
         }
     }
 

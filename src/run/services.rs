@@ -1,7 +1,8 @@
 //! [`Services`]: what a process builds once and every command that calls models or searches
 //! shares: the settings, the HTTP pool, the rate budget of every endpoint (its gates), what
 //! each endpoint was found to accept (the negotiator), the prompts, the search client with
-//! its local index, and the transcript a replay answers from. A command builds them with
+//! its local index, the reader of the pages behind web results, and the transcript a replay
+//! answers from. A command builds them with
 //! [`Services::new`] and hands them on; nothing else wires an HTTP client or a gate.
 
 use std::collections::BTreeMap;
@@ -11,6 +12,7 @@ use std::sync::Arc;
 use crate::http::Gates;
 use crate::llm::{LlmClient, Negotiator};
 use crate::prompts::Prompts;
+use crate::read::reader::Reader;
 use crate::search::SearchClient;
 use crate::search::local::IndexReport;
 use crate::settings::{Role, Settings};
@@ -50,6 +52,9 @@ pub struct Services {
     pub prompts: Prompts,
     /// `None` without any search provider.
     pub search: Option<SearchClient>,
+    /// Reads the pages behind web results, once each for every run of the process; `None`
+    /// without a web provider or with `search.read.pages` 0.
+    pub reader: Option<Arc<Reader>>,
     /// The transcript that answers every call instead of the servers (`--replay`).
     pub replay: Option<Arc<Replayer>>,
 }
@@ -75,6 +80,7 @@ impl Services {
         let mut services = Services::bare(settings)?;
         services.gates = Arc::new(gates);
         services.search = search_client(&services).await?;
+        services.reader = reader(&services)?;
         services.replay = replay;
         Ok(services)
     }
@@ -92,6 +98,7 @@ impl Services {
             negotiator,
             prompts,
             search: None,
+            reader: None,
             replay: None,
         })
     }
@@ -109,9 +116,11 @@ impl Services {
             negotiator: Arc::clone(&self.negotiator),
             prompts,
             search: None,
+            reader: None,
             replay: None,
         };
         services.search = search_client(&services).await?;
+        services.reader = reader(&services)?;
         Ok(services)
     }
 
@@ -190,6 +199,22 @@ pub fn session(workflow_id: &str, query: &str, max_rounds: Option<u32>) -> Sessi
         max_rounds,
         replay_of: None,
     }
+}
+
+/// The page reader of the settings: with a web provider and `search.read.pages` over 0. Its
+/// hosts' gates are the services' gates.
+fn reader(services: &Services) -> Result<Option<Arc<Reader>>, SetupError> {
+    let search = &services.settings.search;
+    if search.web_provider().is_none() || search.read.pages == 0 {
+        return Ok(None);
+    }
+    let reader = Reader::new(
+        search.read.clone(),
+        services.settings.retry,
+        Arc::clone(&services.gates),
+    )
+    .map_err(SetupError::failure)?;
+    Ok(Some(Arc::new(reader)))
 }
 
 /// The search client of the settings (`None` without any provider), its web provider's gate

@@ -202,6 +202,7 @@ impl Session {
             search_llm: services.llm(Role::Search, &tape)?,
             summary_llm: services.llm(Role::Summary, &tape)?,
             search: services.search.clone(),
+            reader: services.reader.clone(),
             prompts: services.prompts.clone(),
             tape,
             claims_threshold: services.settings.claims_threshold,

@@ -229,6 +229,9 @@ pub struct SearchConfig {
     pub tool: Option<String>,
     /// Provider `mcp`: the tool's arguments; `{query}` and `{max_results}` are replaced.
     pub arguments: Option<serde_json::Map<String, serde_json::Value>>,
+    /// How the pages behind web results are read.
+    #[serde(default)]
+    pub read: super::read::ReadConfig,
 }
 
 /// A value or a list of values, as written.

@@ -172,17 +172,16 @@ pub(super) fn resolve(
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
     use serde_json::json;
 
     use super::*;
-    use crate::settings::{ConfigFile, Settings, SettingsError};
 
-    fn resolve(search: Value) -> Result<Settings, SettingsError> {
+    #[cfg(feature = "mcp")]
+    fn resolve(search: Value) -> Result<crate::settings::Settings, crate::settings::SettingsError> {
+        use crate::settings::{ConfigFile, Settings};
         let text = json!({"search": search}).to_string();
         let file = ConfigFile::parse("c.json", &text).expect("parses");
-        Settings::resolve(Path::new("c.json"), file, &|_| None)
+        Settings::resolve(std::path::Path::new("c.json"), file, &|_| None)
     }
 
     // Without the feature the provider is refused outright (`tests/it/lean.rs`).

@@ -309,6 +309,10 @@ impl<'a> Resolver<'a> {
             return Err(self.invalid("search.maxResults", max_results, "use 1 to 20"));
         }
         let mcp = mcp_search::resolve(s, &providers).map_err(|p| p.error(&self.shown))?;
+        let read = s
+            .read
+            .resolve()
+            .map_err(|(key, value, hint)| self.invalid(key, value, hint))?;
         Ok(SearchSettings {
             providers,
             base_url,
@@ -317,6 +321,7 @@ impl<'a> Resolver<'a> {
             corpus: pick(&s.corpus).map(|c| self.relative_to_config(&c)),
             index_dir: pick(&s.index_dir).map(|d| self.relative_to_config(&d)),
             mcp,
+            read,
         })
     }
 

@@ -92,6 +92,8 @@ pub struct SearchSettings {
     pub index_dir: Option<PathBuf>,
     /// The MCP server and tool of provider `mcp`; `Some` exactly when `mcp` is a provider.
     pub mcp: Option<McpSearchSettings>,
+    /// How the pages behind web results are read (`search.read`).
+    pub read: super::ReadSettings,
 }
 
 impl SearchSettings {

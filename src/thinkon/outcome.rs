@@ -92,6 +92,7 @@ fn sources_section(tree: &Tree) -> String {
                 title: title.to_string(),
                 snippet: None,
                 in_corpus: None,
+                passages: Vec::new(),
             });
         }
     }

@@ -64,7 +64,7 @@ impl SubAgents<'_> {
                     .iter()
                     .map(|h| json!({"url": h.url, "title": crate::text::one_line(&h.title, 200)}))
                     .collect();
-                let (text, cuts) = format_hits(&search.provider_name(), &queries, &hits);
+                let (text, cuts) = format_hits(&search.provider_name(), &queries, &hits, &[]);
                 report_cuts(&cuts, observer);
                 (text, sources, search.provider_name())
             }

@@ -10,6 +10,7 @@ pub enum Line {
     Session(SessionLine),
     Llm(Box<LlmLine>),
     Search(SearchLine),
+    Page(PageLine),
 }
 
 /// The start of one invocation on the plan (a new run, or a resume).
@@ -90,6 +91,29 @@ pub struct SearchLine {
     /// The hits, when the search worked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub results: Option<Vec<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub latency_ms: u64,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub replayed: bool,
+}
+
+/// One page read for a task: what the reader made of it, or why it was not read. Pages of a
+/// task are read at once, so they are found by URL, not numbered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageLine {
+    pub session: u32,
+    pub at: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<u32>,
+    /// As the search result gave it.
+    pub url: String,
+    /// The page as read (its final URL, kind, title, text and why it was cut), when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<Value>,
+    /// Why it was not read, when it was not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     pub latency_ms: u64,

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-pub use line::{Line, LlmLine, SearchLine, SessionLine};
+pub use line::{Line, LlmLine, PageLine, SearchLine, SessionLine};
 pub use record::Recorder;
 pub use replay::{Diverged, LoadError, Replayer};
 
@@ -78,6 +78,10 @@ impl Site {
 
     fn search_key(&self) -> String {
         self.key("search")
+    }
+
+    fn page_key(&self) -> String {
+        self.key("page")
     }
 }
 

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use serde_json::Value;
 
 use super::Site;
-use super::line::{Line, LlmLine, SearchLine, SessionLine};
+use super::line::{Line, LlmLine, PageLine, SearchLine, SessionLine};
 
 /// The largest transcript read: far above any real run's.
 const MAX_BYTES: u64 = 1 << 30;
@@ -46,6 +46,8 @@ pub struct Replayer {
     /// Per (key, call): the session the lines come from, and the call's attempts.
     llm: HashMap<(String, u32), (u32, Vec<LlmLine>)>,
     search: HashMap<(String, u32), (u32, SearchLine)>,
+    /// Per (key, URL): the latest session's read of the page.
+    pages: HashMap<(String, String), PageLine>,
     calls: Mutex<HashMap<String, u32>>,
 }
 
@@ -74,6 +76,7 @@ impl Replayer {
             first: None,
             llm: HashMap::new(),
             search: HashMap::new(),
+            pages: HashMap::new(),
             calls: Mutex::new(HashMap::new()),
         };
         let mut skipped = 0;
@@ -138,6 +141,20 @@ impl Replayer {
                     self.search.insert(key, (s.session, s));
                 }
             }
+            Line::Page(p) => {
+                let site = Site {
+                    node: p.node.clone(),
+                    round: p.round,
+                };
+                let key = (site.page_key(), p.url.clone());
+                if self
+                    .pages
+                    .get(&key)
+                    .is_none_or(|at| p.session >= at.session)
+                {
+                    self.pages.insert(key, p);
+                }
+            }
         }
     }
 
@@ -185,6 +202,16 @@ impl Replayer {
             None => Ok(last),
             Some(why) => Err(diverged(why)),
         }
+    }
+
+    /// The recorded read of the page at `url` for `site`.
+    pub fn page(&self, site: &Site, url: &str) -> Result<&PageLine, Diverged> {
+        self.pages
+            .get(&(site.page_key(), url.to_string()))
+            .ok_or_else(|| Diverged {
+                call: site.describe(&format!("read of `{}`", excerpt(url, 0)), 0),
+                why: "the transcript holds no read of this page".into(),
+            })
     }
 
     /// The recorded search `call` at `site`, if the run searches the same `query`.

@@ -182,12 +182,27 @@ fn sources(
         "<h4>Sources ({})</h4><ol class=\"sources\">",
         list.len()
     );
-    for (url, title) in list.iter().take(SOURCES_MAX) {
+    for (at, (url, title)) in list.iter().enumerate().take(SOURCES_MAX) {
         let title = crate::text::one_line(title, 300);
         out.push_str("<li>");
         out.push_str(&links.anchor(url, if title.is_empty() { url } else { &title }));
-        let snippet = search.and_then(|s| s.results.iter().find(|r| r.url == *url));
-        if let Some(r) = snippet.filter(|r| !r.snippet.trim().is_empty()) {
+        let result = search.and_then(|s| s.results.iter().find(|r| r.url == *url));
+        let passages = match node.sources.get(at).filter(|s| !s.passages.is_empty()) {
+            Some(source) => source.passages.as_slice(),
+            None => result.map_or(&[][..], |r| r.passages.as_slice()),
+        };
+        if !passages.is_empty() {
+            let _ = write!(
+                out,
+                r#"<p class="note">{} passage(s) of the page read:</p>"#,
+                passages.len()
+            );
+            for passage in passages {
+                out.push_str("<blockquote class=\"passage\">");
+                out.push_str(&plain(passage, options.snippet_max()));
+                out.push_str("</blockquote>");
+            }
+        } else if let Some(r) = result.filter(|r| !r.snippet.trim().is_empty()) {
             out.push_str("<blockquote>");
             out.push_str(&plain(&r.snippet, options.snippet_max()));
             out.push_str("</blockquote>");
@@ -205,7 +220,8 @@ fn sources(
 }
 
 /// The `<info type="search">` block as the search sub-agent writes it: `provider:` and
-/// `queries:` lines, then per result `[n] title`, its URL and its snippet on three lines.
+/// `queries:` lines, then per result `[n] title`, its URL and its snippet on three lines, or,
+/// for a page that was read, `passages of the page:` and one `> passage` line each.
 #[derive(Debug, Default, PartialEq)]
 pub struct SearchBlock {
     pub queries: Vec<String>,
@@ -217,6 +233,8 @@ pub struct SearchResult {
     pub title: String,
     pub url: String,
     pub snippet: String,
+    /// The passages of the page the analysis saw, when it was read.
+    pub passages: Vec<String>,
 }
 
 impl SearchBlock {
@@ -237,7 +255,16 @@ impl SearchBlock {
                 continue;
             };
             let url = lines.next().unwrap_or_default().trim().to_string();
+            let mut passages = Vec::new();
             let snippet = match lines.peek() {
+                Some(&PASSAGES_LINE) => {
+                    lines.next();
+                    while let Some(p) = lines.peek().and_then(|l| l.strip_prefix("> ")) {
+                        passages.push(p.to_string());
+                        lines.next();
+                    }
+                    String::new()
+                }
                 Some(next) if result_title(next).is_none() => {
                     lines.next().unwrap_or_default().to_string()
                 }
@@ -247,11 +274,15 @@ impl SearchBlock {
                 title: title.to_string(),
                 url,
                 snippet,
+                passages,
             });
         }
         block
     }
 }
+
+/// The line before a read page's passages (as `agents::search_agent::format_hits` writes it).
+const PASSAGES_LINE: &str = "passages of the page:";
 
 /// The title of a `[n] title` line.
 fn result_title(line: &str) -> Option<&str> {
@@ -273,5 +304,11 @@ mod tests {
         assert_eq!(b.results[0].snippet, "snip <b>1</b>");
         assert_eq!(b.results[1].snippet, "");
         assert_eq!(b.results[2].url, "https://a.test/3");
+        let read = "queries: q\n\n[1] Page\nhttps://a.test/1\npassages of the page:\n> First passage.\n> Second.\n\n[2] Other\nhttps://a.test/2\nsnip 2\n";
+        let b = SearchBlock::parse(read);
+        assert_eq!(b.results[0].passages, ["First passage.", "Second."]);
+        assert_eq!(b.results[0].snippet, "");
+        assert_eq!(b.results[1].snippet, "snip 2");
+        assert!(b.results[1].passages.is_empty());
     }
 }

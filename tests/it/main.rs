@@ -38,6 +38,7 @@ mod quality;
 #[cfg(feature = "queue")]
 mod queue;
 mod rate_limits;
+mod read;
 mod real_servers;
 mod reliability_md;
 mod review;

@@ -144,6 +144,7 @@ fn node() -> impl Strategy<Value = Node> {
             title,
             snippet,
             in_corpus: None,
+            passages: Vec::new(),
         },
     );
     let rest = (

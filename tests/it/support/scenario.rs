@@ -180,7 +180,9 @@ impl Setup {
                 },
                 "baseURL": s.base_url(),
                 "apiKey": SEARCH_KEY,
-                "maxResults": 3
+                "maxResults": 3,
+                // Off unless a test turns it on (`read.rs`): the mock's result URLs lead nowhere.
+                "read": {"pages": 0}
             }),
             None => json!({"provider": "none"}),
         };

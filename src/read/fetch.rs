@@ -1,0 +1,330 @@
+//! One page over HTTP, politely and safely: its URL checked by the guard at every hop,
+//! robots.txt obeyed at every hop's origin, redirects followed at most [`MAX_REDIRECTS`]
+//! times, at most `search.read.perHost` connections to one host and `search.read.concurrency`
+//! in all, each host behind its own gate (a 429 there holds back every read of the host), the
+//! one retry policy (`Retry-After` honoured), and the body read within the per-page deadline
+//! and byte cap: a page cut by either keeps what arrived, and says why. Content encodings
+//! (gzip, brotli, deflate) are undone by the client, and the cap counts decoded bytes, so a
+//! compressed bomb is cut like any other page.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use reqwest::Url;
+use reqwest::header::{CONTENT_TYPE, LOCATION};
+use tokio::sync::Semaphore;
+use tokio::time::Instant;
+
+use super::guard::{GuardedResolver, check_url};
+use super::robots::{MAX_ROBOTS_BYTES, RobotsCache, Rules};
+use crate::http::error::{parse_retry_after, strip_query};
+use crate::http::{AtGate, Gates, HttpError, RetryObserver, with_retry_at_gate};
+use crate::settings::{RateLimits, ReadSettings, RetrySettings};
+
+/// The most redirects followed for one page.
+pub const MAX_REDIRECTS: usize = 5;
+
+/// A page's body, as far as it was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fetched {
+    /// Where the body came from, after redirects.
+    pub url: String,
+    pub content_type: Option<String>,
+    /// Decoded of its content encoding.
+    pub bytes: Vec<u8>,
+    /// Why the body stops early (the byte cap, the deadline), when it does.
+    pub cut: Option<String>,
+}
+
+/// Why a page was not read: the cause a user reads, and the status when a server answered.
+#[derive(Debug)]
+struct Failed {
+    cause: String,
+    status: Option<u16>,
+}
+
+impl From<String> for Failed {
+    fn from(cause: String) -> Failed {
+        Failed {
+            cause,
+            status: None,
+        }
+    }
+}
+
+/// One hop's answer.
+enum Hop {
+    Body(Fetched),
+    Redirect(Url),
+}
+
+/// The reader's HTTP side: one client, its hosts' gates and connection limits, and the robots.txt
+/// of every origin met. Shared by every task of a run (and every run of a batch).
+pub struct Fetcher {
+    client: reqwest::Client,
+    settings: ReadSettings,
+    retry: RetrySettings,
+    gates: Arc<Gates>,
+    hosts: Mutex<HashMap<String, Arc<Semaphore>>>,
+    all: Semaphore,
+    robots: RobotsCache,
+}
+
+impl std::fmt::Debug for Fetcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fetcher")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Fetcher {
+    pub fn new(
+        settings: ReadSettings,
+        retry: RetrySettings,
+        gates: Arc<Gates>,
+    ) -> Result<Fetcher, reqwest::Error> {
+        // Installing twice is harmless: the second call reports the provider already set.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .user_agent(settings.user_agent.clone())
+            .redirect(reqwest::redirect::Policy::none())
+            .dns_resolver(Arc::new(GuardedResolver {
+                allow_private: settings.allow_private,
+            }))
+            .connect_timeout(settings.timeout)
+            .build()?;
+        Ok(Fetcher {
+            client,
+            all: Semaphore::new(settings.concurrency),
+            settings,
+            retry,
+            gates,
+            hosts: Mutex::default(),
+            robots: RobotsCache::default(),
+        })
+    }
+
+    pub fn settings(&self) -> &ReadSettings {
+        &self.settings
+    }
+
+    /// The page at `url`, or why it was not read.
+    pub async fn fetch(&self, url: &str, observer: &dyn RetryObserver) -> Result<Fetched, String> {
+        let url = Url::parse(url).map_err(|e| format!("it is not a URL ({e})"))?;
+        let _slot = self.all.acquire().await.map_err(|e| e.to_string())?;
+        let deadline = Instant::now() + self.settings.timeout;
+        self.follow(url, deadline, self.settings.max_bytes, observer, true)
+            .await
+            .map_err(|f| f.cause)
+    }
+
+    /// Follows `url`'s redirects to a body, each hop checked (and, with `obey`, held against
+    /// its origin's robots.txt).
+    async fn follow(
+        &self,
+        mut url: Url,
+        deadline: Instant,
+        max_bytes: u64,
+        observer: &dyn RetryObserver,
+        obey: bool,
+    ) -> Result<Fetched, Failed> {
+        for _ in 0..=MAX_REDIRECTS {
+            check_url(&url, self.settings.allow_private)?;
+            if obey {
+                self.robots_allow(&url, observer).await?;
+            }
+            match self.hop(&url, deadline, max_bytes, observer).await? {
+                Hop::Body(body) => return Ok(body),
+                Hop::Redirect(next) => url = next,
+            }
+        }
+        Err(format!("it redirects more than {MAX_REDIRECTS} times").into())
+    }
+
+    /// `Err(cause)` when `url`'s origin forbids reading it.
+    async fn robots_allow(&self, url: &Url, observer: &dyn RetryObserver) -> Result<(), String> {
+        let (cell, robots_url) = self.robots.cell(url);
+        let rules = cell
+            .get_or_init(|| async {
+                let deadline = Instant::now() + self.settings.timeout;
+                let got =
+                    Box::pin(self.follow(robots_url, deadline, MAX_ROBOTS_BYTES, observer, false))
+                        .await;
+                match got {
+                    Ok(body) => Rules::from_answer(200, &body.bytes),
+                    Err(Failed {
+                        status: Some(status),
+                        ..
+                    }) => Rules::from_answer(status, b""),
+                    Err(Failed { cause, .. }) => Rules::Unavailable(cause),
+                }
+            })
+            .await;
+        rules.check(url)
+    }
+
+    /// One hop: its host's slot and gate, the retries, the body.
+    async fn hop(
+        &self,
+        url: &Url,
+        deadline: Instant,
+        max_bytes: u64,
+        observer: &dyn RetryObserver,
+    ) -> Result<Hop, Failed> {
+        let host = url.host_str().unwrap_or_default().to_string();
+        let slot = self.host_slot(&host);
+        let _slot = slot.acquire().await.map_err(|e| e.to_string())?;
+        let key = format!("read:{}", url.origin().ascii_serialization());
+        let gate = self.gates.gate(&key, &host, RateLimits::default());
+        let what = format!("read {host}");
+        let attempts = with_retry_at_gate(
+            &self.retry,
+            &what,
+            observer,
+            Some(AtGate {
+                gate: &gate,
+                tokens: 0,
+            }),
+            || self.attempt(url, deadline, max_bytes),
+        );
+        // The retries' waits count against the page's deadline too (a second more for a body
+        // cut at the deadline to come back).
+        match tokio::time::timeout_at(deadline + std::time::Duration::from_secs(1), attempts).await
+        {
+            Ok(Ok(hop)) => Ok(hop),
+            Ok(Err(e)) => Err(Failed {
+                cause: e.to_string(),
+                status: match &e {
+                    HttpError::Status { status, .. } => Some(*status),
+                    _ => None,
+                },
+            }),
+            Err(_) => Err(format!(
+                "it did not answer within the per-page timeout ({} ms)",
+                self.settings.timeout.as_millis()
+            )
+            .into()),
+        }
+    }
+
+    /// The connections of `host`.
+    fn host_slot(&self, host: &str) -> Arc<Semaphore> {
+        let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
+        let slot = hosts
+            .entry(host.to_string())
+            .or_insert_with(|| Arc::new(Semaphore::new(self.settings.per_host)));
+        Arc::clone(slot)
+    }
+
+    /// One request and its body.
+    async fn attempt(
+        &self,
+        url: &Url,
+        deadline: Instant,
+        max_bytes: u64,
+    ) -> Result<Hop, HttpError> {
+        let shown = strip_query(url.as_str());
+        let timeout = self.settings.timeout;
+        let sent = tokio::time::timeout_at(deadline, self.client.get(url.clone()).send()).await;
+        let mut response = match sent {
+            Err(_) => {
+                return Err(HttpError::Timeout {
+                    url: shown,
+                    timeout,
+                });
+            }
+            Ok(Err(e)) => return Err(transport(&shown, &e)),
+            Ok(Ok(response)) => response,
+        };
+        let status = response.status();
+        if status.is_redirection() && status != reqwest::StatusCode::NOT_MODIFIED {
+            let next = response
+                .headers()
+                .get(LOCATION)
+                .and_then(|l| l.to_str().ok())
+                .and_then(|l| url.join(l).ok());
+            return match next {
+                Some(next) => Ok(Hop::Redirect(next)),
+                None => Err(HttpError::Refused {
+                    url: shown,
+                    status: status.as_u16(),
+                    body: "a redirect without a usable Location".into(),
+                }),
+            };
+        }
+        if !status.is_success() {
+            return Err(HttpError::Status {
+                url: shown,
+                status: status.as_u16(),
+                body: String::new(),
+                retry_after: parse_retry_after(response.headers()),
+            });
+        }
+        let content_type = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|t| t.to_str().ok())
+            .map(str::to_string);
+        let cap = usize::try_from(max_bytes).unwrap_or(usize::MAX);
+        let mut bytes: Vec<u8> = Vec::new();
+        let mut cut = None;
+        loop {
+            match tokio::time::timeout_at(deadline, response.chunk()).await {
+                Err(_) if bytes.is_empty() => {
+                    return Err(HttpError::Timeout {
+                        url: shown,
+                        timeout,
+                    });
+                }
+                Err(_) => {
+                    cut = Some(format!("the per-page timeout ({} ms)", timeout.as_millis()));
+                    break;
+                }
+                Ok(Err(e)) if bytes.is_empty() => return Err(transport(&shown, &e)),
+                Ok(Err(_)) => {
+                    cut = Some("the connection dropped".to_string());
+                    break;
+                }
+                Ok(Ok(None)) => break,
+                Ok(Ok(Some(chunk))) => {
+                    let room = cap - bytes.len();
+                    if chunk.len() > room {
+                        bytes.extend_from_slice(&chunk[..room]);
+                        cut = Some(format!("the byte cap ({max_bytes} bytes)"));
+                        break;
+                    }
+                    bytes.extend_from_slice(&chunk);
+                }
+            }
+        }
+        Ok(Hop::Body(Fetched {
+            url: url.to_string(),
+            content_type,
+            bytes,
+            cut,
+        }))
+    }
+}
+
+/// A request that failed before an answer. An address the guard refused, or a name that does
+/// not resolve, is not asked again.
+fn transport(shown: &str, e: &reqwest::Error) -> HttpError {
+    let message = crate::text::error_chain(e);
+    if message.contains("allowPrivate") || message.contains("failed to lookup address") {
+        return HttpError::Unresolvable {
+            url: shown.to_string(),
+            message,
+        };
+    }
+    match e.is_connect() {
+        true => HttpError::Connect {
+            url: shown.to_string(),
+            message,
+        },
+        false => HttpError::Transport {
+            url: shown.to_string(),
+            message,
+        },
+    }
+}

@@ -1,0 +1,190 @@
+//! The reader's guard against being pointed inward (SSRF): a search result is untrusted input,
+//! and a page URL may name, or resolve to, this machine, the local network or a cloud's
+//! metadata service. Unless `search.read.allowPrivate` is set, only `http(s)` URLs whose
+//! addresses are all public are read: an IP literal is checked here, a host name through
+//! [`GuardedResolver`], the resolver of the reader's HTTP client, so the address checked is
+//! the address connected to (no second lookup for a rebinding DNS server to answer
+//! differently). Every redirect hop goes through the same checks.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+
+use reqwest::Url;
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+
+/// Why the address `ip` is not read, or `None` when it is public.
+pub fn refused_ip(ip: IpAddr) -> Option<&'static str> {
+    match ip {
+        IpAddr::V4(v4) => refused_v4(v4),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => refused_v4(v4),
+            None => refused_v6(v6),
+        },
+    }
+}
+
+fn refused_v4(ip: Ipv4Addr) -> Option<&'static str> {
+    let [a, b, ..] = ip.octets();
+    if ip.is_loopback() {
+        Some("a loopback address")
+    } else if ip == Ipv4Addr::new(169, 254, 169, 254) || ip == Ipv4Addr::new(100, 100, 100, 200) {
+        Some("a cloud metadata address")
+    } else if ip.is_private() || (a == 100 && (64..128).contains(&b)) {
+        Some("a private address")
+    } else if ip.is_link_local() {
+        Some("a link-local address")
+    } else if ip.is_unspecified() || ip.is_broadcast() || ip.is_multicast() || a == 0 {
+        Some("not a unicast address")
+    } else {
+        None
+    }
+}
+
+fn refused_v6(ip: Ipv6Addr) -> Option<&'static str> {
+    if ip.is_loopback() {
+        Some("a loopback address")
+    } else if ip == Ipv6Addr::new(0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254) {
+        Some("a cloud metadata address")
+    } else if ip.is_unique_local() {
+        Some("a private address")
+    } else if ip.is_unicast_link_local() {
+        Some("a link-local address")
+    } else if ip.is_unspecified() || ip.is_multicast() {
+        Some("not a unicast address")
+    } else {
+        None
+    }
+}
+
+/// Whether `url` may be read: `http` or `https` with a host, and, unless `allow_private`, not
+/// an IP literal of a refused address nor `localhost`. Host names are checked again when they
+/// resolve.
+pub fn check_url(url: &Url, allow_private: bool) -> Result<(), String> {
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!(
+            "its scheme `{}` is not http or https",
+            url.scheme()
+        ));
+    }
+    let Some(host) = url.host() else {
+        return Err("it has no host".into());
+    };
+    if allow_private {
+        return Ok(());
+    }
+    let ip = match host {
+        url::Host::Ipv4(ip) => IpAddr::V4(ip),
+        url::Host::Ipv6(ip) => IpAddr::V6(ip),
+        url::Host::Domain(name) => {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            if name == "localhost" || name.ends_with(".localhost") {
+                return Err(private("localhost"));
+            }
+            return Ok(());
+        }
+    };
+    match refused_ip(ip) {
+        Some(why) => Err(private(why)),
+        None => Ok(()),
+    }
+}
+
+/// The cause of a refusal, with the way out.
+fn private(what: &str) -> String {
+    format!(
+        "it points at {what}, which is not read unless `search.read.allowPrivate` is true (an intranet)"
+    )
+}
+
+/// The reader client's resolver: the system's, keeping only public addresses unless private
+/// ones are allowed.
+#[derive(Debug, Clone, Copy)]
+pub struct GuardedResolver {
+    pub allow_private: bool,
+}
+
+impl Resolve for GuardedResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        let allow_private = self.allow_private;
+        Box::pin(async move {
+            let host = name.as_str().to_string();
+            let found: Vec<SocketAddr> =
+                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let kept: Vec<SocketAddr> = found
+                .iter()
+                .copied()
+                .filter(|a| allow_private || refused_ip(a.ip()).is_none())
+                .collect();
+            if kept.is_empty() {
+                let why = found
+                    .first()
+                    .and_then(|a| refused_ip(a.ip()))
+                    .unwrap_or("no address");
+                return Err(private(&format!("`{host}`, which resolves to {why}")).into());
+            }
+            Ok(Box::new(kept.into_iter()) as Addrs)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().expect("an address")
+    }
+
+    #[test]
+    fn inward_addresses_are_refused_and_public_ones_kept() {
+        for refused in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "169.254.1.1",
+            "100.64.0.1",
+            "0.0.0.0",
+            "::1",
+            "fd00::1",
+            "fe80::1",
+            "::ffff:127.0.0.1",
+            "fd00:ec2::254",
+        ] {
+            assert!(refused_ip(ip(refused)).is_some(), "{refused}");
+        }
+        for public in ["93.184.216.34", "1.1.1.1", "2606:4700:4700::1111"] {
+            assert_eq!(refused_ip(ip(public)), None, "{public}");
+        }
+    }
+
+    #[test]
+    fn urls_are_checked_by_scheme_and_literal_host() {
+        let url = |s: &str| Url::parse(s).expect("a URL");
+        assert!(check_url(&url("https://example.org/a"), false).is_ok());
+        let refused = check_url(&url("http://127.0.0.1:8080/"), false).expect_err("loopback");
+        assert!(refused.contains("allowPrivate"), "{refused}");
+        assert!(check_url(&url("http://[::1]/"), false).is_err());
+        assert!(check_url(&url("http://LOCALHOST./x"), false).is_err());
+        assert!(check_url(&url("http://169.254.169.254/latest/meta-data"), false).is_err());
+        assert!(check_url(&url("file:///etc/passwd"), true).is_err());
+        assert!(check_url(&url("ftp://example.org/"), false).is_err());
+        assert!(check_url(&url("http://127.0.0.1:8080/"), true).is_ok());
+    }
+
+    #[tokio::test]
+    async fn the_resolver_drops_private_answers() {
+        let guarded = GuardedResolver {
+            allow_private: false,
+        };
+        let name: Name = "localhost".parse().expect("a name");
+        let err = guarded.resolve(name).await.err().expect("refused");
+        assert!(err.to_string().contains("allowPrivate"), "{err}");
+        let open = GuardedResolver {
+            allow_private: true,
+        };
+        let name: Name = "localhost".parse().expect("a name");
+        let addrs: Vec<SocketAddr> = open.resolve(name).await.expect("resolved").collect();
+        assert!(addrs.iter().all(|a| a.ip().is_loopback()), "{addrs:?}");
+    }
+}

@@ -1,0 +1,150 @@
+//! [`Reader`]: the pages of a run (or of every run of a batch), each read once. A page asked
+//! again, by another task or another question, gets the first read's answer without a request.
+//! Text is extracted off the async threads (a Readability pass over a large page takes a
+//! while) and kept to [`MAX_TEXT_CHARS`].
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::OnceCell;
+
+use super::extract::{Body, PageKind, extract};
+use super::fetch::{Fetched, Fetcher};
+use crate::http::{Gates, RetryObserver};
+use crate::settings::{ReadSettings, RetrySettings};
+
+/// The most characters of a page's text kept: far more than any task's passages need.
+pub const MAX_TEXT_CHARS: usize = 400_000;
+
+/// A page as read: the text the passages are cut from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReadPage {
+    /// Where the text came from, after redirects.
+    pub url: String,
+    pub kind: PageKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    pub text: String,
+    /// Why the page stops early (the byte cap, the deadline, the text cap), when it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<String>,
+    /// The body's length as read, decoded of its content encoding.
+    pub bytes: u64,
+}
+
+/// A page, or why it was not read.
+pub type PageResult = Result<Arc<ReadPage>, String>;
+
+/// How a read was served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Served {
+    /// Fetched now.
+    Web,
+    /// Read before in this run or batch.
+    Memory,
+}
+
+/// The reader of a run or a batch.
+#[derive(Debug)]
+pub struct Reader {
+    fetcher: Fetcher,
+    pages: Mutex<HashMap<String, Arc<OnceCell<PageResult>>>>,
+}
+
+impl Reader {
+    pub fn new(
+        settings: ReadSettings,
+        retry: RetrySettings,
+        gates: Arc<Gates>,
+    ) -> Result<Reader, reqwest::Error> {
+        Ok(Reader {
+            fetcher: Fetcher::new(settings, retry, gates)?,
+            pages: Mutex::default(),
+        })
+    }
+
+    pub fn settings(&self) -> &ReadSettings {
+        self.fetcher.settings()
+    }
+
+    /// The page at `url`, read once per reader.
+    pub async fn read(&self, url: &str, observer: &dyn RetryObserver) -> (PageResult, Served) {
+        let cell = {
+            let mut pages = self.pages.lock().unwrap_or_else(|p| p.into_inner());
+            Arc::clone(pages.entry(url.to_string()).or_default())
+        };
+        if let Some(known) = cell.get() {
+            return (known.clone(), Served::Memory);
+        }
+        let mut served = Served::Memory;
+        let result = cell
+            .get_or_init(|| {
+                served = Served::Web;
+                async move {
+                    let fetched = self.fetcher.fetch(url, observer).await?;
+                    tokio::task::spawn_blocking(move || to_page(fetched))
+                        .await
+                        .map_err(|e| format!("its text could not be extracted ({e})"))?
+                        .map(Arc::new)
+                }
+            })
+            .await;
+        (result.clone(), served)
+    }
+}
+
+/// The text of a fetched body.
+fn to_page(fetched: Fetched) -> Result<ReadPage, String> {
+    let body = Body {
+        url: &fetched.url,
+        content_type: fetched.content_type.as_deref(),
+        bytes: &fetched.bytes,
+        cut: fetched.cut.is_some(),
+    };
+    let page = extract(&body).map_err(|why| match &fetched.cut {
+        Some(cut) => format!("{why} (what arrived before {cut})"),
+        None => why,
+    })?;
+    let mut cut = fetched.cut.clone();
+    let mut text = page.text;
+    if text.chars().count() > MAX_TEXT_CHARS {
+        text = crate::text::truncate(&text, MAX_TEXT_CHARS);
+        cut.get_or_insert_with(|| format!("the text cap ({MAX_TEXT_CHARS} characters)"));
+    }
+    Ok(ReadPage {
+        url: fetched.url,
+        kind: page.kind,
+        title: page.title,
+        text,
+        cut,
+        bytes: fetched.bytes.len() as u64,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_body_becomes_a_page_with_its_cut() {
+        let fetched = Fetched {
+            url: "http://h.test/a.txt".into(),
+            content_type: Some("text/plain; charset=utf-8".into()),
+            bytes: b"Cells hold 270 Wh/kg today.\n".to_vec(),
+            cut: Some("the byte cap (28 bytes)".into()),
+        };
+        let page = to_page(fetched).expect("a page");
+        assert_eq!(page.kind, PageKind::Text);
+        assert!(page.text.contains("270 Wh/kg"), "{}", page.text);
+        assert_eq!(page.cut.as_deref(), Some("the byte cap (28 bytes)"));
+        assert_eq!(page.bytes, 28);
+        let image = Fetched {
+            url: "http://h.test/a.png".into(),
+            content_type: Some("image/png".into()),
+            bytes: vec![0x89, b'P', b'N', b'G', 0, 0, 0],
+            cut: None,
+        };
+        assert!(to_page(image).is_err());
+    }
+}

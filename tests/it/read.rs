@@ -1,0 +1,233 @@
+//! Research that reads: a workflow whose search results point at a loopback site of real pages
+//! (`fixtures/web/`, served by `support::web_site`) with useless snippets. The analysis must be
+//! sent passages that exist only in the page bodies, the sources keep them, claims are checked
+//! against them, robots.txt and the private-address guard keep pages unrequested, slow and huge
+//! pages are cut and recorded, and a replay makes no request.
+
+use serde_json::{Value, json};
+
+use crate::support::scenario::{
+    Agent, Setup, agent, events_of, final_over, node, read_ndjson, requests_of, searches_round,
+};
+use crate::support::web_docs::{
+    GPL3_TXT, LIBFFI_CLOSURES, MIME_SPEC_PDF, QEMU_NBD, collapse_whitespace, doc,
+};
+use crate::support::web_site::{MOVED_TO, SECRET_PATH};
+use crate::support::{MockLlm, MockSearch, Reply, SearchHit, SearchKind, WebSite};
+
+/// One search task, then the final report. The queries name what the facts say.
+fn one_task(llm: &MockLlm, summary: &'static str) {
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner if req.user_prompt().unwrap_or_default().contains("### b:") => {
+            Reply::json(&final_over("b:summary"))
+        }
+        Agent::Planner => Reply::json(&searches_round(&["Handshake limits and closures"])),
+        Agent::Queries => Reply::json(&json!({"queries": [
+            "client handshake timeout seconds",
+            "closure function deprecated writable executable addresses",
+            "text types subclasses of text/plain"
+        ]})),
+        Agent::Analysis => Reply::json(&json!({"summary": summary, "analysis": summary})),
+        Agent::Final => Reply::content(summary),
+        _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
+    });
+}
+
+/// The config of a run reading `site` through `search`.
+fn reading(search: &MockSearch, read: Value) -> Value {
+    json!({"search": {
+        "provider": "searxng",
+        "baseURL": search.base_url(),
+        "maxResults": 10,
+        "read": read
+    }})
+}
+
+fn hit(site: &WebSite, path: &str, title: &str) -> SearchHit {
+    SearchHit {
+        title: title.into(),
+        url: site.url(path),
+        snippet: "Documentation page.".into(),
+    }
+}
+
+/// The analysis prompt, white space collapsed as the facts are.
+fn analysis_prompt(llm: &MockLlm) -> String {
+    let asked = requests_of(llm, Agent::Analysis);
+    collapse_whitespace(&asked[0].user_prompt().unwrap_or_default())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_analysis_is_given_passages_only_the_page_bodies_hold_and_claims_are_checked_on_them() {
+    let site = WebSite::start().await;
+    let search = MockSearch::with_results(SearchKind::Searxng, site.search_hits()).await;
+    let llm = MockLlm::start().await;
+    one_task(
+        &llm,
+        "A client must complete its handshake within a timeout of 10 seconds by default [1].",
+    );
+    let s = Setup::with_config(
+        &llm,
+        Some(&search),
+        reading(&search, json!({"allowPrivate": true, "timeoutMs": 5000})),
+    );
+    let out = s.query("What limits a qemu-nbd client?").run().await;
+    out.success();
+
+    let prompt = analysis_prompt(&llm);
+    for name in [QEMU_NBD, LIBFFI_CLOSURES, MIME_SPEC_PDF] {
+        let fact = collapse_whitespace(doc(name).fact);
+        assert!(prompt.contains(&fact), "`{name}`'s fact: {prompt}");
+        assert!(
+            !prompt.contains(doc(name).snippet),
+            "its snippet stands aside"
+        );
+    }
+    let plan = s.plan();
+    let b = node(&plan, "b");
+    let first = &b["sources"][0];
+    assert_eq!(first["url"], site.doc_url(QEMU_NBD));
+    let passages = first["passages"].as_array().cloned().unwrap_or_default();
+    assert!(
+        passages
+            .iter()
+            .any(|p| p.as_str().is_some_and(|p| p.contains("handshake"))),
+        "{first}"
+    );
+    // The claim's words are in the passages, not in the snippet or the title.
+    assert_eq!(b["claims"][0]["supported"], true, "{b}");
+
+    let events = s.events();
+    let read = events_of(&events, "page_read");
+    assert_eq!(read.len(), 5, "every page read: {read:?}");
+    let kind_of = |name: &str| {
+        read.iter()
+            .find(|e| e["url"] == site.doc_url(name))
+            .map(|e| e["kind"].clone())
+    };
+    assert_eq!(kind_of(QEMU_NBD), Some(json!("html")));
+    assert_eq!(kind_of(MIME_SPEC_PDF), Some(json!("pdf")));
+    assert_eq!(kind_of(GPL3_TXT), Some(json!("text")));
+    assert!(read.iter().all(|e| e["from"] == "web"));
+    for name in [QEMU_NBD, LIBFFI_CLOSURES, MIME_SPEC_PDF, GPL3_TXT] {
+        assert_eq!(site.requests(&doc(name).path()), 1, "`{name}` read once");
+    }
+    assert_eq!(site.requests("/robots.txt"), 1, "once per host");
+    let agent = site.all_requests()[0]
+        .header("user-agent")
+        .unwrap_or_default()
+        .to_string();
+    assert!(agent.starts_with("researchflow/"), "{agent}");
+
+    // The transcript holds every read; a replay asks the site nothing and cites the same.
+    let lines = read_ndjson(&s.path().join("out/plan.transcript.jsonl"));
+    let pages = lines.iter().filter(|l| l["kind"] == "page").count();
+    assert_eq!(pages, 5);
+    let before = site.all_requests().len();
+    drop((llm, search));
+    let replay = s
+        .cmd()
+        .args([
+            "workflow",
+            "--replay",
+            "out/plan.transcript.jsonl",
+            "--out",
+            "replay.json",
+        ])
+        .run()
+        .await;
+    replay.success();
+    assert_eq!(site.all_requests().len(), before, "a replay reads nothing");
+    let again = crate::support::scenario::read_json(&s.path().join("replay.json"));
+    assert_eq!(node(&again, "b")["sources"], b["sources"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forbidden_slow_huge_and_odd_pages_are_skipped_or_cut_and_the_task_still_runs() {
+    let site = WebSite::start().await;
+    let hits = vec![
+        hit(&site, SECRET_PATH, "Secret"),
+        hit(&site, "/slow", "Slow"),
+        hit(&site, "/huge", "Huge"),
+        hit(&site, "/image.png", "Image"),
+        hit(&site, "/loop", "Loop"),
+        hit(&site, "/moved", "Moved"),
+    ];
+    let search = MockSearch::with_results(SearchKind::Searxng, hits).await;
+    let llm = MockLlm::start().await;
+    one_task(&llm, "The closure API is documented [6].");
+    let s = Setup::with_config(
+        &llm,
+        Some(&search),
+        reading(
+            &search,
+            json!({"allowPrivate": true, "pages": 6, "timeoutMs": 1500, "maxBytes": 1_000_000}),
+        ),
+    );
+    let out = s.query("What does the closure API say?").run().await;
+    out.success();
+
+    assert_eq!(site.requests(SECRET_PATH), 0, "robots.txt disallows it");
+    let events = s.events();
+    let unread = events_of(&events, "page_unread");
+    let cause = |path: &str| {
+        unread
+            .iter()
+            .find(|e| e["url"] == site.url(path))
+            .and_then(|e| e["cause"].as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(cause(SECRET_PATH).contains("robots.txt"), "{unread:?}");
+    assert!(cause("/image.png").contains("image"), "{unread:?}");
+    assert!(cause("/loop").contains("redirects more than"), "{unread:?}");
+    let read = events_of(&events, "page_read");
+    let cut = |path: &str| {
+        read.iter()
+            .find(|e| e["url"] == site.url(path))
+            .and_then(|e| e["cut"].as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    // What trickled in before the deadline is the page's head: no text, and it says why.
+    assert!(
+        cut("/slow").contains("timeout") || cause("/slow").contains("timeout"),
+        "{read:?} {unread:?}"
+    );
+    assert!(cut("/huge").contains("byte cap"), "{read:?}");
+    assert!(
+        read.iter().any(|e| e["url"] == site.url("/moved")),
+        "a redirect is followed to {MOVED_TO}: {read:?}"
+    );
+    // The unread pages keep their snippets; the task completed.
+    let plan = s.plan();
+    let b = node(&plan, "b");
+    assert_eq!(b["status"], "completed", "{b}");
+    assert_eq!(b["sources"][0]["snippet"], "Documentation page.");
+    assert!(b["sources"][0].get("passages").is_none(), "{b}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_private_address_is_never_requested_unless_allowed() {
+    let site = WebSite::start().await;
+    let search = MockSearch::with_results(SearchKind::Searxng, site.search_hits()).await;
+    let llm = MockLlm::start().await;
+    one_task(&llm, "Nothing was read [1].");
+    let s = Setup::with_config(&llm, Some(&search), reading(&search, json!({})));
+    let out = s.query("What limits a qemu-nbd client?").run().await;
+    out.success();
+    assert!(site.all_requests().is_empty(), "the site is on loopback");
+    let events = s.events();
+    let unread = events_of(&events, "page_unread");
+    assert_eq!(unread.len(), 5, "{unread:?}");
+    assert!(
+        unread.iter().all(|e| e["cause"]
+            .as_str()
+            .is_some_and(|c| c.contains("allowPrivate"))),
+        "{unread:?}"
+    );
+    assert!(
+        analysis_prompt(&llm).contains("QEMU documentation."),
+        "snippets stand in"
+    );
+}
