@@ -100,6 +100,7 @@ impl Session {
                     search_llm: &search_llm,
                     summary_llm: &summary_llm,
                     search: services.search.as_ref(),
+                    reader: services.reader.as_deref(),
                     tape: &tape,
                     analysis_prompt: &prompts[Prompt::SearchAnalysis],
                     summary_prompt: &prompts[Prompt::Summary],

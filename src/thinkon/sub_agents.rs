@@ -1,7 +1,8 @@
 //! The research executors: `search: <query>` and `summarize: <instruction>`, run by the
 //! search and summary sub-agents' parts ([`crate::agents`]): the query runs on the configured
-//! providers (recorded on the run's tape), the results are formatted as the search agent
-//! formats them, and the agent's analysis prompt reads them; `summarize` has the summary
+//! providers (recorded on the run's tape), the pages behind the top web results are read when
+//! a reader is configured (`search.read`), the results are formatted as the search agent
+//! formats them (passages in place of snippets), and the agent's analysis prompt reads them; `summarize` has the summary
 //! prompt synthesise what the block's parent has done. Each is one model call.
 //!
 //! With search provider `none` the analysis comes from the model alone, and the observation
@@ -11,6 +12,7 @@ use serde_json::{Value, json};
 
 use super::context::render_done;
 use super::plan_next::Spent;
+use crate::agents::reading::read_hits;
 use crate::agents::search_agent::{ANALYSIS_MAX_TOKENS, format_hits, report_cuts};
 use crate::agents::searches::run_queries;
 use crate::agents::summary_agent::SUMMARY_MAX_TOKENS;
@@ -18,6 +20,7 @@ use crate::agents::task::{TaskError, TaskInput, WRITTEN_SCHEMA, parse_written};
 use crate::llm::CallObserver;
 use crate::llm::{LlmClient, Message, Want};
 use crate::plan::{NodeId, NodeType};
+use crate::read::reader::Reader;
 use crate::search::SearchClient;
 use crate::transcript::{Site, Tape};
 
@@ -32,6 +35,8 @@ pub struct SubAgents<'a> {
     pub search_llm: &'a LlmClient,
     pub summary_llm: &'a LlmClient,
     pub search: Option<&'a SearchClient>,
+    /// Reads the pages behind web results (`search.read`), when configured.
+    pub reader: Option<&'a Reader>,
     pub tape: &'a Tape,
     pub analysis_prompt: &'a str,
     pub summary_prompt: &'a str,
@@ -60,11 +65,19 @@ impl SubAgents<'_> {
         let (results, sources, provider) = match self.search {
             Some(search) => {
                 let hits = run_queries(search, self.tape, &site, &queries, observer).await?;
+                let passages = match self.reader {
+                    Some(reader) => {
+                        let asked = [query, question];
+                        read_hits(reader, self.tape, &site, &hits, &asked, observer).await
+                    }
+                    None => Vec::new(),
+                };
                 let sources: Vec<Value> = hits
                     .iter()
                     .map(|h| json!({"url": h.url, "title": crate::text::one_line(&h.title, 200)}))
                     .collect();
-                let (text, cuts) = format_hits(&search.provider_name(), &queries, &hits, &[]);
+                let (text, cuts) =
+                    format_hits(&search.provider_name(), &queries, &hits, &passages);
                 report_cuts(&cuts, observer);
                 (text, sources, search.provider_name())
             }

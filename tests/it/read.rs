@@ -231,3 +231,41 @@ async fn a_private_address_is_never_requested_unless_allowed() {
         "snippets stand in"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thinkon_search_step_reads_the_pages_too() {
+    use crate::support::thinkon::{Kind, execute, item, kind, scripted, steps};
+    let site = WebSite::start().await;
+    let search = MockSearch::with_results(SearchKind::Searxng, site.search_hits()).await;
+    let llm = MockLlm::start().await;
+    scripted(&llm, |ctx, _| match item(ctx).as_str() {
+        "" => steps("Research", &["Handshake", "Limits", "Timeouts"]),
+        step => execute(step, "search: client handshake timeout seconds"),
+    });
+    let s = Setup::with_config(
+        &llm,
+        Some(&search),
+        reading(&search, json!({"allowPrivate": true, "timeoutMs": 5000})),
+    );
+    s.cmd()
+        .args(["thinkon", "--goal", "What limits a qemu-nbd client?"])
+        .timeout(std::time::Duration::from_secs(60))
+        .run()
+        .await
+        .success();
+    let analysis: Vec<String> = llm
+        .chat_requests()
+        .iter()
+        .filter(|r| kind(r) == Kind::Analysis)
+        .filter_map(|r| r.user_prompt())
+        .map(|p| collapse_whitespace(&p))
+        .collect();
+    let fact = collapse_whitespace(doc(QEMU_NBD).fact);
+    assert!(analysis.iter().any(|p| p.contains(&fact)), "{analysis:?}");
+    // Three steps search alike: each page is fetched by the first and served from memory after.
+    let events = read_ndjson(&s.path().join(".thinkon/events.ndjson"));
+    let read = events_of(&events, "page_read");
+    let from = |f: &str| read.iter().filter(|e| e["from"] == f).count();
+    assert_eq!((from("web"), from("memory")), (5, 10), "{read:?}");
+    assert_eq!(site.requests(&doc(QEMU_NBD).path()), 1);
+}
