@@ -95,8 +95,9 @@ impl SearchAgent<'_> {
                 let hits = run_queries(search, self.tape, &site, &queries, observer).await?;
                 let passages = match self.reader {
                     Some(reader) => {
+                        // Passages are ranked for the queries, the task and the run's question.
                         let mut asked: Vec<&str> = queries.iter().map(String::as_str).collect();
-                        asked.push(&input.title);
+                        asked.extend([input.title.as_str(), input.question.as_str()]);
                         read_hits(reader, self.tape, &site, &hits, &asked, observer).await
                     }
                     None => vec![Vec::new(); hits.len()],

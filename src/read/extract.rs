@@ -118,7 +118,13 @@ pub fn extract(body: &Body) -> Result<PageText, String> {
             html_text(&source, &mut warnings)
         }
     };
-    let text = strip_controls(&text).trim().to_string();
+    // Icon fonts put private-use characters in pages (a Sphinx theme's `¶` links are U+F0C1):
+    // glyphs of one font, not text.
+    let text: String = strip_controls(&text)
+        .chars()
+        .filter(|c| !('\u{E000}'..='\u{F8FF}').contains(c))
+        .collect();
+    let text = text.trim().to_string();
     if text.is_empty() {
         return Err("it has no text".to_string());
     }
@@ -548,6 +554,8 @@ mod tests {
         assert_eq!(text.title.as_deref(), Some("Bad title"));
         let text = read(Some("text/plain"), b"tab\there \x1b[1mbold\x1b[0m\r\n");
         assert_eq!(text.text, "tab\there bold");
+        let icon = read(Some("text/plain"), "Options\u{f0c1} and more".as_bytes());
+        assert_eq!(icon.text, "Options and more", "an icon font's glyph");
         assert_eq!(
             extract(&body(Some("text/html"), b"<script>x()</script>")),
             Err("it has no text".to_string())
