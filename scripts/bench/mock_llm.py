@@ -8,7 +8,11 @@ GET /stats returns {"requests", "refused"}. Prints its base URL on stdout once l
 
 With MODE `quote` it is a model that does the least a faithful one would, for `eval` over a
 corpus: its search query is the user's question, its search summary quotes the first sentence
-of the first result's snippet, and its final report repeats that quote with its citation.
+of the first result's text, and its final report repeats that quote with its citation. The
+result's text is its snippet, or, when its page was read (`search.read`), its passages (the
+chosen ones, in the page's reading order). With MODE `quote-best` the summary quotes instead
+the sentence of that text sharing the most words with the question (the first on a tie; the
+first sentence when none shares one): a model that looks for the answer in what it is shown.
 
     mock_llm.py LATENCY_SECONDS [RATE_PER_SECOND] [MODE]
 """
@@ -22,7 +26,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LATENCY = float(sys.argv[1]) if len(sys.argv) > 1 else 0.1
 RATE = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
-QUOTE = len(sys.argv) > 3 and sys.argv[3] == "quote"
+MODE = sys.argv[3] if len(sys.argv) > 3 else ""
+QUOTE = MODE in ("quote", "quote-best")
+# Words of a question too common to look for (`quote-best`).
+STOP = set("a an and are as at be by does did do for from had has have how in is it its of on "
+           "or that the their this to was were what when where which who why with".split())
 lock = threading.Lock()
 admitted = deque()
 stats = {"requests": 0, "refused": 0}
@@ -51,7 +59,7 @@ def answer(body):
 
 
 def quoting(system, user):
-    """The answers of MODE `quote`."""
+    """The answers of MODEs `quote` and `quote-best`."""
     if "final report" in system:
         # The search summary's quote, as the earlier results give it.
         quoted = re.search(r"^.*\[1\]\.?$", user.split("Earlier results", 1)[-1], re.M)
@@ -59,11 +67,26 @@ def quoting(system, user):
     if "web search queries" in system:
         question = re.search(r"^User question: (.*)$", user, re.M)
         return json.dumps({"queries": [question.group(1) if question else "q"]})
-    # The first result: "[1] title", its URL, its snippet, each on a line.
+    # The first result: "[1] title", its URL, its snippet, each on a line; or, when its page
+    # was read, "passages of the page:" in the snippet's place and each passage on a line
+    # after "> ".
     first = re.search(r"^\[1\] .*\n.*\n(.*)$", user, re.M)
     if not first:
         return json.dumps({"summary": "The search results do not answer it.", "analysis": ""})
-    sentence = re.split(r"(?<=[.!?])\s", first.group(1).strip())[0].rstrip(".")
+    text = [first.group(1)]
+    if text[0] == "passages of the page:":
+        text = re.match(r"(?:> .*\n?)*", user[first.end() + 1:]).group(0).splitlines()
+        text = [line[2:] for line in text]
+    sentences = [s for t in text for s in re.split(r"(?<=[.!?])\s", t.strip())] or [""]
+    sentence = sentences[0]
+    if MODE == "quote-best":
+        question = re.search(r"^User question: (.*)$", user, re.M)
+        words = lambda t: {w for w in re.findall(r"[a-z0-9]+", t.lower()) if w not in STOP}
+        asked = words(question.group(1) if question else "")
+        shared = [len(asked & words(s)) for s in sentences]
+        if shared and max(shared) > 0:
+            sentence = sentences[shared.index(max(shared))]
+    sentence = sentence.rstrip(".")
     return json.dumps({"summary": f"{sentence} [1].", "analysis": f"1. {sentence} [1]."})
 
 
