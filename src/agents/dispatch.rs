@@ -8,6 +8,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use super::claims;
+use super::reading::Pages;
 use super::search_agent::SearchAgent;
 use super::summary_agent::SummaryAgent;
 use super::task::{TaskError, TaskInput, TaskOutput};
@@ -16,6 +17,7 @@ use crate::llm::CallObserver;
 use crate::llm::LlmClient;
 use crate::plan::NodeType;
 use crate::prompts::Prompts;
+use crate::read::cache::PageCache;
 use crate::read::reader::Reader;
 use crate::search::SearchClient;
 use crate::settings::Prompt;
@@ -37,6 +39,8 @@ pub struct Agents {
     pub search: Option<SearchClient>,
     /// Reads the pages behind web results (`search.read`), when configured.
     pub reader: Option<Arc<Reader>>,
+    /// Where pages read are kept for the next run (beside the plan).
+    pub page_cache: Option<PageCache>,
     pub prompts: Prompts,
     /// The run's transcript: searches are recorded on it (or replayed from it).
     pub tape: Tape,
@@ -66,7 +70,10 @@ impl TaskRunner for Agents {
                     queries_prompt: &self.prompts[Prompt::SearchQueries],
                     analysis_prompt: &self.prompts[Prompt::SearchAnalysis],
                     tape: &self.tape,
-                    reader: self.reader.as_deref(),
+                    pages: self.reader.as_deref().map(|reader| Pages {
+                        reader,
+                        cache: self.page_cache.as_ref(),
+                    }),
                 }
                 .run(input, observer)
                 .await?

@@ -11,8 +11,9 @@ use std::time::Instant;
 use futures_util::future::join_all;
 
 use crate::llm::{CallObserver, PageNote, PageSeen};
+use crate::read::cache::PageCache;
 use crate::read::passages::{PageForRanking, select};
-use crate::read::reader::{PageResult, ReadPage, Reader, Served};
+use crate::read::reader::{PageResult, ReadPage, Reader};
 use crate::search::SearchHit;
 use crate::search::hit::is_web_url;
 use crate::transcript::{Line, PageLine, Site, Tape};
@@ -28,10 +29,17 @@ struct Read {
     from: &'static str,
 }
 
+/// Where a task reads its pages from: the run's reader, and the cache beside its plan.
+#[derive(Clone, Copy)]
+pub struct Pages<'a> {
+    pub reader: &'a Reader,
+    pub cache: Option<&'a PageCache>,
+}
+
 /// The passages of each of `hits` the model sees (empty for a result not read, or whose page
 /// matched none of `queries`).
 pub async fn read_hits(
-    reader: &Reader,
+    pages: Pages<'_>,
     tape: &Tape,
     site: &Site,
     hits: &[SearchHit],
@@ -39,10 +47,10 @@ pub async fn read_hits(
     observer: &dyn CallObserver,
 ) -> Vec<Vec<String>> {
     let mut passages = vec![Vec::new(); hits.len()];
-    let pages = reader.settings().pages;
+    let reader = pages.reader;
     let wanted: Vec<usize> = (0..hits.len())
         .filter(|&i| hits[i].in_corpus.is_none() && is_web_url(&hits[i].url))
-        .take(pages)
+        .take(reader.settings().pages)
         .collect();
     if wanted.is_empty() {
         return passages;
@@ -50,7 +58,7 @@ pub async fn read_hits(
     let reads = join_all(
         wanted
             .iter()
-            .map(|&hit| read_one(reader, tape, site, hit, &hits[hit].url, observer)),
+            .map(|&hit| read_one(pages, tape, site, hit, &hits[hit].url, observer)),
     )
     .await;
     let texts: Vec<PageForRanking> = reads
@@ -88,7 +96,7 @@ pub async fn read_hits(
 /// The page of result `hit`: from the transcript in a replay, else from the reader (recorded
 /// when the run records).
 async fn read_one(
-    reader: &Reader,
+    pages: Pages<'_>,
     tape: &Tape,
     site: &Site,
     hit: usize,
@@ -110,12 +118,8 @@ async fn read_one(
             (result, "transcript")
         }
         None => {
-            let (result, served) = reader.read(url, observer).await;
-            let from = match served {
-                Served::Web => "web",
-                Served::Memory => "memory",
-            };
-            (result, from)
+            let (result, served) = pages.reader.read(url, pages.cache, observer).await;
+            (result, served.as_str())
         }
     };
     if let Some(recorder) = tape.recorder.as_deref() {

@@ -19,13 +19,12 @@ use serde_json::{Value, json};
 
 use super::ask::ask_json;
 use super::quality;
-use super::reading::read_hits;
+use super::reading::{Pages, read_hits};
 use super::searches::run_queries;
 use super::task::{TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA, parse_written};
 use crate::llm::CallObserver;
 use crate::llm::{JsonSchema, LlmClient, Want, extract_json};
 use crate::plan::{Info, Source};
-use crate::read::reader::Reader;
 use crate::search::hit::TITLE_MAX_CHARS;
 use crate::search::{SearchClient, SearchHit};
 use crate::settings::Prompt;
@@ -75,7 +74,7 @@ pub struct SearchAgent<'a> {
     pub analysis_prompt: &'a str,
     pub tape: &'a Tape,
     /// Reads the pages behind the web results (`search.read`), when configured.
-    pub reader: Option<&'a Reader>,
+    pub pages: Option<Pages<'a>>,
 }
 
 impl SearchAgent<'_> {
@@ -93,12 +92,12 @@ impl SearchAgent<'_> {
             Some(search) => {
                 let queries = self.queries(input, &site, observer, &mut usage).await?;
                 let hits = run_queries(search, self.tape, &site, &queries, observer).await?;
-                let passages = match self.reader {
-                    Some(reader) => {
+                let passages = match self.pages {
+                    Some(pages) => {
                         // Passages are ranked for the queries, the task and the run's question.
                         let mut asked: Vec<&str> = queries.iter().map(String::as_str).collect();
                         asked.extend([input.title.as_str(), input.question.as_str()]);
-                        read_hits(reader, self.tape, &site, &hits, &asked, observer).await
+                        read_hits(pages, self.tape, &site, &hits, &asked, observer).await
                     }
                     None => vec![Vec::new(); hits.len()],
                 };

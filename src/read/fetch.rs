@@ -11,10 +11,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use reqwest::Url;
-use reqwest::header::{CONTENT_TYPE, LOCATION};
+use reqwest::header::{
+    CONTENT_TYPE, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED, LOCATION,
+};
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
+use super::cache::Validators;
 use super::guard::{GuardedResolver, check_url};
 use super::robots::{MAX_ROBOTS_BYTES, RobotsCache, Rules};
 use crate::http::error::{parse_retry_after, strip_query};
@@ -34,6 +37,24 @@ pub struct Fetched {
     pub bytes: Vec<u8>,
     /// Why the body stops early (the byte cap, the deadline), when it does.
     pub cut: Option<String>,
+    /// What the server sent to identify this version of the page.
+    pub validators: Validators,
+}
+
+/// A page's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    Body(Fetched),
+    /// The version the validators name is still the page (304).
+    NotModified,
+}
+
+/// What one page's hops share: its deadline, its byte cap and the validators of the version
+/// already kept.
+struct Ask<'a> {
+    deadline: Instant,
+    max_bytes: u64,
+    known: &'a Validators,
 }
 
 /// Why a page was not read: the cause a user reads, and the status when a server answered.
@@ -54,7 +75,7 @@ impl From<String> for Failed {
 
 /// One hop's answer.
 enum Hop {
-    Body(Fetched),
+    Answer(Answer),
     Redirect(Url),
 }
 
@@ -109,12 +130,23 @@ impl Fetcher {
         &self.settings
     }
 
-    /// The page at `url`, or why it was not read.
-    pub async fn fetch(&self, url: &str, observer: &dyn RetryObserver) -> Result<Fetched, String> {
+    /// The page at `url`, or why it was not read; with `known` validators, asked only if it
+    /// changed since.
+    pub async fn fetch(
+        &self,
+        url: &str,
+        known: &Validators,
+        observer: &dyn RetryObserver,
+    ) -> Result<Answer, String> {
         let url = Url::parse(url).map_err(|e| format!("it is not a URL ({e})"))?;
         let _slot = self.all.acquire().await.map_err(|e| e.to_string())?;
         let deadline = Instant::now() + self.settings.timeout;
-        self.follow(url, deadline, self.settings.max_bytes, observer, true)
+        let ask = Ask {
+            deadline,
+            max_bytes: self.settings.max_bytes,
+            known,
+        };
+        self.follow(url, &ask, observer, true)
             .await
             .map_err(|f| f.cause)
     }
@@ -124,18 +156,17 @@ impl Fetcher {
     async fn follow(
         &self,
         mut url: Url,
-        deadline: Instant,
-        max_bytes: u64,
+        ask: &Ask<'_>,
         observer: &dyn RetryObserver,
         obey: bool,
-    ) -> Result<Fetched, Failed> {
+    ) -> Result<Answer, Failed> {
         for _ in 0..=MAX_REDIRECTS {
             check_url(&url, self.settings.allow_private)?;
             if obey {
                 self.robots_allow(&url, observer).await?;
             }
-            match self.hop(&url, deadline, max_bytes, observer).await? {
-                Hop::Body(body) => return Ok(body),
+            match self.hop(&url, ask, observer).await? {
+                Hop::Answer(answer) => return Ok(answer),
                 Hop::Redirect(next) => url = next,
             }
         }
@@ -147,12 +178,16 @@ impl Fetcher {
         let (cell, robots_url) = self.robots.cell(url);
         let rules = cell
             .get_or_init(|| async {
-                let deadline = Instant::now() + self.settings.timeout;
-                let got =
-                    Box::pin(self.follow(robots_url, deadline, MAX_ROBOTS_BYTES, observer, false))
-                        .await;
+                let known = Validators::default();
+                let ask = Ask {
+                    deadline: Instant::now() + self.settings.timeout,
+                    max_bytes: MAX_ROBOTS_BYTES,
+                    known: &known,
+                };
+                let got = Box::pin(self.follow(robots_url, &ask, observer, false)).await;
                 match got {
-                    Ok(body) => Rules::from_answer(200, &body.bytes),
+                    Ok(Answer::Body(body)) => Rules::from_answer(200, &body.bytes),
+                    Ok(Answer::NotModified) => Rules::Parsed(None),
                     Err(Failed {
                         status: Some(status),
                         ..
@@ -168,10 +203,10 @@ impl Fetcher {
     async fn hop(
         &self,
         url: &Url,
-        deadline: Instant,
-        max_bytes: u64,
+        ask: &Ask<'_>,
         observer: &dyn RetryObserver,
     ) -> Result<Hop, Failed> {
+        let deadline = ask.deadline;
         let host = url.host_str().unwrap_or_default().to_string();
         let slot = self.host_slot(&host);
         let _slot = slot.acquire().await.map_err(|e| e.to_string())?;
@@ -186,7 +221,7 @@ impl Fetcher {
                 gate: &gate,
                 tokens: 0,
             }),
-            || self.attempt(url, deadline, max_bytes),
+            || self.attempt(url, ask),
         );
         // The retries' waits count against the page's deadline too (a second more for a body
         // cut at the deadline to come back).
@@ -218,15 +253,18 @@ impl Fetcher {
     }
 
     /// One request and its body.
-    async fn attempt(
-        &self,
-        url: &Url,
-        deadline: Instant,
-        max_bytes: u64,
-    ) -> Result<Hop, HttpError> {
+    async fn attempt(&self, url: &Url, ask: &Ask<'_>) -> Result<Hop, HttpError> {
+        let (deadline, max_bytes) = (ask.deadline, ask.max_bytes);
         let shown = strip_query(url.as_str());
         let timeout = self.settings.timeout;
-        let sent = tokio::time::timeout_at(deadline, self.client.get(url.clone()).send()).await;
+        let mut request = self.client.get(url.clone());
+        if let Some(etag) = &ask.known.etag {
+            request = request.header(IF_NONE_MATCH, etag);
+        }
+        if let Some(when) = &ask.known.last_modified {
+            request = request.header(IF_MODIFIED_SINCE, when);
+        }
+        let sent = tokio::time::timeout_at(deadline, request.send()).await;
         let mut response = match sent {
             Err(_) => {
                 return Err(HttpError::Timeout {
@@ -238,6 +276,9 @@ impl Fetcher {
             Ok(Ok(response)) => response,
         };
         let status = response.status();
+        if status == reqwest::StatusCode::NOT_MODIFIED && !ask.known.is_empty() {
+            return Ok(Hop::Answer(Answer::NotModified));
+        }
         if status.is_redirection() && status != reqwest::StatusCode::NOT_MODIFIED {
             let next = response
                 .headers()
@@ -261,11 +302,18 @@ impl Fetcher {
                 retry_after: parse_retry_after(response.headers()),
             });
         }
-        let content_type = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|t| t.to_str().ok())
-            .map(str::to_string);
+        let header = |name| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v: &reqwest::header::HeaderValue| v.to_str().ok())
+                .map(str::to_string)
+        };
+        let content_type = header(CONTENT_TYPE);
+        let validators = Validators {
+            etag: header(ETAG),
+            last_modified: header(LAST_MODIFIED),
+        };
         let cap = usize::try_from(max_bytes).unwrap_or(usize::MAX);
         let mut bytes: Vec<u8> = Vec::new();
         let mut cut = None;
@@ -298,12 +346,13 @@ impl Fetcher {
                 }
             }
         }
-        Ok(Hop::Body(Fetched {
+        Ok(Hop::Answer(Answer::Body(Fetched {
             url: url.to_string(),
             content_type,
             bytes,
             cut,
-        }))
+            validators,
+        })))
     }
 }
 

@@ -8,6 +8,7 @@
 //! This module imports `http`, `search` (the local corpus's readers and analyzer) and `text`;
 //! the agents import it. It holds no logic of its own.
 
+pub mod cache;
 pub mod extract;
 pub mod fetch;
 pub mod guard;

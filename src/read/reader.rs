@@ -1,7 +1,9 @@
 //! [`Reader`]: the pages of a run (or of every run of a batch), each read once. A page asked
 //! again, by another task or another question, gets the first read's answer without a request.
-//! Text is extracted off the async threads (a Readability pass over a large page takes a
-//! while) and kept to [`MAX_TEXT_CHARS`].
+//! With a [`PageCache`] (beside the plans), a page kept by an earlier run is asked for only if
+//! it changed (a 304 serves it from the cache), and each page read is kept there. Text is
+//! extracted off the async threads (a Readability pass over a large page takes a while) and
+//! kept to [`MAX_TEXT_CHARS`].
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -9,8 +11,9 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 use tokio::sync::OnceCell;
 
+use super::cache::{Entry, PageCache, Validators};
 use super::extract::{Body, PageKind, extract};
-use super::fetch::{Fetched, Fetcher};
+use super::fetch::{Answer, Fetched, Fetcher};
 use crate::http::{Gates, RetryObserver};
 use crate::settings::{ReadSettings, RetrySettings};
 
@@ -39,17 +42,36 @@ pub type PageResult = Result<Arc<ReadPage>, String>;
 /// How a read was served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Served {
-    /// Fetched now.
+    /// Fetched now: new, or changed since the cached version.
     Web,
+    /// Fetched now and the same text as the cached version (its server did not answer 304).
+    Unchanged,
+    /// The cached version, which its server said is still the page (304).
+    Cache,
     /// Read before in this run or batch.
     Memory,
 }
+
+impl Served {
+    /// As `page_read` events say it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Served::Web => "web",
+            Served::Unchanged => "unchanged",
+            Served::Cache => "cache",
+            Served::Memory => "memory",
+        }
+    }
+}
+
+/// One URL's read, made by the first task that asks for it.
+type Slot = OnceCell<(PageResult, Served)>;
 
 /// The reader of a run or a batch.
 #[derive(Debug)]
 pub struct Reader {
     fetcher: Fetcher,
-    pages: Mutex<HashMap<String, Arc<OnceCell<PageResult>>>>,
+    pages: Mutex<HashMap<String, Arc<Slot>>>,
 }
 
 impl Reader {
@@ -68,29 +90,81 @@ impl Reader {
         self.fetcher.settings()
     }
 
-    /// The page at `url`, read once per reader.
-    pub async fn read(&self, url: &str, observer: &dyn RetryObserver) -> (PageResult, Served) {
+    /// The page at `url`, read once per reader, through `cache` when given.
+    pub async fn read(
+        &self,
+        url: &str,
+        cache: Option<&PageCache>,
+        observer: &dyn RetryObserver,
+    ) -> (PageResult, Served) {
         let cell = {
             let mut pages = self.pages.lock().unwrap_or_else(|p| p.into_inner());
             Arc::clone(pages.entry(url.to_string()).or_default())
         };
-        if let Some(known) = cell.get() {
+        if let Some((known, _)) = cell.get() {
             return (known.clone(), Served::Memory);
         }
-        let mut served = Served::Memory;
-        let result = cell
+        let mut first = false;
+        let (result, served) = cell
             .get_or_init(|| {
-                served = Served::Web;
-                async move {
-                    let fetched = self.fetcher.fetch(url, observer).await?;
-                    tokio::task::spawn_blocking(move || to_page(fetched))
-                        .await
-                        .map_err(|e| format!("its text could not be extracted ({e})"))?
-                        .map(Arc::new)
-                }
+                first = true;
+                self.fetch(url, cache, observer)
             })
             .await;
-        (result.clone(), served)
+        match first {
+            true => (result.clone(), *served),
+            false => (result.clone(), Served::Memory),
+        }
+    }
+
+    /// The page at `url` from the web, asked only if changed when `cache` holds it.
+    async fn fetch(
+        &self,
+        url: &str,
+        cache: Option<&PageCache>,
+        observer: &dyn RetryObserver,
+    ) -> (PageResult, Served) {
+        let kept = cache.and_then(|c| c.get(url));
+        let known = kept
+            .as_ref()
+            .map_or_else(Validators::default, |k| k.validators.clone());
+        let fetched = match self.fetcher.fetch(url, &known, observer).await {
+            Err(why) => return (Err(why), Served::Web),
+            Ok(Answer::NotModified) => match kept {
+                Some(kept) => return (Ok(Arc::new(kept.page)), Served::Cache),
+                None => {
+                    return (
+                        Err("it answered 304 to a plain request".into()),
+                        Served::Web,
+                    );
+                }
+            },
+            Ok(Answer::Body(fetched)) => fetched,
+        };
+        let validators = fetched.validators.clone();
+        let page = match tokio::task::spawn_blocking(move || to_page(fetched)).await {
+            Ok(Ok(page)) => page,
+            Ok(Err(why)) => return (Err(why), Served::Web),
+            Err(e) => {
+                return (
+                    Err(format!("its text could not be extracted ({e})")),
+                    Served::Web,
+                );
+            }
+        };
+        let served = match &kept {
+            Some(kept) if kept.page.text == page.text => Served::Unchanged,
+            _ => Served::Web,
+        };
+        if let Some(cache) = cache {
+            cache.put(&Entry {
+                url: url.to_string(),
+                validators,
+                at: crate::clock::now_millis(),
+                page: page.clone(),
+            });
+        }
+        (Ok(Arc::new(page)), served)
     }
 }
 
@@ -133,6 +207,7 @@ mod tests {
             content_type: Some("text/plain; charset=utf-8".into()),
             bytes: b"Cells hold 270 Wh/kg today.\n".to_vec(),
             cut: Some("the byte cap (28 bytes)".into()),
+            validators: Validators::default(),
         };
         let page = to_page(fetched).expect("a page");
         assert_eq!(page.kind, PageKind::Text);
@@ -144,6 +219,7 @@ mod tests {
             content_type: Some("image/png".into()),
             bytes: vec![0x89, b'P', b'N', b'G', 0, 0, 0],
             cut: None,
+            validators: Validators::default(),
         };
         assert!(to_page(image).is_err());
     }

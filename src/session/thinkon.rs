@@ -9,9 +9,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::Session;
+use crate::agents::reading::Pages;
 use crate::batch::{Ask, Question, Ran, RunQuestion};
 use crate::events::{Event, EventListener, EventLog, RunStatus, Totals};
 use crate::exit::CommandError;
+use crate::read::cache::PageCache;
 use crate::run::{SetupError, Shutdown, session};
 use crate::settings::{Prompt, Role};
 use crate::thinkon::{
@@ -83,6 +85,7 @@ impl Session {
         };
         let repair_attempts = services.settings.repair_attempts;
         let dir = store.dir().to_path_buf();
+        let page_cache = PageCache::new(dir.join("pages"));
         let runtime = Runtime::new(RuntimeParts {
             store,
             meta,
@@ -100,7 +103,10 @@ impl Session {
                     search_llm: &search_llm,
                     summary_llm: &summary_llm,
                     search: services.search.as_ref(),
-                    reader: services.reader.as_deref(),
+                    pages: services.reader.as_deref().map(|reader| Pages {
+                        reader,
+                        cache: Some(&page_cache),
+                    }),
                     tape: &tape,
                     analysis_prompt: &prompts[Prompt::SearchAnalysis],
                     summary_prompt: &prompts[Prompt::Summary],

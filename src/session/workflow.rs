@@ -13,6 +13,7 @@ use crate::events::{Event, EventListener, EventLog};
 use crate::offline::{OfflineAgents, OfflinePlanner};
 use crate::plan::Beside;
 use crate::planner::{PlanRound, Planner, bootstrap};
+use crate::read::cache::PageCache;
 use crate::review::{ReviewPaths, Reviewer};
 use crate::run::Services;
 use crate::run::{SetupError, session};
@@ -74,7 +75,7 @@ impl RunWorkflow for Session {
             let (runner, planner) = self.offline_engine(tape)?;
             engine(run, runner, planner).await
         } else {
-            let (runner, planner) = self.llm_engine(tape)?;
+            let (runner, planner) = self.llm_engine(tape, PageCache::beside(&real_plan))?;
             engine(run, runner, planner).await
         };
         let html_path = self.view(&real_plan, &files.html);
@@ -181,8 +182,13 @@ impl Session {
         ))
     }
 
-    /// The sub-agents and the planner of a run with a model.
-    fn llm_engine(&self, tape: Tape) -> Result<(Agents, Planner), SetupError> {
+    /// The sub-agents and the planner of a run with a model; the pages it reads are kept in
+    /// `page_cache`.
+    fn llm_engine(
+        &self,
+        tape: Tape,
+        page_cache: PageCache,
+    ) -> Result<(Agents, Planner), SetupError> {
         let services = &self.services;
         let planner = Planner {
             llm: services.llm(Role::Planning, &tape)?,
@@ -203,6 +209,7 @@ impl Session {
             summary_llm: services.llm(Role::Summary, &tape)?,
             search: services.search.clone(),
             reader: services.reader.clone(),
+            page_cache: Some(page_cache),
             prompts: services.prompts.clone(),
             tape,
             claims_threshold: services.settings.claims_threshold,

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::context::render_done;
 use super::plan_next::Spent;
-use crate::agents::reading::read_hits;
+use crate::agents::reading::{Pages, read_hits};
 use crate::agents::search_agent::{ANALYSIS_MAX_TOKENS, format_hits, report_cuts};
 use crate::agents::searches::run_queries;
 use crate::agents::summary_agent::SUMMARY_MAX_TOKENS;
@@ -20,7 +20,6 @@ use crate::agents::task::{TaskError, TaskInput, WRITTEN_SCHEMA, parse_written};
 use crate::llm::CallObserver;
 use crate::llm::{LlmClient, Message, Want};
 use crate::plan::{NodeId, NodeType};
-use crate::read::reader::Reader;
 use crate::search::SearchClient;
 use crate::transcript::{Site, Tape};
 
@@ -36,7 +35,7 @@ pub struct SubAgents<'a> {
     pub summary_llm: &'a LlmClient,
     pub search: Option<&'a SearchClient>,
     /// Reads the pages behind web results (`search.read`), when configured.
-    pub reader: Option<&'a Reader>,
+    pub pages: Option<Pages<'a>>,
     pub tape: &'a Tape,
     pub analysis_prompt: &'a str,
     pub summary_prompt: &'a str,
@@ -65,10 +64,10 @@ impl SubAgents<'_> {
         let (results, sources, provider) = match self.search {
             Some(search) => {
                 let hits = run_queries(search, self.tape, &site, &queries, observer).await?;
-                let passages = match self.reader {
-                    Some(reader) => {
+                let passages = match self.pages {
+                    Some(pages) => {
                         let asked = [query, question];
-                        read_hits(reader, self.tape, &site, &hits, &asked, observer).await
+                        read_hits(pages, self.tape, &site, &hits, &asked, observer).await
                     }
                     None => Vec::new(),
                 };
@@ -76,8 +75,7 @@ impl SubAgents<'_> {
                     .iter()
                     .map(|h| json!({"url": h.url, "title": crate::text::one_line(&h.title, 200)}))
                     .collect();
-                let (text, cuts) =
-                    format_hits(&search.provider_name(), &queries, &hits, &passages);
+                let (text, cuts) = format_hits(&search.provider_name(), &queries, &hits, &passages);
                 report_cuts(&cuts, observer);
                 (text, sources, search.provider_name())
             }

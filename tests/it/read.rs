@@ -269,3 +269,44 @@ async fn a_thinkon_search_step_reads_the_pages_too() {
     assert_eq!((from("web"), from("memory")), (5, 10), "{read:?}");
     assert_eq!(site.requests(&doc(QEMU_NBD).path()), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_next_run_asks_only_whether_each_kept_page_changed() {
+    let site = WebSite::start().await;
+    let search = MockSearch::with_results(SearchKind::Searxng, site.search_hits()).await;
+    let llm = MockLlm::start().await;
+    one_task(&llm, "A client must complete its handshake in time [1].");
+    let s = Setup::with_config(
+        &llm,
+        Some(&search),
+        reading(&search, json!({"allowPrivate": true, "timeoutMs": 5000})),
+    );
+    s.query("What limits a qemu-nbd client?")
+        .run()
+        .await
+        .success();
+    let kept = std::fs::read_dir(s.path().join("out/pages"))
+        .expect("the pages beside the plan")
+        .count();
+    assert_eq!(kept, 5);
+    s.cmd()
+        .args(["workflow", "--query", "What limits a qemu-nbd client?"])
+        .args(["--out", "out/again.json"])
+        .run()
+        .await
+        .success();
+    // Every kept page is asked for again with its validators: the site answers 304 to each.
+    let path = doc(QEMU_NBD).path();
+    assert_eq!(site.requests(&path), 2, "asked again, conditionally");
+    assert_eq!(site.not_modified(&path), 1, "and answered 304");
+    let events = crate::support::scenario::read_ndjson(&s.path().join("out/again.events.ndjson"));
+    let read = events_of(&events, "page_read");
+    assert_eq!(read.len(), 5, "{read:?}");
+    assert!(read.iter().all(|e| e["from"] == "cache"), "{read:?}");
+    let again = crate::support::scenario::read_json(&s.path().join("out/again.json"));
+    assert_eq!(
+        node(&again, "b")["sources"][0]["passages"],
+        node(&s.plan(), "b")["sources"][0]["passages"],
+        "the same passages from the kept page"
+    );
+}

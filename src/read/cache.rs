@@ -1,0 +1,145 @@
+//! The page cache beside the plans (`<folder of the plan>/pages/`, one folder for every plan
+//! of a batch): each page read, as read, with the validators its server sent (`ETag`,
+//! `Last-Modified`), one JSON file per URL named by the URL's SHA-256. The next run asks the
+//! server whether the page changed (`If-None-Match`, `If-Modified-Since`); a 304 serves the
+//! page from here. A cache file that cannot be read or parsed is as good as none: the page is
+//! read again and the file replaced. Nothing in it is a secret: pages are public and URLs are
+//! kept as the search gave them.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::reader::ReadPage;
+
+/// The largest cache file read: a page's text is kept to 400,000 characters.
+const MAX_ENTRY_BYTES: u64 = 8 * 1024 * 1024;
+
+/// What a server said to identify a version of a page.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Validators {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub etag: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_modified: Option<String>,
+}
+
+impl Validators {
+    /// Whether there is anything to ask the server with.
+    pub fn is_empty(&self) -> bool {
+        self.etag.is_none() && self.last_modified.is_none()
+    }
+}
+
+/// One cached page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// As the search result gave it.
+    pub url: String,
+    #[serde(flatten)]
+    pub validators: Validators,
+    /// When it was read from the web.
+    pub at: String,
+    pub page: ReadPage,
+}
+
+/// A folder of cached pages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageCache {
+    dir: PathBuf,
+}
+
+impl PageCache {
+    pub fn new(dir: PathBuf) -> PageCache {
+        PageCache { dir }
+    }
+
+    /// The cache beside the plan at `plan`: `pages/` in its folder.
+    pub fn beside(plan: &Path) -> PageCache {
+        let folder = plan.parent().filter(|p| !p.as_os_str().is_empty());
+        PageCache::new(folder.unwrap_or(Path::new(".")).join("pages"))
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn path(&self, url: &str) -> PathBuf {
+        self.dir
+            .join(format!("{:x}.json", Sha256::digest(url.as_bytes())))
+    }
+
+    /// The cached page of `url`, if there is a readable one.
+    pub fn get(&self, url: &str) -> Option<Entry> {
+        let path = self.path(url);
+        let text = crate::files::read_bounded(&path, MAX_ENTRY_BYTES).ok()?;
+        match serde_json::from_str::<Entry>(&text) {
+            Ok(entry) if entry.url == url => Some(entry),
+            Ok(_) => None,
+            Err(e) => {
+                tracing::debug!(
+                    "page cache `{}` unreadable ({e}): read again",
+                    path.display()
+                );
+                None
+            }
+        }
+    }
+
+    /// Keeps `entry`; a failure to write is logged, never fatal (the page was read).
+    pub fn put(&self, entry: &Entry) {
+        let path = self.path(&entry.url);
+        let written = std::fs::create_dir_all(&self.dir).and_then(|()| {
+            let bytes = serde_json::to_vec(entry).map_err(std::io::Error::other)?;
+            crate::atomic::write(&path, &bytes)
+        });
+        if let Err(e) = written {
+            tracing::warn!(
+                "cannot keep the page `{}` in `{}`: {e}",
+                entry.url,
+                path.display()
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::extract::PageKind;
+
+    fn entry(url: &str, text: &str) -> Entry {
+        Entry {
+            url: url.into(),
+            validators: Validators {
+                etag: Some("\"v1\"".into()),
+                last_modified: None,
+            },
+            at: "2026-11-27T00:00:00Z".into(),
+            page: ReadPage {
+                url: url.into(),
+                kind: PageKind::Text,
+                title: None,
+                text: text.into(),
+                cut: None,
+                bytes: text.len() as u64,
+            },
+        }
+    }
+
+    #[test]
+    fn a_page_kept_is_found_by_its_url_and_a_broken_file_is_none() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache = PageCache::beside(&dir.path().join("plan.json"));
+        assert_eq!(cache.dir(), dir.path().join("pages"));
+        assert_eq!(cache.get("http://h.test/a"), None);
+        cache.put(&entry("http://h.test/a", "Alpha."));
+        let got = cache.get("http://h.test/a").expect("kept");
+        assert_eq!(got.page.text, "Alpha.");
+        assert_eq!(got.validators.etag.as_deref(), Some("\"v1\""));
+        assert_eq!(cache.get("http://h.test/b"), None);
+        std::fs::write(cache.path("http://h.test/a"), "{broken").expect("write");
+        assert_eq!(cache.get("http://h.test/a"), None);
+    }
+}
