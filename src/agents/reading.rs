@@ -12,8 +12,9 @@ use futures_util::future::join_all;
 
 use crate::llm::{CallObserver, PageNote, PageSeen};
 use crate::read::cache::PageCache;
+use crate::read::page::{PageResult, ReadPage};
 use crate::read::passages::{PageForRanking, select};
-use crate::read::reader::{PageResult, ReadPage, Reader};
+use crate::read::reader::Reader;
 use crate::search::SearchHit;
 use crate::search::hit::is_web_url;
 use crate::transcript::{Line, PageLine, Site, Tape};

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::reader::ReadPage;
+use super::page::ReadPage;
 
 /// The largest cache file read: a page's text is kept to 400,000 characters.
 const MAX_ENTRY_BYTES: u64 = 8 * 1024 * 1024;

@@ -254,7 +254,7 @@ impl Fetcher {
 
     /// One request and its body.
     async fn attempt(&self, url: &Url, ask: &Ask<'_>) -> Result<Hop, HttpError> {
-        let (deadline, max_bytes) = (ask.deadline, ask.max_bytes);
+        let deadline = ask.deadline;
         let shown = strip_query(url.as_str());
         let timeout = self.settings.timeout;
         let mut request = self.client.get(url.clone());
@@ -265,7 +265,7 @@ impl Fetcher {
             request = request.header(IF_MODIFIED_SINCE, when);
         }
         let sent = tokio::time::timeout_at(deadline, request.send()).await;
-        let mut response = match sent {
+        let response = match sent {
             Err(_) => {
                 return Err(HttpError::Timeout {
                     url: shown,
@@ -314,38 +314,7 @@ impl Fetcher {
             etag: header(ETAG),
             last_modified: header(LAST_MODIFIED),
         };
-        let cap = usize::try_from(max_bytes).unwrap_or(usize::MAX);
-        let mut bytes: Vec<u8> = Vec::new();
-        let mut cut = None;
-        loop {
-            match tokio::time::timeout_at(deadline, response.chunk()).await {
-                Err(_) if bytes.is_empty() => {
-                    return Err(HttpError::Timeout {
-                        url: shown,
-                        timeout,
-                    });
-                }
-                Err(_) => {
-                    cut = Some(format!("the per-page timeout ({} ms)", timeout.as_millis()));
-                    break;
-                }
-                Ok(Err(e)) if bytes.is_empty() => return Err(transport(&shown, &e)),
-                Ok(Err(_)) => {
-                    cut = Some("the connection dropped".to_string());
-                    break;
-                }
-                Ok(Ok(None)) => break,
-                Ok(Ok(Some(chunk))) => {
-                    let room = cap - bytes.len();
-                    if chunk.len() > room {
-                        bytes.extend_from_slice(&chunk[..room]);
-                        cut = Some(format!("the byte cap ({max_bytes} bytes)"));
-                        break;
-                    }
-                    bytes.extend_from_slice(&chunk);
-                }
-            }
-        }
+        let (bytes, cut) = self.body(response, &shown, ask).await?;
         Ok(Hop::Answer(Answer::Body(Fetched {
             url: url.to_string(),
             content_type,
@@ -353,6 +322,43 @@ impl Fetcher {
             cut,
             validators,
         })))
+    }
+}
+
+impl Fetcher {
+    /// A body read until its end, the deadline or the byte cap, whichever comes first: what
+    /// arrived, and why it stops early when it does. Nothing arrived is an error.
+    async fn body(
+        &self,
+        mut response: reqwest::Response,
+        shown: &str,
+        ask: &Ask<'_>,
+    ) -> Result<(Vec<u8>, Option<String>), HttpError> {
+        let timeout = self.settings.timeout;
+        let cap = usize::try_from(ask.max_bytes).unwrap_or(usize::MAX);
+        let mut bytes: Vec<u8> = Vec::new();
+        loop {
+            let cut = match tokio::time::timeout_at(ask.deadline, response.chunk()).await {
+                Err(_) if bytes.is_empty() => {
+                    let url = shown.to_string();
+                    return Err(HttpError::Timeout { url, timeout });
+                }
+                Err(_) => format!("the per-page timeout ({} ms)", timeout.as_millis()),
+                Ok(Err(e)) if bytes.is_empty() => return Err(transport(shown, &e)),
+                Ok(Err(_)) => "the connection dropped".to_string(),
+                Ok(Ok(None)) => return Ok((bytes, None)),
+                Ok(Ok(Some(chunk))) => {
+                    let room = cap - bytes.len();
+                    if chunk.len() <= room {
+                        bytes.extend_from_slice(&chunk);
+                        continue;
+                    }
+                    bytes.extend_from_slice(&chunk[..room]);
+                    format!("the byte cap ({} bytes)", ask.max_bytes)
+                }
+            };
+            return Ok((bytes, Some(cut)));
+        }
     }
 }
 

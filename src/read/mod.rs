@@ -13,6 +13,7 @@ pub mod extract;
 pub mod fetch;
 pub mod guard;
 mod nesting;
+pub mod page;
 pub mod passages;
 pub mod reader;
 pub mod robots;

@@ -8,36 +8,17 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use serde::{Deserialize, Serialize};
 use tokio::sync::OnceCell;
 
 use super::cache::{Entry, PageCache, Validators};
-use super::extract::{Body, PageKind, extract};
+use super::extract::{Body, extract};
 use super::fetch::{Answer, Fetched, Fetcher};
+use super::page::{PageResult, ReadPage};
 use crate::http::{Gates, RetryObserver};
 use crate::settings::{ReadSettings, RetrySettings};
 
 /// The most characters of a page's text kept: far more than any task's passages need.
 pub const MAX_TEXT_CHARS: usize = 400_000;
-
-/// A page as read: the text the passages are cut from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ReadPage {
-    /// Where the text came from, after redirects.
-    pub url: String,
-    pub kind: PageKind,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    pub text: String,
-    /// Why the page stops early (the byte cap, the deadline, the text cap), when it does.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cut: Option<String>,
-    /// The body's length as read, decoded of its content encoding.
-    pub bytes: u64,
-}
-
-/// A page, or why it was not read.
-pub type PageResult = Result<Arc<ReadPage>, String>;
 
 /// How a read was served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,6 +180,7 @@ fn to_page(fetched: Fetched) -> Result<ReadPage, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::read::extract::PageKind;
 
     #[test]
     fn a_body_becomes_a_page_with_its_cut() {
