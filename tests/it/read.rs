@@ -118,6 +118,13 @@ async fn the_analysis_is_given_passages_only_the_page_bodies_hold_and_claims_are
         .unwrap_or_default()
         .to_string();
     assert!(agent.starts_with("researchflow/"), "{agent}");
+    // The Sphinx page came gzip-compressed (the site sends it so when asked), and was read.
+    let asked_gzip = site.all_requests().iter().any(|r| {
+        r.path == doc(QEMU_NBD).path()
+            && r.header("accept-encoding")
+                .is_some_and(|e| e.contains("gzip"))
+    });
+    assert!(asked_gzip, "the reader accepts gzip");
 
     // The transcript holds every read; a replay asks the site nothing and cites the same.
     let lines = read_ndjson(&s.path().join("out/plan.transcript.jsonl"));
@@ -152,6 +159,7 @@ async fn forbidden_slow_huge_and_odd_pages_are_skipped_or_cut_and_the_task_still
         hit(&site, "/image.png", "Image"),
         hit(&site, "/loop", "Loop"),
         hit(&site, "/moved", "Moved"),
+        hit(&site, "/status/429", "Busy"),
     ];
     let search = MockSearch::with_results(SearchKind::Searxng, hits).await;
     let llm = MockLlm::start().await;
@@ -161,7 +169,7 @@ async fn forbidden_slow_huge_and_odd_pages_are_skipped_or_cut_and_the_task_still
         Some(&search),
         reading(
             &search,
-            json!({"allowPrivate": true, "pages": 6, "timeoutMs": 1500, "maxBytes": 1_000_000}),
+            json!({"allowPrivate": true, "pages": 7, "timeoutMs": 2500, "maxBytes": 1_000_000}),
         ),
     );
     let out = s.query("What does the closure API say?").run().await;
@@ -199,6 +207,12 @@ async fn forbidden_slow_huge_and_odd_pages_are_skipped_or_cut_and_the_task_still
         read.iter().any(|e| e["url"] == site.url("/moved")),
         "a redirect is followed to {MOVED_TO}: {read:?}"
     );
+    // A 429 with Retry-After is waited out at the host's gate, then the page is read.
+    assert!(
+        read.iter().any(|e| e["url"] == site.url("/status/429")),
+        "{read:?} {unread:?}"
+    );
+    assert_eq!(site.requests("/status/429"), 2, "asked again once");
     // The unread pages keep their snippets; the task completed.
     let plan = s.plan();
     let b = node(&plan, "b");
