@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use crate::batch::changes::write_changes;
+use crate::batch::changes::{seed_pages, write_changes, write_page_changes};
 use crate::batch::index::write_index;
 use crate::batch::summary::{counts, reports_in, summary};
 use crate::batch::{Batch, BatchEnd, Manifest, Question, RunQuestion, folder, manifest, questions};
@@ -47,6 +47,7 @@ pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
         run.settings.require_llm().map_err(CommandError::usage)?;
     }
     let session = Session::open(run.settings, None).await?;
+    let since = previous.as_deref().map(|p| seed_pages(&dir, p));
     let jobs = usize::try_from(args.jobs).unwrap_or(1);
     let (manifest, end) = match args.engine {
         BatchEngine::Workflow => {
@@ -64,8 +65,9 @@ pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
             run_questions(batch, &questions, jobs).await?
         }
     };
-    if let Some(previous) = &previous {
+    if let (Some(previous), Some(since)) = (&previous, &since) {
         write_changes(&questions, &dir, previous, &manifest);
+        write_page_changes(&dir, previous, since);
     }
     let index = match html {
         true => write_index(&questions, &dir, previous.as_deref(), &manifest),

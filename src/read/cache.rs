@@ -104,6 +104,72 @@ impl PageCache {
     }
 }
 
+/// What became of the pages a batch read, against an earlier batch's: the URLs whose text
+/// changed, those the earlier batch did not have, and how many are the same.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageChanges {
+    pub changed: Vec<String>,
+    pub new: Vec<String>,
+    pub unchanged: usize,
+}
+
+impl PageCache {
+    /// Every page kept by `earlier` that this cache lacks, copied here, so this batch asks
+    /// their servers only whether they changed; how many were copied.
+    pub fn seed_from(&self, earlier: &PageCache) -> usize {
+        let Ok(files) = std::fs::read_dir(&earlier.dir) else {
+            return 0;
+        };
+        let mut copied = 0;
+        for file in files.flatten() {
+            let name = file.file_name();
+            let (from, to) = (earlier.dir.join(&name), self.dir.join(&name));
+            if to.exists() || from.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            let bytes = crate::files::read_bounded(&from, MAX_ENTRY_BYTES);
+            let written = std::fs::create_dir_all(&self.dir).and_then(|()| {
+                let bytes = bytes.map_err(|e| e.into_io())?;
+                crate::atomic::write(&to, bytes.as_bytes())
+            });
+            match written {
+                Ok(()) => copied += 1,
+                Err(e) => tracing::warn!("cannot copy the kept page `{}`: {e}", from.display()),
+            }
+        }
+        copied
+    }
+
+    /// The pages read here at or after `since` (an RFC 3339 time as [`crate::clock`] writes
+    /// it), each held against `earlier`'s copy. URLs in sorted order.
+    pub fn changes_since(&self, earlier: &PageCache, since: &str) -> PageChanges {
+        let mut changes = PageChanges::default();
+        let Ok(files) = std::fs::read_dir(&self.dir) else {
+            return changes;
+        };
+        for file in files.flatten() {
+            let text = crate::files::read_bounded(&file.path(), MAX_ENTRY_BYTES);
+            let Some(entry) = text
+                .ok()
+                .and_then(|t| serde_json::from_str::<Entry>(&t).ok())
+            else {
+                continue;
+            };
+            if entry.at.as_str() < since {
+                continue;
+            }
+            match earlier.get(&entry.url) {
+                None => changes.new.push(entry.url),
+                Some(old) if old.page.text != entry.page.text => changes.changed.push(entry.url),
+                Some(_) => changes.unchanged += 1,
+            }
+        }
+        changes.changed.sort();
+        changes.new.sort();
+        changes
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,5 +207,45 @@ mod tests {
         assert_eq!(cache.get("http://h.test/b"), None);
         std::fs::write(cache.path("http://h.test/a"), "{broken").expect("write");
         assert_eq!(cache.get("http://h.test/a"), None);
+    }
+
+    #[test]
+    fn a_later_batch_starts_from_the_earlier_pages_and_says_which_changed() {
+        let (old, new) = (
+            tempfile::tempdir().expect("old"),
+            tempfile::tempdir().expect("new"),
+        );
+        let earlier = PageCache::new(old.path().join("pages"));
+        for (url, text) in [
+            ("http://h.test/a", "A."),
+            ("http://h.test/b", "B."),
+            ("http://h.test/c", "C."),
+        ] {
+            earlier.put(&entry(url, text));
+        }
+        let later = PageCache::new(new.path().join("pages"));
+        assert_eq!(later.seed_from(&earlier), 3);
+        assert_eq!(
+            later.get("http://h.test/a").map(|e| e.page.text),
+            Some("A.".into())
+        );
+        let since = "2026-11-28T00:00:00.000Z";
+        let read_now = |url: &str, text: &str| Entry {
+            at: "2026-11-28T01:00:00.000Z".into(),
+            ..entry(url, text)
+        };
+        later.put(&read_now("http://h.test/a", "A."));
+        later.put(&read_now("http://h.test/b", "B, revised."));
+        later.put(&read_now("http://h.test/d", "D."));
+        assert_eq!(
+            later.changes_since(&earlier, since),
+            PageChanges {
+                changed: vec!["http://h.test/b".into()],
+                new: vec!["http://h.test/d".into()],
+                unchanged: 1,
+            },
+            "c was not read this time"
+        );
+        assert_eq!(later.seed_from(&earlier), 0, "nothing copied twice");
     }
 }

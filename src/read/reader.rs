@@ -111,9 +111,14 @@ impl Reader {
             .map_or_else(Validators::default, |k| k.validators.clone());
         let fetched = match self.fetcher.fetch(url, &known, observer).await {
             Err(why) => return (Err(why), Served::Web),
-            Ok(Answer::NotModified) => match kept {
-                Some(kept) => return (Ok(Arc::new(kept.page)), Served::Cache),
-                None => {
+            Ok(Answer::NotModified) => match (kept, cache) {
+                (Some(mut kept), Some(cache)) => {
+                    // Still the page: kept as read now, so a batch can tell it was read.
+                    kept.at = crate::clock::now_millis();
+                    cache.put(&kept);
+                    return (Ok(Arc::new(kept.page)), Served::Cache);
+                }
+                _ => {
                     return (
                         Err("it answered 304 to a plain request".into()),
                         Served::Web,

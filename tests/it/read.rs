@@ -324,3 +324,57 @@ async fn the_next_run_asks_only_whether_each_kept_page_changed() {
         "the same passages from the kept page"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_after_another_starts_from_its_pages_and_says_which_changed() {
+    let site = WebSite::start().await;
+    let search = MockSearch::with_results(SearchKind::Searxng, site.search_hits()).await;
+    let llm = MockLlm::start().await;
+    one_task(&llm, "A client must complete its handshake in time [1].");
+    let s = Setup::with_config(
+        &llm,
+        Some(&search),
+        reading(&search, json!({"allowPrivate": true, "timeoutMs": 5000})),
+    );
+    std::fs::write(
+        s.path().join("questions.txt"),
+        "What limits a qemu-nbd client?\n",
+    )
+    .expect("questions");
+    let batch = |out: &str, previous: Option<&str>| {
+        let mut cmd = s.cmd().args(["batch", "questions.txt", "--out-dir", out]);
+        if let Some(previous) = previous {
+            cmd = cmd.args(["--previous", previous]);
+        }
+        cmd
+    };
+    batch("monday", None).run().await.success();
+    // Make Monday's copy of the GPL look older than the page: no validators, other text.
+    let gpl = site.doc_url(GPL3_TXT);
+    let pages = s.path().join("monday/pages");
+    for file in std::fs::read_dir(&pages).expect("monday/pages").flatten() {
+        let mut entry: Value =
+            serde_json::from_str(&std::fs::read_to_string(file.path()).expect("read"))
+                .expect("an entry");
+        if entry["url"] == gpl {
+            entry["page"]["text"] = json!("An older licence.");
+            entry.as_object_mut().map(|o| o.remove("etag"));
+            entry.as_object_mut().map(|o| o.remove("last_modified"));
+            std::fs::write(file.path(), entry.to_string()).expect("write");
+        }
+    }
+    let before = site.requests(&doc(QEMU_NBD).path());
+    batch("tuesday", Some("monday")).run().await.success();
+    assert_eq!(site.not_modified(&doc(QEMU_NBD).path()), 1, "revalidated");
+    assert_eq!(site.requests(&doc(QEMU_NBD).path()), before + 1);
+    let changes = std::fs::read_to_string(s.path().join("tuesday/pages.changes.md"))
+        .expect("pages.changes.md");
+    assert!(
+        changes.contains("1 changed, 0 new, 4 unchanged."),
+        "{changes}"
+    );
+    assert!(
+        changes.contains(&format!("## Changed\n\n- `{gpl}`\n")),
+        "{changes}"
+    );
+}
