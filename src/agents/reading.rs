@@ -81,7 +81,7 @@ pub async fn read_hits(
             url: read.url.clone(),
             outcome: match &read.result {
                 Ok(page) => Ok(PageSeen {
-                    kind: <&str>::from(page.kind).to_string(),
+                    kind: page.kind.into(),
                     chars: page.text.chars().count(),
                     cut: page.cut.clone(),
                     passages: passages[read.hit].len(),

@@ -47,6 +47,10 @@ pub const SNIPPET_MAX_CHARS: usize = 2_000;
 /// The most characters of one task's search results block (every query, every hit).
 pub const SEARCH_BLOCK_MAX_CHARS: usize = 24_000;
 
+/// The line before a read page's passages in the results block (each passage then on a line
+/// after `> `); `view` parses the block by it.
+pub const PASSAGES_LINE: &str = "passages of the page:";
+
 /// The longest search query sent.
 const QUERY_MAX_CHARS: usize = 300;
 
@@ -245,7 +249,7 @@ pub fn format_hits(
     for (i, h) in hits.iter().enumerate() {
         if let Some(read) = passages.get(i).filter(|p| !p.is_empty()) {
             text.push_str(&format!(
-                "\n[{}] {}\n{}\npassages of the page:\n",
+                "\n[{}] {}\n{}\n{PASSAGES_LINE}\n",
                 i + 1,
                 one_line(&h.title, TITLE_MAX_CHARS),
                 h.url.trim(),

@@ -125,7 +125,7 @@ pub enum Event {
     PageRead {
         node: String,
         url: String,
-        kind: String,
+        kind: &'static str,
         chars: usize,
         #[serde(skip_serializing_if = "Option::is_none")]
         cut: Option<String>,

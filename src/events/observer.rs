@@ -90,7 +90,7 @@ impl CallObserver for Observer<'_> {
             Ok(seen) => Event::PageRead {
                 node,
                 url,
-                kind: seen.kind.clone(),
+                kind: seen.kind,
                 chars: seen.chars,
                 cut: seen.cut.clone(),
                 passages: seen.passages,

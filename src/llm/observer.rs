@@ -34,7 +34,7 @@ pub struct PageNote {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageSeen {
     /// `html`, `pdf`, `text` or `markdown`.
-    pub kind: String,
+    pub kind: &'static str,
     /// The characters of its text.
     pub chars: usize,
     /// Why it stops early, when it does.

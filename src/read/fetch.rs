@@ -18,7 +18,7 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use super::cache::Validators;
-use super::guard::{GuardedResolver, check_url};
+use super::guard::{GuardedResolver, Unresolved, check_url};
 use super::robots::{MAX_ROBOTS_BYTES, RobotsCache, Rules};
 use crate::http::error::{parse_retry_after, strip_query};
 use crate::http::{AtGate, Gates, HttpError, RetryObserver, with_retry_at_gate};
@@ -362,15 +362,19 @@ impl Fetcher {
     }
 }
 
-/// A request that failed before an answer. An address the guard refused, or a name that does
-/// not resolve, is not asked again.
+/// A request that failed before an answer. A name the resolver gave no address for (it does
+/// not resolve, or only to refused addresses) is not asked again.
 fn transport(shown: &str, e: &reqwest::Error) -> HttpError {
     let message = crate::text::error_chain(e);
-    if message.contains("allowPrivate") || message.contains("failed to lookup address") {
-        return HttpError::Unresolvable {
-            url: shown.to_string(),
-            message,
-        };
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(at) = cause {
+        if at.is::<Unresolved>() {
+            return HttpError::Unresolvable {
+                url: shown.to_string(),
+                message,
+            };
+        }
+        cause = at.source();
     }
     match e.is_connect() {
         true => HttpError::Connect {

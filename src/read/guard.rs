@@ -95,6 +95,12 @@ fn private(what: &str) -> String {
     )
 }
 
+/// Why the resolver gave no address: the name does not resolve, or only to refused
+/// addresses. Asking again gives the same answer, so the fetcher does not retry it.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Unresolved(pub String);
+
 /// The reader client's resolver: the system's, keeping only public addresses unless private
 /// ones are allowed.
 #[derive(Debug, Clone, Copy)]
@@ -107,8 +113,10 @@ impl Resolve for GuardedResolver {
         let allow_private = self.allow_private;
         Box::pin(async move {
             let host = name.as_str().to_string();
-            let found: Vec<SocketAddr> =
-                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let found: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
+                .await
+                .map_err(|e| Unresolved(format!("`{host}` does not resolve ({e})")))?
+                .collect();
             let kept: Vec<SocketAddr> = found
                 .iter()
                 .copied()
@@ -119,7 +127,8 @@ impl Resolve for GuardedResolver {
                     .first()
                     .and_then(|a| refused_ip(a.ip()))
                     .unwrap_or("no address");
-                return Err(private(&format!("`{host}`, which resolves to {why}")).into());
+                let refused = private(&format!("`{host}`, which resolves to {why}"));
+                return Err(Unresolved(refused).into());
             }
             Ok(Box::new(kept.into_iter()) as Addrs)
         })

@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 use super::events::{Attempt, RunEvents};
 use super::html::{Links, esc};
 use super::report_html::plain;
+use crate::agents::search_agent::PASSAGES_LINE;
 use crate::plan::{FINAL_WAVE, Info, Node};
 
 /// The most sources listed for one node.
@@ -280,9 +281,6 @@ impl SearchBlock {
         block
     }
 }
-
-/// The line before a read page's passages (as `agents::search_agent::format_hits` writes it).
-const PASSAGES_LINE: &str = "passages of the page:";
 
 /// The title of a `[n] title` line.
 fn result_title(line: &str) -> Option<&str> {

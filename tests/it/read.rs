@@ -43,6 +43,34 @@ fn reading(search: &MockSearch, read: Value) -> Value {
     }})
 }
 
+/// The fixture site, a search that finds its five documents with useless snippets, a model
+/// that answers one task with `summary`, and a setup that reads pages as `read` says.
+struct Fixture {
+    site: WebSite,
+    search: MockSearch,
+    llm: MockLlm,
+    s: Setup,
+}
+
+async fn fixture(read: Value, summary: &'static str) -> Fixture {
+    let site = WebSite::start().await;
+    let search = MockSearch::with_results(SearchKind::Searxng, site.search_hits()).await;
+    let llm = MockLlm::start().await;
+    one_task(&llm, summary);
+    let s = Setup::with_config(&llm, Some(&search), reading(&search, read));
+    Fixture {
+        site,
+        search,
+        llm,
+        s,
+    }
+}
+
+/// Reading on, the site on loopback allowed.
+fn loopback() -> Value {
+    json!({"allowPrivate": true, "timeoutMs": 5000})
+}
+
 fn hit(site: &WebSite, path: &str, title: &str) -> SearchHit {
     SearchHit {
         title: title.into(),
@@ -59,18 +87,16 @@ fn analysis_prompt(llm: &MockLlm) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_analysis_is_given_passages_only_the_page_bodies_hold_and_claims_are_checked_on_them() {
-    let site = WebSite::start().await;
-    let search = MockSearch::with_results(SearchKind::Searxng, site.search_hits()).await;
-    let llm = MockLlm::start().await;
-    one_task(
-        &llm,
+    let Fixture {
+        site,
+        search,
+        llm,
+        s,
+    } = fixture(
+        loopback(),
         "A client must complete its handshake within a timeout of 10 seconds by default [1].",
-    );
-    let s = Setup::with_config(
-        &llm,
-        Some(&search),
-        reading(&search, json!({"allowPrivate": true, "timeoutMs": 5000})),
-    );
+    )
+    .await;
     let out = s.query("What limits a qemu-nbd client?").run().await;
     out.success();
 
@@ -223,15 +249,20 @@ async fn forbidden_slow_huge_and_odd_pages_are_skipped_or_cut_and_the_task_still
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_private_address_is_never_requested_unless_allowed() {
-    let site = WebSite::start().await;
-    let search = MockSearch::with_results(SearchKind::Searxng, site.search_hits()).await;
-    let llm = MockLlm::start().await;
-    one_task(&llm, "Nothing was read [1].");
-    let s = Setup::with_config(&llm, Some(&search), reading(&search, json!({})));
+    let Fixture {
+        site,
+        search: _search,
+        llm,
+        s,
+    } = fixture(json!({}), "Nothing was read [1].").await;
     let out = s.query("What limits a qemu-nbd client?").run().await;
     out.success();
     assert!(site.all_requests().is_empty(), "the site is on loopback");
     let events = s.events();
+    assert!(
+        events_of(&events, "http_retry").is_empty(),
+        "a refused address is not asked again: {events:?}"
+    );
     let unread = events_of(&events, "page_unread");
     assert_eq!(unread.len(), 5, "{unread:?}");
     assert!(
@@ -249,18 +280,16 @@ async fn a_private_address_is_never_requested_unless_allowed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_thinkon_search_step_reads_the_pages_too() {
     use crate::support::thinkon::{Kind, execute, item, kind, scripted, steps};
-    let site = WebSite::start().await;
-    let search = MockSearch::with_results(SearchKind::Searxng, site.search_hits()).await;
-    let llm = MockLlm::start().await;
+    let Fixture {
+        site,
+        search: _search,
+        llm,
+        s,
+    } = fixture(loopback(), "Unused.").await;
     scripted(&llm, |ctx, _| match item(ctx).as_str() {
         "" => steps("Research", &["Handshake", "Limits", "Timeouts"]),
         step => execute(step, "search: client handshake timeout seconds"),
     });
-    let s = Setup::with_config(
-        &llm,
-        Some(&search),
-        reading(&search, json!({"allowPrivate": true, "timeoutMs": 5000})),
-    );
     s.cmd()
         .args(["thinkon", "--goal", "What limits a qemu-nbd client?"])
         .timeout(std::time::Duration::from_secs(60))
@@ -286,15 +315,16 @@ async fn a_thinkon_search_step_reads_the_pages_too() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_next_run_asks_only_whether_each_kept_page_changed() {
-    let site = WebSite::start().await;
-    let search = MockSearch::with_results(SearchKind::Searxng, site.search_hits()).await;
-    let llm = MockLlm::start().await;
-    one_task(&llm, "A client must complete its handshake in time [1].");
-    let s = Setup::with_config(
-        &llm,
-        Some(&search),
-        reading(&search, json!({"allowPrivate": true, "timeoutMs": 5000})),
-    );
+    let Fixture {
+        site,
+        search: _search,
+        llm: _llm,
+        s,
+    } = fixture(
+        loopback(),
+        "A client must complete its handshake in time [1].",
+    )
+    .await;
     s.query("What limits a qemu-nbd client?")
         .run()
         .await
@@ -327,15 +357,16 @@ async fn the_next_run_asks_only_whether_each_kept_page_changed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_batch_after_another_starts_from_its_pages_and_says_which_changed() {
-    let site = WebSite::start().await;
-    let search = MockSearch::with_results(SearchKind::Searxng, site.search_hits()).await;
-    let llm = MockLlm::start().await;
-    one_task(&llm, "A client must complete its handshake in time [1].");
-    let s = Setup::with_config(
-        &llm,
-        Some(&search),
-        reading(&search, json!({"allowPrivate": true, "timeoutMs": 5000})),
-    );
+    let Fixture {
+        site,
+        search: _search,
+        llm: _llm,
+        s,
+    } = fixture(
+        loopback(),
+        "A client must complete its handshake in time [1].",
+    )
+    .await;
     std::fs::write(
         s.path().join("questions.txt"),
         "What limits a qemu-nbd client?\n",
