@@ -8,7 +8,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use super::claims;
-use super::reading::Pages;
+use super::reading::Passages;
 use super::search_agent::SearchAgent;
 use super::summary_agent::SummaryAgent;
 use super::task::{TaskError, TaskInput, TaskOutput};
@@ -41,6 +41,8 @@ pub struct Agents {
     pub reader: Option<Arc<Reader>>,
     /// Where pages read are kept for the next run (beside the plan).
     pub page_cache: Option<PageCache>,
+    /// The most characters of passages one task's analysis is shown (`search.read.passageChars`).
+    pub passage_chars: usize,
     pub prompts: Prompts,
     /// The run's transcript: searches are recorded on it (or replayed from it).
     pub tape: Tape,
@@ -70,10 +72,11 @@ impl TaskRunner for Agents {
                     queries_prompt: &self.prompts[Prompt::SearchQueries],
                     analysis_prompt: &self.prompts[Prompt::SearchAnalysis],
                     tape: &self.tape,
-                    pages: self.reader.as_deref().map(|reader| Pages {
-                        reader,
+                    passages: Passages {
+                        reader: self.reader.as_deref(),
                         cache: self.page_cache.as_ref(),
-                    }),
+                        budget: self.passage_chars,
+                    },
                 }
                 .run(input, observer)
                 .await?

@@ -1,9 +1,16 @@
-//! The search sub-agent's reading stage: the top web results of a task read at once (through
-//! the run's [`Reader`], or from the transcript in a replay, and recorded on it otherwise),
-//! their text cut into passages and ranked against the task's queries and question, and the
-//! best ones, within `search.read.passageChars`, handed back per result. A result whose page
-//! could not be read, or matched nothing, keeps its snippet; each page is told to the observer
-//! (`page_read`, `page_unread`). Reading never fails a task.
+//! The search sub-agent's passage stage: what the model is shown of each result. Every
+//! source goes the same way: its text is cut into passages, all of a task's passages are
+//! ranked together against its queries and question, and the best ones, within
+//! `search.read.passageChars`, are handed back per result. The texts are
+//!
+//! - a web result's page, when reading is on: the top results read at once (through the
+//!   run's [`Reader`], or from the transcript in a replay, and recorded on it otherwise), each
+//!   told to the observer (`page_read`, `page_unread`);
+//! - a local result's document, as the corpus index holds it;
+//! - a result that brings a text of its own longer than a snippet (an MCP tool's page content).
+//!
+//! A result with no text, or whose text matched nothing, keeps its snippet. Reading never
+//! fails a task.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -15,8 +22,8 @@ use crate::read::cache::PageCache;
 use crate::read::page::{PageResult, ReadPage};
 use crate::read::passages::{PageForRanking, select};
 use crate::read::reader::Reader;
-use crate::search::SearchHit;
 use crate::search::hit::is_web_url;
+use crate::search::{SearchClient, SearchHit};
 use crate::transcript::{Line, PageLine, Site, Tape};
 
 /// The most passages of one page the model sees.
@@ -30,50 +37,54 @@ struct Read {
     from: &'static str,
 }
 
-/// Where a task reads its pages from: the run's reader, and the cache beside its plan.
+/// A result's own text longer than this is a text to cut into passages, not a snippet (web
+/// providers' snippets are a few hundred characters; an MCP tool may send the page).
+pub const OWN_TEXT_MIN_CHARS: usize = 1_000;
+
+/// Where a task's passages come from: the run's reader and the cache beside its plan (when
+/// web pages are read), and the budget of all its passages (`search.read.passageChars`).
 #[derive(Clone, Copy)]
-pub struct Pages<'a> {
-    pub reader: &'a Reader,
+pub struct Passages<'a> {
+    pub reader: Option<&'a Reader>,
     pub cache: Option<&'a PageCache>,
+    pub budget: usize,
 }
 
-/// The passages of each of `hits` the model sees (empty for a result not read, or whose page
-/// matched none of `queries`).
-pub async fn read_hits(
-    pages: Pages<'_>,
+/// The passages of each of `hits` the model sees (empty for a result with no text of its own
+/// or read, or whose text matched none of `queries`).
+pub async fn passages_of(
+    from: Passages<'_>,
+    search: &SearchClient,
     tape: &Tape,
     site: &Site,
     hits: &[SearchHit],
     queries: &[&str],
     observer: &dyn CallObserver,
 ) -> Vec<Vec<String>> {
-    let mut passages = vec![Vec::new(); hits.len()];
-    let reader = pages.reader;
-    let wanted: Vec<usize> = (0..hits.len())
-        .filter(|&i| hits[i].in_corpus.is_none() && is_web_url(&hits[i].url))
-        .take(reader.settings().pages)
-        .collect();
-    if wanted.is_empty() {
-        return passages;
-    }
-    let reads = join_all(
-        wanted
+    let reads = match from.reader {
+        Some(reader) => read_pages(reader, from.cache, tape, site, hits, observer).await,
+        None => Vec::new(),
+    };
+    let documents = local_documents(search, hits).await;
+    let mut texts: Vec<PageForRanking> = Vec::new();
+    for (i, hit) in hits.iter().enumerate() {
+        let read = reads
             .iter()
-            .map(|&hit| read_one(pages, tape, site, hit, &hits[hit].url, observer)),
-    )
-    .await;
-    let texts: Vec<PageForRanking> = reads
-        .iter()
-        .filter_map(|r| {
-            let page = r.result.as_ref().ok()?;
-            Some(PageForRanking {
-                source: r.hit + 1,
-                text: &page.text,
-            })
-        })
-        .collect();
-    let budget = reader.settings().passage_chars;
-    for chosen in select(&texts, queries, budget, PASSAGES_PER_PAGE) {
+            .find(|r| r.hit == i)
+            .and_then(|r| r.result.as_ref().ok());
+        let text = match (read, &documents[i]) {
+            (Some(page), _) => page.text.as_str(),
+            (None, Some(document)) => document.as_str(),
+            (None, None) if hit.snippet.chars().count() > OWN_TEXT_MIN_CHARS => &hit.snippet,
+            (None, None) => continue,
+        };
+        texts.push(PageForRanking {
+            source: i + 1,
+            text,
+        });
+    }
+    let mut passages = vec![Vec::new(); hits.len()];
+    for chosen in select(&texts, queries, from.budget, PASSAGES_PER_PAGE) {
         passages[chosen.source - 1].push(chosen.text);
     }
     for read in &reads {
@@ -94,10 +105,49 @@ pub async fn read_hits(
     passages
 }
 
+/// The text of each local result's document, as the corpus index holds it (`None` for any
+/// other result, or a document the index no longer has).
+async fn local_documents(search: &SearchClient, hits: &[SearchHit]) -> Vec<Option<String>> {
+    let urls: Vec<Option<String>> = hits
+        .iter()
+        .map(|h| h.in_corpus.as_ref().map(|_| h.url.clone()))
+        .collect();
+    let Some(index) = search
+        .local_index()
+        .filter(|_| urls.iter().any(Option::is_some))
+    else {
+        return vec![None; hits.len()];
+    };
+    let looked_up: Result<Vec<Option<String>>, _> = tokio::task::spawn_blocking(move || {
+        urls.iter()
+            .map(|url| Some(index.document(url.as_deref()?)?.text))
+            .collect()
+    })
+    .await;
+    looked_up.unwrap_or_else(|_| vec![None; hits.len()])
+}
+
+/// The top web results' pages, read at once (at most `search.read.pages`).
+async fn read_pages(
+    reader: &Reader,
+    cache: Option<&PageCache>,
+    tape: &Tape,
+    site: &Site,
+    hits: &[SearchHit],
+    observer: &dyn CallObserver,
+) -> Vec<Read> {
+    let wanted = (0..hits.len())
+        .filter(|&i| hits[i].in_corpus.is_none() && is_web_url(&hits[i].url))
+        .take(reader.settings().pages);
+    join_all(wanted.map(|hit| read_one(reader, cache, tape, site, hit, &hits[hit].url, observer)))
+        .await
+}
+
 /// The page of result `hit`: from the transcript in a replay, else from the reader (recorded
 /// when the run records).
 async fn read_one(
-    pages: Pages<'_>,
+    reader: &Reader,
+    cache: Option<&PageCache>,
     tape: &Tape,
     site: &Site,
     hit: usize,
@@ -119,7 +169,7 @@ async fn read_one(
             (result, "transcript")
         }
         None => {
-            let (result, served) = pages.reader.read(url, pages.cache, observer).await;
+            let (result, served) = reader.read(url, cache, observer).await;
             (result, served.as_str())
         }
     };

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 use super::ask::ask_json;
 use super::quality;
-use super::reading::{Pages, read_hits};
+use super::reading::{Passages, passages_of};
 use super::searches::run_queries;
 use super::task::{TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA, parse_written};
 use crate::llm::CallObserver;
@@ -77,8 +77,8 @@ pub struct SearchAgent<'a> {
     pub queries_prompt: &'a str,
     pub analysis_prompt: &'a str,
     pub tape: &'a Tape,
-    /// Reads the pages behind the web results (`search.read`), when configured.
-    pub pages: Option<Pages<'a>>,
+    /// Where the passages of the results come from (`search.read`).
+    pub passages: Passages<'a>,
 }
 
 impl SearchAgent<'_> {
@@ -96,15 +96,19 @@ impl SearchAgent<'_> {
             Some(search) => {
                 let queries = self.queries(input, &site, observer, &mut usage).await?;
                 let hits = run_queries(search, self.tape, &site, &queries, observer).await?;
-                let passages = match self.pages {
-                    Some(pages) => {
-                        // Passages are ranked for the queries, the task and the run's question.
-                        let mut asked: Vec<&str> = queries.iter().map(String::as_str).collect();
-                        asked.extend([input.title.as_str(), input.question.as_str()]);
-                        read_hits(pages, self.tape, &site, &hits, &asked, observer).await
-                    }
-                    None => vec![Vec::new(); hits.len()],
-                };
+                // Passages are ranked for the queries, the task and the run's question.
+                let mut asked: Vec<&str> = queries.iter().map(String::as_str).collect();
+                asked.extend([input.title.as_str(), input.question.as_str()]);
+                let passages = passages_of(
+                    self.passages,
+                    search,
+                    self.tape,
+                    &site,
+                    &hits,
+                    &asked,
+                    observer,
+                )
+                .await;
                 sources = sources_of(&hits, &passages);
                 let (block, cuts) =
                     format_hits(&search.provider_name(), &queries, &hits, &passages);

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::Session;
-use crate::agents::reading::Pages;
+use crate::agents::reading::Passages;
 use crate::batch::{Ask, Question, Ran, RunQuestion};
 use crate::events::{Event, EventListener, EventLog, RunStatus, Totals};
 use crate::exit::CommandError;
@@ -103,10 +103,11 @@ impl Session {
                     search_llm: &search_llm,
                     summary_llm: &summary_llm,
                     search: services.search.as_ref(),
-                    pages: services.reader.as_deref().map(|reader| Pages {
-                        reader,
+                    passages: Passages {
+                        reader: services.reader.as_deref(),
                         cache: Some(&page_cache),
-                    }),
+                        budget: services.settings.search.read.passage_chars,
+                    },
                     tape: &tape,
                     analysis_prompt: &prompts[Prompt::SearchAnalysis],
                     summary_prompt: &prompts[Prompt::Summary],

@@ -210,6 +210,7 @@ impl Session {
             search: services.search.clone(),
             reader: services.reader.clone(),
             page_cache: Some(page_cache),
+            passage_chars: services.settings.search.read.passage_chars,
             prompts: services.prompts.clone(),
             tape,
             claims_threshold: services.settings.claims_threshold,

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::context::render_done;
 use super::plan_next::Spent;
-use crate::agents::reading::{Pages, read_hits};
+use crate::agents::reading::{Passages, passages_of};
 use crate::agents::search_agent::{ANALYSIS_MAX_TOKENS, format_hits, report_cuts};
 use crate::agents::searches::run_queries;
 use crate::agents::summary_agent::SUMMARY_MAX_TOKENS;
@@ -34,8 +34,8 @@ pub struct SubAgents<'a> {
     pub search_llm: &'a LlmClient,
     pub summary_llm: &'a LlmClient,
     pub search: Option<&'a SearchClient>,
-    /// Reads the pages behind web results (`search.read`), when configured.
-    pub pages: Option<Pages<'a>>,
+    /// Where the passages of the results come from (`search.read`).
+    pub passages: Passages<'a>,
     pub tape: &'a Tape,
     pub analysis_prompt: &'a str,
     pub summary_prompt: &'a str,
@@ -64,13 +64,17 @@ impl SubAgents<'_> {
         let (results, sources, provider) = match self.search {
             Some(search) => {
                 let hits = run_queries(search, self.tape, &site, &queries, observer).await?;
-                let passages = match self.pages {
-                    Some(pages) => {
-                        let asked = [query, question];
-                        read_hits(pages, self.tape, &site, &hits, &asked, observer).await
-                    }
-                    None => Vec::new(),
-                };
+                let asked = [query, question];
+                let passages = passages_of(
+                    self.passages,
+                    search,
+                    self.tape,
+                    &site,
+                    &hits,
+                    &asked,
+                    observer,
+                )
+                .await;
                 let sources: Vec<Value> = hits
                     .iter()
                     .map(|h| json!({"url": h.url, "title": crate::text::one_line(&h.title, 200)}))

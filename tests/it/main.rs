@@ -33,6 +33,7 @@ mod mock_servers;
 mod offline;
 mod outcomes;
 mod parser_props;
+mod passage_path;
 mod plan_round;
 mod quality;
 #[cfg(feature = "queue")]

@@ -283,6 +283,38 @@ async fn a_server_that_never_answers_times_out_like_any_search() {
     assert_eq!(alive(), 0, "servers left running: {pids:?}");
 }
 
+/// A tool whose results carry their page's text: the text goes the passage path of a page
+/// read or a local document (cut, ranked for the task, the best passages shown and kept), not
+/// into the results block as one long snippet.
+#[tokio::test]
+async fn a_tools_page_text_is_shown_by_its_best_passages() {
+    let fact =
+        "The relay accepts at most 64 concurrent sessions per tenant before it queues new ones.";
+    let mcp = Mcp::stdio(Sdk::Two, "page_search", &[]).await;
+    mcp.setup
+        .query("How many concurrent sessions does the relay accept per tenant?")
+        .run()
+        .await
+        .success();
+    let plan = mcp.setup.plan();
+    let b = node(&plan, "b");
+    let passages: Vec<&str> = b["sources"][0]["passages"]
+        .as_array()
+        .expect("the source keeps its passages")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(passages.iter().any(|p| p.contains(fact)), "{passages:?}");
+    // The page is about 4,000 characters; the passage around the fact at most 1,200.
+    let shown: usize = passages.iter().map(|p| p.chars().count()).sum();
+    assert!(shown <= 1200, "a passage, not the page: {shown}");
+    let info = b["info"].as_str().expect("info");
+    assert!(
+        info.contains("passages of the page:") && info.contains(fact),
+        "{info}"
+    );
+}
+
 #[tokio::test]
 async fn a_tool_that_does_not_exist_stops_the_run_naming_the_server_and_the_tool() {
     let mcp = Mcp::stdio(Sdk::Two, "nope", &[]).await;
@@ -343,7 +375,7 @@ async fn doctor_lists_the_servers_tools_and_finds_the_configured_one() {
     tools.sort_unstable();
     assert_eq!(
         tools,
-        ["chatty_search", "ftp_search", "web_search"],
+        ["chatty_search", "ftp_search", "page_search", "web_search"],
         "{found:#}"
     );
     assert_eq!(found["tool_found"], true, "{found:#}");

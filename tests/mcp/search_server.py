@@ -2,7 +2,8 @@
 which researchflow uses as its search provider in tests/it/mcp_search.rs. Its tool
 `web_search(query, limit)` answers `limit` results for any query (URLs under
 `https://mcp.example/`), plus one whose link is not a web URL, which researchflow must drop.
-Two tools answer nothing usable: `chatty_search` a sentence, `ftp_search` results without a
+`page_search(query, limit)` answers results that carry their page's whole text under `content` (as
+search tools that fetch pages do), one fact deep inside it. Two tools answer nothing usable: `chatty_search` a sentence, `ftp_search` results without a
 web URL.
 
 Options:
@@ -73,6 +74,27 @@ def web_search(query: str, limit: int = 5) -> list[dict]:
     ]
     results.append({"url": "javascript:alert(1)", "title": "Not a source"})
     return results
+
+
+PAGE_FACT = "The relay accepts at most 64 concurrent sessions per tenant before it queues new ones."
+
+
+@server.tool()
+def page_search(query: str, limit: int = 5) -> list[dict]:
+    """Search the web and return each page's text."""
+    filler = " ".join(
+        f"Paragraph {n} of the operations guide describes the dashboard, the colours of its "
+        "charts and the menus that lead to them, none of which matters here."
+        for n in range(1, 13)
+    )
+    return [
+        {
+            "url": f"https://mcp.example/guide/{i}",
+            "title": f"Operations guide {i}",
+            "content": f"{filler}\n\n{PAGE_FACT if i == 1 else 'Nothing else.'}\n\n{filler}",
+        }
+        for i in (1, 2)
+    ]
 
 
 @server.tool()
