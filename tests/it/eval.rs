@@ -369,24 +369,32 @@ async fn the_offline_engine_is_scored_exactly_on_shipped_questions() {
     );
 }
 
-/// `scripts/check-eval-set.py` passes the shipped set, and fails (exit 1, naming the
-/// question and the file) a set whose alternative evidence does not hold a gold answer.
+/// `scripts/check-eval-set.py` passes the shipped sets (batteries, and the Debian Policy and
+/// licence-text sets over their own corpora), and fails (exit 1, naming the question and the
+/// file) a set whose alternative evidence does not hold a gold answer.
 #[test]
 fn the_set_checker_passes_the_shipped_set_and_fails_an_alternative_without_the_answer() {
-    let check = |set: &Path| {
+    let check_in = |set: &Path, corpus_dir: &Path| {
         std::process::Command::new("python3")
             .arg(root().join("scripts/check-eval-set.py"))
             .arg(set)
-            .arg(corpus())
+            .arg(corpus_dir)
             .output()
             .expect("python3 runs the checker")
     };
-    let shipped = check(&fixture("eval/batteries.jsonl"));
-    assert!(
-        shipped.status.success(),
-        "{}",
-        String::from_utf8_lossy(&shipped.stdout)
-    );
+    let check = |set: &Path| check_in(set, &corpus());
+    for (set, corpus_dir) in [
+        ("eval/batteries.jsonl", corpus()),
+        ("eval/debian.jsonl", fixture("corpus-debian")),
+        ("eval/licenses.jsonl", fixture("corpus-licenses")),
+    ] {
+        let shipped = check_in(&fixture(set), &corpus_dir);
+        assert!(
+            shipped.status.success(),
+            "{set}: {}",
+            String::from_utf8_lossy(&shipped.stdout)
+        );
+    }
 
     let dir = tempfile::tempdir().expect("tempdir");
     let bad = dir.path().join("bad.jsonl");
