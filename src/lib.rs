@@ -49,6 +49,7 @@ pub mod clock;
 pub mod cmd;
 pub mod compare;
 pub mod diagnostics;
+pub mod embed;
 pub mod eval;
 pub mod events;
 pub mod exit;

@@ -53,6 +53,9 @@ pub enum Event {
         /// The files not indexed, counted by type (`.png`: 5).
         skipped: BTreeMap<String, usize>,
         warnings: Vec<String>,
+        /// Ranking by meaning: the model's folder, the documents embedded by this open and
+        /// the chunks with vectors; null when no model is configured (words only).
+        embeddings: Option<serde_json::Value>,
     },
 
     // The planning rounds of a workflow.
@@ -248,6 +251,9 @@ impl Event {
             unchanged: report.unchanged,
             skipped: report.skipped.clone(),
             warnings: report.warnings.clone(),
+            embeddings: report.embedded.as_ref().map(|e| {
+                serde_json::json!({"model": e.model, "documents": e.documents, "chunks": e.chunks})
+            }),
         }
     }
 

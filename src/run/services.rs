@@ -235,8 +235,16 @@ async fn search_client(services: &Services) -> Result<Option<SearchClient>, Setu
         for w in &report.warnings {
             tracing::warn!("corpus: {w}");
         }
+        let meaning = match &report.embedded {
+            Some(e) => format!(
+                "; ranked by words and meaning ({}: {} chunk(s), {} document(s) embedded now)",
+                e.model, e.chunks, e.documents
+            ),
+            None => "; ranked by words only (set `search.embeddings.model` to rank by meaning too)"
+                .to_string(),
+        };
         tracing::info!(
-            "local index: {} document(s); {} read, {} added, {} updated, {} removed, {} unchanged{}",
+            "local index: {} document(s); {} read, {} added, {} updated, {} removed, {} unchanged{}{meaning}",
             report.documents,
             report.read,
             report.added,

@@ -16,6 +16,7 @@ use super::local::{IndexReport, LocalIndex};
 use super::mcp::McpSearch;
 use super::web::WebSearch;
 use super::{SearchConfigError, SearchError, SearchHit};
+use crate::embed::Embedder;
 use crate::http::{Gates, RetryObserver};
 use crate::settings::{SearchProviderKind, Settings};
 
@@ -80,7 +81,17 @@ impl SearchClient {
                             .ok_or_else(|| SearchConfigError::NoCorpus {
                                 path: settings.config_path.display().to_string(),
                             })?;
-                    let (index, report) = LocalIndex::open(corpus, search.index_dir.as_deref())?;
+                    let embedder = match &search.embeddings_model {
+                        Some(dir) => Some(Arc::new(Embedder::load(dir).map_err(|source| {
+                            SearchConfigError::Embeddings {
+                                path: settings.config_path.display().to_string(),
+                                source,
+                            }
+                        })?)),
+                        None => None,
+                    };
+                    let (index, report) =
+                        LocalIndex::open_with(corpus, search.index_dir.as_deref(), embedder)?;
                     index_report = Some(report);
                     providers.push(Provider::Local(Arc::new(index)));
                 }

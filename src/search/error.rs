@@ -29,6 +29,12 @@ pub enum SearchConfigError {
         "search provider `local` needs a corpus: set `search.corpus` in `{path}` or pass `--corpus DIR`"
     )]
     NoCorpus { path: String },
+    #[error("config `{path}`: {source}")]
+    Embeddings {
+        path: String,
+        #[source]
+        source: crate::embed::EmbedError,
+    },
     #[error(transparent)]
     Local(#[from] LocalSearchError),
 }

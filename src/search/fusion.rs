@@ -10,22 +10,33 @@ const K: f64 = 60.0;
 /// The lists merged, best first, each URL once (the first list's title and snippet win),
 /// at most `limit` results. Ties keep the order of the lists, then of their ranks.
 pub fn reciprocal_rank_fusion(lists: &[Vec<SearchHit>], limit: usize) -> Vec<SearchHit> {
-    let mut merged: Vec<(SearchHit, f64, usize)> = Vec::new();
-    let mut order = 0;
+    let urls: Vec<Vec<&str>> = lists
+        .iter()
+        .map(|list| list.iter().map(|h| h.url.as_str()).collect())
+        .collect();
+    fused_order(&urls)
+        .into_iter()
+        .take(limit)
+        .filter_map(|(url, _)| lists.iter().flatten().find(|h| h.url == url).cloned())
+        .collect()
+}
+
+/// Reciprocal rank fusion of lists of keys: each key with its summed `1 / (K + rank)`, best
+/// first; ties keep the order in which keys were first seen (list by list, rank by rank).
+pub fn fused_order<'a>(lists: &[Vec<&'a str>]) -> Vec<(&'a str, f64)> {
+    let mut merged: Vec<(&str, f64)> = Vec::new();
     for list in lists {
-        for (rank, hit) in list.iter().enumerate() {
+        for (rank, key) in list.iter().enumerate() {
             let score = 1.0 / (K + rank as f64 + 1.0);
-            match merged.iter_mut().find(|(h, _, _)| h.url == hit.url) {
-                Some((_, total, _)) => *total += score,
-                None => {
-                    merged.push((hit.clone(), score, order));
-                    order += 1;
-                }
+            match merged.iter_mut().find(|(k, _)| k == key) {
+                Some((_, total)) => *total += score,
+                None => merged.push((key, score)),
             }
         }
     }
-    merged.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)));
-    merged.into_iter().take(limit).map(|(h, _, _)| h).collect()
+    // A stable sort: ties keep the order first seen.
+    merged.sort_by(|a, b| b.1.total_cmp(&a.1));
+    merged
 }
 
 #[cfg(test)]

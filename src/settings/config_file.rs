@@ -232,6 +232,18 @@ pub struct SearchConfig {
     /// How the pages behind web results are read.
     #[serde(default)]
     pub read: super::read::ReadConfig,
+    /// Search the local corpus by meaning as well as by words.
+    #[serde(default)]
+    pub embeddings: EmbeddingsConfig,
+}
+
+/// `search.embeddings`: the sentence-embedding model the local index ranks by meaning with.
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct EmbeddingsConfig {
+    /// A model folder in the sentence-transformers layout (`config.json`, `tokenizer.json`,
+    /// `model.safetensors`), e.g. all-MiniLM-L6-v2; relative to the config file's folder.
+    pub model: Option<String>,
 }
 
 /// A value or a list of values, as written.

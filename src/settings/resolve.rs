@@ -322,6 +322,7 @@ impl<'a> Resolver<'a> {
             index_dir: pick(&s.index_dir).map(|d| self.relative_to_config(&d)),
             mcp,
             read,
+            embeddings_model: pick(&s.embeddings.model).map(|m| self.relative_to_config(&m)),
         })
     }
 

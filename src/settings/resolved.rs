@@ -94,6 +94,9 @@ pub struct SearchSettings {
     pub mcp: Option<McpSearchSettings>,
     /// How the pages behind web results are read (`search.read`).
     pub read: super::ReadSettings,
+    /// The sentence-embedding model's folder (`search.embeddings.model`): with it, the local
+    /// index ranks by meaning as well as by words.
+    pub embeddings_model: Option<PathBuf>,
 }
 
 impl SearchSettings {

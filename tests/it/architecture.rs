@@ -35,6 +35,7 @@ const LAYERS: &[&[&str]] = &[
         "markdown",
         "lockfile",
         "web_providers",
+        "embed",
     ],
     &["logging", "plan", "settings", "output"],
     &["http", "prompts", "validate", "compare", "transcript"],

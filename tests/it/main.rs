@@ -29,6 +29,7 @@ mod mcp_search;
 mod mcp_security;
 #[cfg(feature = "mcp")]
 mod mcp_server;
+mod meaning;
 mod mock_servers;
 mod offline;
 mod outcomes;

@@ -60,6 +60,9 @@ pub enum LocalSearchError {
         #[source]
         source: tantivy::TantivyError,
     },
+    /// The embedding model (`search.embeddings.model`) could not be loaded or failed.
+    #[error(transparent)]
+    Embedding(#[from] crate::embed::EmbedError),
 }
 
 impl LocalSearchError {

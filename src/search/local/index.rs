@@ -11,6 +11,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, TermQuery};
@@ -18,14 +19,25 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
 
+use super::chunks::cut;
 use super::extract::type_label;
 use super::hit::{Document, LocalHit};
 use super::manifest::{self, Loaded, Manifest};
 use super::query::Asked;
-use super::report::IndexReport;
+use super::report::{Embedded, IndexReport};
 use super::schema::{self, Fields, StoredDoc};
+use super::vectors::Vectors;
 use super::{LocalSearchError, location, passage, rank, tokenizer, update, url, walk};
+use crate::embed::Embedder;
 use crate::in_corpus::InCorpus;
+use crate::search::fusion::fused_order;
+
+/// A document ranked: its score, canonical path, stored fields, and, when meaning alone found
+/// it, the place of its nearest chunk (shown as its passage).
+type Ranked = (f32, String, StoredDoc, Option<usize>);
+
+/// How many more candidates than asked each ranking (words, meaning) gives the fusion.
+const FUSION_DEPTH: usize = 4;
 
 /// The full-text index of one corpus folder.
 pub struct LocalIndex {
@@ -34,6 +46,8 @@ pub struct LocalIndex {
     reader: IndexReader,
     fields: Fields,
     analyzer: TextAnalyzer,
+    /// The embedding model and the corpus's vectors, when `search.embeddings.model` is set.
+    meaning: Option<(Arc<Embedder>, Vectors)>,
 }
 
 impl LocalIndex {
@@ -46,6 +60,16 @@ impl LocalIndex {
         corpus: &Path,
         index_dir: Option<&Path>,
     ) -> Result<(LocalIndex, IndexReport), LocalSearchError> {
+        LocalIndex::open_with(corpus, index_dir, None)
+    }
+
+    /// [`LocalIndex::open`], and with `embedder`, the corpus's chunks embedded (only the texts
+    /// that have no vectors yet: [`super::vectors`]), so that searches rank by meaning too.
+    pub fn open_with(
+        corpus: &Path,
+        index_dir: Option<&Path>,
+        embedder: Option<Arc<Embedder>>,
+    ) -> Result<(LocalIndex, IndexReport), LocalSearchError> {
         let corpus = location::canonical_corpus(corpus)?;
         let dir = location::resolve_index_dir(&corpus, index_dir)?;
         std::fs::create_dir_all(&dir)
@@ -55,10 +79,6 @@ impl LocalIndex {
         let (index, old, rebuilt) = open_or_create(&dir, &corpus.to_string_lossy())?;
         let fields = Fields::of(&index.schema()).map_err(|e| LocalSearchError::index(&dir, e))?;
         let update = update::run(&index, &fields, &dir, old, walk.files)?;
-        if update.changed {
-            manifest::save(&dir, &update.manifest)
-                .map_err(|e| LocalSearchError::io("write the manifest in", &dir, e))?;
-        }
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
@@ -71,14 +91,54 @@ impl LocalIndex {
         if report.documents == 0 {
             return Err(LocalSearchError::NoDocuments { corpus });
         }
-        let local = LocalIndex {
+        let mut local = LocalIndex {
             corpus,
             dir,
             reader,
             fields,
             analyzer: tokenizer::analyzer(),
+            meaning: None,
         };
+        if let Some(embedder) = embedder {
+            report.embedded = Some(local.embed(embedder)?);
+        }
+        // After the vectors: a crash before leaves the old manifest, and the next open reads
+        // (and embeds) the changed files again.
+        if update.changed {
+            manifest::save(&local.dir, &update.manifest)
+                .map_err(|e| LocalSearchError::io("write the manifest in", &local.dir, e))?;
+        }
         Ok((local, report))
+    }
+
+    /// Embeds the chunks of the documents that have no vectors yet, and keeps the vectors.
+    fn embed(&mut self, embedder: Arc<Embedder>) -> Result<Embedded, LocalSearchError> {
+        let mut vectors = Vectors::load(&self.dir, &embedder);
+        let documents = self.stored_documents()?;
+        let mut embedded = 0;
+        if !vectors.covers(&documents) {
+            embedded = vectors.refresh(&documents, &embedder)?;
+            vectors
+                .save(&self.dir)
+                .map_err(|e| LocalSearchError::io("write the vectors in", &self.dir, e))?;
+        }
+        let report = Embedded {
+            model: embedder.dir().display().to_string(),
+            documents: embedded,
+            chunks: vectors.rows(),
+        };
+        self.meaning = Some((embedder, vectors));
+        Ok(report)
+    }
+
+    /// Whether searches rank by meaning as well as by words.
+    pub fn has_meaning(&self) -> bool {
+        self.meaning.is_some()
+    }
+
+    /// The embedding model, when there is one.
+    pub fn embedder(&self) -> Option<&Arc<Embedder>> {
+        self.meaning.as_ref().map(|(e, _)| e)
     }
 
     /// The canonical corpus folder.
@@ -102,7 +162,11 @@ impl LocalIndex {
         if asked.terms.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
-        let top = self.top_docs(&searcher, &asked.query(&self.fields), limit)?;
+        let depth = match self.meaning {
+            Some(_) => limit.saturating_mul(FUSION_DEPTH),
+            None => limit,
+        };
+        let top = self.top_docs(&searcher, &asked.query(&self.fields), depth)?;
         let mut seen = HashSet::new();
         let mut found = Vec::with_capacity(top.len());
         for (score, address) in top {
@@ -114,11 +178,22 @@ impl LocalIndex {
                 found.push((score, stored.path.clone(), stored));
             }
         }
-        Ok(rank::rank(found, limit)
+        let by_words = rank::rank(found, depth);
+        let ranked = match &self.meaning {
+            Some((embedder, vectors)) => self.fuse(query, by_words, embedder, vectors, limit)?,
+            None => by_words
+                .into_iter()
+                .map(|(score, path, stored)| (score, path, stored, None))
+                .collect(),
+        };
+        Ok(ranked
             .into_iter()
-            .map(|(score, path, stored)| LocalHit {
+            .map(|(score, path, stored, chunk)| LocalHit {
                 url: url::file_url(&path),
-                passage: passage::best(&stored.body, &asked.terms, &mut analyzer),
+                passage: match chunk {
+                    Some(chunk) => cut(&stored.body).swap_remove(chunk),
+                    None => passage::best(&stored.body, &asked.terms, &mut analyzer),
+                },
                 title: stored.title,
                 in_corpus: InCorpus {
                     path: self.relative(&path),
@@ -128,6 +203,57 @@ impl LocalIndex {
                 score,
             })
             .collect())
+    }
+
+    /// The documents ranked by words (`by_words`) and the documents nearest `query` by
+    /// meaning, fused by reciprocal rank ([`fused_order`]), the best `limit`. A document found
+    /// by meaning alone is shown by its nearest chunk (its place returned); one the words found
+    /// keeps its best-matching passage. The score is the fused one.
+    fn fuse(
+        &self,
+        query: &str,
+        by_words: Vec<(f32, String, StoredDoc)>,
+        embedder: &Embedder,
+        vectors: &Vectors,
+        limit: usize,
+    ) -> Result<Vec<Ranked>, LocalSearchError> {
+        let asked = embedder.embed(&[query])?;
+        let near = vectors.nearest(&asked[0], limit.saturating_mul(FUSION_DEPTH));
+        let words: Vec<&str> = by_words.iter().map(|(_, p, _)| p.as_str()).collect();
+        let meaning: Vec<&str> = near.iter().map(|n| n.path.as_str()).collect();
+        let mut out = Vec::with_capacity(limit);
+        for (path, score) in fused_order(&[words, meaning]).into_iter().take(limit) {
+            let (stored, chunk) = match by_words.iter().find(|(_, p, _)| p == path) {
+                Some((_, _, stored)) => (stored.clone(), None),
+                None => {
+                    let Some(stored) = self.stored_at(path)? else {
+                        continue;
+                    };
+                    let chunk = near.iter().find(|n| n.path == path).map(|n| n.chunk);
+                    (stored, chunk)
+                }
+            };
+            // Reciprocal rank scores are below 1: f32 keeps their order.
+            out.push((score as f32, path.to_string(), stored, chunk));
+        }
+        Ok(out)
+    }
+
+    /// The stored document at canonical `path`, if indexed.
+    fn stored_at(&self, path: &str) -> Result<Option<StoredDoc>, LocalSearchError> {
+        let term = Term::from_field_text(self.fields.path, path);
+        let query = TermQuery::new(term, IndexRecordOption::Basic);
+        let searcher = self.reader.searcher();
+        let top = searcher
+            .search(&query, &TopDocs::with_limit(1).order_by_score())
+            .map_err(|e| LocalSearchError::index(&self.dir, e))?;
+        let Some((_, address)) = top.into_iter().next() else {
+            return Ok(None);
+        };
+        let doc: TantivyDocument = searcher
+            .doc(address)
+            .map_err(|e| LocalSearchError::index(&self.dir, e))?;
+        Ok(Some(self.fields.stored(&doc)))
     }
 
     /// The canonical `path` of a document relative to the corpus folder, `/`-separated (every
@@ -194,6 +320,15 @@ impl LocalIndex {
     /// Every indexed document with its full text, sorted by path. Loads them all: meant for
     /// corpora of tens of documents (an extractive summary over the whole corpus).
     pub fn documents(&self) -> Result<Vec<Document>, LocalSearchError> {
+        Ok(self
+            .stored_documents()?
+            .into_iter()
+            .map(to_document)
+            .collect())
+    }
+
+    /// Every indexed document as stored, sorted by path.
+    fn stored_documents(&self) -> Result<Vec<StoredDoc>, LocalSearchError> {
         let searcher = self.reader.searcher();
         let mut documents = Vec::new();
         for (ord, segment) in searcher.segment_readers().iter().enumerate() {
@@ -203,7 +338,7 @@ impl LocalIndex {
                 let doc: TantivyDocument = searcher
                     .doc(DocAddress::new(ord, doc_id))
                     .map_err(|e| LocalSearchError::index(&self.dir, e))?;
-                documents.push(to_document(self.fields.stored(&doc)));
+                documents.push(self.fields.stored(&doc));
             }
         }
         documents.sort_by(|a, b| a.path.cmp(&b.path));

@@ -11,6 +11,7 @@
 //! never writes inside the corpus, never prints, and knows nothing of the config, the CLI or the
 //! plan file; see `ARCHITECTURE.md` for where search sits in a workflow step.
 
+pub mod chunks;
 pub mod content;
 pub mod decode;
 pub mod error;
@@ -32,6 +33,7 @@ pub mod title;
 pub mod tokenizer;
 pub mod update;
 pub mod url;
+pub mod vectors;
 pub mod walk;
 
 pub use error::LocalSearchError;

@@ -23,7 +23,21 @@ pub struct IndexReport {
     /// `no extension`: 2): those whose name gives no kind, and those read and found not to be
     /// documents (binary, empty, without text, unreadable). Hidden files are not counted.
     pub skipped: BTreeMap<String, usize>,
+    /// With an embedding model (`search.embeddings.model`): the documents whose chunks were
+    /// embedded by this open (new or changed texts), and the chunks that have vectors in all.
+    pub embedded: Option<Embedded>,
     /// Every warning about the corpus, including those of files read by an earlier open that
     /// are still as they were (an empty file stays reported until it is fixed).
     pub warnings: Vec<String>,
+}
+
+/// What the embedding model did at this open.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Embedded {
+    /// The model's folder.
+    pub model: String,
+    /// Documents embedded by this open.
+    pub documents: usize,
+    /// Chunks with vectors, in all.
+    pub chunks: usize,
 }

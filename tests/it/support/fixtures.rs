@@ -59,3 +59,15 @@ pub fn offline_here(dir: &Path, args: &[&str]) -> Cmd {
 pub fn offline(dir: &Path, args: &[&str]) -> Cmd {
     offline_over(dir, &corpus(), args)
 }
+
+/// The sentence-embedding model the tests rank by meaning with (all-MiniLM-L6-v2), put in
+/// `target/models/` by `scripts/setup/embedding-model.sh`, which the test command runs first.
+pub fn embedding_model() -> PathBuf {
+    let dir = root().join("target/models/all-MiniLM-L6-v2");
+    assert!(
+        dir.join("model.safetensors").is_file(),
+        "no embedding model in `{}`: run `bash scripts/setup/embedding-model.sh` (scripts/test.sh does)",
+        dir.display()
+    );
+    dir
+}

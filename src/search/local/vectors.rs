@@ -1,0 +1,210 @@
+//! The vectors of the corpus (`search.embeddings.model`): every indexed document cut into
+//! chunks ([`super::chunks`]), each chunk's sentence embedding, kept beside the tantivy index
+//! in `vectors.safetensors` (one `[rows, dims]` tensor of f32; its metadata names the model and
+//! lists each document's path, SHA-256 and number of rows, in row order).
+//!
+//! Incremental like the index: a document whose text (SHA-256) already has vectors of the same
+//! model keeps them, wherever it now lies; only new or changed texts are embedded, and vectors
+//! of documents gone are dropped. Vectors of another model, or a file that cannot be read, are
+//! not trusted: everything is embedded again. The file is replaced atomically.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::Path;
+
+use safetensors::tensor::{Dtype, SafeTensors, TensorView};
+
+use super::chunks::cut;
+use super::schema::StoredDoc;
+use crate::embed::{EmbedError, Embedder, similarity};
+
+/// The file's name in the index folder.
+pub const FILE_NAME: &str = "vectors.safetensors";
+
+/// The name of the one tensor in the file.
+const TENSOR: &str = "vectors";
+
+/// One document's vectors.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Entry {
+    pub path: String,
+    pub sha256: String,
+    /// Its chunks' rows.
+    pub rows: Range<usize>,
+}
+
+/// Every document's chunk vectors, for one model.
+#[derive(Debug, Default)]
+pub struct Vectors {
+    model: String,
+    dims: usize,
+    entries: Vec<Entry>,
+    data: Vec<f32>,
+}
+
+/// A document found by meaning: its path, the similarity of its best chunk to the query, and
+/// that chunk's place among the document's chunks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Near {
+    pub path: String,
+    pub score: f32,
+    pub chunk: usize,
+}
+
+impl Vectors {
+    /// The vectors kept in `dir` for `embedder`'s model; empty when there are none, they are
+    /// another model's, or the file cannot be read.
+    pub fn load(dir: &Path, embedder: &Embedder) -> Vectors {
+        let empty = Vectors {
+            model: embedder.id().to_string(),
+            dims: embedder.dims(),
+            ..Vectors::default()
+        };
+        let Ok(bytes) = std::fs::read(dir.join(FILE_NAME)) else {
+            return empty;
+        };
+        match Vectors::parse(&bytes) {
+            Some(kept) if kept.model == empty.model && kept.dims == empty.dims => kept,
+            _ => empty,
+        }
+    }
+
+    fn parse(bytes: &[u8]) -> Option<Vectors> {
+        let (_, header) = SafeTensors::read_metadata(bytes).ok()?;
+        let meta = header.metadata().as_ref()?;
+        let model = meta.get("model")?.clone();
+        let entries: Vec<Entry> = serde_json::from_str(meta.get("documents")?).ok()?;
+        let tensors = SafeTensors::deserialize(bytes).ok()?;
+        let view = tensors.tensor(TENSOR).ok()?;
+        let [rows, dims] = view.shape() else {
+            return None;
+        };
+        let data: Vec<f32> = view
+            .data()
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        let consistent = view.dtype() == Dtype::F32
+            && data.len() == rows * dims
+            && entries.iter().all(|e| e.rows.end <= *rows);
+        consistent.then_some(Vectors {
+            model,
+            dims: *dims,
+            entries,
+            data,
+        })
+    }
+
+    /// Brings the vectors in line with `documents` (every document of the index): returns how
+    /// many documents were embedded. The chunks of all new texts are embedded together, so the
+    /// model's batches group chunks of a like length.
+    pub fn refresh(
+        &mut self,
+        documents: &[StoredDoc],
+        embedder: &Embedder,
+    ) -> Result<usize, EmbedError> {
+        let kept: HashMap<&str, &Entry> = self
+            .entries
+            .iter()
+            .map(|e| (e.sha256.as_str(), e))
+            .collect();
+        let new: Vec<Vec<String>> = documents
+            .iter()
+            .map(|d| match kept.contains_key(d.sha256.as_str()) {
+                true => Vec::new(),
+                false => cut(&d.body),
+            })
+            .collect();
+        let texts: Vec<&str> = new.iter().flatten().map(String::as_str).collect();
+        let mut fresh = embedder.embed(&texts)?.into_iter();
+        let dims = self.dims.max(1);
+        let mut entries = Vec::with_capacity(documents.len());
+        let mut data = Vec::with_capacity(self.data.len());
+        let mut embedded = 0;
+        for (doc, chunks) in documents.iter().zip(&new) {
+            let start = data.len() / dims;
+            match kept.get(doc.sha256.as_str()) {
+                Some(old) => {
+                    data.extend_from_slice(&self.data[old.rows.start * dims..old.rows.end * dims])
+                }
+                None => {
+                    for vector in fresh.by_ref().take(chunks.len()) {
+                        data.extend(vector);
+                    }
+                    embedded += 1;
+                }
+            }
+            entries.push(Entry {
+                path: doc.path.clone(),
+                sha256: doc.sha256.clone(),
+                rows: start..data.len() / dims,
+            });
+        }
+        self.entries = entries;
+        self.data = data;
+        Ok(embedded)
+    }
+
+    /// Whether the vectors cover exactly `documents`, at the same paths.
+    pub fn covers(&self, documents: &[StoredDoc]) -> bool {
+        self.entries.len() == documents.len()
+            && self
+                .entries
+                .iter()
+                .zip(documents)
+                .all(|(e, d)| e.path == d.path && e.sha256 == d.sha256)
+    }
+
+    /// Writes the vectors to `dir` (atomically).
+    pub fn save(&self, dir: &Path) -> std::io::Result<()> {
+        let bytes: Vec<u8> = self.data.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let rows = self.data.len() / self.dims.max(1);
+        let invalid = |e: safetensors::SafeTensorError| std::io::Error::other(e.to_string());
+        let view = TensorView::new(Dtype::F32, vec![rows, self.dims], &bytes).map_err(invalid)?;
+        let meta = HashMap::from([
+            ("model".to_string(), self.model.clone()),
+            (
+                "documents".to_string(),
+                serde_json::to_string(&self.entries).map_err(std::io::Error::other)?,
+            ),
+        ]);
+        let file = safetensors::serialize([(TENSOR, view)], Some(meta)).map_err(invalid)?;
+        crate::atomic::write(&dir.join(FILE_NAME), &file)
+    }
+
+    /// How many chunks have vectors.
+    pub fn rows(&self) -> usize {
+        self.data.len() / self.dims.max(1)
+    }
+
+    /// The `limit` documents whose best chunk is nearest `query` (a vector of the same model),
+    /// nearest first; ties in path order.
+    pub fn nearest(&self, query: &[f32], limit: usize) -> Vec<Near> {
+        let mut near: Vec<Near> = self
+            .entries
+            .iter()
+            .filter_map(|e| {
+                let (chunk, score) = e
+                    .rows
+                    .clone()
+                    .map(|row| {
+                        similarity(query, &self.data[row * self.dims..(row + 1) * self.dims])
+                    })
+                    .enumerate()
+                    .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))?;
+                Some(Near {
+                    path: e.path.clone(),
+                    score,
+                    chunk,
+                })
+            })
+            .collect();
+        near.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| a.path.cmp(&b.path))
+        });
+        near.truncate(limit);
+        near
+    }
+}

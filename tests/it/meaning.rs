@@ -1,0 +1,204 @@
+//! Search by meaning (`search.embeddings.model`, a real all-MiniLM-L6-v2 run in process): a
+//! question asked in other words than its document's finds it; the vectors are kept beside
+//! the index and only new or changed texts are embedded again; a model folder that lacks a
+//! file stops the run naming it; without a model the index says it ranks by words only.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use researchflow::embed::Embedder;
+use researchflow::search::local::{LocalHit, LocalIndex};
+
+use serde_json::{Value, json};
+
+use crate::support::fixtures::{embedding_model, offline_here};
+use crate::support::scenario::{events_of, node, read_json, read_ndjson};
+
+/// The document that answers, in words the question does not use, among documents that share
+/// the question's words but not its meaning.
+fn write_corpus(dir: &Path) {
+    let corpus = dir.join("corpus");
+    std::fs::create_dir_all(&corpus).expect("corpus");
+    let files = [
+        (
+            "market-2022.md",
+            "# Market notes\n\nDuring 2022 the cost of battery-grade carbonate climbed to a record, \
+             roughly six times its level of two years before, before easing in the spring of \
+             2023.\n",
+        ),
+        (
+            "spike-protection.md",
+            "# Surge protection\n\nA voltage spike on the mains can damage the charger. Fit a \
+             surge arrester to protect the wall box and its price tag stays small.\n",
+        ),
+        (
+            "lithium-chemistry.md",
+            "# Lithium chemistry\n\nLithium is the lightest metal. Its atoms give up an electron \
+             easily, which is why lithium makes good anodes and cathodes in cells.\n",
+        ),
+        (
+            "gardening.md",
+            "# Tomatoes\n\nTomatoes need six hours of sun a day and steady watering in July.\n",
+        ),
+    ];
+    for (name, text) in files {
+        std::fs::write(corpus.join(name), text).expect("document");
+    }
+}
+
+fn with_model(dir: &Path, model: &Path) {
+    let config = json!({"search": {"embeddings": {"model": model}}});
+    std::fs::write(dir.join("agent.config.json"), config.to_string()).expect("config");
+}
+
+async fn run(dir: &Path, question: &str, out: &str) -> Vec<Value> {
+    offline_here(dir, &["workflow"])
+        .args(["--query", question, "--out", out])
+        .run()
+        .await
+        .success();
+    read_ndjson(&dir.join(out.replace(".json", ".events.ndjson")))
+}
+
+fn sources(dir: &Path, out: &str) -> Vec<String> {
+    let plan = read_json(&dir.join(out));
+    node(&plan, "b")["sources"]
+        .as_array()
+        .map(|s| {
+            s.iter()
+                .filter_map(|s| s["url"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn a_paraphrased_question_finds_its_document_and_vectors_are_kept_and_refreshed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_corpus(dir.path());
+    with_model(dir.path(), &embedding_model());
+    let question = "When did the lithium price spike?";
+
+    let events = run(dir.path(), question, "first.json").await;
+    let index = events_of(&events, "local_index")[0];
+    assert_eq!(index["embeddings"]["documents"], 4, "{index}");
+    assert!(
+        index["embeddings"]["chunks"].as_u64().unwrap_or(0) >= 4,
+        "{index}"
+    );
+    assert!(dir.path().join("index/vectors.safetensors").is_file());
+    let found = sources(dir.path(), "first.json");
+    assert!(
+        found.iter().any(|u| u.ends_with("market-2022.md")),
+        "the document that says it in other words is found: {found:?}"
+    );
+
+    // Nothing changed: nothing is embedded again.
+    let events = run(dir.path(), question, "second.json").await;
+    assert_eq!(
+        events_of(&events, "local_index")[0]["embeddings"]["documents"],
+        0
+    );
+
+    // One document changed, one added: those two are embedded.
+    std::fs::write(
+        dir.path().join("corpus/gardening.md"),
+        "# Tomatoes\n\nTomatoes need eight hours of sun.\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.path().join("corpus/new.md"),
+        "# Storage\n\nKeep cells cool.\n",
+    )
+    .expect("write");
+    let events = run(dir.path(), question, "third.json").await;
+    assert_eq!(
+        events_of(&events, "local_index")[0]["embeddings"]["documents"],
+        2
+    );
+}
+
+/// The index itself: asked for two documents, words alone give the two that share the
+/// question's words; with the model, the one that answers in other words is among them.
+#[test]
+fn the_index_finds_by_meaning_what_words_miss() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_corpus(dir.path());
+    let corpus = dir.path().join("corpus");
+    let question = "When did the lithium price spike?";
+    let names = |hits: Vec<LocalHit>| -> Vec<String> {
+        hits.iter()
+            .filter_map(|h| h.path.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .collect()
+    };
+    let (words, _) = LocalIndex::open(&corpus, Some(&dir.path().join("words"))).expect("index");
+    let by_words = names(words.search(question, 2).expect("search"));
+    assert!(
+        !by_words.contains(&"market-2022.md".to_string()),
+        "{by_words:?}"
+    );
+    let embedder = Arc::new(Embedder::load(&embedding_model()).expect("model"));
+    let (meaning, report) =
+        LocalIndex::open_with(&corpus, Some(&dir.path().join("meaning")), Some(embedder))
+            .expect("index");
+    assert_eq!(report.embedded.map(|e| e.documents), Some(4));
+    let by_meaning = names(meaning.search(question, 2).expect("search"));
+    assert!(
+        by_meaning.contains(&"market-2022.md".to_string()),
+        "{by_meaning:?}"
+    );
+}
+
+#[tokio::test]
+async fn without_a_model_the_index_ranks_by_words_and_says_so() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_corpus(dir.path());
+    let out = offline_here(dir.path(), &["workflow"])
+        .args([
+            "--query",
+            "When did the lithium price spike?",
+            "--out",
+            "plan.json",
+        ])
+        .run()
+        .await;
+    out.success()
+        .stderr_contains("ranked by words only")
+        .stderr_contains("search.embeddings.model");
+
+    let events = read_ndjson(&dir.path().join("plan.events.ndjson"));
+    assert_eq!(
+        events_of(&events, "local_index")[0]["embeddings"],
+        Value::Null
+    );
+    assert!(!dir.path().join("index/vectors.safetensors").exists());
+}
+
+#[tokio::test]
+async fn a_model_folder_without_its_weights_stops_the_run_naming_the_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_corpus(dir.path());
+    let model = dir.path().join("model");
+    std::fs::create_dir_all(&model).expect("model");
+    for file in ["config.json", "tokenizer.json"] {
+        std::fs::copy(embedding_model().join(file), model.join(file)).expect("copy");
+    }
+    with_model(dir.path(), &model);
+    offline_here(dir.path(), &["workflow"])
+        .args([
+            "--query",
+            "When did the lithium price spike?",
+            "--out",
+            "plan.json",
+        ])
+        .run()
+        .await
+        .code(2)
+        .stderr_contains("model.safetensors")
+        .stderr_contains("search.embeddings.model")
+        .stderr_contains("agent.config.json");
+    assert!(
+        !dir.path().join("plan.json").exists(),
+        "no run without its model"
+    );
+}
