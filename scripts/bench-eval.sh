@@ -7,16 +7,23 @@
 #  (b) the model pipeline against a stand-in server (scripts/bench/mock_llm.py in `quote`
 #      mode: it searches for the question and quotes the first result's first sentence), the
 #      corpus as its search provider: what retrieval alone gives a faithful but lazy model.
+#  (c) the same in `quote-best` mode: the stand-in quotes the sentence of the first result it
+#      is shown (snippet or passages) that shares the most words with the question.
+#
+#  bench-eval.sh [SET.jsonl CORPUS_DIR]: another shipped set and its corpus (fixtures/eval/
+#  debian.jsonl over fixtures/corpus-debian, licenses.jsonl over fixtures/corpus-licenses).
+#  With RESEARCHFLOW_BENCH_EMBEDDINGS=MODEL_DIR (e.g. target/models/all-MiniLM-L6-v2, from
+#  scripts/setup/embedding-model.sh), (a) runs a second time ranking by meaning too.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+set_file="$(realpath "${1:-$root/fixtures/eval/batteries.jsonl}")"
+corpus="$(realpath "${2:-$root/fixtures/corpus}")"
 cd "$root"
 cargo build --release --quiet --bin researchflow
 bin="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/researchflow"
 work="$(mktemp -d "${TMPDIR:-/tmp}/researchflow-bench-eval.XXXXXX")"
 mock_pid=""
 trap '[ -n "$mock_pid" ] && kill "$mock_pid" 2>/dev/null; rm -rf "$work"' EXIT
-set_file="$root/fixtures/eval/batteries.jsonl"
-corpus="$root/fixtures/corpus"
 
 figures() { # EVAL_JSON
   python3 - "$1" <<'PY'
@@ -47,20 +54,42 @@ print(f"targets: precision >= 0.9 {met((t['citation_precision'] or 0) >= 0.9)}; 
 PY
 echo "wall time $(python3 -c "print(f'{$t1 - $t0:.1f}')") s at 4 jobs"
 
-echo "== (b) model pipeline against the stand-in server (quote mode, 10 ms a call)"
-python3 scripts/bench/mock_llm.py 0.01 0 quote > "$work/mock.url" &
-mock_pid=$!
-for _ in $(seq 1 50); do [ -s "$work/mock.url" ] && break; sleep 0.1; done
-url="$(head -n 1 "$work/mock.url")"
-touch "$work/agent.config.json" && chmod 600 "$work/agent.config.json"
-cat > "$work/agent.config.json" <<JSON
+# (b) and (c): the stand-in server in MODE, the corpus as the search provider.
+stand_in() { # MODE
+  python3 scripts/bench/mock_llm.py 0.01 0 "$1" > "$work/mock-$1.url" &
+  mock_pid=$!
+  for _ in $(seq 1 50); do [ -s "$work/mock-$1.url" ] && break; sleep 0.1; done
+  url="$(head -n 1 "$work/mock-$1.url")"
+  touch "$work/agent.config.json" && chmod 600 "$work/agent.config.json"
+  cat > "$work/agent.config.json" <<JSON
 {"baseURL": "$url", "model": "bench-model", "apiKey": "bench",
  "retry": {"maxRetries": 2, "baseDelayMs": 100, "maxDelayMs": 1000},
  "review": {"enabled": false}}
 JSON
-t0=$(date +%s.%N)
-"$bin" -q --config "$work/agent.config.json" eval "$set_file" --corpus "$corpus" \
-  --index-dir "$work/index" --out-dir "$work/mock" --json > "$work/mock.out" || true
-t1=$(date +%s.%N)
-figures "$work/mock/eval.json"
-echo "wall time $(python3 -c "print(f'{$t1 - $t0:.1f}')") s at 4 jobs"
+  t0=$(date +%s.%N)
+  "$bin" -q --config "$work/agent.config.json" eval "$set_file" --corpus "$corpus" \
+    --index-dir "$work/index" --out-dir "$work/mock-$1" --json > "$work/mock-$1.out" || true
+  t1=$(date +%s.%N)
+  kill "$mock_pid" 2>/dev/null || true
+  mock_pid=""
+  figures "$work/mock-$1/eval.json"
+  echo "wall time $(python3 -c "print(f'{$t1 - $t0:.1f}')") s at 4 jobs"
+}
+
+if [ -n "${RESEARCHFLOW_BENCH_EMBEDDINGS:-}" ]; then
+  model="$(realpath "$RESEARCHFLOW_BENCH_EMBEDDINGS")"
+  echo "== (a') offline engine, ranking by meaning too ($model)"
+  mkdir -p "$work/meaning"
+  printf '{"search": {"embeddings": {"model": "%s"}}}\n' "$model" > "$work/meaning/agent.config.json"
+  t0=$(date +%s.%N)
+  (cd "$work/meaning" && "$bin" -q eval "$set_file" --offline --corpus "$corpus" \
+    --index-dir "$work/meaning/index" --out-dir "$work/meaning/out" --json > "$work/meaning.out") || true
+  t1=$(date +%s.%N)
+  figures "$work/meaning/out/eval.json"
+  echo "wall time $(python3 -c "print(f'{$t1 - $t0:.1f}')") s at 4 jobs, the first index's embedding included"
+fi
+
+echo "== (b) model pipeline against the stand-in server (quote mode, 10 ms a call)"
+stand_in quote
+echo "== (c) the same, the stand-in quoting the shown sentence that shares the most words with the question (quote-best)"
+stand_in quote-best
