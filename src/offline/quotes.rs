@@ -73,7 +73,7 @@ impl OfflineAgents {
                 passages: Vec::new(),
             })
             .collect();
-        let candidates = self.candidates(&sources).await;
+        let candidates = self.candidates(&sources, &input.question).await;
         let picked = select(&candidates, &query, SEARCH_SENTENCES, 2);
         let quoted: Vec<String> = picked
             .iter()
@@ -111,7 +111,7 @@ impl OfflineAgents {
     }
 
     async fn final_report(&self, input: &TaskInput, sources: &[Source]) -> TaskOutput {
-        let candidates = self.candidates(sources).await;
+        let candidates = self.candidates(sources, &input.question).await;
         let composed = compose(
             OFFLINE_NOTICE,
             &input.question,
@@ -133,13 +133,23 @@ impl OfflineAgents {
         }
     }
 
-    /// The quotable sentences of every source's document, tagged with the source's index.
-    async fn candidates(&self, sources: &[Source]) -> Vec<Candidate> {
+    /// The quotable sentences of every source's document, tagged with the source's index;
+    /// with an embedding model, each with its passage's nearness in meaning to `question`.
+    async fn candidates(&self, sources: &[Source], question: &str) -> Vec<Candidate> {
         let index = Arc::clone(&self.index);
         let urls: Vec<String> = sources.iter().map(|s| s.url.clone()).collect();
+        let question = question.to_string();
         let texts = tokio::task::spawn_blocking(move || {
+            let asked = index.question_vector(&question);
             urls.iter()
-                .map(|u| index.document(u).map(|d| d.text))
+                .map(|u| {
+                    let doc = index.document(u)?;
+                    let near = asked
+                        .as_ref()
+                        .and_then(|q| index.chunk_nearness(&doc.path, q))
+                        .unwrap_or_default();
+                    Some((doc.text, near))
+                })
                 .collect::<Vec<_>>()
         })
         .await
@@ -147,7 +157,18 @@ impl OfflineAgents {
         texts
             .into_iter()
             .enumerate()
-            .filter_map(|(source, text)| Some(candidates_of(&text?, source)))
+            .filter_map(|(source, found)| {
+                let (text, near) = found?;
+                let mut candidates = candidates_of(&text, source);
+                for c in &mut candidates {
+                    let head: String = c.text.chars().take(60).collect();
+                    c.meaning = near
+                        .iter()
+                        .find(|(chunk, _)| chunk.contains(&head))
+                        .map_or(0.0, |(_, sim)| *sim);
+                }
+                Some(candidates)
+            })
             .flatten()
             .collect()
     }
@@ -205,6 +226,7 @@ fn candidates_of(text: &str, source: usize) -> Vec<Candidate> {
             source,
             at: u.at,
             orphan: u.orphan,
+            meaning: 0.0,
         })
         .collect()
 }

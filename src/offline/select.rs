@@ -12,7 +12,7 @@ use crate::sentences::terms;
 
 /// A sentence (or a leaning sentence with what it follows from, [`super::units`]) that may be
 /// chosen, and where it comes from.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Candidate {
     pub text: String,
     /// The document (source) it was taken from.
@@ -21,6 +21,9 @@ pub struct Candidate {
     pub at: Range<usize>,
     /// A sentence that leans on one it is quoted without: it ranks lower.
     pub orphan: bool,
+    /// How near its passage is to the question in meaning (cosine similarity of their
+    /// embeddings, `search.embeddings.model`); 0 without a model.
+    pub meaning: f32,
 }
 
 /// How much relevance weighs against novelty.
@@ -134,6 +137,7 @@ mod tests {
             source,
             at: at..at + text.len(),
             orphan: false,
+            meaning: 0.0,
         }
     }
 
@@ -206,6 +210,7 @@ mod tests {
         let both = "Solid electrolytes replace the liquid in lithium cells. They stop dendrites, \
                     pores, cracks and short circuits forming at the anode.";
         let at = |text: &str, start: usize, orphan: bool| Candidate {
+            meaning: 0.0,
             text: text.into(),
             source: 0,
             at: start..start + text.len(),

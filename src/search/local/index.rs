@@ -136,6 +136,22 @@ impl LocalIndex {
         self.meaning.is_some()
     }
 
+    /// The vector of `question`, when searches rank by meaning.
+    pub fn question_vector(&self, question: &str) -> Option<Vec<f32>> {
+        let (embedder, _) = self.meaning.as_ref()?;
+        embedder.embed(&[question]).ok()?.pop()
+    }
+
+    /// Each chunk of the document at canonical `path` with its nearness to `asked` (a
+    /// [`LocalIndex::question_vector`]); `None` without a model or vectors for it.
+    pub fn chunk_nearness(&self, path: &Path, asked: &[f32]) -> Option<Vec<(String, f32)>> {
+        let (_, vectors) = self.meaning.as_ref()?;
+        let path = path.to_str()?;
+        let scores = vectors.similarities(path, asked)?;
+        let text = self.stored_at(path).ok()??.body;
+        Some(cut(&text).into_iter().zip(scores).collect())
+    }
+
     /// The embedding model, when there is one.
     pub fn embedder(&self) -> Option<&Arc<Embedder>> {
         self.meaning.as_ref().map(|(e, _)| e)

@@ -177,6 +177,18 @@ impl Vectors {
         self.data.len() / self.dims.max(1)
     }
 
+    /// The similarity of each chunk of the document at `path` to `query`, in chunk order.
+    pub fn similarities(&self, path: &str, query: &[f32]) -> Option<Vec<f32>> {
+        let entry = self.entries.iter().find(|e| e.path == path)?;
+        Some(
+            entry
+                .rows
+                .clone()
+                .map(|row| similarity(query, &self.data[row * self.dims..(row + 1) * self.dims]))
+                .collect(),
+        )
+    }
+
     /// The `limit` documents whose best chunk is nearest `query` (a vector of the same model),
     /// nearest first; ties in path order.
     pub fn nearest(&self, query: &[f32], limit: usize) -> Vec<Near> {
