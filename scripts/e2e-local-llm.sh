@@ -31,7 +31,14 @@
 # question ends honestly (exit 0 with completed or partial, 1 with failed, result.md written: a
 # tiny model may well fail) with planner requests that carry only the seed's context, no block
 # id. The thinkon flags: RESEARCHFLOW_E2E_THINKON_ARGS (default `--compact-prompt --max-depth 2
-# --max-blocks 8`: the seed's prompt does not fit in an 8k context).
+# --max-blocks 8`: the seed's prompt does not fit in an 8k context). Last, research that reads:
+# fixtures/corpus served as a loopback site with a SearXNG-shaped search whose snippets are only
+# titles (scripts/bench/site.py), and a workflow that reads its pages, started from the three
+# search tasks of fixtures/plan_stage2.json set back to `planned` (a tiny model's planner often
+# plans no usable search: its tasks are dropped, and reading would go untested), at most 2
+# rounds; it must end honestly, read pages (`page_read` events with passages), show the
+# analysis passages that only the page bodies hold, and, when it completes, cite in its report
+# a page it read.
 #
 # Exit 0 when every check passes, 1 when one fails, 2 when the run could not be set up. The work
 # folder (config, plan, report, logs, requests.ndjson) is kept unless every check passed.
@@ -161,6 +168,41 @@ if "$bin" thinkon --help >/dev/null 2>&1; then
   tail -n 3 "$work/thinkon.err" | cut -c1-400
 fi
 
+# d4. Research that reads: the corpus as a loopback site, its search's snippets only titles.
+python3 "$root/scripts/bench/site.py" "$root/fixtures/corpus" 3 >"$work/site.url" 2>"$work/site.err" &
+site_pid=$!
+for _ in $(seq 1 100); do [ -s "$work/site.url" ] && break; sleep 0.1; done
+site_url="$(head -n 1 "$work/site.url")"
+SITE_URL="$site_url" python3 - "$config" "$work/read.config.json" <<'EOF'
+import json, os, sys
+config = json.load(open(sys.argv[1], encoding="utf-8"))
+config["search"] = {"provider": "searxng", "baseURL": os.environ["SITE_URL"], "maxResults": 3,
+                    "read": {"pages": 3, "allowPrivate": True, "passageChars": 3000}}
+json.dump(config, open(sys.argv[2], "w", encoding="utf-8"))
+EOF
+mkdir -p "$work/read"
+python3 - "$root/fixtures/plan_stage2.json" "$work/read/plan.json" <<'EOF'
+import json, sys
+plan = json.load(open(sys.argv[1], encoding="utf-8"))
+for node in plan["nodes"]:
+    if node["type"] == "search":
+        node.update(summary="", info="", status="planned")
+        for key in ("sources", "usage", "finished_at", "updated_at", "attempts"):
+            node.pop(key, None)
+json.dump(plan, open(sys.argv[2], "w", encoding="utf-8"), indent=2)
+EOF
+before_read=$(wc -l < "$work/requests.ndjson")
+echo "== researchflow workflow --plan read/plan.json (3 planned searches, reading the pages of $site_url) --max-rounds 2"
+set +e
+"$bin" --config "$work/read.config.json" workflow --plan "$work/read/plan.json" \
+  --max-rounds 2 >"$work/read.json" 2>"$work/read.err"
+read_code=$?
+set -e
+kill "$site_pid" 2>/dev/null || true
+wait "$site_pid" 2>/dev/null || true
+echo "reading workflow exit code $read_code; its output:"
+cat "$work/read.json"
+
 # e. The proxy stopped first: a request the run gave up on is logged once its answer comes, or
 # (still unanswered) when the proxy stops; the checks below read the whole log.
 kill "$proxy_pid" 2>/dev/null || true
@@ -171,7 +213,7 @@ proxy_pid=""
 set +e
 WORK="$work" DOCTOR_CODE="$doctor_code" WORKFLOW_CODE="$workflow_code" REPLAY_CODE="$replay_code" \
   BEFORE_WORKFLOW="$before_workflow" BEFORE_THINKON="$before_thinkon" THINKON_CODE="$thinkon_code" \
-  BASE_URL="$base_url" python3 - <<'EOF'
+  BASE_URL="$base_url" READ_CODE="$read_code" BEFORE_READ="$before_read" python3 - <<'EOF'
 import collections, json, os, re, sys
 
 work = os.environ["WORK"]
@@ -310,6 +352,33 @@ if os.environ["THINKON_CODE"]:
     check("thinkon planner requests carry the seed's context only", bool(planner)
           and shapes == {("think", "path", "max_depth", "executors")} and not ids,
           f"{len(planner)} planner request(s), keys {sorted(shapes)}, other block keys {ids}")
+
+read_dir = os.path.join(work, "read")
+read_code = os.environ["READ_CODE"]
+read_out = load("read.json")
+read_status = read_out.get("status") if isinstance(read_out, dict) else None
+check("reading workflow outcome is honest",
+      {"completed": "0", "partial": "0", "degraded": "1", "final_failed": "1"}.get(read_status) == read_code,
+      f"exit code {read_code}, status {read_status}")
+read_events = []
+if os.path.exists(os.path.join(read_dir, "plan.events.ndjson")):
+    with open(os.path.join(read_dir, "plan.events.ndjson"), encoding="utf-8") as f:
+        read_events = [json.loads(l) for l in f if l.strip()]
+pages = [e for e in read_events if e.get("event") == "page_read"]
+with_passages = {e["url"] for e in pages if e.get("passages", 0) > 0}
+check("pages read with passages", bool(with_passages),
+      f"{len(pages)} page_read event(s), {len(with_passages)} page(s) gave passages")
+shown = [r for r in requests[int(os.environ["BEFORE_READ"]):]
+         if r["method"] == "POST" and isinstance(r["body"], dict)
+         and any("passages of the page:" in str(m.get("content")) for m in r["body"].get("messages", []))]
+check("the analysis was shown page passages", bool(shown), f"{len(shown)} request(s) with passages")
+if read_status == "completed":
+    report = ""
+    if os.path.exists(os.path.join(read_dir, "plan.report.md")):
+        report = open(os.path.join(read_dir, "plan.report.md"), encoding="utf-8").read()
+    cited = [u for u in with_passages if u in report]
+    check("the completed report cites a page read", bool(cited),
+          f"{len(cited)} page(s) read linked in the report")
 
 print("== summary")
 print(f"nodes ({len(nodes)}):")
