@@ -38,15 +38,17 @@ impl LocalIndex {
         Ok(report)
     }
 
-    /// Whether searches rank by meaning as well as by words.
-    pub fn has_meaning(&self) -> bool {
-        self.meaning.is_some()
-    }
-
-    /// The vector of `question`, when searches rank by meaning.
+    /// The vector of `question`, when searches rank by meaning (`None`, with a warning, when
+    /// the model fails on it: the answer is then chosen by words).
     pub fn question_vector(&self, question: &str) -> Option<Vec<f32>> {
         let (embedder, _) = self.meaning.as_ref()?;
-        embedder.embed(&[question]).ok()?.pop()
+        match embedder.embed(&[question]) {
+            Ok(mut vectors) => vectors.pop(),
+            Err(e) => {
+                tracing::warn!("{e}; the answer is chosen by words only");
+                None
+            }
+        }
     }
 
     /// Each chunk of the document at canonical `path` with its nearness to `asked` (a
@@ -57,11 +59,6 @@ impl LocalIndex {
         let scores = vectors.similarities(path, asked)?;
         let text = self.stored_at(path).ok()??.body;
         Some(cut(&text).into_iter().zip(scores).collect())
-    }
-
-    /// The embedding model, when there is one.
-    pub fn embedder(&self) -> Option<&Arc<Embedder>> {
-        self.meaning.as_ref().map(|(e, _)| e)
     }
 
     /// The documents ranked by words (`by_words`) and the documents nearest `query` by
