@@ -82,11 +82,7 @@ impl Embedder {
             .map_err(|e| unreadable("config.json", e.to_string()))?;
         let config: Config = serde_json::from_str(&config_text)
             .map_err(|e| unreadable("config.json", e.to_string()))?;
-        let dims = serde_json::from_str::<serde_json::Value>(&config_text)
-            .ok()
-            .and_then(|v| v["hidden_size"].as_u64())
-            .and_then(|d| usize::try_from(d).ok())
-            .ok_or_else(|| unreadable("config.json", "no `hidden_size`".into()))?;
+        let dims = config.hidden_size;
         let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
             .map_err(|e| unreadable("tokenizer.json", e.to_string()))?;
         tokenizer.with_padding(Some(PaddingParams::default()));

@@ -146,7 +146,7 @@ impl OfflineAgents {
                     let doc = index.document(u)?;
                     let near = asked
                         .as_ref()
-                        .and_then(|q| index.chunk_nearness(&doc.path, q))
+                        .and_then(|q| index.chunk_nearness(&doc.path, &doc.text, q))
                         .unwrap_or_default();
                     Some((doc.text, near))
                 })

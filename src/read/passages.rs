@@ -169,16 +169,10 @@ fn scored(pages: &[PageForRanking], queries: &[&str]) -> Vec<Candidate> {
 mod tests {
     use super::*;
 
+    use crate::search::local::chunks::tests::filler;
+
     fn page(source: usize, text: &str) -> PageForRanking<'_> {
         PageForRanking { source, text }
-    }
-
-    /// A paragraph of about `chars` characters of filler about `topic`.
-    fn filler(topic: &str, chars: usize) -> String {
-        let sentence = format!("This sentence talks about {topic} in general terms. ");
-        sentence.repeat(chars / sentence.len() + 1)[..chars]
-            .trim()
-            .to_string()
     }
 
     /// The passage with the answer's words outranks the page's introduction, which shares

@@ -73,11 +73,11 @@ fn split_at_spaces(mut text: &str, out: &mut Vec<String>) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A paragraph of about `chars` characters of filler about `topic`.
-    fn filler(topic: &str, chars: usize) -> String {
+    pub(crate) fn filler(topic: &str, chars: usize) -> String {
         let sentence = format!("This sentence talks about {topic} in general terms. ");
         sentence.repeat(chars / sentence.len() + 1)[..chars]
             .trim()

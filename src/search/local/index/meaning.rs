@@ -51,14 +51,18 @@ impl LocalIndex {
         }
     }
 
-    /// Each chunk of the document at canonical `path` with its nearness to `asked` (a
-    /// [`LocalIndex::question_vector`]); `None` without a model or vectors for it.
-    pub fn chunk_nearness(&self, path: &Path, asked: &[f32]) -> Option<Vec<(String, f32)>> {
+    /// Each chunk of `text`, the document at canonical `path` as the index holds it, with its
+    /// nearness to `asked` (a [`LocalIndex::question_vector`]); `None` without a model or
+    /// vectors for it.
+    pub fn chunk_nearness(
+        &self,
+        path: &Path,
+        text: &str,
+        asked: &[f32],
+    ) -> Option<Vec<(String, f32)>> {
         let (_, vectors) = self.meaning.as_ref()?;
-        let path = path.to_str()?;
-        let scores = vectors.similarities(path, asked)?;
-        let text = self.stored_at(path).ok()??.body;
-        Some(cut(&text).into_iter().zip(scores).collect())
+        let scores = vectors.similarities(path.to_str()?, asked)?;
+        Some(cut(text).into_iter().zip(scores).collect())
     }
 
     /// The documents ranked by words (`by_words`) and the documents nearest `query` by
