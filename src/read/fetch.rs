@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use reqwest::Url;
 use reqwest::header::{
@@ -52,9 +53,54 @@ pub enum Answer {
 /// What one page's hops share: its deadline, its byte cap and the validators of the version
 /// already kept.
 struct Ask<'a> {
-    deadline: Instant,
+    deadline: Deadline,
     max_bytes: u64,
     known: &'a Validators,
+}
+
+impl<'a> Ask<'a> {
+    fn new(timeout: Duration, max_bytes: u64, known: &'a Validators) -> Ask<'a> {
+        Ask {
+            deadline: Deadline::new(timeout),
+            max_bytes,
+            known,
+        }
+    }
+}
+
+/// A page's time: `timeout` of its own, counted from its first request. Time spent queued
+/// (for a connection to its host, for its host's robots.txt) is not the page's: a page that
+/// waits behind a slow one on the same host is not timed out by the wait.
+struct Deadline {
+    timeout: Duration,
+    at: Mutex<Option<Instant>>,
+}
+
+impl Deadline {
+    fn new(timeout: Duration) -> Deadline {
+        Deadline {
+            timeout,
+            at: Mutex::new(None),
+        }
+    }
+
+    /// Starts the clock at the first request; later hops move the deadline on by the time
+    /// they waited in the queue (`queued`).
+    fn resume(&self, queued: Duration) -> Instant {
+        let mut at = self.at.lock().unwrap_or_else(|p| p.into_inner());
+        let deadline = match *at {
+            None => Instant::now() + self.timeout,
+            Some(deadline) => deadline + queued,
+        };
+        *at = Some(deadline);
+        deadline
+    }
+
+    /// The deadline as it stands (started, when no hop has).
+    fn get(&self) -> Instant {
+        let at = *self.at.lock().unwrap_or_else(|p| p.into_inner());
+        at.unwrap_or_else(|| self.resume(Duration::ZERO))
+    }
 }
 
 /// Why a page was not read: the cause a user reads, and the status when a server answered.
@@ -140,12 +186,7 @@ impl Fetcher {
     ) -> Result<Answer, String> {
         let url = Url::parse(url).map_err(|e| format!("it is not a URL ({e})"))?;
         let _slot = self.all.acquire().await.map_err(|e| e.to_string())?;
-        let deadline = Instant::now() + self.settings.timeout;
-        let ask = Ask {
-            deadline,
-            max_bytes: self.settings.max_bytes,
-            known,
-        };
+        let ask = Ask::new(self.settings.timeout, self.settings.max_bytes, known);
         self.follow(url, &ask, observer, true)
             .await
             .map_err(|f| f.cause)
@@ -162,10 +203,11 @@ impl Fetcher {
     ) -> Result<Answer, Failed> {
         for _ in 0..=MAX_REDIRECTS {
             check_url(&url, self.settings.allow_private)?;
+            let queued = Instant::now();
             if obey {
                 self.robots_allow(&url, observer).await?;
             }
-            match self.hop(&url, ask, observer).await? {
+            match self.hop(&url, ask, observer, queued).await? {
                 Hop::Answer(answer) => return Ok(answer),
                 Hop::Redirect(next) => url = next,
             }
@@ -179,11 +221,7 @@ impl Fetcher {
         let rules = cell
             .get_or_init(|| async {
                 let known = Validators::default();
-                let ask = Ask {
-                    deadline: Instant::now() + self.settings.timeout,
-                    max_bytes: MAX_ROBOTS_BYTES,
-                    known: &known,
-                };
+                let ask = Ask::new(self.settings.timeout, MAX_ROBOTS_BYTES, &known);
                 let got = Box::pin(self.follow(robots_url, &ask, observer, false)).await;
                 match got {
                     Ok(Answer::Body(body)) => Rules::from_answer(200, &body.bytes),
@@ -199,17 +237,19 @@ impl Fetcher {
         rules.check(url)
     }
 
-    /// One hop: its host's slot and gate, the retries, the body.
+    /// One hop: its host's slot and gate, the retries, the body. The page's clock runs from
+    /// the moment the slot is had; the time since `queued` was spent waiting.
     async fn hop(
         &self,
         url: &Url,
         ask: &Ask<'_>,
         observer: &dyn RetryObserver,
+        queued: Instant,
     ) -> Result<Hop, Failed> {
-        let deadline = ask.deadline;
         let host = url.host_str().unwrap_or_default().to_string();
         let slot = self.host_slot(&host);
         let _slot = slot.acquire().await.map_err(|e| e.to_string())?;
+        let deadline = ask.deadline.resume(queued.elapsed());
         let key = format!("read:{}", url.origin().ascii_serialization());
         let gate = self.gates.gate(&key, &host, RateLimits::default());
         let what = format!("read {host}");
@@ -225,8 +265,7 @@ impl Fetcher {
         );
         // The retries' waits count against the page's deadline too (a second more for a body
         // cut at the deadline to come back).
-        match tokio::time::timeout_at(deadline + std::time::Duration::from_secs(1), attempts).await
-        {
+        match tokio::time::timeout_at(deadline + Duration::from_secs(1), attempts).await {
             Ok(Ok(hop)) => Ok(hop),
             Ok(Err(e)) => Err(Failed {
                 cause: e.to_string(),
@@ -254,7 +293,7 @@ impl Fetcher {
 
     /// One request and its body.
     async fn attempt(&self, url: &Url, ask: &Ask<'_>) -> Result<Hop, HttpError> {
-        let deadline = ask.deadline;
+        let deadline = ask.deadline.get();
         let shown = strip_query(url.as_str());
         let timeout = self.settings.timeout;
         let mut request = self.client.get(url.clone());
@@ -337,8 +376,9 @@ impl Fetcher {
         let timeout = self.settings.timeout;
         let cap = usize::try_from(ask.max_bytes).unwrap_or(usize::MAX);
         let mut bytes: Vec<u8> = Vec::new();
+        let deadline = ask.deadline.get();
         loop {
-            let cut = match tokio::time::timeout_at(ask.deadline, response.chunk()).await {
+            let cut = match tokio::time::timeout_at(deadline, response.chunk()).await {
                 Err(_) if bytes.is_empty() => {
                     let url = shown.to_string();
                     return Err(HttpError::Timeout { url, timeout });

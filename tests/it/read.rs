@@ -248,6 +248,34 @@ async fn forbidden_slow_huge_and_odd_pages_are_skipped_or_cut_and_the_task_still
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_queued_behind_a_slow_one_on_its_host_has_its_own_time() {
+    let site = WebSite::start().await;
+    let mut hits = vec![hit(&site, "/slow", "Slow")];
+    for name in [QEMU_NBD, GPL3_TXT] {
+        hits.push(hit(&site, &format!("/docs/{name}"), name));
+    }
+    let search = MockSearch::with_results(SearchKind::Searxng, hits).await;
+    let llm = MockLlm::start().await;
+    one_task(&llm, "Handshakes time out [1].");
+    // One connection to the host: the two pages wait the slow page's whole second and a half.
+    let read = json!({"allowPrivate": true, "pages": 3, "perHost": 1, "timeoutMs": 1500});
+    let s = Setup::with_config(&llm, Some(&search), reading(&search, read));
+    s.query("What limits a qemu-nbd client?")
+        .run()
+        .await
+        .success();
+
+    let events = s.events();
+    let read = events_of(&events, "page_read");
+    for name in [QEMU_NBD, GPL3_TXT] {
+        let url = site.url(&format!("/docs/{name}"));
+        let page = read.iter().find(|e| e["url"] == url);
+        let page = page.unwrap_or_else(|| panic!("{name} is read: {events:?}"));
+        assert!(page.get("cut").is_none_or(Value::is_null), "{page}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_private_address_is_never_requested_unless_allowed() {
     let Fixture {
         site,
