@@ -12,6 +12,9 @@
 //! a compound's part) is in no sentence, or when a figure or year it names is not stated by
 //! the answer's sentences (the 2023 price is not the 2015 price).
 //!
+//! A broad comparison ("how do A and B compare?") is answered aspect by aspect instead, one
+//! line per section of the documents that gives figures for both ([`super::compare`]).
+//!
 //! With an embedding model (`search.embeddings.model`), each sentence also carries how near
 //! its passage is to the question in meaning: that multiplies its rank (up to 1 +
 //! [`MEANING_WEIGHT`]), and a sentence whose passage is at least [`MEANING_FLOOR`] near may be
@@ -32,10 +35,11 @@ use crate::agents::Direction;
 use crate::agents::claims::content_terms;
 use crate::plan::Source;
 
+use super::compare::{aspects, broad_comparison};
 use super::question::{
-    MOST_PARTS, asks_figure, holds_phrase, new_figure, parts, quoted_phrases, specific_terms,
+    MOST_PARTS, asks_figure, no_answer, holds_phrase, new_figure, parts, quoted_phrases, specific_terms,
 };
-use super::select::{Candidate, jaccard};
+use super::select::{Candidate, NEAR_DUPLICATE, jaccard};
 
 /// The least share of the question the best sentence must cover to be given as its answer.
 pub const ANSWER_FLOOR: f64 = 0.35;
@@ -62,8 +66,6 @@ const MEANING_FLOOR: f64 = 0.35;
 const PER_DIRECTION: usize = 3;
 /// What a sentence that leans on one it is quoted without counts for.
 const ORPHAN_WEIGHT: f64 = 0.5;
-/// Two sentences sharing this much of their terms say the same thing.
-const NEAR_DUPLICATE: f64 = 0.6;
 
 /// The report, the sources it cites (numbered as it numbers them) and each quote with the
 /// number of the source it cites.
@@ -84,12 +86,18 @@ pub fn compose(
     directions: &[Direction],
 ) -> Composed {
     let scorer = Scorer::new(question, candidates);
-    let answer = scorer.answer();
+    let compared = broad_comparison(question)
+        .map(|sides| aspects(&sides, candidates, question))
+        .unwrap_or_default();
+    let answer: Vec<usize> = match compared.is_empty() {
+        true => scorer.answer(),
+        false => compared.iter().flat_map(|a| a.quotes.clone()).collect(),
+    };
     let mut report = format!("{preface}\n\n## Answer\n\n");
     let mut numbers = Numbers::default();
     let mut quotes = Vec::new();
     if answer.is_empty() {
-        report.push_str(&scorer.no_answer(sources.len()));
+        report.push_str(&no_answer(question, &scorer.absent, sources.len()));
         return Composed {
             report,
             sources: Vec::new(),
@@ -102,9 +110,23 @@ pub fn compose(
         quotes.push((n, c.text.clone()));
         format!("{} [{n}]", c.text)
     };
-    let said: Vec<String> = answer.iter().map(|&i| quote(i, &mut numbers)).collect();
-    report.push_str(&said.join(" "));
-    report.push('\n');
+    let mut said = |picked: &[usize]| -> String {
+        let said: Vec<String> = picked.iter().map(|&i| quote(i, &mut numbers)).collect();
+        said.join(" ")
+    };
+    if compared.is_empty() {
+        report.push_str(&said(&answer));
+        report.push('\n');
+    }
+    // A broad comparison, aspect by aspect: the label is the section's heading.
+    for aspect in &compared {
+        let label = aspect
+            .label
+            .as_deref()
+            .map(|l| crate::markdown::inline(l, 80));
+        let label = label.map_or(String::new(), |l| format!("**{l}.** "));
+        report.push_str(&format!("- {label}{}\n", said(&aspect.quotes)));
+    }
     let mut taken = answer;
     let mut findings = String::new();
     for (title, picked) in scorer.findings(directions, &mut taken) {
@@ -145,7 +167,6 @@ impl Numbers {
 
 /// How much of the question each candidate covers.
 struct Scorer<'a> {
-    text: &'a str,
     candidates: &'a [Candidate],
     /// The question's terms with their weights.
     question: Vec<(String, f64)>,
@@ -194,7 +215,6 @@ impl<'a> Scorer<'a> {
             .filter(|t| !df.contains_key(t.as_str()))
             .collect();
         Scorer {
-            text,
             candidates,
             question,
             absent,
@@ -408,37 +428,6 @@ impl<'a> Scorer<'a> {
             || (a.source == b.source && a.at.start < b.at.end && b.at.start < a.at.end)
             || jaccard(&self.terms[i], &self.terms[j]) >= NEAR_DUPLICATE
     }
-
-    /// What the report says when no sentence answers: how many documents were read, and
-    /// what of the question none of them mentions.
-    fn no_answer(&self, documents: usize) -> String {
-        if documents == 0 {
-            return "There is no source to quote: no search of this run returned a document of \
-                    the corpus.\n"
-                .into();
-        }
-        let mut text = format!(
-            "No sentence of the documents the searches returned answers the question \
-             ({documents} document(s) read)."
-        );
-        // The question's own words, not their stems.
-        let mut missing: Vec<&str> = Vec::new();
-        for word in self.text.split(|c: char| !c.is_alphanumeric() && c != '-') {
-            let terms = content_terms(word);
-            if terms.iter().any(|t| self.absent.contains(t)) && !missing.contains(&word) {
-                missing.push(word);
-            }
-        }
-        match missing.is_empty() {
-            true => text.push_str(" None of their sentences covers enough of what it asks."),
-            false => text.push_str(&format!(
-                " None of them mentions {}.",
-                crate::markdown::inline(&missing.join(", "), 300)
-            )),
-        }
-        text.push('\n');
-        text
-    }
 }
 
 #[cfg(test)]
@@ -457,6 +446,7 @@ mod tests {
                     at: at - text.len() - 1..at - 1,
                     orphan: false,
                     meaning: 0.0,
+                    section: None,
                 }
             })
             .collect()

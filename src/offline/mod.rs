@@ -3,11 +3,13 @@
 //! sub-agents that quote, never write (`quotes.rs`), built on sentence splitting
 //! ([`crate::sentences`]), what may be quoted (`units.rs`: a leaning sentence with the one it
 //! follows from), relevance with maximal marginal relevance (`select.rs`) and the final
-//! report's answer and findings (`answer.rs`, reading the question with `question.rs`). They plug
-//! into the same workflow engine as the LLM planner and agents, so the plan file, info blocks,
-//! sources, events and report are the same.
+//! report's answer and findings (`answer.rs`, reading the question with `question.rs`; a broad
+//! comparison aspect by aspect with `compare.rs`). They plug into the same workflow engine as
+//! the LLM planner and agents, so the plan file, info blocks, sources, events and report are
+//! the same.
 
 pub mod answer;
+pub mod compare;
 pub mod facets;
 pub mod question;
 pub mod quotes;

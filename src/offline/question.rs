@@ -138,6 +138,37 @@ pub fn new_figure(question: &str, sentence: &str) -> bool {
     numbers(sentence).iter().any(|n| !asked.contains(n))
 }
 
+/// What the report says when no sentence answers `question`: how many documents were read,
+/// and which of its words none of them mentions (`absent`: their terms).
+pub fn no_answer(question: &str, absent: &[String], documents: usize) -> String {
+    if documents == 0 {
+        return "There is no source to quote: no search of this run returned a document of the \
+                corpus.\n"
+            .into();
+    }
+    let mut text = format!(
+        "No sentence of the documents the searches returned answers the question \
+         ({documents} document(s) read)."
+    );
+    // The question's own words, not their stems.
+    let mut missing: Vec<&str> = Vec::new();
+    for word in question.split(|c: char| !c.is_alphanumeric() && c != '-') {
+        let terms = content_terms(word);
+        if terms.iter().any(|t| absent.contains(t)) && !missing.contains(&word) {
+            missing.push(word);
+        }
+    }
+    match missing.is_empty() {
+        true => text.push_str(" None of their sentences covers enough of what it asks."),
+        false => text.push_str(&format!(
+            " None of them mentions {}.",
+            crate::markdown::inline(&missing.join(", "), 300)
+        )),
+    }
+    text.push('\n');
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

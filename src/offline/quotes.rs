@@ -20,7 +20,7 @@ use crate::transcript::{Site, Tape};
 
 use super::answer::compose;
 use super::select::{Candidate, select};
-use super::units::units;
+use super::units::{headings, units};
 
 /// Sentences quoted by a search task, and how many of them make its summary.
 const SEARCH_SENTENCES: usize = 6;
@@ -159,7 +159,7 @@ impl OfflineAgents {
             .enumerate()
             .filter_map(|(source, found)| {
                 let (text, near) = found?;
-                let mut candidates = candidates_of(&text, source);
+                let mut candidates = candidates_of(&text, source, &sources[source].title);
                 for c in &mut candidates {
                     let head: String = c.text.chars().take(60).collect();
                     c.meaning = near
@@ -191,7 +191,12 @@ fn quote_claims(text: &str, quotes: &[(usize, String)], sources: &[Source]) -> V
     cited_sentences(text)
         .into_iter()
         .map(|(sentence, cites)| {
+            // An aspect's label (`**Energy density.** `) is the report's, not the quote's.
             let said = claim_text(&sentence);
+            let said = match said.strip_prefix("**").and_then(|s| s.split_once(".** ")) {
+                Some((_, quoted)) => quoted.to_string(),
+                None => said,
+            };
             let quoted = !said.is_empty() && cites.iter().any(|&n| quoted_from(n).contains(&said));
             match quoted {
                 true => Claim {
@@ -218,12 +223,23 @@ fn quote_claims(text: &str, quotes: &[(usize, String)], sources: &[Source]) -> V
 
 /// The quotable units of `text` ([`units`]), tagged with `source`, white space collapsed (a
 /// unit may run on over a line break).
-fn candidates_of(text: &str, source: usize) -> Vec<Candidate> {
+fn candidates_of(text: &str, source: usize, title: &str) -> Vec<Candidate> {
+    let mut headings = headings(text);
+    // A line that opens the text (a title, a page's links) or repeats the title is the
+    // document's, not a section's.
+    headings.retain(|(at, heading)| {
+        !text[..*at].trim().is_empty() && !heading.eq_ignore_ascii_case(title.trim())
+    });
     units(text)
         .into_iter()
         .map(|u| Candidate {
             text: collapsed(&text[u.at.clone()]),
             source,
+            section: headings
+                .iter()
+                .take_while(|(at, _)| *at < u.at.start)
+                .last()
+                .map(|(_, heading)| heading.to_string()),
             at: u.at,
             orphan: u.orphan,
             meaning: 0.0,
@@ -233,7 +249,7 @@ fn candidates_of(text: &str, source: usize) -> Vec<Candidate> {
 
 /// A summary task: the sentences of its inputs that best answer its title and the question.
 fn summary_of_inputs(input: &TaskInput) -> TaskOutput {
-    let candidates = candidates_of(&input.context, 0);
+    let candidates = candidates_of(&input.context, 0, "");
     let query = task_query(&input.title, &input.question);
     let picked = select(&candidates, &query, SEARCH_SENTENCES, SEARCH_SENTENCES);
     let quoted: Vec<String> = picked.iter().map(|&i| candidates[i].text.clone()).collect();

@@ -24,12 +24,14 @@ pub struct Candidate {
     /// How near its passage is to the question in meaning (cosine similarity of their
     /// embeddings, `search.embeddings.model`); 0 without a model.
     pub meaning: f32,
+    /// The heading of the section of its document it stands in, if any.
+    pub section: Option<String>,
 }
 
 /// How much relevance weighs against novelty.
 const LAMBDA: f64 = 0.7;
 /// Two sentences sharing this much of their terms say the same thing.
-const NEAR_DUPLICATE: f64 = 0.6;
+pub const NEAR_DUPLICATE: f64 = 0.6;
 /// What an orphan's relevance counts for: it is quoted only when little else answers.
 const ORPHAN_WEIGHT: f64 = 0.5;
 
@@ -138,6 +140,7 @@ mod tests {
             at: at..at + text.len(),
             orphan: false,
             meaning: 0.0,
+            section: None,
         }
     }
 
@@ -211,6 +214,7 @@ mod tests {
                     pores, cracks and short circuits forming at the anode.";
         let at = |text: &str, start: usize, orphan: bool| Candidate {
             meaning: 0.0,
+            section: None,
             text: text.into(),
             source: 0,
             at: start..start + text.len(),

@@ -128,6 +128,36 @@ pub fn units(text: &str) -> Vec<Unit> {
     out
 }
 
+/// The most words of a heading.
+const HEADING_WORDS: usize = 10;
+
+/// The headings of `text`, each with where it starts, in order: a paragraph of one short line
+/// (blank lines around it, as the indexed text sets a heading apart) that ends no sentence.
+pub fn headings(text: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut before_blank = true;
+    let lines: Vec<&str> = text.split('\n').collect();
+    for (k, line) in lines.iter().enumerate() {
+        let at = start;
+        start += line.len() + 1;
+        let trimmed = line.trim();
+        let after_blank = lines.get(k + 1).is_none_or(|next| next.trim().is_empty());
+        let opened = std::mem::replace(&mut before_blank, trimmed.is_empty());
+        let words = trimmed.split_whitespace().count();
+        let heading = opened
+            && after_blank
+            && (1..=HEADING_WORDS).contains(&words)
+            && trimmed.chars().next().is_some_and(char::is_alphanumeric)
+            && !trimmed.ends_with(['.', '!', '?', ':', ';', ','])
+            && !trimmed.contains('|');
+        if heading {
+            out.push((at + line.len() - line.trim_start().len(), trimmed));
+        }
+    }
+    out
+}
+
 /// The byte ranges of the paragraphs of `text`: its lines (a line is a paragraph in the
 /// indexed text), a line that stops mid-sentence run on into a next line that starts in lower
 /// case.
@@ -194,6 +224,19 @@ fn first_word(sentence: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_short_line_set_apart_that_ends_no_sentence_is_a_heading() {
+        let text = "Solid-state compared\n\nIntro sentence here.\n\nEnergy density\n\n\
+                    The cells store 270 Wh/kg.\nA list line\nNot a heading.\n\n| a | b |\n\nLifetime";
+        let found: Vec<&str> = headings(text).into_iter().map(|(_, h)| h).collect();
+        assert_eq!(
+            found,
+            ["Solid-state compared", "Energy density", "Lifetime"]
+        );
+        let (at, heading) = headings(text)[1];
+        assert_eq!(&text[at..at + heading.len()], "Energy density");
+    }
 
     fn quoted(text: &str) -> Vec<(&str, bool)> {
         units(text)

@@ -66,17 +66,19 @@ fn final_node(plan: &Value) -> Value {
 }
 
 /// The report's quoted sentences with the source number each cites: the answer's (one
-/// paragraph of `sentence [n]` quotes) and the findings' (one `- sentence [n]` each).
+/// paragraph of `sentence [n]` quotes, or a comparison's `- **Aspect.** sentence [n]` lines)
+/// and the findings' (one `- sentence [n]` each).
 fn quotes(summary: &str) -> Vec<(String, usize)> {
     let answer = summary
         .split("## Answer\n\n")
         .nth(1)
         .and_then(|rest| rest.lines().next())
-        .unwrap_or_default();
-    let findings = summary.lines().filter_map(|l| l.strip_prefix("- "));
+        .filter(|line| !line.starts_with("- "));
+    let bullets = summary.lines().filter_map(|l| l.strip_prefix("- "));
     let mut out = Vec::new();
-    for line in std::iter::once(answer).chain(findings) {
-        let mut rest = line;
+    for line in answer.into_iter().chain(bullets) {
+        let unlabelled = line.strip_prefix("**").and_then(|l| l.split_once(".** "));
+        let mut rest = unlabelled.map_or(line, |(_, quoted)| quoted);
         while let Some(open) = rest.find(" [") {
             let Some(close) = rest[open..].find(']').map(|c| open + c) else {
                 break;
@@ -125,6 +127,19 @@ async fn an_offline_run_quotes_only_what_its_cited_documents_say() {
         .find("\n## Findings\n\n### ")
         .expect("findings by direction");
     assert!(answer < findings, "{summary}");
+    // The README's question compares: the answer goes aspect by aspect, one line each, with
+    // the figures the corpus gives for both chemistries.
+    let answered = &summary[answer..findings];
+    for figure in ["270 Wh/kg", "400 Wh/kg", "1000 cycles", "1500 cycles"] {
+        assert!(answered.contains(figure), "{figure}: {answered}");
+    }
+    for aspect in ["- **Energy density.** ", "- **Lifetime.** "] {
+        assert!(answered.contains(aspect), "{aspect}: {answered}");
+    }
+    assert!(
+        !answered.contains("compare a finished product with a promise"),
+        "{answered}"
+    );
     let sources = fin["sources"].as_array().expect("sources").len();
     let numbers: BTreeSet<usize> = quoted.iter().map(|(_, n)| *n).collect();
     assert_eq!(numbers, (1..=sources).collect(), "{summary}");
