@@ -90,13 +90,15 @@ pub fn claim_text(sentence: &str) -> String {
         None => String::new(),
     });
     let bare = bare.trim_start().trim_start_matches(['-', '*', '+']);
-    // A marker taken out before a stop leaves a space: "fact [1]." is "fact."
-    bare.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .replace(" .", ".")
-        .replace(" ,", ",")
+    // A marker taken out before a stop leaves a space: "fact [1]." is "fact.", but "the
+    // extension .1" keeps its space.
+    let folded = bare.split_whitespace().collect::<Vec<_>>().join(" ");
+    LEFT_BEFORE_STOP.replace_all(&folded, "$1$2").into_owned()
 }
+
+/// A space before a full stop or comma that ends a word (what a marker taken out leaves).
+static LEFT_BEFORE_STOP: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r" ([.,])($|\s)").expect("a valid pattern"));
 
 /// Units written out, and the symbol that means the same (`kilowatt-hour` is `kWh`): a source
 /// that spells a unit out supports a claim that abbreviates it, and the other way round.
@@ -303,6 +305,10 @@ mod tests {
             [1, 3, 2]
         );
         assert_eq!(claim_text("A  fact [1] here [2]."), "A fact here.");
+        assert_eq!(
+            claim_text("Pages get the extension .1 [1], a comma [2], and a stop [3]."),
+            "Pages get the extension .1, a comma, and a stop."
+        );
         let claims = check(
             "Cells hold charge [1].",
             &[source("cells hold charge", "")],

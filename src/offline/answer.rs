@@ -37,7 +37,8 @@ use crate::plan::Source;
 
 use super::compare::{aspects, broad_comparison};
 use super::question::{
-    MOST_PARTS, asks_figure, no_answer, holds_phrase, new_figure, parts, quoted_phrases, specific_terms,
+    MOST_PARTS, asks_figure, asks_name, holds_phrase, new_figure, new_name, no_answer, parts,
+    quoted_phrases, specific_terms,
 };
 use super::select::{Candidate, NEAR_DUPLICATE, jaccard};
 
@@ -53,15 +54,15 @@ pub const FINDING_FLOOR: f64 = 0.4;
 /// How much of the answer's first sentence's coverage a finding from a document the answer
 /// does not cite needs.
 const OTHER_DOCUMENT: f64 = 1.0;
-/// What a sentence's coverage counts for when it states a figure a question asking for a
-/// quantity does not.
-const FIGURE_BONUS: f64 = 2.0;
+/// What a sentence's coverage counts for when it holds what the question asks for and does
+/// not say: a figure for a quantity, a name for a name.
+const ASKED_BONUS: f64 = 2.0;
 /// How much a sentence's nearness in meaning to the question (its passage's cosine
 /// similarity, 0 to 1) adds to its rank: at 1, this many times its word gain again.
 pub const MEANING_WEIGHT: f64 = 2.0;
 /// A sentence whose passage is this near the question in meaning may answer with fewer of
 /// its words than [`ANSWER_FLOOR`] (chosen on the Debian set: 0.35 and 0.55 did worse there).
-const MEANING_FLOOR: f64 = 0.35;
+const MEANING_FLOOR: f64 = 0.45;
 /// The most findings under one direction.
 const PER_DIRECTION: usize = 3;
 /// What a sentence that leans on one it is quoted without counts for.
@@ -176,8 +177,8 @@ struct Scorer<'a> {
     /// The figures and years the question names (`2015`, `4680`): the answer must state them.
     figures_named: Vec<String>,
     /// Per candidate: it states a figure the question does not, and the question asks for
-    /// one.
-    figures: Vec<bool>,
+    /// one; or a name, and it asks for one.
+    holds_asked: Vec<bool>,
     /// The terms of each question in one it asks ([`parts`]).
     parts: Vec<BTreeSet<String>>,
     terms: Vec<BTreeSet<String>>,
@@ -223,9 +224,12 @@ impl<'a> Scorer<'a> {
                 .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
                 .collect(),
             parts: parts(text).iter().map(|p| with_phrases(p)).collect(),
-            figures: candidates
+            holds_asked: candidates
                 .iter()
-                .map(|c| asks_figure(text) && new_figure(text, &c.text))
+                .map(|c| {
+                    (asks_figure(text) && new_figure(text, &c.text))
+                        || (asks_name(text) && new_name(text, &c.text))
+                })
                 .collect(),
             terms,
         }
@@ -238,11 +242,11 @@ impl<'a> Scorer<'a> {
     }
 
     /// What a candidate's `gain` counts for when candidates are ranked (not when it is held
-    /// against a floor): more when it states a figure the question asks for.
+    /// against a floor): more when it holds what the question asks for.
     fn ranked(&self, i: usize, gain: f64) -> f64 {
         let meaning = 1.0 + MEANING_WEIGHT * f64::from(self.candidates[i].meaning).max(0.0);
-        match self.figures[i] {
-            true => gain * FIGURE_BONUS * meaning,
+        match self.holds_asked[i] {
+            true => gain * ASKED_BONUS * meaning,
             false => gain * meaning,
         }
     }

@@ -87,10 +87,77 @@ pub fn asks_figure(question: &str) -> bool {
         "capacity",
         "cost",
     ];
+    // A limit is a figure whatever asks for it (`what is the length limit`, `which range`).
+    const LIMITS: &[&str] = &["maximum", "minimum", "limit", "range", "numeric"];
     words.windows(2).any(|w| {
         (w[0] == "how" && !MANNER.contains(&w[1].as_str()))
             || (w[0] == "what" && MEASURES.contains(&w[1].as_str()))
-    }) || words.iter().any(|w| w == "when")
+    }) || words
+        .iter()
+        .any(|w| w == "when" || LIMITS.contains(&w.as_str()))
+}
+
+/// Things a question asks the name of (`which keyword`, `what path`, `under which file name`):
+/// the answer is written as a name, a path or code.
+const NAMED: &[&str] = &[
+    "keyword",
+    "symbol",
+    "marker",
+    "hook",
+    "field",
+    "variable",
+    "name",
+    "path",
+    "command",
+    "restriction",
+    "option",
+    "flag",
+    "directory",
+    "tag",
+    "header",
+    "term",
+    "word",
+    "property",
+    "setting",
+    "identifier",
+    "extension",
+];
+
+/// Whether the question asks for a name: `which` or `what` followed, within three words, by a
+/// thing that has one ([`NAMED`]).
+pub fn asks_name(question: &str) -> bool {
+    let words: Vec<String> = question
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    words.iter().enumerate().any(|(k, w)| {
+        (w == "which" || w == "what")
+            && words[k + 1..]
+                .iter()
+                .take(3)
+                .any(|n| NAMED.contains(&n.trim_end_matches('s')))
+    })
+}
+
+/// Whether `sentence` writes a name `question` does not: code (`` `x` ``, ``` ``x`` ```), a
+/// path or file name (`/nonexistent`, `changelog.Debian.gz`), a word joined by hyphens or
+/// underscores in lower case (`allow-stderr`), or a capitalised word past the first.
+pub fn new_name(question: &str, sentence: &str) -> bool {
+    let asked = words(question);
+    let asked: BTreeSet<&str> = asked.split(' ').collect();
+    let mut tokens = sentence.split_whitespace().enumerate();
+    tokens.any(|(k, raw)| {
+        let code = raw.starts_with('`') || raw.starts_with('\'') || raw.starts_with('"');
+        let token = raw.trim_matches(|c: char| !c.is_alphanumeric() && c != '/');
+        if token.is_empty() || asked.contains(token.to_lowercase().as_str()) {
+            return false;
+        }
+        let inner = |c: char| token.chars().skip(1).any(|t| t == c);
+        let joined = token.chars().all(|c| !c.is_uppercase()) && (inner('-') || inner('_'));
+        let capital = k > 0 && token.starts_with(char::is_uppercase) && token.len() > 2;
+        code || token.starts_with('/') || inner('.') || joined || capital
+    })
 }
 
 /// The phrases `question` puts in quotes (`what does 'state of charge' mean?`), each as a
@@ -204,6 +271,34 @@ mod tests {
             "\"state of charge\""
         ));
         assert!(!holds_phrase("A state of charges.", "\"state of charge\""));
+    }
+
+    #[test]
+    fn a_question_for_a_name_is_answered_by_a_name_it_does_not_hold() {
+        for q in [
+            "Which keyword in the build-options variable tells a build to skip its tests?",
+            "What path should be set as the home directory of a system account?",
+            "Under which file name does a package ship its changelog?",
+            "Which test restriction keeps a test from failing?",
+        ] {
+            assert!(asks_name(q), "{q}");
+        }
+        assert!(!asks_name("Why do dendrites form?"));
+        assert!(!asks_name("What happens when a cell overheats?"));
+        let q = "What path should be set as the home directory?";
+        assert!(new_name(
+            q,
+            "The canonical home directory is ``/nonexistent``."
+        ));
+        assert!(new_name(q, "It ships changelog.Debian.gz in its docs."));
+        assert!(new_name(q, "Declare the allow-stderr restriction."));
+        assert!(new_name(q, "Use the Expat licence for it."));
+        assert!(!new_name(
+            q,
+            "Users should have their home directory set to this value."
+        ));
+        assert!(asks_figure("What is the length limit of a synopsis?"));
+        assert!(asks_figure("Which range of numeric codes is used?"));
     }
 
     #[test]
