@@ -3,12 +3,16 @@
 //! synthetic documents (default 10,000; Markdown, text and HTML, a few KB each, word-varied)
 //! into WORK_DIR/corpus (default: a temporary folder), builds the index in WORK_DIR/index, runs
 //! QUERIES free-text queries (default 1,000), and prints the build rate, the query latency
-//! percentiles and the peak memory (VmHWM). Deterministic: the same arguments give the same
-//! corpus and queries.
+//! percentiles, the index's size on disk and the peak memory (VmHWM). Deterministic: the same
+//! arguments give the same corpus and queries. With `RESEARCHFLOW_BENCH_EMBEDDINGS=DIR` (a
+//! sentence-embedding model, as `search.embeddings.model` names one), the index also embeds
+//! every chunk and the queries rank by words and meaning.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use researchflow::embed::Embedder;
 use researchflow::search::local::LocalIndex;
 
 /// A small LCG keeps the output reproducible without a dependency.
@@ -110,6 +114,20 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted.get(at).copied().unwrap_or_default()
 }
 
+/// The bytes of the files under `dir`.
+fn folder_bytes(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => folder_bytes(&e.path()),
+            _ => e.metadata().map_or(0, |m| m.len()),
+        })
+        .sum()
+}
+
 fn peak_memory_kb() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
@@ -131,8 +149,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bytes = write_corpus(&corpus, docs, &words)?;
     println!("corpus: {docs} documents, {:.1} MB", bytes as f64 / 1e6);
 
+    let embedder = match std::env::var_os("RESEARCHFLOW_BENCH_EMBEDDINGS") {
+        Some(dir) => Some(Arc::new(Embedder::load(Path::new(&dir))?)),
+        None => None,
+    };
+    let open = || LocalIndex::open_with(&corpus, Some(&index_dir), embedder.clone());
     let start = Instant::now();
-    let (index, report) = LocalIndex::open(&corpus, Some(&index_dir))?;
+    let (index, report) = open()?;
     let build = start.elapsed();
     println!(
         "build: {:.2} s, {:.0} documents/s ({} indexed, {} warnings)",
@@ -141,9 +164,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         report.documents,
         report.warnings.len()
     );
+    match &report.embedded {
+        Some(embedded) => println!(
+            "embeddings: {} chunks ({:.1} chunks/s over the whole build)",
+            embedded.chunks,
+            embedded.chunks as f64 / build.as_secs_f64()
+        ),
+        None => println!("embeddings: none (words only)"),
+    }
+    println!(
+        "index size: {:.1} MB",
+        folder_bytes(&index_dir) as f64 / 1e6
+    );
     drop(index);
     let start = Instant::now();
-    let (index, report) = LocalIndex::open(&corpus, Some(&index_dir))?;
+    let (index, report) = open()?;
     println!(
         "reopen, nothing changed: {:.0} ms ({} read)",
         start.elapsed().as_secs_f64() * 1e3,
