@@ -6,9 +6,10 @@
 //! is ..."): the documents compare them property by property, each in its own section, and
 //! the answer does the same ([`aspects`]). An aspect is a section of a document (its heading
 //! is the aspect's label) with a sentence that states a figure for both sides, or a sentence
-//! with a figure for each side, or, after those, a sentence that names both. At most
-//! [`MOST_ASPECTS`], none repeating a figure another already gave; fewer than two aspects with
-//! figures and the question is answered as any other.
+//! with a figure for each side, or, after those, a sentence that names both, or one for each.
+//! The document that compares on the most figures comes first; at most [`MOST_ASPECTS`], none
+//! repeating a figure or a sentence another already gave. With fewer than two aspects with
+//! figures, the question is answered as any other.
 
 use std::collections::BTreeSet;
 
