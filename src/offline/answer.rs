@@ -12,8 +12,9 @@
 //! a compound's part) is in no sentence, or when a figure or year it names is not stated by
 //! the answer's sentences (the 2023 price is not the 2015 price).
 //!
-//! A broad comparison ("how do A and B compare?") is answered aspect by aspect instead, one
-//! line per section of the documents that gives figures for both ([`super::compare`]).
+//! A question asking for a figure or a name gets it first, as the sentence writes it
+//! ([`super::span`]). A broad comparison ("how do A and B compare?") is answered aspect by
+//! aspect, one line per section giving figures for both sides ([`super::compare`]).
 //!
 //! With an embedding model (`search.embeddings.model`), each sentence also carries how near
 //! its passage is to the question in meaning: that multiplies its rank (up to 1 +
@@ -41,6 +42,7 @@ use super::question::{
     quoted_phrases, specific_terms,
 };
 use super::select::{Candidate, NEAR_DUPLICATE, jaccard};
+use super::span::short_answer;
 
 /// The least share of the question the best sentence must cover to be given as its answer.
 pub const ANSWER_FLOOR: f64 = 0.35;
@@ -104,6 +106,18 @@ pub fn compose(
             sources: Vec::new(),
             quotes,
         };
+    }
+    // The figure or name a question in one part asks for comes first, as its sentence
+    // writes it ([`short_answer`]); the sentence follows.
+    let first = answer[0];
+    let asked = compared.is_empty() && scorer.parts.len() == 1 && scorer.holds_asked[first];
+    if let Some(span) = asked
+        .then(|| short_answer(question, &candidates[first].text))
+        .flatten()
+    {
+        let n = numbers.of(candidates[first].source);
+        report.push_str(&format!("{span} [{n}]\n\n"));
+        quotes.push((n, span));
     }
     let mut quote = |i: usize, numbers: &mut Numbers| {
         let c = &candidates[i];
@@ -553,8 +567,10 @@ mod tests {
         }
         let c = compose("# Q", question, &near, &sources(3), &[]);
         let answer = c.report.split("## Answer\n\n").nth(1).unwrap_or("");
+        // Asked when, the answer gives the year first, then its sentence.
         assert!(
-            answer.starts_with("The price of battery-grade material climbed to a record"),
+            answer
+                .starts_with("2022 [1]\n\nThe price of battery-grade material climbed to a record"),
             "{}",
             c.report
         );
@@ -602,7 +618,9 @@ mod tests {
         let question = "How high did lithium carbonate prices climb during the 2022 price spike?";
         let (answer, cited) = answer_of(question, &docs, 3);
         assert!(
-            answer.starts_with("The price of lithium carbonate rose"),
+            answer.starts_with(
+                "above 70,000 dollars per tonne [1]\n\nThe price of lithium carbonate rose"
+            ),
             "{answer}"
         );
         assert_eq!(cited, ["file:///c/d1.md"], "{answer}");

@@ -4,9 +4,9 @@
 //! ([`crate::sentences`]), what may be quoted (`units.rs`: a leaning sentence with the one it
 //! follows from), relevance with maximal marginal relevance (`select.rs`) and the final
 //! report's answer and findings (`answer.rs`, reading the question with `question.rs`; a broad
-//! comparison aspect by aspect with `compare.rs`). They plug into the same workflow engine as
-//! the LLM planner and agents, so the plan file, info blocks, sources, events and report are
-//! the same.
+//! comparison aspect by aspect with `compare.rs`; the figure or name asked for with
+//! `span.rs`). They plug into the same workflow engine as the LLM planner and agents, so the
+//! plan file, info blocks, sources, events and report are the same.
 
 pub mod answer;
 pub mod compare;
@@ -14,6 +14,7 @@ pub mod facets;
 pub mod question;
 pub mod quotes;
 pub mod select;
+pub mod span;
 pub mod units;
 
 pub use facets::OfflinePlanner;

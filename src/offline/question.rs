@@ -146,18 +146,29 @@ pub fn asks_name(question: &str) -> bool {
 pub fn new_name(question: &str, sentence: &str) -> bool {
     let asked = words(question);
     let asked: BTreeSet<&str> = asked.split(' ').collect();
-    let mut tokens = sentence.split_whitespace().enumerate();
-    tokens.any(|(k, raw)| {
-        let code = raw.starts_with('`') || raw.starts_with('\'') || raw.starts_with('"');
-        let token = raw.trim_matches(|c: char| !c.is_alphanumeric() && c != '/');
-        if token.is_empty() || asked.contains(token.to_lowercase().as_str()) {
-            return false;
-        }
-        let inner = |c: char| token.chars().skip(1).any(|t| t == c);
-        let joined = token.chars().all(|c| !c.is_uppercase()) && (inner('-') || inner('_'));
-        let capital = k > 0 && token.starts_with(char::is_uppercase) && token.len() > 2;
-        code || token.starts_with('/') || inner('.') || joined || capital
-    })
+    let tokens = sentence.split_whitespace().enumerate();
+    tokens
+        .into_iter()
+        .any(|(k, token)| name_kind(&asked, k, token).is_some())
+}
+
+/// How surely `token`, the `k`th word of a sentence, is a name the question (its `asked`
+/// words) does not write: 0 for code, 1 a path or file name, 2 a word joined by hyphens or
+/// underscores, 3 a capitalised word; `None` when it is none.
+pub fn name_kind(asked: &BTreeSet<&str>, k: usize, raw: &str) -> Option<u8> {
+    let token = raw.trim_matches(|c: char| !c.is_alphanumeric() && c != '/');
+    if token.is_empty() || asked.contains(token.to_lowercase().as_str()) {
+        return None;
+    }
+    let inner = |c: char| token.chars().skip(1).any(|t| t == c);
+    let lower = token.chars().all(|c| !c.is_uppercase());
+    match () {
+        _ if raw.starts_with(['`', '\'', '"']) => Some(0),
+        _ if token.starts_with('/') || inner('.') || inner('/') => Some(1),
+        _ if lower && (inner('-') || inner('_')) => Some(2),
+        _ if k > 0 && token.starts_with(char::is_uppercase) && token.len() > 2 => Some(3),
+        _ => None,
+    }
 }
 
 /// The phrases `question` puts in quotes (`what does 'state of charge' mean?`), each as a

@@ -1,0 +1,230 @@
+//! The short answer: the words of the answer's sentence that are what the question asks for.
+//!
+//! A question that asks for a figure ("how long...", "what is the length limit...") or a name
+//! ("which keyword...", "what path...") is answered first by that figure or name as the
+//! sentence writes it ([`short_answer`]): `under 80 characters`, `about 270 Wh/kg`, `20 to 30
+//! percent lower`, `/nonexistent`. It is a slice of the sentence, word for word, so it is a
+//! quote like the sentence it comes from; the sentence follows it in the report.
+
+use std::collections::BTreeSet;
+
+use super::question::{asks_figure, asks_name, name_kind};
+use crate::text::words;
+
+/// Words before a figure that say how it holds (`about 270`, `more than 4000`).
+const QUALIFIERS: &[&str] = &[
+    "about",
+    "around",
+    "roughly",
+    "approximately",
+    "nearly",
+    "almost",
+    "under",
+    "over",
+    "below",
+    "above",
+    "than",
+    "more",
+    "less",
+    "fewer",
+    "least",
+    "most",
+    "minus",
+    "only",
+    "just",
+    "some",
+];
+/// Two-word qualifiers, by their second word: `at least`, `at most`, `up to`.
+const PAIRED: &[(&str, &str)] = &[("at", "least"), ("at", "most"), ("up", "to")];
+/// Words that join two figures into one (`20 to 30`, `1000-59999` is one already).
+const RANGE: &[&str] = &["to", "and", "or", "-"];
+/// The most words after a figure that are its unit (`Wh/kg`, `percent lower`).
+const UNIT_WORDS: usize = 3;
+
+/// The figure or name of `sentence` that answers `question`, as `sentence` writes it; `None`
+/// when the question asks for neither, or the sentence holds none it does not already say.
+pub fn short_answer(question: &str, sentence: &str) -> Option<String> {
+    let tokens: Vec<(usize, &str)> = tokens(sentence);
+    let asked: BTreeSet<String> = words(question).split(' ').map(str::to_string).collect();
+    let found = match () {
+        _ if asks_figure(question) => figure(&tokens, &asked),
+        // The surest name, the first of its kind.
+        _ if asks_name(question) => {
+            let asked: BTreeSet<&str> = asked.iter().map(String::as_str).collect();
+            (0..tokens.len())
+                .filter_map(|k| Some((name_kind(&asked, k, tokens[k].1)?, k)))
+                .min()
+                .map(|(_, k)| (k, k))
+        }
+        _ => None,
+    }?;
+    let (start, end) = (
+        tokens[found.0].0,
+        tokens[found.1].0 + tokens[found.1].1.len(),
+    );
+    let span = sentence[start..end].trim_matches(|c: char| {
+        matches!(
+            c,
+            ',' | '.' | ';' | ':' | '(' | ')' | '`' | '"' | '\'' | '*'
+        )
+    });
+    (!span.is_empty()).then(|| span.to_string())
+}
+
+/// The words of `text` as written (white space apart), each with where it starts.
+fn tokens(text: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for token in text.split_whitespace() {
+        let start = at + text[at..].find(token).unwrap_or(0);
+        out.push((start, token));
+        at = start + token.len();
+    }
+    out
+}
+
+/// The first figure the question does not name, with its qualifiers, a second figure of a
+/// range, and its unit: the first and last token.
+fn figure(tokens: &[(usize, &str)], asked: &BTreeSet<String>) -> Option<(usize, usize)> {
+    let bare = |k: usize| tokens[k].1.trim_matches(|c: char| !c.is_alphanumeric());
+    // A year answers only when the question asks when (or which year).
+    let years = asked.contains("when") || asked.contains("year");
+    let number = |k: usize| {
+        let word = bare(k);
+        let said = words(word).split(' ').all(|w| asked.contains(w));
+        word.starts_with(|c: char| c.is_ascii_digit()) && !said && (years || !is_year(word))
+    };
+    let first = (0..tokens.len()).find(|&k| number(k))?;
+    let mut start = first;
+    let lower = |k: usize| bare(k).to_lowercase();
+    while start > 0 && !ends_clause(tokens[start - 1].1) {
+        let before = lower(start - 1);
+        let paired = start > 1
+            && !ends_clause(tokens[start - 2].1)
+            && PAIRED.contains(&(lower(start - 2).as_str(), before.as_str()));
+        match () {
+            _ if paired => start -= 2,
+            _ if QUALIFIERS.contains(&before.as_str()) => start -= 1,
+            _ => break,
+        }
+    }
+    let mut end = first;
+    if end + 2 < tokens.len()
+        && !ends_clause(tokens[end].1)
+        && RANGE.contains(&tokens[end + 1].1)
+        && number(end + 2)
+    {
+        end += 2;
+    }
+    let mut units = 0;
+    while units < UNIT_WORDS && !ends_clause(tokens[end].1) && end + 1 < tokens.len() {
+        let next = bare(end + 1).to_lowercase();
+        // `dollars per tonne`: `per` joins a unit's words.
+        if next == "per" && end + 2 < tokens.len() && !ends_clause(tokens[end + 1].1) {
+            end += 1;
+            continue;
+        }
+        let stop = crate::sentences::STOPWORDS.contains(&next.as_str());
+        // A word the question says is its own (`how much *lower*`), but for the unit it
+        // counts in (`how many *cycles*`).
+        if next.is_empty() || (units > 0 && asked.contains(&next)) || stop {
+            break;
+        }
+        end += 1;
+        units += 1;
+    }
+    Some((start, end))
+}
+
+/// Whether `word` is a year (`2023`, `1991`; `the 2010s`).
+fn is_year(word: &str) -> bool {
+    let digits = word.trim_end_matches('s');
+    digits.len() == 4
+        && (digits.starts_with("19") || digits.starts_with("20"))
+        && digits.chars().all(|c| c.is_ascii_digit())
+}
+
+/// Whether a token ends a clause (`Wh/kg,`, `characters.`).
+fn ends_clause(token: &str) -> bool {
+    token.ends_with([',', '.', ';', ':', ')', '?', '!'])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_figure_is_answered_with_its_qualifier_range_and_unit() {
+        let cases = [
+            (
+                "What is the length limit for the one-line summary?",
+                "The single line synopsis should be kept brief---certainly under 80 characters.",
+                "under 80 characters",
+            ),
+            (
+                "How much energy do the best lithium-ion cells store?",
+                "The best lithium-ion cells in production store about 270 Wh/kg, while others target 400 Wh/kg.",
+                "about 270 Wh/kg",
+            ),
+            (
+                "How much lower is energy density at pack level?",
+                "Pack-level figures are typically 20 to 30 percent lower than cell-level figures.",
+                // What the question says already is not the answer's.
+                "20 to 30 percent",
+            ),
+            (
+                "How high did lithium carbonate prices climb?",
+                "The price of lithium carbonate rose above 70,000 dollars per tonne in 2022.",
+                "above 70,000 dollars per tonne",
+            ),
+            (
+                "At about what temperature does the separator melt?",
+                "At about 130 degrees Celsius the separator melts.",
+                "about 130 degrees Celsius",
+            ),
+            (
+                "How much energy can a 20-foot container store?",
+                "A 20-foot container holds up to 5 MWh in 2024.",
+                "up to 5 MWh",
+            ),
+            (
+                "How many cycles does an LFP cell last?",
+                "An LFP cell lasts more than 4000 cycles.",
+                "more than 4000 cycles",
+            ),
+        ];
+        for (question, sentence, span) in cases {
+            assert_eq!(
+                short_answer(question, sentence).as_deref(),
+                Some(span),
+                "{question}"
+            );
+            assert!(sentence.contains(span));
+        }
+    }
+
+    #[test]
+    fn a_name_is_answered_as_written_and_other_questions_get_no_short_answer() {
+        let sentence = "The canonical non-existent home directory is ``/nonexistent``.";
+        assert_eq!(
+            short_answer(
+                "What path should a system account have as its home?",
+                sentence
+            )
+            .as_deref(),
+            Some("/nonexistent")
+        );
+        assert_eq!(
+            short_answer("Why do dendrites form?", "Dendrites form at 3 V."),
+            None
+        );
+        // The question's own figure is not an answer.
+        assert_eq!(
+            short_answer(
+                "How long did the 2023 tests last?",
+                "The 2023 tests were long."
+            ),
+            None
+        );
+    }
+}
