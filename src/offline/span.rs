@@ -34,7 +34,7 @@ const QUALIFIERS: &[&str] = &[
     "just",
     "some",
 ];
-/// Two-word qualifiers, by their second word: `at least`, `at most`, `up to`.
+/// Qualifiers of two words: `at least`, `at most`, `up to`.
 const PAIRED: &[(&str, &str)] = &[("at", "least"), ("at", "most"), ("up", "to")];
 /// Words that join two figures into one (`20 to 30`, `1000-59999` is one already).
 const RANGE: &[&str] = &["to", "and", "or", "-"];
@@ -46,8 +46,12 @@ const UNIT_WORDS: usize = 3;
 pub fn short_answer(question: &str, sentence: &str) -> Option<String> {
     let tokens: Vec<(usize, &str)> = tokens(sentence);
     let asked: BTreeSet<String> = words(question).split(' ').map(str::to_string).collect();
+    // Asked only `When ...?`, the answer is a year (a condition is not cut to a figure); a
+    // `when` inside a question (`what priority ... when it registers`) asks nothing.
+    let (first, rest) = question.trim().split_once(' ').unwrap_or_default();
+    let when_only = first.eq_ignore_ascii_case("when") && !asks_figure(rest);
     let found = match () {
-        _ if asks_figure(question) => figure(&tokens, &asked),
+        _ if asks_figure(question) => figure(&tokens, &asked, when_only),
         // The surest name, the first of its kind.
         _ if asks_name(question) => {
             let asked: BTreeSet<&str> = asked.iter().map(String::as_str).collect();
@@ -85,14 +89,22 @@ fn tokens(text: &str) -> Vec<(usize, &str)> {
 
 /// The first figure the question does not name, with its qualifiers, a second figure of a
 /// range, and its unit: the first and last token.
-fn figure(tokens: &[(usize, &str)], asked: &BTreeSet<String>) -> Option<(usize, usize)> {
+fn figure(
+    tokens: &[(usize, &str)],
+    asked: &BTreeSet<String>,
+    years_only: bool,
+) -> Option<(usize, usize)> {
     let bare = |k: usize| tokens[k].1.trim_matches(|c: char| !c.is_alphanumeric());
     // A year answers only when the question asks when (or which year).
     let years = asked.contains("when") || asked.contains("year");
     let number = |k: usize| {
         let word = bare(k);
         let said = words(word).split(' ').all(|w| asked.contains(w));
-        word.starts_with(|c: char| c.is_ascii_digit()) && !said && (years || !is_year(word))
+        let kind = match is_year(word) {
+            true => years,
+            false => !years_only,
+        };
+        word.starts_with(|c: char| c.is_ascii_digit()) && !said && kind
     };
     let first = (0..tokens.len()).find(|&k| number(k))?;
     let mut start = first;
@@ -217,6 +229,30 @@ mod tests {
         assert_eq!(
             short_answer("Why do dendrites form?", "Dendrites form at 3 V."),
             None
+        );
+        assert_eq!(
+            short_answer(
+                "What priority should a package use when it registers?",
+                "Register with a priority of 20."
+            )
+            .as_deref(),
+            Some("20")
+        );
+        // Asked when, a condition is not cut to its figure; a year is the answer.
+        assert_eq!(
+            short_answer(
+                "When must a maintainer bump the epoch?",
+                "Bump it when 2.3 is older."
+            ),
+            None
+        );
+        assert_eq!(
+            short_answer(
+                "When did prices spike?",
+                "Prices spiked 40 percent in 2022."
+            )
+            .as_deref(),
+            Some("2022")
         );
         // The question's own figure is not an answer.
         assert_eq!(
