@@ -78,6 +78,9 @@ impl Browser {
         ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg("about:blank")
+        // Chromium keeps its singleton socket in a folder of TMPDIR that only a clean exit
+        // removes: in the profile, it goes with it when the browser is killed.
+        .env("TMPDIR", profile.path())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
