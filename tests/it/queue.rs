@@ -61,10 +61,13 @@ async fn submit(s: &Setup, url: &str, file: &str, batch: &str) -> Value {
     out.stdout_json()
 }
 
+/// A worker of `batch`; its scratch folder is in the test's folder (TMPDIR), so a worker the
+/// test kills leaves nothing in /tmp.
 fn worker(s: &Setup, url: &str, batch: &str, more: &[&str]) -> support::Cmd {
     s.cmd()
         .args(["worker", "--queue", url, "--batch", batch])
         .args(more)
+        .env("TMPDIR", s.path())
         .timeout(Duration::from_secs(120))
 }
 
