@@ -454,20 +454,11 @@ mod tests {
 
     /// Candidates from `docs`, one per sentence (`source`, text).
     fn candidates(docs: &[(usize, &str)]) -> Vec<Candidate> {
-        let mut at = 0;
-        docs.iter()
-            .map(|&(source, text)| {
-                at += text.len() + 1;
-                Candidate {
-                    text: text.to_string(),
-                    source,
-                    at: at - text.len() - 1..at - 1,
-                    orphan: false,
-                    meaning: 0.0,
-                    section: None,
-                }
-            })
-            .collect()
+        let docs: Vec<(usize, Option<&str>, &str)> = docs
+            .iter()
+            .map(|&(source, text)| (source, None, text))
+            .collect();
+        crate::offline::select::test_candidates(&docs)
     }
 
     fn sources(n: usize) -> Vec<Source> {

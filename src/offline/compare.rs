@@ -375,23 +375,7 @@ mod tests {
         );
     }
 
-    /// Sentences in sections of documents: (source, heading, text).
-    fn candidates(docs: &[(usize, Option<&str>, &str)]) -> Vec<Candidate> {
-        let mut at = 0;
-        docs.iter()
-            .map(|&(source, section, text)| {
-                at += text.len() + 1;
-                Candidate {
-                    text: text.into(),
-                    source,
-                    at: at - text.len() - 1..at - 1,
-                    orphan: false,
-                    meaning: 0.0,
-                    section: section.map(str::to_string),
-                }
-            })
-            .collect()
-    }
+    use crate::offline::select::test_candidates as candidates;
 
     const QUESTION: &str = "How do solid-state batteries compare with lithium-ion?";
 

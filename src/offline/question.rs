@@ -65,11 +65,7 @@ pub fn parts(question: &str) -> Vec<String> {
 /// Whether the question asks for a quantity: `how much`, `how high` (any `how` but of
 /// manner: `how does`, `how is`), `what share`, `at what temperature`, `when`, `what year`.
 pub fn asks_figure(question: &str) -> bool {
-    let words: Vec<String> = question
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
+    let words: Vec<String> = words(question).split(' ').map(str::to_string).collect();
     const MANNER: &[&str] = &[
         "do", "does", "did", "is", "are", "was", "were", "can", "could", "would", "should",
     ];
@@ -126,11 +122,7 @@ const NAMED: &[&str] = &[
 /// Whether the question asks for a name: `which` or `what` followed, within three words, by a
 /// thing that has one ([`NAMED`]).
 pub fn asks_name(question: &str) -> bool {
-    let words: Vec<String> = question
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
+    let words: Vec<String> = words(question).split(' ').map(str::to_string).collect();
     words.iter().enumerate().any(|(k, w)| {
         (w == "which" || w == "what")
             && words[k + 1..]

@@ -28,6 +28,25 @@ pub struct Candidate {
     pub section: Option<String>,
 }
 
+/// Candidates of tests, one per sentence, each at its own place: (source, section, text).
+#[cfg(test)]
+pub fn test_candidates(docs: &[(usize, Option<&str>, &str)]) -> Vec<Candidate> {
+    let mut at = 0;
+    docs.iter()
+        .map(|&(source, section, text)| {
+            at += text.len() + 1;
+            Candidate {
+                text: text.into(),
+                source,
+                at: at - text.len() - 1..at - 1,
+                orphan: false,
+                meaning: 0.0,
+                section: section.map(str::to_string),
+            }
+        })
+        .collect()
+}
+
 /// How much relevance weighs against novelty.
 const LAMBDA: f64 = 0.7;
 /// Two sentences sharing this much of their terms say the same thing.
