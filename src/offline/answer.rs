@@ -195,6 +195,8 @@ struct Scorer<'a> {
     holds_asked: Vec<bool>,
     /// The terms of each question in one it asks ([`parts`]).
     parts: Vec<BTreeSet<String>>,
+    /// The question asks for a figure ([`asks_figure`]).
+    asks_figure: bool,
     terms: Vec<BTreeSet<String>>,
 }
 
@@ -238,6 +240,7 @@ impl<'a> Scorer<'a> {
                 .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
                 .collect(),
             parts: parts(text).iter().map(|p| with_phrases(p)).collect(),
+            asks_figure: asks_figure(text),
             holds_asked: candidates
                 .iter()
                 .map(|c| {
@@ -327,7 +330,12 @@ impl<'a> Scorer<'a> {
         // A figure or year the question names must be stated where the answer is: a price
         // of another year is not the price it asks for.
         let stated = |t: &String| chosen.iter().any(|&i| self.terms[i].contains(t));
-        match self.figures_named.iter().all(stated) {
+        // A question in one part that asks for a figure is not answered by sentences that
+        // state none: the id a question asks for is not in a sentence about ids.
+        let figure_missing = self.parts.len() == 1
+            && self.asks_figure
+            && !chosen.iter().any(|&i| self.holds_asked[i]);
+        match self.figures_named.iter().all(stated) && !figure_missing {
             true => chosen,
             false => Vec::new(),
         }
@@ -661,6 +669,29 @@ mod tests {
             "{}",
             c.report
         );
+    }
+
+    #[test]
+    fn a_question_asking_for_a_figure_is_not_answered_by_sentences_without_one() {
+        let question = "Which numeric ids are allocated centrally and statically by the project?";
+        let vague = (
+            0,
+            "The ids are allocated centrally and statically by the project, on demand.",
+        );
+        let c = compose("# Q", question, &candidates(&[vague]), &sources(1), &[]);
+        assert!(
+            c.report.contains("No sentence of the documents"),
+            "{}",
+            c.report
+        );
+        assert!(c.sources.is_empty() && c.quotes.is_empty(), "{}", c.report);
+        let stated = (
+            1,
+            "The ids 60000-64999 are allocated centrally and statically.",
+        );
+        let (answer, cited) = answer_of(question, &[vague, stated], 2);
+        assert!(answer.starts_with("60000-64999 [1]"), "{answer}");
+        assert_eq!(cited, ["file:///c/d1.md"], "{answer}");
     }
 
     #[test]

@@ -82,15 +82,34 @@ pub fn asks_figure(question: &str) -> bool {
         "voltage",
         "capacity",
         "cost",
+        "priority",
+        "size",
+        "length",
+        "number",
+        "amount",
+        "rate",
+        "speed",
+        "weight",
     ];
     // A limit is a figure whatever asks for it (`what is the length limit`, `which range`).
     const LIMITS: &[&str] = &["maximum", "minimum", "limit", "range", "numeric"];
-    words.windows(2).any(|w| {
-        (w[0] == "how" && !MANNER.contains(&w[1].as_str()))
-            || (w[0] == "what" && MEASURES.contains(&w[1].as_str()))
-    }) || words
-        .iter()
-        .any(|w| w == "when" || LIMITS.contains(&w.as_str()))
+    // `When ...?` asks for a time; `when` in a clause (`what is the fuel when a cell burns`,
+    // `when both are set, which one...`) asks nothing.
+    let asks_when = words.first().is_some_and(|w| w == "when")
+        && !words[1..]
+            .iter()
+            .any(|w| ["what", "which", "who", "how"].contains(&w.as_str()));
+    // `what share`, `what alternative priority`: a measure at most two words on.
+    let measured = |k: usize| {
+        words[k + 1..]
+            .iter()
+            .take(2)
+            .any(|w| MEASURES.contains(&w.as_str()))
+    };
+    words.windows(2).enumerate().any(|(k, w)| {
+        (w[0] == "how" && !MANNER.contains(&w[1].as_str())) || (w[0] == "what" && measured(k))
+    }) || asks_when
+        || words.iter().any(|w| LIMITS.contains(&w.as_str()))
 }
 
 /// Things a question asks the name of (`which keyword`, `what path`, `under which file name`):
@@ -302,6 +321,15 @@ mod tests {
         ));
         assert!(asks_figure("What is the length limit of a synopsis?"));
         assert!(asks_figure("Which range of numeric codes is used?"));
+        assert!(asks_figure(
+            "What alternative priority should it register with?"
+        ));
+        assert!(asks_figure("When did prices spike?"));
+        // `when` in a clause asks for no time.
+        assert!(!asks_figure("What acts as the fuel when a cell burns?"));
+        assert!(!asks_figure(
+            "When both are set, which one should a program honour?"
+        ));
     }
 
     #[test]

@@ -57,12 +57,16 @@ const ORPHAN_WEIGHT: f64 = 0.5;
 /// Whether a sentence is worth quoting: long enough to say something, short enough to read,
 /// not a heading, a list marker or a table row.
 pub fn quotable(sentence: &str) -> bool {
-    let words = sentence.split_whitespace().count();
     let first = sentence.chars().next().unwrap_or(' ');
-    (6..=80).contains(&words)
-        && sentence.chars().count() <= 600
+    sentence.split_whitespace().count() >= 6
+        && quotable_length(sentence)
         && !matches!(first, '#' | '|' | '-' | '*' | '>' | '`')
         && sentence.ends_with(['.', '!', '?', '"', ')'])
+}
+
+/// Whether `text` is short enough to read as one quote.
+pub fn quotable_length(text: &str) -> bool {
+    text.split_whitespace().count() <= 80 && text.chars().count() <= 600
 }
 
 /// The indices of at most `k` candidates, best first: relevant to `query`, each adding

@@ -16,7 +16,7 @@
 
 use std::ops::Range;
 
-use super::select::quotable;
+use super::select::{quotable, quotable_length};
 use crate::sentences::sentence_ranges;
 
 /// How many sentences back a leaning sentence may reach for the one it follows from.
@@ -82,9 +82,19 @@ pub fn units(text: &str) -> Vec<Unit> {
     let mut out = Vec::new();
     // The text's start, and a line after a blank one (under a heading), open a section.
     let mut opens_section = true;
+    // The term of a definition list the line before named, if it did.
+    let mut term: Option<Range<usize>> = None;
     for line in lines(text) {
-        let opening = std::mem::replace(&mut opens_section, text[line.clone()].trim().is_empty());
-        let sentences = sentence_ranges(text, line);
+        let blank = text[line.clone()].trim().is_empty();
+        let opening = std::mem::replace(&mut opens_section, blank);
+        if blank {
+            continue;
+        }
+        let mut sentences = sentence_ranges(text, line.clone());
+        // A definition's sentences come after its term: the term is its sentence 0.
+        let defines = std::mem::replace(&mut term, definition_term(text, &line));
+        let defined = defines.is_some();
+        sentences.splice(0..0, defines);
         // What opens a section has nothing before it to lean on: a first word in lower case
         // there is a name written so (`libffi`, `npm`), not a sentence begun mid-thought.
         let leans_alone = |k: usize| {
@@ -95,21 +105,38 @@ pub fn units(text: &str) -> Vec<Unit> {
             }
         };
         // A run-in label leans forward: the sentence after it is quoted with it.
-        let label =
-            !sentences.is_empty() && !leans_alone(0) && is_label(&text[sentences[0].clone()]);
-        let leans = |k: usize| leans_alone(k) || (k == 1 && label);
-        for (k, sentence) in sentences.iter().enumerate() {
+        let label = defined
+            || (!sentences.is_empty() && !leans_alone(0) && is_label(&text[sentences[0].clone()]));
+        // A definition's first sentence leans on its term, and its second too when the first
+        // says too little to quote (`1000-59999:` `Dynamically allocated user accounts.` `By
+        // default adduser will choose ids in this range.`).
+        let leans = |k: usize| match defined {
+            true => {
+                k == 1
+                    || (k > 0 && leans_alone(k))
+                    || (k == 2 && !quotable(&text[sentences[1].clone()]))
+            }
+            false => leans_alone(k) || (k == 1 && label),
+        };
+        for (k, sentence) in sentences.iter().enumerate().skip(usize::from(defined)) {
             let mut first = k;
             while first > 0 && k - first < MAX_LEANING && leans(first) {
                 first -= 1;
             }
             let whole = sentences[first].start..sentence.end;
+            // A term says what its definition is about; what is quoted is the definition.
+            let said = |at: &Range<usize>| match defined && at.start == sentences[0].start {
+                true => sentences[1].start..at.end,
+                false => at.clone(),
+            };
+            let fits =
+                |at: &Range<usize>| quotable(&text[said(at)]) && quotable_length(&text[at.clone()]);
             let unit = if !leans(k) {
                 Unit {
                     at: sentence.clone(),
                     orphan: false,
                 }
-            } else if first < k && !leans(first) && quotable(&text[whole.clone()]) {
+            } else if first < k && !leans(first) && fits(&whole) {
                 Unit {
                     at: whole,
                     orphan: false,
@@ -120,12 +147,43 @@ pub fn units(text: &str) -> Vec<Unit> {
                     orphan: true,
                 }
             };
-            if quotable(&text[unit.at.clone()]) {
+            if fits(&unit.at) {
                 out.push(unit);
             }
         }
     }
     out
+}
+
+/// The most words of a definition list's term.
+const TERM_WORDS: usize = 3;
+
+/// The term of a definition list that `line` of `text` is, where the term starts (past a
+/// list's marker): a line of its own that names what the next one defines, written as code
+/// or in bold (``` ``nocheck`` ```, `- **allow-stderr**`), as a name with a figure or a joint
+/// in it (`1000-59999`, `perl-major-upgrade`), or in a few words and a colon (`Depends:`).
+fn definition_term(text: &str, line: &Range<usize>) -> Option<Range<usize>> {
+    let raw = &text[line.clone()];
+    let content = raw.trim();
+    let term = content
+        .strip_prefix(['-', '*', '+'])
+        .filter(|rest| rest.starts_with(' '))
+        .map_or(content, str::trim_start);
+    let words: Vec<&str> = term.split_whitespace().collect();
+    let bare = term.trim_end_matches(':');
+    let marked = ["``", "**", "`"]
+        .iter()
+        .any(|m| bare.len() > 2 * m.len() && bare.starts_with(m) && bare.ends_with(m));
+    let named = words.len() == 1
+        && term.chars().any(char::is_alphanumeric)
+        && term.contains(|c: char| c.is_ascii_digit() || matches!(c, '-' | '_' | '/' | '.'));
+    let colon = term.ends_with(':') && !term.ends_with("::");
+    let is_term = (1..=TERM_WORDS).contains(&words.len())
+        && !term.ends_with(['.', '!', '?', ',', ';'])
+        && !term.starts_with(['|', '#', '>'])
+        && (marked || named || colon);
+    let start = line.start + (raw.len() - raw.trim_start().len()) + (content.len() - term.len());
+    is_term.then(|| start..start + term.len())
 }
 
 /// The most words of a heading.
@@ -320,6 +378,38 @@ mod tests {
             )
         );
         assert_eq!(got.len(), 4, "{got:?}");
+    }
+
+    /// A definition list's term is quoted with its definition: what the definition is about
+    /// is in the term (`This tag`, `this range`).
+    #[test]
+    fn a_definition_is_quoted_with_its_term() {
+        let text = "The following tags are standard:\n\
+                    ``nocheck``\n\
+                    This tag says to not run any build-time test suite. It is honoured widely.\n\
+                    - **allow-stderr**\n\n\
+                    Output to stderr is not considered a failure by the test runner.\n\
+                    1000-59999:\n\
+                    Dynamically allocated user accounts. By default adduser will choose ids \
+                    in this range.\n\
+                    `TAG: proposal <https://bugs.example.org>`_\n\
+                    What needs to happen next is a patch with the wording of the change.";
+        let got: Vec<&str> = quoted(text).into_iter().map(|(u, _)| u).collect();
+        assert_eq!(
+            got,
+            [
+                "``nocheck``\nThis tag says to not run any build-time test suite.",
+                // A sentence that leans back reaches the term through the first.
+                "``nocheck``\nThis tag says to not run any build-time test suite. It is \
+                 honoured widely.",
+                "**allow-stderr**\n\nOutput to stderr is not considered a failure by the test \
+                 runner.",
+                "1000-59999:\nDynamically allocated user accounts. By default adduser will \
+                 choose ids in this range.",
+                // A link is no term: the sentence after it stands alone.
+                "What needs to happen next is a patch with the wording of the change.",
+            ]
+        );
     }
 
     #[test]
