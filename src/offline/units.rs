@@ -12,7 +12,9 @@
 //! is...`, a glossary's or a FAQ's term too short to quote alone) is quoted with the sentence
 //! it introduces; and a line that stops mid-sentence (a definition list's term, `Choose LFP
 //! when`) runs on into a next line that starts in lower case (`cost matters most, as in
-//! taxis.`), as one paragraph.
+//! taxis.`), as one paragraph. A definition list's term on a line of its own (``` ``nocheck``
+//! ```, `**allow-stderr**`, `1000-59999:`) is quoted with its definition's first sentence,
+//! which says "This tag" or "this range" and leaves the term to say which.
 
 use std::ops::Range;
 
@@ -105,8 +107,8 @@ pub fn units(text: &str) -> Vec<Unit> {
             }
         };
         // A run-in label leans forward: the sentence after it is quoted with it.
-        let label = defined
-            || (!sentences.is_empty() && !leans_alone(0) && is_label(&text[sentences[0].clone()]));
+        let label =
+            !sentences.is_empty() && !leans_alone(0) && is_label(&text[sentences[0].clone()]);
         // A definition's first sentence leans on its term, and its second too when the first
         // says too little to quote (`1000-59999:` `Dynamically allocated user accounts.` `By
         // default adduser will choose ids in this range.`).
