@@ -9,8 +9,9 @@
 //! phrasing that no source holds weigh nothing. There is no answer, and the report says so,
 //! names what the documents never mention and quotes nothing, when the best sentence covers
 //! less than [`ANSWER_FLOOR`], when a specific word of the question (a year, a figure, a name,
-//! a compound's part) is in no sentence, or when a figure or year it names is not stated by
-//! the answer's sentences (the 2023 price is not the 2015 price).
+//! a compound's part) is in no sentence, when a figure or year it names is not stated by
+//! the answer's sentences (the 2023 price is not the 2015 price), or when it asks for a
+//! figure in one part and none of the answer's sentences states one.
 //!
 //! A question asking for a figure or a name gets it first, as the sentence writes it
 //! ([`super::span`]). A broad comparison ("how do A and B compare?") is answered aspect by
