@@ -24,10 +24,10 @@
 //! (the question's other checks still hold). Without a model nothing changes.
 //!
 //! The findings follow under each search task (direction) that found their documents first:
-//! the sentences that cover at least [`FINDING_FLOOR`] of the question, at most
-//! [`PER_DIRECTION`] each, none repeating or nearly repeating a sentence already quoted. They
+//! the sentences that cover at least [`findings::FINDING_FLOOR`] of the question, at most
+//! [`findings::PER_DIRECTION`] each, none repeating or nearly repeating a sentence already quoted. They
 //! come from the documents the answer cites; another document is quoted only by a sentence as
-//! much to the point as the answer's first ([`OTHER_DOCUMENT`]), so that the report cites
+//! much to the point as the answer's first ([`findings::OTHER_DOCUMENT`]), so that the report cites
 //! what answers and not all that was read. Sources are numbered in the order the report first
 //! cites them, and only those cited are listed: no gaps.
 
@@ -45,6 +45,8 @@ use super::question::{
 use super::select::{Candidate, NEAR_DUPLICATE, jaccard};
 use super::span::short_answer;
 
+mod findings;
+
 /// The least share of the question the best sentence must cover to be given as its answer.
 pub const ANSWER_FLOOR: f64 = 0.35;
 /// The least share of the question not yet covered that a second or third answer sentence
@@ -52,11 +54,6 @@ pub const ANSWER_FLOOR: f64 = 0.35;
 const MORE_FLOOR: f64 = 0.2;
 /// The most sentences of the answer.
 const ANSWER_SENTENCES: usize = MOST_PARTS;
-/// The least share of the question a finding must cover.
-pub const FINDING_FLOOR: f64 = 0.4;
-/// How much of the answer's first sentence's coverage a finding from a document the answer
-/// does not cite needs.
-const OTHER_DOCUMENT: f64 = 1.0;
 /// What a sentence's coverage counts for when it holds what the question asks for and does
 /// not say: a figure for a quantity, a name for a name.
 const ASKED_BONUS: f64 = 2.0;
@@ -66,8 +63,6 @@ pub const MEANING_WEIGHT: f64 = 2.0;
 /// A sentence whose passage is this near the question in meaning may answer with fewer of
 /// its words than [`ANSWER_FLOOR`] (chosen on the Debian set: 0.35 and 0.55 did worse there).
 const MEANING_FLOOR: f64 = 0.45;
-/// The most findings under one direction.
-const PER_DIRECTION: usize = 3;
 /// What a sentence that leans on one it is quoted without counts for.
 const ORPHAN_WEIGHT: f64 = 0.5;
 
@@ -403,48 +398,6 @@ impl<'a> Scorer<'a> {
             chosen.push(i);
         }
         chosen
-    }
-
-    /// Under each direction, its best findings that `taken` does not already quote; a
-    /// direction with none is left out. Each finding chosen joins `taken`.
-    fn findings(
-        &self,
-        directions: &[Direction],
-        taken: &mut Vec<usize>,
-    ) -> Vec<(String, Vec<usize>)> {
-        let none = BTreeSet::new();
-        let answered: Vec<usize> = taken.iter().map(|&i| self.candidates[i].source).collect();
-        // A document the answer does not cite must be as much to the point as the answer.
-        let bar = taken
-            .first()
-            .map_or(f64::INFINITY, |&i| self.ranked(i, self.gain(i, &none)))
-            * OTHER_DOCUMENT;
-        let mut out = Vec::new();
-        for direction in directions {
-            let mut picked = Vec::new();
-            while picked.len() < PER_DIRECTION {
-                let of_direction = |i: usize| {
-                    let source = self.candidates[i].source;
-                    let gain = self.gain(i, &none);
-                    let fits = answered.contains(&source) || self.ranked(i, gain) >= bar;
-                    match direction.sources.contains(&source) && fits && gain >= FINDING_FLOOR {
-                        true => self.ranked(i, gain),
-                        false => 0.0,
-                    }
-                };
-                match self.best(of_direction, taken) {
-                    Some((i, _)) => {
-                        picked.push(i);
-                        taken.push(i);
-                    }
-                    _ => break,
-                }
-            }
-            if !picked.is_empty() {
-                out.push((direction.title.clone(), picked));
-            }
-        }
-        out
     }
 
     /// Whether candidates `i` and `j` may not both be quoted: the same place of one source
