@@ -150,20 +150,18 @@ impl Embedder {
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .clamp(1, batches.len().max(1));
+        // This thread takes the first share: one batch (a query) starts no thread.
+        let share = |t: usize| batches.iter().skip(t).step_by(threads).copied();
         let done: Vec<Result<Placed, String>> = std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..threads)
-                .map(|t| {
-                    let mine = batches.iter().skip(t).step_by(threads).copied();
-                    scope.spawn(move || self.embed_batches(texts, mine))
-                })
+            let workers: Vec<_> = (1..threads)
+                .map(|t| scope.spawn(move || self.embed_batches(texts, share(t))))
                 .collect();
-            workers
-                .into_iter()
-                .map(|w| {
-                    w.join()
-                        .unwrap_or_else(|_| Err("an embedding thread panicked".into()))
-                })
-                .collect()
+            let mut done = vec![self.embed_batches(texts, share(0))];
+            done.extend(workers.into_iter().map(|w| {
+                w.join()
+                    .unwrap_or_else(|_| Err("an embedding thread panicked".into()))
+            }));
+            done
         });
         let mut out = vec![Vec::new(); texts.len()];
         for placed in done {

@@ -25,10 +25,10 @@
 //!
 //! The findings follow under each search task (direction) that found their documents first:
 //! the sentences that cover at least [`findings::FINDING_FLOOR`] of the question, at most
-//! [`findings::PER_DIRECTION`] each, none repeating or nearly repeating a sentence already quoted. They
-//! come from the documents the answer cites; another document is quoted only by a sentence as
-//! much to the point as the answer's first ([`findings::OTHER_DOCUMENT`]), so that the report cites
-//! what answers and not all that was read. Sources are numbered in the order the report first
+//! [`findings::PER_DIRECTION`] each, none repeating or nearly repeating a sentence already
+//! quoted. They come from the documents the answer cites; another document is quoted only by
+//! a sentence as much to the point as the answer's first ([`findings::OTHER_DOCUMENT`]), so
+//! that the report cites what answers and not all that was read. Sources are numbered in the order the report first
 //! cites them, and only those cited are listed: no gaps.
 
 use std::collections::{BTreeSet, HashMap};
@@ -227,6 +227,7 @@ impl<'a> Scorer<'a> {
             .into_iter()
             .filter(|t| !df.contains_key(t.as_str()))
             .collect();
+        let (figure, name) = (asks_figure(text), asks_name(text));
         Scorer {
             candidates,
             question,
@@ -236,13 +237,10 @@ impl<'a> Scorer<'a> {
                 .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
                 .collect(),
             parts: parts(text).iter().map(|p| with_phrases(p)).collect(),
-            asks_figure: asks_figure(text),
+            asks_figure: figure,
             holds_asked: candidates
                 .iter()
-                .map(|c| {
-                    (asks_figure(text) && new_figure(text, &c.text))
-                        || (asks_name(text) && new_name(text, &c.text))
-                })
+                .map(|c| (figure && new_figure(text, &c.text)) || (name && new_name(text, &c.text)))
                 .collect(),
             terms,
         }

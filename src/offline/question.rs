@@ -93,12 +93,6 @@ pub fn asks_figure(question: &str) -> bool {
     ];
     // A limit is a figure whatever asks for it (`what is the length limit`, `which range`).
     const LIMITS: &[&str] = &["maximum", "minimum", "limit", "range", "numeric"];
-    // `When ...?` asks for a time; `when` in a clause (`what is the fuel when a cell burns`,
-    // `when both are set, which one...`) asks nothing.
-    let asks_when = words.first().is_some_and(|w| w == "when")
-        && !words[1..]
-            .iter()
-            .any(|w| ["what", "which", "who", "how"].contains(&w.as_str()));
     // `what share`, `what alternative priority`: a measure at most two words on.
     let measured = |k: usize| {
         words[k + 1..]
@@ -108,8 +102,16 @@ pub fn asks_figure(question: &str) -> bool {
     };
     words.windows(2).enumerate().any(|(k, w)| {
         (w[0] == "how" && !MANNER.contains(&w[1].as_str())) || (w[0] == "what" && measured(k))
-    }) || asks_when
+    }) || asks_when(question)
         || words.iter().any(|w| LIMITS.contains(&w.as_str()))
+}
+
+/// Whether the question asks when: `When ...?` asks for a time; `when` in a clause (`what is
+/// the fuel when a cell burns`, `when both are set, which one...`) asks nothing.
+pub fn asks_when(question: &str) -> bool {
+    let said = words(question);
+    let mut words = said.split(' ');
+    words.next() == Some("when") && !words.any(|w| ["what", "which", "who", "how"].contains(&w))
 }
 
 /// Things a question asks the name of (`which keyword`, `what path`, `under which file name`):

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeSet;
 
-use super::question::{asks_figure, asks_name, name_kind};
+use super::question::{asks_figure, asks_name, asks_when, name_kind};
 use crate::text::words;
 
 /// Words before a figure that say how it holds (`about 270`, `more than 4000`).
@@ -48,10 +48,11 @@ pub fn short_answer(question: &str, sentence: &str) -> Option<String> {
     let asked: BTreeSet<String> = words(question).split(' ').map(str::to_string).collect();
     // Asked only `When ...?`, the answer is a year (a condition is not cut to a figure); a
     // `when` inside a question (`what priority ... when it registers`) asks nothing.
-    let (first, rest) = question.trim().split_once(' ').unwrap_or_default();
-    let when_only = first.eq_ignore_ascii_case("when") && !asks_figure(rest);
+    let (_, rest) = question.trim().split_once(' ').unwrap_or_default();
+    let when = asks_when(question);
+    let when_only = when && !asks_figure(rest);
     let found = match () {
-        _ if asks_figure(question) => figure(&tokens, &asked, when_only),
+        _ if asks_figure(question) => figure(&tokens, &asked, when, when_only),
         // The surest name, the first of its kind.
         _ if asks_name(question) => {
             let asked: BTreeSet<&str> = asked.iter().map(String::as_str).collect();
@@ -92,11 +93,12 @@ fn tokens(text: &str) -> Vec<(usize, &str)> {
 fn figure(
     tokens: &[(usize, &str)],
     asked: &BTreeSet<String>,
+    when: bool,
     years_only: bool,
 ) -> Option<(usize, usize)> {
     let bare = |k: usize| tokens[k].1.trim_matches(|c: char| !c.is_alphanumeric());
     // A year answers only when the question asks when (or which year).
-    let years = asked.contains("when") || asked.contains("year");
+    let years = when || asked.contains("year");
     let number = |k: usize| {
         let word = bare(k);
         let said = words(word).split(' ').all(|w| asked.contains(w));
@@ -234,6 +236,15 @@ mod tests {
             short_answer(
                 "What priority should a package use when it registers?",
                 "Register with a priority of 20."
+            )
+            .as_deref(),
+            Some("20")
+        );
+        // `when` in a clause asks for no year.
+        assert_eq!(
+            short_answer(
+                "What priority should a package use when it registers?",
+                "Since 2019, register with a priority of 20."
             )
             .as_deref(),
             Some("20")

@@ -106,21 +106,19 @@ pub fn units(text: &str) -> Vec<Unit> {
                 false => leans_back(sentence),
             }
         };
-        // A run-in label leans forward: the sentence after it is quoted with it.
-        let label =
-            !sentences.is_empty() && !leans_alone(0) && is_label(&text[sentences[0].clone()]);
-        // A definition's first sentence leans on its term, and its second too when the first
-        // says too little to quote (`1000-59999:` `Dynamically allocated user accounts.` `By
-        // default adduser will choose ids in this range.`).
-        let leans = |k: usize| match defined {
-            true => {
-                k == 1
-                    || (k > 0 && leans_alone(k))
-                    || (k == 2 && !quotable(&text[sentences[1].clone()]))
-            }
-            false => leans_alone(k) || (k == 1 && label),
+        // A run-in label, or a definition's term, leans forward: the sentence after it is
+        // quoted with it, and it is never quoted alone.
+        let label = defined
+            || (!sentences.is_empty() && !leans_alone(0) && is_label(&text[sentences[0].clone()]));
+        // A definition's second sentence leans too when its first says too little to quote
+        // (`1000-59999:` `Dynamically allocated user accounts.` `By default adduser will
+        // choose ids in this range.`).
+        let leans = |k: usize| match k {
+            0 => !label && leans_alone(0),
+            1 => label || leans_alone(1),
+            _ => leans_alone(k) || (defined && k == 2 && !quotable(&text[sentences[1].clone()])),
         };
-        for (k, sentence) in sentences.iter().enumerate().skip(usize::from(defined)) {
+        for (k, sentence) in sentences.iter().enumerate().skip(usize::from(label)) {
             let mut first = k;
             while first > 0 && k - first < MAX_LEANING && leans(first) {
                 first -= 1;
