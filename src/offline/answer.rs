@@ -38,6 +38,7 @@ use crate::agents::claims::content_terms;
 use crate::plan::Source;
 
 use super::compare::{aspects, broad_comparison};
+use super::names::{document_names, is_named};
 use super::question::{
     MOST_PARTS, asks_figure, asks_name, holds_phrase, new_figure, new_name, no_answer, parts,
     quoted_phrases, specific_terms,
@@ -84,7 +85,7 @@ pub fn compose(
     sources: &[Source],
     directions: &[Direction],
 ) -> Composed {
-    let scorer = Scorer::new(question, candidates);
+    let scorer = Scorer::new(question, candidates, sources);
     let compared = broad_comparison(question)
         .map(|sides| aspects(&sides, candidates, question))
         .unwrap_or_default();
@@ -197,7 +198,7 @@ struct Scorer<'a> {
 }
 
 impl<'a> Scorer<'a> {
-    fn new(text: &'a str, candidates: &'a [Candidate]) -> Scorer<'a> {
+    fn new(text: &'a str, candidates: &'a [Candidate], sources: &[Source]) -> Scorer<'a> {
         // A phrase the question quotes is a term of its own, held where its words stand in
         // order: the sentence that names `state of charge` beats one with `state` and `charge`.
         let phrases = quoted_phrases(text);
@@ -206,8 +207,9 @@ impl<'a> Scorer<'a> {
             terms.extend(phrases.iter().filter(|p| holds_phrase(text, p)).cloned());
             terms
         };
-        let terms: Vec<BTreeSet<String>> =
+        let mut terms: Vec<BTreeSet<String>> =
             candidates.iter().map(|c| with_phrases(&c.text)).collect();
+        named_by_documents(&mut terms, &content_terms(text), candidates, sources);
         let mut df: HashMap<&str, usize> = HashMap::new();
         for set in &terms {
             for t in set {
@@ -405,6 +407,39 @@ impl<'a> Scorer<'a> {
         i == j
             || (a.source == b.source && a.at.start < b.at.end && b.at.start < a.at.end)
             || jaccard(&self.terms[i], &self.terms[j]) >= NEAR_DUPLICATE
+    }
+}
+
+/// Adds to the `terms` of each candidate the words of the `question` that no sentence writes
+/// but its document's path names ([`names`]): `GPLv3` asked, `GPL-3` the file.
+fn named_by_documents(
+    terms: &mut [BTreeSet<String>],
+    question: &BTreeSet<String>,
+    candidates: &[Candidate],
+    sources: &[Source],
+) {
+    let unwritten: Vec<&String> = question
+        .iter()
+        .filter(|t| !terms.iter().any(|set| set.contains(*t)))
+        .collect();
+    if unwritten.is_empty() {
+        return;
+    }
+    let names: Vec<BTreeSet<String>> = sources
+        .iter()
+        .map(|s| s.in_corpus.as_ref().map(|c| document_names(&c.path)))
+        .map(Option::unwrap_or_default)
+        .collect();
+    for (set, candidate) in terms.iter_mut().zip(candidates) {
+        let Some(names) = names.get(candidate.source) else {
+            continue;
+        };
+        set.extend(
+            unwritten
+                .iter()
+                .filter(|t| is_named(names, t))
+                .map(|t| (*t).clone()),
+        );
     }
 }
 
@@ -621,6 +656,43 @@ mod tests {
             "{}",
             c.report
         );
+    }
+
+    /// `GPLv3` is written by no sentence, but it names the file `GPL-3`: its sentences answer,
+    /// and the other licence's, which says the same of itself, does not. A name no path gives
+    /// still leaves no answer.
+    #[test]
+    fn a_name_the_text_never_writes_is_held_by_the_document_its_path_names() {
+        let docs = [
+            (
+                0,
+                "A written offer must remain valid for at least three years.",
+            ),
+            (
+                1,
+                "The offer must remain valid for three years and as long as you offer spare parts.",
+            ),
+        ];
+        let mut sources = sources(2);
+        for (source, path) in sources.iter_mut().zip(["GPL-2", "GPL-3"]) {
+            source.in_corpus = Some(crate::in_corpus::InCorpus {
+                path: path.into(),
+                sha256: String::new(),
+            });
+        }
+        let ask = |q: &str| compose("# Q", q, &candidates(&docs), &sources, &[]).report;
+        let report = ask("How long must an offer remain valid under GPLv3?");
+        assert!(
+            report.contains("as long as you offer spare parts. [1]"),
+            "{report}"
+        );
+        let report = ask("How long must an offer remain valid under GPLv2?");
+        assert!(
+            report.contains("for at least three years. [1]") && !report.contains("spare"),
+            "{report}"
+        );
+        let report = ask("How long must an offer remain valid under GPLv4?");
+        assert!(report.contains("None of them mentions GPLv4."), "{report}");
     }
 
     #[test]
