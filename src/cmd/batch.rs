@@ -13,12 +13,12 @@ use serde_json::json;
 use crate::batch::changes::{seed_pages, write_changes, write_page_changes};
 use crate::batch::index::write_index;
 use crate::batch::summary::{counts, reports_in, summary};
-use crate::batch::{Batch, BatchEnd, Manifest, Question, RunQuestion, folder, manifest, questions};
+use crate::batch::{BatchEnd, Manifest, Question, folder, manifest, questions};
 use crate::cli::{BatchArgs, BatchEngine, GlobalArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::output::{absolute, eprint_line, print_json, print_text, stdout_is_terminal};
-use crate::run::shutdown;
-use crate::session::{self, Session, ThinkonQuestions};
+use crate::session::batch::run_batch;
+use crate::session::{self, Session};
 
 pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
     let (Some(file), Some(out_dir)) = (&args.file, &args.out_dir) else {
@@ -49,22 +49,16 @@ pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
     let session = Session::open(run.settings, None).await?;
     let since = previous.as_deref().map(|p| seed_pages(&dir, p));
     let jobs = usize::try_from(args.jobs).unwrap_or(1);
-    let (manifest, end) = match args.engine {
-        BatchEngine::Workflow => {
-            let batch = Batch::new(dir.clone(), manifest, run.options, session, None);
-            run_questions(batch, &questions, jobs).await?
-        }
-        BatchEngine::Thinkon => {
-            let batch = Batch::new(
-                dir.clone(),
-                manifest,
-                run.options,
-                ThinkonQuestions(session),
-                None,
-            );
-            run_questions(batch, &questions, jobs).await?
-        }
-    };
+    let options = run.options;
+    let (manifest, end) = run_batch(
+        args.engine,
+        (&dir, manifest),
+        options,
+        session,
+        &questions,
+        jobs,
+    )
+    .await?;
     if let (Some(previous), Some(since)) = (&previous, &since) {
         write_changes(&questions, &dir, previous, &manifest);
         write_page_changes(&dir, previous, since);
@@ -82,23 +76,6 @@ pub async fn run(args: BatchArgs, global: &GlobalArgs) -> CommandResult {
         },
     };
     finish(&manifest, &dir, &questions, &end, fail_on, shown)
-}
-
-/// Runs the questions not done yet, at most `jobs` at once; the manifest as it ends.
-async fn run_questions<W: RunQuestion>(
-    mut batch: Batch<W>,
-    questions: &[Question],
-    jobs: usize,
-) -> Result<(Manifest, BatchEnd), CommandError> {
-    let todo = batch.to_run(questions)?;
-    tracing::info!(
-        "batch of {} question(s): {} to run, {} already done",
-        questions.len(),
-        todo.len(),
-        questions.len() - todo.len()
-    );
-    let end = batch.run_all(todo, jobs, shutdown::on_signal()).await?;
-    Ok((batch.manifest, end))
 }
 
 /// How the end is printed.

@@ -8,6 +8,7 @@
 //! become links, other URLs are shown as code; summaries are cut to [`SUMMARY_MAX_CHARS`] and
 //! quoted line by line, so nothing in them can end the quote or start a section of ours.
 
+use super::facts::FactChange;
 use super::plan_diff::{NodeRef, PlanDiff};
 use crate::markdown::{self, link_target};
 use crate::plan::Source;
@@ -44,6 +45,7 @@ pub fn to_markdown(d: &PlanDiff, old_name: &str, new_name: &str) -> String {
         return strip_controls(&out);
     }
     out.push_str(&format!("\n{}\n", counts(d)));
+    facts_section(&mut out, &d.facts);
     sources_section(&mut out, "New sources", &d.sources_new);
     sources_section(&mut out, "Sources no longer found", &d.sources_gone);
     if !d.changed.is_empty() {
@@ -71,8 +73,13 @@ fn counts(d: &PlanDiff) -> String {
     let n = |count: usize, one: &str, many: &str| {
         format!("{count} {}", if count == 1 { one } else { many })
     };
+    let facts = |kind: fn(&FactChange) -> bool| d.facts.iter().filter(|f| kind(f)).count();
+    let changed = facts(|f| matches!(f, FactChange::Changed { .. }));
+    let new = facts(|f| matches!(f, FactChange::New { .. }));
+    let gone = facts(|f| matches!(f, FactChange::Gone { .. }));
     format!(
-        "{}, {} no longer found; {}; {}, {}.",
+        "{}, {new} new, {gone} gone; {}, {} no longer found; {}; {}, {}.",
+        n(changed, "changed fact", "changed facts"),
         n(d.sources_new.len(), "new source", "new sources"),
         n(d.sources_gone.len(), "source", "sources"),
         n(d.changed.len(), "changed finding", "changed findings"),
@@ -83,6 +90,38 @@ fn counts(d: &PlanDiff) -> String {
             "dropped directions"
         ),
     )
+}
+
+/// The facts of the final report that changed (with the values before and after), are new
+/// or are gone, each sentence quoted as one line.
+fn facts_section(out: &mut String, facts: &[FactChange]) {
+    if facts.is_empty() {
+        return;
+    }
+    out.push_str("\n## Facts\n\n");
+    let said = |sentence: &str| markdown::inline(sentence, SUMMARY_MAX_CHARS);
+    let values = |v: &[String]| match v.is_empty() {
+        true => "nothing".to_string(),
+        false => v.iter().map(|v| code(v)).collect::<Vec<_>>().join(", "),
+    };
+    for fact in facts {
+        out.push_str(&match fact {
+            FactChange::Changed {
+                before,
+                after,
+                values_before,
+                values_after,
+            } => format!(
+                "- changed: {} -> {}\n  - before: {}\n  - now: {}\n",
+                values(values_before),
+                values(values_after),
+                said(before),
+                said(after)
+            ),
+            FactChange::New { after } => format!("- new: {}\n", said(after)),
+            FactChange::Gone { before } => format!("- gone: {}\n", said(before)),
+        });
+    }
 }
 
 fn sources_section(out: &mut String, heading: &str, sources: &[Source]) {
@@ -178,6 +217,7 @@ mod tests {
             sources_new: Vec::new(),
             sources_gone: Vec::new(),
             changed: Vec::new(),
+            facts: Vec::new(),
             nodes_new: Vec::new(),
             nodes_gone: Vec::new(),
         }
@@ -370,7 +410,7 @@ mod tests {
         let text = to_markdown(&d, "a", "b");
         assert!(
             text.contains(
-                "\n1 new source, 0 sources no longer found; 0 changed findings; 1 new direction, 2 dropped directions.\n"
+                "\n0 changed facts, 0 new, 0 gone; 1 new source, 0 sources no longer found; 0 changed findings; 1 new direction, 2 dropped directions.\n"
             ),
             "{text}"
         );

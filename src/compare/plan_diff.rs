@@ -21,6 +21,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use serde::Serialize;
 
 use super::citations::cited_by_key;
+use super::facts::{FactChange, fact_changes};
 use super::url::Keying;
 use crate::plan::{FINAL_WAVE, Node, NodeStatus, NodeType, PlanFile, Source};
 use crate::text::{collapsed, normalized};
@@ -37,6 +38,8 @@ pub struct PlanDiff {
     pub sources_gone: Vec<Source>,
     /// Findings in both plans whose summaries differ, in the new plan's order.
     pub changed: Vec<ChangedNode>,
+    /// The final report's facts that changed, are new or are gone ([`super::facts`]).
+    pub facts: Vec<FactChange>,
     /// Nodes only the new plan has.
     pub nodes_new: Vec<NodeRef>,
     /// Nodes only the old plan had.
@@ -73,6 +76,7 @@ impl PlanDiff {
             && self.sources_new.is_empty()
             && self.sources_gone.is_empty()
             && self.changed.is_empty()
+            && self.facts.is_empty()
             && self.nodes_new.is_empty()
             && self.nodes_gone.is_empty()
     }
@@ -101,6 +105,7 @@ pub fn diff(old: &PlanFile, new: &PlanFile) -> PlanDiff {
                 new_summary: n.summary.clone(),
             })
             .collect(),
+        facts: fact_changes(old, new),
         nodes_new: matching.new_only.iter().map(|n| node_ref(n)).collect(),
         nodes_gone: matching.old_only.iter().map(|n| node_ref(n)).collect(),
     }

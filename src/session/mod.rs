@@ -4,10 +4,12 @@
 //! it needs. It offers the runs: a workflow (`workflow.rs`, through
 //! [`crate::workflow::RunWorkflow`]), one planning round (`plan_round.rs`), the review of a
 //! report (`review.rs`), a Thinkon goal (`thinkon.rs`), and a batch's questions as either
-//! (`crate::batch::RunQuestion`: every workflow runner, and [`ThinkonQuestions`]). Every
+//! (`crate::batch::RunQuestion`: every workflow runner, and [`ThinkonQuestions`]; `batch.rs`
+//! runs them in a batch's folder). Every
 //! command is parse -> session -> render; `batch`, `eval`, `worker` and `mcp` use the same
 //! session. What a run's status does to an exit code is `exit.rs`'s.
 
+pub mod batch;
 pub mod exit;
 pub mod plan_round;
 pub mod review;
