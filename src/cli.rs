@@ -1,4 +1,4 @@
-//! Every command-line type, here and in `cli/` (`mcp_args.rs`). Doc comments are the help
+//! Every command-line type, here and in `cli/` (`mcp_args.rs`, `watch.rs`, ...). Doc comments are the help
 //! text; every environment variable a flag reads is named here with `env = "RESEARCHFLOW_..."`,
 //! and the old names some had are read as aliases (`env_aliases.rs`, applied by [`parse`]).
 
@@ -9,13 +9,16 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod batch;
 mod env_aliases;
 mod eval;
 mod mcp_args;
 pub mod outputs;
 mod queue;
 mod thinkon;
+mod watch;
 
+pub use batch::BatchArgs;
 pub use env_aliases::{ENV_ALIASES, parse};
 pub use eval::EvalArgs;
 pub use mcp_args::McpArgs;
@@ -24,6 +27,7 @@ pub use queue::{
     BatchAction, BatchExportArgs, BatchStatusArgs, QueueAction, QueueArgs, QueueCommand, WorkerArgs,
 };
 pub use thinkon::{BatchEngine, DEFAULT_MAX_BLOCKS, ThinkonArgs};
+pub use watch::{DEFAULT_KEEP, NotifyOn, WatchArgs};
 
 /// Batch research-workflow orchestrator: an LLM planner, search and summary sub-agents, one
 /// JSON plan file.
@@ -83,6 +87,12 @@ pub enum Command {
     /// budget, a manifest, resumable. With --queue, submit them to a queue on PostgreSQL
     /// instead, for `researchflow worker` processes on any number of machines.
     Batch(BatchArgs),
+    /// Run a questions file from cron: each run in a new dated folder of DIR, every question
+    /// compared with the last run that answered it (facts, sources, directions), `DIR/latest`,
+    /// old runs pruned, `DIR/index.html`, and what changed POSTed to --notify. Exit 0 when
+    /// nothing worth telling changed, 3 when something did, 1 when a question failed, 4
+    /// when a notification could not be sent.
+    Watch(WatchArgs),
     /// Run every question of a set with gold answers as a batch would, then score each
     /// report: answer match, token F1, citation precision, evidence recall, supported claims,
     /// tokens and seconds. Writes `eval.json` in the out-dir.
@@ -163,62 +173,6 @@ pub struct DiffArgs {
     /// Print the differences as one JSON object instead of Markdown.
     #[arg(long)]
     pub json: bool,
-}
-
-#[derive(Debug, Args)]
-#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
-pub struct BatchArgs {
-    #[command(subcommand)]
-    pub action: Option<BatchAction>,
-
-    /// The questions: one per line (blank lines and `#` comments skipped), or JSON lines
-    /// `{"id": ..., "query": ...}`.
-    #[arg(value_name = "FILE", required = true)]
-    pub file: Option<PathBuf>,
-
-    /// Where each question's plan, report and events go, with the manifest `batch.json`.
-    #[arg(long, value_name = "DIR", required_unless_present = "queue")]
-    pub out_dir: Option<PathBuf>,
-
-    /// Submit the questions to this queue (`postgres://USER:PASSWORD@HOST/DB`) instead of
-    /// running them here; prints `{"batch", "submitted", "already_queued", "already_done"}`.
-    /// --out-dir runs the batch here whatever RESEARCHFLOW_QUEUE says.
-    #[arg(
-        long,
-        value_name = "URL",
-        env = "RESEARCHFLOW_QUEUE",
-        hide_env_values = true
-    )]
-    pub queue: Option<String>,
-
-    /// With --queue: the batch's name in the queue [default: FILE's stem].
-    #[arg(long, value_name = "NAME", requires = "queue")]
-    pub batch: Option<String>,
-
-    /// Most workflows running at once.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=256))]
-    pub jobs: u32,
-
-    /// An earlier batch's folder: for every question it also answered, write
-    /// `DIR/<name>.changes.md` (what is new, gone and changed).
-    #[arg(long, value_name = "OLD_DIR")]
-    pub previous: Option<PathBuf>,
-
-    /// Print the batch's end as JSON even when stdout is a terminal (where a short summary is
-    /// printed otherwise; a pipe always gets JSON).
-    #[arg(long)]
-    pub json: bool,
-
-    /// What runs each question: a research workflow over `DIR/<name>.json`, or a Thinkon goal
-    /// in `DIR/<name>.thinkon/` (a model is required; never a shell; not with `--queue` or
-    /// `--previous`).
-    #[arg(long, value_enum, default_value_t = BatchEngine::Workflow)]
-    pub engine: BatchEngine,
-
-    /// How each question's workflow runs (with --fail-on-block a `block` verdict makes the
-    /// batch exit 1).
-    #[command(flatten)]
-    pub run: RunArgs,
 }
 
 #[derive(Debug, Args)]

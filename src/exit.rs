@@ -5,6 +5,8 @@
 //! | 0    | success |
 //! | 1    | the run or the validation failed |
 //! | 2    | usage, configuration or input that cannot be read |
+//! | 3    | `watch`: something worth telling changed (`--notify-on`) |
+//! | 4    | `watch`: a notification could not be sent (the run is saved) |
 //! | 74   | the result could not be written on stdout (sysexits' `EX_IOERR`); the work is saved |
 //! | 130  | interrupted (after a checkpoint) |
 //!
@@ -17,6 +19,10 @@ pub enum ExitStatus {
     Success,
     Failure,
     Usage,
+    /// `watch`: something worth telling changed.
+    Changed,
+    /// `watch`: a notification could not be sent, after the run was saved.
+    NotifyFailed,
     /// stdout refused the result (a full disk, an I/O error), after the work was saved.
     OutputFailed,
     Interrupted,
@@ -28,6 +34,8 @@ impl ExitStatus {
             ExitStatus::Success => 0,
             ExitStatus::Failure => 1,
             ExitStatus::Usage => 2,
+            ExitStatus::Changed => 3,
+            ExitStatus::NotifyFailed => 4,
             ExitStatus::OutputFailed => 74,
             ExitStatus::Interrupted => 130,
         }

@@ -84,5 +84,6 @@ pub mod transcript;
 pub mod usage;
 pub mod validate;
 pub mod view;
+pub mod watch;
 pub mod web_providers;
 pub mod workflow;

@@ -26,6 +26,7 @@ pub mod submit;
 pub mod thinkon;
 pub mod validate;
 pub mod view;
+pub mod watch;
 #[cfg(feature = "queue")]
 pub mod worker;
 pub mod workflow;
@@ -55,6 +56,7 @@ pub async fn run(cli: Cli) -> CommandResult {
             batch::run(args, &cli.global).await
         }
         Command::Batch(args) => queued(args).await,
+        Command::Watch(args) => watch::run(args, &cli.global).await,
         Command::Worker(args) => worker(args, &cli.global).await,
         Command::Queue(args) => queue_command(args).await,
         Command::Eval(args) => eval::run(args, &cli.global).await,
@@ -127,7 +129,7 @@ pub fn log_config(cli: &Cli) -> LogConfig {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let questions = match &cli.command {
         Command::Batch(args) => args.action.is_none() && args.out_dir.is_some(),
-        Command::Eval(_) | Command::Worker(_) => true,
+        Command::Eval(_) | Command::Worker(_) | Command::Watch(_) => true,
         _ => false,
     };
     LogConfig {

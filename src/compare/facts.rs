@@ -4,7 +4,8 @@
 //! gone.
 //!
 //! - A report's facts are its claims (the claim check's sentences), or its sentences when it
-//!   has none, with citations left out.
+//!   has none (its lines joined where a model wrapped a sentence over two), with citations
+//!   left out; a "sentence" of fewer than [`FEWEST_WORDS`] words (an address alone) is none.
 //! - Two facts are the same claim when their content words overlap by [`SAME_CLAIM`]
 //!   (Jaccard, figures aside), or by [`SAME_FIGURES_CLAIM`] when they state the same figures:
 //!   "About 270 Wh/kg is what solid-state cells reach" is "Solid-state cells reach about 270
@@ -22,6 +23,8 @@ use crate::sentences::{STOPWORDS, split_sentences, terms};
 
 /// The least overlap of content words for two claims to be one.
 pub const SAME_CLAIM: f64 = 0.5;
+/// A sentence of fewer words (a fragment, an address alone) states no fact.
+const FEWEST_WORDS: usize = 3;
 /// The least overlap for two claims that state the same figures to be one.
 pub const SAME_FIGURES_CLAIM: f64 = 0.25;
 
@@ -123,17 +126,43 @@ fn facts_of(plan: &PlanFile) -> Vec<Fact> {
     };
     let sentences: Vec<String> = match last.claims.is_empty() {
         false => last.claims.iter().map(|c| c.sentence.clone()).collect(),
-        true => split_sentences(&last.summary)
-            .into_iter()
-            .map(str::to_string)
-            .collect(),
+        true => {
+            let text = unwrapped(&last.summary);
+            split_sentences(&text)
+                .into_iter()
+                .map(str::to_string)
+                .collect()
+        }
     };
     let mut out: Vec<Fact> = Vec::new();
     for sentence in sentences {
         let fact = fact(&sentence);
-        if !fact.words.is_empty() && !out.iter().any(|f| f.sentence == fact.sentence) {
+        let words = fact.sentence.split_whitespace().count();
+        if words >= FEWEST_WORDS && !out.iter().any(|f| f.sentence == fact.sentence) {
             out.push(fact);
         }
+    }
+    out
+}
+
+/// `text` with the lines of each paragraph joined, as a model wraps a sentence over lines;
+/// a list item or a heading still starts a line of its own.
+fn unwrapped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines().map(str::trim) {
+        let starts = line.is_empty()
+            || line.starts_with(['-', '*', '#', '>'])
+            || line
+                .split_once(". ")
+                .is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()));
+        if !out.is_empty() {
+            out.push(if starts || out.ends_with('\n') {
+                '\n'
+            } else {
+                ' '
+            });
+        }
+        out.push_str(line);
     }
     out
 }
@@ -163,7 +192,7 @@ fn fact(sentence: &str) -> Fact {
         }
     }
     Fact {
-        sentence: crate::text::collapsed(&text),
+        sentence: plain(&crate::text::collapsed(&text)),
         words,
         figures,
         names,
@@ -175,6 +204,15 @@ fn is_name(word: &str) -> bool {
     word.starts_with(char::is_uppercase)
         && word.chars().count() > 1
         && !STOPWORDS.contains(&word.to_lowercase().as_str())
+}
+
+/// `sentence` without the Markdown a report writes around it: a list marker, bold.
+fn plain(sentence: &str) -> String {
+    let sentence = sentence
+        .strip_prefix("- ")
+        .or_else(|| sentence.strip_prefix("* "))
+        .unwrap_or(sentence);
+    sentence.replace("**", "")
 }
 
 /// The unit a figure's next word is, in lower case (`Wh/kg,` is `wh/kg`), or empty when it is
@@ -292,6 +330,20 @@ mod tests {
         assert_eq!(
             fact_changes(&empty, &report("A cell holds 5 Ah [1].")).len(),
             1
+        );
+        let wrapped = report("A lithium cell\nholds 5 Ah [1].\n- A pack holds\n12 cells.");
+        let flat = report(
+            "A lithium cell holds 5 Ah.\n\nhttps://cells.example/a\n- A pack holds 12 cells.",
+        );
+        assert_eq!(
+            fact_changes(&wrapped, &flat),
+            [],
+            "wrapped lines, a bare address"
+        );
+        let shown = fact("- **Energy.** A cell holds 5 Ah [1].").sentence;
+        assert_eq!(
+            shown, "Energy. A cell holds 5 Ah.",
+            "the report's Markdown left out"
         );
     }
 }

@@ -12,6 +12,7 @@ pub mod details;
 pub mod events;
 pub mod formats;
 pub mod graph;
+pub mod history;
 pub mod html;
 pub mod index;
 pub mod out;

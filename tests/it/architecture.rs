@@ -48,6 +48,7 @@ const LAYERS: &[&[&str]] = &[
     &["workflow", "offline", "thinkon"],
     &["batch"],
     &["session", "queue"],
+    &["watch"],
     &["mcp"],
     &["cmd"],
 ];

@@ -56,6 +56,7 @@ mod validate_props;
 mod validate_steps;
 mod view;
 mod view_browser;
+mod watch;
 mod web_site;
 mod workflow;
 mod written_files;

@@ -1,0 +1,298 @@
+//! `researchflow watch FILE --dir DIR`: one cron line. Resumes the unfinished run of DIR or
+//! starts a new dated one, runs the questions in it as `batch` does, compares each with the
+//! last finished run that answered it, tells `--notify` targets what is worth telling, then
+//! finishes the run's record, points `DIR/latest` at it, prunes old runs and writes
+//! `DIR/index.html`. The pieces are `crate::watch`'s; this file wires them and maps the end to
+//! the exit code: 130 interrupted (the next `watch` resumes), 1 a question failed, 4 a
+//! notification could not be sent, 3 something worth telling changed, else 0.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::batch::{Manifest, Question, folder, questions};
+use crate::cli::{BatchEngine, GlobalArgs, NotifyOn, WatchArgs};
+use crate::exit::{CommandError, CommandResult, ExitStatus};
+use crate::lockfile::LockFile;
+use crate::output::{absolute, print_json, print_text, stdout_is_terminal};
+use crate::session::batch::run_batch;
+use crate::session::{self, Session};
+use crate::settings::RetrySettings;
+use crate::watch::compare::{Compared, compare_run};
+use crate::watch::digest::{counts, worth_telling};
+use crate::watch::history::write_history;
+use crate::watch::notify::{check_target, post};
+use crate::watch::record::{Notification, QuestionRecord, Record};
+use crate::watch::runs::{Runs, stamp_now};
+
+/// The lock that keeps one `watch` at a time on a watch folder.
+const WATCH_LOCK: &str = "watch.lock";
+
+pub async fn run(args: WatchArgs, global: &GlobalArgs) -> CommandResult {
+    for target in &args.notify {
+        check_target(target).map_err(|e| CommandError::usage(anyhow::anyhow!(e)))?;
+    }
+    let questions = questions::read(&args.file).map_err(CommandError::usage)?;
+    let (runs, _lock) = open_watch(&args.dir)?;
+    let (name, mut record, resumed) = this_run(&runs)?;
+    let (run_dir, _batch_lock, manifest) = folder::open(&runs.path(&name))?;
+    let run = session::run_settings(global.config.as_deref(), &args.run, None)?;
+    let retry = run.settings.retry;
+    let session = Session::open(run.settings, None).await?;
+    let jobs = usize::try_from(args.jobs).unwrap_or(1);
+    let (manifest, end) = run_batch(
+        BatchEngine::Workflow,
+        (&run_dir, manifest),
+        run.options,
+        session,
+        &questions,
+        jobs,
+    )
+    .await?;
+    if end.interrupted {
+        tracing::info!("interrupted: the next `watch` on this folder resumes run {name}");
+        return Ok(ExitStatus::Interrupted);
+    }
+    if let Some(why) = &end.unusable {
+        return Err(CommandError::usage(anyhow::anyhow!(
+            "the run stopped: {why}; the next `watch` resumes it once that is fixed"
+        )));
+    }
+    let compared = compare_run(&runs, &name, &questions, &manifest).map_err(io_error)?;
+    record.questions = compared
+        .iter()
+        .map(|c| question_record(c, args.notify_on))
+        .collect();
+    record.write(&runs.path(&name)).map_err(io_error)?;
+    let telling: Vec<&Compared> = compared
+        .iter()
+        .filter(|c| worth_telling(&c.changes, args.notify_on))
+        .collect();
+    let body = notification(&runs, &name, &telling, args.notify_on);
+    let notify_failed = notify(&args.notify, &body, &retry, &runs, &name, &mut record).await;
+    record.finished = Some(crate::clock::now());
+    record.write(&runs.path(&name)).map_err(io_error)?;
+    let end = finish(&runs, &name, &compared, &questions, args.keep);
+    let failed = compared.iter().any(|c| !c.done);
+    let shown = Shown {
+        resumed,
+        manifest: &manifest,
+        record: &record,
+        telling: &telling,
+        end,
+    };
+    print_end(&args, &runs, &name, &shown)?;
+    Ok(match () {
+        _ if failed => ExitStatus::Failure,
+        _ if notify_failed => ExitStatus::NotifyFailed,
+        _ if !telling.is_empty() => ExitStatus::Changed,
+        _ => ExitStatus::Success,
+    })
+}
+
+/// The watch folder, created if need be, absolute, and locked against a second `watch`.
+fn open_watch(dir: &Path) -> Result<(Runs, LockFile), CommandError> {
+    let usage = |e: String| CommandError::usage(anyhow::anyhow!(e));
+    std::fs::create_dir_all(dir).map_err(|e| {
+        usage(format!(
+            "cannot create the watch folder `{}`: {e}",
+            dir.display()
+        ))
+    })?;
+    let dir = std::fs::canonicalize(dir)
+        .map_err(|e| usage(format!("cannot use `{}`: {e}", dir.display())))?;
+    let lock = LockFile::take(&dir.join(WATCH_LOCK)).map_err(|e| {
+        usage(format!(
+            "{e}: another `watch` is running on `{}`; this one stops",
+            dir.display()
+        ))
+    })?;
+    Ok((Runs::new(&dir), lock))
+}
+
+/// The run to work on: the unfinished one, resumed, else a new one; its record, written as
+/// started.
+fn this_run(runs: &Runs) -> Result<(String, Record, bool), CommandError> {
+    let (name, record, resumed) = match runs.unfinished().map_err(io_error)? {
+        Some(name) => {
+            let record = Record::read(&runs.path(&name)).unwrap_or_else(Record::start);
+            tracing::info!("resuming run {name}, which did not finish");
+            (name, record, true)
+        }
+        None => {
+            let name = runs.new_name(&stamp_now());
+            std::fs::create_dir_all(runs.path(&name)).map_err(io_error)?;
+            (name, Record::start(), false)
+        }
+    };
+    record.write(&runs.path(&name)).map_err(io_error)?;
+    Ok((name, record, resumed))
+}
+
+fn question_record(c: &Compared, notify_on: NotifyOn) -> QuestionRecord {
+    QuestionRecord {
+        id: c.question.id.clone(),
+        name: c.question.name.clone(),
+        status: c.status.clone(),
+        compared_with: c.compared_with.clone(),
+        changes: counts(&c.changes),
+        worth_telling: worth_telling(&c.changes, notify_on),
+    }
+}
+
+/// The JSON a webhook receives: the run and every question worth telling, with its changes
+/// and where its files are.
+fn notification(runs: &Runs, name: &str, telling: &[&Compared], notify_on: NotifyOn) -> Value {
+    let dir = runs.path(name);
+    let file = |q: &Question, suffix: &str| absolute(&dir.join(format!("{}{suffix}", q.name)));
+    let questions: Vec<Value> = telling
+        .iter()
+        .map(|c| {
+            json!({
+                "id": c.question.id,
+                "question": c.question.query,
+                "status": c.status,
+                "compared_with": c.compared_with,
+                "changes": c.changes,
+                "files": {
+                    "report": file(&c.question, ".report.md"),
+                    "changes": file(&c.question, ".changes.md"),
+                    "digest": file(&c.question, ".digest.json"),
+                    "plan": file(&c.question, ".json"),
+                },
+            })
+        })
+        .collect();
+    json!({
+        "watch": absolute(runs.dir()),
+        "run": name,
+        "notify_on": notify_on,
+        "questions": questions,
+    })
+}
+
+/// Sends `body` to every target not yet told of this run, when it has a question to tell;
+/// each outcome recorded at once. Whether one failed.
+async fn notify(
+    targets: &[String],
+    body: &Value,
+    retry: &RetrySettings,
+    runs: &Runs,
+    name: &str,
+    record: &mut Record,
+) -> bool {
+    let nothing = body["questions"].as_array().is_none_or(Vec::is_empty);
+    let mut failed = false;
+    for target in targets {
+        if nothing || record.sent_to(target) {
+            continue;
+        }
+        let shown = crate::settings::secret::redact_url(target);
+        let outcome = post(target, &body.to_string(), retry).await;
+        if let Err(e) = &outcome {
+            tracing::warn!("could not notify `{shown}`: {e}");
+            failed = true;
+        }
+        record.notifications.push(Notification {
+            target: target.clone(),
+            at: crate::clock::now(),
+            sent: outcome.is_ok(),
+            error: outcome.err(),
+        });
+        if let Err(e) = record.write(&runs.path(name)) {
+            tracing::warn!("cannot record the notification of `{shown}`: {e}");
+        }
+    }
+    failed
+}
+
+/// What the end of the run did to the folder.
+struct End {
+    pruned: Vec<String>,
+    index: Option<PathBuf>,
+}
+
+/// Points `latest` at the run, prunes the runs beyond `keep` (never this one nor one it was
+/// compared with) and writes the index; each failure a warning.
+fn finish(
+    runs: &Runs,
+    name: &str,
+    compared: &[Compared],
+    questions: &[Question],
+    keep: u32,
+) -> End {
+    if let Err(e) = runs.point_latest(name) {
+        tracing::warn!("cannot point `latest` at {name}: {e}");
+    }
+    let mut protected: BTreeSet<String> = compared
+        .iter()
+        .filter_map(|c| c.compared_with.clone())
+        .collect();
+    protected.insert(name.to_string());
+    let keep = usize::try_from(keep).unwrap_or(usize::MAX);
+    let pruned = runs.prune(keep, &protected).unwrap_or_else(|e| {
+        tracing::warn!("cannot prune old runs: {e}");
+        Vec::new()
+    });
+    End {
+        pruned,
+        index: write_history(runs, questions),
+    }
+}
+
+/// What is printed at the end.
+struct Shown<'a> {
+    resumed: bool,
+    manifest: &'a Manifest,
+    record: &'a Record,
+    telling: &'a [&'a Compared],
+    end: End,
+}
+
+fn print_end(args: &WatchArgs, runs: &Runs, name: &str, s: &Shown) -> Result<(), CommandError> {
+    let mut statuses: BTreeMap<String, usize> = BTreeMap::new();
+    for q in &s.record.questions {
+        *statuses.entry(q.status.clone()).or_default() += 1;
+    }
+    let changed: Vec<&str> = s.telling.iter().map(|c| c.question.name.as_str()).collect();
+    let notified: Vec<Value> = s
+        .record
+        .notifications
+        .iter()
+        .map(|n| json!({"target": crate::settings::secret::redact_url(&n.target), "sent": n.sent, "error": n.error}))
+        .collect();
+    let run_dir = absolute(&runs.path(name));
+    let printed = if args.json || !stdout_is_terminal() {
+        print_json(&json!({
+            "run": name,
+            "dir": run_dir,
+            "resumed": s.resumed,
+            "questions": s.manifest.items.len(),
+            "counts": statuses,
+            "changed": changed,
+            "notified": notified,
+            "pruned": s.end.pruned,
+            "index": s.end.index.as_deref().map(absolute),
+        }))
+    } else {
+        let mut text = format!("run {name}: {} question(s)", s.record.questions.len());
+        for (status, n) in &statuses {
+            text.push_str(&format!(", {n} {status}"));
+        }
+        text.push_str(&match changed.is_empty() {
+            true => "\nnothing worth telling changed".to_string(),
+            false => format!("\nchanged: {}", changed.join(", ")),
+        });
+        text.push_str(&format!("\nrun folder: {run_dir}\n"));
+        if let Some(index) = &s.end.index {
+            text.push_str(&format!("index: {}\n", absolute(index)));
+        }
+        print_text(&text)
+    };
+    printed.map_err(|e| e.noting(&format!("the run is saved in `{run_dir}`")))
+}
+
+fn io_error(e: std::io::Error) -> CommandError {
+    CommandError::failure(anyhow::anyhow!("the watch folder: {e}"))
+}

@@ -1,0 +1,84 @@
+//! Telling what changed: the run's digest POSTed as JSON to each `--notify` URL, signed with
+//! HMAC-SHA256 in `X-Researchflow-Signature` (`sha256=<hex>`) when
+//! `RESEARCHFLOW_WEBHOOK_SECRET` is set, through the one retry policy every HTTP call takes.
+//! A failure is returned to be recorded and reported, never a reason for the run to fail;
+//! the secret is never written anywhere.
+
+use std::time::Duration;
+
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+use crate::http::{NoObserver, client, send_once, with_retry};
+use crate::settings::{ApiKey, BaseUrl, RetrySettings};
+
+/// The variable that holds the webhook's signing secret.
+pub const SECRET_VAR: &str = "RESEARCHFLOW_WEBHOOK_SECRET";
+
+/// The header that carries the signature.
+pub const SIGNATURE_HEADER: &str = "X-Researchflow-Signature";
+
+/// How long one attempt may take.
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Whether `target` is one this build can notify: an `http(s)` URL.
+pub fn check_target(target: &str) -> Result<(), String> {
+    match BaseUrl::parse(target) {
+        Some(_) if target.starts_with("https://") || target.starts_with("http://") => Ok(()),
+        _ => Err(format!(
+            "`--notify {}`: give an `https://` URL to POST the digest to",
+            crate::settings::secret::redact_url(target)
+        )),
+    }
+}
+
+/// `sha256=<hex>`: the HMAC-SHA256 of `body` with `secret`.
+pub fn signature(secret: &str, body: &[u8]) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("any key length");
+    mac.update(body);
+    let bytes = mac.finalize().into_bytes();
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256={hex}")
+}
+
+/// POSTs `body` (JSON) to `target`, retried by `retry`; the error, redacted, when it could
+/// not be delivered.
+pub async fn post(target: &str, body: &str, retry: &RetrySettings) -> Result<(), String> {
+    let url = BaseUrl::parse(target).ok_or_else(|| format!("not a URL: {target}"))?;
+    let client = client().map_err(|e| e.to_string())?;
+    let secret = std::env::var(SECRET_VAR).ok().filter(|s| !s.is_empty());
+    let secrets: Vec<ApiKey> = secret
+        .iter()
+        .filter_map(|s| ApiKey::new(s.clone()))
+        .collect();
+    let send = || {
+        let mut request = client
+            .post(url.address())
+            .header("content-type", "application/json")
+            .body(body.to_string());
+        if let Some(secret) = &secret {
+            request = request.header(SIGNATURE_HEADER, signature(secret, body.as_bytes()));
+        }
+        send_once(request, &url, TIMEOUT, &secrets)
+    };
+    with_retry(retry, "webhook", &NoObserver, send)
+        .await
+        .map(|_| ())
+        .map_err(|e| crate::settings::secret::redact(&e.to_string(), &secrets))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_signature_is_the_hmac_sha256_of_the_body_in_hex() {
+        // RFC 4231, test case 2.
+        assert_eq!(
+            signature("Jefe", b"what do ya want for nothing?"),
+            "sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+        assert!(check_target("https://hooks.example/x").is_ok());
+        assert!(check_target("mailto:a@b.example").is_err());
+    }
+}

@@ -1,0 +1,86 @@
+//! A run's record, `<run>/watch.json`: when it started and finished, each question's
+//! status, the run it was compared with and its changes by kind, and every notification sent
+//! or failed. Written when the run starts (unfinished: a later `watch` resumes it) and again
+//! at each step of its end, atomically. `index.html` draws the history from these records.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// The record's file name in a run's folder.
+pub const RECORD_FILE: &str = "watch.json";
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub started: String,
+    /// When its questions ended and their changes were written; `null` while in progress.
+    #[serde(default)]
+    pub finished: Option<String>,
+    #[serde(default)]
+    pub questions: Vec<QuestionRecord>,
+    #[serde(default)]
+    pub notifications: Vec<Notification>,
+}
+
+/// One question in one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QuestionRecord {
+    pub id: String,
+    pub name: String,
+    pub status: String,
+    /// The run it was compared with; `null` for the first run that answered it.
+    pub compared_with: Option<String>,
+    /// How many changes of each kind (`fact_changed`, `source_new`, ...).
+    #[serde(default)]
+    pub changes: std::collections::BTreeMap<String, usize>,
+    /// Whether a change worth telling (`--notify-on`) is among them.
+    #[serde(default)]
+    pub worth_telling: bool,
+}
+
+/// One notification of this run's changes to one target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Notification {
+    /// The target as given, with any password left out.
+    pub target: String,
+    pub at: String,
+    pub sent: bool,
+    /// Why it failed, when it did (secrets redacted).
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+impl Record {
+    /// A new run's record, started now.
+    pub fn start() -> Record {
+        Record {
+            started: crate::clock::now(),
+            ..Record::default()
+        }
+    }
+
+    /// The record of the run in `run`, if it has a readable one.
+    pub fn read(run: &Path) -> Option<Record> {
+        let text = std::fs::read_to_string(run.join(RECORD_FILE)).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Whether the run in `run` finished.
+    pub fn finished_in(run: &Path) -> bool {
+        Record::read(run).is_some_and(|r| r.finished.is_some())
+    }
+
+    /// Writes it in `run`, atomically.
+    pub fn write(&self, run: &Path) -> std::io::Result<()> {
+        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        crate::atomic::write(&run.join(RECORD_FILE), format!("{text}\n").as_bytes())
+    }
+
+    /// Whether this run's changes were already sent to `target` (a resumed run does not send
+    /// them twice).
+    pub fn sent_to(&self, target: &str) -> bool {
+        self.notifications
+            .iter()
+            .any(|n| n.sent && n.target == target)
+    }
+}
