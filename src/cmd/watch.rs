@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::batch::{Manifest, Question, folder, questions};
+use crate::batch::{Question, folder, questions};
 use crate::cli::{BatchEngine, GlobalArgs, NotifyOn, WatchArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::lockfile::LockFile;
@@ -22,7 +22,7 @@ use crate::settings::RetrySettings;
 use crate::watch::compare::{Compared, compare_run};
 use crate::watch::digest::{counts, worth_telling};
 use crate::watch::history::write_history;
-use crate::watch::notify::{check_target, post};
+use crate::watch::notify::{check_target, post, shown};
 use crate::watch::record::{Notification, QuestionRecord, Record};
 use crate::watch::runs::{Runs, stamp_now};
 
@@ -34,10 +34,10 @@ pub async fn run(args: WatchArgs, global: &GlobalArgs) -> CommandResult {
         check_target(target).map_err(|e| CommandError::usage(anyhow::anyhow!(e)))?;
     }
     let questions = questions::read(&args.file).map_err(CommandError::usage)?;
+    let run = session::run_settings(global.config.as_deref(), &args.run, None)?;
     let (runs, _lock) = open_watch(&args.dir)?;
     let (name, mut record, resumed) = this_run(&runs)?;
     let (run_dir, _batch_lock, manifest) = folder::open(&runs.path(&name))?;
-    let run = session::run_settings(global.config.as_deref(), &args.run, None)?;
     let retry = run.settings.retry;
     let session = Session::open(run.settings, None).await?;
     let jobs = usize::try_from(args.jobs).unwrap_or(1);
@@ -77,7 +77,6 @@ pub async fn run(args: WatchArgs, global: &GlobalArgs) -> CommandResult {
     let failed = compared.iter().any(|c| !c.done);
     let shown = Shown {
         resumed,
-        manifest: &manifest,
         record: &record,
         telling: &telling,
         end,
@@ -185,23 +184,23 @@ async fn notify(
     let nothing = body["questions"].as_array().is_none_or(Vec::is_empty);
     let mut failed = false;
     for target in targets {
-        if nothing || record.sent_to(target) {
+        let label = shown(target);
+        if nothing || record.sent_to(&label) {
             continue;
         }
-        let shown = crate::settings::secret::redact_url(target);
         let outcome = post(target, &body.to_string(), retry).await;
         if let Err(e) = &outcome {
-            tracing::warn!("could not notify `{shown}`: {e}");
+            tracing::warn!("could not notify `{label}`: {e}");
             failed = true;
         }
         record.notifications.push(Notification {
-            target: target.clone(),
+            target: label.clone(),
             at: crate::clock::now(),
             sent: outcome.is_ok(),
             error: outcome.err(),
         });
         if let Err(e) = record.write(&runs.path(name)) {
-            tracing::warn!("cannot record the notification of `{shown}`: {e}");
+            tracing::warn!("cannot record the notification of `{label}`: {e}");
         }
     }
     failed
@@ -244,7 +243,6 @@ fn finish(
 /// What is printed at the end.
 struct Shown<'a> {
     resumed: bool,
-    manifest: &'a Manifest,
     record: &'a Record,
     telling: &'a [&'a Compared],
     end: End,
@@ -260,7 +258,7 @@ fn print_end(args: &WatchArgs, runs: &Runs, name: &str, s: &Shown) -> Result<(),
         .record
         .notifications
         .iter()
-        .map(|n| json!({"target": crate::settings::secret::redact_url(&n.target), "sent": n.sent, "error": n.error}))
+        .map(|n| json!({"target": n.target, "sent": n.sent, "error": n.error}))
         .collect();
     let run_dir = absolute(&runs.path(name));
     let printed = if args.json || !stdout_is_terminal() {
@@ -268,7 +266,7 @@ fn print_end(args: &WatchArgs, runs: &Runs, name: &str, s: &Shown) -> Result<(),
             "run": name,
             "dir": run_dir,
             "resumed": s.resumed,
-            "questions": s.manifest.items.len(),
+            "questions": s.record.questions.len(),
             "counts": statuses,
             "changed": changed,
             "notified": notified,

@@ -2,7 +2,7 @@
 //! HMAC-SHA256 in `X-Researchflow-Signature` (`sha256=<hex>`) when
 //! `RESEARCHFLOW_WEBHOOK_SECRET` is set, through the one retry policy every HTTP call takes.
 //! A failure is returned to be recorded and reported, never a reason for the run to fail;
-//! the secret is never written anywhere.
+//! the secret is never written anywhere, nor the target's path ([`shown`]).
 
 use std::time::Duration;
 
@@ -27,9 +27,27 @@ pub fn check_target(target: &str) -> Result<(), String> {
         Some(_) if target.starts_with("https://") || target.starts_with("http://") => Ok(()),
         _ => Err(format!(
             "`--notify {}`: give an `https://` URL to POST the digest to",
-            crate::settings::secret::redact_url(target)
+            shown(target)
         )),
     }
+}
+
+/// How a target is shown, logged and recorded: its scheme and host, and a short hash of the
+/// whole URL that tells targets apart. A webhook's path is often its secret (a chat service's
+/// hook URL is one), so no more of it is written anywhere.
+pub fn shown(target: &str) -> String {
+    use sha2::Digest;
+    let hash = Sha256::digest(target.as_bytes());
+    let short: String = hash.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    let origin = url::Url::parse(target)
+        .ok()
+        .map(|u| format!("{}://{}", u.scheme(), u.host_str().unwrap_or_default()))
+        .unwrap_or_else(|| "?".into());
+    let port = url::Url::parse(target)
+        .ok()
+        .and_then(|u| u.port())
+        .map_or(String::new(), |p| format!(":{p}"));
+    format!("{origin}{port}/... #{short}")
 }
 
 /// `sha256=<hex>`: the HMAC-SHA256 of `body` with `secret`.
@@ -61,10 +79,14 @@ pub async fn post(target: &str, body: &str, retry: &RetrySettings) -> Result<(),
         }
         send_once(request, &url, TIMEOUT, &secrets)
     };
-    with_retry(retry, "webhook", &NoObserver, send)
+    let what = format!("webhook {}", shown(target));
+    with_retry(retry, &what, &NoObserver, send)
         .await
         .map(|_| ())
-        .map_err(|e| crate::settings::secret::redact(&e.to_string(), &secrets))
+        .map_err(|e| {
+            let said = e.to_string().replace(url.address(), &shown(target));
+            crate::settings::secret::redact(&said.replace(target, &shown(target)), &secrets)
+        })
 }
 
 #[cfg(test)]
@@ -80,5 +102,9 @@ mod tests {
         );
         assert!(check_target("https://hooks.example/x").is_ok());
         assert!(check_target("mailto:a@b.example").is_err());
+        let hook = "https://hooks.example:8443/services/T0/B0/s3cretpath";
+        let at = shown(hook);
+        assert!(at.starts_with("https://hooks.example:8443/... #") && !at.contains("s3cret"));
+        assert_ne!(at, shown("https://hooks.example:8443/services/other"));
     }
 }

@@ -41,7 +41,7 @@ pub struct QuestionRecord {
 /// One notification of this run's changes to one target.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Notification {
-    /// The target as given, with any password left out.
+    /// The target as shown ([`super::notify::shown`]): scheme, host and a hash of the URL.
     pub target: String,
     pub at: String,
     pub sent: bool,
@@ -76,8 +76,8 @@ impl Record {
         crate::atomic::write(&run.join(RECORD_FILE), format!("{text}\n").as_bytes())
     }
 
-    /// Whether this run's changes were already sent to `target` (a resumed run does not send
-    /// them twice).
+    /// Whether this run's changes were already sent to `target` (as shown; a resumed run does
+    /// not send them twice).
     pub fn sent_to(&self, target: &str) -> bool {
         self.notifications
             .iter()

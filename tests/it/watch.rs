@@ -18,6 +18,8 @@ use crate::support::server::{Planned, Server, json_response};
 const QUESTION: &str = "How do solid-state batteries compare with lithium-ion?";
 const DOCUMENT: &str = "solid-state-vs-lithium-ion-overview.md";
 const SECRET: &str = "watch-hook-s3cret-value";
+/// A webhook's path, which is often its secret: written nowhere.
+const HOOK_PATH: &str = "/services/T0/hook-path-s3cret";
 
 struct Folder {
     _tmp: tempfile::TempDir,
@@ -100,7 +102,7 @@ fn all_text(dir: &Path) -> String {
 async fn a_changed_figure_is_told_once_and_an_unchanged_corpus_is_not() {
     let f = Folder::new();
     let hook = receiver(200).await;
-    let notify = format!("{}/hook", hook.url());
+    let notify = format!("{}{HOOK_PATH}", hook.url());
     let (code, first, _) = f.watch(&["--notify", &notify]).await;
     assert_eq!(code, 0, "a first run has nothing to compare: {first}");
     assert_eq!(first["counts"]["completed"], 1, "{first}");
@@ -182,7 +184,7 @@ async fn a_changed_figure_is_told_once_and_an_unchanged_corpus_is_not() {
 async fn a_notification_that_fails_is_retried_recorded_and_exits_4() {
     let f = Folder::new();
     let hook = receiver(503).await;
-    let notify = format!("{}/hook", hook.url());
+    let notify = format!("{}{HOOK_PATH}", hook.url());
     let config = json!({"retry": {"maxRetries": 2, "baseDelayMs": 10, "maxDelayMs": 20}});
     std::fs::write(f.root.join("agent.config.json"), config.to_string()).expect("config");
     f.watch(&[]).await;
