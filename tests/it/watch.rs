@@ -280,3 +280,49 @@ async fn a_reworded_report_with_the_same_facts_is_no_change_and_a_new_figure_is(
         .expect("fact");
     assert_eq!(fact["values_after"], json!(["290 wh/kg"]), "{digest}");
 }
+
+/// The watch folder's index in a real browser: no console error, no request but its own
+/// file, one row per question with a cell per kept run (newest first), the change worth
+/// telling marked, and every link leading to a file that exists.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_watch_index_shows_each_runs_changes_and_links_only_to_files_that_exist() {
+    use crate::support::browser::{Browser, file_url};
+
+    let f = Folder::new();
+    f.watch(&[]).await;
+    f.change_figure("about 270 Wh/kg", "about 290 Wh/kg");
+    let (code, changed, _) = f.watch(&[]).await;
+    assert_eq!(code, 3, "{changed}");
+    let index = f.root.join("w/index.html");
+    let mut browser = Browser::launch();
+    let mut page = browser.open(&index, false);
+    assert_eq!(page.errors(), Vec::<String>::new(), "console errors");
+    assert_eq!(page.requests(), [file_url(&index)]);
+    let cells = page.eval(
+        "Array.from(document.querySelectorAll('tr[data-question] td[data-changes]')).map(c => [c.dataset.changes, c.querySelector('b') !== null])",
+    );
+    let cells = cells.as_array().expect("cells");
+    assert_eq!(cells.len(), 2, "two runs: {cells:?}");
+    assert!(
+        cells[0][0]
+            .as_str()
+            .is_some_and(|n| n.parse::<u32>().is_ok_and(|n| n > 0))
+    );
+    assert_eq!(
+        cells[0][1], true,
+        "the newest run's change is worth telling"
+    );
+    assert_eq!(
+        cells[1],
+        json!(["", false]),
+        "the first run compared with none"
+    );
+    let links = page.eval("Array.from(document.querySelectorAll('a[href]')).map(a => a.href)");
+    let links = links.as_array().expect("links");
+    assert!(links.len() >= 3, "changes file and two reports: {links:?}");
+    for link in links {
+        let url = link.as_str().expect("href");
+        let path = url.strip_prefix("file://").expect("a file link");
+        assert!(Path::new(path).is_file(), "{url}");
+    }
+}
