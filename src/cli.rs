@@ -88,10 +88,10 @@ pub enum Command {
     /// instead, for `researchflow worker` processes on any number of machines.
     Batch(BatchArgs),
     /// Run a questions file from cron: each run in a new dated folder of DIR, every question
-    /// compared with the last run that answered it (facts, sources, directions), `DIR/latest`,
-    /// old runs pruned, `DIR/index.html`, and what changed POSTed to --notify. Exit 0 when
-    /// nothing worth telling changed, 3 when something did, 1 when a question failed, 4
-    /// when a notification could not be sent.
+    /// compared with the last run that answered it (facts, sources, directions), `DIR/latest`, old
+    /// runs pruned, `DIR/index.html`, and what changed POSTed or mailed to --notify. Exit 0 when
+    /// nothing worth telling changed, 3 when something did, 1 when a question failed, 4 when a
+    /// notification could not be sent.
     Watch(WatchArgs),
     /// Run every question of a set with gold answers as a batch would, then score each
     /// report: answer match, token F1, citation precision, evidence recall, supported claims,

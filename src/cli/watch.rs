@@ -27,7 +27,8 @@ pub struct WatchArgs {
     pub keep: u32,
 
     /// Where to tell what changed: an `https://` (or `http://`) URL to POST the digest to as
-    /// JSON. Repeatable.
+    /// JSON, or `mailto:ADDR` (through the SMTP server of `notify.smtp` in the config).
+    /// Repeatable.
     #[arg(long, value_name = "TARGET")]
     pub notify: Vec<String>,
 

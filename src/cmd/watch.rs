@@ -18,10 +18,11 @@ use crate::lockfile::LockFile;
 use crate::output::{absolute, print_json, print_text, stdout_is_terminal};
 use crate::session::batch::run_batch;
 use crate::session::{self, Session};
-use crate::settings::RetrySettings;
+use crate::settings::{RetrySettings, SmtpConfig};
 use crate::watch::compare::{Compared, compare_run};
 use crate::watch::digest::{counts, worth_telling};
 use crate::watch::history::write_history;
+use crate::watch::mail::{mail_address, send as send_mail};
 use crate::watch::notify::{check_target, post, shown};
 use crate::watch::record::{Notification, QuestionRecord, Record};
 use crate::watch::runs::{Runs, stamp_now};
@@ -30,11 +31,13 @@ use crate::watch::runs::{Runs, stamp_now};
 const WATCH_LOCK: &str = "watch.lock";
 
 pub async fn run(args: WatchArgs, global: &GlobalArgs) -> CommandResult {
-    for target in &args.notify {
-        check_target(target).map_err(|e| CommandError::usage(anyhow::anyhow!(e)))?;
-    }
     let questions = questions::read(&args.file).map_err(CommandError::usage)?;
     let run = session::run_settings(global.config.as_deref(), &args.run, None)?;
+    let smtp = run.settings.smtp.clone();
+    for target in &args.notify {
+        check_target(target, smtp.is_some())
+            .map_err(|e| CommandError::usage(anyhow::anyhow!(e)))?;
+    }
     let (runs, _lock) = open_watch(&args.dir)?;
     let (name, mut record, resumed) = this_run(&runs)?;
     let (run_dir, _batch_lock, manifest) = folder::open(&runs.path(&name))?;
@@ -70,7 +73,11 @@ pub async fn run(args: WatchArgs, global: &GlobalArgs) -> CommandResult {
         .filter(|c| worth_telling(&c.changes, args.notify_on))
         .collect();
     let body = notification(&runs, &name, &telling, args.notify_on);
-    let notify_failed = notify(&args.notify, &body, &retry, &runs, &name, &mut record).await;
+    let how = How {
+        retry,
+        smtp: smtp.as_ref(),
+    };
+    let notify_failed = notify(&args.notify, &body, &how, &runs, &name, &mut record).await;
     record.finished = Some(crate::clock::now());
     record.write(&runs.path(&name)).map_err(io_error)?;
     let end = finish(&runs, &name, &compared, &questions, args.keep);
@@ -171,12 +178,18 @@ fn notification(runs: &Runs, name: &str, telling: &[&Compared], notify_on: Notif
     })
 }
 
-/// Sends `body` to every target not yet told of this run, when it has a question to tell;
-/// each outcome recorded at once. Whether one failed.
+/// How notifications are sent: the retry policy, and the SMTP server for mail.
+struct How<'a> {
+    retry: RetrySettings,
+    smtp: Option<&'a SmtpConfig>,
+}
+
+/// Sends `body` to every target not yet told of this run (a webhook, or a mail), when it has
+/// a question to tell; each outcome recorded at once. Whether one failed.
 async fn notify(
     targets: &[String],
     body: &Value,
-    retry: &RetrySettings,
+    how: &How<'_>,
     runs: &Runs,
     name: &str,
     record: &mut Record,
@@ -188,7 +201,10 @@ async fn notify(
         if nothing || record.sent_to(&label) {
             continue;
         }
-        let outcome = post(target, &body.to_string(), retry).await;
+        let outcome = match (mail_address(target), how.smtp) {
+            (Some(to), Some(smtp)) => send_mail(to, smtp, body, &how.retry).await,
+            _ => post(target, &body.to_string(), &how.retry).await,
+        };
         if let Err(e) = &outcome {
             tracing::warn!("could not notify `{label}`: {e}");
             failed = true;

@@ -54,6 +54,9 @@ pub struct ConfigFile {
     pub review: ReviewConfig,
     #[serde(default)]
     pub claims: ClaimsConfig,
+    /// How `watch` tells what changed by mail (`notify.smtp`).
+    #[serde(default)]
+    pub notify: super::notify::NotifyConfig,
 }
 
 /// The check of cited claims against their sources.

@@ -4,6 +4,7 @@ pub mod base_url;
 pub mod config_file;
 pub mod config_schema;
 pub mod mcp_search;
+pub mod notify;
 pub mod read;
 pub mod resolve;
 pub mod resolved;
@@ -15,6 +16,7 @@ pub mod secret;
 pub use base_url::BaseUrl;
 pub use config_file::{ConfigFile, EngineKind, StructuredOutput};
 pub use mcp_search::{McpSearchSettings, McpServer};
+pub use notify::{NotifyConfig, SmtpConfig, SmtpSecurity};
 pub use read::ReadSettings;
 pub use resolved::{
     Budget, DEFAULT_CLAIM_THRESHOLD, LlmEndpoint, LlmRoles, RateLimits, RetrySettings, RunOptions,

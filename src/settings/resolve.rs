@@ -122,7 +122,19 @@ impl<'a> Resolver<'a> {
             claims_threshold: self.claims_threshold()?,
             verifier: file.roles.get(crate::settings::Role::Verifier).is_some(),
             html: true,
+            smtp: self.smtp()?,
         })
+    }
+
+    /// `notify.smtp`, checked.
+    fn smtp(&self) -> Result<Option<super::notify::SmtpConfig>, SettingsError> {
+        let Some(smtp) = &self.file.notify.smtp else {
+            return Ok(None);
+        };
+        match smtp.problem() {
+            Some((key, value, hint)) => Err(self.invalid(key, value, &hint)),
+            None => Ok(Some(smtp.clone())),
+        }
     }
 
     /// An environment variable that is set and not blank.

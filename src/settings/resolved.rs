@@ -170,6 +170,8 @@ pub struct Settings {
     /// Whether a workflow writes its HTML view beside its report, and a batch its index
     /// (`--no-html` turns both off).
     pub html: bool,
+    /// The SMTP server `watch --notify mailto:` sends through (`notify.smtp`).
+    pub smtp: Option<super::notify::SmtpConfig>,
 }
 
 /// `claims.threshold` when the config does not say: half a claim's content words.

@@ -1,14 +1,14 @@
-//! `researchflow watch`: a questions file run from cron, each run in a new dated folder of a
-//! watch folder and compared with the last finished run that answered each question. The
-//! folder's runs, `latest` and pruning (`runs.rs`); each run's record, `watch.json`
-//! (`record.rs`); the comparison of each question (`compare.rs`) into a digest of changes
-//! with kinds and levels (`digest.rs`); the folder's `index.html` (`history.rs`); telling
-//! what changed to a webhook (`notify.rs`). The command (`cmd/watch.rs`) runs the batch in
-//! between, as `batch` does.
+//! `researchflow watch`: a questions file run from cron, each run in a new dated folder of a watch
+//! folder and compared with the last finished run that answered each question. The folder's runs,
+//! `latest` and pruning (`runs.rs`); each run's record, `watch.json` (`record.rs`); the comparison
+//! of each question (`compare.rs`) into a digest of changes with kinds and levels (`digest.rs`);
+//! the folder's `index.html` (`history.rs`); telling what changed to a webhook (`notify.rs`) or by
+//! mail (`mail.rs`). The command (`cmd/watch.rs`) runs the batch in between, as `batch` does.
 
 pub mod compare;
 pub mod digest;
 pub mod history;
+pub mod mail;
 pub mod notify;
 pub mod record;
 pub mod runs;

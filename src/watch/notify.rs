@@ -1,4 +1,5 @@
-//! Telling what changed: the run's digest POSTed as JSON to each `--notify` URL, signed with
+//! Telling what changed to a webhook (a mail is `mail.rs`'s): the run's digest POSTed as JSON
+//! to each `--notify` URL, signed with
 //! HMAC-SHA256 in `X-Researchflow-Signature` (`sha256=<hex>`) when
 //! `RESEARCHFLOW_WEBHOOK_SECRET` is set, through the one retry policy every HTTP call takes.
 //! A failure is returned to be recorded and reported, never a reason for the run to fail;
@@ -21,12 +22,21 @@ pub const SIGNATURE_HEADER: &str = "X-Researchflow-Signature";
 /// How long one attempt may take.
 const TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Whether `target` is one this build can notify: an `http(s)` URL.
-pub fn check_target(target: &str) -> Result<(), String> {
+/// Whether `target` is one that can be notified: an `http(s)` URL, or `mailto:ADDR` when
+/// `mail` (an SMTP server is configured).
+pub fn check_target(target: &str, mail: bool) -> Result<(), String> {
+    if super::mail::mail_address(target).is_some() {
+        return match mail {
+            true => Ok(()),
+            false => Err(format!(
+                "`--notify {target}` needs an SMTP server: add `notify.smtp` (host, port, security, from) to the config"
+            )),
+        };
+    }
     match BaseUrl::parse(target) {
         Some(_) if target.starts_with("https://") || target.starts_with("http://") => Ok(()),
         _ => Err(format!(
-            "`--notify {}`: give an `https://` URL to POST the digest to",
+            "`--notify {}`: give an `https://` URL to POST the digest to, or `mailto:ADDR`",
             shown(target)
         )),
     }
@@ -37,6 +47,9 @@ pub fn check_target(target: &str) -> Result<(), String> {
 /// hook URL is one), so no more of it is written anywhere.
 pub fn shown(target: &str) -> String {
     use sha2::Digest;
+    if target.starts_with("mailto:") {
+        return target.to_string();
+    }
     let hash = Sha256::digest(target.as_bytes());
     let short: String = hash.iter().take(4).map(|b| format!("{b:02x}")).collect();
     let origin = url::Url::parse(target)
@@ -62,7 +75,11 @@ pub fn signature(secret: &str, body: &[u8]) -> String {
 /// POSTs `body` (JSON) to `target`, retried by `retry`; the error, redacted, when it could
 /// not be delivered.
 pub async fn post(target: &str, body: &str, retry: &RetrySettings) -> Result<(), String> {
-    let url = BaseUrl::parse(target).ok_or_else(|| format!("not a URL: {target}"))?;
+    let url = BaseUrl::parse(target).ok_or_else(|| format!("not a URL: {}", shown(target)))?;
+    let origin = url::Url::parse(target)
+        .ok()
+        .and_then(|u| BaseUrl::parse(&u.origin().ascii_serialization()))
+        .ok_or_else(|| format!("not a URL: {}", shown(target)))?;
     let client = client().map_err(|e| e.to_string())?;
     let secret = std::env::var(SECRET_VAR).ok().filter(|s| !s.is_empty());
     let secrets: Vec<ApiKey> = secret
@@ -77,7 +94,8 @@ pub async fn post(target: &str, body: &str, retry: &RetrySettings) -> Result<(),
         if let Some(secret) = &secret {
             request = request.header(SIGNATURE_HEADER, signature(secret, body.as_bytes()));
         }
-        send_once(request, &url, TIMEOUT, &secrets)
+        // Errors (and the retries logged on the way) name the origin, never the path.
+        send_once(request, &origin, TIMEOUT, &secrets)
     };
     let what = format!("webhook {}", shown(target));
     with_retry(retry, &what, &NoObserver, send)
@@ -100,8 +118,10 @@ mod tests {
             signature("Jefe", b"what do ya want for nothing?"),
             "sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
         );
-        assert!(check_target("https://hooks.example/x").is_ok());
-        assert!(check_target("mailto:a@b.example").is_err());
+        assert!(check_target("https://hooks.example/x", false).is_ok());
+        assert!(check_target("mailto:a@b.example", false).is_err());
+        assert!(check_target("mailto:a@b.example", true).is_ok());
+        assert!(check_target("ftp://x.example/", true).is_err());
         let hook = "https://hooks.example:8443/services/T0/B0/s3cretpath";
         let at = shown(hook);
         assert!(at.starts_with("https://hooks.example:8443/... #") && !at.contains("s3cret"));

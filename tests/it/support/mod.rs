@@ -26,6 +26,7 @@ pub mod python;
 pub mod refusal;
 pub mod scenario;
 pub mod server;
+pub mod smtp;
 pub mod thinkon;
 pub mod web_bodies;
 pub mod web_docs;

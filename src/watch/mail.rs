@@ -1,0 +1,187 @@
+//! Telling what changed by mail (`--notify mailto:ADDR`): one message per run, a plain-text
+//! part and an HTML part, through the SMTP server of `notify.smtp` (lettre, rustls), retried
+//! with the backoff of the config's `retry`. The password is read from the variable
+//! `passwordEnv` names, at the moment of sending, and is written nowhere.
+
+use backon::{ExponentialBuilder, Retryable};
+use lettre::message::{Mailbox, MultiPart};
+use lettre::transport::smtp::authentication::Credentials;
+use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
+use serde_json::Value;
+
+use crate::settings::{RetrySettings, SmtpConfig, SmtpSecurity};
+use crate::view::html::esc;
+
+/// The address of a `mailto:` target, when it is one.
+pub fn mail_address(target: &str) -> Option<&str> {
+    target
+        .strip_prefix("mailto:")
+        .filter(|a| a.contains('@') && !a.contains(['?', ',', ' ']))
+}
+
+/// The subject of the mail telling `body` (the webhook's JSON).
+pub fn subject(body: &Value) -> String {
+    let n = body["questions"].as_array().map_or(0, Vec::len);
+    format!(
+        "researchflow watch: {n} question(s) changed (run {})",
+        body["run"].as_str().unwrap_or("?")
+    )
+}
+
+/// The mail's plain text: each question, its status, and each change with its values.
+pub fn text(body: &Value) -> String {
+    let mut out = format!(
+        "{}\n\nwatch folder: {}\n",
+        subject(body),
+        str_of(&body["watch"])
+    );
+    for q in body["questions"].as_array().into_iter().flatten() {
+        out.push_str(&format!(
+            "\n{}\n  status: {}; compared with run {}\n",
+            str_of(&q["question"]),
+            str_of(&q["status"]),
+            str_of(&q["compared_with"])
+        ));
+        for c in q["changes"].as_array().into_iter().flatten() {
+            out.push_str(&format!("  - {}\n", change_line(c)));
+        }
+        out.push_str(&format!("  changes: {}\n", str_of(&q["files"]["changes"])));
+    }
+    out
+}
+
+/// The mail's HTML: the same as [`text`], every value escaped.
+pub fn html(body: &Value) -> String {
+    let mut out = format!("<h1>{}</h1>", esc(&subject(body)));
+    for q in body["questions"].as_array().into_iter().flatten() {
+        out.push_str(&format!(
+            "<h2>{}</h2><p>status: {}; compared with run {}</p><ul>",
+            esc(str_of(&q["question"])),
+            esc(str_of(&q["status"])),
+            esc(str_of(&q["compared_with"]))
+        ));
+        for c in q["changes"].as_array().into_iter().flatten() {
+            out.push_str(&format!("<li>{}</li>", esc(&change_line(c))));
+        }
+        out.push_str(&format!(
+            "</ul><p>changes: <code>{}</code></p>",
+            esc(str_of(&q["files"]["changes"]))
+        ));
+    }
+    format!("<!DOCTYPE html><html><body>{out}</body></html>")
+}
+
+fn str_of(v: &Value) -> &str {
+    v.as_str().unwrap_or("-")
+}
+
+/// One change on one line: its kind, and what it was and is.
+fn change_line(c: &Value) -> String {
+    let values = |key: &str| {
+        let list: Vec<&str> = c[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        list.join(", ")
+    };
+    let one = |s: &str| crate::text::one_line(s, 300);
+    match (c["before"].as_str(), c["after"].as_str()) {
+        _ if c["kind"] == "fact_changed" => format!(
+            "fact changed: {} -> {} ({})",
+            values("values_before"),
+            values("values_after"),
+            one(str_of(&c["after"]))
+        ),
+        (Some(before), Some(after)) => {
+            format!("{}: {} -> {}", str_of(&c["kind"]), one(before), one(after))
+        }
+        (_, Some(after)) => format!("{}: {}", str_of(&c["kind"]), one(after)),
+        (Some(before), _) => format!("{}: {}", str_of(&c["kind"]), one(before)),
+        _ => str_of(&c["kind"]).to_string(),
+    }
+}
+
+/// Sends the mail telling `body` to `to` through `smtp`, retried by `retry`; the error when
+/// it could not be sent.
+pub async fn send(
+    to: &str,
+    smtp: &SmtpConfig,
+    body: &Value,
+    retry: &RetrySettings,
+) -> Result<(), String> {
+    let from: Mailbox = smtp
+        .from
+        .parse()
+        .map_err(|e| format!("`notify.smtp.from`: {e}"))?;
+    let to: Mailbox = to.parse().map_err(|e| format!("`mailto:{to}`: {e}"))?;
+    let message = Message::builder()
+        .from(from)
+        .to(to)
+        .subject(subject(body))
+        .multipart(MultiPart::alternative_plain_html(text(body), html(body)))
+        .map_err(|e| e.to_string())?;
+    let transport = transport(smtp)?;
+    let backoff = ExponentialBuilder::default()
+        .with_min_delay(retry.base_delay)
+        .with_max_delay(retry.max_delay)
+        .with_max_times(retry.max_retries)
+        .with_jitter();
+    (|| transport.send(message.clone()))
+        .retry(backoff)
+        .sleep(tokio::time::sleep)
+        .when(|e| e.is_transient() || e.is_timeout() || e.status().is_none())
+        .await
+        .map(|_| ())
+        .map_err(|e| format!("SMTP server {}:{}: {e}", smtp.host, smtp.port()))
+}
+
+fn transport(smtp: &SmtpConfig) -> Result<AsyncSmtpTransport<Tokio1Executor>, String> {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let builder = match smtp.security() {
+        SmtpSecurity::Tls => AsyncSmtpTransport::<Tokio1Executor>::relay(&smtp.host),
+        SmtpSecurity::Starttls => AsyncSmtpTransport::<Tokio1Executor>::starttls_relay(&smtp.host),
+        SmtpSecurity::None => Ok(AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(
+            &smtp.host,
+        )),
+    }
+    .map_err(|e| e.to_string())?
+    .port(smtp.port())
+    .timeout(Some(std::time::Duration::from_secs(30)));
+    let builder = match (&smtp.user, &smtp.password_env) {
+        (Some(user), Some(var)) => {
+            let password = std::env::var(var)
+                .ok()
+                .filter(|p| !p.is_empty())
+                .ok_or_else(|| format!("`notify.smtp.passwordEnv` names `{var}`, which is not set: set it to the SMTP password"))?;
+            builder.credentials(Credentials::new(user.clone(), password))
+        }
+        _ => builder,
+    };
+    Ok(builder.build())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_mail_says_each_change_in_text_and_in_escaped_html() {
+        let body = json!({"watch": "/w", "run": "20261127T020000Z", "questions": [{
+            "question": "Cells <now>?", "status": "completed", "compared_with": "r1",
+            "changes": [{"kind": "fact_changed", "after": "It holds 290 Wh/kg.",
+                         "values_before": ["270 wh/kg"], "values_after": ["290 wh/kg"]}],
+            "files": {"changes": "/w/x.changes.md"}}]});
+        assert_eq!(
+            subject(&body),
+            "researchflow watch: 1 question(s) changed (run 20261127T020000Z)"
+        );
+        assert!(text(&body).contains("fact changed: 270 wh/kg -> 290 wh/kg (It holds 290 Wh/kg.)"));
+        assert!(html(&body).contains("<h2>Cells &lt;now&gt;?</h2>"));
+        assert_eq!(mail_address("mailto:a@b.example"), Some("a@b.example"));
+        assert_eq!(mail_address("mailto:a@b.example?cc=c@d"), None);
+        assert_eq!(mail_address("https://x"), None);
+    }
+}
