@@ -52,15 +52,18 @@ pub fn shown(target: &str) -> String {
     }
     let hash = Sha256::digest(target.as_bytes());
     let short: String = hash.iter().take(4).map(|b| format!("{b:02x}")).collect();
-    let origin = url::Url::parse(target)
-        .ok()
-        .map(|u| format!("{}://{}", u.scheme(), u.host_str().unwrap_or_default()))
-        .unwrap_or_else(|| "?".into());
-    let port = url::Url::parse(target)
-        .ok()
-        .and_then(|u| u.port())
-        .map_or(String::new(), |p| format!(":{p}"));
-    format!("{origin}{port}/... #{short}")
+    let origin = url::Url::parse(target).ok().map_or_else(
+        || "?".to_string(),
+        |u| {
+            let port = u.port().map_or(String::new(), |p| format!(":{p}"));
+            format!(
+                "{}://{}{port}",
+                u.scheme(),
+                u.host_str().unwrap_or_default()
+            )
+        },
+    );
+    format!("{origin}/... #{short}")
 }
 
 /// `sha256=<hex>`: the HMAC-SHA256 of `body` with `secret`.
