@@ -3,20 +3,29 @@
 # (scripts/bench/mock_llm.py), with a PostgreSQL started here on loopback in a temporary
 # folder (scripts/setup/postgres.sh installs it). Not a test: it prints figures.
 #
-#  (a) throughput of 1, 2 and 4 workers, fixed latency, no limit, each worker bounded by its
-#      own --jobs (target: 4 workers at least 3.5 times one);
-#  (b) goodput of 1, 2 and 4 workers against a server admitting R requests a second, the rate
-#      learnt from its 429s and shared through the database (target: at least 90% of R, at
-#      most 10% of requests refused, no failed task).
+#  (a) throughput of 1, 2 and 4 workers of 32 jobs each, 1,000 questions, 300 ms a call, no
+#      limit, beside a local `batch` at the same total concurrency (32, 64, 128 jobs); and the
+#      database's transactions per question. Targets: 4 workers at least 3.6 times one, and
+#      queue/local at least 0.9 at every count;
+#  (b) goodput of 4 workers of 32 jobs against a server admitting R requests a second, the
+#      rate learnt from its 429s and shared through the database. Targets: at least 95% of R,
+#      under 3% of requests refused, no failed task and no call admitted without the shared
+#      budget ("did not answer", "cannot be read").
 #
 # Each question makes 4 calls one after another (planner, search analysis, planner, final).
-# Times are the database's: from the first question taken to the last one ended.
+# Times are wall times, from the first worker's start to the last one's exit (for a local
+# batch: the process's). BIN=path runs another build of researchflow (to compare two).
+# QUESTIONS=N and WORKERS="1 2 4" change the sizes of (a); PARTS="b" runs one part.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 bash scripts/setup/postgres.sh
-cargo build --release --quiet --bin researchflow
-bin="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/researchflow"
+if [ -z "${BIN:-}" ]; then
+  cargo build --release --quiet --all-features --bin researchflow
+  BIN="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/researchflow"
+fi
+bin="$BIN"
+ulimit -n 8192 2>/dev/null || true
 pgbin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
 [ -n "$pgbin" ] || pgbin="$(dirname "$(command -v initdb)")"
 work="$(mktemp -d "${TMPDIR:-/tmp}/researchflow-bench-queue.XXXXXX")"
@@ -62,55 +71,85 @@ JSON
   chmod 600 "$work/agent.config.json"
 }
 
-run_workers() { # URL WORKERS JOBS QUESTIONS -> prints "seconds completed failed_tasks"
+transactions() { # DB -> committed and rolled back transactions of that database so far
+  psql -d "$1" -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = '$1'"
+}
+
+run_workers() { # URL WORKERS JOBS QUESTIONS -> prints "seconds completed failed_tasks transactions"
   local url=$1 workers=$2 jobs=$3 questions=$4
+  local db="${url##*/}"
   : > "$work/q.txt"
   for i in $(seq 1 "$questions"); do echo "Benchmark question number $i?" >> "$work/q.txt"; done
   (cd "$work" && "$bin" -q batch q.txt --queue "$url" --batch bench >/dev/null)
-  local pids=()
+  local before t0 t1 pids=()
+  before=$(transactions "$db")
+  t0=$(date +%s.%N)
   for _ in $(seq 1 "$workers"); do
     (cd "$work" && exec "$bin" -q worker --queue "$url" --batch bench --drain --jobs "$jobs" \
       --concurrency 1 >/dev/null 2>>"$work/workers.err") &
     pids+=($!)
   done
   wait "${pids[@]}"
-  local db="${url##*/}"
-  local secs completed
-  secs=$(psql -d "$db" -c "SELECT round(extract(epoch FROM max(updated_at) - min(started_at))::numeric, 2) FROM researchflow.questions WHERE batch = 'bench'")
+  t1=$(date +%s.%N)
+  local after completed failed
+  after=$(transactions "$db")
   completed=$(psql -d "$db" -c "SELECT count(*) FROM researchflow.questions WHERE batch = 'bench' AND status = 'completed'")
   rm -rf "$work/export"
-  "$bin" -q batch export --queue "$url" --batch bench --out-dir "$work/export" >/dev/null
-  local failed
+  "$bin" -q batch export --queue "$url" --batch bench --out-dir "$work/export" --no-html >/dev/null
   failed=$(cat "$work"/export/*.events.ndjson | grep -c '"event":"task_failed"' || true)
-  echo "$secs $completed $failed"
+  echo "$(python3 -c "print(f'{$t1 - $t0:.2f}')") $completed $failed $((after - before))"
 }
 
-export PGPASSWORD="$password"
-jobs=4
-echo "== (a) throughput: 200 ms per call, no limit, --jobs $jobs --concurrency 1 per worker"
-start_mock 0.2 0
-declare -A rate
-for w in 1 2 4; do
-  questions=$((24 * w))
-  read -r secs completed failed < <(run_workers "$(fresh_db)" "$w" "$jobs" "$questions")
-  rate[$w]=$(python3 -c "print(f'{$completed / $secs:.2f}')")
-  echo "$w worker(s): $completed/$questions questions in $secs s = ${rate[$w]} questions/s; failed tasks: $failed"
-done
-python3 -c "print(f'speed-up: 2 workers {${rate[2]} / ${rate[1]}:.2f}x, 4 workers {${rate[4]} / ${rate[1]}:.2f}x one (target 3.5x)')"
+run_local() { # JOBS QUESTIONS -> prints "seconds completed"
+  rm -rf "$work/local"
+  local t0 t1
+  t0=$(date +%s.%N)
+  (cd "$work" && "$bin" -q --config agent.config.json batch q.txt --out-dir local --jobs "$1" >/dev/null 2>&1) || true
+  t1=$(date +%s.%N)
+  local completed
+  completed=$(python3 -c "import json; print(sum(i['status'] == 'completed' for i in json.load(open('$work/local/batch.json'))['items']))")
+  echo "$(python3 -c "print(f'{$t1 - $t0:.2f}')") $completed"
+}
 
+fallbacks() { grep -cE "did not answer|cannot be read|not updated this time" "$work/workers.err" || true; }
+
+export PGPASSWORD="$password"
+jobs=32
+questions=${QUESTIONS:-1000}
+if [[ " ${PARTS:-a b} " == *" a "* ]]; then
+echo "== (a) throughput: $questions questions, 300 ms per call, no limit, --jobs $jobs --concurrency 1 per worker"
+start_mock 0.3 0
+declare -A rate
+for w in ${WORKERS:-1 2 4}; do
+  : > "$work/workers.err"
+  read -r secs completed failed xacts < <(run_workers "$(fresh_db)" "$w" "$jobs" "$questions")
+  rate[$w]=$(python3 -c "print(f'{$completed / $secs:.2f}')")
+  read -r lsecs lcompleted < <(run_local $((w * jobs)) "$questions")
+  local_rate=$(python3 -c "print(f'{$lcompleted / $lsecs:.2f}')")
+  echo "$w worker(s): $completed/$questions questions in $secs s = ${rate[$w]} questions/s; failed tasks: $failed;" \
+    "$(python3 -c "print(f'{$xacts / $questions:.1f}')") database transactions a question; shared-budget fallbacks: $(fallbacks)"
+  echo "  local batch at --jobs $((w * jobs)): $lcompleted/$questions in $lsecs s = $local_rate questions/s;" \
+    "queue/local $(python3 -c "print(f'{${rate[$w]} / $local_rate:.2f}')") (target 0.9)"
+done
+[ -n "${rate[1]:-}" ] && [ -n "${rate[2]:-}" ] && [ -n "${rate[4]:-}" ] &&
+  python3 -c "print(f'speed-up: 2 workers {${rate[2]} / ${rate[1]}:.2f}x, 4 workers {${rate[4]} / ${rate[1]}:.2f}x one (target 3.6x)')"
+
+fi
+
+if [[ " ${PARTS:-a b} " == *" b "* ]]; then
 R=10
-echo "== (b) goodput: the server admits $R requests/s, 50 ms per call, --jobs $jobs per worker"
-for w in 1 2 4; do
-  start_mock 0.05 "$R"
-  read -r secs completed failed < <(run_workers "$(fresh_db)" "$w" "$jobs" 30)
-  stats=$(curl -s "${mock%/v1}/v1/stats" || echo '{}')
-  python3 - "$w" "$secs" "$completed" "$failed" "$stats" "$R" <<'PY'
+echo "== (b) goodput: the server admits $R requests/s, 50 ms per call, 4 workers of --jobs $jobs"
+start_mock 0.05 "$R"
+: > "$work/workers.err"
+read -r secs completed failed xacts < <(run_workers "$(fresh_db)" 4 "$jobs" 60)
+stats=$(curl -s "${mock%/v1}/v1/stats" || echo '{}')
+python3 - "$secs" "$completed" "$failed" "$stats" "$R" "$(fallbacks)" <<'PY'
 import json, sys
-w, secs, completed, failed, stats, r = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4], json.loads(sys.argv[5] or "{}"), float(sys.argv[6])
+secs, completed, failed, stats, r, fell = float(sys.argv[1]), sys.argv[2], sys.argv[3], json.loads(sys.argv[4] or "{}"), float(sys.argv[5]), sys.argv[6]
 req, ref = stats.get("requests", 0), stats.get("refused", 0)
 ok = req - ref
-print(f"{w} worker(s): {completed}/30 questions in {secs:.2f} s; {ok} calls admitted = {ok / secs:.1f}/s "
-      f"of {r:.0f}/s ({ok / secs / r:.0%}); {ref} of {req} requests refused ({(ref / req if req else 0):.0%}); "
-      f"failed tasks: {failed}")
+print(f"4 workers: {completed}/60 questions in {secs:.2f} s; {ok} calls admitted = {ok / secs:.1f}/s "
+      f"of {r:.0f}/s ({ok / secs / r:.0%}, target 95%); {ref} of {req} requests refused "
+      f"({(ref / req if req else 0):.1%}, target under 3%); failed tasks: {failed}; shared-budget fallbacks: {fell}")
 PY
-done
+fi

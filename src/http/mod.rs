@@ -16,10 +16,10 @@ pub mod wait;
 pub use auth::request;
 pub use client::client;
 pub use error::{HttpError, Unusable};
-pub use gate::{Admission, Gate, WaitReason};
+pub use gate::{Admission, Gate, RENEW_EVERY, WaitReason};
 pub use gates::Gates;
 pub use retry::{
     AtGate, GateWait, NoObserver, RetryNotice, RetryObserver, with_retry, with_retry_at_gate,
 };
 pub use send::send_once;
-pub use shared_gate::{Decision, GateStore, SharedState};
+pub use shared_gate::{GateStore, Lease, SharedState};

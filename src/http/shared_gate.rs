@@ -1,11 +1,17 @@
 //! One endpoint's rate budget kept where every process of a batch shares it (a queue's
-//! database): the three things a [`super::Gate`] holds (closed-until with its reason, the GCRA
-//! schedules of requests and tokens, the AIMD rate) as one [`SharedState`], which a
-//! [`GateStore`] updates atomically (read, step, write under one lock) on the store's clock,
-//! so that N workers on N machines admit within one budget and all wait out one 429. The
-//! arithmetic is the in-memory gate's, here as pure steps; the store lives with the queue.
+//! database), leased out in shares: no call waits on the store.
+//!
+//! Each process paces its own calls with its [`super::Gate`], at the share of the budget its
+//! last [`Lease`] granted, and renews that lease a few times a second at most
+//! ([`super::gate::lease`]), reporting what it did since the last renewal (the calls that
+//! asked, the successes, the longest 429). [`SharedState::renew`] folds a report into the
+//! budget (the AIMD rate, closed-until with its reason, the accepted rate) and divides it
+//! among the processes seen lately, by what each asked for. A 429 seen by one process closes
+//! the gate for every other at its next renewal. The store's load grows with the number of
+//! processes, not with the number of calls. The arithmetic is pure, on the store's clock;
+//! the store lives with the queue.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 
@@ -15,41 +21,97 @@ use super::aimd::Aimd;
 use super::wait::WaitReason;
 use crate::settings::RateLimits;
 
-/// Successes measuring the accepted rate: the last 20 within a minute (as the gate's).
-const ACCEPTED_MAX: usize = 20;
+/// Successes measuring the accepted rate: reports holding at least the last 20 within a
+/// minute (as the gate's measure).
+const ACCEPTED_MAX: u32 = 20;
 const ACCEPTED_WINDOW_MS: f64 = 60_000.0;
+
+/// A process not heard from for this long has no share any more.
+pub const LIVE_MS: f64 = 2_000.0;
 
 /// A gate's state in the store; times are the store's clock, in milliseconds.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SharedState {
-    /// `None` until the first caller sets it from its limits.
+    /// `None` until the first report sets it from its limits.
     pub aimd: Option<Aimd>,
-    /// The GCRA theoretical arrival time of the next request.
-    pub requests_next: f64,
-    /// Of the tokens budget.
-    pub tokens_next: f64,
     pub tokens_per_minute: Option<u32>,
     /// Closed by a 429 until then, for that reason (`retry_after`, `backoff`).
     pub closed_until: f64,
     pub closed_reason: Option<String>,
     pub decrease_due: bool,
-    pub accepted: VecDeque<f64>,
-    pub last_admitted: Option<f64>,
+    /// Reported successes: since when, and how many (oldest first).
+    pub accepted: VecDeque<(f64, u32)>,
+    /// The processes renewing lately: when each was last heard from, and what it asked for.
+    pub processes: BTreeMap<String, Seen>,
 }
 
-/// What one step decided.
+/// A process as the store last heard from it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Seen {
+    pub at: f64,
+    pub demand: f64,
+}
+
+/// What a process tells the store at a renewal: what it did since its last one.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Report {
+    /// The process (and gate) renewing, unique among the store's users.
+    pub process: String,
+    pub limits: RateLimits,
+    /// How many calls asked to be admitted since the last renewal, plus those still waiting.
+    pub demand: u32,
+    /// How many calls succeeded since the last renewal...
+    pub succeeded: u32,
+    /// ...which was this many milliseconds ago (or the first call asked).
+    pub since_ms: f64,
+    /// The longest 429 answered since the last renewal.
+    pub refused: Option<Refusal>,
+}
+
+/// A 429 answered a call admitted at AIMD `epoch`: the gate closes for `delay_ms`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Decision {
-    /// Admitted at this AIMD epoch.
-    Admitted(u64),
-    /// Wait this many milliseconds, then ask again.
-    Wait(f64, WaitReason),
-    /// A 429 or a success noted.
-    Noted,
+pub struct Refusal {
+    pub epoch: u64,
+    pub delay_ms: f64,
+    pub reason: WaitReason,
 }
 
-/// A step on one gate's state, given the store's clock in milliseconds.
-pub type Step<'a> = dyn FnMut(&mut SharedState, f64) -> Decision + Send + 'a;
+impl Refusal {
+    /// The longer of two refusals (the later epoch's, when one is as long as the other).
+    pub fn longer(a: Option<Refusal>, b: Refusal) -> Refusal {
+        match a {
+            Some(a) if a.delay_ms > b.delay_ms => Refusal {
+                epoch: a.epoch.max(b.epoch),
+                ..a
+            },
+            Some(a) => Refusal {
+                epoch: a.epoch.max(b.epoch),
+                ..b
+            },
+            None => b,
+        }
+    }
+}
+
+/// What the store grants a process until its next renewal.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Lease {
+    /// The process's share of the request rate, in requests a minute (`None`: no limit).
+    pub requests_per_minute: Option<f64>,
+    /// Its share of the tokens budget, in tokens a minute (`None`: no limit).
+    pub tokens_per_minute: Option<u32>,
+    /// How much longer the gate stays closed for every process, in milliseconds (0: open).
+    pub closed_ms: f64,
+    pub reason: WaitReason,
+    /// The AIMD epoch a call admitted under this lease belongs to.
+    pub epoch: u64,
+    /// The whole budget's rate, when a 429 has just lowered it (for the log).
+    pub lowered_to: Option<f64>,
+}
+
+/// A renewal on one gate's state, given the store's clock in milliseconds.
+pub type Step<'a> = dyn FnMut(&mut SharedState, f64) -> Lease + Send + 'a;
 
 /// Where shared gates live. `update` reads the state of `key` (a new one when absent), runs
 /// `step` on it and writes it back, all under one lock: no other process sees half a step.
@@ -59,11 +121,37 @@ pub trait GateStore: Send + Sync {
         &'a self,
         key: &'a str,
         step: &'a mut Step<'a>,
-    ) -> Pin<Box<dyn Future<Output = Result<Decision, String>> + Send + 'a>>;
+    ) -> Pin<Box<dyn Future<Output = Result<Lease, String>> + Send + 'a>>;
 }
 
 impl SharedState {
-    /// The configured limits of a caller: the rate starts there, a lower one tightens it.
+    /// Folds `report` into the budget at `now` and grants its process a share of it.
+    pub fn renew(&mut self, now: f64, report: &Report) -> Lease {
+        self.follow(report.limits);
+        if let Some(refused) = report.refused {
+            self.refused(now, refused);
+        }
+        self.succeeded(now - report.since_ms.max(0.0), report.succeeded);
+        let lowered_to = self.lower_when_open(now);
+        let share = self.share(now, &report.process, report.demand);
+        let aimd = self.aimd.get_or_insert_with(|| Aimd::new(None));
+        let closed_ms = (self.closed_until - now).max(0.0);
+        Lease {
+            requests_per_minute: aimd.rate().map(|rate| (rate * share).max(f64::EPSILON)),
+            tokens_per_minute: self
+                .tokens_per_minute
+                .map(|tpm| ((f64::from(tpm) * share).round() as u32).max(1)),
+            closed_ms,
+            reason: match self.closed_reason.as_deref() {
+                Some("backoff") => WaitReason::Backoff,
+                _ => WaitReason::RetryAfter,
+            },
+            epoch: aimd.epoch(),
+            lowered_to,
+        }
+    }
+
+    /// The configured limits of a process: the rate starts there, a lower one tightens it.
     fn follow(&mut self, limits: RateLimits) {
         let rpm = limits.requests_per_minute.map(|n| f64::from(n.get()));
         match (&mut self.aimd, rpm) {
@@ -76,95 +164,88 @@ impl SharedState {
         }
     }
 
-    /// One admission attempt at `now`: lower the rate if a 429 asked and the gate is open
-    /// again; then open gate, tokens (reserved once: `tokens_due` is emptied), one request.
-    pub fn admit(
-        &mut self,
-        now: f64,
-        limits: RateLimits,
-        tokens_due: &mut Option<u32>,
-    ) -> Decision {
-        self.follow(limits);
-        if self.decrease_due && self.closed_until <= now {
-            self.decrease_due = false;
-            let accepted = self.accepted_rpm(now);
-            if let Some(rate) = self.aimd.as_mut().and_then(|a| a.decrease(accepted)) {
-                tracing::info!(
-                    "a shared rate budget is rate limited: at most {rate:.1} requests a minute from now on, for every worker"
-                );
-                if let Some(last) = self.last_admitted {
-                    self.requests_next = self.requests_next.max(last + 60_000.0 / rate);
-                }
-            }
+    /// A 429: closed for everyone for its delay, and the rate lowered once per epoch when
+    /// the gate opens again.
+    fn refused(&mut self, now: f64, refused: Refusal) {
+        if self.closed_until < now + refused.delay_ms {
+            self.closed_until = now + refused.delay_ms;
+            self.closed_reason = Some(refused.reason.as_str().to_string());
         }
-        if self.closed_until > now {
-            let reason = match self.closed_reason.as_deref() {
-                Some("backoff") => WaitReason::Backoff,
-                _ => WaitReason::RetryAfter,
-            };
-            return Decision::Wait(self.closed_until - now, reason);
-        }
-        if let (Some(tokens), Some(tpm)) = (*tokens_due, self.tokens_per_minute) {
-            let per_token = 60_000.0 / f64::from(tpm.max(1));
-            let next =
-                self.tokens_next.max(now) + f64::from(tokens.clamp(1, tpm.max(1))) * per_token;
-            if next - now > 60_000.0 {
-                return Decision::Wait(next - now - 60_000.0, WaitReason::TokensPerMinute);
-            }
-            self.tokens_next = next;
-        }
-        *tokens_due = None;
-        let aimd = self.aimd.get_or_insert_with(|| Aimd::new(None));
-        if let Some(rate) = aimd.rate() {
-            if self.requests_next > now {
-                return Decision::Wait(self.requests_next - now, WaitReason::RequestsPerMinute);
-            }
-            self.requests_next = now + 60_000.0 / rate;
-        }
-        self.last_admitted = Some(now);
-        Decision::Admitted(aimd.epoch())
-    }
-
-    /// A 429 answered a call admitted at `epoch`: closed for everyone for `delay_ms`, and the
-    /// rate lowered once per epoch when the gate opens again.
-    pub fn refused(&mut self, now: f64, epoch: u64, delay_ms: f64, reason: WaitReason) -> Decision {
-        if self.closed_until < now + delay_ms {
-            self.closed_until = now + delay_ms;
-            self.closed_reason = Some(reason.as_str().to_string());
-        }
-        if self.aimd.as_ref().is_some_and(|a| a.epoch() == epoch) {
+        if self
+            .aimd
+            .as_ref()
+            .is_some_and(|a| a.epoch() == refused.epoch)
+        {
             self.decrease_due = true;
         }
-        Decision::Noted
     }
 
-    /// A call succeeded: counted as accepted; the rate takes one step up.
-    pub fn succeeded(&mut self, now: f64) -> Decision {
-        if self.accepted.len() >= ACCEPTED_MAX {
+    /// `n` successes since `since`: counted as accepted; the rate takes one step up for each.
+    fn succeeded(&mut self, since: f64, n: u32) {
+        if n == 0 {
+            return;
+        }
+        self.accepted.push_back((since, n));
+        while self.accepted.len() > 1
+            && self.accepted.iter().skip(1).map(|(_, n)| n).sum::<u32>() >= ACCEPTED_MAX
+        {
             self.accepted.pop_front();
         }
-        self.accepted.push_back(now);
         if let Some(aimd) = &mut self.aimd {
-            aimd.increase();
+            for _ in 0..n {
+                aimd.increase();
+            }
         }
-        Decision::Noted
     }
 
-    /// The rate accepted lately, in requests a minute (the gate's measure).
+    /// Lowers the rate if a 429 asked for it and the gate is open again; the new rate. With
+    /// no rate and no success reported yet, nothing says where to lower it to: it stays due.
+    fn lower_when_open(&mut self, now: f64) -> Option<f64> {
+        if !self.decrease_due || self.closed_until > now {
+            return None;
+        }
+        let accepted = self.accepted_rpm(now);
+        let lowered = self.aimd.as_mut().and_then(|a| a.decrease(accepted));
+        self.decrease_due =
+            lowered.is_none() && self.aimd.as_ref().is_some_and(|a| a.rate().is_none());
+        lowered
+    }
+
+    /// The part of the budget that is `process`'s: what it asks for among what every process
+    /// heard from within [`LIVE_MS`] asks for (each asking for at least one call, so a quiet
+    /// process keeps a little).
+    fn share(&mut self, now: f64, process: &str, demand: u32) -> f64 {
+        let mine = f64::from(demand) + 1.0;
+        self.processes.insert(
+            process.to_string(),
+            Seen {
+                at: now,
+                demand: mine,
+            },
+        );
+        self.processes.retain(|_, seen| now - seen.at <= LIVE_MS);
+        let all: f64 = self.processes.values().map(|seen| seen.demand).sum();
+        mine / all
+    }
+
+    /// The rate accepted lately, in requests a minute: the successes of the reports kept,
+    /// over the time since the earliest of them began (at least a second); `None` with fewer
+    /// than two, which make no rate.
     fn accepted_rpm(&mut self, now: f64) -> Option<f64> {
         while self
             .accepted
             .front()
-            .is_some_and(|t| now - t > ACCEPTED_WINDOW_MS)
+            .is_some_and(|(t, _)| now - t > ACCEPTED_WINDOW_MS)
         {
             self.accepted.pop_front();
         }
-        let (first, n) = (*self.accepted.front()?, self.accepted.len());
+        let first = self.accepted.iter().map(|(t, _)| *t).reduce(f64::min)?;
+        let n: u32 = self.accepted.iter().map(|(_, n)| n).sum();
         if n < 2 {
             return None;
         }
         let span = (now - first).max(1000.0);
-        Some(n as f64 * 60_000.0 / span)
+        Some(f64::from(n) * 60_000.0 / span)
     }
 }
 
@@ -173,49 +254,105 @@ mod tests {
     use super::*;
     use std::num::NonZeroU32;
 
-    fn limits(rpm: u32) -> RateLimits {
-        RateLimits {
-            requests_per_minute: NonZeroU32::new(rpm),
-            tokens_per_minute: None,
+    fn report(process: &str, rpm: u32, demand: u32) -> Report {
+        Report {
+            process: process.to_string(),
+            limits: RateLimits {
+                requests_per_minute: NonZeroU32::new(rpm),
+                tokens_per_minute: NonZeroU32::new(6000),
+            },
+            demand,
+            ..Report::default()
         }
     }
 
     #[test]
-    fn requests_are_spread_and_a_429_closes_the_gate_then_lowers_the_rate() {
+    fn the_budget_is_shared_by_what_each_process_asks_for_and_a_silent_one_drops_out() {
         let mut s = SharedState::default();
-        let mut due = None;
-        assert_eq!(s.admit(0.0, limits(600), &mut due), Decision::Admitted(0));
+        let alone = s.renew(0.0, &report("a", 600, 31));
+        assert_eq!(alone.requests_per_minute, Some(600.0));
+        assert_eq!(alone.tokens_per_minute, Some(6000));
+        let b = s.renew(100.0, &report("b", 600, 31));
         assert_eq!(
-            s.admit(10.0, limits(600), &mut due),
-            Decision::Wait(90.0, WaitReason::RequestsPerMinute),
-            "600 a minute: one every 100 ms"
+            b.requests_per_minute,
+            Some(300.0),
+            "two busy processes: half each"
         );
-        for t in [100.0, 200.0, 300.0] {
-            assert_eq!(s.admit(t, limits(600), &mut due), Decision::Admitted(0));
-            s.succeeded(t + 5.0);
-        }
-        s.refused(310.0, 0, 2000.0, WaitReason::RetryAfter);
+        assert_eq!(b.tokens_per_minute, Some(3000));
+        let a = s.renew(200.0, &report("a", 600, 95));
         assert_eq!(
-            s.admit(400.0, limits(600), &mut due),
-            Decision::Wait(1910.0, WaitReason::RetryAfter),
-            "every caller waits out the Retry-After"
+            a.requests_per_minute,
+            Some(450.0),
+            "three times the calls asking: three quarters"
         );
-        assert_eq!(
-            s.admit(2400.0, limits(600), &mut due),
-            Decision::Admitted(1)
-        );
-        let rate = s.aimd.as_ref().and_then(Aimd::rate).expect("a rate");
-        assert!(rate < 600.0, "lowered under what was accepted: {rate}");
+        let a = s.renew(200.0 + LIVE_MS + 1.0, &report("a", 600, 3));
+        assert_eq!(a.requests_per_minute, Some(600.0), "b was not heard from");
+        assert_eq!(s.processes.len(), 1);
     }
 
     #[test]
-    fn a_state_survives_its_round_trip_through_the_store() {
+    fn a_429_closes_the_gate_for_every_process_then_lowers_the_rate_once() {
         let mut s = SharedState::default();
-        let mut due = Some(500);
-        s.admit(0.0, limits(60), &mut due);
+        s.renew(0.0, &report("a", 600, 1));
+        for t in [200.0, 400.0, 600.0] {
+            let mut r = report("a", 600, 1);
+            r.succeeded = 5;
+            r.since_ms = 200.0;
+            s.renew(t, &r);
+        }
+        let mut r = report("a", 600, 1);
+        r.refused = Some(Refusal {
+            epoch: 0,
+            delay_ms: 2000.0,
+            reason: WaitReason::RetryAfter,
+        });
+        let a = s.renew(1000.0, &r);
+        assert_eq!((a.closed_ms, a.reason), (2000.0, WaitReason::RetryAfter));
+        let b = s.renew(1500.0, &report("b", 600, 1));
+        assert_eq!(b.closed_ms, 1500.0, "b waits out a's 429");
+        assert_eq!(b.lowered_to, None, "not while the gate is closed");
+        let b = s.renew(3000.0, &report("b", 600, 1));
+        assert_eq!(b.closed_ms, 0.0);
+        let rate = b.lowered_to.expect("lowered when open");
+        assert!(rate < 600.0, "under what was accepted: {rate}");
+        assert_eq!(b.epoch, 1);
+        let mut late = report("a", 600, 1);
+        late.refused = Some(Refusal {
+            epoch: 0,
+            delay_ms: 10.0,
+            reason: WaitReason::RetryAfter,
+        });
+        assert_eq!(s.renew(3100.0, &late).lowered_to, None);
+        assert_eq!(
+            s.renew(3200.0, &report("a", 600, 1)).lowered_to,
+            None,
+            "a 429 of the old rate lowers nothing"
+        );
+    }
+
+    #[test]
+    fn without_a_limit_the_lease_has_none_until_a_429() {
+        let mut s = SharedState::default();
+        let mut r = report("a", 0, 40);
+        r.limits.tokens_per_minute = None;
+        let lease = s.renew(0.0, &r);
+        assert_eq!(lease.requests_per_minute, None);
+        assert_eq!(lease.tokens_per_minute, None);
+    }
+
+    #[test]
+    fn a_state_survives_its_round_trip_through_the_store_and_an_old_one_is_read() {
+        let mut s = SharedState::default();
+        s.renew(0.0, &report("a", 60, 1));
         let back: SharedState =
             serde_json::from_value(serde_json::to_value(&s).expect("json")).expect("back");
-        assert_eq!(back.requests_next, s.requests_next);
         assert_eq!(back.aimd, s.aimd);
+        assert_eq!(back.processes, s.processes);
+        let old = serde_json::json!({"aimd": null, "requests_next": 5.0, "tokens_next": 0.0,
+            "closed_until": 0.0, "decrease_due": false, "accepted": [1.0, 2.0]});
+        assert!(
+            serde_json::from_value::<SharedState>(old).is_err(),
+            "an older version's state does not parse: the store starts it anew"
+        );
     }
 }

@@ -1,8 +1,11 @@
 //! [`DbGates`]: the queue's database as the [`GateStore`] of every worker's gates, one row per
-//! endpoint in `researchflow.gates`. Each update is one transaction: the row locked (created
-//! on first use) and read with the server's clock, the step run, the row written: N workers on
-//! N machines admit within one budget, and a 429 closes the gate for all of them. It never
-//! waits for a server that is down: the gate falls back on the process's own budget meanwhile.
+//! endpoint in `researchflow.gates`. A gate renews its lease of the budget a few times a second
+//! while in use (`http/gate/lease.rs`), never once per call; each renewal is one transaction:
+//! the row locked (created on first use) and read with the server's clock, the step run, the
+//! row written, committed without waiting for the disk (a budget lost in a crash is relearnt in
+//! seconds). N workers on N machines admit within one budget, and a 429 closes the gate for all
+//! of them at their next renewal. It never waits for a server that is down: the gate goes on
+//! with the process's own budget meanwhile.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -13,9 +16,9 @@ use sqlx::types::Json;
 
 use super::db::Db;
 use crate::http::shared_gate::Step;
-use crate::http::{Decision, GateStore, Gates, SharedState};
+use crate::http::{GateStore, Gates, Lease, SharedState};
 
-/// How long one update may take before the gate goes on without the store.
+/// How long one renewal may take before the gate goes on without the store.
 const PATIENCE: Duration = Duration::from_secs(3);
 
 /// The shared gates of a queue's workers.
@@ -33,10 +36,10 @@ impl GateStore for DbGates {
         &'a self,
         key: &'a str,
         step: &'a mut Step<'a>,
-    ) -> Pin<Box<dyn Future<Output = Result<Decision, String>> + Send + 'a>> {
+    ) -> Pin<Box<dyn Future<Output = Result<Lease, String>> + Send + 'a>> {
         Box::pin(async move {
             match tokio::time::timeout(PATIENCE, self.transact(key, step)).await {
-                Ok(Ok(decision)) => Ok(decision),
+                Ok(Ok(lease)) => Ok(lease),
                 Ok(Err(e)) => Err(self.db.url.redact(&e.to_string())),
                 Err(_) => Err(format!(
                     "the queue's database did not answer within {} s",
@@ -48,8 +51,11 @@ impl GateStore for DbGates {
 }
 
 impl DbGates {
-    async fn transact(&self, key: &str, step: &mut Step<'_>) -> Result<Decision, sqlx::Error> {
+    async fn transact(&self, key: &str, step: &mut Step<'_>) -> Result<Lease, sqlx::Error> {
         let mut tx = self.db.begin().await?;
+        sqlx::query("SET LOCAL synchronous_commit = off")
+            .execute(&mut *tx)
+            .await?;
         let (state, now): (Json<serde_json::Value>, f64) = sqlx::query_as(
             "INSERT INTO researchflow.gates AS g (key) VALUES ($1)
              ON CONFLICT (key) DO UPDATE SET updated_at = g.updated_at
@@ -59,13 +65,13 @@ impl DbGates {
         .fetch_one(&mut *tx)
         .await?;
         let mut state: SharedState = serde_json::from_value(state.0).unwrap_or_default();
-        let decision = step(&mut state, now);
+        let lease = step(&mut state, now);
         sqlx::query("UPDATE researchflow.gates SET state = $2, updated_at = now() WHERE key = $1")
             .bind(key)
             .bind(Json(&state))
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
-        Ok(decision)
+        Ok(lease)
     }
 }

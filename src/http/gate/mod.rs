@@ -1,0 +1,197 @@
+//! [`Gate`]: the rate budget of one endpoint, shared by every call to it in the process.
+//!
+//! Before each attempt a call waits at its endpoint's gate for admission, then sends on its
+//! own: the gate's lock is only ever held for a few arithmetic steps, never across an await.
+//! Admission takes three things, in this order:
+//! - the gate must be open: a 429 (any call's) closes it for every caller until the server's
+//!   `Retry-After`, or the retry policy's backoff delay when the server named none;
+//! - the call's estimated tokens, from a GCRA limiter of `tokensPerMinute` (a full minute's
+//!   burst; a reservation larger than that is cut to it);
+//! - one request from a GCRA limiter of the admitted request rate, spread evenly (a burst of
+//!   one: servers enforce per-minute limits over shorter windows). That rate starts at
+//!   `requestsPerMinute` (or no limit) and follows [`Aimd`](super::aimd::Aimd): lowered by a
+//!   429 to just under the rate the server accepted over the last seconds, raised step by
+//!   step by successes.
+//!
+//! The limiters are `governor`'s, on tokio's clock, so a test with paused time drives them too
+//! (`state.rs`). The gate knows nothing of retries or observers: [`super::retry`] calls it and
+//! reports.
+//!
+//! A gate made [`Gate::shared`] paces its calls at the share of a budget that every process of
+//! a queue's batch shares through a [`GateStore`] ([`super::shared_gate`]): it leases that
+//! share and renews it in the background (`lease.rs`), so no call waits on the store; should
+//! the store fail, the gate goes on with its own budget meanwhile.
+
+mod lease;
+mod state;
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::shared_gate::GateStore;
+pub use super::wait::WaitReason;
+use crate::settings::RateLimits;
+pub use lease::RENEW_EVERY;
+use lease::Sharing;
+use state::{State, Step};
+
+/// One admission: what the call waited, and when (which rate) it was admitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Admission {
+    pub waited: Duration,
+    /// Why the call waited longest, if it waited at all.
+    pub reason: Option<WaitReason>,
+    epoch: u64,
+    /// Admitted under a lease of the shared budget (its epoch is the store's).
+    shared: bool,
+}
+
+/// The rate budget of one endpoint. Created through [`super::Gates`], one per endpoint.
+pub struct Gate {
+    /// The endpoint as logs and events show it (no password).
+    shown: String,
+    state: Arc<Mutex<State>>,
+    /// The lease of a gate shared with other processes.
+    shared: Option<Arc<Sharing>>,
+}
+
+impl std::fmt::Debug for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = self.lock();
+        f.debug_struct("Gate")
+            .field("endpoint", &self.shown)
+            .field("limits", &state.limits)
+            .field("rate", &state.aimd.rate())
+            .field("shared", &self.shared.is_some())
+            .finish()
+    }
+}
+
+impl Gate {
+    /// A gate with `limits`; `shown` names the endpoint in logs and events.
+    pub fn new(shown: &str, limits: RateLimits) -> Gate {
+        Gate {
+            shown: shown.to_string(),
+            state: Arc::new(Mutex::new(State::new(limits))),
+            shared: None,
+        }
+    }
+
+    /// The same gate, its budget shared with other processes through `store` under `key`.
+    pub fn shared(mut self, store: Arc<dyn GateStore>, key: &str) -> Gate {
+        self.shared = Some(Arc::new(Sharing::new(store, key, &self.shown)));
+        self
+    }
+
+    /// The endpoint as logs and events show it.
+    pub fn endpoint(&self) -> &str {
+        &self.shown
+    }
+
+    /// The request rate admitted now, in requests a minute (`None`: no limit).
+    pub fn rate(&self) -> Option<f64> {
+        self.lock().aimd.rate()
+    }
+
+    /// Lowers the configured limits to `limits` where those are lower (another role on the
+    /// endpoint asked for less).
+    pub fn tighten(&self, limits: RateLimits) {
+        let mut state = self.lock();
+        let tighter = state.limits.tighter(limits);
+        if tighter != state.limits {
+            state.tighten(tighter);
+        }
+    }
+
+    /// Waits until the gate admits one request reserving `tokens` (cut to the token budget's
+    /// size). Never fails: every wait has an end (a closing is bounded by the retry policy's
+    /// longest delay, a limiter by its rate, a renewal of a shared budget by the store's
+    /// patience).
+    pub async fn admit(&self, tokens: u32) -> Admission {
+        let started = Instant::now();
+        let _waiting = self.shared.as_ref().map(|s| s.ask(&self.state));
+        let mut tokens_due = Some(tokens);
+        let mut longest: Option<(Duration, WaitReason)> = None;
+        loop {
+            if let Some(sharing) = &self.shared
+                && self.lock().lease().is_none()
+            {
+                sharing.renew_for_call(&self.state).await;
+            }
+            let step = {
+                let mut state = self.lock();
+                if let Some(rate) = state.lower_when_open() {
+                    tracing::info!(
+                        "`{}` is rate limited: admitting at most {rate:.1} requests a minute from now on",
+                        self.shown
+                    );
+                }
+                state.step(&mut tokens_due)
+            };
+            match step {
+                Step::Admitted { epoch, leased } => {
+                    return Admission {
+                        waited: started.elapsed(),
+                        reason: longest.map(|(_, reason)| reason),
+                        epoch,
+                        shared: leased,
+                    };
+                }
+                Step::WaitUntil(until, reason) => {
+                    let wait = until.saturating_duration_since(Instant::now());
+                    if longest.is_none_or(|(w, _)| wait > w) {
+                        longest = Some((wait, reason));
+                    }
+                    tokio::time::sleep_until(until).await;
+                }
+            }
+        }
+    }
+
+    /// A 429 answered the call admitted by `admission`: closes the gate for everyone for
+    /// `delay` (unless it is closed for longer already) and, once per rate, has the admitted
+    /// rate lowered to just under what the server accepted lately, when the gate opens again.
+    ///
+    /// A shared gate closes in this process at once, and reports the 429 to the store at
+    /// once: the other processes wait it out from their next renewal.
+    pub fn refused(&self, admission: &Admission, delay: Duration, reason: WaitReason) {
+        let mut state = self.lock();
+        let until = Instant::now() + delay;
+        if state.closed.is_none_or(|(closed, _)| closed < until) {
+            state.closed = Some((until, reason));
+        }
+        if !admission.shared && admission.epoch == state.aimd.epoch() {
+            state.decrease_due = true;
+        }
+        drop(state);
+        if let Some(sharing) = &self.shared {
+            // A call admitted by this process's own budget has no epoch of the store's: its
+            // 429 closes the shared gate but lowers no shared rate.
+            let epoch = if admission.shared {
+                admission.epoch
+            } else {
+                u64::MAX
+            };
+            sharing.refused(epoch, delay, reason);
+        }
+    }
+
+    /// A call succeeded: counted as accepted, and the admitted rate takes one step up.
+    pub fn succeeded(&self) {
+        if let Some(sharing) = &self.shared {
+            sharing.succeeded();
+        }
+        self.lock().succeeded();
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        lock(&self.state)
+    }
+}
+
+fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+    // The state stays consistent between statements, so a poisoned lock is still usable.
+    state.lock().unwrap_or_else(|p| p.into_inner())
+}
