@@ -95,17 +95,39 @@ impl<'a> CallTape<'a> {
 /// The answer to the next call of `caller` as the transcript holds it, if the run asks what
 /// the recorded run asked (else [`LlmError::Diverged`]). Written to the run's own transcript
 /// too, marked replayed.
+///
+/// Without a replay, a resumed run's interrupted task is answered the same way from its own
+/// transcript when the call was answered before it was interrupted ([`Salvage`]); otherwise
+/// `None`, and the call goes to the server.
+///
+/// [`Salvage`]: crate::transcript::Salvage
 pub(super) fn replayed(
     tape: &Tape,
     caller: &Caller<'_>,
     messages: &[Message],
 ) -> Option<Result<ChatAnswer, LlmError>> {
-    let replayer = tape.replayer.as_deref()?;
-    let call = tape.next_llm_call(caller.role, caller.site);
     let asked: Vec<Value> = messages.iter().map(to_value).collect();
-    let result = match replayer.llm(caller.role, caller.site, call, &asked) {
-        Err(diverged) => return Some(Err(LlmError::Diverged(diverged.to_string()))),
-        Ok(line) => answer_of(line, &caller.url),
+    let (call, result) = match (&tape.replayer, &tape.salvage) {
+        (Some(replayer), _) => {
+            let call = tape.next_llm_call(caller.role, caller.site);
+            match replayer.llm(caller.role, caller.site, call, &asked) {
+                Err(diverged) => return Some(Err(LlmError::Diverged(diverged.to_string()))),
+                Ok(line) => (call, answer_of(line, &caller.url)),
+            }
+        }
+        (None, Some(salvage)) => {
+            let call = tape.peek_llm_call(caller.role, caller.site);
+            let line = salvage.llm(caller.role, caller.site, call, &asked)?;
+            tape.next_llm_call(caller.role, caller.site);
+            tracing::info!(
+                "{}: answered by the interrupted run's transcript, not asked again",
+                caller
+                    .site
+                    .describe(&format!("{} LLM call", caller.role), call)
+            );
+            (call, answer_of(line, &caller.url))
+        }
+        (None, None) => return None,
     };
     if let Some(recorder) = tape.recorder.as_deref() {
         let mut line = base_line(recorder.session(), caller, call, messages);

@@ -162,6 +162,7 @@ impl Services {
         Ok(Tape {
             recorder: Some(Arc::new(recorder)),
             replayer: replay,
+            salvage: None,
         })
     }
 

@@ -3,6 +3,7 @@
 //! beside the plan, and the review step after its report. `Session` is what `workflow`,
 //! `batch`, `eval`, `worker` and `mcp` hand a plan to ([`RunWorkflow`]).
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -11,14 +12,14 @@ use crate::agents::verifier::Verifier;
 use crate::agents::{Agents, TaskRunner};
 use crate::events::{Event, EventListener, EventLog};
 use crate::offline::{OfflineAgents, OfflinePlanner};
-use crate::plan::Beside;
+use crate::plan::{Beside, NodeStatus, PlanFile};
 use crate::planner::{PlanRound, Planner, bootstrap};
 use crate::read::cache::PageCache;
 use crate::review::{ReviewPaths, Reviewer};
 use crate::run::Services;
 use crate::run::{SetupError, session};
 use crate::settings::{EngineKind, Prompt, Role};
-use crate::transcript::Tape;
+use crate::transcript::{Salvage, Tape};
 use crate::view::{Links, write_view};
 use crate::workflow::{
     Checkpoints, Finished, Ledger, Mirrored, RunRequest, RunSummary, RunWorkflow,
@@ -51,11 +52,16 @@ impl RunWorkflow for Session {
         }
         let events = Arc::new(self.event_log(&files.events, listener)?);
         let replay = replay.or_else(|| self.services.replay.clone());
-        let tape = self.services.tape_replaying(
+        let salvage = match replay {
+            None => salvage(&files.transcript, &plan),
+            Some(_) => None,
+        };
+        let mut tape = self.services.tape_replaying(
             &files.transcript,
             session(&plan.workflow_id, plan.question(), Some(options.max_rounds)),
             replay,
         )?;
+        tape.salvage = salvage;
         tracing::info!(
             "workflow `{}`: plan `{}`, events `{}`",
             plan.workflow_id,
@@ -88,6 +94,18 @@ impl RunWorkflow for Session {
             html_path,
         })
     }
+}
+
+/// The answered calls of `plan`'s tasks that an interruption left `running`, from its
+/// transcript: a resumed task does not pay for them again.
+fn salvage(transcript: &Path, plan: &PlanFile) -> Option<Arc<Salvage>> {
+    let running: HashSet<String> = plan
+        .nodes
+        .iter()
+        .filter(|n| n.status == NodeStatus::Running)
+        .map(|n| n.node_id.to_string())
+        .collect();
+    Salvage::load(transcript, running).map(Arc::new)
 }
 
 async fn engine<R: TaskRunner, P: PlanRound>(run: RunParts, runner: R, planner: P) -> RunSummary {

@@ -14,6 +14,7 @@
 mod line;
 mod record;
 mod replay;
+mod salvage;
 
 use std::sync::Arc;
 
@@ -22,6 +23,7 @@ use serde::{Deserialize, Serialize};
 pub use line::{Line, LlmLine, PageLine, SearchLine, SessionLine};
 pub use record::Recorder;
 pub use replay::{Diverged, LoadError, Replayer};
+pub use salvage::Salvage;
 
 /// Who makes a call: the node whose task it is, or the planning round; neither for a call of
 /// the whole run (a review).
@@ -63,7 +65,7 @@ impl Site {
 
     /// `planning LLM call #2 of round 1`, `search #1 of node b`: a call as divergences name
     /// it (numbered from 1).
-    fn describe(&self, what: &str, call: u32) -> String {
+    pub fn describe(&self, what: &str, call: u32) -> String {
         let whose = match (&self.node, self.round) {
             (Some(node), _) => format!(" of node {node}"),
             (None, Some(round)) => format!(" of round {round}"),
@@ -86,11 +88,13 @@ impl Site {
 }
 
 /// What a run does with its calls: records them, serves them from a transcript, or both (a
-/// replay writes its own transcript too).
+/// replay writes its own transcript too); a resumed run also serves its interrupted tasks'
+/// answered calls again ([`Salvage`]).
 #[derive(Debug, Clone, Default)]
 pub struct Tape {
     pub recorder: Option<Arc<Recorder>>,
     pub replayer: Option<Arc<Replayer>>,
+    pub salvage: Option<Arc<Salvage>>,
 }
 
 impl Tape {
@@ -108,6 +112,15 @@ impl Tape {
     /// The number of the next search at `site`.
     pub fn next_search(&self, site: &Site) -> u32 {
         self.next_call(&site.search_key())
+    }
+
+    /// The number [`Tape::next_llm_call`] would give, not taken.
+    pub fn peek_llm_call(&self, role: &str, site: &Site) -> u32 {
+        match (&self.replayer, &self.recorder) {
+            (Some(replayer), _) => replayer.peek_call(&site.llm_key(role)),
+            (None, Some(recorder)) => recorder.peek_call(&site.llm_key(role)),
+            (None, None) => 0,
+        }
     }
 
     fn next_call(&self, key: &str) -> u32 {

@@ -172,6 +172,12 @@ impl Replayer {
         self.first.as_ref().and_then(|s| s.max_rounds)
     }
 
+    /// The number of the next call under `key`, not taken.
+    pub(super) fn peek_call(&self, key: &str) -> u32 {
+        let calls = self.calls.lock().unwrap_or_else(|p| p.into_inner());
+        calls.get(key).copied().unwrap_or(0)
+    }
+
     pub(super) fn next_call(&self, key: &str) -> u32 {
         let mut calls = self.calls.lock().unwrap_or_else(|p| p.into_inner());
         let n = calls.entry(key.to_string()).or_insert(0);

@@ -679,6 +679,92 @@ async fn a_signal_stops_the_run_with_the_work_saved_and_resume_finishes_it() {
     assert_eq!(plan["rounds"], 2);
 }
 
+/// Issue 33: a task killed after its first model call was answered, before it was
+/// checkpointed, does not pay for that call again when the run resumes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_task_is_answered_from_the_transcript_for_the_calls_it_had_paid_for() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    let hang = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let reached = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (hanging, reaching) = (Arc::clone(&hang), Arc::clone(&reached));
+    let round = Arc::new(AtomicUsize::new(0));
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => Reply::json(&two_searches_then_final(
+            round.fetch_add(1, Ordering::SeqCst) % 2,
+            ["Quick", "Slow"],
+            "b:summary, c:summary",
+        )),
+        Agent::Queries => Reply::json(&json!({"queries": [format!("about {}", task_title(req))]})),
+        Agent::Analysis if task_title(req) == "Slow" && hanging.load(Ordering::SeqCst) => {
+            reaching.store(true, Ordering::SeqCst);
+            Reply::json(&json!({"summary": "late", "analysis": "late"}))
+                .delay(Duration::from_secs(60))
+        }
+        Agent::Final => Reply::content("S [1]."),
+        _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
+    });
+    let s = Setup::new(&llm, Some(&search));
+    let plan_path = s.out();
+    let killed = s
+        .query("Q?")
+        .signal_when("KILL", move || reached.load(Ordering::SeqCst))
+        .timeout(Duration::from_secs(30))
+        .run()
+        .await;
+    assert_eq!(killed.status, -1, "killed: {}", killed.stderr);
+    assert_eq!(node(&s.plan(), "c")["status"], "running");
+    let asked = |title: &str, kind: Agent| {
+        llm.chat_requests()
+            .iter()
+            .filter(|r| agent(r) == kind && task_title(r) == title)
+            .count()
+    };
+    assert_eq!(asked("Slow", Agent::Queries), 1, "answered before the kill");
+
+    hang.store(false, Ordering::SeqCst);
+    let resumed = s.resume(&plan_path).await;
+    resumed.success();
+    let plan = s.plan();
+    assert_eq!(node(&plan, "c")["status"], "completed");
+    assert_eq!(node(&plan, "c")["attempts"], 2, "the task ran again");
+    assert_eq!(
+        asked("Slow", Agent::Queries),
+        1,
+        "its answered call was served from the transcript, not asked again"
+    );
+    assert_eq!(
+        asked("Slow", Agent::Analysis),
+        2,
+        "the unanswered one was asked again"
+    );
+    assert_eq!(
+        asked("Quick", Agent::Queries),
+        1,
+        "a completed task never runs again"
+    );
+    let transcript = plan_path.with_extension("transcript.jsonl");
+    let salvaged: Vec<Value> = std::fs::read_to_string(&transcript)
+        .expect("transcript")
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|l| l["replayed"] == true)
+        .collect();
+    assert_eq!(salvaged.len(), 1, "{salvaged:?}");
+    assert_eq!(salvaged[0]["node"], "c");
+    assert_eq!(
+        salvaged[0]["session"], 2,
+        "written by the resumed session (the killed one was 1)"
+    );
+    assert!(
+        resumed
+            .stderr
+            .contains("answered by the interrupted run's transcript"),
+        "{}",
+        resumed.stderr
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn planner_input_is_echoed_only_when_asked() {
     let llm = MockLlm::start().await;
