@@ -96,13 +96,14 @@ impl RunWorkflow for Session {
     }
 }
 
-/// The answered calls of `plan`'s tasks that an interruption left `running`, from its
-/// transcript: a resumed task does not pay for them again.
+/// The answered calls of `plan`'s tasks that an interruption left unended (`running`, or
+/// `planned` when it came before their start reached the plan), from its transcript: a
+/// resumed task does not pay for them again.
 fn salvage(transcript: &Path, plan: &PlanFile) -> Option<Arc<Salvage>> {
     let running: HashSet<String> = plan
         .nodes
         .iter()
-        .filter(|n| n.status == NodeStatus::Running)
+        .filter(|n| matches!(n.status, NodeStatus::Running | NodeStatus::Planned))
         .map(|n| n.node_id.to_string())
         .collect();
     Salvage::load(transcript, running).map(Arc::new)

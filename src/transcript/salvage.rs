@@ -1,8 +1,9 @@
 //! [`Salvage`]: the answers an interrupted run already paid for, served again when it resumes.
 //!
-//! A run stopped by a crash, a kill or a signal leaves its tasks in flight `running` in the
-//! plan, and their calls answered so far in its transcript (each answer is written there as
-//! it arrives, before the task acts on it). When the run resumes, such a task runs again from
+//! A run stopped by a crash, a kill or a signal leaves its tasks in flight unended in the
+//! plan (`running`, or still `planned` when no checkpoint came after their start), and their
+//! calls answered so far in its transcript (each answer is written there as it arrives,
+//! before the task acts on it). When the run resumes, such a task runs again from
 //! its start; each of its model calls that asks exactly what the interrupted session asked
 //! (same role, same call number, same messages) and was answered then is answered from the
 //! transcript instead of the server. A call asked differently goes to the server, as does
@@ -22,13 +23,13 @@ use super::{Replayer, Site};
 #[derive(Debug)]
 pub struct Salvage {
     transcript: Replayer,
-    /// The nodes that were `running` when the run stopped.
+    /// The nodes that had not ended when the run stopped.
     nodes: HashSet<String>,
 }
 
 impl Salvage {
-    /// The salvage of the transcript at `path` for the tasks `running` (none: nothing to
-    /// salvage). A transcript that cannot be read salvages nothing: the calls go to the
+    /// The salvage of the transcript at `path` for the unended tasks `running` (none:
+    /// nothing to salvage). A transcript that cannot be read salvages nothing: the calls go to the
     /// servers, as they would have.
     pub fn load(path: &Path, running: HashSet<String>) -> Option<Salvage> {
         if running.is_empty() || !path.is_file() {

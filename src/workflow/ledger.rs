@@ -2,7 +2,8 @@
 //!
 //! Every change to the plan goes through a method here and is checkpointed at once, whole,
 //! before the next one (one writer: a crash loses at most the tasks in flight, which stay
-//! `running` and run again on resume). Where a checkpoint goes is behind [`Checkpoints`]: the
+//! `running` and run again on resume), except a task's start, checkpointed with the others
+//! of its wave once they are under way (see [`Ledger::task_started`]). Where a checkpoint goes is behind [`Checkpoints`]: the
 //! plan file ([`crate::plan::PlanStore`], saved atomically), alone or [`Mirrored`] in a
 //! [`Mirror`] (a queue's database), which keeps every checkpoint too.
 
@@ -170,7 +171,11 @@ impl Ledger {
         self.totals.clone()
     }
 
-    /// Node `id` starts: `running`, one attempt more, `task_started`, checkpointed.
+    /// Node `id` starts: `running`, one attempt more, `task_started`. Not checkpointed here:
+    /// the task must not wait for an fsync its safety does not need (a task lost in a crash
+    /// runs again on resume, `running` or `planned`, its answered calls salvaged from the
+    /// transcript). The caller checkpoints the starts of a wave once, after its tasks are
+    /// under way.
     pub fn task_started(&mut self, id: NodeId) -> Result<(), EngineError> {
         let now = clock::now();
         let Some(node) = self.plan.node_mut(id) else {
@@ -188,7 +193,7 @@ impl Ledger {
         };
         tracing::info!("task {id} started: {}", node.title);
         self.emit(event);
-        self.save("task started")
+        Ok(())
     }
 
     /// Node `id` ended with `result` after `took`: written into it, its event, checkpointed.
@@ -334,6 +339,11 @@ mod tests {
         let (mut ledger, kept, _dir) = ledger();
         let b = NodeId::parse("b").expect("id");
         ledger.task_started(b).expect("start");
+        assert!(
+            kept.lock().expect("lock").is_empty(),
+            "a start waits for no checkpoint"
+        );
+        ledger.save("task started").expect("the wave's starts");
         let mut info = Info::default();
         info.set("llm", "analysis");
         let out = TaskOutput {

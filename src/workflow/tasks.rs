@@ -207,11 +207,13 @@ impl Pass<'_> {
     }
 
     /// Starts queued tasks while slots are free. Once the budget is spent, a research task
-    /// does not start (the final summary, which is what the budget buys, does).
+    /// does not start (the final summary, which is what the budget buys, does). The starts
+    /// are checkpointed once, after the tasks are under way: no task waits for that fsync.
     fn start(&mut self, tasks: &mut Queue) -> Result<(), EngineError> {
         let stopped = self.spending.stopped().is_some();
         let ledger = &mut *self.ledger;
-        tasks.start(|&id| {
+        let mut started = false;
+        tasks.start(|&id| -> Result<Admit, EngineError> {
             let is_final = ledger.plan().node(id).is_some_and(|n| n.wave == FINAL_WAVE);
             if stopped && !is_final {
                 let why = "the budget was spent before it started".to_string();
@@ -219,8 +221,13 @@ impl Pass<'_> {
                 return Ok(Admit::Skip);
             }
             ledger.task_started(id)?;
+            started = true;
             Ok(Admit::Run)
-        })
+        })?;
+        if started {
+            self.ledger.save("task started")?;
+        }
+        Ok(())
     }
 
     /// Records one ended task: its result, or a panic as a failure of its node.
