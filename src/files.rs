@@ -53,6 +53,19 @@ impl FileError {
 /// The whole text of the regular file `path`, at most `max_bytes` long. Not valid UTF-8 is an
 /// [`FileError::Io`] of kind `InvalidData`.
 pub fn read_bounded(path: &Path, max_bytes: u64) -> Result<String, FileError> {
+    let bytes = read_bounded_bytes(path, max_bytes)?;
+    String::from_utf8(bytes).map_err(|e| FileError::Io {
+        path: path.display().to_string(),
+        source: std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("not UTF-8 text ({e})"),
+        ),
+    })
+}
+
+/// The whole content of the regular file `path`, at most `max_bytes` long, as bytes (a log
+/// whose last line a crash cut inside a character is still read).
+pub fn read_bounded_bytes(path: &Path, max_bytes: u64) -> Result<Vec<u8>, FileError> {
     let shown = || path.display().to_string();
     let io = |source| FileError::Io {
         path: shown(),
@@ -78,12 +91,7 @@ pub fn read_bounded(path: &Path, max_bytes: u64) -> Result<String, FileError> {
             max: max_bytes,
         });
     }
-    String::from_utf8(bytes).map_err(|e| {
-        io(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("not UTF-8 text ({e})"),
-        ))
-    })
+    Ok(bytes)
 }
 
 fn check(meta: &std::fs::Metadata, path: &Path, max_bytes: u64) -> Result<(), FileError> {

@@ -1,14 +1,18 @@
 //! `DIR/batch.json`, the manifest of a batch: one item per question with its status, files
-//! and totals, saved atomically each time a question starts or ends, so that a crash or a
-//! signal leaves an accurate record. A rerun reads it to skip what is done. `DIR/batch.lock`
-//! keeps two batches off one folder.
+//! and totals. While a batch runs, each question's start and end is appended to its journal
+//! (`journal.rs`) and `batch.json` is rewritten only now and then (`recorder.rs`); reading a
+//! manifest folds the journal in, so every reader (a rerun skipping what is done, `watch`,
+//! `batch export`) sees the latest state, mid-batch or after a crash, without writing
+//! anything. `DIR/batch.lock` keeps two batches off one folder.
 
-use crate::lockfile::{LockError, LockFile};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::journal;
 use crate::events::{RunStatus, Totals};
+use crate::lockfile::{LockError, LockFile};
 use crate::review::ReviewSummary;
 
 /// Where a question stands: waiting, running, or how its workflow ended.
@@ -128,6 +132,9 @@ pub enum ManifestError {
         dir: PathBuf,
         source: std::io::Error,
     },
+    /// The batch's recorder could not write what it was told (its first error).
+    #[error("the batch's record stopped: {0}")]
+    Recorder(String),
 }
 
 /// The manifest's path in `dir`.
@@ -151,8 +158,20 @@ pub fn lock(dir: &Path) -> Result<LockFile, ManifestError> {
 }
 
 impl Manifest {
-    /// The manifest in `dir`, or an empty one when there is none yet.
+    /// The manifest in `dir` with its journal's lines applied in order (the latest state, even
+    /// mid-batch or after a crash), or an empty one when there is none yet. Writes nothing.
     pub fn load(dir: &Path) -> Result<Manifest, ManifestError> {
+        let mut manifest = Manifest::load_file(dir)?;
+        let lines: Vec<Item> = journal::read(dir).map_err(|e| ManifestError::Read {
+            path: e.path,
+            message: e.message,
+        })?;
+        manifest.put_all(lines);
+        Ok(manifest)
+    }
+
+    /// `batch.json` alone, without the journal.
+    fn load_file(dir: &Path) -> Result<Manifest, ManifestError> {
         let path = path_in(dir);
         if !path.exists() {
             return Ok(Manifest::default());
@@ -166,8 +185,19 @@ impl Manifest {
         serde_json::from_str(&text).map_err(|e| read_err(e.to_string()))
     }
 
-    /// Saves the manifest in `dir` atomically.
+    /// Saves the manifest in `dir` as the batch's whole state: `batch.json` written durably,
+    /// then the journal, which it now holds, removed.
     pub fn save(&self, dir: &Path) -> Result<(), ManifestError> {
+        self.write_file(dir)?;
+        journal::remove(dir).map_err(|source| ManifestError::Write {
+            path: journal::path_in(dir),
+            source,
+        })
+    }
+
+    /// Writes `batch.json` atomically, leaving the journal as it is (a snapshot while the
+    /// batch runs: the journal still says what came after); returns the bytes written.
+    pub fn write_file(&self, dir: &Path) -> Result<usize, ManifestError> {
         let path = path_in(dir);
         let write_err = |source| ManifestError::Write {
             path: path.clone(),
@@ -175,7 +205,8 @@ impl Manifest {
         };
         let mut text = serde_json::to_string_pretty(self).map_err(|e| write_err(e.into()))?;
         text.push('\n');
-        crate::atomic::write(&path, text.as_bytes()).map_err(write_err)
+        crate::atomic::write(&path, text.as_bytes()).map_err(write_err)?;
+        Ok(text.len())
     }
 
     /// The item of question `id`.
@@ -188,6 +219,23 @@ impl Manifest {
         match self.items.iter_mut().find(|i| i.id == item.id) {
             Some(slot) => *slot = item,
             None => self.items.push(item),
+        }
+    }
+
+    /// Puts each of `items` in turn, as [`Manifest::put`] would, finding each slot at once.
+    pub fn put_all(&mut self, items: impl IntoIterator<Item = Item>) {
+        let mut slots: HashMap<String, usize> = HashMap::new();
+        for (n, item) in self.items.iter().enumerate() {
+            slots.entry(item.id.clone()).or_insert(n);
+        }
+        for item in items {
+            match slots.get(&item.id) {
+                Some(&n) => self.items[n] = item,
+                None => {
+                    slots.insert(item.id.clone(), self.items.len());
+                    self.items.push(item);
+                }
+            }
         }
     }
 }

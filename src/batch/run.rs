@@ -1,7 +1,8 @@
 //! A batch being run: one run per question, at most `jobs` at once on the run layer's
 //! scheduler, each through its [`RunQuestion`] (the batch never sees an engine) inside
-//! its [`question_span`], the manifest saved as each question starts and ends, each start and
-//! end told to the progress display and logged in one line. Ctrl-C or SIGTERM: no new
+//! its [`question_span`], each start and end handed to the batch's [`Recorder`] (which
+//! journals it on a thread of its own: the driver never waits for the disk), told to the
+//! progress display and logged in one line. Ctrl-C or SIGTERM: no new
 //! question starts, running ones checkpoint as a workflow does. An endpoint that cannot be
 //! used stops the batch too: no further question starts.
 
@@ -13,6 +14,7 @@ use tokio::sync::watch;
 use tracing::Instrument;
 
 use super::ask::{Ask, Ran, RunQuestion};
+use super::recorder::{Pace, Recorder};
 use super::{Item, ItemStatus, Manifest, Question};
 use crate::exit::CommandError;
 use crate::logging::question_span;
@@ -44,6 +46,8 @@ pub struct Batch<W> {
     /// An earlier batch's folder whose transcripts answer each question instead of the
     /// servers (`eval --replay`): question `x` from `DIR/x.transcript.jsonl`.
     pub replay_dir: Option<PathBuf>,
+    /// The writer of `batch.json` and its journal, from [`Batch::to_run`] to the end.
+    recorder: Option<Recorder>,
 }
 
 type Ended = Result<Ran, CommandError>;
@@ -66,11 +70,13 @@ impl<W: RunQuestion> Batch<W> {
             runner: Arc::new(runner),
             display: ProgressDisplay::for_terminal().map(|d| d as Arc<dyn Progress>),
             replay_dir,
+            recorder: None,
         }
     }
 
-    /// The new questions put in the manifest as `pending`, saved; returns those to run (every
-    /// question not done yet), in file order.
+    /// The new questions put in the manifest as `pending`, saved (with a journal left by a
+    /// crash folded in), and the recorder started; returns those to run (every question not
+    /// done yet), in file order.
     pub fn to_run(&mut self, questions: &[Question]) -> Result<Vec<Question>, CommandError> {
         let mut todo = Vec::new();
         for q in questions {
@@ -84,7 +90,7 @@ impl<W: RunQuestion> Batch<W> {
                 }
             }
         }
-        self.save()?;
+        self.open_record()?;
         Ok(todo)
     }
 
@@ -119,6 +125,8 @@ impl<W: RunQuestion> Batch<W> {
                     end.interrupted = true;
                     tracing::warn!("interrupted: no new question starts; running ones checkpoint");
                     let _ = tell.send(true);
+                    // `batch.json` as it stands, while the running ones checkpoint.
+                    self.recorder()?.write_soon().map_err(CommandError::failure)?;
                 }
                 done = questions.next() => {
                     if let Some(done) = done {
@@ -129,6 +137,9 @@ impl<W: RunQuestion> Batch<W> {
         }
         self.show(BatchUpdate::Finished);
         end.took = clock.elapsed();
+        if let Some(recorder) = self.recorder.take() {
+            recorder.finish().await.map_err(CommandError::failure)?;
+        }
         Ok(end)
     }
 
@@ -156,9 +167,8 @@ impl<W: RunQuestion> Batch<W> {
     /// A question starts: `running` in the manifest, a line on the display (or in the log,
     /// without one).
     fn started(&mut self, question: &Question) -> Result<Admit, CommandError> {
-        self.manifest
-            .put(self.item_of(question, ItemStatus::Running));
-        self.save()?;
+        let item = self.item_of(question, ItemStatus::Running);
+        self.record(item)?;
         match self.display {
             Some(_) => tracing::debug!("question `{}` starts", question.name),
             None => tracing::info!("question `{}` starts", question.name),
@@ -206,8 +216,7 @@ impl<W: RunQuestion> Batch<W> {
             tokens: item.totals.as_ref().map_or(0, |t| t.tokens.total_tokens),
         });
         tracing::info!("question `{}`: {}", question.name, ended_line(&item));
-        self.manifest.put(item);
-        self.save()
+        self.record(item)
     }
 
     fn item_of(&self, q: &Question, status: ItemStatus) -> Item {
@@ -224,8 +233,31 @@ impl<W: RunQuestion> Batch<W> {
         }
     }
 
-    fn save(&self) -> Result<(), CommandError> {
-        self.manifest.save(&self.dir).map_err(CommandError::failure)
+    /// Puts `item` in the manifest and hands it to the recorder.
+    fn record(&mut self, item: Item) -> Result<(), CommandError> {
+        self.manifest.put(item.clone());
+        self.recorder()?.record(item).map_err(CommandError::failure)
+    }
+
+    /// The recorder, opened if [`Batch::to_run`] did not.
+    fn recorder(&mut self) -> Result<&Recorder, CommandError> {
+        if self.recorder.is_none() {
+            self.open_record()?;
+        }
+        self.recorder
+            .as_ref()
+            .ok_or_else(|| CommandError::failure(anyhow::anyhow!("the batch has no record")))
+    }
+
+    /// `batch.json` saved as the manifest stands (a journal left by a crash is in it: the
+    /// folder's manifest was read with it) and the recorder started.
+    fn open_record(&mut self) -> Result<(), CommandError> {
+        // An earlier record ends first (it writes `batch.json` as it ends).
+        self.recorder = None;
+        let recorder = Recorder::open(&self.dir, self.manifest.clone(), Pace::default())
+            .map_err(CommandError::failure)?;
+        self.recorder = Some(recorder);
+        Ok(())
     }
 
     /// Feeds the batch's progress display (one line per running question).

@@ -1,11 +1,12 @@
-//! `researchflow batch`: many questions in one process against the mock LLM: the manifest,
-//! resume without touching what is done, interruption, per-question budgets, the folder lock,
-//! and what changed since an earlier batch.
+//! `researchflow batch`: many questions in one process against the mock LLM: the manifest
+//! and its journal, resume without touching what is done (after a signal, and after SIGKILL),
+//! interruption, per-question budgets, the folder lock, and what changed since an earlier
+//! batch.
 
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -33,13 +34,17 @@ fn manifest(s: &Setup) -> Value {
     read_json(&s.path().join("out/batch.json"))
 }
 
-/// Every file of the batch folder but the manifest and the lock, with its bytes.
+/// Every file of the batch folder but the manifest, its journal and the lock, with its bytes.
 fn question_files(s: &Setup) -> Vec<(String, Vec<u8>)> {
     let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(s.path().join("out"))
         .expect("out/")
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| !p.ends_with("batch.json") && !p.ends_with("batch.lock"))
+        .filter(|p| {
+            !["batch.json", "batch.lock", "batch.journal.ndjson"]
+                .iter()
+                .any(|name| p.ends_with(name))
+        })
         .map(|p| (p.display().to_string(), std::fs::read(&p).expect("read")))
         .collect();
     files.sort();
@@ -434,4 +439,178 @@ async fn a_bom_at_the_start_of_the_questions_file_is_not_part_of_the_first_quest
         (first.0.as_str(), first.1.as_str(), first.2.as_str()),
         ("first", "Q one?", "first.json")
     );
+}
+
+/// The batch folder's state as every reader sees it: `batch.json` with its journal folded in.
+fn state(s: &Setup) -> researchflow::batch::Manifest {
+    researchflow::batch::Manifest::load(&s.path().join("out")).expect("the manifest")
+}
+
+fn count(m: &researchflow::batch::Manifest, status: &str) -> usize {
+    m.items
+        .iter()
+        .filter(|i| i.status.as_str() == status)
+        .count()
+}
+
+/// SIGKILL with two questions done and two waiting for the model: `batch.json` may lag by
+/// seconds, the journal does not; a line the kill cut short is ignored. The rerun folds the
+/// journal in, asks nothing for the two done questions (their files untouched), resumes the
+/// others, and `batch.json` ends listing every question once, with no journal left.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_killed_mid_run_resumes_from_its_journal_and_runs_no_done_question_again() {
+    let llm = MockLlm::start().await;
+    let slow = Arc::new(AtomicBool::new(true));
+    let flag = Arc::clone(&slow);
+    let early = |req: &support::server::Recorded| {
+        let prompt = req.user_prompt().unwrap_or_default();
+        prompt.contains("Question number 0?") || prompt.contains("Question number 1?")
+    };
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => Reply::json(&searches_then_final(req, &["Search"])),
+        Agent::Analysis if !early(req) && flag.load(Ordering::SeqCst) => {
+            Reply::json(&json!({"summary": "S", "analysis": "A"})).delay(Duration::from_secs(30))
+        }
+        Agent::Final => Reply::content("Report."),
+        _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
+    });
+    let s = Setup::new(&llm, None);
+    questions(s.path(), 6);
+    let out_dir = s.path().join("out");
+    let watched = out_dir.clone();
+    let killed = batch(&s, &["--jobs", "2"])
+        .signal_when("KILL", move || {
+            researchflow::batch::Manifest::load(&watched)
+                .is_ok_and(|m| count(&m, "completed") == 2 && count(&m, "running") == 2)
+        })
+        .timeout(Duration::from_secs(30))
+        .run()
+        .await;
+    assert_eq!(killed.status, -1, "killed by the signal: {}", killed.stderr);
+    let journal = out_dir.join("batch.journal.ndjson");
+    assert!(journal.exists(), "a killed batch leaves its journal");
+    let m = state(&s);
+    assert_eq!(
+        (
+            count(&m, "completed"),
+            count(&m, "running"),
+            count(&m, "pending")
+        ),
+        (2, 2, 2),
+        "{m:?}"
+    );
+    let done: Vec<String> = m
+        .items
+        .iter()
+        .filter(|i| i.is_done())
+        .map(|i| i.plan_file.trim_end_matches(".json").to_string())
+        .collect();
+    let done_files = || -> Vec<(String, Vec<u8>)> {
+        question_files(&s)
+            .into_iter()
+            .filter(|(path, _)| {
+                done.iter()
+                    .any(|stem| path.starts_with(&format!("{stem}.")))
+            })
+            .collect()
+    };
+    let before = done_files();
+    assert!(
+        before.len() >= 4,
+        "plans and reports of the done: {before:?}"
+    );
+    // An append the kill cut short: a done question said to be running, without its end.
+    let first = &m.items[0];
+    let torn = format!(
+        r#"{{"id": "{}", "query": "{}", "status": "running", "pl"#,
+        first.id, first.query
+    );
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&journal)
+        .expect("journal");
+    std::io::Write::write_all(&mut file, torn.as_bytes()).expect("torn line");
+    drop(file);
+
+    slow.store(false, Ordering::SeqCst);
+    let asked_before = llm.chat_requests().len();
+    let out = batch(&s, &["--jobs", "2"])
+        .timeout(Duration::from_secs(30))
+        .run()
+        .await;
+    out.success();
+    assert_eq!(
+        out.stdout_json()["counts"]["completed"],
+        6,
+        "{}",
+        out.stdout
+    );
+    let asked: Vec<String> = llm.chat_requests()[asked_before..]
+        .iter()
+        .map(|r| r.user_prompt().unwrap_or_default())
+        .collect();
+    assert!(!asked.is_empty());
+    for prompt in &asked {
+        assert!(
+            !prompt.contains("Question number 0?") && !prompt.contains("Question number 1?"),
+            "a done question was asked again: {prompt}"
+        );
+    }
+    assert_eq!(
+        done_files(),
+        before,
+        "the done questions' files are not touched"
+    );
+    let items = manifest(&s)["items"].as_array().expect("items").clone();
+    let ids: std::collections::BTreeSet<&str> =
+        items.iter().filter_map(|i| i["id"].as_str()).collect();
+    assert_eq!(
+        (items.len(), ids.len()),
+        (6, 6),
+        "every question once: {items:?}"
+    );
+    assert!(
+        items.iter().all(|i| i["status"] == "completed"),
+        "{items:?}"
+    );
+    assert!(!journal.exists(), "folded into batch.json and removed");
+}
+
+/// Forty questions, eighty starts and ends: each is a line of the journal, and `batch.json`
+/// is written when the batch opens, when it ends, and at most once per 2 s between (before,
+/// at every start and end: 81 times, 1.5 GB for a batch of 1,000).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batch_json_is_not_rewritten_per_question_but_each_start_and_end_is_journaled() {
+    let llm = MockLlm::start().await;
+    stateless(&llm, 1, "S");
+    let s = Setup::new(&llm, None);
+    questions(s.path(), 40);
+    let clock = Instant::now();
+    let out = batch(&s, &["--jobs", "8", "-v"])
+        .timeout(Duration::from_secs(90))
+        .run()
+        .await;
+    let took = clock.elapsed();
+    out.success();
+    let line = out
+        .stderr
+        .lines()
+        .find(|l| l.contains("batch record:"))
+        .unwrap_or_else(|| panic!("no record line: {}", out.stderr));
+    let numbers: Vec<usize> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    let (lines, files) = match numbers[..] {
+        [.., lines, files] => (lines, files),
+        _ => panic!("{line}"),
+    };
+    assert_eq!(lines, 80, "{line}");
+    let bound = (took.as_secs_f64() / 2.0).floor() as usize + 2;
+    assert!(
+        (2..=bound).contains(&files),
+        "`batch.json` written {files} times in {took:?} (at most {bound}): {line}"
+    );
+    assert_eq!(count(&state(&s), "completed"), 40);
+    assert!(!s.path().join("out/batch.journal.ndjson").exists());
 }
