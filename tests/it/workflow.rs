@@ -715,9 +715,23 @@ async fn a_resumed_task_is_answered_from_the_transcript_for_the_calls_it_had_pai
     });
     let s = Setup::new(&llm, Some(&search));
     let plan_path = s.out();
+    let watched = plan_path.clone();
+    // Killed once the quick task's end is on disk and the slow one waits for its analysis.
     let killed = s
         .query("Q?")
-        .signal_when("KILL", move || reached.load(Ordering::SeqCst))
+        .signal_when("KILL", move || {
+            reached.load(Ordering::SeqCst)
+                && std::fs::read_to_string(&watched)
+                    .ok()
+                    .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+                    .is_some_and(|p| {
+                        p["nodes"].as_array().is_some_and(|nodes| {
+                            nodes
+                                .iter()
+                                .any(|n| n["node_id"] == "b" && n["status"] == "completed")
+                        })
+                    })
+        })
         .timeout(Duration::from_secs(30))
         .run()
         .await;
