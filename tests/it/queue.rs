@@ -1094,9 +1094,13 @@ async fn a_worker_cut_off_from_the_database_loses_its_question_and_stores_nothin
     export(&s, &url, "q", "out").run().await.success();
     let plan = only_plan(&s.path().join("out"));
     let c = &plan["nodes"][2];
-    assert_eq!(
-        (c["status"].as_str(), c["attempts"].as_u64()),
-        (Some("completed"), Some(2)),
-        "{c}"
+    // A task's start is checkpointed after the task is under way (RELIABILITY.md, "Running a
+    // workflow"): the cut-off worker's start of c reached the database only if that save came
+    // before the cut, so c ran once or twice as far as the database knows; ran again it was.
+    assert_eq!(c["status"].as_str(), Some("completed"), "{c}");
+    assert!(matches!(c["attempts"].as_u64(), Some(1 | 2)), "{c}");
+    assert!(
+        analyses_of(&llm, "Search 1") >= 2,
+        "c's analysis was asked on both workers"
     );
 }
