@@ -224,17 +224,35 @@ impl Manifest {
 
     /// Puts each of `items` in turn, as [`Manifest::put`] would, finding each slot at once.
     pub fn put_all(&mut self, items: impl IntoIterator<Item = Item>) {
-        let mut slots: HashMap<String, usize> = HashMap::new();
-        for (n, item) in self.items.iter().enumerate() {
+        let mut slots = Slots::of(self);
+        for item in items {
+            slots.put(self, item);
+        }
+    }
+}
+
+/// Where each question's item is in a manifest's `items`, for many puts in a row: each finds
+/// its slot at once instead of scanning the list.
+#[derive(Debug, Default)]
+pub struct Slots(HashMap<String, usize>);
+
+impl Slots {
+    /// The slots of `manifest` as it is (the first item of an id, as [`Manifest::item`]).
+    pub fn of(manifest: &Manifest) -> Slots {
+        let mut slots = HashMap::new();
+        for (n, item) in manifest.items.iter().enumerate() {
             slots.entry(item.id.clone()).or_insert(n);
         }
-        for item in items {
-            match slots.get(&item.id) {
-                Some(&n) => self.items[n] = item,
-                None => {
-                    slots.insert(item.id.clone(), self.items.len());
-                    self.items.push(item);
-                }
+        Slots(slots)
+    }
+
+    /// [`Manifest::put`] on `manifest`, whose slots these are.
+    pub fn put(&mut self, manifest: &mut Manifest, item: Item) {
+        match self.0.get(&item.id) {
+            Some(&n) => manifest.items[n] = item,
+            None => {
+                self.0.insert(item.id.clone(), manifest.items.len());
+                manifest.items.push(item);
             }
         }
     }

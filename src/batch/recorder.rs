@@ -10,7 +10,6 @@
 //! journal removed) before the first question starts. Ending it ([`Recorder::finish`], or
 //! dropping it) writes `batch.json` whole and removes the journal.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
@@ -20,6 +19,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
 use super::journal::{self, Journal};
+use super::manifest::Slots;
 use super::{Item, Manifest, ManifestError};
 
 /// How often `batch.json` may be rewritten while the batch runs: at most once per `min`, and
@@ -90,7 +90,7 @@ impl Recorder {
         let failed = Failed::default();
         let writer = Writer {
             dir: dir.to_path_buf(),
-            slots: slots_of(&manifest),
+            slots: Slots::of(&manifest),
             manifest,
             journal,
             pace,
@@ -181,20 +181,12 @@ fn stopped() -> ManifestError {
     ManifestError::Recorder("its writer stopped on an internal error".into())
 }
 
-fn slots_of(manifest: &Manifest) -> HashMap<String, usize> {
-    let mut slots = HashMap::new();
-    for (n, item) in manifest.items.iter().enumerate() {
-        slots.entry(item.id.clone()).or_insert(n);
-    }
-    slots
-}
-
 /// The writer's side, owned by its thread.
 struct Writer {
     dir: PathBuf,
     manifest: Manifest,
     /// Where each question's item is in `manifest.items`.
-    slots: HashMap<String, usize>,
+    slots: Slots,
     journal: Journal,
     pace: Pace,
     /// When `batch.json` may next be written.
@@ -268,14 +260,7 @@ impl Writer {
             })),
         }
         self.dirty = true;
-        match self.slots.get(&item.id) {
-            Some(&n) => self.manifest.items[n] = item,
-            None => {
-                self.slots
-                    .insert(item.id.clone(), self.manifest.items.len());
-                self.manifest.items.push(item);
-            }
-        }
+        self.slots.put(&mut self.manifest, item);
     }
 
     /// The journal synced; `batch.json` written if it is due.

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::support::fixtures::fixture;
 use crate::support::scenario::{
     Agent, KEY, SEARCH_KEY, Setup, agent, events_of, final_over, node, one_search_then_final,
-    plan_answer, read_json, scripted, searches_round, task_title, titles,
+    plan_answer, read_json, read_ndjson, scripted, searches_round, task_title, titles,
 };
 use crate::support::{Fault, MockLlm, MockSearch, Reply, SearchKind};
 
@@ -767,10 +767,8 @@ async fn a_resumed_task_is_answered_from_the_transcript_for_the_calls_it_had_pai
         "a completed task never runs again"
     );
     let transcript = plan_path.with_extension("transcript.jsonl");
-    let salvaged: Vec<Value> = std::fs::read_to_string(&transcript)
-        .expect("transcript")
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+    let salvaged: Vec<Value> = read_ndjson(&transcript)
+        .into_iter()
         .filter(|l| l["replayed"] == true)
         .collect();
     assert_eq!(salvaged.len(), 1, "{salvaged:?}");
