@@ -5,24 +5,35 @@
 //! In one-at-a-time mode ([`Server::one_at_a_time`]) requests take turns, in arrival order,
 //! from asking the route to answering, as a single-slot server such as llama-cpp-python does.
 //!
+//! A route may also answer with a body produced over time ([`Action::Stream`]): the core sends
+//! the head, then spawns the mock's [`Producer`], which feeds the body through a [`BodySender`]
+//! (a tokio channel of capacity 1). When the client goes, hyper drops the body, and the
+//! producer learns it at once: a send fails and [`BodySender::closed`] resolves. In
+//! one-at-a-time mode the turn moves into the producer's task and is released only when the
+//! producer returns, so a streamed answer holds the single slot until its generation ends.
+//! Producer tasks live in a `JoinSet` that dropping the [`Server`] aborts.
+//!
 //! Connections are served with hyper's low-level HTTP/1 connection so that a [`Fault::Drop`] can
 //! close the socket without writing a single response byte: the service returns an error and
 //! hyper abandons the connection. All connection tasks live in a `JoinSet` owned by the accept
 //! task, which [`Server`]'s `Drop` aborts, so hanging requests never keep a test alive.
 
+use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use futures_util::future::BoxFuture;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
+use tokio::sync::{OwnedMutexGuard, mpsc};
 use tokio::task::{JoinHandle, JoinSet};
 
 use super::fault::Fault;
@@ -160,8 +171,54 @@ fn hex(b: u8) -> Option<u8> {
 pub enum Action {
     /// Send this response.
     Respond(Response),
+    /// Send this head, then a body that a task produces over time.
+    Stream(Streamed),
     /// Carry out this fault.
     Fault(Fault),
+}
+
+/// A response whose body is produced while it is being sent: `status` and `headers` go out
+/// first, then whatever `produce` sends through its [`BodySender`]; the body ends when
+/// `produce` returns (or drops the sender).
+pub struct Streamed {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub produce: Producer,
+}
+
+/// Feeds a streamed body. It runs in its own task, which keeps the one-at-a-time turn until it
+/// returns and is aborted when the server is dropped.
+pub type Producer = Box<dyn FnOnce(BodySender) -> BoxFuture<'static, ()> + Send>;
+
+/// The client is no longer reading: hyper dropped the body because the connection closed.
+#[derive(Debug)]
+pub struct ClientGone;
+
+/// The producing end of a streamed body: a channel of capacity 1 into the response body, so a
+/// producer runs at most one chunk ahead of the connection and learns at once that the client
+/// left.
+pub struct BodySender(mpsc::Sender<Bytes>);
+
+impl BodySender {
+    /// Sends one chunk of the body; fails once the client has gone.
+    pub async fn send(&self, chunk: impl Into<Bytes>) -> Result<(), ClientGone> {
+        self.0.send(chunk.into()).await.map_err(|_| ClientGone)
+    }
+
+    /// Resolves when the client has gone (at once if it already has).
+    pub async fn closed(&self) {
+        self.0.closed().await;
+    }
+}
+
+/// A channel whose receiving end is a response body.
+fn body_channel() -> (BodySender, Body) {
+    let (tx, rx) = mpsc::channel::<Bytes>(1);
+    let chunks = futures_util::stream::unfold(rx, |mut rx| async move {
+        let chunk = rx.recv().await?;
+        Some((Ok::<_, Infallible>(chunk), rx))
+    });
+    (BodySender(tx), Body::from_stream(chunks))
 }
 
 /// A mock's decision for one request: wait `delay`, then carry out `action`.
@@ -182,6 +239,13 @@ impl Planned {
         Planned {
             delay: Duration::ZERO,
             action: Action::Fault(fault),
+        }
+    }
+
+    pub fn stream(streamed: Streamed) -> Planned {
+        Planned {
+            delay: Duration::ZERO,
+            action: Action::Stream(streamed),
         }
     }
 
@@ -229,9 +293,11 @@ struct Shared {
     in_flight: AtomicUsize,
     max_in_flight: AtomicUsize,
     one_at_a_time: AtomicBool,
-    /// Held from routing to answering in one-at-a-time mode; tokio's mutex is fair, so turns
-    /// follow arrival order.
-    turn: tokio::sync::Mutex<()>,
+    /// Held from routing to answering in one-at-a-time mode (for a streamed answer, until its
+    /// producer returns); tokio's mutex is fair, so turns follow arrival order.
+    turn: Arc<tokio::sync::Mutex<()>>,
+    /// The producers of streamed bodies; `None` once the server is dropped, which aborts them.
+    producers: Mutex<Option<JoinSet<()>>>,
 }
 
 /// Locks a mutex even if a panicking test thread poisoned it.
@@ -271,40 +337,9 @@ impl std::error::Error for DropConnection {}
 impl Shared {
     async fn handle(&self, req: hyper::Request<Incoming>) -> Result<Response, DropConnection> {
         let _in_flight = InFlight::enter(self);
-        let received_at = Instant::now();
-        let (parts, body) = req.into_parts();
-        let bytes = axum::body::to_bytes(Body::new(body), usize::MAX)
-            .await
-            .unwrap_or_default();
-        let raw_body = String::from_utf8_lossy(&bytes).into_owned();
-        let record = {
-            let mut requests = lock(&self.requests);
-            let record = Recorded {
-                seq: requests.len(),
-                method: parts.method.to_string(),
-                path: parts.uri.path().to_owned(),
-                query: parts.uri.query().unwrap_or("").to_owned(),
-                headers: parts
-                    .headers
-                    .iter()
-                    .map(|(k, v)| {
-                        (
-                            k.as_str().to_ascii_lowercase(),
-                            String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                        )
-                    })
-                    .collect(),
-                body: serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null),
-                raw_body,
-                received_at,
-                responded_at: None,
-            };
-            requests.push(record.clone());
-            record
-        };
-
-        let _turn = match self.one_at_a_time.load(Ordering::SeqCst) {
-            true => Some(self.turn.lock().await),
+        let record = self.record(req).await;
+        let turn = match self.one_at_a_time.load(Ordering::SeqCst) {
+            true => Some(self.turn.clone().lock_owned().await),
             false => None,
         };
         let planned = (self.route)(&record);
@@ -313,6 +348,7 @@ impl Shared {
         }
         let result = match planned.action {
             Action::Respond(response) => Ok(response),
+            Action::Stream(streamed) => Ok(self.stream(streamed, turn)),
             Action::Fault(Fault::Status {
                 status,
                 headers,
@@ -324,9 +360,61 @@ impl Shared {
         lock(&self.requests)[record.seq].responded_at = Some(Instant::now());
         result
     }
+
+    /// Reads the whole request and records it.
+    async fn record(&self, req: hyper::Request<Incoming>) -> Recorded {
+        let received_at = Instant::now();
+        let (parts, body) = req.into_parts();
+        let bytes = axum::body::to_bytes(Body::new(body), usize::MAX)
+            .await
+            .unwrap_or_default();
+        let raw_body = String::from_utf8_lossy(&bytes).into_owned();
+        let mut requests = lock(&self.requests);
+        let record = Recorded {
+            seq: requests.len(),
+            method: parts.method.to_string(),
+            path: parts.uri.path().to_owned(),
+            query: parts.uri.query().unwrap_or("").to_owned(),
+            headers: parts
+                .headers
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        k.as_str().to_ascii_lowercase(),
+                        String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                    )
+                })
+                .collect(),
+            body: serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null),
+            raw_body,
+            received_at,
+            responded_at: None,
+        };
+        requests.push(record.clone());
+        record
+    }
+
+    /// The head of a streamed response, its body fed by the producer in a task of its own that
+    /// holds the turn (if any) until it returns.
+    fn stream(&self, streamed: Streamed, turn: Option<OwnedMutexGuard<()>>) -> Response {
+        let (sender, body) = body_channel();
+        let mut response = raw_response(streamed.status, &streamed.headers, "");
+        *response.body_mut() = body;
+        let produce = (streamed.produce)(sender);
+        // A dropped server starts nothing: the sender is dropped and the body ends at once.
+        if let Some(producers) = lock(&self.producers).as_mut() {
+            while producers.try_join_next().is_some() {}
+            producers.spawn(async move {
+                produce.await;
+                drop(turn);
+            });
+        }
+        response
+    }
 }
 
-/// A running server; dropping it stops accepting and aborts every connection, hanging or not.
+/// A running server; dropping it stops accepting and aborts every connection, hanging or not,
+/// and every producer of a streamed body.
 pub struct Server {
     addr: SocketAddr,
     shared: Arc<Shared>,
@@ -346,7 +434,8 @@ impl Server {
             in_flight: AtomicUsize::new(0),
             max_in_flight: AtomicUsize::new(0),
             one_at_a_time: AtomicBool::new(false),
-            turn: tokio::sync::Mutex::new(()),
+            turn: Arc::new(tokio::sync::Mutex::new(())),
+            producers: Mutex::new(Some(JoinSet::new())),
         });
         let accept_task = tokio::spawn(accept_loop(listener, shared.clone()));
         Server {
@@ -390,6 +479,8 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         self.accept_task.abort();
+        // Dropping the set aborts every producer still running.
+        lock(&self.shared.producers).take();
     }
 }
 
