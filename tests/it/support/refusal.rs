@@ -1,5 +1,6 @@
 //! Requests a real server refuses outright, whatever the model would have answered: a
-//! `response_format` it does not support, or a parameter the model does not take. A [`Refusal`]
+//! `response_format` it does not support, a parameter the model does not take, or an argument
+//! the server does not know at all (`stream_options` on older servers). A [`Refusal`]
 //! says which requests to refuse and with which status; the body is the one real servers send
 //! for that status, naming the refused field as they do:
 //!
@@ -54,6 +55,8 @@ impl FormatKind {
 enum Target {
     Format(FormatKind),
     Param(String),
+    /// A parameter the server's API does not know (OpenAI: "Unrecognized request argument").
+    Unrecognized(String),
 }
 
 /// A rule: refuse every chat request it matches with `status` and a realistic body.
@@ -81,6 +84,17 @@ impl Refusal {
         }
     }
 
+    /// Refuses requests whose top-level body has the key `name`, as a server that does not
+    /// know the argument at all: with 400, OpenAI's `Unrecognized request argument supplied:
+    /// {name}` (`param` set, `code` null); with 422 or 500, the same validation error as
+    /// [`Refusal::param`].
+    pub fn unrecognized(name: &str, status: u16) -> Refusal {
+        Refusal {
+            target: Target::Unrecognized(name.to_owned()),
+            status,
+        }
+    }
+
     pub fn status(&self) -> u16 {
         self.status
     }
@@ -89,7 +103,7 @@ impl Refusal {
     pub fn matches(&self, body: &Value) -> bool {
         match &self.target {
             Target::Format(kind) => FormatKind::of(body) == Some(*kind),
-            Target::Param(name) => body.get(name.as_str()).is_some(),
+            Target::Param(name) | Target::Unrecognized(name) => body.get(name.as_str()).is_some(),
         }
     }
 
@@ -138,7 +152,7 @@ fn validation(target: &Target, body: &Value) -> Validation {
             input: format["schema"].clone(),
             expected: None,
         },
-        Target::Param(name) => Validation {
+        Target::Param(name) | Target::Unrecognized(name) => Validation {
             loc: path(&["body", name]),
             kind: "extra_forbidden",
             msg: "Extra inputs are not permitted".to_owned(),
@@ -240,6 +254,11 @@ fn openai_body(target: &Target, body: &Value) -> String {
             format!("Unsupported parameter: '{name}' is not supported with this model."),
             name.clone(),
             json!("unsupported_parameter"),
+        ),
+        Target::Unrecognized(name) => (
+            format!("Unrecognized request argument supplied: {name}"),
+            name.clone(),
+            Value::Null,
         ),
     };
     json!({
