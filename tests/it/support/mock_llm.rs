@@ -9,6 +9,13 @@
 //! `Authorization` ([`MockLlm::require_authorization`]) is checked on every path, after the rate
 //! limit and a crash. Everything is recorded by the shared core in `server.rs`; dropping the
 //! [`MockLlm`] shuts the server down.
+//!
+//! A chat request with `"stream": true` gets a content reply as server-sent events
+//! (`sse.rs`), paced and faulted as the [`Reply`] says, unless the server never streams
+//! ([`MockLlm::never_streams`]); raw and fault replies are served as they are, streaming or
+//! not. Each streamed generation is logged ([`MockLlm::streams`]); it stops when the client
+//! goes, unless the server keeps generating ([`MockLlm::keeps_generating`]). In one-at-a-time
+//! mode a streamed answer holds the turn until its generation ends.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -20,6 +27,7 @@ use serde_json::json;
 use super::fault::Fault;
 use super::refusal::{FormatKind, Refusal};
 use super::server::{Planned, Recorded, Route, Server, json_response, lock, raw_response};
+use super::sse::{self, Generation, StreamLog, StreamScript};
 
 /// The model name answered when a request names none.
 pub const DEFAULT_MODEL: &str = "mock-model";
@@ -57,6 +65,7 @@ impl Answer {
 pub struct Reply {
     kind: ReplyKind,
     delay: Duration,
+    stream: StreamScript,
 }
 
 impl Reply {
@@ -66,6 +75,7 @@ impl Reply {
         Reply {
             kind: ReplyKind::Content(Answer::new(text)),
             delay: Duration::ZERO,
+            stream: StreamScript::default(),
         }
     }
 
@@ -110,6 +120,7 @@ impl Reply {
         Reply {
             kind: ReplyKind::Fault(fault),
             delay: Duration::ZERO,
+            stream: StreamScript::default(),
         }
     }
 
@@ -121,12 +132,53 @@ impl Reply {
                 body: body.to_owned(),
             },
             delay: Duration::ZERO,
+            stream: StreamScript::default(),
         }
     }
 
-    /// Wait `d` before answering (also before a fault).
+    /// Wait `d` before answering (also before a fault); a streamed answer waits before its
+    /// response head.
     pub fn delay(mut self, d: Duration) -> Reply {
         self.delay = d;
+        self
+    }
+
+    /// When streamed, each piece of the text takes `d` to generate, so an answer of n pieces
+    /// takes about n x `d` after its head (default zero). Not streamed, this does nothing.
+    pub fn pace(mut self, d: Duration) -> Reply {
+        self.stream.pace(d);
+        self
+    }
+
+    /// When streamed, sends the first `n` pieces, then nothing more, and never ends the body:
+    /// a server gone silent mid-answer. The generation ends when the client goes (with
+    /// [`MockLlm::keeps_generating`], never: the server is hung). Replaces a
+    /// [`Reply::cut_after`].
+    pub fn stall_after(mut self, n: usize) -> Reply {
+        self.stream.stall_after(n);
+        self
+    }
+
+    /// When streamed, sends the first `n` pieces, then ends the body cleanly, with no
+    /// finish_reason chunk, no usage and no `[DONE]`: a stream cut short. Replaces a
+    /// [`Reply::stall_after`].
+    pub fn cut_after(mut self, n: usize) -> Reply {
+        self.stream.cut_after(n);
+        self
+    }
+
+    /// When streamed, sends the whole answer (finish_reason and usage chunks included) and
+    /// ends the body without `data: [DONE]`.
+    pub fn without_done(mut self) -> Reply {
+        self.stream.without_done();
+        self
+    }
+
+    /// When streamed, sends one event whose data is not JSON (a chunk cut off mid-object)
+    /// after the first `n` pieces (after the last one if the text has fewer), then goes on
+    /// normally.
+    pub fn malformed_event_after(mut self, n: usize) -> Reply {
+        self.stream.malformed_event_after(n);
         self
     }
 
@@ -155,20 +207,11 @@ pub fn completion(request: &Recorded, text: &str) -> serde_json::Value {
 /// The `chat.completion` object for `answer`, answering `request`, shaped like
 /// llama-cpp-python's (which also sends `"logprobs": null` in each choice).
 pub fn completion_of(request: &Recorded, answer: &Answer) -> serde_json::Value {
-    let model = request
-        .body
-        .get("model")
-        .and_then(|m| m.as_str())
-        .unwrap_or(DEFAULT_MODEL);
-    let created = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
     json!({
         "id": format!("chatcmpl-mock-{}", request.seq),
         "object": "chat.completion",
-        "created": created,
-        "model": model,
+        "created": created_now(),
+        "model": model_of(request),
         "choices": [{
             "index": 0,
             "message": { "role": "assistant", "content": answer.text },
@@ -181,6 +224,23 @@ pub fn completion_of(request: &Recorded, answer: &Answer) -> serde_json::Value {
             "total_tokens": answer.prompt_tokens + answer.completion_tokens,
         },
     })
+}
+
+/// The model a request names, [`DEFAULT_MODEL`] if none.
+pub fn model_of(request: &Recorded) -> &str {
+    request
+        .body
+        .get("model")
+        .and_then(|m| m.as_str())
+        .unwrap_or(DEFAULT_MODEL)
+}
+
+/// A completion's `created`: seconds since the Unix epoch.
+pub fn created_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 type Handler = Arc<dyn Fn(&Recorded) -> Reply + Send + Sync>;
@@ -201,6 +261,12 @@ struct State {
     context: AtomicUsize,
     /// The only `Authorization` accepted, see [`MockLlm::require_authorization`].
     authorization: Mutex<Option<String>>,
+    /// Answers `"stream": true` with plain JSON, see [`MockLlm::never_streams`].
+    never_streams: AtomicBool,
+    /// Streamed generations outlive their client, see [`MockLlm::keeps_generating`].
+    keeps_generating: AtomicBool,
+    /// Every streamed generation, in the order they started.
+    streams: Arc<Mutex<Vec<StreamLog>>>,
 }
 
 /// The rate limit of [`MockLlm::admit_per_second`]: a sliding one-second window over the
@@ -261,7 +327,7 @@ impl State {
                     self.refused.fetch_add(1, Ordering::SeqCst);
                     Planned::fault(refusal.fault(&request.body))
                 }
-                None => self.next_reply(request).plan(request),
+                None => self.answer(self.next_reply(request), request),
             },
             ("GET", "/v1/models") => Planned::respond(json_response(
                 200,
@@ -279,6 +345,23 @@ impl State {
                 404,
                 &json!({ "error": { "message": format!("mock llm: no route for {method} {path}") } }),
             )),
+        }
+    }
+
+    /// A reply as this server sends it: streamed when it is content, the request asks for a
+    /// stream and the server streams; otherwise as scripted.
+    fn answer(&self, reply: Reply, request: &Recorded) -> Planned {
+        let streams =
+            sse::wants_stream(&request.body) && !self.never_streams.load(Ordering::SeqCst);
+        match &reply.kind {
+            ReplyKind::Content(answer) if streams => {
+                let generation = Generation {
+                    keeps_generating: self.keeps_generating.load(Ordering::SeqCst),
+                    logs: self.streams.clone(),
+                };
+                sse::planned(request, answer, &reply.stream, generation).delay(reply.delay)
+            }
+            _ => reply.plan(request),
         }
     }
 
@@ -433,9 +516,36 @@ impl MockLlm {
 
     /// Answers one request at a time, in arrival order, as llama-cpp-python does: a request
     /// waits (in flight, unanswered) until the ones before it have been answered, delays
-    /// included. A hanging reply then blocks every later request.
+    /// included, and a streamed answer until its generation has ended (see
+    /// [`MockLlm::keeps_generating`]). A hanging reply then blocks every later request.
     pub fn one_at_a_time(&self) {
         self.server.one_at_a_time();
+    }
+
+    /// Refuses every chat request that carries `stream_options` with a 400 `Unrecognized
+    /// request argument supplied: stream_options`, as servers that predate the option do (a
+    /// [`Refusal::unrecognized`] rule, counted in [`MockLlm::refused`]).
+    pub fn refuse_stream_options(&self) {
+        self.refuse(Refusal::unrecognized("stream_options", 400));
+    }
+
+    /// From now on, ignores `"stream": true` and answers every content reply with the plain
+    /// `chat.completion` JSON, as a server that cannot stream does.
+    pub fn never_streams(&self) {
+        self.state.never_streams.store(true, Ordering::SeqCst);
+    }
+
+    /// From now on, a streamed generation goes on after its client has gone: each remaining
+    /// piece still takes its pace, as llama.cpp's server does in some versions, and in
+    /// one-at-a-time mode the next request waits for it. Without this, generation stops as
+    /// soon as the mock sees the client gone, as vLLM does.
+    pub fn keeps_generating(&self) {
+        self.state.keeps_generating.store(true, Ordering::SeqCst);
+    }
+
+    /// What each streamed generation did so far, in the order they started.
+    pub fn streams(&self) -> Vec<StreamLog> {
+        lock(&self.state.streams).clone()
     }
 
     /// "http://127.0.0.1:PORT/v1"

@@ -27,6 +27,7 @@ pub mod refusal;
 pub mod scenario;
 pub mod server;
 pub mod smtp;
+pub mod sse;
 pub mod thinkon;
 pub mod web_bodies;
 pub mod web_docs;
@@ -38,6 +39,7 @@ pub use mock_llm::{MockLlm, Reply, crashes_llama_cpp};
 pub use mock_search::{MockSearch, SearchHit, SearchKind};
 pub use refusal::{FormatKind, Refusal};
 pub use server::Recorded;
+pub use sse::StreamLog;
 pub use web_site::WebSite;
 
 /// A `reqwest` client builder for talking to the mocks directly from a test. The crate builds
