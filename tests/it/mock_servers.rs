@@ -1,5 +1,6 @@
 //! Self-tests of the test-support harness in `tests/it/support/`: the mock LLM and search servers
-//! are driven directly with reqwest (scripted replies, faults, delays, concurrency, auth), and
+//! are driven directly with reqwest (scripted replies, faults, delays, concurrency, auth, and
+//! the LLM's streamed answers read event by event, as a streaming client does), and
 //! the binary harness runs `researchflow --version` and `--help`. Everything here stays on
 //! 127.0.0.1 and is meant to finish in a few seconds.
 
@@ -9,8 +10,10 @@ use serde_json::{Value, json};
 
 use crate::support;
 use crate::support::mock_search::{result_url, slug};
+use crate::support::sse::pieces;
 use crate::support::{
-    Fault, FormatKind, MockLlm, MockSearch, Refusal, Reply, SearchKind, researchflow,
+    Fault, FormatKind, MockLlm, MockSearch, Recorded, Refusal, Reply, SearchKind, StreamLog,
+    researchflow,
 };
 
 fn client() -> reqwest::Client {
@@ -1020,4 +1023,394 @@ async fn binary_harness_runs_version_and_help() {
         .await;
     help.code(0);
     assert!(help.stdout.contains("researchflow"), "{help:?}");
+}
+
+fn stream_request(user: &str, include_usage: bool) -> Value {
+    let mut body = chat_body(user);
+    body["stream"] = json!(true);
+    if include_usage {
+        body["stream_options"] = json!({ "include_usage": true });
+    }
+    body
+}
+
+async fn post(client: &reqwest::Client, llm: &MockLlm, body: &Value) -> reqwest::Response {
+    client
+        .post(format!("{}/chat/completions", llm.base_url()))
+        .json(body)
+        .send()
+        .await
+        .expect("chat request")
+}
+
+/// A server-sent-event body read one event at a time, as a streaming client reads it.
+struct Events {
+    response: reqwest::Response,
+    buffer: Vec<u8>,
+}
+
+impl Events {
+    fn of(response: reqwest::Response) -> Events {
+        assert_eq!(response.status(), 200);
+        assert_eq!(response.headers()["content-type"], "text/event-stream");
+        Events {
+            response,
+            buffer: Vec::new(),
+        }
+    }
+
+    /// The data of the next event, `None` once the body has ended.
+    async fn next(&mut self) -> Option<String> {
+        loop {
+            if let Some(end) = self.buffer.windows(2).position(|w| w == b"\n\n") {
+                let event: Vec<u8> = self.buffer.drain(..end + 2).collect();
+                let event = String::from_utf8(event).expect("an event in UTF-8");
+                let data = event.strip_prefix("data: ").expect("a data line");
+                return Some(data.trim_end_matches('\n').to_owned());
+            }
+            match self.response.chunk().await.expect("a body chunk") {
+                Some(bytes) => self.buffer.extend_from_slice(&bytes),
+                None => {
+                    assert!(self.buffer.is_empty(), "unfinished event {:?}", self.buffer);
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// Every remaining event's data, to the end of the body.
+    async fn rest(mut self) -> Vec<String> {
+        let mut events = Vec::new();
+        while let Some(event) = self.next().await {
+            events.push(event);
+        }
+        events
+    }
+
+    /// Reads until `n` content pieces have come.
+    async fn pieces(&mut self, n: usize) {
+        let mut seen = 0;
+        while seen < n {
+            let event = self.next().await.expect("a piece before the end");
+            seen += usize::from(delta_content(&event).is_some_and(|c| !c.is_empty()));
+        }
+    }
+}
+
+/// The delta content of an event, if it is a JSON chunk with one.
+fn delta_content(event: &str) -> Option<String> {
+    let chunk: Value = serde_json::from_str(event).ok()?;
+    chunk["choices"][0]["delta"]["content"]
+        .as_str()
+        .map(str::to_owned)
+}
+
+/// The text a client assembles from the events it could parse.
+fn assembled(events: &[String]) -> String {
+    events.iter().filter_map(|e| delta_content(e)).collect()
+}
+
+fn chunks(events: &[String]) -> Vec<Value> {
+    events
+        .iter()
+        .map(|e| serde_json::from_str(e).unwrap_or_else(|_| panic!("not JSON: {e}")))
+        .collect()
+}
+
+/// Polls `llm`'s stream logs until `done` holds for the one of request `seq` (2 s at most).
+async fn stream_log(llm: &MockLlm, seq: usize, done: impl Fn(&StreamLog) -> bool) -> StreamLog {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let log = llm.streams().into_iter().find(|log| log.seq == seq);
+        if let Some(log) = log.filter(&done) {
+            return log;
+        }
+        assert!(Instant::now() < deadline, "{:?}", llm.streams());
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+#[test]
+fn stream_pieces_are_words_and_join_into_the_text() {
+    assert_eq!(pieces("Hello, world!"), ["Hello, ", "world!"]);
+    assert_eq!(
+        pieces("  lead\n\nand  trail  "),
+        ["  lead\n\n", "and  ", "trail  "]
+    );
+    assert_eq!(pieces(""), Vec::<&str>::new());
+    assert_eq!(pieces("   "), ["   "]);
+    assert_eq!(
+        pieces(r#"{"steps":[1,2]} ok"#),
+        [r#"{"steps""#, r#":[1,2]} "#, "ok"]
+    );
+    assert_eq!(pieces("ünïcödé-wörds 🦀"), ["ünïcödé-", "wörds ", "🦀"]);
+    for text in [
+        "plain words here",
+        "Grüße, 世界! 🦀🦀🦀🦀🦀🦀🦀🦀🦀🦀 tail\n",
+        &json!({ "title": "A plan", "steps": ["one", "two three"] }).to_string(),
+        "supercalifragilisticexpialidocious   ",
+    ] {
+        assert_eq!(pieces(text).concat(), text);
+        assert!(pieces(text).iter().all(|p| !p.is_empty()));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn llm_streams_content_as_openai_chunks() {
+    let llm = MockLlm::start().await;
+    let text = "Grüße, wörld — 世界 🦀\nsecond  line ";
+    let plan = json!({ "title": "Ünïcode \"quoted\" plan", "steps": ["a b", "c\nd"] });
+    llm.push(Reply::content(text));
+    llm.push(Reply::json(&plan).finish_reason("length").usage(5, 3));
+    llm.push(Reply::content("not streamed"));
+    let client = client();
+
+    let events = Events::of(post(&client, &llm, &stream_request("a", false)).await)
+        .rest()
+        .await;
+    assert_eq!(events.last().map(String::as_str), Some("[DONE]"));
+    let chunks = chunks(&events[..events.len() - 1]);
+    for chunk in &chunks {
+        assert_eq!(chunk["object"], "chat.completion.chunk");
+        assert_eq!(chunk["id"], "chatcmpl-mock-0");
+        assert_eq!(chunk["model"], "gpt-test");
+        assert!(chunk["created"].is_u64());
+        assert_eq!(chunk["choices"][0]["index"], 0);
+    }
+    assert_eq!(
+        chunks[0]["choices"][0]["delta"],
+        json!({ "role": "assistant", "content": "" })
+    );
+    let content = &chunks[1..chunks.len() - 1];
+    assert_eq!(content.len(), pieces(text).len());
+    assert!(
+        content
+            .iter()
+            .all(|c| c["choices"][0]["finish_reason"].is_null())
+    );
+    let last = &chunks[chunks.len() - 1];
+    assert_eq!(last["choices"][0]["delta"], json!({}));
+    assert_eq!(last["choices"][0]["finish_reason"], "stop");
+    assert!(
+        chunks.iter().all(|c| c.get("usage").is_none()),
+        "no usage asked"
+    );
+    assert_eq!(assembled(&events), text);
+
+    // With include_usage, a usage chunk without choices comes before [DONE].
+    let events = Events::of(post(&client, &llm, &stream_request("b", true)).await)
+        .rest()
+        .await;
+    let n = events.len();
+    assert_eq!(events[n - 1], "[DONE]");
+    let usage: Value = serde_json::from_str(&events[n - 2]).unwrap();
+    assert_eq!(usage["choices"], json!([]));
+    assert_eq!(
+        usage["usage"],
+        json!({ "prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8 })
+    );
+    let finish: Value = serde_json::from_str(&events[n - 3]).unwrap();
+    assert_eq!(finish["choices"][0]["finish_reason"], "length");
+    assert_eq!(assembled(&events), plan.to_string());
+
+    // Without `stream: true`, the plain completion as before.
+    assert_eq!(chat_content(&client, &llm, "c").await, "not streamed");
+
+    let logs = llm.streams();
+    assert_eq!(logs.iter().map(|l| l.seq).collect::<Vec<_>>(), [0, 1]);
+    for log in &logs {
+        assert!(log.completed, "{log:?}");
+        assert_eq!(log.pieces_sent, log.total_pieces);
+        assert_eq!(log.pieces_generated, log.total_pieces);
+        assert!(log.client_gone_at.is_none());
+        assert!(log.generation_ended_at.unwrap() >= log.started_at);
+    }
+    assert_eq!(logs[1].total_pieces, pieces(&plan.to_string()).len());
+}
+
+/// "w0 w1 ... w{n-1}": n pieces.
+fn words(n: usize) -> String {
+    (0..n)
+        .map(|i| format!("w{i}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn llm_stream_pace_spreads_the_pieces() {
+    let llm = MockLlm::start().await;
+    let pace = Duration::from_millis(40);
+    llm.push(Reply::content(&words(10)).pace(pace));
+    let client = client();
+    let started = Instant::now();
+    let mut events = Events::of(post(&client, &llm, &stream_request("a", false)).await);
+    events.pieces(1).await;
+    let first = started.elapsed();
+    let rest = events.rest().await;
+    let elapsed = started.elapsed();
+    assert!(first >= pace, "{first:?}");
+    assert!(elapsed >= pace * 10, "{elapsed:?}");
+    assert_eq!(rest.last().map(String::as_str), Some("[DONE]"));
+    let log = stream_log(&llm, 0, |log| log.completed).await;
+    assert_eq!((log.total_pieces, log.pieces_sent), (10, 10));
+    assert!(log.generation_ended_at.unwrap() - log.started_at >= pace * 10);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn llm_stream_stall_goes_silent_until_the_client_leaves() {
+    let llm = MockLlm::start().await;
+    llm.push(Reply::content(&words(10)).stall_after(3));
+    let client = client();
+    let mut events = Events::of(post(&client, &llm, &stream_request("a", true)).await);
+    events.pieces(3).await;
+    let silent = tokio::time::timeout(Duration::from_millis(300), events.next()).await;
+    assert!(
+        silent.is_err(),
+        "a stalled stream sends nothing more: {silent:?}"
+    );
+    let running = &llm.streams()[0];
+    assert!(running.client_gone_at.is_none() && running.generation_ended_at.is_none());
+    let dropped = Instant::now();
+    drop(events);
+    let log = stream_log(&llm, 0, |log| log.generation_ended_at.is_some()).await;
+    let gone = log.client_gone_at.expect("the mock saw the client go");
+    assert!(gone >= dropped, "{log:?}");
+    assert!(!log.completed);
+    assert_eq!((log.pieces_sent, log.total_pieces), (3, 10));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn llm_stream_faults_shape_the_body() {
+    let llm = MockLlm::start().await;
+    let text = words(5);
+    llm.push_all([
+        Reply::content(&text).cut_after(2),
+        Reply::content(&text).without_done(),
+        Reply::content(&text).malformed_event_after(1),
+        Reply::raw(200, r#"{"choices": ["#),
+        Reply::fault(Fault::server_error(503)),
+    ]);
+    let client = client();
+    let body = stream_request("q", true);
+
+    // Cut: the role chunk and two pieces, then the body ends.
+    let cut = Events::of(post(&client, &llm, &body).await).rest().await;
+    assert_eq!(cut.len(), 3, "{cut:?}");
+    assert_eq!(assembled(&cut), "w0 w1 ");
+    assert!(
+        chunks(&cut)
+            .iter()
+            .all(|c| c["choices"][0]["finish_reason"].is_null())
+    );
+
+    // Without [DONE]: everything else, the usage chunk last.
+    let undone = Events::of(post(&client, &llm, &body).await).rest().await;
+    assert_eq!(assembled(&undone), text);
+    let chunks = chunks(&undone);
+    assert_eq!(chunks.len(), 1 + 5 + 2, "{undone:?}");
+    assert_eq!(chunks[6]["choices"][0]["finish_reason"], "stop");
+    assert_eq!(chunks[7]["usage"]["total_tokens"], 18);
+
+    // Malformed: one event after the first piece is not JSON; the rest follows as usual.
+    let malformed = Events::of(post(&client, &llm, &body).await).rest().await;
+    assert_eq!(malformed.len(), 1 + 1 + 1 + 4 + 2 + 1, "{malformed:?}");
+    assert!(serde_json::from_str::<Value>(&malformed[2]).is_err());
+    assert!(malformed[2].starts_with('{'), "{malformed:?}");
+    assert_eq!(assembled(&malformed), text);
+    assert_eq!(malformed.last().map(String::as_str), Some("[DONE]"));
+
+    // Raw replies and faults are served as scripted, not streamed.
+    let raw = post(&client, &llm, &body).await;
+    assert_eq!(raw.headers()["content-type"], "application/json");
+    assert_eq!(raw.text().await.unwrap(), r#"{"choices": ["#);
+    assert_eq!(post(&client, &llm, &body).await.status(), 503);
+
+    let logs = llm.streams();
+    assert_eq!(logs.len(), 3);
+    assert_eq!((logs[0].pieces_sent, logs[0].total_pieces), (2, 5));
+    assert!(logs.iter().all(|log| log.completed), "{logs:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn llm_may_refuse_stream_options_or_never_stream() {
+    let llm = MockLlm::start().await;
+    llm.refuse_stream_options();
+    llm.push(Reply::content("streamed"));
+    let client = client();
+    let refused = post(&client, &llm, &stream_request("a", true)).await;
+    assert_eq!(refused.status(), 400);
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(
+        body,
+        json!({"error": {
+            "message": "Unrecognized request argument supplied: stream_options",
+            "type": "invalid_request_error", "param": "stream_options", "code": null,
+        }})
+    );
+    assert_eq!((llm.refused(), llm.pending()), (1, 1));
+    let events = Events::of(post(&client, &llm, &stream_request("b", false)).await)
+        .rest()
+        .await;
+    assert_eq!(assembled(&events), "streamed");
+
+    let plain = MockLlm::start().await;
+    plain.never_streams();
+    plain.push(Reply::content("whole").pace(Duration::from_secs(5)));
+    let response = post(&client, &plain, &stream_request("a", true)).await;
+    assert_eq!(response.headers()["content-type"], "application/json");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["object"], "chat.completion");
+    assert_eq!(body["choices"][0]["message"]["content"], "whole");
+    assert!(plain.streams().is_empty());
+}
+
+/// One-at-a-time: request 0 streams ten pieces at `pace`, its client reads one and leaves,
+/// then request 1 asks for a plain answer. Returns the stream's log and request 1's record.
+async fn dropped_stream_then_next(llm: &MockLlm, pace: Duration) -> (StreamLog, Recorded) {
+    llm.one_at_a_time();
+    llm.push(Reply::content(&words(10)).pace(pace));
+    llm.push(Reply::content("next"));
+    let client = client();
+    let mut events = Events::of(post(&client, llm, &stream_request("a", false)).await);
+    events.pieces(1).await;
+    drop(events);
+    assert_eq!(chat_content(&client, llm, "b").await, "next");
+    let log = stream_log(llm, 0, |log| log.generation_ended_at.is_some()).await;
+    (log, llm.requests()[1].clone())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_at_a_time_frees_the_slot_when_a_streams_client_leaves() {
+    let pace = Duration::from_millis(200);
+    let llm = MockLlm::start().await;
+    let (log, next) = dropped_stream_then_next(&llm, pace).await;
+    let ended = log.generation_ended_at.unwrap();
+    assert!(!log.completed, "{log:?}");
+    assert!(log.client_gone_at.is_some_and(|gone| gone <= ended));
+    assert!(log.pieces_generated < 10 && log.pieces_sent < 10, "{log:?}");
+    let answered = next.responded_at.unwrap();
+    assert!(answered >= ended, "the turn is held until generation stops");
+    assert!(
+        answered < log.started_at + pace * 10,
+        "answered before the abandoned answer's full generation: {log:?} {next:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_at_a_time_waits_for_a_generation_that_outlives_its_client() {
+    let pace = Duration::from_millis(150);
+    let llm = MockLlm::start().await;
+    llm.keeps_generating();
+    let (log, next) = dropped_stream_then_next(&llm, pace).await;
+    let ended = log.generation_ended_at.unwrap();
+    assert!(log.completed, "{log:?}");
+    assert_eq!(log.pieces_generated, 10);
+    assert!(log.pieces_sent < 10, "{log:?}");
+    assert!(log.client_gone_at.is_some_and(|gone| gone < ended));
+    assert!(ended - log.started_at >= pace * 10, "{log:?}");
+    assert!(
+        next.received_at < ended,
+        "request 1 came during the generation"
+    );
+    assert!(next.responded_at.unwrap() >= ended, "{next:?} {log:?}");
 }
