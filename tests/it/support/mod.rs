@@ -1,8 +1,9 @@
 //! Test support for researchflow's integration tests: real HTTP servers on loopback that play
-//! an OpenAI-compatible chat-completions API ([`MockLlm`]) and three web-search APIs
-//! ([`MockSearch`]), scripted faults ([`Fault`]) shared by both, the refusals real LLM servers
-//! answer with ([`Refusal`]), and a builder that runs the real `researchflow` binary in an
-//! isolated environment ([`researchflow`]), on a real terminal if asked (`pty.rs`); whole
+//! an OpenAI-compatible chat-completions API ([`MockLlm`], streamed answers in `sse.rs`) and
+//! three web-search APIs ([`MockSearch`]), scripted faults ([`Fault`]) shared by both, the
+//! refusals real LLM servers answer with ([`Refusal`]), and a builder that runs the real
+//! `researchflow` binary in an isolated environment ([`researchflow`]), on a real terminal if
+//! asked (`pty.rs`); whole
 //! workflow scenarios over the mocks (`scenario.rs`); the repository's fixtures and offline
 //! runs over its corpus (`fixtures.rs`); a web site of real documents for a page reader
 //! ([`WebSite`], its pages in `web_docs.rs`); and the edits and assertions of the validator

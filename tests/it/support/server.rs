@@ -54,8 +54,8 @@ pub struct Recorded {
     pub body: serde_json::Value,
     pub raw_body: String,
     pub received_at: Instant,
-    /// When the response was handed to the connection (or the connection dropped); `None`
-    /// while the request hangs or is still being delayed.
+    /// When the response (for a streamed body, its head) was handed to the connection (or the
+    /// connection dropped); `None` while the request hangs or is still being delayed.
     pub responded_at: Option<Instant>,
 }
 

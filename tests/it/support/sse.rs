@@ -179,8 +179,8 @@ pub fn planned(
         ],
         produce: Box::new(move |body| {
             Box::pin(async move {
-                let producer = Producer::start(body, seq, total_pieces, pace, generation);
-                producer.run(events, stalls).await;
+                let generator = Generator::start(body, seq, total_pieces, pace, generation);
+                generator.run(events, stalls).await;
             })
         }),
     })
@@ -245,7 +245,7 @@ fn events(
 }
 
 /// One generation in progress: sends its events, watches the client, logs as it goes.
-struct Producer {
+struct Generator {
     body: BodySender,
     pace: Duration,
     keeps_generating: bool,
@@ -255,14 +255,14 @@ struct Producer {
     gone: bool,
 }
 
-impl Producer {
+impl Generator {
     fn start(
         body: BodySender,
         seq: usize,
         total_pieces: usize,
         pace: Duration,
         generation: Generation,
-    ) -> Producer {
+    ) -> Generator {
         let index = {
             let mut logs = lock(&generation.logs);
             logs.push(StreamLog {
@@ -277,7 +277,7 @@ impl Producer {
             });
             logs.len() - 1
         };
-        Producer {
+        Generator {
             body,
             pace,
             keeps_generating: generation.keeps_generating,
