@@ -5,10 +5,11 @@
 
 Listens on 127.0.0.1 (a free port), forwards every request to UPSTREAM's host with the same
 method, path, query, headers and body, and returns the upstream status, headers and body
-unchanged, error statuses included. Each request appends one JSON line to LOG_FILE once the
+unchanged, error statuses included; a streamed answer (text/event-stream) is relayed as it
+comes, and a client that leaves mid-stream closes the upstream connection too. Each request appends one JSON line to LOG_FILE once the
 upstream has answered: {"method", "path", "body": <parsed JSON or null>, "status": <upstream
 status, or null if the upstream could not be reached>, "elapsed_ms": <time to the upstream's
-answer>}. Requests still waiting for the upstream
+answer (its head, for a stream)>}. Requests still waiting for the upstream
 when the proxy is stopped (SIGTERM, SIGINT) are logged then, with status null, so the log holds
 every request that arrived. Once listening it prints its base URL (UPSTREAM's path kept, e.g.
 http://127.0.0.1:PORT/v1) on stdout and flushes it.
@@ -87,6 +88,11 @@ class RequestLog:
             log.write(json.dumps(entry) + "\n")
 
 
+def is_event_stream(headers):
+    return any(name.lower() == "content-type" and value.lower().startswith("text/event-stream")
+               for name, value in headers)
+
+
 def make_handler(upstream, log):
     origin = f"{upstream.scheme}://{upstream.netloc}"
 
@@ -104,9 +110,17 @@ def make_handler(upstream, log):
             status, reply_headers, reply = None, [], b""
             try:
                 with OPENER.open(request, timeout=UPSTREAM_TIMEOUT_S) as response:
-                    status, reply_headers, reply = response.status, response.getheaders(), response.read()
+                    status, reply_headers = response.status, response.getheaders()
+                    if is_event_stream(reply_headers):
+                        # Relayed as it comes; a client that leaves closes the upstream too.
+                        log.answered(request_id, status)
+                        self.relay(status, reply_headers, response)
+                        return
+                    reply = response.read()
             except urllib.error.HTTPError as err:  # 3xx/4xx/5xx: passed through unchanged
                 status, reply_headers, reply = err.code, err.headers.items(), err.read()
+            except (BrokenPipeError, ConnectionResetError):
+                raise
             except Exception as err:  # unreachable upstream or timeout: the client sees a 502
                 reply = json.dumps({"error": {"message": f"record-proxy: upstream failed: {err}",
                                               "type": "proxy_error"}}).encode()
@@ -121,6 +135,23 @@ def make_handler(upstream, log):
             self.end_headers()
             if self.command != "HEAD":
                 self.wfile.write(reply)
+
+        def relay(self, status, reply_headers, response):
+            """A streamed answer (server-sent events), passed on chunk by chunk."""
+            self.send_response_only(status)
+            for name, value in reply_headers:
+                if name.lower() not in HOP_BY_HOP:
+                    self.send_header(name, value)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            while True:
+                chunk = response.read1(65536)
+                if not chunk:
+                    break
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self.wfile.flush()
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
 
         do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = forward
 

@@ -170,6 +170,21 @@ pub enum Event {
         to: String,
         status: u16,
     },
+    /// A model answer that was streamed, once complete: how long its first token took and
+    /// how fast the rest came (one event a call, never one a token).
+    LlmStreamed {
+        node: String,
+        role: &'static str,
+        model: String,
+        /// From the request to the first token.
+        first_token_ms: Option<u64>,
+        /// The answer's tokens (as the server reported them).
+        tokens: u64,
+        /// From the first token to the last.
+        tokens_per_second: Option<f64>,
+        /// From the request to the end of the answer.
+        ms: u64,
+    },
 
     // The review of the report.
     ReviewFinished {

@@ -5,7 +5,7 @@
 use super::EventLog;
 use super::catalogue::{Event, ReviewFailed};
 use crate::http::{GateWait, RetryNotice, RetryObserver};
-use crate::llm::{CallObserver, Negotiated, PageNote};
+use crate::llm::{CallObserver, Negotiated, PageNote, Progress, Streamed};
 use crate::review::{ReviewFinished, ReviewObserver};
 use crate::text::Cut;
 
@@ -72,6 +72,25 @@ impl CallObserver for Observer<'_> {
             from: change.from.clone(),
             to: change.to.clone(),
             status: change.status,
+        });
+    }
+
+    fn on_tokens(&self, progress: &Progress) {
+        self.log
+            .tokens(&self.node, progress.tokens, progress.tokens_per_second());
+    }
+
+    fn on_streamed(&self, call: &Streamed) {
+        let ms = |d: std::time::Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        let p = &call.progress;
+        self.emit(Event::LlmStreamed {
+            node: self.node.clone(),
+            role: call.role,
+            model: call.model.clone(),
+            first_token_ms: p.first_token.map(ms),
+            tokens: call.completion_tokens,
+            tokens_per_second: p.tokens_per_second().map(|r| (r * 10.0).round() / 10.0),
+            ms: ms(p.elapsed),
         });
     }
 

@@ -22,6 +22,10 @@ pub enum HttpError {
     },
     #[error("`{url}` did not answer within {timeout:?}")]
     Timeout { url: String, timeout: Duration },
+    /// A streamed answer (or a server known to stream) sent nothing for `idle`
+    /// (`timeouts.idleMs`): the connection was closed, which stops the server's generation.
+    #[error("`{url}` sent nothing for {idle:?} (timeouts.idleMs) and was cut off")]
+    Silent { url: String, idle: Duration },
     #[error("cannot reach `{url}`: {message}")]
     Connect { url: String, message: String },
     #[error("connection to `{url}` failed mid-request: {message}")]
@@ -51,9 +55,10 @@ impl HttpError {
                 408 | 500..=599 => true,
                 _ => false,
             },
-            HttpError::Timeout { .. } | HttpError::Connect { .. } | HttpError::Transport { .. } => {
-                true
-            }
+            HttpError::Timeout { .. }
+            | HttpError::Silent { .. }
+            | HttpError::Connect { .. }
+            | HttpError::Transport { .. } => true,
             HttpError::Decode { .. }
             | HttpError::Refused { .. }
             | HttpError::Unresolvable { .. } => false,
@@ -78,6 +83,7 @@ impl HttpError {
         match self {
             HttpError::Status { status, .. } => format!("HTTP {status}"),
             HttpError::Timeout { .. } => "timeout".into(),
+            HttpError::Silent { .. } => "silent".into(),
             HttpError::Connect { .. } => "connect".into(),
             HttpError::Transport { .. } => "connection dropped".into(),
             HttpError::Decode { .. } => "malformed answer".into(),

@@ -28,11 +28,22 @@ pub async fn send_once(
     timeout: Duration,
     secrets: &[ApiKey],
 ) -> Result<String, HttpError> {
-    let mut response = request
+    let response = request
         .timeout(timeout)
         .send()
         .await
         .map_err(|e| HttpError::from_reqwest(url, timeout, e))?;
+    read_body(response, url, timeout, secrets).await
+}
+
+/// The body of `response` (a request to `url` sent with `timeout`): the text of a 2xx answer,
+/// else [`HttpError::Status`] with the body redacted of `secrets` and cut short.
+pub async fn read_body(
+    mut response: reqwest::Response,
+    url: &BaseUrl,
+    timeout: Duration,
+    secrets: &[ApiKey],
+) -> Result<String, HttpError> {
     let status = response.status();
     let retry_after = parse_retry_after(response.headers());
     let mut body: Vec<u8> = Vec::new();
@@ -42,13 +53,7 @@ pub async fn send_once(
         .map_err(|e| HttpError::from_reqwest(url, timeout, e))?
     {
         if body.len() + chunk.len() > MAX_BODY_BYTES {
-            return Err(HttpError::Decode {
-                url: url.to_string(),
-                message: format!(
-                    "the answer is larger than {} MiB, which no API we call sends: check the URL",
-                    MAX_BODY_BYTES / (1024 * 1024)
-                ),
-            });
+            return Err(too_large(url));
         }
         body.extend_from_slice(&chunk);
     }
@@ -68,4 +73,15 @@ pub async fn send_once(
         });
     }
     Ok(text)
+}
+
+/// The error of an answer larger than [`MAX_BODY_BYTES`].
+pub fn too_large(url: &BaseUrl) -> HttpError {
+    HttpError::Decode {
+        url: url.to_string(),
+        message: format!(
+            "the answer is larger than {} MiB, which no API we call sends: check the URL",
+            MAX_BODY_BYTES / (1024 * 1024)
+        ),
+    }
 }

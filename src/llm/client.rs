@@ -15,16 +15,20 @@ use std::time::Duration;
 use reqwest::Method;
 
 use super::answer::{ChatAnswer, LlmError};
+use super::negotiate::Refusal;
 use super::negotiate::{Capabilities, Form, Negotiator, Sent, TokenParam, classify};
-use super::observer::{CallObserver, Negotiated};
+use super::observer::{CallObserver, Negotiated, Streamed};
 use super::schema::JsonSchema;
+use super::stream::{Answered, Asked, Progress, send_streamed};
 use super::taped::{CallTape, Caller, replayed};
-use super::types::{ChatRequest, ChatResponse, JsonSchemaFormat, Message, ResponseFormat};
-use crate::http::auth::sends_user_part;
-use crate::http::error::is_context_overflow;
-use crate::http::{AtGate, Gate, Gates, HttpError, Unusable, send_once, with_retry_at_gate};
+use super::types::{
+    ChatRequest, ChatResponse, JsonSchemaFormat, Message, ResponseFormat, StreamOptions,
+};
+use crate::http::{AtGate, Gate, Gates, HttpError, send_once, with_retry_at_gate};
 use crate::settings::{ApiKey, BaseUrl, LlmEndpoint, RetrySettings, Role, Settings, SettingsError};
 use crate::transcript::{Site, Tape};
+
+mod explain;
 
 /// What shape of answer a call wants.
 #[derive(Debug, Clone, Copy)]
@@ -42,6 +46,7 @@ pub struct LlmClient {
     role: Role,
     endpoint: LlmEndpoint,
     timeout: Duration,
+    idle: Duration,
     retry: RetrySettings,
     negotiator: Arc<Negotiator>,
     gate: Arc<Gate>,
@@ -72,6 +77,7 @@ impl LlmClient {
             role,
             endpoint,
             timeout: settings.llm_timeout,
+            idle: settings.llm_idle,
             retry: settings.retry,
             negotiator,
             gate,
@@ -150,52 +156,6 @@ impl LlmClient {
             .map_err(|e| self.explain(e))
     }
 
-    /// `err` as [`LlmError::Unusable`] when the endpoint cannot be used as configured.
-    fn explain(&self, err: LlmError) -> LlmError {
-        let LlmError::Http(http) = &err else {
-            return err;
-        };
-        let role = self.role.as_str();
-        let url = self.url();
-        if let HttpError::Status { status, body, .. } = http
-            && is_context_overflow(*status, body)
-        {
-            return LlmError::TooLong {
-                message: format!(
-                    "the {role} model `{}` at `{url}` cannot take this request: the messages and the token limit do not fit in its context (HTTP {status}: {}); use a model with a longer context, a lower `maxTokens` (or `roles.{role}.maxTokens`), or shorter prompts (`promptsDir`)",
-                    self.endpoint.model,
-                    server_message(body)
-                ),
-            };
-        }
-        let Some(why) = http.unusable() else {
-            return err;
-        };
-        let message = match why {
-            Unusable::Unreachable => format!(
-                "cannot reach the {role} model server at `{url}`: check `baseURL` (or `roles.{role}.baseURL`) and that the server runs"
-            ),
-            Unusable::KeyRefused(status)
-                if sends_user_part(&self.endpoint.base_url, self.endpoint.api_key.as_ref()) =>
-            {
-                format!(
-                    "the {role} model server `{url}` refused the user and password of its URL (HTTP {status}, sent as Basic auth): correct them in `baseURL` (or `roles.{role}.baseURL`), or set `apiKey` if the server wants a key instead"
-                )
-            }
-            Unusable::KeyRefused(status) => format!(
-                "the {role} model server `{url}` refused the API key (HTTP {status}): set `apiKey` (or `roles.{role}.apiKey`) or export `OPENAI_API_KEY`"
-            ),
-            Unusable::NotFound => format!(
-                "the {role} model server `{url}` answered HTTP 404: it has no model `{}` there; check `model` (or `roles.{role}.model`) and `baseURL`",
-                self.endpoint.model
-            ),
-            Unusable::QuotaExhausted => format!(
-                "the {role} model server `{url}` says the account's quota is exhausted (HTTP 429 insufficient_quota): add credit or use another key"
-            ),
-        };
-        LlmError::Unusable { why, message }
-    }
-
     async fn negotiated_chat(
         &self,
         messages: &[Message],
@@ -216,7 +176,8 @@ impl LlmClient {
                 return result;
             };
             tried += 1;
-            let sent = sent(caps, want, self.endpoint.temperature.is_some());
+            let stream = caps.stream && self.endpoint.stream;
+            let sent = sent(caps, want, self.endpoint.temperature.is_some(), stream);
             let next = classify(*status, body, sent)
                 .and_then(|refusal| self.negotiator.refused(&key, caps, refusal));
             let Some((_, change)) = next.filter(|_| tried < MAX_RENEGOTIATIONS) else {
@@ -257,6 +218,7 @@ impl LlmClient {
             Want::Text => None,
             Want::Json(schema) => response_format(schema, caps.form),
         };
+        let stream = caps.stream && self.endpoint.stream;
         let body = ChatRequest {
             model: &self.endpoint.model,
             messages,
@@ -265,50 +227,117 @@ impl LlmClient {
             max_completion_tokens: (caps.tokens == TokenParam::MaxCompletionTokens)
                 .then_some(limit),
             temperature: self.endpoint.temperature.filter(|_| caps.temperature),
+            stream,
+            stream_options: (stream && caps.stream_usage).then_some(StreamOptions {
+                include_usage: true,
+            }),
         };
-        let sent = sent(caps, want, body.temperature.is_some());
+        let sent = sent(caps, want, body.temperature.is_some(), stream);
         let url = self.url();
         let what = format!("{} LLM", self.role.as_str());
         let gate = AtGate {
             gate: &self.gate,
             tokens: estimated_tokens(messages, limit),
         };
-        let text = with_retry_at_gate(&self.retry, &what, observer, Some(gate), || async {
-            let started = std::time::Instant::now();
-            let result = self.send_once(&url, &body, sent).await;
-            if let Some(tape) = tape {
-                tape.attempted(&body, &result, started.elapsed());
-            }
-            result
-        })
-        .await?;
+        let prompt_tokens = u64::from(estimated_tokens(messages, 0));
+        let (text, progress) =
+            with_retry_at_gate(&self.retry, &what, observer, Some(gate), || async {
+                let started = std::time::Instant::now();
+                let result = self
+                    .send_once(&url, &body, sent, prompt_tokens, observer)
+                    .await;
+                if let Some(tape) = tape {
+                    tape.attempted(&body, &result, started.elapsed());
+                }
+                result
+            })
+            .await?;
         let answer = read_answer(&text, &url.to_string());
+        if let (Some(progress), Ok(answer)) = (progress, &answer) {
+            observer.on_streamed(&Streamed {
+                role: self.role.as_str(),
+                model: self.endpoint.model.clone(),
+                progress,
+                completion_tokens: answer.usage.completion_tokens,
+            });
+        }
         if let Some(tape) = tape {
             tape.answered(&body, &answer);
         }
         answer
     }
 
-    /// One attempt. An error answer that refuses a negotiable part of the request becomes
-    /// [`HttpError::Refused`], which the retry policy does not repeat.
+    /// One attempt: the body of the answer, and how its stream went when it was streamed. An
+    /// error answer that refuses a negotiable part of the request becomes
+    /// [`HttpError::Refused`], which the retry policy does not repeat; a whole answer to a
+    /// request for a stream teaches the negotiator that this server does not stream.
     async fn send_once(
         &self,
         url: &BaseUrl,
         body: &ChatRequest<'_>,
         sent: Sent,
-    ) -> Result<String, HttpError> {
+        prompt_tokens: u64,
+        observer: &dyn CallObserver,
+    ) -> Result<(String, Option<Progress>), HttpError> {
         let bearer = self.endpoint.api_key.as_ref();
         let request = crate::http::request(&self.http, Method::POST, url, bearer).json(body);
-        send_once(request, url, self.timeout, &self.secrets)
-            .await
-            .map_err(|err| match err {
-                HttpError::Status {
-                    url, status, body, ..
-                } if classify(status, &body, sent).is_some() => {
-                    HttpError::Refused { url, status, body }
+        let answered = if body.stream {
+            let asked = Asked {
+                sent: std::time::Instant::now(),
+                idle: self.idle,
+                total: self.timeout,
+                prompt_tokens,
+            };
+            let head = self.negotiator.streams(&self.key());
+            let watch = |progress: &Progress| observer.on_tokens(progress);
+            send_streamed(request, url, asked, head, &self.secrets, &watch).await
+        } else {
+            send_once(request, url, self.timeout, &self.secrets)
+                .await
+                .map(Answered::Whole)
+        };
+        match answered {
+            Ok(Answered::Streamed(text, progress)) => {
+                self.negotiator.streamed(&self.key());
+                Ok((text, Some(progress)))
+            }
+            Ok(Answered::Whole(text)) => {
+                if body.stream {
+                    self.not_streamed(observer);
                 }
-                other => other,
-            })
+                Ok((text, None))
+            }
+            Err(HttpError::Status {
+                url, status, body, ..
+            }) if classify(status, &body, sent).is_some() => {
+                Err(HttpError::Refused { url, status, body })
+            }
+            Err(other) => Err(other),
+        }
+    }
+
+    /// The server answered a request for a stream whole: it is asked for whole answers from
+    /// now on (said once, as a negotiated change).
+    fn not_streamed(&self, observer: &dyn CallObserver) {
+        let key = self.key();
+        let caps = self.negotiator.get(&key);
+        let Some((_, Some(change))) = self.negotiator.refused(&key, caps, Refusal::Stream) else {
+            return;
+        };
+        tracing::info!(
+            "{} LLM `{}` answered a request for a stream with a whole answer; asking for whole answers from now on",
+            self.role.as_str(),
+            self.endpoint.model,
+        );
+        observer.on_negotiated(&Negotiated {
+            role: self.role.as_str(),
+            model: self.endpoint.model.clone(),
+            url: self.url().to_string(),
+            refused: change.refused.as_str(),
+            from: change.from,
+            to: change.to,
+            status: 200,
+        });
     }
 }
 
@@ -350,7 +379,7 @@ fn estimated_tokens(messages: &[Message], limit: u32) -> u32 {
 }
 
 /// What a request with these capabilities carries of the negotiable parts.
-fn sent(caps: Capabilities, want: Want<'_>, temperature: bool) -> Sent {
+fn sent(caps: Capabilities, want: Want<'_>, temperature: bool, stream: bool) -> Sent {
     Sent {
         form: match want {
             Want::Text => None,
@@ -358,6 +387,8 @@ fn sent(caps: Capabilities, want: Want<'_>, temperature: bool) -> Sent {
         },
         tokens: caps.tokens,
         temperature: temperature && caps.temperature,
+        stream,
+        stream_usage: stream && caps.stream_usage,
     }
 }
 
@@ -376,19 +407,6 @@ fn response_format(schema: &JsonSchema, form: Form) -> Option<ResponseFormat<'_>
         Form::JsonObject => Some(ResponseFormat::JsonObject { schema: None }),
         Form::None => None,
     }
-}
-
-/// The `error.message` of a JSON error body, or the body itself, on one line and cut short.
-fn server_message(body: &str) -> String {
-    let message = serde_json::from_str::<serde_json::Value>(body)
-        .ok()
-        .and_then(|v| {
-            v.pointer("/error/message")
-                .and_then(serde_json::Value::as_str)
-                .map(str::to_string)
-        })
-        .unwrap_or_else(|| body.to_string());
-    crate::text::one_line(&message, 300)
 }
 
 #[cfg(test)]

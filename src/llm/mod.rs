@@ -9,6 +9,7 @@ pub mod negotiate;
 pub mod observer;
 pub mod probe;
 pub mod schema;
+pub mod stream;
 mod taped;
 pub mod types;
 
@@ -17,6 +18,6 @@ pub use checked::{Checked, CheckedError, Contract, ask_checked};
 pub use client::{LlmClient, Want};
 pub use json::extract_json;
 pub use negotiate::Negotiator;
-pub use observer::{CallObserver, Negotiated, PageNote, PageSeen};
+pub use observer::{CallObserver, Negotiated, PageNote, PageSeen, Progress, Streamed};
 pub use schema::JsonSchema;
 pub use types::Message;

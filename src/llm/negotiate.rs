@@ -3,12 +3,16 @@
 //! Servers differ in what they take: the form of structured output (`json_schema`, then
 //! `json_object` with the schema attached, then plain `json_object`, then the prompt alone),
 //! the name of the token limit (`max_tokens`, or `max_completion_tokens` for OpenAI's
-//! reasoning models, or none) and whether a temperature may be set. A refusal is an answer of
+//! reasoning models, or none), whether a temperature may be set, and whether answers are
+//! streamed (`"stream": true`, with `stream_options.include_usage` for the token counts): a
+//! server that refuses `stream_options` is asked without it, one that refuses `stream` or
+//! answers a streamed request with a whole JSON answer is asked for whole answers from then
+//! on. A refusal is an answer of
 //! 400 or more (400, 422 and 500 are all seen in the wild) whose body names the part of the
 //! request it refuses. It is never retried as a transient error: the next form is tried at
 //! once, and every client of the process then starts from it ([`Negotiator`] is shared).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
 use serde::Serialize;
@@ -81,6 +85,10 @@ pub struct Capabilities {
     pub tokens: TokenParam,
     /// Whether a configured temperature is sent.
     pub temperature: bool,
+    /// Whether the answer is asked for as a stream (`"stream": true`).
+    pub stream: bool,
+    /// Whether a stream asks for its token counts (`stream_options.include_usage`).
+    pub stream_usage: bool,
 }
 
 /// What one request carried of the negotiable parts.
@@ -90,6 +98,8 @@ pub struct Sent {
     pub form: Option<Form>,
     pub tokens: TokenParam,
     pub temperature: bool,
+    pub stream: bool,
+    pub stream_usage: bool,
 }
 
 /// The part of a request a server refused.
@@ -98,6 +108,10 @@ pub enum Refusal {
     Format,
     Tokens,
     Temperature,
+    /// `stream_options`.
+    StreamOptions,
+    /// `stream`, refused, or ignored (a whole answer came back).
+    Stream,
 }
 
 impl Refusal {
@@ -106,6 +120,8 @@ impl Refusal {
             Refusal::Format => "response_format",
             Refusal::Tokens => "token limit",
             Refusal::Temperature => "temperature",
+            Refusal::StreamOptions => "stream_options",
+            Refusal::Stream => "stream",
         }
     }
 }
@@ -129,7 +145,24 @@ pub fn classify(status: u16, body: &str, sent: Sent) -> Option<Refusal> {
         }
         _ => {}
     }
+    if sent.stream_usage && names("stream_options") {
+        return Some(Refusal::StreamOptions);
+    }
+    if sent.stream && names_word(&body, "stream") {
+        return Some(Refusal::Stream);
+    }
     (sent.temperature && names("temperature")).then_some(Refusal::Temperature)
+}
+
+/// Whether `word` stands in `text` as a word of its own (`"stream"`, `'stream'`, `stream:`),
+/// not inside another one (`upstream`, `stream_options`, `streaming`).
+fn names_word(text: &str, word: &str) -> bool {
+    let part = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        !before.is_some_and(part) && !after.is_some_and(part)
+    })
 }
 
 impl Capabilities {
@@ -147,6 +180,12 @@ impl Capabilities {
             }
             Refusal::Temperature if self.temperature => next.temperature = false,
             Refusal::Temperature => return None,
+            Refusal::StreamOptions if self.stream_usage => next.stream_usage = false,
+            Refusal::Stream if self.stream => {
+                next.stream = false;
+                next.stream_usage = false;
+            }
+            Refusal::StreamOptions | Refusal::Stream => return None,
         }
         Some(next)
     }
@@ -158,6 +197,9 @@ impl Capabilities {
 pub struct Negotiator {
     start: Capabilities,
     endpoints: Mutex<HashMap<String, Capabilities>>,
+    /// The endpoints seen to stream an answer: their silence before the first byte is cut
+    /// too (a server that might answer whole has none to give until it is done).
+    streaming: Mutex<HashSet<String>>,
 }
 
 /// A change the negotiator made, for the log and the events.
@@ -175,9 +217,26 @@ impl Negotiator {
                 form: Form::first(start),
                 tokens: TokenParam::MaxTokens,
                 temperature: true,
+                stream: true,
+                stream_usage: true,
             },
             endpoints: Mutex::new(HashMap::new()),
+            streaming: Mutex::new(HashSet::new()),
         }
+    }
+
+    /// Records that `endpoint` streamed an answer.
+    pub fn streamed(&self, endpoint: &str) {
+        let mut seen = self.streaming.lock().unwrap_or_else(|p| p.into_inner());
+        if !seen.contains(endpoint) {
+            seen.insert(endpoint.to_string());
+        }
+    }
+
+    /// Whether `endpoint` has streamed an answer in this process.
+    pub fn streams(&self, endpoint: &str) -> bool {
+        let seen = self.streaming.lock().unwrap_or_else(|p| p.into_inner());
+        seen.contains(endpoint)
     }
 
     /// What `endpoint` is asked with now.
@@ -206,6 +265,8 @@ impl Negotiator {
             Refusal::Format => c.form.as_str().to_string(),
             Refusal::Tokens => c.tokens.as_str().to_string(),
             Refusal::Temperature => if c.temperature { "sent" } else { "not sent" }.to_string(),
+            Refusal::StreamOptions => if c.stream_usage { "sent" } else { "not sent" }.to_string(),
+            Refusal::Stream => if c.stream { "streamed" } else { "whole" }.to_string(),
         };
         let change = Change {
             refused: refusal,
@@ -228,6 +289,8 @@ mod tests {
             form: Some(form),
             tokens: TokenParam::MaxTokens,
             temperature: true,
+            stream: true,
+            stream_usage: true,
         }
     }
 
@@ -262,6 +325,44 @@ mod tests {
             classify(401, "response_format", sent(Form::JsonSchema)),
             None
         );
+    }
+
+    #[test]
+    fn streaming_refusals_are_told_by_the_word_stream_standing_alone() {
+        let unrecognized = r#"{"error": {"message": "Unrecognized request argument supplied: stream_options", "param": "stream_options"}}"#;
+        assert_eq!(
+            classify(400, unrecognized, sent(Form::None)),
+            Some(Refusal::StreamOptions)
+        );
+        let mut no_options = sent(Form::None);
+        no_options.stream_usage = false;
+        assert_eq!(classify(400, unrecognized, no_options), None);
+        assert_eq!(
+            classify(422, "extra inputs are not permitted: 'stream'", no_options),
+            Some(Refusal::Stream)
+        );
+        assert_eq!(
+            classify(502, "upstream connect error or disconnect", no_options),
+            None,
+            "upstream is not stream"
+        );
+        assert_eq!(classify(500, "streaming failed", no_options), None);
+        let n = Negotiator::new(StructuredOutput::Auto);
+        let (caps, change) = n
+            .refused("e", n.get("e"), Refusal::Stream)
+            .expect("whole answers");
+        assert!(!caps.stream && !caps.stream_usage);
+        assert_eq!(
+            change.map(|c| (c.from, c.to)),
+            Some(("streamed".into(), "whole".into()))
+        );
+        assert!(
+            n.refused("e", caps, Refusal::Stream).is_none(),
+            "nothing left"
+        );
+        assert!(!n.streams("e"));
+        n.streamed("e");
+        assert!(n.streams("e") && !n.streams("other"));
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! What a model call reports beyond its retries and gate waits ([`RetryObserver`]): a form or
 //! parameter its server refused and what replaces it, an input cut to fit, and the pages a
-//! search sub-agent read. Whoever asks a
-//! model passes one; the run records each as an event (`llm_negotiated`, `input_cut`).
+//! search sub-agent read, and how a streamed answer is coming along. Whoever asks a model
+//! passes one; the run records each as an event (`llm_negotiated`, `input_cut`,
+//! `llm_streamed`) and shows the progress.
 
+pub use super::stream::Progress;
 use crate::http::{NoObserver, RetryObserver};
 use crate::text::Cut;
 
@@ -56,6 +58,23 @@ pub trait CallObserver: RetryObserver {
 
     /// A page behind a search result was read, or not.
     fn on_page(&self, _note: &PageNote) {}
+
+    /// A streamed answer received another piece (about a token).
+    fn on_tokens(&self, _progress: &Progress) {}
+
+    /// A streamed answer is complete: how fast it came.
+    fn on_streamed(&self, _call: &Streamed) {}
+}
+
+/// A model call whose answer was streamed, once it is complete.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Streamed {
+    /// The role asked, as in the config.
+    pub role: &'static str,
+    pub model: String,
+    pub progress: Progress,
+    /// The answer's tokens as the server reported them (or as counted, without a report).
+    pub completion_tokens: u64,
 }
 
 impl CallObserver for NoObserver {}

@@ -3,10 +3,13 @@
 //! counts the notifications carry. `progress` is the tasks done, `total` the tasks planned so
 //! far, and the message says the round, both counts and the tokens spent. The first
 //! notification (progress 0) names the plan file, so a client that cancels the call knows
-//! which file to `resume`; after it, a notification is sent only when a task ends, so
-//! `progress` grows with every one, as the protocol asks.
+//! which file to `resume`; after it, a notification is sent when a task ends, and while tasks
+//! stream their answers at most once a second with their tokens so far and tokens a second.
+//! `progress` grows with every one, as the protocol asks: a task's end raises it to the tasks
+//! done, a streaming note moves it a tenth of the way to the next task.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
+use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
@@ -23,7 +26,18 @@ impl EventListener<Event> for Forward {
             let _ = self.0.send(update);
         }
     }
+
+    fn on_tokens(&self, node: &str, tokens: u64, per_second: Option<f64>) {
+        let _ = self.0.send(Update::Tokens {
+            node: node.to_string(),
+            tokens,
+            per_second,
+        });
+    }
 }
+
+/// The least time between two notifications of streaming tasks.
+const STREAM_NOTE_EVERY: Duration = Duration::from_secs(1);
 
 /// One notification: `progress` of `total`, and its message.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,6 +58,11 @@ pub struct Tally {
     /// Of those done, the ones that failed.
     failed: HashSet<String>,
     tokens: u64,
+    /// The running tasks' streamed answers so far: tokens, and tokens a second.
+    streaming: BTreeMap<String, (u64, Option<f64>)>,
+    /// The progress last sent, and when a streaming note was last sent.
+    sent: f64,
+    streamed_at: Option<Instant>,
 }
 
 impl Tally {
@@ -100,14 +119,52 @@ impl Tally {
                     self.failed.insert(node.clone());
                 }
                 self.tokens += tokens;
+                self.streaming.remove(&node);
                 self.planned.insert(node.clone());
                 self.done.insert(node).then(|| self.note())
             }
+            Update::Tokens {
+                node,
+                tokens,
+                per_second,
+            } => self.streamed(node, tokens, per_second, Instant::now()),
             Update::Begin | Update::RoundFailed { .. } | Update::Finished => None,
         }
     }
 
-    fn note(&self) -> Note {
+    /// A streaming task's tokens: a note when none was sent within [`STREAM_NOTE_EVERY`].
+    fn streamed(
+        &mut self,
+        node: String,
+        tokens: u64,
+        per_second: Option<f64>,
+        now: Instant,
+    ) -> Option<Note> {
+        self.streaming.insert(node, (tokens, per_second));
+        if self
+            .streamed_at
+            .is_some_and(|at| now.duration_since(at) < STREAM_NOTE_EVERY)
+        {
+            return None;
+        }
+        self.streamed_at = Some(now);
+        let before = self.sent;
+        let mut note = self.note();
+        note.progress = before + (note.progress + 1.0 - before) / 10.0;
+        self.sent = note.progress;
+        let tasks: Vec<String> = self
+            .streaming
+            .iter()
+            .map(|(node, (n, rate))| match rate {
+                Some(rate) => format!("{node} {n} tokens at {rate:.1}/s"),
+                None => format!("{node} {n} tokens"),
+            })
+            .collect();
+        note.message = format!("{}; writing: {}", note.message, tasks.join(", "));
+        Some(note)
+    }
+
+    fn note(&mut self) -> Note {
         let (done, planned) = (self.done.len(), self.planned.len());
         let message = match self.blocks {
             true if self.failed.is_empty() => format!("{done} of {planned} blocks done"),
@@ -120,6 +177,7 @@ impl Tally {
                 self.round, self.tokens
             ),
         };
+        self.sent = done as f64;
         Note {
             progress: done as f64,
             total: Some(planned as f64),
@@ -160,6 +218,44 @@ mod tests {
         assert_eq!(last.message, "round 2: 3 of 3 tasks done, 310 tokens");
         let start = Tally::default().start("/r/p.json").message;
         assert_eq!(start, "started: plan file `/r/p.json`");
+    }
+
+    #[test]
+    fn streaming_tasks_are_told_once_a_second_and_progress_still_only_grows() {
+        let mut tally = Tally::default();
+        tally.on(Update::Round {
+            round: 1,
+            planned: vec!["b".into(), "c".into()],
+            tokens: 0,
+        });
+        let t0 = Instant::now();
+        let note = tally
+            .streamed("b".into(), 12, Some(9.54), t0)
+            .expect("a note");
+        assert_eq!(
+            note.message,
+            "round 1: 0 of 2 tasks done, 0 tokens; writing: b 12 tokens at 9.5/s"
+        );
+        assert_eq!(
+            tally.streamed("c".into(), 3, None, t0),
+            None,
+            "within a second"
+        );
+        let next = tally
+            .streamed("b".into(), 40, Some(10.0), t0 + STREAM_NOTE_EVERY)
+            .expect("a note");
+        assert!(
+            next.message.ends_with("b 40 tokens at 10.0/s, c 3 tokens"),
+            "{}",
+            next.message
+        );
+        assert!(0.0 < note.progress && note.progress < next.progress && next.progress < 1.0);
+        let ended = tally.on(ended("b", 40)).expect("a note");
+        assert_eq!(ended.progress, 1.0);
+        let later = tally
+            .streamed("c".into(), 9, None, t0 + 2 * STREAM_NOTE_EVERY)
+            .expect("a note");
+        assert!(later.progress > 1.0 && later.message.ends_with("writing: c 9 tokens"));
     }
 
     #[test]

@@ -156,6 +156,13 @@ impl EventListener<Event> for ProgressDisplay {
     fn on_event(&self, event: &Event) {
         self.change(|screen, now| screen.on_event(event, now));
     }
+
+    /// Kept for the next tick's redraw: a token is too small a thing to draw for.
+    fn on_tokens(&self, node: &str, tokens: u64, per_second: Option<f64>) {
+        if let Screen::Run(run) = &mut self.shared.lock().state {
+            run.tokens(node, tokens, per_second);
+        }
+    }
 }
 
 impl Drop for ProgressDisplay {

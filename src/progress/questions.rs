@@ -119,7 +119,7 @@ impl QuestionsState {
                 text: running_line(
                     &format!("{}  ", q.name),
                     &q.query,
-                    now.saturating_duration_since(q.started),
+                    &clock(now.saturating_duration_since(q.started)),
                     columns,
                 ),
             })

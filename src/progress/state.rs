@@ -1,5 +1,6 @@
 //! What the terminal's progress display shows of a workflow run, worked out from its events
-//! alone (their [`Update`]s, and the round limit and final rounds the display needs beyond): one line per running task (node id, type, a short title, elapsed time)
+//! alone (their [`Update`]s, and the round limit and final rounds the display needs beyond): one line per running task (node id, type, a short title, the tokens
+//! of its streamed answer so far and their rate, elapsed time)
 //! and one overall line (round, tasks done of planned, tokens, elapsed time). A batch's
 //! questions are `questions.rs`'s. Nothing here knows of terminals or indicatif (`display.rs`
 //! draws the lines), so what is shown is tested without a terminal.
@@ -27,6 +28,8 @@ struct Running {
     kind: String,
     title: String,
     started: Instant,
+    /// Its streamed answer so far: tokens, and tokens a second.
+    tokens: Option<(u64, Option<f64>)>,
 }
 
 /// Which line of the display a text is for.
@@ -135,6 +138,11 @@ impl ProgressState {
                 }
                 self.tokens += tokens;
             }
+            Update::Tokens {
+                node,
+                tokens,
+                per_second,
+            } => self.tokens(&node, tokens, per_second),
             Update::Finished => {
                 self.finished = true;
                 self.running.clear();
@@ -160,7 +168,15 @@ impl ProgressState {
             kind: escape_controls(kind, Escape::OneLine).into_owned(),
             node: escape_controls(&node, Escape::OneLine).into_owned(),
             started: now,
+            tokens: None,
         });
+    }
+
+    /// How far the streamed answer of running task `node` has come.
+    pub fn tokens(&mut self, node: &str, tokens: u64, per_second: Option<f64>) {
+        if let Some(task) = self.running.iter_mut().find(|t| t.node == node) {
+            task.tokens = Some((tokens, per_second));
+        }
     }
 
     /// Whether the run has finished: nothing is shown any more.
@@ -217,20 +233,21 @@ impl ProgressState {
     }
 }
 
-/// `b  search   <title, cut to fit>  12s`
+/// `b  search   <title, cut to fit>  312 tok 14/s  12s`
 fn task_line(task: &Running, now: Instant, columns: usize) -> String {
     let head = format!("{}  {:<7}  ", task.node, task.kind);
-    running_line(
-        &head,
-        &task.title,
-        now.saturating_duration_since(task.started),
-        columns,
-    )
+    let elapsed = clock(now.saturating_duration_since(task.started));
+    let tail = match task.tokens {
+        Some((n, Some(rate))) => format!("{} tok {rate:.0}/s  {elapsed}", grouped(n)),
+        Some((n, None)) => format!("{} tok  {elapsed}", grouped(n)),
+        None => elapsed,
+    };
+    running_line(&head, &task.title, &tail, columns)
 }
 
-/// `<head><title, cut to fit>  12s`: a running task's or question's line.
-pub(super) fn running_line(head: &str, title: &str, elapsed: Duration, columns: usize) -> String {
-    let elapsed = clock(elapsed);
+/// `<head><title, cut to fit>  <tail>`: a running task's or question's line, its tail the
+/// elapsed time (and what else it counts).
+pub(super) fn running_line(head: &str, title: &str, elapsed: &str, columns: usize) -> String {
     let fixed = console::measure_text_width(head) + 2 + elapsed.len();
     let room = columns.saturating_sub(fixed).min(TITLE_COLUMNS);
     let line = format!("{head}{}  {elapsed}", fit(title, room));
@@ -324,6 +341,30 @@ mod tests {
         assert_eq!(
             lines[1].text,
             "round 1 · 0/2 tasks done · 1,200 tokens · 3s"
+        );
+    }
+
+    #[test]
+    fn a_streaming_task_shows_its_tokens_and_their_rate() {
+        let t0 = Instant::now();
+        let mut state = started_run(t0);
+        state.apply(started("b", "search", "Solid-state batteries", false), t0);
+        state.tokens("b", 1, None);
+        let later = t0 + Duration::from_secs(3);
+        assert_eq!(
+            state.lines(later, 100)[0].text,
+            "b  search   Solid-state batteries  1 tok  3s"
+        );
+        state.tokens("b", 1312, Some(14.4));
+        state.tokens("gone", 5, None);
+        assert_eq!(
+            state.lines(later, 100)[0].text,
+            "b  search   Solid-state batteries  1,312 tok 14/s  3s"
+        );
+        assert_eq!(
+            state.lines(later, 30)[0].text.chars().count(),
+            30,
+            "cut to fit like any line"
         );
     }
 

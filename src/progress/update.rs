@@ -77,6 +77,13 @@ pub enum Update {
         failed: bool,
         tokens: u64,
     },
+    /// A running task's streamed answer has come `tokens` far, at `per_second` (not an
+    /// event: [`crate::events::EventListener::on_tokens`] tells it).
+    Tokens {
+        node: String,
+        tokens: u64,
+        per_second: Option<f64>,
+    },
     /// The run ended: nothing more is shown.
     Finished,
 }

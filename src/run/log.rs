@@ -29,6 +29,10 @@ pub trait LogEvent: Send + Sync + 'static {
 /// tasks (retries), so it must be cheap and must not block for long.
 pub trait EventListener<E>: Send + Sync {
     fn on_event(&self, event: &E);
+
+    /// A running task's streamed answer has come `tokens` far, at `per_second` since its
+    /// first token: shown, never written (no event a token).
+    fn on_tokens(&self, _node: &str, _tokens: u64, _per_second: Option<f64>) {}
 }
 
 /// A run's event log.
@@ -60,6 +64,13 @@ impl<E: LogEvent> EventLog<E> {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Tells the listener how far a running task's streamed answer has come; writes nothing.
+    pub fn tokens(&self, node: &str, tokens: u64, per_second: Option<f64>) {
+        if let Some(listener) = &self.listener {
+            listener.on_tokens(node, tokens, per_second);
+        }
     }
 
     /// Appends one event.

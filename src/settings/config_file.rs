@@ -34,6 +34,9 @@ pub struct ConfigFile {
     pub max_tokens: Option<u32>,
     /// Sampling temperature for every role without its own.
     pub temperature: Option<f32>,
+    /// Whether answers are streamed (`"stream": true`, the default) for every role without its
+    /// own say; `false` asks for whole answers.
+    pub stream: Option<bool>,
     #[serde(default)]
     pub timeouts: Timeouts,
     #[serde(default)]
@@ -161,6 +164,7 @@ pub struct RoleConfig {
     pub api_key: Option<String>,
     pub max_tokens: Option<u32>,
     pub temperature: Option<f32>,
+    pub stream: Option<bool>,
     pub limits: Option<LimitsConfig>,
 }
 
@@ -196,7 +200,11 @@ pub enum StructuredOutput {
 #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Timeouts {
+    /// The longest a model call may take, in milliseconds (default 300,000).
     pub llm_ms: Option<u64>,
+    /// The longest a streamed model answer may stay silent (no byte), in milliseconds
+    /// (default 60,000); it also bounds the wait for the first byte of a server known to stream.
+    pub idle_ms: Option<u64>,
     pub search_ms: Option<u64>,
 }
 

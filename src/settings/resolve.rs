@@ -112,6 +112,7 @@ impl<'a> Resolver<'a> {
             engine: file.engine.unwrap_or(EngineKind::Llm),
             structured_output: file.structured_output.unwrap_or(StructuredOutput::Auto),
             llm_timeout: self.timeout(file.timeouts.llm_ms, "timeouts.llmMs", 300_000)?,
+            llm_idle: self.timeout(file.timeouts.idle_ms, "timeouts.idleMs", 60_000)?,
             search_timeout: self.timeout(file.timeouts.search_ms, "timeouts.searchMs", 30_000)?,
             retry: self.retry()?,
             search: self.search()?,
@@ -242,6 +243,7 @@ impl<'a> Resolver<'a> {
             api_key: key.and_then(ApiKey::new),
             max_tokens,
             temperature,
+            stream: over.stream.or(file.stream).unwrap_or(true),
             limits: self.limits(&over.limits, &prefix)?,
         })
     }

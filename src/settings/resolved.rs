@@ -25,6 +25,9 @@ pub struct LlmEndpoint {
     pub max_tokens: Option<u32>,
     /// `temperature` of the role (or the top level), else the role's default (planning: 0).
     pub temperature: Option<f32>,
+    /// `stream` of the role (or the top level), default `true`: answers are asked for as
+    /// server-sent events.
+    pub stream: bool,
     /// `limits` of the role (or the top level), key by key; roles on one endpoint (base URL
     /// and model) share one budget, the lower of their limits.
     pub limits: RateLimits,
@@ -153,6 +156,8 @@ pub struct Settings {
     pub engine: EngineKind,
     pub structured_output: StructuredOutput,
     pub llm_timeout: Duration,
+    /// `timeouts.idleMs`: the longest a streamed answer may stay silent.
+    pub llm_idle: Duration,
     pub search_timeout: Duration,
     pub retry: RetrySettings,
     pub search: SearchSettings,

@@ -46,6 +46,7 @@ mod reliability_md;
 mod review;
 mod search_providers;
 mod stdout;
+mod streaming;
 mod terminal;
 mod thinkon;
 mod transcript;

@@ -294,3 +294,32 @@ async fn a_workflow_on_a_terminal_names_no_round_past_its_last() {
         }
     }
 }
+
+/// Issue 34 item 4: a task whose answer streams shows its tokens so far and their rate.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streaming_task_shows_its_tokens_and_their_rate_on_the_terminal() {
+    let llm = MockLlm::start().await;
+    let rounds = Arc::new(AtomicUsize::new(0));
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => {
+            let round = rounds.fetch_add(1, Ordering::SeqCst);
+            let answer = [searches_round(&["Slow one"]), final_over("b:summary")];
+            Reply::json(&answer[round.min(1)])
+        }
+        // 30 pieces, 60 ms apart: the display (redrawn every 120 ms) sees it come.
+        Agent::Analysis => Reply::content(&format!(
+            "{{\"summary\": \"{}\", \"analysis\": \"A\"}}",
+            "word ".repeat(30).trim_end()
+        ))
+        .pace(std::time::Duration::from_millis(60)),
+        _ => Reply::content("Report."),
+    });
+    let s = Setup::new(&llm, None);
+    let out = s.query("Q?").on_terminal(Terminal::Stderr).run().await;
+    out.success();
+    let screen = &out.terminal;
+    assert!(
+        screen.contains(" tok ") && screen.contains("/s"),
+        "no tokens shown:\n{screen}"
+    );
+}

@@ -548,6 +548,12 @@ impl MockLlm {
         lock(&self.state.streams).clone()
     }
 
+    /// [`MockLlm::streams`], readable from anywhere (a condition of `Cmd::signal_when`).
+    pub fn streams_reader(&self) -> impl Fn() -> Vec<StreamLog> + Send + Sync + 'static {
+        let streams = Arc::clone(&self.state.streams);
+        move || lock(&streams).clone()
+    }
+
     /// "http://127.0.0.1:PORT/v1"
     pub fn base_url(&self) -> String {
         format!("{}/v1", self.server.url())
