@@ -340,3 +340,36 @@ async fn a_signal_closes_the_streams_in_flight() {
     let ended = slow.generation_ended_at.expect("the generation stopped");
     assert!(ended.duration_since(gone) < Duration::from_secs(1));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spent_time_budget_cuts_the_stream_in_flight_and_the_server_sees_it() {
+    let llm = MockLlm::start().await;
+    answered_by(
+        &llm,
+        vec![searches_round(&["Slow"]), final_over("b:summary")],
+        |req, r| {
+            match agent(req) == Agent::Analysis {
+                // 200 pieces at 100 ms: 20 s, far past the budget and its grace.
+                true => Reply::content(&"word ".repeat(200)).pace(Duration::from_millis(100)),
+                false => r,
+            }
+        },
+    );
+    let s = Setup::with_config(&llm, None, json!({"timeouts": {"llmMs": 60000}}));
+    let out = s
+        .query("Q?")
+        .args(["--max-time", "2", "--grace", "1"])
+        .run()
+        .await;
+    let log = llm.streams();
+    let slow = log.iter().find(|s| s.total_pieces == 200).expect("slow");
+    let gone = slow.client_gone_at.expect("the cut closed the stream");
+    let ended = slow.generation_ended_at.expect("the generation stopped");
+    assert!(!slow.completed, "{slow:?}");
+    assert!(ended.duration_since(gone) < Duration::from_secs(1));
+    assert!(
+        gone.duration_since(slow.started_at) < Duration::from_secs(10),
+        "cut at the budget, not at the answer's end"
+    );
+    assert_eq!(node(&s.plan(), "b")["status"], "failed", "{}", out.stderr);
+}
