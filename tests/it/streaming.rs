@@ -373,3 +373,28 @@ async fn a_spent_time_budget_cuts_the_stream_in_flight_and_the_server_sees_it() 
     );
     assert_eq!(node(&s.plan(), "b")["status"], "failed", "{}", out.stderr);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_without_token_counts_is_counted_by_its_pieces_as_llama_cpp_python_needs() {
+    let llm = MockLlm::llama_cpp_python().await;
+    let analysis = json!({"summary": "Solid-state cells hold about 400 Wh/kg.", "analysis": "A"});
+    let text = analysis.to_string();
+    answered_by(&llm, one_search_then_final(), move |req, r| {
+        match agent(req) == Agent::Analysis {
+            true => Reply::content(&text),
+            false => r,
+        }
+    });
+    let s = Setup::new(&llm, None);
+    s.query("Q?").run().await.success();
+    let chats = llm.chat_requests();
+    assert!(
+        chats.iter().all(|r| r.body.get("stream_options").is_some()),
+        "taken, not refused"
+    );
+    let plan = s.plan();
+    let usage = &node(&plan, "b")["usage"];
+    let pieces = crate::support::sse::pieces(&analysis.to_string()).len() as u64;
+    assert_eq!(usage["completion_tokens"], pieces, "{usage}");
+    assert!(ms(&usage["prompt_tokens"]) > 0, "{usage}");
+}

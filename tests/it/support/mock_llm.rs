@@ -263,6 +263,8 @@ struct State {
     authorization: Mutex<Option<String>>,
     /// Answers `"stream": true` with plain JSON, see [`MockLlm::never_streams`].
     never_streams: AtomicBool,
+    /// Takes `stream_options` and sends no usage, see [`MockLlm::no_usage_in_streams`].
+    no_usage_in_streams: AtomicBool,
     /// Streamed generations outlive their client, see [`MockLlm::keeps_generating`].
     keeps_generating: AtomicBool,
     /// Every streamed generation, in the order they started.
@@ -359,7 +361,13 @@ impl State {
                     keeps_generating: self.keeps_generating.load(Ordering::SeqCst),
                     logs: self.streams.clone(),
                 };
-                sse::planned(request, answer, &reply.stream, generation).delay(reply.delay)
+                let mut asked = request.clone();
+                if self.no_usage_in_streams.load(Ordering::SeqCst)
+                    && let Some(body) = asked.body.as_object_mut()
+                {
+                    body.remove("stream_options");
+                }
+                sse::planned(&asked, answer, &reply.stream, generation).delay(reply.delay)
             }
             _ => reply.plan(request),
         }
@@ -457,13 +465,15 @@ impl MockLlm {
 
     /// A mock that behaves like llama-cpp-python 0.3.x serving Gemma 3 270M: `response_format`
     /// of type `json_schema` is refused with its 500 (`json_object` with a `schema` is
-    /// accepted), requests are answered one at a time, and a schema its grammar converter
-    /// cannot build kills the server: that request and every later one get their connection
-    /// closed without an answer (see [`crashes_llama_cpp`]).
+    /// accepted), requests are answered one at a time, a stream carries no usage whatever
+    /// `stream_options` asks (its generation stops when the client leaves, as measured), and a
+    /// schema its grammar converter cannot build kills the server: that request and every
+    /// later one get their connection closed without an answer (see [`crashes_llama_cpp`]).
     pub async fn llama_cpp_python() -> MockLlm {
         let llm = MockLlm::start().await;
         llm.refuse(Refusal::format(FormatKind::JsonSchema, 500));
         llm.one_at_a_time();
+        llm.no_usage_in_streams();
         llm.state.grammar_crash.store(true, Ordering::SeqCst);
         llm
     }
@@ -527,6 +537,12 @@ impl MockLlm {
     /// [`Refusal::unrecognized`] rule, counted in [`MockLlm::refused`]).
     pub fn refuse_stream_options(&self) {
         self.refuse(Refusal::unrecognized("stream_options", 400));
+    }
+
+    /// From now on, takes `stream_options.include_usage` without sending the usage chunk it
+    /// asks for, as llama-cpp-python 0.3.x does: a stream then tells no token counts.
+    pub fn no_usage_in_streams(&self) {
+        self.state.no_usage_in_streams.store(true, Ordering::SeqCst);
     }
 
     /// From now on, ignores `"stream": true` and answers every content reply with the plain
