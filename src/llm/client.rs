@@ -15,8 +15,7 @@ use std::time::Duration;
 use reqwest::Method;
 
 use super::answer::{ChatAnswer, LlmError};
-use super::negotiate::Refusal;
-use super::negotiate::{Capabilities, Form, Negotiator, Sent, TokenParam, classify};
+use super::negotiate::{Capabilities, Form, Negotiator, Refusal, Sent, TokenParam, classify};
 use super::observer::{CallObserver, Negotiated, Streamed};
 use super::schema::JsonSchema;
 use super::stream::{Answered, Asked, Progress, send_streamed};
