@@ -452,8 +452,9 @@ fn check_tools(tools: &Value) {
     }
 }
 
-/// The first note names the plan; then one note per finished task, `progress` growing, each
-/// saying the round, the tasks done of planned and the tokens.
+/// The first note names the plan; then one note per finished task, and notes of the tasks
+/// whose answers stream, `progress` growing, each saying the round, the tasks done of planned
+/// and the tokens.
 fn check_progress(notes: &Value, plan_file: &Path) {
     let notes = notes.as_array().expect("notes");
     assert!(notes.len() >= 3, "the start and two tasks: {notes:#?}");
@@ -464,6 +465,13 @@ fn check_progress(notes: &Value, plan_file: &Path) {
         .map(|n| n["progress"].as_f64().expect("progress"))
         .collect();
     assert!(progress.windows(2).all(|w| w[0] < w[1]), "{progress:?}");
+    // The answers stream: a note tells each streaming task's tokens (issue 34 item 4).
+    assert!(
+        notes.iter().any(|n| n["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("; writing: ") && m.contains(" tokens"))),
+        "no note of streaming tasks: {notes:#?}"
+    );
     let last = notes.last().expect("a note");
     assert_eq!(last["progress"], last["total"], "{last}");
     let message = last["message"].as_str().expect("message");
