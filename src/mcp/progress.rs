@@ -39,6 +39,10 @@ impl EventListener<Event> for Forward {
 /// The least time between two notifications of streaming tasks.
 const STREAM_NOTE_EVERY: Duration = Duration::from_secs(1);
 
+/// A streaming call not heard from for this long is not told any more (a planner's call ends
+/// with no task's end to say so).
+const STREAM_GONE_AFTER: Duration = Duration::from_secs(3);
+
 /// One notification: `progress` of `total`, and its message.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Note {
@@ -58,8 +62,9 @@ pub struct Tally {
     /// Of those done, the ones that failed.
     failed: HashSet<String>,
     tokens: u64,
-    /// The running tasks' streamed answers so far: tokens, and tokens a second.
-    streaming: BTreeMap<String, (u64, Option<f64>)>,
+    /// The calls streaming lately (a task, `planner`, `review`): tokens so far, tokens a
+    /// second, and when they were last heard from.
+    streaming: BTreeMap<String, (u64, Option<f64>, Instant)>,
     /// The progress last sent, and when a streaming note was last sent.
     sent: f64,
     streamed_at: Option<Instant>,
@@ -140,7 +145,7 @@ impl Tally {
         per_second: Option<f64>,
         now: Instant,
     ) -> Option<Note> {
-        self.streaming.insert(node, (tokens, per_second));
+        self.streaming.insert(node, (tokens, per_second, now));
         if self
             .streamed_at
             .is_some_and(|at| now.duration_since(at) < STREAM_NOTE_EVERY)
@@ -152,10 +157,12 @@ impl Tally {
         let mut note = self.note();
         note.progress = before + (note.progress + 1.0 - before) / 10.0;
         self.sent = note.progress;
+        self.streaming
+            .retain(|_, (_, _, at)| now.duration_since(*at) < STREAM_GONE_AFTER);
         let tasks: Vec<String> = self
             .streaming
             .iter()
-            .map(|(node, (n, rate))| match rate {
+            .map(|(node, (n, rate, _))| match rate {
                 Some(rate) => format!("{node} {n} tokens at {rate:.1}/s"),
                 None => format!("{node} {n} tokens"),
             })
@@ -256,6 +263,14 @@ mod tests {
             .streamed("c".into(), 9, None, t0 + 2 * STREAM_NOTE_EVERY)
             .expect("a note");
         assert!(later.progress > 1.0 && later.message.ends_with("writing: c 9 tokens"));
+        tally.streamed("planner".into(), 5, None, t0 + 3 * STREAM_NOTE_EVERY);
+        let quiet = t0 + 3 * STREAM_NOTE_EVERY + STREAM_GONE_AFTER;
+        let last = tally.streamed("c".into(), 30, None, quiet).expect("a note");
+        assert!(
+            last.message.ends_with("writing: c 30 tokens"),
+            "a call not heard from is not told: {}",
+            last.message
+        );
     }
 
     #[test]
