@@ -15,7 +15,9 @@ use std::time::Duration;
 use reqwest::Method;
 
 use super::answer::{ChatAnswer, LlmError};
-use super::negotiate::{Capabilities, Form, Negotiator, Refusal, Sent, TokenParam, classify};
+use super::negotiate::{
+    Capabilities, Change, Form, Negotiator, Refusal, Sent, TokenParam, classify,
+};
 use super::observer::{CallObserver, Negotiated, Streamed};
 use super::schema::JsonSchema;
 use super::stream::{Answered, Asked, Progress, send_streamed};
@@ -191,15 +193,7 @@ impl LlmClient {
                     change.from,
                     change.to,
                 );
-                observer.on_negotiated(&Negotiated {
-                    role: self.role.as_str(),
-                    model: self.endpoint.model.clone(),
-                    url: self.url().to_string(),
-                    refused: change.refused.as_str(),
-                    from: change.from,
-                    to: change.to,
-                    status: *status,
-                });
+                observer.on_negotiated(&self.negotiated(change, *status));
             }
         }
     }
@@ -328,15 +322,20 @@ impl LlmClient {
             self.role.as_str(),
             self.endpoint.model,
         );
-        observer.on_negotiated(&Negotiated {
+        observer.on_negotiated(&self.negotiated(change, 200));
+    }
+
+    /// A change the negotiator made on this endpoint, as the run's events tell it.
+    fn negotiated(&self, change: Change, status: u16) -> Negotiated {
+        Negotiated {
             role: self.role.as_str(),
             model: self.endpoint.model.clone(),
             url: self.url().to_string(),
             refused: change.refused.as_str(),
             from: change.from,
             to: change.to,
-            status: 200,
-        });
+            status,
+        }
     }
 }
 

@@ -103,7 +103,7 @@ pub async fn send_streamed(
 /// Reads the events of `response` (a 2xx `text/event-stream` answer from `url`), calling
 /// `watch` after each piece, and returns the body of the equivalent whole answer and how the
 /// stream went.
-pub async fn read_stream(
+async fn read_stream(
     response: reqwest::Response,
     url: &BaseUrl,
     asked: Asked,

@@ -203,7 +203,7 @@ pub struct Timeouts {
     /// The longest a model call may take, in milliseconds (default 300,000).
     pub llm_ms: Option<u64>,
     /// The longest a streamed model answer may stay silent (no byte), in milliseconds
-    /// (default 60,000); it also bounds the wait for the first byte of a server known to stream.
+    /// (default 60,000); it also bounds the wait for a stream's first token.
     pub idle_ms: Option<u64>,
     pub search_ms: Option<u64>,
 }
