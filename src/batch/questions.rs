@@ -10,6 +10,12 @@ use serde::Deserialize;
 
 use crate::text::stable_hash;
 
+/// Names a question may not take: the stems of the files a batch or watch run folder keeps
+/// for itself (`batch.json`, `batch.journal.ndjson`, `index.html`, `watch.json`,
+/// `watch.events.ndjson`). A question named `batch` would read the manifest as its plan, one
+/// named `index` would lose its view to the folder's index.
+pub const RESERVED_NAMES: [&str; 3] = ["batch", "index", "watch"];
+
 /// One question of the batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Question {
@@ -135,6 +141,11 @@ pub fn questions(shown: &str, entries: Vec<Entry>) -> Result<Vec<Question>, Ques
                 "the id has no letter or digit to name files after".into()
             ));
         }
+        if RESERVED_NAMES.contains(&name.as_str()) {
+            return Err(err(format!(
+                "the question's name `{name}` is taken by the folder's own files (`{name}.json` or `{name}.html`): give the question another id"
+            )));
+        }
         if !names.insert(name.clone()) {
             return Err(err(format!(
                 "the question's name `{name}` is taken by an earlier line: give each question its own id"
@@ -231,5 +242,15 @@ mod tests {
             Err(QuestionsError::Empty { .. })
         ));
         assert!(parse("q.txt", "{\"id\": \"...\", \"query\": \"x\"}").is_err());
+        for id in ["batch", "Index", "WATCH"] {
+            let line = format!("Why?\n{{\"id\": \"{id}\", \"query\": \"x\"}}\n");
+            let err = parse("q.txt", &line).expect_err("reserved");
+            assert!(
+                err.to_string().starts_with("`q.txt` line 2:")
+                    && err.to_string().contains("give the question another id"),
+                "{err}"
+            );
+        }
+        assert!(parse("q.txt", "{\"id\": \"batch-1\", \"query\": \"x\"}").is_ok());
     }
 }

@@ -13,6 +13,8 @@ use serde_json::{Value, json};
 
 use crate::batch::{Question, folder, questions};
 use crate::cli::{BatchEngine, GlobalArgs, NotifyOn, WatchArgs};
+use crate::events::watch::{Notification as NotificationEvent, WatchFinished, WatchStarted};
+use crate::events::{Event, EventLog};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::lockfile::LockFile;
 use crate::output::{absolute, print_json, print_text, stdout_is_terminal};
@@ -30,6 +32,9 @@ use crate::watch::runs::{Runs, stamp_now};
 /// The lock that keeps one `watch` at a time on a watch folder.
 const WATCH_LOCK: &str = "watch.lock";
 
+/// A run's own event log, in its folder.
+const WATCH_EVENTS: &str = "watch.events.ndjson";
+
 pub async fn run(args: WatchArgs, global: &GlobalArgs) -> CommandResult {
     let questions = questions::read(&args.file).map_err(CommandError::usage)?;
     let run = session::run_settings(global.config.as_deref(), &args.run, None)?;
@@ -40,6 +45,12 @@ pub async fn run(args: WatchArgs, global: &GlobalArgs) -> CommandResult {
     }
     let (runs, _lock) = open_watch(&args.dir)?;
     let (name, mut record, resumed) = this_run(&runs)?;
+    let events = EventLog::open(&runs.path(&name).join(WATCH_EVENTS)).map_err(io_error)?;
+    events.emit(Event::WatchStarted(WatchStarted {
+        run: name.clone(),
+        resumed,
+        questions: questions.len(),
+    }));
     let (run_dir, _batch_lock, manifest) = folder::open(&runs.path(&name))?;
     let retry = run.settings.retry;
     let session = Session::open(run.settings, None).await?;
@@ -77,7 +88,12 @@ pub async fn run(args: WatchArgs, global: &GlobalArgs) -> CommandResult {
         retry,
         smtp: smtp.as_ref(),
     };
-    let notify_failed = notify(&args.notify, &body, &how, &runs, &name, &mut record).await;
+    let told = Told {
+        runs: &runs,
+        name: &name,
+        events: &events,
+    };
+    let notify_failed = notify(&args.notify, &body, &how, &told, &mut record).await;
     record.finished = Some(crate::clock::now());
     record.write(&runs.path(&name)).map_err(io_error)?;
     let end = finish(&runs, &name, &compared, &questions, args.keep);
@@ -89,12 +105,19 @@ pub async fn run(args: WatchArgs, global: &GlobalArgs) -> CommandResult {
         end,
     };
     print_end(&args, &runs, &name, &shown)?;
-    Ok(match () {
+    let status = match () {
         _ if failed => ExitStatus::Failure,
         _ if notify_failed => ExitStatus::NotifyFailed,
         _ if !telling.is_empty() => ExitStatus::Changed,
         _ => ExitStatus::Success,
-    })
+    };
+    events.emit(Event::WatchFinished(WatchFinished {
+        run: name.clone(),
+        changed: telling.iter().map(|c| c.question.name.clone()).collect(),
+        failed: compared.iter().filter(|c| !c.done).count(),
+        exit_code: status.code(),
+    }));
+    Ok(status)
 }
 
 /// The watch folder, created if need be, absolute, and locked against a second `watch`.
@@ -184,16 +207,24 @@ struct How<'a> {
     smtp: Option<&'a SmtpConfig>,
 }
 
+/// Where a notification's outcome is recorded: the run's record and its event log.
+struct Told<'a> {
+    runs: &'a Runs,
+    name: &'a str,
+    events: &'a EventLog,
+}
+
 /// Sends `body` to every target not yet told of this run (a webhook, or a mail), when it has
-/// a question to tell; each outcome recorded at once. Whether one failed.
+/// a question to tell; each outcome recorded at once, in the record and as an event. Whether
+/// one failed.
 async fn notify(
     targets: &[String],
     body: &Value,
     how: &How<'_>,
-    runs: &Runs,
-    name: &str,
+    told: &Told<'_>,
     record: &mut Record,
 ) -> bool {
+    let questions = body["questions"].as_array().map_or(0, Vec::len);
     let nothing = body["questions"].as_array().is_none_or(Vec::is_empty);
     let mut failed = false;
     for target in targets {
@@ -201,21 +232,28 @@ async fn notify(
         if nothing || record.sent_to(&label) {
             continue;
         }
-        let outcome = match (mail_address(target), how.smtp) {
-            (Some(to), Some(smtp)) => send_mail(to, smtp, body, &how.retry).await,
-            _ => post(target, &body.to_string(), &how.retry).await,
+        let (channel, outcome) = match (mail_address(target), how.smtp) {
+            (Some(to), Some(smtp)) => ("mail", send_mail(to, smtp, body, &how.retry).await),
+            _ => ("webhook", post(target, &body.to_string(), &how.retry).await),
         };
         if let Err(e) = &outcome {
             tracing::warn!("could not notify `{label}`: {e}");
             failed = true;
         }
+        told.events.emit(Event::Notification(NotificationEvent {
+            target: label.clone(),
+            channel,
+            questions,
+            sent: outcome.is_ok(),
+            error: outcome.clone().err(),
+        }));
         record.notifications.push(Notification {
             target: label.clone(),
             at: crate::clock::now(),
             sent: outcome.is_ok(),
             error: outcome.err(),
         });
-        if let Err(e) = record.write(&runs.path(name)) {
+        if let Err(e) = record.write(&told.runs.path(told.name)) {
             tracing::warn!("cannot record the notification of `{label}`: {e}");
         }
     }

@@ -15,6 +15,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::outcome::{RunStatus, Totals};
+use super::watch::{Notification, WatchFinished, WatchStarted};
 use crate::plan::NodeType;
 use crate::planner::Issue;
 use crate::review::{ReviewFiles, ReviewSummary};
@@ -247,6 +248,11 @@ pub enum Event {
         item: Option<String>,
         failures: u32,
     },
+
+    // A watch run, in its folder's own log (`watch.events.ndjson`).
+    WatchStarted(WatchStarted),
+    Notification(Notification),
+    WatchFinished(WatchFinished),
 }
 
 impl Event {

@@ -29,6 +29,10 @@ pub struct SmtpConfig {
     pub password_env: Option<String>,
     /// The sender's address (`researchflow <watch@example.org>`).
     pub from: String,
+    /// A PEM file of certificates to trust besides the system's, for a server whose
+    /// certificate a private authority signed (or that signed its own); relative to the
+    /// config file's folder.
+    pub ca_file: Option<String>,
 }
 
 /// How the connection to the SMTP server is encrypted.

@@ -132,10 +132,26 @@ impl<'a> Resolver<'a> {
         let Some(smtp) = &self.file.notify.smtp else {
             return Ok(None);
         };
-        match smtp.problem() {
-            Some((key, value, hint)) => Err(self.invalid(key, value, &hint)),
-            None => Ok(Some(smtp.clone())),
+        if let Some((key, value, hint)) = smtp.problem() {
+            return Err(self.invalid(key, value, &hint));
         }
+        let mut smtp = smtp.clone();
+        if let Some(raw) = &smtp.ca_file {
+            let path = self.relative_to_config(raw);
+            let pem = std::fs::read_to_string(&path).unwrap_or_default();
+            if !pem.contains("-----BEGIN CERTIFICATE-----") {
+                return Err(self.invalid(
+                    "notify.smtp.caFile",
+                    raw,
+                    &format!(
+                        "`{}` is not a readable PEM file of certificates: name the file of the certificate (or its authority's) that the SMTP server presents",
+                        path.display()
+                    ),
+                ));
+            }
+            smtp.ca_file = Some(path.to_string_lossy().into_owned());
+        }
+        Ok(Some(smtp))
     }
 
     /// An environment variable that is set and not blank.

@@ -6,6 +6,7 @@
 use backon::{ExponentialBuilder, Retryable};
 use lettre::message::{Mailbox, MultiPart};
 use lettre::transport::smtp::authentication::Credentials;
+use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use serde_json::Value;
 
@@ -131,7 +132,8 @@ pub async fn send(
     (|| transport.send(message.clone()))
         .retry(backoff)
         .sleep(tokio::time::sleep)
-        .when(|e| e.is_transient() || e.is_timeout() || e.status().is_none())
+        // A certificate the client does not trust will not be trusted a second later.
+        .when(|e| !e.is_tls() && (e.is_transient() || e.is_timeout() || e.status().is_none()))
         .await
         .map(|_| ())
         .map_err(|e| format!("SMTP server {}:{}: {e}", smtp.host, smtp.port()))
@@ -139,16 +141,15 @@ pub async fn send(
 
 fn transport(smtp: &SmtpConfig) -> Result<AsyncSmtpTransport<Tokio1Executor>, String> {
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let builder = match smtp.security() {
-        SmtpSecurity::Tls => AsyncSmtpTransport::<Tokio1Executor>::relay(&smtp.host),
-        SmtpSecurity::Starttls => AsyncSmtpTransport::<Tokio1Executor>::starttls_relay(&smtp.host),
-        SmtpSecurity::None => Ok(AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(
-            &smtp.host,
-        )),
-    }
-    .map_err(|e| e.to_string())?
-    .port(smtp.port())
-    .timeout(Some(std::time::Duration::from_secs(30)));
+    let tls = match smtp.security() {
+        SmtpSecurity::Tls => Tls::Wrapper(tls_parameters(smtp)?),
+        SmtpSecurity::Starttls => Tls::Required(tls_parameters(smtp)?),
+        SmtpSecurity::None => Tls::None,
+    };
+    let builder = AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(&smtp.host)
+        .tls(tls)
+        .port(smtp.port())
+        .timeout(Some(std::time::Duration::from_secs(30)));
     let builder = match (&smtp.user, &smtp.password_env) {
         (Some(user), Some(var)) => {
             let password = std::env::var(var)
@@ -160,6 +161,18 @@ fn transport(smtp: &SmtpConfig) -> Result<AsyncSmtpTransport<Tokio1Executor>, St
         _ => builder,
     };
     Ok(builder.build())
+}
+
+/// TLS to `smtp.host`, trusting the system's certificates and those of `caFile`.
+fn tls_parameters(smtp: &SmtpConfig) -> Result<TlsParameters, String> {
+    let mut builder = TlsParameters::builder(smtp.host.clone());
+    if let Some(path) = &smtp.ca_file {
+        let pem = std::fs::read(path).map_err(|e| format!("`notify.smtp.caFile` `{path}`: {e}"))?;
+        let roots = Certificate::from_pem(&pem)
+            .map_err(|e| format!("`notify.smtp.caFile` `{path}`: {e}"))?;
+        builder = builder.add_root_certificate(roots);
+    }
+    builder.build_rustls().map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

@@ -371,6 +371,28 @@ async fn a_previous_folder_that_does_not_exist_exits_2_before_any_question_runs(
     assert!(llm.requests().is_empty(), "no question ran");
 }
 
+/// A question whose id would name the folder's own files (`batch.json`, `index.html`) is
+/// refused before anything runs: it would read the manifest as its plan, or lose its view.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_named_after_the_folders_own_files_exits_2_before_any_question_runs() {
+    let llm = MockLlm::start().await;
+    stateless(&llm, 1, "S");
+    let s = Setup::new(&llm, None);
+    for id in ["batch", "index"] {
+        let line = format!("Why?\n{{\"id\": \"{id}\", \"query\": \"Why not?\"}}\n");
+        std::fs::write(s.path().join("questions.txt"), line).expect("write");
+        batch(&s, &[])
+            .run()
+            .await
+            .code(2)
+            .stderr_contains("line 2")
+            .stderr_contains(&format!("`{id}`"))
+            .stderr_contains("give the question another id");
+    }
+    assert!(llm.requests().is_empty(), "no question ran");
+    assert!(!s.path().join("out/batch.json").exists(), "no manifest");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_manifest_writes_every_key_of_an_item_even_when_it_is_null() {
     let llm = MockLlm::start().await;

@@ -39,18 +39,58 @@ pub struct SmtpServer {
     maildir: PathBuf,
 }
 
+/// How the server speaks: in the clear, plain then upgraded (STARTTLS, which it requires
+/// before any mail), or TLS from the first byte; the TLS modes with the certificate and key
+/// of these PEM files.
+pub enum Security<'a> {
+    None,
+    Starttls { cert: &'a Path, key: &'a Path },
+    Tls { cert: &'a Path, key: &'a Path },
+}
+
+/// A certificate for `localhost` that signs itself, and its key, as PEM files in `dir`:
+/// `(cert, key)`. Only a client told to trust it does.
+pub fn self_signed(dir: &Path) -> (PathBuf, PathBuf) {
+    let made = rcgen::generate_simple_self_signed(vec!["localhost".to_string()])
+        .expect("a self-signed certificate");
+    let (cert, key) = (dir.join("smtp-cert.pem"), dir.join("smtp-key.pem"));
+    std::fs::write(&cert, made.cert.pem()).expect("cert");
+    std::fs::write(&key, made.signing_key.serialize_pem()).expect("key");
+    (cert, key)
+}
+
 impl SmtpServer {
-    /// Starts aiosmtpd on a free loopback port, its Maildir in `dir`; returns once it accepts
-    /// connections.
+    /// Starts aiosmtpd on a free loopback port, in the clear, its Maildir in `dir`; returns
+    /// once it accepts connections.
     pub fn start(dir: &Path) -> SmtpServer {
+        SmtpServer::start_with(dir, Security::None)
+    }
+
+    /// Starts aiosmtpd on a free loopback port speaking `security`, its Maildir in
+    /// `dir/maildir-<port>`; returns once it accepts connections.
+    pub fn start_with(dir: &Path, security: Security) -> SmtpServer {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("a free port")
             .port();
-        let maildir = dir.join("maildir");
-        let child = std::process::Command::new(python())
-            .args(["-m", "aiosmtpd", "-n", "-l"])
-            .arg(format!("127.0.0.1:{port}"))
+        let maildir = dir.join(format!("maildir-{port}"));
+        let mut command = std::process::Command::new(python());
+        command.args(["-m", "aiosmtpd", "-n", "-l"]);
+        command.arg(format!("127.0.0.1:{port}"));
+        match security {
+            Security::None => {}
+            Security::Starttls { cert, key } => {
+                command.arg("--tlscert").arg(cert).arg("--tlskey").arg(key);
+            }
+            Security::Tls { cert, key } => {
+                command
+                    .arg("--smtpscert")
+                    .arg(cert)
+                    .arg("--smtpskey")
+                    .arg(key);
+            }
+        }
+        let child = command
             .args(["-c", "aiosmtpd.handlers.Mailbox"])
             .arg(&maildir)
             .stdout(std::process::Stdio::null())

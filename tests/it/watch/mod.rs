@@ -13,22 +13,24 @@ use serde_json::{Value, json};
 use sha2::Sha256;
 
 use crate::support::fixtures::{copy_corpus, offline_over};
-use crate::support::scenario::read_json;
+use crate::support::scenario::{read_json, read_ndjson};
 use crate::support::server::{Planned, Server, json_response};
 
-const QUESTION: &str = "How do solid-state batteries compare with lithium-ion?";
+mod mail;
+
+pub(crate) const QUESTION: &str = "How do solid-state batteries compare with lithium-ion?";
 const DOCUMENT: &str = "solid-state-vs-lithium-ion-overview.md";
-const SECRET: &str = "watch-hook-s3cret-value";
+pub(crate) const SECRET: &str = "watch-hook-s3cret-value";
 /// A webhook's path, which is often its secret: written nowhere.
 const HOOK_PATH: &str = "/services/T0/hook-path-s3cret";
 
-struct Folder {
+pub(crate) struct Folder {
     _tmp: tempfile::TempDir,
-    root: PathBuf,
+    pub(crate) root: PathBuf,
 }
 
 impl Folder {
-    fn new() -> Folder {
+    pub(crate) fn new() -> Folder {
         let tmp = tempfile::tempdir().expect("tempdir");
         let root = tmp.path().to_path_buf();
         copy_corpus(&root.join("corpus"));
@@ -36,7 +38,7 @@ impl Folder {
         Folder { _tmp: tmp, root }
     }
 
-    async fn watch_raw(&self, extra: &[&str]) -> crate::support::bin::RunOutput {
+    pub(crate) async fn watch_raw(&self, extra: &[&str]) -> crate::support::bin::RunOutput {
         let mut args = vec!["watch", "q.txt", "--dir", "w", "--json"];
         args.extend_from_slice(extra);
         offline_over(&self.root, &self.root.join("corpus"), &args)
@@ -46,18 +48,18 @@ impl Folder {
     }
 
     /// The exit code, the JSON printed and stderr.
-    async fn watch(&self, extra: &[&str]) -> (i32, Value, String) {
+    pub(crate) async fn watch(&self, extra: &[&str]) -> (i32, Value, String) {
         let out = self.watch_raw(extra).await;
         (out.status, out.stdout_json(), out.stderr.clone())
     }
 
-    fn run_dir(&self, printed: &Value) -> PathBuf {
+    pub(crate) fn run_dir(&self, printed: &Value) -> PathBuf {
         self.root
             .join("w")
             .join(printed["run"].as_str().expect("run"))
     }
 
-    fn change_figure(&self, from: &str, to: &str) {
+    pub(crate) fn change_figure(&self, from: &str, to: &str) {
         let path = self.root.join("corpus").join(DOCUMENT);
         let text = std::fs::read_to_string(&path).expect("document");
         assert!(text.contains(from), "{from} in {DOCUMENT}");
@@ -178,6 +180,30 @@ async fn a_changed_figure_is_told_once_and_an_unchanged_corpus_is_not() {
     assert_eq!(resumed["resumed"], true);
     assert_eq!(code, 3, "what changed is still what changed");
     assert_eq!(hook.requests().len(), 1, "not sent twice");
+
+    // The run's own events: started, told once, finished; then resumed and finished again.
+    let events = read_ndjson(&run.join("watch.events.ndjson"));
+    let kinds: Vec<&str> = events.iter().filter_map(|e| e["event"].as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "watch_started",
+            "notification",
+            "watch_finished",
+            "watch_started",
+            "watch_finished"
+        ],
+        "{events:?}"
+    );
+    let told = &events[1];
+    assert_eq!(
+        (&told["channel"], &told["sent"], &told["questions"]),
+        (&json!("webhook"), &json!(true), &json!(1))
+    );
+    assert!(told["target"].as_str().expect("target").contains("/... #"));
+    assert_eq!(events[2]["exit_code"], 3);
+    assert_eq!(events[2]["changed"], json!([name]));
+    assert_eq!(events[3]["resumed"], true);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -200,6 +226,16 @@ async fn a_notification_that_fails_is_retried_recorded_and_exits_4() {
         error.contains("503") && !error.contains(HOOK_PATH),
         "{error}"
     );
+    let events = read_ndjson(&f.run_dir(&printed).join("watch.events.ndjson"));
+    let told = events
+        .iter()
+        .find(|e| e["event"] == "notification")
+        .expect("a notification event");
+    assert_eq!(
+        (&told["sent"], &told["error"]),
+        (&json!(false), &json!(error))
+    );
+    assert_eq!(events.last().expect("events")["exit_code"], 4);
     assert!(!stderr.contains(HOOK_PATH), "{stderr}");
     let out = f.watch_raw(&["--notify", "ftp://files.example/x"]).await;
     out.code(2).stderr_contains("give an `https://` URL");
@@ -324,68 +360,4 @@ async fn the_watch_index_shows_each_runs_changes_and_links_only_to_files_that_ex
         let path = url.strip_prefix("file://").expect("a file link");
         assert!(Path::new(path).is_file(), "{url}");
     }
-}
-
-/// `--notify mailto:` through a real SMTP server (aiosmtpd) on loopback: one mail per run with
-/// a plain-text and an HTML part that say which figure changed; no secret in it, nor in any
-/// file; not sent again when the run is resumed. Without `notify.smtp`, a mail target exits 2.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_changed_figure_is_mailed_through_a_real_smtp_server_with_both_parts() {
-    use crate::support::smtp::SmtpServer;
-
-    let f = Folder::new();
-    let out = f.watch_raw(&["--notify", "mailto:team@example.org"]).await;
-    out.code(2).stderr_contains("add `notify.smtp`");
-    let smtp = SmtpServer::start(&f.root);
-    let config = json!({"notify": {"smtp": {"host": "127.0.0.1", "port": smtp.port,
-        "security": "none", "from": "researchflow <watch@example.org>"}}});
-    std::fs::write(f.root.join("agent.config.json"), config.to_string()).expect("config");
-    let mail = ["--notify", "mailto:team@example.org"];
-    assert_eq!(f.watch(&mail).await.0, 0);
-    f.change_figure("about 270 Wh/kg", "about 290 Wh/kg");
-    let (code, changed, stderr) = f.watch(&mail).await;
-    assert_eq!(code, 3, "{changed}\n{stderr}");
-    let messages = smtp.messages();
-    assert_eq!(messages.len(), 1, "one mail: {messages:?}");
-    let m = &messages[0];
-    let run = changed["run"].as_str().expect("run");
-    assert_eq!(
-        m["subject"],
-        format!("researchflow watch: 1 question(s) changed (run {run})")
-    );
-    assert_eq!(m["to"], "team@example.org");
-    assert_eq!(m["type"], "multipart/alternative");
-    let part = |kind: &str| {
-        m["parts"]
-            .as_array()
-            .expect("parts")
-            .iter()
-            .find(|p| p["type"] == kind)
-            .and_then(|p| p["text"].as_str())
-            .unwrap_or_else(|| panic!("no {kind} part: {m}"))
-            .to_string()
-    };
-    for text in [part("text/plain"), part("text/html")] {
-        assert!(
-            text.contains("270 wh/kg -&gt; 290 wh/kg") || text.contains("270 wh/kg -> 290 wh/kg"),
-            "{text}"
-        );
-        assert!(text.contains(QUESTION), "{text}");
-    }
-    assert!(!m["raw"].as_str().expect("raw").contains(SECRET));
-    let record = read_json(&f.run_dir(&changed).join("watch.json"));
-    assert_eq!(
-        record["notifications"][0]["target"],
-        "mailto:team@example.org"
-    );
-    assert_eq!(record["notifications"][0]["sent"], true);
-
-    // Resumed, the run does not mail again.
-    let record_path = f.run_dir(&changed).join("watch.json");
-    let mut record = read_json(&record_path);
-    record["finished"] = Value::Null;
-    std::fs::write(&record_path, record.to_string()).expect("unfinish");
-    let (code, _, _) = f.watch(&mail).await;
-    assert_eq!(code, 3);
-    assert_eq!(smtp.messages().len(), 1, "not mailed twice");
 }

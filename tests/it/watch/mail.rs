@@ -1,0 +1,157 @@
+//! `watch --notify mailto:` through a real SMTP server (aiosmtpd, a third-party server) on
+//! loopback: in the clear to this machine, and over STARTTLS and TLS to a server whose
+//! certificate only `notify.smtp.caFile` vouches for.
+
+use serde_json::{Value, json};
+
+use super::{Folder, QUESTION, SECRET};
+use crate::support::scenario::read_json;
+use crate::support::smtp::{Security, SmtpServer};
+
+/// `--notify mailto:` through a real SMTP server (aiosmtpd) on loopback: one mail per run with
+/// a plain-text and an HTML part that say which figure changed; no secret in it, nor in any
+/// file; not sent again when the run is resumed. Without `notify.smtp`, a mail target exits 2.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_changed_figure_is_mailed_through_a_real_smtp_server_with_both_parts() {
+    use crate::support::smtp::SmtpServer;
+
+    let f = Folder::new();
+    let out = f.watch_raw(&["--notify", "mailto:team@example.org"]).await;
+    out.code(2).stderr_contains("add `notify.smtp`");
+    let smtp = SmtpServer::start(&f.root);
+    let config = json!({"notify": {"smtp": {"host": "127.0.0.1", "port": smtp.port,
+        "security": "none", "from": "researchflow <watch@example.org>"}}});
+    std::fs::write(f.root.join("agent.config.json"), config.to_string()).expect("config");
+    let mail = ["--notify", "mailto:team@example.org"];
+    assert_eq!(f.watch(&mail).await.0, 0);
+    f.change_figure("about 270 Wh/kg", "about 290 Wh/kg");
+    let (code, changed, stderr) = f.watch(&mail).await;
+    assert_eq!(code, 3, "{changed}\n{stderr}");
+    let messages = smtp.messages();
+    assert_eq!(messages.len(), 1, "one mail: {messages:?}");
+    let m = &messages[0];
+    let run = changed["run"].as_str().expect("run");
+    assert_eq!(
+        m["subject"],
+        format!("researchflow watch: 1 question(s) changed (run {run})")
+    );
+    assert_eq!(m["to"], "team@example.org");
+    assert_eq!(m["type"], "multipart/alternative");
+    let part = |kind: &str| {
+        m["parts"]
+            .as_array()
+            .expect("parts")
+            .iter()
+            .find(|p| p["type"] == kind)
+            .and_then(|p| p["text"].as_str())
+            .unwrap_or_else(|| panic!("no {kind} part: {m}"))
+            .to_string()
+    };
+    for text in [part("text/plain"), part("text/html")] {
+        assert!(
+            text.contains("270 wh/kg -&gt; 290 wh/kg") || text.contains("270 wh/kg -> 290 wh/kg"),
+            "{text}"
+        );
+        assert!(text.contains(QUESTION), "{text}");
+    }
+    assert!(!m["raw"].as_str().expect("raw").contains(SECRET));
+    let record = read_json(&f.run_dir(&changed).join("watch.json"));
+    assert_eq!(
+        record["notifications"][0]["target"],
+        "mailto:team@example.org"
+    );
+    assert_eq!(record["notifications"][0]["sent"], true);
+
+    // Resumed, the run does not mail again.
+    let record_path = f.run_dir(&changed).join("watch.json");
+    let mut record = read_json(&record_path);
+    record["finished"] = Value::Null;
+    std::fs::write(&record_path, record.to_string()).expect("unfinish");
+    let (code, _, _) = f.watch(&mail).await;
+    assert_eq!(code, 3);
+    assert_eq!(smtp.messages().len(), 1, "not mailed twice");
+}
+
+/// Over TLS from the first byte and over STARTTLS (which the server requires before any
+/// mail), to a server whose certificate signs itself: refused until `notify.smtp.caFile`
+/// names that certificate (exit 4, the reason recorded, nothing received), then delivered on
+/// both. A `caFile` that is not a certificate file is refused before anything runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mail_goes_over_tls_and_starttls_to_a_server_only_the_configured_certificate_vouches_for() {
+    let f = Folder::new();
+    let (cert, key) = crate::support::smtp::self_signed(&f.root);
+    let tls = SmtpServer::start_with(
+        &f.root,
+        Security::Tls {
+            cert: &cert,
+            key: &key,
+        },
+    );
+    let starttls = SmtpServer::start_with(
+        &f.root,
+        Security::Starttls {
+            cert: &cert,
+            key: &key,
+        },
+    );
+    let configure = |port: u16, security: &str, ca_file: Option<&str>| {
+        let mut smtp = json!({"host": "localhost", "port": port, "security": security,
+            "from": "researchflow <watch@example.org>"});
+        if let Some(ca) = ca_file {
+            smtp["caFile"] = json!(ca);
+        }
+        let config = json!({"notify": {"smtp": smtp},
+            "retry": {"maxRetries": 1, "baseDelayMs": 10, "maxDelayMs": 20}});
+        std::fs::write(f.root.join("agent.config.json"), config.to_string()).expect("config");
+    };
+    let mail = ["--notify", "mailto:team@example.org"];
+
+    configure(tls.port, "tls", None);
+    assert_eq!(f.watch(&mail).await.0, 0, "a first run tells nothing");
+    f.change_figure("about 270 Wh/kg", "about 290 Wh/kg");
+    let (code, printed, stderr) = f.watch(&mail).await;
+    assert_eq!(
+        code, 4,
+        "an unknown certificate is refused: {printed}\n{stderr}"
+    );
+    let record = read_json(&f.run_dir(&printed).join("watch.json"));
+    let error = record["notifications"][0]["error"].as_str().expect("error");
+    assert!(error.contains("certificate"), "{error}");
+    assert!(tls.messages().is_empty());
+
+    // Relative to the config file's folder.
+    configure(tls.port, "tls", Some("smtp-cert.pem"));
+    f.change_figure("about 290 Wh/kg", "about 310 Wh/kg");
+    let (code, printed, stderr) = f.watch(&mail).await;
+    assert_eq!(code, 3, "{printed}\n{stderr}");
+    told(&tls.messages(), "290 wh/kg -> 310 wh/kg");
+
+    configure(
+        starttls.port,
+        "starttls",
+        Some(cert.to_str().expect("utf-8")),
+    );
+    f.change_figure("about 310 Wh/kg", "about 330 Wh/kg");
+    let (code, printed, stderr) = f.watch(&mail).await;
+    assert_eq!(code, 3, "{printed}\n{stderr}");
+    told(&starttls.messages(), "310 wh/kg -> 330 wh/kg");
+    assert_eq!(tls.messages().len(), 1, "one server a run");
+
+    configure(starttls.port, "starttls", Some("smtp-key.pem"));
+    let out = f.watch_raw(&mail).await;
+    out.code(2).stderr_contains("notify.smtp.caFile");
+    assert!(!out.stderr.contains("PRIVATE KEY"), "{}", out.stderr);
+}
+
+/// `messages` is one mail whose plain text tells `change`.
+fn told(messages: &[Value], change: &str) {
+    assert_eq!(messages.len(), 1, "one mail: {messages:?}");
+    let text = messages[0]["parts"]
+        .as_array()
+        .expect("parts")
+        .iter()
+        .find(|p| p["type"] == "text/plain")
+        .and_then(|p| p["text"].as_str())
+        .expect("a plain-text part");
+    assert!(text.contains(change), "{text}");
+}
