@@ -1,5 +1,7 @@
 //! A real SMTP server for the mail tests: aiosmtpd (a third-party server, not ours), installed
-//! by `scripts/setup/smtp-python.sh` in `target/smtp-venv`, listening on 127.0.0.1 and
+//! by `scripts/setup/smtp-python.sh` in `target/smtp-venv`, listening on 127.0.0.1 (in the
+//! clear, over STARTTLS or TLS with a certificate [`self_signed`] makes, with or without a
+//! required login) and
 //! keeping every message it receives in a Maildir, which [`SmtpServer::messages`] reads back
 //! with Python's own `email` parser. A missing virtualenv fails the test with the command that
 //! installs it: no mail test is ever skipped. Dropping it stops the server.
@@ -33,6 +35,41 @@ for key, raw in mailbox.Maildir(sys.argv[1], create=False).items():
 print(json.dumps(out))
 "#;
 
+/// aiosmtpd's own `SMTP` protocol on a loopback port, as its command line starts it, with what
+/// its command line cannot give: a login (`AUTH PLAIN`/`LOGIN`, required, only after TLS when
+/// the server speaks TLS) checked against one user and password.
+const SERVE: &str = r#"
+import asyncio, json, ssl, sys, warnings
+warnings.simplefilter("ignore")
+from aiosmtpd.handlers import Mailbox
+from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword
+cfg = json.loads(sys.argv[1])
+ctx = None
+if cfg["security"] != "none":
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ctx.load_cert_chain(cfg["cert"], cfg["key"])
+kw = {}
+if cfg["security"] == "starttls":
+    kw.update(tls_context=ctx, require_starttls=True)
+def check(server, session, envelope, mechanism, data):
+    ok = isinstance(data, LoginPassword) and (data.login.decode(), data.password.decode()) == (cfg["user"], cfg["password"])
+    return AuthResult(success=ok, handled=False)
+if cfg.get("user"):
+    kw.update(authenticator=check, auth_required=True, auth_require_tls=cfg["security"] != "none")
+handler = Mailbox(cfg["maildir"])
+loop = asyncio.new_event_loop()
+server = loop.run_until_complete(loop.create_server(
+    lambda: SMTP(handler, **kw), "127.0.0.1", cfg["port"],
+    ssl=ctx if cfg["security"] == "tls" else None))
+loop.run_forever()
+"#;
+
+/// The one login a server started with one accepts.
+pub struct Login<'a> {
+    pub user: &'a str,
+    pub password: &'a str,
+}
+
 pub struct SmtpServer {
     child: std::process::Child,
     pub port: u16,
@@ -63,36 +100,34 @@ impl SmtpServer {
     /// Starts aiosmtpd on a free loopback port, in the clear, its Maildir in `dir`; returns
     /// once it accepts connections.
     pub fn start(dir: &Path) -> SmtpServer {
-        SmtpServer::start_with(dir, Security::None)
+        SmtpServer::start_with(dir, Security::None, None)
     }
 
-    /// Starts aiosmtpd on a free loopback port speaking `security`, its Maildir in
-    /// `dir/maildir-<port>`; returns once it accepts connections.
-    pub fn start_with(dir: &Path, security: Security) -> SmtpServer {
+    /// Starts aiosmtpd on a free loopback port speaking `security`, requiring `login` when
+    /// given, its Maildir in `dir/maildir-<port>`; returns once it accepts connections.
+    pub fn start_with(dir: &Path, security: Security, login: Option<Login>) -> SmtpServer {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("a free port")
             .port();
         let maildir = dir.join(format!("maildir-{port}"));
-        let mut command = std::process::Command::new(python());
-        command.args(["-m", "aiosmtpd", "-n", "-l"]);
-        command.arg(format!("127.0.0.1:{port}"));
-        match security {
-            Security::None => {}
-            Security::Starttls { cert, key } => {
-                command.arg("--tlscert").arg(cert).arg("--tlskey").arg(key);
-            }
-            Security::Tls { cert, key } => {
-                command
-                    .arg("--smtpscert")
-                    .arg(cert)
-                    .arg("--smtpskey")
-                    .arg(key);
-            }
-        }
-        let child = command
-            .args(["-c", "aiosmtpd.handlers.Mailbox"])
-            .arg(&maildir)
+        let (kind, files) = match security {
+            Security::None => ("none", None),
+            Security::Starttls { cert, key } => ("starttls", Some((cert, key))),
+            Security::Tls { cert, key } => ("tls", Some((cert, key))),
+        };
+        let config = serde_json::json!({
+            "port": port,
+            "maildir": maildir,
+            "security": kind,
+            "cert": files.map(|f| f.0),
+            "key": files.map(|f| f.1),
+            "user": login.as_ref().map(|l| l.user),
+            "password": login.as_ref().map(|l| l.password),
+        });
+        let child = std::process::Command::new(python())
+            .args(["-c", SERVE])
+            .arg(config.to_string())
             .stdout(std::process::Stdio::null())
             .spawn()
             .expect("start aiosmtpd");

@@ -4,9 +4,12 @@
 
 use serde_json::{Value, json};
 
-use super::{Folder, QUESTION, SECRET};
+use super::{Folder, QUESTION, SECRET, all_text};
 use crate::support::scenario::read_json;
-use crate::support::smtp::{Security, SmtpServer};
+use crate::support::smtp::{Login, Security, SmtpServer};
+
+const PASSWORD: &str = "smtp-pa55word-right";
+const WRONG_PASSWORD: &str = "smtp-pa55word-wrong";
 
 /// `--notify mailto:` through a real SMTP server (aiosmtpd) on loopback: one mail per run with
 /// a plain-text and an HTML part that say which figure changed; no secret in it, nor in any
@@ -73,9 +76,11 @@ async fn a_changed_figure_is_mailed_through_a_real_smtp_server_with_both_parts()
 }
 
 /// Over TLS from the first byte and over STARTTLS (which the server requires before any
-/// mail), to a server whose certificate signs itself: refused until `notify.smtp.caFile`
-/// names that certificate (exit 4, the reason recorded, nothing received), then delivered on
-/// both. A `caFile` that is not a certificate file is refused before anything runs.
+/// mail, and a login after it), to a server whose certificate signs itself: refused until
+/// `notify.smtp.caFile` names that certificate (exit 4, the reason recorded, nothing
+/// received), then delivered on both; a wrong password is refused, the right one (read from
+/// the variable `passwordEnv` names) logs in, and neither is written anywhere. A `caFile`
+/// that is not a certificate file is refused before anything runs.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mail_goes_over_tls_and_starttls_to_a_server_only_the_configured_certificate_vouches_for() {
     let f = Folder::new();
@@ -86,6 +91,7 @@ async fn mail_goes_over_tls_and_starttls_to_a_server_only_the_configured_certifi
             cert: &cert,
             key: &key,
         },
+        None,
     );
     let starttls = SmtpServer::start_with(
         &f.root,
@@ -93,12 +99,20 @@ async fn mail_goes_over_tls_and_starttls_to_a_server_only_the_configured_certifi
             cert: &cert,
             key: &key,
         },
+        Some(Login {
+            user: "watch",
+            password: PASSWORD,
+        }),
     );
     let configure = |port: u16, security: &str, ca_file: Option<&str>| {
         let mut smtp = json!({"host": "localhost", "port": port, "security": security,
             "from": "researchflow <watch@example.org>"});
         if let Some(ca) = ca_file {
             smtp["caFile"] = json!(ca);
+        }
+        if security == "starttls" {
+            smtp["user"] = json!("watch");
+            smtp["passwordEnv"] = json!("RESEARCHFLOW_SMTP_PASSWORD");
         }
         let config = json!({"notify": {"smtp": smtp},
             "retry": {"maxRetries": 1, "baseDelayMs": 10, "maxDelayMs": 20}});
@@ -132,9 +146,27 @@ async fn mail_goes_over_tls_and_starttls_to_a_server_only_the_configured_certifi
         Some(cert.to_str().expect("utf-8")),
     );
     f.change_figure("about 310 Wh/kg", "about 330 Wh/kg");
-    let (code, printed, stderr) = f.watch(&mail).await;
-    assert_eq!(code, 3, "{printed}\n{stderr}");
-    told(&starttls.messages(), "310 wh/kg -> 330 wh/kg");
+    let wrong = f
+        .watch_in(&mail, &[("RESEARCHFLOW_SMTP_PASSWORD", WRONG_PASSWORD)])
+        .await;
+    assert_eq!(wrong.status, 4, "a wrong password: {}", wrong.stderr);
+    let record = read_json(&f.run_dir(&wrong.stdout_json()).join("watch.json"));
+    let error = record["notifications"][0]["error"].as_str().expect("error");
+    assert!(error.contains("535"), "the server's refusal: {error}");
+    assert!(starttls.messages().is_empty());
+    f.change_figure("about 330 Wh/kg", "about 350 Wh/kg");
+    let right = f
+        .watch_in(&mail, &[("RESEARCHFLOW_SMTP_PASSWORD", PASSWORD)])
+        .await;
+    assert_eq!(right.status, 3, "{}", right.stderr);
+    told(&starttls.messages(), "330 wh/kg -> 350 wh/kg");
+    let written = all_text(&f.root.join("w")) + &wrong.stderr + &right.stderr + &right.stdout;
+    for secret in [PASSWORD, WRONG_PASSWORD] {
+        assert!(
+            !written.contains(secret),
+            "no password on disk or in output"
+        );
+    }
     assert_eq!(tls.messages().len(), 1, "one server a run");
 
     configure(starttls.port, "starttls", Some("smtp-key.pem"));

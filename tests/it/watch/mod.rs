@@ -39,12 +39,23 @@ impl Folder {
     }
 
     pub(crate) async fn watch_raw(&self, extra: &[&str]) -> crate::support::bin::RunOutput {
+        self.watch_in(extra, &[]).await
+    }
+
+    /// `watch` with `extra` flags and `env` set.
+    pub(crate) async fn watch_in(
+        &self,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> crate::support::bin::RunOutput {
         let mut args = vec!["watch", "q.txt", "--dir", "w", "--json"];
         args.extend_from_slice(extra);
-        offline_over(&self.root, &self.root.join("corpus"), &args)
-            .env("RESEARCHFLOW_WEBHOOK_SECRET", SECRET)
-            .run()
-            .await
+        let mut cmd = offline_over(&self.root, &self.root.join("corpus"), &args)
+            .env("RESEARCHFLOW_WEBHOOK_SECRET", SECRET);
+        for (key, value) in env {
+            cmd = cmd.env(key, value);
+        }
+        cmd.run().await
     }
 
     /// The exit code, the JSON printed and stderr.
@@ -88,7 +99,7 @@ fn signature(body: &str) -> String {
 }
 
 /// Every file under `dir`, as text where it is text.
-fn all_text(dir: &Path) -> String {
+pub(crate) fn all_text(dir: &Path) -> String {
     let mut out = String::new();
     for entry in std::fs::read_dir(dir).expect("dir").filter_map(Result::ok) {
         let path = entry.path();
