@@ -310,8 +310,9 @@ async fn after_a_cut_the_next_call_on_a_single_slot_server_does_not_wait_behind_
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_signal_closes_the_streams_in_flight() {
+/// Ctrl-C or SIGTERM (a terminal, cron's or systemd's stop) while an answer streams: the
+/// run exits 130, and the stream is closed so the server stops generating at once.
+async fn a_signal_closes_the_stream_in_flight(signal: &'static str) {
     let llm = MockLlm::start().await;
     answered_by(
         &llm,
@@ -325,20 +326,32 @@ async fn a_signal_closes_the_streams_in_flight() {
     let streams = llm.streams_reader();
     let out = s
         .query("Q?")
-        .signal_when("INT", move || {
+        .signal_when(signal, move || {
             streams()
                 .iter()
                 .any(|s| s.total_pieces == 200 && s.pieces_sent >= 3)
         })
         .run()
         .await;
-    assert_eq!(out.status, 130, "{}", out.stderr);
+    assert_eq!(out.status, 130, "SIG{signal}: {}", out.stderr);
     let log = llm.streams();
     let slow = log.iter().find(|s| s.total_pieces == 200).expect("slow");
     assert!(!slow.completed);
-    let gone = slow.client_gone_at.expect("Ctrl-C closed the stream");
+    let gone = slow
+        .client_gone_at
+        .unwrap_or_else(|| panic!("SIG{signal} closed the stream"));
     let ended = slow.generation_ended_at.expect("the generation stopped");
     assert!(ended.duration_since(gone) < Duration::from_secs(1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_closes_the_stream_in_flight() {
+    a_signal_closes_the_stream_in_flight("INT").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_closes_the_stream_in_flight() {
+    a_signal_closes_the_stream_in_flight("TERM").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
