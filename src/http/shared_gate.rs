@@ -42,6 +42,9 @@ pub struct SharedState {
     pub decrease_due: bool,
     /// Reported successes: since when, and how many (oldest first).
     pub accepted: VecDeque<(f64, u32)>,
+    /// When the last of them was reported: the accepted rate is measured up to then, so the
+    /// time a 429 kept the gate closed (no call, no success) does not dilute it.
+    pub accepted_until: f64,
     /// The processes renewing lately: when each was last heard from, and what it asked for.
     pub processes: BTreeMap<String, Seen>,
 }
@@ -131,7 +134,7 @@ impl SharedState {
         if let Some(refused) = report.refused {
             self.refused(now, refused);
         }
-        self.succeeded(now - report.since_ms.max(0.0), report.succeeded);
+        self.succeeded(now - report.since_ms.max(0.0), now, report.succeeded);
         let lowered_to = self.lower_when_open(now);
         let share = self.share(now, &report.process, report.demand);
         let aimd = self.aimd.get_or_insert_with(|| Aimd::new(None));
@@ -180,12 +183,14 @@ impl SharedState {
         }
     }
 
-    /// `n` successes since `since`: counted as accepted; the rate takes one step up for each.
-    fn succeeded(&mut self, since: f64, n: u32) {
+    /// `n` successes from `since` to `now`: counted as accepted; the rate takes one step up
+    /// for each.
+    fn succeeded(&mut self, since: f64, now: f64, n: u32) {
         if n == 0 {
             return;
         }
         self.accepted.push_back((since, n));
+        self.accepted_until = now;
         while self.accepted.len() > 1
             && self.accepted.iter().skip(1).map(|(_, n)| n).sum::<u32>() >= ACCEPTED_MAX
         {
@@ -229,8 +234,8 @@ impl SharedState {
     }
 
     /// The rate accepted lately, in requests a minute: the successes of the reports kept,
-    /// over the time since the earliest of them began (at least a second); `None` with fewer
-    /// than two, which make no rate.
+    /// over the time from the earliest of them to the last report of a success (at least a
+    /// second); `None` with fewer than two, which make no rate.
     fn accepted_rpm(&mut self, now: f64) -> Option<f64> {
         while self
             .accepted
@@ -244,7 +249,7 @@ impl SharedState {
         if n < 2 {
             return None;
         }
-        let span = (now - first).max(1000.0);
+        let span = (self.accepted_until.min(now) - first).max(1000.0);
         Some(f64::from(n) * 60_000.0 / span)
     }
 }
@@ -314,7 +319,9 @@ mod tests {
         let b = s.renew(3000.0, &report("b", 600, 1));
         assert_eq!(b.closed_ms, 0.0);
         let rate = b.lowered_to.expect("lowered when open");
-        assert!(rate < 600.0, "under what was accepted: {rate}");
+        // 15 successes from 0 to 600 ms: 1,500 a minute over the second the measure takes
+        // at least, however long the gate then stayed closed.
+        assert_eq!(rate, 600.0 * 0.9, "under what was accepted: {rate}");
         assert_eq!(b.epoch, 1);
         let mut late = report("a", 600, 1);
         late.refused = Some(Refusal {
