@@ -6,7 +6,9 @@
 //! ([`super::gate::lease`]), reporting what it did since the last renewal (the calls that
 //! asked, the successes, the longest 429). [`SharedState::renew`] folds a report into the
 //! budget (the AIMD rate, closed-until with its reason, the accepted rate) and divides it
-//! among the processes seen lately, by what each asked for. A 429 seen by one process closes
+//! among the processes seen lately, by what each asked for; while the rate has a limit, it
+//! also hands out times of one request schedule for all processes ([`Slots`]), so that their
+//! requests together are spaced as one process's would be. A 429 seen by one process closes
 //! the gate for every other at its next renewal. The store's load grows with the number of
 //! processes, not with the number of calls. The arithmetic is pure, on the store's clock;
 //! the store lives with the queue.
@@ -29,6 +31,9 @@ const ACCEPTED_WINDOW_MS: f64 = 60_000.0;
 /// A process not heard from for this long has no share any more.
 pub const LIVE_MS: f64 = 2_000.0;
 
+/// How far ahead a renewal hands out times on the shared schedule of requests.
+pub const SLOT_HORIZON_MS: f64 = 500.0;
+
 /// A gate's state in the store; times are the store's clock, in milliseconds.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
@@ -47,6 +52,8 @@ pub struct SharedState {
     pub accepted_until: f64,
     /// The processes renewing lately: when each was last heard from, and what it asked for.
     pub processes: BTreeMap<String, Seen>,
+    /// The first time of the request schedule not handed out yet.
+    pub next_slot: f64,
 }
 
 /// A process as the store last heard from it.
@@ -64,6 +71,8 @@ pub struct Report {
     pub limits: RateLimits,
     /// How many calls asked to be admitted since the last renewal, plus those still waiting.
     pub demand: u32,
+    /// How many calls wait for a time on the request schedule (and hold none).
+    pub waiting: u32,
     /// How many calls succeeded since the last renewal...
     pub succeeded: u32,
     /// ...which was this many milliseconds ago (or the first call asked).
@@ -111,6 +120,21 @@ pub struct Lease {
     pub epoch: u64,
     /// The whole budget's rate, when a 429 has just lowered it (for the log).
     pub lowered_to: Option<f64>,
+    /// Times this process may send a request at, when the rate has a limit.
+    pub slots: Option<Slots>,
+}
+
+/// Times on the one request schedule every process shares, handed to one process: `count`
+/// of them, the first `first_ms` after the store's now, `interval_ms` apart. No other
+/// process gets a time closer than the interval to them, so the requests of every process
+/// together keep the rate as one process's would. With none to give, `retry_ms` says when
+/// the next free time comes within reach.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Slots {
+    pub first_ms: f64,
+    pub interval_ms: f64,
+    pub count: u32,
+    pub retry_ms: f64,
 }
 
 /// A renewal on one gate's state, given the store's clock in milliseconds.
@@ -139,6 +163,10 @@ impl SharedState {
         let share = self.share(now, &report.process, report.demand);
         let aimd = self.aimd.get_or_insert_with(|| Aimd::new(None));
         let closed_ms = (self.closed_until - now).max(0.0);
+        let slots = aimd
+            .rate()
+            .map(|rate| self.slots(now, 60_000.0 / rate, report.waiting));
+        let aimd = self.aimd.get_or_insert_with(|| Aimd::new(None));
         Lease {
             requests_per_minute: aimd.rate().map(|rate| (rate * share).max(f64::EPSILON)),
             tokens_per_minute: self
@@ -151,6 +179,25 @@ impl SharedState {
             },
             epoch: aimd.epoch(),
             lowered_to,
+            slots,
+        }
+    }
+
+    /// Up to `wanted` times on the shared schedule, `interval` apart: from the first one not
+    /// handed out (and not before now, nor before the gate opens), within
+    /// [`SLOT_HORIZON_MS`].
+    fn slots(&mut self, now: f64, interval: f64, wanted: u32) -> Slots {
+        let first = self.next_slot.max(now).max(self.closed_until);
+        let room = ((now + SLOT_HORIZON_MS - first) / interval).ceil().max(0.0);
+        let count = (f64::from(wanted)).min(room) as u32;
+        if count > 0 {
+            self.next_slot = first + f64::from(count) * interval;
+        }
+        Slots {
+            first_ms: first - now,
+            interval_ms: interval,
+            count,
+            retry_ms: (first - now - SLOT_HORIZON_MS).max(0.0),
         }
     }
 
@@ -338,12 +385,47 @@ mod tests {
     }
 
     #[test]
+    fn processes_get_times_of_one_schedule_within_the_horizon_and_none_while_closed() {
+        let mut s = SharedState::default();
+        let mut r = report("a", 600, 8);
+        r.waiting = 8;
+        let a = s.renew(0.0, &r).slots.expect("a schedule at 600 a minute");
+        // 100 ms apart, as far as 500 ms ahead: five of the eight asked for.
+        assert_eq!((a.first_ms, a.interval_ms, a.count), (0.0, 100.0, 5));
+        let mut r = report("b", 600, 8);
+        r.waiting = 8;
+        let b = s.renew(20.0, &r).slots.expect("b");
+        assert_eq!(
+            (b.first_ms, b.count),
+            (480.0, 1),
+            "b's first comes after a's last, 100 ms on"
+        );
+        let c = s.renew(30.0, &r).slots.expect("b again");
+        assert_eq!(
+            (c.count, c.retry_ms),
+            (0, 70.0),
+            "nothing within reach for 70 ms"
+        );
+        let mut refused = report("a", 600, 1);
+        refused.waiting = 1;
+        refused.refused = Some(Refusal {
+            epoch: 0,
+            delay_ms: 2000.0,
+            reason: WaitReason::RetryAfter,
+        });
+        let closed = s.renew(40.0, &refused).slots.expect("a");
+        assert_eq!(closed.count, 0, "no time before the gate opens");
+        assert_eq!(closed.first_ms, 2000.0);
+    }
+
+    #[test]
     fn without_a_limit_the_lease_has_none_until_a_429() {
         let mut s = SharedState::default();
         let mut r = report("a", 0, 40);
         r.limits.tokens_per_minute = None;
         let lease = s.renew(0.0, &r);
         assert_eq!(lease.requests_per_minute, None);
+        assert_eq!(lease.slots, None, "no schedule: calls go at once");
         assert_eq!(lease.tokens_per_minute, None);
     }
 

@@ -889,11 +889,49 @@ async fn two_shared_gates(url: &str, rpm: u32) -> (Gate, Gate) {
     (gates.pop().expect("a"), b)
 }
 
+/// Eight admissions of `gate` one after another, each noted in `admitted` with `name`.
+async fn busy(
+    gate: &Gate,
+    name: &'static str,
+    admitted: &std::sync::Mutex<Vec<(std::time::Instant, &'static str)>>,
+) {
+    for _ in 0..8 {
+        gate.admit(0).await;
+        let now = std::time::Instant::now();
+        admitted.lock().expect("lock").push((now, name));
+        gate.succeeded();
+    }
+}
+
 async fn admit_n(gate: &Gate, n: usize) {
     for _ in 0..n {
         gate.admit(0).await;
         gate.succeeded();
     }
+}
+
+/// Two busy processes' requests together keep the shared rate as one process's would: at
+/// 600 a minute, none comes within (nearly) 100 ms of another, whichever process sent it. A
+/// server that counts requests in a sliding second refuses none of them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_processes_requests_are_spaced_on_one_schedule_not_two() {
+    let llm = MockLlm::start().await;
+    let s = Setup::new(&llm, None);
+    let url = migrated(&s).await;
+    let (a, b) = two_shared_gates(&url, 600).await;
+    let admitted = std::sync::Mutex::new(Vec::new());
+    futures_util::future::join(busy(&a, "a", &admitted), busy(&b, "b", &admitted)).await;
+    let mut times = admitted.into_inner().expect("lock");
+    times.sort();
+    let closest = times
+        .windows(2)
+        .map(|w| w[1].0 - w[0].0)
+        .min()
+        .expect("gaps");
+    assert!(
+        closest >= Duration::from_millis(80),
+        "two requests {closest:?} apart at 600 a minute: {times:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,8 +1,10 @@
 //! [`Sharing`]: a gate's lease of a budget shared with other processes
-//! ([`super::super::shared_gate`]). Calls never wait on the store: they are paced by the
-//! gate at the share its last lease granted, and only note what they did here (asked,
-//! admitted, succeeded, refused). A task renews the lease every [`RENEW_EVERY`] while the
-//! gate is in use, at once after a 429, and not at all while it is idle (its lease is then
+//! ([`super::super::shared_gate`]). Calls do not wait on the store: they are paced by the
+//! gate at the share its last lease granted (under a rate limit, at the times of the shared
+//! schedule it handed out; a call finding none left renews at once), and only note what they
+//! did here (asked, admitted, succeeded, refused). A task renews the lease every
+//! [`RENEW_EVERY`] while the gate is in use, at once after a 429, and not at all while it is
+//! idle (its lease is then
 //! forgotten); a call finding no fresh lease (the first, one after a quiet spell, the first
 //! when a closed gate opens) waits for one renewal. When the store does not answer, the gate
 //! goes on with its own budget and says so once.
@@ -99,10 +101,22 @@ impl Sharing {
         Waiting(self)
     }
 
-    /// A call found no fresh lease: it waits for a renewal, unless the store is failing
-    /// (then the background renewals keep trying and the gate's own budget admits it).
+    /// A call found no fresh lease, or no time of the schedule left: it waits for a
+    /// renewal, unless the store is failing (then the background renewals keep trying and
+    /// the gate's own budget admits it).
     pub(super) async fn renew_for_call(&self, state: &Mutex<State>) {
         if !self.failing.load(Ordering::Relaxed) {
+            self.renew(state, true).await;
+        }
+    }
+
+    /// A call holds no time of the schedule: it waits for a renewal to hand one out; while
+    /// the store fails, it waits a little (the lease goes stale, then the gate's own budget
+    /// admits it).
+    pub(super) async fn renew_for_slot(&self, state: &Mutex<State>) {
+        if self.failing.load(Ordering::Relaxed) {
+            tokio::time::sleep(RENEW_GAP).await;
+        } else {
             self.renew(state, true).await;
         }
     }
@@ -161,10 +175,14 @@ impl Sharing {
     /// (a call waiting for a lease) renews only if no other renewal brought one meanwhile.
     async fn renew(&self, state: &Mutex<State>, inline: bool) {
         let _one = self.renewing.lock().await;
-        if inline && lock(state).lease().is_some() {
+        if inline && lock(state).can_admit() {
             return;
         }
-        let report = self.report(lock(state).limits);
+        let (limits, held) = {
+            let state = lock(state);
+            (state.limits, state.slots_held())
+        };
+        let report = self.report(limits, held);
         let mut step = |s: &mut SharedState, now: f64| s.renew(now, &report);
         match self.store.update(&self.key, &mut step).await {
             Ok(lease) => {
@@ -195,8 +213,9 @@ impl Sharing {
         }
     }
 
-    /// What happened since the last renewal, taken (the waiting calls stay counted).
-    fn report(&self, limits: crate::settings::RateLimits) -> Report {
+    /// What happened since the last renewal, taken (the waiting calls stay counted); `held`
+    /// times of the schedule are in hand already.
+    fn report(&self, limits: crate::settings::RateLimits, held: usize) -> Report {
         let mut pending = self.pending();
         let now = tokio::time::Instant::now();
         let since = pending.since.replace(now).unwrap_or(now);
@@ -204,6 +223,9 @@ impl Sharing {
             process: self.process.clone(),
             limits,
             demand: pending.asked + pending.waiting,
+            waiting: pending
+                .waiting
+                .saturating_sub(u32::try_from(held).unwrap_or(u32::MAX)),
             succeeded: pending.succeeded,
             since_ms: now.saturating_duration_since(since).as_secs_f64() * 1000.0,
             refused: pending.refused.take(),

@@ -19,7 +19,9 @@
 //!
 //! A gate made [`Gate::shared`] paces its calls at the share of a budget that every process of
 //! a queue's batch shares through a [`GateStore`] ([`super::shared_gate`]): it leases that
-//! share and renews it in the background (`lease.rs`), so no call waits on the store; should
+//! share and renews it in the background (`lease.rs`), and under a rate limit its requests go
+//! at the times of one schedule the store hands out to every process (`state.rs`), so no call
+//! waits on the store but for a renewal when its process runs out of times; should
 //! the store fail, the gate goes on with its own budget meanwhile.
 
 mod lease;
@@ -116,7 +118,7 @@ impl Gate {
         let mut longest: Option<(Duration, WaitReason)> = None;
         loop {
             if let Some(sharing) = &self.shared
-                && self.lock().lease().is_none()
+                && !self.lock().can_admit()
             {
                 sharing.renew_for_call(&self.state).await;
             }
@@ -145,6 +147,11 @@ impl Gate {
                         longest = Some((wait, reason));
                     }
                     tokio::time::sleep_until(until).await;
+                }
+                Step::NeedSlots => {
+                    if let Some(sharing) = &self.shared {
+                        sharing.renew_for_slot(&self.state).await;
+                    }
                 }
             }
         }

@@ -13,7 +13,7 @@ use governor::{Quota, RateLimiter};
 use tokio::time::Instant;
 
 use super::super::aimd::Aimd;
-use super::super::shared_gate::Lease;
+use super::super::shared_gate::{Lease, Slots};
 use super::WaitReason;
 use crate::settings::RateLimits;
 
@@ -83,6 +83,12 @@ pub(super) struct State {
     accepted: VecDeque<Instant>,
     /// A shared gate's last lease, and until when it is acted on.
     lease: Option<(Lease, Instant)>,
+    /// The times of the shared request schedule this process holds (earliest first), and
+    /// how far apart they were handed out.
+    slots: VecDeque<Instant>,
+    slot_interval: Duration,
+    /// The last renewal had no time to give before then.
+    no_slot_before: Option<Instant>,
 }
 
 /// One step of an admission, decided under the lock.
@@ -93,6 +99,8 @@ pub(super) enum Step {
         leased: bool,
     },
     WaitUntil(Instant, WaitReason),
+    /// A shared gate holds no time of the request schedule: a renewal is needed.
+    NeedSlots,
 }
 
 impl State {
@@ -114,6 +122,9 @@ impl State {
             decrease_due: false,
             accepted: VecDeque::new(),
             lease: None,
+            slots: VecDeque::new(),
+            slot_interval: Duration::ZERO,
+            no_slot_before: None,
         };
         state.follow_tokens(limits.tokens_per_minute);
         state.follow_rate(Instant::now(), true);
@@ -144,11 +155,47 @@ impl State {
         self.lease = Some((lease, until));
         self.follow_tokens(lease.tokens_per_minute.and_then(NonZeroU32::new));
         self.follow_rate(now, false);
+        self.take_slots(now, lease.slots);
     }
 
-    /// The gate went quiet: its lease is not renewed, so the next call asks for a new one.
+    /// Keeps the times of the shared schedule a lease handed out (after those held).
+    fn take_slots(&mut self, now: Instant, slots: Option<Slots>) {
+        let Some(slots) = slots else {
+            self.slots.clear();
+            self.no_slot_before = None;
+            return;
+        };
+        let ms = |ms: f64| Duration::from_secs_f64(ms.max(0.0) / 1000.0);
+        self.slot_interval = ms(slots.interval_ms);
+        let first = now + ms(slots.first_ms);
+        self.slots
+            .extend((0..slots.count).map(|i| first + self.slot_interval * i));
+        self.no_slot_before = (slots.count == 0).then(|| now + ms(slots.retry_ms));
+    }
+
+    /// The times of the schedule held, for a renewal to ask only for the calls without one.
+    pub(super) fn slots_held(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether a call can go on without a renewal: a fresh lease, and under a schedule, a
+    /// time held or none to be had yet.
+    pub(super) fn can_admit(&self) -> bool {
+        match self.lease() {
+            None => false,
+            Some(lease) if lease.slots.is_some() => {
+                !self.slots.is_empty() || self.no_slot_before.is_some_and(|t| t > Instant::now())
+            }
+            Some(_) => true,
+        }
+    }
+
+    /// The gate went quiet: its lease is not renewed, so the next call asks for a new one;
+    /// the times it held are gone by then.
     pub(super) fn forget_lease(&mut self) {
         self.lease = None;
+        self.slots.clear();
+        self.no_slot_before = None;
     }
 
     /// A tighter configuration: the tokens budget and the AIMD limit follow it.
@@ -208,6 +255,9 @@ impl State {
             self.forget_reserved(now);
         }
         *tokens_due = None;
+        if self.lease().is_some_and(|lease| lease.slots.is_some()) {
+            return self.take_slot(now);
+        }
         if let Some(not_before) = self.not_before.filter(|t| *t > now) {
             return Step::WaitUntil(not_before, WaitReason::RequestsPerMinute);
         }
@@ -226,6 +276,33 @@ impl State {
             None => Step::Admitted {
                 epoch: self.aimd.epoch(),
                 leased: false,
+            },
+        }
+    }
+
+    /// A request under the shared schedule: at the next time held (one passed by more than
+    /// half an interval is dropped: sent that late it would crowd the next), else a renewal.
+    fn take_slot(&mut self, now: Instant) -> Step {
+        while self
+            .slots
+            .front()
+            .is_some_and(|t| *t + self.slot_interval / 2 < now)
+        {
+            self.slots.pop_front();
+        }
+        match self.slots.front().copied() {
+            Some(t) if t > now => Step::WaitUntil(t, WaitReason::RequestsPerMinute),
+            Some(_) => {
+                self.slots.pop_front();
+                self.last_admitted = Some(now);
+                Step::Admitted {
+                    epoch: self.lease().map_or(0, |l| l.epoch),
+                    leased: true,
+                }
+            }
+            None => match self.no_slot_before.filter(|t| *t > now) {
+                Some(t) => Step::WaitUntil(t, WaitReason::RequestsPerMinute),
+                None => Step::NeedSlots,
             },
         }
     }
