@@ -132,7 +132,8 @@ pub async fn send(
     (|| transport.send(message.clone()))
         .retry(backoff)
         .sleep(tokio::time::sleep)
-        // A certificate the client does not trust will not be trusted a second later.
+        // TLS that cannot even be set up will not be a second later (a certificate refused
+        // in the handshake comes back as a connection error, and is retried as one).
         .when(|e| !e.is_tls() && (e.is_transient() || e.is_timeout() || e.status().is_none()))
         .await
         .map(|_| ())

@@ -4,10 +4,9 @@
 //! schedule it handed out; a call finding none left renews at once), and only note what they
 //! did here (asked, admitted, succeeded, refused). A task renews the lease every
 //! [`RENEW_EVERY`] while the gate is in use, at once after a 429, and not at all while it is
-//! idle (its lease is then
-//! forgotten); a call finding no fresh lease (the first, one after a quiet spell, the first
-//! when a closed gate opens) waits for one renewal. When the store does not answer, the gate
-//! goes on with its own budget and says so once.
+//! idle (its lease is then forgotten); a call finding no fresh lease (the first, one after a
+//! quiet spell, the first when a closed gate opens) waits for one renewal. When the store
+//! does not answer, the gate goes on with its own budget and says so once.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
