@@ -14,7 +14,7 @@ use crate::text::stable_hash;
 /// for itself (`batch.json`, `batch.journal.ndjson`, `index.html`, `watch.json`,
 /// `watch.events.ndjson`). A question named `batch` would read the manifest as its plan, one
 /// named `index` would lose its view to the folder's index.
-pub const RESERVED_NAMES: [&str; 3] = ["batch", "index", "watch"];
+const RESERVED_NAMES: [&str; 3] = ["batch", "index", "watch"];
 
 /// One question of the batch.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -97,7 +97,20 @@ pub async fn run(args: WatchArgs, global: &GlobalArgs) -> CommandResult {
     record.finished = Some(crate::clock::now());
     record.write(&runs.path(&name)).map_err(io_error)?;
     let end = finish(&runs, &name, &compared, &questions, args.keep);
-    let failed = compared.iter().any(|c| !c.done);
+    let failed = compared.iter().filter(|c| !c.done).count();
+    let status = match () {
+        _ if failed > 0 => ExitStatus::Failure,
+        _ if notify_failed => ExitStatus::NotifyFailed,
+        _ if !telling.is_empty() => ExitStatus::Changed,
+        _ => ExitStatus::Success,
+    };
+    // Written before the summary is printed: a closed stdout does not unfinish the run.
+    events.emit(Event::WatchFinished(WatchFinished {
+        run: name.clone(),
+        changed: telling.iter().map(|c| c.question.name.clone()).collect(),
+        failed,
+        exit_code: status.code(),
+    }));
     let shown = Shown {
         resumed,
         record: &record,
@@ -105,18 +118,6 @@ pub async fn run(args: WatchArgs, global: &GlobalArgs) -> CommandResult {
         end,
     };
     print_end(&args, &runs, &name, &shown)?;
-    let status = match () {
-        _ if failed => ExitStatus::Failure,
-        _ if notify_failed => ExitStatus::NotifyFailed,
-        _ if !telling.is_empty() => ExitStatus::Changed,
-        _ => ExitStatus::Success,
-    };
-    events.emit(Event::WatchFinished(WatchFinished {
-        run: name.clone(),
-        changed: telling.iter().map(|c| c.question.name.clone()).collect(),
-        failed: compared.iter().filter(|c| !c.done).count(),
-        exit_code: status.code(),
-    }));
     Ok(status)
 }
 

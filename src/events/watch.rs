@@ -36,6 +36,6 @@ pub struct WatchFinished {
     pub changed: Vec<String>,
     /// The questions not done (failed, blocked, ...).
     pub failed: usize,
-    /// What `watch` exits with.
+    /// What `watch` exits with (74 instead, should its summary then fail to print).
     pub exit_code: u8,
 }

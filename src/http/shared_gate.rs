@@ -162,13 +162,11 @@ impl SharedState {
         let lowered_to = self.lower_when_open(now);
         let share = self.share(now, &report.process, report.demand);
         let aimd = self.aimd.get_or_insert_with(|| Aimd::new(None));
+        let (rate, epoch) = (aimd.rate(), aimd.epoch());
         let closed_ms = (self.closed_until - now).max(0.0);
-        let slots = aimd
-            .rate()
-            .map(|rate| self.slots(now, 60_000.0 / rate, report.waiting));
-        let aimd = self.aimd.get_or_insert_with(|| Aimd::new(None));
+        let slots = rate.map(|rate| self.slots(now, 60_000.0 / rate, report.waiting));
         Lease {
-            requests_per_minute: aimd.rate().map(|rate| (rate * share).max(f64::EPSILON)),
+            requests_per_minute: rate.map(|rate| (rate * share).max(f64::EPSILON)),
             tokens_per_minute: self
                 .tokens_per_minute
                 .map(|tpm| ((f64::from(tpm) * share).round() as u32).max(1)),
@@ -177,7 +175,7 @@ impl SharedState {
                 Some("backoff") => WaitReason::Backoff,
                 _ => WaitReason::RetryAfter,
             },
-            epoch: aimd.epoch(),
+            epoch,
             lowered_to,
             slots,
         }

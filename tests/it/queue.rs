@@ -889,25 +889,15 @@ async fn two_shared_gates(url: &str, rpm: u32) -> (Gate, Gate) {
     (gates.pop().expect("a"), b)
 }
 
-/// Eight admissions of `gate` one after another, each noted in `admitted` with `name`.
-async fn busy(
-    gate: &Gate,
-    name: &'static str,
-    admitted: &std::sync::Mutex<Vec<(std::time::Instant, &'static str)>>,
-) {
-    for _ in 0..8 {
-        gate.admit(0).await;
-        let now = std::time::Instant::now();
-        admitted.lock().expect("lock").push((now, name));
-        gate.succeeded();
-    }
-}
-
-async fn admit_n(gate: &Gate, n: usize) {
+/// `n` admissions of `gate` one after another, each answered; the instants they came at.
+async fn admit_n(gate: &Gate, n: usize) -> Vec<std::time::Instant> {
+    let mut admitted = Vec::new();
     for _ in 0..n {
         gate.admit(0).await;
+        admitted.push(std::time::Instant::now());
         gate.succeeded();
     }
+    admitted
 }
 
 /// Two busy processes' requests together keep the shared rate as one process's would: at
@@ -919,15 +909,10 @@ async fn two_processes_requests_are_spaced_on_one_schedule_not_two() {
     let s = Setup::new(&llm, None);
     let url = migrated(&s).await;
     let (a, b) = two_shared_gates(&url, 600).await;
-    let admitted = std::sync::Mutex::new(Vec::new());
-    futures_util::future::join(busy(&a, "a", &admitted), busy(&b, "b", &admitted)).await;
-    let mut times = admitted.into_inner().expect("lock");
+    let (of_a, of_b) = futures_util::future::join(admit_n(&a, 8), admit_n(&b, 8)).await;
+    let mut times: Vec<_> = of_a.into_iter().chain(of_b).collect();
     times.sort();
-    let closest = times
-        .windows(2)
-        .map(|w| w[1].0 - w[0].0)
-        .min()
-        .expect("gaps");
+    let closest = times.windows(2).map(|w| w[1] - w[0]).min().expect("gaps");
     assert!(
         closest >= Duration::from_millis(80),
         "two requests {closest:?} apart at 600 a minute: {times:?}"
