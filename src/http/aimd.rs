@@ -3,16 +3,18 @@
 //!
 //! A 429 lowers the rate to a little under the rate the server was seen to accept lately (or
 //! the current rate, if lower); with no accepted request to go by, it halves the current rate.
-//! Each success then adds one step: back to the refused rate in [`RECOVERY_STEPS`] successes,
-//! then ten times slower beyond it (as TCP CUBIC plateaus near its last maximum), until the
-//! configured limit is reached again, or, without one, until twice the refused rate, where the
-//! limit is lifted. A server that admits R requests a second is thus run just under R, probed
-//! again now and then. Only the numbers live here: [`super::gate`] measures the accepted rate,
-//! turns the numbers into a GCRA limiter and decides what counts as a 429 or a success.
-//! Nothing here waits or reads a clock.
+//! Each success then adds one step: back to the refused rate in [`RECOVERY_STEPS`] successes
+//! (from a halving, ten times as many), then ten times slower beyond it, the step doubling
+//! every [`RECOVERY_STEPS`] successes without a 429 (as TCP CUBIC plateaus near its last
+//! maximum, then probes ever faster), until the configured limit is reached again, or,
+//! without one, until twice the refused rate, where the limit is lifted. A server that admits
+//! R requests a second is thus run just under R, probed again now and then; a rate lowered
+//! too far by a short measure climbs back in seconds, not minutes. Only the numbers live
+//! here: [`super::gate`] measures the accepted rate, turns the numbers into a GCRA limiter
+//! and decides what counts as a 429 or a success. Nothing here waits or reads a clock.
 
 /// What a 429 multiplies the rate by, from the rate the server was seen to accept.
-pub const DECREASE: f64 = 0.9;
+pub const DECREASE: f64 = 0.95;
 
 /// What a 429 multiplies the current rate by when no request was accepted lately: nothing says
 /// where the server's limit is.
@@ -22,8 +24,9 @@ pub const BLIND_DECREASE: f64 = 0.5;
 /// `refused rate * (1 - DECREASE) / RECOVERY_STEPS`.
 pub const RECOVERY_STEPS: f64 = 20.0;
 
-/// Beyond the refused rate, steps are this many times smaller: the server is probed again only
-/// after many answers, so few requests are refused.
+/// Beyond the refused rate, steps start this many times smaller (and double every
+/// [`RECOVERY_STEPS`] successes): the server is probed again only after many answers, so few
+/// requests are refused.
 pub const PROBE_SLOWDOWN: f64 = 10.0;
 
 /// The lowest rate a decrease goes to, in requests a minute: a server that keeps refusing is
@@ -43,6 +46,10 @@ pub struct Aimd {
     /// Counts decreases. A 429 of a request admitted before the last decrease says nothing
     /// about the lowered rate, so it does not lower it again (TCP halves once a window).
     epoch: u64,
+    /// Successes at or beyond the refused rate since the last decrease: the probing steps
+    /// double every [`RECOVERY_STEPS`] of them.
+    #[serde(default)]
+    probes: u32,
 }
 
 impl Aimd {
@@ -52,6 +59,7 @@ impl Aimd {
             rate: limit,
             refused_at: limit.unwrap_or(0.0),
             epoch: 0,
+            probes: 0,
         }
     }
 
@@ -84,6 +92,7 @@ impl Aimd {
         self.refused_at = from;
         self.rate = Some(rate);
         self.epoch += 1;
+        self.probes = 0;
         Some(rate)
     }
 
@@ -94,7 +103,9 @@ impl Aimd {
         };
         let mut step = self.refused_at * (1.0 - DECREASE) / RECOVERY_STEPS;
         if rate >= self.refused_at {
-            step /= PROBE_SLOWDOWN;
+            let doublings = (f64::from(self.probes) / RECOVERY_STEPS).floor().min(16.0);
+            step = step / PROBE_SLOWDOWN * 2f64.powf(doublings);
+            self.probes = self.probes.saturating_add(1);
         }
         let next = rate + step.max(MIN_RATE / PROBE_SLOWDOWN);
         let next = match self.limit {
@@ -134,15 +145,15 @@ mod tests {
     #[test]
     fn a_configured_rate_goes_under_what_was_accepted_and_climbs_back_to_the_limit() {
         let mut aimd = Aimd::new(Some(600.0));
-        assert_eq!(aimd.decrease(Some(600.0)), Some(540.0));
+        assert_eq!(aimd.decrease(Some(600.0)), Some(570.0));
         assert_eq!(aimd.epoch(), 1);
-        assert_eq!(climb(&mut aimd), 20, "540 back to 600 by steps of 3");
+        assert_eq!(climb(&mut aimd), 20, "570 back to 600 by steps of 1.5");
         assert_eq!(aimd.rate(), Some(600.0));
         assert!(!aimd.increase(), "at the limit");
         // A server accepting far less than the limit: straight under what it accepts.
-        assert_eq!(aimd.decrease(Some(60.0)), Some(54.0));
+        assert_eq!(aimd.decrease(Some(60.0)), Some(57.0));
         // Nothing accepted lately: halved.
-        assert_eq!(aimd.decrease(None), Some(27.0));
+        assert_eq!(aimd.decrease(None), Some(28.5));
     }
 
     #[test]
@@ -155,22 +166,36 @@ mod tests {
             "nothing accepted, nothing to lower"
         );
         assert_eq!(aimd.epoch(), 0);
-        assert_eq!(aimd.decrease(Some(600.0)), Some(540.0));
+        assert_eq!(aimd.decrease(Some(600.0)), Some(570.0));
         let mut steps = 0;
         while aimd.rate().is_some_and(|r| r < 600.0) {
             assert!(aimd.increase());
             steps += 1;
         }
-        assert_eq!(steps, 20, "540 back to 600 by steps of 3");
+        assert_eq!(steps, 20, "570 back to 600 by steps of 1.5");
         while aimd.rate().is_some() {
             assert!(aimd.increase());
             steps += 1;
         }
-        // 600 to 1200 by steps of 0.3, give or take one for floating point.
-        assert!(
-            (2019..=2021).contains(&steps),
-            "{steps} steps, then no limit"
-        );
+        // 600 to 1200 by steps of 0.15, doubling every 20: 20 x 0.15 x (1 + 2 + ... + 64)
+        // = 381 in 140 steps, then 12 of 19.2.
+        assert_eq!(steps, 20 + 152, "then no limit");
+    }
+
+    #[test]
+    fn a_rate_lowered_too_far_climbs_back_faster_the_longer_no_429_comes() {
+        let mut aimd = Aimd::new(Some(600.0));
+        // A short measure: 400 accepted where the server takes 600.
+        assert_eq!(aimd.decrease(Some(400.0)), Some(380.0));
+        let mut steps = 0;
+        while aimd.rate().is_some_and(|r| r < 600.0) {
+            aimd.increase();
+            steps += 1;
+        }
+        // 20 steps of 1 back to 400, then steps of 0.1 doubling every 20: 126 in 120 steps,
+        // and 12 of 6.4 for the rest. At a constant 0.1 a step it would take 2,000.
+        assert_eq!(steps, 20 + 120 + 12);
+        assert_eq!(aimd.rate(), Some(600.0), "not beyond the limit");
     }
 
     #[test]

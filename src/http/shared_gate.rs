@@ -16,8 +16,10 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Weak;
 
 use serde::{Deserialize, Serialize};
+use tokio::sync::Notify;
 
 use super::aimd::Aimd;
 use super::wait::WaitReason;
@@ -27,6 +29,10 @@ use crate::settings::RateLimits;
 /// minute (as the gate's measure).
 const ACCEPTED_MAX: u32 = 20;
 const ACCEPTED_WINDOW_MS: f64 = 60_000.0;
+
+/// A process that reported a success this long before the last report of one is taken to
+/// have reported all of its successes (see [`SharedState::accepted_rpm`]).
+const REPORTED_LATELY_MS: f64 = 500.0;
 
 /// A process not heard from for this long has no share any more.
 pub const LIVE_MS: f64 = 2_000.0;
@@ -45,11 +51,12 @@ pub struct SharedState {
     pub closed_until: f64,
     pub closed_reason: Option<String>,
     pub decrease_due: bool,
-    /// Reported successes: since when, and how many (oldest first).
-    pub accepted: VecDeque<(f64, u32)>,
-    /// When the last of them was reported: the accepted rate is measured up to then, so the
-    /// time a 429 kept the gate closed (no call, no success) does not dilute it.
-    pub accepted_until: f64,
+    /// Reported successes (oldest first): by which process, from when to when (its time
+    /// between two renewals), and how many.
+    pub accepted: VecDeque<Accepted>,
+    /// The end of the last report let go: successes before it may be gone with that report,
+    /// so the accepted rate is measured from there on.
+    pub accepted_from: f64,
     /// The processes renewing lately: when each was last heard from, and what it asked for.
     pub processes: BTreeMap<String, Seen>,
     /// The first time of the request schedule not handed out yet.
@@ -61,6 +68,15 @@ pub struct SharedState {
 pub struct Seen {
     pub at: f64,
     pub demand: f64,
+}
+
+/// One report of successes, kept to measure the accepted rate.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Accepted {
+    pub process: String,
+    pub since: f64,
+    pub until: f64,
+    pub n: u32,
 }
 
 /// What a process tells the store at a renewal: what it did since its last one.
@@ -149,6 +165,13 @@ pub trait GateStore: Send + Sync {
         key: &'a str,
         step: &'a mut Step<'a>,
     ) -> Pin<Box<dyn Future<Output = Result<Lease, String>> + Send + 'a>>;
+
+    /// Asks for `wake` to be notified when an update closes `key`'s gate (a 429 reported by
+    /// any process), so that its process renews at once instead of at its next renewal. A
+    /// store that cannot tell its users does nothing: the renewals alone bring the news.
+    fn watch(&self, key: &str, wake: Weak<Notify>) {
+        let _ = (key, wake);
+    }
 }
 
 impl SharedState {
@@ -158,7 +181,12 @@ impl SharedState {
         if let Some(refused) = report.refused {
             self.refused(now, refused);
         }
-        self.succeeded(now - report.since_ms.max(0.0), now, report.succeeded);
+        self.succeeded(
+            &report.process,
+            now - report.since_ms.max(0.0),
+            now,
+            report.succeeded,
+        );
         let lowered_to = self.lower_when_open(now);
         let share = self.share(now, &report.process, report.demand);
         let aimd = self.aimd.get_or_insert_with(|| Aimd::new(None));
@@ -228,18 +256,22 @@ impl SharedState {
         }
     }
 
-    /// `n` successes from `since` to `now`: counted as accepted; the rate takes one step up
-    /// for each.
-    fn succeeded(&mut self, since: f64, now: f64, n: u32) {
+    /// `process`'s `n` successes from `since` to `now`: counted as accepted; the rate takes
+    /// one step up for each.
+    fn succeeded(&mut self, process: &str, since: f64, now: f64, n: u32) {
         if n == 0 {
             return;
         }
-        self.accepted.push_back((since, n));
-        self.accepted_until = now;
+        self.accepted.push_back(Accepted {
+            process: process.to_string(),
+            since,
+            until: now,
+            n,
+        });
         while self.accepted.len() > 1
-            && self.accepted.iter().skip(1).map(|(_, n)| n).sum::<u32>() >= ACCEPTED_MAX
+            && self.accepted.iter().skip(1).map(|a| a.n).sum::<u32>() >= ACCEPTED_MAX
         {
-            self.accepted.pop_front();
+            self.let_go_of_accepted();
         }
         if let Some(aimd) = &mut self.aimd {
             for _ in 0..n {
@@ -278,24 +310,74 @@ impl SharedState {
         mine / all
     }
 
-    /// The rate accepted lately, in requests a minute: the successes of the reports kept,
-    /// over the time from the earliest of them to the last report of a success (at least a
-    /// second); `None` with fewer than two, which make no rate.
+    /// The rate accepted lately, in requests a minute: the successes of the reports kept
+    /// within one span (a report across one of its ends counted for its part within), over
+    /// that span (at least a second, so that a burst that began a moment ago does not count
+    /// as a high rate: all of a burst's successes within that second count); `None` with
+    /// fewer than two, which make no rate.
+    ///
+    /// Each process's reports follow one another without a gap, but the processes renew at
+    /// times of their own, so the span is where every process's successes are all known: it
+    /// begins with the earliest report kept, or at the end of the last report let go; it
+    /// ends with the last report of a success of the process that reported one least
+    /// lately, among those that reported one within [`REPORTED_LATELY_MS`] of the last (the
+    /// others are taken to have had none since). Measured from the earliest report to the
+    /// last, the successes of the other processes before and after their own reports would
+    /// be missing, and the rate measured short: by 7% with four processes renewing five
+    /// times a second, which kept the rate that far under the server's limit after every 429.
+    /// The span ends at a report of a success, so the time a 429 kept the gate closed (no
+    /// call, no success) does not dilute it.
     fn accepted_rpm(&mut self, now: f64) -> Option<f64> {
         while self
             .accepted
             .front()
-            .is_some_and(|(t, _)| now - t > ACCEPTED_WINDOW_MS)
+            .is_some_and(|a| now - a.until > ACCEPTED_WINDOW_MS)
         {
-            self.accepted.pop_front();
+            self.let_go_of_accepted();
         }
-        let first = self.accepted.iter().map(|(t, _)| *t).reduce(f64::min)?;
-        let n: u32 = self.accepted.iter().map(|(_, n)| n).sum();
-        if n < 2 {
+        let earliest = self.accepted.iter().map(|a| a.since).reduce(f64::min)?;
+        let last = self
+            .accepted
+            .iter()
+            .map(|a| a.until)
+            .fold(f64::MIN, f64::max);
+        let mut ends: BTreeMap<&str, f64> = BTreeMap::new();
+        for a in &self.accepted {
+            ends.insert(&a.process, a.until);
+        }
+        let from = earliest.max(self.accepted_from);
+        let to = ends
+            .into_values()
+            .filter(|end| last - end <= REPORTED_LATELY_MS)
+            .fold(last, f64::min)
+            // Within the second the measure takes at least, every success counts.
+            .max(last.min(from + 1000.0));
+        let n: f64 = self
+            .accepted
+            .iter()
+            .map(|a| f64::from(a.n) * a.part_within(from, to))
+            .sum();
+        if n < 2.0 {
             return None;
         }
-        let span = (self.accepted_until.min(now) - first).max(1000.0);
-        Some(f64::from(n) * 60_000.0 / span)
+        Some(n * 60_000.0 / (to - from).max(1000.0))
+    }
+
+    fn let_go_of_accepted(&mut self) {
+        if let Some(a) = self.accepted.pop_front() {
+            self.accepted_from = self.accepted_from.max(a.until);
+        }
+    }
+}
+
+impl Accepted {
+    /// The part of this report's time within `from..to` (all of it for a report of no time
+    /// within).
+    fn part_within(&self, from: f64, to: f64) -> f64 {
+        if self.until <= self.since {
+            return f64::from(u8::from(self.since >= from && self.until <= to));
+        }
+        ((self.until.min(to) - self.since.max(from)) / (self.until - self.since)).clamp(0.0, 1.0)
     }
 }
 
@@ -366,7 +448,7 @@ mod tests {
         let rate = b.lowered_to.expect("lowered when open");
         // 15 successes from 0 to 600 ms: 1,500 a minute over the second the measure takes
         // at least, however long the gate then stayed closed.
-        assert_eq!(rate, 600.0 * 0.9, "under what was accepted: {rate}");
+        assert_eq!(rate, 600.0 * 0.95, "under what was accepted: {rate}");
         assert_eq!(b.epoch, 1);
         let mut late = report("a", 600, 1);
         late.refused = Some(Refusal {
@@ -380,6 +462,35 @@ mod tests {
             None,
             "a 429 of the old rate lowers nothing"
         );
+    }
+
+    #[test]
+    fn the_accepted_rate_of_processes_renewing_at_times_of_their_own_is_measured_whole() {
+        // Four processes, each with a success every 400 ms (10 a second in all), renewing
+        // 100 ms apart from one another: the oldest reports are let go as new ones come.
+        // Over one span from the earliest report kept to the last, 20 successes in 2.3 s
+        // would measure 522 a minute, 13% short.
+        let mut s = SharedState::default();
+        for round in 1..=20 {
+            for (i, process) in ["a", "b", "c", "d"].iter().enumerate() {
+                let mut r = report(process, 6000, 1);
+                r.succeeded = 1;
+                r.since_ms = 400.0;
+                s.renew(f64::from(round) * 400.0 + 100.0 * i as f64, &r);
+            }
+        }
+        let rate = s.accepted_rpm(8400.0).expect("a rate");
+        assert!((rate - 600.0).abs() < 6.0, "10 a second, within 1%: {rate}");
+        // The others stop; "a" goes on alone at 10 a second: the span is not cut short at
+        // their last reports.
+        for t in 1..=30 {
+            let mut r = report("a", 6000, 1);
+            r.succeeded = 1;
+            r.since_ms = 100.0;
+            s.renew(8400.0 + f64::from(t) * 100.0, &r);
+        }
+        let rate = s.accepted_rpm(11_400.0).expect("a rate");
+        assert!((rate - 600.0).abs() < 6.0, "a alone, within 1%: {rate}");
     }
 
     #[test]

@@ -878,7 +878,7 @@ async fn two_shared_gates(url: &str, rpm: u32) -> (Gate, Gate) {
         let db = researchflow::queue::Db::connect(parsed, 4)
             .await
             .expect("connect");
-        let store = Arc::new(researchflow::queue::gate_store::DbGates { db });
+        let store = Arc::new(researchflow::queue::gate_store::DbGates::new(db));
         let limits = RateLimits {
             requests_per_minute: NonZeroU32::new(rpm),
             tokens_per_minute: None,
@@ -887,6 +887,73 @@ async fn two_shared_gates(url: &str, rpm: u32) -> (Gate, Gate) {
     }
     let b = gates.pop().expect("b");
     (gates.pop().expect("a"), b)
+}
+
+/// A renewal that closes a gate (a 429 reported) tells every process watching that gate at
+/// once, through the database's NOTIFY: the others need not wait for their next renewal. A
+/// renewal that closes nothing tells no one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_renewal_that_closes_the_gate_wakes_the_other_processes_at_once() {
+    use researchflow::http::GateStore;
+    use researchflow::http::shared_gate::{Refusal, Report};
+    use researchflow::queue::gate_store::DbGates;
+
+    let llm = MockLlm::start().await;
+    let s = Setup::new(&llm, None);
+    let url = migrated(&s).await;
+    let store = || async {
+        let parsed = researchflow::queue::QueueUrl::parse(&url).expect("url");
+        DbGates::new(
+            researchflow::queue::Db::connect(parsed, 2)
+                .await
+                .expect("connect"),
+        )
+    };
+    let (watching, other) = (store().await, store().await);
+    let (key, elsewhere) = ("http://llm/v1 m", "http://other/v1 m");
+    let wake = Arc::new(tokio::sync::Notify::new());
+    let wake_elsewhere = Arc::new(tokio::sync::Notify::new());
+    watching.watch(key, Arc::downgrade(&wake));
+    watching.watch(elsewhere, Arc::downgrade(&wake_elsewhere));
+    let renew = |refused: Option<Refusal>| Report {
+        process: "other".to_string(),
+        demand: 1,
+        refused,
+        ..Report::default()
+    };
+    // The listener connects in the background: until it is heard from, each try closes the
+    // gate for longer (a renewal that closes it no longer than it was tells no one).
+    let mut told_after = None;
+    for attempt in 1..=25 {
+        let closing = renew(Some(Refusal {
+            epoch: 0,
+            delay_ms: 2000.0 * f64::from(attempt),
+            reason: WaitReason::RetryAfter,
+        }));
+        let mut step = |s: &mut researchflow::http::SharedState, now: f64| s.renew(now, &closing);
+        let started = std::time::Instant::now();
+        let lease = other.update(key, &mut step).await.expect("renewal");
+        assert!(lease.closed_ms > 0.0);
+        if tokio::time::timeout(RENEW_EVERY, wake.notified())
+            .await
+            .is_ok()
+        {
+            told_after = Some(started.elapsed());
+            break;
+        }
+    }
+    let told_after = told_after.expect("the watching process is told of the 429");
+    assert!(
+        told_after < RENEW_EVERY,
+        "told sooner than a renewal would: {told_after:?}"
+    );
+    let quiet = renew(None);
+    let mut step = |s: &mut researchflow::http::SharedState, now: f64| s.renew(now, &quiet);
+    other.update(key, &mut step).await.expect("renewal");
+    let told = tokio::time::timeout(Duration::from_millis(300), wake.notified()).await;
+    assert!(told.is_err(), "a renewal that closes nothing tells no one");
+    let told = tokio::time::timeout(Duration::from_millis(300), wake_elsewhere.notified()).await;
+    assert!(told.is_err(), "the gate of another endpoint is not woken");
 }
 
 /// `n` admissions of `gate` one after another, each answered; the instants they came at.

@@ -3,7 +3,8 @@
 //! gate at the share its last lease granted (under a rate limit, at the times of the shared
 //! schedule it handed out; a call finding none left renews at once), and only note what they
 //! did here (asked, admitted, succeeded, refused). A task renews the lease every
-//! [`RENEW_EVERY`] while the gate is in use, at once after a 429, and not at all while it is
+//! [`RENEW_EVERY`] while the gate is in use, at once after a 429 (its own, or another
+//! process's when the store tells of it: [`GateStore::watch`]), and not at all while it is
 //! idle (its lease is then forgotten); a call finding no fresh lease (the first, one after a
 //! quiet spell, the first when a closed gate opens) waits for one renewal. When the store
 //! does not answer, the gate goes on with its own budget and says so once.
@@ -47,7 +48,8 @@ pub(super) struct Sharing {
     pending: Mutex<Pending>,
     /// One renewal at a time: callers that find no fresh lease wait for the same one.
     renewing: tokio::sync::Mutex<()>,
-    wake: Notify,
+    /// Wakes the renewals at once: a 429 of this process's, or the store telling of one.
+    wake: Arc<Notify>,
     started: AtomicBool,
     failing: AtomicBool,
 }
@@ -79,7 +81,7 @@ impl Sharing {
             shown: shown.to_string(),
             pending: Mutex::default(),
             renewing: tokio::sync::Mutex::new(()),
-            wake: Notify::new(),
+            wake: Arc::new(Notify::new()),
             started: AtomicBool::new(false),
             failing: AtomicBool::new(false),
         }
@@ -138,9 +140,10 @@ impl Sharing {
         self.wake.notify_one();
     }
 
-    /// The renewals while the gate lives: every [`RENEW_EVERY`] or at a 429, skipped while
-    /// nothing asks.
+    /// The renewals while the gate lives: every [`RENEW_EVERY`], at a 429 of this process's
+    /// or when the store tells of another's, skipped while nothing asks.
     fn start(self: &Arc<Self>, state: Weak<Mutex<State>>) {
+        self.store.watch(&self.key, Arc::downgrade(&self.wake));
         let sharing = Arc::clone(self);
         tokio::spawn(async move {
             loop {

@@ -307,9 +307,12 @@ impl State {
         }
     }
 
-    /// The rate the server accepted lately, in requests a minute: the last successes over the
-    /// time from the first of them to now (at least a second, so a burst that began a moment
-    /// ago does not count as a high rate); `None` with fewer than two, which make no rate.
+    /// The rate the server accepted lately, in requests a minute: the last successes over
+    /// the time from the first of them to the last, spread over one more interval than lies
+    /// between them (at least a second, so a burst that began a moment ago does not count
+    /// as a high rate); `None` with fewer than two, which make no rate. Measured up to the
+    /// last success, not to now: the time a 429 kept the gate closed (no call, no success)
+    /// would dilute it.
     fn accepted_rpm(&mut self, now: Instant) -> Option<f64> {
         while self
             .accepted
@@ -318,14 +321,17 @@ impl State {
         {
             self.accepted.pop_front();
         }
-        let (first, n) = (self.accepted.front()?, self.accepted.len());
+        let (first, last, n) = (
+            self.accepted.front()?,
+            self.accepted.back()?,
+            self.accepted.len(),
+        );
         if n < 2 {
             return None;
         }
-        let span = now
-            .saturating_duration_since(*first)
-            .max(Duration::from_secs(1));
-        Some(n as f64 * 60.0 / span.as_secs_f64())
+        let between = last.saturating_duration_since(*first).as_secs_f64();
+        let span = (between * n as f64 / (n - 1) as f64).max(1.0);
+        Some(n as f64 * 60.0 / span)
     }
 
     /// Rebuilds the request limiter when the rate to keep (a fresh lease's share, or this
