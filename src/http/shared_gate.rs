@@ -336,11 +336,8 @@ impl SharedState {
             self.let_go_of_accepted();
         }
         let earliest = self.accepted.iter().map(|a| a.since).reduce(f64::min)?;
-        let last = self
-            .accepted
-            .iter()
-            .map(|a| a.until)
-            .fold(f64::MIN, f64::max);
+        // Reports are kept in the order they came: the last is the latest.
+        let last = self.accepted.back()?.until;
         let mut ends: BTreeMap<&str, f64> = BTreeMap::new();
         for a in &self.accepted {
             ends.insert(&a.process, a.until);
@@ -375,7 +372,11 @@ impl Accepted {
     /// within).
     fn part_within(&self, from: f64, to: f64) -> f64 {
         if self.until <= self.since {
-            return f64::from(u8::from(self.since >= from && self.until <= to));
+            return if self.since >= from && self.until <= to {
+                1.0
+            } else {
+                0.0
+            };
         }
         ((self.until.min(to) - self.since.max(from)) / (self.until - self.since)).clamp(0.0, 1.0)
     }
