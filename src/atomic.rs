@@ -22,6 +22,25 @@ use std::path::Path;
 /// permissions; a new one gets `0666` less the umask. A symbolic link at `path` is replaced by
 /// the file (the rename replaces the link, never what it leads to).
 pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    off_the_runtime(|| replace(path, bytes))
+}
+
+/// Runs `f`, which waits on the disk (a sync takes milliseconds, far more on a busy disk),
+/// without holding up the async tasks queued on the thread it is called on: on a worker of
+/// tokio's multi-threaded runtime, those tasks move to another thread while `f` waits
+/// (`block_in_place`), so a batch's hundred workflows are not serialised behind one another's
+/// syncs; anywhere else (a plain thread, a blocking task, a current-thread runtime) `f` just runs.
+pub fn off_the_runtime<T>(f: impl FnOnce() -> T) -> T {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(f)
+        }
+        _ => f(),
+    }
+}
+
+fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -108,6 +127,55 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether a task spawned beside `f` ran while `f` waited for it, on a runtime of one
+    /// worker thread: it can only if `f` gave the worker up. `f` waits `patience` ms at most.
+    fn a_queued_task_runs_while_waiting(runtime: tokio::runtime::Runtime, patience: u64) -> bool {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let ran = Arc::new(AtomicBool::new(false));
+        let seen = ran.clone();
+        runtime.block_on(async move {
+            let waiter = tokio::spawn(async move {
+                off_the_runtime(|| {
+                    let until =
+                        std::time::Instant::now() + std::time::Duration::from_millis(patience);
+                    while !seen.load(Ordering::SeqCst) && std::time::Instant::now() < until {
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                    }
+                    seen.load(Ordering::SeqCst)
+                })
+            });
+            tokio::task::yield_now().await;
+            tokio::spawn(async move { ran.store(true, Ordering::SeqCst) });
+            waiter.await.expect("waiter")
+        })
+    }
+
+    #[test]
+    fn a_write_on_a_runtime_worker_lets_the_other_tasks_run_meanwhile() {
+        let one_worker = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+            .expect("runtime");
+        assert!(a_queued_task_runs_while_waiting(one_worker, 5_000));
+    }
+
+    #[test]
+    fn off_a_multi_threaded_runtime_the_wait_just_runs() {
+        let current = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        // No other thread to hand the tasks to: the wait runs in place (no panic) and the
+        // other task runs after it.
+        assert!(!a_queued_task_runs_while_waiting(current, 100));
+        assert_eq!(
+            std::thread::spawn(|| off_the_runtime(|| 7))
+                .join()
+                .expect("thread"),
+            7
+        );
+    }
 
     #[test]
     fn replaces_the_file_and_leaves_no_temporary() {
