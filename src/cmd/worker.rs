@@ -45,12 +45,9 @@ pub async fn run(args: WorkerArgs, global: &GlobalArgs) -> CommandResult {
     }
     // One rate budget per endpoint for every worker: the gates' state is in the database.
     let session = Session::with_gates(run.settings, shared_gates(&db)).await?;
-    let scratch = tempfile::Builder::new()
-        .prefix("researchflow-worker-")
-        .tempdir()
-        .map_err(|e| {
-            CommandError::failure(anyhow::anyhow!("cannot create the worker's folder: {e}"))
-        })?;
+    let scratch = crate::queue::scratch::Scratch::create().map_err(|e| {
+        CommandError::failure(anyhow::anyhow!("cannot create the worker's folder: {e}"))
+    })?;
     let worker = Worker {
         db,
         runner: Arc::new(session),

@@ -12,7 +12,8 @@
 //!   `lease.rs`: heartbeats and orphaned jobs;
 //! - `worker.rs`: [`Worker`], the driver of runs on the run layer's scheduler; `job.rs`: one
 //!   attempt from the last checkpoint; `mirror.rs`: every checkpoint kept in the database;
-//!   `local.rs`: a question's files on the worker's disk;
+//!   `local.rs`: a question's files on the worker's disk; `scratch.rs`: the worker's folder
+//!   for them, and the removal of those dead workers left;
 //! - `gate_store.rs`: every endpoint's rate budget, shared by the workers through the
 //!   database;
 //! - `status.rs`: `batch status`; `export.rs`: `batch export`.
@@ -29,6 +30,7 @@ pub mod lease;
 pub mod local;
 pub mod mirror;
 pub mod schema;
+pub mod scratch;
 pub mod status;
 pub mod submit;
 pub mod url;

@@ -109,6 +109,20 @@ fn counted(status: &Value, what: &str) -> u64 {
     status["counts"][what].as_u64().unwrap_or(u64::MAX)
 }
 
+/// The workers' folders in `tmp` (the workers' TMPDIR).
+fn worker_folders(tmp: &Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(tmp)
+        .expect("tmp")
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("researchflow-worker-")
+        })
+        .map(|e| e.path())
+        .collect()
+}
+
 /// The files of a batch folder, but the locks.
 fn names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
@@ -337,6 +351,12 @@ async fn a_worker_killed_mid_question_is_taken_over_and_no_completed_node_runs_a
         .await;
     assert_eq!(killed.status, -1, "killed: {}", killed.stderr);
     assert_eq!(analyses_of(&llm, "Search 0"), 1);
+    let left = worker_folders(s.path());
+    assert_eq!(left.len(), 1, "the killed worker's folder stays: {left:?}");
+    // As if it died a while ago: a folder younger than a minute may be a worker starting.
+    std::fs::File::open(&left[0])
+        .and_then(|f| f.set_modified(std::time::SystemTime::now() - Duration::from_secs(120)))
+        .expect("age the folder");
     let st = status(&s, &url, "q").await;
     let running = &st["running"][0];
     assert_eq!(running["attempt"], 1, "{st}");
@@ -364,6 +384,10 @@ async fn a_worker_killed_mid_question_is_taken_over_and_no_completed_node_runs_a
     .await
     .success();
     assert_eq!(counted(&status(&s, &url, "q").await, "completed"), 1);
+    assert!(
+        worker_folders(s.path()).is_empty(),
+        "the next worker removed the dead one's folder (and its own when it ended)"
+    );
     assert_eq!(
         analyses_of(&llm, "Search 0"),
         1,
