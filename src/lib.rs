@@ -78,6 +78,7 @@ pub mod search;
 pub mod sentences;
 pub mod session;
 pub mod settings;
+pub mod sync;
 pub mod text;
 pub mod thinkon;
 pub mod transcript;

@@ -2,6 +2,7 @@
 //! (every role's LLM client, the web search), as the `Negotiator` is, so that every workflow
 //! of the process spends one rate budget per endpoint.
 
+use crate::sync::Locked;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -42,7 +43,7 @@ impl Gates {
     /// logs and events). A later caller's lower limits tighten it: one endpoint, one budget,
     /// the lower of the limits asked for.
     pub fn gate(&self, key: &str, shown: &str, limits: RateLimits) -> Arc<Gate> {
-        let mut gates = self.gates.lock().unwrap_or_else(|p| p.into_inner());
+        let mut gates = self.gates.locked();
         if let Some(gate) = gates.get(key) {
             gate.tighten(limits);
             return Arc::clone(gate);

@@ -14,8 +14,9 @@
 //! stays the one loop: the attempt tells [`CountedBackoff`] that its 429 was absorbed, and that
 //! retry then takes no step of the backoff.
 
+use crate::sync::Locked;
 use std::future::Future;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use backon::{BackoffBuilder, ExponentialBackoff, ExponentialBuilder, Retryable};
@@ -194,7 +195,7 @@ impl Call<'_> {
     where
         Fut: Future<Output = Result<T, HttpError>>,
     {
-        *lock(&self.absorbed) = None;
+        *self.absorbed.locked() = None;
         let Some(at) = self.gate else {
             return fut.await;
         };
@@ -213,7 +214,7 @@ impl Call<'_> {
                 };
                 at.gate.refused(&admission, delay, reason);
                 if self.started.elapsed() < self.policy.max_rate_limit_wait {
-                    *lock(&self.absorbed) = Some(delay);
+                    *self.absorbed.locked() = Some(delay);
                 }
             }
             Err(_) => {}
@@ -223,17 +224,18 @@ impl Call<'_> {
 
     fn next_gate_backoff(&self) -> Duration {
         // Without a count of retries the backoff never ends; the fallback is its longest delay.
-        lock(&self.gate_backoff)
+        self.gate_backoff
+            .locked()
             .next()
             .unwrap_or(self.policy.max_delay)
     }
 
     fn absorbed(&self) -> Option<Duration> {
-        *lock(&self.absorbed)
+        *self.absorbed.locked()
     }
 
     fn take_absorbed(&self) -> Option<Duration> {
-        lock(&self.absorbed).take()
+        self.absorbed.locked().take()
     }
 }
 
@@ -271,11 +273,6 @@ fn report_wait(gate: &Gate, admission: &Admission, what: &str, observer: &dyn Re
         wait_ms,
         reason: reason.as_str(),
     });
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Plain values, consistent between statements: a poisoned lock is still usable.
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@
 //! request it refuses. It is never retried as a transient error: the next form is tried at
 //! once, and every client of the process then starts from it ([`Negotiator`] is shared).
 
+use crate::sync::Locked;
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
@@ -227,7 +228,7 @@ impl Negotiator {
 
     /// Records that `endpoint` streamed an answer.
     pub fn streamed(&self, endpoint: &str) {
-        let mut seen = self.streaming.lock().unwrap_or_else(|p| p.into_inner());
+        let mut seen = self.streaming.locked();
         if !seen.contains(endpoint) {
             seen.insert(endpoint.to_string());
         }
@@ -235,13 +236,13 @@ impl Negotiator {
 
     /// Whether `endpoint` has streamed an answer in this process.
     pub fn streams(&self, endpoint: &str) -> bool {
-        let seen = self.streaming.lock().unwrap_or_else(|p| p.into_inner());
+        let seen = self.streaming.locked();
         seen.contains(endpoint)
     }
 
     /// What `endpoint` is asked with now.
     pub fn get(&self, endpoint: &str) -> Capabilities {
-        let map = self.endpoints.lock().unwrap_or_else(|p| p.into_inner());
+        let map = self.endpoints.locked();
         map.get(endpoint).copied().unwrap_or(self.start)
     }
 
@@ -254,7 +255,7 @@ impl Negotiator {
         tried: Capabilities,
         refusal: Refusal,
     ) -> Option<(Capabilities, Option<Change>)> {
-        let mut map = self.endpoints.lock().unwrap_or_else(|p| p.into_inner());
+        let mut map = self.endpoints.locked();
         let current = map.get(endpoint).copied().unwrap_or(self.start);
         if current != tried {
             return Some((current, None));

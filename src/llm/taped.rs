@@ -1,6 +1,7 @@
 //! The LLM client's side of the run's [`Tape`]: each attempt of a call written to the
 //! transcript, and a replayed call's answer read back from one.
 
+use crate::sync::Locked;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
@@ -55,7 +56,7 @@ impl<'a> CallTape<'a> {
         took: Duration,
     ) {
         self.attempts.fetch_add(1, Ordering::SeqCst);
-        *self.latency.lock().unwrap_or_else(|p| p.into_inner()) = took;
+        *self.latency.locked() = took;
         if let Err(err) = result {
             let mut line = self.line(body);
             line.status = status_of(err);
@@ -74,7 +75,7 @@ impl<'a> CallTape<'a> {
     }
 
     fn line(&self, body: &ChatRequest<'_>) -> LlmLine {
-        let latency = *self.latency.lock().unwrap_or_else(|p| p.into_inner());
+        let latency = *self.latency.locked();
         let mut line = base_line(
             self.recorder.session(),
             &self.caller,

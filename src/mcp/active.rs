@@ -8,10 +8,11 @@
 //! ([`HttpCall`]): the HTTP gate stops it when the client closes the call's stream or ends the
 //! session, as a cancellation would ([`Active::stop_call`], [`Active::stop_session`]).
 
+use crate::sync::Locked;
 use std::collections::HashMap;
 use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
@@ -78,7 +79,7 @@ pub struct Slot {
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        lock(&self.active.runs).remove(&self.plan);
+        self.active.runs.locked().remove(&self.plan);
         let _ = self.ended.send(true);
     }
 }
@@ -100,13 +101,15 @@ impl Active {
         call: CancellationToken,
         http: Option<HttpCall>,
     ) -> Option<Slot> {
-        let mut runs = lock(&self.runs);
+        let mut runs = self.runs.locked();
         if runs.contains_key(plan) {
             return None;
         }
         let stop = self.stop_all.child_token();
         if let Some(http) = &http
-            && lock(&self.orphans)
+            && self
+                .orphans
+                .locked()
                 .remove(http)
                 .is_some_and(|closed| closed.elapsed() < ORPHAN_TTL)
         {
@@ -132,7 +135,7 @@ impl Active {
 
     /// What this server is doing with `plan`, if anything.
     pub fn state(&self, plan: &Path) -> Option<RunState> {
-        lock(&self.runs).get(plan).map(|e| {
+        self.runs.locked().get(plan).map(|e| {
             if e.stopping() {
                 RunState::Stopping
             } else {
@@ -145,7 +148,7 @@ impl Active {
     /// run still going is left alone.
     pub async fn settled(&self, plan: &Path) {
         let ended = {
-            let runs = lock(&self.runs);
+            let runs = self.runs.locked();
             match runs.get(plan) {
                 Some(e) if e.stopping() => Some(e.ended.clone()),
                 _ => None,
@@ -161,7 +164,9 @@ impl Active {
     /// listing of runs does first, so that a run cancelled just before shows `interrupted`,
     /// not `running`.
     pub async fn settled_all(&self) {
-        let stopping: Vec<watch::Receiver<bool>> = lock(&self.runs)
+        let stopping: Vec<watch::Receiver<bool>> = self
+            .runs
+            .locked()
             .values()
             .filter(|e| e.stopping())
             .map(|e| e.ended.clone())
@@ -174,12 +179,12 @@ impl Active {
     /// Stops the run that `call` drives: its client closed the call's stream. A call that has
     /// not claimed its run yet is stopped as it does.
     pub fn stop_call(&self, call: &HttpCall) {
-        let runs = lock(&self.runs);
+        let runs = self.runs.locked();
         let driven = runs.values().find(|e| e.http.as_ref() == Some(call));
         match driven {
             Some(entry) => entry.stop.cancel(),
             None => {
-                let mut orphans = lock(&self.orphans);
+                let mut orphans = self.orphans.locked();
                 orphans.retain(|_, closed| closed.elapsed() < ORPHAN_TTL);
                 if orphans.len() >= MAX_ORPHANS {
                     orphans.clear();
@@ -191,12 +196,12 @@ impl Active {
 
     /// Stops every run driven by a call of `session`: the session ended.
     pub fn stop_session(&self, session: &str) {
-        for entry in lock(&self.runs).values() {
+        for entry in self.runs.locked().values() {
             if entry.http.as_ref().is_some_and(|h| h.session == session) {
                 entry.stop.cancel();
             }
         }
-        lock(&self.orphans).retain(|h, _| h.session != session);
+        self.orphans.locked().retain(|h, _| h.session != session);
     }
 
     /// Runs `work` as a task the server waits for when it stops.
@@ -214,11 +219,6 @@ impl Active {
         self.tracker.close();
         self.tracker.wait().await;
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while holding the map leaves it consistent: each change is one insert or remove.
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[cfg(test)]

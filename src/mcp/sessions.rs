@@ -5,8 +5,9 @@
 //! timer is off: it counts a session whose only call is a long `research` as idle, and
 //! closing that session would stop the run.
 
+use crate::sync::Locked;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::transport::streamable_http_server::session::SessionManager;
@@ -76,7 +77,7 @@ impl Sessions {
 
     /// `id` was just opened.
     pub fn opened(&self, id: &str) {
-        lock(&self.seen).insert(
+        self.seen.locked().insert(
             id.to_string(),
             Seen {
                 last: Instant::now(),
@@ -88,7 +89,7 @@ impl Sessions {
     /// A request of session `id` came in: it is busy until the [`Visit`] (held by its
     /// response) is dropped.
     pub fn visit(self: &Arc<Self>, id: &str) -> Visit {
-        let mut seen = lock(&self.seen);
+        let mut seen = self.seen.locked();
         let entry = seen.entry(id.to_string()).or_insert(Seen {
             last: Instant::now(),
             open: 0,
@@ -103,7 +104,7 @@ impl Sessions {
 
     /// Session `id` ended (`DELETE`).
     pub fn forget(&self, id: &str) {
-        lock(&self.seen).remove(id);
+        self.seen.locked().remove(id);
     }
 
     /// Closes every session idle for longer than the idle time, stopping what its calls
@@ -118,7 +119,7 @@ impl Sessions {
             .map(ToString::to_string)
             .collect();
         let expired: Vec<String> = {
-            let mut seen = lock(&self.seen);
+            let mut seen = self.seen.locked();
             seen.retain(|id, _| ids.contains(id));
             for id in &ids {
                 // A session this gate did not see open is counted from now.
@@ -169,16 +170,11 @@ pub struct Visit {
 
 impl Drop for Visit {
     fn drop(&mut self) {
-        if let Some(seen) = lock(&self.sessions.seen).get_mut(&self.id) {
+        if let Some(seen) = self.sessions.seen.locked().get_mut(&self.id) {
             seen.open = seen.open.saturating_sub(1);
             seen.last = Instant::now();
         }
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Each change to the map is one insert, update or remove: a panic leaves it consistent.
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! ([`Started`]: its engine and corpus, which `resume` keeps). One value, cloned for every
 //! connection; `server.rs` is its MCP handler, `calls.rs` what its tools do.
 
+use crate::sync::Locked;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -60,7 +61,7 @@ pub struct Started {
 impl Started {
     /// Records how `plan` (its real path) is being run.
     pub fn remember(&self, plan: &Path, bounds: &RunBounds) {
-        let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+        let mut runs = self.runs.locked();
         let kept = RunBounds {
             offline: bounds.offline,
             corpus: bounds.corpus.clone(),
@@ -72,7 +73,7 @@ impl Started {
     /// A call's bounds, with `offline` and `corpus` taken from how `plan` was last run
     /// where the call leaves them out.
     pub fn recall(&self, plan: &Path, mut bounds: RunBounds) -> RunBounds {
-        let runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+        let runs = self.runs.locked();
         if let Some(kept) = runs.get(plan) {
             bounds.offline = bounds.offline.or(kept.offline);
             if bounds.corpus.is_none() {

@@ -7,6 +7,7 @@
 //!
 //! The display only reads: it never writes to a plan or an event log.
 
+use crate::sync::Locked;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -192,7 +193,7 @@ fn tick(shared: &Weak<Shared>) {
 
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, Shown> {
-        self.shown.lock().unwrap_or_else(|p| p.into_inner())
+        self.shown.locked()
     }
 
     /// Makes the bars match the state's lines: new lines get a bar (tasks or questions above
@@ -271,7 +272,7 @@ impl<T: TermLike> EchoRoom<T> {
     }
 
     fn held(&self) -> MutexGuard<'_, Option<String>> {
-        self.padding.lock().unwrap_or_else(|p| p.into_inner())
+        self.padding.locked()
     }
 
     /// Writes the held-back padding: more follows, so it was not the frame's last.

@@ -9,6 +9,7 @@
 //! should that news be lost, the next renewal brings it. It never waits for a server that is
 //! down: the gate goes on with the process's own budget meanwhile.
 
+use crate::sync::Locked;
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -55,7 +56,7 @@ pub fn shared_gates(db: &Db) -> Gates {
 
 impl GateStore for DbGates {
     fn watch(&self, key: &str, wake: Weak<Notify>) {
-        let mut watchers = lock(&self.watchers);
+        let mut watchers = self.watchers.locked();
         let gates = watchers.by_key.entry(key.to_string()).or_default();
         gates.retain(|w| w.strong_count() > 0);
         gates.push(wake);
@@ -155,16 +156,11 @@ async fn hear(pool: &PgPool, watchers: &Weak<Mutex<Watchers>>) -> Result<(), sql
         let Some(watchers) = watchers.upgrade() else {
             return Ok(());
         };
-        let watchers = lock(&watchers);
+        let watchers = watchers.locked();
         for wake in watchers.by_key.get(note.payload()).into_iter().flatten() {
             if let Some(wake) = wake.upgrade() {
                 wake.notify_one();
             }
         }
     }
-}
-
-fn lock(watchers: &Mutex<Watchers>) -> std::sync::MutexGuard<'_, Watchers> {
-    // A map of weak references: a poisoned lock is still usable.
-    watchers.lock().unwrap_or_else(|p| p.into_inner())
 }

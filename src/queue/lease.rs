@@ -7,6 +7,7 @@
 //! a break (after it starts, and after the database comes back from a restart or a cut), so
 //! that an outage longer than the lease takes no question from a worker that is alive.
 
+use crate::sync::Locked;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -69,7 +70,7 @@ impl Leases {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, WorkerContext>> {
-        self.workers.lock().unwrap_or_else(|p| p.into_inner())
+        self.workers.locked()
     }
 
     /// Every beat: each registered worker is alive; each batch's orphaned jobs (their workers
@@ -113,7 +114,7 @@ impl Leases {
     }
 
     fn lock_heard(&self) -> std::sync::MutexGuard<'_, Heard> {
-        self.heard.lock().unwrap_or_else(|p| p.into_inner())
+        self.heard.locked()
     }
 }
 

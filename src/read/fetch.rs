@@ -7,6 +7,7 @@
 //! (gzip, brotli, deflate) are undone by the client, and the cap counts decoded bytes, so a
 //! compressed bomb is cut like any other page.
 
+use crate::sync::Locked;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -87,7 +88,7 @@ impl Deadline {
     /// Starts the clock at the first request; later hops move the deadline on by the time
     /// they waited in the queue (`queued`).
     fn resume(&self, queued: Duration) -> Instant {
-        let mut at = self.at.lock().unwrap_or_else(|p| p.into_inner());
+        let mut at = self.at.locked();
         let deadline = match *at {
             None => Instant::now() + self.timeout,
             Some(deadline) => deadline + queued,
@@ -98,7 +99,7 @@ impl Deadline {
 
     /// The deadline as it stands (started, when no hop has).
     fn get(&self) -> Instant {
-        let at = *self.at.lock().unwrap_or_else(|p| p.into_inner());
+        let at = *self.at.locked();
         at.unwrap_or_else(|| self.resume(Duration::ZERO))
     }
 }
@@ -284,7 +285,7 @@ impl Fetcher {
 
     /// The connections of `host`.
     fn host_slot(&self, host: &str) -> Arc<Semaphore> {
-        let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
+        let mut hosts = self.hosts.locked();
         let slot = hosts
             .entry(host.to_string())
             .or_insert_with(|| Arc::new(Semaphore::new(self.settings.per_host)));

@@ -5,6 +5,7 @@
 //! extracted off the async threads (a Readability pass over a large page takes a while) and
 //! kept to [`MAX_TEXT_CHARS`].
 
+use crate::sync::Locked;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -79,7 +80,7 @@ impl Reader {
         observer: &dyn RetryObserver,
     ) -> (PageResult, Served) {
         let cell = {
-            let mut pages = self.pages.lock().unwrap_or_else(|p| p.into_inner());
+            let mut pages = self.pages.locked();
             Arc::clone(pages.entry(url.to_string()).or_default())
         };
         if let Some((known, _)) = cell.get() {

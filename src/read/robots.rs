@@ -4,6 +4,7 @@
 //! after the retries, a timeout, an unreachable host) disallows everything, since silence is
 //! not consent.
 
+use crate::sync::Locked;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -64,7 +65,7 @@ impl RobotsCache {
         robots.set_path("/robots.txt");
         robots.set_query(None);
         robots.set_fragment(None);
-        let mut origins = self.origins.lock().unwrap_or_else(|p| p.into_inner());
+        let mut origins = self.origins.locked();
         let cell = origins.entry(origin).or_default();
         (Arc::clone(cell), robots)
     }

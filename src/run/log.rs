@@ -8,6 +8,7 @@
 //! [`EventListener`] (the terminal's progress display) may watch the events as they are
 //! written; it sees every event, also when the file has become unwritable.
 
+use crate::sync::Locked;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -85,7 +86,7 @@ impl<E: LogEvent> EventLog<E> {
         // One write per line: a reader (or a crash) never sees half an event, and the line
         // does not cost one system call per token.
         let text = format!("{line}\n");
-        let mut guard = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = self.file.locked();
         if let Some(file) = guard.as_mut() {
             let written = file.write_all(text.as_bytes()).and_then(|()| file.flush());
             if let Err(e) = written {

@@ -1,6 +1,7 @@
 //! Writing a transcript: appended one whole line at a time, secrets redacted, a `session` line
 //! first for each invocation.
 
+use crate::sync::Locked;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
@@ -60,12 +61,12 @@ impl Recorder {
     /// The number of the next call under `key`, from 0.
     /// The number of the next call under `key`, not taken.
     pub(super) fn peek_call(&self, key: &str) -> u32 {
-        let calls = self.calls.lock().unwrap_or_else(|p| p.into_inner());
+        let calls = self.calls.locked();
         calls.get(key).copied().unwrap_or(0)
     }
 
     pub(super) fn next_call(&self, key: &str) -> u32 {
-        let mut calls = self.calls.lock().unwrap_or_else(|p| p.into_inner());
+        let mut calls = self.calls.locked();
         let n = calls.entry(key.to_string()).or_insert(0);
         let call = *n;
         *n += 1;
@@ -82,7 +83,7 @@ impl Recorder {
                 return;
             }
         };
-        let mut guard = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = self.file.locked();
         if let Some(file) = guard.as_mut() {
             let written = file.write_all(text.as_bytes()).and_then(|()| file.flush());
             if let Err(e) = written {

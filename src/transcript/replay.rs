@@ -2,6 +2,7 @@
 //! call's key (role, node, round) and number, after checking that the run asks what the
 //! recorded run asked.
 
+use crate::sync::Locked;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -174,12 +175,12 @@ impl Replayer {
 
     /// The number of the next call under `key`, not taken.
     pub(super) fn peek_call(&self, key: &str) -> u32 {
-        let calls = self.calls.lock().unwrap_or_else(|p| p.into_inner());
+        let calls = self.calls.locked();
         calls.get(key).copied().unwrap_or(0)
     }
 
     pub(super) fn next_call(&self, key: &str) -> u32 {
-        let mut calls = self.calls.lock().unwrap_or_else(|p| p.into_inner());
+        let mut calls = self.calls.locked();
         let n = calls.entry(key.to_string()).or_insert(0);
         let call = *n;
         *n += 1;

@@ -24,7 +24,7 @@ const MAX_FILE_LINES: usize = 450;
 /// layer (or its own files). Data flows the other way: cli -> cmd -> workflow -> (planner,
 /// agents) -> (llm, search) -> http, with plan and settings below.
 const LAYERS: &[&[&str]] = &[
-    &["text", "clock", "sentences", "usage"],
+    &["text", "clock", "sentences", "usage", "sync"],
     &[
         "exit",
         "diagnostics",

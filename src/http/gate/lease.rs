@@ -9,6 +9,7 @@
 //! quiet spell, the first when a closed gate opens) waits for one renewal. When the store
 //! does not answer, the gate goes on with its own budget and says so once.
 
+use crate::sync::Locked;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
@@ -252,6 +253,6 @@ impl Sharing {
 
     fn pending(&self) -> MutexGuard<'_, Pending> {
         // Counters only: a poisoned lock is still usable.
-        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+        self.pending.locked()
     }
 }

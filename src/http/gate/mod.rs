@@ -27,6 +27,7 @@
 mod lease;
 mod state;
 
+use crate::sync::Locked;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -200,5 +201,5 @@ impl Gate {
 
 fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
     // The state stays consistent between statements, so a poisoned lock is still usable.
-    state.lock().unwrap_or_else(|p| p.into_inner())
+    state.locked()
 }
