@@ -27,8 +27,8 @@ pub struct Scratch {
 }
 
 impl Scratch {
-    /// Removes the folders that dead workers left in the temporary folder, then makes and
-    /// locks this worker's.
+    /// Makes and locks this worker's folder, then removes the folders that dead workers left
+    /// beside it in the temporary folder (owned as this one is).
     pub fn create() -> std::io::Result<Scratch> {
         let temp = std::env::temp_dir();
         let dir = tempfile::Builder::new().prefix(PREFIX).tempdir_in(&temp)?;
