@@ -1,6 +1,7 @@
 //! One question's attempt on a worker: its files written from the queue's last checkpoint into
 //! the worker's folder (or a new plan), the plan opened as any run's is, and the workflow run
-//! through [`RunWorkflow`] with a [`DbMirror`] keeping every checkpoint in the database.
+//! through [`RunWorkflow`] with a [`DbMirror`] keeping every checkpoint in the database and its
+//! [`super::mirror::Shipper`] sending what the run appends in between.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -80,18 +81,25 @@ async fn run<W: RunWorkflow>(
         );
     }
     let mirror = DbMirror::new(db, c, path, &files, lost);
-    runner
-        .run(RunRequest {
-            store,
-            plan,
-            options,
-            shutdown,
-            listener: None,
-            replay: None,
-            mirror: Some(Box::new(mirror)),
-        })
-        .await
-        .map_err(CommandError::from)
+    let shipper = mirror.shipper().run();
+    let run = runner.run(RunRequest {
+        store,
+        plan,
+        options,
+        shutdown,
+        listener: None,
+        replay: None,
+        mirror: Some(Box::new(mirror)),
+    });
+    tokio::pin!(run);
+    // The shipper ends early only when the question was taken over; the run goes on to learn
+    // it at its next checkpoint.
+    tokio::select! {
+        biased;
+        finished = &mut run => return finished.map_err(CommandError::from),
+        () = shipper => {}
+    }
+    run.await.map_err(CommandError::from)
 }
 
 /// The question's plan on disk: its files written from the checkpoint, or a new plan.

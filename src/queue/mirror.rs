@@ -4,13 +4,22 @@
 //! (another took the question) can write nothing more, and its run stops. The ledger calls it
 //! from inside the run, synchronously; the statements run on the process's runtime meanwhile
 //! (`block_in_place`), retried while the server restarts.
+//!
+//! Between checkpoints, [`Shipper`] sends what the run appended (the model answers of a task
+//! in flight, above all) once it has waited a round of [`SHIP_EVERY`]: a worker killed mid-task leaves its
+//! paid answers in the database, and the worker that takes the question over is answered from
+//! them instead of asking again (the transcript's salvage). One transaction per question at most
+//! every [`SHIP_EVERY`], and none while checkpoints keep up.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use std::time::Duration;
+
 use sqlx::{Postgres, Transaction};
+use tokio::sync::Mutex;
 
 use super::claim::{Claimed, Files, holds};
 use super::db::{Db, QueueError};
@@ -20,13 +29,18 @@ use crate::workflow::Mirror;
 /// The files a run appends to as it goes, kept at every checkpoint.
 const APPENDED: [&str; 2] = ["events.ndjson", "transcript.jsonl"];
 
+/// How long what a run appended may wait for a checkpoint before [`Shipper`] sends it.
+pub const SHIP_EVERY: Duration = Duration::from_secs(1);
+
+/// How many bytes of each appended file the database holds; one sender at a time.
+type Kept = Arc<Mutex<HashMap<String, u64>>>;
+
 /// Keeps a question's checkpoints in the queue's database.
 pub struct DbMirror {
     db: Db,
     claimed: Claimed,
     plan: PathBuf,
-    /// How many bytes of each appended file the database holds.
-    kept: HashMap<String, u64>,
+    kept: Kept,
     /// Set when another worker took the question: the run's end must not be stored.
     lost: Arc<AtomicBool>,
     handle: tokio::runtime::Handle,
@@ -52,47 +66,122 @@ impl DbMirror {
             db,
             claimed,
             plan,
-            kept,
+            kept: Arc::new(Mutex::new(kept)),
             lost,
             handle: tokio::runtime::Handle::current(),
         }
     }
 
-    /// What each appended file gained since the last checkpoint: `(suffix, offset, bytes)`.
-    fn appended(&self) -> Vec<(String, u64, Vec<u8>)> {
-        super::local::beside(&self.plan)
-            .into_iter()
-            .filter(|(s, _)| APPENDED.contains(&s.as_str()))
-            .filter_map(|(suffix, path)| {
-                let bytes = std::fs::read(&path).ok()?;
-                let from = self.kept.get(&suffix).copied().unwrap_or(0);
-                let new = bytes.get(usize::try_from(from).ok()?..)?.to_vec();
-                Some((suffix, from, new))
-            })
-            .collect()
+    /// The sender of what the run appends between this mirror's checkpoints.
+    pub fn shipper(&self) -> Shipper {
+        Shipper {
+            db: self.db.clone(),
+            claimed: self.claimed.clone(),
+            plan: self.plan.clone(),
+            kept: Arc::clone(&self.kept),
+        }
     }
 
-    async fn store(
-        &self,
-        text: &str,
-        appended: &[(String, u64, Vec<u8>)],
-    ) -> Result<bool, QueueError> {
+    /// Stores the checkpoint `text` with what the appended files gained since the last one.
+    async fn store(&self, text: &str) -> Result<bool, QueueError> {
+        let mut kept = self.kept.lock().await;
+        let appended = appended(&self.plan, &kept);
         let c = &self.claimed;
-        let plan = &self.plan;
-        self.db
+        let (plan, appended_ref) = (&self.plan, &appended);
+        let stored = self
+            .db
             .retrying("keeping a checkpoint", || async move {
                 let mut tx = self.db.begin().await?;
                 if !holds(&mut tx, c).await? {
                     return Ok(false);
                 }
                 store_plan(&mut tx, c, text).await?;
-                for (suffix, from, bytes) in appended {
+                for (suffix, from, bytes) in appended_ref {
                     append(&mut tx, c, suffix, *from, bytes, plan).await?;
                 }
                 tx.commit().await?;
                 Ok(true)
             })
-            .await
+            .await?;
+        if stored {
+            note_kept(&mut kept, appended);
+        }
+        Ok(stored)
+    }
+}
+
+/// What each appended file beside `plan` gained past what `kept` says the database holds:
+/// `(suffix, offset, bytes)`, files that gained nothing left out.
+fn appended(plan: &std::path::Path, kept: &HashMap<String, u64>) -> Vec<(String, u64, Vec<u8>)> {
+    super::local::beside(plan)
+        .into_iter()
+        .filter(|(s, _)| APPENDED.contains(&s.as_str()))
+        .filter_map(|(suffix, path)| {
+            let bytes = std::fs::read(&path).ok()?;
+            let from = kept.get(&suffix).copied().unwrap_or(0);
+            let new = bytes.get(usize::try_from(from).ok()?..)?.to_vec();
+            Some((suffix, from, new)).filter(|(_, _, new)| !new.is_empty())
+        })
+        .collect()
+}
+
+fn note_kept(kept: &mut HashMap<String, u64>, appended: Vec<(String, u64, Vec<u8>)>) {
+    for (suffix, from, bytes) in appended {
+        kept.insert(suffix, from + bytes.len() as u64);
+    }
+}
+
+/// Sends what a question's run appended to its transcript and event log to the database
+/// between checkpoints, fenced by the claim as a checkpoint is: see the module's doc.
+pub struct Shipper {
+    db: Db,
+    claimed: Claimed,
+    plan: PathBuf,
+    kept: Kept,
+}
+
+impl Shipper {
+    /// Looks every [`SHIP_EVERY`] and sends what was already waiting at the last look (so
+    /// lines wait one to two rounds), until the claim is lost (the caller drops it with the
+    /// run before that). A try that fails is left to the next one, or to the next checkpoint.
+    pub async fn run(self) {
+        let mut waiting = false;
+        loop {
+            tokio::time::sleep(SHIP_EVERY).await;
+            // What a checkpoint will send within a moment is left to it: only lines that
+            // were already waiting one round ago go.
+            let now_waiting = !appended(&self.plan, &*self.kept.lock().await).is_empty();
+            if waiting && now_waiting {
+                // Bounded: a link that hangs must not hold the next checkpoint back for long.
+                match tokio::time::timeout(SHIP_EVERY * 3, self.ship()).await {
+                    Ok(Ok(true)) => {}
+                    Ok(Ok(false)) => return, // taken over: the run learns it at its next checkpoint
+                    Ok(Err(e)) => tracing::debug!("could not send the run's new lines: {e}"),
+                    Err(_) => tracing::debug!("sending the run's new lines timed out"),
+                }
+            }
+            waiting = now_waiting;
+        }
+    }
+
+    /// Sends what the appended files gained; false when the claim is no longer held.
+    async fn ship(&self) -> Result<bool, sqlx::Error> {
+        let mut kept = self.kept.lock().await;
+        let appended = appended(&self.plan, &kept);
+        if appended.is_empty() {
+            return Ok(true);
+        }
+        let c = &self.claimed;
+        let mut tx = self.db.begin().await?;
+        if !holds(&mut tx, c).await? {
+            return Ok(false);
+        }
+        for (suffix, from, bytes) in &appended {
+            append(&mut tx, c, suffix, *from, bytes, &self.plan).await?;
+        }
+        tx.commit().await?;
+        note_kept(&mut kept, appended);
+        Ok(true)
     }
 }
 
@@ -100,16 +189,9 @@ impl Mirror for DbMirror {
     fn keep(&mut self, plan: &PlanFile) -> Result<(), String> {
         let mut text = serde_json::to_string_pretty(plan).map_err(|e| e.to_string())?;
         text.push('\n');
-        let appended = self.appended();
-        let stored =
-            tokio::task::block_in_place(|| self.handle.block_on(self.store(&text, &appended)));
+        let stored = tokio::task::block_in_place(|| self.handle.block_on(self.store(&text)));
         match stored {
-            Ok(true) => {
-                for (suffix, from, bytes) in appended {
-                    self.kept.insert(suffix, from + bytes.len() as u64);
-                }
-                Ok(())
-            }
+            Ok(true) => Ok(()),
             Ok(false) => {
                 self.lost.store(true, Ordering::SeqCst);
                 Err(format!(

@@ -20,7 +20,7 @@ use crate::support::postgres::{PASSWORD, Postgres, USER};
 use crate::support::scenario::{
     Agent, Setup, agent, read_json, stateless, stateless_answer, task_title,
 };
-use crate::support::{MockLlm, Recorded, Reply, RunOutput, Terminal};
+use crate::support::{MockLlm, MockSearch, Recorded, Reply, RunOutput, SearchKind, Terminal};
 
 /// What the mock LLM answers every workflow of a queued batch (see [`stateless_answer`]).
 fn answer(req: &Recorded, searches: usize) -> Reply {
@@ -421,6 +421,88 @@ async fn a_worker_killed_mid_question_is_taken_over_and_no_completed_node_runs_a
             ("d".to_string(), 1)
         ]
     );
+}
+
+/// A worker killed while a task waits for its second model call, its first answered a moment
+/// before: the answer reaches the database between checkpoints (the mirror's shipper), and
+/// the worker that takes the question over is answered from it instead of paying again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_taken_over_task_is_answered_from_the_calls_the_killed_worker_had_paid_for() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    let hang = Arc::new(AtomicBool::new(true));
+    let reached = Arc::new(std::sync::Mutex::new(None::<std::time::Instant>));
+    let (hanging, reaching) = (Arc::clone(&hang), Arc::clone(&reached));
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Queries => Reply::json(&json!({"queries": [format!("about {}", task_title(req))]})),
+        Agent::Analysis if task_title(req) == "Search 1" && hanging.load(Ordering::SeqCst) => {
+            reaching
+                .lock()
+                .expect("reached")
+                .get_or_insert_with(std::time::Instant::now);
+            answer(req, 2).delay(Duration::from_secs(60))
+        }
+        Agent::Final => Reply::content("S [1]."),
+        _ => answer(req, 2),
+    });
+    let s = Setup::new(&llm, Some(&search));
+    let url = queued(&s, &["Only question?".to_string()]).await;
+    // Killed once the answered call has waited long enough to be sent (one to two rounds).
+    let patience = researchflow::queue::mirror::SHIP_EVERY * 3;
+    let killed = worker(&s, &url, "q", &["--lease", "2", "--concurrency", "1"])
+        .signal_when("KILL", move || {
+            reached
+                .lock()
+                .expect("reached")
+                .is_some_and(|at| at.elapsed() >= patience)
+        })
+        .run()
+        .await;
+    assert_eq!(killed.status, -1, "killed: {}", killed.stderr);
+    let asked = |kind: Agent| {
+        llm.chat_requests()
+            .iter()
+            .filter(|r| agent(r) == kind && task_title(r) == "Search 1")
+            .count()
+    };
+    assert_eq!(asked(Agent::Queries), 1, "answered before the kill");
+    hang.store(false, Ordering::SeqCst);
+
+    worker(
+        &s,
+        &url,
+        "q",
+        &["--drain", "--lease", "2", "--concurrency", "1"],
+    )
+    .run()
+    .await
+    .success();
+    let st = status(&s, &url, "q").await;
+    assert_eq!(counted(&st, "completed"), 1, "{st}");
+    assert_eq!(
+        asked(Agent::Queries),
+        1,
+        "the call the killed worker had paid for was answered from the database's transcript"
+    );
+    assert_eq!(
+        asked(Agent::Analysis),
+        2,
+        "the unanswered one was asked again"
+    );
+    export(&s, &url, "q", "out").run().await.success();
+    let out = s.path().join("out");
+    let transcript = names(&out)
+        .into_iter()
+        .find(|n| n.ends_with(".transcript.jsonl"))
+        .expect("a transcript");
+    let replayed: Vec<Value> = std::fs::read_to_string(out.join(transcript))
+        .expect("transcript")
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|l| l["replayed"] == true)
+        .collect();
+    assert_eq!(replayed.len(), 1, "{replayed:?}");
+    assert_eq!(replayed[0]["node"], "c");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
