@@ -6,10 +6,10 @@
 //! (`block_in_place`), retried while the server restarts.
 //!
 //! Between checkpoints, [`Shipper`] sends what the run appended (the model answers of a task
-//! in flight, above all) once it has waited a round of [`SHIP_EVERY`]: a worker killed mid-task leaves its
-//! paid answers in the database, and the worker that takes the question over is answered from
-//! them instead of asking again (the transcript's salvage). One transaction per question at most
-//! every [`SHIP_EVERY`], and none while checkpoints keep up.
+//! in flight, above all) once it has waited a round of [`SHIP_EVERY`]: a worker killed
+//! mid-task leaves its paid answers in the database, and the worker that takes the question
+//! over is answered from them instead of asking again (the transcript's salvage). One
+//! transaction per question at most every [`SHIP_EVERY`], and none while checkpoints keep up.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -125,6 +125,18 @@ fn appended(plan: &std::path::Path, kept: &HashMap<String, u64>) -> Vec<(String,
         .collect()
 }
 
+/// Whether an appended file beside `plan` holds more than `kept` says the database does (its
+/// size only: nothing is read).
+fn grown(plan: &std::path::Path, kept: &HashMap<String, u64>) -> bool {
+    super::local::beside(plan)
+        .into_iter()
+        .filter(|(s, _)| APPENDED.contains(&s.as_str()))
+        .any(|(suffix, path)| {
+            let held = kept.get(&suffix).copied().unwrap_or(0);
+            std::fs::metadata(path).is_ok_and(|m| m.len() > held)
+        })
+}
+
 fn note_kept(kept: &mut HashMap<String, u64>, appended: Vec<(String, u64, Vec<u8>)>) {
     for (suffix, from, bytes) in appended {
         kept.insert(suffix, from + bytes.len() as u64);
@@ -150,7 +162,7 @@ impl Shipper {
             tokio::time::sleep(SHIP_EVERY).await;
             // What a checkpoint will send within a moment is left to it: only lines that
             // were already waiting one round ago go.
-            let now_waiting = !appended(&self.plan, &*self.kept.lock().await).is_empty();
+            let now_waiting = grown(&self.plan, &*self.kept.lock().await);
             if waiting && now_waiting {
                 // Bounded: a link that hangs must not hold the next checkpoint back for long.
                 match tokio::time::timeout(SHIP_EVERY * 3, self.ship()).await {
