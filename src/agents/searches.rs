@@ -44,7 +44,8 @@ pub async fn run_queries(
     }
 }
 
-/// One query: from the transcript when replaying, else from the providers, written to the
+/// One query: from the transcript when replaying (or, resuming, when the interrupted run had
+/// its results: [`crate::transcript::Salvage`]), else from the providers, written to the
 /// transcript when recording. The outer error stops the task at once; the inner one is this
 /// query's failure.
 async fn one_search(
@@ -54,25 +55,37 @@ async fn one_search(
     query: &str,
     observer: &dyn CallObserver,
 ) -> Result<Result<Vec<SearchHit>, String>, TaskError> {
+    let provider = search.provider_name();
+    let salvaged = match (&tape.replayer, &tape.salvage) {
+        (None, Some(salvage)) => salvage
+            .search(site, tape.peek_search(site), query, &provider)
+            .and_then(|line| line.results.clone()),
+        _ => None,
+    };
     let call = tape.next_search(site);
+    let replayed = tape.replayer.is_some() || salvaged.is_some();
     let started = Instant::now();
-    let result: Result<Vec<SearchHit>, String> = match tape.replayer.as_deref() {
-        Some(replayer) => {
+    let result: Result<Vec<SearchHit>, String> = match (tape.replayer.as_deref(), salvaged) {
+        (Some(replayer), _) => {
             let line = replayer
                 .search(site, call, query)
                 .map_err(|d| TaskError::Diverged(d.to_string()))?;
             match (&line.results, &line.error) {
-                (Some(results), _) => Ok(results
-                    .iter()
-                    .filter_map(|h| serde_json::from_value(h.clone()).ok())
-                    .collect()),
+                (Some(results), _) => Ok(hits_of(results)),
                 (None, error) => Err(format!(
                     "{} (as recorded)",
                     error.as_deref().unwrap_or("no results")
                 )),
             }
         }
-        None => match search.search(query, observer).await {
+        (None, Some(results)) => {
+            tracing::info!(
+                "{}: answered by the interrupted run's transcript, not searched again",
+                site.describe("search", call)
+            );
+            Ok(hits_of(&results))
+        }
+        (None, None) => match search.search(query, observer).await {
             Err(e) if e.is_unusable() => return Err(TaskError::Unusable(e.to_string())),
             other => other.map_err(|e: SearchError| e.to_string()),
         },
@@ -84,7 +97,7 @@ async fn one_search(
             node: site.node.clone(),
             round: site.round,
             call,
-            provider: search.provider_name(),
+            provider,
             query: query.to_string(),
             results: result.as_ref().ok().map(|hits| {
                 hits.iter()
@@ -93,9 +106,17 @@ async fn one_search(
             }),
             error: result.as_ref().err().cloned(),
             latency_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            replayed: tape.replayer.is_some(),
+            replayed,
         };
         recorder.write(&Line::Search(line));
     }
     Ok(result)
+}
+
+/// The hits of a recorded search.
+fn hits_of(results: &[Value]) -> Vec<SearchHit> {
+    results
+        .iter()
+        .filter_map(|h| serde_json::from_value(h.clone()).ok())
+        .collect()
 }

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use tokio_util::task::AbortOnDropHandle;
+
 use super::claim::{Claimed, Files};
 use super::db::Db;
 use super::mirror::{DbMirror, load};
@@ -81,25 +83,22 @@ async fn run<W: RunWorkflow>(
         );
     }
     let mirror = DbMirror::new(db, c, path, &files, lost);
-    let shipper = mirror.shipper().run();
-    let run = runner.run(RunRequest {
-        store,
-        plan,
-        options,
-        shutdown,
-        listener: None,
-        replay: None,
-        mirror: Some(Box::new(mirror)),
-    });
-    tokio::pin!(run);
-    // The shipper ends early only when the question was taken over; the run goes on to learn
-    // it at its next checkpoint.
-    tokio::select! {
-        biased;
-        finished = &mut run => return finished.map_err(CommandError::from),
-        () = shipper => {}
-    }
-    run.await.map_err(CommandError::from)
+    // A task of its own, never polled by the run's: a checkpoint blocks the run's task while it
+    // waits for the offsets the shipper holds during a send, and a send polled by that same
+    // task would never end (a deadlock). Stopped when the run ends, or is dropped.
+    let _shipper = AbortOnDropHandle::new(tokio::spawn(mirror.shipper().run()));
+    runner
+        .run(RunRequest {
+            store,
+            plan,
+            options,
+            shutdown,
+            listener: None,
+            replay: None,
+            mirror: Some(Box::new(mirror)),
+        })
+        .await
+        .map_err(CommandError::from)
 }
 
 /// The question's plan on disk: its files written from the checkpoint, or a new plan.

@@ -9,7 +9,8 @@
 //! in flight, above all) once it has waited a round of [`SHIP_EVERY`]: a worker killed
 //! mid-task leaves its paid answers in the database, and the worker that takes the question
 //! over is answered from them instead of asking again (the transcript's salvage). One
-//! transaction per question at most every [`SHIP_EVERY`], and none while checkpoints keep up.
+//! statement per appended file at most every [`SHIP_EVERY`] (fenced by the claim inside it,
+//! no transaction), and none while checkpoints keep up.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -111,15 +112,19 @@ impl DbMirror {
 }
 
 /// What each appended file beside `plan` gained past what `kept` says the database holds:
-/// `(suffix, offset, bytes)`, files that gained nothing left out.
+/// `(suffix, offset, bytes)`, files that gained nothing left out. Only what lies past the
+/// offset is read.
 fn appended(plan: &std::path::Path, kept: &HashMap<String, u64>) -> Vec<(String, u64, Vec<u8>)> {
+    use std::io::{Read, Seek, SeekFrom};
     super::local::beside(plan)
         .into_iter()
         .filter(|(s, _)| APPENDED.contains(&s.as_str()))
         .filter_map(|(suffix, path)| {
-            let bytes = std::fs::read(&path).ok()?;
             let from = kept.get(&suffix).copied().unwrap_or(0);
-            let new = bytes.get(usize::try_from(from).ok()?..)?.to_vec();
+            let mut file = std::fs::File::open(&path).ok()?;
+            file.seek(SeekFrom::Start(from)).ok()?;
+            let mut new = Vec::new();
+            file.read_to_end(&mut new).ok()?;
             Some((suffix, from, new)).filter(|(_, _, new)| !new.is_empty())
         })
         .collect()
@@ -154,8 +159,10 @@ pub struct Shipper {
 
 impl Shipper {
     /// Looks every [`SHIP_EVERY`] and sends what was already waiting at the last look (so
-    /// lines wait one to two rounds), until the claim is lost (the caller drops it with the
+    /// lines wait one to two rounds), until the claim is lost (the caller stops it with the
     /// run before that). A try that fails is left to the next one, or to the next checkpoint.
+    /// Run it as a task of its own, never inside the run's: a checkpoint waits for the offsets
+    /// a send holds, and blocks its task while it waits.
     pub async fn run(self) {
         let mut waiting = false;
         loop {
@@ -165,6 +172,7 @@ impl Shipper {
             let now_waiting = grown(&self.plan, &*self.kept.lock().await);
             if waiting && now_waiting {
                 // Bounded: a link that hangs must not hold the next checkpoint back for long.
+                // Abandoning a send is safe: it is single statements, never a transaction.
                 match tokio::time::timeout(SHIP_EVERY * 3, self.ship()).await {
                     Ok(Ok(true)) => {}
                     Ok(Ok(false)) => return, // taken over: the run learns it at its next checkpoint
@@ -177,22 +185,44 @@ impl Shipper {
     }
 
     /// Sends what the appended files gained; false when the claim is no longer held.
+    ///
+    /// Each file's lines go in one statement of their own, fenced by the claim inside it: no
+    /// transaction and no lock outlives the statement, so a send cut off by the timeout leaves
+    /// nothing behind on the server. What each statement sent is noted at once; a file the
+    /// database holds more or less of than `kept` says (a send that timed out yet arrived) is
+    /// left to the next checkpoint, which replaces it whole.
     async fn ship(&self) -> Result<bool, sqlx::Error> {
         let mut kept = self.kept.lock().await;
-        let appended = appended(&self.plan, &kept);
-        if appended.is_empty() {
-            return Ok(true);
+        for (suffix, from, bytes) in appended(&self.plan, &kept) {
+            let (held, appended): (bool, bool) = sqlx::query_as(
+                "WITH held AS (
+                     SELECT 1 FROM researchflow.questions
+                     WHERE batch = $1 AND id = $2 AND claim = $6
+                 ), sent AS (
+                     INSERT INTO researchflow.files AS f (batch, question, suffix, content)
+                     SELECT $1, $2, $3, $4 FROM held
+                     ON CONFLICT (batch, question, suffix)
+                     DO UPDATE SET content = f.content || EXCLUDED.content
+                     WHERE octet_length(f.content) = $5
+                     RETURNING 1
+                 )
+                 SELECT EXISTS (SELECT 1 FROM held), EXISTS (SELECT 1 FROM sent)",
+            )
+            .bind(&self.claimed.batch)
+            .bind(&self.claimed.id)
+            .bind(&suffix)
+            .bind(&bytes)
+            .bind(i64::try_from(from).unwrap_or(i64::MAX))
+            .bind(self.claimed.claim)
+            .fetch_one(&self.db.pool)
+            .await?;
+            if !held {
+                return Ok(false);
+            }
+            if appended {
+                kept.insert(suffix, from + bytes.len() as u64);
+            }
         }
-        let c = &self.claimed;
-        let mut tx = self.db.begin().await?;
-        if !holds(&mut tx, c).await? {
-            return Ok(false);
-        }
-        for (suffix, from, bytes) in &appended {
-            append(&mut tx, c, suffix, *from, bytes, &self.plan).await?;
-        }
-        tx.commit().await?;
-        note_kept(&mut kept, appended);
         Ok(true)
     }
 }
@@ -321,4 +351,35 @@ pub async fn load(db: &Db, batch: &str, id: &str) -> Result<Files, QueueError> {
         Ok(Files { plan, beside })
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_what_lies_past_the_kept_offsets_is_sent() {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = dir.path().join("q1.json");
+        std::fs::write(dir.path().join("q1.events.ndjson"), "one\ntwo\n").unwrap();
+        std::fs::write(dir.path().join("q1.transcript.jsonl"), "call\n").unwrap();
+        std::fs::write(dir.path().join("q1.report.md"), "# not appended\n").unwrap();
+        let mut kept = HashMap::new();
+        kept.insert("events.ndjson".to_string(), 4);
+        kept.insert("transcript.jsonl".to_string(), 5);
+        assert_eq!(
+            appended(&plan, &kept),
+            vec![("events.ndjson".to_string(), 4, b"two\n".to_vec())],
+            "the transcript gained nothing; the report is not an appended file"
+        );
+        assert!(grown(&plan, &kept));
+        let sent = appended(&plan, &kept);
+        note_kept(&mut kept, sent);
+        assert_eq!(kept["events.ndjson"], 8);
+        assert!(appended(&plan, &kept).is_empty());
+        assert!(!grown(&plan, &kept));
+        // A file shorter than the offset (replaced since) has nothing past it to send.
+        kept.insert("events.ndjson".to_string(), 100);
+        assert!(appended(&plan, &kept).is_empty());
+    }
 }

@@ -114,11 +114,20 @@ impl Tape {
         self.next_call(&site.search_key())
     }
 
+    /// The number [`Tape::next_search`] would give, not taken.
+    pub fn peek_search(&self, site: &Site) -> u32 {
+        self.peek(&site.search_key())
+    }
+
     /// The number [`Tape::next_llm_call`] would give, not taken.
     pub fn peek_llm_call(&self, role: &str, site: &Site) -> u32 {
+        self.peek(&site.llm_key(role))
+    }
+
+    fn peek(&self, key: &str) -> u32 {
         match (&self.replayer, &self.recorder) {
-            (Some(replayer), _) => replayer.peek_call(&site.llm_key(role)),
-            (None, Some(recorder)) => recorder.peek_call(&site.llm_key(role)),
+            (Some(replayer), _) => replayer.peek_call(key),
+            (None, Some(recorder)) => recorder.peek_call(key),
             (None, None) => 0,
         }
     }

@@ -6,17 +6,19 @@
 //! before the task acts on it). When the run resumes, such a task runs again from
 //! its start; each of its model calls that asks exactly what the interrupted session asked
 //! (same role, same call number, same messages) and was answered then is answered from the
-//! transcript instead of the server. A call asked differently goes to the server, as does
-//! every call of a task that was not in flight: an answer that a task completed or failed
-//! with is never reused. The served answer is written to the new session's transcript too
-//! (marked `replayed`), so a second interruption salvages it again.
+//! transcript instead of the server, and so is each of its searches that sends the same
+//! query to the same providers as then and found results (a search API bills per query too).
+//! A call asked differently goes to the server, as does every call of a task that was not in
+//! flight: an answer that a task completed or failed with is never reused. The served answer
+//! is written to the new session's transcript too (marked `replayed`), so a second
+//! interruption salvages it again.
 
 use std::collections::HashSet;
 use std::path::Path;
 
 use serde_json::Value;
 
-use super::line::LlmLine;
+use super::line::{LlmLine, SearchLine};
 use super::{Replayer, Site};
 
 /// The answered calls of an interrupted run's tasks in flight.
@@ -56,5 +58,83 @@ impl Salvage {
         let line = self.transcript.llm(role, site, call, messages).ok()?;
         line.content.as_ref()?;
         Some(line)
+    }
+
+    /// The results recorded for search `call` at `site`, if the site is a task that was in
+    /// flight and the recorded search sent the same `query` to the same `provider` and found
+    /// results (a failed search is tried again).
+    pub fn search(
+        &self,
+        site: &Site,
+        call: u32,
+        query: &str,
+        provider: &str,
+    ) -> Option<&SearchLine> {
+        if !site.node.as_ref().is_some_and(|n| self.nodes.contains(n)) {
+            return None;
+        }
+        let line = self.transcript.search(site, call, query).ok()?;
+        (line.provider == provider && line.results.is_some()).then_some(line)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn search_line(node: &str, call: u32, provider: &str, found: bool) -> String {
+        let mut line = serde_json::json!({
+            "kind": "search", "session": 1, "at": "2026-12-02T00:00:00Z", "node": node,
+            "round": 1, "call": call, "provider": provider, "query": "about c",
+            "latency_ms": 5,
+        });
+        match found {
+            true => line["results"] = serde_json::json!([{"title": "T", "url": "https://e.x/"}]),
+            false => line["error"] = "HTTP 503".into(),
+        }
+        line.to_string()
+    }
+
+    #[test]
+    fn only_a_search_of_a_task_in_flight_that_found_results_is_served_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.transcript.jsonl");
+        let session = r#"{"kind":"session","session":1,"at":"2026-12-02T00:00:00Z","version":"0","workflow_id":"w","query":"Q?"}"#;
+        let lines = [
+            session.to_string(),
+            search_line("c", 0, "searxng", true),
+            search_line("c", 1, "searxng", false),
+            search_line("b", 0, "searxng", true),
+        ];
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let salvage = Salvage::load(&path, HashSet::from(["c".to_string()])).unwrap();
+        let site = |node: &str| Site {
+            node: Some(node.into()),
+            round: Some(1),
+        };
+        let served = salvage.search(&site("c"), 0, "about c", "searxng");
+        assert!(served.is_some_and(|l| l.results.is_some()));
+        assert!(
+            salvage
+                .search(&site("c"), 0, "about d", "searxng")
+                .is_none(),
+            "another query"
+        );
+        assert!(
+            salvage.search(&site("c"), 0, "about c", "tavily").is_none(),
+            "another provider"
+        );
+        assert!(
+            salvage
+                .search(&site("c"), 1, "about c", "searxng")
+                .is_none(),
+            "a search that failed is tried again"
+        );
+        assert!(
+            salvage
+                .search(&site("b"), 0, "about c", "searxng")
+                .is_none(),
+            "a task that was not in flight"
+        );
     }
 }

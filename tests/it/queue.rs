@@ -327,6 +327,34 @@ fn only_plan(dir: &Path) -> Value {
     read_json(&dir.join(name))
 }
 
+/// Sets `stored` once the only question's checkpoint in the database at `url` has node c
+/// `running`.
+async fn c_running_in_the_database(url: String, stored: Arc<AtomicBool>) {
+    let pool = sqlx::PgPool::connect(&url).await.expect("connect");
+    loop {
+        let plan: Option<Option<String>> =
+            sqlx::query_scalar("SELECT plan::text FROM researchflow.questions")
+                .fetch_optional(&pool)
+                .await
+                .expect("read the checkpoint");
+        let running = plan
+            .flatten()
+            .and_then(|p| serde_json::from_str::<Value>(&p).ok())
+            .is_some_and(|p| {
+                p["nodes"].as_array().is_some_and(|nodes| {
+                    nodes
+                        .iter()
+                        .any(|n| n["node_id"] == "c" && n["status"] == "running")
+                })
+            });
+        if running {
+            stored.store(true, Ordering::SeqCst);
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_worker_killed_mid_question_is_taken_over_and_no_completed_node_runs_again() {
     let llm = MockLlm::start().await;
@@ -345,10 +373,17 @@ async fn a_worker_killed_mid_question_is_taken_over_and_no_completed_node_runs_a
     });
     let s = Setup::new(&llm, None);
     let url = queued(&s, &["Only question?".to_string()]).await;
+    // Killed once node c's start is in the database too (it is checkpointed after the task is
+    // under way, RELIABILITY.md): the next worker then counts its second attempt.
+    let stored = Arc::new(AtomicBool::new(false));
+    let watcher = tokio::spawn(c_running_in_the_database(url.clone(), Arc::clone(&stored)));
     let killed = worker(&s, &url, "q", &["--lease", "2", "--concurrency", "1"])
-        .signal_when("KILL", move || reached.load(Ordering::SeqCst))
+        .signal_when("KILL", move || {
+            reached.load(Ordering::SeqCst) && stored.load(Ordering::SeqCst)
+        })
         .run()
         .await;
+    watcher.abort();
     assert_eq!(killed.status, -1, "killed: {}", killed.stderr);
     assert_eq!(analyses_of(&llm, "Search 0"), 1);
     let left = worker_folders(s.path());
@@ -423,9 +458,10 @@ async fn a_worker_killed_mid_question_is_taken_over_and_no_completed_node_runs_a
     );
 }
 
-/// A worker killed while a task waits for its second model call, its first answered a moment
-/// before: the answer reaches the database between checkpoints (the mirror's shipper), and
-/// the worker that takes the question over is answered from it instead of paying again.
+/// A worker killed while a task waits for its second model call, its first and its search
+/// answered a moment before: the answers reach the database between checkpoints (the mirror's
+/// shipper), and the worker that takes the question over is answered from them instead of
+/// paying again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_taken_over_task_is_answered_from_the_calls_the_killed_worker_had_paid_for() {
     let llm = MockLlm::start().await;
@@ -466,6 +502,17 @@ async fn a_taken_over_task_is_answered_from_the_calls_the_killed_worker_had_paid
             .count()
     };
     assert_eq!(asked(Agent::Queries), 1, "answered before the kill");
+    let searched = || {
+        search
+            .requests()
+            .iter()
+            .filter(|r| {
+                let q = r.query.replace('+', " ").replace("%20", " ");
+                q.contains("about Search 1")
+            })
+            .count()
+    };
+    assert_eq!(searched(), 1, "searched before the kill");
     hang.store(false, Ordering::SeqCst);
 
     worker(
@@ -489,6 +536,11 @@ async fn a_taken_over_task_is_answered_from_the_calls_the_killed_worker_had_paid
         2,
         "the unanswered one was asked again"
     );
+    assert_eq!(
+        searched(),
+        1,
+        "the search was answered from the database's transcript"
+    );
     export(&s, &url, "q", "out").run().await.success();
     let out = s.path().join("out");
     let transcript = names(&out)
@@ -501,8 +553,75 @@ async fn a_taken_over_task_is_answered_from_the_calls_the_killed_worker_had_paid
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|l| l["replayed"] == true)
         .collect();
-    assert_eq!(replayed.len(), 1, "{replayed:?}");
-    assert_eq!(replayed[0]["node"], "c");
+    assert_eq!(
+        replayed.len(),
+        2,
+        "the queries call and the search: {replayed:?}"
+    );
+    assert!(replayed.iter().all(|l| l["node"] == "c"), "{replayed:?}");
+    assert_eq!(replayed[1]["kind"], "search", "{replayed:?}");
+}
+
+/// A checkpoint that comes while the shipper's send is held up (here by a lock the test holds
+/// on the question's stored files) waits for that send and then goes on: the send runs in a
+/// task of its own. Polled by the run's own task, the send could never end while the
+/// checkpoint blocked that task to wait for it, and the worker hung for good.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_checkpoint_during_a_held_up_send_waits_for_it_and_the_question_ends() {
+    let llm = MockLlm::start().await;
+    let reached = Arc::new(AtomicBool::new(false));
+    let reaching = Arc::clone(&reached);
+    // The task's analysis times out (the tests' model timeout is 3 s) and its retry is
+    // answered 2 s later: its end comes about 5 s after the task first asked.
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Analysis if task_title(req) == "Search 1" => {
+            let first = !reaching.swap(true, Ordering::SeqCst);
+            answer(req, 2).delay(Duration::from_secs(if first { 10 } else { 2 }))
+        }
+        _ => answer(req, 2),
+    });
+    let s = Setup::new(&llm, None);
+    let url = queued(&s, &["Only question?".to_string()]).await;
+    let running = tokio::spawn(
+        worker(&s, &url, "q", &["--drain", "--concurrency", "1"])
+            .timeout(Duration::from_secs(60))
+            .run(),
+    );
+    while !reached.load(Ordering::SeqCst) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The question's stored files locked while the task waits for its answer: the shipper's
+    // next send of what the task appended waits on them.
+    let pool = sqlx::PgPool::connect(&url).await.expect("connect");
+    let mut held = pool.begin().await.expect("begin");
+    sqlx::query("SELECT 1 FROM researchflow.files FOR UPDATE")
+        .fetch_all(&mut *held)
+        .await
+        .expect("lock the files");
+    let mut waiting = false;
+    for _ in 0..100 {
+        let sends: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH held AS%'",
+        )
+        .fetch_one(&pool)
+        .await
+        .expect("activity");
+        if sends > 0 {
+            waiting = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(waiting, "the shipper's send never waited on the lock");
+    // The answer comes and the task's end is checkpointed while the send is still held up;
+    // the lock goes after that.
+    tokio::time::sleep(Duration::from_secs(7)).await;
+    held.commit().await.expect("release");
+    let out = running.await.expect("the worker");
+    out.success();
+    assert_eq!(out.stdout_json()["ran"], 1, "{}", out.stderr);
+    let st = status(&s, &url, "q").await;
+    assert_eq!(counted(&st, "completed"), 1, "{st}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

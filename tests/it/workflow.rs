@@ -744,6 +744,14 @@ async fn a_resumed_task_is_answered_from_the_transcript_for_the_calls_it_had_pai
             .count()
     };
     assert_eq!(asked("Slow", Agent::Queries), 1, "answered before the kill");
+    let searched = |title: &str| {
+        search
+            .requests()
+            .iter()
+            .filter(|r| r.query.contains(title) || r.body.to_string().contains(title))
+            .count()
+    };
+    assert_eq!(searched("Slow"), 1, "searched before the kill");
 
     hang.store(false, Ordering::SeqCst);
     let resumed = s.resume(&plan_path).await;
@@ -755,6 +763,11 @@ async fn a_resumed_task_is_answered_from_the_transcript_for_the_calls_it_had_pai
         asked("Slow", Agent::Queries),
         1,
         "its answered call was served from the transcript, not asked again"
+    );
+    assert_eq!(
+        searched("Slow"),
+        1,
+        "its search's results were served from the transcript, not searched again"
     );
     assert_eq!(
         asked("Slow", Agent::Analysis),
@@ -771,19 +784,30 @@ async fn a_resumed_task_is_answered_from_the_transcript_for_the_calls_it_had_pai
         .into_iter()
         .filter(|l| l["replayed"] == true)
         .collect();
-    assert_eq!(salvaged.len(), 1, "{salvaged:?}");
-    assert_eq!(salvaged[0]["node"], "c");
     assert_eq!(
-        salvaged[0]["session"], 2,
-        "written by the resumed session (the killed one was 1)"
+        salvaged.len(),
+        2,
+        "the queries call and the search: {salvaged:?}"
     );
-    assert!(
-        resumed
-            .stderr
-            .contains("answered by the interrupted run's transcript"),
-        "{}",
-        resumed.stderr
-    );
+    for line in &salvaged {
+        assert_eq!(line["node"], "c");
+        assert_eq!(
+            line["session"], 2,
+            "written by the resumed session (the killed one was 1)"
+        );
+    }
+    assert!(salvaged[1]["results"].is_array(), "{salvaged:?}");
+    for said in ["LLM call", "search"] {
+        assert!(
+            resumed
+                .stderr
+                .lines()
+                .any(|l| l.contains(said)
+                    && l.contains("answered by the interrupted run's transcript")),
+            "{said}: {}",
+            resumed.stderr
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
