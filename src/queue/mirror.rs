@@ -116,9 +116,7 @@ impl DbMirror {
 /// offset is read.
 fn appended(plan: &std::path::Path, kept: &HashMap<String, u64>) -> Vec<(String, u64, Vec<u8>)> {
     use std::io::{Read, Seek, SeekFrom};
-    super::local::beside(plan)
-        .into_iter()
-        .filter(|(s, _)| APPENDED.contains(&s.as_str()))
+    appended_files(plan)
         .filter_map(|(suffix, path)| {
             let from = kept.get(&suffix).copied().unwrap_or(0);
             let mut file = std::fs::File::open(&path).ok()?;
@@ -133,13 +131,17 @@ fn appended(plan: &std::path::Path, kept: &HashMap<String, u64>) -> Vec<(String,
 /// Whether an appended file beside `plan` holds more than `kept` says the database does (its
 /// size only: nothing is read).
 fn grown(plan: &std::path::Path, kept: &HashMap<String, u64>) -> bool {
+    appended_files(plan).any(|(suffix, path)| {
+        let held = kept.get(&suffix).copied().unwrap_or(0);
+        std::fs::metadata(path).is_ok_and(|m| m.len() > held)
+    })
+}
+
+/// `(suffix, path)` of the files beside `plan` that a run appends to.
+fn appended_files(plan: &std::path::Path) -> impl Iterator<Item = (String, PathBuf)> {
     super::local::beside(plan)
         .into_iter()
         .filter(|(s, _)| APPENDED.contains(&s.as_str()))
-        .any(|(suffix, path)| {
-            let held = kept.get(&suffix).copied().unwrap_or(0);
-            std::fs::metadata(path).is_ok_and(|m| m.len() > held)
-        })
 }
 
 fn note_kept(kept: &mut HashMap<String, u64>, appended: Vec<(String, u64, Vec<u8>)>) {
@@ -220,7 +222,7 @@ impl Shipper {
                 return Ok(false);
             }
             if appended {
-                kept.insert(suffix, from + bytes.len() as u64);
+                note_kept(&mut kept, vec![(suffix, from, bytes)]);
             }
         }
         Ok(true)

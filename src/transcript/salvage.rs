@@ -52,7 +52,7 @@ impl Salvage {
     /// The answer recorded for call `call` of `role` at `site`, if the site is a task that
     /// was in flight, the recorded call asked the same `messages`, and it was answered.
     pub fn llm(&self, role: &str, site: &Site, call: u32, messages: &[Value]) -> Option<&LlmLine> {
-        if !site.node.as_ref().is_some_and(|n| self.nodes.contains(n)) {
+        if !self.in_flight(site) {
             return None;
         }
         let line = self.transcript.llm(role, site, call, messages).ok()?;
@@ -70,11 +70,16 @@ impl Salvage {
         query: &str,
         provider: &str,
     ) -> Option<&SearchLine> {
-        if !site.node.as_ref().is_some_and(|n| self.nodes.contains(n)) {
+        if !self.in_flight(site) {
             return None;
         }
         let line = self.transcript.search(site, call, query).ok()?;
         (line.provider == provider && line.results.is_some()).then_some(line)
+    }
+
+    /// Whether `site` is a task that had not ended when the run stopped.
+    fn in_flight(&self, site: &Site) -> bool {
+        site.node.as_ref().is_some_and(|n| self.nodes.contains(n))
     }
 }
 
