@@ -24,7 +24,7 @@ use crate::read::passages::{PageForRanking, select};
 use crate::read::reader::Reader;
 use crate::search::hit::is_web_url;
 use crate::search::{SearchClient, SearchHit};
-use crate::transcript::{Line, PageLine, Site, Tape};
+use crate::transcript::{Diverged, Line, PageLine, Site, Tape};
 
 /// The most passages of one page the model sees.
 pub const PASSAGES_PER_PAGE: usize = 3;
@@ -143,8 +143,9 @@ async fn read_pages(
         .await
 }
 
-/// The page of result `hit`: from the transcript in a replay, else from the reader (recorded
-/// when the run records).
+/// The page of result `hit`: from the transcript in a replay (or, resuming, when the
+/// interrupted run had read it: [`crate::transcript::Salvage`]), else from the reader
+/// (recorded when the run records).
 async fn read_one(
     reader: &Reader,
     cache: Option<&PageCache>,
@@ -155,20 +156,20 @@ async fn read_one(
     observer: &dyn CallObserver,
 ) -> Read {
     let started = Instant::now();
-    let (result, from) = match tape.replayer.as_deref() {
-        Some(replayer) => {
-            let result = match replayer.page(site, url) {
-                Ok(line) => match (&line.page, &line.error) {
-                    (Some(page), _) => serde_json::from_value::<ReadPage>(page.clone())
-                        .map(Arc::new)
-                        .map_err(|e| format!("the transcript's page is unreadable ({e})")),
-                    (None, error) => Err(error.clone().unwrap_or_default()),
-                },
-                Err(diverged) => Err(diverged.to_string()),
-            };
-            (result, "transcript")
+    let salvaged = match (&tape.replayer, &tape.salvage) {
+        (None, Some(salvage)) => salvage.page(site, url),
+        _ => None,
+    };
+    let (result, from) = match (tape.replayer.as_deref(), salvaged) {
+        (Some(replayer), _) => (recorded(replayer.page(site, url)), "transcript"),
+        (None, Some(line)) => {
+            tracing::info!(
+                "{}: answered by the interrupted run's transcript, not read again",
+                site.describe(&format!("read of `{url}`"), 0)
+            );
+            (recorded(Ok(line)), "transcript")
         }
-        None => {
+        (None, None) => {
             let (result, served) = reader.read(url, cache, observer).await;
             (result, served.as_str())
         }
@@ -186,7 +187,7 @@ async fn read_one(
                 .and_then(|p| serde_json::to_value(p.as_ref()).ok()),
             error: result.as_ref().err().cloned(),
             latency_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            replayed: tape.replayer.is_some(),
+            replayed: tape.replayer.is_some() || salvaged.is_some(),
         }));
     }
     Read {
@@ -194,5 +195,18 @@ async fn read_one(
         url: url.to_string(),
         result,
         from,
+    }
+}
+
+/// The page a transcript's line holds, or why there is none.
+fn recorded(line: Result<&PageLine, Diverged>) -> PageResult {
+    match line {
+        Ok(line) => match (&line.page, &line.error) {
+            (Some(page), _) => serde_json::from_value::<ReadPage>(page.clone())
+                .map(Arc::new)
+                .map_err(|e| format!("the transcript's page is unreadable ({e})")),
+            (None, error) => Err(error.clone().unwrap_or_default()),
+        },
+        Err(diverged) => Err(diverged.to_string()),
     }
 }

@@ -7,7 +7,9 @@
 //! its start; each of its model calls that asks exactly what the interrupted session asked
 //! (same role, same call number, same messages) and was answered then is answered from the
 //! transcript instead of the server, and so is each of its searches that sends the same
-//! query to the same providers as then and found results (a search API bills per query too).
+//! query to the same providers as then and found results (a search API bills per query too),
+//! and each page it reads that was read then (on a queue worker the page cache of the dead
+//! worker is gone, and elsewhere a kept page still costs a request to revalidate).
 //! A call asked differently goes to the server, as does every call of a task that was not in
 //! flight: an answer that a task completed or failed with is never reused. The served answer
 //! is written to the new session's transcript too (marked `replayed`), so a second
@@ -18,7 +20,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::line::{LlmLine, SearchLine};
+use super::line::{LlmLine, PageLine, SearchLine};
 use super::{Replayer, Site};
 
 /// The answered calls of an interrupted run's tasks in flight.
@@ -75,6 +77,16 @@ impl Salvage {
         }
         let line = self.transcript.search(site, call, query).ok()?;
         (line.provider == provider && line.results.is_some()).then_some(line)
+    }
+
+    /// The page recorded as read from `url` at `site`, if the site is a task that was in
+    /// flight and the page was read then (a page that could not be read is tried again).
+    pub fn page(&self, site: &Site, url: &str) -> Option<&PageLine> {
+        if !self.in_flight(site) {
+            return None;
+        }
+        let line = self.transcript.page(site, url).ok()?;
+        line.page.as_ref().map(|_| line)
     }
 
     /// Whether `site` is a task that had not ended when the run stopped.
@@ -139,6 +151,47 @@ mod tests {
             salvage
                 .search(&site("b"), 0, "about c", "searxng")
                 .is_none(),
+            "a task that was not in flight"
+        );
+    }
+
+    #[test]
+    fn only_a_page_of_a_task_in_flight_that_was_read_is_served_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.transcript.jsonl");
+        let page = |node: &str, url: &str, read: bool| {
+            let mut line = serde_json::json!({
+                "kind": "page", "session": 1, "at": "2026-12-02T00:00:00Z", "node": node,
+                "round": 1, "url": url, "latency_ms": 5,
+            });
+            match read {
+                true => line["page"] = serde_json::json!({"url": url, "text": "Page."}),
+                false => line["error"] = "HTTP 503".into(),
+            }
+            line.to_string()
+        };
+        let session = r#"{"kind":"session","session":1,"at":"2026-12-02T00:00:00Z","version":"0","workflow_id":"w","query":"Q?"}"#;
+        let lines = [
+            session.to_string(),
+            page("c", "https://e.x/read", true),
+            page("c", "https://e.x/failed", false),
+            page("b", "https://e.x/done", true),
+        ];
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let salvage = Salvage::load(&path, HashSet::from(["c".to_string()])).unwrap();
+        let site = |node: &str| Site {
+            node: Some(node.into()),
+            round: Some(1),
+        };
+        let served = salvage.page(&site("c"), "https://e.x/read");
+        assert!(served.is_some_and(|l| l.page.is_some()));
+        assert!(salvage.page(&site("c"), "https://e.x/other").is_none());
+        assert!(
+            salvage.page(&site("c"), "https://e.x/failed").is_none(),
+            "a page that could not be read is tried again"
+        );
+        assert!(
+            salvage.page(&site("b"), "https://e.x/done").is_none(),
             "a task that was not in flight"
         );
     }

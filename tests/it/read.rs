@@ -437,3 +437,100 @@ async fn a_batch_after_another_starts_from_its_pages_and_says_which_changed() {
         "{changes}"
     );
 }
+
+/// Issue 33: a task killed after its pages were read, while its analysis waits, does not ask
+/// the site for them again when the run resumes: they come from the transcript (on a queue
+/// worker the dead worker's kept pages are gone; here they would still cost a request each).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_task_reads_its_pages_from_the_transcript_not_the_site() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    let Fixture {
+        site,
+        search: _search,
+        llm,
+        s,
+    } = fixture(
+        loopback(),
+        "A client must complete its handshake in time [1].",
+    )
+    .await;
+    let hang = Arc::new(AtomicBool::new(true));
+    let reached = Arc::new(AtomicBool::new(false));
+    let (hanging, reaching) = (Arc::clone(&hang), Arc::clone(&reached));
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner if req.user_prompt().unwrap_or_default().contains("### b:") => {
+            Reply::json(&final_over("b:summary"))
+        }
+        Agent::Planner => Reply::json(&searches_round(&["Handshake limits and closures"])),
+        Agent::Queries => Reply::json(&json!({"queries": ["client handshake timeout seconds"]})),
+        Agent::Analysis if hanging.load(Ordering::SeqCst) => {
+            reaching.store(true, Ordering::SeqCst);
+            Reply::json(&json!({"summary": "late", "analysis": "late"}))
+                .delay(Duration::from_secs(60))
+        }
+        Agent::Final => Reply::content("A client must complete its handshake in time [1]."),
+        _ => Reply::json(&json!({
+            "summary": "A client must complete its handshake in time [1].",
+            "analysis": "A client must complete its handshake in time [1]."
+        })),
+    });
+    let killed = s
+        .query("What limits a qemu-nbd client?")
+        .signal_when("KILL", move || reached.load(Ordering::SeqCst))
+        .timeout(Duration::from_secs(30))
+        .run()
+        .await;
+    assert_eq!(killed.status, -1, "killed: {}", killed.stderr);
+    assert_eq!(node(&s.plan(), "b")["status"], "running");
+    let names = [QEMU_NBD, LIBFFI_CLOSURES, MIME_SPEC_PDF, GPL3_TXT];
+    for name in names {
+        assert_eq!(site.requests(&doc(name).path()), 1, "`{name}` read once");
+    }
+
+    hang.store(false, Ordering::SeqCst);
+    let plan_path = s.out();
+    let resumed = s.resume(&plan_path).await;
+    resumed.success();
+    let plan = s.plan();
+    assert_eq!(node(&plan, "b")["status"], "completed");
+    assert_eq!(node(&plan, "b")["attempts"], 2, "the task ran again");
+    for name in names {
+        assert_eq!(
+            site.requests(&doc(name).path()),
+            1,
+            "`{name}` was served from the transcript, not asked for again"
+        );
+    }
+    let read = events_of(&s.events(), "page_read")
+        .into_iter()
+        .filter(|e| e["from"] == "transcript")
+        .count();
+    assert_eq!(read, 5, "the resumed session's reads");
+    let prompt = analysis_prompt(&llm);
+    let fact = collapse_whitespace(doc(QEMU_NBD).fact);
+    assert!(
+        prompt.contains(&fact),
+        "the salvaged page's passages: {prompt}"
+    );
+    let replayed: Vec<Value> = read_ndjson(&plan_path.with_extension("transcript.jsonl"))
+        .into_iter()
+        .filter(|l| l["kind"] == "page" && l["replayed"] == true)
+        .collect();
+    assert_eq!(replayed.len(), 5, "{replayed:?}");
+    assert!(
+        replayed
+            .iter()
+            .all(|l| l["session"] == 2 && l["page"].is_object())
+    );
+    assert!(
+        resumed
+            .stderr
+            .lines()
+            .any(|l| l.contains("read of") && l.contains("not read again")),
+        "{}",
+        resumed.stderr
+    );
+}
