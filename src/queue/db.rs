@@ -127,6 +127,9 @@ pub fn is_transient(e: &sqlx::Error) -> bool {
                 || code == "40001"
                 || code == "40P01"
                 || code == "53300"
+                // The server ended a transaction that sat idle (`queue/url.rs`): a worker
+                // stalled, or cut off and back; its connection is gone, the work is not.
+                || code == "25P03"
         }),
         _ => false,
     }

@@ -74,11 +74,13 @@ impl QueueUrl {
             })?
             .application_name("researchflow")
             // The server's notices ("already exists, skipping") are no news to a user; a
-            // transaction left open by a worker cut off from the server (its row locks held)
-            // is ended by the server after a minute: ours never wait on anything inside one.
+            // transaction left open by a worker cut off from the server (its row locks held,
+            // a takeover of its question waiting on them) is ended by the server after 15 s:
+            // ours never wait on anything inside one, and one a stalled worker loses so is
+            // tried again (`db::is_transient`).
             .options([
                 ("client_min_messages", "warning"),
-                ("idle_in_transaction_session_timeout", "60s"),
+                ("idle_in_transaction_session_timeout", "15s"),
             ])
             .disable_statement_logging();
         let database = options.get_database().unwrap_or("").to_string();
@@ -221,7 +223,7 @@ mod tests {
         assert!(!format!("{url:?}").contains("cret"));
         let sessions = url.options().get_options().unwrap_or_default();
         assert!(
-            sessions.contains("idle_in_transaction_session_timeout=60s"),
+            sessions.contains("idle_in_transaction_session_timeout=15s"),
             "{sessions}"
         );
     }

@@ -8,7 +8,7 @@
 use std::num::NonZeroU32;
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use researchflow::http::{Gate, RENEW_EVERY, WaitReason};
@@ -1418,4 +1418,42 @@ async fn a_worker_cut_off_from_the_database_loses_its_question_and_stores_nothin
         analyses_of(&llm, "Search 1") >= 2,
         "c's analysis was asked on both workers"
     );
+}
+
+/// A transaction the server ended because it sat idle (a worker cut off from the server, or
+/// stalled, with its row locks held) is tried again like any other loss of the server, and
+/// every connection of a worker asks the server to end such a transaction after 15 s, not a
+/// minute: a cut-off worker's locks hold a takeover back that long at most.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_transaction_the_server_ended_for_sitting_idle_is_tried_again() {
+    let llm = MockLlm::start().await;
+    let s = Setup::new(&llm, None);
+    let url = migrated(&s).await;
+    let parsed = researchflow::queue::QueueUrl::parse(&url).expect("url");
+    let db = researchflow::queue::Db::connect(parsed, 2)
+        .await
+        .expect("connect");
+    let tries = AtomicUsize::new(0);
+    let (db_ref, tries_ref) = (&db, &tries);
+    let (setting, tried) = db
+        .retrying("a test transaction", || async move {
+            let mut tx = db_ref.begin().await?;
+            let setting: String = sqlx::query_scalar("SHOW idle_in_transaction_session_timeout")
+                .fetch_one(&mut *tx)
+                .await?;
+            if tries_ref.fetch_add(1, Ordering::SeqCst) == 0 {
+                // The first try idles past a timeout shortened for this transaction.
+                sqlx::query("SET LOCAL idle_in_transaction_session_timeout = '100ms'")
+                    .execute(&mut *tx)
+                    .await?;
+                tokio::time::sleep(Duration::from_millis(600)).await;
+            }
+            sqlx::query("SELECT 1").execute(&mut *tx).await?;
+            tx.commit().await?;
+            Ok((setting, tries_ref.load(Ordering::SeqCst)))
+        })
+        .await
+        .expect("tried again after the server ended the first try");
+    assert_eq!(setting, "15s");
+    assert_eq!(tried, 2, "the first try was ended by the server");
 }
