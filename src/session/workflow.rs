@@ -42,14 +42,14 @@ impl RunWorkflow for Session {
         let files = Beside::of(store.real_path());
         let plan_path = store.path().to_path_buf();
         let real_plan = store.real_path().to_path_buf();
-        let mut checkpoints: Box<dyn Checkpoints> = match mirror {
+        let checkpoints: Box<dyn Checkpoints> = match mirror {
             Some(mirror) => Box::new(Mirrored { store, mirror }),
             None => Box::new(store),
         };
-        let bootstrapped = bootstrap(&mut plan);
-        if self.record_corpus(&mut plan) || bootstrapped {
-            checkpoints.save(&plan).map_err(SetupError::failure)?;
-        }
+        // Not saved here: the next save holds them (the first round's, with its tasks' starts),
+        // and a resume makes them again the same way.
+        self.record_corpus(&mut plan);
+        bootstrap(&mut plan);
         let events = Arc::new(self.event_log(&files.events, listener)?);
         let replay = replay.or_else(|| self.services.replay.clone());
         let salvage = match replay {
@@ -115,18 +115,16 @@ async fn engine<R: TaskRunner, P: PlanRound>(run: RunParts, runner: R, planner: 
 
 impl Session {
     /// Records the run's corpus in the plan, so that a view made later without `--corpus`
-    /// links its documents as the run's own view does; whether the plan changed. A run
-    /// without a corpus keeps what an earlier one recorded: its sources are still cited.
-    fn record_corpus(&self, plan: &mut crate::plan::PlanFile) -> bool {
+    /// links its documents as the run's own view does. A run without a corpus keeps what an
+    /// earlier one recorded: its sources are still cited.
+    fn record_corpus(&self, plan: &mut crate::plan::PlanFile) {
         let corpus = self
             .services
             .corpus()
             .map(|dir| dir.to_string_lossy().into_owned());
-        if corpus.is_none() || plan.corpus == corpus {
-            return false;
+        if corpus.is_some() {
+            plan.corpus = corpus;
         }
-        plan.corpus = corpus;
-        true
     }
 
     /// Writes the run's view beside its report, unless `--no-html`; a view that cannot be

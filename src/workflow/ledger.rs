@@ -86,6 +86,9 @@ pub struct Ledger {
     plan: PlanFile,
     events: Arc<EventLog>,
     totals: Totals,
+    /// Why the plan in memory is ahead of its checkpoint, when a step left its save to the next
+    /// one ([`Ledger::save_later`]).
+    owed: Option<String>,
 }
 
 impl Ledger {
@@ -95,6 +98,7 @@ impl Ledger {
             plan,
             events,
             totals: Totals::default(),
+            owed: None,
         }
     }
 
@@ -125,14 +129,38 @@ impl Ledger {
         &self.events
     }
 
-    /// Checkpoints the plan as it is (`file_written`, with `why`).
+    /// Checkpoints the plan as it is (`file_written`, with `why`, after the whys of the saves
+    /// left to it).
     pub fn save(&mut self, why: &str) -> Result<(), EngineError> {
+        let why = match self.owed.take() {
+            Some(owed) => format!("{owed}, {why}"),
+            None => why.to_string(),
+        };
         self.checkpoints.save(&self.plan)?;
         self.emit(Event::FileWritten {
             path: self.name().display().to_string(),
-            why: why.to_string(),
+            why,
         });
         Ok(())
+    }
+
+    /// Leaves the checkpoint of a change (`why`) to the next save: for a step whose next one
+    /// comes before anything is awaited (a round's plan is saved with the starts of its tasks,
+    /// once they are under way, so that the tasks wait for no fsync). Whoever runs the next
+    /// step saves, or calls [`Ledger::save_owed`].
+    pub fn save_later(&mut self, why: &str) {
+        self.owed = Some(match self.owed.take() {
+            Some(owed) => format!("{owed}, {why}"),
+            None => why.to_string(),
+        });
+    }
+
+    /// Checkpoints a change left for later ([`Ledger::save_later`]), if one is.
+    pub fn save_owed(&mut self) -> Result<(), EngineError> {
+        match self.owed.take() {
+            Some(why) => self.save(&why),
+            None => Ok(()),
+        }
     }
 
     /// Changes the plan with `change` in memory only: the next [`Ledger::save`] checkpoints
@@ -385,5 +413,39 @@ mod tests {
             ledger.plan().node(b).expect("b").status,
             NodeStatus::Planned
         );
+    }
+
+    #[test]
+    fn a_save_left_for_later_goes_with_the_next_one_or_alone_when_paid() {
+        let (mut ledger, kept, dir) = ledger();
+        let whys = || -> Vec<String> {
+            std::fs::read_to_string(dir.path().join("e.ndjson"))
+                .expect("events")
+                .lines()
+                .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                .filter(|e| e["event"] == "file_written")
+                .filter_map(|e| e["why"].as_str().map(String::from))
+                .collect()
+        };
+        ledger.stage(|plan| plan.rounds = 1);
+        ledger.save_later("round planned");
+        assert!(kept.lock().expect("lock").is_empty(), "nothing written yet");
+        ledger.save("task started").expect("save");
+        assert_eq!(
+            kept.lock().expect("lock").len(),
+            1,
+            "one checkpoint for both"
+        );
+        assert_eq!(kept.lock().expect("lock")[0].rounds, 1);
+        ledger.save_owed().expect("nothing owed");
+        assert_eq!(
+            kept.lock().expect("lock").len(),
+            1,
+            "nothing owed, nothing saved"
+        );
+        ledger.save_later("round planned");
+        ledger.save_owed().expect("owed");
+        assert_eq!(kept.lock().expect("lock").len(), 2);
+        assert_eq!(whys(), ["round planned, task started", "round planned"]);
     }
 }

@@ -204,7 +204,9 @@ impl<P: PlanRound> Rounds<P> {
             calls: outcome.calls,
             tokens: outcome.usage.total_tokens,
         }));
-        ledger.save("round planned")
+        // Saved with the starts of its tasks, once they are under way (`tasks.rs`).
+        ledger.save_later("round planned");
+        Ok(())
     }
 
     /// The gate's verdict on the round: its event and file, and the tasks it dropped, which the next
@@ -248,7 +250,8 @@ pub(super) fn add_final(ledger: &mut Ledger, reason: &str) -> Result<(), EngineE
         reason: reason.to_string(),
         p_node: node.p_node.clone(),
     });
-    ledger.save("final summary added")
+    ledger.save_later("final summary added");
+    Ok(())
 }
 
 fn planned_ids(outcome: &RoundOutcome) -> Vec<String> {

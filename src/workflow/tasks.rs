@@ -93,6 +93,8 @@ impl<R: TaskRunner> Tasks<R> {
                 return Ok(true);
             }
         }
+        // A round that started no task is saved before the next one is planned.
+        ledger.save_owed()?;
         Ok(false)
     }
 
@@ -208,7 +210,8 @@ impl Pass<'_> {
 
     /// Starts queued tasks while slots are free. Once the budget is spent, a research task
     /// does not start (the final summary, which is what the budget buys, does). The starts
-    /// are checkpointed once, after the tasks are under way: no task waits for that fsync.
+    /// are checkpointed once, after the tasks are under way (with the round that planned
+    /// them, when it is not saved yet): no task waits for that fsync.
     fn start(&mut self, tasks: &mut Queue) -> Result<(), EngineError> {
         let stopped = self.spending.stopped().is_some();
         let ledger = &mut *self.ledger;
