@@ -143,6 +143,8 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
                 rounds::add_final(&mut self.ledger, "the budget was reached")?;
                 continue;
             }
+            // A round that started no task is saved before the next one is planned.
+            self.ledger.save_owed()?;
             let last = rounds + 1 >= max_rounds;
             let planned = self
                 .rounds

@@ -224,8 +224,9 @@ impl Ledger {
         Ok(())
     }
 
-    /// Node `id` ended with `result` after `took`: written into it, its event, checkpointed.
-    /// An endpoint that cannot be used, or a replay that diverged, puts the node back to
+    /// Node `id` ended with `result` after `took`: written into it, its event, checkpointed
+    /// (a completed final summary with the run's end, which follows it without a wait). An
+    /// endpoint that cannot be used, or a replay that diverged, puts the node back to
     /// `planned` (it is not the task's fault) and stops the run.
     pub fn task_ended(
         &mut self,
@@ -241,9 +242,13 @@ impl Ledger {
         node.finished_at = Some(now);
         match result {
             Ok(out) => {
+                let is_final = node.wave == FINAL_WAVE;
                 let event = record_output(node, out.cleaned(), took, &mut self.totals);
                 self.emit(event);
-                self.save("task completed")?;
+                match is_final {
+                    true => self.save_later("task completed"),
+                    false => self.save("task completed")?,
+                }
                 Ok(Ended::Completed)
             }
             Err(TaskError::NotRun(why)) => {

@@ -93,8 +93,6 @@ impl<R: TaskRunner> Tasks<R> {
                 return Ok(true);
             }
         }
-        // A round that started no task is saved before the next one is planned.
-        ledger.save_owed()?;
         Ok(false)
     }
 

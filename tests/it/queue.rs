@@ -481,7 +481,13 @@ async fn a_taken_over_task_is_answered_from_the_calls_the_killed_worker_had_paid
         Agent::Final => Reply::content("S [1]."),
         _ => answer(req, 2),
     });
-    let s = Setup::new(&llm, Some(&search));
+    // The held call must not time out (and be asked again) before the kill: under load the
+    // kill came after the usual 3 s, and the killed worker had asked twice.
+    let s = Setup::with_config(
+        &llm,
+        Some(&search),
+        json!({"timeouts": {"llmMs": 30000, "searchMs": 3000}}),
+    );
     let url = queued(&s, &["Only question?".to_string()]).await;
     // Killed once the answered call has waited long enough to be sent (one to two rounds).
     let patience = researchflow::queue::mirror::SHIP_EVERY * 3;
