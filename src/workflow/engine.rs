@@ -92,6 +92,7 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             round: ledger.plan().rounds + 1,
         }));
         let result = self.drive().await;
+        self.rounds.settle().await;
         let interrupted = matches!(result, Ok(RunStatus::Interrupted));
         let told = Told {
             options: &self.options,

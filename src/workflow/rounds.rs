@@ -32,6 +32,9 @@ pub(super) struct Rounds<P> {
     zero_streak: u32,
     /// `<plan>.plan-review.json`.
     verdict_file: PathBuf,
+    /// The write of the latest verdict file, on a thread of its own so that the round's tasks
+    /// do not wait for its fsync; awaited before the next one starts and before the run ends.
+    verdict_write: Option<tokio::task::JoinHandle<()>>,
 }
 
 /// How a round went.
@@ -51,6 +54,15 @@ impl<P: PlanRound> Rounds<P> {
             limit_finalised: false,
             zero_streak: 0,
             verdict_file,
+            verdict_write: None,
+        }
+    }
+
+    /// Waits for the verdict file being written, if one is: the run's files are all on disk
+    /// when it ends, and two writes of the file never cross.
+    pub(super) async fn settle(&mut self) {
+        if let Some(write) = self.verdict_write.take() {
+            let _ = write.await;
         }
     }
 
@@ -84,6 +96,7 @@ impl<P: PlanRound> Rounds<P> {
         last: bool,
     ) -> Result<Planned, EngineError> {
         self.limit_finalised |= last;
+        self.settle().await;
         let must_finalise = last || self.zero_streak >= 2;
         let Some(planned_any) = self.plan_round(ledger, shutdown, must_finalise).await? else {
             return Ok(Planned::Interrupted);
@@ -210,8 +223,8 @@ impl<P: PlanRound> Rounds<P> {
     }
 
     /// The gate's verdict on the round: its event and file, and the tasks it dropped, which the next
-    /// round hears of. The file is a report, not the run's state: failing to write it is a
-    /// warning.
+    /// round hears of. The file is a report, not the run's state: it is written beside the
+    /// round's tasks ([`Rounds::settle`]), and failing to write it is a warning.
     fn record_verdict(&mut self, ledger: &Ledger, round: u32, outcome: &RoundOutcome) {
         let verdict = &outcome.applied.verdict;
         verdict.log();
@@ -220,10 +233,12 @@ impl<P: PlanRound> Rounds<P> {
             ok: verdict.ok,
             issues: verdict.issues.clone(),
         });
-        let path = &self.verdict_file;
-        if let Err(e) = gate_file::save(path, verdict) {
-            tracing::warn!("cannot write the plan review `{}`: {e}", path.display());
-        }
+        let (path, written) = (self.verdict_file.clone(), verdict.clone());
+        self.verdict_write = Some(tokio::task::spawn_blocking(move || {
+            if let Err(e) = gate_file::save(&path, &written) {
+                tracing::warn!("cannot write the plan review `{}`: {e}", path.display());
+            }
+        }));
         for dropped in &outcome.applied.dropped {
             ledger.emit(Event::TaskDropped {
                 round,
