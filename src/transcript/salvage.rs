@@ -99,6 +99,27 @@ impl Salvage {
 mod tests {
     use super::*;
 
+    /// The salvage of a transcript of one session holding `lines`, for task `c` in flight
+    /// (and its folder, which must outlive it).
+    fn salvage_of(lines: &[String]) -> (tempfile::TempDir, Salvage) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.transcript.jsonl");
+        let session = r#"{"kind":"session","session":1,"at":"2026-12-02T00:00:00Z","version":"0","workflow_id":"w","query":"Q?"}"#;
+        let text: Vec<&str> = std::iter::once(session)
+            .chain(lines.iter().map(String::as_str))
+            .collect();
+        std::fs::write(&path, text.join("\n") + "\n").unwrap();
+        let salvage = Salvage::load(&path, HashSet::from(["c".to_string()])).unwrap();
+        (dir, salvage)
+    }
+
+    fn site(node: &str) -> Site {
+        Site {
+            node: Some(node.into()),
+            round: Some(1),
+        }
+    }
+
     fn search_line(node: &str, call: u32, provider: &str, found: bool) -> String {
         let mut line = serde_json::json!({
             "kind": "search", "session": 1, "at": "2026-12-02T00:00:00Z", "node": node,
@@ -114,21 +135,11 @@ mod tests {
 
     #[test]
     fn only_a_search_of_a_task_in_flight_that_found_results_is_served_again() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("p.transcript.jsonl");
-        let session = r#"{"kind":"session","session":1,"at":"2026-12-02T00:00:00Z","version":"0","workflow_id":"w","query":"Q?"}"#;
-        let lines = [
-            session.to_string(),
+        let (_dir, salvage) = salvage_of(&[
             search_line("c", 0, "searxng", true),
             search_line("c", 1, "searxng", false),
             search_line("b", 0, "searxng", true),
-        ];
-        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-        let salvage = Salvage::load(&path, HashSet::from(["c".to_string()])).unwrap();
-        let site = |node: &str| Site {
-            node: Some(node.into()),
-            round: Some(1),
-        };
+        ]);
         let served = salvage.search(&site("c"), 0, "about c", "searxng");
         assert!(served.is_some_and(|l| l.results.is_some()));
         assert!(
@@ -157,8 +168,6 @@ mod tests {
 
     #[test]
     fn only_a_page_of_a_task_in_flight_that_was_read_is_served_again() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("p.transcript.jsonl");
         let page = |node: &str, url: &str, read: bool| {
             let mut line = serde_json::json!({
                 "kind": "page", "session": 1, "at": "2026-12-02T00:00:00Z", "node": node,
@@ -170,19 +179,11 @@ mod tests {
             }
             line.to_string()
         };
-        let session = r#"{"kind":"session","session":1,"at":"2026-12-02T00:00:00Z","version":"0","workflow_id":"w","query":"Q?"}"#;
-        let lines = [
-            session.to_string(),
+        let (_dir, salvage) = salvage_of(&[
             page("c", "https://e.x/read", true),
             page("c", "https://e.x/failed", false),
             page("b", "https://e.x/done", true),
-        ];
-        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-        let salvage = Salvage::load(&path, HashSet::from(["c".to_string()])).unwrap();
-        let site = |node: &str| Site {
-            node: Some(node.into()),
-            round: Some(1),
-        };
+        ]);
         let served = salvage.page(&site("c"), "https://e.x/read");
         assert!(served.is_some_and(|l| l.page.is_some()));
         assert!(salvage.page(&site("c"), "https://e.x/other").is_none());

@@ -137,11 +137,11 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
             let max_rounds = self.options.max_rounds;
             if rounds >= max_rounds {
                 self.rounds.limit_reached();
-                rounds::add_final(&mut self.ledger, "the round limit was reached")?;
+                rounds::add_final(&mut self.ledger, "the round limit was reached");
                 continue;
             }
             if self.spending.spent(&self.ledger) {
-                rounds::add_final(&mut self.ledger, "the budget was reached")?;
+                rounds::add_final(&mut self.ledger, "the budget was reached");
                 continue;
             }
             // A round that started no task is saved before the next one is planned.

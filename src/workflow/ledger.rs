@@ -132,16 +132,8 @@ impl Ledger {
     /// Checkpoints the plan as it is (`file_written`, with `why`, after the whys of the saves
     /// left to it).
     pub fn save(&mut self, why: &str) -> Result<(), EngineError> {
-        let why = match self.owed.take() {
-            Some(owed) => format!("{owed}, {why}"),
-            None => why.to_string(),
-        };
-        self.checkpoints.save(&self.plan)?;
-        self.emit(Event::FileWritten {
-            path: self.name().display().to_string(),
-            why,
-        });
-        Ok(())
+        self.save_later(why);
+        self.save_owed()
     }
 
     /// Leaves the checkpoint of a change (`why`) to the next save: for a step whose next one
@@ -155,12 +147,17 @@ impl Ledger {
         });
     }
 
-    /// Checkpoints a change left for later ([`Ledger::save_later`]), if one is.
+    /// Checkpoints the changes left for later ([`Ledger::save_later`]), if any.
     pub fn save_owed(&mut self) -> Result<(), EngineError> {
-        match self.owed.take() {
-            Some(why) => self.save(&why),
-            None => Ok(()),
-        }
+        let Some(why) = self.owed.take() else {
+            return Ok(());
+        };
+        self.checkpoints.save(&self.plan)?;
+        self.emit(Event::FileWritten {
+            path: self.name().display().to_string(),
+            why,
+        });
+        Ok(())
     }
 
     /// Changes the plan with `change` in memory only: the next [`Ledger::save`] checkpoints

@@ -149,21 +149,21 @@ impl<P: PlanRound> Rounds<P> {
                     is_final: false,
                     discarded: true,
                 }));
-                add_final(ledger, "the planner did not finalise in the last round")?;
+                add_final(ledger, "the planner did not finalise in the last round");
                 Ok(Some(true))
             }
             Ok(outcome) => {
                 ledger.count_round(outcome.usage);
                 draft.rounds = round;
                 ledger.stage(|plan| *plan = draft);
-                self.record_round(ledger, round, &outcome)?;
+                self.record_round(ledger, round, &outcome);
                 Ok(Some(!outcome.applied.planned.is_empty()))
             }
             Err(err) => {
                 ledger.count_round(Default::default());
                 self.planning_failed(ledger, round, &err, notes)?;
                 if must_finalise {
-                    add_final(ledger, "planning failed in the last round")?;
+                    add_final(ledger, "planning failed in the last round");
                     return Ok(Some(true));
                 }
                 Ok(Some(false))
@@ -194,13 +194,9 @@ impl<P: PlanRound> Rounds<P> {
         Ok(())
     }
 
-    /// Logs, records and saves a round whose answer was applied.
-    fn record_round(
-        &mut self,
-        ledger: &mut Ledger,
-        round: u32,
-        outcome: &RoundOutcome,
-    ) -> Result<(), EngineError> {
+    /// Logs and records a round whose answer was applied; its save is left to the starts of
+    /// its tasks.
+    fn record_round(&mut self, ledger: &mut Ledger, round: u32, outcome: &RoundOutcome) {
         let ids = planned_ids(outcome);
         let final_mark = if outcome.answer.is_final {
             " (final)"
@@ -219,7 +215,6 @@ impl<P: PlanRound> Rounds<P> {
         }));
         // Saved with the starts of its tasks, once they are under way (`tasks.rs`).
         ledger.save_later("round planned");
-        Ok(())
     }
 
     /// The gate's verdict on the round: its event and file, and the tasks it dropped, which the next
@@ -254,7 +249,7 @@ impl<P: PlanRound> Rounds<P> {
 }
 
 /// Adds the final summary over every completed node, on the orchestrator's own authority.
-pub(super) fn add_final(ledger: &mut Ledger, reason: &str) -> Result<(), EngineError> {
+pub(super) fn add_final(ledger: &mut Ledger, reason: &str) {
     let node = ledger.stage(|plan| force_final(plan, &clock::now()));
     tracing::info!(
         "adding the final summary `{}` myself: {reason}",
@@ -266,7 +261,6 @@ pub(super) fn add_final(ledger: &mut Ledger, reason: &str) -> Result<(), EngineE
         p_node: node.p_node.clone(),
     });
     ledger.save_later("final summary added");
-    Ok(())
 }
 
 fn planned_ids(outcome: &RoundOutcome) -> Vec<String> {
