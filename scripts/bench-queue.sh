@@ -151,5 +151,9 @@ ok = req - ref
 print(f"4 workers: {completed}/60 questions in {secs:.2f} s; {ok} calls admitted = {ok / secs:.1f}/s "
       f"of {r:.0f}/s ({ok / secs / r:.0%}, target 95%); {ref} of {req} requests refused "
       f"({(ref / req if req else 0):.1%}, target under 3%); failed tasks: {failed}; shared-budget fallbacks: {fell}")
+at = stats.get("refused_at", [])
+early = [t for t in at if t < 1.0]
+print(f"  refused while the limit was first learnt (first second): {len(early)}; after, at "
+      + (", ".join(f"{t:.1f}" for t in at if t >= 1.0) or "none") + " s")
 PY
 fi

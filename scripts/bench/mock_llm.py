@@ -4,7 +4,8 @@
 Every answer takes LATENCY seconds. With RATE > 0 it admits at most RATE requests per second
 (a sliding one-second window) and answers 429 with `retry-after-ms` beyond, like a provider's
 rate limit. The planner plans one search, then the final summary; sub-agents answer at once.
-GET /stats returns {"requests", "refused"}. Prints its base URL on stdout once listening.
+GET /stats returns {"requests", "refused", "refused_at"}: the last is when each 429 was
+answered, in seconds since the first request. Prints its base URL on stdout once listening.
 
 With MODE `quote` it is a model that does the least a faithful one would, for `eval` over a
 corpus: its search query is the user's question, its search summary quotes the first sentence
@@ -33,7 +34,8 @@ STOP = set("a an and are as at be by does did do for from had has have how in is
            "or that the their this to was were what when where which who why with".split())
 lock = threading.Lock()
 admitted = deque()
-stats = {"requests": 0, "refused": 0}
+stats = {"requests": 0, "refused": 0, "refused_at": []}
+started = []  # when the first request came
 
 
 def answer(body):
@@ -121,10 +123,13 @@ class Handler(BaseHTTPRequestHandler):
         with lock:
             stats["requests"] += 1
             now = time.monotonic()
+            if not started:
+                started.append(now)
             while admitted and now - admitted[0] >= 1.0:
                 admitted.popleft()
             if RATE > 0 and len(admitted) >= RATE:
                 stats["refused"] += 1
+                stats["refused_at"].append(round(now - started[0], 3))
                 wait_ms = int((1.0 - (now - admitted[0])) * 1000) + 1
                 refused = True
             else:

@@ -3,11 +3,11 @@
 //!
 //! A 429 lowers the rate to a little under the rate the server was seen to accept lately (or
 //! the current rate, if lower); with no accepted request to go by, it halves the current rate.
-//! Each success then adds one step: back to the refused rate in [`RECOVERY_STEPS`] successes
-//! (from a halving, ten times as many), then ten times slower beyond it, the step doubling
-//! every [`RECOVERY_STEPS`] successes without a 429 (as TCP CUBIC plateaus near its last
-//! maximum, then probes ever faster), until the configured limit is reached again, or,
-//! without one, until twice the refused rate, where the limit is lifted. A server that admits
+//! Each success then adds one step: to just under the refused rate ([`RETURN`] of it) in
+//! fewer than [`RECOVERY_STEPS`] successes (from a halving, ten times as many), then ten times
+//! slower, the step doubling every [`RECOVERY_STEPS`] successes without a 429 (as TCP CUBIC
+//! plateaus near its last maximum, then probes ever faster), until the configured limit is
+//! reached again, or, without one, until twice the refused rate, where the limit is lifted. A server that admits
 //! R requests a second is thus run just under R, probed again now and then; a rate lowered
 //! too far by a short measure climbs back in seconds, not minutes. Only the numbers live
 //! here: [`super::gate`] measures the accepted rate, turns the numbers into a GCRA limiter
@@ -20,11 +20,19 @@ pub const DECREASE: f64 = 0.95;
 /// where the server's limit is.
 pub const BLIND_DECREASE: f64 = 0.5;
 
-/// How many successes bring a lowered rate back to where it was refused: each success adds
-/// `refused rate * (1 - DECREASE) / RECOVERY_STEPS`.
+/// How many successes would bring a lowered rate back to where it was refused: each success
+/// adds `refused rate * (1 - DECREASE) / RECOVERY_STEPS` (the quick climb stops short, at
+/// [`RETURN`] of it).
 pub const RECOVERY_STEPS: f64 = 20.0;
 
-/// Beyond the refused rate, steps start this many times smaller (and double every
+/// Where the quick climb after a decrease ends, as a share of the refused rate. That rate was
+/// refused (or measured a little above what the server accepts): going straight back to it
+/// is refused again within a second or two, so the last stretch is probed slowly. Measured
+/// against a server admitting 10 a second in a sliding second (`scripts/bench-queue.sh`
+/// (b)): going back to the refused rate itself meant a 429 every 3 s or so.
+pub const RETURN: f64 = 0.99;
+
+/// From [`RETURN`] of the refused rate on, steps start this many times smaller (and double every
 /// [`RECOVERY_STEPS`] successes): the server is probed again only after many answers, so few
 /// requests are refused.
 pub const PROBE_SLOWDOWN: f64 = 10.0;
@@ -46,8 +54,8 @@ pub struct Aimd {
     /// Counts decreases. A 429 of a request admitted before the last decrease says nothing
     /// about the lowered rate, so it does not lower it again (TCP halves once a window).
     epoch: u64,
-    /// Successes at or beyond the refused rate since the last decrease: the probing steps
-    /// double every [`RECOVERY_STEPS`] of them.
+    /// Successes at or beyond [`RETURN`] of the refused rate since the last decrease: the
+    /// probing steps double every [`RECOVERY_STEPS`] of them.
     #[serde(default)]
     probes: u32,
 }
@@ -101,13 +109,15 @@ impl Aimd {
         let Some(rate) = self.rate else {
             return false;
         };
-        let mut step = self.refused_at * (1.0 - DECREASE) / RECOVERY_STEPS;
-        if rate >= self.refused_at {
+        let step = self.refused_at * (1.0 - DECREASE) / RECOVERY_STEPS;
+        let plateau = self.refused_at * RETURN;
+        let next = if rate < plateau {
+            (rate + step.max(MIN_RATE / PROBE_SLOWDOWN)).min(plateau)
+        } else {
             let doublings = (f64::from(self.probes) / RECOVERY_STEPS).floor().min(16.0);
-            step = step / PROBE_SLOWDOWN * 2f64.powf(doublings);
             self.probes = self.probes.saturating_add(1);
-        }
-        let next = rate + step.max(MIN_RATE / PROBE_SLOWDOWN);
+            rate + (step / PROBE_SLOWDOWN * 2f64.powf(doublings)).max(MIN_RATE / PROBE_SLOWDOWN)
+        };
         let next = match self.limit {
             Some(limit) => Some(next.min(limit)),
             None if next >= 2.0 * self.refused_at => None,
@@ -147,7 +157,22 @@ mod tests {
         let mut aimd = Aimd::new(Some(600.0));
         assert_eq!(aimd.decrease(Some(600.0)), Some(570.0));
         assert_eq!(aimd.epoch(), 1);
-        assert_eq!(climb(&mut aimd), 20, "570 back to 600 by steps of 1.5");
+        for _ in 0..16 {
+            assert!(aimd.increase());
+        }
+        assert_eq!(
+            aimd.rate(),
+            Some(594.0),
+            "570 to 99% of 600 by steps of 1.5"
+        );
+        aimd.increase();
+        assert!(
+            aimd.rate().is_some_and(|r| r > 594.0 && r < 594.2),
+            "then by steps of 0.15: {:?}",
+            aimd.rate()
+        );
+        // 20 of 0.15 and 10 of 0.3 (give or take one for rounding).
+        assert!((29..=31).contains(&climb(&mut aimd)));
         assert_eq!(aimd.rate(), Some(600.0));
         assert!(!aimd.increase(), "at the limit");
         // A server accepting far less than the limit: straight under what it accepts.
@@ -168,18 +193,18 @@ mod tests {
         assert_eq!(aimd.epoch(), 0);
         assert_eq!(aimd.decrease(Some(600.0)), Some(570.0));
         let mut steps = 0;
-        while aimd.rate().is_some_and(|r| r < 600.0) {
+        while aimd.rate().is_some_and(|r| r < 594.0) {
             assert!(aimd.increase());
             steps += 1;
         }
-        assert_eq!(steps, 20, "570 back to 600 by steps of 1.5");
+        assert_eq!(steps, 16, "570 to 99% of 600 by steps of 1.5");
         while aimd.rate().is_some() {
             assert!(aimd.increase());
             steps += 1;
         }
-        // 600 to 1200 by steps of 0.15, doubling every 20: 20 x 0.15 x (1 + 2 + ... + 64)
+        // 594 to 1200 by steps of 0.15, doubling every 20: 20 x 0.15 x (1 + 2 + ... + 64)
         // = 381 in 140 steps, then 12 of 19.2.
-        assert_eq!(steps, 20 + 152, "then no limit");
+        assert_eq!(steps, 16 + 152, "then no limit");
     }
 
     #[test]
@@ -192,9 +217,9 @@ mod tests {
             aimd.increase();
             steps += 1;
         }
-        // 20 steps of 1 back to 400, then steps of 0.1 doubling every 20: 126 in 120 steps,
-        // and 12 of 6.4 for the rest. At a constant 0.1 a step it would take 2,000.
-        assert_eq!(steps, 20 + 120 + 12);
+        // 16 steps of 1 to 396 (99% of 400), then steps of 0.1 doubling every 20: 126 in 120
+        // steps, and 13 of 6.4 for the rest. At a constant 0.1 a step it would take 2,000.
+        assert_eq!(steps, 16 + 120 + 13);
         assert_eq!(aimd.rate(), Some(600.0), "not beyond the limit");
     }
 

@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Weak;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
@@ -166,11 +167,49 @@ pub trait GateStore: Send + Sync {
         step: &'a mut Step<'a>,
     ) -> Pin<Box<dyn Future<Output = Result<Lease, String>> + Send + 'a>>;
 
-    /// Asks for `wake` to be notified when an update closes `key`'s gate (a 429 reported by
-    /// any process), so that its process renews at once instead of at its next renewal. A
-    /// store that cannot tell its users does nothing: the renewals alone bring the news.
-    fn watch(&self, key: &str, wake: Weak<Notify>) {
-        let _ = (key, wake);
+    /// Asks for `news` to be told when an update closes `key`'s gate (a 429 reported by any
+    /// process), so that its process stops acting on its lease and renews at once instead of
+    /// at its next renewal. A store that cannot tell its users does nothing: the renewals
+    /// alone bring the news.
+    fn watch(&self, key: &str, news: Weak<News>) {
+        let _ = (key, news);
+    }
+}
+
+/// What a store tells one gate of a process: an update closed its gate. The lease in hand
+/// is stale from then on (it says open: a call acting on it would go into the 429), so the
+/// next call renews first; and the background renewals are woken.
+#[derive(Debug, Default)]
+pub struct News {
+    stale: AtomicBool,
+    wake: Notify,
+}
+
+impl News {
+    /// The gate was closed by an update: the lease is stale, and the renewals wake.
+    pub fn tell(&self) {
+        self.stale.store(true, Ordering::SeqCst);
+        self.wake.notify_one();
+    }
+
+    /// Wakes the renewals, the lease being still good (this process's own 429, which
+    /// closed its gate already).
+    pub fn wake(&self) {
+        self.wake.notify_one();
+    }
+
+    pub async fn woken(&self) {
+        self.wake.notified().await;
+    }
+
+    /// Whether news came since the last renewal began.
+    pub fn stale(&self) -> bool {
+        self.stale.load(Ordering::SeqCst)
+    }
+
+    /// A renewal begins: news until now comes with it.
+    pub fn renewing(&self) {
+        self.stale.store(false, Ordering::SeqCst);
     }
 }
 

@@ -5,8 +5,9 @@
 //! row written, committed without waiting for the disk (a budget lost in a crash is relearnt in
 //! seconds). N workers on N machines admit within one budget, and a 429 closes the gate for all
 //! of them: a renewal that closes it tells every worker at once (`NOTIFY` on
-//! [`CHANNEL`], which each worker's gates `LISTEN` to on a connection of their own), and
-//! should that news be lost, the next renewal brings it. It never waits for a server that is
+//! [`CHANNEL`], which each worker's gates `LISTEN` to on a connection of their own), whose
+//! calls then renew before they go instead of going on the lease in hand; should that news
+//! be lost, the next renewal brings it. It never waits for a server that is
 //! down: the gate goes on with the process's own budget meanwhile.
 
 use crate::sync::Locked;
@@ -19,11 +20,10 @@ use std::time::Duration;
 use sqlx::PgPool;
 use sqlx::postgres::{PgListener, PgPoolOptions};
 use sqlx::types::Json;
-use tokio::sync::Notify;
 
 use super::db::Db;
 use super::url::QueueUrl;
-use crate::http::shared_gate::Step;
+use crate::http::shared_gate::{News, Step};
 use crate::http::{GateStore, Gates, Lease, SharedState};
 
 /// How long one renewal may take before the gate goes on without the store.
@@ -45,7 +45,7 @@ pub struct DbGates {
 
 #[derive(Default)]
 struct Watchers {
-    by_key: HashMap<String, Vec<Weak<Notify>>>,
+    by_key: HashMap<String, Vec<Weak<News>>>,
     listening: bool,
 }
 
@@ -55,11 +55,11 @@ pub fn shared_gates(db: &Db) -> Gates {
 }
 
 impl GateStore for DbGates {
-    fn watch(&self, key: &str, wake: Weak<Notify>) {
+    fn watch(&self, key: &str, news: Weak<News>) {
         let mut watchers = self.watchers.locked();
         let gates = watchers.by_key.entry(key.to_string()).or_default();
         gates.retain(|w| w.strong_count() > 0);
-        gates.push(wake);
+        gates.push(news);
         if !std::mem::replace(&mut watchers.listening, true) {
             tokio::spawn(listen(self.db.url.clone(), Arc::downgrade(&self.watchers)));
         }
@@ -157,9 +157,9 @@ async fn hear(pool: &PgPool, watchers: &Weak<Mutex<Watchers>>) -> Result<(), sql
             return Ok(());
         };
         let watchers = watchers.locked();
-        for wake in watchers.by_key.get(note.payload()).into_iter().flatten() {
-            if let Some(wake) = wake.upgrade() {
-                wake.notify_one();
+        for news in watchers.by_key.get(note.payload()).into_iter().flatten() {
+            if let Some(news) = news.upgrade() {
+                news.tell();
             }
         }
     }

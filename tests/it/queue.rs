@@ -1126,7 +1126,7 @@ async fn two_shared_gates(url: &str, rpm: u32) -> (Gate, Gate) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_renewal_that_closes_the_gate_wakes_the_other_processes_at_once() {
     use researchflow::http::GateStore;
-    use researchflow::http::shared_gate::{Refusal, Report};
+    use researchflow::http::shared_gate::{News, Refusal, Report};
     use researchflow::queue::gate_store::DbGates;
 
     let llm = MockLlm::start().await;
@@ -1142,10 +1142,10 @@ async fn a_renewal_that_closes_the_gate_wakes_the_other_processes_at_once() {
     };
     let (watching, other) = (store().await, store().await);
     let (key, elsewhere) = ("http://llm/v1 m", "http://other/v1 m");
-    let wake = Arc::new(tokio::sync::Notify::new());
-    let wake_elsewhere = Arc::new(tokio::sync::Notify::new());
-    watching.watch(key, Arc::downgrade(&wake));
-    watching.watch(elsewhere, Arc::downgrade(&wake_elsewhere));
+    let news = Arc::new(News::default());
+    let news_elsewhere = Arc::new(News::default());
+    watching.watch(key, Arc::downgrade(&news));
+    watching.watch(elsewhere, Arc::downgrade(&news_elsewhere));
     let renew = |refused: Option<Refusal>| Report {
         process: "other".to_string(),
         demand: 1,
@@ -1165,7 +1165,7 @@ async fn a_renewal_that_closes_the_gate_wakes_the_other_processes_at_once() {
         let started = std::time::Instant::now();
         let lease = other.update(key, &mut step).await.expect("renewal");
         assert!(lease.closed_ms > 0.0);
-        if tokio::time::timeout(RENEW_EVERY, wake.notified())
+        if tokio::time::timeout(RENEW_EVERY, news.woken())
             .await
             .is_ok()
         {
@@ -1174,6 +1174,9 @@ async fn a_renewal_that_closes_the_gate_wakes_the_other_processes_at_once() {
         }
     }
     let told_after = told_after.expect("the watching process is told of the 429");
+    assert!(news.stale(), "its lease in hand is stale");
+    assert!(!news_elsewhere.stale());
+    news.renewing();
     assert!(
         told_after < RENEW_EVERY,
         "told sooner than a renewal would: {told_after:?}"
@@ -1181,9 +1184,10 @@ async fn a_renewal_that_closes_the_gate_wakes_the_other_processes_at_once() {
     let quiet = renew(None);
     let mut step = |s: &mut researchflow::http::SharedState, now: f64| s.renew(now, &quiet);
     other.update(key, &mut step).await.expect("renewal");
-    let told = tokio::time::timeout(Duration::from_millis(300), wake.notified()).await;
+    let told = tokio::time::timeout(Duration::from_millis(300), news.woken()).await;
     assert!(told.is_err(), "a renewal that closes nothing tells no one");
-    let told = tokio::time::timeout(Duration::from_millis(300), wake_elsewhere.notified()).await;
+    assert!(!news.stale());
+    let told = tokio::time::timeout(Duration::from_millis(300), news_elsewhere.woken()).await;
     assert!(told.is_err(), "the gate of another endpoint is not woken");
 }
 

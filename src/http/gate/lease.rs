@@ -14,9 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
-use tokio::sync::Notify;
-
-use super::super::shared_gate::{GateStore, Lease, Refusal, Report, SharedState};
+use super::super::shared_gate::{GateStore, Lease, News, Refusal, Report, SharedState};
 use super::state::State;
 use super::{WaitReason, lock};
 
@@ -49,8 +47,9 @@ pub(super) struct Sharing {
     pending: Mutex<Pending>,
     /// One renewal at a time: callers that find no fresh lease wait for the same one.
     renewing: tokio::sync::Mutex<()>,
-    /// Wakes the renewals at once: a 429 of this process's, or the store telling of one.
-    wake: Arc<Notify>,
+    /// Wakes the renewals at once: a 429 of this process's, or the store telling of one
+    /// (which also makes the lease in hand stale).
+    news: Arc<News>,
     started: AtomicBool,
     failing: AtomicBool,
 }
@@ -82,7 +81,7 @@ impl Sharing {
             shown: shown.to_string(),
             pending: Mutex::default(),
             renewing: tokio::sync::Mutex::new(()),
-            wake: Arc::new(Notify::new()),
+            news: Arc::default(),
             started: AtomicBool::new(false),
             failing: AtomicBool::new(false),
         }
@@ -103,8 +102,14 @@ impl Sharing {
         Waiting(self)
     }
 
-    /// A call found no fresh lease, or no time of the schedule left: it waits for a
-    /// renewal, unless the store is failing (then the background renewals keep trying and
+    /// Whether a call must renew before it goes: no fresh lease (or no time of the schedule
+    /// left), or news that the lease in hand is stale.
+    pub(super) fn must_renew(&self, state: &Mutex<State>) -> bool {
+        self.news.stale() || !lock(state).can_admit()
+    }
+
+    /// A call found no fresh lease, no time of the schedule left, or news that a 429 closed
+    /// the gate: it waits for a renewal, unless the store is failing (then the background renewals keep trying and
     /// the gate's own budget admits it).
     pub(super) async fn renew_for_call(&self, state: &Mutex<State>) {
         if !self.failing.load(Ordering::Relaxed) {
@@ -138,19 +143,19 @@ impl Sharing {
             let mut pending = self.pending();
             pending.refused = Some(Refusal::longer(pending.refused, refusal));
         }
-        self.wake.notify_one();
+        self.news.wake();
     }
 
     /// The renewals while the gate lives: every [`RENEW_EVERY`], at a 429 of this process's
     /// or when the store tells of another's, skipped while nothing asks.
     fn start(self: &Arc<Self>, state: Weak<Mutex<State>>) {
-        self.store.watch(&self.key, Arc::downgrade(&self.wake));
+        self.store.watch(&self.key, Arc::downgrade(&self.news));
         let sharing = Arc::clone(self);
         tokio::spawn(async move {
             loop {
                 tokio::select! {
                     () = tokio::time::sleep(RENEW_EVERY) => {}
-                    () = sharing.wake.notified() => {}
+                    () = sharing.news.woken() => {}
                 }
                 let Some(state) = state.upgrade() else {
                     return;
@@ -178,9 +183,10 @@ impl Sharing {
     /// (a call waiting for a lease) renews only if no other renewal brought one meanwhile.
     async fn renew(&self, state: &Mutex<State>, inline: bool) {
         let _one = self.renewing.lock().await;
-        if inline && lock(state).can_admit() {
+        if inline && !self.must_renew(state) {
             return;
         }
+        self.news.renewing();
         let (limits, held) = {
             let state = lock(state);
             (state.limits, state.slots_held())

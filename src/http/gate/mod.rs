@@ -119,7 +119,7 @@ impl Gate {
         let mut longest: Option<(Duration, WaitReason)> = None;
         loop {
             if let Some(sharing) = &self.shared
-                && !self.lock().can_admit()
+                && sharing.must_renew(&self.state)
             {
                 sharing.renew_for_call(&self.state).await;
             }
@@ -202,4 +202,90 @@ impl Gate {
 fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
     // The state stays consistent between statements, so a poisoned lock is still usable.
     state.locked()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::shared_gate::{News, Refusal, Report, SharedState, Step as StoreStep};
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::sync::Weak;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A store in memory, on tokio's clock: counts its updates, keeps who watches.
+    struct Memory {
+        started: tokio::time::Instant,
+        state: Mutex<SharedState>,
+        updates: AtomicUsize,
+        watching: Mutex<Vec<Weak<News>>>,
+    }
+
+    impl GateStore for Memory {
+        fn update<'a>(
+            &'a self,
+            _key: &'a str,
+            step: &'a mut StoreStep<'a>,
+        ) -> Pin<Box<dyn Future<Output = Result<super::super::Lease, String>> + Send + 'a>>
+        {
+            Box::pin(async move {
+                self.updates.fetch_add(1, Ordering::SeqCst);
+                let now = self.started.elapsed().as_secs_f64() * 1000.0;
+                Ok(step(&mut self.state.locked(), now))
+            })
+        }
+
+        fn watch(&self, _key: &str, news: Weak<News>) {
+            self.watching.locked().push(news);
+        }
+    }
+
+    /// Another process's 429 told by the store: the lease in hand says open, but the next
+    /// call renews first and waits the 429 out instead of going into it.
+    #[tokio::test(start_paused = true)]
+    async fn news_of_another_process_429_makes_the_next_call_renew_and_wait() {
+        let store = Arc::new(Memory {
+            started: tokio::time::Instant::now(),
+            state: Mutex::default(),
+            updates: AtomicUsize::new(0),
+            watching: Mutex::default(),
+        });
+        let gate = Gate::new("e", RateLimits::default()).shared(store.clone(), "k");
+        gate.admit(0).await;
+        gate.succeeded();
+        assert_eq!(
+            store.updates.load(Ordering::SeqCst),
+            1,
+            "the first call renews"
+        );
+
+        // Another process reports a 429 of 2 s to the store.
+        let closing = Report {
+            process: "other".to_string(),
+            demand: 1,
+            refused: Some(Refusal {
+                epoch: 0,
+                delay_ms: 2000.0,
+                reason: WaitReason::RetryAfter,
+            }),
+            ..Report::default()
+        };
+        let mut step = |s: &mut SharedState, now: f64| s.renew(now, &closing);
+        store.update("k", &mut step).await.expect("update");
+        let updates = store.updates.load(Ordering::SeqCst);
+
+        // Untold, this process goes on its fresh lease.
+        let untold = gate.admit(0).await;
+        assert_eq!(untold.waited, Duration::ZERO);
+        assert_eq!(store.updates.load(Ordering::SeqCst), updates);
+
+        // Told, its next call renews and waits for the gate to open.
+        for news in store.watching.locked().iter() {
+            news.upgrade().expect("watched").tell();
+        }
+        let told = gate.admit(0).await;
+        assert!(store.updates.load(Ordering::SeqCst) > updates);
+        assert!(told.waited >= Duration::from_millis(1900), "{told:?}");
+        assert_eq!(told.reason, Some(WaitReason::RetryAfter));
+    }
 }
