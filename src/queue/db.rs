@@ -85,8 +85,9 @@ impl Db {
                 Err(e) if is_transient(&e) && started.elapsed() < PATIENCE => {
                     if !told {
                         tracing::warn!(
-                            "the queue's database at `{}` cannot be reached ({}): {what} is tried again with backoff",
+                            "the queue's database at `{}` {} ({}): {what} is tried again with backoff",
                             self.url.server(),
+                            passing(&e).unwrap_or_default(),
                             self.url.redact(&e.to_string())
                         );
                         told = true;
@@ -113,26 +114,32 @@ impl Db {
     }
 }
 
-/// A lost or refused connection, a server shutting down or starting, a serialization
-/// conflict: worth another try.
-pub fn is_transient(e: &sqlx::Error) -> bool {
+/// Why `e` is worth another try, as the log says it: a lost or refused connection, a server
+/// shutting down or starting, a conflict with another transaction, no connection free, a
+/// transaction the server ended for sitting idle. `None`: not worth one.
+fn passing(e: &sqlx::Error) -> Option<&'static str> {
+    const UNREACHABLE: &str = "cannot be reached";
     match e {
         sqlx::Error::Io(_)
         | sqlx::Error::PoolTimedOut
         | sqlx::Error::Tls(_)
-        | sqlx::Error::WorkerCrashed => true,
-        sqlx::Error::Database(db) => db.code().is_some_and(|code| {
-            code.starts_with("08")
-                || code.starts_with("57P")
-                || code == "40001"
-                || code == "40P01"
-                || code == "53300"
-                // The server ended a transaction that sat idle (`queue/url.rs`): a worker
-                // stalled, or cut off and back; its connection is gone, the work is not.
-                || code == "25P03"
-        }),
-        _ => false,
+        | sqlx::Error::WorkerCrashed => Some(UNREACHABLE),
+        sqlx::Error::Database(db) => match db.code()?.as_ref() {
+            code if code.starts_with("08") || code.starts_with("57P") => Some(UNREACHABLE),
+            "40001" | "40P01" => Some("met a conflict with another worker's transaction"),
+            "53300" => Some("has no connection free"),
+            // The server ended a transaction that sat idle (`queue/url.rs`): a worker
+            // stalled, or cut off and back; its connection is gone, the work is not.
+            "25P03" => Some("ended a transaction that sat idle"),
+            _ => None,
+        },
+        _ => None,
     }
+}
+
+/// Whether `e` is worth another try ([`passing`]).
+pub fn is_transient(e: &sqlx::Error) -> bool {
+    passing(e).is_some()
 }
 
 /// The first connection's failure, as one line that names what to fix.
@@ -157,5 +164,66 @@ fn connect_error(url: &QueueUrl, e: &sqlx::Error) -> String {
             "cannot reach the PostgreSQL server at `{server}` ({detail}): start it, or fix the host and port in `--queue {shown}`"
         ),
         _ => format!("cannot connect to the queue `{shown}`: {detail}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlx::error::{DatabaseError, ErrorKind};
+    use std::borrow::Cow;
+
+    /// An error the server sent, with its SQLSTATE.
+    #[derive(Debug)]
+    struct Sent(&'static str);
+
+    impl std::fmt::Display for Sent {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "error {}", self.0)
+        }
+    }
+
+    impl std::error::Error for Sent {}
+
+    impl DatabaseError for Sent {
+        fn message(&self) -> &str {
+            "sent"
+        }
+        fn code(&self) -> Option<Cow<'_, str>> {
+            Some(Cow::Borrowed(self.0))
+        }
+        fn as_error(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+            self
+        }
+        fn as_error_mut(&mut self) -> &mut (dyn std::error::Error + Send + Sync + 'static) {
+            self
+        }
+        fn into_error(self: Box<Self>) -> Box<dyn std::error::Error + Send + Sync + 'static> {
+            self
+        }
+        fn kind(&self) -> ErrorKind {
+            ErrorKind::Other
+        }
+    }
+
+    #[test]
+    fn a_passing_error_is_named_for_what_it_is() {
+        let sent = |code| sqlx::Error::Database(Box::new(Sent(code)));
+        let cut = sqlx::Error::Io(std::io::Error::other("reset"));
+        assert_eq!(passing(&cut), Some("cannot be reached"));
+        assert_eq!(passing(&sent("57P01")), Some("cannot be reached"));
+        assert_eq!(passing(&sent("08006")), Some("cannot be reached"));
+        assert_eq!(
+            passing(&sent("25P03")),
+            Some("ended a transaction that sat idle")
+        );
+        assert!(passing(&sent("40001")).is_some_and(|why| why.contains("conflict")));
+        assert!(passing(&sent("40P01")).is_some_and(|why| why.contains("conflict")));
+        assert_eq!(passing(&sent("53300")), Some("has no connection free"));
+        assert!(
+            !is_transient(&sent("23505")),
+            "a unique violation is no passing error"
+        );
+        assert!(!is_transient(&sqlx::Error::RowNotFound));
     }
 }
