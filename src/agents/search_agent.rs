@@ -23,7 +23,7 @@ use super::reading::{Passages, passages_of};
 use super::searches::run_queries;
 use super::task::{TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA, parse_written};
 use crate::llm::CallObserver;
-use crate::llm::{JsonSchema, LlmClient, Want, extract_json};
+use crate::llm::{JsonSchema, LlmClient, LlmError, Want, extract_json};
 use crate::plan::{Info, Source};
 use crate::search::hit::TITLE_MAX_CHARS;
 use crate::search::{SearchClient, SearchHit};
@@ -177,7 +177,7 @@ impl SearchAgent<'_> {
         observer: &dyn CallObserver,
         usage: &mut Usage,
     ) -> Result<Vec<String>, TaskError> {
-        let answer = ask_json(
+        let asked = ask_json(
             self.llm,
             site,
             self.queries_prompt,
@@ -186,9 +186,18 @@ impl SearchAgent<'_> {
             QUERIES_MAX_TOKENS,
             observer,
         )
-        .await?;
-        usage.add(answer.usage);
-        let mut queries: Vec<String> = extract_json(&answer.content)
+        .await;
+        // A small model may answer nothing (seen on llama.cpp: blank until the token limit):
+        // as an answer with no usable query, the task's title is searched.
+        let content = match asked {
+            Ok(answer) => {
+                usage.add(answer.usage);
+                answer.content
+            }
+            Err(LlmError::Empty { .. }) => String::new(),
+            Err(e) => return Err(e.into()),
+        };
+        let mut queries: Vec<String> = extract_json(&content)
             .ok()
             .and_then(|v| v.get("queries").cloned())
             .and_then(|v| match v {

@@ -7,8 +7,8 @@
 //! its `delta.content` is appended, its `finish_reason` and `usage` (sent last when
 //! `stream_options.include_usage` was asked) kept; `[DONE]` ends the answer. A stream that
 //! ends without `[DONE]` is complete if a finish reason came, and cut short (an error the
-//! retry policy repeats) if none did; so is an event that is not JSON, or an error sent in the
-//! middle of an answer. Dropping the response closes the connection: a cut stops a server that
+//! retry policy repeats) if none did; so is one whose `[DONE]` came with neither text nor a
+//! finish reason, an event that is not JSON, or an error sent in the middle of an answer. Dropping the response closes the connection: a cut stops a server that
 //! watches its client.
 
 use std::time::{Duration, Instant};
@@ -262,8 +262,15 @@ impl Assembly {
     /// server that sent no token counts has its pieces counted as the answer's tokens, and
     /// `prompt_tokens` (an estimate) as the prompt's.
     fn whole(self, prompt_tokens: u64, pieces: u64) -> Result<String, String> {
-        if !self.done && self.finish_reason.is_none() {
-            return Err("it ended with neither a finish reason nor [DONE]".into());
+        if self.finish_reason.is_none() {
+            if !self.done {
+                return Err("it ended with neither a finish reason nor [DONE]".into());
+            }
+            // llama-cpp-python now and then ends a stream so, its role said and nothing
+            // else; the same request asked again is answered.
+            if self.content.is_empty() {
+                return Err("it ended with [DONE] before any text or finish reason".into());
+            }
         }
         let mut body = json!({
             "choices": [{
@@ -313,6 +320,12 @@ mod tests {
         a.add(&chunk(json!({"content": "half"}), None))
             .expect("piece");
         assert!(a.whole(0, 1).is_err(), "no finish reason, no [DONE]");
+        let mut a = Assembly::default();
+        a.add(&chunk(json!({"role": "assistant"}), None))
+            .expect("role");
+        a.done = true;
+        let err = a.whole(0, 0).expect_err("[DONE] alone ends no answer");
+        assert!(err.contains("before any text"), "{err}");
         let mut a = Assembly::default();
         a.add(&chunk(json!({"content": "all"}), Some("length")))
             .expect("piece");

@@ -1287,6 +1287,7 @@ async fn llm_stream_faults_shape_the_body() {
         Reply::content(&text).cut_after(2),
         Reply::content(&text).without_done(),
         Reply::content(&text).malformed_event_after(1),
+        Reply::content(&text).done_after(0),
         Reply::raw(200, r#"{"choices": ["#),
         Reply::fault(Fault::server_error(503)),
     ]);
@@ -1319,6 +1320,14 @@ async fn llm_stream_faults_shape_the_body() {
     assert_eq!(assembled(&malformed), text);
     assert_eq!(malformed.last().map(String::as_str), Some("[DONE]"));
 
+    // [DONE] after the role chunk alone: no text, no finish_reason, no usage.
+    let hollow = Events::of(post(&client, &llm, &body).await).rest().await;
+    assert_eq!(hollow.len(), 2, "{hollow:?}");
+    assert_eq!(assembled(&hollow), "");
+    let role: Value = serde_json::from_str(&hollow[0]).expect("a chunk");
+    assert!(role["choices"][0]["finish_reason"].is_null(), "{role}");
+    assert_eq!(hollow[1], "[DONE]");
+
     // Raw replies and faults are served as scripted, not streamed.
     let raw = post(&client, &llm, &body).await;
     assert_eq!(raw.headers()["content-type"], "application/json");
@@ -1326,8 +1335,9 @@ async fn llm_stream_faults_shape_the_body() {
     assert_eq!(post(&client, &llm, &body).await.status(), 503);
 
     let logs = llm.streams();
-    assert_eq!(logs.len(), 3);
+    assert_eq!(logs.len(), 4);
     assert_eq!((logs[0].pieces_sent, logs[0].total_pieces), (2, 5));
+    assert_eq!((logs[3].pieces_sent, logs[3].total_pieces), (0, 5));
     assert!(logs.iter().all(|log| log.completed), "{logs:?}");
 }
 

@@ -267,6 +267,39 @@ async fn an_empty_planner_answer_is_asked_again() {
     assert_eq!(node(&s.plan(), "b")["status"], "completed");
 }
 
+/// A query writer that answers nothing (a small model): the task searches its title,
+/// as for an answer with no usable query. Before, the search task failed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_query_writer_that_answers_nothing_has_the_task_title_searched() {
+    let llm = MockLlm::start().await;
+    let rounds = one_search_then_final();
+    let planned = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = planned.clone();
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => {
+            let n = count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Reply::json(&rounds[n.min(rounds.len() - 1)])
+        }
+        Agent::Queries => Reply::empty(),
+        Agent::Final => Reply::content("Report [1]."),
+        _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
+    });
+    let search = support::MockSearch::start(support::SearchKind::Searxng).await;
+    let s = Setup::new(&llm, Some(&search));
+    let out = s.query("Q?").run().await;
+    out.success();
+    assert!(
+        out.stderr
+            .contains("no usable search queries in the answer; searching the task title"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(node(&s.plan(), "b")["status"], "completed");
+    let searched = search.requests();
+    assert_eq!(searched.len(), 1);
+    assert_eq!(searched[0].query_param("q").as_deref(), Some("Only search"));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn repeated_tasks_are_dropped_and_the_planner_hears_of_them() {
     let llm = MockLlm::start().await;

@@ -14,7 +14,7 @@ use crate::support::scenario::{
     Agent, Setup, agent, events_of, final_over, node, one_search_then_final, scripted,
     searches_round,
 };
-use crate::support::{MockLlm, Recorded, Reply};
+use crate::support::{MockLlm, MockSearch, Recorded, Reply, SearchKind};
 
 /// Each round of `rounds` answers the planner in turn; sub-agents answer a JSON summary and the
 /// final summary a report, each shaped by `shape` (the reply to stream, given its request).
@@ -189,6 +189,44 @@ async fn a_stream_cut_short_or_with_a_broken_event_is_asked_again_and_one_withou
     assert!(
         s.report().contains("The report, streamed piece by piece."),
         "an answer with its finish reason and no [DONE] is whole"
+    );
+}
+
+/// llama-cpp-python now and then ends a streamed `json_object` answer with `[DONE]` right
+/// after its role: no text, no finish reason. Before, that read as the model answering
+/// nothing, and the search task failed; it is a stream cut short, asked again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_done_before_any_text_is_asked_again() {
+    let llm = MockLlm::start().await;
+    let n = Arc::new(AtomicUsize::new(0));
+    let count = n.clone();
+    answered_by(&llm, one_search_then_final(), move |req, r| {
+        match agent(req) {
+            Agent::Queries => {}
+            // The run has sources: its report cites one.
+            Agent::Final => return Reply::content("The report [1]."),
+            _ => return r,
+        }
+        let queries = Reply::json(&json!({"queries": ["written by the model"]}));
+        match count.fetch_add(1, Ordering::SeqCst) {
+            0 => queries.done_after(0),
+            _ => queries,
+        }
+    });
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    let s = Setup::new(&llm, Some(&search));
+    s.query("Q?").run().await.success();
+    assert_eq!(n.load(Ordering::SeqCst), 2, "the query writer asked twice");
+    let events = s.events();
+    let retries = events_of(&events, "http_retry");
+    assert_eq!(retries.len(), 1, "{retries:?}");
+    assert_eq!(retries[0]["node"], "b");
+    assert_eq!(node(&s.plan(), "b")["status"], "completed");
+    let searched = search.requests();
+    assert_eq!(searched.len(), 1);
+    assert_eq!(
+        searched[0].query_param("q").as_deref(),
+        Some("written by the model")
     );
 }
 

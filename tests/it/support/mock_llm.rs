@@ -167,6 +167,15 @@ impl Reply {
         self
     }
 
+    /// When streamed, sends the first `n` pieces, then `data: [DONE]`, with no finish_reason
+    /// chunk and no usage: what llama-cpp-python 0.3.x sent now and then for a `json_object`
+    /// request with a schema (`n` = 0: the role chunk, then `[DONE]`; the same request asked
+    /// again was answered). Replaces a [`Reply::cut_after`] or [`Reply::stall_after`].
+    pub fn done_after(mut self, n: usize) -> Reply {
+        self.stream.done_after(n);
+        self
+    }
+
     /// When streamed, sends the whole answer (finish_reason and usage chunks included) and
     /// ends the body without `data: [DONE]`.
     pub fn without_done(mut self) -> Reply {

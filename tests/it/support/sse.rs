@@ -5,7 +5,7 @@
 //! `stream_options.include_usage`) a chunk with no choices and the usage, then `data: [DONE]`.
 //!
 //! A [`StreamScript`] paces the pieces and scripts a stream's faults: a stall, a cut, a missing
-//! `[DONE]`, an event that is not JSON. The generation runs as the server core's producer
+//! `[DONE]`, a `[DONE]` with no finish_reason before it, an event that is not JSON. The generation runs as the server core's producer
 //! task and logs what it did in a [`StreamLog`]. It stops when the client goes unless the
 //! server keeps generating ([`Generation::keeps_generating`]). Which requests are streamed is
 //! decided in `mock_llm.rs`; how a body is fed and a disconnection seen lives in `server.rs`.
@@ -36,6 +36,8 @@ enum End {
     StallAfter(usize),
     /// After n pieces, the body ends without finish_reason or `[DONE]`.
     CutAfter(usize),
+    /// After n pieces, `[DONE]`, with no finish_reason and no usage before it.
+    DoneAfter(usize),
 }
 
 /// How a content reply is streamed: the pace of its pieces and the faults of its stream. Set
@@ -59,6 +61,10 @@ impl StreamScript {
 
     pub fn cut_after(&mut self, n: usize) {
         self.end = End::CutAfter(n);
+    }
+
+    pub fn done_after(&mut self, n: usize) {
+        self.end = End::DoneAfter(n);
     }
 
     pub fn without_done(&mut self) {
@@ -209,7 +215,7 @@ fn events(
     let pieces = pieces(&answer.text);
     let stop = match script.end {
         End::Full => None,
-        End::StallAfter(n) | End::CutAfter(n) => Some(n.min(pieces.len())),
+        End::StallAfter(n) | End::CutAfter(n) | End::DoneAfter(n) => Some(n.min(pieces.len())),
     };
     let malformed = script.malformed_after.map(|n| n.min(pieces.len()));
     let mut events = vec![Event::Other(chunk(
@@ -221,6 +227,9 @@ fn events(
             events.push(Event::Other(MALFORMED.to_owned()));
         }
         if stop == Some(i) {
+            if matches!(script.end, End::DoneAfter(_)) {
+                events.push(Event::Other(DONE.to_owned()));
+            }
             return (events, matches!(script.end, End::StallAfter(_)));
         }
         if let Some(piece) = pieces.get(i) {
