@@ -866,7 +866,11 @@ async fn a_plan_that_cannot_be_saved_still_closes_the_event_log() {
     let plan_path = setup.out();
     let first = one_search_then_final().remove(0);
     llm.set_handler(move |req| {
-        assert_eq!(agent(req), Agent::Planner, "no task may run");
+        if agent(req) != Agent::Planner {
+            // The round's tasks start while its plan is saved (RELIABILITY.md, "Running a
+            // workflow"): a task's call may come before the save fails.
+            return Reply::json(&json!({"summary": "S", "analysis": "A"}));
+        }
         // Put a folder where the plan file is: the save after this round cannot replace it.
         if !plan_path.is_dir() {
             std::fs::remove_file(&plan_path).expect("remove the plan file");
