@@ -207,25 +207,10 @@ impl LlmClient {
         tape: Option<&CallTape<'_>>,
         observer: &dyn CallObserver,
     ) -> Result<ChatAnswer, LlmError> {
-        let response_format = match want {
-            Want::Text => None,
-            Want::Json(schema) => response_format(schema, caps.form),
-        };
-        let stream = caps.stream && self.endpoint.stream;
-        let body = ChatRequest {
-            model: &self.endpoint.model,
-            messages,
-            response_format,
-            max_tokens: (caps.tokens == TokenParam::MaxTokens).then_some(limit),
-            max_completion_tokens: (caps.tokens == TokenParam::MaxCompletionTokens)
-                .then_some(limit),
-            temperature: self.endpoint.temperature.filter(|_| caps.temperature),
-            stream,
-            stream_options: (stream && caps.stream_usage).then_some(StreamOptions {
-                include_usage: true,
-            }),
-        };
-        let sent = sent(caps, want, body.temperature.is_some(), stream);
+        let key = self.key();
+        // Streamed unless the server showed, meanwhile, that it does not stream: an attempt
+        // after a hollow stream asks for the answer whole.
+        let stream = || caps.stream && self.endpoint.stream && self.negotiator.get(&key).stream;
         let url = self.url();
         let what = format!("{} LLM", self.role.as_str());
         let gate = AtGate {
@@ -235,6 +220,8 @@ impl LlmClient {
         let prompt_tokens = u64::from(estimated_tokens(messages, 0));
         let (text, progress) =
             with_retry_at_gate(&self.retry, &what, observer, Some(gate), || async {
+                let body = self.body(messages, want, limit, caps, stream());
+                let sent = sent(caps, want, body.temperature.is_some(), body.stream);
                 let started = std::time::Instant::now();
                 let result = self
                     .send_once(&url, &body, sent, prompt_tokens, observer)
@@ -245,6 +232,7 @@ impl LlmClient {
                 result
             })
             .await?;
+        let body = self.body(messages, want, limit, caps, stream());
         let answer = read_answer(&text, &url.to_string());
         if let (Some(progress), Ok(answer)) = (progress, &answer) {
             observer.on_streamed(&Streamed {
@@ -258,6 +246,33 @@ impl LlmClient {
             tape.answered(&body, &answer);
         }
         answer
+    }
+
+    /// The request's body, with the parts `caps` allows, asking for a stream when `stream`.
+    fn body<'b>(
+        &'b self,
+        messages: &'b [Message],
+        want: Want<'b>,
+        limit: u32,
+        caps: Capabilities,
+        stream: bool,
+    ) -> ChatRequest<'b> {
+        ChatRequest {
+            model: &self.endpoint.model,
+            messages,
+            response_format: match want {
+                Want::Text => None,
+                Want::Json(schema) => response_format(schema, caps.form),
+            },
+            max_tokens: (caps.tokens == TokenParam::MaxTokens).then_some(limit),
+            max_completion_tokens: (caps.tokens == TokenParam::MaxCompletionTokens)
+                .then_some(limit),
+            temperature: self.endpoint.temperature.filter(|_| caps.temperature),
+            stream,
+            stream_options: (stream && caps.stream_usage).then_some(StreamOptions {
+                include_usage: true,
+            }),
+        }
     }
 
     /// One attempt: the body of the answer, and how its stream went when it was streamed. An
@@ -296,9 +311,19 @@ impl LlmClient {
             }
             Ok(Answered::Whole(text)) => {
                 if body.stream {
-                    self.not_streamed(observer);
+                    self.not_streamed(
+                        observer,
+                        "answered a request for a stream with a whole answer",
+                    );
                 }
                 Ok((text, None))
+            }
+            Ok(Answered::Hollow) => {
+                self.not_streamed(observer, "ended a stream before any text or finish reason");
+                Err(HttpError::Transport {
+                    url: url.to_string(),
+                    message: "the streamed answer ended before any text or finish reason; asked again whole".into(),
+                })
             }
             Err(HttpError::Status {
                 url, status, body, ..
@@ -309,16 +334,16 @@ impl LlmClient {
         }
     }
 
-    /// The server answered a request for a stream whole: it is asked for whole answers from
-    /// now on (said once, as a negotiated change).
-    fn not_streamed(&self, observer: &dyn CallObserver) {
+    /// The server answered a request for a stream whole, or streamed no answer (`why`): it is
+    /// asked for whole answers from now on (said once, as a negotiated change).
+    fn not_streamed(&self, observer: &dyn CallObserver, why: &str) {
         let key = self.key();
         let caps = self.negotiator.get(&key);
         let Some((_, Some(change))) = self.negotiator.refused(&key, caps, Refusal::Stream) else {
             return;
         };
         tracing::info!(
-            "{} LLM `{}` answered a request for a stream with a whole answer; asking for whole answers from now on",
+            "{} LLM `{}` {why}; asking for whole answers from now on",
             self.role.as_str(),
             self.endpoint.model,
         );

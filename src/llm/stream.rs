@@ -7,8 +7,9 @@
 //! its `delta.content` is appended, its `finish_reason` and `usage` (sent last when
 //! `stream_options.include_usage` was asked) kept; `[DONE]` ends the answer. A stream that
 //! ends without `[DONE]` is complete if a finish reason came, and cut short (an error the
-//! retry policy repeats) if none did; so is one whose `[DONE]` came with neither text nor a
-//! finish reason, an event that is not JSON, or an error sent in the middle of an answer. Dropping the response closes the connection: a cut stops a server that
+//! retry policy repeats) if none did; so is an event that is not JSON, or an error sent in the
+//! middle of an answer. One whose `[DONE]` came before any text or finish reason is
+//! [`Answered::Hollow`]: the caller asks for the answer whole. Dropping the response closes the connection: a cut stops a server that
 //! watches its client.
 
 use std::time::{Duration, Instant};
@@ -61,6 +62,10 @@ pub enum Answered {
     Streamed(String, Progress),
     /// A whole answer: the server does not stream.
     Whole(String),
+    /// A stream that said `[DONE]` before any text or finish reason: no answer at all.
+    /// llama-cpp-python 0.3.x did so, for some `json_object` requests with a schema every
+    /// time (and answered the same request asked whole).
+    Hollow,
 }
 
 /// Sends `request` (for `url`, with `"stream": true` in its body) and reads its answer: a
@@ -96,8 +101,7 @@ pub async fn send_streamed(
             .await
             .map(Answered::Whole);
     }
-    let (body, progress) = read_stream(response, url, asked, watch).await?;
-    Ok(Answered::Streamed(body, progress))
+    read_stream(response, url, asked, watch).await
 }
 
 /// Reads the events of `response` (a 2xx `text/event-stream` answer from `url`), calling
@@ -108,7 +112,7 @@ async fn read_stream(
     url: &BaseUrl,
     asked: Asked,
     watch: &(dyn Fn(&Progress) + Sync),
-) -> Result<(String, Progress), HttpError> {
+) -> Result<Answered, HttpError> {
     let (sent, idle) = (asked.sent, asked.idle);
     let events = SseStream::from_bytes_stream(chunks(response, url.clone(), idle, asked.total));
     let mut events = std::pin::pin!(events);
@@ -138,9 +142,12 @@ async fn read_stream(
         }
     }
     progress.elapsed = sent.elapsed();
+    if answer.hollow() {
+        return Ok(Answered::Hollow);
+    }
     answer
         .whole(asked.prompt_tokens, progress.tokens)
-        .map(|body| (body, progress))
+        .map(|body| Answered::Streamed(body, progress))
         .map_err(|m| cut_short(url, &m))
 }
 
@@ -258,19 +265,17 @@ impl Assembly {
         Ok(pieces)
     }
 
+    /// Whether the stream said `[DONE]` before any text or finish reason ([`Answered::Hollow`]).
+    fn hollow(&self) -> bool {
+        self.done && self.finish_reason.is_none() && self.content.is_empty()
+    }
+
     /// The body of the whole answer; an error when the stream ended before the answer did. A
     /// server that sent no token counts has its pieces counted as the answer's tokens, and
     /// `prompt_tokens` (an estimate) as the prompt's.
     fn whole(self, prompt_tokens: u64, pieces: u64) -> Result<String, String> {
-        if self.finish_reason.is_none() {
-            if !self.done {
-                return Err("it ended with neither a finish reason nor [DONE]".into());
-            }
-            // llama-cpp-python now and then ends a stream so, its role said and nothing
-            // else; the same request asked again is answered.
-            if self.content.is_empty() {
-                return Err("it ended with [DONE] before any text or finish reason".into());
-            }
+        if !self.done && self.finish_reason.is_none() {
+            return Err("it ended with neither a finish reason nor [DONE]".into());
         }
         let mut body = json!({
             "choices": [{
@@ -323,9 +328,9 @@ mod tests {
         let mut a = Assembly::default();
         a.add(&chunk(json!({"role": "assistant"}), None))
             .expect("role");
+        assert!(!a.hollow(), "not ended yet");
         a.done = true;
-        let err = a.whole(0, 0).expect_err("[DONE] alone ends no answer");
-        assert!(err.contains("before any text"), "{err}");
+        assert!(a.hollow(), "[DONE] alone ends no answer");
         let mut a = Assembly::default();
         a.add(&chunk(json!({"content": "all"}), Some("length")))
             .expect("piece");

@@ -192,11 +192,13 @@ async fn a_stream_cut_short_or_with_a_broken_event_is_asked_again_and_one_withou
     );
 }
 
-/// llama-cpp-python now and then ends a streamed `json_object` answer with `[DONE]` right
-/// after its role: no text, no finish reason. Before, that read as the model answering
-/// nothing, and the search task failed; it is a stream cut short, asked again.
+/// llama-cpp-python 0.3.x ends some streamed `json_object` answers with `[DONE]` right after
+/// their role: no text, no finish reason (the same request every time: a review asked four
+/// times, 30 s each), and answers them whole. Before, that read as the model answering
+/// nothing, and the search task failed; now the call is asked again whole, and so is every
+/// later call to that server.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_stream_done_before_any_text_is_asked_again() {
+async fn a_stream_done_before_any_text_is_asked_again_whole() {
     let llm = MockLlm::start().await;
     let n = Arc::new(AtomicUsize::new(0));
     let count = n.clone();
@@ -207,10 +209,11 @@ async fn a_stream_done_before_any_text_is_asked_again() {
             Agent::Final => return Reply::content("The report [1]."),
             _ => return r,
         }
+        count.fetch_add(1, Ordering::SeqCst);
         let queries = Reply::json(&json!({"queries": ["written by the model"]}));
-        match count.fetch_add(1, Ordering::SeqCst) {
-            0 => queries.done_after(0),
-            _ => queries,
+        match req.body["stream"] == true {
+            true => queries.done_after(0),
+            false => queries,
         }
     });
     let search = MockSearch::start(SearchKind::Searxng).await;
@@ -221,6 +224,18 @@ async fn a_stream_done_before_any_text_is_asked_again() {
     let retries = events_of(&events, "http_retry");
     assert_eq!(retries.len(), 1, "{retries:?}");
     assert_eq!(retries[0]["node"], "b");
+    let negotiated = events_of(&events, "llm_negotiated");
+    assert_eq!(negotiated.len(), 1, "{negotiated:?}");
+    assert_eq!(negotiated[0]["refused"], "stream");
+    let chats = llm.chat_requests();
+    let first = chats
+        .iter()
+        .position(|r| agent(r) == Agent::Queries)
+        .expect("the query writer");
+    assert_eq!(chats[first].body["stream"], true);
+    for later in &chats[first + 1..] {
+        assert!(later.body.get("stream").is_none(), "{}", later.raw_body);
+    }
     assert_eq!(node(&s.plan(), "b")["status"], "completed");
     let searched = search.requests();
     assert_eq!(searched.len(), 1);
