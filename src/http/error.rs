@@ -30,6 +30,10 @@ pub enum HttpError {
     Connect { url: String, message: String },
     #[error("connection to `{url}` failed mid-request: {message}")]
     Transport { url: String, message: String },
+    /// A stream that said `[DONE]` before any text or finish reason: no answer, though the
+    /// same request asked whole is answered (llama-cpp-python 0.3.x).
+    #[error("`{url}` streamed no answer: [DONE] came before any text or finish reason")]
+    Hollow { url: String },
     #[error("`{url}` answered with a body that is not the expected JSON: {message}")]
     Decode { url: String, message: String },
     /// The address was refused before any connection (a page reader's guard against private
@@ -58,7 +62,8 @@ impl HttpError {
             HttpError::Timeout { .. }
             | HttpError::Silent { .. }
             | HttpError::Connect { .. }
-            | HttpError::Transport { .. } => true,
+            | HttpError::Transport { .. }
+            | HttpError::Hollow { .. } => true,
             HttpError::Decode { .. }
             | HttpError::Refused { .. }
             | HttpError::Unresolvable { .. } => false,
@@ -86,6 +91,7 @@ impl HttpError {
             HttpError::Silent { .. } => "silent".into(),
             HttpError::Connect { .. } => "connect".into(),
             HttpError::Transport { .. } => "connection dropped".into(),
+            HttpError::Hollow { .. } => "hollow stream".into(),
             HttpError::Decode { .. } => "malformed answer".into(),
             HttpError::Refused { status, .. } => format!("HTTP {status} (refused)"),
             HttpError::Unresolvable { .. } => "unresolvable".into(),

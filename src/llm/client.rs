@@ -320,9 +320,8 @@ impl LlmClient {
             }
             Ok(Answered::Hollow) => {
                 self.not_streamed(observer, "ended a stream before any text or finish reason");
-                Err(HttpError::Transport {
+                Err(HttpError::Hollow {
                     url: url.to_string(),
-                    message: "the streamed answer ended before any text or finish reason; asked again whole".into(),
                 })
             }
             Err(HttpError::Status {

@@ -224,6 +224,7 @@ async fn a_stream_done_before_any_text_is_asked_again_whole() {
     let retries = events_of(&events, "http_retry");
     assert_eq!(retries.len(), 1, "{retries:?}");
     assert_eq!(retries[0]["node"], "b");
+    assert_eq!(retries[0]["cause"], "hollow stream");
     let negotiated = events_of(&events, "llm_negotiated");
     assert_eq!(negotiated.len(), 1, "{negotiated:?}");
     assert_eq!(negotiated[0]["refused"], "stream");
