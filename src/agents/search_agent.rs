@@ -187,8 +187,8 @@ impl SearchAgent<'_> {
             observer,
         )
         .await;
-        // A small model may answer nothing (seen on llama.cpp: blank until the token limit):
-        // as an answer with no usable query, the task's title is searched.
+        // A small model may answer nothing at all: as for an answer with no usable query,
+        // the task's title is searched.
         let content = match asked {
             Ok(answer) => {
                 usage.add(answer.usage);

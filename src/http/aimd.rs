@@ -7,9 +7,9 @@
 //! fewer than [`RECOVERY_STEPS`] successes (from a halving, ten times as many), then ten times
 //! slower, the step doubling every [`RECOVERY_STEPS`] successes without a 429 (as TCP CUBIC
 //! plateaus near its last maximum, then probes ever faster), until the configured limit is
-//! reached again, or, without one, until twice the refused rate, where the limit is lifted. A server that admits
-//! R requests a second is thus run just under R, probed again now and then; a rate lowered
-//! too far by a short measure climbs back in seconds, not minutes. Only the numbers live
+//! reached again, or, without one, until twice the refused rate, where the limit is lifted.
+//! A server that admits R requests a second is thus run just under R, probed again now and
+//! then; a rate lowered too far by a short measure climbs back in seconds, not minutes. Only the numbers live
 //! here: [`super::gate`] measures the accepted rate, turns the numbers into a GCRA limiter
 //! and decides what counts as a 429 or a success. Nothing here waits or reads a clock.
 
@@ -32,9 +32,9 @@ pub const RECOVERY_STEPS: f64 = 20.0;
 /// (b)): going back to the refused rate itself meant a 429 every 3 s or so.
 pub const RETURN: f64 = 0.99;
 
-/// From [`RETURN`] of the refused rate on, steps start this many times smaller (and double every
-/// [`RECOVERY_STEPS`] successes): the server is probed again only after many answers, so few
-/// requests are refused.
+/// From [`RETURN`] of the refused rate on, steps start this many times smaller (and double
+/// every [`RECOVERY_STEPS`] successes): the server is probed again only after many answers,
+/// so few requests are refused.
 pub const PROBE_SLOWDOWN: f64 = 10.0;
 
 /// The lowest rate a decrease goes to, in requests a minute: a server that keeps refusing is

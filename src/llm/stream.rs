@@ -9,8 +9,8 @@
 //! ends without `[DONE]` is complete if a finish reason came, and cut short (an error the
 //! retry policy repeats) if none did; so is an event that is not JSON, or an error sent in the
 //! middle of an answer. One whose `[DONE]` came before any text or finish reason is
-//! [`Answered::Hollow`]: the caller asks for the answer whole. Dropping the response closes the connection: a cut stops a server that
-//! watches its client.
+//! [`Answered::Hollow`]: the caller asks for the answer whole. Dropping the response closes
+//! the connection: a cut stops a server that watches its client.
 
 use std::time::{Duration, Instant};
 

@@ -109,8 +109,8 @@ impl Sharing {
     }
 
     /// A call found no fresh lease, no time of the schedule left, or news that a 429 closed
-    /// the gate: it waits for a renewal, unless the store is failing (then the background renewals keep trying and
-    /// the gate's own budget admits it).
+    /// the gate: it waits for a renewal, unless the store is failing (then the background
+    /// renewals keep trying and the gate's own budget admits it).
     pub(super) async fn renew_for_call(&self, state: &Mutex<State>) {
         if !self.failing.load(Ordering::Relaxed) {
             self.renew(state, true).await;
