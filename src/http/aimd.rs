@@ -9,9 +9,10 @@
 //! plateaus near its last maximum, then probes ever faster), until the configured limit is
 //! reached again, or, without one, until twice the refused rate, where the limit is lifted.
 //! A server that admits R requests a second is thus run just under R, probed again now and
-//! then; a rate lowered too far by a short measure climbs back in seconds, not minutes. Only the numbers live
-//! here: [`super::gate`] measures the accepted rate, turns the numbers into a GCRA limiter
-//! and decides what counts as a 429 or a success. Nothing here waits or reads a clock.
+//! then; a rate lowered too far by a short measure climbs back in seconds, not minutes. Only
+//! the numbers live here: [`super::gate`] measures the accepted rate, turns the numbers into
+//! a GCRA limiter and decides what counts as a 429 or a success. Nothing here waits or reads
+//! a clock.
 
 /// What a 429 multiplies the rate by, from the rate the server was seen to accept.
 pub const DECREASE: f64 = 0.95;
