@@ -167,7 +167,9 @@ async fn read_one(
                 "{}: answered by the interrupted run's transcript, not read again",
                 site.describe(&format!("read of `{url}`"), 0)
             );
-            (recorded(Ok(line)), "transcript")
+            let page = recorded(Ok(line));
+            reader.remember(url, page.clone());
+            (page, "transcript")
         }
         (None, None) => {
             let (result, served) = reader.read(url, cache, observer).await;

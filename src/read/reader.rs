@@ -99,6 +99,14 @@ impl Reader {
         }
     }
 
+    /// A page of `url` read by an interrupted run, salvaged from its transcript: any later
+    /// read of it by this reader gets it from memory, without a request.
+    pub fn remember(&self, url: &str, page: PageResult) {
+        let cell = Arc::clone(self.pages.locked().entry(url.to_string()).or_default());
+        // Set already (read meanwhile): that read stands.
+        let _ = cell.set((page, Served::Memory));
+    }
+
     /// The page at `url` from the web, asked only if changed when `cache` holds it.
     async fn fetch(
         &self,

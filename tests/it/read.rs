@@ -461,8 +461,12 @@ async fn a_resumed_task_reads_its_pages_from_the_transcript_not_the_site() {
     let reached = Arc::new(AtomicBool::new(false));
     let (hanging, reaching) = (Arc::clone(&hang), Arc::clone(&reached));
     llm.set_handler(move |req| match agent(req) {
+        Agent::Planner if req.user_prompt().unwrap_or_default().contains("### c:") => {
+            Reply::json(&final_over("c:summary"))
+        }
+        // Once b is done, a second search, whose results are the same pages.
         Agent::Planner if req.user_prompt().unwrap_or_default().contains("### b:") => {
-            Reply::json(&final_over("b:summary"))
+            Reply::json(&searches_round(&["Handshakes and closures once more"]))
         }
         Agent::Planner => Reply::json(&searches_round(&["Handshake limits and closures"])),
         Agent::Queries => Reply::json(&json!({"queries": ["client handshake timeout seconds"]})),
@@ -497,18 +501,30 @@ async fn a_resumed_task_reads_its_pages_from_the_transcript_not_the_site() {
     let plan = s.plan();
     assert_eq!(node(&plan, "b")["status"], "completed");
     assert_eq!(node(&plan, "b")["attempts"], 2, "the task ran again");
+    assert_eq!(node(&plan, "c")["status"], "completed");
     for name in names {
         assert_eq!(
             site.requests(&doc(name).path()),
             1,
-            "`{name}` was served from the transcript, not asked for again"
+            "`{name}` was served from the transcript to b and from memory to c, not asked for again"
         );
     }
-    let read = events_of(&s.events(), "page_read")
-        .into_iter()
-        .filter(|e| e["from"] == "transcript")
-        .count();
-    assert_eq!(read, 5, "the resumed session's reads");
+    let events = s.events();
+    let reads = events_of(&events, "page_read");
+    let from = |node: &str, from: &str| {
+        reads
+            .iter()
+            .filter(|e| e["node"] == node && e["from"] == from)
+            .count()
+    };
+    assert_eq!(from("b", "transcript"), 5, "the resumed session's reads");
+    let of_c = reads.iter().filter(|e| e["node"] == "c").count();
+    assert!(of_c > 0, "{reads:?}");
+    assert_eq!(
+        from("c", "memory"),
+        of_c,
+        "c reads what b salvaged: {reads:?}"
+    );
     let prompt = analysis_prompt(&llm);
     let fact = collapse_whitespace(doc(QEMU_NBD).fact);
     assert!(
