@@ -82,20 +82,21 @@ impl Db {
                     }
                     return Ok(value);
                 }
-                Err(e) if is_transient(&e) && started.elapsed() < PATIENCE => {
-                    if !told {
-                        tracing::warn!(
-                            "the queue's database at `{}` {} ({}): {what} is tried again with backoff",
-                            self.url.server(),
-                            passing(&e).unwrap_or_default(),
-                            self.url.redact(&e.to_string())
-                        );
-                        told = true;
+                Err(e) => match passing(&e) {
+                    Some(why) if started.elapsed() < PATIENCE => {
+                        if !told {
+                            tracing::warn!(
+                                "the queue's database at `{}` {why} ({}): {what} is tried again with backoff",
+                                self.url.server(),
+                                self.url.redact(&e.to_string())
+                            );
+                            told = true;
+                        }
+                        tokio::time::sleep(pause).await;
+                        pause = (pause * 2).min(LONGEST_PAUSE);
                     }
-                    tokio::time::sleep(pause).await;
-                    pause = (pause * 2).min(LONGEST_PAUSE);
-                }
-                Err(e) => return Err(self.failed(what, &e)),
+                    _ => return Err(self.failed(what, &e)),
+                },
             }
         }
     }

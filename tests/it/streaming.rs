@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::support::scenario::{
-    Agent, Setup, agent, events_of, final_over, node, one_search_then_final, scripted,
+    Agent, Setup, agent, events_of, final_over, node, one_search_then_final, requests_of, scripted,
     searches_round,
 };
 use crate::support::{MockLlm, MockSearch, Recorded, Reply, SearchKind};
@@ -200,8 +200,6 @@ async fn a_stream_cut_short_or_with_a_broken_event_is_asked_again_and_one_withou
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_done_before_any_text_is_asked_again_whole() {
     let llm = MockLlm::start().await;
-    let n = Arc::new(AtomicUsize::new(0));
-    let count = n.clone();
     answered_by(&llm, one_search_then_final(), move |req, r| {
         match agent(req) {
             Agent::Queries => {}
@@ -209,7 +207,6 @@ async fn a_stream_done_before_any_text_is_asked_again_whole() {
             Agent::Final => return Reply::content("The report [1]."),
             _ => return r,
         }
-        count.fetch_add(1, Ordering::SeqCst);
         let queries = Reply::json(&json!({"queries": ["written by the model"]}));
         match req.body["stream"] == true {
             true => queries.done_after(0),
@@ -219,7 +216,11 @@ async fn a_stream_done_before_any_text_is_asked_again_whole() {
     let search = MockSearch::start(SearchKind::Searxng).await;
     let s = Setup::new(&llm, Some(&search));
     s.query("Q?").run().await.success();
-    assert_eq!(n.load(Ordering::SeqCst), 2, "the query writer asked twice");
+    assert_eq!(
+        requests_of(&llm, Agent::Queries).len(),
+        2,
+        "the query writer asked twice"
+    );
     let events = s.events();
     let retries = events_of(&events, "http_retry");
     assert_eq!(retries.len(), 1, "{retries:?}");
