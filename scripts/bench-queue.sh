@@ -10,7 +10,8 @@
 #  (b) goodput of 4 workers of 32 jobs against a server admitting R requests a second, the
 #      rate learnt from its 429s and shared through the database. Targets: at least 95% of R,
 #      under 3% of requests refused, no failed task and no call admitted without the shared
-#      budget ("did not answer", "cannot be read").
+#      budget ("did not answer", "cannot be read"); then a second batch on the same queue,
+#      which starts at the rate the first one learnt (the queue keeps it).
 #
 # Each question makes 4 calls one after another (planner, search analysis, planner, final).
 # Times are wall times, from the first worker's start to the last one's exit (for a local
@@ -75,17 +76,17 @@ transactions() { # DB -> committed and rolled back transactions of that database
   psql -d "$1" -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = '$1'"
 }
 
-run_workers() { # URL WORKERS JOBS QUESTIONS -> prints "seconds completed failed_tasks transactions"
-  local url=$1 workers=$2 jobs=$3 questions=$4
+run_workers() { # URL WORKERS JOBS QUESTIONS [BATCH] -> prints "seconds completed failed_tasks transactions"
+  local url=$1 workers=$2 jobs=$3 questions=$4 batch=${5:-bench}
   local db="${url##*/}"
   : > "$work/q.txt"
   for i in $(seq 1 "$questions"); do echo "Benchmark question number $i?" >> "$work/q.txt"; done
-  (cd "$work" && "$bin" -q batch q.txt --queue "$url" --batch bench >/dev/null)
+  (cd "$work" && "$bin" -q batch q.txt --queue "$url" --batch "$batch" >/dev/null)
   local before t0 t1 pids=()
   before=$(transactions "$db")
   t0=$(date +%s.%N)
   for _ in $(seq 1 "$workers"); do
-    (cd "$work" && exec "$bin" -q worker --queue "$url" --batch bench --drain --jobs "$jobs" \
+    (cd "$work" && exec "$bin" -q worker --queue "$url" --batch "$batch" --drain --jobs "$jobs" \
       --concurrency 1 >/dev/null 2>>"$work/workers.err") &
     pids+=($!)
   done
@@ -93,9 +94,9 @@ run_workers() { # URL WORKERS JOBS QUESTIONS -> prints "seconds completed failed
   t1=$(date +%s.%N)
   local after completed failed
   after=$(transactions "$db")
-  completed=$(psql -d "$db" -c "SELECT count(*) FROM researchflow.questions WHERE batch = 'bench' AND status = 'completed'")
+  completed=$(psql -d "$db" -c "SELECT count(*) FROM researchflow.questions WHERE batch = '$batch' AND status = 'completed'")
   rm -rf "$work/export"
-  "$bin" -q batch export --queue "$url" --batch bench --out-dir "$work/export" --no-html >/dev/null
+  "$bin" -q batch export --queue "$url" --batch "$batch" --out-dir "$work/export" --no-html >/dev/null
   failed=$(cat "$work"/export/*.events.ndjson | grep -c '"event":"task_failed"' || true)
   echo "$(python3 -c "print(f'{$t1 - $t0:.2f}')") $completed $failed $((after - before))"
 }
@@ -138,22 +139,29 @@ fi
 
 if [[ " ${PARTS:-a b} " == *" b "* ]]; then
 R=10
-echo "== (b) goodput: the server admits $R requests/s, 50 ms per call, 4 workers of --jobs $jobs"
-start_mock 0.05 "$R"
-: > "$work/workers.err"
-read -r secs completed failed xacts < <(run_workers "$(fresh_db)" 4 "$jobs" 60)
-stats=$(curl -s "${mock%/v1}/v1/stats" || echo '{}')
-python3 - "$secs" "$completed" "$failed" "$stats" "$R" "$(fallbacks)" <<'PY'
+goodput() { # URL BATCH LABEL: 60 questions by 4 workers, and what the server admitted and refused
+  : > "$work/workers.err"
+  curl -s "${mock%/v1}/v1/stats/reset" >/dev/null
+  read -r secs completed failed xacts < <(run_workers "$1" 4 "$jobs" 60 "$2")
+  stats=$(curl -s "${mock%/v1}/v1/stats" || echo '{}')
+  python3 - "$secs" "$completed" "$failed" "$stats" "$R" "$(fallbacks)" "$3" <<'PY'
 import json, sys
-secs, completed, failed, stats, r, fell = float(sys.argv[1]), sys.argv[2], sys.argv[3], json.loads(sys.argv[4] or "{}"), float(sys.argv[5]), sys.argv[6]
+secs, completed, failed, stats, r, fell, label = float(sys.argv[1]), sys.argv[2], sys.argv[3], json.loads(sys.argv[4] or "{}"), float(sys.argv[5]), sys.argv[6], sys.argv[7]
 req, ref = stats.get("requests", 0), stats.get("refused", 0)
 ok = req - ref
-print(f"4 workers: {completed}/60 questions in {secs:.2f} s; {ok} calls admitted = {ok / secs:.1f}/s "
+print(f"{label}: {completed}/60 questions in {secs:.2f} s; {ok} calls admitted = {ok / secs:.1f}/s "
       f"of {r:.0f}/s ({ok / secs / r:.0%}, target 95%); {ref} of {req} requests refused "
       f"({(ref / req if req else 0):.1%}, target under 3%); failed tasks: {failed}; shared-budget fallbacks: {fell}")
 at = stats.get("refused_at", [])
 early = [t for t in at if t < 1.0]
-print(f"  refused while the limit was first learnt (first second): {len(early)}; after, at "
+print(f"  refused while the limit was first learnt (first second): {len(early)}"
+      + (" (at " + ", ".join(f"{t * 1000:.0f}" for t in early) + " ms)" if early else "") + "; after, at "
       + (", ".join(f"{t:.1f}" for t in at if t >= 1.0) or "none") + " s")
 PY
+}
+echo "== (b) goodput: the server admits $R requests/s, 50 ms per call, 4 workers of --jobs $jobs"
+start_mock 0.05 "$R"
+db="$(fresh_db)"
+goodput "$db" bench "4 workers, a new queue (the limit unknown)"
+goodput "$db" again "4 workers, the next batch on that queue (the rate learnt kept)"
 fi

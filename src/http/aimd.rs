@@ -9,7 +9,10 @@
 //! plateaus near its last maximum, then probes ever faster), until the configured limit is
 //! reached again, or, without one, until twice the refused rate, where the limit is lifted.
 //! A server that admits R requests a second is thus run just under R, probed again now and
-//! then; a rate lowered too far by a short measure climbs back in seconds, not minutes. Only
+//! then; a rate lowered too far by a short measure climbs back in seconds, not minutes. A
+//! server that refuses again at the same rate has a steady limit: each such refusal in a row
+//! doubles how long the rate holds just under it before probing again ([`STEADY_BAND`],
+//! [`MAX_STEADY`]), so a long run meets the limit ever more rarely. Only
 //! the numbers live here: [`super::gate`] measures the accepted rate, turns the numbers into
 //! a GCRA limiter and decides what counts as a 429 or a success. Nothing here waits or reads
 //! a clock.
@@ -38,6 +41,17 @@ pub const RETURN: f64 = 0.99;
 /// so few requests are refused.
 pub const PROBE_SLOWDOWN: f64 = 10.0;
 
+/// A refusal at a rate within this share of the last refused rate meets the same limit: the
+/// limit is steady.
+pub const STEADY_BAND: f64 = 0.05;
+
+/// The most refusals in a row at a steady limit that lengthen the hold: after `k`, the rate
+/// holds at [`RETURN`] of the refused rate for `RECOVERY_STEPS * (2^k - 1)` successes before
+/// probing beyond it (up to 1,260 successes). Measured against a server admitting 10 a second
+/// in a sliding second (`scripts/bench-queue.sh` (b)): probing at once after every refusal
+/// met the limit again every 5 to 7 s, one request in 60 refused for as long as the run.
+pub const MAX_STEADY: u32 = 6;
+
 /// The lowest rate a decrease goes to, in requests a minute: a server that keeps refusing is
 /// still asked now and then.
 pub const MIN_RATE: f64 = 1.0;
@@ -59,6 +73,10 @@ pub struct Aimd {
     /// probing steps double every [`RECOVERY_STEPS`] of them.
     #[serde(default)]
     probes: u32,
+    /// Refusals in a row at the same rate (within [`STEADY_BAND`]), up to [`MAX_STEADY`]: the
+    /// rate holds longer before probing.
+    #[serde(default)]
+    steady: u32,
 }
 
 impl Aimd {
@@ -69,6 +87,7 @@ impl Aimd {
             refused_at: limit.unwrap_or(0.0),
             epoch: 0,
             probes: 0,
+            steady: 0,
         }
     }
 
@@ -98,6 +117,12 @@ impl Aimd {
             (None, None) => return None,
         };
         let rate = (from * factor).max(MIN_RATE);
+        let same_limit = (from - self.refused_at).abs() <= self.refused_at * STEADY_BAND;
+        self.steady = if self.epoch > 0 && same_limit {
+            (self.steady + 1).min(MAX_STEADY)
+        } else {
+            0
+        };
         self.refused_at = from;
         self.rate = Some(rate);
         self.epoch += 1;
@@ -115,8 +140,12 @@ impl Aimd {
         let next = if rate < plateau {
             (rate + step.max(MIN_RATE / PROBE_SLOWDOWN)).min(plateau)
         } else {
-            let doublings = (f64::from(self.probes) / RECOVERY_STEPS).floor().min(16.0);
+            let probes = f64::from(self.probes) - self.hold();
             self.probes = self.probes.saturating_add(1);
+            if probes < 0.0 {
+                return false;
+            }
+            let doublings = (probes / RECOVERY_STEPS).floor().min(16.0);
             rate + (step / PROBE_SLOWDOWN * 2f64.powf(doublings)).max(MIN_RATE / PROBE_SLOWDOWN)
         };
         let next = match self.limit {
@@ -127,6 +156,11 @@ impl Aimd {
         let changed = next != self.rate;
         self.rate = next;
         changed
+    }
+
+    /// Successes the rate holds at [`RETURN`] of the refused rate before probing beyond it.
+    fn hold(&self) -> f64 {
+        RECOVERY_STEPS * (2f64.powi(self.steady as i32) - 1.0)
     }
 
     /// A lower configured limit (another role on the endpoint asked for less).
@@ -222,6 +256,50 @@ mod tests {
         // steps, and 13 of 6.4 for the rest. At a constant 0.1 a step it would take 2,000.
         assert_eq!(steps, 16 + 120 + 13);
         assert_eq!(aimd.rate(), Some(600.0), "not beyond the limit");
+    }
+
+    /// Successes from a decrease until the rate first goes beyond [`RETURN`] of the refused
+    /// rate: those that held it (at the plateau) and all.
+    fn successes_until_probing(aimd: &mut Aimd) -> (usize, usize) {
+        let plateau = aimd.refused_at * RETURN;
+        let (mut held, mut all) = (0, 0);
+        while aimd.rate().is_some_and(|r| r <= plateau + 1e-9) {
+            held += usize::from(!aimd.increase());
+            all += 1;
+        }
+        (held, all)
+    }
+
+    #[test]
+    fn a_limit_met_again_at_the_same_rate_is_probed_ever_more_rarely() {
+        let mut aimd = Aimd::new(None);
+        aimd.decrease(Some(600.0));
+        // 16 steps to the plateau, the 17th probes.
+        assert_eq!(successes_until_probing(&mut aimd), (0, 17));
+        // Refused again just above the plateau: the same limit; the rate holds 20 successes.
+        aimd.decrease(Some(610.0));
+        assert_eq!(successes_until_probing(&mut aimd).0, 20);
+        aimd.decrease(Some(620.0));
+        assert_eq!(successes_until_probing(&mut aimd).0, 60);
+        for _ in 0..10 {
+            aimd.decrease(Some(620.0));
+            successes_until_probing(&mut aimd);
+        }
+        aimd.decrease(Some(620.0));
+        assert_eq!(
+            successes_until_probing(&mut aimd).0,
+            1_260,
+            "the hold stops growing"
+        );
+        // A refusal far from the last one is another limit: probed at once again.
+        while aimd.rate().is_some_and(|r| r < 700.0) {
+            aimd.increase();
+        }
+        aimd.decrease(Some(700.0));
+        assert_eq!(successes_until_probing(&mut aimd).0, 0);
+        // So is one far below (a short measure, or a lowered limit).
+        aimd.decrease(Some(500.0));
+        assert_eq!(successes_until_probing(&mut aimd).0, 0);
     }
 
     #[test]

@@ -396,7 +396,28 @@ impl SharedState {
         if n < 2.0 {
             return None;
         }
-        Some(n * 60_000.0 / (to - from).max(1000.0))
+        Some(n * 60_000.0 / self.covered(from, to).max(1000.0))
+    }
+
+    /// The time within `from..to` that some kept report covers: a stretch no report covers
+    /// had no process calling (the gap between two batches of a queue, say), and counting it
+    /// would measure the accepted rate short, lowering the rate far under the server's limit.
+    /// (Time no report covers while calls waited only makes the rate measured higher, which
+    /// a decrease does not go above: it lowers the lower of the rate and the measure.)
+    fn covered(&self, from: f64, to: f64) -> f64 {
+        let mut spans: Vec<(f64, f64)> = self
+            .accepted
+            .iter()
+            .map(|a| (a.since.max(from), a.until.min(to)))
+            .filter(|(start, end)| end > start)
+            .collect();
+        spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (mut total, mut reach) = (0.0, f64::NEG_INFINITY);
+        for (start, end) in spans {
+            total += (end - start.max(reach)).max(0.0);
+            reach = reach.max(end);
+        }
+        total
     }
 
     fn let_go_of_accepted(&mut self) {
@@ -531,6 +552,31 @@ mod tests {
         }
         let rate = s.accepted_rpm(11_400.0).expect("a rate");
         assert!((rate - 600.0).abs() < 6.0, "a alone, within 1%: {rate}");
+    }
+
+    #[test]
+    fn time_when_no_process_called_does_not_count_in_the_accepted_rate() {
+        // One batch's two workers at 10 a second for 2 s, then none for 5 s, then the next
+        // batch's two workers for a second: 30 successes in 3 s of calling, not in 8.
+        let mut s = SharedState::default();
+        let mut at = 0.0;
+        for (processes, start, end) in [(["a", "b"], 0.0, 2000.0), (["c", "d"], 7000.0, 8000.0)] {
+            at = start;
+            for process in processes {
+                s.renew(at, &report(process, 6000, 1));
+            }
+            while at < end {
+                at += 200.0;
+                for process in processes {
+                    let mut r = report(process, 6000, 1);
+                    r.succeeded = 1;
+                    r.since_ms = 200.0;
+                    s.renew(at, &r);
+                }
+            }
+        }
+        let rate = s.accepted_rpm(at).expect("a rate");
+        assert!((rate - 600.0).abs() < 6.0, "10 a second, within 1%: {rate}");
     }
 
     #[test]
