@@ -6,7 +6,9 @@
 #  (a) throughput of 1, 2 and 4 workers of 32 jobs each, 1,000 questions, 300 ms a call, no
 #      limit, beside a local `batch` at the same total concurrency (32, 64, 128 jobs); and the
 #      database's transactions per question. Targets: 4 workers at least 3.6 times one, and
-#      queue/local at least 0.9 at every count;
+#      queue/local at least 0.9 at every count. Each line also prints how busy the machine's
+#      CPUs were (on 2 cores, 4 workers with PostgreSQL and the mock keep them 80% busy: the
+#      ratio is then the machine's, not the design's);
 #  (b) goodput of 4 workers of 32 jobs against a server admitting R requests a second, the
 #      rate learnt from its 429s and shared through the database. Targets: at least 95% of R,
 #      under 3% of requests refused, no failed task and no call admitted without the shared
@@ -72,6 +74,15 @@ JSON
   chmod 600 "$work/agent.config.json"
 }
 
+cpu_ticks() { # -> "busy total" jiffies of the whole machine so far (/proc/stat)
+  awk '/^cpu /{print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8}' /proc/stat
+}
+
+busy_since() { # "busy total" from cpu_ticks -> the machine's CPU busy share since then
+  read -r b0 a0 <<<"$1"; read -r b1 a1 < <(cpu_ticks)
+  python3 -c "print(f'{($b1 - $b0) / max($a1 - $a0, 1):.0%}')"
+}
+
 transactions() { # DB -> committed and rolled back transactions of that database so far
   psql -d "$1" -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = '$1'"
 }
@@ -84,6 +95,7 @@ run_workers() { # URL WORKERS JOBS QUESTIONS [BATCH] -> prints "seconds complete
   (cd "$work" && "$bin" -q batch q.txt --queue "$url" --batch "$batch" >/dev/null)
   local before t0 t1 pids=()
   before=$(transactions "$db")
+  local ticks; ticks=$(cpu_ticks)
   t0=$(date +%s.%N)
   for _ in $(seq 1 "$workers"); do
     (cd "$work" && exec "$bin" -q worker --queue "$url" --batch "$batch" --drain --jobs "$jobs" \
@@ -92,6 +104,7 @@ run_workers() { # URL WORKERS JOBS QUESTIONS [BATCH] -> prints "seconds complete
   done
   wait "${pids[@]}"
   t1=$(date +%s.%N)
+  busy_since "$ticks" > "$work/busy"
   local after completed failed
   after=$(transactions "$db")
   completed=$(psql -d "$db" -c "SELECT count(*) FROM researchflow.questions WHERE batch = '$batch' AND status = 'completed'")
@@ -103,10 +116,12 @@ run_workers() { # URL WORKERS JOBS QUESTIONS [BATCH] -> prints "seconds complete
 
 run_local() { # JOBS QUESTIONS -> prints "seconds completed"
   rm -rf "$work/local"
-  local t0 t1
+  local t0 t1 ticks
+  ticks=$(cpu_ticks)
   t0=$(date +%s.%N)
   (cd "$work" && "$bin" -q --config agent.config.json batch q.txt --out-dir local --jobs "$1" >/dev/null 2>&1) || true
   t1=$(date +%s.%N)
+  busy_since "$ticks" > "$work/busy"
   local completed
   completed=$(python3 -c "import json; print(sum(i['status'] == 'completed' for i in json.load(open('$work/local/batch.json'))['items']))")
   echo "$(python3 -c "print(f'{$t1 - $t0:.2f}')") $completed"
@@ -125,12 +140,14 @@ for w in ${WORKERS:-1 2 4}; do
   : > "$work/workers.err"
   read -r secs completed failed xacts < <(run_workers "$(fresh_db)" "$w" "$jobs" "$questions")
   rate[$w]=$(python3 -c "print(f'{$completed / $secs:.2f}')")
+  wbusy=$(cat "$work/busy")
   read -r lsecs lcompleted < <(run_local $((w * jobs)) "$questions")
   local_rate=$(python3 -c "print(f'{$lcompleted / $lsecs:.2f}')")
   echo "$w worker(s): $completed/$questions questions in $secs s = ${rate[$w]} questions/s; failed tasks: $failed;" \
-    "$(python3 -c "print(f'{$xacts / $questions:.1f}')") database transactions a question; shared-budget fallbacks: $(fallbacks)"
+    "$(python3 -c "print(f'{$xacts / $questions:.1f}')") database transactions a question; shared-budget fallbacks: $(fallbacks);" \
+    "machine CPU busy $wbusy"
   echo "  local batch at --jobs $((w * jobs)): $lcompleted/$questions in $lsecs s = $local_rate questions/s;" \
-    "queue/local $(python3 -c "print(f'{${rate[$w]} / $local_rate:.2f}')") (target 0.9)"
+    "queue/local $(python3 -c "print(f'{${rate[$w]} / $local_rate:.2f}')") (target 0.9); machine CPU busy $(cat "$work/busy")"
 done
 [ -n "${rate[1]:-}" ] && [ -n "${rate[2]:-}" ] && [ -n "${rate[4]:-}" ] &&
   python3 -c "print(f'speed-up: 2 workers {${rate[2]} / ${rate[1]}:.2f}x, 4 workers {${rate[4]} / ${rate[1]}:.2f}x one (target 3.6x)')"
