@@ -351,9 +351,9 @@ impl SharedState {
 
     /// The rate accepted lately, in requests a minute: the successes of the reports kept
     /// within one span (a report across one of its ends counted for its part within), over
-    /// that span (at least a second, so that a burst that began a moment ago does not count
-    /// as a high rate: all of a burst's successes within that second count); `None` with
-    /// fewer than two, which make no rate.
+    /// the time within it that reports cover (at least a second, so that a burst that began
+    /// a moment ago does not count as a high rate: all of a burst's successes within that
+    /// second count); `None` with fewer than two, which make no rate.
     ///
     /// Each process's reports follow one another without a gap, but the processes renew at
     /// times of their own, so the span is where every process's successes are all known: it
