@@ -87,7 +87,7 @@ transactions() { # DB -> committed and rolled back transactions of that database
   psql -d "$1" -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = '$1'"
 }
 
-run_workers() { # URL WORKERS JOBS QUESTIONS [BATCH] -> prints "seconds completed failed_tasks transactions"
+run_workers() { # URL WORKERS JOBS QUESTIONS [BATCH] -> prints "seconds completed failed_tasks transactions cpu_busy"
   local url=$1 workers=$2 jobs=$3 questions=$4 batch=${5:-bench}
   local db="${url##*/}"
   : > "$work/q.txt"
@@ -104,27 +104,27 @@ run_workers() { # URL WORKERS JOBS QUESTIONS [BATCH] -> prints "seconds complete
   done
   wait "${pids[@]}"
   t1=$(date +%s.%N)
-  busy_since "$ticks" > "$work/busy"
+  local busy; busy=$(busy_since "$ticks")
   local after completed failed
   after=$(transactions "$db")
   completed=$(psql -d "$db" -c "SELECT count(*) FROM researchflow.questions WHERE batch = '$batch' AND status = 'completed'")
   rm -rf "$work/export"
   "$bin" -q batch export --queue "$url" --batch "$batch" --out-dir "$work/export" --no-html >/dev/null
   failed=$(cat "$work"/export/*.events.ndjson | grep -c '"event":"task_failed"' || true)
-  echo "$(python3 -c "print(f'{$t1 - $t0:.2f}')") $completed $failed $((after - before))"
+  echo "$(python3 -c "print(f'{$t1 - $t0:.2f}')") $completed $failed $((after - before)) $busy"
 }
 
-run_local() { # JOBS QUESTIONS -> prints "seconds completed"
+run_local() { # JOBS QUESTIONS -> prints "seconds completed cpu_busy"
   rm -rf "$work/local"
   local t0 t1 ticks
   ticks=$(cpu_ticks)
   t0=$(date +%s.%N)
   (cd "$work" && "$bin" -q --config agent.config.json batch q.txt --out-dir local --jobs "$1" >/dev/null 2>&1) || true
   t1=$(date +%s.%N)
-  busy_since "$ticks" > "$work/busy"
-  local completed
+  local busy completed
+  busy=$(busy_since "$ticks")
   completed=$(python3 -c "import json; print(sum(i['status'] == 'completed' for i in json.load(open('$work/local/batch.json'))['items']))")
-  echo "$(python3 -c "print(f'{$t1 - $t0:.2f}')") $completed"
+  echo "$(python3 -c "print(f'{$t1 - $t0:.2f}')") $completed $busy"
 }
 
 fallbacks() { grep -cE "did not answer|cannot be read|not updated this time" "$work/workers.err" || true; }
@@ -138,16 +138,15 @@ start_mock 0.3 0
 declare -A rate
 for w in ${WORKERS:-1 2 4}; do
   : > "$work/workers.err"
-  read -r secs completed failed xacts < <(run_workers "$(fresh_db)" "$w" "$jobs" "$questions")
+  read -r secs completed failed xacts wbusy < <(run_workers "$(fresh_db)" "$w" "$jobs" "$questions")
   rate[$w]=$(python3 -c "print(f'{$completed / $secs:.2f}')")
-  wbusy=$(cat "$work/busy")
-  read -r lsecs lcompleted < <(run_local $((w * jobs)) "$questions")
+  read -r lsecs lcompleted lbusy < <(run_local $((w * jobs)) "$questions")
   local_rate=$(python3 -c "print(f'{$lcompleted / $lsecs:.2f}')")
   echo "$w worker(s): $completed/$questions questions in $secs s = ${rate[$w]} questions/s; failed tasks: $failed;" \
     "$(python3 -c "print(f'{$xacts / $questions:.1f}')") database transactions a question; shared-budget fallbacks: $(fallbacks);" \
     "machine CPU busy $wbusy"
   echo "  local batch at --jobs $((w * jobs)): $lcompleted/$questions in $lsecs s = $local_rate questions/s;" \
-    "queue/local $(python3 -c "print(f'{${rate[$w]} / $local_rate:.2f}')") (target 0.9); machine CPU busy $(cat "$work/busy")"
+    "queue/local $(python3 -c "print(f'{${rate[$w]} / $local_rate:.2f}')") (target 0.9); machine CPU busy $lbusy"
 done
 [ -n "${rate[1]:-}" ] && [ -n "${rate[2]:-}" ] && [ -n "${rate[4]:-}" ] &&
   python3 -c "print(f'speed-up: 2 workers {${rate[2]} / ${rate[1]}:.2f}x, 4 workers {${rate[4]} / ${rate[1]}:.2f}x one (target 3.6x)')"
@@ -159,7 +158,7 @@ R=10
 goodput() { # URL BATCH LABEL: 60 questions by 4 workers, and what the server admitted and refused
   : > "$work/workers.err"
   curl -s "${mock%/v1}/v1/stats/reset" >/dev/null
-  read -r secs completed failed xacts < <(run_workers "$1" 4 "$jobs" 60 "$2")
+  read -r secs completed failed xacts _ < <(run_workers "$1" 4 "$jobs" 60 "$2")
   stats=$(curl -s "${mock%/v1}/v1/stats" || echo '{}')
   python3 - "$secs" "$completed" "$failed" "$stats" "$R" "$(fallbacks)" "$3" <<'PY'
 import json, sys
@@ -171,7 +170,7 @@ print(f"{label}: {completed}/60 questions in {secs:.2f} s; {ok} calls admitted =
       f"({(ref / req if req else 0):.1%}, target under 3%); failed tasks: {failed}; shared-budget fallbacks: {fell}")
 at = stats.get("refused_at", [])
 early = [t for t in at if t < 1.0]
-print(f"  refused while the limit was first learnt (first second): {len(early)}"
+print(f"  refused in the first second: {len(early)}"
       + (" (at " + ", ".join(f"{t * 1000:.0f}" for t in early) + " ms)" if early else "") + "; after, at "
       + (", ".join(f"{t:.1f}" for t in at if t >= 1.0) or "none") + " s")
 PY

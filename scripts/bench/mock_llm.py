@@ -5,7 +5,8 @@ Every answer takes LATENCY seconds. With RATE > 0 it admits at most RATE request
 (a sliding one-second window) and answers 429 with `retry-after-ms` beyond, like a provider's
 rate limit. The planner plans one search, then the final summary; sub-agents answer at once.
 GET /stats returns {"requests", "refused", "refused_at"}: the last is when each 429 was
-answered, in seconds since the first request; GET /stats/reset starts them again. Prints its base URL on stdout once listening.
+answered, in seconds since the first request; GET /stats/reset starts them again. Prints its
+base URL on stdout once listening.
 
 With MODE `quote` it is a model that does the least a faithful one would, for `eval` over a
 corpus: its search query is the user's question, its search summary quotes the first sentence
