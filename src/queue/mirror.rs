@@ -92,7 +92,7 @@ impl DbMirror {
         let stored = self
             .db
             .retrying("keeping a checkpoint", || async move {
-                let mut tx = self.db.begin().await?;
+                let mut tx = self.db.begin_checkpoint().await?;
                 if !holds(&mut tx, c).await? {
                     return Ok(false);
                 }

@@ -4,7 +4,7 @@
 //! in its folder for its whole life, and a worker starting on the same machine removes the
 //! folders of the dead: those whose lock it can take. Everything in such a folder is in the
 //! database already (each checkpoint is stored there before the run goes on), so nothing is
-//! lost with it.
+//! lost with it, and nothing in it is synced to disk.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -19,10 +19,12 @@ const LOCK: &str = "worker.lock";
 /// locking it.
 const YOUNGEST_SWEPT: Duration = Duration::from_secs(60);
 
-/// A worker's folder, locked while it lives; removed when dropped.
+/// A worker's folder, locked while it lives; removed when dropped. Its files are written
+/// without syncs ([`crate::atomic::Volatile`]): the database holds what must last.
 pub struct Scratch {
     // The lock first: it is let go before the folder goes.
     _lock: LockFile,
+    _volatile: crate::atomic::Volatile,
     dir: tempfile::TempDir,
 }
 
@@ -39,7 +41,11 @@ impl Scratch {
                 dead.display()
             );
         }
-        Ok(Scratch { _lock: lock, dir })
+        Ok(Scratch {
+            _lock: lock,
+            _volatile: crate::atomic::Volatile::new(dir.path()),
+            dir,
+        })
     }
 
     pub fn path(&self) -> &Path {

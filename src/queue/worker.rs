@@ -30,6 +30,11 @@ use crate::workflow::{EngineError, RunWorkflow};
 /// How often the queue is asked for work while slots are free.
 const POLL: Duration = Duration::from_millis(250);
 
+/// How often a draining worker with nothing left to run asks again: other workers' last
+/// questions may still fail back into the queue, and when none does, the worker ends this
+/// soon after the batch's last question (a batch's wall time is its last worker's).
+const DRAIN_POLL: Duration = Duration::from_millis(50);
+
 /// What a worker does.
 #[derive(Debug, Clone)]
 pub struct WorkerOptions {
@@ -92,6 +97,11 @@ impl<W: RunWorkflow + 'static> Worker<W> {
             if running == 0 && (!taking || (self.options.drain && self.nothing_left().await?)) {
                 break Ok(());
             }
+            let poll = if running == 0 && self.options.drain {
+                DRAIN_POLL
+            } else {
+                POLL
+            };
             tokio::select! {
                 () = &mut stop, if !end.interrupted => {
                     end.interrupted = true;
@@ -106,7 +116,7 @@ impl<W: RunWorkflow + 'static> Worker<W> {
                         }
                     }
                 }
-                () = tokio::time::sleep(POLL), if taking => {}
+                () = tokio::time::sleep(poll), if taking => {}
             }
         };
         beats.abort();

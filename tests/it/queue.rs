@@ -630,8 +630,49 @@ async fn a_checkpoint_during_a_held_up_send_waits_for_it_and_the_question_ends()
     assert_eq!(counted(&st, "completed"), 1, "{st}");
 }
 
+/// A checkpoint's transaction commits without waiting for the server's disk, and the setting
+/// ends with it: every other transaction on the same connections waits, as the server's
+/// default says (a claim, a question's end).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_server_restarted_mid_batch_and_the_batch_completes() {
+async fn only_a_checkpoint_commits_without_waiting_for_the_disk() {
+    let url = Postgres::shared().database();
+    let parsed = researchflow::queue::QueueUrl::parse(&url).expect("url");
+    let db = researchflow::queue::Db::connect(parsed, 2)
+        .await
+        .expect("connect");
+    let setting = "SELECT current_setting('synchronous_commit')";
+    for _ in 0..3 {
+        let mut tx = db.begin_checkpoint().await.expect("begin");
+        let inside: String = sqlx::query_scalar(setting)
+            .fetch_one(&mut *tx)
+            .await
+            .expect("read");
+        assert_eq!(inside, "off");
+        tx.commit().await.expect("commit");
+        let mut tx = db.begin().await.expect("begin");
+        let plain: String = sqlx::query_scalar(setting)
+            .fetch_one(&mut *tx)
+            .await
+            .expect("read");
+        assert_eq!(plain, "on", "the setting outlived its transaction");
+        tx.commit().await.expect("commit");
+    }
+    // Both of the pool's connections at once: neither kept it.
+    let (mut a, mut b) = (
+        db.pool.acquire().await.unwrap(),
+        db.pool.acquire().await.unwrap(),
+    );
+    for conn in [&mut a, &mut b] {
+        let after: String = sqlx::query_scalar(setting)
+            .fetch_one(&mut **conn)
+            .await
+            .expect("read");
+        assert_eq!(after, "on");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_crashed_and_restarted_mid_batch_and_the_batch_completes() {
     let pg = Postgres::start();
     let llm = MockLlm::start().await;
     llm.set_handler(|req| answer(req, 1).delay(Duration::from_millis(100)));
@@ -649,7 +690,9 @@ async fn the_server_restarted_mid_batch_and_the_batch_completes() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let before = tokio::task::block_in_place(|| {
-        pg.down();
+        // A crash, not a clean stop: the checkpoints committed asynchronously and not yet
+        // written are lost, and the next ones must store the questions whole again.
+        pg.crash();
         let before = llm.chat_requests().len();
         std::thread::sleep(Duration::from_secs(3));
         pg.up();

@@ -133,9 +133,13 @@ impl Postgres {
         );
     }
 
-    /// Stops the server, disconnecting every client.
-    pub fn down(&self) {
-        self.run("pg_ctl", &["-D", &self.data(), "-m", "fast", "-w", "stop"]);
+    /// Kills the server as a crash would (`-m immediate`): what it had not written yet (an
+    /// asynchronous commit's WAL still in memory) is lost, and it recovers at the next start.
+    pub fn crash(&self) {
+        self.run(
+            "pg_ctl",
+            &["-D", &self.data(), "-m", "immediate", "-w", "stop"],
+        );
     }
 
     /// A new database on the server; its URL.
