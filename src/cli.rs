@@ -194,7 +194,8 @@ pub struct PlanArgs {
     pub on_copy: bool,
 
     /// With --on-copy: replace an existing x.copy.json (and the work in it) with a fresh copy
-    /// of x.json. A copy another process is using is never replaced.
+    /// of x.json; the files runs on the old copy left beside it (events, transcript, report,
+    /// reviews, view) are removed with it. A copy another process is using is never replaced.
     #[arg(long, requires = "on_copy")]
     pub overwrite_copy: bool,
 

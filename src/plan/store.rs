@@ -344,12 +344,37 @@ pub fn copy_beside(
     }
     let text = read_text(path)?;
     let plan = checked_plan(path, &text, check)?;
+    if copy.exists() {
+        forget_runs(&copy)?;
+    }
     crate::atomic::write(&copy, text.as_bytes()).map_err(|source| StoreError::Copy {
         from: path.to_path_buf(),
         to: copy.clone(),
         source,
     })?;
     Ok((store, plan))
+}
+
+/// Removes what runs on the copy at `copy` left beside it (events, transcript, report,
+/// reviews, view), before a fresh copy replaces it: they tell of a plan that is gone, and a
+/// run on the fresh copy must neither append to them nor be answered from the old transcript
+/// (a resumed run's salvage would serve the replaced copy's answers to a planner meant to be
+/// sampled again). Before the copy is written: a crash between the two leaves the old copy
+/// without its files, never the fresh one with the old files.
+fn forget_runs(copy: &Path) -> Result<(), StoreError> {
+    for file in super::Beside::of(copy).all() {
+        match std::fs::remove_file(file) {
+            Ok(()) => tracing::info!("`{}` removed with the copy it belonged to", file.display()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => {
+                return Err(StoreError::Write {
+                    path: file.to_path_buf(),
+                    source,
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The file a path leads to, symbolic links resolved; for a file that does not exist yet, its
@@ -464,8 +489,21 @@ mod tests {
             std::fs::read_to_string(&copy).expect("copy"),
             "{\"work\": 1}"
         );
+        // What runs on the replaced copy left beside it goes with it; other files stay.
+        let beside = super::super::Beside::of(&copy);
+        for file in [&beside.transcript, &beside.events, &beside.report] {
+            std::fs::write(file, "old run\n").expect("an old run's file");
+        }
+        std::fs::write(dir.path().join("p.transcript.jsonl"), "original's\n").expect("write");
         drop(copy_beside(&path, true, &|_| None).expect("replaced"));
         assert_eq!(std::fs::read_to_string(&copy).expect("copy"), text);
+        for file in [&beside.transcript, &beside.events, &beside.report] {
+            assert!(!file.exists(), "{} is left", file.display());
+        }
+        assert!(
+            dir.path().join("p.transcript.jsonl").exists(),
+            "the original's files stay"
+        );
     }
 
     #[test]

@@ -97,8 +97,9 @@ impl RunWorkflow for Session {
 }
 
 /// The answered calls of `plan`'s tasks that an interruption left unended (`running`, or
-/// `planned` when it came before their start reached the plan), from its transcript: a
-/// resumed task does not pay for them again.
+/// `planned` when it came before their start reached the plan), and of the planning round
+/// whose outcome had not reached it, from its transcript: a resumed run does not pay for them
+/// again.
 fn salvage(transcript: &Path, plan: &PlanFile) -> Option<Arc<Salvage>> {
     let running: HashSet<String> = plan
         .nodes
@@ -106,7 +107,7 @@ fn salvage(transcript: &Path, plan: &PlanFile) -> Option<Arc<Salvage>> {
         .filter(|n| matches!(n.status, NodeStatus::Running | NodeStatus::Planned))
         .map(|n| n.node_id.to_string())
         .collect();
-    Salvage::load(transcript, running).map(Arc::new)
+    Salvage::load(transcript, running, plan.rounds + 1).map(Arc::new)
 }
 
 async fn engine<R: TaskRunner, P: PlanRound>(run: RunParts, runner: R, planner: P) -> RunSummary {

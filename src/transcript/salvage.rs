@@ -10,8 +10,12 @@
 //! query to the same providers as then and found results (a search API bills per query too),
 //! and each page it reads that was read then (on a queue worker the page cache of the dead
 //! worker is gone, and elsewhere a kept page still costs a request to revalidate).
-//! A call asked differently goes to the server, as does every call of a task that was not in
-//! flight: an answer that a task completed or failed with is never reused. The served answer
+//! The planner's call of the round in flight is served the same way: the plan's `rounds` counts
+//! the rounds whose outcome reached it, so a round one past them was planned, perhaps answered
+//! and acted on, but not saved, and a resume plans it again under the same number with the
+//! same input (the plan as it was). A call asked differently goes to the server, as does every
+//! call of a task that was not in flight and of a round that reached the plan: an answer that
+//! a task completed or failed with, or that a saved round applied, is never reused. The served answer
 //! is written to the new session's transcript too (marked `replayed`), so a second
 //! interruption salvages it again.
 
@@ -29,20 +33,23 @@ pub struct Salvage {
     transcript: Replayer,
     /// The nodes that had not ended when the run stopped.
     nodes: HashSet<String>,
+    /// The planning round in flight: one past the plan's `rounds`.
+    round: u32,
 }
 
 impl Salvage {
-    /// The salvage of the transcript at `path` for the unended tasks `running` (none:
-    /// nothing to salvage). A transcript that cannot be read salvages nothing: the calls go to the
-    /// servers, as they would have.
-    pub fn load(path: &Path, running: HashSet<String>) -> Option<Salvage> {
-        if running.is_empty() || !path.is_file() {
+    /// The salvage of the transcript at `path` for the unended tasks `running` and the
+    /// planning round `round` (the plan's `rounds` plus one). A transcript that cannot be read
+    /// salvages nothing: the calls go to the servers, as they would have.
+    pub fn load(path: &Path, running: HashSet<String>, round: u32) -> Option<Salvage> {
+        if !path.is_file() {
             return None;
         }
         match Replayer::load(path) {
             Ok(transcript) => Some(Salvage {
                 transcript,
                 nodes: running,
+                round,
             }),
             Err(e) => {
                 tracing::warn!("{e}: the interrupted tasks' answers are asked for again");
@@ -51,8 +58,9 @@ impl Salvage {
         }
     }
 
-    /// The answer recorded for call `call` of `role` at `site`, if the site is a task that
-    /// was in flight, the recorded call asked the same `messages`, and it was answered.
+    /// The answer recorded for call `call` of `role` at `site`, if the site is a task or the
+    /// planning round that was in flight, the recorded call asked the same `messages`, and it
+    /// was answered.
     pub fn llm(&self, role: &str, site: &Site, call: u32, messages: &[Value]) -> Option<&LlmLine> {
         if !self.in_flight(site) {
             return None;
@@ -89,9 +97,14 @@ impl Salvage {
         line.page.as_ref().map(|_| line)
     }
 
-    /// Whether `site` is a task that had not ended when the run stopped.
+    /// Whether `site` is a task that had not ended when the run stopped, or the planning
+    /// round whose outcome had not reached the plan.
     fn in_flight(&self, site: &Site) -> bool {
-        site.node.as_ref().is_some_and(|n| self.nodes.contains(n))
+        match (&site.node, site.round) {
+            (Some(node), _) => self.nodes.contains(node),
+            (None, Some(round)) => round == self.round,
+            (None, None) => false,
+        }
     }
 }
 
@@ -99,8 +112,8 @@ impl Salvage {
 mod tests {
     use super::*;
 
-    /// The salvage of a transcript of one session holding `lines`, for task `c` in flight
-    /// (and its folder, which must outlive it).
+    /// The salvage of a transcript of one session holding `lines`, for task `c` and round 2
+    /// in flight (and its folder, which must outlive it).
     fn salvage_of(lines: &[String]) -> (tempfile::TempDir, Salvage) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("p.transcript.jsonl");
@@ -109,7 +122,7 @@ mod tests {
             .chain(lines.iter().map(String::as_str))
             .collect();
         std::fs::write(&path, text.join("\n") + "\n").unwrap();
-        let salvage = Salvage::load(&path, HashSet::from(["c".to_string()])).unwrap();
+        let salvage = Salvage::load(&path, HashSet::from(["c".to_string()]), 2).unwrap();
         (dir, salvage)
     }
 
@@ -163,6 +176,60 @@ mod tests {
                 .search(&site("b"), 0, "about c", "searxng")
                 .is_none(),
             "a task that was not in flight"
+        );
+    }
+
+    #[test]
+    fn only_the_planner_call_of_the_round_in_flight_that_was_answered_is_served_again() {
+        let planner = |round: u32, call: u32, content: Option<&str>| {
+            let mut line = serde_json::json!({
+                "kind": "llm", "session": 1, "at": "2026-12-02T00:00:00Z", "role": "planning",
+                "round": round, "call": call, "attempt": 1, "model": "m", "url": "u",
+                "messages": [{"role": "user", "content": format!("Plan round {round}")}],
+                "latency_ms": 5,
+            });
+            match content {
+                Some(text) => line["content"] = text.into(),
+                None => line["error"] = "HTTP 503".into(),
+            }
+            line.to_string()
+        };
+        let (_dir, salvage) = salvage_of(&[
+            planner(1, 0, Some("round 1's tasks")),
+            planner(2, 0, Some("round 2's tasks")),
+            planner(2, 1, None),
+        ]);
+        let asked = |round: u32| {
+            [serde_json::json!({"role": "user", "content": format!("Plan round {round}")})]
+        };
+        let served = salvage.llm("planning", &Site::round(2), 0, &asked(2));
+        assert_eq!(
+            served.and_then(|l| l.content.as_deref()),
+            Some("round 2's tasks")
+        );
+        assert!(
+            salvage
+                .llm("planning", &Site::round(1), 0, &asked(1))
+                .is_none(),
+            "a round whose outcome reached the plan"
+        );
+        assert!(
+            salvage
+                .llm("planning", &Site::round(2), 0, &asked(1))
+                .is_none(),
+            "asked differently"
+        );
+        assert!(
+            salvage
+                .llm("planning", &Site::round(2), 1, &asked(2))
+                .is_none(),
+            "a call that was not answered is asked again"
+        );
+        assert!(
+            salvage
+                .llm("planning", &Site::default(), 0, &asked(2))
+                .is_none(),
+            "a call of neither a task nor a round (the review's)"
         );
     }
 

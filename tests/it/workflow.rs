@@ -826,6 +826,86 @@ async fn a_resumed_task_is_answered_from_the_transcript_for_the_calls_it_had_pai
     }
 }
 
+/// A run killed while its planner's repair call waits (the round's first answer broke the
+/// contract): the round never reached the plan, so the resumed run plans it again under the
+/// same number, and the first call, answered before the kill, is served from the transcript
+/// instead of being paid for again; the repair, never answered, is asked again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_round_is_answered_from_the_transcript_for_the_planner_call_it_had_paid_for() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    let hang = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let reached = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (hanging, reaching) = (Arc::clone(&hang), Arc::clone(&reached));
+    // A repair sends the broken answer back: system, user, that answer, what is wrong.
+    let repair = |req: &crate::support::server::Recorded| req.messages().len() > 2;
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner if repair(req) && hanging.load(Ordering::SeqCst) => {
+            reaching.store(true, Ordering::SeqCst);
+            Reply::json(&searches_round(&["Energy"])).delay(Duration::from_secs(60))
+        }
+        Agent::Planner if repair(req) => Reply::json(&searches_round(&["Energy"])),
+        Agent::Planner if req.user_prompt().unwrap_or_default().contains("Energy") => {
+            Reply::json(&final_over("b:summary"))
+        }
+        // Final with no task: the contract sends it back for repair.
+        Agent::Planner => Reply::json(&plan_answer(true, json!([]), json!([]))),
+        Agent::Queries => Reply::json(&json!({"queries": ["energy density"]})),
+        Agent::Final => Reply::content("S [1]."),
+        _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
+    });
+    let s = Setup::new(&llm, Some(&search));
+    let plan_path = s.out();
+    let killed = s
+        .query("Q?")
+        .signal_when("KILL", move || reached.load(Ordering::SeqCst))
+        .timeout(Duration::from_secs(30))
+        .run()
+        .await;
+    assert_eq!(killed.status, -1, "killed: {}", killed.stderr);
+    let first_calls = || {
+        llm.chat_requests()
+            .iter()
+            .filter(|r| {
+                agent(r) == Agent::Planner
+                    && !repair(r)
+                    && !r.user_prompt().unwrap_or_default().contains("Energy")
+            })
+            .count()
+    };
+    assert_eq!(first_calls(), 1, "answered before the kill");
+
+    hang.store(false, Ordering::SeqCst);
+    let resumed = s.resume(&plan_path).await;
+    resumed.success();
+    let plan = s.plan();
+    assert_eq!(node(&plan, "b")["status"], "completed");
+    assert_eq!(plan["rounds"], 2, "round 1 planned again, then round 2");
+    assert_eq!(
+        first_calls(),
+        1,
+        "round 1's answered call was served from the transcript, not asked again"
+    );
+    let repairs = llm.chat_requests().iter().filter(|r| repair(r)).count();
+    assert_eq!(repairs, 2, "the unanswered repair was asked again");
+    let salvaged: Vec<Value> = read_ndjson(&plan_path.with_extension("transcript.jsonl"))
+        .into_iter()
+        .filter(|l| l["replayed"] == true)
+        .collect();
+    assert_eq!(salvaged.len(), 1, "{salvaged:?}");
+    assert_eq!(salvaged[0]["round"], 1);
+    assert_eq!(salvaged[0]["call"], 0);
+    assert_eq!(salvaged[0]["session"], 2);
+    assert!(salvaged[0].get("node").is_none(), "{salvaged:?}");
+    assert!(
+        resumed
+            .stderr
+            .contains("answered by the interrupted run's transcript"),
+        "{}",
+        resumed.stderr
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn planner_input_is_echoed_only_when_asked() {
     let llm = MockLlm::start().await;
