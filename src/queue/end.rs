@@ -1,6 +1,9 @@
-//! A question's attempt ended: its plan and files stored whole, its row's status (over, or
+//! A question's attempt ended: its plan and files stored (the event log and transcript only
+//! past what the checkpoints stored, checked first), its row's status (over, or
 //! pending again for another attempt, or `failed` once its attempts are spent), and its job
 //! settled, in one transaction that only the claim's holder can commit.
+
+use std::collections::HashMap;
 
 use apalis_core::task::status::Status;
 use serde_json::Value;
@@ -34,13 +37,15 @@ pub fn spent(attempt: i32, max_attempts: u32) -> bool {
     attempt >= i32::try_from(max_attempts).unwrap_or(i32::MAX)
 }
 
-/// Stores the question's end with its files and settles its job; `false` when another worker
+/// Stores the question's end with its files (of the appended ones, what lies past `kept`)
+/// and settles its job; `false` when another worker
 /// took the question meanwhile (nothing is written).
 pub async fn finish(
     db: &Db,
     c: &Claimed,
     end: &End,
     files: &Files,
+    kept: &HashMap<String, u64>,
     max_attempts: u32,
 ) -> Result<bool, QueueError> {
     db.retrying("storing a question's end", || async move {
@@ -48,7 +53,7 @@ pub async fn finish(
         if !holds(&mut tx, c).await? {
             return Ok(false);
         }
-        super::mirror::store_files(&mut tx, c, files).await?;
+        super::mirror::store_files(&mut tx, c, files, kept).await?;
         let spent = spent(c.attempt, max_attempts);
         let (status, job_status, attempts, error) = match end {
             End::Ended { status, .. } => (status.as_str(), Status::Done, c.attempt, None),

@@ -3,6 +3,7 @@
 //! through [`RunWorkflow`] with a [`DbMirror`] keeping every checkpoint in the database and its
 //! [`super::mirror::Shipper`] sending what the run appends in between.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,7 +12,7 @@ use tokio_util::task::AbortOnDropHandle;
 
 use super::claim::{Claimed, Files};
 use super::db::Db;
-use super::mirror::{DbMirror, load};
+use super::mirror::{DbMirror, Kept, load};
 use crate::exit::CommandError;
 use crate::plan::{PlanFile, PlanStore};
 use crate::run::Shutdown;
@@ -24,6 +25,9 @@ pub struct Attempted {
     pub finished: Result<Finished, CommandError>,
     /// Another worker took the question meanwhile: nothing of this run may be stored.
     pub lost: bool,
+    /// How many bytes of each appended file the database holds (none: the run never got as
+    /// far as its mirror).
+    pub kept: HashMap<String, u64>,
 }
 
 /// Where question `c`'s plan lives on this worker: one folder per batch under `scratch`.
@@ -45,6 +49,7 @@ pub async fn attempt<W: RunWorkflow>(
     shutdown: Shutdown,
 ) -> Attempted {
     let lost = Arc::new(AtomicBool::new(false));
+    let mut kept = None;
     let finished = run(
         db,
         runner,
@@ -52,12 +57,17 @@ pub async fn attempt<W: RunWorkflow>(
         &scratch,
         options,
         shutdown,
-        Arc::clone(&lost),
+        (Arc::clone(&lost), &mut kept),
     )
     .await;
+    let kept = match kept {
+        Some(kept) => kept.lock().await.clone(),
+        None => HashMap::new(),
+    };
     Attempted {
         finished,
         lost: lost.load(Ordering::SeqCst),
+        kept,
     }
 }
 
@@ -68,7 +78,7 @@ async fn run<W: RunWorkflow>(
     scratch: &Path,
     options: RunOptions,
     shutdown: Shutdown,
-    lost: Arc<AtomicBool>,
+    (lost, kept): (Arc<AtomicBool>, &mut Option<Kept>),
 ) -> Result<Finished, CommandError> {
     let files = load(&db, &c.batch, &c.id)
         .await
@@ -83,6 +93,7 @@ async fn run<W: RunWorkflow>(
         );
     }
     let mirror = DbMirror::new(db, c, path, &files, lost);
+    *kept = Some(mirror.kept());
     // A task of its own, never polled by the run's: a checkpoint blocks the run's task while it
     // waits for the offsets the shipper holds during a send, and a send polled by that same
     // task would never end (a deadlock). Stopped when the run ends, or is dropped.

@@ -34,7 +34,7 @@ const APPENDED: [&str; 2] = ["events.ndjson", "transcript.jsonl"];
 pub const SHIP_EVERY: Duration = Duration::from_secs(1);
 
 /// How many bytes of each appended file the database holds; one sender at a time.
-type Kept = Arc<Mutex<HashMap<String, u64>>>;
+pub type Kept = Arc<Mutex<HashMap<String, u64>>>;
 
 /// Keeps a question's checkpoints in the queue's database.
 pub struct DbMirror {
@@ -73,6 +73,12 @@ impl DbMirror {
         }
     }
 
+    /// How many bytes of each appended file the database holds, as this mirror and its
+    /// shipper left it: a question's end appends only what lies past it.
+    pub fn kept(&self) -> Kept {
+        Arc::clone(&self.kept)
+    }
+
     /// The sender of what the run appends between this mirror's checkpoints.
     pub fn shipper(&self) -> Shipper {
         Shipper {
@@ -98,7 +104,7 @@ impl DbMirror {
                 }
                 store_plan(&mut tx, c, text).await?;
                 for (suffix, from, bytes) in appended_ref {
-                    append(&mut tx, c, suffix, *from, bytes, plan).await?;
+                    append(&mut tx, c, suffix, *from, bytes, || whole(plan, suffix)).await?;
                 }
                 tx.commit().await?;
                 Ok(true)
@@ -265,14 +271,15 @@ async fn store_plan(
 }
 
 /// Appends `bytes` to the stored file when it holds `from` bytes; otherwise (a retry after a
-/// commit whose answer was lost) replaces it with the whole file.
+/// commit whose answer was lost, a checkpoint the server lost in a crash) replaces it with
+/// the whole file, `whole()`.
 async fn append(
     tx: &mut Transaction<'static, Postgres>,
     c: &Claimed,
     suffix: &str,
     from: u64,
     bytes: &[u8],
-    plan: &std::path::Path,
+    whole: impl FnOnce() -> Vec<u8>,
 ) -> Result<(), sqlx::Error> {
     let done = sqlx::query(
         "INSERT INTO researchflow.files AS f (batch, question, suffix, content)
@@ -288,14 +295,37 @@ async fn append(
     .execute(&mut **tx)
     .await?;
     if done.rows_affected() == 0 {
-        let whole = super::local::beside(plan)
-            .into_iter()
-            .find(|(s, _)| s == suffix)
-            .and_then(|(_, path)| std::fs::read(path).ok())
-            .unwrap_or_default();
-        replace(tx, c, suffix, &whole).await?;
+        replace(tx, c, suffix, &whole()).await?;
     }
     Ok(())
+}
+
+/// Whether the stored file `suffix` holds `length` bytes.
+async fn holds_length(
+    tx: &mut Transaction<'static, Postgres>,
+    c: &Claimed,
+    suffix: &str,
+    length: usize,
+) -> Result<bool, sqlx::Error> {
+    let stored: Option<i32> = sqlx::query_scalar(
+        "SELECT octet_length(content) FROM researchflow.files
+         WHERE batch = $1 AND question = $2 AND suffix = $3",
+    )
+    .bind(&c.batch)
+    .bind(&c.id)
+    .bind(suffix)
+    .fetch_optional(&mut **tx)
+    .await?;
+    Ok(stored.and_then(|n| usize::try_from(n).ok()) == Some(length))
+}
+
+/// The whole file `suffix` beside `plan` on the worker's disk (empty when it cannot be read).
+fn whole(plan: &std::path::Path, suffix: &str) -> Vec<u8> {
+    super::local::beside(plan)
+        .into_iter()
+        .find(|(s, _)| s == suffix)
+        .and_then(|(_, path)| std::fs::read(path).ok())
+        .unwrap_or_default()
 }
 
 async fn replace(
@@ -317,17 +347,35 @@ async fn replace(
     Ok(())
 }
 
-/// Stores the plan and every file beside it whole (a question's end).
+/// Stores the plan and every file beside it (a question's end): whole, but for the appended
+/// files the database holds a beginning of, as `kept` says, which get what lies past it (the
+/// whole file when the database holds something else).
 pub async fn store_files(
     tx: &mut Transaction<'static, Postgres>,
     c: &Claimed,
     files: &Files,
+    kept: &HashMap<String, u64>,
 ) -> Result<(), sqlx::Error> {
     if let Some(text) = &files.plan {
         store_plan(tx, c, text).await?;
     }
     for (suffix, bytes) in &files.beside {
-        replace(tx, c, suffix, bytes).await?;
+        let held = kept
+            .get(suffix)
+            .and_then(|&from| usize::try_from(from).ok())
+            .filter(|&from| APPENDED.contains(&suffix.as_str()) && from <= bytes.len());
+        match held {
+            // Nothing to add: only checked (a server crash may have lost a checkpoint's part).
+            Some(from) if from == bytes.len() => {
+                if !holds_length(tx, c, suffix, from).await? {
+                    replace(tx, c, suffix, bytes).await?;
+                }
+            }
+            Some(from) => {
+                append(tx, c, suffix, from as u64, &bytes[from..], || bytes.clone()).await?;
+            }
+            None => replace(tx, c, suffix, bytes).await?,
+        }
     }
     Ok(())
 }

@@ -231,11 +231,15 @@ impl<W: RunWorkflow + 'static> Worker<W> {
                 });
                 return Ok(());
             }
-            Ok(Attempted { finished, .. }) => finished,
-            Err(panic) => Err(crate::exit::CommandError::failure(anyhow::anyhow!(
-                "the run stopped on an internal error: {panic}"
-            ))),
+            Ok(Attempted { finished, kept, .. }) => (finished, kept),
+            Err(panic) => (
+                Err(crate::exit::CommandError::failure(anyhow::anyhow!(
+                    "the run stopped on an internal error: {panic}"
+                ))),
+                Default::default(),
+            ),
         };
+        let (outcome, kept) = outcome;
         let what = match outcome {
             Ok(finished) => {
                 let s = finished.summary;
@@ -259,7 +263,15 @@ impl<W: RunWorkflow + 'static> Worker<W> {
             Err(e) => End::Failed(e.to_string()),
         };
         let files = super::local::read_all(&plan_path(&self.scratch, &c));
-        let held = finish(&self.db, &c, &what, &files, self.options.max_attempts).await?;
+        let held = finish(
+            &self.db,
+            &c,
+            &what,
+            &files,
+            &kept,
+            self.options.max_attempts,
+        )
+        .await?;
         end.ran += usize::from(held);
         self.show(BatchUpdate::Ended {
             name: shown_name(&c),

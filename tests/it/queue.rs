@@ -630,6 +630,77 @@ async fn a_checkpoint_during_a_held_up_send_waits_for_it_and_the_question_ends()
     assert_eq!(counted(&st, "completed"), 1, "{st}");
 }
 
+/// A question's end stores of its event log only what lies past what the checkpoints stored,
+/// and only when the database holds exactly that: a stored file of another length (a
+/// checkpoint the server lost in a crash, a send that timed out yet arrived) is replaced
+/// whole, even when there is nothing to add.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_end_appends_past_what_the_database_holds_or_stores_the_file_whole() {
+    use researchflow::queue::claim::{Claimed, Files};
+    let llm = MockLlm::start().await;
+    let s = Setup::new(&llm, None);
+    let url = migrated(&s).await;
+    let parsed = researchflow::queue::QueueUrl::parse(&url).expect("url");
+    let db = researchflow::queue::Db::connect(parsed, 2)
+        .await
+        .expect("connect");
+    for sql in [
+        "INSERT INTO researchflow.batches (name) VALUES ('b')",
+        "INSERT INTO researchflow.questions (batch, id, name, query, seq, job_id) VALUES ('b', 'q', 'q', 'Q?', 1, 'j')",
+    ] {
+        sqlx::query(sql).execute(&db.pool).await.expect(sql);
+    }
+    let c = Claimed {
+        batch: "b".into(),
+        id: "q".into(),
+        name: "q".into(),
+        query: "Q?".into(),
+        claim: 0,
+        attempt: 1,
+        job: ulid::Ulid::generate().into(),
+        worker: "w".into(),
+    };
+    let whole = b"one\ntwo\nthree\n".to_vec();
+    let files = Files {
+        plan: None,
+        beside: vec![("events.ndjson".into(), whole.clone())],
+    };
+    // (what the database holds, what the worker believes it holds)
+    let cases: [(&[u8], u64); 4] = [
+        (b"one\n", 4),       // appended past it
+        (b"one\ntwo\n", 4),  // holds more than believed: whole
+        (b"one\n", 8),       // holds less (a lost checkpoint): whole
+        (b"one\ntwo\n", 14), // nothing to add, yet less than believed: whole
+    ];
+    for (held, believed) in cases {
+        sqlx::query(
+            "INSERT INTO researchflow.files (batch, question, suffix, content)
+             VALUES ('b', 'q', 'events.ndjson', $1)
+             ON CONFLICT (batch, question, suffix) DO UPDATE SET content = EXCLUDED.content",
+        )
+        .bind(held)
+        .execute(&db.pool)
+        .await
+        .expect("stored");
+        let kept = std::collections::HashMap::from([("events.ndjson".to_string(), believed)]);
+        let mut tx = db.begin().await.expect("begin");
+        researchflow::queue::mirror::store_files(&mut tx, &c, &files, &kept)
+            .await
+            .expect("end stored");
+        tx.commit().await.expect("commit");
+        let stored: Vec<u8> = sqlx::query_scalar("SELECT content FROM researchflow.files")
+            .fetch_one(&db.pool)
+            .await
+            .expect("read");
+        assert_eq!(
+            String::from_utf8_lossy(&stored),
+            String::from_utf8_lossy(&whole),
+            "held {:?}, believed {believed}",
+            String::from_utf8_lossy(held)
+        );
+    }
+}
+
 /// A checkpoint's transaction commits without waiting for the server's disk, and the setting
 /// ends with it: every other transaction on the same connections waits, as the server's
 /// default says (a claim, a question's end).
@@ -715,6 +786,26 @@ async fn the_server_crashed_and_restarted_mid_batch_and_the_batch_completes() {
         .await
         .expect("attempts");
     assert_eq!(attempts, 1, "no question was taken from its worker");
+    // Each question's stored event log and transcript are whole: what a lost checkpoint
+    // missed, a later one or the question's end stored again.
+    export(&s, &url, "q", "ex").run().await.success();
+    let (mut logs, mut transcripts) = (0, 0);
+    for entry in std::fs::read_dir(s.path().join("ex")).expect("export") {
+        let path = entry.expect("entry").path();
+        let name = path.to_string_lossy().into_owned();
+        let lines = || crate::support::scenario::read_ndjson(&path);
+        if name.ends_with(".events.ndjson") {
+            let events = lines();
+            assert_eq!(events[0]["event"], "run_started", "{name}");
+            assert_eq!(events[events.len() - 1]["event"], "run_finished", "{name}");
+            logs += 1;
+        } else if name.ends_with(".transcript.jsonl") {
+            let calls = lines().iter().filter(|l| l["kind"] == "llm").count();
+            assert_eq!(calls, 4, "{name}");
+            transcripts += 1;
+        }
+    }
+    assert_eq!((logs, transcripts), (12, 12));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
