@@ -38,8 +38,8 @@ pub fn spent(attempt: i32, max_attempts: u32) -> bool {
 }
 
 /// Stores the question's end with its files (of the appended ones, what lies past `kept`)
-/// and settles its job; `false` when another worker
-/// took the question meanwhile (nothing is written).
+/// and settles its job; `false` when another worker took the question meanwhile (nothing is
+/// written).
 pub async fn finish(
     db: &Db,
     c: &Claimed,

@@ -25,8 +25,8 @@ pub struct Attempted {
     pub finished: Result<Finished, CommandError>,
     /// Another worker took the question meanwhile: nothing of this run may be stored.
     pub lost: bool,
-    /// How many bytes of each appended file the database holds (none: the run never got as
-    /// far as its mirror).
+    /// How many bytes of each appended file the database holds (empty when the run never got
+    /// as far as its mirror).
     pub kept: HashMap<String, u64>,
 }
 

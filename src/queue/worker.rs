@@ -218,7 +218,7 @@ impl<W: RunWorkflow + 'static> Worker<W> {
         end: &mut WorkerEnd,
     ) -> Result<(), QueueError> {
         let c = done.key;
-        let outcome = match done.outcome {
+        let (outcome, kept) = match done.outcome {
             Ok(Attempted { lost: true, .. }) => {
                 tracing::warn!(
                     "question `{}`: another worker took it over; its run here is dropped",
@@ -239,7 +239,6 @@ impl<W: RunWorkflow + 'static> Worker<W> {
                 Default::default(),
             ),
         };
-        let (outcome, kept) = outcome;
         let what = match outcome {
             Ok(finished) => {
                 let s = finished.summary;
