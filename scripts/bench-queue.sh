@@ -18,7 +18,10 @@
 # Each question makes 4 calls one after another (planner, search analysis, planner, final).
 # Times are wall times, from the first worker's start to the last one's exit (for a local
 # batch: the process's). BIN=path runs another build of researchflow (to compare two).
-# QUESTIONS=N and WORKERS="1 2 4" change the sizes of (a); PARTS="b" runs one part.
+# QUESTIONS=N and WORKERS="1 2 4" change the sizes of (a); PARTS="b" runs one part. Each (a) line
+# also prints the CPU seconds of the workers (user + sys, `/usr/bin/time`) and of PostgreSQL's
+# backends, and the database's WAL per question; PROFILE=1 adds the statements that took the
+# database the longest (pg_stat_statements).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -42,13 +45,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
+pg_stats=""
+[ -n "${PROFILE:-}" ] && pg_stats="-c shared_preload_libraries=pg_stat_statements"
 password="bench-$RANDOM$RANDOM"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 echo "$password" > "$work/pw" && chmod 644 "$work/pw"
 "${as_pg[@]}" "$pgbin/initdb" -D "$work/pg" -U rf --pwfile="$work/pw" --auth-host=scram-sha-256 \
   --auth-local=trust -E UTF8 --no-sync >/dev/null
 "${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w \
-  -o "-p $port -k $work -c listen_addresses=127.0.0.1 -c max_connections=300" start >/dev/null
+  -o "-p $port -k $work -c listen_addresses=127.0.0.1 -c max_connections=300 $pg_stats" start >/dev/null
 psql() { "$pgbin/psql" -h "$work" -p "$port" -U rf -qtAX "$@"; }
 
 fresh_db() { # -> URL of a new, migrated database (called in a subshell: the count is a file)
@@ -57,6 +62,7 @@ fresh_db() { # -> URL of a new, migrated database (called in a subshell: the cou
   "${as_pg[@]}" "$pgbin/createdb" -h "$work" -p "$port" -U rf "b$n"
   local url="postgres://rf:$password@127.0.0.1:$port/b$n"
   "$bin" -q queue migrate --queue "$url" >/dev/null
+  [ -z "${PROFILE:-}" ] || psql -d "b$n" -c "CREATE EXTENSION pg_stat_statements" >/dev/null
   echo "$url"
 }
 
@@ -87,7 +93,11 @@ transactions() { # DB -> committed and rolled back transactions of that database
   psql -d "$1" -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = '$1'"
 }
 
-run_workers() { # URL WORKERS JOBS QUESTIONS [BATCH] -> prints "seconds completed failed_tasks transactions cpu_busy"
+backends_cpu() { # -> CPU seconds of the PostgreSQL backends that ended so far (reaped by the postmaster)
+  awk '{print ($14 + $15 + $16 + $17) / 100}' "/proc/$(head -n 1 "$work/pg/postmaster.pid")/stat"
+}
+
+run_workers() { # URL WORKERS JOBS QUESTIONS [BATCH] -> prints "seconds completed failed_tasks transactions cpu_busy workers_cpu_s postgres_cpu_s wal_mb"
   local url=$1 workers=$2 jobs=$3 questions=$4 batch=${5:-bench}
   local db="${url##*/}"
   : > "$work/q.txt"
@@ -95,10 +105,13 @@ run_workers() { # URL WORKERS JOBS QUESTIONS [BATCH] -> prints "seconds complete
   (cd "$work" && "$bin" -q batch q.txt --queue "$url" --batch "$batch" >/dev/null)
   local before t0 t1 pids=()
   before=$(transactions "$db")
+  local wal0 pg0; wal0=$(psql -d "$db" -c "SELECT pg_current_wal_lsn()"); pg0=$(backends_cpu)
+  : > "$work/cpu"
+  [ -z "${PROFILE:-}" ] || psql -d "$db" -c "SELECT pg_stat_statements_reset()" >/dev/null
   local ticks; ticks=$(cpu_ticks)
   t0=$(date +%s.%N)
   for _ in $(seq 1 "$workers"); do
-    (cd "$work" && exec "$bin" -q worker --queue "$url" --batch "$batch" --drain --jobs "$jobs" \
+    (cd "$work" && exec /usr/bin/time -a -o "$work/cpu" -f "%U %S" "$bin" -q worker --queue "$url" --batch "$batch" --drain --jobs "$jobs" \
       --concurrency 1 >/dev/null 2>>"$work/workers.err") &
     pids+=($!)
   done
@@ -107,11 +120,17 @@ run_workers() { # URL WORKERS JOBS QUESTIONS [BATCH] -> prints "seconds complete
   local busy; busy=$(busy_since "$ticks")
   local after completed failed
   after=$(transactions "$db")
+  local wcpu pgcpu wal
+  wcpu=$(awk '{t += $1 + $2} END {printf "%.1f", t}' "$work/cpu")
+  sleep 0.5 # the workers' backends end and are reaped
+  pgcpu=$(python3 -c "print(f'{$(backends_cpu) - $pg0:.1f}')")
+  wal=$(psql -d "$db" -c "SELECT round(pg_wal_lsn_diff(pg_current_wal_lsn(), '$wal0') / 1e6, 1)")
+  [ -z "${PROFILE:-}" ] || psql -d "$db" -c "SELECT round(total_exec_time) || ' ms, ' || calls || ' calls: ' || left(regexp_replace(query, '\s+', ' ', 'g'), 100) FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 8" >&2
   completed=$(psql -d "$db" -c "SELECT count(*) FROM researchflow.questions WHERE batch = '$batch' AND status = 'completed'")
   rm -rf "$work/export"
   "$bin" -q batch export --queue "$url" --batch "$batch" --out-dir "$work/export" --no-html >/dev/null
   failed=$(cat "$work"/export/*.events.ndjson | grep -c '"event":"task_failed"' || true)
-  echo "$(python3 -c "print(f'{$t1 - $t0:.2f}')") $completed $failed $((after - before)) $busy"
+  echo "$(python3 -c "print(f'{$t1 - $t0:.2f}')") $completed $failed $((after - before)) $busy $wcpu $pgcpu $wal"
 }
 
 run_local() { # JOBS QUESTIONS -> prints "seconds completed cpu_busy"
@@ -138,13 +157,14 @@ start_mock 0.3 0
 declare -A rate
 for w in ${WORKERS:-1 2 4}; do
   : > "$work/workers.err"
-  read -r secs completed failed xacts wbusy < <(run_workers "$(fresh_db)" "$w" "$jobs" "$questions")
+  read -r secs completed failed xacts wbusy wcpu pgcpu wal < <(run_workers "$(fresh_db)" "$w" "$jobs" "$questions")
   rate[$w]=$(python3 -c "print(f'{$completed / $secs:.2f}')")
   read -r lsecs lcompleted lbusy < <(run_local $((w * jobs)) "$questions")
   local_rate=$(python3 -c "print(f'{$lcompleted / $lsecs:.2f}')")
   echo "$w worker(s): $completed/$questions questions in $secs s = ${rate[$w]} questions/s; failed tasks: $failed;" \
     "$(python3 -c "print(f'{$xacts / $questions:.1f}')") database transactions a question; shared-budget fallbacks: $(fallbacks);" \
     "machine CPU busy $wbusy"
+  echo "  CPU: workers $wcpu s, PostgreSQL's backends $pgcpu s; the database's WAL $(python3 -c "print(f'{$wal * 1000 / $questions:.0f}')") kB a question"
   echo "  local batch at --jobs $((w * jobs)): $lcompleted/$questions in $lsecs s = $local_rate questions/s;" \
     "queue/local $(python3 -c "print(f'{${rate[$w]} / $local_rate:.2f}')") (target 0.9); machine CPU busy $lbusy"
 done
@@ -158,7 +178,7 @@ R=10
 goodput() { # URL BATCH LABEL: 60 questions by 4 workers, and what the server admitted and refused
   : > "$work/workers.err"
   curl -s "${mock%/v1}/v1/stats/reset" >/dev/null
-  read -r secs completed failed xacts _ < <(run_workers "$1" 4 "$jobs" 60 "$2")
+  read -r secs completed failed xacts _ _ _ _ < <(run_workers "$1" 4 "$jobs" 60 "$2")
   stats=$(curl -s "${mock%/v1}/v1/stats" || echo '{}')
   python3 - "$secs" "$completed" "$failed" "$stats" "$R" "$(fallbacks)" "$3" <<'PY'
 import json, sys
