@@ -240,6 +240,31 @@ mod tests {
         }
     }
 
+    /// A 429 lowers the rate to just under what the server accepted since the endpoint was
+    /// last idle: ten answers a minute earlier do not dilute the ten of the last second.
+    #[tokio::test(start_paused = true)]
+    async fn an_idle_pause_does_not_count_in_the_accepted_rate() {
+        let gate = Gate::new("e", RateLimits::default());
+        let burst = || async {
+            for _ in 0..10 {
+                let admitted = gate.admit(0).await;
+                assert_eq!(admitted.waited, Duration::ZERO);
+                gate.succeeded();
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        };
+        burst().await;
+        tokio::time::sleep(Duration::from_secs(50)).await; // between two rounds, say
+        burst().await;
+        let refused = gate.admit(0).await;
+        gate.refused(&refused, Duration::from_secs(1), WaitReason::RetryAfter);
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        gate.admit(0).await;
+        let rate = gate.rate().expect("a 429 sets a rate");
+        // 10 answers in about a second: 600 a minute, lowered to 95% of it.
+        assert!((500.0..=600.0).contains(&rate), "{rate}");
+    }
+
     /// Another process's 429 told by the store: the lease in hand says open, but the next
     /// call renews first and waits the 429 out instead of going into it.
     #[tokio::test(start_paused = true)]
