@@ -197,8 +197,8 @@ impl Shipper {
     /// Each file's lines go in one statement of their own, fenced by the claim inside it: no
     /// transaction and no lock outlives the statement, so a send cut off by the timeout leaves
     /// nothing behind on the server. What each statement sent is noted at once; a file the
-    /// database holds more or less of than `kept` says (a send that timed out yet arrived) is
-    /// left to the next checkpoint, which replaces it whole.
+    /// database holds more or less of than `kept` says (a send that timed out yet arrived, a
+    /// checkpoint a server crash lost) is sent whole, in a second statement.
     async fn ship(&self) -> Result<bool, sqlx::Error> {
         let mut kept = self.kept.lock().await;
         for (suffix, from, bytes) in appended(&self.plan, &kept) {
@@ -229,9 +229,40 @@ impl Shipper {
             }
             if appended {
                 note_kept(&mut kept, vec![(suffix, from, bytes)]);
+                continue;
             }
+            // The database holds another length: the whole file goes, or the same offset
+            // would be tried again every second until the next checkpoint.
+            let whole = whole(&self.plan, &suffix);
+            if !self.replace(&suffix, &whole).await? {
+                return Ok(false);
+            }
+            kept.insert(suffix, whole.len() as u64);
         }
         Ok(true)
+    }
+
+    /// Replaces the stored file `suffix` with `bytes` in one statement fenced by the claim;
+    /// false when the claim is no longer held.
+    async fn replace(&self, suffix: &str, bytes: &[u8]) -> Result<bool, sqlx::Error> {
+        let stored: Option<i32> = sqlx::query_scalar(
+            "WITH held AS (
+                 SELECT 1 FROM researchflow.questions
+                 WHERE batch = $1 AND id = $2 AND claim = $5
+             )
+             INSERT INTO researchflow.files (batch, question, suffix, content)
+             SELECT $1, $2, $3, $4 FROM held
+             ON CONFLICT (batch, question, suffix) DO UPDATE SET content = EXCLUDED.content
+             RETURNING 1",
+        )
+        .bind(&self.claimed.batch)
+        .bind(&self.claimed.id)
+        .bind(suffix)
+        .bind(bytes)
+        .bind(self.claimed.claim)
+        .fetch_optional(&self.db.pool)
+        .await?;
+        Ok(stored.is_some())
     }
 }
 

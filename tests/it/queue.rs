@@ -636,30 +636,10 @@ async fn a_checkpoint_during_a_held_up_send_waits_for_it_and_the_question_ends()
 /// whole, even when there is nothing to add.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_question_end_appends_past_what_the_database_holds_or_stores_the_file_whole() {
-    use researchflow::queue::claim::{Claimed, Files};
+    use researchflow::queue::claim::Files;
     let llm = MockLlm::start().await;
     let s = Setup::new(&llm, None);
-    let url = migrated(&s).await;
-    let parsed = researchflow::queue::QueueUrl::parse(&url).expect("url");
-    let db = researchflow::queue::Db::connect(parsed, 2)
-        .await
-        .expect("connect");
-    for sql in [
-        "INSERT INTO researchflow.batches (name) VALUES ('b')",
-        "INSERT INTO researchflow.questions (batch, id, name, query, seq, job_id) VALUES ('b', 'q', 'q', 'Q?', 1, 'j')",
-    ] {
-        sqlx::query(sql).execute(&db.pool).await.expect(sql);
-    }
-    let c = Claimed {
-        batch: "b".into(),
-        id: "q".into(),
-        name: "q".into(),
-        query: "Q?".into(),
-        claim: 0,
-        attempt: 1,
-        job: ulid::Ulid::generate().into(),
-        worker: "w".into(),
-    };
+    let (db, c) = one_question(&migrated(&s).await).await;
     let whole = b"one\ntwo\nthree\n".to_vec();
     let files = Files {
         plan: None,
@@ -699,6 +679,74 @@ async fn a_question_end_appends_past_what_the_database_holds_or_stores_the_file_
             String::from_utf8_lossy(held)
         );
     }
+}
+
+/// Between checkpoints, the shipper sends what a run appended; when the database holds
+/// another length than it believes (a send that timed out yet arrived, a checkpoint a server
+/// crash lost), it sends the whole file once instead of trying the same offset every second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_shipper_sends_a_file_whole_when_the_database_holds_another_length() {
+    use researchflow::queue::claim::Files;
+    let llm = MockLlm::start().await;
+    let s = Setup::new(&llm, None);
+    let (db, c) = one_question(&migrated(&s).await).await;
+    sqlx::query(
+        "INSERT INTO researchflow.files (batch, question, suffix, content)
+         VALUES ('b', 'q', 'events.ndjson', 'xx')",
+    )
+    .execute(&db.pool)
+    .await
+    .expect("stored");
+    let plan = s.path().join("w/q.json");
+    std::fs::create_dir_all(s.path().join("w")).expect("folder");
+    std::fs::write(s.path().join("w/q.events.ndjson"), "one\ntwo\n").expect("log");
+    // The worker believes the database holds "one\n".
+    let loaded = Files {
+        plan: None,
+        beside: vec![("events.ndjson".into(), b"one\n".to_vec())],
+    };
+    let lost = Arc::new(AtomicBool::new(false));
+    let mirror = researchflow::queue::mirror::DbMirror::new(db.clone(), c, plan, &loaded, lost);
+    let shipper = tokio::spawn(mirror.shipper().run());
+    let stored = || async {
+        let bytes: Vec<u8> = sqlx::query_scalar("SELECT content FROM researchflow.files")
+            .fetch_one(&db.pool)
+            .await
+            .expect("read");
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    let patience = researchflow::queue::mirror::SHIP_EVERY * 4;
+    let started = std::time::Instant::now();
+    while stored().await != "one\ntwo\n" && started.elapsed() < patience {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    shipper.abort();
+    assert_eq!(stored().await, "one\ntwo\n");
+}
+
+/// A migrated database holding one question, `q` of batch `b`, and a worker's claim on it.
+async fn one_question(url: &str) -> (researchflow::queue::Db, researchflow::queue::claim::Claimed) {
+    let parsed = researchflow::queue::QueueUrl::parse(url).expect("url");
+    let db = researchflow::queue::Db::connect(parsed, 2)
+        .await
+        .expect("connect");
+    for sql in [
+        "INSERT INTO researchflow.batches (name) VALUES ('b')",
+        "INSERT INTO researchflow.questions (batch, id, name, query, seq, job_id) VALUES ('b', 'q', 'q', 'Q?', 1, 'j')",
+    ] {
+        sqlx::query(sql).execute(&db.pool).await.expect(sql);
+    }
+    let c = researchflow::queue::claim::Claimed {
+        batch: "b".into(),
+        id: "q".into(),
+        name: "q".into(),
+        query: "Q?".into(),
+        claim: 0,
+        attempt: 1,
+        job: ulid::Ulid::generate().into(),
+        worker: "w".into(),
+    };
+    (db, c)
 }
 
 /// A checkpoint's transaction commits without waiting for the server's disk, and the setting
