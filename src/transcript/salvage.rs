@@ -10,14 +10,14 @@
 //! query to the same providers as then and found results (a search API bills per query too),
 //! and each page it reads that was read then (on a queue worker the page cache of the dead
 //! worker is gone, and elsewhere a kept page still costs a request to revalidate).
-//! The planner's call of the round in flight is served the same way: the plan's `rounds` counts
-//! the rounds whose outcome reached it, so a round one past them was planned, perhaps answered
-//! and acted on, but not saved, and a resume plans it again under the same number with the
-//! same input (the plan as it was). A call asked differently goes to the server, as does every
-//! call of a task that was not in flight and of a round that reached the plan: an answer that
-//! a task completed or failed with, or that a saved round applied, is never reused. The served answer
-//! is written to the new session's transcript too (marked `replayed`), so a second
-//! interruption salvages it again.
+//! The planner's call of the round in flight is served the same way: the plan's `rounds`
+//! counts the rounds whose outcome reached it, so a round one past them was planned, perhaps
+//! answered and acted on, but not saved, and a resume plans it again under the same number
+//! with the same input (the plan as it was). A call asked differently goes to the server, as
+//! does every call of a task that was not in flight and of a round that reached the plan: an
+//! answer that a task completed or failed with, or that a saved round applied, is never
+//! reused. The served answer is written to the new session's transcript too (marked
+//! `replayed`), so a second interruption salvages it again.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -52,7 +52,7 @@ impl Salvage {
                 round,
             }),
             Err(e) => {
-                tracing::warn!("{e}: the interrupted tasks' answers are asked for again");
+                tracing::warn!("{e}: what the interrupted run was answered is asked for again");
                 None
             }
         }
