@@ -12,7 +12,7 @@ use tokio_util::task::AbortOnDropHandle;
 
 use super::claim::{Claimed, Files};
 use super::db::Db;
-use super::mirror::{DbMirror, Kept, load};
+use super::mirror::{DbMirror, load};
 use crate::exit::CommandError;
 use crate::plan::{PlanFile, PlanStore};
 use crate::run::Shutdown;
@@ -49,21 +49,35 @@ pub async fn attempt<W: RunWorkflow>(
     shutdown: Shutdown,
 ) -> Attempted {
     let lost = Arc::new(AtomicBool::new(false));
-    let mut kept = None;
-    let finished = run(
-        db,
-        runner,
-        c,
-        &scratch,
-        options,
-        shutdown,
-        (Arc::clone(&lost), &mut kept),
-    )
-    .await;
-    let kept = match kept {
-        Some(kept) => kept.lock().await.clone(),
-        None => HashMap::new(),
+    let (store, plan, mirror) = match prepare(db, c, &scratch, Arc::clone(&lost)).await {
+        Ok(prepared) => prepared,
+        Err(e) => {
+            return Attempted {
+                finished: Err(e),
+                lost: false,
+                kept: HashMap::new(),
+            };
+        }
     };
+    let kept = mirror.kept();
+    // A task of its own, never polled by the run's: a checkpoint blocks the run's task while it
+    // waits for the offsets the shipper holds during a send, and a send polled by that same
+    // task would never end (a deadlock). Stopped when the run ends, before the offsets are read.
+    let shipper = AbortOnDropHandle::new(tokio::spawn(mirror.shipper().run()));
+    let finished = runner
+        .run(RunRequest {
+            store,
+            plan,
+            options,
+            shutdown,
+            listener: None,
+            replay: None,
+            mirror: Some(Box::new(mirror)),
+        })
+        .await
+        .map_err(CommandError::from);
+    drop(shipper);
+    let kept = kept.lock().await.clone();
     Attempted {
         finished,
         lost: lost.load(Ordering::SeqCst),
@@ -71,15 +85,14 @@ pub async fn attempt<W: RunWorkflow>(
     }
 }
 
-async fn run<W: RunWorkflow>(
+/// Question `c`'s plan opened on the worker's disk from its last checkpoint, with the mirror
+/// that keeps its next ones.
+async fn prepare(
     db: Db,
-    runner: Arc<W>,
     c: Claimed,
     scratch: &Path,
-    options: RunOptions,
-    shutdown: Shutdown,
-    (lost, kept): (Arc<AtomicBool>, &mut Option<Kept>),
-) -> Result<Finished, CommandError> {
+    lost: Arc<AtomicBool>,
+) -> Result<(PlanStore, PlanFile, DbMirror), CommandError> {
     let files = load(&db, &c.batch, &c.id)
         .await
         .map_err(CommandError::failure)?;
@@ -92,24 +105,7 @@ async fn run<W: RunWorkflow>(
             c.attempt
         );
     }
-    let mirror = DbMirror::new(db, c, path, &files, lost);
-    *kept = Some(mirror.kept());
-    // A task of its own, never polled by the run's: a checkpoint blocks the run's task while it
-    // waits for the offsets the shipper holds during a send, and a send polled by that same
-    // task would never end (a deadlock). Stopped when the run ends, or is dropped.
-    let _shipper = AbortOnDropHandle::new(tokio::spawn(mirror.shipper().run()));
-    runner
-        .run(RunRequest {
-            store,
-            plan,
-            options,
-            shutdown,
-            listener: None,
-            replay: None,
-            mirror: Some(Box::new(mirror)),
-        })
-        .await
-        .map_err(CommandError::from)
+    Ok((store, plan, DbMirror::new(db, c, path, &files, lost)))
 }
 
 /// The question's plan on disk: its files written from the checkpoint, or a new plan.

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use std::time::Duration;
 
-use sqlx::{Postgres, Transaction};
+use sqlx::{PgExecutor, Postgres, Transaction};
 use tokio::sync::Mutex;
 
 use super::claim::{Claimed, Files, holds};
@@ -202,28 +202,8 @@ impl Shipper {
     async fn ship(&self) -> Result<bool, sqlx::Error> {
         let mut kept = self.kept.lock().await;
         for (suffix, from, bytes) in appended(&self.plan, &kept) {
-            let (held, appended): (bool, bool) = sqlx::query_as(
-                "WITH held AS (
-                     SELECT 1 FROM researchflow.questions
-                     WHERE batch = $1 AND id = $2 AND claim = $6
-                 ), sent AS (
-                     INSERT INTO researchflow.files AS f (batch, question, suffix, content)
-                     SELECT $1, $2, $3, $4 FROM held
-                     ON CONFLICT (batch, question, suffix)
-                     DO UPDATE SET content = f.content || EXCLUDED.content
-                     WHERE octet_length(f.content) = $5
-                     RETURNING 1
-                 )
-                 SELECT EXISTS (SELECT 1 FROM held), EXISTS (SELECT 1 FROM sent)",
-            )
-            .bind(&self.claimed.batch)
-            .bind(&self.claimed.id)
-            .bind(&suffix)
-            .bind(&bytes)
-            .bind(i64::try_from(from).unwrap_or(i64::MAX))
-            .bind(self.claimed.claim)
-            .fetch_one(&self.db.pool)
-            .await?;
+            let pool = &self.db.pool;
+            let (held, appended) = try_append(pool, &self.claimed, &suffix, from, &bytes).await?;
             if !held {
                 return Ok(false);
             }
@@ -234,35 +214,12 @@ impl Shipper {
             // The database holds another length: the whole file goes, or the same offset
             // would be tried again every second until the next checkpoint.
             let whole = whole(&self.plan, &suffix);
-            if !self.replace(&suffix, &whole).await? {
+            if !replace(pool, &self.claimed, &suffix, &whole).await? {
                 return Ok(false);
             }
             kept.insert(suffix, whole.len() as u64);
         }
         Ok(true)
-    }
-
-    /// Replaces the stored file `suffix` with `bytes` in one statement fenced by the claim;
-    /// false when the claim is no longer held.
-    async fn replace(&self, suffix: &str, bytes: &[u8]) -> Result<bool, sqlx::Error> {
-        let stored: Option<i32> = sqlx::query_scalar(
-            "WITH held AS (
-                 SELECT 1 FROM researchflow.questions
-                 WHERE batch = $1 AND id = $2 AND claim = $5
-             )
-             INSERT INTO researchflow.files (batch, question, suffix, content)
-             SELECT $1, $2, $3, $4 FROM held
-             ON CONFLICT (batch, question, suffix) DO UPDATE SET content = EXCLUDED.content
-             RETURNING 1",
-        )
-        .bind(&self.claimed.batch)
-        .bind(&self.claimed.id)
-        .bind(suffix)
-        .bind(bytes)
-        .bind(self.claimed.claim)
-        .fetch_optional(&self.db.pool)
-        .await?;
-        Ok(stored.is_some())
     }
 }
 
@@ -303,7 +260,7 @@ async fn store_plan(
 
 /// Appends `bytes` to the stored file when it holds `from` bytes; otherwise (a retry after a
 /// commit whose answer was lost, a checkpoint the server lost in a crash) replaces it with
-/// the whole file, `whole()`.
+/// the whole file, `whole()`. With nothing to append, the stored length is only checked.
 async fn append(
     tx: &mut Transaction<'static, Postgres>,
     c: &Claimed,
@@ -312,32 +269,84 @@ async fn append(
     bytes: &[u8],
     whole: impl FnOnce() -> Vec<u8>,
 ) -> Result<(), sqlx::Error> {
-    let done = sqlx::query(
-        "INSERT INTO researchflow.files AS f (batch, question, suffix, content)
-         VALUES ($1, $2, $3, $4)
-         ON CONFLICT (batch, question, suffix) DO UPDATE SET content = f.content || EXCLUDED.content
-         WHERE octet_length(f.content) = $5",
+    let matches = if bytes.is_empty() {
+        stored_length(&mut **tx, c, suffix).await? == Some(from)
+    } else {
+        try_append(&mut **tx, c, suffix, from, bytes).await?.1
+    };
+    if !matches {
+        replace(&mut **tx, c, suffix, &whole()).await?;
+    }
+    Ok(())
+}
+
+/// Appends `bytes` to the stored file `suffix` when it holds `from` bytes, in one statement
+/// fenced by the claim: whether the claim is held, and whether the bytes went.
+async fn try_append(
+    db: impl PgExecutor<'_>,
+    c: &Claimed,
+    suffix: &str,
+    from: u64,
+    bytes: &[u8],
+) -> Result<(bool, bool), sqlx::Error> {
+    sqlx::query_as(
+        "WITH held AS (
+             SELECT 1 FROM researchflow.questions
+             WHERE batch = $1 AND id = $2 AND claim = $6
+         ), sent AS (
+             INSERT INTO researchflow.files AS f (batch, question, suffix, content)
+             SELECT $1, $2, $3, $4 FROM held
+             ON CONFLICT (batch, question, suffix)
+             DO UPDATE SET content = f.content || EXCLUDED.content
+             WHERE octet_length(f.content) = $5
+             RETURNING 1
+         )
+         SELECT EXISTS (SELECT 1 FROM held), EXISTS (SELECT 1 FROM sent)",
     )
     .bind(&c.batch)
     .bind(&c.id)
     .bind(suffix)
     .bind(bytes)
     .bind(i64::try_from(from).unwrap_or(i64::MAX))
-    .execute(&mut **tx)
-    .await?;
-    if done.rows_affected() == 0 {
-        replace(tx, c, suffix, &whole()).await?;
-    }
-    Ok(())
+    .bind(c.claim)
+    .fetch_one(db)
+    .await
 }
 
-/// Whether the stored file `suffix` holds `length` bytes.
-async fn holds_length(
-    tx: &mut Transaction<'static, Postgres>,
+/// Replaces the stored file `suffix` with `bytes`, in one statement fenced by the claim:
+/// whether the claim is held (and the file stored).
+async fn replace(
+    db: impl PgExecutor<'_>,
     c: &Claimed,
     suffix: &str,
-    length: usize,
+    bytes: &[u8],
 ) -> Result<bool, sqlx::Error> {
+    let stored: Option<i32> = sqlx::query_scalar(
+        "WITH held AS (
+             SELECT 1 FROM researchflow.questions
+             WHERE batch = $1 AND id = $2 AND claim = $5
+         )
+         INSERT INTO researchflow.files (batch, question, suffix, content)
+         SELECT $1, $2, $3, $4 FROM held
+         ON CONFLICT (batch, question, suffix) DO UPDATE SET content = EXCLUDED.content
+         RETURNING 1",
+    )
+    .bind(&c.batch)
+    .bind(&c.id)
+    .bind(suffix)
+    .bind(bytes)
+    .bind(c.claim)
+    .fetch_optional(db)
+    .await?;
+    Ok(stored.is_some())
+}
+
+/// How many bytes the stored file `suffix` holds (`None`: none is stored).
+async fn stored_length(
+    db: impl PgExecutor<'_>,
+    c: &Claimed,
+    suffix: &str,
+) -> Result<Option<u64>, sqlx::Error> {
     let stored: Option<i32> = sqlx::query_scalar(
         "SELECT octet_length(content) FROM researchflow.files
          WHERE batch = $1 AND question = $2 AND suffix = $3",
@@ -345,9 +354,9 @@ async fn holds_length(
     .bind(&c.batch)
     .bind(&c.id)
     .bind(suffix)
-    .fetch_optional(&mut **tx)
+    .fetch_optional(db)
     .await?;
-    Ok(stored.and_then(|n| usize::try_from(n).ok()) == Some(length))
+    Ok(stored.and_then(|n| u64::try_from(n).ok()))
 }
 
 /// The whole file `suffix` beside `plan` on the worker's disk (empty when it cannot be read).
@@ -357,25 +366,6 @@ fn whole(plan: &std::path::Path, suffix: &str) -> Vec<u8> {
         .find(|(s, _)| s == suffix)
         .and_then(|(_, path)| std::fs::read(path).ok())
         .unwrap_or_default()
-}
-
-async fn replace(
-    tx: &mut Transaction<'static, Postgres>,
-    c: &Claimed,
-    suffix: &str,
-    bytes: &[u8],
-) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "INSERT INTO researchflow.files (batch, question, suffix, content) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (batch, question, suffix) DO UPDATE SET content = EXCLUDED.content",
-    )
-    .bind(&c.batch)
-    .bind(&c.id)
-    .bind(suffix)
-    .bind(bytes)
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
 }
 
 /// Stores the plan and every file beside it (a question's end): whole, but for the appended
@@ -396,16 +386,12 @@ pub async fn store_files(
             .and_then(|&from| usize::try_from(from).ok())
             .filter(|&from| APPENDED.contains(&suffix.as_str()) && from <= bytes.len());
         match held {
-            // Nothing to add: only checked (a server crash may have lost a checkpoint's part).
-            Some(from) if from == bytes.len() => {
-                if !holds_length(tx, c, suffix, from).await? {
-                    replace(tx, c, suffix, bytes).await?;
-                }
-            }
             Some(from) => {
                 append(tx, c, suffix, from as u64, &bytes[from..], || bytes.clone()).await?;
             }
-            None => replace(tx, c, suffix, bytes).await?,
+            None => {
+                replace(&mut **tx, c, suffix, bytes).await?;
+            }
         }
     }
     Ok(())

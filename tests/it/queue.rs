@@ -724,12 +724,17 @@ async fn the_shipper_sends_a_file_whole_when_the_database_holds_another_length()
     assert_eq!(stored().await, "one\ntwo\n");
 }
 
+/// The queue's database at `url`, as researchflow connects to it (at most `connections`).
+async fn connect(url: &str, connections: u32) -> researchflow::queue::Db {
+    let parsed = researchflow::queue::QueueUrl::parse(url).expect("url");
+    researchflow::queue::Db::connect(parsed, connections)
+        .await
+        .expect("connect")
+}
+
 /// A migrated database holding one question, `q` of batch `b`, and a worker's claim on it.
 async fn one_question(url: &str) -> (researchflow::queue::Db, researchflow::queue::claim::Claimed) {
-    let parsed = researchflow::queue::QueueUrl::parse(url).expect("url");
-    let db = researchflow::queue::Db::connect(parsed, 2)
-        .await
-        .expect("connect");
+    let db = connect(url, 2).await;
     for sql in [
         "INSERT INTO researchflow.batches (name) VALUES ('b')",
         "INSERT INTO researchflow.questions (batch, id, name, query, seq, job_id) VALUES ('b', 'q', 'q', 'Q?', 1, 'j')",
@@ -755,10 +760,7 @@ async fn one_question(url: &str) -> (researchflow::queue::Db, researchflow::queu
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn only_a_checkpoint_commits_without_waiting_for_the_disk() {
     let url = Postgres::shared().database();
-    let parsed = researchflow::queue::QueueUrl::parse(&url).expect("url");
-    let db = researchflow::queue::Db::connect(parsed, 2)
-        .await
-        .expect("connect");
+    let db = connect(&url, 2).await;
     let setting = "SELECT current_setting('synchronous_commit')";
     for _ in 0..3 {
         let mut tx = db.begin_checkpoint().await.expect("begin");
@@ -1287,10 +1289,7 @@ async fn three_workers_share_one_rate_budget_and_no_task_fails() {
 async fn two_shared_gates(url: &str, rpm: u32) -> (Gate, Gate) {
     let mut gates = Vec::new();
     for _ in 0..2 {
-        let parsed = researchflow::queue::QueueUrl::parse(url).expect("url");
-        let db = researchflow::queue::Db::connect(parsed, 4)
-            .await
-            .expect("connect");
+        let db = connect(url, 4).await;
         let store = Arc::new(researchflow::queue::gate_store::DbGates::new(db));
         let limits = RateLimits {
             requests_per_minute: NonZeroU32::new(rpm),
@@ -1314,14 +1313,7 @@ async fn a_renewal_that_closes_the_gate_wakes_the_other_processes_at_once() {
     let llm = MockLlm::start().await;
     let s = Setup::new(&llm, None);
     let url = migrated(&s).await;
-    let store = || async {
-        let parsed = researchflow::queue::QueueUrl::parse(&url).expect("url");
-        DbGates::new(
-            researchflow::queue::Db::connect(parsed, 2)
-                .await
-                .expect("connect"),
-        )
-    };
+    let store = || async { DbGates::new(connect(&url, 2).await) };
     let (watching, other) = (store().await, store().await);
     let (key, elsewhere) = ("http://llm/v1 m", "http://other/v1 m");
     let news = Arc::new(News::default());
@@ -1621,10 +1613,7 @@ async fn a_transaction_the_server_ended_for_sitting_idle_is_tried_again() {
     let llm = MockLlm::start().await;
     let s = Setup::new(&llm, None);
     let url = migrated(&s).await;
-    let parsed = researchflow::queue::QueueUrl::parse(&url).expect("url");
-    let db = researchflow::queue::Db::connect(parsed, 2)
-        .await
-        .expect("connect");
+    let db = connect(&url, 2).await;
     let tries = AtomicUsize::new(0);
     let (db_ref, tries_ref) = (&db, &tries);
     let (setting, tried) = db
