@@ -130,6 +130,22 @@ impl Aimd {
         Some(rate)
     }
 
+    /// A 429 met the ramp of a cold endpoint ([`super::ramp`]) at `rate`: the unknown limit
+    /// lies under it, so the rate holds there, as the rate refused, until the gate opens and
+    /// [`Aimd::decrease`] lowers it (from it, or from what the server accepted if that is
+    /// lower). Does nothing when the rate is set already (a limit known, or lowered before).
+    pub fn pin(&mut self, rate: f64) {
+        if self.rate.is_none() {
+            self.rate = Some(rate);
+            self.refused_at = rate;
+        }
+    }
+
+    /// Whether nothing says where the limit is: none configured, no 429 met.
+    pub fn unknown(&self) -> bool {
+        self.rate.is_none() && self.limit.is_none() && self.epoch == 0
+    }
+
     /// A success: one step up. Returns whether the rate changed.
     pub fn increase(&mut self) -> bool {
         let Some(rate) = self.rate else {
@@ -268,6 +284,33 @@ mod tests {
             all += 1;
         }
         (held, all)
+    }
+
+    #[test]
+    fn a_429_in_a_ramp_pins_the_rate_there_and_the_decrease_goes_under_the_accepted_rate() {
+        let mut aimd = Aimd::new(None);
+        assert!(aimd.unknown());
+        aimd.pin(24_000.0);
+        assert!(!aimd.unknown());
+        assert_eq!(aimd.rate(), Some(24_000.0));
+        aimd.pin(48_000.0);
+        assert_eq!(aimd.rate(), Some(24_000.0), "pinned once");
+        assert_eq!(
+            aimd.epoch(),
+            0,
+            "the 429 belongs to the epoch it was admitted in"
+        );
+        assert_eq!(aimd.decrease(Some(600.0)), Some(570.0));
+        assert_eq!(aimd.epoch(), 1);
+        // Without an accepted rate, the ramp's rate is halved.
+        let mut blind = Aimd::new(None);
+        blind.pin(24_000.0);
+        assert_eq!(blind.decrease(None), Some(12_000.0));
+        // A configured limit is never ramped, nor pinned.
+        let mut configured = Aimd::new(Some(600.0));
+        assert!(!configured.unknown());
+        configured.pin(24_000.0);
+        assert_eq!(configured.rate(), Some(600.0));
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod client;
 pub mod error;
 pub mod gate;
 pub mod gates;
+pub mod ramp;
 pub mod retry;
 pub mod send;
 pub mod shared_gate;

@@ -24,6 +24,7 @@
 //! waits on the store but for a renewal when its process runs out of times; should
 //! the store fail, the gate goes on with its own budget meanwhile.
 
+mod accepted;
 mod lease;
 mod state;
 
@@ -172,6 +173,7 @@ impl Gate {
         }
         if !admission.shared && admission.epoch == state.aimd.epoch() {
             state.decrease_due = true;
+            state.refused(Instant::now());
         }
         drop(state);
         if let Some(sharing) = &self.shared {
@@ -265,6 +267,42 @@ mod tests {
         assert!((500.0..=600.0).contains(&rate), "{rate}");
     }
 
+    /// A cold endpoint with no limit known: its first 60 calls go on a ramp (the 40th some
+    /// 100 ms after the first, not at once), then at once; a 429 met on a new ramp after a
+    /// quiet spell pins the rate where the ramp stood.
+    #[tokio::test(start_paused = true)]
+    async fn a_cold_endpoint_ramps_up_and_a_429_on_the_ramp_pins_the_rate() {
+        let gate = Gate::new("e", RateLimits::default());
+        let started = Instant::now();
+        for _ in 0..40 {
+            gate.admit(0).await;
+        }
+        let ramped = started.elapsed();
+        assert!(
+            // Paced on tokio's timer, whose tick is a millisecond: at most 1,000 a second.
+            (Duration::from_millis(85)..Duration::from_millis(115)).contains(&ramped),
+            "{ramped:?}"
+        );
+        for _ in 0..20 {
+            gate.admit(0).await;
+        }
+        let started = Instant::now();
+        for _ in 0..100 {
+            gate.admit(0).await;
+        }
+        assert_eq!(started.elapsed(), Duration::ZERO, "the ramp is over");
+        assert_eq!(gate.rate(), None);
+
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        for _ in 0..15 {
+            gate.admit(0).await;
+        }
+        let cold = gate.admit(0).await;
+        gate.refused(&cold, Duration::from_secs(1), WaitReason::RetryAfter);
+        let pinned = gate.rate().expect("pinned");
+        assert_eq!(pinned, 2.0 * crate::http::ramp::START_RPM);
+    }
+
     /// Another process's 429 told by the store: the lease in hand says open, but the next
     /// call renews first and waits the 429 out instead of going into it.
     #[tokio::test(start_paused = true)]
@@ -275,12 +313,25 @@ mod tests {
             updates: AtomicUsize::new(0),
             watching: Mutex::default(),
         });
+        // Another process has used the endpoint past its ramp (60 calls): no limit is known,
+        // none holds.
+        let other = Report {
+            process: "other".to_string(),
+            demand: 10,
+            waiting: 10,
+            ..Report::default()
+        };
+        for _ in 0..6 {
+            let mut step = |s: &mut SharedState, now: f64| s.renew(now, &other);
+            store.update("k", &mut step).await.expect("update");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
         let gate = Gate::new("e", RateLimits::default()).shared(store.clone(), "k");
         gate.admit(0).await;
         gate.succeeded();
         assert_eq!(
             store.updates.load(Ordering::SeqCst),
-            1,
+            7,
             "the first call renews"
         );
 

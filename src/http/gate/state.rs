@@ -13,25 +13,11 @@ use governor::{Quota, RateLimiter};
 use tokio::time::Instant;
 
 use super::super::aimd::Aimd;
+use super::super::ramp::{self, Ramp};
 use super::super::shared_gate::{Lease, Slots};
 use super::WaitReason;
+use super::accepted::Accepted;
 use crate::settings::RateLimits;
-
-/// The rate the server accepts (to lower the admitted rate to just under it on a 429) is
-/// measured over its last [`ACCEPTED_MAX`] successes within this window: seconds for a busy
-/// endpoint, up to a minute for a slow one.
-const ACCEPTED_WINDOW: Duration = Duration::from_secs(60);
-
-/// How many of the last successes measure the accepted rate.
-const ACCEPTED_MAX: usize = 20;
-
-/// A pause between two successes that is longer than [`IDLE_MIN`] and this many times the
-/// usual one after it (their median) ends the measure of the accepted rate: the run had no
-/// call to make then (between two rounds, say), which says nothing of what the server
-/// accepts. Counting it, ten answers in a second after ten a minute earlier measured 22 a
-/// minute, and a 429 lowered the rate to 21 instead of to about 570.
-const IDLE_FACTOR: f64 = 10.0;
-const IDLE_MIN: Duration = Duration::from_secs(5);
 
 /// How much the target rate must move before a limiter is rebuilt: each rebuild forgets the
 /// limiter's state, so it is not done on every small step.
@@ -86,9 +72,8 @@ pub(super) struct State {
     /// when the answers in flight at the refusal have come back and the accepted rate counts
     /// them.
     pub(super) decrease_due: bool,
-    /// The last successes (at most [`ACCEPTED_MAX`], within [`ACCEPTED_WINDOW`]), oldest
-    /// first.
-    accepted: VecDeque<Instant>,
+    /// The last successes, measuring the rate the server accepts.
+    accepted: Accepted,
     /// A shared gate's last lease, and until when it is acted on.
     lease: Option<(Lease, Instant)>,
     /// The times of the shared request schedule this process holds (earliest first), and
@@ -97,6 +82,8 @@ pub(super) struct State {
     slot_interval: Duration,
     /// The last renewal had no time to give before then.
     no_slot_before: Option<Instant>,
+    /// The ramp of this endpoint's unknown limit, while it runs.
+    ramp: Ramp,
 }
 
 /// One step of an admission, decided under the lock.
@@ -128,11 +115,12 @@ impl State {
             last_admitted: None,
             not_before: None,
             decrease_due: false,
-            accepted: VecDeque::new(),
+            accepted: Accepted::default(),
             lease: None,
             slots: VecDeque::new(),
             slot_interval: Duration::ZERO,
             no_slot_before: None,
+            ramp: Ramp::default(),
         };
         state.follow_tokens(limits.tokens_per_minute);
         state.follow_rate(Instant::now(), true);
@@ -221,10 +209,7 @@ impl State {
     /// A success: counted as accepted, and the admitted rate takes one step up.
     pub(super) fn succeeded(&mut self) {
         let now = Instant::now();
-        if self.accepted.len() >= ACCEPTED_MAX {
-            self.accepted.pop_front();
-        }
-        self.accepted.push_back(now);
+        self.accepted.push(now);
         if self.aimd.increase() {
             self.follow_rate(now, false);
         }
@@ -237,7 +222,7 @@ impl State {
             return None;
         }
         self.decrease_due = false;
-        let accepted = self.accepted_rpm(now);
+        let accepted = self.accepted.rpm(now);
         let rate = self.aimd.decrease(accepted)?;
         self.follow_rate(now, true);
         Some(rate)
@@ -263,6 +248,7 @@ impl State {
             self.forget_reserved(now);
         }
         *tokens_due = None;
+        self.follow_ramp(now);
         if self.lease().is_some_and(|lease| lease.slots.is_some()) {
             return self.take_slot(now);
         }
@@ -276,6 +262,10 @@ impl State {
             return Step::WaitUntil(now + wait, WaitReason::RequestsPerMinute);
         }
         self.last_admitted = Some(now);
+        if self.ramp.rate().is_some() {
+            self.ramp.admitted(1);
+            self.follow_rate(now, false);
+        }
         match self.lease() {
             Some(lease) => Step::Admitted {
                 epoch: lease.epoch,
@@ -315,34 +305,27 @@ impl State {
         }
     }
 
-    /// The rate the server accepted lately, in requests a minute: the last successes over
-    /// the time from the first of them to the last, spread over one more interval than lies
-    /// between them (at least a second, so a burst that began a moment ago does not count
-    /// as a high rate); `None` with fewer than two, which make no rate. Measured up to the
-    /// last success, not to now: the time a 429 kept the gate closed (no call, no success)
-    /// would dilute it; and from the last idle pause on ([`IDLE_FACTOR`]), for the same reason.
-    fn accepted_rpm(&mut self, now: Instant) -> Option<f64> {
-        while self
-            .accepted
-            .front()
-            .is_some_and(|t| now.saturating_duration_since(*t) > ACCEPTED_WINDOW)
-        {
-            self.accepted.pop_front();
+    /// The ramp of an endpoint whose limit is unknown ([`ramp`]), unless a lease of a shared
+    /// budget paces the calls: it begins at the first call and at the first after a quiet
+    /// spell, and the request limiter follows it.
+    fn follow_ramp(&mut self, now: Instant) {
+        let unknown = self.aimd.unknown() && self.lease().is_none();
+        let cold = self.last_admitted.is_none_or(|t| {
+            now.saturating_duration_since(t).as_secs_f64() * 1000.0 > ramp::COLD_AFTER_MS
+        });
+        let was = self.ramp.rate();
+        if self.ramp.follow(unknown, cold) != was {
+            self.follow_rate(now, false);
         }
-        if let Some(pause) = last_idle_pause(&self.accepted) {
-            self.accepted.drain(..pause);
+    }
+
+    /// A 429 of this process's own budget: one that met the ramp pins the rate where the ramp
+    /// stood ([`Aimd::pin`]), to be lowered when the gate opens.
+    pub(super) fn refused(&mut self, now: Instant) {
+        if let Some(rate) = self.ramp.stop() {
+            self.aimd.pin(rate);
+            self.follow_rate(now, true);
         }
-        let (first, last, n) = (
-            self.accepted.front()?,
-            self.accepted.back()?,
-            self.accepted.len(),
-        );
-        if n < 2 {
-            return None;
-        }
-        let between = last.saturating_duration_since(*first).as_secs_f64();
-        let span = (between * n as f64 / (n - 1) as f64).max(1.0);
-        Some(n as f64 * 60.0 / span)
     }
 
     /// Rebuilds the request limiter when the rate to keep (a fresh lease's share, or this
@@ -353,7 +336,7 @@ impl State {
     fn follow_rate(&mut self, now: Instant, always: bool) {
         let target = match self.lease() {
             Some(lease) => lease.requests_per_minute,
-            None => self.aimd.rate(),
+            None => self.aimd.rate().or_else(|| self.ramp.rate()),
         };
         let built = self.requests.as_ref().map(|r| r.rpm);
         let rebuild = match (target, built) {
@@ -411,24 +394,4 @@ impl State {
             self.reserved.pop_front();
         }
     }
-}
-
-/// Where the last idle pause between the successes `at` ends (the index of the first success
-/// after it), if there was one: a gap longer than [`IDLE_MIN`] and [`IDLE_FACTOR`] times the
-/// median of at least two gaps after it.
-fn last_idle_pause(at: &VecDeque<Instant>) -> Option<usize> {
-    let mut later: Vec<Duration> = Vec::new();
-    for i in (1..at.len()).rev() {
-        let gap = at[i].saturating_duration_since(at[i - 1]);
-        if later.len() >= 2 {
-            let mut sorted = later.clone();
-            sorted.sort();
-            let median = sorted[sorted.len() / 2];
-            if gap > IDLE_MIN && gap.as_secs_f64() > IDLE_FACTOR * median.as_secs_f64() {
-                return Some(i);
-            }
-        }
-        later.push(gap);
-    }
-    None
 }

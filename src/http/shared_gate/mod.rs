@@ -17,12 +17,15 @@ use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Weak;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
-use tokio::sync::Notify;
+
+mod news;
+
+pub use news::News;
 
 use super::aimd::Aimd;
+use super::ramp::{self, Ramp};
 use super::wait::WaitReason;
 use crate::settings::RateLimits;
 
@@ -62,6 +65,8 @@ pub struct SharedState {
     pub processes: BTreeMap<String, Seen>,
     /// The first time of the request schedule not handed out yet.
     pub next_slot: f64,
+    /// The ramp of an unknown limit, while it runs: the request schedule follows it.
+    pub ramp: Ramp,
 }
 
 /// A process as the store last heard from it.
@@ -176,47 +181,16 @@ pub trait GateStore: Send + Sync {
     }
 }
 
-/// What a store tells one gate of a process: an update closed its gate. The lease in hand
-/// is stale from then on (it says open: a call acting on it would go into the 429), so the
-/// next call renews first; and the background renewals are woken.
-#[derive(Debug, Default)]
-pub struct News {
-    stale: AtomicBool,
-    wake: Notify,
-}
-
-impl News {
-    /// The gate was closed by an update: the lease is stale, and the renewals wake.
-    pub fn tell(&self) {
-        self.stale.store(true, Ordering::SeqCst);
-        self.wake.notify_one();
-    }
-
-    /// Wakes the renewals, the lease being still good (this process's own 429, which
-    /// closed its gate already).
-    pub fn wake(&self) {
-        self.wake.notify_one();
-    }
-
-    pub async fn woken(&self) {
-        self.wake.notified().await;
-    }
-
-    /// Whether news came since the last renewal began.
-    pub fn stale(&self) -> bool {
-        self.stale.load(Ordering::SeqCst)
-    }
-
-    /// A renewal begins: news until now comes with it.
-    pub fn renewing(&self) {
-        self.stale.store(false, Ordering::SeqCst);
-    }
-}
-
 impl SharedState {
     /// Folds `report` into the budget at `now` and grants its process a share of it.
     pub fn renew(&mut self, now: f64, report: &Report) -> Lease {
         self.follow(report.limits);
+        let cold = self
+            .processes
+            .values()
+            .all(|seen| now - seen.at > ramp::COLD_AFTER_MS);
+        let unknown = self.aimd.as_ref().is_none_or(Aimd::unknown);
+        self.ramp.follow(unknown, cold);
         if let Some(refused) = report.refused {
             self.refused(now, refused);
         }
@@ -229,9 +203,14 @@ impl SharedState {
         let lowered_to = self.lower_when_open(now);
         let share = self.share(now, &report.process, report.demand);
         let aimd = self.aimd.get_or_insert_with(|| Aimd::new(None));
-        let (rate, epoch) = (aimd.rate(), aimd.epoch());
+        let (rate, epoch) = (aimd.rate().or(self.ramp.rate()), aimd.epoch());
         let closed_ms = (self.closed_until - now).max(0.0);
-        let slots = rate.map(|rate| self.slots(now, 60_000.0 / rate, report.waiting));
+        // On the ramp, no more times than go before the rate doubles.
+        let wanted = report
+            .waiting
+            .min(self.ramp.before_doubling().unwrap_or(u32::MAX));
+        let slots = rate.map(|rate| self.slots(now, 60_000.0 / rate, wanted));
+        self.ramp.admitted(slots.map_or(0, |s| s.count));
         Lease {
             requests_per_minute: rate.map(|rate| (rate * share).max(f64::EPSILON)),
             tokens_per_minute: self
@@ -251,8 +230,18 @@ impl SharedState {
     /// Up to `wanted` times on the shared schedule, `interval` apart: from the first one not
     /// handed out (and not before now, nor before the gate opens), within
     /// [`SLOT_HORIZON_MS`].
+    /// While a 429's decrease is due, none: the times after the gate opens go at the lowered
+    /// rate (after a ramp met the limit, the rate before it was many times the server's).
     fn slots(&mut self, now: f64, interval: f64, wanted: u32) -> Slots {
         let first = self.next_slot.max(now).max(self.closed_until);
+        if self.decrease_due {
+            return Slots {
+                first_ms: first - now,
+                interval_ms: interval,
+                count: 0,
+                retry_ms: (self.closed_until - now).max(0.0),
+            };
+        }
         let room = ((now + SLOT_HORIZON_MS - first) / interval).ceil().max(0.0);
         let count = (f64::from(wanted)).min(room) as u32;
         if count > 0 {
@@ -286,12 +275,11 @@ impl SharedState {
             self.closed_until = now + refused.delay_ms;
             self.closed_reason = Some(refused.reason.as_str().to_string());
         }
-        if self
-            .aimd
-            .as_ref()
-            .is_some_and(|a| a.epoch() == refused.epoch)
-        {
+        if let Some(aimd) = self.aimd.as_mut().filter(|a| a.epoch() == refused.epoch) {
             self.decrease_due = true;
+            if let Some(rate) = self.ramp.stop() {
+                aimd.pin(rate);
+            }
         }
     }
 
@@ -613,15 +601,89 @@ mod tests {
         assert_eq!(closed.first_ms, 2000.0);
     }
 
+    /// A process's report of `waiting` calls and no limit: the rate is unknown.
+    fn unlimited(process: &str, waiting: u32) -> Report {
+        Report {
+            process: process.to_string(),
+            demand: waiting,
+            waiting,
+            ..Report::default()
+        }
+    }
+
     #[test]
-    fn without_a_limit_the_lease_has_none_until_a_429() {
+    fn without_a_limit_a_cold_endpoint_ramps_then_the_lease_has_none_until_a_429() {
         let mut s = SharedState::default();
-        let mut r = report("a", 0, 40);
-        r.limits.tokens_per_minute = None;
-        let lease = s.renew(0.0, &r);
-        assert_eq!(lease.requests_per_minute, None);
-        assert_eq!(lease.slots, None, "no schedule: calls go at once");
-        assert_eq!(lease.tokens_per_minute, None);
+        let lease = s.renew(0.0, &unlimited("a", 40));
+        assert_eq!(lease.requests_per_minute, Some(ramp::START_RPM));
+        let slots = lease.slots.expect("the ramp's schedule");
+        // 5 ms apart; ten of them, then the rate doubles.
+        assert_eq!(
+            (slots.first_ms, slots.interval_ms, slots.count),
+            (0.0, 5.0, 10)
+        );
+        let b = s.renew(20.0, &unlimited("b", 40)).slots.expect("b");
+        assert_eq!(
+            (b.first_ms, b.interval_ms, b.count),
+            (30.0, 2.5, 10),
+            "after a's"
+        );
+        for _ in 0..4 {
+            assert!(s.renew(30.0, &unlimited("a", 40)).slots.is_some());
+        }
+        let over = s.renew(40.0, &unlimited("a", 40));
+        assert_eq!(over.requests_per_minute, None, "60 calls: the ramp is over");
+        assert_eq!(over.slots, None, "no schedule: calls go at once");
+        assert_eq!(over.tokens_per_minute, None);
+        let live = s.renew(2000.0, &unlimited("b", 40));
+        assert_eq!(live.slots, None, "a was heard from lately: still warm");
+        let cold = s.renew(4500.0, &unlimited("a", 40));
+        assert_eq!(
+            cold.requests_per_minute,
+            Some(ramp::START_RPM),
+            "cold again"
+        );
+    }
+
+    #[test]
+    fn a_429_met_in_the_ramp_pins_the_rate_there_and_lowers_it_from_what_was_accepted() {
+        let mut s = SharedState::default();
+        s.renew(0.0, &unlimited("a", 30));
+        s.renew(10.0, &unlimited("a", 30));
+        let mut refused = unlimited("a", 30);
+        refused.refused = Some(Refusal {
+            epoch: 0,
+            delay_ms: 1000.0,
+            reason: WaitReason::RetryAfter,
+        });
+        let closed = s.renew(50.0, &refused);
+        assert_eq!(closed.closed_ms, 1000.0);
+        assert_eq!(
+            closed.requests_per_minute,
+            Some(4.0 * ramp::START_RPM),
+            "the rate the ramp stood at after 20 calls"
+        );
+        let late = s.renew(900.0, &unlimited("b", 30)).slots.expect("b");
+        assert_eq!(
+            (late.count, late.retry_ms),
+            (0, 150.0),
+            "no time after the opening at the ramp's rate: the decrease comes first"
+        );
+        let mut answered = unlimited("a", 30);
+        answered.succeeded = 10;
+        answered.since_ms = 1000.0;
+        let open = s.renew(1050.0, &answered);
+        assert_eq!(
+            open.lowered_to,
+            Some(570.0),
+            "ten answers in a second, less 5%"
+        );
+        assert_eq!(open.epoch, 1);
+        let again = s.renew(5000.0, &unlimited("a", 30));
+        assert!(
+            again.requests_per_minute.is_some_and(|r| r < 600.0),
+            "a limit once met is not ramped again: {again:?}"
+        );
     }
 
     #[test]
