@@ -1287,8 +1287,15 @@ async fn three_workers_share_one_rate_budget_and_no_task_fails() {
 /// Two processes' gates of one endpoint, each with its own connections to the queue's
 /// database: what the workers of two machines hold.
 async fn two_shared_gates(url: &str, rpm: u32) -> (Gate, Gate) {
+    let mut gates = shared_gates(url, rpm, 2).await;
+    let b = gates.pop().expect("b");
+    (gates.pop().expect("a"), b)
+}
+
+/// `n` processes' gates of one endpoint (`rpm` 0: no limit configured).
+async fn shared_gates(url: &str, rpm: u32, n: usize) -> Vec<Gate> {
     let mut gates = Vec::new();
-    for _ in 0..2 {
+    for _ in 0..n {
         let db = connect(url, 4).await;
         let store = Arc::new(researchflow::queue::gate_store::DbGates::new(db));
         let limits = RateLimits {
@@ -1297,8 +1304,38 @@ async fn two_shared_gates(url: &str, rpm: u32) -> (Gate, Gate) {
         };
         gates.push(Gate::new("http://llm/v1 m", limits).shared(store, "http://llm/v1 m"));
     }
-    let b = gates.pop().expect("b");
-    (gates.pop().expect("a"), b)
+    gates
+}
+
+/// Four processes of 32 jobs each start on an endpoint whose limit is unknown: their first
+/// calls go on one ramp (200 a second, doubling every 10 calls), not all at once; so the
+/// 10th call of all four goes some 45 ms after the first (on four ramps of their own, within
+/// 15 ms; with none, at once), and the ramp ends: all 128 go within a few seconds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn four_processes_start_an_unknown_limit_on_one_ramp() {
+    let llm = MockLlm::start().await;
+    let s = Setup::new(&llm, None);
+    let url = migrated(&s).await;
+    let gates = shared_gates(&url, 0, 4).await;
+    let started = std::time::Instant::now();
+    let calls = gates.iter().flat_map(|gate| {
+        (0..32).map(move |_| async move {
+            gate.admit(0).await;
+            std::time::Instant::now()
+        })
+    });
+    let mut times = futures_util::future::join_all(calls).await;
+    times.sort();
+    let tenth = times[9] - times[0];
+    assert!(
+        tenth >= Duration::from_millis(35),
+        "the 10th call {tenth:?} after the first"
+    );
+    let last = times[127] - started;
+    assert!(last < Duration::from_secs(3), "the last call at {last:?}");
+    for gate in &gates {
+        assert_eq!(gate.rate(), None, "no limit was met");
+    }
 }
 
 /// A renewal that closes a gate (a 429 reported) tells every process watching that gate at
