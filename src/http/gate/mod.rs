@@ -9,7 +9,8 @@
 //!   burst; a reservation larger than that is cut to it);
 //! - one request from a GCRA limiter of the admitted request rate, spread evenly (a burst of
 //!   one: servers enforce per-minute limits over shorter windows). That rate starts at
-//!   `requestsPerMinute` (or no limit) and follows [`Aimd`](super::aimd::Aimd): lowered by a
+//!   `requestsPerMinute` (without it, on a [`ramp`](super::ramp) until the limit is lifted or
+//!   a 429 met) and follows [`Aimd`](super::aimd::Aimd): lowered by a
 //!   429 to just under the rate the server accepted over the last seconds, raised step by
 //!   step by successes.
 //!

@@ -8,10 +8,10 @@
 //! budget (the AIMD rate, closed-until with its reason, the accepted rate) and divides it
 //! among the processes seen lately, by what each asked for; while the rate has a limit, it
 //! also hands out times of one request schedule for all processes ([`Slots`]), so that their
-//! requests together are spaced as one process's would be. A 429 seen by one process closes
-//! the gate for every other at its next renewal. The store's load grows with the number of
-//! processes, not with the number of calls. The arithmetic is pure, on the store's clock;
-//! the store lives with the queue.
+//! requests together are spaced as one process's would be (and, while the limit is unknown,
+//! on one [`Ramp`]). A 429 seen by one process closes the gate for every other at its next
+//! renewal. The store's load grows with the number of processes, not with the number of
+//! calls. The arithmetic is pure, on the store's clock; the store lives with the queue.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
