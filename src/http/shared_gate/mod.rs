@@ -229,9 +229,9 @@ impl SharedState {
 
     /// Up to `wanted` times on the shared schedule, `interval` apart: from the first one not
     /// handed out (and not before now, nor before the gate opens), within
-    /// [`SLOT_HORIZON_MS`].
-    /// While a 429's decrease is due, none: the times after the gate opens go at the lowered
-    /// rate (after a ramp met the limit, the rate before it was many times the server's).
+    /// [`SLOT_HORIZON_MS`]. While a 429's decrease is due, none: the times after the gate
+    /// opens go at the lowered rate (after a ramp met the limit, the rate before it was many
+    /// times the server's).
     fn slots(&mut self, now: f64, interval: f64, wanted: u32) -> Slots {
         let first = self.next_slot.max(now).max(self.closed_until);
         if self.decrease_due {
