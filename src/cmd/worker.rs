@@ -28,7 +28,10 @@ pub async fn run(args: WorkerArgs, global: &GlobalArgs) -> CommandResult {
     if let Some(batch) = &args.batch {
         check_name(batch).map_err(|e| e.into_command())?;
     }
-    let run = session::run_settings(global.config.as_deref(), &args.run, None)?;
+    let mut run = session::run_settings(global.config.as_deref(), &args.run, None)?;
+    // A question's view would be written to the worker's folder, which the queue does not
+    // keep: `batch export` writes the views from what the queue holds.
+    run.settings.html = false;
     let db = crate::queue::open(&args.queue.queue, args.jobs + 4)
         .await
         .map_err(|e| e.into_command())?;

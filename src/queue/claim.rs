@@ -32,6 +32,9 @@ pub struct Claimed {
     pub job: TaskId,
     /// The apalis worker holding the job.
     pub worker: String,
+    /// Whether the queue held anything of the question when it was taken (a checkpoint, or
+    /// files a run sent): when not, a run starts without reading anything back.
+    pub stored: bool,
 }
 
 /// The plan and the files beside it, as a checkpoint or a question's end stores them.
@@ -91,15 +94,17 @@ async fn claim(
     worker: &str,
     max_attempts: u32,
 ) -> Result<Option<Claimed>, sqlx::Error> {
-    let row: Option<(String, String, String, String, Option<String>)> = sqlx::query_as(
-        "SELECT id, name, query, status, last_error FROM researchflow.questions
-         WHERE batch = $1 AND job_id = $2 FOR UPDATE",
+    let row: Option<(String, String, String, String, Option<String>, bool)> = sqlx::query_as(
+        "SELECT id, name, query, status, last_error, plan IS NOT NULL OR EXISTS (
+             SELECT 1 FROM researchflow.files f WHERE f.batch = q.batch AND f.question = q.id)
+         FROM researchflow.questions q
+         WHERE batch = $1 AND job_id = $2 FOR UPDATE OF q",
     )
     .bind(batch)
     .bind(job.to_string())
     .fetch_optional(&mut **tx)
     .await?;
-    let Some((id, name, query, status, last_error)) = row else {
+    let Some((id, name, query, status, last_error, stored)) = row else {
         ack(
             tx,
             job,
@@ -152,6 +157,7 @@ async fn claim(
         attempt,
         job: job.clone(),
         worker: worker.to_string(),
+        stored,
     }))
 }
 

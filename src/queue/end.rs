@@ -1,12 +1,15 @@
 //! A question's attempt ended: its plan and files stored (the event log and transcript only
 //! past what the checkpoints stored, checked first), its row's status (over, or
 //! pending again for another attempt, or `failed` once its attempts are spent), and its job
-//! settled, in one transaction that only the claim's holder can commit.
+//! settled, in one transaction that only the claim's holder can commit (a worker stores the
+//! ends that came together in one).
 
 use std::collections::HashMap;
 
 use apalis_core::task::status::Status;
 use serde_json::Value;
+
+use sqlx::{Postgres, Transaction};
 
 use super::claim::{Claimed, Files, ack, holds};
 use super::db::{Db, QueueError};
@@ -37,66 +40,92 @@ pub fn spent(attempt: i32, max_attempts: u32) -> bool {
     attempt >= i32::try_from(max_attempts).unwrap_or(i32::MAX)
 }
 
-/// Stores the question's end with its files (of the appended ones, what lies past `kept`)
-/// and settles its job; `false` when another worker took the question meanwhile (nothing is
-/// written).
+/// A question's attempt that ended, with what its run left, to be stored.
+#[derive(Debug)]
+pub struct Ending {
+    pub claimed: Claimed,
+    pub end: End,
+    pub files: Files,
+    /// How many bytes of each appended file the database holds already.
+    pub kept: HashMap<String, u64>,
+}
+
+/// Stores each question's end with its files (of the appended ones, what lies past `kept`)
+/// and settles its job, all in one transaction: for each, `false` when another worker took
+/// the question meanwhile (nothing of it is written).
 pub async fn finish(
     db: &Db,
-    c: &Claimed,
-    end: &End,
-    files: &Files,
-    kept: &HashMap<String, u64>,
+    endings: &[Ending],
     max_attempts: u32,
-) -> Result<bool, QueueError> {
-    db.retrying("storing a question's end", || async move {
+) -> Result<Vec<bool>, QueueError> {
+    db.retrying("storing questions' ends", || async move {
         let mut tx = db.begin().await?;
-        if !holds(&mut tx, c).await? {
-            return Ok(false);
+        let mut held = Vec::with_capacity(endings.len());
+        for ending in endings {
+            held.push(store(&mut tx, ending, max_attempts).await?);
         }
-        super::mirror::store_files(&mut tx, c, files, kept).await?;
-        let spent = spent(c.attempt, max_attempts);
-        let (status, job_status, attempts, error) = match end {
-            End::Ended { status, .. } => (status.as_str(), Status::Done, c.attempt, None),
-            End::Failed(e) if spent => ("failed", Status::Killed, c.attempt, Some(e)),
-            End::Failed(e) => ("pending", Status::Failed, c.attempt, Some(e)),
-            End::Released(why) => ("pending", Status::Pending, c.attempt - 1, Some(why)),
-        };
-        let (totals, reason, review) = match end {
-            End::Ended {
-                totals,
-                reason,
-                review,
-                ..
-            } => (
-                serde_json::to_value(totals).ok(),
-                reason.clone(),
-                review.as_ref().and_then(|r| serde_json::to_value(r).ok()),
-            ),
-            End::Failed(e) if spent => (None, Some(e.clone()), None),
-            _ => (None, None, None),
-        };
-        sqlx::query(
-            "UPDATE researchflow.questions SET status = $3, worker = NULL, updated_at = now(),
-             attempt = $4, last_error = COALESCE($5, last_error), totals = $6, reason = $7,
-             review = $8 WHERE batch = $1 AND id = $2",
-        )
-        .bind(&c.batch)
-        .bind(&c.id)
-        .bind(status)
-        .bind(attempts)
-        .bind(error)
-        .bind(totals)
-        .bind(reason)
-        .bind(review)
-        .execute(&mut *tx)
-        .await?;
-        let result = match error {
-            Some(e) => Err(e.clone()),
-            None => Ok(Value::String(status.to_string())),
-        };
-        ack(&mut tx, &c.job, attempts, job_status, result, &c.worker).await?;
         tx.commit().await?;
-        Ok(true)
+        Ok(held)
     })
     .await
+}
+
+/// Stores one end in `tx`; `false` when its claim is no longer held.
+async fn store(
+    tx: &mut Transaction<'static, Postgres>,
+    ending: &Ending,
+    max_attempts: u32,
+) -> Result<bool, sqlx::Error> {
+    let Ending {
+        claimed: c,
+        end,
+        files,
+        kept,
+    } = ending;
+    if !holds(tx, c).await? {
+        return Ok(false);
+    }
+    super::mirror::store_files(tx, c, files, kept).await?;
+    let spent = spent(c.attempt, max_attempts);
+    let (status, job_status, attempts, error) = match end {
+        End::Ended { status, .. } => (status.as_str(), Status::Done, c.attempt, None),
+        End::Failed(e) if spent => ("failed", Status::Killed, c.attempt, Some(e)),
+        End::Failed(e) => ("pending", Status::Failed, c.attempt, Some(e)),
+        End::Released(why) => ("pending", Status::Pending, c.attempt - 1, Some(why)),
+    };
+    let (totals, reason, review) = match end {
+        End::Ended {
+            totals,
+            reason,
+            review,
+            ..
+        } => (
+            serde_json::to_value(totals).ok(),
+            reason.clone(),
+            review.as_ref().and_then(|r| serde_json::to_value(r).ok()),
+        ),
+        End::Failed(e) if spent => (None, Some(e.clone()), None),
+        _ => (None, None, None),
+    };
+    sqlx::query(
+        "UPDATE researchflow.questions SET status = $3, worker = NULL, updated_at = now(),
+         attempt = $4, last_error = COALESCE($5, last_error), totals = $6, reason = $7,
+         review = $8 WHERE batch = $1 AND id = $2",
+    )
+    .bind(&c.batch)
+    .bind(&c.id)
+    .bind(status)
+    .bind(attempts)
+    .bind(error)
+    .bind(totals)
+    .bind(reason)
+    .bind(review)
+    .execute(&mut **tx)
+    .await?;
+    let result = match error {
+        Some(e) => Err(e.clone()),
+        None => Ok(Value::String(status.to_string())),
+    };
+    ack(tx, &c.job, attempts, job_status, result, &c.worker).await?;
+    Ok(true)
 }

@@ -93,9 +93,13 @@ async fn prepare(
     scratch: &Path,
     lost: Arc<AtomicBool>,
 ) -> Result<(PlanStore, PlanFile, DbMirror), CommandError> {
-    let files = load(&db, &c.batch, &c.id)
-        .await
-        .map_err(CommandError::failure)?;
+    let files = if c.stored {
+        load(&db, &c.batch, &c.id)
+            .await
+            .map_err(CommandError::failure)?
+    } else {
+        Files::default()
+    };
     let path = plan_path(scratch, &c);
     let (store, plan) = open(&path, &c, &files)?;
     if files.plan.is_some() {

@@ -48,10 +48,7 @@ pub fn write_all(plan: &Path, files: &Files) -> std::io::Result<()> {
     if let Some(dir) = plan.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    for (_, path) in beside(plan) {
-        remove(&path)?;
-    }
-    remove(plan)?;
+    remove_all(plan)?;
     for (suffix, path) in beside(plan) {
         if let Some((_, bytes)) = files.beside.iter().find(|(s, _)| *s == suffix) {
             crate::atomic::write(&path, bytes)?;
@@ -61,6 +58,14 @@ pub fn write_all(plan: &Path, files: &Files) -> std::io::Result<()> {
         crate::atomic::write(plan, text.as_bytes())?;
     }
     Ok(())
+}
+
+/// Removes the plan at `plan` and every file beside it (those that exist).
+pub fn remove_all(plan: &Path) -> std::io::Result<()> {
+    for (_, path) in beside(plan) {
+        remove(&path)?;
+    }
+    remove(plan)
 }
 
 fn remove(path: &Path) -> std::io::Result<()> {

@@ -1,9 +1,10 @@
 //! [`DbMirror`]: a queue worker's [`Mirror`], which keeps every checkpoint of a question's run
 //! in the database too, with what the run appended to its event log and transcript since the
-//! last one, in one transaction fenced by the worker's claim: a worker whose lease ran out
-//! (another took the question) can write nothing more, and its run stops. The ledger calls it
-//! from inside the run, synchronously; the statements run on the process's runtime meanwhile
-//! (`block_in_place`), retried while the server restarts.
+//! last one, in one statement fenced by the worker's claim (`checkpoint.rs`; a transaction
+//! when a file must go whole): a worker whose lease ran out (another took the question) can
+//! write nothing more, and its run stops. The ledger calls it from inside the run,
+//! synchronously; the statements run on the process's runtime meanwhile (`block_in_place`),
+//! retried while the server restarts.
 //!
 //! Between checkpoints, [`Shipper`] sends what the run appended (the model answers of a task
 //! in flight, above all) once it has waited a round of [`SHIP_EVERY`]: a worker killed
@@ -22,6 +23,7 @@ use std::time::Duration;
 use sqlx::{PgExecutor, Postgres, Transaction};
 use tokio::sync::Mutex;
 
+use super::checkpoint::AtOnce;
 use super::claim::{Claimed, Files, holds};
 use super::db::{Db, QueueError};
 use crate::plan::PlanFile;
@@ -89,27 +91,42 @@ impl DbMirror {
         }
     }
 
-    /// Stores the checkpoint `text` with what the appended files gained since the last one.
+    /// Stores the checkpoint `text` with what the appended files gained since the last one:
+    /// in one statement, or, when an appended file does not hold in the database what `kept`
+    /// says, in a transaction that sends such a file whole.
     async fn store(&self, text: &str) -> Result<bool, QueueError> {
         let mut kept = self.kept.lock().await;
         let appended = appended(&self.plan, &kept);
         let c = &self.claimed;
         let (plan, appended_ref) = (&self.plan, &appended);
-        let stored = self
+        let pool = &self.db.pool;
+        let at_once = self
             .db
-            .retrying("keeping a checkpoint", || async move {
-                let mut tx = self.db.begin_checkpoint().await?;
-                if !holds(&mut tx, c).await? {
-                    return Ok(false);
-                }
-                store_plan(&mut tx, c, text).await?;
-                for (suffix, from, bytes) in appended_ref {
-                    append(&mut tx, c, suffix, *from, bytes, || whole(plan, suffix)).await?;
-                }
-                tx.commit().await?;
-                Ok(true)
+            .retrying("keeping a checkpoint", || {
+                super::checkpoint::store(pool, c, text, appended_ref)
             })
             .await?;
+        let stored = match at_once {
+            AtOnce::Stored => true,
+            AtOnce::Lost => false,
+            AtOnce::Unmatched => {
+                self.db
+                    .retrying("keeping a checkpoint", || async move {
+                        let mut tx = self.db.begin_checkpoint().await?;
+                        if !holds(&mut tx, c).await? {
+                            return Ok(false);
+                        }
+                        store_plan(&mut tx, c, text).await?;
+                        for (suffix, from, bytes) in appended_ref {
+                            append(&mut tx, c, suffix, *from, bytes, || whole(plan, suffix))
+                                .await?;
+                        }
+                        tx.commit().await?;
+                        Ok(true)
+                    })
+                    .await?
+            }
+        };
         if stored {
             note_kept(&mut kept, appended);
         }

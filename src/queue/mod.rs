@@ -20,9 +20,11 @@
 //!
 //! See ARCHITECTURE.md, "Beyond one machine".
 
+pub mod checkpoint;
 pub mod claim;
 pub mod db;
 pub mod end;
+pub mod ender;
 pub mod export;
 pub mod gate_store;
 pub mod job;

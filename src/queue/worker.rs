@@ -15,7 +15,8 @@ use tracing::Instrument;
 
 use super::claim::{self, Claimed};
 use super::db::{Db, QueueError};
-use super::end::{End, finish, spent};
+use super::end::End;
+use super::ender::{EndStore, Ender, shown_name};
 use super::job::{Attempted, attempt, plan_path};
 use super::lease::{Leases, spawn_beats};
 use crate::events::RunStatus;
@@ -75,6 +76,12 @@ impl<W: RunWorkflow + 'static> Worker<W> {
     pub async fn run(&self, mut stop: Shutdown) -> Result<WorkerEnd, QueueError> {
         let leases = Leases::default();
         let beats = spawn_beats(leases.clone(), self.db.clone(), self.options.lease);
+        let mut ender = Ender::spawn(EndStore {
+            db: self.db.clone(),
+            scratch: self.scratch.clone(),
+            max_attempts: self.options.max_attempts,
+            display: self.display.clone(),
+        });
         let (tell, told) = watch::channel(false);
         let mut end = WorkerEnd::default();
         let mut jobs: Scheduler<Claimed, Attempted> = Scheduler::new(self.options.jobs);
@@ -94,8 +101,12 @@ impl<W: RunWorkflow + 'static> Worker<W> {
                 }
                 let _ = jobs.start(|_| Ok::<_, std::convert::Infallible>(Admit::Run));
             }
-            if running == 0 && (!taking || (self.options.drain && self.nothing_left().await?)) {
-                break Ok(());
+            if running == 0 && (!taking || self.options.drain) {
+                // What is left is judged once this worker's own ends are stored.
+                ender.flush().await;
+                if !taking || self.nothing_left().await? {
+                    break Ok(());
+                }
             }
             let poll = if running == 0 && self.options.drain {
                 DRAIN_POLL
@@ -109,19 +120,28 @@ impl<W: RunWorkflow + 'static> Worker<W> {
                     let _ = tell.send(true);
                 }
                 done = jobs.next(), if running > 0 => {
-                    if let Some(done) = done {
+                    // Every end that came meanwhile is handed on too, so that their slots
+                    // are filled by one claim.
+                    let mut done = done;
+                    while let Some(one) = done {
                         running -= 1;
-                        if let Err(e) = self.ended(done, &mut end).await {
-                            break Err(e);
-                        }
+                        self.ended(one, &mut end, &ender);
+                        done = jobs.try_next();
                     }
                 }
+                () = ender.failed() => break Ok(()),
                 () = tokio::time::sleep(poll), if taking => {}
             }
         };
         beats.abort();
+        let stored = ender.close().await;
         self.show(BatchUpdate::Finished);
-        result.map(|()| end)
+        let ran = match (result, stored) {
+            (Err(e), _) | (Ok(()), Err(e)) => return Err(e),
+            (Ok(()), Ok(ran)) => ran,
+        };
+        end.ran = ran;
+        Ok(end)
     }
 
     fn show(&self, update: BatchUpdate) {
@@ -211,12 +231,8 @@ impl<W: RunWorkflow + 'static> Worker<W> {
         .instrument(span)
     }
 
-    /// Stores how a question's attempt ended.
-    async fn ended(
-        &self,
-        done: Done<Claimed, Attempted>,
-        end: &mut WorkerEnd,
-    ) -> Result<(), QueueError> {
+    /// Hands how a question's attempt ended to the ender, which stores it.
+    fn ended(&self, done: Done<Claimed, Attempted>, end: &mut WorkerEnd, ender: &Ender) {
         let c = done.key;
         let (outcome, kept) = match done.outcome {
             Ok(Attempted { lost: true, .. }) => {
@@ -224,12 +240,13 @@ impl<W: RunWorkflow + 'static> Worker<W> {
                     "question `{}`: another worker took it over; its run here is dropped",
                     c.id
                 );
+                let _ = super::local::remove_all(&plan_path(&self.scratch, &c));
                 self.show(BatchUpdate::Ended {
                     name: shown_name(&c),
                     end: QuestionEnd::Stopped,
                     tokens: 0,
                 });
-                return Ok(());
+                return;
             }
             Ok(Attempted { finished, kept, .. }) => (finished, kept),
             Err(panic) => (
@@ -261,61 +278,7 @@ impl<W: RunWorkflow + 'static> Worker<W> {
             }
             Err(e) => End::Failed(e.to_string()),
         };
-        let files = super::local::read_all(&plan_path(&self.scratch, &c));
-        let held = finish(
-            &self.db,
-            &c,
-            &what,
-            &files,
-            &kept,
-            self.options.max_attempts,
-        )
-        .await?;
-        end.ran += usize::from(held);
-        self.show(BatchUpdate::Ended {
-            name: shown_name(&c),
-            end: ended_as(&what, held, c.attempt, self.options.max_attempts),
-            tokens: match &what {
-                End::Ended { totals, .. } => totals.tokens.total_tokens,
-                _ => 0,
-            },
-        });
-        tracing::info!(
-            "question `{}` of batch `{}`: {}",
-            c.id,
-            c.batch,
-            describe(&what, held)
-        );
-        Ok(())
-    }
-}
-
-/// A question as the display and the log's spans name it: a worker may serve many batches.
-fn shown_name(c: &Claimed) -> String {
-    format!("{}/{}", c.batch, c.name)
-}
-
-/// How the display counts attempt number `attempt` that ended as `end` (`held`: stored as
-/// this worker's): a failed attempt with attempts left goes back to the queue.
-fn ended_as(end: &End, held: bool, attempt: i32, max_attempts: u32) -> QuestionEnd {
-    let last = spent(attempt, max_attempts);
-    match end {
-        _ if !held => QuestionEnd::Stopped,
-        End::Ended { status, .. } if status.is_done() => QuestionEnd::Done,
-        End::Ended { .. } => QuestionEnd::Failed,
-        End::Failed(_) if last => QuestionEnd::Failed,
-        End::Failed(_) | End::Released(_) => QuestionEnd::Stopped,
-    }
-}
-
-fn describe(end: &End, held: bool) -> String {
-    if !held {
-        return "taken over by another worker; nothing stored".into();
-    }
-    match end {
-        End::Ended { status, .. } => status.as_str().to_string(),
-        End::Failed(e) => format!("the attempt failed: {e}"),
-        End::Released(why) => format!("back to the queue ({why})"),
+        ender.send(c, what, kept);
     }
 }
 

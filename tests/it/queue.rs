@@ -724,6 +724,226 @@ async fn the_shipper_sends_a_file_whole_when_the_database_holds_another_length()
     assert_eq!(stored().await, "one\ntwo\n");
 }
 
+/// A checkpoint is one statement: the plan stored and each appended file's new lines added
+/// past what the database holds, committed without waiting for the disk (the statement's
+/// setting, which a debug build asserts, ends with it). A file the database holds another
+/// length of (a checkpoint a server crash lost) is stored whole the long way; a question
+/// another worker took stores nothing, and the run learns it is lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_checkpoint_is_one_statement_unless_a_file_must_go_whole() {
+    use researchflow::workflow::Mirror;
+    let llm = MockLlm::start().await;
+    let s = Setup::new(&llm, None);
+    let url = migrated(&s).await;
+    let (_, c) = one_question(&url).await;
+    // One connection: the setting read at the end is read where the checkpoints ran.
+    let db = connect(&url, 1).await;
+    let dir = s.path().join("w");
+    std::fs::create_dir_all(&dir).expect("folder");
+    let (events, transcript) = (dir.join("q.events.ndjson"), dir.join("q.transcript.jsonl"));
+    std::fs::write(&events, "one\n").expect("log");
+    std::fs::write(&transcript, "call\n").expect("transcript");
+    let lost = Arc::new(AtomicBool::new(false));
+    let mut mirror = researchflow::queue::mirror::DbMirror::new(
+        db.clone(),
+        c,
+        dir.join("q.json"),
+        &researchflow::queue::claim::Files::default(),
+        Arc::clone(&lost),
+    );
+    let plan =
+        researchflow::plan::PlanFile::new("Q?", "wf-1".into(), "2026-12-03T00:00:00Z".into());
+    let stored = |suffix: &'static str| {
+        let db = db.clone();
+        async move {
+            let bytes: Vec<u8> =
+                sqlx::query_scalar("SELECT content FROM researchflow.files WHERE suffix = $1")
+                    .bind(suffix)
+                    .fetch_one(&db.pool)
+                    .await
+                    .expect("read");
+            String::from_utf8_lossy(&bytes).into_owned()
+        }
+    };
+    let append = |path: &Path, line: &str| {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .expect("open");
+        f.write_all(line.as_bytes()).expect("append");
+    };
+    mirror.keep(&plan).expect("first checkpoint");
+    let held: Option<String> = sqlx::query_scalar("SELECT plan FROM researchflow.questions")
+        .fetch_one(&db.pool)
+        .await
+        .expect("plan");
+    assert!(
+        held.is_some_and(|p| p.contains("\"wf-1\"")),
+        "the plan is stored"
+    );
+    assert_eq!(
+        (
+            stored("events.ndjson").await,
+            stored("transcript.jsonl").await
+        ),
+        ("one\n".into(), "call\n".into())
+    );
+    append(&events, "two\n");
+    mirror.keep(&plan).expect("second checkpoint");
+    assert_eq!(
+        (
+            stored("events.ndjson").await,
+            stored("transcript.jsonl").await
+        ),
+        ("one\ntwo\n".into(), "call\n".into())
+    );
+    // The server lost what the last checkpoint stored of the log.
+    sqlx::query("UPDATE researchflow.files SET content = 'one' WHERE suffix = 'events.ndjson'")
+        .execute(&db.pool)
+        .await
+        .expect("lose");
+    append(&events, "three\n");
+    mirror.keep(&plan).expect("third checkpoint");
+    assert_eq!(
+        stored("events.ndjson").await,
+        "one\ntwo\nthree\n",
+        "sent whole"
+    );
+    let setting: String = sqlx::query_scalar("SELECT current_setting('synchronous_commit')")
+        .fetch_one(&db.pool)
+        .await
+        .expect("setting");
+    assert_eq!(setting, "on", "the checkpoints' setting outlived them");
+    // Another worker takes the question.
+    sqlx::query("UPDATE researchflow.questions SET claim = claim + 1")
+        .execute(&db.pool)
+        .await
+        .expect("take over");
+    append(&events, "four\n");
+    let refused = mirror.keep(&plan).expect_err("the claim is lost");
+    assert!(refused.contains("taken over"), "{refused}");
+    assert!(lost.load(Ordering::SeqCst));
+    assert_eq!(
+        stored("events.ndjson").await,
+        "one\ntwo\nthree\n",
+        "nothing written"
+    );
+}
+
+/// A worker that runs for days kept every question it ran in its folder until it ended (and
+/// then spent its last moment removing them), with an HTML view nothing reads: once a
+/// question's end is stored, its files leave the worker's folder (the queue holds them), and a
+/// worker writes no view (`batch export` does).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_worker_keeps_no_files_of_the_questions_it_ended() {
+    let llm = MockLlm::start().await;
+    let answered = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counting = Arc::clone(&answered);
+    llm.set_handler(move |req| {
+        counting.fetch_add(1, Ordering::SeqCst);
+        answer(req, 1)
+    });
+    let s = Setup::new(&llm, None);
+    let url = queued(&s, &numbered(6)).await;
+    let tmp = s.path().to_path_buf();
+    let seen = Arc::new(AtomicBool::new(false));
+    let seeing = Arc::clone(&seen);
+    // Signalled once every call was made and the folder holds nothing but its lock and the
+    // batch's empty folder; a worker that kept a file would run until the timeout.
+    let out = worker(&s, &url, "q", &["--jobs", "3"])
+        .signal_when("TERM", move || {
+            let folders = worker_folders(&tmp);
+            let left: Vec<String> = folders
+                .iter()
+                .flat_map(|f| walk(f))
+                .filter(|n| !n.ends_with(".lock"))
+                .collect();
+            let done =
+                answered.load(Ordering::SeqCst) >= 24 && folders.len() == 1 && left.is_empty();
+            seeing.store(done, Ordering::SeqCst);
+            done
+        })
+        .timeout(Duration::from_secs(60))
+        .run()
+        .await;
+    out.code(130);
+    assert!(seen.load(Ordering::SeqCst));
+    assert_eq!(counted(&status(&s, &url, "q").await, "completed"), 6);
+}
+
+/// Ends that come together are stored in one transaction, and one whose question another
+/// worker took meanwhile writes nothing while the others are stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ends_stored_together_skip_only_the_one_whose_claim_is_lost() {
+    use researchflow::queue::end::{End, Ending, finish};
+    let llm = MockLlm::start().await;
+    let s = Setup::new(&llm, None);
+    let url = migrated(&s).await;
+    let (db, c) = one_question(&url).await;
+    sqlx::query(
+        "INSERT INTO researchflow.questions (batch, id, name, query, seq, job_id, claim)
+         VALUES ('b', 'r', 'r', 'R?', 2, 'k', 3)",
+    )
+    .execute(&db.pool)
+    .await
+    .expect("second question");
+    // The second worker believes it holds claim 2 of `r`: another took it since (claim 3).
+    let r = researchflow::queue::claim::Claimed {
+        id: "r".into(),
+        name: "r".into(),
+        query: "R?".into(),
+        claim: 2,
+        job: ulid::Ulid::generate().into(),
+        ..c.clone()
+    };
+    let ending = |claimed: researchflow::queue::claim::Claimed| Ending {
+        claimed,
+        end: End::Failed("gave up".into()),
+        files: researchflow::queue::claim::Files {
+            plan: Some("{}\n".into()),
+            beside: vec![("report.md".into(), b"# R\n".to_vec())],
+        },
+        kept: Default::default(),
+    };
+    let held = finish(&db, &[ending(c), ending(r)], 3)
+        .await
+        .expect("stored");
+    assert_eq!(held, [true, false]);
+    let rows: Vec<(String, String, Option<String>)> =
+        sqlx::query_as("SELECT id, status, last_error FROM researchflow.questions ORDER BY id")
+            .fetch_all(&db.pool)
+            .await
+            .expect("rows");
+    assert_eq!(
+        rows[0],
+        ("q".into(), "pending".into(), Some("gave up".into()))
+    );
+    assert_eq!(rows[1].2, None, "the lost one is untouched: {rows:?}");
+    let files: Vec<String> = sqlx::query_scalar("SELECT question FROM researchflow.files")
+        .fetch_all(&db.pool)
+        .await
+        .expect("files");
+    assert_eq!(files, ["q"]);
+}
+
+/// The files under `dir`, by name, folders walked.
+fn walk(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .flat_map(|e| {
+            if e.path().is_dir() {
+                walk(&e.path())
+            } else {
+                vec![e.file_name().to_string_lossy().into_owned()]
+            }
+        })
+        .collect()
+}
+
 /// The queue's database at `url`, as researchflow connects to it (at most `connections`).
 async fn connect(url: &str, connections: u32) -> researchflow::queue::Db {
     let parsed = researchflow::queue::QueueUrl::parse(url).expect("url");
@@ -750,6 +970,7 @@ async fn one_question(url: &str) -> (researchflow::queue::Db, researchflow::queu
         attempt: 1,
         job: ulid::Ulid::generate().into(),
         worker: "w".into(),
+        stored: false,
     };
     (db, c)
 }
