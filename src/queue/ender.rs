@@ -4,6 +4,8 @@
 //! batch ends nearly at once, and each end in a transaction of its own made the slots wait
 //! for one commit after another.
 
+use std::collections::HashMap;
+use std::path::Path;
 use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot, watch};
@@ -20,7 +22,7 @@ const TOGETHER: usize = 64;
 
 /// What the loop sends: an end to store, or a wish to hear when everything sent is stored.
 enum Sent {
-    End(Box<(Claimed, End, std::collections::HashMap<String, u64>)>),
+    End(Box<(Claimed, End, HashMap<String, u64>)>),
     Flush(oneshot::Sender<()>),
 }
 
@@ -53,7 +55,7 @@ impl Ender {
     }
 
     /// Queues question `c`'s end, `kept` what the database holds of its appended files.
-    pub fn send(&self, c: Claimed, end: End, kept: std::collections::HashMap<String, u64>) {
+    pub fn send(&self, c: Claimed, end: End, kept: HashMap<String, u64>) {
         // After a failure the task is gone and `close` returns why.
         let _ = self.sender.send(Sent::End(Box::new((c, end, kept))));
     }
@@ -139,10 +141,7 @@ impl EndStore {
     /// database holds them, and a worker that runs for days must not keep every question it
     /// ran on its disk (nor remove them all at its exit).
     fn clear(&self, c: &Claimed) {
-        let plan = plan_path(&self.scratch, c);
-        if let Err(e) = super::local::remove_all(&plan) {
-            tracing::debug!("could not remove `{}` and its files: {e}", plan.display());
-        }
+        clear(&self.scratch, c);
     }
 
     /// Tells the display and the log how a stored end went.
@@ -164,6 +163,14 @@ impl EndStore {
             c.batch,
             describe(what, held)
         );
+    }
+}
+
+/// Removes question `c`'s plan and files from the worker's folder `scratch`.
+pub fn clear(scratch: &Path, c: &Claimed) {
+    let plan = plan_path(scratch, c);
+    if let Err(e) = super::local::remove_all(&plan) {
+        tracing::debug!("could not remove `{}` and its files: {e}", plan.display());
     }
 }
 

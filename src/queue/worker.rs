@@ -16,8 +16,8 @@ use tracing::Instrument;
 use super::claim::{self, Claimed};
 use super::db::{Db, QueueError};
 use super::end::End;
-use super::ender::{EndStore, Ender, shown_name};
-use super::job::{Attempted, attempt, plan_path};
+use super::ender::{EndStore, Ender, clear, shown_name};
+use super::job::{Attempted, attempt};
 use super::lease::{Leases, spawn_beats};
 use crate::events::RunStatus;
 use crate::logging::question_span;
@@ -240,7 +240,7 @@ impl<W: RunWorkflow + 'static> Worker<W> {
                     "question `{}`: another worker took it over; its run here is dropped",
                     c.id
                 );
-                let _ = super::local::remove_all(&plan_path(&self.scratch, &c));
+                clear(&self.scratch, &c);
                 self.show(BatchUpdate::Ended {
                     name: shown_name(&c),
                     end: QuestionEnd::Stopped,
