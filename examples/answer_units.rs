@@ -4,12 +4,15 @@
 //! `answer_units units CORPUS_DIR INDEX_DIR`: the quotable units of every document of the
 //! corpus, as the offline engine reads (its index's text) and splits them, one JSON line each
 //! (`{"doc": FILE_NAME, "text": TEXT}`).
+//! `answer_units terms`: the content terms of each line of standard input (stemmed, stopwords
+//! left out, as the engine weighs a question's words), one JSON array each.
 //! `answer_units embed MODEL_DIR`: the embedding of each line of standard input, one line of
 //! numbers each, by the model the engine uses (`search.embeddings.model`).
 
 use std::io::{BufRead, Write};
 use std::path::Path;
 
+use researchflow::agents::claims::content_terms;
 use researchflow::embed::Embedder;
 use researchflow::offline::units::units;
 use researchflow::search::local::LocalIndex;
@@ -33,6 +36,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
             }
         }
+        [mode] if mode == "terms" => {
+            for line in std::io::stdin().lock().lines() {
+                writeln!(out, "{}", serde_json::json!(content_terms(&line?)))?;
+            }
+        }
         [mode, model] if mode == "embed" => {
             let embedder = Embedder::load(Path::new(model))?;
             let lines: Vec<String> = std::io::stdin().lock().lines().collect::<Result<_, _>>()?;
@@ -45,8 +53,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         _ => {
             return Err(
-                "usage: answer_units units CORPUS_DIR INDEX_DIR | answer_units embed MODEL_DIR"
-                    .into(),
+                "usage: answer_units units CORPUS_DIR INDEX_DIR | terms | embed MODEL_DIR".into(),
             );
         }
     }

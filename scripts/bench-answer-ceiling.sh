@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # How far can the offline engine's answers go without a reader? Not a test: it prints figures.
 # For each answerable question of a shipped eval set, the quotable units (sentences, split as
-# the engine splits them) of the documents the engine's searches found are ranked by words, by
-# meaning (the embedding model) and by both; it prints how often a gold answer is among the
-# first 1, 3 and 5 (scripts/bench/answer_ceiling.py), beside what the engine answered. The
-# first 3 by the best ranking is the most an answer of three quoted sentences could hold.
+# the engine splits them) of the documents the engine's searches found are ranked by their
+# content terms (weighted as the engine weighs them), by meaning (the embedding model) and by
+# both; it prints how often a gold answer is among the first 1, 3 and 5
+# (scripts/bench/answer_ceiling.py), beside what the engine answered. The first 3 by the best
+# ranking is the most an answer of three quoted sentences could hold.
 #
 #   bench-answer-ceiling.sh [SET.jsonl CORPUS_DIR]   default: fixtures/eval/debian.jsonl over
 #                                                   fixtures/corpus-debian
@@ -31,10 +32,15 @@ t = json.load(open(sys.argv[1]))["totals"]
 print(f"the engine (words and meaning): answered {t['answer_matches']} of {t['questions']}, "
       f"F1 {t['f1']:.3f}")
 PY
-"$target/examples/answer_units" units "$corpus" "$work/index" > "$work/units.jsonl"
-python3 -c 'import json,sys; [print(json.loads(l)["text"]) for l in open(sys.argv[1])]' \
-  "$work/units.jsonl" | "$target/examples/answer_units" embed "$model" > "$work/units.vec"
-python3 -c 'import json,sys; [print(json.loads(l)["question"]) for l in open(sys.argv[1])]' \
-  "$set_file" | "$target/examples/answer_units" embed "$model" > "$work/questions.vec"
+units="$target/examples/answer_units"
+"$units" units "$corpus" "$work/index" > "$work/units.jsonl"
+python3 -c 'import json,sys; [print(json.loads(l)[sys.argv[2]]) for l in open(sys.argv[1])]' \
+  "$work/units.jsonl" text > "$work/units.txt"
+python3 -c 'import json,sys; [print(json.loads(l)[sys.argv[2]]) for l in open(sys.argv[1])]' \
+  "$set_file" question > "$work/questions.txt"
+for f in units questions; do
+  "$units" terms < "$work/$f.txt" > "$work/$f.terms"
+  "$units" embed "$model" < "$work/$f.txt" > "$work/$f.vec"
+done
 python3 scripts/bench/answer_ceiling.py "$set_file" "$work/out" "$work/units.jsonl" \
-  "$work/units.vec" "$work/questions.vec"
+  "$work/units.terms" "$work/questions.terms" "$work/units.vec" "$work/questions.vec"

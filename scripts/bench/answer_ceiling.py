@@ -3,13 +3,16 @@
 
 For each answerable question of an eval set, the quotable units of the documents the engine's
 searches found (its eval run's plan files) are ranked three ways: by the question's words
-(their rarity-weighted share, close to the engine's coverage), by meaning (cosine of the
-unit's and the question's embeddings), and by both (cosine times the sum of 0.3 and
-coverage). It prints how often a gold answer is in the first 1, 3 or 5 units of each ranking,
-how often in any unit of those documents (reachable), and how often the engine's reports hold
-one: the ceiling of extraction without a reader, beside what the engine does.
+(the share of its content terms a unit holds, each weighted as the engine weighs it: the
+square of its rarity among the units), by meaning (cosine of the unit's and the question's
+embeddings), and by both (cosine times the sum of 0.3 and that share). It prints how often a
+gold answer is in the first 1, 3 or 5 units of each ranking (as whole words, as `eval` matches
+answers), how often in any unit of those documents (reachable), and how often the engine's
+reports hold one: the ceiling of extraction without a reader, beside what the engine does.
 
-usage: answer_ceiling.py SET.jsonl EVAL_OUT_DIR UNITS.jsonl UNIT_VECTORS QUESTION_VECTORS
+usage: answer_ceiling.py SET.jsonl EVAL_OUT_DIR UNITS.jsonl UNIT_TERMS QUESTION_TERMS
+       UNIT_VECTORS QUESTION_VECTORS
+(the terms: one JSON array a line, `answer_units terms`; the vectors: `answer_units embed`)
 """
 import json
 import math
@@ -18,22 +21,20 @@ import re
 import sys
 from collections import Counter
 
-set_file, out_dir, units_file, unit_vectors, question_vectors = sys.argv[1:6]
-units = [json.loads(line) for line in open(units_file)]
-vectors = [[float(x) for x in line.split()] for line in open(unit_vectors)]
-questions = [json.loads(line) for line in open(set_file)]
-asked = [[float(x) for x in line.split()] for line in open(question_vectors)]
-assert len(vectors) == len(units) and len(asked) == len(questions)
+set_file, out_dir, units_file, unit_terms, question_terms = sys.argv[1:6]
+unit_vectors, question_vectors = sys.argv[6:8]
+lines = lambda path: [json.loads(line) for line in open(path)]
+numbers = lambda path: [[float(x) for x in line.split()] for line in open(path)]
+units, questions = lines(units_file), lines(set_file)
+unit_terms, asked_terms = [set(t) for t in lines(unit_terms)], lines(question_terms)
+vectors, asked = numbers(unit_vectors), numbers(question_vectors)
+assert len(vectors) == len(units) == len(unit_terms)
+assert len(asked) == len(questions) == len(asked_terms)
 
-STOP = set(
-    "a an and any are as at be by can do does for from has have how in is it its may must not "
-    "of on or should than that the their then there these this those to was were what when "
-    "where which who will with would".split()
-)
-words = lambda s: set(re.findall(r"[a-z0-9]+", s.lower())) - STOP
-norm = lambda s: re.sub(r"\s+", " ", s.lower())
+# The eval's rule: a gold answer counts when its words stand in the text as whole words.
+words = lambda s: " " + " ".join(re.findall(r"[^\W_]+", s.lower())) + " "
 unit_words = [words(u["text"]) for u in units]
-df = Counter(t for w in unit_words for t in w)
+df = Counter(t for terms in unit_terms for t in terms)
 n = len(units)
 dot = lambda a, b: sum(x * y for x, y in zip(a, b))
 
@@ -41,7 +42,7 @@ evaluation = json.load(open(os.path.join(out_dir, "eval.json")))
 matched = {q["id"]: q["answer_match"] for q in evaluation["questions"]}
 hits = Counter()
 answerable = 0
-for q, v in zip(questions, asked):
+for q, v, q_terms in zip(questions, asked, asked_terms):
     if not q["answers"]:
         continue
     answerable += 1
@@ -53,11 +54,11 @@ for q, v in zip(questions, asked):
         for s in node.get("sources", [])
     }
     found = [i for i, u in enumerate(units) if u["doc"] in docs]
-    weight = {t: math.log(1 + n / (df[t] + 1)) ** 2 for t in words(q["question"]) if df[t]}
+    weight = {t: math.log(1 + n / (df[t] + 1)) ** 2 for t in q_terms if df[t]}
     total = sum(weight.values()) or 1.0
-    coverage = lambda i: sum(weight.get(t, 0.0) for t in unit_words[i]) / total
+    coverage = lambda i: sum(weight.get(t, 0.0) for t in unit_terms[i]) / total
     cosine = lambda i: dot(vectors[i], v)
-    holds = lambda i: any(norm(a) in norm(units[i]["text"]) for a in q["answers"])
+    holds = lambda i: any(words(a) in unit_words[i] for a in q["answers"])
     hits["reachable"] += any(holds(i) for i in found)
     hits["engine"] += matched.get(q["id"], False)
     for name, key in [
