@@ -153,7 +153,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(dir) => Some(Arc::new(Embedder::load(Path::new(&dir))?)),
         None => None,
     };
-    let open = || LocalIndex::open_with(&corpus, Some(&index_dir), embedder.clone());
+    let reading = researchflow::search::local::extract::Reading::in_process();
+    let open = || LocalIndex::open_with(&corpus, Some(&index_dir), embedder.clone(), &reading);
     let start = Instant::now();
     let (index, report) = open()?;
     let build = start.elapsed();

@@ -135,6 +135,21 @@ pub enum Command {
     /// `list_runs`, `validate_plan`, and every run's plan and report as resources. Over
     /// stdio, or streamable HTTP with --http.
     Mcp(McpArgs),
+    /// A parser process of another researchflow process: reads the web pages and corpus files
+    /// it is sent on stdin, within memory and CPU limits. Started by researchflow itself.
+    #[command(hide = true)]
+    ParseWorker(ParseWorkerArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ParseWorkerArgs {
+    /// The address space this process may map, in MB.
+    #[arg(long, value_name = "MB")]
+    pub memory_mb: u64,
+
+    /// The process that started this one: when it is gone, this one ends.
+    #[arg(long, value_name = "PID")]
+    pub parent: u32,
 }
 
 #[derive(Debug, Args)]

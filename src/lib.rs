@@ -56,6 +56,7 @@ pub mod exit;
 pub mod files;
 pub mod http;
 pub mod in_corpus;
+pub mod isolate;
 pub mod llm;
 pub mod lockfile;
 pub mod logging;

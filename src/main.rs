@@ -3,10 +3,14 @@
 //! panics when stderr is closed.
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use researchflow::exit::ExitStatus;
 use researchflow::logging::Escape;
 use researchflow::output::eprint_line;
+
+/// How long the end of a command waits for work it left running on blocking threads.
+const SHUTDOWN_GRACE: Duration = Duration::from_millis(500);
 
 fn main() -> ExitCode {
     // `.env` of the working folder first (not of its parents: a stray file higher up must not
@@ -14,6 +18,11 @@ fn main() -> ExitCode {
     // names or their old ones.
     let dotenv = dotenvy::from_path(".env");
     let cli = researchflow::cli::parse();
+    // A parser process serves its parent on stdin and stdout, on one thread, without a
+    // runtime: its memory cap is for the documents it reads.
+    if let researchflow::cli::Command::ParseWorker(args) = &cli.command {
+        return researchflow::cmd::parse_worker::run(args).into();
+    }
     researchflow::logging::init(researchflow::cmd::log_config(&cli));
     if let Err(err) = dotenv
         && !err.not_found()
@@ -31,7 +40,12 @@ fn main() -> ExitCode {
             return ExitStatus::Failure.into();
         }
     };
-    match runtime.block_on(researchflow::cmd::run(cli)) {
+    let result = runtime.block_on(researchflow::cmd::run(cli));
+    // The command is done and its files saved: a blocking thread still waiting on a parser
+    // process (a page whose run was interrupted) must not hold the exit. Such a parser ends
+    // with this process.
+    runtime.shutdown_timeout(SHUTDOWN_GRACE);
+    match result {
         Ok(status) => status.into(),
         Err(err) => {
             // A server's words may be in the message: escape what could act on the terminal,

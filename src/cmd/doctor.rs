@@ -172,7 +172,12 @@ async fn probe_search(services: &Services) -> SearchReport {
         [] => "none".to_string(),
         list => list.iter().map(|p| p.name()).collect::<Vec<_>>().join("+"),
     };
-    let client = match SearchClient::with_gates(services.http.clone(), settings, &services.gates) {
+    let client = match SearchClient::with_gates(
+        services.http.clone(),
+        settings,
+        &services.gates,
+        &services.parsing,
+    ) {
         Ok(Some(client)) => client,
         Ok(None) => {
             return SearchReport {

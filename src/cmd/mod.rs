@@ -16,6 +16,7 @@ pub mod graph;
 pub mod man;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+pub mod parse_worker;
 pub mod plan;
 #[cfg(feature = "queue")]
 pub mod queue;
@@ -68,6 +69,7 @@ pub async fn run(cli: Cli) -> CommandResult {
         Command::Man(args) => man::run(args).await,
         Command::Schema(args) => schema::run(args).await,
         Command::Mcp(args) => mcp(args, &cli.global).await,
+        Command::ParseWorker(args) => Ok(parse_worker::run(&args)),
     }
 }
 

@@ -73,7 +73,7 @@ pub enum PageKind {
 }
 
 /// A page's text: one line per paragraph, clean of control characters, never empty.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PageText {
     pub kind: PageKind,
     /// One line, when the page has one.
@@ -81,6 +81,29 @@ pub struct PageText {
     pub text: String,
     /// What the event log should say about the reading (a guessed encoding, a cut body).
     pub warnings: Vec<String>,
+}
+
+/// The kind of job a parser process reads a page with ([`crate::isolate`]).
+pub const PAGE_JOB: &str = "page";
+
+/// A page to read in a parser process: what [`Body`] holds but its bytes, which travel beside.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PageJob {
+    pub url: String,
+    pub content_type: Option<String>,
+    pub cut: bool,
+}
+
+impl PageJob {
+    /// [`extract`] on this job's page, whose bytes are `bytes`.
+    pub fn extract(&self, bytes: &[u8]) -> Result<PageText, String> {
+        extract(&Body {
+            url: &self.url,
+            content_type: self.content_type.as_deref(),
+            bytes,
+            cut: self.cut,
+        })
+    }
 }
 
 /// The text of a fetched page, or why it gave none: a short reason a user reads in the event

@@ -20,7 +20,7 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use super::cache::Validators;
-use super::guard::{GuardedResolver, Unresolved, check_url};
+use super::guard::{GuardedResolver, Proxies, Unresolved, check_url};
 use super::robots::{MAX_ROBOTS_BYTES, RobotsCache, Rules};
 use crate::http::error::{parse_retry_after, strip_query};
 use crate::http::{AtGate, Gates, HttpError, RetryObserver, with_retry_at_gate};
@@ -41,6 +41,8 @@ pub struct Fetched {
     pub cut: Option<String>,
     /// What the server sent to identify this version of the page.
     pub validators: Validators,
+    /// When the page's time (`search.read.timeoutMs`) runs out: its text must be read by then.
+    pub deadline: std::time::Instant,
 }
 
 /// A page's answer.
@@ -136,6 +138,7 @@ pub struct Fetcher {
     hosts: Mutex<HashMap<String, Arc<Semaphore>>>,
     all: Semaphore,
     robots: RobotsCache,
+    proxies: Proxies,
 }
 
 impl std::fmt::Debug for Fetcher {
@@ -154,11 +157,13 @@ impl Fetcher {
     ) -> Result<Fetcher, reqwest::Error> {
         // Installing twice is harmless: the second call reports the provider already set.
         let _ = rustls::crypto::ring::default_provider().install_default();
+        let proxies = Proxies::of(|var| std::env::var(var).ok());
         let client = reqwest::Client::builder()
             .user_agent(settings.user_agent.clone())
             .redirect(reqwest::redirect::Policy::none())
             .dns_resolver(Arc::new(GuardedResolver {
                 allow_private: settings.allow_private,
+                exempt: proxies.hosts().to_vec(),
             }))
             .connect_timeout(settings.timeout)
             .build()?;
@@ -170,6 +175,7 @@ impl Fetcher {
             gates,
             hosts: Mutex::default(),
             robots: RobotsCache::default(),
+            proxies,
         })
     }
 
@@ -204,6 +210,10 @@ impl Fetcher {
     ) -> Result<Answer, Failed> {
         for _ in 0..=MAX_REDIRECTS {
             check_url(&url, self.settings.allow_private)?;
+            self.proxies
+                .check(&url, self.settings.allow_private)
+                .await
+                .map_err(|e| e.to_string())?;
             let queued = Instant::now();
             if obey {
                 self.robots_allow(&url, observer).await?;
@@ -361,6 +371,7 @@ impl Fetcher {
             bytes,
             cut,
             validators,
+            deadline: ask.deadline.get().into_std(),
         })))
     }
 }

@@ -5,6 +5,13 @@
 //! [`GuardedResolver`], the resolver of the reader's HTTP client, so the address checked is
 //! the address connected to (no second lookup for a rebinding DNS server to answer
 //! differently). Every redirect hop goes through the same checks.
+//!
+//! Behind a proxy (`http_proxy`, `https_proxy`, `all_proxy`, as the environment sets them)
+//! the client hands a page's host name to the proxy unresolved, so the resolver never sees it:
+//! then [`Proxies::check`] resolves every name itself before the request, with the same rule.
+//! The proxy resolves it again, so a rebinding DNS server could still answer differently in
+//! between; an operator who runs the proxy keeps it off the inside network. The proxies' own
+//! hosts are the operator's choice, and are resolved whatever their addresses.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
@@ -102,36 +109,105 @@ fn private(what: &str) -> String {
 pub struct Unresolved(pub String);
 
 /// The reader client's resolver: the system's, keeping only public addresses unless private
-/// ones are allowed.
-#[derive(Debug, Clone, Copy)]
+/// ones are allowed (or the name is a proxy's, `exempt`).
+#[derive(Debug, Clone)]
 pub struct GuardedResolver {
     pub allow_private: bool,
+    pub exempt: Vec<String>,
 }
 
 impl Resolve for GuardedResolver {
     fn resolve(&self, name: Name) -> Resolving {
-        let allow_private = self.allow_private;
-        Box::pin(async move {
-            let host = name.as_str().to_string();
-            let found: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
-                .await
-                .map_err(|e| Unresolved(format!("`{host}` does not resolve ({e})")))?
-                .collect();
-            let kept: Vec<SocketAddr> = found
+        let allow_private = self.allow_private
+            || self
+                .exempt
                 .iter()
-                .copied()
-                .filter(|a| allow_private || refused_ip(a.ip()).is_none())
-                .collect();
-            if kept.is_empty() {
-                let why = found
-                    .first()
-                    .and_then(|a| refused_ip(a.ip()))
-                    .unwrap_or("no address");
-                let refused = private(&format!("`{host}`, which resolves to {why}"));
-                return Err(Unresolved(refused).into());
-            }
+                .any(|host| host.eq_ignore_ascii_case(name.as_str()));
+        Box::pin(async move {
+            let kept = lookup(name.as_str(), allow_private).await?;
             Ok(Box::new(kept.into_iter()) as Addrs)
         })
+    }
+}
+
+/// The addresses of `host` that may be read (all of them with `allow_private`), or why none.
+async fn lookup(host: &str, allow_private: bool) -> Result<Vec<SocketAddr>, Unresolved> {
+    let found: Vec<SocketAddr> = tokio::net::lookup_host((host, 0))
+        .await
+        .map_err(|e| Unresolved(format!("`{host}` does not resolve ({e})")))?
+        .collect();
+    let kept: Vec<SocketAddr> = found
+        .iter()
+        .copied()
+        .filter(|a| allow_private || refused_ip(a.ip()).is_none())
+        .collect();
+    if kept.is_empty() {
+        let why = found
+            .first()
+            .and_then(|a| refused_ip(a.ip()))
+            .unwrap_or("no address");
+        return Err(Unresolved(private(&format!(
+            "`{host}`, which resolves to {why}"
+        ))));
+    }
+    Ok(kept)
+}
+
+/// The proxies the environment sets for the reader's client (reqwest reads the same
+/// variables), by their hosts.
+#[derive(Debug, Clone, Default)]
+pub struct Proxies {
+    hosts: Vec<String>,
+}
+
+/// The variables that set a proxy, in both cases as curl and reqwest read them.
+const PROXY_VARS: &[&str] = &[
+    "http_proxy",
+    "HTTP_PROXY",
+    "https_proxy",
+    "HTTPS_PROXY",
+    "all_proxy",
+    "ALL_PROXY",
+];
+
+impl Proxies {
+    /// The proxies of `env` (a variable's value by its name).
+    pub fn of(env: impl Fn(&str) -> Option<String>) -> Proxies {
+        let hosts = PROXY_VARS
+            .iter()
+            .filter_map(|var| env(var).filter(|v| !v.trim().is_empty()))
+            .filter_map(|value| {
+                let value = value.trim();
+                let url = match value.contains("://") {
+                    true => Url::parse(value),
+                    false => Url::parse(&format!("http://{value}")),
+                };
+                Some(url.ok()?.host_str()?.trim_matches(['[', ']']).to_string())
+            })
+            .collect();
+        Proxies { hosts }
+    }
+
+    /// The proxies' hosts, whose addresses are never refused.
+    pub fn hosts(&self) -> &[String] {
+        &self.hosts
+    }
+
+    /// Whether any proxy is set.
+    pub fn any(&self) -> bool {
+        !self.hosts.is_empty()
+    }
+
+    /// With a proxy set, `url`'s host name resolved here by the guard's rule, since the proxy
+    /// is handed the name; `Err(cause)` when it may not be read. Without one, or for an IP
+    /// literal (checked by [`check_url`]), nothing to do.
+    pub async fn check(&self, url: &Url, allow_private: bool) -> Result<(), Unresolved> {
+        match url.host() {
+            Some(url::Host::Domain(name)) if self.any() && !allow_private => {
+                lookup(name, false).await.map(|_| ())
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -185,15 +261,43 @@ mod tests {
     async fn the_resolver_drops_private_answers() {
         let guarded = GuardedResolver {
             allow_private: false,
+            exempt: Vec::new(),
         };
         let name: Name = "localhost".parse().expect("a name");
         let err = guarded.resolve(name).await.err().expect("refused");
         assert!(err.to_string().contains("allowPrivate"), "{err}");
         let open = GuardedResolver {
             allow_private: true,
+            exempt: Vec::new(),
         };
         let name: Name = "localhost".parse().expect("a name");
         let addrs: Vec<SocketAddr> = open.resolve(name).await.expect("resolved").collect();
         assert!(addrs.iter().all(|a| a.ip().is_loopback()), "{addrs:?}");
+    }
+
+    #[tokio::test]
+    async fn behind_a_proxy_names_are_resolved_and_checked_before_the_request() {
+        let env = |var: &str| match var {
+            "https_proxy" => Some("proxy.test:3128".to_string()),
+            "ALL_PROXY" => Some("socks5://[::1]:1080".to_string()),
+            _ => None,
+        };
+        let proxies = Proxies::of(env);
+        assert_eq!(proxies.hosts(), ["proxy.test", "::1"]);
+        let url = |s: &str| Url::parse(s).expect("a URL");
+        let refused = proxies
+            .check(&url("http://localhost:8080/x"), false)
+            .await
+            .expect_err("loopback");
+        assert!(refused.to_string().contains("allowPrivate"), "{refused}");
+        assert!(proxies.check(&url("http://localhost/"), true).await.is_ok());
+        assert!(
+            proxies
+                .check(&url("http://93.184.216.34/"), false)
+                .await
+                .is_ok()
+        );
+        let none = Proxies::of(|_| None);
+        assert!(none.check(&url("http://localhost/"), false).await.is_ok());
     }
 }

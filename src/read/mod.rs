@@ -3,7 +3,8 @@
 //! its bounds ([`guard`] keeps it off private addresses, [`robots`] obeys robots.txt);
 //! [`reader`] reads each page once per run or batch; [`extract`] turns a fetched body into
 //! text (kind, encoding, main content); [`passages`] cuts pages' text into passages and picks
-//! the best ones for a task's queries within a budget.
+//! the best ones for a task's queries within a budget; [`jobs`] is what a parser process
+//! ([`crate::isolate`]) does with a page or a corpus file.
 //!
 //! This module imports `http`, `search` (the local corpus's readers and analyzer) and `text`;
 //! the agents import it. It holds no logic of its own.
@@ -12,6 +13,7 @@ pub mod cache;
 pub mod extract;
 pub mod fetch;
 pub mod guard;
+pub mod jobs;
 mod nesting;
 pub mod page;
 pub mod passages;

@@ -6,9 +6,14 @@
 //!
 //! The estimate counts start tags not yet closed by an end tag of the same name, leaving out
 //! elements that never nest on their own (void elements; those whose end tag the parser
-//! implies, like `<p>` and `<li>`), self-closed tags (`<path/>` in SVG), comments and the
-//! content of scripts and styles. A stray end tag closes nothing, as in a browser. Pure byte
-//! work: no tree, no decoding.
+//! implies, like `<p>` and `<li>`), comments and the content of scripts and styles. A stray end
+//! tag closes nothing, as in a browser. It follows the parser where a page could fool it: a
+//! self-closed tag (`<path/>`) closes itself only in foreign content (SVG, MathML), since
+//! `<div/>` opens a `<div>` in HTML; `<title>` and `<style>` hold raw text only in HTML, not in
+//! an `<svg>`; an HTML tag such as `<div>` in an `<svg>` leaves it, and the content of an
+//! integration point (`<foreignObject>`, SVG's `<title>`, MathML's `<mi>`) is HTML again. An
+//! estimate that errs, errs deep: a page read whole loses only its main-content selection.
+//! Pure byte work: no tree, no decoding.
 
 use std::collections::HashMap;
 
@@ -21,15 +26,119 @@ const NOT_NESTING: &[&str] = &[
     "th", "thead", "tr", "track", "wbr",
 ];
 
-/// Elements whose content is text, not markup, up to their end tag.
+/// Elements whose content is text, not markup, up to their end tag (in HTML content).
 const RAW_TEXT: &[&str] = &[
     "iframe", "noembed", "noframes", "script", "style", "textarea", "title", "xmp",
 ];
+
+/// The roots of foreign content.
+const FOREIGN_ROOTS: &[&str] = &["svg", "math"];
+
+/// Foreign elements whose content is HTML again (HTML integration points and MathML text
+/// integration points).
+const INTEGRATION_POINTS: &[&str] = &[
+    "foreignobject",
+    "desc",
+    "title",
+    "annotation-xml",
+    "mi",
+    "mo",
+    "mn",
+    "ms",
+    "mtext",
+];
+
+/// HTML start tags that end foreign content where they appear (the HTML standard's list for
+/// "in foreign content"; `<font>` leaves it only with some attributes, and is left out).
+const BREAKOUT: &[&str] = &[
+    "b",
+    "big",
+    "blockquote",
+    "body",
+    "br",
+    "center",
+    "code",
+    "dd",
+    "div",
+    "dl",
+    "dt",
+    "em",
+    "embed",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "head",
+    "hr",
+    "i",
+    "img",
+    "li",
+    "listing",
+    "menu",
+    "meta",
+    "nobr",
+    "ol",
+    "p",
+    "pre",
+    "ruby",
+    "s",
+    "small",
+    "span",
+    "strike",
+    "strong",
+    "sub",
+    "sup",
+    "table",
+    "tt",
+    "u",
+    "ul",
+    "var",
+];
+
+/// Where the estimate is: in HTML content, or in foreign content, by the elements that moved
+/// it between them (a foreign root enters foreign content, an integration point in it leaves
+/// it), each until its end tag.
+#[derive(Default)]
+struct Content {
+    switches: Vec<(String, bool)>,
+}
+
+impl Content {
+    fn foreign(&self) -> bool {
+        self.switches.last().is_some_and(|(_, foreign)| *foreign)
+    }
+
+    /// A start tag `name` (not self-closed in foreign content) moves the estimate; whether
+    /// the element itself is a foreign one (then it holds no raw text).
+    fn start(&mut self, name: &str) -> bool {
+        if self.foreign() && BREAKOUT.contains(&name) {
+            while self.foreign() {
+                self.switches.pop();
+            }
+        }
+        let foreign = self.foreign() || FOREIGN_ROOTS.contains(&name);
+        if !self.foreign() && FOREIGN_ROOTS.contains(&name) {
+            self.switches.push((name.to_string(), true));
+        } else if self.foreign() && INTEGRATION_POINTS.contains(&name) {
+            self.switches.push((name.to_string(), false));
+        }
+        foreign
+    }
+
+    fn end(&mut self, name: &str) {
+        if self.switches.last().is_some_and(|(open, _)| open == name) {
+            self.switches.pop();
+        }
+    }
+}
 
 /// Whether `page`'s elements nest more than `limit` deep (see the module doc for how that is
 /// estimated); stops reading at the first element past it.
 pub fn deeper_than(page: &[u8], limit: usize) -> bool {
     let mut open: HashMap<String, usize> = HashMap::new();
+    let mut content = Content::default();
     let mut depth = 0;
     let mut at = 0;
     while let Some(lt) = find(page, at, b"<") {
@@ -39,6 +148,7 @@ pub fn deeper_than(page: &[u8], limit: usize) -> bool {
             at = find(page, lt + 4, b"-->").map_or(page.len(), |end| end + 3);
         } else if let Some(after) = rest.strip_prefix(b"/") {
             let name = name(after);
+            content.end(&name);
             if let Some(count) = open.get_mut(&name).filter(|c| **c > 0) {
                 *count -= 1;
                 depth -= 1;
@@ -49,9 +159,16 @@ pub fn deeper_than(page: &[u8], limit: usize) -> bool {
                 break;
             };
             at = gt + 1;
-            if RAW_TEXT.contains(&name.as_str()) {
+            let self_closed = page[gt - 1] == b'/'
+                && (content.foreign() || FOREIGN_ROOTS.contains(&name.as_str()))
+                && !(content.foreign() && BREAKOUT.contains(&name.as_str()));
+            if self_closed {
+                continue;
+            }
+            let foreign = content.start(&name);
+            if !foreign && RAW_TEXT.contains(&name.as_str()) {
                 at = raw_text_end(page, at, &name);
-            } else if page[gt - 1] != b'/' && !NOT_NESTING.contains(&name.as_str()) {
+            } else if !NOT_NESTING.contains(&name.as_str()) {
                 *open.entry(name).or_default() += 1;
                 depth += 1;
                 if depth > limit {
@@ -116,9 +233,37 @@ mod tests {
 
     #[test]
     fn implied_void_and_self_closed_elements_do_not_nest() {
-        let list = "<ul>".to_string() + &"<li>item<p>para<br><img src=x>".repeat(100) + "</ul>";
+        let list = "<ul>".to_string() + &"<li>item<p>para<br><img src=x/>".repeat(100) + "</ul>";
         assert_eq!(depth(&list), 1);
         assert_eq!(depth("<svg><g><path d=\"M0 0\"/><path/></g></svg>"), 2);
+        assert_eq!(
+            depth(&"<svg/>".repeat(50)),
+            0,
+            "a foreign root closes itself"
+        );
+    }
+
+    /// A tester crashed the process with these: `<div/>` is an open `<div>` in HTML, and an
+    /// SVG `<title>` holds markup, not raw text.
+    #[test]
+    fn self_closed_html_tags_and_svg_titles_do_not_hide_nesting() {
+        assert_eq!(depth(&"<div/>".repeat(400)), 400);
+        let svg_title = "<html><body><svg><title>".to_string() + &"<div>".repeat(400);
+        assert_eq!(depth(&svg_title), 402);
+        assert_eq!(
+            depth("<svg><style><g><g></g></g></style></svg>"),
+            4,
+            "markup in SVG style"
+        );
+        let breakout = "<svg><g>".to_string() + &"<div/>".repeat(400);
+        assert!(depth(&breakout) >= 400, "an HTML tag leaves the SVG");
+        let back = "<svg><foreignObject>".to_string() + &"<span/>".repeat(400);
+        assert!(depth(&back) >= 400, "HTML again in an integration point");
+        assert_eq!(
+            depth("<svg></svg><style><div></style>"),
+            1,
+            "HTML after the SVG"
+        );
     }
 
     #[test]

@@ -2,24 +2,28 @@
 //! again, by another task or another question, gets the first read's answer without a request.
 //! With a [`PageCache`] (beside the plans), a page kept by an earlier run is asked for only if
 //! it changed (a 304 serves it from the cache), and each page read is kept there. Text is
-//! extracted off the async threads (a Readability pass over a large page takes a while) and
-//! kept to [`MAX_TEXT_CHARS`].
+//! extracted in a parser process ([`crate::isolate`]: a hostile page costs its own read, never
+//! the run), within what is left of the page's time, and kept to [`MAX_TEXT_CHARS`].
 
 use crate::sync::Locked;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use tokio::sync::OnceCell;
 
 use super::cache::{Entry, PageCache, Validators};
-use super::extract::{Body, extract};
+use super::extract::{PAGE_JOB, PageJob};
 use super::fetch::{Answer, Fetched, Fetcher};
 use super::page::{PageResult, ReadPage};
 use crate::http::{Gates, RetryObserver};
+use crate::isolate::Parsing;
 use crate::settings::{ReadSettings, RetrySettings};
 
 /// The most characters of a page's text kept: far more than any task's passages need.
 pub const MAX_TEXT_CHARS: usize = 400_000;
+/// A page whose body came at the end of its time still gets this long to be read.
+const MIN_READING: Duration = Duration::from_secs(1);
 
 /// How a read was served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +57,7 @@ type Slot = OnceCell<(PageResult, Served)>;
 #[derive(Debug)]
 pub struct Reader {
     fetcher: Fetcher,
+    parsing: Parsing,
     pages: Mutex<HashMap<String, Arc<Slot>>>,
 }
 
@@ -61,9 +66,11 @@ impl Reader {
         settings: ReadSettings,
         retry: RetrySettings,
         gates: Arc<Gates>,
+        parsing: Parsing,
     ) -> Result<Reader, reqwest::Error> {
         Ok(Reader {
             fetcher: Fetcher::new(settings, retry, gates)?,
+            parsing,
             pages: Mutex::default(),
         })
     }
@@ -137,7 +144,8 @@ impl Reader {
             Ok(Answer::Body(fetched)) => fetched,
         };
         let validators = fetched.validators.clone();
-        let page = match tokio::task::spawn_blocking(move || to_page(fetched)).await {
+        let parsing = self.parsing.clone();
+        let page = match tokio::task::spawn_blocking(move || to_page(fetched, &parsing)).await {
             Ok(Ok(page)) => page,
             Ok(Err(why)) => return (Err(why), Served::Web),
             Err(e) => {
@@ -163,18 +171,28 @@ impl Reader {
     }
 }
 
-/// The text of a fetched body.
-fn to_page(fetched: Fetched) -> Result<ReadPage, String> {
-    let body = Body {
-        url: &fetched.url,
-        content_type: fetched.content_type.as_deref(),
-        bytes: &fetched.bytes,
+/// The text of a fetched body, read by `parsing` within what is left of the page's time.
+fn to_page(fetched: Fetched, parsing: &Parsing) -> Result<ReadPage, String> {
+    let job = PageJob {
+        url: fetched.url.clone(),
+        content_type: fetched.content_type.clone(),
         cut: fetched.cut.is_some(),
     };
-    let page = extract(&body).map_err(|why| match &fetched.cut {
-        Some(cut) => format!("{why} (what arrived before {cut})"),
-        None => why,
-    })?;
+    let left = fetched.deadline.saturating_duration_since(Instant::now());
+    let page = parsing
+        .run(
+            PAGE_JOB,
+            &job,
+            &fetched.bytes,
+            left.max(MIN_READING),
+            || job.extract(&fetched.bytes),
+        )
+        .map_err(|e| e.to_string())
+        .and_then(|page| page)
+        .map_err(|why| match &fetched.cut {
+            Some(cut) => format!("{why} (what arrived before {cut})"),
+            None => why,
+        })?;
     let mut cut = fetched.cut.clone();
     let mut text = page.text;
     if text.chars().count() > MAX_TEXT_CHARS {
@@ -204,8 +222,9 @@ mod tests {
             bytes: b"Cells hold 270 Wh/kg today.\n".to_vec(),
             cut: Some("the byte cap (28 bytes)".into()),
             validators: Validators::default(),
+            deadline: Instant::now(),
         };
-        let page = to_page(fetched).expect("a page");
+        let page = to_page(fetched, &Parsing::InProcess).expect("a page");
         assert_eq!(page.kind, PageKind::Text);
         assert!(page.text.contains("270 Wh/kg"), "{}", page.text);
         assert_eq!(page.cut.as_deref(), Some("the byte cap (28 bytes)"));
@@ -216,7 +235,8 @@ mod tests {
             bytes: vec![0x89, b'P', b'N', b'G', 0, 0, 0],
             cut: None,
             validators: Validators::default(),
+            deadline: Instant::now(),
         };
-        assert!(to_page(image).is_err());
+        assert!(to_page(image, &Parsing::InProcess).is_err());
     }
 }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::http::Gates;
+use crate::isolate::Parsing;
 use crate::llm::{LlmClient, Negotiator};
 use crate::prompts::Prompts;
 use crate::read::reader::Reader;
@@ -57,6 +58,8 @@ pub struct Services {
     pub reader: Option<Arc<Reader>>,
     /// The transcript that answers every call instead of the servers (`--replay`).
     pub replay: Option<Arc<Replayer>>,
+    /// The parser processes of every web page and corpus file the process reads.
+    pub parsing: Parsing,
 }
 
 impl Services {
@@ -91,6 +94,7 @@ impl Services {
         let prompts = Prompts::load(settings.prompts_dir.as_deref()).map_err(SetupError::config)?;
         let http = crate::http::client().map_err(SetupError::failure)?;
         let negotiator = Arc::new(Negotiator::new(settings.structured_output));
+        let parsing = Parsing::isolated(settings.documents.memory_mb);
         Ok(Services {
             settings,
             http,
@@ -100,13 +104,15 @@ impl Services {
             search: None,
             reader: None,
             replay: None,
+            parsing,
         })
     }
 
     /// Services for another run's settings (another corpus, offline) that share this
     /// process's HTTP pool, rate budgets and negotiation: a server whose calls each resolve
     /// their own run settings builds its runs' services here, its search client (a corpus
-    /// index brought up to date, an MCP search server) its own.
+    /// index brought up to date, an MCP search server) its own; their documents are parsed by
+    /// this process's parsers (within the first settings' `documents.memoryMb`).
     pub async fn with_settings(&self, settings: Settings) -> Result<Services, SetupError> {
         let prompts = Prompts::load(settings.prompts_dir.as_deref()).map_err(SetupError::config)?;
         let mut services = Services {
@@ -118,6 +124,7 @@ impl Services {
             search: None,
             reader: None,
             replay: None,
+            parsing: self.parsing.clone(),
         };
         services.search = search_client(&services).await?;
         services.reader = reader(&services)?;
@@ -213,6 +220,7 @@ fn reader(services: &Services) -> Result<Option<Arc<Reader>>, SetupError> {
         search.read.clone(),
         services.settings.retry,
         Arc::clone(&services.gates),
+        services.parsing.clone(),
     )
     .map_err(SetupError::failure)?;
     Ok(Some(Arc::new(reader)))
@@ -222,16 +230,18 @@ fn reader(services: &Services) -> Result<Option<Arc<Reader>>, SetupError> {
 /// from the services' gates. A local index is opened here, on a blocking thread; what it did
 /// is logged, and its warnings too.
 async fn search_client(services: &Services) -> Result<Option<SearchClient>, SetupError> {
-    let (http, settings, gates) = (
+    let (http, settings, gates, parsing) = (
         services.http.clone(),
         services.settings.clone(),
         Arc::clone(&services.gates),
+        services.parsing.clone(),
     );
-    let client =
-        tokio::task::spawn_blocking(move || SearchClient::with_gates(http, &settings, &gates))
-            .await
-            .map_err(SetupError::failure)?
-            .map_err(SetupError::config)?;
+    let client = tokio::task::spawn_blocking(move || {
+        SearchClient::with_gates(http, &settings, &gates, &parsing)
+    })
+    .await
+    .map_err(SetupError::failure)?
+    .map_err(SetupError::config)?;
     if let Some(report) = client.as_ref().and_then(SearchClient::index_report) {
         for w in &report.warnings {
             tracing::warn!("corpus: {w}");

@@ -11,6 +11,7 @@
 use std::sync::Arc;
 
 use super::fusion::reciprocal_rank_fusion;
+use super::local::extract::Reading;
 use super::local::{IndexReport, LocalIndex};
 #[cfg(feature = "mcp")]
 use super::mcp::McpSearch;
@@ -18,6 +19,7 @@ use super::web::WebSearch;
 use super::{SearchConfigError, SearchError, SearchHit};
 use crate::embed::Embedder;
 use crate::http::{Gates, RetryObserver};
+use crate::isolate::Parsing;
 use crate::settings::{SearchProviderKind, Settings};
 
 /// One provider of the client.
@@ -52,21 +54,23 @@ impl std::fmt::Debug for SearchClient {
 impl SearchClient {
     /// The configured providers, in order; `None` when there is none. Opens (builds or
     /// updates) the local index, which can take a while on first use: call it off the async
-    /// threads. The web provider gets a gate of its own; [`SearchClient::with_gates`] shares
-    /// the process's.
+    /// threads. The web provider gets a gate of its own, and the corpus is parsed in this
+    /// process (for callers that trust it); [`SearchClient::with_gates`] shares the process's
+    /// gates and parser processes.
     pub fn new(
         http: reqwest::Client,
         settings: &Settings,
     ) -> Result<Option<SearchClient>, SearchConfigError> {
-        SearchClient::with_gates(http, settings, &Gates::new())
+        SearchClient::with_gates(http, settings, &Gates::new(), &Parsing::InProcess)
     }
 
     /// [`SearchClient::new`], the web provider's gate taken from `gates` (shared by the
-    /// process).
+    /// process), corpus files parsed as `parsing` says.
     pub fn with_gates(
         http: reqwest::Client,
         settings: &Settings,
         gates: &Gates,
+        parsing: &Parsing,
     ) -> Result<Option<SearchClient>, SearchConfigError> {
         let search = &settings.search;
         let mut providers = Vec::new();
@@ -90,8 +94,16 @@ impl SearchClient {
                         })?)),
                         None => None,
                     };
-                    let (index, report) =
-                        LocalIndex::open_with(corpus, search.index_dir.as_deref(), embedder)?;
+                    let reading = Reading {
+                        parsing: parsing.clone(),
+                        timeout: settings.documents.timeout,
+                    };
+                    let (index, report) = LocalIndex::open_with(
+                        corpus,
+                        search.index_dir.as_deref(),
+                        embedder,
+                        &reading,
+                    )?;
                     index_report = Some(report);
                     providers.push(Provider::Local(Arc::new(index)));
                 }

@@ -60,6 +60,9 @@ pub struct ConfigFile {
     /// How `watch` tells what changed by mail (`notify.smtp`).
     #[serde(default)]
     pub notify: super::notify::NotifyConfig,
+    /// The bounds of the process that parses web pages and corpus files.
+    #[serde(default)]
+    pub documents: super::documents::DocumentsConfig,
 }
 
 /// The check of cited claims against their sources.

@@ -3,6 +3,7 @@
 pub mod base_url;
 pub mod config_file;
 pub mod config_schema;
+pub mod documents;
 pub mod mcp_search;
 pub mod notify;
 pub mod read;

@@ -124,6 +124,10 @@ impl<'a> Resolver<'a> {
             verifier: file.roles.get(crate::settings::Role::Verifier).is_some(),
             html: true,
             smtp: self.smtp()?,
+            documents: file
+                .documents
+                .resolve()
+                .map_err(|(key, value, hint)| self.invalid(key, value, hint))?,
         })
     }
 

@@ -177,6 +177,8 @@ pub struct Settings {
     pub html: bool,
     /// The SMTP server `watch --notify mailto:` sends through (`notify.smtp`).
     pub smtp: Option<super::notify::SmtpConfig>,
+    /// The bounds of the process that parses untrusted documents (`documents`).
+    pub documents: super::documents::DocumentSettings,
 }
 
 /// `claims.threshold` when the config does not say: half a claim's content words.

@@ -36,6 +36,7 @@ const LAYERS: &[&[&str]] = &[
         "lockfile",
         "web_providers",
         "embed",
+        "isolate",
     ],
     &["logging", "plan", "settings", "output"],
     &["http", "prompts", "validate", "compare", "transcript"],

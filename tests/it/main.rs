@@ -20,6 +20,7 @@ mod engine;
 mod eval;
 mod events_catalogue;
 mod golden_events;
+mod hostile_documents;
 mod hostile_input;
 mod lean;
 mod local_documents;

@@ -139,9 +139,14 @@ fn the_index_finds_by_meaning_what_words_miss() {
         "{by_words:?}"
     );
     let embedder = Arc::new(Embedder::load(&embedding_model()).expect("model"));
-    let (meaning, report) =
-        LocalIndex::open_with(&corpus, Some(&dir.path().join("meaning")), Some(embedder))
-            .expect("index");
+    let reading = researchflow::search::local::extract::Reading::in_process();
+    let (meaning, report) = LocalIndex::open_with(
+        &corpus,
+        Some(&dir.path().join("meaning")),
+        Some(embedder),
+        &reading,
+    )
+    .expect("index");
     assert_eq!(report.embedded.map(|e| e.documents), Some(4));
     let by_meaning = names(meaning.search(question, 2).expect("search"));
     assert!(

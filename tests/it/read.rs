@@ -305,6 +305,85 @@ async fn a_private_address_is_never_requested_unless_allowed() {
     );
 }
 
+/// This machine's name, which resolves to one of its own addresses (on these machines, through
+/// `/etc/hosts`): a name the guard must refuse that a proxy would reach.
+fn own_name() -> String {
+    use std::net::ToSocketAddrs;
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").expect("hostname");
+    let name = name.trim().to_string();
+    let inward = (name.as_str(), 80)
+        .to_socket_addrs()
+        .map(|mut addrs| addrs.all(|a| researchflow::read::guard::refused_ip(a.ip()).is_some()))
+        .unwrap_or(false);
+    assert!(
+        inward,
+        "`{name}` should resolve to an address of this machine"
+    );
+    name
+}
+
+/// With `http_proxy` set, the reader handed a page's host name to the proxy unresolved, so the
+/// guard never saw it and a name of this machine was read through the proxy. A name is now
+/// resolved and checked before the request; a public address still goes through the proxy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_a_proxy_a_name_of_this_machine_is_refused_and_a_public_page_is_proxied() {
+    use crate::support::hostile_docs::HostileSite;
+    let page = format!(
+        "<html><body><p>{}</p></body></html>",
+        "Proxied text. ".repeat(50)
+    );
+    let proxy = HostileSite::start(vec![("/page.html", "text/html", page.into_bytes())]).await;
+    let port = proxy
+        .url("")
+        .rsplit(':')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let inward = format!("http://{}:{port}/page.html", own_name());
+    let public = "http://93.184.216.34/page.html".to_string();
+    let hits = [&inward, &public]
+        .iter()
+        .map(|url| SearchHit {
+            title: "Page".into(),
+            url: url.to_string(),
+            snippet: "A page.".into(),
+        })
+        .collect();
+    let search = MockSearch::with_results(SearchKind::Searxng, hits).await;
+    let llm = MockLlm::start().await;
+    one_task(&llm, "The page was read [1].");
+    let read = json!({"pages": 2, "timeoutMs": 5000});
+    let s = Setup::with_config(&llm, Some(&search), reading(&search, read));
+    let out = s
+        .query("What does the page say?")
+        .env("http_proxy", proxy.url(""))
+        .env("NO_PROXY", "127.0.0.1")
+        .run()
+        .await;
+    out.success();
+    let events = s.events();
+    let unread = events_of(&events, "page_unread");
+    let refused = unread.iter().find(|e| e["url"] == inward.as_str());
+    assert!(
+        refused.is_some_and(|e| e["cause"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("allowPrivate")),
+        "{unread:?}"
+    );
+    let read = events_of(&events, "page_read");
+    assert!(
+        read.iter().any(|e| e["url"] == public.as_str()),
+        "{read:?} {unread:?}"
+    );
+    let hosts: Vec<String> = proxy
+        .all_requests()
+        .iter()
+        .filter_map(|r| r.header("host").map(str::to_string))
+        .collect();
+    assert!(hosts.iter().all(|h| h == "93.184.216.34"), "{hosts:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_thinkon_search_step_reads_the_pages_too() {
     use crate::support::thinkon::{Kind, execute, item, kind, scripted, steps};

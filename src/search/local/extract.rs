@@ -8,12 +8,16 @@
 //! Every problem becomes a warning naming the file and saying what to do, never an error: one
 //! bad file must not stop the index. This module reads one file at a time and never writes.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
 
 use super::content::{self, Content, ReadError};
 use super::decode::{self, Sniffed};
 use super::title::{file_name, first_line_or_name};
 use super::{html, markdown, paragraphs, pdf};
+use crate::isolate::{JobError, Parsing};
 
 /// Indexed text is cut at this many bytes (a larger document is indexed in part, with a
 /// warning), which bounds the index and the passages' cost.
@@ -46,7 +50,7 @@ const PLAIN_NAMES: &[&str] = &[
 ];
 
 /// The kinds of document the index reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Kind {
     Markdown,
     Text,
@@ -111,7 +115,7 @@ pub fn type_label(path: &Path) -> String {
 }
 
 /// A document ready to index, with the warnings its reading raised (e.g. its text was cut).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Extracted {
     pub title: String,
     pub text: String,
@@ -119,7 +123,7 @@ pub struct Extracted {
 }
 
 /// What reading one file gave.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Extraction {
     Indexed(Extracted),
     /// Not indexable as it is (empty, binary, a scanned PDF, broken gzip): remembered until
@@ -130,6 +134,56 @@ pub enum Extraction {
     Ignored,
     /// Could not be read (permissions, I/O): tried again on the next open.
     Unreadable(String),
+}
+
+/// The kind of job a parser process reads a corpus file with ([`crate::isolate`]).
+pub const FILE_JOB: &str = "file";
+
+/// A corpus file to read in a parser process, which opens it itself.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FileJob {
+    pub path: PathBuf,
+    pub kind: Kind,
+}
+
+/// How corpus files are read: where they are parsed, and how long one may take there.
+#[derive(Debug, Clone)]
+pub struct Reading {
+    pub parsing: Parsing,
+    pub timeout: Duration,
+}
+
+impl Reading {
+    /// In this process, for callers whose corpus is trusted (tests, benchmarks).
+    pub fn in_process() -> Reading {
+        Reading {
+            parsing: Parsing::InProcess,
+            timeout: Duration::from_secs(30),
+        }
+    }
+
+    /// The file at `path` read as [`extract`] reads it, in a parser process: one that crashes,
+    /// runs out of time or of memory there is skipped with the cause (and tried again when it
+    /// changes); one no parser could be asked about is tried again on the next open.
+    pub fn extract(&self, path: &Path, kind: Kind) -> Extraction {
+        let job = FileJob {
+            path: path.to_path_buf(),
+            kind,
+        };
+        let shown = path.display();
+        match self
+            .parsing
+            .run(FILE_JOB, &job, &[], self.timeout, || extract(path, kind))
+        {
+            Ok(extraction) => extraction,
+            Err(JobError::Document(cause)) => Extraction::Skipped(format!(
+                "skipped `{shown}`: {cause}: convert it to text or remove it from the corpus"
+            )),
+            Err(JobError::Unavailable(cause)) => {
+                Extraction::Unreadable(format!("skipped `{shown}` for now: {cause}"))
+            }
+        }
+    }
 }
 
 /// Reads the file at `path` as a document of `kind` (decompressed when its name ends in `.gz`).

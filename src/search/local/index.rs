@@ -20,7 +20,7 @@ use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 use super::chunks::cut;
-use super::extract::type_label;
+use super::extract::{Reading, type_label};
 use super::hit::{Document, LocalHit};
 use super::manifest::{self, Loaded, Manifest};
 use super::query::Asked;
@@ -57,15 +57,18 @@ impl LocalIndex {
         corpus: &Path,
         index_dir: Option<&Path>,
     ) -> Result<(LocalIndex, IndexReport), LocalSearchError> {
-        LocalIndex::open_with(corpus, index_dir, None)
+        LocalIndex::open_with(corpus, index_dir, None, &Reading::in_process())
     }
 
-    /// [`LocalIndex::open`], and with `embedder`, the corpus's chunks embedded (only the texts
-    /// that have no vectors yet: [`super::vectors`]), so that searches rank by meaning too.
+    /// [`LocalIndex::open`] with its files read as `reading` says (in a parser process, for
+    /// every command of the binary), and with `embedder`, the corpus's chunks embedded (only
+    /// the texts that have no vectors yet: [`super::vectors`]), so that searches rank by
+    /// meaning too.
     pub fn open_with(
         corpus: &Path,
         index_dir: Option<&Path>,
         embedder: Option<Arc<Embedder>>,
+        reading: &Reading,
     ) -> Result<(LocalIndex, IndexReport), LocalSearchError> {
         let corpus = location::canonical_corpus(corpus)?;
         let dir = location::resolve_index_dir(&corpus, index_dir)?;
@@ -75,7 +78,7 @@ impl LocalIndex {
         let walk = walk::walk(&corpus)?;
         let (index, old, rebuilt) = open_or_create(&dir, &corpus.to_string_lossy())?;
         let fields = Fields::of(&index.schema()).map_err(|e| LocalSearchError::index(&dir, e))?;
-        let update = update::run(&index, &fields, &dir, old, walk.files)?;
+        let update = update::run(&index, &fields, &dir, reading, old, walk.files)?;
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)

@@ -1,26 +1,131 @@
 //! The text layer of a PDF, through `pdf-extract`. A PDF without one (a scan) gives empty
 //! text, which the caller turns into a warning.
 //!
+//! A few hundred KB of PDF can ask for gigabytes: a compressed stream that inflates to 1 GiB of
+//! spaces, or 2,000 pages that all draw one 64 MB content stream. Before any text is read, the
+//! streams the text reader would inflate are inflated here, within [`MAX_INFLATED_BYTES`] for
+//! the whole file, and the content the pages give it is added up, a shared stream once per
+//! page, within [`MAX_PAGE_CONTENT_BYTES`]; a PDF past either is refused, naming the cap.
+//! What is left (a form that draws itself, an LZW bomb) is bounded by the parser process that
+//! runs this ([`crate::isolate`]).
+//!
 //! `pdf-extract` can panic on malformed files; the panic is caught here and becomes an error
 //! message, so one broken PDF never takes down an index update. This module does not read files
 //! or choose titles.
 
+use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use flate2::read::{DeflateDecoder, ZlibDecoder};
+use pdf_extract::{Document, Object, Stream};
+
+/// The most bytes a PDF's compressed streams may inflate to, all together.
+pub const MAX_INFLATED_BYTES: usize = 128 * 1024 * 1024;
+/// The most content a PDF's pages may give the text reader, all together.
+pub const MAX_PAGE_CONTENT_BYTES: usize = 128 * 1024 * 1024;
 
 /// The text of a PDF held in memory, or why it could not be read.
 pub fn to_text(bytes: &[u8]) -> Result<String, String> {
     // Nothing outlives the call but its result, so a panic cannot leave shared state broken.
-    match catch_unwind(AssertUnwindSafe(|| {
-        pdf_extract::extract_text_from_mem(bytes)
-    })) {
+    match catch_unwind(AssertUnwindSafe(|| read(bytes))) {
         Ok(Ok(text)) => Ok(text),
-        Ok(Err(e)) => Err(e.to_string()),
+        Ok(Err(e)) => Err(e),
         Err(panic) => Err(panic
             .downcast_ref::<&str>()
             .map(|s| s.to_string())
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "the PDF reader failed".to_string())),
     }
+}
+
+/// The text of the PDF `bytes`, within the caps.
+fn read(bytes: &[u8]) -> Result<String, String> {
+    let mut doc = Document::load_mem(bytes).map_err(|e| e.to_string())?;
+    if doc.is_encrypted() {
+        // An empty user password opens most "protected" PDFs (printing or copying barred).
+        doc.decrypt("").map_err(|e| e.to_string())?;
+    }
+    inflate_streams(&mut doc)?;
+    page_content_within_cap(&doc)?;
+    let mut text = String::new();
+    pdf_extract::output_doc(&doc, &mut pdf_extract::PlainTextOutput::new(&mut text))
+        .map_err(|e| e.to_string())?;
+    Ok(text)
+}
+
+/// Inflates every Flate stream but images (which the text reader never inflates), in place
+/// where nothing else decodes it, within [`MAX_INFLATED_BYTES`] in all.
+fn inflate_streams(doc: &mut Document) -> Result<(), String> {
+    let mut room = MAX_INFLATED_BYTES;
+    for object in doc.objects.values_mut() {
+        let Object::Stream(stream) = object else {
+            continue;
+        };
+        let filters = stream.filters().unwrap_or_default();
+        let image = stream
+            .dict
+            .get(b"Subtype")
+            .and_then(Object::as_name)
+            .is_ok_and(|s| s == b"Image");
+        if image || filters.first() != Some(&&b"FlateDecode"[..]) {
+            continue;
+        }
+        let plain = inflate(&stream.content, room).ok_or_else(|| {
+            format!(
+                "its compressed streams inflate to over {} MB",
+                MAX_INFLATED_BYTES >> 20
+            )
+        })?;
+        room -= plain.len();
+        if filters.len() == 1 && !has_predictor(stream) {
+            stream.set_plain_content(plain);
+        }
+    }
+    Ok(())
+}
+
+/// Whether a stream's decoding parameters ask for a predictor after inflating.
+fn has_predictor(stream: &Stream) -> bool {
+    stream
+        .dict
+        .get(b"DecodeParms")
+        .and_then(Object::as_dict)
+        .and_then(|p| p.get(b"Predictor"))
+        .and_then(Object::as_i64)
+        .is_ok_and(|p| p > 1)
+}
+
+/// What `input` inflates to, as `lopdf` reads it (what came before an error is kept; a broken
+/// zlib header is read as raw deflate); `None` when that is more than `room` bytes.
+fn inflate(input: &[u8], room: usize) -> Option<Vec<u8>> {
+    let limit = room as u64 + 1;
+    let mut output = Vec::new();
+    let _ = ZlibDecoder::new(input).take(limit).read_to_end(&mut output);
+    if output.is_empty() && input.len() > 2 {
+        let _ = DeflateDecoder::new(&input[2..])
+            .take(limit)
+            .read_to_end(&mut output);
+    }
+    (output.len() <= room).then_some(output)
+}
+
+/// Refuses a PDF whose pages give the text reader more than [`MAX_PAGE_CONTENT_BYTES`] of
+/// content, a stream shared by many pages counted once for each.
+fn page_content_within_cap(doc: &Document) -> Result<(), String> {
+    let mut total = 0usize;
+    for page in doc.get_pages().into_values() {
+        for id in doc.get_page_contents(page) {
+            let stream = doc.get_object(id).and_then(Object::as_stream);
+            total = total.saturating_add(stream.map_or(0, |s| s.content.len()));
+        }
+        if total > MAX_PAGE_CONTENT_BYTES {
+            return Err(format!(
+                "its pages hold over {} MB of content to read",
+                MAX_PAGE_CONTENT_BYTES >> 20
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

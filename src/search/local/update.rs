@@ -16,7 +16,7 @@ use tantivy::indexer::NoMergePolicy;
 use tantivy::{Index, IndexWriter, TantivyDocument, Term};
 
 use super::LocalSearchError;
-use super::extract::{self, Extraction, type_label};
+use super::extract::{Extraction, Reading, type_label};
 use super::manifest::{FileEntry, Manifest};
 use super::report::IndexReport;
 use super::schema::Fields;
@@ -36,11 +36,13 @@ pub struct Update {
     pub changed: bool,
 }
 
-/// Brings `index` (whose folder is `dir`, for messages) in line with the `found` files.
+/// Brings `index` (whose folder is `dir`, for messages) in line with the `found` files, each
+/// read as `reading` says.
 pub fn run(
     index: &Index,
     fields: &Fields,
     dir: &Path,
+    reading: &Reading,
     old: Manifest,
     found: Vec<Found>,
 ) -> Result<Update, LocalSearchError> {
@@ -80,7 +82,7 @@ pub fn run(
         let was_indexed = old.files.get(&file.path).is_some_and(|e| e.indexed);
         writer.delete_term(Term::from_field_text(fields.path, &file.path));
         report.read += 1;
-        let entry = match extract::extract(Path::new(&file.path), file.kind) {
+        let entry = match reading.extract(Path::new(&file.path), file.kind) {
             Extraction::Indexed(doc) => {
                 writer
                     .add_document(fields.document(&file.path, &doc.title, &doc.text))

@@ -18,6 +18,7 @@ pub mod browser;
 pub mod doc;
 pub mod fault;
 pub mod fixtures;
+pub mod hostile_docs;
 pub mod mcp;
 pub mod mock_llm;
 pub mod mock_search;
