@@ -1,7 +1,8 @@
 //! Telling what changed by mail (`--notify mailto:ADDR`): one message per run, a plain-text
 //! part and an HTML part, through the SMTP server of `notify.smtp` (lettre, rustls), retried
 //! with the backoff of the config's `retry`. The password is read from the variable
-//! `passwordEnv` names, at the moment of sending, and is written nowhere.
+//! `passwordEnv` names, at the moment of sending, and is written nowhere, even when the
+//! server quotes it back in its reply ([`Secrets`]).
 
 use backon::{ExponentialBuilder, Retryable};
 use lettre::message::{Mailbox, MultiPart};
@@ -10,6 +11,7 @@ use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use serde_json::Value;
 
+use super::secrets::Secrets;
 use crate::settings::{RetrySettings, SmtpConfig, SmtpSecurity};
 use crate::view::html::esc;
 
@@ -123,7 +125,11 @@ pub async fn send(
         .subject(subject(body))
         .multipart(MultiPart::alternative_plain_html(text(body), html(body)))
         .map_err(|e| e.to_string())?;
-    let transport = transport(smtp)?;
+    let login = login(smtp)?;
+    let secrets = login
+        .as_ref()
+        .map_or_else(Secrets::default, |l| Secrets::of_login(&l.0, &l.1));
+    let transport = transport(smtp, login)?;
     let backoff = ExponentialBuilder::default()
         .with_min_delay(retry.base_delay)
         .with_max_delay(retry.max_delay)
@@ -137,10 +143,30 @@ pub async fn send(
         .when(|e| !e.is_tls() && (e.is_transient() || e.is_timeout() || e.status().is_none()))
         .await
         .map(|_| ())
-        .map_err(|e| format!("SMTP server {}:{}: {e}", smtp.host, smtp.port()))
+        // The reply is the server's text, which may quote the login it refused.
+        .map_err(|e| {
+            let said = secrets.clean(&crate::text::error_chain(&e));
+            format!("SMTP server {}:{}: {said}", smtp.host, smtp.port())
+        })
 }
 
-fn transport(smtp: &SmtpConfig) -> Result<AsyncSmtpTransport<Tokio1Executor>, String> {
+/// The user and password to log in with, the password read from the variable `passwordEnv`
+/// names; none without a login.
+fn login(smtp: &SmtpConfig) -> Result<Option<(String, String)>, String> {
+    let (Some(user), Some(var)) = (&smtp.user, &smtp.password_env) else {
+        return Ok(None);
+    };
+    let password = std::env::var(var)
+        .ok()
+        .filter(|p| !p.is_empty())
+        .ok_or_else(|| format!("`notify.smtp.passwordEnv` names `{var}`, which is not set: set it to the SMTP password"))?;
+    Ok(Some((user.clone(), password)))
+}
+
+fn transport(
+    smtp: &SmtpConfig,
+    login: Option<(String, String)>,
+) -> Result<AsyncSmtpTransport<Tokio1Executor>, String> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let tls = match smtp.security() {
         SmtpSecurity::Tls => Tls::Wrapper(tls_parameters(smtp)?),
@@ -151,15 +177,9 @@ fn transport(smtp: &SmtpConfig) -> Result<AsyncSmtpTransport<Tokio1Executor>, St
         .tls(tls)
         .port(smtp.port())
         .timeout(Some(std::time::Duration::from_secs(30)));
-    let builder = match (&smtp.user, &smtp.password_env) {
-        (Some(user), Some(var)) => {
-            let password = std::env::var(var)
-                .ok()
-                .filter(|p| !p.is_empty())
-                .ok_or_else(|| format!("`notify.smtp.passwordEnv` names `{var}`, which is not set: set it to the SMTP password"))?;
-            builder.credentials(Credentials::new(user.clone(), password))
-        }
-        _ => builder,
+    let builder = match login {
+        Some((user, password)) => builder.credentials(Credentials::new(user, password)),
+        None => builder,
     };
     Ok(builder.build())
 }

@@ -3,15 +3,18 @@
 //! HMAC-SHA256 in `X-Researchflow-Signature` (`sha256=<hex>`) when
 //! `RESEARCHFLOW_WEBHOOK_SECRET` is set, through the one retry policy every HTTP call takes.
 //! A failure is returned to be recorded and reported, never a reason for the run to fail;
-//! the secret is never written anywhere, nor the target's path ([`shown`]).
+//! the secret is never written anywhere, nor the target's path ([`shown`]), even when the
+//! receiver echoes them ([`Secrets`]).
 
 use std::time::Duration;
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-use crate::http::{NoObserver, client, send_once, with_retry};
-use crate::settings::{ApiKey, BaseUrl, RetrySettings};
+use super::secrets::Secrets;
+use crate::http::error::parse_retry_after;
+use crate::http::{HttpError, NoObserver, client, with_retry};
+use crate::settings::{BaseUrl, RetrySettings};
 
 /// The variable that holds the webhook's signing secret.
 pub const SECRET_VAR: &str = "RESEARCHFLOW_WEBHOOK_SECRET";
@@ -52,17 +55,9 @@ pub fn shown(target: &str) -> String {
     }
     let hash = Sha256::digest(target.as_bytes());
     let short: String = hash.iter().take(4).map(|b| format!("{b:02x}")).collect();
-    let origin = url::Url::parse(target).ok().map_or_else(
-        || "?".to_string(),
-        |u| {
-            let port = u.port().map_or(String::new(), |p| format!(":{p}"));
-            format!(
-                "{}://{}{port}",
-                u.scheme(),
-                u.host_str().unwrap_or_default()
-            )
-        },
-    );
+    let origin = url::Url::parse(target)
+        .ok()
+        .map_or_else(|| "?".to_string(), |u| origin(&u));
     format!("{origin}/... #{short}")
 }
 
@@ -75,8 +70,9 @@ pub fn signature(secret: &str, body: &[u8]) -> String {
     format!("sha256={hex}")
 }
 
-/// POSTs `body` (JSON) to `target`, retried by `retry`; the error, redacted, when it could
-/// not be delivered.
+/// POSTs `body` (JSON) to `target`, retried by `retry`; the error when it could not be
+/// delivered. What the receiver says back is cleaned of this hook's secrets ([`Secrets`])
+/// before any retry logs it.
 pub async fn post(target: &str, body: &str, retry: &RetrySettings) -> Result<(), String> {
     let url = BaseUrl::parse(target).ok_or_else(|| format!("not a URL: {}", shown(target)))?;
     let origin = url::Url::parse(target)
@@ -85,10 +81,10 @@ pub async fn post(target: &str, body: &str, retry: &RetrySettings) -> Result<(),
         .ok_or_else(|| format!("not a URL: {}", shown(target)))?;
     let client = client().map_err(|e| e.to_string())?;
     let secret = std::env::var(SECRET_VAR).ok().filter(|s| !s.is_empty());
-    let secrets: Vec<ApiKey> = secret
-        .iter()
-        .filter_map(|s| ApiKey::new(s.clone()))
-        .collect();
+    let to = Hook {
+        origin: &origin,
+        secrets: Secrets::of_webhook(target, secret.as_deref()),
+    };
     let send = || {
         let mut request = client
             .post(url.address())
@@ -97,17 +93,71 @@ pub async fn post(target: &str, body: &str, retry: &RetrySettings) -> Result<(),
         if let Some(secret) = &secret {
             request = request.header(SIGNATURE_HEADER, signature(secret, body.as_bytes()));
         }
-        // Errors (and the retries logged on the way) name the origin, never the path.
-        send_once(request, &origin, TIMEOUT, &secrets)
+        to.attempt(request)
     };
     let what = format!("webhook {}", shown(target));
     with_retry(retry, &what, &NoObserver, send)
         .await
-        .map(|_| ())
         .map_err(|e| {
+            // Errors name the origin, never the path; what the receiver said is cleaned.
             let said = e.to_string().replace(url.address(), &shown(target));
-            crate::settings::secret::redact(&said.replace(target, &shown(target)), &secrets)
+            crate::text::one_line(&said.replace(target, &shown(target)), 600)
         })
+}
+
+/// Where one webhook's POST goes, and the secrets of it that its receiver may echo.
+struct Hook<'a> {
+    origin: &'a BaseUrl,
+    secrets: Secrets,
+}
+
+/// How much of a receiver's answer is read: it is only ever quoted, cut, in an error.
+const MAX_SAID_BYTES: usize = 64 * 1024;
+
+impl Hook<'_> {
+    /// One POST: delivered on a 2xx; else the status, with what the receiver said (cleaned).
+    async fn attempt(&self, request: reqwest::RequestBuilder) -> Result<(), HttpError> {
+        let response = request
+            .timeout(TIMEOUT)
+            .send()
+            .await
+            .map_err(|e| HttpError::from_reqwest(self.origin, TIMEOUT, e))?;
+        let status = response.status();
+        if status.is_success() {
+            return Ok(());
+        }
+        let retry_after = parse_retry_after(response.headers());
+        let body = self.secrets.clean(&said(response).await);
+        Err(HttpError::Status {
+            url: self.origin.to_string(),
+            status: status.as_u16(),
+            body,
+            retry_after,
+        })
+    }
+}
+
+/// The start of what the receiver said, read up to [`MAX_SAID_BYTES`]; what could not be read
+/// is left out (the status tells enough).
+async fn said(mut response: reqwest::Response) -> String {
+    let mut body = Vec::new();
+    while let Ok(Some(chunk)) = response.chunk().await {
+        body.extend_from_slice(&chunk);
+        if body.len() >= MAX_SAID_BYTES {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&body).into_owned()
+}
+
+/// `scheme://host[:port]` of `url`.
+fn origin(url: &url::Url) -> String {
+    let port = url.port().map_or(String::new(), |p| format!(":{p}"));
+    format!(
+        "{}://{}{port}",
+        url.scheme(),
+        url.host_str().unwrap_or_default()
+    )
 }
 
 #[cfg(test)]
