@@ -2,6 +2,7 @@
 //! to each `--notify` URL, signed with
 //! HMAC-SHA256 in `X-Researchflow-Signature` (`sha256=<hex>`) when
 //! `RESEARCHFLOW_WEBHOOK_SECRET` is set, through the one retry policy every HTTP call takes.
+//! Only a 2xx answer of the URL given is delivery: a redirect is not followed but reported.
 //! A failure is returned to be recorded and reported, never a reason for the run to fail;
 //! the secret is never written anywhere, nor the target's path ([`shown`]), even when the
 //! receiver echoes them ([`Secrets`]).
@@ -13,7 +14,7 @@ use sha2::Sha256;
 
 use super::secrets::Secrets;
 use crate::http::error::parse_retry_after;
-use crate::http::{HttpError, NoObserver, client, with_retry};
+use crate::http::{HttpError, NoObserver, client_without_redirects, with_retry};
 use crate::settings::{BaseUrl, RetrySettings};
 
 /// The variable that holds the webhook's signing secret.
@@ -70,24 +71,30 @@ pub fn signature(secret: &str, body: &[u8]) -> String {
     format!("sha256={hex}")
 }
 
-/// POSTs `body` (JSON) to `target`, retried by `retry`; the error when it could not be
-/// delivered. What the receiver says back is cleaned of this hook's secrets ([`Secrets`])
-/// before any retry logs it.
+/// POSTs `body` (JSON) to `target` exactly as given, retried by `retry`; the error when it
+/// could not be delivered. Only a 2xx answer is delivery: a redirect is not followed. What
+/// the receiver says back is cleaned of this hook's secrets ([`Secrets`]) before any retry
+/// logs it.
 pub async fn post(target: &str, body: &str, retry: &RetrySettings) -> Result<(), String> {
-    let url = BaseUrl::parse(target).ok_or_else(|| format!("not a URL: {}", shown(target)))?;
-    let origin = url::Url::parse(target)
-        .ok()
-        .and_then(|u| BaseUrl::parse(&u.origin().ascii_serialization()))
-        .ok_or_else(|| format!("not a URL: {}", shown(target)))?;
-    let client = client().map_err(|e| e.to_string())?;
+    let not_url = || format!("not a URL: {}", shown(target));
+    let hook = url::Url::parse(target.trim()).map_err(|_| not_url())?;
+    // Where the POST goes: the URL as written (a trailing slash kept), without its user part.
+    let mut address = hook.clone();
+    // Neither can fail on a URL with a host, which every http(s) URL has.
+    let _ = address.set_username("");
+    let _ = address.set_password(None);
+    address.set_fragment(None);
+    let origin = BaseUrl::parse(&hook.origin().ascii_serialization()).ok_or_else(not_url)?;
+    let client = client_without_redirects().map_err(|e| e.to_string())?;
     let secret = std::env::var(SECRET_VAR).ok().filter(|s| !s.is_empty());
     let to = Hook {
+        url: &hook,
         origin: &origin,
         secrets: Secrets::of_webhook(target, secret.as_deref()),
     };
     let send = || {
         let mut request = client
-            .post(url.address())
+            .post(address.clone())
             .header("content-type", "application/json")
             .body(body.to_string());
         if let Some(secret) = &secret {
@@ -100,13 +107,14 @@ pub async fn post(target: &str, body: &str, retry: &RetrySettings) -> Result<(),
         .await
         .map_err(|e| {
             // Errors name the origin, never the path; what the receiver said is cleaned.
-            let said = e.to_string().replace(url.address(), &shown(target));
+            let said = e.to_string().replace(address.as_str(), &shown(target));
             crate::text::one_line(&said.replace(target, &shown(target)), 600)
         })
 }
 
 /// Where one webhook's POST goes, and the secrets of it that its receiver may echo.
 struct Hook<'a> {
+    url: &'a url::Url,
     origin: &'a BaseUrl,
     secrets: Secrets,
 }
@@ -115,7 +123,8 @@ struct Hook<'a> {
 const MAX_SAID_BYTES: usize = 64 * 1024;
 
 impl Hook<'_> {
-    /// One POST: delivered on a 2xx; else the status, with what the receiver said (cleaned).
+    /// One POST: delivered on a 2xx; else the status, with what the receiver said (cleaned),
+    /// or for a redirect where it leads (scheme and host only).
     async fn attempt(&self, request: reqwest::RequestBuilder) -> Result<(), HttpError> {
         let response = request
             .timeout(TIMEOUT)
@@ -127,13 +136,37 @@ impl Hook<'_> {
             return Ok(());
         }
         let retry_after = parse_retry_after(response.headers());
-        let body = self.secrets.clean(&said(response).await);
+        let body = match status.is_redirection() {
+            true => self.redirect(&response),
+            false => self.secrets.clean(&said(response).await),
+        };
         Err(HttpError::Status {
             url: self.origin.to_string(),
             status: status.as_u16(),
             body,
             retry_after,
         })
+    }
+
+    /// Why a redirect is no delivery, and where it leads: the scheme and host of its
+    /// `Location` (its path may be as secret as the hook's).
+    fn redirect(&self, response: &reqwest::Response) -> String {
+        let to = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|l| l.to_str().ok())
+            .and_then(|l| self.url.join(l).ok())
+            .filter(|u| u.has_host());
+        match to {
+            Some(to) => format!(
+                "a redirect to `{}`, not followed (a redirect makes the POST an empty GET, or sends the digest elsewhere): give `--notify` the address it leads to",
+                origin(&to)
+            ),
+            None => {
+                "a redirect without a usable `Location`, not followed: check the hook's address"
+                    .into()
+            }
+        }
     }
 }
 

@@ -1,6 +1,8 @@
-//! Webhook receivers that answer as careless or hostile ones do: what a receiver says back
-//! (its path, query and our signing secret echoed, in every encoding, with terminal escapes
-//! and forged lines) reaches no file, event, stdout or stderr but as one clean line.
+//! Webhook receivers that answer as careless or hostile ones do: a redirect (the POST would
+//! become an empty GET, or the signed digest go elsewhere) is no delivery, and what a
+//! receiver says back (its path, query and our signing secret echoed, in every encoding, with
+//! terminal escapes and forged lines) reaches no file, event, stdout or stderr but as one
+//! clean line.
 
 use std::sync::Arc;
 
@@ -10,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::{Folder, SECRET, all_text};
 use crate::support::scenario::{read_json, read_ndjson};
-use crate::support::server::{Planned, Server, raw_response};
+use crate::support::server::{Planned, Server, json_response, raw_response};
 
 /// A retry policy of milliseconds, so a 503 is retried once at once.
 fn quick_retries(f: &Folder) {
@@ -32,6 +34,70 @@ fn notifications(f: &Folder, printed: &Value) -> Vec<Value> {
         .as_array()
         .expect("notifications")
         .clone()
+}
+
+/// Hooks answering 301, 302, 303 and 307 towards a second server that would take anything:
+/// none counts as delivered (exit 4, each recorded `sent: false` with its status and the
+/// Location's scheme and host, never its path), and no redirect is followed (the second
+/// server hears nothing; reqwest used to turn the POST into a GET there, or post the signed
+/// digest to it, and record `sent: true`). A hook given with a trailing slash is posted to
+/// with it (it used to be cut, and the server's redirect back to it followed).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_webhook_that_redirects_is_not_delivered_and_the_redirect_is_not_followed() {
+    let f = Folder::new();
+    quick_retries(&f);
+    let landing = Server::start(Arc::new(|_| {
+        Planned::respond(json_response(200, &json!({"ok": true})))
+    }))
+    .await;
+    let elsewhere = format!("{}/landing/landing-s3cret-path", landing.url());
+    let to = elsewhere.clone();
+    let hooks = Server::start(Arc::new(move |req| match req.path.as_str() {
+        // As Django's APPEND_SLASH does: the hook is `/exact/`, `/exact` redirects there.
+        "/exact/" => Planned::respond(json_response(200, &json!({"ok": true}))),
+        "/exact" => Planned::respond(raw_response(301, &[("location", "/exact/")], "")),
+        path => {
+            let status: u16 = path.trim_start_matches("/hook-").parse().unwrap_or(500);
+            Planned::respond(raw_response(status, &[("location", to.as_str())], ""))
+        }
+    }))
+    .await;
+    something_to_tell(&f).await;
+    let codes = [301, 302, 303, 307];
+    let mut targets: Vec<String> = codes
+        .iter()
+        .map(|code| format!("{}/hook-{code}", hooks.url()))
+        .collect();
+    targets.push(format!("{}/exact/", hooks.url()));
+    let mut args = Vec::new();
+    for target in &targets {
+        args.extend(["--notify", target.as_str()]);
+    }
+    let (code, printed, stderr) = f.watch(&args).await;
+    assert_eq!(code, 4, "a redirect is no delivery: {printed}\n{stderr}");
+    assert!(landing.requests().is_empty(), "no redirect followed");
+    let posts = hooks.requests();
+    assert_eq!(posts.len(), 5, "one POST each, none retried: {posts:?}");
+    assert!(posts.iter().all(|p| p.method == "POST"), "{posts:?}");
+    assert_eq!(
+        posts[4].path, "/exact/",
+        "the URL as given, its trailing slash kept"
+    );
+    let told = notifications(&f, &printed);
+    assert_eq!(told.len(), 5, "{told:?}");
+    assert_eq!(told[4]["sent"], true, "{told:?}");
+    for (n, status) in told.iter().zip(codes) {
+        assert_eq!(n["sent"], false, "{n}");
+        let error = n["error"].as_str().expect("error");
+        assert!(error.contains(&format!("HTTP {status}")), "{error}");
+        assert!(
+            error.contains(&landing.url()),
+            "the Location's origin: {error}"
+        );
+        assert!(!error.contains("landing-s3cret-path"), "{error}");
+    }
+    let written = all_text(&f.root.join("w")) + &printed.to_string() + &stderr;
+    assert!(!written.contains("landing-s3cret-path"), "{written}");
 }
 
 /// What a receiver says back is untrusted text: a 404 and a 503 (retried, so logged on the
