@@ -2,24 +2,56 @@
 //! part and an HTML part, through the SMTP server of `notify.smtp` (lettre, rustls), retried
 //! with the backoff of the config's `retry`. The password is read from the variable
 //! `passwordEnv` names, at the moment of sending, and is written nowhere, even when the
-//! server quotes it back in its reply ([`Secrets`]).
+//! server quotes it back in its reply ([`Secrets`]). The address is one plain address
+//! ([`check_address`]), checked before the run starts.
 
 use backon::{ExponentialBuilder, Retryable};
 use lettre::message::{Mailbox, MultiPart};
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
-use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
+use lettre::{Address, AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use serde_json::Value;
 
 use super::secrets::Secrets;
 use crate::settings::{RetrySettings, SmtpConfig, SmtpSecurity};
 use crate::view::html::esc;
 
-/// The address of a `mailto:` target, when it is one.
+/// The address of a `mailto:` target, when it is one (checked by [`check_address`]).
 pub fn mail_address(target: &str) -> Option<&str> {
-    target
-        .strip_prefix("mailto:")
-        .filter(|a| a.contains('@') && !a.contains(['?', ',', ' ']))
+    target.strip_prefix("mailto:")
+}
+
+/// `address` as a mail can be sent to it: one plain address that lettre's parser accepts,
+/// nothing that could break the mail's headers or hide a second recipient; else why not.
+pub fn check_address(address: &str) -> Result<Address, String> {
+    let why = match () {
+        _ if address.is_empty() => {
+            "no address after `mailto:`: give one, as `mailto:team@example.org`"
+        }
+        _ if address.contains(char::is_control) => {
+            "a control character has no place in an address (a line break would add a header to the mail): give the address alone"
+        }
+        _ if address.contains([';', ',']) => {
+            "one address per `--notify` (no `;` or `,`): repeat `--notify` for each address"
+        }
+        _ if address.contains('?') => {
+            "mailto headers (`?cc=`, `?subject=`) are not supported: give the address alone, and repeat `--notify` for each address"
+        }
+        _ if address.contains('%') => {
+            "percent-encoding is not decoded here: write the address as it is"
+        }
+        _ if address.contains(|c: char| c.is_whitespace() || "<>\"()\\".contains(c)) => {
+            "only the address itself, without a name, quotes, brackets or spaces: as `mailto:team@example.org`"
+        }
+        _ => {
+            return address.parse::<Address>().map_err(|e| {
+                format!(
+                    "not an address a mail can be sent to ({e}): write it as `team@example.org`"
+                )
+            });
+        }
+    };
+    Err(why.to_string())
 }
 
 /// The subject of the mail telling `body` (the webhook's JSON).
@@ -118,10 +150,10 @@ pub async fn send(
         .from
         .parse()
         .map_err(|e| format!("`notify.smtp.from`: {e}"))?;
-    let to: Mailbox = to.parse().map_err(|e| format!("`mailto:{to}`: {e}"))?;
+    let to = check_address(to).map_err(|e| format!("`mailto:{}`: {e}", to.escape_debug()))?;
     let message = Message::builder()
         .from(from)
-        .to(to)
+        .to(Mailbox::new(None, to))
         .subject(subject(body))
         .multipart(MultiPart::alternative_plain_html(text(body), html(body)))
         .map_err(|e| e.to_string())?;
@@ -214,8 +246,26 @@ mod tests {
         );
         assert!(text(&body).contains("fact changed: 270 wh/kg -> 290 wh/kg (It holds 290 Wh/kg.)"));
         assert!(html(&body).contains("<h2>Cells &lt;now&gt;?</h2>"));
+    }
+
+    #[test]
+    fn a_mailto_is_one_plain_address_that_lettre_accepts() {
         assert_eq!(mail_address("mailto:a@b.example"), Some("a@b.example"));
-        assert_eq!(mail_address("mailto:a@b.example?cc=c@d"), None);
         assert_eq!(mail_address("https://x"), None);
+        assert!(check_address("a.b+c@b.example").is_ok());
+        for bad in [
+            "",
+            "a@b.example;c@d.example",
+            "a@b.example,c@d",
+            "a@b.example\r\nBcc: c@d",
+            "a@b.example?cc=c@d",
+            "a%40b.example",
+            "Team <a@b.example>",
+            "a b@c.example",
+            "not-an-address",
+            "a@@b.example",
+        ] {
+            assert!(check_address(bad).is_err(), "{bad:?}");
+        }
     }
 }

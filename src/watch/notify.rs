@@ -29,13 +29,21 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 /// Whether `target` is one that can be notified: an `http(s)` URL, or `mailto:ADDR` when
 /// `mail` (an SMTP server is configured).
 pub fn check_target(target: &str, mail: bool) -> Result<(), String> {
-    if super::mail::mail_address(target).is_some() {
+    if let Some(address) = super::mail::mail_address(target) {
+        super::mail::check_address(address)
+            .map_err(|why| format!("`--notify {}`: {why}", escaped(target)))?;
         return match mail {
             true => Ok(()),
             false => Err(format!(
                 "`--notify {target}` needs an SMTP server: add `notify.smtp` (host, port, security, from) to the config"
             )),
         };
+    }
+    if target.contains(char::is_control) {
+        return Err(format!(
+            "`--notify {}`: a control character has no place in a URL: give the hook's address alone",
+            escaped(&shown(target))
+        ));
     }
     match BaseUrl::parse(target) {
         Some(_) if target.starts_with("https://") || target.starts_with("http://") => Ok(()),
@@ -44,6 +52,17 @@ pub fn check_target(target: &str, mail: bool) -> Result<(), String> {
             shown(target)
         )),
     }
+}
+
+/// `text` with its control characters written as escapes (`\r`, `\n`), to be quoted on one
+/// line.
+fn escaped(text: &str) -> String {
+    text.chars()
+        .map(|c| match c.is_control() {
+            true => c.escape_default().to_string(),
+            false => c.to_string(),
+        })
+        .collect()
 }
 
 /// How a target is shown, logged and recorded: its scheme and host, and a short hash of the

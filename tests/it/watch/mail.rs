@@ -237,6 +237,50 @@ async fn an_smtp_server_that_echoes_the_password_in_its_535_gets_it_written_nowh
     assert!(!out.stderr.contains('\u{1b}'), "{}", out.stderr);
 }
 
+/// A `mailto:` that is not one plain address is refused before anything runs (exit 2 naming
+/// `--notify` and the address, control characters shown escaped, no run folder): several
+/// addresses (`;`, `,`), a line break that would add a header, a name or spaces, mailto
+/// headers, percent-encoding, and what lettre's parser refuses. They used to pass the check,
+/// run every question, then fail to send (exit 4, a raw newline in the event).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_malformed_mailto_is_refused_before_anything_runs() {
+    let f = Folder::new();
+    let config = json!({"notify": {"smtp": {"host": "127.0.0.1", "port": 9, "security": "none",
+        "from": "researchflow <watch@example.org>"}}});
+    std::fs::write(f.root.join("agent.config.json"), config.to_string()).expect("config");
+    let cases = [
+        (
+            "mailto:a@b.example;c@d.example",
+            "mailto:a@b.example;c@d.example",
+        ),
+        (
+            "mailto:a@b.example,c@d.example",
+            "mailto:a@b.example,c@d.example",
+        ),
+        (
+            "mailto:a@b.example\r\nBcc: c@d.example",
+            "mailto:a@b.example\\r\\nBcc: c@d.example",
+        ),
+        ("mailto:a@b.example\n", "mailto:a@b.example\\n"),
+        ("mailto:Team <a@b.example>", "mailto:Team <a@b.example>"),
+        (
+            "mailto:a@b.example?cc=c@d.example",
+            "mailto:a@b.example?cc=c@d.example",
+        ),
+        ("mailto:a%40b.example", "mailto:a%40b.example"),
+        ("mailto:", "mailto:`"),
+        ("mailto:not-an-address", "mailto:not-an-address"),
+        ("mailto:a@@b.example", "mailto:a@@b.example"),
+        ("mailto:a@b..example", "mailto:a@b..example"),
+    ];
+    for (target, shown) in cases {
+        let out = f.watch_raw(&["--notify", target]).await;
+        out.code(2).stderr_contains(&format!("`--notify {shown}"));
+        assert!(!out.stderr.contains('\r'), "{:?}", out.stderr);
+        assert!(!f.root.join("w").exists(), "nothing ran for {target:?}");
+    }
+}
+
 /// `messages` is one mail whose plain text tells `change`.
 fn told(messages: &[Value], change: &str) {
     assert_eq!(messages.len(), 1, "one mail: {messages:?}");
