@@ -227,6 +227,16 @@ mod tests {
         assert!(check_target("mailto:a@b.example", false).is_err());
         assert!(check_target("mailto:a@b.example", true).is_ok());
         assert!(check_target("ftp://x.example/", true).is_err());
+        let broken = check_target("https://x.example/a\r\nb", false).unwrap_err();
+        assert!(
+            broken.contains("x.example") && !broken.contains(['\r', '\n']),
+            "{broken}"
+        );
+        let bad = check_target("mailto:a@b.example\nBcc: c@d", true).unwrap_err();
+        assert!(
+            bad.starts_with("`--notify mailto:a@b.example\\nBcc: c@d`"),
+            "{bad}"
+        );
         let hook = "https://hooks.example:8443/services/T0/B0/s3cretpath";
         let at = shown(hook);
         assert!(at.starts_with("https://hooks.example:8443/... #") && !at.contains("s3cret"));
