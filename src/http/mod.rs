@@ -15,7 +15,7 @@ pub mod shared_gate;
 pub mod wait;
 
 pub use auth::request;
-pub use client::client;
+pub use client::{client, client_without_redirects};
 pub use error::{HttpError, Unusable};
 pub use gate::{Admission, Gate, RENEW_EVERY, WaitReason};
 pub use gates::Gates;

@@ -1,23 +1,57 @@
 //! Telling what changed by mail (`--notify mailto:ADDR`): one message per run, a plain-text
 //! part and an HTML part, through the SMTP server of `notify.smtp` (lettre, rustls), retried
 //! with the backoff of the config's `retry`. The password is read from the variable
-//! `passwordEnv` names, at the moment of sending, and is written nowhere.
+//! `passwordEnv` names, at the moment of sending, and is written nowhere, even when the
+//! server quotes it back in its reply ([`Secrets`]). The address is one plain address
+//! ([`check_address`]), checked before the run starts.
 
 use backon::{ExponentialBuilder, Retryable};
 use lettre::message::{Mailbox, MultiPart};
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
-use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
+use lettre::{Address, AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use serde_json::Value;
 
+use super::secrets::Secrets;
 use crate::settings::{RetrySettings, SmtpConfig, SmtpSecurity};
 use crate::view::html::esc;
 
-/// The address of a `mailto:` target, when it is one.
+/// The address of a `mailto:` target, when it is one (checked by [`check_address`]).
 pub fn mail_address(target: &str) -> Option<&str> {
-    target
-        .strip_prefix("mailto:")
-        .filter(|a| a.contains('@') && !a.contains(['?', ',', ' ']))
+    target.strip_prefix("mailto:")
+}
+
+/// `address` as a mail can be sent to it: one plain address that lettre's parser accepts,
+/// nothing that could break the mail's headers or hide a second recipient; else why not.
+pub fn check_address(address: &str) -> Result<Address, String> {
+    let why = match () {
+        _ if address.is_empty() => {
+            "no address after `mailto:`: give one, as `mailto:team@example.org`"
+        }
+        _ if address.contains(char::is_control) => {
+            "a control character has no place in an address (a line break would add a header to the mail): give the address alone"
+        }
+        _ if address.contains([';', ',']) => {
+            "one address per `--notify` (no `;` or `,`): repeat `--notify` for each address"
+        }
+        _ if address.contains('?') => {
+            "mailto headers (`?cc=`, `?subject=`) are not supported: give the address alone, and repeat `--notify` for each address"
+        }
+        _ if address.contains('%') => {
+            "percent-encoding is not decoded here: write the address as it is"
+        }
+        _ if address.contains(|c: char| c.is_whitespace() || "<>\"()\\".contains(c)) => {
+            "only the address itself, without a name, quotes, brackets or spaces: as `mailto:team@example.org`"
+        }
+        _ => {
+            return address.parse::<Address>().map_err(|e| {
+                format!(
+                    "not an address a mail can be sent to ({e}): write it as `team@example.org`"
+                )
+            });
+        }
+    };
+    Err(why.to_string())
 }
 
 /// The subject of the mail telling `body` (the webhook's JSON).
@@ -116,14 +150,18 @@ pub async fn send(
         .from
         .parse()
         .map_err(|e| format!("`notify.smtp.from`: {e}"))?;
-    let to: Mailbox = to.parse().map_err(|e| format!("`mailto:{to}`: {e}"))?;
+    let to = check_address(to).map_err(|e| format!("`mailto:{}`: {e}", to.escape_debug()))?;
     let message = Message::builder()
         .from(from)
-        .to(to)
+        .to(Mailbox::new(None, to))
         .subject(subject(body))
         .multipart(MultiPart::alternative_plain_html(text(body), html(body)))
         .map_err(|e| e.to_string())?;
-    let transport = transport(smtp)?;
+    let login = login(smtp)?;
+    let secrets = login
+        .as_ref()
+        .map_or_else(Secrets::default, |l| Secrets::of_login(&l.0, &l.1));
+    let transport = transport(smtp, login)?;
     let backoff = ExponentialBuilder::default()
         .with_min_delay(retry.base_delay)
         .with_max_delay(retry.max_delay)
@@ -137,10 +175,30 @@ pub async fn send(
         .when(|e| !e.is_tls() && (e.is_transient() || e.is_timeout() || e.status().is_none()))
         .await
         .map(|_| ())
-        .map_err(|e| format!("SMTP server {}:{}: {e}", smtp.host, smtp.port()))
+        // The reply is the server's text, which may quote the login it refused.
+        .map_err(|e| {
+            let said = secrets.clean(&crate::text::error_chain(&e));
+            format!("SMTP server {}:{}: {said}", smtp.host, smtp.port())
+        })
 }
 
-fn transport(smtp: &SmtpConfig) -> Result<AsyncSmtpTransport<Tokio1Executor>, String> {
+/// The user and password to log in with, the password read from the variable `passwordEnv`
+/// names; none without a login.
+fn login(smtp: &SmtpConfig) -> Result<Option<(String, String)>, String> {
+    let (Some(user), Some(var)) = (&smtp.user, &smtp.password_env) else {
+        return Ok(None);
+    };
+    let password = std::env::var(var)
+        .ok()
+        .filter(|p| !p.is_empty())
+        .ok_or_else(|| format!("`notify.smtp.passwordEnv` names `{var}`, which is not set: set it to the SMTP password"))?;
+    Ok(Some((user.clone(), password)))
+}
+
+fn transport(
+    smtp: &SmtpConfig,
+    login: Option<(String, String)>,
+) -> Result<AsyncSmtpTransport<Tokio1Executor>, String> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let tls = match smtp.security() {
         SmtpSecurity::Tls => Tls::Wrapper(tls_parameters(smtp)?),
@@ -151,15 +209,9 @@ fn transport(smtp: &SmtpConfig) -> Result<AsyncSmtpTransport<Tokio1Executor>, St
         .tls(tls)
         .port(smtp.port())
         .timeout(Some(std::time::Duration::from_secs(30)));
-    let builder = match (&smtp.user, &smtp.password_env) {
-        (Some(user), Some(var)) => {
-            let password = std::env::var(var)
-                .ok()
-                .filter(|p| !p.is_empty())
-                .ok_or_else(|| format!("`notify.smtp.passwordEnv` names `{var}`, which is not set: set it to the SMTP password"))?;
-            builder.credentials(Credentials::new(user.clone(), password))
-        }
-        _ => builder,
+    let builder = match login {
+        Some((user, password)) => builder.credentials(Credentials::new(user, password)),
+        None => builder,
     };
     Ok(builder.build())
 }
@@ -194,8 +246,26 @@ mod tests {
         );
         assert!(text(&body).contains("fact changed: 270 wh/kg -> 290 wh/kg (It holds 290 Wh/kg.)"));
         assert!(html(&body).contains("<h2>Cells &lt;now&gt;?</h2>"));
+    }
+
+    #[test]
+    fn a_mailto_is_one_plain_address_that_lettre_accepts() {
         assert_eq!(mail_address("mailto:a@b.example"), Some("a@b.example"));
-        assert_eq!(mail_address("mailto:a@b.example?cc=c@d"), None);
         assert_eq!(mail_address("https://x"), None);
+        assert!(check_address("a.b+c@b.example").is_ok());
+        for bad in [
+            "",
+            "a@b.example;c@d.example",
+            "a@b.example,c@d",
+            "a@b.example\r\nBcc: c@d",
+            "a@b.example?cc=c@d",
+            "a%40b.example",
+            "Team <a@b.example>",
+            "a b@c.example",
+            "not-an-address",
+            "a@@b.example",
+        ] {
+            assert!(check_address(bad).is_err(), "{bad:?}");
+        }
     }
 }

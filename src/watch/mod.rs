@@ -3,7 +3,8 @@
 //! `latest` and pruning (`runs.rs`); each run's record, `watch.json` (`record.rs`); the comparison
 //! of each question (`compare.rs`) into a digest of changes with kinds and levels (`digest.rs`);
 //! the folder's `index.html` (`history.rs`); telling what changed to a webhook (`notify.rs`) or by
-//! mail (`mail.rs`). The command (`cmd/watch.rs`) runs the batch in between, as `batch` does.
+//! mail (`mail.rs`), what their servers say back cleaned of the notification's secrets
+//! (`secrets.rs`). The command (`cmd/watch.rs`) runs the batch in between, as `batch` does.
 
 pub mod compare;
 pub mod digest;
@@ -12,3 +13,4 @@ pub mod mail;
 pub mod notify;
 pub mod record;
 pub mod runs;
+pub mod secrets;

@@ -2,16 +2,20 @@
 //! to each `--notify` URL, signed with
 //! HMAC-SHA256 in `X-Researchflow-Signature` (`sha256=<hex>`) when
 //! `RESEARCHFLOW_WEBHOOK_SECRET` is set, through the one retry policy every HTTP call takes.
+//! Only a 2xx answer of the URL given is delivery: a redirect is not followed but reported.
 //! A failure is returned to be recorded and reported, never a reason for the run to fail;
-//! the secret is never written anywhere, nor the target's path ([`shown`]).
+//! the secret is never written anywhere, nor the target's path ([`shown`]), even when the
+//! receiver echoes them ([`Secrets`]).
 
 use std::time::Duration;
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-use crate::http::{NoObserver, client, send_once, with_retry};
-use crate::settings::{ApiKey, BaseUrl, RetrySettings};
+use super::secrets::Secrets;
+use crate::http::error::parse_retry_after;
+use crate::http::{HttpError, NoObserver, client_without_redirects, with_retry};
+use crate::settings::{BaseUrl, RetrySettings};
 
 /// The variable that holds the webhook's signing secret.
 pub const SECRET_VAR: &str = "RESEARCHFLOW_WEBHOOK_SECRET";
@@ -25,13 +29,21 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 /// Whether `target` is one that can be notified: an `http(s)` URL, or `mailto:ADDR` when
 /// `mail` (an SMTP server is configured).
 pub fn check_target(target: &str, mail: bool) -> Result<(), String> {
-    if super::mail::mail_address(target).is_some() {
+    if let Some(address) = super::mail::mail_address(target) {
+        super::mail::check_address(address)
+            .map_err(|why| format!("`--notify {}`: {why}", escaped(target)))?;
         return match mail {
             true => Ok(()),
             false => Err(format!(
                 "`--notify {target}` needs an SMTP server: add `notify.smtp` (host, port, security, from) to the config"
             )),
         };
+    }
+    if target.contains(char::is_control) {
+        return Err(format!(
+            "`--notify {}`: a control character has no place in a URL: give the hook's address alone",
+            escaped(&shown(target))
+        ));
     }
     match BaseUrl::parse(target) {
         Some(_) if target.starts_with("https://") || target.starts_with("http://") => Ok(()),
@@ -40,6 +52,17 @@ pub fn check_target(target: &str, mail: bool) -> Result<(), String> {
             shown(target)
         )),
     }
+}
+
+/// `text` with its control characters written as escapes (`\r`, `\n`), to be quoted on one
+/// line.
+fn escaped(text: &str) -> String {
+    text.chars()
+        .map(|c| match c.is_control() {
+            true => c.escape_default().to_string(),
+            false => c.to_string(),
+        })
+        .collect()
 }
 
 /// How a target is shown, logged and recorded: its scheme and host, and a short hash of the
@@ -52,17 +75,9 @@ pub fn shown(target: &str) -> String {
     }
     let hash = Sha256::digest(target.as_bytes());
     let short: String = hash.iter().take(4).map(|b| format!("{b:02x}")).collect();
-    let origin = url::Url::parse(target).ok().map_or_else(
-        || "?".to_string(),
-        |u| {
-            let port = u.port().map_or(String::new(), |p| format!(":{p}"));
-            format!(
-                "{}://{}{port}",
-                u.scheme(),
-                u.host_str().unwrap_or_default()
-            )
-        },
-    );
+    let origin = url::Url::parse(target)
+        .ok()
+        .map_or_else(|| "?".to_string(), |u| origin(&u));
     format!("{origin}/... #{short}")
 }
 
@@ -75,39 +90,126 @@ pub fn signature(secret: &str, body: &[u8]) -> String {
     format!("sha256={hex}")
 }
 
-/// POSTs `body` (JSON) to `target`, retried by `retry`; the error, redacted, when it could
-/// not be delivered.
+/// POSTs `body` (JSON) to `target` exactly as given, retried by `retry`; the error when it
+/// could not be delivered. Only a 2xx answer is delivery: a redirect is not followed. What
+/// the receiver says back is cleaned of this hook's secrets ([`Secrets`]) before any retry
+/// logs it.
 pub async fn post(target: &str, body: &str, retry: &RetrySettings) -> Result<(), String> {
-    let url = BaseUrl::parse(target).ok_or_else(|| format!("not a URL: {}", shown(target)))?;
-    let origin = url::Url::parse(target)
-        .ok()
-        .and_then(|u| BaseUrl::parse(&u.origin().ascii_serialization()))
-        .ok_or_else(|| format!("not a URL: {}", shown(target)))?;
-    let client = client().map_err(|e| e.to_string())?;
+    let not_url = || format!("not a URL: {}", shown(target));
+    let hook = url::Url::parse(target.trim()).map_err(|_| not_url())?;
+    // Where the POST goes: the URL as written (a trailing slash kept), without its user part.
+    let mut address = hook.clone();
+    // Neither can fail on a URL with a host, which every http(s) URL has.
+    let _ = address.set_username("");
+    let _ = address.set_password(None);
+    address.set_fragment(None);
+    let origin = BaseUrl::parse(&hook.origin().ascii_serialization()).ok_or_else(not_url)?;
+    let client = client_without_redirects().map_err(|e| e.to_string())?;
     let secret = std::env::var(SECRET_VAR).ok().filter(|s| !s.is_empty());
-    let secrets: Vec<ApiKey> = secret
-        .iter()
-        .filter_map(|s| ApiKey::new(s.clone()))
-        .collect();
+    let to = Hook {
+        url: &hook,
+        origin: &origin,
+        secrets: Secrets::of_webhook(target, secret.as_deref()),
+    };
     let send = || {
         let mut request = client
-            .post(url.address())
+            .post(address.clone())
             .header("content-type", "application/json")
             .body(body.to_string());
         if let Some(secret) = &secret {
             request = request.header(SIGNATURE_HEADER, signature(secret, body.as_bytes()));
         }
-        // Errors (and the retries logged on the way) name the origin, never the path.
-        send_once(request, &origin, TIMEOUT, &secrets)
+        to.attempt(request)
     };
     let what = format!("webhook {}", shown(target));
     with_retry(retry, &what, &NoObserver, send)
         .await
-        .map(|_| ())
         .map_err(|e| {
-            let said = e.to_string().replace(url.address(), &shown(target));
-            crate::settings::secret::redact(&said.replace(target, &shown(target)), &secrets)
+            // Errors name the origin, never the path; what the receiver said is cleaned.
+            let said = e.to_string().replace(address.as_str(), &shown(target));
+            crate::text::one_line(&said.replace(target, &shown(target)), 600)
         })
+}
+
+/// Where one webhook's POST goes, and the secrets of it that its receiver may echo.
+struct Hook<'a> {
+    url: &'a url::Url,
+    origin: &'a BaseUrl,
+    secrets: Secrets,
+}
+
+/// How much of a receiver's answer is read: it is only ever quoted, cut, in an error.
+const MAX_SAID_BYTES: usize = 64 * 1024;
+
+impl Hook<'_> {
+    /// One POST: delivered on a 2xx; else the status, with what the receiver said (cleaned),
+    /// or for a redirect where it leads (scheme and host only).
+    async fn attempt(&self, request: reqwest::RequestBuilder) -> Result<(), HttpError> {
+        let response = request
+            .timeout(TIMEOUT)
+            .send()
+            .await
+            .map_err(|e| HttpError::from_reqwest(self.origin, TIMEOUT, e))?;
+        let status = response.status();
+        if status.is_success() {
+            return Ok(());
+        }
+        let retry_after = parse_retry_after(response.headers());
+        let body = match status.is_redirection() {
+            true => self.redirect(&response),
+            false => self.secrets.clean(&said(response).await),
+        };
+        Err(HttpError::Status {
+            url: self.origin.to_string(),
+            status: status.as_u16(),
+            body,
+            retry_after,
+        })
+    }
+
+    /// Why a redirect is no delivery, and where it leads: the scheme and host of its
+    /// `Location` (its path may be as secret as the hook's).
+    fn redirect(&self, response: &reqwest::Response) -> String {
+        let to = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|l| l.to_str().ok())
+            .and_then(|l| self.url.join(l).ok())
+            .filter(|u| u.has_host());
+        match to {
+            Some(to) => format!(
+                "a redirect to `{}`, not followed (a redirect makes the POST an empty GET, or sends the digest elsewhere): give `--notify` the address it leads to",
+                origin(&to)
+            ),
+            None => {
+                "a redirect without a usable `Location`, not followed: check the hook's address"
+                    .into()
+            }
+        }
+    }
+}
+
+/// The start of what the receiver said, read up to [`MAX_SAID_BYTES`]; what could not be read
+/// is left out (the status tells enough).
+async fn said(mut response: reqwest::Response) -> String {
+    let mut body = Vec::new();
+    while let Ok(Some(chunk)) = response.chunk().await {
+        body.extend_from_slice(&chunk);
+        if body.len() >= MAX_SAID_BYTES {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&body).into_owned()
+}
+
+/// `scheme://host[:port]` of `url`.
+fn origin(url: &url::Url) -> String {
+    let port = url.port().map_or(String::new(), |p| format!(":{p}"));
+    format!(
+        "{}://{}{port}",
+        url.scheme(),
+        url.host_str().unwrap_or_default()
+    )
 }
 
 #[cfg(test)]
@@ -125,6 +227,16 @@ mod tests {
         assert!(check_target("mailto:a@b.example", false).is_err());
         assert!(check_target("mailto:a@b.example", true).is_ok());
         assert!(check_target("ftp://x.example/", true).is_err());
+        let broken = check_target("https://x.example/a\r\nb", false).unwrap_err();
+        assert!(
+            broken.contains("x.example") && !broken.contains(['\r', '\n']),
+            "{broken}"
+        );
+        let bad = check_target("mailto:a@b.example\nBcc: c@d", true).unwrap_err();
+        assert!(
+            bad.starts_with("`--notify mailto:a@b.example\\nBcc: c@d`"),
+            "{bad}"
+        );
         let hook = "https://hooks.example:8443/services/T0/B0/s3cretpath";
         let at = shown(hook);
         assert!(at.starts_with("https://hooks.example:8443/... #") && !at.contains("s3cret"));

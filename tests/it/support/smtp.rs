@@ -39,7 +39,7 @@ print(json.dumps(out))
 /// its command line cannot give: a login (`AUTH PLAIN`/`LOGIN`, required, only after TLS when
 /// the server speaks TLS) checked against one user and password.
 const SERVE: &str = r#"
-import asyncio, json, ssl, sys, warnings
+import asyncio, base64, json, ssl, sys, urllib.parse, warnings
 warnings.simplefilter("ignore")
 from aiosmtpd.handlers import Mailbox
 from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword
@@ -53,7 +53,14 @@ if cfg["security"] == "starttls":
     kw.update(tls_context=ctx, require_starttls=True)
 def check(server, session, envelope, mechanism, data):
     ok = isinstance(data, LoginPassword) and (data.login.decode(), data.password.decode()) == (cfg["user"], cfg["password"])
-    return AuthResult(success=ok, handled=False)
+    if ok or not cfg.get("echo") or not isinstance(data, LoginPassword):
+        return AuthResult(success=ok, handled=False)
+    login, password = data.login.decode(), data.password.decode()
+    plain = base64.b64encode(b"\0" + data.login + b"\0" + data.password).decode()
+    said = ("535-5.7.8 refused %s with %s (%s, %s)\x1b]0;owned\x07\r\n535 5.7.8 AUTH PLAIN %s, LOGIN %s %s\x1b[31m"
+            % (login, password, urllib.parse.quote(password, safe=""), urllib.parse.quote_plus(password),
+               plain, base64.b64encode(data.login).decode(), base64.b64encode(data.password).decode()))
+    return AuthResult(success=False, handled=False, message=said)
 if cfg.get("user"):
     kw.update(authenticator=check, auth_required=True, auth_require_tls=cfg["security"] != "none")
 handler = Mailbox(cfg["maildir"])
@@ -68,6 +75,10 @@ loop.run_forever()
 pub struct Login<'a> {
     pub user: &'a str,
     pub password: &'a str,
+    /// Whether a refused login is quoted back in the 535 (a reply of two lines, with terminal
+    /// escapes): the user, the password plain, percent- and form-encoded, and the base64 the
+    /// client sent (`AUTH PLAIN`'s, `AUTH LOGIN`'s), as a careless server may.
+    pub echo: bool,
 }
 
 pub struct SmtpServer {
@@ -124,6 +135,7 @@ impl SmtpServer {
             "key": files.map(|f| f.1),
             "user": login.as_ref().map(|l| l.user),
             "password": login.as_ref().map(|l| l.password),
+            "echo": login.as_ref().is_some_and(|l| l.echo),
         });
         let child = std::process::Command::new(python())
             .args(["-c", SERVE])

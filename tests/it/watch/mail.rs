@@ -102,6 +102,7 @@ async fn mail_goes_over_tls_and_starttls_to_a_server_only_the_configured_certifi
         Some(Login {
             user: "watch",
             password: PASSWORD,
+            echo: false,
         }),
     );
     let configure = |port: u16, security: &str, ca_file: Option<&str>| {
@@ -173,6 +174,111 @@ async fn mail_goes_over_tls_and_starttls_to_a_server_only_the_configured_certifi
     let out = f.watch_raw(&mail).await;
     out.code(2).stderr_contains("notify.smtp.caFile");
     assert!(!out.stderr.contains("PRIVATE KEY"), "{}", out.stderr);
+}
+
+/// A server that refuses the login and quotes it back in its 535 (two lines, with terminal
+/// escapes): the user, the password plain, percent- and form-encoded, and the base64 of
+/// `AUTH PLAIN` and `AUTH LOGIN`. Exit 4, the error still names the 535, as one line without
+/// control characters; neither the password nor its encodings are in any file, event, stdout
+/// or stderr (they all were).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_smtp_server_that_echoes_the_password_in_its_535_gets_it_written_nowhere() {
+    use base64::Engine;
+
+    const ECHOED: &str = "echo-pa55/w rd+s3cret";
+    let f = Folder::new();
+    let smtp = SmtpServer::start_with(
+        &f.root,
+        Security::None,
+        Some(Login {
+            user: "watch-login",
+            password: PASSWORD,
+            echo: true,
+        }),
+    );
+    let config = json!({"notify": {"smtp": {"host": "127.0.0.1", "port": smtp.port,
+        "security": "none", "user": "watch-login", "passwordEnv": "RESEARCHFLOW_SMTP_PASSWORD",
+        "from": "researchflow <watch@example.org>"}},
+        "retry": {"maxRetries": 1, "baseDelayMs": 10, "maxDelayMs": 20}});
+    std::fs::write(f.root.join("agent.config.json"), config.to_string()).expect("config");
+    let mail = ["--notify", "mailto:team@example.org"];
+    assert_eq!(f.watch(&mail).await.0, 0, "a first run tells nothing");
+    f.change_figure("about 270 Wh/kg", "about 290 Wh/kg");
+    let out = f
+        .watch_in(&mail, &[("RESEARCHFLOW_SMTP_PASSWORD", ECHOED)])
+        .await;
+    assert_eq!(out.status, 4, "a refused login: {}", out.stderr);
+    assert!(smtp.messages().is_empty());
+    let printed = out.stdout_json();
+    let record = read_json(&f.run_dir(&printed).join("watch.json"));
+    let error = record["notifications"][0]["error"].as_str().expect("error");
+    assert!(error.contains("535"), "the server's refusal: {error}");
+    assert!(
+        !error.contains(['\n', '\r', '\u{1b}', '\u{7}']),
+        "one clean line: {error:?}"
+    );
+    let events =
+        std::fs::read_to_string(f.run_dir(&printed).join("watch.events.ndjson")).expect("events");
+    let written = all_text(&f.root.join("w")) + &out.stdout + &out.stderr + &events;
+    let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+    let forms = [
+        ECHOED.to_string(),
+        "s3cret".to_string(),
+        "echo-pa55%2Fw%20rd%2Bs3cret".to_string(),
+        b64(ECHOED),
+        b64(&format!("\0watch-login\0{ECHOED}")),
+    ];
+    for form in &forms {
+        assert!(
+            !written.contains(form.as_str()),
+            "`{form}` written: {written}"
+        );
+    }
+    assert!(!out.stderr.contains('\u{1b}'), "{}", out.stderr);
+}
+
+/// A `mailto:` that is not one plain address is refused before anything runs (exit 2 naming
+/// `--notify` and the address, control characters shown escaped, no run folder): several
+/// addresses (`;`, `,`), a line break that would add a header, a name or spaces, mailto
+/// headers, percent-encoding, and what lettre's parser refuses. They used to pass the check,
+/// run every question, then fail to send (exit 4, a raw newline in the event).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_malformed_mailto_is_refused_before_anything_runs() {
+    let f = Folder::new();
+    let config = json!({"notify": {"smtp": {"host": "127.0.0.1", "port": 9, "security": "none",
+        "from": "researchflow <watch@example.org>"}}});
+    std::fs::write(f.root.join("agent.config.json"), config.to_string()).expect("config");
+    let cases = [
+        (
+            "mailto:a@b.example;c@d.example",
+            "mailto:a@b.example;c@d.example",
+        ),
+        (
+            "mailto:a@b.example,c@d.example",
+            "mailto:a@b.example,c@d.example",
+        ),
+        (
+            "mailto:a@b.example\r\nBcc: c@d.example",
+            "mailto:a@b.example\\r\\nBcc: c@d.example",
+        ),
+        ("mailto:a@b.example\n", "mailto:a@b.example\\n"),
+        ("mailto:Team <a@b.example>", "mailto:Team <a@b.example>"),
+        (
+            "mailto:a@b.example?cc=c@d.example",
+            "mailto:a@b.example?cc=c@d.example",
+        ),
+        ("mailto:a%40b.example", "mailto:a%40b.example"),
+        ("mailto:", "mailto:`"),
+        ("mailto:not-an-address", "mailto:not-an-address"),
+        ("mailto:a@@b.example", "mailto:a@@b.example"),
+        ("mailto:a@b..example", "mailto:a@b..example"),
+    ];
+    for (target, shown) in cases {
+        let out = f.watch_raw(&["--notify", target]).await;
+        out.code(2).stderr_contains(&format!("`--notify {shown}"));
+        assert!(!out.stderr.contains('\r'), "{:?}", out.stderr);
+        assert!(!f.root.join("w").exists(), "nothing ran for {target:?}");
+    }
 }
 
 /// `messages` is one mail whose plain text tells `change`.

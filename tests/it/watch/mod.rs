@@ -17,6 +17,7 @@ use crate::support::scenario::{read_json, read_ndjson};
 use crate::support::server::{Planned, Server, json_response};
 
 mod mail;
+mod receivers;
 
 pub(crate) const QUESTION: &str = "How do solid-state batteries compare with lithium-ion?";
 const DOCUMENT: &str = "solid-state-vs-lithium-ion-overview.md";
