@@ -21,6 +21,7 @@ mod eval;
 mod events_catalogue;
 mod golden_events;
 mod hostile_input;
+mod kept_pages;
 mod lean;
 mod local_documents;
 #[cfg(feature = "mcp")]
