@@ -25,6 +25,8 @@ mod kept_pages;
 mod lean;
 mod local_documents;
 #[cfg(feature = "mcp")]
+mod mcp_links;
+#[cfg(feature = "mcp")]
 mod mcp_search;
 #[cfg(feature = "mcp")]
 mod mcp_security;
