@@ -16,6 +16,7 @@ use crate::support::fixtures::{copy_corpus, offline_over};
 use crate::support::scenario::{read_json, read_ndjson};
 use crate::support::server::{Planned, Server, json_response};
 
+mod folders;
 mod mail;
 
 pub(crate) const QUESTION: &str = "How do solid-state batteries compare with lithium-ion?";
