@@ -1,8 +1,9 @@
 //! `researchflow watch FILE --dir DIR`: one cron line. Resumes the unfinished run of DIR or
 //! starts a new dated one (a folder of DIR that `watch` did not make is warned of and left
-//! alone), runs the questions in it as `batch` does, compares each with the last finished run
-//! that answered it, tells `--notify` targets what is worth telling, then finishes the run's
-//! record, points `DIR/latest` at it, prunes old runs and writes `DIR/index.html`. The pieces are `crate::watch`'s; this file
+//! alone), starts it from the pages the last finished run kept, runs the questions in it as
+//! `batch` does, compares each with the last finished run that answered it, tells `--notify`
+//! targets what is worth telling, then finishes the run's record, points `DIR/latest` at it,
+//! prunes old runs and writes `DIR/index.html`. The pieces are `crate::watch`'s; this file
 //! wires them and maps the end to the exit code: 130 interrupted (the next `watch` resumes), 1
 //! a question failed, 4 a notification could not be sent, 3 something worth telling changed,
 //! else 0.
@@ -27,6 +28,7 @@ use crate::watch::digest::{counts, worth_telling};
 use crate::watch::history::write_history;
 use crate::watch::mail::{mail_address, send as send_mail};
 use crate::watch::notify::{check_target, post, shown};
+use crate::watch::pages;
 use crate::watch::record::{Notification, QuestionRecord, Record};
 use crate::watch::runs::{Runs, stamp_now};
 
@@ -48,6 +50,7 @@ pub async fn run(args: WatchArgs, global: &GlobalArgs) -> CommandResult {
     let (name, mut record, resumed) = this_run(&runs)?;
     let events = start_events(&runs, &name, resumed, questions.len())?;
     let (run_dir, _batch_lock, manifest) = folder::open(&runs.path(&name))?;
+    let seeded = pages::seed(&runs, &name, &record);
     let retry = run.settings.retry;
     let session = Session::open(run.settings, None).await?;
     let jobs = usize::try_from(args.jobs).unwrap_or(1);
@@ -68,6 +71,9 @@ pub async fn run(args: WatchArgs, global: &GlobalArgs) -> CommandResult {
         return Err(CommandError::usage(anyhow::anyhow!(
             "the run stopped: {why}; the next `watch` resumes it once that is fixed"
         )));
+    }
+    if let Some(seeded) = &seeded {
+        pages::write_changes(&runs, &name, seeded);
     }
     let compared = compare_run(&runs, &name, &questions, &manifest).map_err(io_error)?;
     record.questions = compared

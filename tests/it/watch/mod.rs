@@ -18,6 +18,7 @@ use crate::support::server::{Planned, Server, json_response};
 
 mod folders;
 mod mail;
+mod pages;
 
 pub(crate) const QUESTION: &str = "How do solid-state batteries compare with lithium-ion?";
 const DOCUMENT: &str = "solid-state-vs-lithium-ion-overview.md";
