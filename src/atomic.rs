@@ -6,7 +6,9 @@
 //!
 //! Neither writes through a symbolic link: a link where a file is written could lead anywhere
 //! (a cloned repository's `runs/x.report.md -> ~/.bashrc`). [`write`] replaces the link itself
-//! by a regular file, leaving what it pointed to as it was; [`append`] refuses it. A caller
+//! by a regular file, leaving what it pointed to as it was; [`append`] refuses it, and a file
+//! with other hard links too (its other name may be anywhere; [`write`] replaces the name, so
+//! the other keeps its bytes). A caller
 //! that wants to follow a link the user made (the plan file they named) resolves it first.
 //!
 //! New files get the mode the user's umask gives (`0666` less the umask), as any program's
@@ -140,11 +142,27 @@ pub fn append(path: &Path, read: bool) -> std::io::Result<File> {
         options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     }
     let file = options.open(path).map_err(|e| refused(path, e))?;
-    if !file.metadata()?.is_file() {
+    let meta = file.metadata()?;
+    if !meta.is_file() {
         return Err(not_regular());
+    }
+    #[cfg(unix)]
+    {
+        // Another name of the same file may be anywhere (`ln ~/.bashrc run.events.ndjson`):
+        // appending here would append there.
+        use std::os::unix::fs::MetadataExt;
+        if meta.nlink() > 1 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                HARD_LINK_REFUSED,
+            ));
+        }
     }
     Ok(file)
 }
+
+/// Why a log with other hard links is refused, and what to do.
+pub const HARD_LINK_REFUSED: &str = "it has other hard links, and researchflow never appends to a file that has another name elsewhere: move it away (or replace it with a copy)";
 
 /// The error of opening `path` to append, said as what it means here when the path is a
 /// link (the system says `ELOOP`, "too many levels of symbolic links") or a FIFO without a
@@ -358,6 +376,11 @@ mod tests {
         assert!(made.is_ok_and(|s| s.success()), "mkfifo");
         let err = append(&fifo, false).expect_err("a fifo");
         assert!(err.to_string().contains("not a regular file"), "{err}");
+        let named = dir.path().join("t2.jsonl");
+        std::fs::hard_link(&target, &named).expect("hard link");
+        let err = append(&named, false).expect_err("another name");
+        assert!(err.to_string().contains("other hard links"), "{err}");
+        assert_eq!(std::fs::read_to_string(&target).expect("read"), "old");
     }
 
     #[test]

@@ -2,6 +2,12 @@
 //! (a FIFO would block, `/dev/zero` never ends, a folder has no text) and a file over its size
 //! cap, at once and without reading it. Every file a command reads whole (plan files, config,
 //! the validators' documents) comes through here. It only reads; it never writes.
+//!
+//! A file in a folder that someone else may write (the pages a batch kept, the files beside a
+//! plan that the MCP server reads) is read through [`open_unlinked`] / [`read_unlinked`]:
+//! opened without following a symbolic link, and refused unless what was opened is a regular
+//! file of one name. Checking the path first and opening it after would follow a link swapped
+//! in between; a hard link is another name of a file from elsewhere (`nlink > 1`).
 
 use std::fs::File;
 use std::io::Read;
@@ -21,6 +27,10 @@ pub enum FileError {
         megabytes(*.max)
     )]
     TooLarge { path: String, size: u64, max: u64 },
+    #[error(
+        "`{path}` is {kind}: researchflow reads no file through a link there; put a copy of the file itself in its place"
+    )]
+    Linked { path: String, kind: &'static str },
     #[error("cannot read `{path}`: {source}: check the path and its permissions")]
     Io {
         path: String,
@@ -34,6 +44,10 @@ impl FileError {
     pub fn into_io(self) -> std::io::Error {
         match self {
             FileError::Io { source, .. } => source,
+            FileError::Linked { kind, .. } => std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("it is {kind}: researchflow reads no file through a link there"),
+            ),
             FileError::NotRegular { kind, .. } => std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
                 format!("it is {kind}, not a regular file: pass the path of a regular file"),
@@ -53,7 +67,10 @@ impl FileError {
 /// The whole text of the regular file `path`, at most `max_bytes` long. Not valid UTF-8 is an
 /// [`FileError::Io`] of kind `InvalidData`.
 pub fn read_bounded(path: &Path, max_bytes: u64) -> Result<String, FileError> {
-    let bytes = read_bounded_bytes(path, max_bytes)?;
+    utf8(read_bounded_bytes(path, max_bytes)?, path)
+}
+
+fn utf8(bytes: Vec<u8>, path: &Path) -> Result<String, FileError> {
     String::from_utf8(bytes).map_err(|e| FileError::Io {
         path: path.display().to_string(),
         source: std::io::Error::new(
@@ -79,10 +96,25 @@ pub fn read_bounded_bytes(path: &Path, max_bytes: u64) -> Result<Vec<u8>, FileEr
     // than the cap whatever the metadata said.
     let meta = file.metadata().map_err(io)?;
     check(&meta, path, max_bytes)?;
+    read_capped(file, &meta, path, max_bytes)
+}
+
+/// The bytes of `file` (of `meta`, opened from `path`), no more than `max_bytes` whatever
+/// the metadata said.
+fn read_capped(
+    file: File,
+    meta: &std::fs::Metadata,
+    path: &Path,
+    max_bytes: u64,
+) -> Result<Vec<u8>, FileError> {
+    let shown = || path.display().to_string();
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     file.take(max_bytes.saturating_add(1))
         .read_to_end(&mut bytes)
-        .map_err(io)?;
+        .map_err(|source| FileError::Io {
+            path: shown(),
+            source,
+        })?;
     let size = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
     if size > max_bytes {
         return Err(FileError::TooLarge {
@@ -92,6 +124,78 @@ pub fn read_bounded_bytes(path: &Path, max_bytes: u64) -> Result<Vec<u8>, FileEr
         });
     }
     Ok(bytes)
+}
+
+/// What a symbolic link at a path is called in [`FileError::Linked`].
+pub const SYMBOLIC_LINK: &str = "a symbolic link";
+/// What a file with other names is called in [`FileError::Linked`].
+pub const HARD_LINKED: &str = "a file with other hard links";
+
+/// The regular file at `path`, opened for reading without following a symbolic link there,
+/// with its metadata as opened: refused when it is a link, not a regular file (a FIFO is
+/// opened without waiting for a writer, then refused), or a file with other hard links. The
+/// checks are of the file opened, not of the path, so nothing swapped in after them is read.
+pub fn open_unlinked(path: &Path) -> Result<(File, std::fs::Metadata), FileError> {
+    let shown = || path.display().to_string();
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options
+        .open(path)
+        .map_err(|source| match std::fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_symlink() => FileError::Linked {
+                path: shown(),
+                kind: SYMBOLIC_LINK,
+            },
+            _ => FileError::Io {
+                path: shown(),
+                source,
+            },
+        })?;
+    let meta = file.metadata().map_err(|source| FileError::Io {
+        path: shown(),
+        source,
+    })?;
+    if !meta.is_file() {
+        return Err(FileError::NotRegular {
+            path: shown(),
+            kind: kind_of(&meta),
+        });
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if meta.nlink() > 1 {
+            return Err(FileError::Linked {
+                path: shown(),
+                kind: HARD_LINKED,
+            });
+        }
+    }
+    Ok((file, meta))
+}
+
+/// The whole text of the regular file `path`, at most `max_bytes` long, read as
+/// [`open_unlinked`] opens it.
+pub fn read_unlinked(path: &Path, max_bytes: u64) -> Result<String, FileError> {
+    let (file, meta) = open_unlinked(path)?;
+    read_opened(file, &meta, path, max_bytes)
+}
+
+/// The whole text of `file`, opened from `path` with `meta`, at most `max_bytes` long.
+pub fn read_opened(
+    file: File,
+    meta: &std::fs::Metadata,
+    path: &Path,
+    max_bytes: u64,
+) -> Result<String, FileError> {
+    check(meta, path, max_bytes)?;
+    let bytes = read_capped(file, meta, path, max_bytes)?;
+    utf8(bytes, path)
 }
 
 fn check(meta: &std::fs::Metadata, path: &Path, max_bytes: u64) -> Result<(), FileError> {
@@ -206,6 +310,55 @@ mod tests {
             "{err}"
         );
         assert!(err.into_io().to_string().starts_with("it is 256.0 MB"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_and_hard_links_are_not_read_through_and_a_fifo_does_not_block() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let real = dir.path().join("real.json");
+        std::fs::write(&real, "{}").expect("write");
+        assert_eq!(read_unlinked(&real, 10).expect("a file of one name"), "{}");
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&real, &link).expect("symlink");
+        let err = read_unlinked(&link, 10).expect_err("a link");
+        assert!(
+            matches!(
+                err,
+                FileError::Linked {
+                    kind: SYMBOLIC_LINK,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(err.to_string().starts_with("`"), "{err}");
+        let other = dir.path().join("other.json");
+        std::fs::hard_link(&real, &other).expect("hard link");
+        for name in [&real, &other] {
+            let err = read_unlinked(name, 10).expect_err("two names");
+            assert!(
+                matches!(
+                    err,
+                    FileError::Linked {
+                        kind: HARD_LINKED,
+                        ..
+                    }
+                ),
+                "{err}"
+            );
+        }
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        let err = read_unlinked(&fifo, 10).expect_err("a fifo");
+        assert!(err.to_string().contains("a named pipe (FIFO)"), "{err}");
+        let big = dir.path().join("big.json");
+        std::fs::write(&big, "0123456789ab").expect("write");
+        assert!(matches!(
+            read_unlinked(&big, 10),
+            Err(FileError::TooLarge { .. })
+        ));
     }
 
     #[test]

@@ -10,11 +10,16 @@ use serde::Deserialize;
 
 use crate::text::stable_hash;
 
-/// Names a question may not take: the stems of the files a batch or watch run folder keeps
-/// for itself (`batch.json`, `batch.journal.ndjson`, `index.html`, `watch.json`,
-/// `watch.events.ndjson`). A question named `batch` would read the manifest as its plan, one
-/// named `index` would lose its view to the folder's index.
-const RESERVED_NAMES: [&str; 3] = ["batch", "index", "watch"];
+/// Names a question may not take, with the files a batch or watch run folder keeps for itself
+/// under them. A question named `batch` would read the manifest as its plan, one named
+/// `index` would lose its view to the folder's index, one named `pages` its changes file to
+/// the pages' (`pages.changes.md`, which `index.html` would link as its).
+const RESERVED_NAMES: [(&str, &str); 4] = [
+    ("batch", "`batch.json`, `batch.journal.ndjson`"),
+    ("index", "`index.html`"),
+    ("watch", "`watch.json`, `watch.events.ndjson`"),
+    ("pages", "`pages/`, `pages.changes.md`"),
+];
 
 /// One question of the batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,9 +146,9 @@ pub fn questions(shown: &str, entries: Vec<Entry>) -> Result<Vec<Question>, Ques
                 "the id has no letter or digit to name files after".into()
             ));
         }
-        if RESERVED_NAMES.contains(&name.as_str()) {
+        if let Some((_, files)) = RESERVED_NAMES.iter().find(|(n, _)| *n == name) {
             return Err(err(format!(
-                "the question's name `{name}` is taken by the folder's own files (`{name}.json` or `{name}.html`): give the question another id"
+                "the question's name `{name}` is taken by the folder's own files ({files}): give the question another id"
             )));
         }
         if !names.insert(name.clone()) {
@@ -242,7 +247,7 @@ mod tests {
             Err(QuestionsError::Empty { .. })
         ));
         assert!(parse("q.txt", "{\"id\": \"...\", \"query\": \"x\"}").is_err());
-        for id in ["batch", "Index", "WATCH"] {
+        for id in ["batch", "Index", "WATCH", "pages"] {
             let line = format!("Why?\n{{\"id\": \"{id}\", \"query\": \"x\"}}\n");
             let err = parse("q.txt", &line).expect_err("reserved");
             assert!(

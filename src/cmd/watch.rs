@@ -1,10 +1,12 @@
 //! `researchflow watch FILE --dir DIR`: one cron line. Resumes the unfinished run of DIR or
-//! starts a new dated one, runs the questions in it as `batch` does, compares each with the
-//! last finished run that answered it, tells `--notify` targets what is worth telling, then
-//! finishes the run's record, points `DIR/latest` at it, prunes old runs and writes
-//! `DIR/index.html`. The pieces are `crate::watch`'s; this file wires them and maps the end to
-//! the exit code: 130 interrupted (the next `watch` resumes), 1 a question failed, 4 a
-//! notification could not be sent, 3 something worth telling changed, else 0.
+//! starts a new dated one (a folder of DIR that `watch` did not make is warned of and left
+//! alone), starts it from the pages the last finished run kept, runs the questions in it as
+//! `batch` does, compares each with the last finished run that answered it, tells `--notify`
+//! targets what is worth telling, then finishes the run's record, points `DIR/latest` at it,
+//! prunes old runs and writes `DIR/index.html`. The pieces are `crate::watch`'s; this file
+//! wires them and maps the end to the exit code: 130 interrupted (the next `watch` resumes), 1
+//! a question failed, 4 a notification could not be sent, 3 something worth telling changed,
+//! else 0.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -26,6 +28,7 @@ use crate::watch::digest::{counts, worth_telling};
 use crate::watch::history::write_history;
 use crate::watch::mail::{mail_address, send as send_mail};
 use crate::watch::notify::{check_target, post, shown};
+use crate::watch::pages;
 use crate::watch::record::{Notification, QuestionRecord, Record};
 use crate::watch::runs::{Runs, stamp_now};
 
@@ -45,13 +48,9 @@ pub async fn run(args: WatchArgs, global: &GlobalArgs) -> CommandResult {
     }
     let (runs, _lock) = open_watch(&args.dir)?;
     let (name, mut record, resumed) = this_run(&runs)?;
-    let events = EventLog::open(&runs.path(&name).join(WATCH_EVENTS)).map_err(io_error)?;
-    events.emit(Event::WatchStarted(WatchStarted {
-        run: name.clone(),
-        resumed,
-        questions: questions.len(),
-    }));
+    let events = start_events(&runs, &name, resumed, questions.len())?;
     let (run_dir, _batch_lock, manifest) = folder::open(&runs.path(&name))?;
+    let seeded = pages::seed(&runs, &name, &record);
     let retry = run.settings.retry;
     let session = Session::open(run.settings, None).await?;
     let jobs = usize::try_from(args.jobs).unwrap_or(1);
@@ -72,6 +71,9 @@ pub async fn run(args: WatchArgs, global: &GlobalArgs) -> CommandResult {
         return Err(CommandError::usage(anyhow::anyhow!(
             "the run stopped: {why}; the next `watch` resumes it once that is fixed"
         )));
+    }
+    if let Some(seeded) = &seeded {
+        pages::write_changes(&runs, &name, seeded);
     }
     let compared = compare_run(&runs, &name, &questions, &manifest).map_err(io_error)?;
     record.questions = compared
@@ -138,26 +140,52 @@ fn open_watch(dir: &Path) -> Result<(Runs, LockFile), CommandError> {
             dir.display()
         ))
     })?;
-    Ok((Runs::new(&dir), lock))
+    let runs = Runs::new(&dir);
+    for stranger in runs.strangers().unwrap_or_default() {
+        tracing::warn!(
+            "`{}` is named like a run but is not one `watch` made here (its `watch.json` does not name it): it is left alone, never resumed, compared with nor pruned",
+            runs.path(&stranger).display()
+        );
+    }
+    Ok((runs, lock))
 }
 
-/// The run to work on: the unfinished one, resumed, else a new one; its record, written as
-/// started.
+/// The run to work on: the unfinished one, resumed, else a new one in a folder made now (never
+/// one that was there); its record, written as started and naming its folder.
 fn this_run(runs: &Runs) -> Result<(String, Record, bool), CommandError> {
-    let (name, record, resumed) = match runs.unfinished().map_err(io_error)? {
+    let (name, mut record, resumed) = match runs.unfinished().map_err(io_error)? {
         Some(name) => {
-            let record = Record::read(&runs.path(&name)).unwrap_or_else(Record::start);
+            let record = Record::read(&runs.path(&name)).unwrap_or_else(|| Record::start(&name));
             tracing::info!("resuming run {name}, which did not finish");
             (name, record, true)
         }
         None => {
             let name = runs.new_name(&stamp_now());
-            std::fs::create_dir_all(runs.path(&name)).map_err(io_error)?;
-            (name, Record::start(), false)
+            std::fs::create_dir(runs.path(&name)).map_err(io_error)?;
+            let record = Record::start(&name);
+            (name, record, false)
         }
     };
+    // A record written before records named their run now names it.
+    record.run = Some(name.clone());
     record.write(&runs.path(&name)).map_err(io_error)?;
     Ok((name, record, resumed))
+}
+
+/// The run's own event log, opened, with `watch_started` in it.
+fn start_events(
+    runs: &Runs,
+    name: &str,
+    resumed: bool,
+    questions: usize,
+) -> Result<EventLog, CommandError> {
+    let events = EventLog::open(&runs.path(name).join(WATCH_EVENTS)).map_err(io_error)?;
+    events.emit(Event::WatchStarted(WatchStarted {
+        run: name.to_string(),
+        resumed,
+        questions,
+    }));
+    Ok(events)
 }
 
 fn question_record(c: &Compared, notify_on: NotifyOn) -> QuestionRecord {

@@ -94,7 +94,7 @@ pub async fn resume(
     }
     // Before the lock is taken: its file is one of those beside the plan.
     check_beside(&path)?;
-    plan_check::runnable(&path)?;
+    plan_check::runnable(&server.setup.roots, &path)?;
     // A run this server started keeps its engine and corpus unless the call gives others.
     let bounds = server.started.recall(&path, input.bounds.clone());
     let (session, options) = prepare(server, &bounds).await?;
@@ -145,7 +145,7 @@ pub fn validate_plan(server: &ResearchServer, input: PlanFileInput) -> Answer {
         .roots
         .resolve(&input.plan_file, "plan file")
         .map_err(|e| e.to_string())?;
-    let (_, doc) = plan_check::json_object(&path)?;
+    let (_, doc) = plan_check::json_object(&server.setup.roots, &path)?;
     let diagnostics = plan_check::findings(&doc);
     let findings = |list: Vec<crate::diagnostics::Finding>| {
         list.into_iter()
@@ -171,7 +171,7 @@ fn plan_path(server: &ResearchServer, raw: &str) -> Result<std::path::PathBuf, S
         .roots
         .resolve(raw, "plan file")
         .map_err(|e| e.to_string())?;
-    runs::read_plan(&path)?;
+    runs::read_plan(&server.setup.roots, &path)?;
     Ok(path)
 }
 

@@ -14,18 +14,21 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::roots::Roots;
 use crate::diagnostics::{Diagnostics, Finding};
-use crate::files::{DEFAULT_MAX_BYTES, read_bounded};
+use crate::files::{DEFAULT_MAX_BYTES, read_opened};
 use crate::plan::PlanFile;
 use crate::plan::store::{StoreError, parse_plan};
 use crate::validate::validate_plan_file;
 use crate::workflow::plan_file::TOLERATED;
 
 /// The file at `path` (a real path within the roots) as a JSON object: its text and value,
-/// or why it is no plan file, in words that quote none of it.
-pub fn json_object(path: &Path) -> Result<(String, Value), String> {
+/// or why it is no plan file, in words that quote none of it. Opened by
+/// [`Roots::open_inside`]: never a file elsewhere that a link swapped in leads to.
+pub fn json_object(roots: &Roots, path: &Path) -> Result<(String, Value), String> {
     let shown = path.display();
-    let text = read_bounded(path, DEFAULT_MAX_BYTES).map_err(|e| e.to_string())?;
+    let (file, meta) = roots.open_inside(path)?;
+    let text = read_opened(file, &meta, path, DEFAULT_MAX_BYTES).map_err(|e| e.to_string())?;
     let value: Value = serde_json::from_str(&text).map_err(|e| {
         format!(
             "`{shown}` is not a plan file: it is not JSON (line {}, column {}): give the `.json` file of a run",
@@ -56,15 +59,21 @@ pub fn findings(doc: &Value) -> Diagnostics {
 }
 
 /// The plan file at `path` (a real path within the roots), as the read-only tools read it.
-pub fn read_plan(path: &Path) -> Result<PlanFile, String> {
-    let (text, doc) = json_object(path)?;
-    parse_plan(path, &text).map_err(|e| refusal(path, &doc, &e))
+pub fn read_plan(roots: &Roots, path: &Path) -> Result<PlanFile, String> {
+    read_plan_text(roots, path).map(|(plan, _)| plan)
+}
+
+/// The plan file at `path` and its text, read once.
+pub fn read_plan_text(roots: &Roots, path: &Path) -> Result<(PlanFile, String), String> {
+    let (text, doc) = json_object(roots, path)?;
+    let plan = parse_plan(path, &text).map_err(|e| refusal(path, &doc, &e))?;
+    Ok((plan, text))
 }
 
 /// Refuses, as a run would (but without values), a plan that `resume` cannot run: one that
 /// does not read, or that has findings a run does not tolerate.
-pub fn runnable(path: &Path) -> Result<(), String> {
-    let (text, doc) = json_object(path)?;
+pub fn runnable(roots: &Roots, path: &Path) -> Result<(), String> {
+    let (text, doc) = json_object(roots, path)?;
     let diagnostics = findings(&doc);
     let blocking: Vec<&Finding> = diagnostics
         .errors
@@ -345,6 +354,7 @@ mod tests {
     #[test]
     fn a_file_that_is_no_json_object_is_refused_without_a_word_of_it() {
         let dir = tempfile::tempdir().expect("tempdir");
+        let roots = Roots::new(&[dir.path().to_path_buf()]).expect("roots");
         for (name, text) in [
             (".env", format!("OPENAI_API_KEY={SECRET}\n")),
             ("s.json", format!("\"{SECRET}\"")),
@@ -356,10 +366,10 @@ mod tests {
         ] {
             let path = dir.path().join(name);
             std::fs::write(&path, text).expect("write");
-            let err = read_plan(&path).expect_err(name);
+            let err = read_plan(&roots, &path).expect_err(name);
             assert!(!err.contains("SECRET"), "{name}: {err}");
             assert!(err.contains("plan file"), "{name}: {err}");
-            let err = runnable(&path).expect_err(name);
+            let err = runnable(&roots, &path).expect_err(name);
             assert!(!err.contains("SECRET"), "{name}: {err}");
         }
     }

@@ -8,9 +8,9 @@ use std::path::Path;
 
 use rmcp::model::{ReadResourceResult, Resource, ResourceContents};
 
-use super::runs;
 use super::setup::ResearchServer;
-use crate::files::read_bounded;
+use super::{plan_check, runs};
+use crate::files::read_opened;
 use crate::plan::Beside;
 use crate::search::local::url::{file_url, path_from_url};
 
@@ -54,14 +54,23 @@ pub fn read(server: &ResearchServer, raw_uri: &str) -> Result<ReadResourceResult
         .roots
         .resolve(&path.to_string_lossy(), "resource")
         .map_err(|e| e.to_string())?;
+    let roots = &server.setup.roots;
     let (text, mime) = if is_report(&path) {
-        let text = read_bounded(&path, RESOURCE_MAX_BYTES).map_err(|e| e.to_string())?;
+        let (file, meta) = roots.open_inside(&path)?;
+        let text =
+            read_opened(file, &meta, &path, RESOURCE_MAX_BYTES).map_err(|e| e.to_string())?;
         (text, "text/markdown")
     } else {
-        // Only a file that reads as a plan: the roots hold other files too.
-        runs::read_plan(&path)
+        // Only a file that reads as a plan: the roots hold other files too. Read once, so
+        // what is sent is what was checked.
+        let (_, text) = plan_check::read_plan_text(roots, &path)
             .map_err(|e| format!("`{raw_uri}` is neither a run's plan nor its report: {e}"))?;
-        let text = read_bounded(&path, RESOURCE_MAX_BYTES).map_err(|e| e.to_string())?;
+        if text.len() as u64 > RESOURCE_MAX_BYTES {
+            return Err(format!(
+                "`{raw_uri}` is over {} MB, the most a resource sends: read the file itself",
+                RESOURCE_MAX_BYTES / (1024 * 1024)
+            ));
+        }
         (text, "application/json")
     };
     Ok(ReadResourceResult::new(vec![

@@ -4,9 +4,14 @@
 //! taken from the first root, symbolic links are resolved, and a path whose real location is
 //! outside every root is refused, with a message that says which folders are allowed, and
 //! whether a symbolic link is what leads out (never where it leads: that place is none of the
-//! client's business). The files beside a plan are checked here too ([`Roots::inside`]).
+//! client's business). The files beside a plan are checked here too ([`Roots::inside`]), and
+//! every file read is opened by [`Roots::open_inside`], which holds what it opened against the
+//! roots rather than the path it checked: a link swapped in between is caught.
 
+use std::fs::{File, Metadata};
 use std::path::{Component, Path, PathBuf};
+
+use crate::files::FileError;
 
 /// The folders a client's paths must stay within, each canonical.
 #[derive(Debug, Clone)]
@@ -111,6 +116,45 @@ impl Roots {
         self.contains(&real).then_some(real)
     }
 
+    /// The file at `path` (a link inside the roots may lead to it) opened for reading, when it
+    /// is a regular file of one name within the roots. Held against the roots by what was
+    /// opened: the real path is found, checked, and opened without following a link
+    /// ([`open_unlinked`](crate::files::open_unlinked), which refuses a file with other hard
+    /// links), then the file opened must be the one at that real path (same device and inode).
+    /// A link swapped into the path after the check leads to another file, which is refused;
+    /// with one name, the file at the real path is nowhere else. The message names `path`,
+    /// never where a link leads.
+    pub fn open_inside(&self, path: &Path) -> Result<(File, Metadata), String> {
+        let leaves = || {
+            format!(
+                "`{}` goes through a symbolic link that leads outside the folders this server may touch ({}), or changed while it was read: give a path that stays under them",
+                path.display(),
+                self.shown()
+            )
+        };
+        let real = std::fs::canonicalize(path)
+            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        if !self.contains(&real) {
+            return Err(leaves());
+        }
+        let (file, meta) = crate::files::open_unlinked(&real).map_err(|e| match e {
+            FileError::Linked { kind, .. } => format!(
+                "`{}` is {kind}: this server reads no file through a link; put a copy of the file there",
+                path.display()
+            ),
+            other => other.to_string(),
+        })?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let there = std::fs::metadata(&real).map_err(|_| leaves())?;
+            if (there.dev(), there.ino()) != (meta.dev(), meta.ino()) {
+                return Err(leaves());
+            }
+        }
+        Ok((file, meta))
+    }
+
     /// The roots for a message: `` `/a`, `/b` ``.
     fn shown(&self) -> String {
         let dirs: Vec<String> = self
@@ -210,5 +254,16 @@ mod tests {
         );
         assert_eq!(roots.inside(&root.join("link.json")), None);
         assert_eq!(roots.inside(&root.join("none.json")), None);
+        assert!(roots.open_inside(&root.join("ok.json")).is_ok(), "inside");
+        let err = roots
+            .open_inside(&root.join("link.json"))
+            .expect_err("leaves");
+        assert!(!err.contains("secret.json"), "{err}");
+        std::fs::hard_link(dir.path().join("secret.json"), root.join("hard.json"))
+            .expect("hard link");
+        let err = roots
+            .open_inside(&root.join("hard.json"))
+            .expect_err("two names");
+        assert!(err.contains("hard links"), "{err}");
     }
 }

@@ -4,10 +4,10 @@
 //! has in flight is `running`, whatever its file says; a plan without an outcome that this
 //! server is not running is `unfinished` (running elsewhere, or stopped by a crash).
 //!
-//! Every file is read only when its real path is within the roots ([`Roots::inside`]): a
-//! report, event log or plan in a folder of runs that is a symbolic link leading out is
-//! treated as absent, neither read nor named. A plan is read through
-//! [`plan_check`](super::plan_check), whose refusals quote nothing of the file.
+//! Every file is read only through [`Roots::open_inside`]: a report, event log or plan that
+//! is a symbolic link leading out of the roots (now, or swapped in while it is read), or a
+//! file with other hard links, is treated as absent, neither read nor named. A plan is read
+//! through [`plan_check`](super::plan_check), whose refusals quote nothing of the file.
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
@@ -19,7 +19,7 @@ use super::plan_check;
 use super::roots::Roots;
 use super::tools::{RunEntry, RunOut, SourceOut, TotalsOut};
 use crate::events::Totals;
-use crate::files::read_bounded;
+use crate::files::read_opened;
 use crate::output::absolute;
 use crate::plan::{Beside, PlanFile};
 
@@ -30,19 +30,19 @@ const EVENTS_TAIL_BYTES: u64 = 1024 * 1024;
 pub const REPORT_MAX_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Reads the plan file at `path` (a real path within the roots).
-pub fn read_plan(path: &Path) -> Result<PlanFile, String> {
-    plan_check::read_plan(path)
+pub fn read_plan(roots: &Roots, path: &Path) -> Result<PlanFile, String> {
+    plan_check::read_plan(roots, path)
 }
 
 /// The run of the plan file at `path` (a real path within the roots), as `get_report` (and
 /// `research` at its end) gives it.
 pub fn run_out(roots: &Roots, path: &Path, state: Option<RunState>) -> Result<RunOut, String> {
-    let plan = read_plan(path)?;
+    let plan = read_plan(roots, path)?;
     let files = Beside::of(path);
     let report = roots
-        .inside(&files.report)
-        .filter(|real| real.is_file())
-        .and_then(|real| read_bounded(&real, REPORT_MAX_BYTES).ok());
+        .open_inside(&files.report)
+        .ok()
+        .and_then(|(file, meta)| read_opened(file, &meta, &files.report, REPORT_MAX_BYTES).ok());
     let sources = plan
         .final_node()
         .map(|node| {
@@ -66,8 +66,9 @@ pub fn run_out(roots: &Roots, path: &Path, state: Option<RunState>) -> Result<Ru
         sources,
         plan_file: absolute(path),
         totals: roots
-            .inside(&files.events)
-            .and_then(|real| last_totals(&real))
+            .open_inside(&files.events)
+            .ok()
+            .and_then(|(file, meta)| last_totals(file, meta.len()))
             .as_ref()
             .map(TotalsOut::from),
     })
@@ -94,18 +95,16 @@ pub fn list(
     let mut runs: Vec<(String, RunEntry)> = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
-        let is_json = path.extension().is_some_and(|e| e == "json");
-        let inside = roots.inside(&path).filter(|real| real.is_file());
-        if !is_json || inside.is_none() {
+        if path.extension().is_none_or(|e| e != "json") {
             continue;
         }
-        // Other JSON files sit beside plans (reviews, a batch's manifest): not runs.
-        let Ok(plan) = read_plan(&path) else { continue };
+        // Other JSON files sit beside plans (reviews, a batch's manifest): not runs. One
+        // outside the roots is refused as they are.
+        let Ok(plan) = read_plan(roots, &path) else {
+            continue;
+        };
         let report = Beside::of(&path).report;
-        let report = roots
-            .inside(&report)
-            .filter(|real| real.is_file())
-            .map(|_| report);
+        let report = roots.open_inside(&report).ok().map(|_| report);
         runs.push((
             plan.created_at.clone().unwrap_or_default(),
             RunEntry {
@@ -125,10 +124,9 @@ pub fn list(
     Ok(runs.into_iter().map(|(_, run)| run).collect())
 }
 
-/// The totals of the last `run_finished` event of an event log, when it has one.
-fn last_totals(events: &Path) -> Option<Totals> {
-    let mut file = std::fs::File::open(events).ok()?;
-    let len = file.metadata().ok()?.len();
+/// The totals of the last `run_finished` event of an event log (`file`, `len` bytes long),
+/// when it has one.
+fn last_totals(mut file: std::fs::File, len: u64) -> Option<Totals> {
     file.seek(SeekFrom::Start(len.saturating_sub(EVENTS_TAIL_BYTES)))
         .ok()?;
     let mut tail = Vec::new();
@@ -164,8 +162,13 @@ mod tests {
             ),
         )
         .expect("write");
-        let totals = last_totals(&events).expect("totals");
+        let file = std::fs::File::open(&events).expect("open");
+        let len = file.metadata().expect("meta").len();
+        let totals = last_totals(file, len).expect("totals");
         assert_eq!((totals.rounds, totals.tokens.total_tokens), (3, 9));
-        assert!(last_totals(&dir.path().join("none.ndjson")).is_none());
+        let empty = dir.path().join("empty.ndjson");
+        std::fs::write(&empty, "").expect("write");
+        let file = std::fs::File::open(&empty).expect("open");
+        assert!(last_totals(file, 0).is_none());
     }
 }

@@ -14,7 +14,7 @@ use super::runs::REPORT_MAX_BYTES;
 use super::setup::ResearchServer;
 use super::tools::{BlocksOut, RunBounds, ThinkonInput, ThinkonOut};
 use crate::cli::DEFAULT_MAX_BLOCKS;
-use crate::files::read_bounded;
+use crate::files::read_opened;
 use crate::output::absolute;
 use crate::session::ThinkonGoal;
 use crate::thinkon::{
@@ -79,10 +79,10 @@ pub async fn thinkon(
         ),
         RunError::Store(e) => e.to_string(),
     })?;
-    let result_markdown = outcome
-        .result
-        .as_deref()
-        .and_then(|path| read_bounded(path, REPORT_MAX_BYTES).ok());
+    let result_markdown = outcome.result.as_deref().and_then(|path| {
+        let (file, meta) = server.setup.roots.open_inside(path).ok()?;
+        read_opened(file, &meta, path, REPORT_MAX_BYTES).ok()
+    });
     structured(&ThinkonOut {
         status: outcome.status.as_str().to_string(),
         reason: outcome.reason,

@@ -5,6 +5,13 @@
 //! page from here. A cache file that cannot be read or parsed is as good as none: the page is
 //! read again and the file replaced. Nothing in it is a secret: pages are public and URLs are
 //! kept as the search gave them.
+//!
+//! The folder is often one a cloned repository or an agent can write: a `pages` that is a
+//! symbolic link (out of the MCP server's roots, into `~/.ssh`) is neither read nor written
+//! (warned once; pages are then read from the web and not kept), and a cache file is read only
+//! when it is a regular file of one name (never through a link, nor a hard link to a file
+//! elsewhere). Seeding from an earlier batch copies only such files, and only those that are
+//! what they say: a page kept under the name its URL gives.
 
 use std::path::{Path, PathBuf};
 
@@ -50,9 +57,33 @@ pub struct PageCache {
     dir: PathBuf,
 }
 
+/// The linked page folders already warned of, so that a batch of a hundred questions says it
+/// once.
+static WARNED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
 impl PageCache {
     pub fn new(dir: PathBuf) -> PageCache {
-        PageCache { dir }
+        let cache = PageCache { dir };
+        if !cache.usable() {
+            let mut warned = crate::sync::Locked::locked(&WARNED);
+            if !warned.contains(&cache.dir) {
+                tracing::warn!(
+                    "the page folder `{}` is a symbolic link or not a folder: researchflow neither reads nor writes through it, so pages are read from the web and not kept; remove it to keep them",
+                    cache.dir.display()
+                );
+                warned.push(cache.dir.clone());
+            }
+        }
+        cache
+    }
+
+    /// Whether the folder may be used: absent (it is made when a page is kept) or a real
+    /// folder, never a link to one.
+    fn usable(&self) -> bool {
+        match std::fs::symlink_metadata(&self.dir) {
+            Ok(meta) => meta.is_dir(),
+            Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+        }
     }
 
     /// The cache beside the plan at `plan`: `pages/` in its folder.
@@ -72,8 +103,11 @@ impl PageCache {
 
     /// The cached page of `url`, if there is a readable one.
     pub fn get(&self, url: &str) -> Option<Entry> {
+        if !self.usable() {
+            return None;
+        }
         let path = self.path(url);
-        let text = crate::files::read_bounded(&path, MAX_ENTRY_BYTES).ok()?;
+        let text = crate::files::read_unlinked(&path, MAX_ENTRY_BYTES).ok()?;
         match serde_json::from_str::<Entry>(&text) {
             Ok(entry) if entry.url == url => Some(entry),
             Ok(_) => None,
@@ -89,6 +123,9 @@ impl PageCache {
 
     /// Keeps `entry`; a failure to write is logged, never fatal (the page was read).
     pub fn put(&self, entry: &Entry) {
+        if !self.usable() {
+            return;
+        }
         let path = self.path(&entry.url);
         let written = std::fs::create_dir_all(&self.dir).and_then(|()| {
             let bytes = serde_json::to_vec(entry).map_err(std::io::Error::other)?;
@@ -115,8 +152,13 @@ pub struct PageChanges {
 
 impl PageCache {
     /// Every page kept by `earlier` that this cache lacks, copied here, so this batch asks
-    /// their servers only whether they changed; how many were copied.
+    /// their servers only whether they changed; how many were copied. Only regular files of
+    /// one name that hold the page their name says are copied: a link (`a.json ->
+    /// ~/creds.json`) or a hard link is skipped with a warning, anything else quietly.
     pub fn seed_from(&self, earlier: &PageCache) -> usize {
+        if !self.usable() || !earlier.usable() {
+            return 0;
+        }
         let Ok(files) = std::fs::read_dir(&earlier.dir) else {
             return 0;
         };
@@ -124,14 +166,16 @@ impl PageCache {
         for file in files.flatten() {
             let name = file.file_name();
             let (from, to) = (earlier.dir.join(&name), self.dir.join(&name));
-            if to.exists() || from.extension().is_none_or(|e| e != "json") {
+            if std::fs::symlink_metadata(&to).is_ok()
+                || from.extension().is_none_or(|e| e != "json")
+            {
                 continue;
             }
-            let bytes = crate::files::read_bounded(&from, MAX_ENTRY_BYTES);
-            let written = std::fs::create_dir_all(&self.dir).and_then(|()| {
-                let bytes = bytes.map_err(|e| e.into_io())?;
-                crate::atomic::write(&to, bytes.as_bytes())
-            });
+            let Some(bytes) = self.kept_page(&from) else {
+                continue;
+            };
+            let written = std::fs::create_dir_all(&self.dir)
+                .and_then(|()| crate::atomic::write(&to, bytes.as_bytes()));
             match written {
                 Ok(()) => copied += 1,
                 Err(e) => tracing::warn!("cannot copy the kept page `{}`: {e}", from.display()),
@@ -140,15 +184,36 @@ impl PageCache {
         copied
     }
 
+    /// The text of `from`, an earlier cache's file, when it is a page kept under the name
+    /// its URL gives here; a link or a hard link is warned of.
+    fn kept_page(&self, from: &Path) -> Option<String> {
+        let text = match crate::files::read_unlinked(from, MAX_ENTRY_BYTES) {
+            Ok(text) => text,
+            Err(e @ crate::files::FileError::Linked { .. }) => {
+                tracing::warn!("not copied: {e}");
+                return None;
+            }
+            Err(e) => {
+                tracing::debug!("not copied: {e}");
+                return None;
+            }
+        };
+        let entry = serde_json::from_str::<Entry>(&text).ok()?;
+        (self.path(&entry.url).file_name() == from.file_name()).then_some(text)
+    }
+
     /// The pages read here at or after `since` (an RFC 3339 time as [`crate::clock`] writes
     /// it), each held against `earlier`'s copy. URLs in sorted order.
     pub fn changes_since(&self, earlier: &PageCache, since: &str) -> PageChanges {
         let mut changes = PageChanges::default();
+        if !self.usable() {
+            return changes;
+        }
         let Ok(files) = std::fs::read_dir(&self.dir) else {
             return changes;
         };
         for file in files.flatten() {
-            let text = crate::files::read_bounded(&file.path(), MAX_ENTRY_BYTES);
+            let text = crate::files::read_unlinked(&file.path(), MAX_ENTRY_BYTES);
             let Some(entry) = text
                 .ok()
                 .and_then(|t| serde_json::from_str::<Entry>(&t).ok())
@@ -247,5 +312,53 @@ mod tests {
             "c was not read this time"
         );
         assert_eq!(later.seed_from(&earlier), 0, "nothing copied twice");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn only_pages_kept_as_regular_files_of_one_name_are_seeded_or_read() {
+        let (old, new, elsewhere) = (
+            tempfile::tempdir().expect("old"),
+            tempfile::tempdir().expect("new"),
+            tempfile::tempdir().expect("elsewhere"),
+        );
+        let earlier = PageCache::new(old.path().join("pages"));
+        earlier.put(&entry("http://h.test/a", "A."));
+        let kept = |url: &str| earlier.path(url);
+        let creds = elsewhere.path().join("creds.json");
+        let forged = serde_json::to_string(&entry("http://h.test/b", "CREDS")).expect("json");
+        std::fs::write(&creds, &forged).expect("creds");
+        std::os::unix::fs::symlink(&creds, kept("http://h.test/b")).expect("symlink");
+        let other = elsewhere.path().join("other.json");
+        std::fs::write(&other, forged.replace("h.test/b", "h.test/c")).expect("other");
+        std::fs::hard_link(&other, kept("http://h.test/c")).expect("hard link");
+        std::fs::write(
+            old.path().join("pages/misnamed.json"),
+            forged.replace("/b", "/d"),
+        )
+        .expect("misnamed");
+        let later = PageCache::new(new.path().join("pages"));
+        assert_eq!(later.seed_from(&earlier), 1, "only the page kept as itself");
+        let names: Vec<_> = std::fs::read_dir(later.dir())
+            .expect("pages")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(names, [kept("http://h.test/a").file_name().expect("name")]);
+        assert_eq!(earlier.get("http://h.test/b"), None, "a link is not read");
+        assert_eq!(earlier.get("http://h.test/c"), None, "nor a hard link");
+
+        let linked = new.path().join("linked");
+        std::os::unix::fs::symlink(elsewhere.path(), &linked).expect("symlink");
+        let through = PageCache::new(linked);
+        through.put(&entry("http://h.test/e", "E."));
+        assert_eq!(through.get("http://h.test/e"), None);
+        assert_eq!(through.seed_from(&earlier), 0);
+        assert_eq!(
+            std::fs::read_dir(elsewhere.path())
+                .expect("elsewhere")
+                .count(),
+            2,
+            "nothing written through a linked folder"
+        );
     }
 }

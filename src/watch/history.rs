@@ -1,6 +1,7 @@
 //! The watch folder's `index.html` ([`crate::view::history`]), from the records of the runs
 //! it keeps: every question of the questions file, its status and changes run by run. An
-//! index that cannot be written is a warning, never a failed run.
+//! index that cannot be written is a warning, never a failed run; so is an `index.html` that
+//! is not a page researchflow wrote (the user's own), which is left as it is.
 
 use std::path::{Path, PathBuf};
 
@@ -37,6 +38,13 @@ pub fn write_history(runs: &Runs, questions: &[Question]) -> Option<PathBuf> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let path = runs.dir().join(INDEX_FILE);
+    if std::fs::symlink_metadata(&path).is_ok() && !crate::view::page::is_ours_at(&path) {
+        tracing::warn!(
+            "`{}` is not a page researchflow wrote, so it is left as it is and the history is not drawn: move it away to have the history there",
+            path.display()
+        );
+        return None;
+    }
     let page = history_page(&dir_name, &names, &rows);
     match crate::atomic::write(&path, page.as_bytes()) {
         Ok(()) => Some(path),

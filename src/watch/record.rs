@@ -10,8 +10,16 @@ use serde::{Deserialize, Serialize};
 /// The record's file name in a run's folder.
 pub const RECORD_FILE: &str = "watch.json";
 
+/// The largest record read: a few hundred bytes a question.
+const MAX_RECORD_BYTES: u64 = 64 * 1024 * 1024;
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Record {
+    /// The name `watch` gave the run's folder when it made it: what tells a run from a folder
+    /// that only looks like one (a copy, `cp -r <run> <run>-keep`, holds the old name; a
+    /// folder someone else made holds no record). Absent from records written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
     pub started: String,
     /// When its questions ended and their changes were written; `null` while in progress.
     #[serde(default)]
@@ -51,17 +59,22 @@ pub struct Notification {
 }
 
 impl Record {
-    /// A new run's record, started now.
-    pub fn start() -> Record {
+    /// The record of a new run in the folder `name`, started now.
+    pub fn start(name: &str) -> Record {
         Record {
+            run: Some(name.to_string()),
             started: crate::clock::now(),
             ..Record::default()
         }
     }
 
-    /// The record of the run in `run`, if it has a readable one.
+    /// The record of the run in `run`, if it has a readable one (a regular file, not a link).
     pub fn read(run: &Path) -> Option<Record> {
-        let text = std::fs::read_to_string(run.join(RECORD_FILE)).ok()?;
+        let path = run.join(RECORD_FILE);
+        if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+            return None;
+        }
+        let text = crate::files::read_bounded(&path, MAX_RECORD_BYTES).ok()?;
         serde_json::from_str(&text).ok()
     }
 

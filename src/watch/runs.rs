@@ -2,6 +2,12 @@
 //! (`20261127T130501Z`, so that names sort as times), each with its record
 //! ([`super::record`]); `latest`, a symbolic link to the newest finished one; and the
 //! pruning of old runs. Plain file work: it runs no question.
+//!
+//! A run is a folder `watch` made: its name is a run's and its record names it. Anything else
+//! in the watch folder is the user's, even when named like a run (a copy `<run>-keep`, a
+//! folder put there): never resumed, compared with nor pruned ([`Runs::strangers`] lists
+//! those named like runs, to be warned of). A `latest` or `index.html` that `watch` did not
+//! make is left as it is.
 
 use std::collections::BTreeSet;
 use std::io;
@@ -23,7 +29,8 @@ pub fn stamp_now() -> String {
     chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string()
 }
 
-/// Whether `name` is a run folder's name: `YYYYMMDDTHHMMSSZ`, perhaps with `-N` after.
+/// Whether `name` looks like a run folder's name: `YYYYMMDDTHHMMSSZ`, perhaps with `-` and
+/// more after. Only a folder whose record names it is a run ([`Runs::names`]).
 pub fn is_run_name(name: &str) -> bool {
     let stamp = name.split_once('-').map_or(name, |(stamp, _)| stamp);
     let b = stamp.as_bytes();
@@ -46,14 +53,48 @@ impl Runs {
 
     /// Every run's name, oldest first.
     pub fn names(&self) -> io::Result<Vec<String>> {
-        let mut names: Vec<String> = std::fs::read_dir(&self.dir)?
+        let mut names: Vec<String> = self
+            .named_like_runs()?
+            .into_iter()
+            .filter(|n| self.is_run(n))
+            .collect();
+        names.sort_by(|a, b| run_order(a).cmp(&run_order(b)));
+        Ok(names)
+    }
+
+    /// The folders named like runs that are not runs of this folder: no record, or one that
+    /// names another folder (a copy). Sorted.
+    pub fn strangers(&self) -> io::Result<Vec<String>> {
+        let mut names: Vec<String> = self
+            .named_like_runs()?
+            .into_iter()
+            .filter(|n| !self.is_run(n))
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+
+    /// The folders (not links) whose names look like runs'.
+    fn named_like_runs(&self) -> io::Result<Vec<String>> {
+        Ok(std::fs::read_dir(&self.dir)?
             .filter_map(Result::ok)
             .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
             .filter_map(|e| e.file_name().into_string().ok())
             .filter(|n| is_run_name(n))
-            .collect();
-        names.sort_by(|a, b| run_order(a).cmp(&run_order(b)));
-        Ok(names)
+            .collect())
+    }
+
+    /// Whether the folder `name` is a run `watch` made here: its record names it. A record
+    /// written before records named their run counts when the folder's name is one `watch`
+    /// gives (`STAMP` or `STAMP-N`) and the record started in that second or the next.
+    fn is_run(&self, name: &str) -> bool {
+        let Some(record) = Record::read(&self.path(name)) else {
+            return false;
+        };
+        match &record.run {
+            Some(run) => run == name,
+            None => started_as_named(name, &record.started),
+        }
     }
 
     /// The folder of run `name`.
@@ -82,7 +123,7 @@ impl Runs {
     pub fn new_name(&self, stamp: &str) -> String {
         let mut name = stamp.to_string();
         let mut n = 2;
-        while self.path(&name).exists() {
+        while std::fs::symlink_metadata(self.path(&name)).is_ok() {
             name = format!("{stamp}-{n}");
             n += 1;
         }
@@ -90,12 +131,26 @@ impl Runs {
     }
 
     /// Points `DIR/latest` at run `name` (a relative link, so the folder can move), replacing
-    /// the old link in one rename.
+    /// the old link in one rename. A `latest` that is not a link (a folder or file of the
+    /// user's) is left as it is: an error, and no temporary link stays behind.
     pub fn point_latest(&self, name: &str) -> io::Result<()> {
+        let latest = self.dir.join(LATEST);
+        #[cfg(unix)]
+        if std::fs::symlink_metadata(&latest).is_ok_and(|m| !m.file_type().is_symlink()) {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!(
+                    "`{}` is not the link `watch` keeps there, so it is left as it is: move it away to have `latest` again",
+                    latest.display()
+                ),
+            ));
+        }
         let temporary = self.dir.join(format!(".{LATEST}.{}", std::process::id()));
         let _ = std::fs::remove_file(&temporary);
         link(name, &temporary)?;
-        std::fs::rename(&temporary, self.dir.join(LATEST))
+        std::fs::rename(&temporary, &latest).inspect_err(|_| {
+            let _ = std::fs::remove_file(&temporary);
+        })
     }
 
     /// Deletes the oldest runs beyond the newest `keep`, never one of `protected` (the run
@@ -113,6 +168,23 @@ impl Runs {
         }
         Ok(deleted)
     }
+}
+
+/// Whether a record that names no run started when the folder `name` was named: `name` is
+/// `STAMP` or `STAMP-N`, and `started` falls in that second or the next.
+fn started_as_named(name: &str, started: &str) -> bool {
+    let stamp = match name.split_once('-') {
+        None => name,
+        Some((stamp, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => stamp,
+        Some(_) => return false,
+    };
+    let Ok(started) = chrono::DateTime::parse_from_rfc3339(started) else {
+        return false;
+    };
+    let started = started.with_timezone(&chrono::Utc);
+    [started, started - chrono::Duration::seconds(1)]
+        .iter()
+        .any(|t| t.format("%Y%m%dT%H%M%SZ").to_string() == stamp)
 }
 
 /// The order of run names: by stamp, then by the `-N` after it as a number.
@@ -142,15 +214,19 @@ mod tests {
     fn runs_sort_as_times_and_pruning_spares_the_protected() {
         let dir = tempfile::tempdir().expect("tempdir");
         let runs = Runs::new(dir.path());
+        let make = |name: &str| {
+            std::fs::create_dir(runs.path(name)).expect("mkdir");
+            Record::start(name).write(&runs.path(name)).expect("record");
+        };
         for name in [
             "20261127T010000Z-10",
             "20261127T010000Z",
             "20261126T010000Z",
         ] {
-            std::fs::create_dir(runs.path(name)).expect("mkdir");
+            make(name);
         }
         std::fs::create_dir(dir.path().join("notes")).expect("mkdir");
-        std::fs::create_dir(runs.path("20261127T010000Z-2")).expect("mkdir");
+        make("20261127T010000Z-2");
         assert_eq!(
             runs.names().expect("names"),
             [
@@ -172,5 +248,69 @@ mod tests {
         assert_eq!(target, Path::new("20261127T010000Z-2"));
         assert!(!is_run_name("2026112T010000Z") && !is_run_name("latest"));
         assert!(is_run_name(&stamp_now()));
+    }
+
+    #[test]
+    fn only_folders_whose_record_names_them_are_runs() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let runs = Runs::new(dir.path());
+        let run = "20261127T010000Z";
+        std::fs::create_dir(runs.path(run)).expect("mkdir");
+        Record::start(run).write(&runs.path(run)).expect("record");
+        let copy = format!("{run}-keep");
+        std::fs::create_dir(runs.path(&copy)).expect("mkdir");
+        std::fs::copy(
+            runs.path(run).join(super::super::record::RECORD_FILE),
+            runs.path(&copy).join(super::super::record::RECORD_FILE),
+        )
+        .expect("copy");
+        std::fs::create_dir(runs.path("20261128T010000Z")).expect("a folder of the user's");
+        let legacy = |name: &str, started: &str| {
+            std::fs::create_dir(runs.path(name)).expect("mkdir");
+            let record = Record {
+                started: started.into(),
+                ..Record::default()
+            };
+            record.write(&runs.path(name)).expect("record");
+        };
+        legacy("20261125T010000Z", "2026-11-25T01:00:01Z");
+        legacy("20261125T010000Z-2", "2026-11-25T01:00:00Z");
+        legacy("20261124T010000Z", "2026-11-24T09:00:00Z");
+        legacy("20261123T010000Z-old", "2026-11-23T01:00:00Z");
+        assert_eq!(
+            runs.names().expect("names"),
+            ["20261125T010000Z", "20261125T010000Z-2", run]
+        );
+        assert_eq!(
+            runs.strangers().expect("strangers"),
+            [
+                "20261123T010000Z-old",
+                "20261124T010000Z",
+                copy.as_str(),
+                "20261128T010000Z"
+            ]
+        );
+        assert_eq!(runs.unfinished().expect("unfinished"), Some(run.into()));
+        assert_eq!(runs.prune(0, &BTreeSet::new()).expect("prune").len(), 3);
+        assert_eq!(runs.strangers().expect("strangers").len(), 4, "left alone");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_latest_that_is_not_a_link_is_left_alone_and_no_temporary_stays() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let runs = Runs::new(dir.path());
+        std::fs::create_dir(dir.path().join(LATEST)).expect("a folder of the user's");
+        std::fs::write(dir.path().join(LATEST).join("mine.txt"), "mine").expect("write");
+        let err = runs
+            .point_latest("20261127T010000Z")
+            .expect_err("not a link");
+        assert!(err.to_string().contains("left as it is"), "{err}");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("list")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(names, [LATEST], "no `.latest.<pid>` left");
+        assert!(dir.path().join(LATEST).join("mine.txt").is_file());
     }
 }

@@ -22,8 +22,11 @@ mod events_catalogue;
 mod golden_events;
 mod hostile_documents;
 mod hostile_input;
+mod kept_pages;
 mod lean;
 mod local_documents;
+#[cfg(feature = "mcp")]
+mod mcp_links;
 #[cfg(feature = "mcp")]
 mod mcp_search;
 #[cfg(feature = "mcp")]

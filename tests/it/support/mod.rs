@@ -25,6 +25,7 @@ pub mod mock_search;
 pub mod postgres;
 pub mod pty;
 pub mod python;
+pub mod reading;
 pub mod refusal;
 pub mod scenario;
 pub mod server;

@@ -16,7 +16,9 @@ use crate::support::fixtures::{copy_corpus, offline_over};
 use crate::support::scenario::{read_json, read_ndjson};
 use crate::support::server::{Planned, Server, json_response};
 
+mod folders;
 mod mail;
+mod pages;
 mod receivers;
 
 pub(crate) const QUESTION: &str = "How do solid-state batteries compare with lithium-ion?";
