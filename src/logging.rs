@@ -175,10 +175,11 @@ pub enum Escape {
     KeepLines,
 }
 
-/// `text` with its C0 and C1 control characters (and DEL) written as Rust escapes (`\n`, `\r`,
-/// `\u{1b}`), except those `mode` keeps.
+/// `text` with its C0 and C1 control characters (and DEL), bidirectional controls and
+/// zero-width characters ([`crate::text::is_invisible`]) written as Rust escapes (`\n`, `\r`,
+/// `\u{1b}`, `\u{202e}`), except those `mode` keeps.
 pub fn escape_controls(text: &str, mode: Escape) -> Cow<'_, str> {
-    if !text.chars().any(|c| c.is_control() && !kept(c, mode)) {
+    if !text.chars().any(|c| escaped(c) && !kept(c, mode)) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
@@ -197,8 +198,13 @@ fn kept(c: char, mode: Escape) -> bool {
     c == '\t' || (c == '\n' && mode == Escape::KeepLines)
 }
 
+/// Whether `c` is written as an escape (unless `mode` keeps it).
+fn escaped(c: char) -> bool {
+    c.is_control() || crate::text::is_invisible(c)
+}
+
 fn push_escaped<W: fmt::Write>(out: &mut W, c: char, mode: Escape) -> fmt::Result {
-    if !c.is_control() || kept(c, mode) {
+    if !escaped(c) || kept(c, mode) {
         return out.write_char(c);
     }
     match c {
@@ -363,6 +369,14 @@ mod tests {
             escape_controls(plain, Escape::OneLine),
             Cow::Borrowed(_)
         ));
+    }
+
+    #[test]
+    fn bidi_controls_and_zero_width_characters_are_escaped() {
+        assert_eq!(
+            escape_controls("key\u{200b}word \u{202e}cod.exe", Escape::OneLine),
+            "key\\u{200b}word \\u{202e}cod.exe"
+        );
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! passwords of URLs in text we print or write.
 //!
 //! Text from the network (search results, model answers) may carry terminal escapes: `ESC ]0;`
-//! retitles the terminal of whoever `cat`s a report. [`strip_controls`] is the one filter for
-//! text we store or write.
+//! retitles the terminal of whoever `cat`s a report, and U+202E shows what follows it
+//! reversed. [`strip_controls`] is the one filter for text we store or write.
 
 /// Cuts `text` to at most `max` characters, marking the cut with how many bytes were left out.
 pub fn truncate(text: &str, max: usize) -> String {
@@ -65,14 +65,30 @@ pub fn cap(text: &str, max: usize, what: impl FnOnce() -> String, cuts: &mut Vec
     }
 }
 
+/// Whether `c` is a bidirectional control or a zero-width character: invisible, yet U+202E
+/// shows the text after it reversed and U+200B hides inside a word, so a reader sees other
+/// text than is there (a forged file name, a key that matches no search). Removed with the
+/// control characters ([`strip_controls`]), escaped in the log (`crate::logging`). A byte
+/// order mark (U+FEFF) is one too: it belongs at the start of a file, never inside text.
+pub fn is_invisible(c: char) -> bool {
+    matches!(c,
+        // Embeddings, overrides and isolates; the marks LRM, RLM and ALM.
+        '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}'
+        // Zero-width space, non-joiner and joiner; word joiner; byte order mark.
+        | '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}')
+}
+
+/// Whether [`strip_controls`] removes `c` where it stands alone.
+fn is_stripped(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t') || is_invisible(c)
+}
+
 /// `text` without control characters: whole terminal escape sequences (CSI `ESC [ ... m`, OSC
 /// `ESC ] ... BEL`, DCS/APC/PM/SOS strings, two-character escapes and their 8-bit C1 forms),
-/// NUL and every other C0 and C1 character and DEL are removed; `\n` and `\t` stay.
+/// NUL and every other C0 and C1 character and DEL are removed, and so are the bidirectional
+/// controls and zero-width characters ([`is_invisible`]); `\n` and `\t` stay.
 pub fn strip_controls(text: &str) -> String {
-    if !text
-        .chars()
-        .any(|c| c.is_control() && c != '\n' && c != '\t')
-    {
+    if !text.chars().any(is_stripped) {
         return text.to_string();
     }
     let mut out = String::with_capacity(text.len());
@@ -94,7 +110,7 @@ pub fn strip_controls(text: &str) -> String {
             },
             '\u{9b}' => skip_csi(&mut chars),
             '\u{9d}' | '\u{90}' | '\u{98}' | '\u{9e}' | '\u{9f}' => skip_string(&mut chars),
-            c if c.is_control() => {}
+            c if is_stripped(c) => {}
             c => out.push(c),
         }
     }
@@ -334,6 +350,17 @@ mod tests {
             "abc\nd\tefg"
         );
         assert_eq!(strip_controls("plain text, 中文"), "plain text, 中文");
+    }
+
+    #[test]
+    fn bidi_controls_and_zero_width_characters_go_and_other_marks_stay() {
+        let hostile = "a\u{202e}fdp.exe\u{202c} b\u{200b}c\u{200c}\u{200d}\u{2060}\u{feff}d \
+                       \u{2066}e\u{2069}\u{200e}\u{200f}\u{061c}f\u{202a}\u{202b}\u{2067}\u{2068}";
+        assert_eq!(strip_controls(hostile), "afdp.exe bcd ef");
+        assert_eq!(one_line("x\u{202e}\n\u{200b}y", 10), "x y");
+        // Letters with accents, Arabic and Hebrew text, emoji and non-breaking spaces stay.
+        let kept = "é ع ש 🙂 a\u{a0}b ü";
+        assert_eq!(strip_controls(kept), kept);
     }
 
     #[test]

@@ -1040,3 +1040,87 @@ async fn refs_to_unknown_nodes_are_warned_about_once_each_naming_where_they_stan
         );
     }
 }
+
+/// Bidirectional controls and zero-width characters: invisible, yet U+202E shows what follows
+/// it reversed (`Cell fdp.exe` reads `Cell exe.pdf`) and U+200B hides inside a word.
+const INVISIBLE: [char; 8] = [
+    '\u{202e}', '\u{202c}', '\u{2066}', '\u{2069}', '\u{200b}', '\u{200d}', '\u{2060}', '\u{feff}',
+];
+
+/// Issue 56: a search result's title and snippet, the model's answers, the question and a
+/// server's error body carried U+202E and U+200B, and they reached the plan, the report, the
+/// view, the events and stderr as they were. Now they are removed where text enters and where
+/// it is shown, and escaped in the log.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bidi_controls_and_zero_width_characters_reach_no_plan_report_view_event_or_log() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::with_results(
+        SearchKind::Searxng,
+        vec![support::SearchHit {
+            title: "Cell\u{202e}fdp.exe\u{202c} data".into(),
+            url: "https://example.test/cells".into(),
+            snippet: "Solid\u{200b}state cells \u{2066}last\u{2069} longer.".into(),
+        }],
+    )
+    .await;
+    let failed_once = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let error = json!({"error": {"message": "overloaded \u{202e}tset\u{202c}"}}).to_string();
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => Reply::json(&searches_then_final(req, &["Cell\u{200d} life"])),
+        Agent::Queries => Reply::json(&json!({"queries": ["cell\u{2060} life"]})),
+        Agent::Analysis if !failed_once.swap(true, std::sync::atomic::Ordering::SeqCst) => {
+            Reply::fault(Fault::status(500, &error))
+        }
+        Agent::Analysis | Agent::Summary => Reply::json(&json!({
+            "summary": "Cells\u{200b} last \u{202e}01\u{202c} years [1].",
+            "analysis": "Zero\u{feff}width\u{200b} analysis.",
+        })),
+        Agent::Final => Reply::content("Cells last \u{202e}01\u{202c} years [1].\u{200b}"),
+        Agent::Review | Agent::SecondOpinion | Agent::Verifier => {
+            unreachable!("the review is off here, the verifier not configured")
+        }
+    });
+    let s = Setup::new(&llm, Some(&search));
+    let out = s
+        .query("How long do cells\u{202e} last?")
+        .arg("-v")
+        .run()
+        .await;
+    out.success();
+    let report = s.report();
+    assert!(report.contains("Cells last 01 years"), "{report}");
+    let html = std::fs::read_to_string(s.path().join("out/plan.html")).expect("the view");
+    let files = [
+        ("report", report.clone()),
+        ("view", html),
+        ("plan", std::fs::read_to_string(s.out()).expect("plan")),
+        (
+            "events",
+            std::fs::read_to_string(s.path().join("out/plan.events.ndjson")).expect("events"),
+        ),
+        ("stdout", out.stdout.clone()),
+        ("stderr", out.stderr.clone()),
+    ];
+    for (name, text) in &files {
+        let found: Vec<char> = INVISIBLE.iter().copied().filter(|c| text.contains(*c)).collect();
+        assert!(found.is_empty(), "{name} holds {found:?}:\n{text}");
+        // JSON may write them as escapes.
+        for c in INVISIBLE {
+            let escaped = format!("\\u{:04x}", u32::from(c));
+            assert!(!text.contains(&escaped), "{name} holds {escaped}:\n{text}");
+        }
+    }
+    let plan = s.plan();
+    let b = node(&plan, "b");
+    assert_eq!(b["sources"][0]["title"], "Cellfdp.exe data");
+    assert_eq!(b["sources"][0]["snippet"], "Solidstate cells last longer.");
+    assert_eq!(node(&plan, "a")["title"], "How long do cells last?");
+    // The log shows them, escaped, where a server sent them.
+    assert!(
+        out.stderr
+            .lines()
+            .any(|l| l.contains("retry 1/3") && l.contains("\\u{202e}tset\\u{202c}")),
+        "{}",
+        out.stderr
+    );
+}
