@@ -7,7 +7,8 @@
 //! escape in a model's answer must not retitle or repaint the user's terminal. Only the values
 //! are escaped, never the formatter's own colours.
 //!
-//! Every line also has the password of any URL in it masked (`user:***@`).
+//! Every line also has the password of any URL in it masked (`user:***@`), and every secret
+//! the process knows (`crate::text::secrets`).
 //!
 //! With progress on (a workflow, a batch, an evaluation or a worker on a terminal) this module
 //! owns the [`MultiProgress`] that the display draws into ([`progress_target`]), and every log
@@ -133,10 +134,11 @@ pub fn progress_target() -> Option<ProgressTarget> {
 
 /// Writes finished log text to stderr, above the progress display when there is one; the
 /// password of a URL in it is masked (our endpoints are named without it where the message is
-/// made, but a server or a model may quote one).
+/// made, but a server or a model may quote one), and so is every secret of the process.
 fn write_stderr(bytes: &[u8]) {
     let text = String::from_utf8_lossy(bytes);
     let text = crate::text::without_url_passwords(&text);
+    let text = crate::text::secrets::mask(&text);
     let write = || {
         let mut err = std::io::stderr().lock();
         let _ = err.write_all(text.as_bytes()).and_then(|()| err.flush());

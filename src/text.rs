@@ -1,10 +1,12 @@
 //! Small text helpers shared by every layer (no dependency on any other module): cutting text to
 //! a budget (and recording the cut), removing control characters, one-line labels, masking the
-//! passwords of URLs in text we print or write.
+//! passwords of URLs and the secrets of the process ([`secrets`]) in text we print or write.
 //!
 //! Text from the network (search results, model answers) may carry terminal escapes: `ESC ]0;`
 //! retitles the terminal of whoever `cat`s a report, and U+202E shows what follows it
 //! reversed. [`strip_controls`] is the one filter for text we store or write.
+
+pub mod secrets;
 
 /// Cuts `text` to at most `max` characters, marking the cut with how many bytes were left out.
 pub fn truncate(text: &str, max: usize) -> String {
@@ -188,11 +190,13 @@ pub fn without_url_passwords(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// `text` without control characters ([`strip_controls`]: newlines and tabs stay) and with URL
-/// passwords masked ([`without_url_passwords`]): what a command's result on stdout, as JSON
-/// ([`clean_json`]) or as text, may keep of outside text.
+/// `text` without control characters ([`strip_controls`]: newlines and tabs stay), with URL
+/// passwords ([`without_url_passwords`]) and the secrets of the process ([`secrets::mask`])
+/// masked: what a command's result on stdout, as JSON ([`clean_json`]) or as text, and an
+/// event may keep of outside text.
 pub fn clean(text: &str) -> String {
-    strip_controls(&without_url_passwords(text))
+    // Masked last: a zero-width character inside a key must not hide it from the mask.
+    secrets::mask(&strip_controls(&without_url_passwords(text))).into_owned()
 }
 
 /// Every string in `value`, at any depth, [`clean`]ed: what a JSON line we write (an event) or

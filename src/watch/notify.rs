@@ -76,8 +76,11 @@ pub fn signature(secret: &str, body: &[u8]) -> String {
 }
 
 /// POSTs `body` (JSON) to `target`, retried by `retry`; the error, redacted, when it could
-/// not be delivered.
+/// not be delivered. The body goes out as every writer's text does ([`crate::text::clean`]: no
+/// control or invisible character, no secret), and is signed as sent.
 pub async fn post(target: &str, body: &str, retry: &RetrySettings) -> Result<(), String> {
+    let body = crate::text::clean(body);
+    let body = body.as_str();
     let url = BaseUrl::parse(target).ok_or_else(|| format!("not a URL: {}", shown(target)))?;
     let origin = url::Url::parse(target)
         .ok()
@@ -129,5 +132,11 @@ mod tests {
         let at = shown(hook);
         assert!(at.starts_with("https://hooks.example:8443/... #") && !at.contains("s3cret"));
         assert_ne!(at, shown("https://hooks.example:8443/services/other"));
+    }
+
+    #[test]
+    fn the_signing_secret_is_one_the_process_masks() {
+        let names: Vec<&str> = crate::settings::secret::secret_variables().collect();
+        assert!(names.contains(&SECRET_VAR), "{names:?}");
     }
 }

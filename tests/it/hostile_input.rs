@@ -1102,7 +1102,11 @@ async fn bidi_controls_and_zero_width_characters_reach_no_plan_report_view_event
         ("stderr", out.stderr.clone()),
     ];
     for (name, text) in &files {
-        let found: Vec<char> = INVISIBLE.iter().copied().filter(|c| text.contains(*c)).collect();
+        let found: Vec<char> = INVISIBLE
+            .iter()
+            .copied()
+            .filter(|c| text.contains(*c))
+            .collect();
         assert!(found.is_empty(), "{name} holds {found:?}:\n{text}");
         // JSON may write them as escapes.
         for c in INVISIBLE {
@@ -1122,5 +1126,74 @@ async fn bidi_controls_and_zero_width_characters_reach_no_plan_report_view_event
             .any(|l| l.contains("retry 1/3") && l.contains("\\u{202e}tset\\u{202c}")),
         "{}",
         out.stderr
+    );
+}
+
+/// A key in the environment that no setting uses: the config names its own.
+const UNUSED_ENV_KEY: &str = "sk-unused-ENV-SECRET-5151";
+
+/// Issue 56: a key typed into the question, or reflected by a search result, or repeated by
+/// the model, was stored as it was in the plan, the report, the view and the events (MCP
+/// masked it only in its tool results), and the transcript did not mask an `OPENAI_API_KEY`
+/// that no setting used. Now every writer masks every secret the process knows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_in_the_question_a_result_or_an_answer_is_written_nowhere() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::with_results(
+        SearchKind::Searxng,
+        vec![support::SearchHit {
+            title: format!("Your key {SEARCH_KEY}"),
+            url: "https://example.test/keys".into(),
+            snippet: format!("The key {SEARCH_KEY} and {KEY} were found in a paste."),
+        }],
+    )
+    .await;
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => Reply::json(&searches_then_final(req, &[format!("Check {KEY}")])),
+        Agent::Queries => Reply::json(&json!({"queries": [format!("leaked {UNUSED_ENV_KEY}")]})),
+        Agent::Analysis | Agent::Summary => Reply::json(&json!({
+            "summary": format!("The key {KEY} leaked [1]."),
+            "analysis": format!("Both {SEARCH_KEY} and {UNUSED_ENV_KEY} appear."),
+        })),
+        Agent::Final => Reply::content(&format!(
+            "Rotate {KEY}, {SEARCH_KEY} and {UNUSED_ENV_KEY} now [1]."
+        )),
+        Agent::Review | Agent::SecondOpinion | Agent::Verifier => {
+            unreachable!("the review is off here, the verifier not configured")
+        }
+    });
+    let s = Setup::new(&llm, Some(&search));
+    let out = s
+        .query(&format!("Did {KEY} or {UNUSED_ENV_KEY} leak?"))
+        .env("OPENAI_API_KEY", UNUSED_ENV_KEY)
+        .arg("-v")
+        .run()
+        .await;
+    out.success();
+    let report = s.report();
+    assert!(report.contains("Rotate ***, *** and *** now"), "{report}");
+    let mut written = written_files(s.path());
+    assert!(
+        written.len() >= 5,
+        "plan, report, view, events, transcript: {:?}",
+        written.iter().map(|(p, _)| p).collect::<Vec<_>>()
+    );
+    written.push(("stdout".into(), out.stdout.clone()));
+    written.push(("stderr".into(), out.stderr.clone()));
+    for (path, text) in &written {
+        for secret in [KEY, SEARCH_KEY, UNUSED_ENV_KEY] {
+            assert!(
+                !text.contains(secret),
+                "`{}` holds `{secret}`:\n{text}",
+                path.display()
+            );
+        }
+    }
+    // The requests themselves carried the key where the run put it: masking is for what is
+    // written, not for what is asked.
+    assert!(
+        llm.chat_requests()
+            .iter()
+            .any(|r| r.raw_body.contains(UNUSED_ENV_KEY))
     );
 }
