@@ -1129,6 +1129,61 @@ async fn bidi_controls_and_zero_width_characters_reach_no_plan_report_view_event
     );
 }
 
+/// The images a Markdown parser finds in `markdown`: each one's target.
+fn images(markdown: &str) -> Vec<String> {
+    pulldown_cmark::Parser::new(markdown)
+        .filter_map(|e| match e {
+            pulldown_cmark::Event::Start(pulldown_cmark::Tag::Image { dest_url, .. }) => {
+                Some(dest_url.to_string())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Issue 56: a page asked the model to show `![x](http://...?d=...)`, and the model did: the
+/// report kept the image, which any Markdown viewer fetches, telling the address whatever
+/// the URL holds (the usual way out for what a page made the model write). The view already
+/// showed an image as its alternative text; the report now does the same, in every form
+/// (inline, reference, nested, beside a web link that stays).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_image_the_model_repeats_is_its_alternative_text_in_the_report() {
+    let llm = MockLlm::start().await;
+    let leak = format!("{}/leak?d=cells", llm.base_url());
+    let answer = format!(
+        "## Answer\n\nCells last ten years ![chart]({leak}) and more ![ref image][pic].\n\n\
+         ![![inner](http://evil.test/a.png)](http://evil.test/b.png) See \
+         [the study](https://example.org/study) and `![code](http://evil.test/c.png)`.\n\n\
+         [pic]: http://evil.test/d.png\n"
+    );
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => Reply::json(&searches_then_final(req, &["Only search"])),
+        Agent::Queries => Reply::json(&json!({"queries": ["q"]})),
+        Agent::Analysis | Agent::Summary => {
+            Reply::json(&json!({"summary": "Found.", "analysis": "Analysis."}))
+        }
+        Agent::Final => Reply::content(&answer),
+        Agent::Review | Agent::SecondOpinion | Agent::Verifier => {
+            unreachable!("the review is off here, the verifier not configured")
+        }
+    });
+    let s = Setup::new(&llm, None);
+    s.query("How long do cells last?").run().await.success();
+    let report = s.report();
+    assert_eq!(images(&report), Vec::<String>::new(), "{report}");
+    for kept in [
+        "Cells last ten years chart and more ref image.",
+        "[the study](https://example.org/study)",
+        "`![code](http://evil.test/c.png)`",
+        "inner",
+    ] {
+        assert!(report.contains(kept), "`{kept}` not in:\n{report}");
+    }
+    assert!(!report.contains("/leak?d="), "{report}");
+    let html = std::fs::read_to_string(s.path().join("out/plan.html")).expect("the view");
+    assert!(!html.contains("<img"), "{html}");
+}
+
 /// A key in the environment that no setting uses: the config names its own.
 const UNUSED_ENV_KEY: &str = "sk-unused-ENV-SECRET-5151";
 
