@@ -203,7 +203,10 @@ async fn bidi_and_zero_width_characters_of_a_question_and_a_document_are_in_no_m
     std::fs::write(f.root.join("agent.config.json"), config.to_string()).expect("config");
     let mail = ["--notify", "mailto:team@example.org"];
     assert_eq!(f.watch(&mail).await.0, 0);
-    f.change_figure("about 270 Wh/kg", "about 290\u{200b} Wh/kg\u{2066}\u{2069}\u{feff}");
+    f.change_figure(
+        "about 270 Wh/kg",
+        "about 290\u{200b} Wh/kg\u{2066}\u{2069}\u{feff}",
+    );
     let (code, changed, stderr) = f.watch(&mail).await;
     assert_eq!(code, 3, "{changed}\n{stderr}");
     let messages = smtp.messages();
@@ -218,7 +221,9 @@ async fn bidi_and_zero_width_characters_of_a_question_and_a_document_are_in_no_m
         "the change is told: {texts:?}"
     );
     assert!(
-        texts.iter().any(|t| t.contains("How do solid-state batteries compare")),
+        texts
+            .iter()
+            .any(|t| t.contains("How do solid-state batteries compare")),
         "{texts:?}"
     );
     for text in &texts {
