@@ -13,8 +13,9 @@
 //!
 //! New files get the mode the user's umask gives (`0666` less the umask), as any program's
 //! output does; an existing file keeps its mode (a plan the user made private stays private).
-//! No file researchflow writes holds a secret (keys are redacted from transcripts, never put in
-//! plans or reports), so none is made private by default.
+//! No file researchflow writes holds a secret: [`write`] masks every secret the process knows
+//! ([`crate::text::secrets`]) in the text it writes, whichever way a key reached it (a question
+//! that quotes one, a search result that echoes one), so none is made private by default.
 
 use std::fs::File;
 use std::io::Write;
@@ -61,11 +62,13 @@ fn volatile(path: &Path) -> bool {
     VOLATILE.locked().iter().any(|dir| path.starts_with(dir))
 }
 
-/// Replaces `path` with `bytes` atomically. A regular file that already exists keeps its
-/// permissions; a new one gets `0666` less the umask. A symbolic link at `path` is replaced by
-/// the file (the rename replaces the link, never what it leads to).
+/// Replaces `path` with `bytes` atomically, every secret of the process masked in them when
+/// they are text. A regular file that already exists keeps its permissions; a new one gets
+/// `0666` less the umask. A symbolic link at `path` is replaced by the file (the rename
+/// replaces the link, never what it leads to).
 pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    off_the_runtime(|| replace(path, bytes))
+    let bytes = crate::text::secrets::mask_bytes(bytes);
+    off_the_runtime(|| replace(path, &bytes))
 }
 
 /// Runs `f`, which waits on the disk (a sync takes milliseconds, far more on a busy disk),

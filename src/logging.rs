@@ -7,7 +7,8 @@
 //! escape in a model's answer must not retitle or repaint the user's terminal. Only the values
 //! are escaped, never the formatter's own colours.
 //!
-//! Every line also has the password of any URL in it masked (`user:***@`).
+//! Every line also has the password of any URL in it masked (`user:***@`), and every secret
+//! the process knows (`crate::text::secrets`).
 //!
 //! With progress on (a workflow, a batch, an evaluation or a worker on a terminal) this module
 //! owns the [`MultiProgress`] that the display draws into ([`progress_target`]), and every log
@@ -133,10 +134,11 @@ pub fn progress_target() -> Option<ProgressTarget> {
 
 /// Writes finished log text to stderr, above the progress display when there is one; the
 /// password of a URL in it is masked (our endpoints are named without it where the message is
-/// made, but a server or a model may quote one).
+/// made, but a server or a model may quote one), and so is every secret of the process.
 fn write_stderr(bytes: &[u8]) {
     let text = String::from_utf8_lossy(bytes);
     let text = crate::text::without_url_passwords(&text);
+    let text = crate::text::secrets::mask(&text);
     let write = || {
         let mut err = std::io::stderr().lock();
         let _ = err.write_all(text.as_bytes()).and_then(|()| err.flush());
@@ -175,10 +177,11 @@ pub enum Escape {
     KeepLines,
 }
 
-/// `text` with its C0 and C1 control characters (and DEL) written as Rust escapes (`\n`, `\r`,
-/// `\u{1b}`), except those `mode` keeps.
+/// `text` with its C0 and C1 control characters (and DEL), bidirectional controls and
+/// zero-width characters ([`crate::text::is_invisible`]) written as Rust escapes (`\n`, `\r`,
+/// `\u{1b}`, `\u{202e}`), except those `mode` keeps.
 pub fn escape_controls(text: &str, mode: Escape) -> Cow<'_, str> {
-    if !text.chars().any(|c| c.is_control() && !kept(c, mode)) {
+    if !text.chars().any(|c| escaped(c) && !kept(c, mode)) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
@@ -197,8 +200,13 @@ fn kept(c: char, mode: Escape) -> bool {
     c == '\t' || (c == '\n' && mode == Escape::KeepLines)
 }
 
+/// Whether `c` is written as an escape (unless `mode` keeps it).
+fn escaped(c: char) -> bool {
+    c.is_control() || crate::text::is_invisible(c)
+}
+
 fn push_escaped<W: fmt::Write>(out: &mut W, c: char, mode: Escape) -> fmt::Result {
-    if !c.is_control() || kept(c, mode) {
+    if !escaped(c) || kept(c, mode) {
         return out.write_char(c);
     }
     match c {
@@ -363,6 +371,14 @@ mod tests {
             escape_controls(plain, Escape::OneLine),
             Cow::Borrowed(_)
         ));
+    }
+
+    #[test]
+    fn bidi_controls_and_zero_width_characters_are_escaped() {
+        assert_eq!(
+            escape_controls("key\u{200b}word \u{202e}cod.exe", Escape::OneLine),
+            "key\\u{200b}word \\u{202e}cod.exe"
+        );
     }
 
     #[test]

@@ -5,9 +5,10 @@
 //! ([`crate::text::strip_controls`], [`crate::text::one_line`]), or [`prose`] and [`inline`] do
 //! it. This module knows no document: it only makes pieces safe.
 
+use std::ops::Range;
 use std::sync::LazyLock;
 
-use pulldown_cmark::{Event, Parser, Tag};
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use regex::Regex;
 
 use crate::text::{one_line, strip_controls, truncate};
@@ -109,10 +110,96 @@ pub fn code_text(text: &str) -> String {
     one_line(text, usize::MAX).replace('`', "'")
 }
 
+/// The most passes [`without_images`] makes: each removes every image the parser finds, and
+/// only an image whose alternative text holds another, or one a removal makes of the text
+/// around it, needs another pass.
+const IMAGE_PASSES: usize = 8;
+
+/// `markdown` with every image (`![alt](url)`, `![alt][ref]`, whatever its target) replaced by
+/// its alternative text as written: a viewer loads an image as soon as it shows the page,
+/// telling its server whatever the URL holds, so text that models and pages wrote shows none,
+/// in the report as in the view. Code keeps what it shows. Text that still makes an image
+/// after [`IMAGE_PASSES`] passes has every `![` escaped.
+pub fn without_images(markdown: &str) -> String {
+    let mut text = markdown.to_string();
+    for _ in 0..IMAGE_PASSES {
+        let images = image_spans(&text);
+        if images.is_empty() {
+            return text;
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        for (image, alt) in images {
+            out.push_str(&text[at..image.start]);
+            out.push_str(&text[alt]);
+            at = image.end;
+        }
+        out.push_str(&text[at..]);
+        text = out;
+    }
+    match image_spans(&text).is_empty() {
+        true => text,
+        false => text.replace("![", "!\\["),
+    }
+}
+
+/// An image's place in the text, and its alternative text's.
+type ImageSpan = (Range<usize>, Range<usize>);
+
+/// Where each outermost image of `markdown` stands, and its alternative text as written, as a
+/// viewer with GitHub's extensions finds them (footnotes above all: an image in a footnote's
+/// text is shown), else as one with none does (`![^1](url)` is an image there). Nothing that
+/// hides text from the parser (math, metadata blocks) which another viewer would show.
+fn image_spans(markdown: &str) -> Vec<ImageSpan> {
+    let github = Options::ENABLE_TABLES
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS;
+    let spans = spans_with(markdown, github);
+    match spans.is_empty() {
+        true => spans_with(markdown, Options::empty()),
+        false => spans,
+    }
+}
+
+/// [`image_spans`] as a parser with `options` finds them.
+fn spans_with(markdown: &str, options: Options) -> Vec<ImageSpan> {
+    let mut spans = Vec::new();
+    let mut open: Option<(Range<usize>, Option<Range<usize>>)> = None;
+    let mut depth = 0usize;
+    for (event, range) in Parser::new_ext(markdown, options).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Image { .. }) => {
+                depth += 1;
+                if depth == 1 {
+                    open = Some((range, None));
+                    continue;
+                }
+            }
+            Event::End(TagEnd::Image) => {
+                depth = depth.saturating_sub(1);
+                if depth == 0
+                    && let Some((image, alt)) = open.take()
+                {
+                    spans.push((image.clone(), alt.unwrap_or(image.start..image.start)));
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        if let Some((_, alt)) = open.as_mut().filter(|_| depth > 0) {
+            let start = alt.as_ref().map_or(range.start, |a| a.start);
+            *alt = Some(start..range.end.max(alt.as_ref().map_or(0, |a| a.end)));
+        }
+    }
+    spans
+}
+
 /// Markdown links whose target is not `http(s)` or `mailto` (`[x](javascript:...)`,
 /// `<data:...>`, `[x]: file:...`) turned into plain text, by one space or backslash that a
-/// reader barely notices.
+/// reader barely notices, and every image into its alternative text ([`without_images`]).
 pub fn defang_links(body: &str) -> String {
+    let body = &without_images(body);
     static INLINE: LazyLock<Regex> = LazyLock::new(|| {
         // Literal patterns: compiling them cannot fail.
         Regex::new(r"\]\(\s*<?\s*([A-Za-z][A-Za-z0-9+.\-]*):").expect("valid regex")
@@ -188,6 +275,61 @@ mod tests {
         assert_eq!(
             escape_raw_html("## Title\n\n- **bold** [1]"),
             "## Title\n\n- **bold** [1]"
+        );
+    }
+
+    /// The targets of the images a parser finds in `markdown`.
+    fn images(markdown: &str) -> Vec<String> {
+        Parser::new_ext(markdown, Options::all())
+            .filter_map(|e| match e {
+                Event::Start(Tag::Image { dest_url, .. }) => Some(dest_url.to_string()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_image_becomes_its_alternative_text_and_code_stays() {
+        let cases = [
+            ("a ![chart](http://x.test/c.png?d=1) b", "a chart b"),
+            ("![*bold* alt](<http://x.test/a b.png> \"t\")", "*bold* alt"),
+            (
+                "x ![ref][r] y\n\n[r]: http://x.test/r.png\n",
+                "x ref y\n\n[r]: http://x.test/r.png\n",
+            ),
+            ("![![in](http://x.test/1)](http://x.test/2)", "in"),
+            ("![](http://x.test/empty.png)!", "!"),
+            (
+                "`![c](http://x.test/c)` and\n\n    ![i](http://x.test/i)\n",
+                "`![c](http://x.test/c)` and\n\n    ![i](http://x.test/i)\n",
+            ),
+            (
+                "note[^1]\n\n[^1]: ![f](http://x.test/f.png)\n",
+                "note[^1]\n\n[^1]: f\n",
+            ),
+            ("a ![^1](http://x.test/n.png) b", "a ^1 b"),
+            (
+                "| a |\n|---|\n| ![t](http://x.test/t) |\n",
+                "| a |\n|---|\n| t |\n",
+            ),
+            (
+                "[link](https://x.test) stays",
+                "[link](https://x.test) stays",
+            ),
+        ];
+        for (markdown, expected) in cases {
+            let out = without_images(markdown);
+            assert_eq!(out, expected, "{markdown:?}");
+            assert_eq!(images(&out), Vec::<String>::new(), "{markdown:?}");
+        }
+        // A removal that makes an image of the text around it is undone by the next pass.
+        let made = "!![[x](http://x.test/a)](http://x.test/b)";
+        assert_eq!(images(&without_images(made)), Vec::<String>::new());
+        let deep = format!("{}x{}", "![".repeat(40), "](http://x.test/p)".repeat(40));
+        assert_eq!(images(&without_images(&deep)), Vec::<String>::new());
+        assert_eq!(
+            images(&defang_links("![a](https://x.test/a.png)")),
+            Vec::<String>::new()
         );
     }
 

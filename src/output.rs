@@ -1,7 +1,7 @@
 //! Data on stdout, through one fallible writer for every command (`println!` panics when
 //! stdout fails), and the few lines a command writes on stderr itself. JSON strings and text go
-//! out without control characters (newlines and tabs aside) or URL passwords, whatever servers,
-//! models or plan files put in them.
+//! out without control characters (newlines and tabs aside), URL passwords or secrets of the
+//! process, whatever servers, models or plan files put in them.
 //!
 //! A reader that closed the pipe (`researchflow validate plan F | head -1`) is not an error:
 //! what remains is dropped and the command ends with the exit code it would have had, so a
@@ -78,8 +78,10 @@ pub fn print_own_text(text: &str) -> Result<(), StdoutError> {
 }
 
 /// Writes one line on stderr, as `eprintln!` does but without panicking when stderr is
-/// closed: a message that cannot be shown has nowhere else to go.
+/// closed (a message that cannot be shown has nowhere else to go), the secrets of the process
+/// masked.
 pub fn eprint_line(text: &str) {
+    let text = crate::text::secrets::mask(text);
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "{text}");
 }

@@ -7,8 +7,9 @@
 //! characters anywhere; a sources list the model wrote itself is replaced by ours; each source
 //! is one line with a title of at most [`TITLE_MAX_CHARS`] characters; only `http(s)` URLs are
 //! links (`file://` ones only when the caller allows them, see [`render_with`]), links in the
-//! summary to any other scheme (`javascript:`, `data:`) are broken up, and raw HTML in it
-//! (`<script>`, `<img onerror=...>`) is escaped into text. The escaping itself is
+//! summary to any other scheme (`javascript:`, `data:`) are broken up, an image in it is its
+//! alternative text (a viewer would load it, telling a page's server whatever its URL holds),
+//! and raw HTML in it (`<script>`, `<img onerror=...>`) is escaped into text. The escaping itself is
 //! [`crate::markdown`]'s, shared with the review's meeting notes.
 
 use std::path::Path;

@@ -1,10 +1,12 @@
 //! Small text helpers shared by every layer (no dependency on any other module): cutting text to
 //! a budget (and recording the cut), removing control characters, one-line labels, masking the
-//! passwords of URLs in text we print or write.
+//! passwords of URLs and the secrets of the process ([`secrets`]) in text we print or write.
 //!
 //! Text from the network (search results, model answers) may carry terminal escapes: `ESC ]0;`
-//! retitles the terminal of whoever `cat`s a report. [`strip_controls`] is the one filter for
-//! text we store or write.
+//! retitles the terminal of whoever `cat`s a report, and U+202E shows what follows it
+//! reversed. [`strip_controls`] is the one filter for text we store or write.
+
+pub mod secrets;
 
 /// Cuts `text` to at most `max` characters, marking the cut with how many bytes were left out.
 pub fn truncate(text: &str, max: usize) -> String {
@@ -65,14 +67,30 @@ pub fn cap(text: &str, max: usize, what: impl FnOnce() -> String, cuts: &mut Vec
     }
 }
 
+/// Whether `c` is a bidirectional control or a zero-width character: invisible, yet U+202E
+/// shows the text after it reversed and U+200B hides inside a word, so a reader sees other
+/// text than is there (a forged file name, a key that matches no search). Removed with the
+/// control characters ([`strip_controls`]), escaped in the log (`crate::logging`). A byte
+/// order mark (U+FEFF) is one too: it belongs at the start of a file, never inside text.
+pub fn is_invisible(c: char) -> bool {
+    matches!(c,
+        // Embeddings, overrides and isolates; the marks LRM, RLM and ALM.
+        '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}'
+        // Zero-width space, non-joiner and joiner; word joiner; byte order mark.
+        | '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}')
+}
+
+/// Whether [`strip_controls`] removes `c` where it stands alone.
+fn is_stripped(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t') || is_invisible(c)
+}
+
 /// `text` without control characters: whole terminal escape sequences (CSI `ESC [ ... m`, OSC
 /// `ESC ] ... BEL`, DCS/APC/PM/SOS strings, two-character escapes and their 8-bit C1 forms),
-/// NUL and every other C0 and C1 character and DEL are removed; `\n` and `\t` stay.
+/// NUL and every other C0 and C1 character and DEL are removed, and so are the bidirectional
+/// controls and zero-width characters ([`is_invisible`]); `\n` and `\t` stay.
 pub fn strip_controls(text: &str) -> String {
-    if !text
-        .chars()
-        .any(|c| c.is_control() && c != '\n' && c != '\t')
-    {
+    if !text.chars().any(is_stripped) {
         return text.to_string();
     }
     let mut out = String::with_capacity(text.len());
@@ -94,7 +112,7 @@ pub fn strip_controls(text: &str) -> String {
             },
             '\u{9b}' => skip_csi(&mut chars),
             '\u{9d}' | '\u{90}' | '\u{98}' | '\u{9e}' | '\u{9f}' => skip_string(&mut chars),
-            c if c.is_control() => {}
+            c if is_stripped(c) => {}
             c => out.push(c),
         }
     }
@@ -172,11 +190,13 @@ pub fn without_url_passwords(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// `text` without control characters ([`strip_controls`]: newlines and tabs stay) and with URL
-/// passwords masked ([`without_url_passwords`]): what a command's result on stdout, as JSON
-/// ([`clean_json`]) or as text, may keep of outside text.
+/// `text` without control characters ([`strip_controls`]: newlines and tabs stay), with URL
+/// passwords ([`without_url_passwords`]) and the secrets of the process ([`secrets::mask`])
+/// masked: what a command's result on stdout, as JSON ([`clean_json`]) or as text, and an
+/// event may keep of outside text.
 pub fn clean(text: &str) -> String {
-    strip_controls(&without_url_passwords(text))
+    // Masked last: a zero-width character inside a key must not hide it from the mask.
+    secrets::mask(&strip_controls(&without_url_passwords(text))).into_owned()
 }
 
 /// Every string in `value`, at any depth, [`clean`]ed: what a JSON line we write (an event) or
@@ -334,6 +354,17 @@ mod tests {
             "abc\nd\tefg"
         );
         assert_eq!(strip_controls("plain text, 中文"), "plain text, 中文");
+    }
+
+    #[test]
+    fn bidi_controls_and_zero_width_characters_go_and_other_marks_stay() {
+        let hostile = "a\u{202e}fdp.exe\u{202c} b\u{200b}c\u{200c}\u{200d}\u{2060}\u{feff}d \
+                       \u{2066}e\u{2069}\u{200e}\u{200f}\u{061c}f\u{202a}\u{202b}\u{2067}\u{2068}";
+        assert_eq!(strip_controls(hostile), "afdp.exe bcd ef");
+        assert_eq!(one_line("x\u{202e}\n\u{200b}y", 10), "x y");
+        // Letters with accents, Arabic and Hebrew text, emoji and non-breaking spaces stay.
+        let kept = "é ع ש 🙂 a\u{a0}b ü";
+        assert_eq!(strip_controls(kept), kept);
     }
 
     #[test]

@@ -46,6 +46,9 @@ use crate::planner::LogOptions;
 
 /// Runs the parsed command line: the one place that maps a subcommand to its `run`.
 pub async fn run(cli: Cli) -> CommandResult {
+    // The keys of the environment are masked by every command, also those that read no
+    // settings (`view`, `diff`): a file they write may quote one.
+    crate::settings::secret::remember_environment();
     match cli.command {
         Command::Validate(args) => validate::run(args).await,
         Command::Plan(args) => plan::run(args, &cli.global).await,

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::attempt::LlmAttemptFailed;
 use super::outcome::{RunStatus, Totals};
 use super::watch::{Notification, WatchFinished, WatchStarted};
 use crate::plan::NodeType;
@@ -186,6 +187,8 @@ pub enum Event {
         /// From the request to the end of the answer.
         ms: u64,
     },
+    /// A streamed attempt that broke after part of its answer: the tokens billed for it.
+    LlmAttemptFailed(LlmAttemptFailed),
 
     // The review of the report.
     ReviewFinished {

@@ -1,11 +1,12 @@
 //! [`Observer`]: what the calls of one task (a node, `planner`, `review`, a Thinkon block)
-//! report (retries, rate-limit waits, negotiated forms, cut inputs, review failures), written
-//! as events of that task.
+//! report (retries, rate-limit waits, negotiated forms, cut inputs, review failures, streamed
+//! attempts that broke, whose tokens the log counts), written as events of that task.
 
 use super::EventLog;
+use super::attempt::LlmAttemptFailed;
 use super::catalogue::{Event, ReviewFailed};
 use crate::http::{GateWait, RetryNotice, RetryObserver};
-use crate::llm::{CallObserver, Negotiated, PageNote, Progress, Streamed};
+use crate::llm::{CallObserver, FailedAttempt, Negotiated, PageNote, Progress, Streamed};
 use crate::review::{ReviewFinished, ReviewObserver};
 use crate::text::Cut;
 
@@ -92,6 +93,17 @@ impl CallObserver for Observer<'_> {
             tokens_per_second: p.tokens_per_second().map(|r| (r * 10.0).round() / 10.0),
             ms: ms(p.elapsed),
         });
+    }
+
+    fn on_attempt_failed(&self, attempt: &FailedAttempt) {
+        self.log.count_unanswered(attempt.spent.usage);
+        self.emit(Event::LlmAttemptFailed(LlmAttemptFailed {
+            node: self.node.clone(),
+            role: attempt.role,
+            model: attempt.model.clone(),
+            usage: attempt.spent.usage,
+            estimated: attempt.spent.estimated,
+        }));
     }
 
     fn on_input_cut(&self, cut: &Cut) {

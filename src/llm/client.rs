@@ -18,7 +18,7 @@ use super::answer::{ChatAnswer, LlmError};
 use super::negotiate::{
     Capabilities, Change, Form, Negotiator, Refusal, Sent, TokenParam, classify,
 };
-use super::observer::{CallObserver, Negotiated, Streamed};
+use super::observer::{CallObserver, FailedAttempt, Negotiated, Streamed};
 use super::schema::JsonSchema;
 use super::stream::{Answered, Asked, Progress, send_streamed};
 use super::taped::{CallTape, Caller, replayed};
@@ -317,6 +317,11 @@ impl LlmClient {
                     );
                 }
                 Ok((text, None))
+            }
+            Ok(Answered::Cut { error, spent }) => {
+                let (role, model) = (self.role.as_str(), self.endpoint.model.clone());
+                observer.on_attempt_failed(&FailedAttempt { role, model, spent });
+                Err(error)
             }
             Ok(Answered::Hollow) => {
                 self.not_streamed(observer, "ended a stream before any text or finish reason");

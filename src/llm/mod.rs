@@ -18,6 +18,8 @@ pub use checked::{Checked, CheckedError, Contract, ask_checked};
 pub use client::{LlmClient, Want};
 pub use json::extract_json;
 pub use negotiate::Negotiator;
-pub use observer::{CallObserver, Negotiated, PageNote, PageSeen, Progress, Streamed};
+pub use observer::{
+    CallObserver, FailedAttempt, Negotiated, PageNote, PageSeen, Progress, Streamed,
+};
 pub use schema::JsonSchema;
 pub use types::Message;

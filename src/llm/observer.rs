@@ -1,10 +1,11 @@
 //! What a model call reports beyond its retries and gate waits ([`RetryObserver`]): a form or
 //! parameter its server refused and what replaces it, an input cut to fit, and the pages a
-//! search sub-agent read, and how a streamed answer is coming along. Whoever asks a model
-//! passes one; the run records each as an event (`llm_negotiated`, `input_cut`,
-//! `llm_streamed`) and shows the progress.
+//! search sub-agent read, how a streamed answer is coming along, and what a streamed attempt
+//! that broke had cost. Whoever asks a model passes one; the run records each as an event
+//! (`llm_negotiated`, `input_cut`, `llm_streamed`, `llm_attempt_failed`), shows the progress,
+//! and counts a failed attempt's tokens in its totals and budget.
 
-pub use super::stream::Progress;
+pub use super::stream::{Progress, Spent};
 use crate::http::{NoObserver, RetryObserver};
 use crate::text::Cut;
 
@@ -64,6 +65,20 @@ pub trait CallObserver: RetryObserver {
 
     /// A streamed answer is complete: how fast it came.
     fn on_streamed(&self, _call: &Streamed) {}
+
+    /// A streamed attempt broke after its server had written part of the answer: the tokens
+    /// billed for an answer nobody gets, which no answer's usage counts.
+    fn on_attempt_failed(&self, _attempt: &FailedAttempt) {}
+}
+
+/// A model call's attempt whose stream broke after its server had written part of the answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailedAttempt {
+    /// The role asked, as in the config.
+    pub role: &'static str,
+    pub model: String,
+    /// What the server bills for it.
+    pub spent: Spent,
 }
 
 /// A model call whose answer was streamed, once it is complete.

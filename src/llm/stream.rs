@@ -11,6 +11,10 @@
 //! middle of an answer. One whose `[DONE]` came before any text or finish reason is
 //! [`Answered::Hollow`]: the caller asks for the answer whole. Dropping the response closes
 //! the connection: a cut stops a server that watches its client.
+//!
+//! A stream that breaks after its server wrote part of the answer is [`Answered::Cut`]: the
+//! error, and what the server bills for it (its own count when its usage chunk came, else
+//! the prompt's estimate and the pieces, marked as estimated), which the caller counts.
 
 use std::time::{Duration, Instant};
 
@@ -22,6 +26,7 @@ use sse_stream::SseStream;
 use crate::http::HttpError;
 use crate::http::send::{MAX_BODY_BYTES, read_body, too_large};
 use crate::settings::{ApiKey, BaseUrl};
+use crate::usage::Usage;
 
 /// How far a streamed answer has come, as each piece arrives.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -66,6 +71,17 @@ pub enum Answered {
     /// llama-cpp-python 0.3.x did so, for some `json_object` requests with a schema every
     /// time (and answered the same request asked whole).
     Hollow,
+    /// A stream that broke (`error`, which the retry policy judges) after its server had
+    /// written part of the answer, and what that cost.
+    Cut { error: HttpError, spent: Spent },
+}
+
+/// The tokens a streamed attempt cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Spent {
+    pub usage: Usage,
+    /// The server sent no count: the prompt as estimated before sending, the pieces received.
+    pub estimated: bool,
 }
 
 /// Sends `request` (for `url`, with `"stream": true` in its body) and reads its answer: a
@@ -122,33 +138,42 @@ async fn read_stream(
         first_token: None,
         elapsed: Duration::ZERO,
     };
-    while let Some(event) = events.next().await {
-        let event = event.map_err(|e| stream_error(url, e))?;
-        let Some(data) = event.data else {
-            continue;
-        };
-        if data.trim() == "[DONE]" {
-            answer.done = true;
-            break;
+    let read: Result<(), HttpError> = async {
+        while let Some(event) = events.next().await {
+            let event = event.map_err(|e| stream_error(url, e))?;
+            let Some(data) = event.data else {
+                continue;
+            };
+            if data.trim() == "[DONE]" {
+                answer.done = true;
+                break;
+            }
+            let pieces = answer
+                .add(&data)
+                .map_err(|message| cut_short(url, &message))?;
+            if pieces > 0 {
+                progress.elapsed = sent.elapsed();
+                progress.first_token.get_or_insert(progress.elapsed);
+                progress.tokens += pieces;
+                watch(&progress);
+            }
         }
-        let pieces = answer
-            .add(&data)
-            .map_err(|message| cut_short(url, &message))?;
-        if pieces > 0 {
-            progress.elapsed = sent.elapsed();
-            progress.first_token.get_or_insert(progress.elapsed);
-            progress.tokens += pieces;
-            watch(&progress);
-        }
+        Ok(())
     }
+    .await;
     progress.elapsed = sent.elapsed();
-    if answer.hollow() {
+    if read.is_ok() && answer.hollow() {
         return Ok(Answered::Hollow);
     }
-    answer
-        .whole(asked.prompt_tokens, progress.tokens)
-        .map(|body| Answered::Streamed(body, progress))
-        .map_err(|m| cut_short(url, &m))
+    let spent = answer.spent(asked.prompt_tokens, progress.tokens);
+    match read.and_then(|()| answer.whole(spent.usage).map_err(|m| cut_short(url, &m))) {
+        Ok(body) => Ok(Answered::Streamed(body, progress)),
+        // Billed: the server counted it, or wrote some of the answer.
+        Err(error) if spent.usage.completion_tokens > 0 || !spent.estimated => {
+            Ok(Answered::Cut { error, spent })
+        }
+        Err(error) => Err(error),
+    }
 }
 
 /// The body's bytes as they come, each wait for the next one bounded by `idle`, the whole
@@ -270,10 +295,29 @@ impl Assembly {
         self.done && self.finish_reason.is_none() && self.content.is_empty()
     }
 
-    /// The body of the whole answer; an error when the stream ended before the answer did. A
-    /// server that sent no token counts has its pieces counted as the answer's tokens, and
-    /// `prompt_tokens` (an estimate) as the prompt's.
-    fn whole(self, prompt_tokens: u64, pieces: u64) -> Result<String, String> {
+    /// What the stream cost: the server's count when its usage chunk came (and reads as one),
+    /// else `prompt_tokens` (estimated before sending) and the `pieces` received, estimated.
+    fn spent(&self, prompt_tokens: u64, pieces: u64) -> Spent {
+        let told = self.usage.as_ref();
+        match told.and_then(|u| serde_json::from_value::<Usage>(u.clone()).ok()) {
+            Some(usage) => Spent {
+                usage,
+                estimated: false,
+            },
+            None => Spent {
+                usage: Usage {
+                    prompt_tokens,
+                    completion_tokens: pieces,
+                    total_tokens: prompt_tokens + pieces,
+                },
+                estimated: true,
+            },
+        }
+    }
+
+    /// The body of the whole answer, with `usage` ([`Assembly::spent`]) unless the server sent
+    /// its own; an error when the stream ended before the answer did.
+    fn whole(&self, usage: Usage) -> Result<String, String> {
         if !self.done && self.finish_reason.is_none() {
             return Err("it ended with neither a finish reason nor [DONE]".into());
         }
@@ -283,10 +327,10 @@ impl Assembly {
                 "finish_reason": self.finish_reason,
             }],
         });
-        body["usage"] = self.usage.unwrap_or_else(|| {
-            json!({"prompt_tokens": prompt_tokens, "completion_tokens": pieces,
-                "total_tokens": prompt_tokens + pieces})
-        });
+        body["usage"] = match &self.usage {
+            Some(told) => told.clone(),
+            None => json!(usage),
+        };
         Ok(body.to_string())
     }
 }
@@ -313,7 +357,14 @@ mod tests {
         assert_eq!(a.add(&chunk(json!({}), Some("stop"))), Ok(0));
         let usage = json!({"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}});
         assert_eq!(a.add(&usage.to_string()), Ok(0));
-        let body: Value = serde_json::from_str(&a.whole(9, 2).expect("whole")).expect("json");
+        let spent = a.spent(9, 2);
+        let usage = spent.usage;
+        assert_eq!(
+            (usage.total_tokens, spent.estimated),
+            (7, false),
+            "the server's count"
+        );
+        let body: Value = serde_json::from_str(&a.whole(usage).expect("whole")).expect("json");
         assert_eq!(body["choices"][0]["message"]["content"], "{\"a\": \"é\"}");
         assert_eq!(body["choices"][0]["finish_reason"], "stop");
         assert_eq!(body["usage"]["completion_tokens"], 2);
@@ -324,7 +375,14 @@ mod tests {
         let mut a = Assembly::default();
         a.add(&chunk(json!({"content": "half"}), None))
             .expect("piece");
-        assert!(a.whole(0, 1).is_err(), "no finish reason, no [DONE]");
+        let spent = a.spent(5, 1);
+        assert!(a.whole(spent.usage).is_err(), "no finish reason, no [DONE]");
+        let usage = spent.usage;
+        assert_eq!((usage.completion_tokens, usage.total_tokens), (1, 6));
+        assert!(
+            spent.estimated,
+            "no count came: the pieces and the estimate"
+        );
         let mut a = Assembly::default();
         a.add(&chunk(json!({"role": "assistant"}), None))
             .expect("role");
@@ -334,8 +392,11 @@ mod tests {
         let mut a = Assembly::default();
         a.add(&chunk(json!({"content": "all"}), Some("length")))
             .expect("piece");
-        let body: Value =
-            serde_json::from_str(&a.whole(9, 1).expect("a finish reason ends it")).expect("json");
+        let body: Value = serde_json::from_str(
+            &a.whole(a.spent(9, 1).usage)
+                .expect("a finish reason ends it"),
+        )
+        .expect("json");
         assert_eq!(
             body["usage"],
             json!({"prompt_tokens": 9, "completion_tokens": 1, "total_tokens": 10}),

@@ -1,13 +1,14 @@
 //! [`Mask`]: every secret the server knows, masked (`***`) in everything it sends a client:
 //! tool results and errors, resources, progress notes. The tools already quote no file that
 //! is not a plan and no value of a wrong one (`plan_check.rs`); this is the second line, as
-//! the logs and the transcript have theirs, for a key that reaches an answer some other way
-//! (a plan whose question quotes it, a report, a server's error echoed in a reason).
+//! the files, the logs and the transcript have theirs, for a key that reaches an answer some
+//! other way (a plan whose question quotes it, a report, a server's error echoed in a reason).
 //!
-//! The secrets: those of the settings (each role's key, the search key, the passwords of the
-//! URLs), the keys in the environment even when no setting uses them (`OPENAI_API_KEY` of a
-//! `.env` the server loaded without a model configured, each web provider's key variable),
-//! and the server's own bearer token.
+//! The masking is the process's one ([`crate::text::secrets`]), which every writer uses: the
+//! secrets of the settings (each role's key, the search key, the passwords of the URLs), the
+//! keys in the environment even when no setting uses them (`OPENAI_API_KEY` of a `.env` the
+//! server loaded without a model configured, each web provider's key variable), and, taught
+//! here, the server's own bearer token.
 
 use rmcp::model::CallToolResult;
 use serde::Serialize;
@@ -15,35 +16,27 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::settings::Settings;
-use crate::settings::secret::{ApiKey, redact};
-use crate::web_providers::WEB_PROVIDERS;
+use crate::settings::secret::{self, ApiKey};
 
-/// The secrets to mask.
+/// The masking of the server's secrets.
 #[derive(Debug, Clone, Default)]
 pub struct Mask {
-    secrets: Vec<ApiKey>,
+    _taught: (),
 }
 
 impl Mask {
-    /// The secrets of `settings`, of the key variables in the environment, and `token`.
+    /// Teaches the process's mask the secrets of `settings`, of the key variables in the
+    /// environment, and `token`.
     pub fn known(settings: &Settings, token: Option<&ApiKey>) -> Mask {
-        let variables =
-            std::iter::once("OPENAI_API_KEY").chain(WEB_PROVIDERS.iter().map(|p| p.key_env()));
-        let from_env = variables.filter_map(|name| std::env::var(name).ok().and_then(ApiKey::new));
-        let mut secrets: Vec<ApiKey> = settings.secrets();
-        for key in from_env.chain(token.cloned()) {
-            if !secrets.contains(&key) {
-                secrets.push(key);
-            }
-        }
-        // The longest first: a key that holds another is masked whole.
-        secrets.sort_by_key(|k| std::cmp::Reverse(k.expose().len()));
-        Mask { secrets }
+        secret::remember(&settings.secrets());
+        secret::remember_environment();
+        secret::remember(token);
+        Mask { _taught: () }
     }
 
     /// `text` with every secret masked.
     pub fn text(&self, text: &str) -> String {
-        redact(text, &self.secrets)
+        crate::text::secrets::mask(text).into_owned()
     }
 
     /// `value` with every string in it (and every key) masked.
@@ -85,20 +78,20 @@ mod tests {
 
     #[test]
     fn every_string_and_key_of_an_answer_is_masked() {
-        let mask = Mask {
-            secrets: vec![ApiKey::new("sk-SECRET-1").expect("key")],
-        };
-        let answer = json!({"question": "is sk-SECRET-1 here?", "sk-SECRET-1": [1, "sk-SECRET-1"]});
+        let file = crate::settings::ConfigFile::default();
+        let settings =
+            Settings::resolve(std::path::Path::new("c.json"), file, &|_| None).expect("settings");
+        let key = ApiKey::new("sk-MCP-MASK-1").expect("key");
+        let mask = Mask::known(&settings, Some(&key));
+        let answer =
+            json!({"question": "is sk-MCP-MASK-1 here?", "sk-MCP-MASK-1": [1, "sk-MCP-MASK-1"]});
         let masked = mask.value(answer);
         assert_eq!(
             masked,
             json!({"question": "is *** here?", "***": [1, "***"]})
         );
-        let result = CallToolResult::structured(json!({"report": "a sk-SECRET-1 b"}));
+        let result = CallToolResult::structured(json!({"report": "a sk-MCP-MASK-1 b"}));
         let text = serde_json::to_string(&mask.tool_result(result)).expect("json");
-        assert!(
-            !text.contains("SECRET") && text.contains("a *** b"),
-            "{text}"
-        );
+        assert!(!text.contains("MASK") && text.contains("a *** b"), "{text}");
     }
 }

@@ -97,6 +97,12 @@ mod tests {
     use super::*;
     use axum::http::HeaderValue;
 
+    #[test]
+    fn the_token_variable_is_one_the_process_masks() {
+        let names: Vec<&str> = crate::settings::secret::secret_variables().collect();
+        assert!(names.contains(&TOKEN_ENV), "{names:?}");
+    }
+
     fn headers(value: &str) -> HeaderMap {
         let mut headers = HeaderMap::new();
         headers.insert(

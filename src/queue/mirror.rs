@@ -244,6 +244,8 @@ impl Mirror for DbMirror {
     fn keep(&mut self, plan: &PlanFile) -> Result<(), String> {
         let mut text = serde_json::to_string_pretty(plan).map_err(|e| e.to_string())?;
         text.push('\n');
+        // Masked as the plan file itself is (`crate::atomic::write`).
+        let text = crate::text::secrets::mask(&text);
         let stored = tokio::task::block_in_place(|| self.handle.block_on(self.store(&text)));
         match stored {
             Ok(true) => Ok(()),

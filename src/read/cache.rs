@@ -12,6 +12,12 @@
 //! when it is a regular file of one name (never through a link, nor a hard link to a file
 //! elsewhere). Seeding from an earlier batch copies only such files, and only those that are
 //! what they say: a page kept under the name its URL gives.
+//!
+//! A cache file is input like a page: anyone who can write the folder can change it, and what
+//! a 304 serves from it goes into the plan, the transcript and the claim check. A kept page
+//! is used only when it is clean as the reader keeps its pages (its text without control,
+//! invisible or icon-font characters, its title on one short clean line); any
+//! other is refused, said in the log, and the page read again whole ([`PageCache::get`]).
 
 use std::path::{Path, PathBuf};
 
@@ -19,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::page::ReadPage;
+use crate::search::hit::TITLE_MAX_CHARS;
 
 /// The largest cache file read: a page's text is kept to 400,000 characters.
 const MAX_ENTRY_BYTES: u64 = 8 * 1024 * 1024;
@@ -49,6 +56,33 @@ pub struct Entry {
     /// When it was read from the web.
     pub at: String,
     pub page: ReadPage,
+}
+
+impl Entry {
+    /// Why this entry is not what the reader keeps of a page (`crate::read::extract`): its
+    /// text holds control, invisible or icon-font characters, or is empty or not trimmed, its
+    /// title is more than one short clean line, or its final URL or cut holds control
+    /// characters. `None` for a clean one.
+    pub fn unclean(&self) -> Option<&'static str> {
+        let page = &self.page;
+        let clean = |text: &str| crate::text::strip_controls(text) == text;
+        let glyphs = |text: &str| text.chars().any(|c| ('\u{E000}'..='\u{F8FF}').contains(&c));
+        if !clean(&page.text) || glyphs(&page.text) {
+            return Some("holds control or invisible characters in its text");
+        }
+        if page.text.is_empty() || page.text.trim() != page.text {
+            return Some("holds a text that is empty or not trimmed");
+        }
+        let title = page.title.as_deref().unwrap_or_default();
+        if crate::text::one_line(title, TITLE_MAX_CHARS) != title {
+            return Some("holds a title that is not one clean line");
+        }
+        let cut = page.cut.as_deref().unwrap_or_default();
+        if !clean(&page.url) || !clean(cut) || page.url.contains(['\n', '\t']) {
+            return Some("holds control characters in its URL or cut");
+        }
+        None
+    }
 }
 
 /// A folder of cached pages.
@@ -101,7 +135,9 @@ impl PageCache {
             .join(format!("{:x}.json", Sha256::digest(url.as_bytes())))
     }
 
-    /// The cached page of `url`, if there is a readable one.
+    /// The cached page of `url`, if there is a readable one that the reader could have kept:
+    /// one that is not ([`Entry::unclean`]) is refused with a warning naming its file, and the
+    /// page is read again, without validators, as if it had never been kept.
     pub fn get(&self, url: &str) -> Option<Entry> {
         if !self.usable() {
             return None;
@@ -109,7 +145,17 @@ impl PageCache {
         let path = self.path(url);
         let text = crate::files::read_unlinked(&path, MAX_ENTRY_BYTES).ok()?;
         match serde_json::from_str::<Entry>(&text) {
-            Ok(entry) if entry.url == url => Some(entry),
+            Ok(entry) if entry.url == url => match entry.unclean() {
+                None => Some(entry),
+                Some(why) => {
+                    tracing::warn!(
+                        "kept page `{}` of `{}` {why}, which the reader never keeps: not used, the page is read again",
+                        path.display(),
+                        crate::text::one_line(url, 200)
+                    );
+                    None
+                }
+            },
             Ok(_) => None,
             Err(e) => {
                 tracing::debug!(
@@ -272,6 +318,47 @@ mod tests {
         assert_eq!(cache.get("http://h.test/b"), None);
         std::fs::write(cache.path("http://h.test/a"), "{broken").expect("write");
         assert_eq!(cache.get("http://h.test/a"), None);
+    }
+
+    #[test]
+    fn a_kept_page_the_reader_could_not_have_written_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache = PageCache::beside(&dir.path().join("plan.json"));
+        let url = "http://h.test/a";
+        let clean = entry(url, "Alpha.\nBeta\tgamma.");
+        assert_eq!(clean.unclean(), None);
+        let mut with_title = clean.clone();
+        with_title.page.title = Some("A title".into());
+        assert_eq!(with_title.unclean(), None);
+        let poisoned = [
+            entry(url, "Alpha \u{1b}]0;pwned\u{7} beta."),
+            entry(url, "NUL\0 and DEL\u{7f} and CSI\u{9b}2J."),
+            entry(url, "Cell\u{202e}fdp.exe and zero\u{200b}width."),
+            entry(url, "Icon \u{f0c1} glyph."),
+            entry(url, " untrimmed"),
+            entry(url, ""),
+            Entry {
+                page: ReadPage {
+                    title: Some("Two\nlines".into()),
+                    ..clean.page.clone()
+                },
+                ..clean.clone()
+            },
+            Entry {
+                page: ReadPage {
+                    url: "http://h.test/a\u{1b}[2J".into(),
+                    ..clean.page.clone()
+                },
+                ..clean.clone()
+            },
+        ];
+        for bad in poisoned {
+            assert!(bad.unclean().is_some(), "{:?}", bad.page);
+            cache.put(&bad);
+            assert_eq!(cache.get(url), None, "refused: {:?}", bad.page.text);
+        }
+        cache.put(&clean);
+        assert_eq!(cache.get(url), Some(clean));
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! written; it sees every event, also when the file has become unwritable.
 
 use crate::sync::Locked;
+use crate::usage::Usage;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -41,6 +42,7 @@ pub struct EventLog<E> {
     path: PathBuf,
     file: Mutex<Option<File>>,
     retries: AtomicU64,
+    unanswered: Mutex<Usage>,
     listener: Option<Arc<dyn EventListener<E>>>,
 }
 
@@ -53,6 +55,7 @@ impl<E: LogEvent> EventLog<E> {
             path: path.to_path_buf(),
             file: Mutex::new(Some(file)),
             retries: AtomicU64::new(0),
+            unanswered: Mutex::new(Usage::default()),
             listener: None,
         })
     }
@@ -111,6 +114,17 @@ impl<E: LogEvent> EventLog<E> {
     /// Counts one HTTP retry of the run (its event is written apart).
     pub fn count_retry(&self) {
         self.retries.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The tokens of the run's model attempts that broke after their server had written part
+    /// of an answer ([`EventLog::count_unanswered`]): billed, and in no answer's usage.
+    pub fn unanswered(&self) -> Usage {
+        *self.unanswered.locked()
+    }
+
+    /// Counts the tokens of one such attempt (its event is written apart).
+    pub fn count_unanswered(&self, usage: Usage) {
+        self.unanswered.locked().add(usage);
     }
 }
 

@@ -43,6 +43,13 @@ impl Settings {
             (false, Some(_)) => return Err(SettingsError::Missing(path)),
         };
         let settings = Settings::resolve(&path, file, &|k| std::env::var(k).ok())?;
+        // Every writer masks them from now on, whatever text quotes them.
+        super::secret::remember(&settings.secrets());
+        super::secret::remember_environment();
+        let smtp_password = settings.smtp.as_ref().and_then(|s| s.password_env.as_ref());
+        if let Some(password) = smtp_password.and_then(|var| std::env::var(var).ok()) {
+            crate::text::secrets::remember(&password);
+        }
         for url in settings.unsent_user_parts() {
             tracing::warn!(
                 "`{url}` holds a user part (`user:password@`), and a key is set for it: the key is sent (`Authorization: Bearer`), the URL's user and password are not"

@@ -1,4 +1,5 @@
-//! A secret string (an API key) that never shows itself in `Debug` or `Display`.
+//! A secret string (an API key) that never shows itself in `Debug` or `Display`, and what the
+//! process's mask ([`crate::text::secrets`]) is taught of the settings and the environment.
 
 use std::fmt;
 
@@ -34,6 +35,37 @@ impl fmt::Debug for ApiKey {
 impl fmt::Display for ApiKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("***")
+    }
+}
+
+/// The variables of the process's own secrets that [`secret_variables`] names besides the
+/// keys: the watch webhook's signing secret (`watch::notify::SECRET_VAR`) and the MCP server's
+/// bearer token (`mcp::token::TOKEN_ENV`), whose tests hold them to these names.
+pub const OWN_SECRET_VARIABLES: [&str; 2] =
+    ["RESEARCHFLOW_WEBHOOK_SECRET", "RESEARCHFLOW_MCP_TOKEN"];
+
+/// The environment variables that hold a secret whether or not a setting uses it: the model's
+/// key, each web search provider's (a `.env` may set one that the config overrides), and
+/// [`OWN_SECRET_VARIABLES`].
+pub fn secret_variables() -> impl Iterator<Item = &'static str> {
+    let providers = crate::web_providers::WEB_PROVIDERS.iter();
+    std::iter::once("OPENAI_API_KEY")
+        .chain(providers.map(|p| p.key_env()))
+        .chain(OWN_SECRET_VARIABLES)
+}
+
+/// Teaches the process's mask ([`crate::text::secrets`]) the keys the environment holds
+/// ([`secret_variables`]), so that every writer masks them even when nothing uses them.
+pub fn remember_environment() {
+    for value in secret_variables().filter_map(|name| std::env::var(name).ok()) {
+        crate::text::secrets::remember(&value);
+    }
+}
+
+/// Teaches the process's mask `secrets` (a key of the settings, a URL's password).
+pub fn remember<'a>(secrets: impl IntoIterator<Item = &'a ApiKey>) {
+    for key in secrets {
+        crate::text::secrets::remember(&key.0);
     }
 }
 

@@ -210,6 +210,12 @@ impl<'a> Runtime<'a> {
         }
     }
 
+    /// Every token the run's calls cost: its answers', and those of streamed attempts that
+    /// broke on the way, which the server bills all the same.
+    fn tokens(&self) -> u64 {
+        self.spent.usage.total_tokens + self.events.unanswered().total_tokens
+    }
+
     /// The limit that keeps `step` from running, in words; `None` when it may run. Receiving
     /// a returned child costs nothing and always runs.
     fn limit_reached(&self, step: &Step) -> Option<String> {
@@ -226,7 +232,7 @@ impl<'a> Runtime<'a> {
                 used: blocks,
             }
         } else {
-            let tokens = self.spent.usage.total_tokens;
+            let tokens = self.tokens();
             budget::check(&self.options.budget, tokens, self.started.elapsed())?
         };
         let BudgetStop { limit, value, used } = stop;
@@ -291,12 +297,14 @@ impl<'a> Runtime<'a> {
         self.meta.updated_at = crate::clock::now();
         self.store.save_meta(&self.meta)?;
         let blocks = self.tree.counts();
+        let mut spent = self.spent;
+        spent.usage.add(self.events.unanswered());
         self.events.emit(Event::RunFinished(RunFinished::Thinkon {
             status: status.as_str(),
             reason: reason.clone(),
             blocks,
-            calls: self.spent.calls,
-            tokens: self.spent.usage.total_tokens,
+            calls: spent.calls,
+            tokens: spent.usage.total_tokens,
             seconds: elapsed_secs(self.started.elapsed()),
         }));
         Ok(ThinkonSummary {
@@ -305,7 +313,7 @@ impl<'a> Runtime<'a> {
             root: root_id,
             result,
             blocks,
-            spent: self.spent,
+            spent,
         })
     }
 }

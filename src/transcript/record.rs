@@ -73,11 +73,14 @@ impl Recorder {
         call
     }
 
-    /// Appends `line` in one write, with every secret of the run replaced by `***`. A write
+    /// Appends `line` in one write, with every secret of the run (and of the process,
+    /// [`crate::text::secrets`]) replaced by `***`. A write
     /// that fails is logged once; the run goes on without its transcript.
     pub fn write(&self, line: &Line) {
         let text = match serde_json::to_string(line) {
-            Ok(text) => redact(&text, &self.secrets) + "\n",
+            Ok(text) => {
+                crate::text::secrets::mask(&redact(&text, &self.secrets)).into_owned() + "\n"
+            }
             Err(e) => {
                 tracing::warn!("cannot encode a transcript line: {e}");
                 return;

@@ -1,7 +1,8 @@
 //! Markdown (the report, a summary) as HTML that can only be read: pulldown-cmark renders it,
 //! with raw HTML turned into text (`<script>` shows as written), a link kept only when
 //! [`Links`] allows its target (else its text stays, unlinked), and an image shown as its
-//! alternative text, since a view loads nothing. pulldown-cmark escapes text and attributes.
+//! alternative text, since a view loads nothing (`crate::markdown::without_images`, which the
+//! report's Markdown goes through too). pulldown-cmark escapes text and attributes.
 
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd, html};
 
@@ -9,7 +10,7 @@ use super::html::{Links, cut, esc};
 
 /// `markdown` as HTML, cut to `max_chars` first (a note says so).
 pub fn render(markdown: &str, max_chars: usize, links: &Links) -> String {
-    let clean = crate::text::strip_controls(markdown);
+    let clean = crate::markdown::without_images(&crate::text::strip_controls(markdown));
     let (text, was_cut) = cut(&clean, max_chars);
     let mut options = Options::empty();
     options.insert(Options::ENABLE_TABLES);
@@ -41,8 +42,6 @@ pub fn render(markdown: &str, max_chars: usize, links: &Links) -> String {
             .pop()
             .unwrap_or(false)
             .then_some(Event::End(TagEnd::Link)),
-        // The alternative text follows as plain text.
-        Event::Start(Tag::Image { .. }) | Event::End(TagEnd::Image) => None,
         other => Some(other),
     });
     let mut rendered = String::with_capacity(text.len() * 2);

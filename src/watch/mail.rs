@@ -151,11 +151,16 @@ pub async fn send(
         .parse()
         .map_err(|e| format!("`notify.smtp.from`: {e}"))?;
     let to = check_address(to).map_err(|e| format!("`mailto:{}`: {e}", to.escape_debug()))?;
+    // The writer's hygiene: no control or invisible character, no secret of the process.
+    let clean = crate::text::clean;
     let message = Message::builder()
         .from(from)
         .to(Mailbox::new(None, to))
-        .subject(subject(body))
-        .multipart(MultiPart::alternative_plain_html(text(body), html(body)))
+        .subject(clean(&subject(body)))
+        .multipart(MultiPart::alternative_plain_html(
+            clean(&text(body)),
+            clean(&html(body)),
+        ))
         .map_err(|e| e.to_string())?;
     let login = login(smtp)?;
     let secrets = login

@@ -93,8 +93,11 @@ pub fn signature(secret: &str, body: &[u8]) -> String {
 /// POSTs `body` (JSON) to `target` exactly as given, retried by `retry`; the error when it
 /// could not be delivered. Only a 2xx answer is delivery: a redirect is not followed. What
 /// the receiver says back is cleaned of this hook's secrets ([`Secrets`]) before any retry
-/// logs it.
+/// logs it. The body goes out as every writer's text does ([`crate::text::clean`]: no control
+/// or invisible character, no secret), and is signed as sent.
 pub async fn post(target: &str, body: &str, retry: &RetrySettings) -> Result<(), String> {
+    let body = crate::text::clean(body);
+    let body = body.as_str();
     let not_url = || format!("not a URL: {}", shown(target));
     let hook = url::Url::parse(target.trim()).map_err(|_| not_url())?;
     // Where the POST goes: the URL as written (a trailing slash kept), without its user part.
@@ -241,5 +244,11 @@ mod tests {
         let at = shown(hook);
         assert!(at.starts_with("https://hooks.example:8443/... #") && !at.contains("s3cret"));
         assert_ne!(at, shown("https://hooks.example:8443/services/other"));
+    }
+
+    #[test]
+    fn the_signing_secret_is_one_the_process_masks() {
+        let names: Vec<&str> = crate::settings::secret::secret_variables().collect();
+        assert!(names.contains(&SECRET_VAR), "{names:?}");
     }
 }

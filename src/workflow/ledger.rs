@@ -110,6 +110,15 @@ impl Ledger {
         &self.totals
     }
 
+    /// Every token the run's calls cost so far: those of the answers its tasks and rounds
+    /// used, and those of streamed attempts that broke on the way ([`EventLog::unanswered`]),
+    /// which the server bills all the same. What the budget weighs.
+    pub fn tokens(&self) -> Usage {
+        let mut tokens = self.totals.tokens;
+        tokens.add(self.events.unanswered());
+        tokens
+    }
+
     /// The plan's name as the user gave it.
     pub fn name(&self) -> &Path {
         self.checkpoints.name()
@@ -189,11 +198,14 @@ impl Ledger {
         self.totals.tokens.add(usage);
     }
 
-    /// The totals as the run ends: the retries its calls made and how long it took.
+    /// The totals as the run ends: the retries its calls made, every token they cost
+    /// ([`Ledger::tokens`]) and how long it took.
     pub fn close_totals(&mut self, took: Duration) -> Totals {
         self.totals.retries = self.events.retries();
         self.totals.seconds = took.as_secs_f64();
-        self.totals.clone()
+        let mut totals = self.totals.clone();
+        totals.tokens = self.tokens();
+        totals
     }
 
     /// Node `id` starts: `running`, one attempt more, `task_started`. Not checkpointed here:

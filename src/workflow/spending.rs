@@ -49,7 +49,7 @@ impl Spending {
         if self.stopped.is_some() {
             return true;
         }
-        let tokens = ledger.totals().tokens.total_tokens;
+        let tokens = ledger.tokens().total_tokens;
         let Some(stop) = budget::check(&self.budget, tokens, self.started.elapsed()) else {
             return false;
         };
@@ -78,7 +78,7 @@ impl Spending {
         budget::record(
             &self.budget,
             self.stopped,
-            ledger.totals().tokens.total_tokens,
+            ledger.tokens().total_tokens,
             self.started.elapsed(),
         )
     }

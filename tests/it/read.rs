@@ -462,6 +462,86 @@ async fn the_next_run_asks_only_whether_each_kept_page_changed() {
     );
 }
 
+/// What a poisoned cache file puts before a page's text: terminal escapes and controls, and
+/// a sentence of its own that would back the report's claim.
+const POISON: &str =
+    "FORGED handshake timeout \u{1b}]0;pwned\u{7}\u{0}\u{9b}2J\u{7f}\u{7} seconds.\n";
+
+/// The characters [`POISON`] holds that no text we keep may hold, as they are and as JSON
+/// escapes them.
+fn poisoned(text: &str) -> Vec<String> {
+    ['\u{1b}', '\u{0}', '\u{7}', '\u{9b}', '\u{7f}']
+        .iter()
+        .flat_map(|c| [c.to_string(), format!("\\u{:04x}", u32::from(*c))])
+        .chain(["FORGED".to_string()])
+        .filter(|needle| text.contains(needle.as_str()))
+        .collect()
+}
+
+/// Issue 56: a cached page (`pages/<sha>.json`) is text the reader wrote, but anyone who can
+/// write the folder can change it, and a 304 served it as it stood: ESC, OSC, NUL, BEL, U+009B
+/// and DEL reached the plan's passages and the transcript, and forged text backed the claim
+/// check. Now a kept page that holds what the reader never keeps is refused, said so, and the
+/// page read again whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_poisoned_kept_page_is_refused_and_read_again_not_served_on_a_304() {
+    let Fixture {
+        site,
+        search: _search,
+        llm: _llm,
+        s,
+    } = fixture(
+        loopback(),
+        "A client must complete its handshake in time [1].",
+    )
+    .await;
+    s.query("What limits a qemu-nbd client?")
+        .run()
+        .await
+        .success();
+    let pages = s.path().join("out/pages");
+    let mut poisoned_files = 0;
+    for file in std::fs::read_dir(&pages).expect("out/pages").flatten() {
+        let mut entry: Value =
+            serde_json::from_str(&std::fs::read_to_string(file.path()).expect("read"))
+                .expect("an entry");
+        let text = entry["page"]["text"].as_str().unwrap_or_default();
+        entry["page"]["text"] = json!(format!("{POISON}{text}"));
+        entry["page"]["title"] = json!("Title \u{1b}[2J\u{9b}31m");
+        std::fs::write(file.path(), entry.to_string()).expect("poison");
+        poisoned_files += 1;
+    }
+    assert_eq!(poisoned_files, 5);
+    let path = doc(QEMU_NBD).path();
+    let again = s
+        .cmd()
+        .args(["workflow", "--query", "What limits a qemu-nbd client?"])
+        .args(["--out", "out/again.json"])
+        .run()
+        .await;
+    again.success();
+    assert_eq!(site.not_modified(&path), 0, "never served from the cache");
+    assert_eq!(site.requests(&path), 2, "read again, whole");
+    assert!(
+        again.stderr.contains("read again") && again.stderr.contains("pages/"),
+        "the refusal is said, naming the file: {}",
+        again.stderr
+    );
+    let events = crate::support::scenario::read_ndjson(&s.path().join("out/again.events.ndjson"));
+    let read = events_of(&events, "page_read");
+    assert_eq!(read.len(), 5, "{read:?}");
+    assert!(read.iter().all(|e| e["from"] == "web"), "{read:?}");
+    for name in ["again.json", "again.transcript.jsonl", "again.report.md"] {
+        let text = std::fs::read_to_string(s.path().join("out").join(name)).expect(name);
+        assert_eq!(poisoned(&text), Vec::<String>::new(), "{name}:\n{text}");
+    }
+    // The cache holds the pages as read again.
+    for file in std::fs::read_dir(&pages).expect("out/pages").flatten() {
+        let text = std::fs::read_to_string(file.path()).expect("read");
+        assert_eq!(poisoned(&text), Vec::<String>::new(), "{text}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_batch_after_another_starts_from_its_pages_and_says_which_changed() {
     let Fixture {

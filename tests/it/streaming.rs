@@ -466,3 +466,65 @@ async fn a_stream_without_token_counts_is_counted_by_its_pieces_as_llama_cpp_pyt
     assert_eq!(usage["completion_tokens"], pieces, "{usage}");
     assert!(ms(&usage["prompt_tokens"]) > 0, "{usage}");
 }
+
+/// Issue 56: a streamed answer cut short had its pieces billed by the server and counted
+/// nowhere: a stream cut at 32 MiB left the totals at 72 tokens, and under `--max-tokens 1000`
+/// two cut attempts of about 80,000 pieces each never reached the budget. Now each failed
+/// attempt's pieces are counted (estimated, the server sending no count before its end) into
+/// the totals and the budget, and recorded (`llm_attempt_failed`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pieces_of_a_stream_cut_short_are_counted_in_the_totals_and_the_budget() {
+    let llm = MockLlm::start().await;
+    let long = "piece ".repeat(1200);
+    answered_by(&llm, one_search_then_final(), move |req, r| {
+        match agent(req) == Agent::Analysis {
+            true => Reply::content(&long).cut_after(1000),
+            false => r,
+        }
+    });
+    let s = Setup::with_config(
+        &llm,
+        None,
+        json!({"retry": {"maxRetries": 1, "baseDelayMs": 1, "maxDelayMs": 2},
+            "timeouts": {"llmMs": 30000}}),
+    );
+    let out = s.query("Q?").args(["--max-tokens", "1000"]).run().await;
+    let streams = llm.streams();
+    let cut: Vec<_> = streams.iter().filter(|s| s.pieces_sent == 1000).collect();
+    assert_eq!(
+        cut.len(),
+        2,
+        "two attempts cut at 1000 pieces: {}",
+        out.stderr
+    );
+    let events = s.events();
+    let failed = events_of(&events, "llm_attempt_failed");
+    assert_eq!(failed.len(), 2, "{failed:?}");
+    for e in &failed {
+        assert_eq!(e["node"], "b", "{e}");
+        assert_eq!(e["completion_tokens"], 1000, "{e}");
+        assert_eq!(e["estimated"], true, "{e}");
+        assert!(ms(&e["prompt_tokens"]) > 0, "{e}");
+    }
+    let reached = events_of(&events, "budget_reached");
+    assert_eq!(reached.len(), 1, "{reached:?}\n{}", out.stderr);
+    assert_eq!(reached[0]["limit"], "max_tokens");
+    assert!(ms(&reached[0]["used"]) >= 2000, "{}", reached[0]);
+    let finished = events_of(&events, "run_finished");
+    let totals = &finished[0]["totals"];
+    assert!(ms(&totals["completion_tokens"]) >= 2000, "{totals}");
+    assert!(ms(&totals["total_tokens"]) >= 2000, "{totals}");
+    // Nothing was researched, so the run is degraded; its reason names the budget.
+    assert_eq!(finished[0]["status"], "degraded", "{}", finished[0]);
+    let reason = finished[0]["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("the token budget (1000 tokens) was reached"),
+        "{reason}"
+    );
+    let plan = s.plan();
+    assert!(
+        ms(&plan["outcome"]["budget"]["used_tokens"]) >= 2000,
+        "{}",
+        plan["outcome"]
+    );
+}

@@ -293,3 +293,48 @@ fn told(messages: &[Value], change: &str) {
         .expect("a plain-text part");
     assert!(text.contains(change), "{text}");
 }
+
+/// Issue 56: bidirectional controls and zero-width characters of a question and of a
+/// document reached the mail as they were (U+202E shows what follows it reversed). Now the
+/// mail, both parts and its subject, holds none: they are removed where text enters and again
+/// where the mail is written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bidi_and_zero_width_characters_of_a_question_and_a_document_are_in_no_mail() {
+    let f = Folder::new();
+    let question = "How do solid\u{202e}-state batteries\u{200b} compare with lithium-ion?";
+    std::fs::write(f.root.join("q.txt"), format!("{question}\n")).expect("questions");
+    let smtp = SmtpServer::start(&f.root);
+    let config = json!({"notify": {"smtp": {"host": "127.0.0.1", "port": smtp.port,
+        "security": "none", "from": "researchflow <watch@example.org>"}}});
+    std::fs::write(f.root.join("agent.config.json"), config.to_string()).expect("config");
+    let mail = ["--notify", "mailto:team@example.org"];
+    assert_eq!(f.watch(&mail).await.0, 0);
+    f.change_figure(
+        "about 270 Wh/kg",
+        "about 290\u{200b} Wh/kg\u{2066}\u{2069}\u{feff}",
+    );
+    let (code, changed, stderr) = f.watch(&mail).await;
+    assert_eq!(code, 3, "{changed}\n{stderr}");
+    let messages = smtp.messages();
+    assert_eq!(messages.len(), 1, "one mail: {messages:?}");
+    let m = &messages[0];
+    let mut texts = vec![m["subject"].as_str().unwrap_or_default().to_string()];
+    for part in m["parts"].as_array().expect("parts") {
+        texts.push(part["text"].as_str().unwrap_or_default().to_string());
+    }
+    assert!(
+        texts.iter().any(|t| t.contains("290 wh/kg")),
+        "the change is told: {texts:?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("How do solid-state batteries compare")),
+        "{texts:?}"
+    );
+    for text in &texts {
+        for c in ['\u{202e}', '\u{200b}', '\u{2066}', '\u{2069}', '\u{feff}'] {
+            assert!(!text.contains(c), "{c:?} in {text:?}");
+        }
+    }
+}
