@@ -255,6 +255,9 @@ fn main() -> ExitCode {
         for (kind, n) in &r.kinds {
             println!("{:<13} {n:>10} x {kind}", "");
         }
+        if r.crashes > 0 {
+            println!("{:<13} {:>10} of them killed their worker", "", r.crashes);
+        }
     }
     if failed {
         eprintln!(

@@ -225,8 +225,20 @@ pub fn valid_pdf(g: &mut Gen, bombs: &OnceLock<Vec<Bomb>>) -> Input {
         catalog,
         format!("<< /Type /Catalog /Pages {root} 0 R >>").into_bytes(),
     );
-    let xref = if g.rng.u8(..4) == 0 {
-        clean = false;
+    let xref = xref_style(g, &mut clean);
+    let bytes = write(g, &objects, catalog, xref);
+    let expect = if clean {
+        Expect::Words { words, title: None }
+    } else {
+        Expect::Nothing
+    };
+    Input { bytes, expect }
+}
+
+/// How the cross-reference table is written: right three times in four.
+fn xref_style(g: &mut Gen, clean: &mut bool) -> Xref {
+    if g.rng.u8(..4) == 0 {
+        *clean = false;
         *g.pick(&[
             &Xref::Shifted,
             &Xref::Missing,
@@ -237,14 +249,7 @@ pub fn valid_pdf(g: &mut Gen, bombs: &OnceLock<Vec<Bomb>>) -> Input {
         ])
     } else {
         Xref::Right
-    };
-    let bytes = write(g, &objects, catalog, xref);
-    let expect = if clean {
-        Expect::Words { words, title: None }
-    } else {
-        Expect::Nothing
-    };
-    Input { bytes, expect }
+    }
 }
 
 /// The page tree: the pages under the root, or (now and then) under a chain of `/Pages`
