@@ -9,7 +9,7 @@ use crate::inputs::Gen;
 use crate::target::{Expect, Input, Target, short};
 
 pub struct ExtractTarget {
-    seeds: Vec<String>,
+    seeds: Vec<Vec<u8>>,
 }
 
 impl ExtractTarget {
@@ -24,8 +24,10 @@ impl ExtractTarget {
         .map(String::from)
         .to_vec();
         let mut g = Gen::new(4);
-        seeds.extend((0..16).map(|_| valid_answer(&mut g).text));
-        ExtractTarget { seeds }
+        seeds.extend((0..16).map(|_| valid_answer(&mut g).text().into_owned()));
+        ExtractTarget {
+            seeds: seeds.into_iter().map(String::into_bytes).collect(),
+        }
     }
 }
 
@@ -79,10 +81,7 @@ fn valid_answer(g: &mut Gen) -> Input {
         text.push_str(&json);
     }
     text.push_str(&prose(g));
-    Input {
-        text,
-        expect: Expect::Object(object),
-    }
+    Input::new(text, Expect::Object(object))
 }
 
 impl ExtractTarget {
@@ -132,7 +131,7 @@ impl Target for ExtractTarget {
         ]
     }
 
-    fn seeds(&self) -> &[String] {
+    fn seeds(&self) -> &[Vec<u8>] {
         &self.seeds
     }
 
@@ -141,7 +140,7 @@ impl Target for ExtractTarget {
     }
 
     fn check(&self, input: &Input) -> Result<(), String> {
-        let got = extract_json(&input.text);
+        let got = extract_json(&input.text());
         if let Ok(v) = &got
             && !v.is_object()
         {

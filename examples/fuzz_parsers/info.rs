@@ -11,7 +11,7 @@ use crate::target::{Expect, Input, Target, short};
 const PARTS: [InfoPart; 3] = [InfoPart::Llm, InfoPart::Search, InfoPart::All];
 
 pub struct InfoTarget {
-    seeds: Vec<String>,
+    seeds: Vec<Vec<u8>>,
 }
 
 impl InfoTarget {
@@ -27,8 +27,10 @@ impl InfoTarget {
         .map(String::from)
         .to_vec();
         let mut g = Gen::new(3);
-        seeds.extend((0..16).map(|_| valid_info(&mut g).text));
-        InfoTarget { seeds }
+        seeds.extend((0..16).map(|_| valid_info(&mut g).text().into_owned()));
+        InfoTarget {
+            seeds: seeds.into_iter().map(String::into_bytes).collect(),
+        }
     }
 }
 
@@ -39,10 +41,7 @@ fn valid_info(g: &mut Gen) -> Input {
     let mut info = Info::default();
     info.set("llm", llm.clone());
     info.set("search", search.clone());
-    Input {
-        text: info.render(),
-        expect: Expect::Blocks { llm, search },
-    }
+    Input::new(info.render(), Expect::Blocks { llm, search })
 }
 
 impl InfoTarget {
@@ -100,7 +99,7 @@ impl Target for InfoTarget {
         ]
     }
 
-    fn seeds(&self) -> &[String] {
+    fn seeds(&self) -> &[Vec<u8>] {
         &self.seeds
     }
 
@@ -109,7 +108,7 @@ impl Target for InfoTarget {
     }
 
     fn check(&self, input: &Input) -> Result<(), String> {
-        let text = &input.text;
+        let text: &str = &input.text();
         let info = Info::parse(text);
         if let Expect::Blocks { llm, search } = &input.expect
             && (info.get("llm") != Some(llm) || info.get("search") != Some(search))
@@ -137,9 +136,9 @@ impl Target for InfoTarget {
             return Err("a second render differs from the first".into());
         }
         let mut set = info.clone();
-        set.set("llm", text.as_str());
+        set.set("llm", text);
         let back = Info::parse(&set.render());
-        if back.get("llm") != Some(text.as_str()) {
+        if back.get("llm") != Some(text) {
             return Err(format!(
                 "set text comes back changed: {:?}",
                 back.get("llm").map(short)

@@ -1,7 +1,9 @@
 //! Input generation: random bytes, token soup with a parser's special strings weighted up, and
 //! mutations of valid seeds (bit flips, truncation, splicing, duplication, deep nesting).
 //!
-//! Everything draws from one seeded `fastrand::Rng`, so a seed reproduces a run input for input.
+//! Each input draws from its own `fastrand::Rng`, seeded from the run's seed, the parser and the
+//! input's number, so a seed reproduces a run input for input, and a run can resume at any
+//! input (after one that killed the process) without generating those before it.
 
 use serde_json::{Map, Value};
 
@@ -26,6 +28,15 @@ impl Gen {
         }
     }
 
+    /// The generator of input `index` of parser `parser` in the run of `seed`.
+    pub fn for_input(seed: u64, parser: u64, index: u64) -> Gen {
+        // splitmix64's finaliser: nearby indices give unrelated streams.
+        let mut z = seed ^ parser.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ index.rotate_left(32);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        Gen::new(z ^ (z >> 31))
+    }
+
     /// A length skewed towards short inputs, where parsers have most of their branches.
     pub fn len(&mut self) -> usize {
         match self.rng.u8(..100) {
@@ -36,11 +47,23 @@ impl Gen {
         }
     }
 
-    /// Random bytes read as lossy UTF-8.
-    pub fn bytes(&mut self) -> String {
+    /// Random bytes (a text parser gets them as lossy UTF-8).
+    pub fn raw(&mut self) -> Vec<u8> {
         let mut buf = vec![0u8; self.len()];
         self.rng.fill(&mut buf);
-        String::from_utf8_lossy(&buf).into_owned()
+        buf
+    }
+
+    /// One of `items`.
+    pub fn pick<'a, T: ?Sized>(&mut self, items: &[&'a T]) -> &'a T {
+        items[self.rng.usize(..items.len())]
+    }
+
+    /// A size spread evenly over the orders of magnitude from `min` to `max`: most are small,
+    /// a few are near `max`.
+    pub fn log_size(&mut self, min: usize, max: usize) -> usize {
+        let (lo, hi) = ((min.max(1) as f64).ln(), (max.max(1) as f64).ln());
+        ((lo + self.rng.f64() * (hi - lo)).exp() as usize).clamp(min, max)
     }
 
     pub fn odd_char(&mut self) -> char {
@@ -95,19 +118,19 @@ impl Gen {
     /// `nests` wrapped around.
     pub fn mutate(
         &mut self,
-        base: &str,
-        other: &str,
+        base: &[u8],
+        other: &[u8],
         tokens: &[&str],
         nests: &[(&str, &str)],
-    ) -> String {
-        let mut buf = base.as_bytes().to_vec();
+    ) -> Vec<u8> {
+        let mut buf = base.to_vec();
         for _ in 0..self.rng.usize(1..=4) {
             match self.rng.u8(..9) {
                 0 => self.flip_bit(&mut buf),
                 1 => self.set_byte(&mut buf),
                 2 => buf.truncate(self.rng.usize(..=buf.len())),
                 3 => self.delete_range(&mut buf),
-                4 => self.splice(&mut buf, other.as_bytes()),
+                4 => self.splice(&mut buf, other),
                 5 => self.duplicate(&mut buf),
                 6 => self.nest(&mut buf, nests),
                 _ => {
@@ -117,8 +140,9 @@ impl Gen {
                 }
             }
         }
-        buf.truncate(MAX_LEN);
-        String::from_utf8_lossy(&buf).into_owned()
+        // A larger input stays as it was made (a compressed bomb is small anyway).
+        buf.truncate(MAX_LEN.max(base.len()));
+        buf
     }
 
     fn flip_bit(&mut self, buf: &mut [u8]) {

@@ -16,7 +16,7 @@ use crate::target::{Expect, Input, Target, short};
 const PATH: &str = "fuzz.json";
 
 pub struct PlanTarget {
-    seeds: Vec<String>,
+    seeds: Vec<Vec<u8>>,
 }
 
 impl PlanTarget {
@@ -30,7 +30,9 @@ impl PlanTarget {
         .to_vec();
         let mut g = Gen::new(1);
         seeds.extend((0..16).map(|_| PlanTarget::valid_plan(&mut g).1));
-        PlanTarget { seeds }
+        PlanTarget {
+            seeds: seeds.into_iter().map(String::into_bytes).collect(),
+        }
     }
 
     fn valid_plan(g: &mut Gen) -> (PlanFile, String) {
@@ -187,21 +189,18 @@ impl Target for PlanTarget {
         ]
     }
 
-    fn seeds(&self) -> &[String] {
+    fn seeds(&self) -> &[Vec<u8>] {
         &self.seeds
     }
 
     fn valid(&self, g: &mut Gen) -> Input {
         let (plan, text) = PlanTarget::valid_plan(g);
-        Input {
-            text,
-            expect: Expect::Plan(Box::new(plan)),
-        }
+        Input::new(text, Expect::Plan(Box::new(plan)))
     }
 
     fn check(&self, input: &Input) -> Result<(), String> {
         let path = Path::new(PATH);
-        let plan = match parse_plan(path, &input.text) {
+        let plan = match parse_plan(path, &input.text()) {
             Err(e) if !e.to_string().contains(PATH) => {
                 return Err(format!("the error does not name the file: {e}"));
             }

@@ -13,7 +13,7 @@ const SPACES: &[&str] = &[" ", "\t", "\n", "\u{3000}", "\u{a0}", "\r\n"];
 const SEPARATORS: &[&str] = &[",", "，", ", ,", " , ", ",,"];
 
 pub struct RefsTarget {
-    seeds: Vec<String>,
+    seeds: Vec<Vec<u8>>,
 }
 
 impl RefsTarget {
@@ -28,8 +28,10 @@ impl RefsTarget {
         .map(String::from)
         .to_vec();
         let mut g = Gen::new(2);
-        seeds.extend((0..16).map(|_| valid_list(&mut g).text));
-        RefsTarget { seeds }
+        seeds.extend((0..16).map(|_| valid_list(&mut g).text().into_owned()));
+        RefsTarget {
+            seeds: seeds.into_iter().map(String::into_bytes).collect(),
+        }
     }
 }
 
@@ -41,10 +43,7 @@ fn valid_list(g: &mut Gen) -> Input {
         .map(|r| noisy(g, &r.to_string()))
         .collect::<Vec<_>>()
         .join(SEPARATORS[g.rng.usize(..SEPARATORS.len())]);
-    Input {
-        text,
-        expect: Expect::Refs(refs),
-    }
+    Input::new(text, Expect::Refs(refs))
 }
 
 /// A random valid ref: half of the ids short words (every short word is an id), half any
@@ -131,7 +130,7 @@ impl Target for RefsTarget {
         &[("[", "]"), ("info[", "]"), (",", ",")]
     }
 
-    fn seeds(&self) -> &[String] {
+    fn seeds(&self) -> &[Vec<u8>] {
         &self.seeds
     }
 
@@ -140,8 +139,8 @@ impl Target for RefsTarget {
     }
 
     fn check(&self, input: &Input) -> Result<(), String> {
-        check_one(&input.text)?;
-        let (refs, errors) = parse_list(&input.text);
+        check_one(&input.text())?;
+        let (refs, errors) = parse_list(&input.text());
         if let Expect::Refs(want) = &input.expect
             && (refs != *want || !errors.is_empty())
         {
