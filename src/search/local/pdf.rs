@@ -13,11 +13,15 @@
 //! message, so one broken PDF never takes down an index update. This module does not read files
 //! or choose titles.
 
+use std::cell::RefCell;
 use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::rc::Rc;
 
 use flate2::read::{DeflateDecoder, ZlibDecoder};
-use pdf_extract::{Document, Object, Stream};
+use pdf_extract::{
+    Document, MediaBox, Object, OutputDev, OutputError, PlainTextOutput, Stream, Transform,
+};
 
 /// The most bytes a PDF's compressed streams may inflate to, all together.
 pub const MAX_INFLATED_BYTES: usize = 128 * 1024 * 1024;
@@ -47,10 +51,78 @@ fn read(bytes: &[u8]) -> Result<String, String> {
     }
     inflate_streams(&mut doc)?;
     page_content_within_cap(&doc)?;
-    let mut text = String::new();
-    pdf_extract::output_doc(&doc, &mut pdf_extract::PlainTextOutput::new(&mut text))
-        .map_err(|e| e.to_string())?;
-    Ok(text)
+    let text = Shared::default();
+    let mut writer = text.clone();
+    let mut pages = PageBreaks {
+        inner: PlainTextOutput::new(&mut writer as &mut dyn std::io::Write),
+        text: text.clone(),
+    };
+    pdf_extract::output_doc(&doc, &mut pages).map_err(|e| e.to_string())?;
+    Ok(String::from_utf8_lossy(&text.0.borrow()).into_owned())
+}
+
+/// The text as the reader writes it, shared with [`PageBreaks`], which ends each page.
+#[derive(Clone, Default)]
+struct Shared(Rc<RefCell<Vec<u8>>>);
+
+impl std::io::Write for Shared {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `pdf-extract`'s plain text with a line break after every page: without one, the last line
+/// of a page and the first of the next ran together ("Slide oneSlide two") when they stood at
+/// the same height.
+struct PageBreaks<'a> {
+    inner: PlainTextOutput<&'a mut dyn std::io::Write>,
+    text: Shared,
+}
+
+impl OutputDev for PageBreaks<'_> {
+    fn begin_page(
+        &mut self,
+        page: u32,
+        media_box: &MediaBox,
+        art_box: Option<(f64, f64, f64, f64)>,
+    ) -> Result<(), OutputError> {
+        self.inner.begin_page(page, media_box, art_box)
+    }
+
+    fn end_page(&mut self) -> Result<(), OutputError> {
+        self.inner.end_page()?;
+        self.text.0.borrow_mut().push(b'\n');
+        Ok(())
+    }
+
+    fn output_character(
+        &mut self,
+        trm: &Transform,
+        width: f64,
+        spacing: f64,
+        font_size: f64,
+        char: &str,
+    ) -> Result<(), OutputError> {
+        self.inner
+            .output_character(trm, width, spacing, font_size, char)
+    }
+
+    fn begin_word(&mut self) -> Result<(), OutputError> {
+        self.inner.begin_word()
+    }
+
+    fn end_word(&mut self) -> Result<(), OutputError> {
+        self.inner.end_word()
+    }
+
+    fn end_line(&mut self) -> Result<(), OutputError> {
+        self.inner.end_line()
+    }
 }
 
 /// Inflates every Flate stream but images (which the text reader never inflates), in place
@@ -136,23 +208,43 @@ pub(crate) mod tests {
     /// with the standard Helvetica font, or shows nothing when `text` is `None`. Offsets in the
     /// cross-reference table are computed, so the file is well-formed.
     pub(crate) fn tiny_pdf(text: Option<&str>) -> Vec<u8> {
-        let content = match text {
-            Some(t) => format!("BT /F1 12 Tf 72 720 Td ({t}) Tj ET"),
-            None => String::new(),
-        };
-        let objects = [
+        pages_pdf(&[text])
+    }
+
+    /// A PDF of one page per entry of `texts`, each showing its text (or nothing) at the same
+    /// place, with the standard Helvetica font.
+    fn pages_pdf(texts: &[Option<&str>]) -> Vec<u8> {
+        let font = 3 + 2 * texts.len();
+        let kids: Vec<String> = (0..texts.len())
+            .map(|i| format!("{} 0 R", 3 + 2 * i))
+            .collect();
+        let mut objects = vec![
             "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
-            "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
-            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R \
-             /Resources << /Font << /F1 5 0 R >> >> >>"
-                .to_string(),
             format!(
+                "<< /Type /Pages /Kids [{}] /Count {} >>",
+                kids.join(" "),
+                texts.len()
+            ),
+        ];
+        for (i, text) in texts.iter().enumerate() {
+            let content = match text {
+                Some(t) => format!("BT /F1 12 Tf 72 720 Td ({t}) Tj ET"),
+                None => String::new(),
+            };
+            objects.push(format!(
+                "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {} 0 R \
+                 /Resources << /Font << /F1 {font} 0 R >> >> >>",
+                4 + 2 * i
+            ));
+            objects.push(format!(
                 "<< /Length {} >>\nstream\n{content}\nendstream",
                 content.len()
-            ),
+            ));
+        }
+        objects.push(
             "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
                 .to_string(),
-        ];
+        );
         let mut pdf = b"%PDF-1.4\n".to_vec();
         let mut offsets = Vec::new();
         for (i, body) in objects.iter().enumerate() {
@@ -174,6 +266,30 @@ pub(crate) mod tests {
             .as_bytes(),
         );
         pdf
+    }
+
+    /// Found by the fuzzer: two pages whose lines stand at the same height ran together.
+    #[test]
+    fn each_page_ends_its_line() {
+        let text = to_text(&pages_pdf(&[Some("Slide one"), Some("Slide two")])).expect("reads");
+        let lines: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert_eq!(lines, ["Slide one", "Slide two"], "{text:?}");
+    }
+
+    /// The inflate bound, as the caps use it: what fits is given whole, more is `None`.
+    #[test]
+    fn inflating_stops_past_its_room() {
+        use std::io::Write;
+        let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(&[b' '; 10_000]).expect("in memory");
+        let zlib = encoder.finish().expect("in memory");
+        assert_eq!(inflate(&zlib, 10_000).map(|v| v.len()), Some(10_000));
+        assert_eq!(inflate(&zlib, 9_999), None);
+        assert_eq!(inflate(b"not zlib at all", 100), Some(Vec::new()));
     }
 
     #[test]
