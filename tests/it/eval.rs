@@ -374,8 +374,9 @@ async fn the_offline_engine_is_scored_exactly_on_shipped_questions() {
 }
 
 /// `scripts/check-eval-set.py` passes the shipped sets (batteries, and the Debian Policy and
-/// licence-text sets over their own corpora), and fails (exit 1, naming the question and the
-/// file) a set whose alternative evidence does not hold a gold answer.
+/// licence-text sets over their own corpora, traps included), and fails (exit 1, naming the
+/// question and the file) a set whose alternative evidence does not hold a gold answer, and
+/// one whose trap's decoy is not next to the answer or is the answer in other words.
 #[test]
 fn the_set_checker_passes_the_shipped_set_and_fails_an_alternative_without_the_answer() {
     let check_in = |set: &Path, corpus_dir: &Path| {
@@ -414,6 +415,30 @@ fn the_set_checker_passes_the_shipped_set_and_fails_an_alternative_without_the_a
     assert_eq!(out.status.code(), Some(1), "{said}");
     assert!(
         said.contains("b21") && said.contains("ev-market-adoption.html"),
+        "{said}"
+    );
+
+    // A trap's decoy must sit next to the right answer in its evidence, and must not be one
+    // eval's matching would take for the answer.
+    let set = std::fs::read_to_string(fixture("eval/batteries.jsonl"))
+        .expect("shipped set")
+        .replace(
+            r#""decoys": ["about 55 percent", "about 90 percent"]"#,
+            r#""decoys": ["about 55 percent", "more than 80 percent"]"#,
+        )
+        .replace(
+            r#""decoys": ["170 Wh/kg", "650 Wh/L"]"#,
+            r#""decoys": ["170 Wh/kg", "about 380 Wh/L"]"#,
+        );
+    std::fs::write(&bad, set).expect("set");
+    let out = check(&bad);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("b41 (line 41): decoy 'more than 80 percent' is not within 600 characters")
+            && said.contains(
+                "b42 (line 42): decoy 'about 380 Wh/L' and answer '380 Wh/L' hold one another"
+            ),
         "{said}"
     );
 }
