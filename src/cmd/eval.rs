@@ -18,6 +18,7 @@ use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::output::{absolute, eprint_line, print_json, print_text, stdout_is_terminal};
 use crate::run::shutdown;
 use crate::session::{self, Session};
+use crate::settings::SearchProviderKind;
 
 /// The largest report read for scoring.
 const REPORT_MAX_BYTES: u64 = 16 * 1024 * 1024;
@@ -51,12 +52,15 @@ pub async fn run(args: EvalArgs, global: &GlobalArgs) -> CommandResult {
         )));
     }
     let run = session::run_settings(global.config.as_deref(), &args.run, None)?;
-    let warnings: Vec<String> = run
-        .settings
-        .search
+    let search = &run.settings.search;
+    let web = search
+        .providers
+        .iter()
+        .any(|p| !matches!(p, SearchProviderKind::Local | SearchProviderKind::None));
+    let warnings: Vec<String> = search
         .corpus
         .as_deref()
-        .and_then(|corpus| unnamed_evidence(&args.set.display().to_string(), &set, corpus))
+        .and_then(|corpus| unnamed_evidence(&args.set.display().to_string(), &set, corpus, web))
         .into_iter()
         .collect();
     for warning in &warnings {
