@@ -6,8 +6,9 @@ Defaults: fixtures/eval/batteries.jsonl and fixtures/corpus, relative to the
 repository root (the parent of this script's folder).
 
 Checks, each failure reported and counted:
-  - every non-empty line is a JSON object with exactly the keys
-    id, question, answers, evidence, of the right types;
+  - every non-empty line is a JSON object with the keys id, question,
+    answers, evidence, of the right types, and optionally trap (true) with
+    decoys (the wrong answers the trap tempts);
   - ids match bNN (letter + digits) and are unique;
   - the question is non-empty, ends with '?', and does not copy a run of
     COPY_RUN or more consecutive words from any corpus document;
@@ -19,6 +20,12 @@ Checks, each failure reported and counted:
     least one of its evidence files, and every evidence file (each
     alternative too) contains at least one of the answers;
   - an unanswerable question has both answers and evidence empty;
+  - a trap gives 1 to 3 decoys, none holding a gold answer or held by one
+    (as whole words, as eval matches them); an answerable trap has each decoy
+    within NEAR characters of a gold answer in one of its evidence files (the
+    wrong answer sits next to the right one); an unanswerable trap has each
+    decoy in the corpus and at least half of its question's words in one
+    corpus document (it shares the corpus's words);
   - the mix: at least MIN_TOTAL questions, MIN_TWO_DOC with two evidence
     files, MIN_UNANSWERABLE unanswerable, and every corpus file is evidence
     for at least one question.
@@ -32,6 +39,7 @@ import sys
 from collections import Counter
 
 KEYS = {"id", "question", "answers", "evidence"}
+TRAP_KEYS = {"trap", "decoys"}
 ID_RE = re.compile(r"^[a-z][0-9]{2,}$")
 MAX_ANSWER_WORDS = 6
 MAX_ANSWERS = 3
@@ -39,6 +47,12 @@ COPY_RUN = 8
 MIN_TOTAL = 32
 MIN_TWO_DOC = 6
 MIN_UNANSWERABLE = 4
+NEAR = 600
+MAX_DECOYS = 3
+# Words too common to show that a question shares the corpus's words.
+COMMON = {"the", "and", "for", "what", "which", "how", "does", "did", "its", "with",
+          "that", "this", "from", "many", "much", "are", "was", "when", "who", "whom",
+          "under", "into", "may", "must", "can", "have", "has", "you", "your"}
 
 
 def norm(text):
@@ -48,6 +62,41 @@ def norm(text):
 
 def words(text):
     return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def whole_words(text):
+    """Lower case, letters and digits, one space between, as eval compares answers."""
+    return " " + " ".join(re.findall(r"[^\W_]+", text.lower())) + " "
+
+
+def near(text, a, b, window):
+    """True if a and b both occur in text, starts at most window characters apart."""
+    starts_a = [m.start() for m in re.finditer(re.escape(a), text)]
+    starts_b = [m.start() for m in re.finditer(re.escape(b), text)]
+    return any(abs(x - y) <= window for x in starts_a for y in starts_b)
+
+
+def check_trap(problem, where, question, answers, evidence_files, decoys, corpus_norm):
+    """The trap's decoys are real: next to the answer, or in a passage of the corpus."""
+    if not isinstance(decoys, list) or not decoys or len(decoys) > MAX_DECOYS or \
+            not all(isinstance(d, str) and d.strip() for d in decoys):
+        problem(where, "a trap gives 1 to %d decoys, non-empty strings" % MAX_DECOYS)
+        return
+    for d in decoys:
+        for a in answers:
+            if whole_words(a) in whole_words(d) or whole_words(d) in whole_words(a):
+                problem(where, "decoy %r and answer %r hold one another: eval could not tell them apart" % (d, a))
+        if answers:
+            if not any(near(corpus_norm[e], norm(a), norm(d), NEAR)
+                       for e in evidence_files for a in answers):
+                problem(where, "decoy %r is not within %d characters of an answer in its evidence" % (d, NEAR))
+        elif not any(norm(d) in text for text in corpus_norm.values()):
+            problem(where, "decoy %r is in no corpus document" % d)
+    if not answers:
+        asked = {w for w in words(question) if len(w) > 2 and w not in COMMON}
+        best = max((len(asked & set(words(text))) for text in corpus_norm.values()), default=0)
+        if 2 * best < len(asked):
+            problem(where, "the question shares only %d of its %d words with any one document" % (best, len(asked)))
 
 
 def copies_corpus(question_words, corpus_grams):
@@ -107,10 +156,13 @@ def main(argv):
             problem(where, "not a JSON object")
             continue
         keys = set(obj)
-        if keys != KEYS:
+        if not KEYS <= keys <= KEYS | TRAP_KEYS:
             missing = sorted(KEYS - keys)
-            extra = sorted(keys - KEYS)
+            extra = sorted(keys - KEYS - TRAP_KEYS)
             problem(where, "keys differ (missing %s, extra %s)" % (missing, extra))
+            continue
+        if ("decoys" in obj or "trap" in obj) and obj.get("trap") is not True:
+            problem(where, "`decoys` and `trap` go together, with \"trap\": true")
             continue
         qid, question, answers, evidence = obj["id"], obj["question"], obj["answers"], obj["evidence"]
         if not isinstance(qid, str) or not ID_RE.match(qid):
@@ -129,7 +181,7 @@ def main(argv):
         if not isinstance(evidence, list) or not all(item_ok(e) for e in evidence):
             problem(where, "evidence must be a list of file names or of lists of them")
             continue
-        items.append((where, qid, question, answers, evidence))
+        items.append((where, qid, question, answers, evidence, obj.get("decoys")))
 
     ids = Counter(item[1] for item in items)
     for qid, n in sorted(ids.items()):
@@ -138,7 +190,9 @@ def main(argv):
 
     cited = Counter()
     kinds = Counter()
-    for where, qid, question, answers, evidence in items:
+    for where, qid, question, answers, evidence, decoys in items:
+        if decoys is not None:
+            kinds["traps"] += 1
         if not question.rstrip().endswith("?"):
             problem(where, "question does not end with '?'")
         if copies_corpus(words(question), grams):
@@ -146,6 +200,8 @@ def main(argv):
 
         if not answers and not evidence:
             kinds["unanswerable"] += 1
+            if decoys is not None:
+                check_trap(problem, where, question, answers, [], decoys, corpus_norm)
             continue
         if not answers or not evidence:
             problem(where, "answers and evidence must both be empty (unanswerable) or both non-empty")
@@ -181,6 +237,8 @@ def main(argv):
         for e in present:
             if not any(norm(a) in corpus_norm[e] for a in answers):
                 problem(where, "evidence %r contains none of the answers" % e)
+        if decoys is not None:
+            check_trap(problem, where, question, answers, present, decoys, corpus_norm)
 
         if len(evidence) == 1:
             kinds["single-document"] += 1
@@ -203,8 +261,8 @@ def main(argv):
     print("eval set: %s" % os.path.relpath(set_path))
     print("corpus:   %s (%d files)" % (os.path.relpath(corpus_dir), len(corpus)))
     print("questions: %d" % total)
-    for kind in ("single-document", "two-document", "multi-document (3+)", "unanswerable"):
-        if kinds[kind] or kind != "multi-document (3+)":
+    for kind in ("single-document", "two-document", "multi-document (3+)", "unanswerable", "traps"):
+        if kinds[kind] or kind not in ("multi-document (3+)", "traps"):
             print("  %-20s %d" % (kind, kinds[kind]))
     print("corpus files cited as evidence: %d of %d" % (len(cited), len(corpus)))
     if cited:

@@ -3,7 +3,8 @@
 //! its gold (`crate::eval`): the table printed (on a terminal with a short summary of the
 //! batch below it), `eval.json` written in the out-dir. With
 //! `--replay DIR` every call is answered from that earlier evaluation's transcripts; with
-//! `--previous OLD_DIR` each question is compared with the same id there.
+//! `--previous OLD_DIR` each question is compared with the same id there. A set whose evidence
+//! names no document of the local corpus is warned of before anything runs.
 
 use std::path::{Path, PathBuf};
 
@@ -11,11 +12,13 @@ use crate::batch::questions::{Entry, questions};
 use crate::batch::summary::{reports_in, summary};
 use crate::batch::{Batch, BatchEnd, Item, Manifest, Question, folder, manifest};
 use crate::cli::{EvalArgs, GlobalArgs};
+use crate::eval::evidence::unnamed_evidence;
 use crate::eval::{EvalTotals, Evaluation, FILE_NAME, Gold, Ran, Score, compare, markdown};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::output::{absolute, eprint_line, print_json, print_text, stdout_is_terminal};
 use crate::run::shutdown;
 use crate::session::{self, Session};
+use crate::settings::SearchProviderKind;
 
 /// The largest report read for scoring.
 const REPORT_MAX_BYTES: u64 = 16 * 1024 * 1024;
@@ -49,6 +52,20 @@ pub async fn run(args: EvalArgs, global: &GlobalArgs) -> CommandResult {
         )));
     }
     let run = session::run_settings(global.config.as_deref(), &args.run, None)?;
+    let search = &run.settings.search;
+    let web = search
+        .providers
+        .iter()
+        .any(|p| !matches!(p, SearchProviderKind::Local | SearchProviderKind::None));
+    let warnings: Vec<String> = search
+        .corpus
+        .as_deref()
+        .and_then(|corpus| unnamed_evidence(&args.set.display().to_string(), &set, corpus, web))
+        .into_iter()
+        .collect();
+    for warning in &warnings {
+        tracing::warn!("{warning}");
+    }
     let session = Session::open(run.settings, None).await?;
     let mut batch = Batch::new(dir.clone(), manifest, run.options, session, replay);
     let todo = batch.to_run(&questions)?;
@@ -68,6 +85,7 @@ pub async fn run(args: EvalArgs, global: &GlobalArgs) -> CommandResult {
             .map_or_else(Vec::new, |(_, before)| compare(before, &scores)),
         previous: previous.map(|(dir, _)| dir.display().to_string()),
         questions: scores,
+        warnings,
     };
     let path = dir.join(FILE_NAME);
     let json = serde_json::to_string_pretty(&evaluation).map_err(CommandError::failure)?;

@@ -1,18 +1,30 @@
 //! `researchflow eval`'s scoring side: the question set with its gold answers (`set.rs`), each
-//! question's scores (`score.rs`), and here the evaluation as a whole: the totals over the
-//! questions, the comparison with an earlier evaluation (`--previous`), the `eval.json` file
-//! and the Markdown table. Running the questions is the batch's (`cmd/eval.rs` drives it);
-//! nothing here touches a network or a model.
+//! question's scores (`score.rs`), its leading statement right, wrong or abstained
+//! (`leading.rs`, where the leading statement is defined), the strict totals (`strict.rs`), the
+//! warning for a set whose evidence names no document of the corpus (`evidence.rs`), the
+//! Markdown table (`table.rs`), and here the evaluation as a whole: the totals over the
+//! questions, the comparison with an earlier evaluation (`--previous`) and the `eval.json`
+//! file. Running the questions is the batch's (`cmd/eval.rs` drives it); nothing here touches
+//! a network or a model.
 
+pub mod evidence;
+pub mod leading;
 pub mod score;
 pub mod set;
+pub mod strict;
+pub mod table;
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+pub use leading::Verdict;
 pub use score::{Ran, Score, score};
 pub use set::{Gold, SetError};
+pub use strict::Strict;
+pub use table::markdown;
+
+use table::shown;
 
 /// The evaluation's file in its out-dir.
 pub const FILE_NAME: &str = "eval.json";
@@ -30,6 +42,10 @@ pub struct Evaluation {
     /// What got better or worse since it, question by question; empty without one.
     #[serde(default)]
     pub changes: Vec<Change>,
+    /// What may make the figures meaningless (a set whose evidence names no document of the
+    /// corpus), as printed on stderr.
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 /// The figures over every question of the set.
@@ -42,11 +58,20 @@ pub struct EvalTotals {
     /// gold answer).
     #[serde(default)]
     pub not_answered: usize,
-    /// Questions whose report holds a gold answer (or says it found none, when the corpus
-    /// has none).
+    /// Questions whose report holds a gold answer anywhere, Findings included (or says it
+    /// found none, when the corpus has none).
+    #[serde(default)]
+    pub gold_anywhere: usize,
+    /// The same as `gold_anywhere`, under the name older evaluations gave it.
     pub answer_matches: usize,
     /// `answer_matches` over `questions`.
     pub answer_match: f64,
+    /// What the leading statements add up to: stated-answer precision, coverage, abstention.
+    #[serde(default)]
+    pub strict: Strict,
+    /// The same without the questions the set marks as traps; `null` when it marks none.
+    #[serde(default)]
+    pub strict_without_traps: Option<Strict>,
     /// Mean token F1 over every question.
     pub f1: f64,
     /// Mean citation precision over the questions whose report cites a source.
@@ -70,12 +95,16 @@ impl EvalTotals {
         let answer_matches = scores.iter().filter(|s| s.answer_match).count();
         let claims_cited = scores.iter().map(|s| s.claims_cited).sum();
         let claims_supported = scores.iter().map(|s| s.claims_supported).sum();
+        let traps = scores.iter().any(|s| s.trap);
         EvalTotals {
             questions: scores.len(),
             scored: scores.iter().filter(|s| s.reported).count(),
             not_answered: scores.iter().filter(|s| s.answered == Some(false)).count(),
+            gold_anywhere: answer_matches,
             answer_matches,
             answer_match: ratio(answer_matches, scores.len()).unwrap_or(0.0),
+            strict: Strict::of(scores),
+            strict_without_traps: traps.then(|| Strict::of(scores.iter().filter(|s| !s.trap))),
             f1: mean(scores.iter().map(|s| s.f1).collect()).unwrap_or(0.0),
             citation_precision: mean(scores.iter().filter_map(|s| s.citation_precision).collect()),
             evidence_recall: mean(scores.iter().filter_map(|s| s.evidence_recall).collect()),
@@ -128,6 +157,14 @@ fn change(old: &Score, new: &Score) -> Change {
         ("supported", old.supported_claims, new.supported_claims),
     ];
     let (mut up, mut down, mut moved) = (false, false, Vec::new());
+    // The leading statement's verdict first; an older evaluation has none.
+    if let (Some(was), Some(is)) = (old.verdict, new.verdict)
+        && was != is
+    {
+        up |= is.rank() > was.rank();
+        down |= is.rank() < was.rank();
+        moved.push(format!("leading: {} -> {}", was.as_str(), is.as_str()));
+    }
     for (name, was, is) in figures {
         // Figures are kept whole; they move only when they move as the table shows them, so
         // an older `eval.json` (rounded to 3 places) compares with a new one as it should.
@@ -170,96 +207,6 @@ pub fn read_previous(dir: &Path) -> Result<Evaluation, String> {
     })
 }
 
-/// The evaluation as a Markdown table: one row per question, then the totals.
-pub fn markdown(eval: &Evaluation) -> String {
-    let with_changes = eval.previous.is_some();
-    let mut out = String::from(
-        "| id | status | answer | F1 | citation precision | evidence recall | supported claims | tokens | seconds |",
-    );
-    out.push_str(if with_changes {
-        " vs previous |\n"
-    } else {
-        "\n"
-    });
-    out.push_str("|---|---|---|---:|---:|---:|---:|---:|---:|");
-    out.push_str(if with_changes { "---|\n" } else { "\n" });
-    for s in &eval.questions {
-        out.push_str(&format!(
-            "| {} | {} | {} | {:.3} | {} | {} | {} | {} | {:.1} |",
-            crate::markdown::inline(&s.id, 60).replace('|', "\\|"),
-            shown_status(s),
-            if s.answer_match { "yes" } else { "no" },
-            s.f1,
-            shown(s.citation_precision),
-            shown(s.evidence_recall),
-            claims(s.supported_claims, s.claims_supported, s.claims_cited),
-            s.tokens,
-            s.seconds,
-        ));
-        if with_changes {
-            let change = eval.changes.iter().find(|c| c.id == s.id);
-            out.push_str(&format!(" {} |", change.map_or(String::new(), described)));
-        }
-        out.push('\n');
-    }
-    let t = &eval.totals;
-    out.push_str(&format!(
-        "| **total** | {} of {} scored{} | {} of {} | {:.3} | {} | {} | {} | {} | {:.1} |",
-        t.scored,
-        t.questions,
-        match t.not_answered {
-            0 => String::new(),
-            n => format!(", {n} not answered"),
-        },
-        t.answer_matches,
-        t.questions,
-        t.f1,
-        shown(t.citation_precision),
-        shown(t.evidence_recall),
-        claims(t.supported_claims, t.claims_supported, t.claims_cited),
-        t.tokens,
-        t.seconds,
-    ));
-    if with_changes {
-        let count = |v: &str| eval.changes.iter().filter(|c| c.verdict == v).count();
-        out.push_str(&format!(
-            " {} better, {} worse, {} mixed |",
-            count("better"),
-            count("worse"),
-            count("mixed")
-        ));
-    }
-    out.push('\n');
-    out
-}
-
-/// A question's state in the table: its status, or `not answered` when its report says its
-/// sources do not answer.
-fn shown_status(s: &Score) -> &str {
-    match s.answered {
-        Some(false) => "not answered",
-        _ => &s.status,
-    }
-}
-
-fn described(change: &Change) -> String {
-    match change.moved.is_empty() {
-        true => change.verdict.clone(),
-        false => format!("{} ({})", change.verdict, change.moved.join(", ")),
-    }
-}
-
-fn claims(share: Option<f64>, supported: usize, cited: usize) -> String {
-    match share {
-        Some(share) => format!("{supported} of {cited} ({:.0}%)", share * 100.0),
-        None => "-".into(),
-    }
-}
-
-fn shown(x: Option<f64>) -> String {
-    x.map_or("-".into(), |x| format!("{x:.3}"))
-}
-
 /// A figure as the table shows it (3 places), for comparisons.
 fn shown_value(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
@@ -279,6 +226,11 @@ mod tests {
             status: "completed".into(),
             reported: true,
             answered: Some(true),
+            unanswerable: false,
+            trap: false,
+            leading_statement: None,
+            verdict: None,
+            gold_anywhere: matched,
             answer_match: matched,
             f1,
             citation_precision: precision,
@@ -322,6 +274,7 @@ mod tests {
             ],
             previous: None,
             changes: Vec::new(),
+            warnings: Vec::new(),
         };
         let now = [
             scored("a", true, 0.4, Some(1.0)),
@@ -342,8 +295,101 @@ mod tests {
             questions: now.to_vec(),
             previous: Some("old".into()),
             changes,
+            warnings: Vec::new(),
         });
-        assert!(table.contains("| a | completed | yes | 0.400 |"), "{table}");
+        assert!(
+            table.contains("| a | completed | - | yes | 0.400 |"),
+            "{table}"
+        );
         assert!(table.contains("1 better, 1 worse, 0 mixed |"), "{table}");
+    }
+
+    fn judged(id: &str, verdict: Verdict, unanswerable: bool, trap: bool) -> Score {
+        Score {
+            verdict: Some(verdict),
+            unanswerable,
+            trap,
+            ..scored(id, verdict == Verdict::Right, 0.0, None)
+        }
+    }
+
+    /// A leading statement that turns from wrong to an abstention is better, from right to
+    /// wrong worse, even when the gold is still somewhere in the report; the table shows each
+    /// verdict, the totals and the figures without the traps.
+    #[test]
+    fn verdicts_are_compared_and_totalled_with_and_without_traps() {
+        use Verdict::*;
+        let before = [
+            judged("a", Wrong, false, false),
+            judged("b", Right, false, true),
+            judged("c", Wrong, true, true),
+        ];
+        let mut now = [
+            judged("a", Abstained, false, false),
+            judged("b", Wrong, false, true),
+            judged("c", Abstained, true, true),
+        ];
+        now[1].answer_match = true;
+        let old = Evaluation {
+            set: "s".into(),
+            totals: EvalTotals::of(&before),
+            questions: before.to_vec(),
+            previous: None,
+            changes: Vec::new(),
+            warnings: Vec::new(),
+        };
+        let changes = compare(&old, &now);
+        assert_eq!(
+            (changes[0].verdict.as_str(), changes[0].moved.as_slice()),
+            (
+                "better",
+                ["leading: wrong -> abstained".to_string()].as_slice()
+            )
+        );
+        assert_eq!(changes[1].verdict, "worse", "{:?}", changes[1]);
+        assert_eq!(changes[1].moved[0], "leading: right -> wrong");
+        let totals = EvalTotals::of(&now);
+        assert_eq!(
+            (
+                totals.strict.right,
+                totals.strict.wrong,
+                totals.strict.abstained
+            ),
+            (0, 1, 2)
+        );
+        assert_eq!(totals.strict.abstention, Some(1.0));
+        let plain = totals
+            .strict_without_traps
+            .clone()
+            .expect("b and c are traps");
+        assert_eq!(
+            (plain.questions, plain.abstained, plain.precision),
+            (1, 1, None)
+        );
+        assert_eq!(EvalTotals::of(&before[..1]).strict_without_traps, None);
+        let table = markdown(&Evaluation {
+            set: "s".into(),
+            totals,
+            questions: now.to_vec(),
+            previous: None,
+            changes: Vec::new(),
+            warnings: Vec::new(),
+        });
+        assert!(
+            table.contains("| b (trap) | completed | wrong | yes |"),
+            "{table}"
+        );
+        assert!(
+            table.contains("| 0 right, 1 wrong, 2 abstained | 1 of 3 |"),
+            "{table}"
+        );
+        assert!(
+            table.contains("Leading statements: stated-answer precision 0.000 (0 right of 1 stated), coverage 0.000 (0 of 2 answerable), abstention 1.000 (1 of 1 unanswerable); a gold answer anywhere in the report: 1 of 3.\n"),
+            "{table}"
+        );
+        assert!(
+            table.contains("Without the 2 traps: stated-answer precision - (0 right of 0 stated), coverage 0.000 (0 of 1 answerable), abstention - (0 of 0 unanswerable).\n"),
+            "{table}"
+        );
     }
 }

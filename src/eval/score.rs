@@ -1,4 +1,5 @@
-//! Scoring one question's run against its gold: whether the report holds a gold answer, the
+//! Scoring one question's run against its gold: whether its leading statement is right, wrong
+//! or an abstention ([`super::leading`]), whether the report holds a gold answer anywhere, the
 //! token F1 of its opening paragraph against the best gold answer, which of the sources it
 //! cites are gold evidence (precision) and which gold evidence it cites (recall), the share
 //! of its cited claims their sources support, and what it cost. Plain functions of the plan,
@@ -14,6 +15,7 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
+use super::leading::{Verdict, leading_statement, verdict};
 use super::set::Gold;
 use crate::agents::claims::{cited_numbers, claim_text, counts};
 use crate::agents::quality::says_no_answer;
@@ -36,6 +38,24 @@ pub struct Score {
     /// it; `null` without a report, or from an older evaluation.
     #[serde(default)]
     pub answered: Option<bool>,
+    /// Whether its gold has no answer (the corpus does not answer it).
+    #[serde(default)]
+    pub unanswerable: bool,
+    /// Whether the set marks it as a trap (`"trap": true`).
+    #[serde(default)]
+    pub trap: bool,
+    /// What the report's answer says first ([`super::leading`]); `null` without a report.
+    #[serde(default)]
+    pub leading_statement: Option<String>,
+    /// Whether that statement is right, wrong or an abstention; `null` without a report, or
+    /// from an older evaluation.
+    #[serde(default)]
+    pub verdict: Option<Verdict>,
+    /// A gold answer is somewhere in the report, Findings included (for a question without
+    /// one: the report says it found none).
+    #[serde(default)]
+    pub gold_anywhere: bool,
+    /// The same as `gold_anywhere`, under the name older evaluations gave it.
     pub answer_match: bool,
     pub f1: f64,
     /// Of the sources the report cites, the share that are gold evidence; `null` when it
@@ -74,6 +94,11 @@ pub fn score(gold: &Gold, ran: Option<Ran<'_>>) -> Score {
             status: status.into(),
             reported: false,
             answered: None,
+            unanswerable: gold.unanswerable(),
+            trap: gold.trap,
+            leading_statement: None,
+            verdict: None,
+            gold_anywhere: false,
             answer_match: false,
             f1: 0.0,
             citation_precision: None,
@@ -122,11 +147,18 @@ pub fn score(gold: &Gold, ran: Option<Ran<'_>>) -> Score {
         .count();
     let claims = plan.final_node().map_or(&[][..], |n| n.claims.as_slice());
     let (claims_cited, claims_supported) = counts(claims);
+    let answered = plan.outcome.as_ref().and_then(|o| o.answered);
+    let leading = leading_statement(&body);
     Score {
         id: gold.id.clone(),
         status: status.to_string(),
         reported: true,
-        answered: plan.outcome.as_ref().and_then(|o| o.answered),
+        answered,
+        unanswerable: gold.unanswerable(),
+        trap: gold.trap,
+        verdict: Some(verdict(&leading, &gold.answers, answered)),
+        leading_statement: Some(leading),
+        gold_anywhere: answer_match,
         answer_match,
         f1,
         citation_precision: share(hits, cited.len()),
@@ -242,6 +274,8 @@ mod tests {
                 .iter()
                 .map(|s| Evidence::One(s.to_string()))
                 .collect(),
+            trap: false,
+            decoys: Vec::new(),
             line: 1,
         }
     }
@@ -331,6 +365,30 @@ mod tests {
         );
         assert!(!made_up.answer_match);
         assert_eq!(score(&gold(&["x"], &[]), None).status, NOT_RUN);
+    }
+
+    /// The old figure finds the gold in Findings; the strict one reads the leading statement,
+    /// which states another chemistry's figure.
+    #[test]
+    fn an_answer_only_in_findings_is_gold_anywhere_but_not_stated() {
+        let plan = plan(&["file:///c/cells.md"]);
+        let report = "# Q?\n\n_1 of 1 cited claims are supported by their sources._\n\n## Answer\n\n\
+                      about 1500 cycles [1]\n\n## Findings\n\n- Sodium-ion cells last about 3000 cycles. [1]\n\n\
+                      ## Sources\n\n- [1] about 3000 cycles\n";
+        let mut g = gold(&["about 3000 cycles"], &["cells.md"]);
+        g.trap = true;
+        let s = score(&g, Some(ran(&plan, report)));
+        assert!(s.gold_anywhere && s.answer_match);
+        assert_eq!(
+            s.leading_statement.as_deref(),
+            Some("about 1500 cycles [1]")
+        );
+        assert_eq!(
+            (s.verdict, s.trap, s.unanswerable),
+            (Some(Verdict::Wrong), true, false)
+        );
+        let unrun = score(&g, None);
+        assert_eq!((unrun.verdict, unrun.leading_statement), (None, None));
     }
 
     #[test]

@@ -3,7 +3,10 @@
 //! short gold answers a correct report contains; `evidence`, the corpus file names or URLs a
 //! good report cites. An evidence item may be a list of alternatives (`["a.md", "b.md"]`:
 //! documents that state the same fact, either of which is the evidence). A question with no
-//! answer in the corpus has both empty: its right report says it found none.
+//! answer in the corpus has both empty: its right report says it found none. A question may
+//! be marked `"trap": true`, with the wrong answers it tempts (`"decoys"`: a neighbouring
+//! figure for another subject, or for an unanswerable question the nearby figure an engine
+//! might give), so that figures can be shown with and without the traps.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -20,6 +23,12 @@ pub struct Gold {
     pub answers: Vec<String>,
     #[serde(default)]
     pub evidence: Vec<Evidence>,
+    /// A question built to tempt a wrong answer.
+    #[serde(default)]
+    pub trap: bool,
+    /// The wrong answers it tempts (only `scripts/check-eval-set.py` reads them).
+    #[serde(default)]
+    pub decoys: Vec<String>,
     /// Its line in the set's file (1-based), for messages.
     #[serde(skip)]
     pub line: usize,
@@ -142,7 +151,7 @@ mod tests {
     fn lines_are_read_and_bad_ones_named() {
         let set = parse(
             "s.jsonl",
-            "# a set\n{\"id\": \"a\", \"question\": \"Q?\", \"answers\": [\"x\"], \"evidence\": [\"f.md\", [\"g.md\", \"h.md\"]]}\n\n{\"id\": \"b\", \"question\": \"None?\"}\n",
+            "# a set\n{\"id\": \"a\", \"question\": \"Q?\", \"answers\": [\"x\"], \"evidence\": [\"f.md\", [\"g.md\", \"h.md\"]]}\n\n{\"id\": \"b\", \"question\": \"None?\", \"trap\": true, \"decoys\": [\"y\"]}\n",
         )
         .expect("valid");
         assert_eq!(set.len(), 2);
@@ -153,6 +162,7 @@ mod tests {
             assert!(err.to_string().contains("evidence"), "{bad}: {err}");
         }
         assert!(set[1].unanswerable() && set[1].evidence.is_empty());
+        assert!(set[1].trap && !set[0].trap && set[1].decoys == ["y"]);
         let err = parse(
             "s.jsonl",
             "{\"id\": \"a\", \"question\": \"Q?\", \"gold\": 1}\n",

@@ -1,7 +1,9 @@
 //! `researchflow eval SET.jsonl`: every question of a set run as a batch would, each report
 //! scored against its gold answers and evidence, through the binary: against the mock LLM and
 //! mock search, and offline over the shipped corpus; `--replay` scores again from the
-//! transcripts without a request; `--previous` says what got better or worse; the exit codes.
+//! transcripts without a request; `--previous` says what got better or worse; the exit codes;
+//! the leading statement scored strictly beside the gold found anywhere, and the warning for a
+//! set whose evidence names no document of the corpus.
 
 use std::path::{Path, PathBuf};
 
@@ -25,7 +27,7 @@ fn query_of(word: &str) -> String {
 
 /// The word of the question a request is about.
 fn word_of(prompt: &str) -> &'static str {
-    ["alpha", "beta", "gamma"]
+    ["alpha", "beta", "gamma", "delta"]
         .into_iter()
         .find(|w| prompt.to_lowercase().contains(w))
         .unwrap_or("other")
@@ -241,11 +243,13 @@ async fn a_known_set_is_scored_exactly_replayed_without_a_request_and_compared()
         "{now}"
     );
     // On a terminal or not, the table is Markdown, with the change in its last column.
-    out.stdout_contains("| c1 | completed | yes |")
-        .stdout_contains("| a1 | completed | yes | 0.571 |")
-        .stdout_contains("| b1 | not answered | yes |")
-        .stdout_contains("better (answer: 0.000 -> 1.000")
-        .stdout_contains("| **total** | 3 of 3 scored, 1 not answered | 3 of 3 |");
+    out.stdout_contains("| c1 | completed | right | yes |")
+        .stdout_contains("| a1 | completed | right | yes | 0.571 |")
+        .stdout_contains("| b1 | not answered | abstained | yes |")
+        .stdout_contains("better (leading: wrong -> right, answer: 0.000 -> 1.000")
+        .stdout_contains(
+            "| **total** | 3 of 3 scored, 1 not answered | 2 right, 0 wrong, 1 abstained | 3 of 3 |",
+        );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -370,8 +374,9 @@ async fn the_offline_engine_is_scored_exactly_on_shipped_questions() {
 }
 
 /// `scripts/check-eval-set.py` passes the shipped sets (batteries, and the Debian Policy and
-/// licence-text sets over their own corpora), and fails (exit 1, naming the question and the
-/// file) a set whose alternative evidence does not hold a gold answer.
+/// licence-text sets over their own corpora, traps included), and fails (exit 1, naming the
+/// question and the file) a set whose alternative evidence does not hold a gold answer, and
+/// one whose trap's decoy is not next to the answer or is the answer in other words.
 #[test]
 fn the_set_checker_passes_the_shipped_set_and_fails_an_alternative_without_the_answer() {
     let check_in = |set: &Path, corpus_dir: &Path| {
@@ -411,5 +416,203 @@ fn the_set_checker_passes_the_shipped_set_and_fails_an_alternative_without_the_a
     assert!(
         said.contains("b21") && said.contains("ev-market-adoption.html"),
         "{said}"
+    );
+
+    // A trap's decoy must sit next to the right answer in its evidence, and must not be one
+    // eval's matching would take for the answer.
+    let set = std::fs::read_to_string(fixture("eval/batteries.jsonl"))
+        .expect("shipped set")
+        .replace(
+            r#""decoys": ["about 55 percent", "about 90 percent"]"#,
+            r#""decoys": ["about 55 percent", "more than 80 percent"]"#,
+        )
+        .replace(
+            r#""decoys": ["170 Wh/kg", "650 Wh/L"]"#,
+            r#""decoys": ["170 Wh/kg", "about 380 Wh/L"]"#,
+        );
+    std::fs::write(&bad, set).expect("set");
+    let out = check(&bad);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("b41 (line 41): decoy 'more than 80 percent' is not within 600 characters")
+            && said.contains(
+                "b42 (line 42): decoy 'about 380 Wh/L' and answer '380 Wh/L' hold one another"
+            ),
+        "{said}"
+    );
+}
+
+/// Reports built to trap a scorer that looks for the gold anywhere: alpha states a wrong
+/// figure first and the right one after it, beta says its sources do not state it (words the
+/// run's own check does not take for "not answered"), gamma has its answer only in Findings,
+/// delta (a trap) states it. Only delta's leading statement is right.
+fn trap_reports(word: &str) -> Reply {
+    Reply::content(match word {
+        "alpha" => "Alpha facts are seven [1]. Others say forty two [1].",
+        "beta" => "The sources do not state what beta is, though they name it [1].",
+        "gamma" => {
+            "## Answer\n\nGamma is a letter [1].\n\n## Findings\n\n- Gamma facts are nine [1]."
+        }
+        _ => "Delta facts are nine [1].",
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_leading_statement_is_scored_right_wrong_or_abstained_beside_the_gold_anywhere() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    scripted(&llm, trap_reports);
+    let s = Setup::new(&llm, Some(&search));
+    let path = write_set(s.path());
+    let mut text = std::fs::read_to_string(&path).expect("set");
+    text.push_str(
+        &json!({"id": "d1", "question": "What is delta?", "answers": ["nine"],
+                "evidence": [result_url(&query_of("delta"), 1)], "trap": true,
+                "decoys": ["seven"]})
+        .to_string(),
+    );
+    std::fs::write(&path, text).expect("set");
+
+    let out = eval(&s, &["--out-dir", "one"]).run().await;
+    out.success();
+    let saved = read_json(&s.path().join("one/eval.json"));
+    let judged = |id: &str| {
+        let q = question(&saved, id);
+        (
+            q["verdict"].as_str().unwrap_or("null").to_string(),
+            q["gold_anywhere"].clone(),
+            q["answer_match"].clone(),
+        )
+    };
+    assert_eq!(judged("a1"), ("wrong".into(), json!(true), json!(true)));
+    assert_eq!(
+        judged("b1"),
+        ("abstained".into(), json!(false), json!(false))
+    );
+    assert_eq!(judged("c1"), ("wrong".into(), json!(true), json!(true)));
+    assert_eq!(judged("d1"), ("right".into(), json!(true), json!(true)));
+    assert_eq!(
+        question(&saved, "a1")["leading_statement"],
+        "Alpha facts are seven [1]"
+    );
+    assert_eq!(
+        question(&saved, "c1")["leading_statement"],
+        "Gamma is a letter [1]"
+    );
+    assert_eq!(question(&saved, "d1")["trap"], true);
+
+    let t = &saved["totals"];
+    assert_eq!(
+        (t["gold_anywhere"].clone(), t["answer_matches"].clone()),
+        (json!(3), json!(3))
+    );
+    let strict = |s: &Value| {
+        [
+            "right",
+            "wrong",
+            "abstained",
+            "precision",
+            "coverage",
+            "abstention",
+        ]
+        .map(|k| s[k].clone())
+    };
+    assert_eq!(
+        strict(&t["strict"]),
+        [
+            json!(1),
+            json!(2),
+            json!(1),
+            json!(1.0 / 3.0),
+            json!(1.0 / 3.0),
+            json!(1.0)
+        ]
+    );
+    assert_eq!(
+        strict(&t["strict_without_traps"]),
+        [
+            json!(0),
+            json!(2),
+            json!(1),
+            json!(0.0),
+            json!(0.0),
+            json!(1.0)
+        ]
+    );
+    // Over web results there is no corpus to check the evidence against: no warning.
+    assert_eq!(saved["warnings"], json!([]));
+    assert!(
+        !out.stderr.contains("no evidence of the set"),
+        "{}",
+        out.stderr
+    );
+    out.stdout_contains("| d1 (trap) | completed | right | yes |")
+        .stdout_contains("| a1 | completed | wrong | yes |")
+        .stdout_contains("| **total** | 4 of 4 scored | 1 right, 2 wrong, 1 abstained | 3 of 4 |")
+        .stdout_contains(
+            "Leading statements: stated-answer precision 0.333 (1 right of 3 stated), coverage 0.333 (1 of 3 answerable), abstention 1.000 (1 of 1 unanswerable); a gold answer anywhere in the report: 3 of 4.",
+        )
+        .stdout_contains("Without the 1 traps: stated-answer precision 0.000 (0 right of 2 stated)");
+}
+
+/// A set whose evidence names no document of the corpus it runs over is warned of, on stderr
+/// and in `eval.json`, naming the set, the corpus and an entry; the same set naming one of its
+/// documents is not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_set_whose_evidence_names_no_document_of_the_corpus_is_warned_of() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let corpus_dir = dir.path().join("tiny");
+    std::fs::create_dir(&corpus_dir).expect("corpus");
+    std::fs::write(
+        corpus_dir.join("cells.md"),
+        "# Cells\n\nSodium-ion cells last about 3000 cycles before they fade.\n",
+    )
+    .expect("document");
+    let write = |evidence: &str| {
+        let line = json!({"id": "x1", "question": "How many cycles do sodium-ion cells last?",
+                          "answers": ["about 3000 cycles"], "evidence": [evidence]});
+        std::fs::write(dir.path().join("tiny.jsonl"), format!("{line}\n")).expect("set");
+    };
+    let run = |out_dir: &'static str| {
+        support::fixtures::offline_over(
+            dir.path(),
+            &corpus_dir,
+            &["eval", "tiny.jsonl", "--out-dir", out_dir],
+        )
+        .env_remove("OPENAI_API_KEY")
+        .run()
+    };
+    write("battery-glossary.md");
+    let out = run("one").await;
+    out.success();
+    let canonical = std::fs::canonicalize(&corpus_dir).expect("corpus");
+    let expected = format!(
+        "no evidence of the set `tiny.jsonl` names a document of the corpus `{}` (`battery-glossary.md`, its first, is not there)",
+        canonical.display()
+    );
+    out.stderr_contains(&expected);
+    let saved = read_json(&dir.path().join("one/eval.json"));
+    let warnings = saved["warnings"].as_array().expect("warnings");
+    assert!(
+        warnings.len() == 1
+            && warnings[0]
+                .as_str()
+                .is_some_and(|w| w.starts_with(&expected)),
+        "{saved}"
+    );
+    assert!(!question(&saved, "x1")["verdict"].is_null(), "{saved}");
+
+    write("cells.md");
+    let out = run("two").await;
+    out.success();
+    assert!(
+        !out.stderr.contains("no evidence of the set"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        read_json(&dir.path().join("two/eval.json"))["warnings"],
+        json!([])
     );
 }

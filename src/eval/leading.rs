@@ -1,0 +1,353 @@
+//! The leading statement of a report, and whether it is right, wrong or an abstention: what a
+//! reader takes as the report's answer, scored strictly, where the older `gold_anywhere`
+//! figure counts a gold answer found anywhere (Findings included).
+//!
+//! **The leading statement** is what the report's answer says first, up to its first
+//! citation:
+//! 1. the answer section: under the first heading of level 2 or deeper that has the word
+//!    `answer` (`## Answer`, `## Short answer`), up to the next heading of its level or
+//!    higher; a report without one is read from its start (a model's report opens with its
+//!    short answer);
+//! 2. its first paragraph of prose: headings, block quotes (a run's notice), rules, a
+//!    paragraph wholly in italics (the claims line, the offline engine's notice) and a label
+//!    ending in `:` (`**Short answer:**`) are passed over; of a list, its first item;
+//! 3. that paragraph up to and including its first citation marker (`[1]`, `[2][3]`); a
+//!    paragraph that cites nothing, up to the end of its first sentence.
+//!
+//! The offline engine's answer leads with the figure or name asked for on its own line
+//! (`about 1500 cycles [1]`), then the quote it comes from: the figure is the statement. A
+//! model's report is asked to cite right after each statement, so its first cited sentence is.
+//!
+//! **The verdict**: an abstention when the run recorded `answered: false`, when the leading
+//! statement says that the sources do not state or answer it ([`abstains`]), or when there is
+//! none; else right when it holds a gold answer as whole words (as `gold_anywhere` matches),
+//! wrong otherwise. A question without a gold answer is never right: stating anything there is
+//! wrong, abstaining is what it asks. Plain functions of the report's text.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+use crate::agents::claims::claim_text;
+use crate::agents::quality::says_no_answer;
+use crate::sentences::split_sentences;
+use crate::text::words;
+
+/// What a question's leading statement is, against its gold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// It holds a gold answer.
+    Right,
+    /// It states something that is not a gold answer (on a question without one: anything).
+    Wrong,
+    /// It says that the sources do not state it, or the run answered nothing.
+    Abstained,
+}
+
+impl Verdict {
+    /// As the table and `--previous` show it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Right => "right",
+            Verdict::Wrong => "wrong",
+            Verdict::Abstained => "abstained",
+        }
+    }
+
+    /// How good it is, for comparisons: saying nothing is better than saying something wrong.
+    pub fn rank(self) -> u8 {
+        match self {
+            Verdict::Right => 2,
+            Verdict::Abstained => 1,
+            Verdict::Wrong => 0,
+        }
+    }
+}
+
+/// Ways of saying the sources do not state it, besides those
+/// ([`crate::agents::quality::NO_ANSWER`]) that mark a whole run as not answered.
+const STATES_NONE: &[&str] = &[
+    "do not state",
+    "does not state",
+    "not stated",
+    "no sentence of the sources",
+];
+
+/// Whether `statement` says that the sources do not state or answer the question.
+pub fn abstains(statement: &str) -> bool {
+    let said = format!(" {} ", words(statement));
+    says_no_answer(statement) || STATES_NONE.iter().any(|p| said.contains(&format!(" {p} ")))
+}
+
+/// The verdict on `leading` (a report's leading statement) against the gold `answers` (empty:
+/// the corpus has none); `answered` is what the run recorded.
+pub fn verdict(leading: &str, answers: &[String], answered: Option<bool>) -> Verdict {
+    if answered == Some(false) || leading.trim().is_empty() || abstains(leading) {
+        return Verdict::Abstained;
+    }
+    let said = format!(" {} ", words(&claim_text(leading)));
+    let holds = |answer: &String| {
+        let answer = words(answer);
+        !answer.is_empty() && said.contains(&format!(" {answer} "))
+    };
+    match answers.iter().any(holds) {
+        true => Verdict::Right,
+        false => Verdict::Wrong,
+    }
+}
+
+/// A citation marker, with the markers right after it (`[1]`, `[2][3]`, `[1, 4]`); a Markdown
+/// link's text (`[1](url)`) is not one.
+static MARKERS: LazyLock<Regex> = LazyLock::new(|| {
+    // A literal pattern: compiling it cannot fail.
+    Regex::new(r"\[\d{1,4}(?:\s*[,，]\s*\d{1,4})*\](?:\s*\[\d{1,4}(?:\s*[,，]\s*\d{1,4})*\])*(\()?")
+        .expect("valid regex")
+});
+
+/// The leading statement of a report's `body` (its text without the sources list and footer),
+/// as the module doc defines it; "" when it has none.
+pub fn leading_statement(body: &str) -> String {
+    let Some(paragraph) = first_paragraph(answer_section(body)) else {
+        return String::new();
+    };
+    let cut = MARKERS
+        .captures_iter(&paragraph)
+        .find(|c| c.get(1).is_none())
+        .and_then(|c| c.get(0))
+        .map(|m| m.end());
+    match cut {
+        Some(end) => paragraph[..end].trim().to_string(),
+        None => split_sentences(&paragraph)
+            .first()
+            .map_or(String::new(), |s| s.to_string()),
+    }
+}
+
+/// A heading line's level and text (`## Answer` is 2 and `Answer`).
+fn heading(line: &str) -> Option<(usize, &str)> {
+    let line = line.trim_start();
+    let level = line.chars().take_while(|&c| c == '#').count();
+    let text = &line[level..];
+    (level > 0 && (text.is_empty() || text.starts_with(' '))).then(|| (level, text.trim()))
+}
+
+/// The lines under the report's answer heading, up to the next heading of its level or
+/// higher; the whole body without one.
+fn answer_section(body: &str) -> Vec<&str> {
+    let lines: Vec<&str> = body.lines().collect();
+    let is_answer = |text: &str| words(text).split(' ').any(|w| w == "answer");
+    let start = lines.iter().enumerate().find_map(|(i, line)| {
+        heading(line)
+            .filter(|&(level, text)| level >= 2 && is_answer(text))
+            .map(|(level, _)| (i + 1, level))
+    });
+    let Some((start, level)) = start else {
+        return lines;
+    };
+    let end = lines[start..]
+        .iter()
+        .position(|line| heading(line).is_some_and(|(l, _)| l <= level))
+        .map_or(lines.len(), |n| start + n);
+    lines[start..end].to_vec()
+}
+
+/// The first paragraph of prose among `lines`, on one line; of a list, its first item.
+fn first_paragraph(lines: Vec<&str>) -> Option<String> {
+    let paragraphs = lines
+        .split(|line| line.trim().is_empty())
+        .filter(|p| !p.is_empty());
+    for paragraph in paragraphs {
+        let first = paragraph[0].trim();
+        if heading(first).is_some() || first.starts_with('>') || is_rule(first) {
+            continue;
+        }
+        let lines = match list_item(first) {
+            Some(_) => first_item(paragraph),
+            None => paragraph.iter().map(|l| l.trim()).collect(),
+        };
+        let text = lines.join(" ");
+        if !is_meta(&text) {
+            return Some(text);
+        }
+    }
+    None
+}
+
+/// A list item's text without its marker (`- `, `* `, `+ `, `1. `, `1) `).
+fn list_item(line: &str) -> Option<&str> {
+    if let Some(rest) = ["- ", "* ", "+ "].iter().find_map(|m| line.strip_prefix(m)) {
+        return Some(rest);
+    }
+    let digits = line.chars().take_while(char::is_ascii_digit).count();
+    let rest = &line[digits..];
+    (digits > 0)
+        .then(|| rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") ")))
+        .flatten()
+}
+
+/// The first item of a list paragraph: its first line without the marker, and the lines that
+/// continue it.
+fn first_item<'a>(paragraph: &[&'a str]) -> Vec<&'a str> {
+    let first = paragraph[0].trim();
+    let mut out = vec![list_item(first).unwrap_or(first)];
+    out.extend(
+        paragraph[1..]
+            .iter()
+            .map(|l| l.trim())
+            .take_while(|l| list_item(l).is_none()),
+    );
+    out
+}
+
+/// `---`, `***`, `___`: a thematic break.
+fn is_rule(line: &str) -> bool {
+    let bare: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+    bare.len() >= 3
+        && ['-', '*', '_']
+            .iter()
+            .any(|&m| bare.chars().all(|c| c == m))
+}
+
+/// A paragraph that states nothing: wholly in italics (`_..._`, `*...*`, a notice), a label
+/// (`**Short answer:**`, `Answer:`), or no words at all.
+fn is_meta(text: &str) -> bool {
+    let italics = |m: char| {
+        text.starts_with(m)
+            && text.ends_with(m)
+            && !text.starts_with(&format!("{m}{m}"))
+            && text.len() > 1
+    };
+    let bare = text.trim_matches(|c: char| c == '*' || c == '_' || c.is_whitespace());
+    italics('_') || italics('*') || bare.ends_with(':') || words(text).is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gold(answers: &[&str]) -> Vec<String> {
+        answers.iter().map(|a| a.to_string()).collect()
+    }
+
+    /// An offline report: the claims line, the engine's notice, the figure first, its quote,
+    /// then Findings.
+    const OFFLINE: &str = "# How many cycles do sodium-ion cells last?\n\n\
+        _2 of 2 cited claims are supported by their sources._\n\n\
+        *Made offline, by extraction, without a language model.*\n\n\
+        ## Answer\n\n\
+        about 1500 cycles [1]\n\n\
+        A typical NMC cell lasts about 1500 cycles, and an LFP cell lasts more than 4000 cycles. [1]\n\n\
+        ## Findings\n\n### Sodium-ion\n\n\
+        - Sodium-ion cells last about 3000 cycles. [2]\n";
+
+    #[test]
+    fn the_offline_answer_leads_with_its_figure_and_an_answer_only_in_findings_is_not_stated() {
+        assert_eq!(leading_statement(OFFLINE), "about 1500 cycles [1]");
+        let answers = gold(&["about 3000 cycles", "3000 cycles"]);
+        assert_eq!(
+            verdict(&leading_statement(OFFLINE), &answers, Some(true)),
+            Verdict::Wrong
+        );
+        assert_eq!(
+            verdict(
+                &leading_statement(OFFLINE),
+                &gold(&["1500 cycles"]),
+                Some(true)
+            ),
+            Verdict::Right
+        );
+        // The quote after the figure holds LFP's figure: it is not what the answer states.
+        assert_eq!(
+            verdict(
+                &leading_statement(OFFLINE),
+                &gold(&["more than 4000 cycles"]),
+                None
+            ),
+            Verdict::Wrong
+        );
+    }
+
+    #[test]
+    fn a_wrong_figure_leading_and_the_right_one_later_is_wrong() {
+        let report = "# Q?\n\nSodium-ion cells last about 1500 cycles [1]. Others measured about 3000 cycles [2].\n";
+        assert_eq!(
+            leading_statement(report),
+            "Sodium-ion cells last about 1500 cycles [1]"
+        );
+        let answers = gold(&["about 3000 cycles"]);
+        assert_eq!(
+            verdict(&leading_statement(report), &answers, Some(true)),
+            Verdict::Wrong
+        );
+        // The next paragraph does not count either; uncited, the first sentence is the statement.
+        let report = "# Q?\n\nThey last about 1500 cycles. They last about 3000 cycles.\n\nAbout 3000 cycles [1].\n";
+        assert_eq!(leading_statement(report), "They last about 1500 cycles.");
+        assert_eq!(
+            verdict(&leading_statement(report), &answers, None),
+            Verdict::Wrong
+        );
+        // A cited quote of several sentences is one statement: it holds what it quotes.
+        let report =
+            "## Answer\n\nLFP is a cathode. Its atoms form an olivine crystal. [1] More. [2]\n";
+        assert_eq!(
+            verdict(&leading_statement(report), &gold(&["olivine"]), None),
+            Verdict::Right
+        );
+    }
+
+    #[test]
+    fn saying_the_sources_do_not_state_it_is_an_abstention_whatever_follows() {
+        let report = "# Q?\n\n## Answer\n\nThe sources do not state how many cycles sodium-ion cells last.\n\n\
+                      ### Closest passages\n\n- Sodium-ion cells last about 3000 cycles. [1]\n";
+        let answers = gold(&["about 3000 cycles"]);
+        assert_eq!(
+            verdict(&leading_statement(report), &answers, Some(true)),
+            Verdict::Abstained
+        );
+        assert_eq!(
+            verdict(&leading_statement(report), &[], Some(true)),
+            Verdict::Abstained
+        );
+        let engine = "## Answer\n\nNo sentence of the documents the searches returned answers the question (3 document(s) read).\n";
+        assert_eq!(
+            verdict(&leading_statement(engine), &[], None),
+            Verdict::Abstained
+        );
+        // What the run recorded settles it, as does a report that states nothing.
+        assert_eq!(
+            verdict("about 3000 cycles [1]", &answers, Some(false)),
+            Verdict::Abstained
+        );
+        assert_eq!(
+            verdict(&leading_statement("# Q?\n\n_notice_\n"), &answers, None),
+            Verdict::Abstained
+        );
+        // On a question the corpus does not answer, any statement is wrong.
+        assert_eq!(
+            verdict("It cost 120 dollars [1]", &[], Some(true)),
+            Verdict::Wrong
+        );
+    }
+
+    #[test]
+    fn notices_labels_lists_and_other_sections_are_read_past() {
+        let report = "# Q?\n\n> **Partial run: budget.** The report is written from what was researched.\n\n\
+                      **Short answer:**\n\n- **Energy.** NMC stores 270 Wh/kg [1] and LFP 170 Wh/kg [2]\n- **Cost.** LFP is cheaper [2]\n";
+        assert_eq!(
+            leading_statement(report),
+            "**Energy.** NMC stores 270 Wh/kg [1]"
+        );
+        // The answer section is the one headed so, not the first section.
+        let report = "# Q?\n\n## Background\n\nLFP was described in 1997 [1].\n\n## The answer\n\n---\n\nAbout 170 Wh/kg [2]\n\n## Details\n\nx\n";
+        assert_eq!(leading_statement(report), "About 170 Wh/kg [2]");
+        // A number in brackets that is a link's text is not a citation.
+        assert_eq!(
+            leading_statement("It is [1](https://x.test) stated. Then [2]."),
+            "It is [1](https://x.test) stated. Then [2]"
+        );
+        assert_eq!(leading_statement(""), "");
+        assert!(abstains("The documents do not state it.") && !abstains("It states 3000 cycles."));
+    }
+}
