@@ -1,19 +1,19 @@
-//! How deeply an HTML page's elements nest, estimated in one linear pass over its bytes before
-//! any tree is built. Readability's work grows with the square of the nesting (in a debug
-//! build, 1,000 nested `<div>`s took 3 s and 2,000 took 13 s) and its recursion overflowed a
-//! 2 MB thread stack at 20,000, which aborts the whole process; a page that nests deeper than
-//! a real one does is read without it.
+//! How deeply an HTML page's elements nest, and how many there are, estimated in one linear pass
+//! over its bytes before any tree is built. Readability's work grows with the square of the nesting
+//! (in a debug build, 1,000 nested `<div>`s took 3 s and 2,000 took 13 s) and its recursion
+//! overflowed a 2 MB thread stack at 20,000, which aborts the whole process; and it scores
+//! every element in several passes. A page that nests deeper, or holds more elements, than a
+//! real one does is read without it.
 //!
 //! The estimate counts start tags not yet closed by an end tag of the same name, leaving out
-//! elements that never nest on their own (void elements; those whose end tag the parser
-//! implies, like `<p>` and `<li>`), comments and the content of scripts and styles. A stray end
-//! tag closes nothing, as in a browser. It follows the parser where a page could fool it: a
-//! self-closed tag (`<path/>`) closes itself only in foreign content (SVG, MathML), since
-//! `<div/>` opens a `<div>` in HTML; `<title>` and `<style>` hold raw text only in HTML, not in
-//! an `<svg>`; an HTML tag such as `<div>` in an `<svg>` leaves it, and the content of an
-//! integration point (`<foreignObject>`, SVG's `<title>`, MathML's `<mi>`) is HTML again. An
-//! estimate that errs, errs deep: a page read whole loses only its main-content selection.
-//! Pure byte work: no tree, no decoding.
+//! elements that never nest on their own (void elements; those whose end tag the parser implies,
+//! like `<p>` and `<li>`), comments and the content of scripts and styles. A stray end tag closes
+//! nothing, as in a browser. It follows the parser where a page could fool it: a self-closed tag
+//! (`<path/>`) closes itself only in foreign content (SVG, MathML), since `<div/>` opens a `<div>`
+//! in HTML; `<title>` and `<style>` hold raw text only in HTML, not in an `<svg>`; an HTML tag such
+//! as `<div>` in an `<svg>` leaves it, and the content of an integration point (`<foreignObject>`,
+//! SVG's `<title>`, MathML's `<mi>`) is HTML again. An estimate that errs, errs deep: a page read
+//! whole loses only its main-content selection. Pure byte work: no tree, no decoding.
 
 use std::collections::HashMap;
 
@@ -134,10 +134,20 @@ impl Content {
     }
 }
 
-/// Whether `page`'s elements nest more than `limit` deep (see the module doc for how that is
-/// estimated); stops reading at the first element past it.
-pub fn deeper_than(page: &[u8], limit: usize) -> bool {
+/// What makes a page too much for a tree-building reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Excess {
+    /// Its elements nest deeper than the limit.
+    Depth,
+    /// It has more elements than the limit.
+    Elements,
+}
+
+/// Whether `page`'s elements nest more than `max_depth` deep or number more than
+/// `max_elements` (start tags); stops reading at the first element past either.
+pub fn excess(page: &[u8], max_depth: usize, max_elements: usize) -> Option<Excess> {
     let mut open: HashMap<String, usize> = HashMap::new();
+    let mut elements = 0usize;
     let mut content = Content::default();
     let mut depth = 0;
     let mut at = 0;
@@ -159,6 +169,10 @@ pub fn deeper_than(page: &[u8], limit: usize) -> bool {
                 break;
             };
             at = gt + 1;
+            elements += 1;
+            if elements > max_elements {
+                return Some(Excess::Elements);
+            }
             let self_closed = page[gt - 1] == b'/'
                 && (content.foreign() || FOREIGN_ROOTS.contains(&name.as_str()))
                 && !(content.foreign() && BREAKOUT.contains(&name.as_str()));
@@ -171,13 +185,13 @@ pub fn deeper_than(page: &[u8], limit: usize) -> bool {
             } else if !NOT_NESTING.contains(&name.as_str()) {
                 *open.entry(name).or_default() += 1;
                 depth += 1;
-                if depth > limit {
-                    return true;
+                if depth > max_depth {
+                    return Some(Excess::Depth);
                 }
             }
         }
     }
-    false
+    None
 }
 
 /// The tag name at the start of `bytes`, lower case.
@@ -218,8 +232,17 @@ mod tests {
 
     fn depth(page: &str) -> usize {
         (0..)
-            .find(|&limit| !deeper_than(page.as_bytes(), limit))
+            .find(|&limit| excess(page.as_bytes(), limit, usize::MAX).is_none())
             .expect("some depth")
+    }
+
+    #[test]
+    fn elements_are_counted_by_their_start_tags() {
+        let flat = "<p>one</p>".repeat(50);
+        assert_eq!(excess(flat.as_bytes(), 300, 50), None);
+        assert_eq!(excess(flat.as_bytes(), 300, 49), Some(Excess::Elements));
+        let deep = "<div>".repeat(20);
+        assert_eq!(excess(deep.as_bytes(), 10, 1000), Some(Excess::Depth));
     }
 
     #[test]
