@@ -122,15 +122,42 @@ pub fn render_with(
 /// What marks an unsupported claim where it stands in the report.
 pub const UNSUPPORTED_MARK: &str = "**[not supported by its sources]**";
 
-/// The line under the title that counts the report's cited claims and those their sources
-/// support (with an empty line after it); nothing for a report without claims or sources.
+/// The line under the title that counts the report's cited claims by what checked them, in
+/// words that claim no more than the check can tell (with an empty line after it): a quote is
+/// in its source word for word; a word check finds a claim's words in its sources, not its
+/// meaning; only a model's judgement (`roles.verifier`) calls a claim supported. Nothing for a
+/// report without claims or sources.
 fn claims_line(claims: &[Claim], has_sources: bool) -> String {
-    let (cited, supported) = crate::agents::claims::counts(claims);
-    match cited {
-        0 if !has_sources => String::new(),
-        0 => "_No sentence of this report cites its sources._\n\n".into(),
-        _ => format!("_{supported} of {cited} cited claims are supported by their sources._\n\n"),
+    if claims.is_empty() {
+        return match has_sources {
+            false => String::new(),
+            true => "_No sentence of this report cites its sources._\n\n".into(),
+        };
     }
+    // What each check can say, by the `by` of the claims it checked.
+    const CHECKS: [&str; 3] = [
+        "cited sentences are quoted word for word from their sources",
+        "cited claims share most of their words with their sources (a check of words, not of meaning)",
+        "cited claims are supported by their sources, as a model judged them",
+    ];
+    let which = |by: &str| match by {
+        "quote" => 0,
+        "verifier" => 2,
+        _ => 1,
+    };
+    let mut counts = [(0usize, 0usize); 3];
+    for claim in claims {
+        let (cited, kept) = &mut counts[which(&claim.by)];
+        *cited += 1;
+        *kept += usize::from(claim.supported);
+    }
+    let parts: Vec<String> = counts
+        .iter()
+        .zip(CHECKS)
+        .filter(|((cited, _), _)| *cited > 0)
+        .map(|((cited, kept), what)| format!("{kept} of {cited} {what}"))
+        .collect();
+    format!("_{}._\n\n", parts.join("; "))
 }
 
 /// `body` with [`UNSUPPORTED_MARK`] after every sentence of an unsupported claim.
@@ -216,6 +243,39 @@ mod tests {
         plan
     }
 
+    /// "Supported" is said only of what a model judged: a quote is in its source word for word,
+    /// and a word check finds a claim's words, not its meaning.
+    #[test]
+    fn the_claims_line_says_what_each_check_found_and_no_more() {
+        let claim = |by: &str, supported: bool| Claim {
+            sentence: "S [1].".into(),
+            cites: vec![1],
+            supported,
+            score: 1.0,
+            by: by.into(),
+        };
+        assert_eq!(
+            claims_line(&[claim("quote", true), claim("quote", true)], true),
+            "_2 of 2 cited sentences are quoted word for word from their sources._\n\n"
+        );
+        let mixed = [
+            claim("lexical", true),
+            claim("lexical", false),
+            claim("verifier", true),
+        ];
+        assert_eq!(
+            claims_line(&mixed, true),
+            "_1 of 2 cited claims share most of their words with their sources (a check of \
+             words, not of meaning); 1 of 1 cited claims are supported by their sources, as a \
+             model judged them._\n\n"
+        );
+        assert_eq!(claims_line(&[], false), "");
+        assert_eq!(
+            claims_line(&[], true),
+            "_No sentence of this report cites its sources._\n\n"
+        );
+    }
+
     #[test]
     fn report_lists_only_cited_sources_under_their_numbers() {
         let p = plan();
@@ -223,7 +283,7 @@ mod tests {
         // The titles `T2`, `T3` say nothing of the answer: its claim is counted, and marked.
         assert!(
             text.starts_with(
-                "# Q?\n\n_0 of 1 cited claims are supported by their sources._\n\n\
+                "# Q?\n\n_0 of 1 cited claims share most of their words with their sources (a check of words, not of meaning)._\n\n\
                  Answer [2] and [1]. **[not supported by its sources]** Bogus.\n"
             ),
             "{text}"
@@ -275,7 +335,7 @@ mod tests {
             "{text:?}"
         );
         assert!(
-            text.starts_with("# Q?\n\n_0 of 1 cited claims are supported by their sources._\n\nText with escapes [1]."),
+            text.starts_with("# Q?\n\n_0 of 1 cited claims share most of their words with their sources (a check of words, not of meaning)._\n\nText with escapes [1]."),
             "{text:?}"
         );
         assert!(

@@ -78,8 +78,9 @@ fn checks(plan: &PlanFile) -> String {
     };
     let supported = node.claims.iter().filter(|c| c.supported).count();
     let mut out = format!(
-        "## What researchflow's checks found\n\n{supported} of {} cited claims are supported by \
-         the text their sources returned (content words, checked without a model).\n",
+        "## What researchflow's checks found\n\n{supported} of {} cited claims pass them: quoted \
+         word for word from their sources, most of their content words found in the text their \
+         sources returned (a check of words, not of meaning), or judged supported by a model.\n",
         node.claims.len()
     );
     for claim in node

@@ -91,7 +91,10 @@ async fn claims_their_sources_do_not_say_are_marked_and_counted() {
 
     let report = s.report();
     assert!(
-        report.contains("_1 of 2 cited claims are supported by their sources._"),
+        report.contains(
+            "_1 of 2 cited claims share most of their words with their sources (a check of words, \
+             not of meaning)._"
+        ),
         "{report}"
     );
     assert!(
@@ -156,7 +159,7 @@ async fn the_review_hears_of_unsupported_claims_and_cannot_call_them_ok() {
             .and_then(|r| r.user_prompt())
             .unwrap_or_default();
         assert!(
-            asked.contains("1 of 2 cited claims are supported")
+            asked.contains("1 of 2 cited claims pass them")
                 && asked.contains("not supported: \"Lithium cobalt recycling"),
             "{asked}"
         );
