@@ -260,6 +260,11 @@ pub struct WorkflowArgs {
     #[arg(long, value_name = "TRANSCRIPT", conflicts_with = "plan")]
     pub replay: Option<PathBuf>,
 
+    /// Print the run's end as JSON even when stdout is a terminal (where the answer and the
+    /// report's path are printed otherwise; a pipe always gets JSON).
+    #[arg(long)]
+    pub json: bool,
+
     #[command(flatten)]
     pub run: RunArgs,
 

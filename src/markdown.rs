@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use regex::Regex;
 
-use crate::text::{one_line, strip_controls, truncate};
+use crate::text::{one_line, strip_controls, truncate, words};
 
 /// Text on one line of at most `max_chars` characters, no controls, with Markdown escaped: a
 /// list entry or a title that cannot be a link, code, HTML or a line of ours.
@@ -240,6 +240,35 @@ pub fn defang_links(body: &str) -> String {
             }
         })
         .into_owned()
+}
+
+/// A heading line's level and text (`## Answer` is 2 and `Answer`).
+pub fn heading(line: &str) -> Option<(usize, &str)> {
+    let line = line.trim_start();
+    let level = line.chars().take_while(|&c| c == '#').count();
+    let text = &line[level..];
+    (level > 0 && (text.is_empty() || text.starts_with(' '))).then(|| (level, text.trim()))
+}
+
+/// The lines of a report's answer: under the first heading of level 2 or deeper that has the
+/// word `answer` (`## Answer`, `## Short answer`), up to the next heading of its level or
+/// higher; the whole body without one.
+pub fn answer_section(body: &str) -> Vec<&str> {
+    let lines: Vec<&str> = body.lines().collect();
+    let is_answer = |text: &str| words(text).split(' ').any(|w| w == "answer");
+    let start = lines.iter().enumerate().find_map(|(i, line)| {
+        heading(line)
+            .filter(|&(level, text)| level >= 2 && is_answer(text))
+            .map(|(level, _)| (i + 1, level))
+    });
+    let Some((start, level)) = start else {
+        return lines;
+    };
+    let end = lines[start..]
+        .iter()
+        .position(|line| heading(line).is_some_and(|(l, _)| l <= level))
+        .map_or(lines.len(), |n| start + n);
+    lines[start..end].to_vec()
 }
 
 #[cfg(test)]

@@ -5,7 +5,8 @@
 //! ([`session::run_settings`]), the session (prompts, the search provider), the plan. Outputs
 //! sit beside the plan file: `<stem>.report.md`, `<stem>.events.ndjson` and, after the review,
 //! `<stem>.review.json` and `<stem>.review.md`. stdout gets one JSON object with the paths,
-//! the totals and the review.
+//! the totals and the review; on a terminal (without `--json`), what a person asked for: the
+//! report's answer with the sources it cites, and where the report is.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -16,7 +17,7 @@ use super::planner_log;
 use crate::cli::{GlobalArgs, WorkflowArgs};
 use crate::events::{Event, EventListener};
 use crate::exit::{CommandError, CommandResult};
-use crate::output::{absolute, print_json};
+use crate::output::{absolute, print_json, print_text, stdout_is_terminal};
 use crate::plan::{PlanFile, PlanStore};
 use crate::progress::ProgressDisplay;
 use crate::run::shutdown;
@@ -59,7 +60,8 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
     let finished = session.run(request).await?;
     let summary = finished.summary;
     let plan_file = absolute(&finished.plan_path);
-    print_json(&json!({
+    let printed = if args.json || !stdout_is_terminal() {
+        print_json(&json!({
         "status": summary.status,
         "reason": summary.reason,
         "answered": summary.answered,
@@ -71,8 +73,16 @@ pub async fn run(args: WorkflowArgs, global: &GlobalArgs) -> CommandResult {
         "final_node": summary.final_node,
         "totals": summary.totals,
         "review": summary.review,
-    }))
-    .map_err(|e| {
+        }))
+    } else {
+        print_text(&answer_text(
+            summary.report.as_deref(),
+            &plan_file,
+            summary.status.as_str(),
+            summary.reason.as_deref(),
+        ))
+    };
+    printed.map_err(|e| {
         e.noting(&format!(
             "the run ended `{}` and is saved in `{plan_file}`",
             summary.status.as_str()
@@ -112,3 +122,42 @@ fn start(query: &str, out: Option<&Path>) -> Result<(PlanStore, PlanFile), Comma
     }
     create_fresh(Path::new("runs"), query)
 }
+
+/// What a person at a terminal reads at the end of a run: the report's answer section, the
+/// sources it cites, and where the report is; without a report, how the run ended and where
+/// its plan is.
+fn answer_text(
+    report: Option<&Path>,
+    plan_file: &str,
+    status: &str,
+    reason: Option<&str>,
+) -> String {
+    let text = report.and_then(|path| crate::files::read_bounded(path, REPORT_MAX_BYTES).ok());
+    let (Some(path), Some(text)) = (report, text) else {
+        let why = reason.map_or(String::new(), |r| format!(": {r}"));
+        return format!("No report: the run ended {status}{why}.\nPlan: {plan_file}\n");
+    };
+    let (body, sources) = text.split_once("\n## Sources").unwrap_or((&text, ""));
+    let answer = crate::markdown::answer_section(body).join("\n");
+    let answer = answer.trim();
+    let cited: Vec<&str> = sources
+        .lines()
+        .filter(|line| {
+            let number = line.strip_prefix("- [").and_then(|l| l.split_once(']'));
+            number.is_some_and(|(n, _)| answer.contains(&format!("[{n}]")))
+        })
+        .collect();
+    let mut out = format!("{answer}\n");
+    if !cited.is_empty() {
+        out.push_str(&format!("\nSources:\n{}\n", cited.join("\n")));
+    }
+    if status != "completed" {
+        let why = reason.map_or(String::new(), |r| format!(": {r}"));
+        out.push_str(&format!("\nThe run ended {status}{why}.\n"));
+    }
+    out.push_str(&format!("\nReport: {}\n", absolute(path)));
+    out
+}
+
+/// The most of a report read back for the terminal: far more than any report holds.
+const REPORT_MAX_BYTES: u64 = 16 * 1024 * 1024;

@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agents::claims::claim_text;
 use crate::agents::quality::says_no_answer;
+use crate::markdown::{answer_section, heading};
 use crate::sentences::split_sentences;
 use crate::text::words;
 
@@ -123,34 +124,6 @@ pub fn leading_statement(body: &str) -> String {
             .first()
             .map_or(String::new(), |s| s.to_string()),
     }
-}
-
-/// A heading line's level and text (`## Answer` is 2 and `Answer`).
-fn heading(line: &str) -> Option<(usize, &str)> {
-    let line = line.trim_start();
-    let level = line.chars().take_while(|&c| c == '#').count();
-    let text = &line[level..];
-    (level > 0 && (text.is_empty() || text.starts_with(' '))).then(|| (level, text.trim()))
-}
-
-/// The lines under the report's answer heading, up to the next heading of its level or
-/// higher; the whole body without one.
-fn answer_section(body: &str) -> Vec<&str> {
-    let lines: Vec<&str> = body.lines().collect();
-    let is_answer = |text: &str| words(text).split(' ').any(|w| w == "answer");
-    let start = lines.iter().enumerate().find_map(|(i, line)| {
-        heading(line)
-            .filter(|&(level, text)| level >= 2 && is_answer(text))
-            .map(|(level, _)| (i + 1, level))
-    });
-    let Some((start, level)) = start else {
-        return lines;
-    };
-    let end = lines[start..]
-        .iter()
-        .position(|line| heading(line).is_some_and(|(l, _)| l <= level))
-        .map_or(lines.len(), |n| start + n);
-    lines[start..end].to_vec()
 }
 
 /// The first paragraph of prose among `lines`, on one line; of a list, its first item.

@@ -33,6 +33,8 @@ pub struct IndexRow {
     pub reason: Option<String>,
     /// Whether its report answers the question (`false`: it says its sources do not).
     pub answered: Option<bool>,
+    /// What its report's answer says first (its leading statement, as `eval` reads it).
+    pub answer: Option<String>,
     /// What changed since `--previous`, when both batches answered it.
     pub changes: Option<ChangeCounts>,
     /// The previous batch has a plan for it.
@@ -66,7 +68,7 @@ pub fn index_page(dir_name: &str, rows: &[IndexRow], previous: Option<&str>) -> 
             state_badge(status, "")
         );
     }
-    body.push_str(r#"</div></section><section id="questions"><h2>Questions</h2><table class="index"><thead><tr><th>question</th><th>status</th><th class="num">tokens</th><th class="num">time</th><th class="num">sources</th><th>review</th><th>changes</th><th>files</th></tr></thead><tbody>"#);
+    body.push_str(r#"</div></section><section id="questions"><h2>Questions</h2><table class="index"><thead><tr><th>question</th><th>answer</th><th>status</th><th class="num">tokens</th><th class="num">time</th><th class="num">sources</th><th>review</th><th>changes</th><th>files</th></tr></thead><tbody>"#);
     for row in rows {
         row_html(row, previous.is_some(), &mut body);
     }
@@ -78,7 +80,7 @@ fn row_html(row: &IndexRow, compared: bool, out: &mut String) {
     let name = link_name(&row.name);
     let _ = write!(
         out,
-        r#"<tr class="question" data-name="{}" data-status="{}" data-state="{}"><td>{}{}</td><td>{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td><td>{}</td><td>{}</td><td>"#,
+        r#"<tr class="question" data-name="{}" data-status="{}" data-state="{}"><td>{}{}</td><td class="answer">{}</td><td>{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td><td>{}</td><td>{}</td><td>"#,
         esc(&row.name),
         esc(&row.status),
         esc(row.state()),
@@ -87,6 +89,7 @@ fn row_html(row: &IndexRow, compared: bool, out: &mut String) {
             r#"<br><span class="note">{}</span>"#,
             esc(&crate::text::one_line(r, 300))
         )),
+        answer_cell(row),
         state_badge(row.state(), ""),
         row.tokens.map_or("–".into(), |t| t.to_string()),
         row.seconds.map_or("–".into(), |s| format!("{s:.1} s")),
@@ -109,6 +112,15 @@ fn row_html(row: &IndexRow, compared: bool, out: &mut String) {
         }
     }
     out.push_str("</td></tr>");
+}
+
+/// The answer cell: the report's leading statement, or that it states none.
+fn answer_cell(row: &IndexRow) -> String {
+    match (&row.answer, row.answered) {
+        (_, Some(false)) => r#"<span class="note">not stated in the sources</span>"#.into(),
+        (Some(answer), _) if !answer.is_empty() => esc(&crate::text::one_line(answer, 300)),
+        _ => "–".into(),
+    }
 }
 
 impl IndexRow {

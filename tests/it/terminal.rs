@@ -295,6 +295,62 @@ async fn a_workflow_on_a_terminal_names_no_round_past_its_last() {
     }
 }
 
+/// Issue 57 item 5: a workflow on a terminal ends with what was asked for, its answer with the
+/// sources it cites and where the report is; `--json` and a pipe get the JSON object.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_workflow_on_a_terminal_ends_with_its_answer_and_where_the_report_is() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let question = "How many cycles does an LFP cell last?";
+    let args = ["workflow", "--query", question, "--out", "t.json"];
+    let out = offline(dir.path(), &args)
+        .on_terminal(Terminal::Both)
+        .run()
+        .await;
+    out.success();
+    let screen = out.terminal.replace("\r\n", "\n");
+    let report = std::fs::read_to_string(dir.path().join("t.report.md")).expect("report");
+    let answer = report
+        .split("## Answer\n\n")
+        .nth(1)
+        .and_then(|a| a.split("\n## ").next())
+        .expect("an answer section")
+        .trim();
+    assert!(screen.contains(answer), "{answer}\n---\n{screen}");
+    let first_source = report
+        .lines()
+        .find(|l| l.starts_with("- [1] "))
+        .expect("a source");
+    assert!(
+        screen.contains(&format!("Sources:\n{first_source}")),
+        "{screen}"
+    );
+    let report_path = dir.path().join("t.report.md").display().to_string();
+    assert!(
+        screen.contains(&format!("Report: {report_path}")),
+        "{screen}"
+    );
+    assert!(!screen.contains("\"totals\""), "no JSON: {screen}");
+
+    let args = ["workflow", "--query", question, "--out", "j.json", "--json"];
+    let out = offline(dir.path(), &args)
+        .on_terminal(Terminal::Both)
+        .run()
+        .await;
+    out.success();
+    let screen = out.terminal.replace("\r\n", "\n");
+    let json = &screen[screen.find("{\n").expect("JSON")..];
+    let value: Value = serde_json::from_str(json.trim_end()).expect("one JSON object");
+    let json_report = dir.path().join("j.report.md").display().to_string();
+    assert_eq!(value["report"], json_report, "{screen}");
+    let piped = offline(
+        dir.path(),
+        &["workflow", "--query", question, "--out", "p.json"],
+    )
+    .run()
+    .await;
+    assert_eq!(piped.stdout_json()["status"], "completed");
+}
+
 /// Issue 34 item 4: a task whose answer streams shows its tokens so far and their rate.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_streaming_task_shows_its_tokens_and_their_rate_on_the_terminal() {

@@ -169,6 +169,48 @@ async fn a_workflow_writes_its_view_unless_no_html_or_its_variable_says_not_to()
     }
 }
 
+/// Issue 57 item 5: the batch index shows each question's answer as its report leads with it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_batch_index_shows_each_questions_answer() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let questions =
+        "How many cycles does an LFP cell last?\nWhat energy density do sodium-ion cells store?\n";
+    std::fs::write(dir.path().join("q.txt"), questions).expect("questions");
+    crate::support::fixtures::offline(dir.path(), &["batch", "q.txt", "--out-dir", "out"])
+        .run()
+        .await
+        .success();
+    let out = dir.path().join("out");
+    let index = std::fs::read_to_string(out.join("index.html")).expect("index.html");
+    let cells: Vec<String> = index
+        .split(r#"<td class="answer">"#)
+        .skip(1)
+        .filter_map(|rest| rest.split("</td>").next())
+        .map(unescape)
+        .collect();
+    assert_eq!(cells.len(), 2, "{index}");
+    let reports: Vec<String> = std::fs::read_dir(&out)
+        .expect("out/")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".report.md"))
+        .map(|e| std::fs::read_to_string(e.path()).expect("report"))
+        .collect();
+    for report in &reports {
+        let body = report.split("\n## Sources").next().unwrap_or_default();
+        let leading = researchflow::eval::leading::leading_statement(body);
+        assert!(leading.contains("[1]"), "{report}");
+        assert!(cells.contains(&leading), "{leading:?} in {cells:?}");
+    }
+}
+
+fn unescape(html: &str) -> String {
+    html.replace("&#39;", "'")
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_batch_writes_an_index_and_views_unless_no_html() {
     let llm = MockLlm::start().await;
