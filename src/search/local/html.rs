@@ -596,4 +596,27 @@ mod tests {
         assert_eq!(page.text.len(), n + "```\n\n```\n".len());
         assert!(page.steps <= 3 * n + 10, "{}", page.steps);
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 300,
+            failure_persistence: None,
+            ..Default::default()
+        })]
+
+        /// Any soup of the tags and classes this module acts on, balanced or not, reads
+        /// without a panic, and every fence it writes is closed.
+        #[test]
+        fn any_tag_soup_reads_without_a_panic(
+            tags in proptest::collection::vec(
+                "<(/?)(pre|div|dt|dd|dl|a|nav|code|p|h2|script)( class=\"(highlight|sig|def|related|headerlink|header|py function|example)\")?>|[a-z \n¶`]{0,8}|<!-- GNU Texinfo -->",
+                0..40,
+            )
+        ) {
+            let page = tags.concat();
+            let (_, text) = to_text(&page);
+            let fences = text.lines().filter(|l| l.starts_with("```")).count();
+            proptest::prop_assert!(fences % 2 == 0, "{page:?} gave {text:?}");
+        }
+    }
 }

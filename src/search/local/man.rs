@@ -503,4 +503,26 @@ l l.
         assert!(!is_roff("GNU GENERAL PUBLIC LICENSE\n.TH is not here\n"));
         assert!(!is_roff(".NET is a platform.\nIt runs programs.\n"));
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 300,
+            failure_persistence: None,
+            ..Default::default()
+        })]
+
+        /// Any soup of requests, macros, escapes and text reads without a panic, into text no
+        /// more than a few times as long.
+        #[test]
+        fn any_roff_reads_without_a_panic(
+            lines in proptest::collection::vec(
+                "([.']?(TH|SH|SS|TP|TQ|IP|nf|fi|EX|EE|Vb|Ve|de|ig|if|ie|el|TS|TE|B|BR|RS|It|Op|Fl|Xr|Nm|Bd|Ed|Xo|Xc|Dl|so|\\\\\"))?( [a-z(\\[\\]{}.:\"\\\\-]{0,10}){0,4}",
+                0..40,
+            )
+        ) {
+            let page = lines.join("\n");
+            let (_, text) = to_text(&page);
+            proptest::prop_assert!(text.len() <= 8 * page.len() + 64, "{page:?} gave {text:?}");
+        }
+    }
 }
