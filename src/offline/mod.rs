@@ -1,7 +1,8 @@
 //! The offline engine (`workflow --offline`, or `"engine": "extractive"`): research over a local
 //! corpus with no model and no network. A deterministic planner (`facets.rs`) and sub-agents that
 //! quote, never write (`quotes.rs`), built on sentence splitting ([`crate::sentences`]), what may
-//! be quoted (`units.rs`: a leaning sentence with the one it follows from), relevance with maximal
+//! be quoted (`units.rs`: a leaning sentence with the one it follows from; never code, a
+//! signature, navigation or a version note, `prose.rs`), relevance with maximal
 //! marginal relevance (`select.rs`) and the final report's answer and findings (`answer.rs`,
 //! reading the question with `question.rs`; a broad comparison aspect by aspect with `compare.rs`;
 //! the figure or name asked for with `span.rs`; what a document is called where its text does not
@@ -12,6 +13,7 @@ pub mod answer;
 pub mod compare;
 pub mod facets;
 pub mod names;
+pub mod prose;
 pub mod question;
 pub mod quotes;
 pub mod select;

@@ -15,9 +15,15 @@
 //! taxis.`), as one paragraph. A definition list's term on a line of its own (``` ``nocheck``
 //! ```, `**allow-stderr**`, `1000-59999:`) is quoted with its definition's first sentence,
 //! which says "This tag" or "this range" and leaves the term to say which.
+//!
+//! What is not prose ([`super::prose`]) is never quoted nor leaned on: code and signatures
+//! between fence lines and navigation lines are skipped, and what follows them opens a
+//! section, as under a heading; a version note ("Changed in version 3.6: ...") and what
+//! follows it in its paragraph are not quoted, and it is no definition's term.
 
 use std::ops::Range;
 
+use super::prose::{is_version_note, prose_lines};
 use super::select::{quotable, quotable_length};
 use crate::sentences::sentence_ranges;
 
@@ -86,15 +92,25 @@ pub fn units(text: &str) -> Vec<Unit> {
     let mut opens_section = true;
     // The term of a definition list the line before named, if it did.
     let mut term: Option<Range<usize>> = None;
-    for line in lines(text) {
+    for (line, prose) in lines(text) {
+        if !prose {
+            opens_section = true;
+            term = None;
+            continue;
+        }
         let blank = text[line.clone()].trim().is_empty();
         let opening = std::mem::replace(&mut opens_section, blank);
         if blank {
             continue;
         }
         let mut sentences = sentence_ranges(text, line.clone());
+        let note = sentences
+            .iter()
+            .position(|s| is_version_note(&text[s.clone()]));
+        sentences.truncate(note.unwrap_or(sentences.len()));
         // A definition's sentences come after its term: the term is its sentence 0.
-        let defines = std::mem::replace(&mut term, definition_term(text, &line));
+        let named = definition_term(text, &line).filter(|_| note != Some(0));
+        let defines = std::mem::replace(&mut term, named);
         let defined = defines.is_some();
         sentences.splice(0..0, defines);
         // What opens a section has nothing before it to lean on: a first word in lower case
@@ -193,17 +209,18 @@ const HEADING_WORDS: usize = 10;
 /// (blank lines around it, as the indexed text sets a heading apart) that ends no sentence.
 pub fn headings(text: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
-    let mut start = 0;
     let mut before_blank = true;
-    let lines: Vec<&str> = text.split('\n').collect();
-    for (k, line) in lines.iter().enumerate() {
-        let at = start;
-        start += line.len() + 1;
+    let lines = prose_lines(text);
+    for (k, (range, prose)) in lines.iter().enumerate() {
+        let (at, line) = (range.start, &text[range.clone()]);
         let trimmed = line.trim();
-        let after_blank = lines.get(k + 1).is_none_or(|next| next.trim().is_empty());
+        let after_blank = lines
+            .get(k + 1)
+            .is_none_or(|(next, _)| text[next.clone()].trim().is_empty());
         let opened = std::mem::replace(&mut before_blank, trimmed.is_empty());
         let words = trimmed.split_whitespace().count();
-        let heading = opened
+        let heading = *prose
+            && opened
             && after_blank
             && (1..=HEADING_WORDS).contains(&words)
             && trimmed.chars().next().is_some_and(char::is_alphanumeric)
@@ -216,23 +233,23 @@ pub fn headings(text: &str) -> Vec<(usize, &str)> {
     out
 }
 
-/// The byte ranges of the paragraphs of `text`: its lines (a line is a paragraph in the
-/// indexed text), a line that stops mid-sentence run on into a next line that starts in lower
-/// case.
-fn lines(text: &str) -> Vec<Range<usize>> {
-    let mut out: Vec<Range<usize>> = Vec::new();
-    let mut start = 0;
-    for line in text.split('\n') {
-        let range = start..start + line.len();
-        start = range.end + 1;
-        let runs_on = out.last().is_some_and(|last| {
-            let before = text[last.clone()].trim_end();
-            before.ends_with(char::is_alphanumeric)
-                && line.trim_start().starts_with(char::is_lowercase)
-        });
+/// The byte ranges of the paragraphs of `text`, each with whether it is prose: its lines (a
+/// line is a paragraph in the indexed text), a line of prose that stops mid-sentence run on
+/// into a next one that starts in lower case.
+fn lines(text: &str) -> Vec<(Range<usize>, bool)> {
+    let mut out: Vec<(Range<usize>, bool)> = Vec::new();
+    for (range, prose) in prose_lines(text) {
+        let line = &text[range.clone()];
+        let runs_on = prose
+            && out.last().is_some_and(|(last, was_prose)| {
+                let before = text[last.clone()].trim_end();
+                *was_prose
+                    && before.ends_with(char::is_alphanumeric)
+                    && line.trim_start().starts_with(char::is_lowercase)
+            });
         match out.last_mut() {
-            Some(last) if runs_on => last.end = range.end,
-            _ => out.push(range),
+            Some((last, _)) if runs_on => last.end = range.end,
+            _ => out.push((range, prose)),
         }
     }
     out
@@ -476,5 +493,37 @@ mod tests {
             ("So it must be watched by the BMS.", true),
             "{got:?}"
         );
+    }
+
+    /// Code, a signature and navigation are never quoted, nor glued to a sentence as a term
+    /// or a run-on line; a version note and what follows it in its paragraph are not quoted.
+    #[test]
+    fn code_signatures_navigation_and_version_notes_are_never_quoted() {
+        let text = "Next: Simple Example, Previous: Top, Up: Using libffi [Index]\n\n\
+                    Intro\n\nThe cache is flushed when its buffer fills or the program exits.\n\
+                    ```\njson.float_style\n```\n\
+                    A string that says how the encoder writes floats in every output.\n\
+                    ```python\nlogger.info(\"The cache is flushed after every single write.\")\n\
+                    cache.flush(when)\n```\n\
+                    flushes the cache to disk at once, whatever is in it now.\n\
+                    Changed in version 3.6: All optional parameters are now keyword-only. \
+                    They were positional before then.\n\
+                    Deprecated since 2.0:\nThe cache is kept in memory until the program ends.\n\
+                    Writes wait during a flush. New in version 2.1: writes never wait for it.";
+        let got: Vec<&str> = quoted(text).into_iter().map(|(u, _)| u).collect();
+        assert_eq!(
+            got,
+            [
+                "The cache is flushed when its buffer fills or the program exits.",
+                "A string that says how the encoder writes floats in every output.",
+                "flushes the cache to disk at once, whatever is in it now.",
+                "The cache is kept in memory until the program ends.",
+            ]
+        );
+        // Under code, a paragraph opens a section: in lower case it opens with a name.
+        assert!(!units(text)[2].orphan);
+        let found: Vec<&str> = headings(text).into_iter().map(|(_, h)| h).collect();
+        assert_eq!(found, ["Intro"]);
+        assert!(headings("A sentence.\n\n```\nx = 1\n\nfoo_bar\n\ny\n```\n").is_empty());
     }
 }

@@ -394,11 +394,12 @@ mod tests {
     }
 
     /// On a page too short for an article, Readability's guess would have kept "Home Blog"
-    /// alone: the whole text is read.
+    /// alone: the whole text is read (a `<nav>` is left out of any page's text).
     #[test]
     fn a_page_without_an_article_gives_its_whole_text() {
-        let page = b"<html><head><title>T</title></head><body><nav><a href=/>Home</a> \
-                     <a href=/b>Blog</a></nav><footer>Contact: 5 Main St.</footer></body></html>";
+        let page = b"<html><head><title>T</title></head><body><header><a href=/>Home</a> \
+                     <a href=/b>Blog</a></header><nav><a href=/c>Contact</a></nav>\
+                     <footer>Contact: 5 Main St.</footer></body></html>";
         let text = read(Some("text/html"), page);
         assert_eq!(text.text, "Home Blog\nContact: 5 Main St.");
         assert_eq!(text.title.as_deref(), Some("T"));
@@ -408,7 +409,7 @@ mod tests {
     fn a_page_over_the_readability_cap_is_read_whole_with_a_warning() {
         let para = format!("<p>{ARTICLE}</p>");
         let page = format!(
-            "<nav><a href=/>Home menu</a></nav>{}",
+            "<header><a href=/>Home menu</a></header>{}",
             para.repeat(MAX_READABILITY_BYTES / para.len() + 1)
         );
         let text = read(Some("text/html"), page.as_bytes());
@@ -424,7 +425,7 @@ mod tests {
     #[test]
     fn a_deeply_nested_page_is_read_whole_without_readability() {
         let page = format!(
-            "<nav>Home menu</nav>{}<p>Deep text.</p>",
+            "<header>Home menu</header>{}<p>Deep text.</p>",
             "<div>".repeat(20_000)
         );
         let text = read(Some("text/html"), page.as_bytes());

@@ -16,6 +16,7 @@ mod budgets;
 mod claims;
 mod conventions;
 mod diff;
+mod doc_formats;
 mod engine;
 mod eval;
 mod events_catalogue;

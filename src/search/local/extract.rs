@@ -1,9 +1,10 @@
 //! One corpus file to a title and plain text, or to the reason it is skipped: the kinds of
 //! document the index knows (by name, a compressed one by its name without `.gz`), the size
 //! caps, binary detection, decoding ([`super::decode`]), the paragraphs of plain text
-//! ([`super::paragraphs`]: one line each, as the other kinds give their blocks) and the title
-//! rules shared by every kind ([`super::title`]). [`type_label`] names a file's type for the
-//! count of what the index skipped.
+//! ([`super::paragraphs`]: one line each, as the other kinds give their blocks), man pages
+//! ([`super::man`]: roff, read as `man` shows it) and the title rules shared by every kind
+//! ([`super::title`]). [`type_label`] names a file's type for the count of what the index
+//! skipped.
 //!
 //! Every problem becomes a warning naming the file and saying what to do, never an error: one
 //! bad file must not stop the index. This module reads one file at a time and never writes.
@@ -16,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::content::{self, Content, ReadError};
 use super::decode::{self, Sniffed};
 use super::title::{file_name, first_line_or_name};
-use super::{html, markdown, paragraphs, pdf};
+use super::{html, man, markdown, paragraphs, pdf};
 use crate::isolate::{JobError, Parsing};
 
 /// Indexed text is cut at this many bytes (a larger document is indexed in part, with a
@@ -58,7 +59,12 @@ pub enum Kind {
     Pdf,
     /// A file whose name gives no kind (`LICENSE`, `GPL-3`, `Apache-2.0`, `COPYING.LESSER`):
     /// plain text when its content is text, else not a document, ignored without a warning.
+    /// A man page whose section is a number alone (`ls.1`) is one of these: its content says
+    /// it is roff.
     Plain,
+    /// A man page by its name's section with a suffix (`Algorithm::Diff.3pm`, `CA.pl.1ssl`):
+    /// read as roff when it is, else as [`Kind::Plain`].
+    Man,
 }
 
 impl Kind {
@@ -80,6 +86,7 @@ impl Kind {
             "html" | "htm" => Some(Kind::Html),
             "pdf" => Some(Kind::Pdf),
             _ if ext.bytes().all(|b| b.is_ascii_digit()) => Some(Kind::Plain),
+            _ if is_man_section(ext) => Some(Kind::Man),
             _ => {
                 let stem = name
                     .split('.')
@@ -90,6 +97,16 @@ impl Kind {
             }
         }
     }
+}
+
+/// A man page's section with its suffix (`3pm`, `1ssl`, `3perl`, `1p`): a digit from 1 to 9,
+/// then up to five letters or digits, at least one a letter.
+fn is_man_section(ext: &str) -> bool {
+    let mut chars = ext.chars();
+    chars.next().is_some_and(|c| ('1'..='9').contains(&c))
+        && (2..=6).contains(&ext.len())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && ext.bytes().any(|b| b.is_ascii_lowercase())
 }
 
 /// A file's type as a person names it, for the count of skipped files: its extension in lower
@@ -190,11 +207,12 @@ impl Reading {
 pub fn extract(path: &Path, kind: Kind) -> Extraction {
     let shown = path.display().to_string();
     let cap = match kind {
-        Kind::Markdown | Kind::Text | Kind::Plain => MAX_TEXT_BYTES as u64,
+        Kind::Markdown | Kind::Text | Kind::Plain | Kind::Man => MAX_TEXT_BYTES as u64,
         Kind::Html => MAX_HTML_BYTES,
         Kind::Pdf => MAX_PDF_BYTES,
     };
-    let read = match content::read(path, cap, kind == Kind::Plain) {
+    let plain = matches!(kind, Kind::Plain | Kind::Man);
+    let read = match content::read(path, cap, plain) {
         Ok(read) => read,
         Err(ReadError::Io(e)) => {
             return Extraction::Unreadable(format!(
@@ -218,7 +236,9 @@ pub fn extract(path: &Path, kind: Kind) -> Extraction {
             Ok(text) => (None, text),
             Err(skipped) => return skipped,
         },
-        (Kind::Plain, Sniffed::Binary | Sniffed::Script) => return Extraction::Ignored,
+        (Kind::Plain | Kind::Man, Sniffed::Binary | Sniffed::Script) => {
+            return Extraction::Ignored;
+        }
         (_, Sniffed::Binary) => {
             return Extraction::Skipped(format!(
                 "skipped `{shown}`: it looks binary (NUL or control bytes in its first 8 KB), not text"
@@ -233,6 +253,9 @@ pub fn extract(path: &Path, kind: Kind) -> Extraction {
             match kind {
                 Kind::Markdown => markdown::to_text(&source),
                 Kind::Html => html::to_text(&source),
+                // A page that only names another (`.so man1/bzip2.1`) is an alias.
+                _ if plain && man::is_alias(&source) => return Extraction::Ignored,
+                _ if plain && man::is_roff(&source) => man::to_text(&source),
                 // The title from the lines as written, before paragraphs are joined.
                 _ => (
                     Some(first_line_or_name(&source, &named)),
@@ -402,6 +425,46 @@ mod tests {
             Kind::Plain,
         ));
         assert!(w.contains("NEWS.gz") && w.contains("not valid gzip"), "{w}");
+    }
+
+    /// A man page is read as roff, by its content: `ls.1.gz` (a plain-text candidate by its
+    /// name) and `Algorithm::Diff.3pm.gz` (a man page by its name) alike; an alias
+    /// (`.so man1/bzip2.1`) is no document; a licence whose name looks like a section
+    /// (`LGPL-2.1`) is plain text.
+    #[test]
+    fn man_pages_are_read_as_roff_and_aliases_ignored() {
+        use std::io::Write;
+        assert_eq!(Kind::of(Path::new("ls.1.gz")), Some(Kind::Plain));
+        for name in ["Algorithm::Diff.3pm.gz", "CA.pl.1ssl", "ls.1p"] {
+            assert_eq!(Kind::of(Path::new(name)), Some(Kind::Man), "{name}");
+        }
+        assert_eq!(Kind::of(Path::new("LGPL-2.1")), Some(Kind::Plain));
+        assert_eq!(Kind::of(Path::new("model.3ds")), Some(Kind::Man));
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(
+            b".TH LS 1\n.SH NAME\nls \\- list directory contents\n.SH DESCRIPTION\n\
+              List information about the FILEs.\n.TP\n\\fB\\-a\\fR\ndo not ignore entries.\n",
+        )
+        .expect("gzip");
+        let doc = indexed(extract(
+            &write(dir.path(), "ls.1.gz", &gz.finish().expect("gzip")),
+            Kind::Plain,
+        ));
+        assert_eq!(doc.title, "ls - list directory contents");
+        assert!(
+            doc.text
+                .contains("List information about the FILEs.\n```\n-a\n```\n"),
+            "{}",
+            doc.text
+        );
+        let alias = write(dir.path(), "bunzip2.1", b".so man1/bzip2.1\n");
+        assert_eq!(extract(&alias, Kind::Plain), Extraction::Ignored);
+        let notes = write(dir.path(), "notes.3pm", b"Plain notes, not roff.\n");
+        assert_eq!(
+            indexed(extract(&notes, Kind::Man)).text,
+            "Plain notes, not roff."
+        );
     }
 
     #[test]

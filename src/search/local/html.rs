@@ -3,6 +3,14 @@
 //! the start of the sentence under it), and white space collapsed as a browser shows it (kept
 //! in `<pre>`), and its title from `<title>`, else the first heading.
 //!
+//! What a person does not read as prose is set apart or left out ([`super::html_roles`] says
+//! which is which): code (`<pre>`, and what a class calls code) and signatures (Sphinx's
+//! `<dt class="sig">`, Texinfo's definitions) go between fence lines ([`super::fence`]), where
+//! they stay searchable but are never quoted as a sentence; navigation (`<nav>`, Sphinx's
+//! `related` bar and sidebar, Texinfo's `Next:` header) and permalink marks (`¶`) are left
+//! out. A `<pre>` that no class calls code and that reads as prose (a mail kept as typed) is
+//! prose, its wrapped lines joined.
+//!
 //! The page goes through html5ever's tokenizer only, never a tree builder: one pass over the
 //! tokens, each handled in constant time (amortised), so the time is linear in the page
 //! whatever its nesting. The tree builder checks the stack of open elements for every start
@@ -20,9 +28,12 @@ use html5ever::tokenizer::{
     BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
 
+use super::html_layout::{BLOCKS, TITLES, Text};
+use super::{fence, html_roles, paragraphs};
+
 /// Elements whose content is not text a reader sees.
 const HIDDEN: &[&str] = &[
-    "head", "script", "style", "noscript", "template", "svg", "iframe", "object",
+    "head", "script", "style", "noscript", "template", "svg", "iframe", "object", "nav",
 ];
 
 /// What may stand in `<head>`; any other start tag ends it, as the tree builder does.
@@ -33,49 +44,7 @@ const HEAD_CONTENT: &[&str] = &[
 /// Elements whose white space is kept.
 const PREFORMATTED: &[&str] = &["pre", "listing", "textarea", "plaintext"];
 
-/// Elements that start a new line of text.
-const BLOCKS: &[&str] = &[
-    "address",
-    "article",
-    "aside",
-    "blockquote",
-    "br",
-    "dd",
-    "div",
-    "dl",
-    "dt",
-    "figcaption",
-    "figure",
-    "footer",
-    "form",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "header",
-    "hr",
-    "li",
-    "main",
-    "nav",
-    "ol",
-    "p",
-    "pre",
-    "section",
-    "table",
-    "td",
-    "th",
-    "tr",
-    "ul",
-];
-
 const HEADINGS: &[&str] = &["h1", "h2", "h3", "h4", "h5", "h6"];
-
-/// Elements that title what follows them: a paragraph of their own, set apart by blank lines,
-/// so that no sentence runs on from one into the text under it ("2.7 Thread Safety" over
-/// "libffi is not completely thread-safe.").
-const TITLES: &[&str] = &["h1", "h2", "h3", "h4", "h5", "h6", "caption"];
 
 /// The visible text of an HTML page and its title, if it has one.
 pub fn to_text(source: &str) -> (Option<String>, String) {
@@ -101,7 +70,8 @@ fn walk(source: &str) -> Page {
     // The sink never asks to run a script, so one call reads the whole input.
     let _ = tokenizer.feed(&input);
     tokenizer.end();
-    let state = tokenizer.sink.state.into_inner();
+    let mut state = tokenizer.sink.state.into_inner();
+    state.finish_block();
     let title = state.title.or(state.heading);
     Page {
         title,
@@ -125,6 +95,7 @@ impl TokenSink for Sink {
         match token {
             Token::TagToken(tag) => return state.tag(&tag),
             Token::CharacterTokens(text) => state.characters(&text),
+            Token::CommentToken(text) => state.texinfo |= text.contains("GNU Texinfo"),
             _ => {}
         }
         TokenSinkResult::Continue
@@ -140,10 +111,66 @@ struct State {
     hidden: Vec<usize>,
     open: [usize; HIDDEN.len()],
     preformatted: usize,
+    /// A navigation bar or a permalink being left out, up to its end.
+    left_out: Option<Region>,
+    /// A `<div>` whose class says code: a `<pre>` in it is code.
+    code_context: Option<Region>,
+    /// Code or a signature being read, to be fenced at its end.
+    block: Option<Block>,
+    /// For each open `<dl>`, whether its terms are signatures.
+    lists: Vec<bool>,
+    /// The page says Texinfo made it (its comment `Created by GNU Texinfo`, or its generator).
+    texinfo: bool,
     title: Option<String>,
     heading: Option<String>,
     capture: Option<Capture>,
     steps: usize,
+}
+
+/// An element read up to its end tag: its name, and how many elements of that name are open
+/// inside it (their end tags are not its own).
+struct Region {
+    name: String,
+    depth: usize,
+}
+
+impl Region {
+    fn new(name: &str) -> Region {
+        Region {
+            name: name.to_string(),
+            depth: 0,
+        }
+    }
+
+    fn open(&mut self, name: &str) {
+        if name == self.name {
+            self.depth += 1;
+        }
+    }
+
+    /// Counts an end tag: whether it ends the region.
+    fn close(&mut self, name: &str) -> bool {
+        if name != self.name {
+            return false;
+        }
+        match self.depth.checked_sub(1) {
+            Some(depth) => {
+                self.depth = depth;
+                false
+            }
+            None => true,
+        }
+    }
+}
+
+/// Code or a signature whose text starts at `start` in the text: fenced at its end, unless
+/// nothing says it is code (`code` false: a bare `<pre>`) and it reads as prose.
+struct Block {
+    region: Region,
+    start: usize,
+    code: bool,
+    /// Whether any text came in it yet.
+    written: bool,
 }
 
 /// Text being collected for the title or the first heading.
@@ -160,19 +187,37 @@ impl State {
                 if self.open[0] > 0 && !HEAD_CONTENT.contains(&name) {
                     self.close_hidden(0);
                 }
-                self.start(name, tag.self_closing);
+                self.texinfo |= html_roles::made_by_texinfo(tag);
+                match self.left_out.as_mut() {
+                    Some(region) => region.open(name),
+                    None if self.hidden.is_empty()
+                        && !tag.self_closing
+                        && html_roles::is_left_out(tag, self.texinfo) =>
+                    {
+                        self.left_out = Some(Region::new(name));
+                    }
+                    None => self.start(tag),
+                }
                 raw_state(&tag.name)
             }
             TagKind::EndTag => {
-                self.end(name);
+                match self.left_out.as_mut() {
+                    Some(region) => {
+                        if region.close(name) {
+                            self.left_out = None;
+                        }
+                    }
+                    None => self.end(name),
+                }
                 TokenSinkResult::Continue
             }
         }
     }
 
-    fn start(&mut self, name: &str, self_closing: bool) {
+    fn start(&mut self, tag: &Tag) {
+        let name: &str = &tag.name;
         if let Some(i) = HIDDEN.iter().position(|h| *h == name) {
-            if !self_closing {
+            if !tag.self_closing {
                 self.hidden.push(i);
                 self.open[i] += 1;
             }
@@ -184,7 +229,73 @@ impl State {
         } else if HEADINGS.contains(&name) && self.wants_heading() {
             self.capture = Some(Capture::new(false));
         }
+        // A term ends where the next term or its definition starts, its end tag or not.
+        if matches!(name, "dt" | "dd") {
+            self.end_signature();
+        }
+        match name {
+            "dl" => self.lists.push(html_roles::lists_signatures(tag)),
+            "div" => match self.code_context.as_mut() {
+                Some(context) => context.open(name),
+                None if html_roles::is_code(tag) => self.code_context = Some(Region::new(name)),
+                None => {}
+            },
+            _ => {}
+        }
         self.block_edge(name);
+        self.open_block(tag);
+    }
+
+    /// Starts reading code or a signature at `tag`, or counts `tag` in the one being read.
+    fn open_block(&mut self, tag: &Tag) {
+        let name: &str = &tag.name;
+        if let Some(block) = self.block.as_mut() {
+            block.region.open(name);
+            // `<pre><code>`: code by its markup.
+            let markup = matches!(name, "code" | "kbd" | "samp");
+            if block.region.name == "pre" && !block.written && markup {
+                block.code = true;
+            }
+            return;
+        }
+        if !self.hidden.is_empty() {
+            return;
+        }
+        let in_signatures = self.lists.last() == Some(&true);
+        let code = match name {
+            "pre" => self.code_context.is_some() || html_roles::is_code(tag),
+            "dt" if html_roles::is_signature(tag, in_signatures) => true,
+            _ => return,
+        };
+        self.block = Some(Block {
+            region: Region::new(name),
+            start: self.text.out.len(),
+            code,
+            written: false,
+        });
+    }
+
+    /// Ends the signature being read, if one is.
+    fn end_signature(&mut self) {
+        if self.block.as_ref().is_some_and(|b| b.region.name == "dt") {
+            self.finish_block();
+        }
+    }
+
+    /// Sets the block read apart: between fences, or as prose when nothing says it is code
+    /// and it reads as prose.
+    fn finish_block(&mut self) {
+        let Some(block) = self.block.take() else {
+            return;
+        };
+        let body = self.text.out.split_off(block.start);
+        if !block.code && fence::reads_as_prose(&body) {
+            self.text.out.push_str(&paragraphs::join_wrapped(&body));
+            self.text.newline();
+        } else {
+            fence::push_fenced(&mut self.text.out, &body);
+        }
+        self.text.space = false;
     }
 
     /// A block element starts or ends a line, a title a paragraph.
@@ -221,6 +332,20 @@ impl State {
             }
         }
         self.block_edge(name);
+        if let Some(context) = self.code_context.as_mut()
+            && context.close(name)
+        {
+            self.code_context = None;
+        }
+        if name == "dl" {
+            self.end_signature();
+            self.lists.pop();
+        }
+        if let Some(block) = self.block.as_mut()
+            && block.region.close(name)
+        {
+            self.finish_block();
+        }
     }
 
     /// Closes the innermost open hidden element `i` and every one opened inside it.
@@ -242,6 +367,10 @@ impl State {
     }
 
     fn characters(&mut self, text: &str) {
+        // A permalink's mark (`¶`, or the icon font's glyph a Sphinx theme uses for it).
+        if self.left_out.is_some() || matches!(text.trim(), "\u{b6}" | "\u{f0c1}") {
+            return;
+        }
         if let Some(capture) = self.capture.as_mut()
             && (capture.title || self.hidden.is_empty())
         {
@@ -249,6 +378,9 @@ impl State {
         }
         if self.hidden.is_empty() {
             self.text.push(text, self.preformatted > 0);
+            if let Some(block) = self.block.as_mut() {
+                block.written |= !text.trim().is_empty();
+            }
         }
     }
 }
@@ -273,50 +405,6 @@ fn raw_state(name: &LocalName) -> TokenSinkResult<()> {
         "title" | "textarea" => TokenSinkResult::RawData(RawKind::Rcdata),
         "plaintext" => TokenSinkResult::Plaintext,
         _ => TokenSinkResult::Continue,
-    }
-}
-
-/// Text as a browser lays it out: runs of white space one space, none at the start of a line,
-/// a line break where a block starts or ends; preformatted text as it is.
-#[derive(Default)]
-struct Text {
-    out: String,
-    space: bool,
-}
-
-impl Text {
-    fn push(&mut self, text: &str, preformatted: bool) {
-        if preformatted {
-            self.out.push_str(text);
-            self.space = false;
-            return;
-        }
-        for c in text.chars() {
-            if c.is_whitespace() {
-                self.space = true;
-                continue;
-            }
-            if self.space && !self.out.is_empty() && !self.out.ends_with('\n') {
-                self.out.push(' ');
-            }
-            self.space = false;
-            self.out.push(c);
-        }
-    }
-
-    fn newline(&mut self) {
-        if !self.out.is_empty() && !self.out.ends_with('\n') {
-            self.out.push('\n');
-        }
-        self.space = false;
-    }
-
-    /// Ends the line and leaves one blank line: a paragraph ends here.
-    fn paragraph(&mut self) {
-        self.newline();
-        if !self.out.is_empty() && !self.out.ends_with("\n\n") {
-            self.out.push('\n');
-        }
     }
 }
 
@@ -373,7 +461,7 @@ mod tests {
     }
 
     /// Source lines wrapped inside a paragraph are one line of text, as a browser shows them;
-    /// `<pre>` keeps its lines.
+    /// `<pre>` keeps its lines, between fences.
     #[test]
     fn wrapped_source_lines_are_one_line_and_pre_keeps_its_own() {
         let page = "<p>A patent must be licensed\n   for everyone's free use\n\tor not \
@@ -382,8 +470,79 @@ mod tests {
         assert_eq!(
             text,
             "A patent must be licensed for everyone's free use or not licensed at all.\n\
-             line one\n  line two\nnext\n"
+             ```\nline one\n  line two\n```\nnext\n"
         );
+    }
+
+    /// A page of Python's library reference as Sphinx writes it: the navigation bar and the
+    /// sidebar are left out, and the `¶` links; the code block and the signature are fenced,
+    /// each on lines of its own; the prose keeps its sentences whole.
+    #[test]
+    fn sphinx_code_and_signatures_are_fenced_and_navigation_left_out() {
+        let page = r##"<div class="related" role="navigation"><h3>Navigation</h3><ul>
+            <li><a href="mailbox.html">next</a> |</li></ul></div>
+            <div class="body" role="main"><h1>json — JSON<a class="headerlink" href="#m">¶</a></h1>
+            <p>Encoding with sorted keys:</p>
+            <div class="highlight-python3 notranslate"><div class="highlight"><pre><span></span>
+<span class="n">json</span>.dumps({"c": 0}, sort_keys=True)
+</pre></div></div>
+            <dl class="py function"><dt class="sig sig-object py" id="json.dumps"><span class="pre">json.</span><span class="pre">dumps</span>(<em>obj</em>, <em>*</em>, <em>sort_keys=False</em>)<a class="headerlink" href="#json.dumps">¶</a></dt>
+            <dd><p>Serialize <em>obj</em> to a JSON formatted str.</p>
+            <div class="versionadded"><p><span class="versionmodified added">New in version 3.5.</span></p></div>
+            </dd></dl>
+            <dl class="function"><dt id="json.load">json.load(fp)</dt><dd><p>Deserialize fp.</p></dd></dl>
+            </div><div class="sphinxsidebar" role="navigation"><h4>Previous topic</h4></div>"##;
+        let (title, text) = to_text(page);
+        assert_eq!(title.as_deref(), Some("json — JSON"));
+        assert_eq!(
+            text,
+            "json — JSON\n\nEncoding with sorted keys:\n\
+             ```\njson.dumps({\"c\": 0}, sort_keys=True)\n```\n\
+             ```\njson.dumps(obj, *, sort_keys=False)\n```\n\
+             Serialize obj to a JSON formatted str.\nNew in version 3.5.\n\
+             ```\njson.load(fp)\n```\nDeserialize fp.\n"
+        );
+    }
+
+    /// A Texinfo page: the `Next:` header is left out, the definition's signature (its `¶`
+    /// anchor left out) and the example are fenced; a plain definition list is prose. Another
+    /// generator's `header` (Doxygen's title) is kept.
+    #[test]
+    fn texinfo_examples_and_definitions_are_fenced_and_its_header_left_out() {
+        let doxygen = "<div class=\"header\"><div class=\"title\">Frob Class Reference</div></div>";
+        assert_eq!(to_text(doxygen).1, "Frob Class Reference\n");
+        let page = "<!-- Created by GNU Texinfo 6.8 --><div class=\"header\"><p>Next: <a href=\"b.html\">Simple Example</a>, \
+            Up: <a href=\"u.html\">Using libffi</a></p></div><hr>\
+            <h3 class=\"section\">2.1 The Basics</h3>\
+            <dl class=\"def\"><dt id=\"index-ffi_005fcall\"><span class=\"category\">Function: \
+            </span><span><strong>void</strong> <em>ffi_call (ffi_cif *<var>cif</var>)</em>\
+            <a href='#index-ffi_005fcall' class='copiable-anchor'> &para;</a></span></dt>\
+            <dd><p>This calls the function.</p></dd></dl>\
+            <div class=\"example\"><pre class=\"example\">ffi_call(&amp;cif, puts, &amp;rc, values);\n\
+            </pre></div><dl><dt>nargs</dt><dd>The number of arguments.</dd></dl>";
+        let (_, text) = to_text(page);
+        assert_eq!(
+            text,
+            "2.1 The Basics\n\n```\nFunction: void ffi_call (ffi_cif *cif)\n```\n\
+             This calls the function.\n```\nffi_call(&cif, puts, &rc, values);\n```\n\
+             nargs\nThe number of arguments.\n"
+        );
+    }
+
+    /// A `<pre>` no class calls code is prose when it reads as prose (a mail kept as typed, its
+    /// lines joined), code otherwise; `<pre><code>` is code whatever it reads like.
+    #[test]
+    fn a_bare_pre_that_reads_as_prose_is_prose() {
+        let mail = "<pre>Dear all, the meeting moves to Thursday this week\nand starts at ten in \
+                    the morning, as before.\n\nPlease tell me if that does not suit you.</pre>";
+        assert_eq!(
+            to_text(mail).1,
+            "Dear all, the meeting moves to Thursday this week and starts at ten in the \
+             morning, as before.\nPlease tell me if that does not suit you.\n"
+        );
+        let code = "<pre><code>Dear all, the meeting moves to Thursday this week and starts \
+                    at ten.</code></pre>";
+        assert!(to_text(code).1.starts_with("```\n"), "{}", to_text(code).1);
     }
 
     #[test]
@@ -416,5 +575,48 @@ mod tests {
         let page = walk(&closed);
         assert_eq!(page.text, "shown");
         assert!(page.steps <= 3 * n + 10, "{}", page.steps);
+        // Inside code or navigation, the nesting is counted, never searched.
+        let code = format!(
+            "<div class=highlight><pre>{}x{}</pre></div>shown",
+            "<div>".repeat(n),
+            "</div>".repeat(n)
+        );
+        let page = walk(&code);
+        assert_eq!(page.text, "```\nx\n```\nshown");
+        assert!(page.steps <= 2 * n + 10, "{}", page.steps);
+        let nav = format!(
+            "<div class=related>{}x{}</div>shown",
+            "<div>".repeat(n),
+            "</div>".repeat(n)
+        );
+        assert_eq!(walk(&nav).text, "shown");
+        // A highlighted block is a tag per word: each costs the same, however long the block.
+        let spans = format!("<pre>{}</pre>", "<span>x</span>".repeat(n));
+        let page = walk(&spans);
+        assert_eq!(page.text.len(), n + "```\n\n```\n".len());
+        assert!(page.steps <= 3 * n + 10, "{}", page.steps);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 300,
+            failure_persistence: None,
+            ..Default::default()
+        })]
+
+        /// Any soup of the tags and classes this module acts on, balanced or not, reads
+        /// without a panic, and every fence it writes is closed.
+        #[test]
+        fn any_tag_soup_reads_without_a_panic(
+            tags in proptest::collection::vec(
+                "<(/?)(pre|div|dt|dd|dl|a|nav|code|p|h2|script)( class=\"(highlight|sig|def|related|headerlink|header|py function|example)\")?>|[a-z \n¶`]{0,8}|<!-- GNU Texinfo -->",
+                0..40,
+            )
+        ) {
+            let page = tags.concat();
+            let (_, text) = to_text(&page);
+            let fences = text.lines().filter(|l| l.starts_with("```")).count();
+            proptest::prop_assert!(fences % 2 == 0, "{page:?} gave {text:?}");
+        }
     }
 }

@@ -18,8 +18,9 @@ use serde::{Deserialize, Serialize};
 /// collapsed as a browser shows it, declared charsets, Latin-1 text read as such, plain text
 /// one line a paragraph. 3: word positions, for the query's adjacent pairs. 4: gzip-compressed
 /// documents, a heading a paragraph of its own, titles that are not header fields, the SHA-256
-/// of each text.
-pub const VERSION: u32 = 4;
+/// of each text. 5: code and signatures between fence lines, navigation and permalinks left
+/// out, man pages read as roff.
+pub const VERSION: u32 = 5;
 
 /// The manifest's file name in the index folder.
 pub const FILE_NAME: &str = "manifest.json";

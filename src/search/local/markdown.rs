@@ -2,10 +2,14 @@
 //! one line per block, a heading set apart by blank lines, and the title from the first
 //! level-1 heading.
 //!
-//! Front matter (a YAML block between `---` lines) is left out. This module only converts text;
-//! it does not read files or decide what a document's title falls back to.
+//! A code block, fenced or indented, stays between fence lines ([`super::fence`]): searchable,
+//! never quoted as a sentence. Front matter (a YAML block between `---` lines) is left out.
+//! This module only converts text; it does not read files or decide what a document's title
+//! falls back to.
 
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+
+use super::fence;
 
 /// The plain text of a Markdown document and its first level-1 heading, if any.
 pub fn to_text(source: &str) -> (Option<String>, String) {
@@ -16,8 +20,15 @@ pub fn to_text(source: &str) -> (Option<String>, String) {
     let mut title: Option<String> = None;
     let mut heading: Option<String> = None;
     let mut in_metadata = false;
+    // The code block being read.
+    let mut code: Option<String> = None;
     for event in Parser::new_ext(source, options) {
         match event {
+            Event::Text(t) if code.is_some() => code.get_or_insert_default().push_str(&t),
+            Event::Start(Tag::CodeBlock(_)) => code = Some(String::new()),
+            Event::End(TagEnd::CodeBlock) => {
+                fence::push_fenced(&mut text, &code.take().unwrap_or_default());
+            }
             Event::Start(Tag::MetadataBlock(_)) => in_metadata = true,
             Event::End(TagEnd::MetadataBlock(_)) => in_metadata = false,
             Event::Start(Tag::Heading { level, .. }) => {
@@ -43,7 +54,6 @@ pub fn to_text(source: &str) -> (Option<String>, String) {
             Event::End(
                 TagEnd::Paragraph
                 | TagEnd::Item
-                | TagEnd::CodeBlock
                 | TagEnd::BlockQuote(_)
                 | TagEnd::TableRow
                 | TagEnd::TableHead,
@@ -92,6 +102,21 @@ mod tests {
         assert_eq!(
             text,
             "Intro.\n\n2.7 Thread Safety\n\nlibffi is not thread-safe.\n"
+        );
+    }
+
+    /// Code, fenced or indented, is set apart between fence lines of its own, never run into
+    /// the sentence before or after it.
+    #[test]
+    fn code_blocks_are_fenced() {
+        let (_, text) = to_text(
+            "Flush it:\n\n```python\nlogger.info(\"Flushed.\")\n```\n\n    cache.flush()\n\n\
+             Writes wait.\n",
+        );
+        assert_eq!(
+            text,
+            "Flush it:\n```\nlogger.info(\"Flushed.\")\n```\n```\ncache.flush()\n```\n\
+             Writes wait.\n"
         );
     }
 

@@ -8,7 +8,10 @@
 //! starts a line of its own; a line indented deeper than the one before starts a paragraph
 //! (an indented block, a centred title), except the continuation of a list item at its text's
 //! column; a line indented less than the one before starts one too, except after a
-//! paragraph's first line, which is often indented alone. Pure text work.
+//! paragraph's first line, which is often indented alone. Code the text fences itself (```` ```
+//! ```` lines, [`super::fence`]) is kept line by line, as written. Pure text work.
+
+use super::fence;
 
 /// The text with each paragraph on one line, blank lines gone; every other character kept.
 pub fn join_wrapped(text: &str) -> String {
@@ -16,8 +19,19 @@ pub fn join_wrapped(text: &str) -> String {
     // The open paragraph: its first line's indentation and list-item text column, and the
     // previous line's indentation and whether it ends the paragraph.
     let mut open: Option<Paragraph> = None;
-    for raw in text.split('\n') {
+    let fenced = fence::spans(text.split('\n'));
+    let mut fences = fenced.iter().peekable();
+    for (k, raw) in text.split('\n').enumerate() {
         let line = raw.trim_end();
+        while fences.next_if(|f| f.end <= k).is_some() {}
+        if fences.peek().is_some_and(|f| f.contains(&k)) {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(line);
+            open = None;
+            continue;
+        }
         let content = line.trim_start();
         if content.is_empty() {
             open = None;
@@ -175,6 +189,16 @@ mod tests {
              Title\n=====\n\
              > a quote\n| a | row |\n# heading\n\
              2014 was the year in the USA. It began."
+        );
+    }
+
+    /// Fenced code keeps its lines and their indentation; prose around it is joined.
+    #[test]
+    fn fenced_code_keeps_its_lines() {
+        let text = "Run it as\nfollows:\n```sh\n  make \\\n    all\n\n```\nIt builds\neverything.";
+        assert_eq!(
+            join_wrapped(text),
+            "Run it as follows:\n```sh\n  make \\\n    all\n\n```\nIt builds everything."
         );
     }
 

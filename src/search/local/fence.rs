@@ -1,0 +1,151 @@
+//! The mark that sets apart, in a document's indexed text, what is not prose: code, a
+//! signature, a man page's synopsis, each between two fence lines of backticks, as Markdown
+//! writes code. The text stays whole (searchable, readable in a passage, shown to a model as
+//! it is), and the offline engine, which quotes sentences, never makes a sentence of what is
+//! fenced nor glues it to one (`offline::units`).
+//!
+//! Every reader writes the mark with [`push_fenced`]; [`spans`] finds it again, in our texts
+//! and in plain text that fences its code itself (a `README`). A fence is three or more
+//! backticks at the start of a line; the opening one may name a language (```` ```python ````),
+//! the closing one is bare and at least as long. An opening fence never closed fences nothing
+//! (CommonMark would fence the rest of the document: one stray line must not silence it).
+//! Tildes do not fence: reStructuredText underlines its titles with them. [`reads_as_prose`]
+//! tells a block kept as typed that is prose from one that is code. Pure text work.
+
+use std::ops::Range;
+
+/// Appends `code` to `out` between two fence lines, on lines of its own: the fence is longer
+/// than any run of backticks that opens a line of `code`, so none of them closes it. Blank
+/// lines around `code` are left out; nothing is written for blank code.
+pub fn push_fenced(out: &mut String, code: &str) {
+    let code = code.trim_matches(['\n', '\r']).trim_end();
+    if code.trim().is_empty() {
+        return;
+    }
+    let longest = code
+        .lines()
+        .map(|line| line.trim_start().chars().take_while(|c| *c == '`').count())
+        .max()
+        .unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&fence);
+    out.push('\n');
+    out.push_str(code);
+    out.push('\n');
+    out.push_str(&fence);
+    out.push('\n');
+}
+
+/// The fenced blocks among `lines`, each as the range of line indices from its opening fence
+/// to its closing one, both included, in order.
+pub fn spans<'a>(lines: impl IntoIterator<Item = &'a str>) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    // The open fence: its first line and its length.
+    let mut open: Option<(usize, usize)> = None;
+    for (k, line) in lines.into_iter().enumerate() {
+        let line = line.trim();
+        let ticks = line.chars().take_while(|c| *c == '`').count();
+        if ticks < 3 {
+            continue;
+        }
+        let rest = &line[ticks..];
+        match open {
+            Some((first, length)) if ticks >= length && rest.trim().is_empty() => {
+                out.push(first..k + 1);
+                open = None;
+            }
+            None if !rest.contains('`') => open = Some((k, ticks)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Whether a preformatted block that nothing calls code reads as prose (a mail's body, a text
+/// kept as typed: an HTML `<pre>` without a class, a man page's `.nf` block), not as code: two
+/// lines or more, long ones (six words or more on average), a sentence ended somewhere, and
+/// almost none of the symbols code is made of (`=`, `;`, `{`, `>>>`, `#`: one in a hundred
+/// characters at most).
+pub fn reads_as_prose(block: &str) -> bool {
+    let lines: Vec<&str> = block.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.len() < 2 {
+        return false;
+    }
+    let words: usize = lines.iter().map(|l| l.split_whitespace().count()).sum();
+    let shown = block.chars().filter(|c| !c.is_whitespace()).count();
+    let symbols = block
+        .chars()
+        .filter(|c| "{}[]<>=;*#$&|\\^~@%+_`".contains(*c))
+        .count();
+    let ends_sentence = block
+        .split_whitespace()
+        .any(|w| w.ends_with(['.', '!', '?']) && w.len() > 1);
+    words >= 6 * lines.len() && symbols * 100 <= shown && ends_sentence
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fenced(before: &str, code: &str) -> String {
+        let mut out = before.to_string();
+        push_fenced(&mut out, code);
+        out
+    }
+
+    #[test]
+    fn code_goes_between_fence_lines_of_its_own() {
+        assert_eq!(
+            fenced("Intro:", "\n\n  x = 1\nprint(x)\n\n"),
+            "Intro:\n```\n  x = 1\nprint(x)\n```\n"
+        );
+        assert_eq!(fenced("", "a()"), "```\na()\n```\n");
+        assert_eq!(fenced("text\n", " \n\t\n"), "text\n");
+        // A fence inside the code (a Markdown tutorial's) does not close it.
+        let inner = fenced("", "```python\nprint(1)\n```");
+        assert!(
+            inner.starts_with("````\n") && inner.ends_with("\n````\n"),
+            "{inner}"
+        );
+        let lines: Vec<&str> = inner.lines().collect();
+        assert_eq!(
+            spans(lines.iter().copied()),
+            vec![Range { start: 0, end: 5 }]
+        );
+    }
+
+    #[test]
+    fn spans_pair_an_opening_fence_with_the_next_bare_one_as_long() {
+        let text = "prose\n```python\ncode\n``` not closing\n```\nprose\n\
+                    ~~~~~~~~\nunderlined, not fenced\n~~~~~~~~\n  ````\n  x\n```\n  ````\n\
+                    ```\nnever closed\n";
+        assert_eq!(spans(text.lines()), [1..5, 9..13]);
+        assert!(spans("`` two\n``\n".lines()).is_empty());
+    }
+
+    #[test]
+    fn a_block_reads_as_prose_by_its_lines_and_symbols() {
+        for prose in [
+            "Dear all, the meeting moves to Thursday this week.\nPlease tell me if that does \
+             not suit you, and I will find another day.",
+            "The quick brown fox jumps over the lazy dog, and then\nit runs back home to sleep.",
+        ] {
+            assert!(reads_as_prose(prose), "{prose}");
+        }
+        for code in [
+            ">>> import json\n>>> json.dumps({\"a\": 1}, sort_keys=True)\n'{\"a\": 1}'",
+            "int main()\n{\n  return 0;\n}",
+            "sed -n 1p file",
+            "puts(\"The call returned without an error at all.\");\nreturn rc;",
+            "key = value\nother_key = another value here.",
+            "frob -l 5 notes.txt   # the default level of notes.txt becomes 5.",
+            "A sentence alone on its line, as long as it likes to be.",
+            "",
+        ] {
+            assert!(!reads_as_prose(code), "{code}");
+        }
+    }
+}
