@@ -105,7 +105,9 @@ pub enum Command {
     Queue(QueueCommand),
     /// Probe every configured endpoint (each role's model server, and the search provider):
     /// reachable, key accepted, model listed, structured output and token limit accepted,
-    /// one round trip. Exit 0 when all work, 1 otherwise.
+    /// one round trip. Offline (--offline, or no model and a corpus given): check the corpus,
+    /// its index and the embedding model instead. Exit 0 when all work, 1 otherwise, 2
+    /// without a usable configuration (no model and no corpus, a wrong setting).
     Doctor(DoctorArgs),
     /// Compare two plan files of one question: the sources that are new or no longer found,
     /// the findings whose summaries changed and the directions that are new or dropped, nodes
@@ -195,6 +197,11 @@ pub struct DoctorArgs {
     /// Print the findings as one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
+
+    /// Research without a model (--offline, or no model configured and a corpus given):
+    /// check the corpus, its index and the embedding model instead of the endpoints.
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
 }
 
 #[derive(Debug, Args)]

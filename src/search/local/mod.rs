@@ -22,6 +22,7 @@ pub mod html;
 pub mod html_layout;
 pub mod html_roles;
 pub mod index;
+pub mod inspect;
 pub mod location;
 pub mod man;
 pub mod manifest;

@@ -51,6 +51,47 @@ pub struct Near {
     pub chunk: usize,
 }
 
+/// What the vectors file in an index folder holds, read from its header alone.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Kept {
+    /// The model's id ([`Embedder::id`]).
+    pub model: String,
+    pub dims: usize,
+    /// Chunks with vectors.
+    pub chunks: usize,
+    /// Documents with vectors.
+    pub documents: usize,
+}
+
+/// The most of a header read: the document list of a very large corpus.
+const MAX_HEADER: u64 = 256 * 1024 * 1024;
+
+impl Kept {
+    /// The header of `dir`'s vectors file; `None` when there is none or it cannot be read.
+    pub fn read(dir: &Path) -> Option<Kept> {
+        use std::io::Read;
+        let mut file = std::fs::File::open(dir.join(FILE_NAME)).ok()?;
+        let mut size = [0u8; 8];
+        file.read_exact(&mut size).ok()?;
+        let size = u64::from_le_bytes(size);
+        let mut header = Vec::new();
+        file.take(size.min(MAX_HEADER))
+            .read_to_end(&mut header)
+            .ok()?;
+        let header: serde_json::Value = serde_json::from_slice(&header).ok()?;
+        let meta = header.get("__metadata__")?;
+        let entries: Vec<Entry> = serde_json::from_str(meta.get("documents")?.as_str()?).ok()?;
+        let shape = header.get(TENSOR)?.get("shape")?.as_array()?;
+        let dim = |i: usize| shape.get(i).and_then(serde_json::Value::as_u64);
+        Some(Kept {
+            model: meta.get("model")?.as_str()?.to_string(),
+            dims: usize::try_from(dim(1)?).ok()?,
+            chunks: usize::try_from(dim(0)?).ok()?,
+            documents: entries.len(),
+        })
+    }
+}
+
 impl Vectors {
     /// The vectors kept in `dir` for `embedder`'s model; empty when there are none, they are
     /// another model's, or the file cannot be read.
@@ -218,5 +259,40 @@ impl Vectors {
         });
         near.truncate(limit);
         near
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_header_tells_the_model_its_dimension_and_what_has_vectors() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        assert_eq!(Kept::read(dir.path()), None, "no file, nothing kept");
+        let entry = |path: &str, rows| Entry {
+            path: path.into(),
+            sha256: "00".into(),
+            rows,
+        };
+        let vectors = Vectors {
+            model: "m1".into(),
+            dims: 3,
+            entries: vec![entry("/a", 0..2), entry("/b", 2..5)],
+            data: vec![0.5; 15],
+        };
+        vectors.save(dir.path()).expect("save");
+        let kept = Kept::read(dir.path()).expect("kept");
+        assert_eq!(
+            kept,
+            Kept {
+                model: "m1".into(),
+                dims: 3,
+                chunks: 5,
+                documents: 2
+            }
+        );
+        std::fs::write(dir.path().join(FILE_NAME), b"\x10\0\0\0\0\0\0\0{not json").expect("w");
+        assert_eq!(Kept::read(dir.path()), None, "a broken header is none");
     }
 }

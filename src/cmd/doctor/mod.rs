@@ -1,16 +1,20 @@
 //! `researchflow doctor`: probes every configured endpoint, once each (roles that share an
 //! endpoint are probed together; the review's two roles only while `review.enabled`), and the
-//! search provider, then prints a table, or JSON with `--json`. Exit 0 when everything works, 1
-//! otherwise; 2 without a usable configuration (no model, a named file that does not exist, a
-//! key that is wrong), which `--json` reports too, under `config`, with nothing probed. Never
-//! prints a key; URLs are redacted.
+//! search provider, then prints a table, or JSON with `--json`. Research without a model
+//! (`--offline`, `engine: extractive`, or no model and a corpus given) checks the corpus, its
+//! index and the embedding model instead ([`corpus`]). Exit 0 when everything works, 1
+//! otherwise; 2 without a usable configuration (no model and no corpus, a named file that does
+//! not exist, a key that is wrong), which `--json` reports too, under `config`, with nothing
+//! probed. Never prints a key; URLs are redacted.
+
+mod corpus;
 
 use std::path::Path;
 use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::cli::{DoctorArgs, GlobalArgs};
+use crate::cli::{CorpusArgs, DoctorArgs, GlobalArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::http::NoObserver;
 use crate::llm::probe::{EndpointReport, probe};
@@ -19,7 +23,7 @@ use crate::run::Services;
 #[cfg(feature = "mcp")]
 use crate::search::McpSearch;
 use crate::search::SearchClient;
-use crate::settings::{Role, Settings, SettingsError};
+use crate::settings::{EngineKind, Role, Settings, SettingsError};
 use crate::transcript::Tape;
 
 /// What the search provider did with one query.
@@ -72,16 +76,21 @@ struct Report {
     ok: bool,
     config: ConfigReport,
     endpoints: Vec<EndpointReport>,
-    /// `None` when nothing was probed (no usable configuration).
+    /// `None` when nothing was probed (no usable configuration, or research without a model).
     search: Option<SearchReport>,
+    /// Research without a model: the corpus, its index and the embedding model.
+    corpus: Option<corpus::CorpusReport>,
 }
 
 pub async fn run(args: DoctorArgs, global: &GlobalArgs) -> CommandResult {
     let file = Settings::config_file(global.config.as_deref());
-    let mut settings = match usable_settings(global.config.as_deref()) {
+    let mut settings = match usable_settings(global.config.as_deref(), &args.corpus) {
         Ok(settings) => settings,
         Err(err) => return unusable_config(&args, &file, err),
     };
+    if settings.engine == EngineKind::Offline {
+        return offline(&args, &file, &settings).await;
+    }
     // A doctor answers quickly: one retry of a transient failure is enough to tell, and a
     // rate limit is an ordinary retry, not a wait of minutes at the gate.
     settings.retry.max_retries = settings.retry.max_retries.min(1);
@@ -95,6 +104,7 @@ pub async fn run(args: DoctorArgs, global: &GlobalArgs) -> CommandResult {
         config: ConfigReport::of(&file, None),
         endpoints,
         search: Some(search),
+        corpus: None,
     };
     if args.json {
         print_json(&report)?;
@@ -108,13 +118,45 @@ pub async fn run(args: DoctorArgs, global: &GlobalArgs) -> CommandResult {
     })
 }
 
-/// The settings, with a model to probe.
-fn usable_settings(config: Option<&Path>) -> Result<Settings, SettingsError> {
-    let settings = Settings::load(config)?;
-    match settings.require_llm().err() {
-        Some(err) => Err(err),
-        None => Ok(settings),
+/// The settings, with a model to probe, or for research without one: offline as asked, or
+/// when no model is configured and a corpus is.
+fn usable_settings(config: Option<&Path>, corpus: &CorpusArgs) -> Result<Settings, SettingsError> {
+    match Settings::with_corpus(config, corpus) {
+        Err(SettingsError::NoLlm { .. }) if has_corpus(config, corpus) => {
+            let offline = CorpusArgs {
+                offline: true,
+                ..corpus.clone()
+            };
+            Settings::with_corpus(config, &offline)
+        }
+        other => other,
     }
+}
+
+fn has_corpus(config: Option<&Path>, corpus: &CorpusArgs) -> bool {
+    corpus.corpus.is_some() || Settings::load(config).is_ok_and(|s| s.search.corpus.is_some())
+}
+
+/// Research without a model: the corpus, its index and the embedding model, nothing probed.
+async fn offline(args: &DoctorArgs, file: &Path, settings: &Settings) -> CommandResult {
+    let checked = corpus::check(settings).await;
+    let report = Report {
+        ok: checked.ok,
+        config: ConfigReport::of(file, None),
+        endpoints: Vec::new(),
+        search: None,
+        corpus: Some(checked),
+    };
+    if args.json {
+        print_json(&report)?;
+    } else if let Some(checked) = &report.corpus {
+        print_text(&corpus::lines(checked))?;
+    }
+    Ok(if report.ok {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    })
 }
 
 /// No configuration to probe: exit 2 naming what is missing, and with `--json` the same in a
@@ -126,6 +168,7 @@ fn unusable_config(args: &DoctorArgs, file: &Path, err: SettingsError) -> Comman
             config: ConfigReport::of(file, Some(&err)),
             endpoints: Vec::new(),
             search: None,
+            corpus: None,
         })?;
     }
     Err(CommandError::usage(err))
