@@ -360,6 +360,11 @@ pub struct CorpusArgs {
     /// folder].
     #[arg(long, env = "RESEARCHFLOW_INDEX_DIR", value_name = "DIR")]
     pub index_dir: Option<PathBuf>,
+
+    /// Rank the corpus by meaning too, with this sentence-embedding model folder
+    /// (sentence-transformers layout) [config: search.embeddings.model].
+    #[arg(long, env = "RESEARCHFLOW_EMBEDDINGS", value_name = "MODEL_DIR")]
+    pub meaning: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

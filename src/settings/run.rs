@@ -91,6 +91,9 @@ impl Settings {
         if let Some(dir) = &corpus.index_dir {
             settings.search.index_dir = Some(dir.clone());
         }
+        if let Some(dir) = &corpus.meaning {
+            settings.search.embeddings_model = Some(dir.clone());
+        }
         if corpus.offline {
             settings.engine = EngineKind::Offline;
         }

@@ -208,3 +208,34 @@ async fn a_model_folder_without_its_weights_stops_the_run_naming_the_file() {
         "no run without its model"
     );
 }
+
+/// Issue 58 item 6: meaning turned on from the command line or the environment, no config
+/// file, and the index's summary line says it ranks by meaning.
+#[tokio::test]
+async fn the_meaning_flag_and_its_variable_turn_meaning_on_without_a_config_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_corpus(dir.path());
+    let model = embedding_model();
+    let question = ["--query", "When did the lithium price spike?"];
+    let by_flag = offline_here(dir.path(), &["workflow"])
+        .args(question)
+        .args(["--out", "flag.json", "--meaning"])
+        .arg(&model)
+        .run()
+        .await;
+    by_flag
+        .success()
+        .stderr_contains("ranked by words and meaning")
+        .stderr_contains("4 document(s) embedded now");
+    let by_variable = offline_here(dir.path(), &["workflow"])
+        .args(question)
+        .args(["--out", "variable.json"])
+        .env("RESEARCHFLOW_EMBEDDINGS", &model)
+        .run()
+        .await;
+    by_variable
+        .success()
+        .stderr_contains("ranked by words and meaning")
+        .stderr_contains("0 document(s) embedded now");
+    assert!(dir.path().join("index/vectors.safetensors").is_file());
+}
