@@ -15,7 +15,10 @@
 #  (e) the batch's wall time against a plain client making the same calls
 #      (scripts/bench/plain_client.py: 4 calls one after another per question, as many at
 #      once) at 32 and 128 jobs, 300 ms per call, 8 questions per job, `--no-review`
-#      (target: at most 1.1).
+#      (target: at most 1.1);
+#  (f) peak memory of a long queue: 10,000 questions in one process at 32 jobs against a
+#      latency-free mock, `--no-review` (target: under 100 MB; a queued question holds only
+#      what makes its run, not the run's future).
 #
 # Each question makes 4 calls one after another (planner, search analysis, planner, final),
 # so its critical path is 4 x LATENCY; with the review (on unless `--no-review`) it asks the
@@ -36,7 +39,7 @@ else
   cargo build --release --quiet --bin researchflow
   bin="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/researchflow"
 fi
-only="${ONLY:-a b c d e}"
+only="${ONLY:-a b c d e f}"
 repeat="${REPEAT:-1}"
 section() { [[ " $only " == *" $1 "* ]]; }
 work="$(mktemp -d "${TMPDIR:-/tmp}/researchflow-bench.XXXXXX")"
@@ -158,4 +161,11 @@ for jobs in 32 128; do
   done
   echo "$jobs jobs, $n questions: batch ${batch_best} s ($calls calls); plain client ${plain_best} s ($plain); ratio $(python3 -c "print(f'{$batch_best / $plain_best:.2f}')")"
 done
+fi
+
+if section f; then
+echo "== (f) a long queue: 10,000 questions at 32 jobs, a latency-free mock, --no-review"
+start_mock 0 0
+secs=$(run_batch f 10000 32 --no-review)
+echo "wall time ${secs} s; peak memory $(peak_mb f) MB (target: under 100); $(counts f)"
 fi

@@ -110,8 +110,16 @@ impl<W: RunQuestion> Batch<W> {
             total: Some(todo.len()),
         });
         for question in todo {
-            let job = self.job(&question, on_watch(told.clone()));
-            questions.queue(question, job);
+            // Only what makes the run waits in the queue: its future and its span (an entry in
+            // the log's registry) exist from its start.
+            let (ask, runner) = (
+                self.ask(&question, on_watch(told.clone())),
+                self.runner.clone(),
+            );
+            let name = question.name.clone();
+            questions.queue(question, move || {
+                async move { runner.run_question(ask).await }.instrument(question_span(&name))
+            });
         }
         loop {
             if !end.interrupted && end.unusable.is_none() {
@@ -143,13 +151,9 @@ impl<W: RunQuestion> Batch<W> {
         Ok(end)
     }
 
-    /// One question's run, through the runner, inside its span.
-    fn job(
-        &self,
-        question: &Question,
-        shutdown: Shutdown,
-    ) -> impl Future<Output = Ended> + Send + 'static {
-        let ask = Ask {
+    /// What one question's run is asked.
+    fn ask(&self, question: &Question, shutdown: Shutdown) -> Ask {
+        Ask {
             place: self.runner.place(&self.dir, question),
             query: question.query.clone(),
             options: self.options,
@@ -158,10 +162,7 @@ impl<W: RunQuestion> Batch<W> {
                 .replay_dir
                 .as_ref()
                 .map(|dir| dir.join(format!("{}.transcript.jsonl", question.name))),
-        };
-        let runner = Arc::clone(&self.runner);
-        let span = question_span(&question.name);
-        async move { runner.run_question(ask).await }.instrument(span)
+        }
     }
 
     /// A question starts: `running` in the manifest, a line on the display (or in the log,

@@ -97,7 +97,7 @@ impl<W: RunWorkflow + 'static> Worker<W> {
                 for c in taken {
                     running += 1;
                     let job = self.job(c.clone(), on_watch(told.clone()));
-                    jobs.queue(c, job);
+                    jobs.queue(c, move || job);
                 }
                 let _ = jobs.start(|_| Ok::<_, std::convert::Infallible>(Admit::Run));
             }

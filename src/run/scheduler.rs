@@ -1,5 +1,6 @@
 //! [`Scheduler`]: jobs run as spawned tasks, at most `slots` at once, in the order they were
-//! queued. It knows nothing of plans, nodes or budgets: the driver says, as each job is about
+//! queued. A queued job is only what makes it (a closure holding its inputs): its future, which
+//! may be tens of kilobytes, exists from its start, so a long queue costs what its inputs do. It knows nothing of plans, nodes or budgets: the driver says, as each job is about
 //! to start, whether it may ([`Admit`]), and hears of each job's end ([`Done`]), a panic as an
 //! end like any other. A job is a future keyed by what the driver calls it (a node id, a
 //! question), so the driver alone decides what a result means and writes it down.
@@ -11,7 +12,8 @@ use std::time::{Duration, Instant};
 
 use tokio::task::{JoinError, JoinSet};
 
-type Job<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+/// What makes a job when it starts.
+type Make<T> = Box<dyn FnOnce() -> Pin<Box<dyn Future<Output = T> + Send>> + Send>;
 
 /// Whether a queued job may start now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +35,7 @@ pub struct Done<K, T> {
 /// Jobs waiting for a slot, and jobs running.
 pub struct Scheduler<K, T> {
     slots: usize,
-    queue: VecDeque<(K, Job<T>)>,
+    queue: VecDeque<(K, Make<T>)>,
     tasks: JoinSet<(K, T, Duration)>,
     running: HashMap<tokio::task::Id, (K, Instant)>,
 }
@@ -53,22 +55,27 @@ where
         }
     }
 
-    /// Queues `job` under `key`; it starts when [`Scheduler::start`] finds it a slot.
-    pub fn queue(&mut self, key: K, job: impl Future<Output = T> + Send + 'static) {
-        self.queue.push_back((key, Box::pin(job)));
+    /// Queues the job `make` makes under `key`; `make` is called when [`Scheduler::start`]
+    /// finds it a slot.
+    pub fn queue<F>(&mut self, key: K, make: impl FnOnce() -> F + Send + 'static)
+    where
+        F: Future<Output = T> + Send + 'static,
+    {
+        let make: Make<T> = Box::new(move || Box::pin(make()));
+        self.queue.push_back((key, make));
     }
 
     /// Starts queued jobs, in order, while slots are free; `admit` is asked about each just
     /// before it would start (an error stops the starting and is returned).
     pub fn start<E>(&mut self, mut admit: impl FnMut(&K) -> Result<Admit, E>) -> Result<(), E> {
         while self.tasks.len() < self.slots {
-            let Some((key, job)) = self.queue.pop_front() else {
+            let Some((key, make)) = self.queue.pop_front() else {
                 break;
             };
             if admit(&key)? == Admit::Skip {
                 continue;
             }
-            let owned = key.clone();
+            let (owned, job) = (key.clone(), make());
             let handle = self.tasks.spawn(async move {
                 let clock = Instant::now();
                 let output = job.await;
@@ -170,7 +177,7 @@ mod tests {
         let most = Arc::new(AtomicUsize::new(0));
         for n in 0..5 {
             let (running, most) = (Arc::clone(&running), Arc::clone(&most));
-            scheduler.queue(n, async move {
+            scheduler.queue(n, move || async move {
                 let now = running.fetch_add(1, Ordering::SeqCst) + 1;
                 most.fetch_max(now, Ordering::SeqCst);
                 tokio::time::sleep(Duration::from_millis(20)).await;
@@ -203,10 +210,10 @@ mod tests {
         let mut scheduler: Scheduler<&str, ()> = Scheduler::new(4);
         let ran = Arc::new(AtomicUsize::new(0));
         let counted = Arc::clone(&ran);
-        scheduler.queue("skipped", async move {
+        scheduler.queue("skipped", move || async move {
             counted.fetch_add(1, Ordering::SeqCst);
         });
-        scheduler.queue("explodes", async { panic!("boom") });
+        scheduler.queue("explodes", || async { panic!("boom") });
         scheduler
             .start(|k| {
                 Ok::<_, ()>(if *k == "skipped" {
@@ -224,10 +231,32 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_queued_job_is_made_only_when_it_starts() {
+        let mut scheduler: Scheduler<u32, ()> = Scheduler::new(2);
+        let made = Arc::new(AtomicUsize::new(0));
+        for n in 0..1000 {
+            let made = Arc::clone(&made);
+            scheduler.queue(n, move || {
+                made.fetch_add(1, Ordering::SeqCst);
+                std::future::pending()
+            });
+        }
+        assert_eq!(
+            made.load(Ordering::SeqCst),
+            0,
+            "nothing made before a start"
+        );
+        scheduler.start(|_| Ok::<_, ()>(Admit::Run)).expect("start");
+        assert_eq!(made.load(Ordering::SeqCst), 2, "only the two that run");
+        let (running, queued) = scheduler.abort_all();
+        assert_eq!((running.len(), queued.len()), (2, 998));
+    }
+
+    #[tokio::test]
     async fn abort_all_names_what_ran_and_what_waited() {
         let mut scheduler: Scheduler<u32, ()> = Scheduler::new(1);
-        scheduler.queue(1, std::future::pending());
-        scheduler.queue(2, std::future::pending());
+        scheduler.queue(1, std::future::pending);
+        scheduler.queue(2, std::future::pending);
         scheduler.start(|_| Ok::<_, ()>(Admit::Run)).expect("start");
         let (running, queued) = scheduler.abort_all();
         assert_eq!(running.iter().map(|(k, _)| *k).collect::<Vec<_>>(), [1]);

@@ -119,14 +119,13 @@ impl<R: TaskRunner> Tasks<R> {
             let events = Arc::clone(ledger.events());
             // Log lines from inside the task (retries) name its node.
             let span = tracing::info_span!("task", node = %id);
-            tasks.queue(
-                id,
+            tasks.queue(id, move || {
                 async move {
                     let observer = events.observer(&id.to_string());
                     runner.run(&input, &observer).await
                 }
-                .instrument(span),
-            );
+                .instrument(span)
+            });
         }
         tasks
     }
