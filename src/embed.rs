@@ -142,6 +142,15 @@ impl Embedder {
     /// The vector of each text, in order, each of length 1. Texts are batched by length, so
     /// that a batch pads its texts to about the same number of tokens.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed_counted(texts, &|_| {})
+    }
+
+    /// [`Embedder::embed`], telling `counted` how many texts each batch embedded as it ends.
+    pub fn embed_counted(
+        &self,
+        texts: &[&str],
+        counted: &(dyn Fn(usize) + Sync),
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| texts[i].len());
         let batches: Vec<&[usize]> = order.chunks(BATCH).collect();
@@ -154,9 +163,9 @@ impl Embedder {
         let share = |t: usize| batches.iter().skip(t).step_by(threads).copied();
         let done: Vec<Result<Placed, String>> = std::thread::scope(|scope| {
             let workers: Vec<_> = (1..threads)
-                .map(|t| scope.spawn(move || self.embed_batches(texts, share(t))))
+                .map(|t| scope.spawn(move || self.embed_batches(texts, share(t), counted)))
                 .collect();
-            let mut done = vec![self.embed_batches(texts, share(0))];
+            let mut done = vec![self.embed_batches(texts, share(0), counted)];
             done.extend(workers.into_iter().map(|w| {
                 w.join()
                     .unwrap_or_else(|_| Err("an embedding thread panicked".into()))
@@ -181,12 +190,14 @@ impl Embedder {
         &self,
         texts: &[&str],
         batches: impl Iterator<Item = &'b [usize]>,
+        counted: &(dyn Fn(usize) + Sync),
     ) -> Result<Placed, String> {
         let mut out = Vec::new();
         for batch in batches {
             let batch_texts: Vec<&str> = batch.iter().map(|&i| texts[i]).collect();
             let vectors = self.embed_batch(&batch_texts)?;
             out.extend(batch.iter().copied().zip(vectors));
+            counted(batch.len());
         }
         Ok(out)
     }

@@ -13,11 +13,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
+use super::index::IndexState;
 use super::questions::QuestionsState;
 use super::state::{Line, LineKey, ProgressState};
 use crate::events::{Event, EventListener};
 use crate::logging::ProgressTarget;
 use crate::progress::{BatchUpdate, Progress};
+use crate::search::local::report::{IndexStep, Steps};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 
 /// How often the spinners turn and the elapsed times are redrawn.
@@ -53,6 +55,7 @@ struct Shown {
 enum Screen {
     Run(ProgressState),
     Questions(QuestionsState),
+    Index(IndexState),
 }
 
 impl Screen {
@@ -69,7 +72,7 @@ impl Screen {
                 *self = Screen::Questions(QuestionsState::new(total, now));
             }
             (Screen::Questions(q), update) => q.apply(update, now),
-            (Screen::Run(_), _) => {}
+            (Screen::Run(_) | Screen::Index(_), _) => {}
         }
     }
 
@@ -77,6 +80,7 @@ impl Screen {
         match self {
             Screen::Run(r) => r.lines(now, columns),
             Screen::Questions(q) => q.lines(now, columns),
+            Screen::Index(i) => i.lines(now, columns),
         }
     }
 
@@ -84,6 +88,7 @@ impl Screen {
         match self {
             Screen::Run(r) => r.is_finished(),
             Screen::Questions(q) => q.is_finished(),
+            Screen::Index(i) => i.is_finished(),
         }
     }
 }
@@ -144,6 +149,38 @@ impl ProgressDisplay {
             self.shared.stop();
         }
     }
+}
+
+impl ProgressDisplay {
+    /// What an index's open tells of its steps, shown on this display (from a second on);
+    /// [`ProgressDisplay::index_done`] clears it.
+    pub fn index_steps(self: &Arc<Self>) -> Steps {
+        let display = Arc::clone(self);
+        Steps::to(move |step: IndexStep| {
+            display.change(|screen, now| {
+                if !matches!(screen, Screen::Index(_)) {
+                    *screen = Screen::Index(IndexState::new(now));
+                }
+                if let Screen::Index(i) = screen {
+                    i.apply(step, now);
+                }
+            });
+        })
+    }
+
+    /// The index is open: its line goes, and this display with it.
+    pub fn index_done(&self) {
+        self.change(|screen, now| match screen {
+            Screen::Index(i) => i.finish(),
+            _ => *screen = Screen::Index(finished(now)),
+        });
+    }
+}
+
+fn finished(now: Instant) -> IndexState {
+    let mut state = IndexState::new(now);
+    state.finish();
+    state
 }
 
 impl Progress for ProgressDisplay {

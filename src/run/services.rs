@@ -16,6 +16,7 @@ use crate::prompts::Prompts;
 use crate::read::reader::Reader;
 use crate::search::SearchClient;
 use crate::search::local::IndexReport;
+use crate::search::local::report::Steps;
 use crate::settings::{Role, Settings};
 use crate::transcript::{Recorder, Replayer, SessionLine, Tape};
 
@@ -69,8 +70,9 @@ impl Services {
     pub async fn new(
         settings: Settings,
         replay: Option<Arc<Replayer>>,
+        steps: Steps,
     ) -> Result<Services, SetupError> {
-        Services::with_gates(settings, replay, Gates::new()).await
+        Services::with_gates(settings, replay, Gates::new(), steps).await
     }
 
     /// [`Services::new`] with `gates` as every endpoint's rate budget (a queue worker's,
@@ -79,10 +81,11 @@ impl Services {
         settings: Settings,
         replay: Option<Arc<Replayer>>,
         gates: Gates,
+        steps: Steps,
     ) -> Result<Services, SetupError> {
         let mut services = Services::bare(settings)?;
         services.gates = Arc::new(gates);
-        services.search = search_client(&services).await?;
+        services.search = search_client(&services, steps).await?;
         services.reader = reader(&services)?;
         services.replay = replay;
         Ok(services)
@@ -126,7 +129,7 @@ impl Services {
             replay: None,
             parsing: self.parsing.clone(),
         };
-        services.search = search_client(&services).await?;
+        services.search = search_client(&services, Steps::default()).await?;
         services.reader = reader(&services)?;
         Ok(services)
     }
@@ -229,7 +232,10 @@ fn reader(services: &Services) -> Result<Option<Arc<Reader>>, SetupError> {
 /// The search client of the settings (`None` without any provider), its web provider's gate
 /// from the services' gates. A local index is opened here, on a blocking thread; what it did
 /// is logged, and its warnings too.
-async fn search_client(services: &Services) -> Result<Option<SearchClient>, SetupError> {
+async fn search_client(
+    services: &Services,
+    steps: Steps,
+) -> Result<Option<SearchClient>, SetupError> {
     let (http, settings, gates, parsing) = (
         services.http.clone(),
         services.settings.clone(),
@@ -237,7 +243,7 @@ async fn search_client(services: &Services) -> Result<Option<SearchClient>, Setu
         services.parsing.clone(),
     );
     let client = tokio::task::spawn_blocking(move || {
-        SearchClient::with_gates(http, &settings, &gates, &parsing)
+        SearchClient::with_gates(http, &settings, &gates, &parsing, &steps)
     })
     .await
     .map_err(SetupError::failure)?

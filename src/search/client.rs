@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use super::fusion::reciprocal_rank_fusion;
 use super::local::extract::Reading;
+use super::local::report::Steps;
 use super::local::{IndexReport, LocalIndex};
 #[cfg(feature = "mcp")]
 use super::mcp::McpSearch;
@@ -61,16 +62,18 @@ impl SearchClient {
         http: reqwest::Client,
         settings: &Settings,
     ) -> Result<Option<SearchClient>, SearchConfigError> {
-        SearchClient::with_gates(http, settings, &Gates::new(), &Parsing::InProcess)
+        let steps = Steps::default();
+        SearchClient::with_gates(http, settings, &Gates::new(), &Parsing::InProcess, &steps)
     }
 
     /// [`SearchClient::new`], the web provider's gate taken from `gates` (shared by the
-    /// process), corpus files parsed as `parsing` says.
+    /// process), corpus files parsed as `parsing` says, `steps` told how the index's open goes.
     pub fn with_gates(
         http: reqwest::Client,
         settings: &Settings,
         gates: &Gates,
         parsing: &Parsing,
+        steps: &Steps,
     ) -> Result<Option<SearchClient>, SearchConfigError> {
         let search = &settings.search;
         let mut providers = Vec::new();
@@ -97,6 +100,7 @@ impl SearchClient {
                     let reading = Reading {
                         parsing: parsing.clone(),
                         timeout: settings.documents.timeout,
+                        steps: steps.clone(),
                     };
                     let (index, report) = LocalIndex::open_with(
                         corpus,

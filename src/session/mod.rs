@@ -22,6 +22,7 @@ use std::sync::Arc;
 use crate::cli::RunArgs;
 use crate::http::Gates;
 use crate::planner::LogOptions;
+use crate::progress::ProgressDisplay;
 use crate::run::{Services, SetupError};
 use crate::settings::{RunSettings, Settings};
 use crate::transcript::Replayer;
@@ -42,7 +43,13 @@ impl Session {
         settings: Settings,
         replay: Option<Arc<Replayer>>,
     ) -> Result<Session, SetupError> {
-        Ok(Session::of(Services::new(settings, replay).await?))
+        let display = ProgressDisplay::for_terminal();
+        let steps = display.as_ref().map(ProgressDisplay::index_steps);
+        let services = Services::new(settings, replay, steps.unwrap_or_default()).await;
+        if let Some(display) = display {
+            display.index_done();
+        }
+        Ok(Session::of(services?))
     }
 
     /// A session whose runs only call models (a review, a planning round with a model, a
@@ -54,9 +61,13 @@ impl Session {
     /// [`Session::open`] with `gates` as every endpoint's rate budget (a queue worker's,
     /// shared with the other workers).
     pub async fn with_gates(settings: Settings, gates: Gates) -> Result<Session, SetupError> {
-        Ok(Session::of(
-            Services::with_gates(settings, None, gates).await?,
-        ))
+        let display = ProgressDisplay::for_terminal();
+        let steps = display.as_ref().map(ProgressDisplay::index_steps);
+        let services = Services::with_gates(settings, None, gates, steps.unwrap_or_default()).await;
+        if let Some(display) = display {
+            display.index_done();
+        }
+        Ok(Session::of(services?))
     }
 
     /// A session for another run's settings (another corpus, offline) sharing this one's HTTP

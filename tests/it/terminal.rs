@@ -379,3 +379,67 @@ async fn a_streaming_task_shows_its_tokens_and_their_rate_on_the_terminal() {
         "no tokens shown:\n{screen}"
     );
 }
+
+/// Issue 58 item 4: an index build that takes more than a second shows on the terminal what
+/// it has done, its rate and the time left: files read, then chunks embedded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_index_build_on_a_terminal_shows_its_progress() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let model = crate::support::fixtures::embedding_model();
+    let corpus = dir.path().join("corpus");
+    std::fs::create_dir_all(&corpus).expect("corpus");
+    // About 60 chunks: several seconds at today's 14 chunks a second, over one at 40.
+    for n in 0..20 {
+        let text: String = (0..24)
+            .map(|i| {
+                format!(
+                    "Cell {n} lasted {} cycles in test run {i} of the lab. ",
+                    1000 + i
+                )
+            })
+            .collect();
+        std::fs::write(
+            corpus.join(format!("cell-{n}.md")),
+            format!("# Cell {n}\n\n{text}\n"),
+        )
+        .expect("document");
+    }
+    let args = [
+        "workflow",
+        "--query",
+        "How long do LFP cells last?",
+        "--out",
+        "t.json",
+    ];
+    let out = crate::support::fixtures::offline_over(dir.path(), &corpus, &args)
+        .arg("--meaning")
+        .arg(&model)
+        .on_terminal(Terminal::Stderr)
+        .timeout(std::time::Duration::from_secs(240))
+        .run()
+        .await;
+    out.success();
+    let screen = &out.terminal;
+    assert!(screen.contains("embedding the corpus: "), "{screen}");
+    assert!(screen.contains(" chunks · "), "{screen}");
+    assert!(screen.contains("/s · about "), "{screen}");
+
+    // Opened again, nothing to read or embed, under a second: no index line.
+    let args = [
+        "workflow",
+        "--query",
+        "How long do LFP cells last?",
+        "--out",
+        "u.json",
+    ];
+    let again = crate::support::fixtures::offline_over(dir.path(), &corpus, &args)
+        .on_terminal(Terminal::Stderr)
+        .run()
+        .await;
+    again.success();
+    assert!(
+        !again.terminal.contains("indexing the corpus"),
+        "{}",
+        again.terminal
+    );
+}

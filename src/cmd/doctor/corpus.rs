@@ -56,6 +56,7 @@ pub async fn check(settings: &Settings) -> CorpusReport {
     let reading = Reading {
         parsing: Parsing::isolated(settings.documents.memory_mb),
         timeout: settings.documents.timeout,
+        steps: Default::default(),
     };
     let opened = tokio::task::spawn_blocking(move || {
         LocalIndex::open_with(&corpus, index_dir.as_deref(), None, &reading).map(|_| ())?;

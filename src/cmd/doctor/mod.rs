@@ -220,6 +220,7 @@ async fn probe_search(services: &Services) -> SearchReport {
         settings,
         &services.gates,
         &services.parsing,
+        &Default::default(),
     ) {
         Ok(Some(client)) => client,
         Ok(None) => {

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::content::{self, Content, ReadError};
 use super::decode::{self, Sniffed};
+use super::report::Steps;
 use super::title::{file_name, first_line_or_name};
 use super::{html, man, markdown, paragraphs, pdf};
 use crate::isolate::{JobError, Parsing};
@@ -168,6 +169,8 @@ pub struct FileJob {
 pub struct Reading {
     pub parsing: Parsing,
     pub timeout: Duration,
+    /// Told of each file read and chunk embedded as the index opens.
+    pub steps: Steps,
 }
 
 impl Reading {
@@ -176,6 +179,7 @@ impl Reading {
         Reading {
             parsing: Parsing::InProcess,
             timeout: Duration::from_secs(30),
+            steps: Steps::default(),
         }
     }
 

@@ -100,7 +100,7 @@ impl LocalIndex {
             meaning: None,
         };
         if let Some(embedder) = embedder {
-            report.embedded = Some(local.embed(embedder)?);
+            report.embedded = Some(local.embed(embedder, &reading.steps)?);
         }
         // After the vectors: a crash before leaves the old manifest, and the next open reads
         // (and embeds) the changed files again.

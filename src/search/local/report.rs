@@ -3,6 +3,7 @@
 //! to show it (this module never prints).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// What opening the index found and did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -40,4 +41,38 @@ pub struct Embedded {
     pub documents: usize,
     /// Chunks with vectors, in all.
     pub chunks: usize,
+}
+
+/// How far an open of the index has come, as it goes: files read of those it reads (new or
+/// changed), then chunks embedded of those it embeds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexStep {
+    Read { done: usize, total: usize },
+    Embedded { done: usize, total: usize },
+}
+
+/// Whoever is told of each [`IndexStep`] (a progress display); nobody by default.
+#[derive(Clone, Default)]
+pub struct Steps(Option<Arc<dyn Fn(IndexStep) + Send + Sync>>);
+
+impl Steps {
+    pub fn to(tell: impl Fn(IndexStep) + Send + Sync + 'static) -> Steps {
+        Steps(Some(Arc::new(tell)))
+    }
+
+    pub fn tell(&self, step: IndexStep) {
+        if let Some(tell) = &self.0 {
+            tell(step);
+        }
+    }
+}
+
+impl std::fmt::Debug for Steps {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Steps(told)"
+        } else {
+            "Steps(none)"
+        })
+    }
 }

@@ -18,7 +18,7 @@ use tantivy::{Index, IndexWriter, TantivyDocument, Term};
 use super::LocalSearchError;
 use super::extract::{Extraction, Reading, type_label};
 use super::manifest::{FileEntry, Manifest};
-use super::report::IndexReport;
+use super::report::{IndexReport, IndexStep};
 use super::schema::Fields;
 use super::walk::Found;
 
@@ -78,7 +78,9 @@ pub fn run(
         writer.delete_term(Term::from_field_text(fields.path, &path));
         report.removed += 1;
     }
-    for file in to_read {
+    let total = to_read.len();
+    for (done, file) in to_read.into_iter().enumerate() {
+        reading.steps.tell(IndexStep::Read { done, total });
         let was_indexed = old.files.get(&file.path).is_some_and(|e| e.indexed);
         writer.delete_term(Term::from_field_text(fields.path, &file.path));
         report.read += 1;
@@ -111,6 +113,7 @@ pub fn run(
         report.warnings.extend(entry.warnings.iter().cloned());
         manifest.files.insert(file.path, entry);
     }
+    reading.steps.tell(IndexStep::Read { done: total, total });
     writer.commit().map_err(failed)?;
     writer.wait_merging_threads().map_err(failed)?;
     if deletes {

@@ -15,6 +15,7 @@ use std::path::Path;
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 
 use super::chunks::cut;
+use super::report::{IndexStep, Steps};
 use super::schema::StoredDoc;
 use crate::embed::{EmbedError, Embedder, similarity};
 
@@ -143,6 +144,7 @@ impl Vectors {
         &mut self,
         documents: &[StoredDoc],
         embedder: &Embedder,
+        steps: &Steps,
     ) -> Result<usize, EmbedError> {
         let kept: HashMap<&str, &Entry> = self
             .entries
@@ -157,7 +159,14 @@ impl Vectors {
             })
             .collect();
         let texts: Vec<&str> = new.iter().flatten().map(String::as_str).collect();
-        let mut fresh = embedder.embed(&texts)?.into_iter();
+        let total = texts.len();
+        let done = std::sync::atomic::AtomicUsize::new(0);
+        let counted = |n: usize| {
+            let done = done.fetch_add(n, std::sync::atomic::Ordering::Relaxed) + n;
+            steps.tell(IndexStep::Embedded { done, total });
+        };
+        steps.tell(IndexStep::Embedded { done: 0, total });
+        let mut fresh = embedder.embed_counted(&texts, &counted)?.into_iter();
         let dims = self.dims.max(1);
         let mut entries = Vec::with_capacity(documents.len());
         let mut data = Vec::with_capacity(self.data.len());

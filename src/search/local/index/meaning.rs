@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::super::chunks::cut;
-use super::super::report::Embedded;
+use super::super::report::{Embedded, Steps};
 use super::super::schema::StoredDoc;
 use super::super::vectors::Vectors;
 use super::{FUSION_DEPTH, LocalIndex, LocalSearchError};
@@ -19,12 +19,16 @@ pub(super) type Ranked = (f32, String, StoredDoc, Option<usize>);
 
 impl LocalIndex {
     /// Embeds the chunks of the documents that have no vectors yet, and keeps the vectors.
-    pub(super) fn embed(&mut self, embedder: Arc<Embedder>) -> Result<Embedded, LocalSearchError> {
+    pub(super) fn embed(
+        &mut self,
+        embedder: Arc<Embedder>,
+        steps: &Steps,
+    ) -> Result<Embedded, LocalSearchError> {
         let mut vectors = Vectors::load(&self.dir, &embedder);
         let documents = self.stored_documents()?;
         let mut embedded = 0;
         if !vectors.covers(&documents) {
-            embedded = vectors.refresh(&documents, &embedder)?;
+            embedded = vectors.refresh(&documents, &embedder, steps)?;
             vectors
                 .save(&self.dir)
                 .map_err(|e| LocalSearchError::io("write the vectors in", &self.dir, e))?;
