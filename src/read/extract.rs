@@ -440,7 +440,7 @@ mod tests {
     #[test]
     fn a_page_of_more_elements_than_the_cap_is_read_whole_with_a_warning() {
         let page = format!(
-            "<nav>Home menu</nav>{}",
+            "<header>Home menu</header>{}",
             "<p>Flat text.</p>".repeat(MAX_READABILITY_ELEMENTS + 1)
         );
         let text = read(Some("text/html"), page.as_bytes());
