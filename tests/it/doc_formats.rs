@@ -390,3 +390,51 @@ async fn a_tight_list_item_and_its_sub_items_are_words_apart() {
         );
     }
 }
+
+/// A README's HTML block (`<p align="center">`, a `<details>` summary) is read as a browser
+/// shows it: its words are found (before: every word of an HTML block was left out), its
+/// comment and script are not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_text_of_a_markdown_html_block_is_searchable() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let corpus = work.path().join("corpus");
+    std::fs::create_dir_all(&corpus).expect("mkdir");
+    std::fs::write(
+        corpus.join("README.md"),
+        "# Frob\n\n<p align=\"center\">Frobnicators recalibrate nightly.</p>\n\n\
+         <details>\n<summary>Installation</summary>\n\nRun the installer once.\n\n</details>\n\n\
+         <!-- stale remark -->\n<script>tracker()</script>\n\nThe rest is prose.\n",
+    )
+    .expect("write");
+    let index = work.path().join("index");
+    researchflow()
+        .current_dir(work.path())
+        .args(["workflow", "--offline", "--corpus"])
+        .arg(&corpus)
+        .arg("--index-dir")
+        .arg(&index)
+        .args([
+            "--query",
+            "When do frobnicators recalibrate?",
+            "--out",
+            "p.json",
+        ])
+        .run()
+        .await
+        .success();
+    let (index, _) = LocalIndex::open(&corpus, Some(&index)).expect("index");
+    for (word, found) in [
+        ("nightly", 1),
+        ("Installation", 1),
+        ("installer", 1),
+        ("stale", 0),
+        ("tracker", 0),
+    ] {
+        let hits = index.search(word, 5).expect("search");
+        assert_eq!(
+            hits.len(),
+            found,
+            "`{word}` finds README.md {found} time(s)"
+        );
+    }
+}

@@ -1,6 +1,6 @@
-//! Markdown to plain text: the text a reader sees (no `#`, `*`, link targets or HTML tags) with
-//! one line per block, a heading set apart by blank lines, and the title from the first
-//! level-1 heading.
+//! Markdown to plain text: the text a reader sees (no `#`, `*`, link targets or HTML tags; an
+//! HTML block's text as a browser shows it) with one line per block, whatever it nests in, a
+//! heading set apart by blank lines, and the title from the first level-1 heading.
 //!
 //! A code block, fenced or indented, stays between fence lines ([`super::fence`]): searchable,
 //! never quoted as a sentence. Front matter (a YAML block between `---` lines) is left out.
@@ -9,7 +9,7 @@
 
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
-use super::fence;
+use super::{fence, html};
 
 /// The plain text of a Markdown document and its first level-1 heading, if any.
 pub fn to_text(source: &str) -> (Option<String>, String) {
@@ -22,6 +22,7 @@ pub fn to_text(source: &str) -> (Option<String>, String) {
         heading: None,
         in_metadata: false,
         code: None,
+        html: None,
     };
     for event in Parser::new_ext(source, options) {
         reader.event(event);
@@ -38,6 +39,8 @@ struct Reader {
     in_metadata: bool,
     /// The code block being read.
     code: Option<String>,
+    /// The HTML block being read.
+    html: Option<String>,
 }
 
 impl Reader {
@@ -55,7 +58,8 @@ impl Reader {
                     h.push(' ');
                 }
             }
-            Event::Rule | Event::Html(_) => line_break(&mut self.text),
+            Event::Html(t) => self.html.get_or_insert_default().push_str(&t),
+            Event::Rule => line_break(&mut self.text),
             Event::InlineHtml(tag) if breaks_a_line(&tag) => self.push(" "),
             _ => {}
         }
@@ -86,7 +90,6 @@ impl Reader {
             | Tag::List(_)
             | Tag::Item
             | Tag::Table(_)
-            | Tag::HtmlBlock
             | Tag::FootnoteDefinition(_)
             | Tag::DefinitionList
             | Tag::DefinitionListTitle
@@ -101,6 +104,7 @@ impl Reader {
                 fence::push_fenced(&mut self.text, &self.code.take().unwrap_or_default())
             }
             TagEnd::MetadataBlock(_) => self.in_metadata = false,
+            TagEnd::HtmlBlock => self.end_html(),
             TagEnd::Heading(_) => {
                 if let Some(h) = self.heading.take().map(|h| h.trim().to_string()) {
                     self.title = Some(h).filter(|h| !h.is_empty());
@@ -114,6 +118,18 @@ impl Reader {
             | TagEnd::TableHead => self.text.push('\n'),
             TagEnd::TableCell => self.text.push(' '),
             _ => {}
+        }
+    }
+
+    /// An HTML block's text as a browser shows it (`<p align="center">`, `<summary>`), a line
+    /// of its own; a comment, a script or tags alone show nothing.
+    fn end_html(&mut self) {
+        let (_, shown) = html::to_text(&self.html.take().unwrap_or_default());
+        let shown = shown.trim();
+        if !shown.is_empty() {
+            line_break(&mut self.text);
+            self.text.push_str(shown);
+            self.text.push('\n');
         }
     }
 }
@@ -263,6 +279,24 @@ mod tests {
         // Words of one word stay whole: inline markup that is no break splits nothing.
         let (_, text) = to_text("fr<b>ob</b>nicate and **ne**ver");
         assert_eq!(words(&text), ["frobnicate", "and", "never"], "{text:?}");
+    }
+
+    /// An HTML block's visible text is read as a browser shows it, a line of its own; its
+    /// comments, scripts and tags are not.
+    #[test]
+    fn an_html_block_keeps_its_visible_text() {
+        let (_, text) = to_text(
+            "Intro\n<p align=\"center\">Fast <b>safe</b> search</p>\n\n\
+             <details>\n<summary>Install notes</summary>\n\nRun it once.\n\n</details>\n\n\
+             <!-- hidden remark -->\n<script>alert(1)</script>\n\nAfter.\n",
+        );
+        assert_eq!(
+            words(&text),
+            [
+                "Intro", "Fast", "safe", "search", "Install", "notes", "Run", "it", "once", "After"
+            ],
+            "{text:?}"
+        );
     }
 
     /// A heading's lines, a Setext heading's or one with a hard break, are words apart in the
