@@ -1,7 +1,7 @@
 //! A fuzzer for the parsers that read untrusted input, on stable Rust (no libFuzzer): the four
 //! text parsers (the plan loader, the ref parser, the info block parser, the planner-answer
-//! extraction) and the document parsers (HTML pages and corpus HTML, PDF text, Markdown,
-//! charset decoding, gzip files).
+//! extraction) and the document parsers (HTML pages and corpus HTML, PDF text, Markdown, man
+//! pages, charset decoding, gzip files).
 //!
 //! For each parser it generates inputs (random bytes, token soup with the parser's special
 //! strings weighted up, mutations of valid seeds, and structure-aware valid inputs: deep and
@@ -35,6 +35,7 @@ mod gzip;
 mod html;
 mod info;
 mod inputs;
+mod man;
 mod markdown;
 mod pdf;
 mod pdf_gen;
@@ -54,7 +55,7 @@ use target::{Input, Target};
 static ALLOCATOR: alloc::Counting = alloc::Counting;
 
 const DEFAULT_SEED: u64 = 0x5eed_f022;
-const PARSERS: &str = "plan|refs|info|extract_json|html|pdf|markdown|charset|gzip";
+const PARSERS: &str = "plan|refs|info|extract_json|html|pdf|markdown|charset|gzip|man";
 
 #[derive(Clone)]
 pub struct Options {
@@ -146,6 +147,8 @@ fn targets() -> Vec<Box<dyn Target + Send>> {
         Box::new(markdown::MarkdownTarget::new()),
         Box::new(charset::CharsetTarget::new()),
         Box::new(gzip::GzipTarget::new()),
+        // Last, so that the parsers before it keep their streams of inputs.
+        Box::new(man::ManTarget::new()),
     ]
 }
 

@@ -1,7 +1,8 @@
 //! Markdown, `search::local::markdown::to_text`: never panics, never overflows the stack,
 //! stays within the time and memory bounds; the words of a generated document (in headings,
-//! paragraphs, lists and quotes nested up to thousands deep, tables, code, long lines) come out
-//! in order, and its first level-1 heading is the title.
+//! paragraphs, lists and quotes nested up to thousands deep, tight lists with sub-items,
+//! tables, code, HTML blocks, long lines) come out in order, each a word of its own, and its
+//! first level-1 heading is the title.
 
 use researchflow::search::local::markdown::to_text;
 
@@ -56,7 +57,7 @@ fn valid_document(g: &mut Gen) -> Input {
     }
     for _ in 0..g.rng.usize(1..8) {
         let n = g.rng.usize(1..6);
-        match g.rng.u8(..9) {
+        match g.rng.u8(..10) {
             0 => {
                 let level = g.rng.usize(1..4);
                 let text = phrase(g, &mut words, n);
@@ -117,6 +118,16 @@ fn valid_document(g: &mut Gen) -> Input {
                     doc.push_str(&format!("{indent}- {text}\n"));
                 }
                 doc.push('\n');
+            }
+            8 => {
+                // An HTML block, its text read as a browser shows it.
+                let text = phrase(g, &mut words, n);
+                let (open, close) = *g.pick(&[
+                    &("<div>\n", "\n</div>"),
+                    &("<p align=\"center\">", "</p>"),
+                    &("<details>\n<summary>", "</summary>\n</details>"),
+                ]);
+                doc.push_str(&format!("{open}{text}{close}\n\n"));
             }
             _ => {
                 let text = phrase(g, &mut words, n);

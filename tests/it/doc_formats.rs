@@ -330,3 +330,111 @@ async fn a_report_over_reference_documents_leads_with_prose() {
         assert!(report.contains("## Answer"), "{report}");
     }
 }
+
+/// Markdown whose tight list items hold a sub-list or a quote (issue 56: the fuzzer found a
+/// tight item's text run into its sub-item's, `one` over `two` read "onetwo"): each item's
+/// words are words of their own, found by a search, and each item's sentence is a unit
+/// whole, never run on from the item above it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tight_list_item_and_its_sub_items_are_words_apart() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let corpus = work.path().join("corpus");
+    std::fs::create_dir_all(&corpus).expect("mkdir");
+    std::fs::write(
+        corpus.join("steps.md"),
+        "# Release steps\n\n\
+         - Preparation\n  - Tag the release commit and sign it.\n  - Recalibrate the frobnicators.\n\
+         - Publication\n  > Uploads are mirrored within the hour.\n",
+    )
+    .expect("write");
+    let index = work.path().join("index");
+    researchflow()
+        .current_dir(work.path())
+        .args(["workflow", "--offline", "--corpus"])
+        .arg(&corpus)
+        .arg("--index-dir")
+        .arg(&index)
+        .args([
+            "--query",
+            "How soon are uploads mirrored?",
+            "--out",
+            "p.json",
+        ])
+        .run()
+        .await
+        .success();
+    let report = report(&read_json(&work.path().join("p.json")));
+    for glued in ["PreparationTag", "PublicationUploads"] {
+        assert!(!report.contains(glued), "`{glued}` in\n{report}");
+    }
+    let (index, _) = LocalIndex::open(&corpus, Some(&index)).expect("index");
+    for word in ["Tag", "Uploads", "Preparation", "Publication"] {
+        let hits = index.search(word, 5).expect("search");
+        assert_eq!(hits.len(), 1, "`{word}` finds steps.md");
+    }
+    let text = index
+        .search("frobnicators", 5)
+        .expect("search")
+        .first()
+        .and_then(|hit| index.document(hit.url.as_str()))
+        .expect("steps.md indexed")
+        .text;
+    let quotable: Vec<&str> = units(&text).into_iter().map(|u| &text[u.at]).collect();
+    for sentence in [
+        "Tag the release commit and sign it.",
+        "Uploads are mirrored within the hour.",
+    ] {
+        assert!(
+            quotable.contains(&sentence),
+            "`{sentence}` not a unit of\n{text}"
+        );
+    }
+}
+
+/// A README's HTML block (`<p align="center">`, a `<details>` summary) is read as a browser
+/// shows it: its words are found (before: every word of an HTML block was left out), its
+/// comment and script are not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_text_of_a_markdown_html_block_is_searchable() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let corpus = work.path().join("corpus");
+    std::fs::create_dir_all(&corpus).expect("mkdir");
+    std::fs::write(
+        corpus.join("README.md"),
+        "# Frob\n\n<p align=\"center\">Frobnicators recalibrate nightly.</p>\n\n\
+         <details>\n<summary>Installation</summary>\n\nRun the installer once.\n\n</details>\n\n\
+         <!-- stale remark -->\n<script>tracker()</script>\n\nThe rest is prose.\n",
+    )
+    .expect("write");
+    let index = work.path().join("index");
+    researchflow()
+        .current_dir(work.path())
+        .args(["workflow", "--offline", "--corpus"])
+        .arg(&corpus)
+        .arg("--index-dir")
+        .arg(&index)
+        .args([
+            "--query",
+            "When do frobnicators recalibrate?",
+            "--out",
+            "p.json",
+        ])
+        .run()
+        .await
+        .success();
+    let (index, _) = LocalIndex::open(&corpus, Some(&index)).expect("index");
+    for (word, found) in [
+        ("nightly", 1),
+        ("Installation", 1),
+        ("installer", 1),
+        ("stale", 0),
+        ("tracker", 0),
+    ] {
+        let hits = index.search(word, 5).expect("search");
+        assert_eq!(
+            hits.len(),
+            found,
+            "`{word}` finds README.md {found} time(s)"
+        );
+    }
+}

@@ -19,8 +19,10 @@ use serde::{Deserialize, Serialize};
 /// one line a paragraph. 3: word positions, for the query's adjacent pairs. 4: gzip-compressed
 /// documents, a heading a paragraph of its own, titles that are not header fields, the SHA-256
 /// of each text. 5: code and signatures between fence lines, navigation and permalinks left
-/// out, man pages read as roff.
-pub const VERSION: u32 = 5;
+/// out, man pages read as roff. 6: a Markdown block (a tight list item's sub-list, a quote in
+/// it) a line of its own, no longer run on from the item's last word; a Markdown HTML block's
+/// text read.
+pub const VERSION: u32 = 6;
 
 /// The manifest's file name in the index folder.
 pub const FILE_NAME: &str = "manifest.json";

@@ -1,6 +1,6 @@
-//! Markdown to plain text: the text a reader sees (no `#`, `*`, link targets or HTML tags) with
-//! one line per block, a heading set apart by blank lines, and the title from the first
-//! level-1 heading.
+//! Markdown to plain text: the text a reader sees (no `#`, `*`, link targets or HTML tags; an
+//! HTML block's text as a browser shows it) with one line per block, whatever it nests in, a
+//! heading set apart by blank lines, and the title from the first level-1 heading.
 //!
 //! A code block, fenced or indented, stays between fence lines ([`super::fence`]): searchable,
 //! never quoted as a sentence. Front matter (a YAML block between `---` lines) is left out.
@@ -9,60 +9,174 @@
 
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
-use super::fence;
+use super::{fence, html};
 
 /// The plain text of a Markdown document and its first level-1 heading, if any.
 pub fn to_text(source: &str) -> (Option<String>, String) {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
-    let mut text = String::with_capacity(source.len());
-    let mut title: Option<String> = None;
-    let mut heading: Option<String> = None;
-    let mut in_metadata = false;
-    // The code block being read.
-    let mut code: Option<String> = None;
+    let mut reader = Reader {
+        text: String::with_capacity(source.len()),
+        title: None,
+        heading: None,
+        in_metadata: false,
+        code: None,
+        html: None,
+    };
     for event in Parser::new_ext(source, options) {
+        reader.event(event);
+    }
+    (reader.title, reader.text)
+}
+
+/// The text read so far and where in the document the reader is.
+struct Reader {
+    text: String,
+    title: Option<String>,
+    /// The first level-1 heading, while it is read.
+    heading: Option<String>,
+    in_metadata: bool,
+    /// The code block being read.
+    code: Option<String>,
+    /// The HTML block being read.
+    html: Option<String>,
+}
+
+impl Reader {
+    fn event(&mut self, event: Event) {
         match event {
-            Event::Text(t) if code.is_some() => code.get_or_insert_default().push_str(&t),
-            Event::Start(Tag::CodeBlock(_)) => code = Some(String::new()),
-            Event::End(TagEnd::CodeBlock) => {
-                fence::push_fenced(&mut text, &code.take().unwrap_or_default());
-            }
-            Event::Start(Tag::MetadataBlock(_)) => in_metadata = true,
-            Event::End(TagEnd::MetadataBlock(_)) => in_metadata = false,
-            Event::Start(Tag::Heading { level, .. }) => {
-                paragraph_break(&mut text);
-                if level == HeadingLevel::H1 && title.is_none() {
-                    heading = Some(String::new());
+            Event::Text(t) if self.code.is_some() => self.code.get_or_insert_default().push_str(&t),
+            Event::Start(tag) => self.start(tag),
+            Event::End(tag) => self.end(tag),
+            Event::Text(t) | Event::Code(t) if !self.in_metadata => self.push(&t),
+            Event::SoftBreak => self.push(" "),
+            // A hard break ends the line; in a heading's title it is a space.
+            Event::HardBreak => {
+                self.text.push('\n');
+                if let Some(h) = self.heading.as_mut() {
+                    h.push(' ');
                 }
             }
-            Event::End(TagEnd::Heading(_)) => {
-                if let Some(h) = heading.take().map(|h| h.trim().to_string()) {
-                    title = Some(h).filter(|h| !h.is_empty());
-                }
-                paragraph_break(&mut text);
-            }
-            Event::Text(t) | Event::Code(t) if !in_metadata => {
-                text.push_str(&t);
-                if let Some(h) = heading.as_mut() {
-                    h.push_str(&t);
-                }
-            }
-            Event::SoftBreak => text.push(' '),
-            Event::HardBreak | Event::Rule => text.push('\n'),
-            Event::End(
-                TagEnd::Paragraph
-                | TagEnd::Item
-                | TagEnd::BlockQuote(_)
-                | TagEnd::TableRow
-                | TagEnd::TableHead,
-            ) => text.push('\n'),
-            Event::End(TagEnd::TableCell) => text.push(' '),
+            Event::Html(t) => self.html.get_or_insert_default().push_str(&t),
+            Event::Rule => line_break(&mut self.text),
+            Event::InlineHtml(tag) if breaks_a_line(&tag) => self.push(" "),
             _ => {}
         }
     }
-    (title, text)
+
+    /// Text the reader sees, in the body and in the heading being read.
+    fn push(&mut self, t: &str) {
+        self.text.push_str(t);
+        if let Some(h) = self.heading.as_mut() {
+            h.push_str(t);
+        }
+    }
+
+    /// A block starts a line of its own: a tight list item has no paragraph around its text,
+    /// so its sub-list, or a quote in it, would otherwise run on from its last word.
+    fn start(&mut self, tag: Tag) {
+        match tag {
+            Tag::CodeBlock(_) => self.code = Some(String::new()),
+            Tag::MetadataBlock(_) => self.in_metadata = true,
+            Tag::Heading { level, .. } => {
+                paragraph_break(&mut self.text);
+                if level == HeadingLevel::H1 && self.title.is_none() {
+                    self.heading = Some(String::new());
+                }
+            }
+            Tag::Paragraph
+            | Tag::BlockQuote(_)
+            | Tag::List(_)
+            | Tag::Item
+            | Tag::Table(_)
+            | Tag::FootnoteDefinition(_)
+            | Tag::DefinitionList
+            | Tag::DefinitionListTitle
+            | Tag::DefinitionListDefinition => line_break(&mut self.text),
+            _ => {}
+        }
+    }
+
+    fn end(&mut self, tag: TagEnd) {
+        match tag {
+            TagEnd::CodeBlock => {
+                fence::push_fenced(&mut self.text, &self.code.take().unwrap_or_default())
+            }
+            TagEnd::MetadataBlock(_) => self.in_metadata = false,
+            TagEnd::HtmlBlock => self.end_html(),
+            TagEnd::Heading(_) => {
+                if let Some(h) = self.heading.take().map(|h| h.trim().to_string()) {
+                    self.title = Some(h).filter(|h| !h.is_empty());
+                }
+                paragraph_break(&mut self.text);
+            }
+            TagEnd::Paragraph
+            | TagEnd::Item
+            | TagEnd::BlockQuote(_)
+            | TagEnd::TableRow
+            | TagEnd::TableHead => self.text.push('\n'),
+            TagEnd::TableCell => self.text.push(' '),
+            _ => {}
+        }
+    }
+
+    /// An HTML block's text as a browser shows it (`<p align="center">`, `<summary>`), a line
+    /// of its own; a comment, a script or tags alone show nothing.
+    fn end_html(&mut self) {
+        let (_, shown) = html::to_text(&self.html.take().unwrap_or_default());
+        let shown = shown.trim();
+        if !shown.is_empty() {
+            line_break(&mut self.text);
+            self.text.push_str(shown);
+            self.text.push('\n');
+        }
+    }
+}
+
+/// Ends the line, unless it is ended.
+fn line_break(text: &mut String) {
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+}
+
+/// Whether an inline HTML tag (`<br>`, `<p>`, `</td>`) breaks the text where a browser shows
+/// it, so the words on its two sides are two; `<b>` and `<span>` break nothing.
+fn breaks_a_line(tag: &str) -> bool {
+    const BREAKS: &[&str] = &[
+        "br",
+        "p",
+        "div",
+        "li",
+        "ul",
+        "ol",
+        "dd",
+        "dt",
+        "td",
+        "th",
+        "tr",
+        "table",
+        "hr",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "blockquote",
+        "pre",
+        "section",
+        "details",
+        "summary",
+    ];
+    let name = tag
+        .trim_start_matches('<')
+        .trim_start_matches('/')
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .next()
+        .unwrap_or("");
+    BREAKS.iter().any(|b| b.eq_ignore_ascii_case(name))
 }
 
 /// Ends the line and leaves one blank line, around a heading: it is a paragraph of its own,
@@ -118,6 +232,82 @@ mod tests {
             "Flush it:\n```\nlogger.info(\"Flushed.\")\n```\n```\ncache.flush()\n```\n\
              Writes wait.\n"
         );
+    }
+
+    /// The words of `text`, as the fuzzer reads them: split at anything not a letter or digit.
+    fn words(text: &str) -> Vec<&str> {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect()
+    }
+
+    /// Each block starts a line of its own, whatever it is nested in: a tight list item's text
+    /// never runs into its sub-item's, nor into a quote, heading, code block or table inside
+    /// it (the fuzzer found `- one` over `  - two` read as "onetwo").
+    #[test]
+    fn no_block_boundary_glues_two_words() {
+        for (source, want) in [
+            ("- one\n  - two\n", &["one", "two"][..]),
+            (
+                "- one\n  - two\n    - three\n- four\n",
+                &["one", "two", "three", "four"],
+            ),
+            ("1. one\n   1. two\n", &["one", "two"]),
+            ("* one\n  + two\n", &["one", "two"]),
+            ("- one\n  > two\n", &["one", "two"]),
+            ("> one\n> - two\n>   - three\n", &["one", "two", "three"]),
+            ("- one\n  # two\n", &["one", "two"]),
+            ("- one\n  ```\n  two\n  ```\n", &["one", "two"]),
+            ("- one\n  ***\n  two\n", &["one", "two"]),
+            ("- one\n\n  two\n  - three\n", &["one", "two", "three"]),
+            (
+                "| one | two |\n|---|---|\n| three | four |\n",
+                &["one", "two", "three", "four"],
+            ),
+            (
+                "one<br>two<br/>three<p>four</p>",
+                &["one", "two", "three", "four"],
+            ),
+            (
+                "one\n<div>\n\ntwo\n\n</div>\n\nthree\n",
+                &["one", "two", "three"],
+            ),
+        ] {
+            let (_, text) = to_text(source);
+            assert_eq!(words(&text), want, "{source:?} read as {text:?}");
+        }
+        // Words of one word stay whole: inline markup that is no break splits nothing.
+        let (_, text) = to_text("fr<b>ob</b>nicate and **ne**ver");
+        assert_eq!(words(&text), ["frobnicate", "and", "never"], "{text:?}");
+    }
+
+    /// An HTML block's visible text is read as a browser shows it, a line of its own; its
+    /// comments, scripts and tags are not.
+    #[test]
+    fn an_html_block_keeps_its_visible_text() {
+        let (_, text) = to_text(
+            "Intro\n<p align=\"center\">Fast <b>safe</b> search</p>\n\n\
+             <details>\n<summary>Install notes</summary>\n\nRun it once.\n\n</details>\n\n\
+             <!-- hidden remark -->\n<script>alert(1)</script>\n\nAfter.\n",
+        );
+        assert_eq!(
+            words(&text),
+            [
+                "Intro", "Fast", "safe", "search", "Install", "notes", "Run", "it", "once", "After"
+            ],
+            "{text:?}"
+        );
+    }
+
+    /// A heading's lines, a Setext heading's or one with a hard break, are words apart in the
+    /// title as in the text.
+    #[test]
+    fn a_title_over_two_lines_keeps_its_words_apart() {
+        let (title, text) = to_text("Write\ncache\n=====\n\nbody\n");
+        assert_eq!(title.as_deref(), Some("Write cache"));
+        assert_eq!(words(&text), ["Write", "cache", "body"]);
+        let (title, _) = to_text("Write\\\ncache\n=====\n");
+        assert_eq!(title.as_deref(), Some("Write cache"));
     }
 
     #[test]
