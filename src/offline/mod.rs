@@ -18,6 +18,7 @@ pub mod question;
 pub mod quotes;
 pub mod select;
 pub mod span;
+pub mod stated;
 pub mod units;
 
 pub use facets::OfflinePlanner;
