@@ -38,14 +38,14 @@ use crate::agents::claims::content_terms;
 use crate::plan::Source;
 
 use super::compare::{aspects, broad_comparison};
-use super::names::{named_by_documents, names_of};
+use super::names::named_by_documents;
 use super::question::{
     MOST_PARTS, asks_figure, asks_name, holds_phrase, new_figure, new_name, no_answer, parts,
     quoted_phrases, specific_terms,
 };
 use super::select::{Candidate, NEAR_DUPLICATE, jaccard};
 use super::span::short_answer;
-use super::stated::{Asked, context_of, not_stated};
+use super::stated::{Asked, not_stated};
 
 mod findings;
 
@@ -98,10 +98,8 @@ pub fn compose(
     let mut numbers = Numbers::default();
     let mut quotes = Vec::new();
     // No sentence states it, but some come close: said plainly, the closest quoted.
-    let closest = match answer.is_empty() && compared.is_empty() {
-        true => scorer.closest(),
-        false => Vec::new(),
-    };
+    let none = answer.is_empty() && compared.is_empty();
+    let closest = if none { scorer.closest() } else { Vec::new() };
     if answer.is_empty() && closest.is_empty() {
         report.push_str(&no_answer(question, &scorer.absent, sources.len()));
         return Composed {
@@ -110,29 +108,20 @@ pub fn compose(
             quotes,
         };
     }
-    if !closest.is_empty() {
-        let passages: Vec<(usize, String)> = closest
-            .iter()
-            .map(|&i| (numbers.of(candidates[i].source), candidates[i].text.clone()))
-            .collect();
-        report.push_str(&not_stated(&scorer.asked, &passages));
-        quotes.extend(passages);
-    }
     let abstained = !closest.is_empty();
-    let answer = match abstained {
-        false => answer,
-        true => closest,
-    };
+    if abstained {
+        let number = |s: usize| numbers.of(s);
+        quotes = not_stated(&scorer.asked, &closest, candidates, number, &mut report);
+    }
+    let answer = if abstained { closest } else { answer };
     // The figure or name a question in one part asks for comes first, as its sentence
     // writes it (the one [`Asked::states`] found, or [`short_answer`]'s); the sentence
     // follows.
     let first = answer[0];
     let asked =
         compared.is_empty() && scorer.parts.len() == 1 && scorer.holds_asked[first] && !abstained;
-    let span = || {
-        let stated = scorer.stated[first].clone().flatten();
-        stated.or_else(|| short_answer(question, &candidates[first].text))
-    };
+    let stated = || scorer.stated[first].clone().flatten();
+    let span = || stated().or_else(|| short_answer(question, &candidates[first].text));
     if let Some(span) = asked.then(span).flatten() {
         let n = numbers.of(candidates[first].source);
         report.push_str(&format!("{span} [{n}]\n\n"));
@@ -257,19 +246,11 @@ impl<'a> Scorer<'a> {
             .filter(|t| !df.contains_key(t.as_str()))
             .collect();
         let (figure, name) = (asks_figure(text), asks_name(text));
-        let asked = Asked::new(text, figure, &df);
-        let names = names_of(sources);
-        let one_part = parts(text).len() == 1;
-        let stated = (0..candidates.len())
-            .map(|i| match one_part {
-                true => {
-                    let s = candidates[i].source;
-                    let context = context_of(candidates, i, &sources[s].title, &names[s]);
-                    asked.states(&candidates[i].text, &terms[i], &context)
-                }
-                false => Some(None),
-            })
-            .collect();
+        let asked = Asked::new(text, figure, &terms, candidates);
+        let stated = match parts(text).len() {
+            1 => asked.stated_by(candidates, &terms, sources),
+            _ => vec![Some(None); candidates.len()],
+        };
         Scorer {
             candidates,
             question,
