@@ -43,13 +43,27 @@ pub fn says_no_answer(report: &str) -> bool {
         .any(|p| format!(" {said} ").contains(&format!(" {p} ")))
 }
 
+/// How a report's answer opens when no sentence of its sources states what was asked; the
+/// closest passages it cites after that are no answer.
+pub const NOT_STATED: &str = "No sentence of the sources states";
+
 /// Whether a final report found no answer: it cites none of its `sources` and says that they
-/// do not answer ([`says_no_answer`]). A report that cites anything answered something.
+/// do not answer ([`says_no_answer`]), or its answer opens with [`NOT_STATED`] (whatever it
+/// cites after: the closest passages). A report that cites anything else answered something.
 pub fn finds_no_answer(report: &str, sources: usize) -> bool {
     let cites = cited_numbers(report)
         .into_iter()
         .any(|n| (1..=sources).contains(&n));
-    !cites && says_no_answer(report)
+    (!cites && says_no_answer(report)) || opens_not_stated(report)
+}
+
+/// Whether the first line of prose of `report`'s answer section opens with [`NOT_STATED`].
+fn opens_not_stated(report: &str) -> bool {
+    crate::markdown::answer_section(report)
+        .into_iter()
+        .map(str::trim)
+        .find(|line| !line.is_empty() && crate::markdown::heading(line).is_none())
+        .is_some_and(|line| line.starts_with(NOT_STATED))
 }
 
 /// Chat-template markers no answer has a reason to contain.

@@ -38,13 +38,14 @@ use crate::agents::claims::content_terms;
 use crate::plan::Source;
 
 use super::compare::{aspects, broad_comparison};
-use super::names::{document_names, is_named};
+use super::names::named_by_documents;
 use super::question::{
     MOST_PARTS, asks_figure, asks_name, holds_phrase, new_figure, new_name, no_answer, parts,
     quoted_phrases, specific_terms,
 };
 use super::select::{Candidate, NEAR_DUPLICATE, jaccard};
 use super::span::short_answer;
+use super::stated::{Asked, not_stated};
 
 mod findings;
 
@@ -63,7 +64,7 @@ const ASKED_BONUS: f64 = 2.0;
 pub const MEANING_WEIGHT: f64 = 2.0;
 /// A sentence whose passage is this near the question in meaning may answer with fewer of
 /// its words than [`ANSWER_FLOOR`] (chosen on the Debian set: 0.35 and 0.55 did worse there).
-const MEANING_FLOOR: f64 = 0.45;
+pub const MEANING_FLOOR: f64 = 0.45;
 /// What a sentence that leans on one it is quoted without counts for.
 const ORPHAN_WEIGHT: f64 = 0.5;
 
@@ -96,7 +97,10 @@ pub fn compose(
     let mut report = format!("{preface}\n\n## Answer\n\n");
     let mut numbers = Numbers::default();
     let mut quotes = Vec::new();
-    if answer.is_empty() {
+    // No sentence states it, but some come close: said plainly, the closest quoted.
+    let none = answer.is_empty() && compared.is_empty();
+    let closest = if none { scorer.closest() } else { Vec::new() };
+    if answer.is_empty() && closest.is_empty() {
         report.push_str(&no_answer(question, &scorer.absent, sources.len()));
         return Composed {
             report,
@@ -104,14 +108,21 @@ pub fn compose(
             quotes,
         };
     }
+    let abstained = !closest.is_empty();
+    if abstained {
+        let number = |s: usize| numbers.of(s);
+        quotes = not_stated(&scorer.asked, &closest, candidates, number, &mut report);
+    }
+    let answer = if abstained { closest } else { answer };
     // The figure or name a question in one part asks for comes first, as its sentence
-    // writes it ([`short_answer`]); the sentence follows.
+    // writes it (the one [`Asked::states`] found, or [`short_answer`]'s); the sentence
+    // follows.
     let first = answer[0];
-    let asked = compared.is_empty() && scorer.parts.len() == 1 && scorer.holds_asked[first];
-    if let Some(span) = asked
-        .then(|| short_answer(question, &candidates[first].text))
-        .flatten()
-    {
+    let asked =
+        compared.is_empty() && scorer.parts.len() == 1 && scorer.holds_asked[first] && !abstained;
+    let stated = || scorer.stated[first].clone().flatten();
+    let span = || stated().or_else(|| short_answer(question, &candidates[first].text));
+    if let Some(span) = asked.then(span).flatten() {
         let n = numbers.of(candidates[first].source);
         report.push_str(&format!("{span} [{n}]\n\n"));
         quotes.push((n, span));
@@ -126,7 +137,7 @@ pub fn compose(
         let said: Vec<String> = picked.iter().map(|&i| quote(i, &mut numbers)).collect();
         said.join(" ")
     };
-    if compared.is_empty() {
+    if compared.is_empty() && !abstained {
         report.push_str(&said(&answer));
         report.push('\n');
     }
@@ -195,6 +206,11 @@ struct Scorer<'a> {
     /// The question asks for a figure ([`asks_figure`]).
     asks_figure: bool,
     terms: Vec<BTreeSet<String>>,
+    /// What the question asks, as a sentence must state it.
+    asked: Asked,
+    /// Per candidate: whether it states that ([`Asked::states`]), with its figure; every
+    /// candidate does of a question in parts, which is not checked.
+    stated: Vec<Option<Option<String>>>,
 }
 
 impl<'a> Scorer<'a> {
@@ -230,6 +246,11 @@ impl<'a> Scorer<'a> {
             .filter(|t| !df.contains_key(t.as_str()))
             .collect();
         let (figure, name) = (asks_figure(text), asks_name(text));
+        let asked = Asked::new(text, figure, &terms, candidates);
+        let stated = match parts(text).len() {
+            1 => asked.stated_by(candidates, &terms, sources),
+            _ => vec![Some(None); candidates.len()],
+        };
         Scorer {
             candidates,
             question,
@@ -245,6 +266,8 @@ impl<'a> Scorer<'a> {
                 .map(|c| (figure && new_figure(text, &c.text)) || (name && new_name(text, &c.text)))
                 .collect(),
             terms,
+            asked,
+            stated,
         }
     }
 
@@ -316,11 +339,16 @@ impl<'a> Scorer<'a> {
     /// The answer's sentences, best first; empty when none covers [`ANSWER_FLOOR`], or when
     /// the question names something no sentence holds.
     fn answer(&self) -> Vec<usize> {
+        self.answer_with(true)
+    }
+
+    /// [`Scorer::answer`], its first sentence one that states what is asked when `strict`.
+    fn answer_with(&self, strict: bool) -> Vec<usize> {
         if !self.absent.is_empty() {
             return Vec::new();
         }
         let chosen = match self.parts.len() {
-            1 => self.answer_whole(),
+            1 => self.answer_whole(strict),
             _ => self.answer_by_part(),
         };
         // A figure or year the question names must be stated where the answer is: a price
@@ -335,6 +363,12 @@ impl<'a> Scorer<'a> {
             true => chosen,
             false => Vec::new(),
         }
+    }
+
+    /// The passages closest to answering a question in one part that no sentence states
+    /// ([`Asked::states`]): those its answer would quote without that check.
+    fn closest(&self) -> Vec<usize> {
+        self.answer_with(false)
     }
 
     /// A question in parts: the best sentence for each part that covers [`ANSWER_FLOOR`] of
@@ -359,7 +393,7 @@ impl<'a> Scorer<'a> {
 
     /// A question in one part: up to [`ANSWER_SENTENCES`] from one document, chosen greedily,
     /// each further one adding [`MORE_FLOOR`] of what is not yet covered.
-    fn answer_whole(&self) -> Vec<usize> {
+    fn answer_whole(&self, strict: bool) -> Vec<usize> {
         let mut chosen: Vec<usize> = Vec::new();
         let mut covered: BTreeSet<&str> = BTreeSet::new();
         while chosen.len() < ANSWER_SENTENCES {
@@ -377,7 +411,8 @@ impl<'a> Scorer<'a> {
                 let near = f64::from(self.candidates[i].meaning) >= MEANING_FLOOR;
                 let answers =
                     self.gain(i, &none) >= ANSWER_FLOOR || (near && self.gain(i, &none) > 0.0);
-                match answers && same_document {
+                let states = !strict || !chosen.is_empty() || self.stated[i].is_some();
+                match answers && same_document && states {
                     true => self.ranked(i, self.gain(i, &covered)),
                     false => 0.0,
                 }
@@ -407,39 +442,6 @@ impl<'a> Scorer<'a> {
         i == j
             || (a.source == b.source && a.at.start < b.at.end && b.at.start < a.at.end)
             || jaccard(&self.terms[i], &self.terms[j]) >= NEAR_DUPLICATE
-    }
-}
-
-/// Adds to the `terms` of each candidate the words of the `question` that no sentence writes
-/// but its document's path names ([`names`]): `GPLv3` asked, `GPL-3` the file.
-fn named_by_documents(
-    terms: &mut [BTreeSet<String>],
-    question: &BTreeSet<String>,
-    candidates: &[Candidate],
-    sources: &[Source],
-) {
-    let unwritten: Vec<&String> = question
-        .iter()
-        .filter(|t| !terms.iter().any(|set| set.contains(*t)))
-        .collect();
-    if unwritten.is_empty() {
-        return;
-    }
-    let names: Vec<BTreeSet<String>> = sources
-        .iter()
-        .map(|s| s.in_corpus.as_ref().map(|c| document_names(&c.path)))
-        .map(Option::unwrap_or_default)
-        .collect();
-    for (set, candidate) in terms.iter_mut().zip(candidates) {
-        let Some(names) = names.get(candidate.source) else {
-            continue;
-        };
-        set.extend(
-            unwritten
-                .iter()
-                .filter(|t| is_named(names, t))
-                .map(|t| (*t).clone()),
-        );
     }
 }
 

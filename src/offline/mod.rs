@@ -12,12 +12,15 @@
 pub mod answer;
 pub mod compare;
 pub mod facets;
+pub mod kinds;
 pub mod names;
 pub mod prose;
 pub mod question;
 pub mod quotes;
 pub mod select;
 pub mod span;
+pub mod stated;
+pub mod subject;
 pub mod units;
 
 pub use facets::OfflinePlanner;

@@ -7,6 +7,9 @@
 use std::collections::BTreeSet;
 
 use crate::agents::claims::content_terms;
+use crate::plan::Source;
+
+use super::select::Candidate;
 
 /// The names `path` (a document's path inside the corpus, `/`-separated) gives its document,
 /// as [`is_named`] compares a question's word with them: each word of each part of the path
@@ -49,6 +52,44 @@ pub fn is_named(names: &BTreeSet<String>, term: &str) -> bool {
             let unversioned: String = chars[..k].iter().chain(&chars[k + 1..]).collect();
             names.contains(&unversioned)
         })
+}
+
+/// The names of each of `sources` ([`document_names`]; none for a web page).
+pub fn names_of(sources: &[Source]) -> Vec<BTreeSet<String>> {
+    sources
+        .iter()
+        .map(|s| s.in_corpus.as_ref().map(|c| document_names(&c.path)))
+        .map(Option::unwrap_or_default)
+        .collect()
+}
+
+/// Adds to the `terms` of each candidate the words of the `question` that no sentence writes
+/// but its document's path names ([`document_names`]): `GPLv3` asked, `GPL-3` the file.
+pub fn named_by_documents(
+    terms: &mut [BTreeSet<String>],
+    question: &BTreeSet<String>,
+    candidates: &[Candidate],
+    sources: &[Source],
+) {
+    let unwritten: Vec<&String> = question
+        .iter()
+        .filter(|t| !terms.iter().any(|set| set.contains(*t)))
+        .collect();
+    if unwritten.is_empty() {
+        return;
+    }
+    let names = names_of(sources);
+    for (set, candidate) in terms.iter_mut().zip(candidates) {
+        let Some(names) = names.get(candidate.source) else {
+            continue;
+        };
+        set.extend(
+            unwritten
+                .iter()
+                .filter(|t| is_named(names, t))
+                .map(|t| (*t).clone()),
+        );
+    }
 }
 
 #[cfg(test)]

@@ -44,11 +44,15 @@ pub fn parts(question: &str) -> Vec<String> {
     };
     let mut out = vec![String::new()];
     for (k, word) in words.iter().enumerate() {
-        let starts = bare(word) == "and"
-            && words
-                .get(k + 1)
-                .is_some_and(|next| ASKS.contains(&bare(next).as_str()))
-            && out.len() < MOST_PARTS;
+        // `and what ...`, or within three words (`and up to what temperature ...`).
+        let asks = |n: &&str| ASKS.contains(&bare(n).as_str());
+        let again = match words.get(k + 1) {
+            Some(next) if asks(next) => true,
+            _ => words[k + 1..].iter().take(3).skip(1).any(|n| {
+                ["what", "which", "how", "when", "why", "where", "who"].contains(&bare(n).as_str())
+            }),
+        };
+        let starts = bare(word) == "and" && again && out.len() < MOST_PARTS;
         if starts {
             out.push(String::new());
             continue;

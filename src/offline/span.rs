@@ -52,7 +52,7 @@ pub fn short_answer(question: &str, sentence: &str) -> Option<String> {
     let when = asks_when(question);
     let when_only = when && !asks_figure(rest);
     let found = match () {
-        _ if asks_figure(question) => figure(&tokens, &asked, when, when_only),
+        _ if asks_figure(question) => figure(&tokens, &asked, when, when_only, 0),
         // The surest name, the first of its kind.
         _ if asks_name(question) => {
             let asked: BTreeSet<&str> = asked.iter().map(String::as_str).collect();
@@ -76,6 +76,32 @@ pub fn short_answer(question: &str, sentence: &str) -> Option<String> {
     (!span.is_empty()).then(|| span.to_string())
 }
 
+/// Every figure of `sentence` that `question` does not name, in order, as [`short_answer`]
+/// cuts its first: each with where it starts in `sentence` (a byte offset).
+pub fn figures(question: &str, sentence: &str) -> Vec<(usize, String)> {
+    let tokens: Vec<(usize, &str)> = tokens(sentence);
+    let asked: BTreeSet<String> = words(question).split(' ').map(str::to_string).collect();
+    let (_, rest) = question.trim().split_once(' ').unwrap_or_default();
+    let when = asks_when(question);
+    let when_only = when && !asks_figure(rest);
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some((start, end)) = figure(&tokens, &asked, when, when_only, from) {
+        let at = tokens[start].0;
+        let span = sentence[at..tokens[end].0 + tokens[end].1.len()].trim_matches(|c: char| {
+            matches!(
+                c,
+                ',' | '.' | ';' | ':' | '(' | ')' | '`' | '"' | '\'' | '*'
+            )
+        });
+        if !span.is_empty() {
+            out.push((at, span.to_string()));
+        }
+        from = end + 1;
+    }
+    out
+}
+
 /// The words of `text` as written (white space apart), each with where it starts.
 fn tokens(text: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
@@ -95,6 +121,7 @@ fn figure(
     asked: &BTreeSet<String>,
     when: bool,
     years_only: bool,
+    from: usize,
 ) -> Option<(usize, usize)> {
     let bare = |k: usize| tokens[k].1.trim_matches(|c: char| !c.is_alphanumeric());
     // A year answers only when the question asks when (or which year).
@@ -108,7 +135,7 @@ fn figure(
         };
         word.starts_with(|c: char| c.is_ascii_digit()) && !said && kind
     };
-    let first = (0..tokens.len()).find(|&k| number(k))?;
+    let first = (from..tokens.len()).find(|&k| number(k))?;
     let mut start = first;
     let lower = |k: usize| bare(k).to_lowercase();
     while start > 0 && !ends_clause(tokens[start - 1].1) {

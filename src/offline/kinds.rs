@@ -1,0 +1,259 @@
+//! The kinds of figure a question asks for (`how many cycles`, `what energy density, in
+//! Wh/L`, `what did a tonne of cobalt cost`) and the words of their units, as the offline
+//! answer checks that a sentence's figure is of the kind asked ([`super::stated`]).
+
+use crate::text::words;
+
+/// A kind of figure: what in a question asks for it, and the words of its unit.
+pub struct Kind {
+    /// As the abstention names it (`the cycle count`).
+    pub label: &'static str,
+    /// Phrases of a question (as [`words`] gives it) that ask for it.
+    pub asks: &'static [&'static str],
+    /// Words of the unit (as [`words`] gives them), after the figure (`cycles`, `wh kg`).
+    pub units: &'static [&'static str],
+    /// The unit may stand before the figure (`port 80`, `a priority of 20`).
+    pub before: bool,
+}
+
+const TIME: &[&str] = &[
+    "seconds", "second", "minutes", "minute", "hours", "hour", "days", "day", "weeks", "week",
+    "months", "month", "years", "year", "ms", "min",
+];
+const TEXT_LENGTH: &[&str] = &[
+    "words",
+    "word",
+    "characters",
+    "character",
+    "lines",
+    "line",
+    "bytes",
+    "byte",
+];
+const SHARE: &[&str] = &[
+    "percent", "per cent", "times", "fold", "half", "third", "quarter", "fifth", "tenth", "%",
+];
+
+/// The kinds, the first that a question asks for being its kind.
+const KINDS: &[Kind] = &[
+    Kind {
+        label: "the volumetric energy density",
+        asks: &["wh l", "volumetric", "per litre", "per liter"],
+        units: &["wh l", "kwh l"],
+        before: false,
+    },
+    Kind {
+        label: "the energy density",
+        asks: &["wh kg", "gravimetric", "per kilogram", "specific energy"],
+        units: &["wh kg", "kwh kg"],
+        before: false,
+    },
+    Kind {
+        label: "the energy density",
+        asks: &["energy density"],
+        units: &["wh kg", "wh l", "kwh kg", "kwh l"],
+        before: false,
+    },
+    Kind {
+        label: "the share",
+        asks: &[
+            "by how much",
+            "how much lower",
+            "how much higher",
+            "how much more",
+            "how much less",
+            "how many times",
+            "what share",
+            "what percentage",
+            "what proportion",
+            "what fraction",
+            "what percent",
+            "a share",
+            "efficiency",
+        ],
+        units: SHARE,
+        before: false,
+    },
+    Kind {
+        label: "the length of time",
+        asks: &[
+            "how many days",
+            "how many hours",
+            "how many minutes",
+            "how many seconds",
+            "how many weeks",
+            "how many months",
+            "how many years",
+            "grace period",
+        ],
+        units: TIME,
+        before: false,
+    },
+    Kind {
+        label: "the length",
+        asks: &[
+            "how many words",
+            "how many characters",
+            "how many lines",
+            "how many bytes",
+        ],
+        units: TEXT_LENGTH,
+        before: false,
+    },
+    Kind {
+        label: "the cycle count",
+        asks: &["cycles", "cycle life", "cycle"],
+        units: &["cycles", "cycle"],
+        before: false,
+    },
+    Kind {
+        label: "the temperature",
+        asks: &[
+            "temperature",
+            "how hot",
+            "how cold",
+            "how warm",
+            "dew point",
+            "degrees",
+        ],
+        units: &["degrees", "celsius", "fahrenheit", "kelvin", "c"],
+        before: false,
+    },
+    Kind {
+        label: "the price",
+        asks: &[
+            "price",
+            "cost",
+            "costs",
+            "how expensive",
+            "per tonne",
+            "a tonne",
+        ],
+        units: &[
+            "dollars", "dollar", "usd", "euros", "euro", "eur", "yuan", "pounds", "cents", "$",
+            "€", "£",
+        ],
+        before: true,
+    },
+    Kind {
+        label: "the length of time",
+        asks: &["how long", "how soon"],
+        units: &[
+            "seconds",
+            "second",
+            "minutes",
+            "minute",
+            "hours",
+            "hour",
+            "days",
+            "day",
+            "weeks",
+            "week",
+            "months",
+            "month",
+            "years",
+            "year",
+            "ms",
+            "min",
+            "words",
+            "word",
+            "characters",
+            "character",
+            "lines",
+            "line",
+            "bytes",
+            "cycles",
+            "mm",
+            "cm",
+            "km",
+        ],
+        before: false,
+    },
+    Kind {
+        label: "the energy",
+        asks: &["how much energy"],
+        units: &["wh", "kwh", "mwh", "gwh", "twh", "kj", "mj"],
+        before: false,
+    },
+    Kind {
+        label: "the voltage",
+        asks: &["voltage", "how many volts"],
+        units: &["v", "volts", "volt", "mv", "kv"],
+        before: false,
+    },
+    Kind {
+        label: "the current density",
+        asks: &["current density"],
+        units: &["ma cm2", "a cm2", "ma cm", "ma cm²"],
+        before: false,
+    },
+    Kind {
+        label: "the conductivity",
+        asks: &["conductivity"],
+        units: &["s cm", "ms cm", "siemens"],
+        before: false,
+    },
+    Kind {
+        label: "the port",
+        asks: &["port", "ports"],
+        units: &["port", "ports"],
+        before: true,
+    },
+    Kind {
+        label: "the priority",
+        asks: &["priority"],
+        units: &["priority"],
+        before: true,
+    },
+];
+
+/// The kind of figure `question` asks for, if it names one: the one it names first, near an
+/// asking word if one is (`at what current density ... at room temperature`), the first of
+/// [`KINDS`] on a tie; with whether it is named near an asking word (`what did *a tonne*
+/// ... cost`: the question asks for that figure, whatever its other words).
+pub fn kind_of(question: &str) -> Option<(&'static Kind, bool)> {
+    let said = format!(" {} ", words(question));
+    let at = |k: &Kind| {
+        k.asks
+            .iter()
+            .filter_map(|a| said.find(&format!(" {a} ")))
+            .min()
+    };
+    // A kind named within three words of an asking word is what is asked (`at minus 20
+    // degrees, what share ...`).
+    let asking: Vec<usize> = ["what", "which", "how"]
+        .iter()
+        .flat_map(|w| {
+            let w = format!(" {w} ");
+            said.match_indices(&w).map(|(p, _)| p).collect::<Vec<_>>()
+        })
+        .collect();
+    // Named right after an asking word, a kind is what is asked; a few words before it, it
+    // may be (`by how much`), or set the scene (`at minus 20 degrees, what share ...`).
+    let distance = |p: usize| {
+        asking
+            .iter()
+            .filter_map(|&a| {
+                let (from, to) = (a.min(p), a.max(p));
+                let between = said[from..to].split_whitespace().count();
+                (between <= 3).then_some((p < a && between > 1, between))
+            })
+            .min()
+    };
+    let mut best: Option<((bool, bool, usize), &'static Kind)> = None;
+    for kind in KINDS {
+        if let Some(p) = at(kind) {
+            let near = distance(p);
+            let rank = (near.is_none(), near.is_some_and(|(before, _)| before), p);
+            if best.as_ref().is_none_or(|(b, _)| rank < *b) {
+                best = Some((rank, kind));
+            }
+        }
+    }
+    best.map(|((far, _, _), k)| (k, !far))
+}
+
+/// Whether `word` (lower case) is a unit's word of some kind (`celsius`, `percent`).
+pub fn is_unit(word: &str) -> bool {
+    KINDS.iter().any(|k| k.units.contains(&word))
+}
