@@ -121,7 +121,11 @@ pub fn compose(
     let asked =
         compared.is_empty() && scorer.parts.len() == 1 && scorer.holds_asked[first] && !abstained;
     let stated = || scorer.stated[first].clone().flatten();
-    let span = || stated().or_else(|| short_answer(question, &candidates[first].text));
+    let span = || {
+        stated()
+            .or_else(|| short_answer(question, &candidates[first].text))
+            .filter(|s| scorer.asked.form.fits(s))
+    };
     if let Some(span) = asked.then(span).flatten() {
         let n = numbers.of(candidates[first].source);
         report.push_str(&format!("{span} [{n}]\n\n"));

@@ -13,7 +13,9 @@
 //!   time in time, a port beside the word port;
 //! - **the figure is the subject's**: the clause that holds it (the sentence split at `, and`,
 //!   `;`, `while`, `whereas`, `but`) holds the subject, or names no other subject (a name, an
-//!   acronym, a compound: `LFP` where `NMC` is asked).
+//!   acronym, a compound: `LFP` where `NMC` is asked);
+//! - **the form** of the answer is in it ([`Form`]): a time for `When`, a name for `Who`, one
+//!   of the options the question offers.
 
 use std::collections::BTreeSet;
 
@@ -21,6 +23,7 @@ use crate::agents::claims::content_terms;
 use crate::plan::Source;
 use crate::text::words;
 
+use super::form::Form;
 use super::kinds::{Kind, kind_of};
 use super::names::names_of;
 use super::question::asks_when;
@@ -43,6 +46,8 @@ pub struct Context<'a> {
 pub struct Asked {
     pub kind: Option<&'static Kind>,
     pub subject: Subject,
+    /// The form its answer takes ([`Form`]).
+    pub form: Form,
     question: String,
     question_terms: BTreeSet<String>,
     /// It asks for a figure.
@@ -70,6 +75,7 @@ impl Asked {
         Asked {
             kind,
             subject: subject(question, kind, &rarity),
+            form: Form::of(question),
             question: question.to_string(),
             question_terms: content_terms(question),
             figure,
@@ -113,7 +119,7 @@ impl Asked {
             || context
                 .before
                 .is_some_and(|b| points_back(sentence) && subject.held_by(b));
-        if !held {
+        if !held || !self.form.held_by(&self.question, sentence) {
             return None;
         }
         if !self.figure {

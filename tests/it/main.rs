@@ -51,6 +51,7 @@ mod real_servers;
 mod reliability_md;
 mod review;
 mod search_providers;
+mod stated_answer;
 mod stdout;
 mod streaming;
 mod terminal;
