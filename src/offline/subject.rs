@@ -146,7 +146,7 @@ fn subject_words(question: &str) -> (Vec<&str>, Vec<&str>) {
     let after_comma = (0..raw.len())
         .filter(|&k| raw[k].ends_with(','))
         .filter_map(|c| (c + 1..raw.len()).find(asks))
-        .last();
+        .next_back();
     let Some(asking) = after_comma.or_else(|| (0..raw.len()).find(asks)) else {
         return (Vec::new(), Vec::new());
     };
