@@ -1,6 +1,7 @@
 //! The form an answer takes, beyond its subject and its kind of figure (issue 57): `When ...?`
-//! is answered by a time, `Who ...?` or `Which country ...?` by a name, `Why ...?` by a
-//! cause, `Which ..., A or B?` by one of the options. A sentence without that form does not state the answer, however
+//! is answered by a time, `Who ...?` or `Which country ...?` by a name, `Which ..., A or B?`
+//! by one of the options. (`Why ...?` has no form here: a cause is said in too many ways,
+//! `for its low cost`, `when prices spiked`, for a list of words to tell.) A sentence without that form does not state the answer, however
 //! many of the question's words it holds.
 
 use crate::text::words;
@@ -45,22 +46,60 @@ const MONTHS: &[&str] = &[
     "december",
 ];
 
-/// Words that give a cause: a sentence without one does not say why.
-const CAUSES: &[&str] = &[
-    "because",
-    "since",
-    "due to",
-    "so that",
-    "in order to",
-    "reason",
-    "reasons",
-    "therefore",
-    "thus",
-    "hence",
-    "as a result",
-    "owing to",
-    "caused by",
+/// Words of a question that narrow which of its subject's values it asks for (`the default
+/// value`, `the first version`, `the largest source`), each with the words a sentence states
+/// that value by: a sentence that holds none gives another value.
+const QUALIFIERS: &[(&[&str], &[&str])] = &[
+    (&["default"], &["default", "defaults"]),
+    (
+        &["first", "earliest"],
+        &[
+            "first",
+            "earliest",
+            "initially",
+            "originally",
+            "introduced",
+            "since",
+        ],
+    ),
+    (
+        &["largest", "biggest"],
+        &["largest", "biggest", "most", "leading", "top", "main"],
+    ),
+    (&["smallest"], &["smallest", "least", "fewest", "lowest"]),
+    (
+        &["maximum", "highest"],
+        &[
+            "maximum", "max", "most", "up to", "limit", "highest", "exceed",
+        ],
+    ),
+    (
+        &["minimum", "lowest"],
+        &["minimum", "min", "least", "lowest", "below"],
+    ),
+    (
+        &["latest", "newest"],
+        &["latest", "newest", "last", "most recent", "current"],
+    ),
 ];
+
+/// The qualifiers of `question` ([`QUALIFIERS`]): for each, the words that state it.
+pub fn qualifiers(question: &str) -> Vec<&'static [&'static str]> {
+    let said = format!(" {} ", words(question));
+    QUALIFIERS
+        .iter()
+        .filter(|(asks, _)| asks.iter().any(|a| said.contains(&format!(" {a} "))))
+        .map(|&(_, states)| states)
+        .collect()
+}
+
+/// Whether `sentence` states each of the `qualifiers` a question asks with.
+pub fn qualified(qualifiers: &[&[&str]], sentence: &str) -> bool {
+    let said = format!(" {} ", words(sentence));
+    qualifiers
+        .iter()
+        .all(|states| states.iter().any(|w| said.contains(&format!(" {w} "))))
+}
 
 /// The form a question's answer takes.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,8 +108,6 @@ pub enum Form {
     Time,
     /// A proper name the question does not write.
     Name,
-    /// A cause.
-    Reason,
     /// One of the options the question ends with, in lower-case words.
     Choice(Vec<String>),
     /// Anything that states the subject.
@@ -94,7 +131,6 @@ impl Form {
                 Form::Time
             }
             Some("who" | "whom" | "whose") => Form::Name,
-            Some("why") => Form::Reason,
             _ if asks_proper_name(&w) => Form::Name,
             _ => Form::Any,
         }
@@ -105,10 +141,6 @@ impl Form {
         match self {
             Form::Time => holds_time(sentence),
             Form::Name => new_name(question, sentence),
-            Form::Reason => {
-                let said = format!(" {} ", words(sentence));
-                CAUSES.iter().any(|c| said.contains(&format!(" {c} ")))
-            }
             Form::Choice(options) => {
                 let said = format!(" {} ", words(sentence));
                 options.iter().any(|o| said.contains(&format!(" {o} ")))
@@ -139,16 +171,25 @@ fn asks_proper_name(w: &[&str]) -> bool {
 }
 
 /// The options of a question that ends by offering them (`..., Breaks or Conflicts?`,
-/// `...: gzip, bzip2 or xz?`): each at most three words, after the last comma or colon.
+/// `...: gzip, bzip2 or xz?`): each at most three words, without an asking word, the first
+/// after a comma or a colon.
 fn options(question: &str) -> Option<Vec<String>> {
-    let tail = question
-        .trim()
-        .trim_end_matches('?')
-        .rsplit_once([',', ':'])?
-        .1;
-    let (rest, last) = tail.rsplit_once(" or ")?;
-    let mut options: Vec<String> = rest.split(',').map(words).collect();
-    options.push(words(last));
+    let (mut rest, last) = question.trim().trim_end_matches('?').rsplit_once(" or ")?;
+    let mut options = vec![words(last)];
+    while let Some(k) = rest.rfind([',', ':']) {
+        let item = words(&rest[k + 1..]);
+        let asks = item
+            .split(' ')
+            .any(|w| ["what", "which", "who", "how", "when", "why", "where"].contains(&w));
+        if item.is_empty() || item.split(' ').count() > 3 || asks {
+            break;
+        }
+        options.insert(0, item);
+        if rest[k..].starts_with(':') {
+            break;
+        }
+        rest = &rest[..k];
+    }
     let short = |o: &String| !o.is_empty() && o.split(' ').count() <= 3;
     (options.len() >= 2 && options.iter().all(short)).then_some(options)
 }
@@ -193,8 +234,12 @@ mod tests {
             Form::of("Which is used: gzip, bzip2 or xz?"),
             Form::Choice(vec!["gzip".into(), "bzip2".into(), "xz".into()])
         );
-        assert_eq!(Form::of("Why is it called Lesser?"), Form::Reason);
+        assert_eq!(Form::of("Why is it called Lesser?"), Form::Any);
         assert_eq!(Form::of("How many cycles do cells last?"), Form::Any);
+        assert_eq!(
+            Form::of("If both are set, which one wins, A or B?"),
+            Form::Choice(vec!["a".into(), "b".into()])
+        );
         // A long alternative is no list of options.
         assert_eq!(
             Form::of("Is it sold, or is only the copying charged for?"),
@@ -214,13 +259,24 @@ mod tests {
         let q = "Which country mines most nickel?";
         assert!(Form::Name.held_by(q, "Most nickel is mined in Indonesia."));
         assert!(!Form::Name.held_by(q, "Recycling is a second source of supply."));
-        let q = "Why is it called Lesser?";
-        assert!(Form::Reason.held_by(q, "It is Lesser because it does less."));
-        assert!(!Form::Reason.held_by(q, "Use the Lesser license instead."));
         let choice = Form::of("Which field is stronger, Breaks or Conflicts?");
         assert!(choice.held_by("", "Conflicts is stronger than Breaks."));
         assert!(!choice.held_by("", "The dpkg tool reads the field."));
         assert!(choice.fits("Conflicts"));
         assert!(!choice.fits("dpkg"));
+    }
+
+    #[test]
+    fn a_qualified_value_is_stated_only_by_a_sentence_that_qualifies_it() {
+        let asked = qualifiers("Which value is the default, the one every tool supports?");
+        assert!(qualified(&asked, "By default the value is binary-targets."));
+        assert!(!qualified(&asked, "The value may be no or binary-targets."));
+        let asked = qualifiers("Which version was the first to support the field?");
+        assert!(qualified(
+            &asked,
+            "The field was introduced in version 1.19."
+        ));
+        assert!(!qualified(&asked, "Version 1.22 supports the field."));
+        assert!(qualifiers("How many cycles do cells last?").is_empty());
     }
 }

@@ -23,7 +23,7 @@ use crate::agents::claims::content_terms;
 use crate::plan::Source;
 use crate::text::words;
 
-use super::form::Form;
+use super::form::{Form, qualified, qualifiers};
 use super::kinds::{Kind, kind_of};
 use super::names::names_of;
 use super::question::asks_when;
@@ -48,6 +48,8 @@ pub struct Asked {
     pub subject: Subject,
     /// The form its answer takes ([`Form`]).
     pub form: Form,
+    /// The words that state each qualifier of what it asks ([`qualifiers`]).
+    qualifiers: Vec<&'static [&'static str]>,
     question: String,
     question_terms: BTreeSet<String>,
     /// It asks for a figure.
@@ -76,6 +78,7 @@ impl Asked {
             kind,
             subject: subject(question, kind, &rarity),
             form: Form::of(question),
+            qualifiers: qualifiers(question),
             question: question.to_string(),
             question_terms: content_terms(question),
             figure,
@@ -119,7 +122,9 @@ impl Asked {
             || context
                 .before
                 .is_some_and(|b| points_back(sentence) && subject.held_by(b));
-        if !held || !self.form.held_by(&self.question, sentence) {
+        let formed =
+            self.form.held_by(&self.question, sentence) && qualified(&self.qualifiers, sentence);
+        if !held || !formed {
             return None;
         }
         if !self.figure {
