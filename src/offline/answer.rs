@@ -19,7 +19,7 @@
 //!
 //! With an embedding model (`search.embeddings.model`), each sentence also carries how near
 //! its passage is to the question in meaning: that multiplies its rank (up to 1 +
-//! [`MEANING_WEIGHT`]), and a sentence whose passage is at least [`MEANING_FLOOR`] near may be
+//! [`MEANING_WEIGHT`]), and a sentence whose passage is at least [`super::select::MEANING_FLOOR`] near may be
 //! the first of a one-part answer with fewer of the question's words than [`ANSWER_FLOOR`]
 //! (the question's other checks still hold). Without a model nothing changes.
 //!
@@ -44,10 +44,10 @@ use super::question::{
     quoted_phrases, specific_terms,
 };
 use super::select::{Candidate, NEAR_DUPLICATE, jaccard};
-use super::span::short_answer;
 use super::stated::{Asked, not_stated};
 
 mod findings;
+mod lead;
 
 /// The least share of the question the best sentence must cover to be given as its answer.
 pub const ANSWER_FLOOR: f64 = 0.35;
@@ -62,9 +62,6 @@ const ASKED_BONUS: f64 = 2.0;
 /// How much a sentence's nearness in meaning to the question (its passage's cosine
 /// similarity, 0 to 1) adds to its rank: at 1, this many times its word gain again.
 pub const MEANING_WEIGHT: f64 = 2.0;
-/// A sentence whose passage is this near the question in meaning may answer with fewer of
-/// its words than [`ANSWER_FLOOR`] (chosen on the Debian set: 0.35 and 0.55 did worse there).
-pub const MEANING_FLOOR: f64 = 0.45;
 /// What a sentence that leans on one it is quoted without counts for.
 const ORPHAN_WEIGHT: f64 = 0.5;
 
@@ -114,19 +111,11 @@ pub fn compose(
         quotes = not_stated(&scorer.asked, &closest, candidates, number, &mut report);
     }
     let answer = if abstained { closest } else { answer };
-    // The figure or name a question in one part asks for comes first, as its sentence
-    // writes it (the one [`Asked::states`] found, or [`short_answer`]'s); the sentence
+    // The figure or name asked for comes first, as its sentence writes it; the sentence
     // follows.
     let first = answer[0];
-    let asked =
-        compared.is_empty() && scorer.parts.len() == 1 && scorer.holds_asked[first] && !abstained;
-    let stated = || scorer.stated[first].clone().flatten();
-    let span = || {
-        stated()
-            .or_else(|| short_answer(question, &candidates[first].text))
-            .filter(|s| scorer.asked.form.fits(s))
-    };
-    if let Some(span) = asked.then(span).flatten() {
+    let lead = (compared.is_empty() && !abstained).then(|| scorer.lead(question, first));
+    if let Some(span) = lead.flatten() {
         let n = numbers.of(candidates[first].source);
         report.push_str(&format!("{span} [{n}]\n\n"));
         quotes.push((n, span));
@@ -412,7 +401,7 @@ impl<'a> Scorer<'a> {
             let first = chosen.first().map(|&j| self.candidates[j].source);
             let gain = |i: usize| {
                 let same_document = first.is_none_or(|s| s == self.candidates[i].source);
-                let near = f64::from(self.candidates[i].meaning) >= MEANING_FLOOR;
+                let near = self.candidates[i].near_in_meaning();
                 let answers =
                     self.gain(i, &none) >= ANSWER_FLOOR || (near && self.gain(i, &none) > 0.0);
                 let states = !strict || !chosen.is_empty() || self.stated[i].is_some();
@@ -424,7 +413,7 @@ impl<'a> Scorer<'a> {
             let Some((i, _)) = self.best(gain, &chosen) else {
                 break;
             };
-            let near = f64::from(self.candidates[i].meaning) >= MEANING_FLOOR;
+            let near = self.candidates[i].near_in_meaning();
             if self.gain(i, &covered) < floor && !(near && chosen.is_empty()) {
                 break;
             }

@@ -289,6 +289,6 @@ pub fn context_of<'a>(
         title,
         before,
         names,
-        near_in_meaning: f64::from(c.meaning) >= super::answer::MEANING_FLOOR,
+        near_in_meaning: c.near_in_meaning(),
     }
 }

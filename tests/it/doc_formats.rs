@@ -231,14 +231,20 @@ fn report(plan: &Value) -> String {
         .to_string()
 }
 
-/// The Answer section's first line of text.
+/// What a reader takes as the answer: the Answer section's first line of text, or, when it
+/// says that no sentence states it, the first passage it quotes.
 fn leading_answer(report: &str) -> String {
-    report
-        .split("## Answer")
-        .nth(1)
-        .and_then(|rest| rest.lines().map(str::trim).find(|l| !l.is_empty()))
-        .unwrap_or_default()
-        .to_string()
+    let answer = report.split("## Answer").nth(1).unwrap_or_default();
+    let mut lines = answer.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or_default();
+    // An abstention restates the question's words; what it quotes first is its first passage.
+    match first.starts_with("No sentence of the sources states") {
+        true => lines
+            .find_map(|l| l.strip_prefix("- "))
+            .unwrap_or_default()
+            .to_string(),
+        false => first.to_string(),
+    }
 }
 
 /// Each document alone in a corpus, asked a question whose words are its code's or its
