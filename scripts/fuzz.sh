@@ -23,15 +23,16 @@
 #   script exits 1. The seed is fixed unless given, so findings reproduce;
 #   `--replay FILE --only PARSER` checks one saved input again.
 #
-# The last full run (default seed, a shared 2-core machine; RELIABILITY.md, "Parsers under
+# The last runs (default seed, a shared 2-core machine; RELIABILITY.md, "Parsers under
 # fuzzing", has the details), inputs and findings per parser:
 #   plan 1,000,000, refs 1,475,220, info 1,000,000, extract_json 1,000,000: 0 findings;
 #   charset 1,587,691 and gzip 1,000,000: 0 findings;
-#   html 1,000,000: 59 (54 past 4 s, 4 over 2 s, 1 stack overflow: nesting the estimate
-#     misreads, `<div/>` and `<svg><title>`, reaches Readability);
-#   pdf 1,000,000: 25,949 (25,835 words glued across a page break, 82 over 512 MB from
-#     FlateDecode bombs, 32 slow or past 4 s from pages sharing a stream);
-#   markdown 1,097,558: 25,468 (a tight list item's words glued to its sub-item's).
+#   after issue 56's fixes (2026-12-05): html 916,645 in 600 s: 0 (before: 59, a stack
+#     overflow among them); markdown 1,000,000: 0 (before: 25,468 glued words); man 2,697,214:
+#     0; pdf 838,554 in 600 s: 56 (28 over 512 MB, 28 slow or past 4 s: operators parsed
+#     from streams under the 128 MB inflation cap; researchflow reads a PDF in a parser
+#     process under documents.memoryMb and documents.timeoutMs; before: 25,949, 25,835 of
+#     them words glued across a page break).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
