@@ -19,9 +19,11 @@
 //!
 //! With an embedding model (`search.embeddings.model`), each sentence also carries how near
 //! its passage is to the question in meaning: that multiplies its rank (up to 1 +
-//! [`MEANING_WEIGHT`]), and a sentence whose passage is at least [`super::select::MEANING_FLOOR`] near may be
-//! the first of a one-part answer with fewer of the question's words than [`ANSWER_FLOOR`]
-//! (the question's other checks still hold). Without a model nothing changes.
+//! [`MEANING_WEIGHT`]), and never stands in for the question's words: a sentence near in
+//! meaning that holds fewer of them than [`ANSWER_FLOOR`], or not the subject, states nothing
+//! (when it could, ranking by meaning made the strict figures worse: stated-answer precision
+//! 0.474 instead of 0.684 on the debian set, 0.438 instead of 0.688 on the licenses set).
+//! Without a model nothing changes.
 //!
 //! The findings follow under each search task (direction) that found their documents first:
 //! the sentences that cover at least [`findings::FINDING_FLOOR`] of the question, at most
@@ -401,9 +403,7 @@ impl<'a> Scorer<'a> {
             let first = chosen.first().map(|&j| self.candidates[j].source);
             let gain = |i: usize| {
                 let same_document = first.is_none_or(|s| s == self.candidates[i].source);
-                let near = self.candidates[i].near_in_meaning();
-                let answers =
-                    self.gain(i, &none) >= ANSWER_FLOOR || (near && self.gain(i, &none) > 0.0);
+                let answers = self.gain(i, &none) >= ANSWER_FLOOR;
                 let states = !strict || !chosen.is_empty() || self.stated[i].is_some();
                 match answers && same_document && states {
                     true => self.ranked(i, self.gain(i, &covered)),
@@ -413,8 +413,7 @@ impl<'a> Scorer<'a> {
             let Some((i, _)) = self.best(gain, &chosen) else {
                 break;
             };
-            let near = self.candidates[i].near_in_meaning();
-            if self.gain(i, &covered) < floor && !(near && chosen.is_empty()) {
+            if self.gain(i, &covered) < floor {
                 break;
             }
             covered.extend(
@@ -520,10 +519,10 @@ mod tests {
     }
 
     /// A sentence that says it in other words ("climbed to a record" for "spike") holds too
-    /// few of the question's words to answer by them, as do the sentences that hold its other
-    /// words; near enough in meaning, it answers, and only it.
+    /// few of the question's words to state the answer by them; near in meaning, it still
+    /// does not: nearness ranks what the words let through and never stands in for them.
     #[test]
-    fn a_sentence_near_in_meaning_answers_with_few_shared_words() {
+    fn a_sentence_near_in_meaning_states_nothing_its_words_do_not() {
         let docs = [
             (
                 0,
@@ -548,14 +547,8 @@ mod tests {
         }
         let c = compose("# Q", question, &near, &sources(3), &[]);
         let answer = c.report.split("## Answer\n\n").nth(1).unwrap_or("");
-        // Asked when, the answer gives the year first, then its sentence.
-        assert!(
-            answer
-                .starts_with("2022 [1]\n\nThe price of battery-grade material climbed to a record"),
-            "{}",
-            c.report
-        );
-        assert!(!answer.contains("Lithium deposits"), "{answer}");
+        assert!(answer.starts_with("No sentence of the"), "{}", c.report);
+        assert!(!answer.starts_with("2022"), "{answer}");
     }
 
     #[test]

@@ -28,18 +28,6 @@ pub struct Candidate {
     pub section: Option<String>,
 }
 
-/// A sentence whose passage is this near the question in meaning may answer with fewer of
-/// its words than the answer's floor, and may say the question's subject in
-/// other words (chosen on the Debian set: 0.35 and 0.55 did worse there).
-pub const MEANING_FLOOR: f64 = 0.45;
-
-impl Candidate {
-    /// Whether its passage is near the question in meaning ([`MEANING_FLOOR`]).
-    pub fn near_in_meaning(&self) -> bool {
-        f64::from(self.meaning) >= MEANING_FLOOR
-    }
-}
-
 /// Candidates of tests, one per sentence, each at its own place: (source, section, text).
 #[cfg(test)]
 pub fn test_candidates(docs: &[(usize, Option<&str>, &str)]) -> Vec<Candidate> {

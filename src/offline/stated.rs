@@ -38,8 +38,6 @@ pub struct Context<'a> {
     pub before: Option<&'a str>,
     /// The names its document's path gives it ([`super::names::document_names`]).
     pub names: &'a BTreeSet<String>,
-    /// Its passage is near the question in meaning: it may say the subject in other words.
-    pub near_in_meaning: bool,
 }
 
 /// What a question asks, as a sentence must state it.
@@ -114,7 +112,7 @@ impl Asked {
         context: &Context<'_>,
     ) -> Option<Option<String>> {
         let subject = &self.subject;
-        let in_sentence = context.near_in_meaning || subject.held(sentence, terms);
+        let in_sentence = subject.held(sentence, terms);
         let held = in_sentence
             || context.section.is_some_and(|s| subject.held_by(s))
             || subject.held_by(context.title)
@@ -289,6 +287,5 @@ pub fn context_of<'a>(
         title,
         before,
         names,
-        near_in_meaning: c.near_in_meaning(),
     }
 }
