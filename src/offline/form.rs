@@ -1,8 +1,9 @@
 //! The form an answer takes, beyond its subject and its kind of figure (issue 57): `When ...?`
 //! is answered by a time, `Who ...?` or `Which country ...?` by a name, `Which ..., A or B?`
-//! by one of the options. (`Why ...?` has no form here: a cause is said in too many ways,
-//! `for its low cost`, `when prices spiked`, for a list of words to tell.) A sentence without that form does not state the answer, however
-//! many of the question's words it holds.
+//! by one of the options; and the words that narrow what is asked (`the default`, `the
+//! first`): a sentence without that form or those words does not state the answer, however
+//! many of the question's words it holds. (`Why ...?` has no form here: a cause is said in
+//! too many ways, `for its low cost`, `when prices spiked`, for a list of words to tell.)
 
 use crate::text::words;
 
@@ -32,6 +33,7 @@ const NAMED_BY_PROPER_NAME: &[&str] = &[
     "foundation",
 ];
 
+/// The months a time may name; `May` is one only beside a number ([`holds_time`]).
 const MONTHS: &[&str] = &[
     "january",
     "february",
