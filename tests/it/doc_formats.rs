@@ -9,10 +9,9 @@ use std::io::Write;
 
 use researchflow::offline::units::units;
 use researchflow::search::local::LocalIndex;
-use serde_json::Value;
 
 use crate::support::researchflow;
-use crate::support::scenario::read_json;
+use crate::support::scenario::{final_report as report, read_json};
 
 /// A page of the library reference as Sphinx writes it: the navigation bar above and the
 /// sidebar below the body, a heading's `¶` link, a code block, a signature, a version note.
@@ -219,16 +218,6 @@ fn docs() -> Vec<Doc> {
             code_word: "logger",
         },
     ]
-}
-
-/// The final report's text.
-fn report(plan: &Value) -> String {
-    plan["nodes"]
-        .as_array()
-        .and_then(|n| n.iter().find(|n| n["batch"] == -1))
-        .and_then(|n| n["summary"].as_str())
-        .expect("a final summary")
-        .to_string()
 }
 
 /// What a reader takes as the answer: the Answer section's first line of text, or, when it

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::support;
 use crate::support::fixtures::copy_corpus;
 use crate::support::researchflow;
-use crate::support::scenario::{events_of, read_json, read_ndjson};
+use crate::support::scenario::{events_of, final_report as report, read_json, read_ndjson};
 
 const QUESTION: &str = "Is libffi thread-safe?";
 
@@ -191,16 +191,6 @@ async fn a_gzip_bomb_is_read_in_part_and_a_broken_gzip_is_skipped() {
     );
     assert_eq!(index["documents"], 6, "{index}");
     assert_eq!(index["skipped"][".txt.gz"], 1, "{index}");
-}
-
-/// The final report's text.
-fn report(plan: &Value) -> String {
-    plan["nodes"]
-        .as_array()
-        .and_then(|n| n.iter().find(|n| n["batch"] == -1))
-        .and_then(|n| n["summary"].as_str())
-        .expect("a final summary")
-        .to_string()
 }
 
 /// A heading ends a sentence: the manual's first sentence is quoted without the heading above

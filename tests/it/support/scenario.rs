@@ -253,6 +253,16 @@ pub fn read_ndjson(path: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// The text of a plan's final report (its node of batch -1).
+pub fn final_report(plan: &Value) -> String {
+    plan["nodes"]
+        .as_array()
+        .and_then(|n| n.iter().find(|n| n["batch"] == -1))
+        .and_then(|n| n["summary"].as_str())
+        .expect("a final summary")
+        .to_string()
+}
+
 pub fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("json")
 }
