@@ -361,8 +361,8 @@ pub struct CorpusArgs {
     #[arg(long, env = "RESEARCHFLOW_INDEX_DIR", value_name = "DIR")]
     pub index_dir: Option<PathBuf>,
 
-    /// Rank the corpus by meaning too, with this sentence-embedding model folder
-    /// (sentence-transformers layout) [config: search.embeddings.model].
+    /// Rank the corpus by meaning too, with this sentence-embedding model folder (as
+    /// scripts/setup/embedding-model.sh makes it) [config: search.embeddings.model].
     #[arg(long, env = "RESEARCHFLOW_EMBEDDINGS", value_name = "MODEL_DIR")]
     pub meaning: Option<PathBuf>,
 }

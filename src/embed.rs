@@ -1,43 +1,48 @@
 //! Sentence embeddings in process: a BERT-family model in the sentence-transformers layout
-//! (`config.json`, `tokenizer.json`, `model.safetensors` in one folder, such as
-//! all-MiniLM-L6-v2), run on the CPU by candle. A text becomes the mean of its tokens' last
-//! hidden states (padding left out), scaled to length 1, so the dot product of two vectors is
-//! their cosine similarity. Texts longer than [`MAX_TOKENS`] tokens are cut there.
+//! (`config.json`, `tokenizer.json` in one folder, such as all-MiniLM-L6-v2) with its graph as
+//! `model.onnx`, run on the CPU by ONNX Runtime, which is loaded at run time from the folder's
+//! `libonnxruntime.so` (`scripts/setup/embedding-model.sh` puts both there). A text becomes the
+//! mean of its tokens' last hidden states (padding left out), scaled to length 1, so the dot
+//! product of two vectors is their cosine similarity. Texts longer than [`MAX_TOKENS`] tokens
+//! are cut there.
 //!
 //! Pure computation on a loaded model: no index, no network. Loading names the folder and the
 //! file that is missing or unreadable.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 
-use candle_core::{DType, Device, Tensor};
-use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
+use ort::environment::Environment;
+use ort::session::{Session, SessionInputValue};
+use ort::value::Tensor;
 use sha2::{Digest, Sha256};
-use tokenizers::{PaddingParams, Tokenizer, TruncationParams};
+use tokenizers::{Encoding, PaddingParams, Tokenizer, TruncationParams};
 
 /// The most tokens of one text the model reads (all-MiniLM-L6-v2 was trained on 128; 256 is
 /// its limit).
 pub const MAX_TOKENS: usize = 256;
 
-/// Texts embedded in one forward pass: small batches on both cores embed fastest here, and
-/// keep the peak memory low (`scripts/bench-local-search.sh` with embeddings, 100 documents on
-/// 2 cores: batches of 16 on one thread 4.7 chunks/s and 443 MB; of 16 on two 7.6 and 768
-/// MB; of 8 on two 8.9 and 436 MB; of 4 on two 7.9 and 281 MB).
-const BATCH: usize = 4;
-
-/// Vectors, each with the index of its text.
-type Placed = Vec<(usize, Vec<f32>)>;
+/// Texts embedded in one run of the graph. Texts are sorted by length first, so a batch pads
+/// little; ONNX Runtime spreads each run over every core.
+const BATCH: usize = 16;
 
 /// The files a model folder must hold.
-pub const MODEL_FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
+pub const MODEL_FILES: [&str; 4] = ["config.json", "tokenizer.json", "model.onnx", RUNTIME];
+
+/// ONNX Runtime's library, loaded from the model folder.
+pub const RUNTIME: &str = "libonnxruntime.so";
+
+/// How a user gets a folder that has every file.
+const SETUP: &str = "scripts/setup/embedding-model.sh DIR";
 
 /// Why a model could not be loaded or run.
 #[derive(Debug, thiserror::Error)]
 pub enum EmbedError {
     #[error(
-        "the embedding model folder `{dir}` has no `{file}` (a model in the sentence-transformers \
-         layout holds config.json, tokenizer.json and model.safetensors; set \
-         `search.embeddings.model` to such a folder)"
+        "the embedding model folder `{dir}` has no `{file}` (a model folder holds config.json, \
+         tokenizer.json, model.onnx and libonnxruntime.so; `{SETUP}` from a clone of \
+         researchflow makes one, and `search.embeddings.model` or `--meaning` names it)"
     )]
     Missing { dir: PathBuf, file: &'static str },
     #[error("cannot read `{file}` of the embedding model `{dir}`: {cause}")]
@@ -53,10 +58,20 @@ pub enum EmbedError {
 /// A loaded sentence-embedding model.
 pub struct Embedder {
     dir: PathBuf,
-    model: BertModel,
+    session: Mutex<Session>,
+    /// The graph's inputs, in its order: `input_ids`, `attention_mask`, `token_type_ids`.
+    inputs: Vec<Input>,
     tokenizer: Tokenizer,
     dims: usize,
     id: String,
+}
+
+/// What the graph takes under one of its input names.
+#[derive(Debug, Clone, Copy)]
+enum Input {
+    Ids,
+    Mask,
+    Kinds,
 }
 
 impl std::fmt::Debug for Embedder {
@@ -86,36 +101,28 @@ impl Embedder {
         };
         let config_text = std::fs::read_to_string(dir.join("config.json"))
             .map_err(|e| unreadable("config.json", e.to_string()))?;
-        let config: Config = serde_json::from_str(&config_text)
-            .map_err(|e| unreadable("config.json", e.to_string()))?;
-        let dims = config.hidden_size;
-        let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
-            .map_err(|e| unreadable("tokenizer.json", e.to_string()))?;
-        tokenizer.with_padding(Some(PaddingParams::default()));
-        tokenizer
-            .with_truncation(Some(TruncationParams {
-                max_length: MAX_TOKENS,
-                ..Default::default()
-            }))
-            .map_err(|e| unreadable("tokenizer.json", e.to_string()))?;
-        let weights = dir.join("model.safetensors");
-        let bytes =
-            std::fs::read(&weights).map_err(|e| unreadable("model.safetensors", e.to_string()))?;
+        let dims = hidden_size(&config_text).map_err(|e| unreadable("config.json", e))?;
         let tokenizer_text = std::fs::read(dir.join("tokenizer.json"))
             .map_err(|e| unreadable("tokenizer.json", e.to_string()))?;
+        let tokenizer = tokenizer(&tokenizer_text).map_err(|e| unreadable("tokenizer.json", e))?;
+        let runtime = runtime(&dir.join(RUNTIME)).map_err(|e| unreadable(RUNTIME, e))?;
+        let graph = dir.join("model.onnx");
+        let session = session(&runtime, &graph).map_err(|e| unreadable("model.onnx", e))?;
+        let inputs = session
+            .inputs()
+            .iter()
+            .map(|input| input_of(input.name()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| unreadable("model.onnx", e))?;
         let id = model_id(&[
             config_text.as_bytes(),
             &tokenizer_text,
-            &bytes.len().to_le_bytes(),
-            &bytes[..bytes.len().min(64 * 1024)],
+            &graph_sample(&graph).map_err(|e| unreadable("model.onnx", e.to_string()))?,
         ]);
-        let vb = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &Device::Cpu)
-            .map_err(|e| unreadable("model.safetensors", e.to_string()))?;
-        let model = BertModel::load(vb, &config)
-            .map_err(|e| unreadable("model.safetensors", e.to_string()))?;
         Ok(Embedder {
             dir: dir.to_path_buf(),
-            model,
+            session: Mutex::new(session),
+            inputs,
             tokenizer,
             dims,
             id,
@@ -133,8 +140,8 @@ impl Embedder {
     }
 
     /// What names this model's vectors: a SHA-256 of its config, its tokenizer, and its
-    /// weights' size and first 64 KiB (the safetensors header: every tensor's name, shape and
-    /// place), so that vectors of another model are never mixed with these.
+    /// graph's size, first and last 64 KiB (the graph's nodes, the ends of its weights), so
+    /// that vectors of another model are never mixed with these.
     pub fn id(&self) -> &str {
         &self.id
     }
@@ -153,50 +160,18 @@ impl Embedder {
     ) -> Result<Vec<Vec<f32>>, EmbedError> {
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| texts[i].len());
-        let batches: Vec<&[usize]> = order.chunks(BATCH).collect();
-        // Batches run on every core, each thread taking every n-th batch: one forward pass
-        // keeps barely more than one core busy.
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .clamp(1, batches.len().max(1));
-        // This thread takes the first share: one batch (a query) starts no thread.
-        let share = |t: usize| batches.iter().skip(t).step_by(threads).copied();
-        let done: Vec<Result<Placed, String>> = std::thread::scope(|scope| {
-            let workers: Vec<_> = (1..threads)
-                .map(|t| scope.spawn(move || self.embed_batches(texts, share(t), counted)))
-                .collect();
-            let mut done = vec![self.embed_batches(texts, share(0), counted)];
-            done.extend(workers.into_iter().map(|w| {
-                w.join()
-                    .unwrap_or_else(|_| Err("an embedding thread panicked".into()))
-            }));
-            done
-        });
         let mut out = vec![Vec::new(); texts.len()];
-        for placed in done {
-            let placed = placed.map_err(|cause| EmbedError::Failed {
-                dir: self.dir.clone(),
-                cause,
-            })?;
-            for (i, vector) in placed {
+        for batch in order.chunks(BATCH) {
+            let batch_texts: Vec<&str> = batch.iter().map(|&i| texts[i]).collect();
+            let vectors = self
+                .embed_batch(&batch_texts)
+                .map_err(|cause| EmbedError::Failed {
+                    dir: self.dir.clone(),
+                    cause,
+                })?;
+            for (&i, vector) in batch.iter().zip(vectors) {
                 out[i] = vector;
             }
-        }
-        Ok(out)
-    }
-
-    /// The vectors of the texts of `batches` (indices into `texts`), each with its index.
-    fn embed_batches<'b>(
-        &self,
-        texts: &[&str],
-        batches: impl Iterator<Item = &'b [usize]>,
-        counted: &(dyn Fn(usize) + Sync),
-    ) -> Result<Placed, String> {
-        let mut out = Vec::new();
-        for batch in batches {
-            let batch_texts: Vec<&str> = batch.iter().map(|&i| texts[i]).collect();
-            let vectors = self.embed_batch(&batch_texts)?;
-            out.extend(batch.iter().copied().zip(vectors));
             counted(batch.len());
         }
         Ok(out)
@@ -207,25 +182,122 @@ impl Embedder {
             .tokenizer
             .encode_batch(texts.to_vec(), true)
             .map_err(|e| e.to_string())?;
-        let rows = |take: &dyn Fn(&tokenizers::Encoding) -> &[u32]| -> candle_core::Result<Tensor> {
-            let rows = encodings
-                .iter()
-                .map(|e| Tensor::new(take(e), &Device::Cpu))
-                .collect::<candle_core::Result<Vec<_>>>()?;
-            Tensor::stack(&rows, 0)
+        let width = encodings.first().map_or(0, |e| e.len());
+        let shape = [encodings.len(), width];
+        let column = |take: &dyn Fn(&Encoding) -> &[u32]| -> Vec<i64> {
+            let rows = encodings.iter().flat_map(|e| take(e).iter());
+            rows.map(|&v| i64::from(v)).collect()
         };
-        let pooled = (|| -> candle_core::Result<Vec<Vec<f32>>> {
-            let ids = rows(&|e| e.get_ids())?;
-            let mask = rows(&|e| e.get_attention_mask())?;
-            let hidden = self.model.forward(&ids, &ids.zeros_like()?, Some(&mask))?;
-            let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
-            let sum = hidden.broadcast_mul(&mask)?.sum(1)?;
-            let mean = sum.broadcast_div(&mask.sum(1)?.clamp(1.0, f64::MAX)?)?;
-            let norm = mean.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12, f64::MAX)?;
-            mean.broadcast_div(&norm)?.to_vec2::<f32>()
-        })();
-        pooled.map_err(|e| e.to_string())
+        let mask = column(&|e| e.get_attention_mask());
+        let mut feed: Vec<(Cow<str>, SessionInputValue)> = Vec::new();
+        let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        for (input, outlet) in self.inputs.iter().zip(session.inputs()) {
+            let values = match input {
+                Input::Ids => column(&|e| e.get_ids()),
+                Input::Mask => mask.clone(),
+                Input::Kinds => vec![0; mask.len()],
+            };
+            let tensor = Tensor::from_array((shape, values)).map_err(|e| e.to_string())?;
+            feed.push((outlet.name().to_string().into(), tensor.into()));
+        }
+        let outputs = session.run(feed).map_err(|e| e.to_string())?;
+        let (dims, hidden) = outputs[0]
+            .try_extract_tensor::<f32>()
+            .map_err(|e| e.to_string())?;
+        if dims.len() != 3 || dims[2] as usize != self.dims {
+            return Err(format!(
+                "the graph's first output has shape {dims:?}, not [batch, sequence, {}]",
+                self.dims
+            ));
+        }
+        Ok(mean_pool(hidden, &mask, width, self.dims))
     }
+}
+
+/// The mean of each row's unmasked token vectors, scaled to length 1. `hidden` is [rows,
+/// width, dims], `mask` [rows, width].
+fn mean_pool(hidden: &[f32], mask: &[i64], width: usize, dims: usize) -> Vec<Vec<f32>> {
+    let rows = mask.len() / width.max(1);
+    (0..rows)
+        .map(|row| {
+            let mut sum = vec![0.0f32; dims];
+            for token in (0..width).filter(|&t| mask[row * width + t] != 0) {
+                let at = (row * width + token) * dims;
+                for (s, v) in sum.iter_mut().zip(&hidden[at..at + dims]) {
+                    *s += v;
+                }
+            }
+            let norm = sum.iter().map(|v| v * v).sum::<f32>().sqrt().max(1e-12);
+            sum.iter().map(|v| v / norm).collect()
+        })
+        .collect()
+}
+
+fn hidden_size(config: &str) -> Result<usize, String> {
+    let value: serde_json::Value = serde_json::from_str(config).map_err(|e| e.to_string())?;
+    value["hidden_size"]
+        .as_u64()
+        .map(|n| n as usize)
+        .ok_or_else(|| "no `hidden_size` (the length of the model's vectors)".to_string())
+}
+
+fn tokenizer(text: &[u8]) -> Result<Tokenizer, String> {
+    let mut tokenizer = Tokenizer::from_bytes(text).map_err(|e| e.to_string())?;
+    tokenizer.with_padding(Some(PaddingParams::default()));
+    tokenizer
+        .with_truncation(Some(TruncationParams {
+            max_length: MAX_TOKENS,
+            ..Default::default()
+        }))
+        .map_err(|e| e.to_string())?;
+    Ok(tokenizer)
+}
+
+/// ONNX Runtime loaded from `library`, once a process: the first model folder's library serves
+/// every later one.
+fn runtime(library: &Path) -> Result<Environment, String> {
+    static STARTED: OnceLock<Result<Environment, String>> = OnceLock::new();
+    STARTED
+        .get_or_init(|| {
+            let builder = ort::init_from(library).map_err(|e| e.to_string())?;
+            builder.build().map_err(|e| e.to_string())
+        })
+        .clone()
+}
+
+/// A session on every core, with ONNX Runtime's graph optimisations.
+fn session(runtime: &Environment, graph: &Path) -> Result<Session, String> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let builder = Session::builder(runtime).map_err(|e| e.to_string())?;
+    let mut builder = builder
+        .with_intra_threads(cores)
+        .map_err(|e| e.to_string())?;
+    builder.commit_from_file(graph).map_err(|e| e.to_string())
+}
+
+fn input_of(name: &str) -> Result<Input, String> {
+    match name {
+        "input_ids" => Ok(Input::Ids),
+        "attention_mask" => Ok(Input::Mask),
+        "token_type_ids" => Ok(Input::Kinds),
+        other => Err(format!(
+            "the graph takes an input `{other}`; a BERT-family graph takes input_ids, \
+             attention_mask and token_type_ids"
+        )),
+    }
+}
+
+/// The graph file's size and its first and last 64 KiB.
+fn graph_sample(graph: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    const PART: u64 = 64 * 1024;
+    let mut file = std::fs::File::open(graph)?;
+    let size = file.metadata()?.len();
+    let mut sample = size.to_le_bytes().to_vec();
+    (&mut file).take(PART).read_to_end(&mut sample)?;
+    file.seek(SeekFrom::Start(size.saturating_sub(PART)))?;
+    file.take(PART).read_to_end(&mut sample)?;
+    Ok(sample)
 }
 
 /// The dot product of two vectors (their cosine similarity when both have length 1).
@@ -253,9 +325,20 @@ mod tests {
         std::fs::write(dir.path().join("tokenizer.json"), "{}").expect("write");
         let err = Embedder::load(dir.path()).expect_err("no weights");
         let text = err.to_string();
-        assert!(text.contains("model.safetensors"), "{text}");
+        assert!(text.contains("model.onnx"), "{text}");
+        assert!(text.contains("embedding-model.sh"), "{text}");
         assert!(text.contains(&dir.path().display().to_string()), "{text}");
         assert!(text.contains("search.embeddings.model"), "{text}");
+    }
+
+    #[test]
+    fn a_vector_is_the_mean_of_its_read_tokens_scaled_to_length_one() {
+        // Two rows of two tokens of two dimensions; the second row's second token is padding.
+        let hidden = [1.0, 0.0, 0.0, 1.0, 3.0, 4.0, 100.0, 100.0];
+        let vectors = mean_pool(&hidden, &[1, 1, 1, 0], 2, 2);
+        let half = 0.5f32.sqrt();
+        assert!((vectors[0][0] - half).abs() < 1e-6 && (vectors[0][1] - half).abs() < 1e-6);
+        assert!((vectors[1][0] - 0.6).abs() < 1e-6 && (vectors[1][1] - 0.8).abs() < 1e-6);
     }
 
     #[test]

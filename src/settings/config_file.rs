@@ -255,8 +255,9 @@ pub struct SearchConfig {
 #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct EmbeddingsConfig {
-    /// A model folder in the sentence-transformers layout (`config.json`, `tokenizer.json`,
-    /// `model.safetensors`), e.g. all-MiniLM-L6-v2; relative to the config file's folder.
+    /// A model folder (`config.json`, `tokenizer.json`, `model.onnx`, `libonnxruntime.so`) as
+    /// `scripts/setup/embedding-model.sh` makes it, e.g. all-MiniLM-L6-v2; relative to the
+    /// config file's folder.
     pub model: Option<String>,
 }
 

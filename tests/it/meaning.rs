@@ -200,12 +200,40 @@ async fn a_model_folder_without_its_weights_stops_the_run_naming_the_file() {
         .run()
         .await
         .code(2)
-        .stderr_contains("model.safetensors")
+        .stderr_contains("model.onnx")
+        .stderr_contains("scripts/setup/embedding-model.sh")
         .stderr_contains("search.embeddings.model")
         .stderr_contains("agent.config.json");
     assert!(
         !dir.path().join("plan.json").exists(),
         "no run without its model"
+    );
+}
+
+/// ONNX Runtime is loaded at run time from the model folder: a file there that is no such
+/// library stops the run with its name, before any research, and the process does not crash.
+#[tokio::test]
+async fn a_runtime_library_that_is_not_one_stops_the_run_naming_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_corpus(dir.path());
+    let model = dir.path().join("model");
+    std::fs::create_dir_all(&model).expect("model");
+    for file in ["config.json", "tokenizer.json", "model.onnx"] {
+        std::os::unix::fs::symlink(embedding_model().join(file), model.join(file)).expect("link");
+    }
+    std::fs::write(model.join("libonnxruntime.so"), "not a library").expect("write");
+    with_model(dir.path(), &model);
+    offline_here(dir.path(), &["workflow"])
+        .args(["--query", "When did the lithium price spike?"])
+        .args(["--out", "plan.json"])
+        .run()
+        .await
+        .code(2)
+        .stderr_contains("libonnxruntime.so")
+        .stderr_contains(&model.display().to_string());
+    assert!(
+        !dir.path().join("plan.json").exists(),
+        "no run without its runtime"
     );
 }
 

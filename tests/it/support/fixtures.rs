@@ -65,7 +65,7 @@ pub fn offline(dir: &Path, args: &[&str]) -> Cmd {
 pub fn embedding_model() -> PathBuf {
     let dir = root().join("target/models/all-MiniLM-L6-v2");
     assert!(
-        dir.join("model.safetensors").is_file(),
+        dir.join("model.onnx").is_file() && dir.join("libonnxruntime.so").is_file(),
         "no embedding model in `{}`: run `bash scripts/setup/embedding-model.sh` (scripts/test.sh does)",
         dir.display()
     );
