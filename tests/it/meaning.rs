@@ -210,6 +210,26 @@ async fn a_model_folder_without_its_weights_stops_the_run_naming_the_file() {
     );
 }
 
+/// The vectors are the model's: cosine similarities of all-MiniLM-L6-v2 as a reference
+/// pipeline computes them (Python `tokenizers` and ONNX Runtime, padded batch, mean over the
+/// attention mask; candle's vectors agreed with it to 0.9999999), so nothing of the
+/// tokenizer's own padding or truncation settings leaks into a vector.
+#[test]
+fn vectors_are_the_models_as_a_reference_pipeline_computes_them() {
+    let embedder = Embedder::load(&embedding_model()).expect("model");
+    let texts = [
+        "The cat sits on the mat.",
+        "A feline rests on a rug.",
+        "Stock markets fell sharply today.",
+    ];
+    let vectors = embedder.embed(&texts).expect("embed");
+    let near = researchflow::embed::similarity(&vectors[0], &vectors[1]);
+    let far = researchflow::embed::similarity(&vectors[0], &vectors[2]);
+    assert!((near - 0.5584).abs() < 1e-3, "cat and feline: {near}");
+    assert!((far - 0.0462).abs() < 1e-3, "cat and markets: {far}");
+    assert_eq!(embedder.dims(), 384);
+}
+
 /// ONNX Runtime is loaded at run time from the model folder: a file there that is no such
 /// library stops the run with its name, before any research, and the process does not crash.
 #[tokio::test]
