@@ -111,6 +111,7 @@ impl Embedder {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| unreadable("model.onnx", e))?;
         let id = model_id(&[
+            format!("mean of up to {MAX_TOKENS} tokens").as_bytes(),
             config_text.as_bytes(),
             &tokenizer_text,
             &graph_sample(&graph).map_err(|e| unreadable("model.onnx", e.to_string()))?,
@@ -135,9 +136,10 @@ impl Embedder {
         self.dims
     }
 
-    /// What names this model's vectors: a SHA-256 of its config, its tokenizer, and its
-    /// graph's size, first and last 64 KiB (the graph's nodes, the ends of its weights), so
-    /// that vectors of another model are never mixed with these.
+    /// What names this model's vectors: a SHA-256 of how a text becomes a vector (pooling,
+    /// tokens read), the model's config, its tokenizer, and its graph's size, first and last 64
+    /// KiB (the graph's nodes, the ends of its weights), so that vectors of another model, or
+    /// made another way, are never mixed with these.
     pub fn id(&self) -> &str {
         &self.id
     }
