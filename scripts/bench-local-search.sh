@@ -7,7 +7,8 @@
 # With RESEARCHFLOW_BENCH_EMBEDDINGS=DIR (a sentence-embedding model folder, for instance
 # target/models/all-MiniLM-L6-v2 from scripts/setup/embedding-model.sh), the index embeds every
 # chunk and queries rank by words and meaning: the figures are printed and the word-only
-# targets are not held against them (embedding runs at about 8 chunks a second on 2 cores).
+# targets are not held against them (embedding runs at about 23-35 chunks a second on 2 cores,
+# by chunk length: scripts/bench-embed.sh measures it).
 set -euo pipefail
 
 docs="${1:-10000}"
