@@ -3,8 +3,7 @@
 //! `model.onnx`, run on the CPU by ONNX Runtime, which is loaded at run time from the folder's
 //! `libonnxruntime.so` (`scripts/setup/embedding-model.sh` puts both there). A text becomes the
 //! mean of its tokens' last hidden states, scaled to length 1, so the dot product of two
-//! vectors is their cosine similarity. Texts longer than [`MAX_TOKENS`] tokens
-//! are cut there.
+//! vectors is their cosine similarity. Texts longer than [`MAX_TOKENS`] tokens are cut there.
 //!
 //! Pure computation on a loaded model: no index, no network. Loading names the folder and the
 //! file that is missing or unreadable.
@@ -158,7 +157,7 @@ impl Embedder {
     pub fn embed_counted(
         &self,
         texts: &[&str],
-        counted: &(dyn Fn(usize) + Sync),
+        counted: &dyn Fn(usize),
     ) -> Result<Vec<Vec<f32>>, EmbedError> {
         texts
             .iter()

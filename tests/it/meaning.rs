@@ -180,16 +180,23 @@ async fn without_a_model_the_index_ranks_by_words_and_says_so() {
     assert!(!dir.path().join("index/vectors.safetensors").exists());
 }
 
+/// A model folder in `dir/model` holding only `files` of the shipped model (linked), named in
+/// `dir`'s config.
+fn model_with(dir: &Path, files: &[&str]) -> std::path::PathBuf {
+    let model = dir.join("model");
+    std::fs::create_dir_all(&model).expect("model");
+    for file in files {
+        std::os::unix::fs::symlink(embedding_model().join(file), model.join(file)).expect("link");
+    }
+    with_model(dir, &model);
+    model
+}
+
 #[tokio::test]
 async fn a_model_folder_without_its_weights_stops_the_run_naming_the_file() {
     let dir = tempfile::tempdir().expect("tempdir");
     write_corpus(dir.path());
-    let model = dir.path().join("model");
-    std::fs::create_dir_all(&model).expect("model");
-    for file in ["config.json", "tokenizer.json"] {
-        std::fs::copy(embedding_model().join(file), model.join(file)).expect("copy");
-    }
-    with_model(dir.path(), &model);
+    model_with(dir.path(), &["config.json", "tokenizer.json"]);
     offline_here(dir.path(), &["workflow"])
         .args([
             "--query",
@@ -236,13 +243,8 @@ fn vectors_are_the_models_as_a_reference_pipeline_computes_them() {
 async fn a_runtime_library_that_is_not_one_stops_the_run_naming_it() {
     let dir = tempfile::tempdir().expect("tempdir");
     write_corpus(dir.path());
-    let model = dir.path().join("model");
-    std::fs::create_dir_all(&model).expect("model");
-    for file in ["config.json", "tokenizer.json", "model.onnx"] {
-        std::os::unix::fs::symlink(embedding_model().join(file), model.join(file)).expect("link");
-    }
+    let model = model_with(dir.path(), &["config.json", "tokenizer.json", "model.onnx"]);
     std::fs::write(model.join("libonnxruntime.so"), "not a library").expect("write");
-    with_model(dir.path(), &model);
     offline_here(dir.path(), &["workflow"])
         .args(["--query", "When did the lithium price spike?"])
         .args(["--out", "plan.json"])
