@@ -40,6 +40,7 @@ use crate::agents::claims::content_terms;
 use crate::plan::Source;
 
 use super::compare::{aspects, broad_comparison};
+use super::form::Form;
 use super::names::named_by_documents;
 use super::question::{
     MOST_PARTS, asks_figure, asks_name, holds_phrase, new_figure, new_name, no_answer, parts,
@@ -204,8 +205,10 @@ struct Scorer<'a> {
     /// What the question asks, as a sentence must state it.
     asked: Asked,
     /// Per candidate: whether it states that ([`Asked::states`]), with its figure; every
-    /// candidate does of a question in parts, which is not checked.
+    /// candidate does of a question in parts, whose parts are checked by their form.
     stated: Vec<Option<Option<String>>>,
+    /// Each part of the question as written, with the form of its answer ([`Form`]).
+    forms: Vec<(String, Form)>,
 }
 
 impl<'a> Scorer<'a> {
@@ -246,6 +249,13 @@ impl<'a> Scorer<'a> {
             1 => asked.stated_by(candidates, &terms, sources),
             _ => vec![Some(None); candidates.len()],
         };
+        let forms = parts(text)
+            .into_iter()
+            .map(|p| {
+                let form = Form::of(&p);
+                (p, form)
+            })
+            .collect();
         Scorer {
             candidates,
             question,
@@ -263,6 +273,7 @@ impl<'a> Scorer<'a> {
             terms,
             asked,
             stated,
+            forms,
         }
     }
 
@@ -344,7 +355,7 @@ impl<'a> Scorer<'a> {
         }
         let chosen = match self.parts.len() {
             1 => self.answer_whole(strict),
-            _ => self.answer_by_part(),
+            _ => self.answer_by_part(strict),
         };
         // A figure or year the question names must be stated where the answer is: a price
         // of another year is not the price it asks for.
@@ -367,14 +378,18 @@ impl<'a> Scorer<'a> {
     }
 
     /// A question in parts: the best sentence for each part that covers [`ANSWER_FLOOR`] of
-    /// it, unless a sentence already chosen covers it as well.
-    fn answer_by_part(&self) -> Vec<usize> {
+    /// it and, when `strict`, is of the form of its answer ([`Form`]: a cause for `why`),
+    /// unless a sentence already chosen covers it as well.
+    fn answer_by_part(&self, strict: bool) -> Vec<usize> {
         let none = BTreeSet::new();
         let mut chosen: Vec<usize> = Vec::new();
-        for part in &self.parts {
-            let of_part = |i: usize| match self.gain_in(i, Some(part), &none) {
-                g if g >= ANSWER_FLOOR => self.ranked(i, g),
-                _ => 0.0,
+        for (part, (text, form)) in self.parts.iter().zip(&self.forms) {
+            let of_part = |i: usize| {
+                let sentence = &self.candidates[i].text;
+                match self.gain_in(i, Some(part), &none) {
+                    g if g < ANSWER_FLOOR || (strict && !form.held_by(text, sentence)) => 0.0,
+                    g => self.ranked(i, g),
+                }
             };
             let Some((i, gain)) = self.best(of_part, &chosen) else {
                 continue;

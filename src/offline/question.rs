@@ -104,8 +104,19 @@ pub fn asks_figure(question: &str) -> bool {
             .take(2)
             .any(|w| MEASURES.contains(&w.as_str()))
     };
+    // `What rule links heat to how fast a cell ages`: a `how` past another asking word, in
+    // the same question, asks nothing of its own.
+    let asking = ["what", "which", "who", "why", "where", "when"];
+    let own = |k: usize| {
+        let start = words[..k]
+            .iter()
+            .rposition(|w| w == "and" || w == "or")
+            .map_or(0, |a| a + 1);
+        !words[start..k].iter().any(|w| asking.contains(&w.as_str()))
+    };
     words.windows(2).enumerate().any(|(k, w)| {
-        (w[0] == "how" && !MANNER.contains(&w[1].as_str())) || (w[0] == "what" && measured(k))
+        (w[0] == "how" && !MANNER.contains(&w[1].as_str()) && own(k))
+            || (w[0] == "what" && measured(k))
     }) || asks_when(question)
         || words.iter().any(|w| LIMITS.contains(&w.as_str()))
 }
@@ -267,6 +278,18 @@ pub fn no_answer(question: &str, absent: &[String], documents: usize) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_how_inside_a_question_asks_no_figure_of_its_own() {
+        assert!(!asks_figure(
+            "What rule of thumb links heat to how fast a lithium-ion cell ages?"
+        ));
+        assert!(asks_figure("How fast does a cell age above 25 degrees?"));
+        assert!(asks_figure("Up to how many cycles does a cell last?"));
+        assert!(asks_figure(
+            "Which cell ages faster, and how fast does it age?"
+        ));
+    }
 
     #[test]
     fn a_question_is_split_before_each_and_that_asks_again() {

@@ -38,6 +38,8 @@ pub struct Context<'a> {
     pub before: Option<&'a str>,
     /// The names its document's path gives it ([`super::names::document_names`]).
     pub names: &'a BTreeSet<String>,
+    /// The terms of its document's candidates.
+    pub document: &'a BTreeSet<String>,
 }
 
 /// What a question asks, as a sentence must state it.
@@ -92,10 +94,15 @@ impl Asked {
         sources: &[Source],
     ) -> Vec<Option<Option<String>>> {
         let names = names_of(sources);
+        let mut documents = vec![BTreeSet::new(); sources.len()];
+        for (c, t) in candidates.iter().zip(terms) {
+            documents[c.source].extend(t.iter().cloned());
+        }
         (0..candidates.len())
             .map(|i| {
                 let s = candidates[i].source;
-                let context = context_of(candidates, i, &sources[s].title, &names[s]);
+                let (title, names, document) = (&sources[s].title, &names[s], &documents[s]);
+                let context = context_of(candidates, i, title, names, document);
                 self.states(&candidates[i].text, &terms[i], &context)
             })
             .collect()
@@ -112,7 +119,7 @@ impl Asked {
         context: &Context<'_>,
     ) -> Option<Option<String>> {
         let subject = &self.subject;
-        let in_sentence = subject.held(sentence, terms);
+        let in_sentence = subject.held(sentence, terms, context.document);
         let held = in_sentence
             || context.section.is_some_and(|s| subject.held_by(s))
             || subject.held_by(context.title)
@@ -268,13 +275,14 @@ fn unframed<'a>(phrase: &'a str, kind: &Kind) -> &'a str {
     if framed { rest } else { phrase }
 }
 
-/// The context of candidate `i`: its section, its document's `title` and `names`, the
-/// candidate before it in its document.
+/// The context of candidate `i`: its section, its document's `title`, `names` and terms
+/// (`document`), the candidate before it in its document.
 pub fn context_of<'a>(
     candidates: &'a [Candidate],
     i: usize,
     title: &'a str,
     names: &'a BTreeSet<String>,
+    document: &'a BTreeSet<String>,
 ) -> Context<'a> {
     let c = &candidates[i];
     let before = candidates
@@ -287,5 +295,6 @@ pub fn context_of<'a>(
         title,
         before,
         names,
+        document,
     }
 }

@@ -147,17 +147,24 @@ fn subject_words(question: &str) -> (Vec<&str>, Vec<&str>) {
         .filter(|&k| raw[k].ends_with(','))
         .filter_map(|c| (c + 1..raw.len()).find(asks))
         .next_back();
-    let Some(asking) = after_comma.or_else(|| (0..raw.len()).find(asks)) else {
-        return (Vec::new(), Vec::new());
-    };
     let free = |k: usize| !SUBORDINATE.contains(&lower[k].as_str());
-    // `have to back` is no auxiliary: the subject is then the asked thing itself.
-    let aux = (asking + 1..lower.len())
-        .take_while(|&k| free(k))
-        .find(|&k| {
-            AUXILIARIES.contains(&lower[k].as_str()) && lower.get(k + 1).is_none_or(|n| n != "to")
-        });
-    let Some(aux) = aux else {
+    let aux = match after_comma.or_else(|| (0..raw.len()).find(asks)) {
+        // `have to back` is no auxiliary: the subject is then the asked thing itself.
+        Some(asking) => (asking + 1..lower.len())
+            .take_while(|&k| free(k))
+            .find(|&k| {
+                AUXILIARIES.contains(&lower[k].as_str())
+                    && lower.get(k + 1).is_none_or(|n| n != "to")
+            })
+            .map(|aux| (asking, aux)),
+        // A question that opens with its auxiliary (`Is a distributor allowed to ...`) asks
+        // yes or no of the words after it.
+        None => lower
+            .first()
+            .filter(|w| AUXILIARIES.contains(&w.as_str()))
+            .map(|_| (0, 0)),
+    };
+    let Some((asking, aux)) = aux else {
         return (Vec::new(), Vec::new());
     };
     let back = |k: usize| lower.get(k).is_some_and(|w| BACK.contains(&w.as_str()));
@@ -315,11 +322,13 @@ pub fn subject(question: &str, kind: Option<&Kind>, rarity: &Rarity) -> Subject 
 }
 
 impl Subject {
-    /// Whether `text`, whose terms are `terms`, holds the subject: its specific term, or, when
-    /// most documents write that, its other key where it names no other subject
-    /// ([`names_another`]: `the plastic separator` holds `the separator of a lithium-ion
-    /// cell` over batteries); without a specific word, its key.
-    pub fn held(&self, text: &str, terms: &BTreeSet<String>) -> bool {
+    /// Whether `text`, whose terms are `terms`, in a document whose terms are `document`,
+    /// holds the subject: its specific term, or, when most documents write that and so does
+    /// its own, its other key where it names no other subject ([`names_another`]: `the plastic
+    /// separator` holds `the separator of a lithium-ion cell` over batteries, but a page on
+    /// fast charging that never says `sodium-ion` does not hold `a fast charge of a sodium-ion
+    /// cell`); without a specific word, its key.
+    pub fn held(&self, text: &str, terms: &BTreeSet<String>, document: &BTreeSet<String>) -> bool {
         let key = self.key.as_ref().map(|(term, word)| {
             // A word written apart (`vehicle makers` for `carmakers`) holds by its tail.
             let tail = |w: &str| w.len() >= 5 && word.len() >= w.len() + 3 && word.ends_with(w);
@@ -328,7 +337,10 @@ impl Subject {
         match &self.specific {
             Some(specific) => {
                 terms.contains(specific)
-                    || (self.common && key == Some(true) && !names_another(text, &self.asked))
+                    || (self.common
+                        && document.contains(specific)
+                        && key == Some(true)
+                        && !names_another(text, &self.asked))
             }
             None => key != Some(false),
         }
@@ -336,7 +348,8 @@ impl Subject {
 
     /// Whether `text` holds the subject.
     pub fn held_by(&self, text: &str) -> bool {
-        self.held(text, &content_terms(text))
+        let terms = content_terms(text);
+        self.held(text, &terms, &terms)
     }
 
     /// Whether the names of a document's path (`GPL-3` for `GPLv3`) hold its specific word.
@@ -384,4 +397,46 @@ pub fn names_another(clause: &str, asked: &BTreeSet<String>) -> bool {
         let another = (acronym || compound) && !unit;
         another && !content_terms(token).iter().all(|t| asked.contains(t))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A term most documents write may go unsaid in a sentence whose document writes it; a
+    /// page that never names `sodium-ion` does not give a sodium-ion cell's charging time.
+    #[test]
+    fn a_common_subject_goes_unsaid_only_where_its_document_writes_it() {
+        let docs = [
+            "Sodium-ion cells charge fast in the cold.",
+            "Sodium-ion cells are cheap.",
+            "Sodium-ion cells suit grids.",
+            "A fast charge takes 18 minutes.",
+        ];
+        let terms: Vec<BTreeSet<String>> = docs.iter().map(|d| content_terms(d)).collect();
+        let rarity = Rarity::of(&terms, &[0, 1, 2, 3]);
+        let asked = "How long does a fast charge of a sodium-ion cell take?";
+        let subject = subject(asked, None, &rarity);
+        let sentence = &terms[3];
+        assert!(!subject.held(docs[3], sentence, sentence));
+        let mut document = sentence.clone();
+        document.extend(terms[0].iter().cloned());
+        assert!(subject.held(docs[3], sentence, &document));
+    }
+
+    #[test]
+    fn a_question_asking_yes_or_no_has_the_subject_after_its_auxiliary() {
+        let asked = "Is a distributor under the Artistic License allowed to sell the software?";
+        let (_, subject) = subject_words(asked);
+        assert_eq!(
+            subject,
+            ["a", "distributor", "under", "the", "Artistic", "License"]
+        );
+        // Without an auxiliary first or an asking word, no subject.
+        assert!(
+            subject_words("Tell me about the Artistic License.")
+                .1
+                .is_empty()
+        );
+    }
 }

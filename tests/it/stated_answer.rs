@@ -160,3 +160,97 @@ async fn what_no_sentence_states_is_said_to_be_unstated_with_the_closest_passage
         assert_eq!(plan["outcome"]["answered"], false, "{question}");
     }
 }
+
+/// Documents for the forms that ask more than a figure: a cause, yes or no of a subject, a
+/// figure that is part of a command.
+const FORMS: &[(&str, &str)] = &[
+    (
+        "lesser.md",
+        "# The Lesser licence\n\nThe library licence is a licence for libraries. \
+         We call this licence the Lesser licence because it does less to protect the \
+         user's freedom than the ordinary licence.\n",
+    ),
+    (
+        "naming.md",
+        "# Version numbers\n\nThe second library licence carries the number 2 and was \
+         published by the foundation in 1991.\n",
+    ),
+    (
+        "artistic.md",
+        "# Artistic licence\n\nA distributor under the Artistic licence may not charge a fee \
+         for the software itself.\n",
+    ),
+    (
+        "general.md",
+        "# General licence\n\nYou may charge any price for each copy you sell, and you may \
+         sell support for a fee.\n",
+    ),
+    (
+        "manuals.txt",
+        "Manual pages\n============\n\nManual pages should be installed compressed using \
+         ``gzip -9`` on every system.\n",
+    ),
+    (
+        "ageing.md",
+        "# Ageing\n\nA common rule of thumb says that the rate of ageing roughly doubles for \
+         every 10 degrees above 25 degrees.\n",
+    ),
+];
+
+/// `Why` is answered by a sentence that gives a cause, or not at all; a question asking yes
+/// or no has a subject (the Artistic licence) the answer must be about; a `how` inside a
+/// question asks nothing of its own; a figure written in code leads as that code.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn causes_subjects_of_yes_or_no_and_figures_in_code_are_read_as_asked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let corpus = dir.path().join("corpus");
+    std::fs::create_dir_all(&corpus).expect("corpus dir");
+    for (name, text) in FORMS {
+        std::fs::write(corpus.join(name), text).expect("write document");
+    }
+    let (out, answer) = ask(
+        dir.path(),
+        "Why is the library licence called the Lesser licence?",
+        "a.json",
+    )
+    .await;
+    assert_eq!(out["answered"], true, "{answer}");
+    assert!(lead(&answer).contains("because"), "{answer}");
+    // Its words and its figure, but no cause: not stated.
+    let (out, answer) = ask(
+        dir.path(),
+        "Why does the second library licence carry the number 2?",
+        "b.json",
+    )
+    .await;
+    assert_eq!(out["answered"], false, "{answer}");
+    assert!(
+        lead(&answer).starts_with("No sentence of the sources states"),
+        "{answer}"
+    );
+    // Yes or no of the Artistic licence: the General licence's sentence shares more of the
+    // question's words, and is not about it.
+    let (_, answer) = ask(
+        dir.path(),
+        "Is a distributor under the Artistic licence allowed to charge any price for each copy \
+         of the software itself?",
+        "c.json",
+    )
+    .await;
+    assert!(!lead(&answer).contains("any price"), "{answer}");
+    // `how fast` inside `what rule`: the rule is the answer, not a figure cut from it.
+    let (_, answer) = ask(
+        dir.path(),
+        "What rule of thumb links temperatures above 25 degrees to how fast a cell ages?",
+        "d.json",
+    )
+    .await;
+    assert!(lead(&answer).contains("roughly doubles"), "{answer}");
+    let (_, answer) = ask(
+        dir.path(),
+        "How hard should manual pages be compressed?",
+        "e.json",
+    )
+    .await;
+    assert!(lead(&answer).starts_with("gzip -9 [1]"), "{answer}");
+}

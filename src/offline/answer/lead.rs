@@ -13,10 +13,49 @@ impl Scorer<'_> {
         if self.parts.len() != 1 || !self.holds_asked[first] {
             return None;
         }
+        let sentence = &self.candidates[first].text;
         self.stated[first]
             .clone()
             .flatten()
-            .or_else(|| short_answer(question, &self.candidates[first].text))
+            .or_else(|| short_answer(question, sentence))
             .filter(|span| self.asked.form.fits(span))
+            .map(|span| in_code(sentence, &span).unwrap_or(span))
+    }
+}
+
+/// The inline code of `sentence` (`` `gzip -9` ``, ``` ``gzip -9`` ```) that holds `span`:
+/// a figure written in code is a part of it (the level of `gzip -9`), and leads whole.
+fn in_code(sentence: &str, span: &str) -> Option<String> {
+    let mut rest = sentence;
+    while let Some(open) = rest.find('`') {
+        let ticks = rest[open..].len() - rest[open..].trim_start_matches('`').len();
+        let fence = &rest[open..open + ticks];
+        let body = &rest[open + ticks..];
+        let close = body.find(fence)?;
+        let code = body[..close].trim();
+        if code.contains(span) && code != span {
+            return Some(code.to_string());
+        }
+        rest = &body[close + ticks..];
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_code;
+
+    #[test]
+    fn a_figure_in_code_leads_as_the_code_that_holds_it() {
+        let s = "Manual pages should be installed compressed using ``gzip -9``.";
+        assert_eq!(in_code(s, "-9").as_deref(), Some("gzip -9"));
+        assert_eq!(
+            in_code("Run `make -j4` then `make install`.", "4").as_deref(),
+            Some("make -j4")
+        );
+        // Code that is the span itself, or prose: nothing to widen.
+        assert_eq!(in_code("Set `4` workers.", "4"), None);
+        assert_eq!(in_code("About 9 of them, `x`.", "9"), None);
+        assert_eq!(in_code("An unclosed `gzip -9 here.", "-9"), None);
     }
 }
