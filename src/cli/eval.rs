@@ -32,6 +32,19 @@ pub struct EvalArgs {
     #[arg(long, value_name = "OLD_DIR")]
     pub previous: Option<PathBuf>,
 
+    /// Run nothing: score the reports another system wrote in DIR, one per question
+    /// (`<id>.md` or `<id>.report.md`, beside it an optional `<id>.meta.json` with its run's
+    /// `status`, `seconds` and `tokens`), by the same rules; `eval.json` goes to `--out-dir`
+    /// [default: DIR].
+    #[arg(long, value_name = "DIR", conflicts_with = "replay")]
+    pub reports: Option<PathBuf>,
+
+    /// With `--reports`: the address of the site that served the corpus to that system
+    /// (`http://127.0.0.1:8080/`); a page under it counts as the corpus file its last path
+    /// segment names, so its citations are scored against the set's evidence.
+    #[arg(long, value_name = "URL", requires = "reports")]
+    pub site: Option<String>,
+
     /// Print the evaluation as JSON (what `eval.json` holds) instead of a Markdown table.
     #[arg(long)]
     pub json: bool,

@@ -20,21 +20,18 @@ use crate::run::shutdown;
 use crate::session::{self, Session};
 use crate::settings::SearchProviderKind;
 
+mod written;
+
 /// The largest report read for scoring.
 const REPORT_MAX_BYTES: u64 = 16 * 1024 * 1024;
 
 pub async fn run(args: EvalArgs, global: &GlobalArgs) -> CommandResult {
     let set = crate::eval::set::read(&args.set).map_err(CommandError::usage)?;
     let questions = questions_of(&args.set, &set)?;
-    let previous = match &args.previous {
-        Some(path) => {
-            let dir = folder::earlier("--previous", path)?;
-            let before = crate::eval::read_previous(&dir)
-                .map_err(|e| CommandError::usage(anyhow::anyhow!("`--previous`: {e}")))?;
-            Some((dir, before))
-        }
-        None => None,
-    };
+    let previous = previous_of(&args)?;
+    if let Some(reports) = &args.reports {
+        return written::run(&args, &set, reports, previous);
+    }
     let replay = args
         .replay
         .as_deref()
@@ -112,6 +109,17 @@ pub async fn run(args: EvalArgs, global: &GlobalArgs) -> CommandResult {
         eprint_line(&format!("{saved}; the runs are in `{}`", dir.display()));
     }
     exit(&evaluation, &end, &batch.manifest)
+}
+
+/// The evaluation `--previous` names, read, with its folder.
+fn previous_of(args: &EvalArgs) -> Result<Option<(PathBuf, Evaluation)>, CommandError> {
+    let Some(path) = &args.previous else {
+        return Ok(None);
+    };
+    let dir = folder::earlier("--previous", path)?;
+    let before = crate::eval::read_previous(&dir)
+        .map_err(|e| CommandError::usage(anyhow::anyhow!("`--previous`: {e}")))?;
+    Ok(Some((dir, before)))
 }
 
 /// The set's questions as a batch's, each named after its id.

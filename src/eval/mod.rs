@@ -19,7 +19,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 pub use leading::Verdict;
-pub use score::{Ran, Score, score};
+pub use score::{Ran, Score, Written, score, score_written};
 pub use set::{Gold, SetError};
 pub use strict::Strict;
 pub use table::markdown;

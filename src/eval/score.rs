@@ -12,7 +12,9 @@
 //! case, `#fragment` or trailing `/`).
 
 use std::collections::BTreeSet;
+use std::sync::LazyLock;
 
+use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use super::leading::{Verdict, leading_statement, verdict};
@@ -82,13 +84,69 @@ pub struct Ran<'a> {
     pub seconds: f64,
 }
 
+/// A report another system wrote (`eval --reports`), with what its run recorded.
+pub struct Written<'a> {
+    pub status: &'a str,
+    /// The report, when the run left one.
+    pub report: Option<&'a str>,
+    pub tokens: u64,
+    pub seconds: f64,
+    /// The address of a site serving the corpus (`http://127.0.0.1:8080/`): a page under it
+    /// is the corpus file its last path segment names.
+    pub site: Option<&'a str>,
+}
+
+/// What scoring reads of a report, whoever wrote it.
+struct Read {
+    body: String,
+    /// The evidence keys of the sources it cites.
+    cited: BTreeSet<String>,
+    /// Its cited claims, and how many of them their sources support.
+    claims: (usize, usize),
+    /// Whether the run recorded an answer (`None`: it recorded nothing).
+    answered: Option<bool>,
+}
+
 /// Scores `gold` against its run (`None`: not run); a run that left no report scores
 /// nothing but what it spent.
 pub fn score(gold: &Gold, ran: Option<Ran<'_>>) -> Score {
     let (status, tokens, seconds) = ran
         .as_ref()
         .map_or((NOT_RUN, 0, 0.0), |r| (r.status, r.tokens, r.seconds));
-    let Some((plan, report)) = ran.and_then(|r| r.wrote) else {
+    let read = ran.and_then(|r| r.wrote).map(|(plan, report)| {
+        let body = body(report);
+        let claims = plan.final_node().map_or(&[][..], |n| n.claims.as_slice());
+        Read {
+            cited: cited_keys(plan, &body),
+            claims: counts(claims),
+            answered: plan.outcome.as_ref().and_then(|o| o.answered),
+            body,
+        }
+    });
+    scored(gold, status, read, tokens, seconds)
+}
+
+/// Scores `gold` against a report another system wrote: the same figures, its sources the
+/// addresses it links ([`linked_keys`]), its answer as its text states it (no claims are
+/// checked).
+pub fn score_written(gold: &Gold, written: &Written<'_>) -> Score {
+    let read = written.report.map(|report| Read {
+        body: body(report),
+        cited: linked_keys(report, written.site),
+        claims: (0, 0),
+        answered: None,
+    });
+    scored(gold, written.status, read, written.tokens, written.seconds)
+}
+
+fn scored(gold: &Gold, status: &str, read: Option<Read>, tokens: u64, seconds: f64) -> Score {
+    let Some(Read {
+        body,
+        cited,
+        claims: (claims_cited, claims_supported),
+        answered,
+    }) = read
+    else {
         return Score {
             id: gold.id.clone(),
             status: status.into(),
@@ -111,7 +169,6 @@ pub fn score(gold: &Gold, ran: Option<Ran<'_>>) -> Score {
             seconds,
         };
     };
-    let body = body(report);
     // Citation markers are not words of the answer.
     let said = words(&claim_text(&body));
     let (answer_match, f1) = match gold.unanswerable() {
@@ -133,7 +190,6 @@ pub fn score(gold: &Gold, ran: Option<Ran<'_>>) -> Score {
             (found, f1)
         }
     };
-    let cited = cited_keys(plan, &body);
     let evidence: Vec<BTreeSet<String>> = gold
         .evidence
         .iter()
@@ -145,9 +201,6 @@ pub fn score(gold: &Gold, ran: Option<Ran<'_>>) -> Score {
         .iter()
         .filter(|e| cited.iter().any(|c| e.contains(c)))
         .count();
-    let claims = plan.final_node().map_or(&[][..], |n| n.claims.as_slice());
-    let (claims_cited, claims_supported) = counts(claims);
-    let answered = plan.outcome.as_ref().and_then(|o| o.answered);
     let leading = leading_statement(&body);
     Score {
         id: gold.id.clone(),
@@ -224,6 +277,30 @@ pub fn evidence_key(item: &str) -> String {
         }
         None => item.to_string(),
     }
+}
+
+/// Addresses as reports write them: in a Markdown link, in angle brackets, bare.
+static ADDRESSES: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"(?:https?|file)://[^\s<>()\[\]"'`]+"#).expect("valid regex"));
+
+/// The evidence keys of every address `report` links, wherever it links them (inline, in a
+/// list of references): a page under `site` keyed as the corpus file it serves.
+fn linked_keys(report: &str, site: Option<&str>) -> BTreeSet<String> {
+    let site = site.map(|s| s.trim_end_matches('/'));
+    ADDRESSES
+        .find_iter(report)
+        .map(|m| {
+            m.as_str()
+                .trim_end_matches(['.', ',', ';', ':', '!', '?', '*'])
+        })
+        .map(|url| match site.and_then(|s| url.strip_prefix(s)) {
+            Some(path) if path.starts_with('/') => {
+                let path = path.split(['#', '?']).next().unwrap_or(path);
+                evidence_key(&format!("file://{path}"))
+            }
+            _ => evidence_key(url),
+        })
+        .collect()
 }
 
 /// Whether normalised `text` holds normalised `words` as whole words.
@@ -400,5 +477,52 @@ mod tests {
         ));
         assert_eq!(token_f1("a b c", "a b c"), 1.0);
         assert_eq!(token_f1("", "a"), 0.0);
+    }
+
+    /// Another system's report: its sources are the addresses it links, inline or listed,
+    /// a page of the corpus site keyed as the file it serves; its answer as its text says.
+    #[test]
+    fn a_report_another_system_wrote_is_scored_by_what_it_links() {
+        let g = gold(&["3000 cycles"], &["sodium.md", "nmc.md"]);
+        let report = "# Sodium-ion cycle life\n\nSodium-ion cells last about 3000 cycles \
+                      ([Sodium](http://127.0.0.1:8080/corpus/sodium.md)).\n\n## References\n\n\
+                      - http://127.0.0.1:8080/corpus/lfp.md.\n\
+                      - <https://example.org/Other/#top>\n";
+        let written = Written {
+            status: "completed",
+            report: Some(report),
+            tokens: 1200,
+            seconds: 4.5,
+            site: Some("http://127.0.0.1:8080/corpus/"),
+        };
+        let s = score_written(&g, &written);
+        assert_eq!(s.verdict, Some(Verdict::Right), "{:?}", s.leading_statement);
+        assert_eq!(
+            s.cited,
+            ["https://example.org/other", "lfp.md", "sodium.md"],
+            "{s:?}"
+        );
+        assert_eq!(s.citation_precision, Some(1.0 / 3.0));
+        assert_eq!(s.evidence_recall, Some(0.5));
+        assert_eq!((s.tokens, s.answered, s.claims_cited), (1200, None, 0));
+        // Without the site, its pages are web addresses no evidence names.
+        let s = score_written(
+            &g,
+            &Written {
+                site: None,
+                ..written
+            },
+        );
+        assert_eq!(s.citation_precision, Some(0.0));
+        // A run that left no report scores nothing but what it spent.
+        let none = Written {
+            status: "timeout",
+            report: None,
+            tokens: 0,
+            seconds: 600.0,
+            site: None,
+        };
+        let s = score_written(&g, &none);
+        assert!(!s.reported && s.verdict.is_none() && s.status == "timeout");
     }
 }

@@ -616,3 +616,91 @@ async fn a_set_whose_evidence_names_no_document_of_the_corpus_is_warned_of() {
         json!([])
     );
 }
+
+/// `--reports DIR`: nothing runs; reports other systems wrote are scored by the same rules,
+/// their citations the addresses they link (a page of the corpus site as the file it serves);
+/// a question left without a report is named on stderr and the exit is 1.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reports_another_system_wrote_are_scored_by_the_same_rules() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    std::fs::write(
+        &set,
+        [
+            json!({"id": "q1", "question": "How many cycles do sodium-ion cells last?",
+                   "answers": ["3000 cycles"], "evidence": ["sodium.md"]}),
+            json!({"id": "q2", "question": "What energy density do LFP cells reach?",
+                   "answers": ["170 Wh/kg"], "evidence": ["lfp.md"]}),
+            json!({"id": "q3", "question": "What is the price of cobalt?", "answers": [],
+                   "evidence": []}),
+        ]
+        .map(|q| q.to_string())
+        .join("\n"),
+    )
+    .expect("set");
+    let reports = dir.path().join("peer");
+    std::fs::create_dir_all(&reports).expect("reports dir");
+    // One style cites inline, another by number with a list of sources at the end.
+    std::fs::write(
+        reports.join("q1.md"),
+        "# Sodium-ion cycle life\n\nSodium-ion cells last about 3000 cycles \
+         ([sodium](http://127.0.0.1:9/corpus/sodium.md)).\n",
+    )
+    .expect("q1");
+    std::fs::write(
+        reports.join("q2.md"),
+        "LFP cells keep 55 percent of their capacity at -20 °C [1].\n\n## Sources\n\n\
+         [1] http://127.0.0.1:9/corpus/cold.md\n",
+    )
+    .expect("q2");
+    std::fs::write(
+        reports.join("q3.meta.json"),
+        r#"{"status": "timeout", "seconds": 600}"#,
+    )
+    .expect("q3 meta");
+    let out = dir.path().join("scored");
+    let run = support::researchflow()
+        .arg("eval")
+        .arg(&set)
+        .arg("--reports")
+        .arg(&reports)
+        .args([
+            "--site",
+            "http://127.0.0.1:9/corpus/",
+            "--json",
+            "--out-dir",
+        ])
+        .arg(&out)
+        .run()
+        .await;
+    run.code(1)
+        .stderr_contains("question `q3` (timeout): no report");
+    let eval = run.stdout_json();
+    let q = |i: usize| &eval["questions"][i];
+    assert_eq!(q(0)["verdict"], "right", "{eval:#}");
+    assert_eq!(q(0)["citation_precision"], 1.0);
+    assert_eq!(q(1)["verdict"], "wrong");
+    assert_eq!(q(1)["cited"], json!(["cold.md"]));
+    assert_eq!(q(1)["citation_precision"], 0.0);
+    assert_eq!(
+        (q(2)["reported"].clone(), q(2)["seconds"].clone()),
+        (json!(false), json!(600.0))
+    );
+    assert_eq!(eval["totals"]["strict"]["right"], 1);
+    assert_eq!(
+        read_json(&out.join("eval.json")),
+        eval,
+        "eval.json is what was printed"
+    );
+    // A record that is not one is refused, naming the file.
+    std::fs::write(reports.join("q3.meta.json"), r#"{"seconds": "ten"}"#).expect("bad meta");
+    support::researchflow()
+        .arg("eval")
+        .arg(&set)
+        .arg("--reports")
+        .arg(&reports)
+        .run()
+        .await
+        .code(2)
+        .stderr_contains("q3.meta.json");
+}
