@@ -6,12 +6,15 @@
 //!
 //! Every reader writes the mark with [`push_fenced`]; [`spans`] finds it again, in our texts
 //! and in plain text that fences its code itself (a `README`). A fence is three or more
-//! backticks at the start of a line; the opening one may name a language (```` ```python ````),
-//! the closing one is bare and at least as long. An opening fence never closed fences nothing
-//! (CommonMark would fence the rest of the document: one stray line must not silence it).
-//! Tildes do not fence: reStructuredText underlines its titles with them. [`reads_as_prose`]
-//! tells a block kept as typed that is prose from one that is code. Pure text work.
+//! backticks at the start of a line ([`fence_line`]); the opening one may name a language
+//! (```` ```python ````), the closing one is bare and at least as long. An opening fence never
+//! closed fences nothing (CommonMark would fence the rest of the document: one stray line must
+//! not silence it). Tildes do not fence: reStructuredText underlines its titles with them.
+//! [`escape_fences`] keeps a line of a document's prose that looks like a fence (literal
+//! backticks in a page's text) from pairing with a reader's own. [`reads_as_prose`] tells a
+//! block kept as typed that is prose from one that is code. Pure text work.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// Appends `code` to `out` between two fence lines, on lines of its own: the fence is longer
@@ -22,11 +25,7 @@ pub fn push_fenced(out: &mut String, code: &str) {
     if code.trim().is_empty() {
         return;
     }
-    let longest = code
-        .lines()
-        .map(|line| line.trim_start().chars().take_while(|c| *c == '`').count())
-        .max()
-        .unwrap_or(0);
+    let longest = code.lines().map(leading_ticks).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
     if !out.is_empty() && !out.ends_with('\n') {
         out.push('\n');
@@ -46,22 +45,62 @@ pub fn spans<'a>(lines: impl IntoIterator<Item = &'a str>) -> Vec<Range<usize>> 
     // The open fence: its first line and its length.
     let mut open: Option<(usize, usize)> = None;
     for (k, line) in lines.into_iter().enumerate() {
-        let line = line.trim();
-        let ticks = line.chars().take_while(|c| *c == '`').count();
-        if ticks < 3 {
+        let Some((ticks, rest)) = fence_line(line) else {
             continue;
-        }
-        let rest = &line[ticks..];
+        };
         match open {
-            Some((first, length)) if ticks >= length && rest.trim().is_empty() => {
+            Some((first, length)) if ticks >= length && rest.is_empty() => {
                 out.push(first..k + 1);
                 open = None;
             }
-            None if !rest.contains('`') => open = Some((k, ticks)),
+            None => open = Some((k, ticks)),
             _ => {}
         }
     }
     out
+}
+
+/// If `line` is a fence, its length and what follows its backticks (a language, empty on a
+/// closing fence): three backticks or more at its start, after any white space, and no
+/// backtick after them (CommonMark: a backtick fence's info string holds no backtick). The
+/// one rule [`spans`] and [`escape_fences`] read a fence by.
+pub fn fence_line(line: &str) -> Option<(usize, &str)> {
+    let line = line.trim();
+    let ticks = leading_ticks(line);
+    let rest = &line[ticks..];
+    (ticks >= 3 && !rest.contains('`')).then_some((ticks, rest))
+}
+
+/// How many backticks open `line`, after any white space.
+fn leading_ticks(line: &str) -> usize {
+    line.trim_start().chars().take_while(|c| *c == '`').count()
+}
+
+/// `text` with a backslash before the backticks of each line that is a fence ([`fence_line`]),
+/// after its indentation, and nothing else changed: Markdown's escape, `` \``` `` reads as
+/// three backticks and fences nothing. For the text a reader takes from a document as prose (a
+/// page's literal backticks), where such a line is no fence of the reader's: left as it is, it
+/// would pair with the reader's next fence and fence the prose, leaving the code as prose.
+/// Borrowed when no line is a fence; escaping twice changes nothing.
+pub fn escape_fences(text: &str) -> Cow<'_, str> {
+    if text.split('\n').all(|line| fence_line(line).is_none()) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for (k, line) in text.split('\n').enumerate() {
+        if k > 0 {
+            out.push('\n');
+        }
+        let code = line.trim_start();
+        if fence_line(line).is_some() {
+            out.push_str(&line[..line.len() - code.len()]);
+            out.push('\\');
+            out.push_str(code);
+        } else {
+            out.push_str(line);
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// Whether a preformatted block that nothing calls code reads as prose (a mail's body, a text
@@ -124,6 +163,24 @@ mod tests {
                     ```\nnever closed\n";
         assert_eq!(spans(text.lines()), [1..5, 9..13]);
         assert!(spans("`` two\n``\n".lines()).is_empty());
+    }
+
+    /// A line of prose that is a fence gets a backslash before its backticks, after its
+    /// indentation, and fences nothing; a line that is not one (two backticks, a code span, a
+    /// backtick after its text, an escaped one) is left as it is.
+    #[test]
+    fn escaping_leaves_no_fence_and_changes_nothing_else() {
+        let text = "Write\n```\ncode, then\n  ````python\n``\n```a`\nx ```\n\\```\n";
+        let escaped = escape_fences(text);
+        assert_eq!(
+            escaped,
+            "Write\n\\```\ncode, then\n  \\````python\n``\n```a`\nx ```\n\\```\n"
+        );
+        assert!(escaped.lines().all(|line| fence_line(line).is_none()));
+        assert!(matches!(escape_fences(&escaped), Cow::Borrowed(_)));
+        assert!(matches!(escape_fences("no fence\n``\n"), Cow::Borrowed(_)));
+        assert_eq!(fence_line(" ```python "), Some((3, "python")));
+        assert_eq!(fence_line("````"), Some((4, "")));
     }
 
     #[test]
