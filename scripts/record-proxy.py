@@ -9,7 +9,10 @@ unchanged, error statuses included; a streamed answer (text/event-stream) is rel
 comes, and a client that leaves mid-stream closes the upstream connection too. Each request appends one JSON line to LOG_FILE once the
 upstream has answered: {"method", "path", "body": <parsed JSON or null>, "status": <upstream
 status, or null if the upstream could not be reached>, "elapsed_ms": <time to the upstream's
-answer (its head, for a stream)>}. Requests still waiting for the upstream
+answer (its head, for a stream)>, "usage": <the answer's `usage` object (for a stream, the
+last one its events carry), or null>, "pieces": <for a stream, the events that carried text:
+about its completion tokens where the server reports no usage>}; a stream's line is written
+when it ends. Requests still waiting for the upstream
 when the proxy is stopped (SIGTERM, SIGINT) are logged then, with status null, so the log holds
 every request that arrived. Once listening it prints its base URL (UPSTREAM's path kept, e.g.
 http://127.0.0.1:PORT/v1) on stdout and flushes it.
@@ -69,12 +72,21 @@ class RequestLog:
                                           "status": None, "started": time.monotonic()}
             return self.next_id
 
-    def answered(self, request_id, status):
+    def answered(self, request_id, status, usage=None, elapsed_ms=None, pieces=None):
         with self.lock:
             entry = self.pending.pop(request_id, None)
             if entry is not None:
                 entry["status"] = status
-                self.write(entry)
+                entry["usage"] = usage
+                if pieces is not None:
+                    entry["pieces"] = pieces
+                self.write(entry, elapsed_ms)
+
+    def since(self, request_id):
+        """Milliseconds since request `request_id` arrived."""
+        with self.lock:
+            entry = self.pending.get(request_id)
+            return round((time.monotonic() - entry["started"]) * 1000) if entry else None
 
     def flush_pending(self):
         with self.lock:
@@ -82,10 +94,20 @@ class RequestLog:
                 self.write(entry)
             self.pending.clear()
 
-    def write(self, entry):  # called with the lock held
-        entry["elapsed_ms"] = round((time.monotonic() - entry.pop("started")) * 1000)
+    def write(self, entry, elapsed_ms=None):  # called with the lock held
+        started = entry.pop("started")
+        entry["elapsed_ms"] = elapsed_ms or round((time.monotonic() - started) * 1000)
         with open(self.path, "a", encoding="utf-8") as log:
             log.write(json.dumps(entry) + "\n")
+
+
+def usage_of(reply):
+    """The `usage` object of a JSON answer, or None."""
+    try:
+        usage = json.loads(reply).get("usage")
+    except (ValueError, AttributeError):
+        return None
+    return usage if isinstance(usage, dict) else None
 
 
 def is_event_stream(headers):
@@ -113,8 +135,12 @@ def make_handler(upstream, log):
                     status, reply_headers = response.status, response.getheaders()
                     if is_event_stream(reply_headers):
                         # Relayed as it comes; a client that leaves closes the upstream too.
-                        log.answered(request_id, status)
-                        self.relay(status, reply_headers, response)
+                        head = log.since(request_id)
+                        read = {"usage": None, "pieces": 0}
+                        try:
+                            self.relay(status, reply_headers, response, read)
+                        finally:
+                            log.answered(request_id, status, read["usage"], head, read["pieces"])
                         return
                     reply = response.read()
             except urllib.error.HTTPError as err:  # 3xx/4xx/5xx: passed through unchanged
@@ -125,7 +151,7 @@ def make_handler(upstream, log):
                 reply = json.dumps({"error": {"message": f"record-proxy: upstream failed: {err}",
                                               "type": "proxy_error"}}).encode()
                 reply_headers = [("Content-Type", "application/json")]
-            log.answered(request_id, status)
+            log.answered(request_id, status, usage_of(reply))
             # Only the status line: the upstream's own Date and Server headers follow.
             self.send_response_only(status or 502)
             for name, value in reply_headers:
@@ -136,20 +162,30 @@ def make_handler(upstream, log):
             if self.command != "HEAD":
                 self.wfile.write(reply)
 
-        def relay(self, status, reply_headers, response):
-            """A streamed answer (server-sent events), passed on chunk by chunk."""
+        def relay(self, status, reply_headers, response, read):
+            """A streamed answer (server-sent events), passed on chunk by chunk; `read` gets
+            the last `usage` object its events carry and how many events carried text."""
             self.send_response_only(status)
             for name, value in reply_headers:
                 if name.lower() not in HOP_BY_HOP:
                     self.send_header(name, value)
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
+            pending = b""
             while True:
                 chunk = response.read1(65536)
                 if not chunk:
                     break
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
                 self.wfile.flush()
+                *lines, pending = (pending + chunk).split(b"\n")
+                for line in lines:
+                    if not line.startswith(b"data:"):
+                        continue
+                    if b'"usage"' in line:
+                        read["usage"] = usage_of(line[5:]) or read["usage"]
+                    if b'"content": "' in line or b'"content":"' in line:
+                        read["pieces"] += 1
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
 

@@ -82,6 +82,18 @@ pub fn abstains(statement: &str) -> bool {
     says_no_answer(statement) || STATES_NONE.iter().any(|p| said.contains(&format!(" {p} ")))
 }
 
+/// What a report's opening notice says when the report is not to be read as an answer
+/// (researchflow's degraded runs, [`crate::workflow::ending::notice`]).
+const DISOWNED: &str = "must not be taken as";
+
+/// Whether `body` (a report's) opens with a notice, a block quote, saying that what follows
+/// is not to be taken as an answer: a reader takes nothing from it, as from an abstention.
+pub fn disowned(body: &str) -> bool {
+    body.lines()
+        .filter(|l| l.trim_start().starts_with('>'))
+        .any(|l| l.contains(DISOWNED))
+}
+
 /// The verdict on `leading` (a report's leading statement) against the gold `answers` (empty:
 /// the corpus has none); `answered` is what the run recorded.
 pub fn verdict(leading: &str, answers: &[String], answered: Option<bool>) -> Verdict {
@@ -322,5 +334,26 @@ mod tests {
         );
         assert_eq!(leading_statement(""), "");
         assert!(abstains("The documents do not state it.") && !abstains("It states 3000 cycles."));
+    }
+
+    /// A degraded run's report says at its top that it is no answer: read as an abstention
+    /// when no plan records that (another system's report, `eval --reports`).
+    #[test]
+    fn a_report_that_disowns_itself_is_recognised() {
+        use crate::events::RunStatus;
+        use crate::workflow::ending::notice;
+        let degraded = format!(
+            "# Q\n\n{}\n\nCells last 900 cycles [1].",
+            notice(RunStatus::Degraded, "junk", true)
+        );
+        assert!(disowned(&degraded));
+        let partial = format!(
+            "# Q\n\n{}\n\nCells last 900 cycles [1].",
+            notice(RunStatus::Partial, "budget", true)
+        );
+        assert!(!disowned(&partial));
+        assert!(!disowned(
+            "# Q\n\nIt must not be taken as a rule that cells last [1]."
+        ));
     }
 }

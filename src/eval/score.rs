@@ -17,7 +17,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use super::leading::{Verdict, leading_statement, verdict};
+use super::leading::{Verdict, disowned, leading_statement, verdict};
 use super::set::Gold;
 use crate::agents::claims::{cited_numbers, claim_text, counts};
 use crate::agents::quality::says_no_answer;
@@ -128,13 +128,17 @@ pub fn score(gold: &Gold, ran: Option<Ran<'_>>) -> Score {
 
 /// Scores `gold` against a report another system wrote: the same figures, its sources the
 /// addresses it links ([`linked_keys`]), its answer as its text states it (no claims are
-/// checked).
+/// checked; a report whose opening notice disowns it, [`disowned`], answered nothing).
 pub fn score_written(gold: &Gold, written: &Written<'_>) -> Score {
-    let read = written.report.map(|report| Read {
-        body: body(report),
-        cited: linked_keys(report, written.site),
-        claims: (0, 0),
-        answered: None,
+    let read = written.report.map(|report| {
+        let body = body(report);
+        Read {
+            cited: linked_keys(report, written.site),
+            claims: (0, 0),
+            // A report that says at its top it is no answer answered nothing.
+            answered: disowned(&body).then_some(false),
+            body,
+        }
     });
     scored(gold, written.status, read, written.tokens, written.seconds)
 }
