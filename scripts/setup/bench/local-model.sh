@@ -11,8 +11,9 @@
 #   local-model.sh stop [PORT]    stop the server this script started on PORT
 #   local-model.sh name           the model name to ask for
 #
-# Default port 18090. The first start builds llama-cpp-python (5-10 minutes on 2 cores) into
-# $RESEARCHFLOW_LOCAL_MODEL_HOME (default ~/.cache/researchflow/local-model) for a generic
+# Default port 18090. Not run by scripts/test.sh, which runs scripts/setup/*.sh (what the
+# tests need): a bench needs this, the tests do not. The first start builds llama-cpp-python
+# (5-10 minutes on 2 cores) into $RESEARCHFLOW_LOCAL_MODEL_HOME (default ~/.cache/researchflow/local-model) for a generic
 # x86-64 CPU, AVX-512 and AMX off (a build for the build machine's own CPU crashed on virtual
 # CPUs that report AVX-512 they cannot run). The server serves one request at a time.
 set -euo pipefail
@@ -64,6 +65,6 @@ case "${1:-}" in
   name)
     echo "$name" ;;
   *)
-    sed -n '2,19p' "$0"
+    sed -n '2,21p' "$0"
     exit 2 ;;
 esac
