@@ -13,9 +13,9 @@
 #
 # Default port 18090. Not run by scripts/test.sh, which runs scripts/setup/*.sh (what the
 # tests need): a bench needs this, the tests do not. The first start builds llama-cpp-python
-# (5-10 minutes on 2 cores) into $RESEARCHFLOW_LOCAL_MODEL_HOME (default ~/.cache/researchflow/local-model) for a generic
-# x86-64 CPU, AVX-512 and AMX off (a build for the build machine's own CPU crashed on virtual
-# CPUs that report AVX-512 they cannot run). The server serves one request at a time.
+# (5-10 minutes on 2 cores) into $RESEARCHFLOW_LOCAL_MODEL_HOME (default
+# ~/.cache/researchflow/local-model) for a generic x86-64 CPU, AVX-512 and AMX off (a build for
+# the build machine's own CPU crashed on virtual CPUs that report AVX-512 they cannot run). The server serves one request at a time.
 set -euo pipefail
 home="${RESEARCHFLOW_LOCAL_MODEL_HOME:-$HOME/.cache/researchflow/local-model}"
 venv="$home/venv"
