@@ -103,6 +103,84 @@ pub fn escape_fences(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Where a reader's own fences end in the text it writes: what it wrote after the last one is
+/// the document's own text, whose lines that read as fences are escaped ([`escape_fences`])
+/// when the reader's next block comes ([`Prose::fence`], [`Prose::push_set_apart`]) and when
+/// the document ends ([`Prose::end`]). Each line is read once, once ended, so the work stays
+/// linear in the text; the blocks the reader writes through it are never escaped.
+#[derive(Debug, Default)]
+pub struct Prose {
+    /// Where the text written since the last block starts in `out`: a line's start.
+    start: usize,
+}
+
+impl Prose {
+    /// Escapes the document's text written since the last block, then fences `code` after it
+    /// ([`push_fenced`]). The byte range of the block, its opening fence's line to its closing
+    /// one's end; empty when `code` is blank and nothing is written.
+    pub fn fence(&mut self, out: &mut String, code: &str) -> Range<usize> {
+        self.escape(out);
+        let start = out.len();
+        push_fenced(out, code);
+        if out.len() == start {
+            return start..start;
+        }
+        self.start = out.len();
+        // `push_fenced` may first end the line before the block.
+        start + usize::from(out[start..].starts_with('\n'))..out.len()
+    }
+
+    /// Escapes the document's text written since the last block, then appends `text`, on lines
+    /// of its own: text set apart already, its prose escaped and each of its fences closed
+    /// (what [`super::html::to_text`] gives for an HTML block in a Markdown document). The byte
+    /// range of `text` in `out`.
+    pub fn push_set_apart(&mut self, out: &mut String, text: &str) -> Range<usize> {
+        self.escape(out);
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        let start = out.len();
+        out.push_str(text);
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        self.start = out.len();
+        start..out.len()
+    }
+
+    /// Escapes the document's text written since the last block, once the document is read.
+    pub fn end(&mut self, out: &mut String) {
+        self.escape(out);
+    }
+
+    /// Escapes the text written since the last block. The lines it ended stay escaped and are
+    /// not read again; the last one, if nothing ends it, is read again with what goes on it.
+    fn escape(&mut self, out: &mut String) {
+        if let Cow::Owned(escaped) = escape_fences(&out[self.start..]) {
+            out.truncate(self.start);
+            out.push_str(&escaped);
+        }
+        if let Some(end) = out[self.start..].rfind('\n') {
+            self.start += end + 1;
+        }
+    }
+}
+
+/// The fenced blocks of `text` ([`spans`]) as byte ranges, from an opening fence's line to the
+/// end of its closing one: what a reader of the text takes for code (what the readers' tests
+/// compare with the blocks they wrote).
+#[cfg(test)]
+pub fn byte_spans(text: &str) -> Vec<Range<usize>> {
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let start = |line: usize| starts.get(line).copied().unwrap_or(text.len());
+    spans(text.split('\n'))
+        .into_iter()
+        .map(|span| start(span.start)..start(span.end))
+        .collect()
+}
+
 /// Whether a preformatted block that nothing calls code reads as prose (a mail's body, a text
 /// kept as typed: an HTML `<pre>` without a class, a man page's `.nf` block), not as code: two
 /// lines or more, long ones (six words or more on average), a sentence ended somewhere, and
@@ -181,6 +259,31 @@ mod tests {
         assert!(matches!(escape_fences("no fence\n``\n"), Cow::Borrowed(_)));
         assert_eq!(fence_line(" ```python "), Some((3, "python")));
         assert_eq!(fence_line("````"), Some((4, "")));
+    }
+
+    /// The document's text is escaped before each block and at the end, each line once; the
+    /// blocks written through [`Prose`] are not, and are where [`byte_spans`] finds code.
+    #[test]
+    fn prose_is_escaped_and_blocks_are_not() {
+        let mut out = String::from("Write\n```\nthen");
+        let mut prose = Prose::default();
+        let code = prose.fence(&mut out, "```\nx\n```");
+        let html = prose.push_set_apart(&mut out, "a\n\\```\n```\ny\n```");
+        // A blank block writes nothing: the line it stood in is read whole.
+        out.push_str("``");
+        let empty = prose.fence(&mut out, " \n");
+        out.push_str("`\n~~~\n````\n");
+        prose.end(&mut out);
+        assert_eq!(
+            out,
+            "Write\n\\```\nthen\n````\n```\nx\n```\n````\n\
+             a\n\\```\n```\ny\n```\n\\```\n~~~\n\\````\n"
+        );
+        assert_eq!(&out[code.clone()], "````\n```\nx\n```\n````\n");
+        assert_eq!(&out[html.clone()], "a\n\\```\n```\ny\n```\n");
+        assert!(empty.is_empty());
+        let y = html.start + "a\n\\```\n".len()..html.end;
+        assert_eq!(byte_spans(&out), [code, y]);
     }
 
     #[test]

@@ -21,7 +21,6 @@
 //! where it changes the text. This module only converts text; it does not read files, decode
 //! bytes or decide the fallback title.
 
-use std::borrow::Cow;
 use std::cell::RefCell;
 
 use html5ever::LocalName;
@@ -79,7 +78,7 @@ fn walk(source: &str) -> Page {
     tokenizer.end();
     let mut state = tokenizer.sink.state.into_inner();
     state.finish_block();
-    state.escape_prose();
+    state.prose.end(&mut state.text.out);
     let title = state.title.or(state.heading);
     Page {
         title,
@@ -127,9 +126,9 @@ struct State {
     code_context: Option<Region>,
     /// Code or a signature being read, to be fenced at its end.
     block: Option<Block>,
-    /// Where the text written since the last fence starts: the page's own, escaped at the next
-    /// fence or at the end ([`State::escape_prose`]).
-    prose: usize,
+    /// The page's own text written since the last fence, escaped at the next fence or at the
+    /// end ([`fence::Prose`]).
+    prose: fence::Prose,
     /// The blocks fenced so far ([`Page::fenced`]).
     #[cfg(test)]
     fenced: Vec<std::ops::Range<usize>>,
@@ -309,27 +308,13 @@ impl State {
             self.text.out.push_str(&paragraphs::join_wrapped(&body));
             self.text.newline();
         } else {
-            self.escape_prose();
+            let _block = self.prose.fence(&mut self.text.out, &body);
             #[cfg(test)]
-            let start = self.text.out.len();
-            fence::push_fenced(&mut self.text.out, &body);
-            #[cfg(test)]
-            if self.text.out.len() > start {
-                self.fenced.push(start..self.text.out.len());
+            if !_block.is_empty() {
+                self.fenced.push(_block);
             }
-            self.prose = self.text.out.len();
         }
         self.text.space = false;
-    }
-
-    /// Escapes the lines written since the last fence that would read as fences: they are the
-    /// page's text, never ours. Each line is escaped once, when a fence or the page ends it, so
-    /// the work stays linear in the page.
-    fn escape_prose(&mut self) {
-        if let Cow::Owned(escaped) = fence::escape_fences(&self.text.out[self.prose..]) {
-            self.text.out.truncate(self.prose);
-            self.text.out.push_str(&escaped);
-        }
     }
 
     /// A block element starts or ends a line, a title a paragraph.
@@ -445,19 +430,6 @@ fn raw_state(name: &LocalName) -> TokenSinkResult<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The byte ranges of the blocks [`fence::spans`] finds in `text`, fences included: what
-    /// a reader of the text takes for code.
-    fn spanned(text: &str) -> Vec<std::ops::Range<usize>> {
-        let starts: Vec<usize> = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
-        let start = |line: usize| starts.get(line).copied().unwrap_or(text.len());
-        fence::spans(text.split('\n'))
-            .into_iter()
-            .map(|span| start(span.start)..start(span.end))
-            .collect()
-    }
 
     /// The lines of `page`'s text outside the blocks it fenced.
     fn unfenced(page: &Page) -> Vec<&str> {
@@ -671,13 +643,13 @@ mod tests {
         );
         let pre = std::ops::Range { start: 3, end: 6 };
         assert_eq!(fence::spans(page.text.lines()), vec![pre]);
-        assert_eq!(spanned(&page.text), page.fenced);
+        assert_eq!(fence::byte_spans(&page.text), page.fenced);
         // What a random seed of the property test below found: a stray `</pre>`.
         assert_eq!(walk("<code></pre>```` ").text, "\\````");
         // In a bare `<pre>` read as code, a line of backticks is code: the fence outgrows it.
         let bare = walk("<p>`</p><p>``</p><pre>```\nx\n```</pre>");
         assert_eq!(bare.text, "`\n``\n````\n```\nx\n```\n````\n");
-        assert_eq!(spanned(&bare.text), bare.fenced);
+        assert_eq!(fence::byte_spans(&bare.text), bare.fenced);
     }
 
     proptest::proptest! {
@@ -701,7 +673,7 @@ mod tests {
             let source = tags.concat();
             let page = walk(&source);
             proptest::prop_assert_eq!(
-                spanned(&page.text), page.fenced.clone(), "{:?} gave {:?}", source, page.text
+                fence::byte_spans(&page.text), page.fenced.clone(), "{:?} gave {:?}", source, page.text
             );
             let stray = unfenced(&page).into_iter().find(|l| fence::fence_line(l).is_some());
             proptest::prop_assert!(stray.is_none(), "{source:?} gave {:?}", page.text);

@@ -8,8 +8,11 @@
 //! the SYNOPSIS, examples and other blocks kept as typed (`.EX`, mdoc's literal displays;
 //! `.nf` and pod2man's `.Vb` unless they read as prose), and the tags of options (`.TP` then
 //! `-a, --all`, mdoc's `.It Fl a`), so that no option is glued to the sentence that describes
-//! it. Macro definitions, conditionals, comments, fonts and spacing are left out; tables keep
-//! their rows, one line each. Pure text work: [`super::roff`] reads the words.
+//! it. Only what this module fences is fenced: a line of the page's text that would read as a
+//! fence (literal backticks) is escaped ([`fence::Prose`]), lest it pair with a fence of ours
+//! and swap prose and code. Macro definitions, conditionals, comments, fonts and spacing are
+//! left out; tables keep their rows, one line each. Pure text work: [`super::roff`] reads the
+//! words.
 
 use std::collections::HashMap;
 
@@ -53,6 +56,13 @@ pub fn is_alias(source: &str) -> bool {
 
 /// The page's title, if it gives one, and its text.
 pub fn to_text(source: &str) -> (Option<String>, String) {
+    let page = read(source);
+    let title = page.name_line.or(page.fallback);
+    (title, page.out)
+}
+
+/// The page read: its text, the page's own lines that read as fences escaped.
+fn read(source: &str) -> Page {
     let mut page = Page::default();
     for line in source.lines() {
         page.line(line);
@@ -61,14 +71,20 @@ pub fn to_text(source: &str) -> (Option<String>, String) {
     page.nofill = false;
     page.synopsis = false;
     page.end_code();
-    let title = page.name_line.or(page.fallback);
-    (title, page.out)
+    page.prose.end(&mut page.out);
+    page
 }
 
 /// Where the reading of a page is.
 #[derive(Default)]
 struct Page {
     out: String,
+    /// Where the page's own text written since the last fence starts.
+    prose: fence::Prose,
+    /// The byte ranges of the blocks fenced (what the tests find again with
+    /// [`fence::byte_spans`]).
+    #[cfg(test)]
+    fenced: Vec<std::ops::Range<usize>>,
     /// The line being filled, and whether the next words join it without a space (`\c`).
     line: String,
     glue: bool,
@@ -211,7 +227,7 @@ impl Page {
             }
             "Dl" => {
                 self.flush();
-                fence::push_fenced(&mut self.out, &mdoc_inline(&args, &self.name));
+                self.fence(&mdoc_inline(&args, &self.name));
             }
             "TS" => {
                 self.table = Some(false);
@@ -355,7 +371,7 @@ impl Page {
             || tag.starts_with(['-', '+', '[', '<', '/', '.'])
             || tag.contains(['=', '_', '(', '[', '<', '{', '|'])
         {
-            fence::push_fenced(&mut self.out, tag);
+            self.fence(tag);
         } else {
             self.line = tag.to_string();
             self.flush();
@@ -388,7 +404,16 @@ impl Page {
             self.out.push_str(&paragraphs::join_wrapped(&code));
             self.out.push('\n');
         } else {
-            fence::push_fenced(&mut self.out, &code);
+            self.fence(&code);
+        }
+    }
+
+    /// Sets `code` between fence lines, after the page's text before it is escaped.
+    fn fence(&mut self, code: &str) {
+        let _block = self.prose.fence(&mut self.out, code);
+        #[cfg(test)]
+        if !_block.is_empty() {
+            self.fenced.push(_block);
         }
     }
 }
@@ -504,6 +529,36 @@ l l.
         assert!(!is_roff(".NET is a platform.\nIt runs programs.\n"));
     }
 
+    /// The lines of `page`'s text outside the blocks it fenced.
+    fn unfenced(page: &Page) -> Vec<&str> {
+        let mut lines = Vec::new();
+        let mut at = 0;
+        for block in &page.fenced {
+            lines.extend(page.out[at..block.start].lines());
+            at = block.end;
+        }
+        lines.extend(page.out[at..].lines());
+        lines
+    }
+
+    /// A line of the page's text made of backticks is escaped: it stays prose, and the `.nf`
+    /// block after it is what is fenced.
+    #[test]
+    fn backticks_in_the_prose_fence_nothing() {
+        let page = read(
+            ".TH FROB 1\n.SH DESCRIPTION\nWrite a fence as\n.br\n```\n.br\n\
+             and close it the same way.\n.nf\nx = 1\n.fi\nAfter.\n",
+        );
+        assert_eq!(
+            page.out,
+            "DESCRIPTION\n\nWrite a fence as\n\\```\nand close it the same way.\n\
+             ```\nx = 1\n```\nAfter.\n"
+        );
+        let nf = std::ops::Range { start: 5, end: 8 };
+        assert_eq!(fence::spans(page.out.lines()), [nf]);
+        assert_eq!(fence::byte_spans(&page.out), page.fenced);
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig {
             cases: 300,
@@ -511,18 +566,26 @@ l l.
             ..Default::default()
         })]
 
-        /// Any soup of requests, macros, escapes and text reads without a panic, into text no
-        /// more than a few times as long.
+        /// Any soup of requests, macros, escapes and text (runs of backticks as well, which
+        /// make a line look like a fence) reads without a panic, into text no more than a few
+        /// times as long, and what a reader of its text takes for code ([`fence::spans`]) is
+        /// exactly what it fenced: every fence closed, and no line of its prose a fence.
         #[test]
         fn any_roff_reads_without_a_panic(
             lines in proptest::collection::vec(
-                "([.']?(TH|SH|SS|TP|TQ|IP|nf|fi|EX|EE|Vb|Ve|de|ig|if|ie|el|TS|TE|B|BR|RS|It|Op|Fl|Xr|Nm|Bd|Ed|Xo|Xc|Dl|so|\\\\\"))?( [a-z(\\[\\]{}.:\"\\\\-]{0,10}){0,4}",
+                "([.']?(TH|SH|SS|TP|TQ|IP|nf|fi|EX|EE|Vb|Ve|de|ig|if|ie|el|TS|TE|B|BR|RS|br|PP|It|Op|Fl|Xr|Nm|Bd|Ed|Xo|Xc|Dl|D1|so|\\\\\"))?( ([a-z(\\[\\]{}.:\"\\\\`-]{0,10}|`{3,4}[a-z]{0,2})){0,4}|`{3,4}[a-z]{0,2}",
                 0..40,
             )
         ) {
-            let page = lines.join("\n");
-            let (_, text) = to_text(&page);
-            proptest::prop_assert!(text.len() <= 8 * page.len() + 64, "{page:?} gave {text:?}");
+            let source = lines.join("\n");
+            let page = read(&source);
+            let text = &page.out;
+            proptest::prop_assert!(text.len() <= 8 * source.len() + 64, "{source:?} gave {text:?}");
+            proptest::prop_assert_eq!(
+                fence::byte_spans(text), page.fenced.clone(), "{:?} gave {:?}", source, text
+            );
+            let stray = unfenced(&page).into_iter().find(|l| fence::fence_line(l).is_some());
+            proptest::prop_assert!(stray.is_none(), "{source:?} gave {text:?}");
         }
     }
 }

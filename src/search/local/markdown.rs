@@ -3,7 +3,10 @@
 //! heading set apart by blank lines, and the title from the first level-1 heading.
 //!
 //! A code block, fenced or indented, stays between fence lines ([`super::fence`]): searchable,
-//! never quoted as a sentence. Front matter (a YAML block between `---` lines) is left out.
+//! never quoted as a sentence. Only what this module fences is fenced: a line of the
+//! document's text that would read as a fence (an escaped fence, `` \`\`\` ``, or a code span
+//! that opens a line) is escaped ([`fence::Prose`]), lest it pair with a fence of ours and swap
+//! prose and code. Front matter (a YAML block between `---` lines) is left out.
 //! This module only converts text; it does not read files or decide what a document's title
 //! falls back to.
 
@@ -13,26 +16,36 @@ use super::{fence, html};
 
 /// The plain text of a Markdown document and its first level-1 heading, if any.
 pub fn to_text(source: &str) -> (Option<String>, String) {
+    let reader = read(source);
+    (reader.title, reader.text)
+}
+
+/// The document read: its text, the document's own lines that read as fences escaped.
+fn read(source: &str) -> Reader {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
     let mut reader = Reader {
         text: String::with_capacity(source.len()),
-        title: None,
-        heading: None,
-        in_metadata: false,
-        code: None,
-        html: None,
+        ..Reader::default()
     };
     for event in Parser::new_ext(source, options) {
         reader.event(event);
     }
-    (reader.title, reader.text)
+    reader.prose.end(&mut reader.text);
+    reader
 }
 
 /// The text read so far and where in the document the reader is.
+#[derive(Default)]
 struct Reader {
     text: String,
+    /// Where the document's own text written since the last block starts.
+    prose: fence::Prose,
+    /// The byte ranges of the blocks fenced, an HTML block's included (what the tests find
+    /// again with [`fence::byte_spans`]).
+    #[cfg(test)]
+    fenced: Vec<std::ops::Range<usize>>,
     title: Option<String>,
     /// The first level-1 heading, while it is read.
     heading: Option<String>,
@@ -100,9 +113,7 @@ impl Reader {
 
     fn end(&mut self, tag: TagEnd) {
         match tag {
-            TagEnd::CodeBlock => {
-                fence::push_fenced(&mut self.text, &self.code.take().unwrap_or_default())
-            }
+            TagEnd::CodeBlock => self.end_code(),
             TagEnd::MetadataBlock(_) => self.in_metadata = false,
             TagEnd::HtmlBlock => self.end_html(),
             TagEnd::Heading(_) => {
@@ -121,15 +132,30 @@ impl Reader {
         }
     }
 
-    /// An HTML block's text as a browser shows it (`<p align="center">`, `<summary>`), a line
-    /// of its own; a comment, a script or tags alone show nothing.
+    /// The code block read, between fence lines, after the document's text before it is
+    /// escaped.
+    fn end_code(&mut self) {
+        let code = self.code.take().unwrap_or_default();
+        let _block = self.prose.fence(&mut self.text, &code);
+        #[cfg(test)]
+        if !_block.is_empty() {
+            self.fenced.push(_block);
+        }
+    }
+
+    /// An HTML block's text as a browser shows it (`<p align="center">`, `<summary>`), on
+    /// lines of its own; a comment, a script or tags alone show nothing. Its fences are the
+    /// HTML reader's (its `<pre>`), its text escaped by that reader: it is set apart as it is.
     fn end_html(&mut self) {
         let (_, shown) = html::to_text(&self.html.take().unwrap_or_default());
         let shown = shown.trim();
         if !shown.is_empty() {
-            line_break(&mut self.text);
-            self.text.push_str(shown);
-            self.text.push('\n');
+            let _block = self.prose.push_set_apart(&mut self.text, shown);
+            #[cfg(test)]
+            for span in fence::byte_spans(&self.text[_block.clone()]) {
+                self.fenced
+                    .push(_block.start + span.start.._block.start + span.end);
+            }
         }
     }
 }
@@ -314,5 +340,74 @@ mod tests {
     fn no_level_one_heading_means_no_title() {
         assert_eq!(to_text("## Only a sub-heading\n\ntext").0, None);
         assert_eq!(to_text("#\n\ntext").0, None);
+    }
+
+    /// The lines of `reader`'s text outside the blocks it fenced.
+    fn unfenced(reader: &Reader) -> Vec<&str> {
+        let mut lines = Vec::new();
+        let mut at = 0;
+        for block in &reader.fenced {
+            lines.extend(reader.text[at..block.start].lines());
+            at = block.end;
+        }
+        lines.extend(reader.text[at..].lines());
+        lines
+    }
+
+    /// A line of the document's text made of backticks (an escaped fence, a code span that
+    /// opens a line) is escaped: it stays prose, and the code after it is what is fenced. An
+    /// HTML block's `<pre>` keeps its fences.
+    #[test]
+    fn backticks_in_the_prose_fence_nothing() {
+        let reader = read(
+            "Write a fence as\n\n\\`\\`\\`\n\n```` ``` ```` opens one too.\n\n\
+             ```python\nx = 1\n```\n\n<pre>y</pre>\n\nAfter.\n",
+        );
+        assert_eq!(
+            reader.text,
+            "Write a fence as\n\\```\n\\``` opens one too.\n```\nx = 1\n```\n\
+             ```\ny\n```\nAfter.\n"
+        );
+        let code = std::ops::Range { start: 3, end: 6 };
+        let pre = std::ops::Range { start: 6, end: 9 };
+        assert_eq!(fence::spans(reader.text.lines()), [code, pre]);
+        assert_eq!(fence::byte_spans(&reader.text), reader.fenced);
+        // The text of a tight list item runs on after a blank code block: its line is read
+        // whole.
+        let item = read("- ``\n  ```\n  ```\n  `\n\n```\nz\n```\n");
+        assert_eq!(item.text, "\\```\n```\nz\n```\n");
+        assert_eq!(fence::byte_spans(&item.text), item.fenced);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 200,
+            failure_persistence: None,
+            ..Default::default()
+        })]
+
+        /// Any soup of lines of Markdown (fences and runs of backticks, escaped or in code
+        /// spans, lists, quotes, indented code, HTML with `<pre>`) reads without a panic, and
+        /// what a reader of its text takes for code ([`fence::spans`]) is exactly what it
+        /// fenced: every fence closed, and no line of its prose a fence.
+        #[test]
+        fn any_markdown_fences_only_its_code(
+            lines in proptest::collection::vec(
+                "(- |> |    |  |1\\. )?(`{3,4}[a-z]{0,3}|~~~|\\\\`\\\\`\\\\`|`{1,4}[a-z ]{0,3}`{1,4}|<pre>[a-z`\n]{0,5}</pre>|<div>|</div>|[a-z `*_#<>\\\\-]{0,10})",
+                0..40,
+            )
+        ) {
+            let source = lines.join("\n");
+            let reader = read(&source);
+            proptest::prop_assert_eq!(
+                fence::byte_spans(&reader.text),
+                reader.fenced.clone(),
+                "{:?} gave {:?}",
+                source,
+                reader.text
+            );
+            let stray = unfenced(&reader).into_iter().find(|l| fence::fence_line(l).is_some());
+            proptest::prop_assert!(stray.is_none(), "{source:?} gave {:?}", reader.text);
+        }
     }
 }
