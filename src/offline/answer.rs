@@ -207,8 +207,8 @@ struct Scorer<'a> {
     /// Per candidate: whether it states that ([`Asked::states`]), with its figure; every
     /// candidate does of a question in parts, whose parts are checked by their form.
     stated: Vec<Option<Option<String>>>,
-    /// Each part of the question as written, with the form of its answer ([`Form`]).
-    forms: Vec<(String, Form)>,
+    /// The form of each part's answer ([`Form`]), with the part as written.
+    forms: Vec<(Form, String)>,
 }
 
 impl<'a> Scorer<'a> {
@@ -249,13 +249,7 @@ impl<'a> Scorer<'a> {
             1 => asked.stated_by(candidates, &terms, sources),
             _ => vec![Some(None); candidates.len()],
         };
-        let forms = parts(text)
-            .into_iter()
-            .map(|p| {
-                let form = Form::of(&p);
-                (p, form)
-            })
-            .collect();
+        let forms = parts(text).into_iter().map(|p| (Form::of(&p), p)).collect();
         Scorer {
             candidates,
             question,
@@ -383,7 +377,7 @@ impl<'a> Scorer<'a> {
     fn answer_by_part(&self, strict: bool) -> Vec<usize> {
         let none = BTreeSet::new();
         let mut chosen: Vec<usize> = Vec::new();
-        for (part, (text, form)) in self.parts.iter().zip(&self.forms) {
+        for (part, (form, text)) in self.parts.iter().zip(&self.forms) {
             let of_part = |i: usize| {
                 let sentence = &self.candidates[i].text;
                 match self.gain_in(i, Some(part), &none) {
