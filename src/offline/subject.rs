@@ -1,10 +1,12 @@
 //! The subject of a question, as the offline answer reads it ([`super::stated`]): the words
-//! between its auxiliary and its verb ("How many cycles do *sodium-ion cells* last?"), and
-//! those after `of` in what it asks for ("what share *of the new cars bought in Norway*
-//! were ..."). A sentence holds it when it holds the rarest term of its rarest specific word
-//! (a name, an acronym, a compound, a figure: `sodium-ion`, `LFP`, `4680`), or, without one or
-//! naming no other subject, the rarest term of its other words; a word no sentence writes as
-//! the question does is held by its tail ("carmakers" by "vehicle makers").
+//! between its auxiliary and its verb ("How many cycles do *sodium-ion cells* last?", "Is *a
+//! distributor* allowed to ...?"), and those after `of` in what it asks for ("what share *of
+//! the new cars bought in Norway* were ..."). A sentence holds it when it holds the rarest term
+//! of its rarest specific word (a name, an acronym, a compound, a figure: `sodium-ion`, `LFP`,
+//! `4680`), or, when most documents write that word and the sentence's own does, the rarest
+//! term of its other words where the sentence names no other subject; without a specific word,
+//! that term alone; a word no sentence writes as the question does is held by its tail
+//! ("carmakers" by "vehicle makers").
 
 use std::collections::{BTreeSet, HashMap};
 
