@@ -20,6 +20,7 @@ It listens on 127.0.0.1 at a free port and prints its base URL on stdout once li
   reading the page gives the facts; with `--snippets`, the document's sentence that holds the
   most of the query's words (up to 300 characters), as a search engine shows.
   Without `format=json`, the same results as an HTML list.
+- `GET /` lists the pages (a SearXNG instance answers its root; some clients check it first).
 - `GET /stats` returns {"searches", "pages"}: the requests served, to set beside the
   reader's own counts.
 """
@@ -173,6 +174,11 @@ def handler(args, docs, index):
             name = unquote(url.path.lstrip("/"))
             if url.path == "/search":
                 self.answer_search(parse_qs(url.query))
+            elif url.path in ("/", "/index.html"):
+                # A SearXNG instance answers its root: a client may check it is up first.
+                links = "".join(f"<li><a href=\"/{quote(n)}\">{html.escape(d[1])}</a></li>"
+                                for n, d in sorted(docs.items()))
+                self.send_body(TYPES[".html"], f"<!doctype html><html><body><ul>{links}</ul></body></html>")
             elif url.path == "/stats":
                 with lock:
                     self.send_body("application/json", json.dumps(stats))
