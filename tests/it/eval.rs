@@ -704,3 +704,48 @@ async fn reports_another_system_wrote_are_scored_by_the_same_rules() {
         .code(2)
         .stderr_contains("q3.meta.json");
 }
+
+/// The reports scripts/bench-peers.sh recorded on its first run (SmolLM2 135M, three questions,
+/// `fixtures/peers/smollm2-2026-12-05`), scored again: researchflow's degraded reports say so
+/// and abstain, local-deep-research's state wrong answers citing the site's pages, GPT
+/// Researcher left none; its scores, as the README's table gives them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_peers_recorded_reports_score_as_the_readme_says() {
+    let recorded = root().join("fixtures/peers/smollm2-2026-12-05");
+    let score = |system: &'static str| {
+        let out = tempfile::tempdir().expect("tempdir");
+        let recorded = recorded.clone();
+        async move {
+            let run = support::researchflow()
+                .arg("eval")
+                .arg(recorded.join("set.jsonl"))
+                .arg("--reports")
+                .arg(recorded.join(system))
+                .args(["--site", "http://127.0.0.1:39185/", "--json", "--out-dir"])
+                .arg(out.path())
+                .run()
+                .await;
+            (run.status, run.stdout_json())
+        }
+    };
+    let verdicts = |eval: &Value| -> Vec<String> {
+        let questions = eval["questions"].as_array().expect("questions");
+        questions.iter().map(|q| q["verdict"].to_string()).collect()
+    };
+    let (code, ours) = score("researchflow").await;
+    assert_eq!(code, 0);
+    assert_eq!(verdicts(&ours), ["\"abstained\""; 3], "{ours:#}");
+    assert_eq!(ours["totals"]["citation_precision"], 0.5);
+    let (code, ldr) = score("ldr").await;
+    assert_eq!(code, 0);
+    assert_eq!(verdicts(&ldr), ["\"wrong\""; 3], "{ldr:#}");
+    let cited = ldr["questions"][0]["cited"].as_array().expect("cited");
+    assert!(
+        cited.contains(&json!("cycle-life-and-degradation.md")),
+        "{cited:?}"
+    );
+    let (code, gptr) = score("gpt-researcher").await;
+    assert_eq!(code, 1, "no report: named on stderr, exit 1");
+    assert_eq!(gptr["questions"][0]["status"], "failed (exit 1)");
+    assert_eq!(gptr["totals"]["strict"]["abstained"], 0);
+}
