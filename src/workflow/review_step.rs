@@ -1,5 +1,6 @@
 //! The review after the report: the last step of a run, after its outcome is saved and before
-//! `run_finished`, which carries its summary. It runs only over a report that was written;
+//! `run_finished`, which carries its summary. It runs only over a report that was written by
+//! a run that completed or stopped at a budget (a degraded run's report disowns itself);
 //! whatever it finds or however it fails, the run's status, outcome and report stay as they
 //! are (see [`crate::review`]). A signal during the review stops it (`review_failed`,
 //! `interrupted`).
@@ -7,8 +8,8 @@
 use std::sync::Arc;
 
 use super::ledger::Ledger;
-use crate::events::Event;
 use crate::events::catalogue::ReviewFailed;
+use crate::events::{Event, RunStatus};
 use crate::review::{ReviewPaths, ReviewSummary, Reviewer, review_report};
 use crate::run::Shutdown;
 use crate::workflow::RunSummary;
@@ -27,8 +28,8 @@ pub enum ReviewStep {
 }
 
 impl ReviewStep {
-    /// The review of the run's report (`summary`'s), unless it is off, there is no report, or
-    /// the run was `interrupted`; `shutdown` stops it.
+    /// The review of the run's report (`summary`'s), unless it is off, there is no report, the
+    /// run is degraded, or it was `interrupted`; `shutdown` stops it.
     pub(super) async fn run(
         self,
         ledger: &mut Ledger,
@@ -45,6 +46,11 @@ impl ReviewStep {
             Some(report) if !interrupted => report.clone(),
             _ => return Some(skip(ledger, "no report was written".into())),
         };
+        if !matches!(summary.status, RunStatus::Completed | RunStatus::Partial) {
+            let note = "the run is degraded: its report says at its top that it is no answer, \
+                        so a review would spend calls on what no one should read";
+            return Some(skip(ledger, note.into()));
+        }
         let events = Arc::clone(ledger.events());
         let observer = events.observer("review");
         let review = review_report(

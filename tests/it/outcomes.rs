@@ -25,7 +25,7 @@ async fn every_planning_round_failing_is_degraded_not_completed() {
         Agent::Final => Reply::content("A report made up from the question alone."),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
     });
-    let s = Setup::new(&llm, None);
+    let s = Setup::with_config(&llm, None, json!({"review": {"enabled": true}}));
     let out = s.query("Q?").run().await;
     out.code(1);
     assert_eq!(out.run_status(), "degraded");
@@ -49,6 +49,15 @@ async fn every_planning_round_failing_is_degraded_not_completed() {
     let last = events.last().expect("events");
     assert_eq!(last["event"], "run_finished");
     assert_eq!(last["status"], "degraded");
+    // A report that disowns itself is not reviewed: no call is spent on it.
+    assert_eq!(out.stdout_json()["review"]["status"], "skipped");
+    assert!(events.iter().any(|e| e["event"] == "review_skipped"));
+    let reviewed = llm
+        .chat_requests()
+        .iter()
+        .filter(|r| matches!(agent(r), Agent::Review | Agent::SecondOpinion))
+        .count();
+    assert_eq!(reviewed, 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
