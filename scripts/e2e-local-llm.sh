@@ -25,7 +25,7 @@
 # is the question, not a task, and a task may search the question itself); every chat
 # request carries max_tokens or max_completion_tokens; the transcript has one line per chat
 # request (read once the proxy is stopped); the review stage ended (completed, or failed
-# without touching the research; skipped when no report was written); the
+# without touching the research; skipped when no report was written or the run is degraded); the
 # server is still up after the run (a schema once killed it); a replay of the run from its
 # transcript, with no server listening, gives the same nodes and exit code; and `thinkon` on the same
 # question ends honestly (exit 0 with completed or partial, 1 with failed, result.md written: a
@@ -285,8 +285,9 @@ else:
 
 review = workflow_out.get("review") if isinstance(workflow_out, dict) else None
 if review is not None:
-    # Without a report (final_failed) there is nothing to review: skipped is right.
-    reviewable = status in ("completed", "partial", "degraded")
+    # Without a report (final_failed), or over a degraded run's report, which disowns itself,
+    # there is nothing to review: skipped is right.
+    reviewable = status in ("completed", "partial")
     ok_statuses = ("completed", "failed") if reviewable else ("skipped",)
     check("review stage", review.get("status") in ok_statuses,
           f"status {review.get('status')}, verdict {review.get('verdict')}"
