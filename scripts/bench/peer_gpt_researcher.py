@@ -36,21 +36,18 @@ Its own logs go to stderr. Exit 0 after writing the report; 1 (with a one-line r
 stderr) if it fails, reads no page or writes nothing; 3 on --timeout. Nothing is written to
 --out unless complete.
 """
-import argparse
 import asyncio
-import importlib.util
 import os
-import signal
 import sys
 import time
+
+from peer_common import arguments, tiktoken_cache, time_limit, write_report
 
 
 def configure(args):
     model_dir = os.path.join(sys.prefix, "share", "all-MiniLM-L6-v2")
     if not os.path.isfile(os.path.join(model_dir, "model.safetensors")):
         sys.exit(f"peer_gpt_researcher: no model at {model_dir}: run scripts/setup/bench/peers.sh")
-    litellm = importlib.util.find_spec("litellm").submodule_search_locations[0]
-    tokenizers = os.path.join(litellm, "litellm_core_utils", "tokenizers")
     os.environ.update({
         "OPENAI_API_KEY": "dummy",
         "OPENAI_BASE_URL": args.base_url,
@@ -66,7 +63,7 @@ def configure(args):
         "EMBEDDING_KWARGS": '{"model_kwargs": {"device": "cpu"}}',
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
-        "TIKTOKEN_CACHE_DIR": tokenizers,
+        "TIKTOKEN_CACHE_DIR": tiktoken_cache(),
         "LANGCHAIN_TRACING_V2": "false",
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
     })
@@ -81,23 +78,9 @@ async def research(question):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--base-url", required=True)
-    p.add_argument("--model", required=True)
-    p.add_argument("--searx", required=True)
-    p.add_argument("--question", required=True)
-    p.add_argument("--out", required=True)
-    p.add_argument("--timeout", type=int, default=0)
-    args = p.parse_args()
+    args = arguments(__doc__)
     configure(args)
-
-    def on_timeout(*_):
-        sys.stderr.write(f"peer_gpt_researcher: timed out after {args.timeout} s\n")
-        os._exit(3)  # the peer swallows exceptions; leave at once, writing nothing
-
-    if args.timeout > 0:
-        signal.signal(signal.SIGALRM, on_timeout)
-        signal.alarm(args.timeout)
+    time_limit("peer_gpt_researcher", args.timeout)
     started = time.monotonic()
     real_stdout, sys.stdout = sys.stdout, sys.stderr  # its progress prints go to stderr
     try:
@@ -110,10 +93,7 @@ def main():
         sys.exit("peer_gpt_researcher: the peer wrote an empty report")
     if not sources:
         sys.exit("peer_gpt_researcher: it read no page (is the search or the site reachable?)")
-    tmp = args.out + ".part"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(report if report.endswith("\n") else report + "\n")
-    os.replace(tmp, args.out)
+    write_report(args.out, report)
     print(f"peer_gpt_researcher: {len(report)} chars, {len(sources)} sources read, "
           f"{time.monotonic() - started:.0f} s", file=sys.stderr)
 

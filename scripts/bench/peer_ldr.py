@@ -40,16 +40,15 @@ Anything it prints goes to stderr (its loguru logs are off by default). Exit 0 a
 the report; 1 (with a one-line reason on stderr) if it fails or finds nothing; 3 on --timeout.
 Nothing is written to --out unless complete.
 """
-import argparse
-import importlib.util
 import os
 import shutil
-import signal
 import sys
 import tempfile
 import time
 import urllib.request
 from urllib.parse import urlsplit, urlunsplit
+
+from peer_common import arguments, tiktoken_cache, time_limit, write_report
 
 
 def instance_url(searx):
@@ -63,14 +62,7 @@ def instance_url(searx):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--base-url", required=True)
-    p.add_argument("--model", required=True)
-    p.add_argument("--searx", required=True)
-    p.add_argument("--question", required=True)
-    p.add_argument("--out", required=True)
-    p.add_argument("--timeout", type=int, default=0)
-    args = p.parse_args()
+    args = arguments(__doc__)
 
     # Its engine turns itself off, silently, unless the instance's root answers 200.
     root = instance_url(args.searx) + "/"
@@ -80,24 +72,15 @@ def main():
         sys.exit(f"peer_ldr: its SearXNG engine needs GET {root} to answer 200, got: {e}")
 
     data_dir = tempfile.mkdtemp(prefix="peer-ldr-")
-    litellm = importlib.util.find_spec("litellm")
     os.environ.update({
         "LDR_DATA_DIR": data_dir,
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
-        "TIKTOKEN_CACHE_DIR": os.path.join(litellm.submodule_search_locations[0],
-                                           "litellm_core_utils", "tokenizers"),
+        "TIKTOKEN_CACHE_DIR": tiktoken_cache(),
         "LANGCHAIN_TRACING_V2": "false",
     })
 
-    def on_timeout(*_):
-        sys.stderr.write(f"peer_ldr: timed out after {args.timeout} s\n")
-        shutil.rmtree(data_dir, ignore_errors=True)
-        os._exit(3)  # the peer swallows exceptions; leave at once, writing nothing
-
-    if args.timeout > 0:
-        signal.signal(signal.SIGALRM, on_timeout)
-        signal.alarm(args.timeout)
+    time_limit("peer_ldr", args.timeout, lambda: shutil.rmtree(data_dir, ignore_errors=True))
     started = time.monotonic()
     real_stdout, sys.stdout = sys.stdout, sys.stderr  # anything it prints goes to stderr
     try:
@@ -130,10 +113,7 @@ def main():
         sys.exit(f"peer_ldr: no report: {' '.join(report.split())[:200] or 'empty'}")
     if not result.get("sources"):
         sys.exit("peer_ldr: the search gave it no sources")
-    tmp = args.out + ".part"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(report if report.endswith("\n") else report + "\n")
-    os.replace(tmp, args.out)
+    write_report(args.out, report)
     print(f"peer_ldr: {len(report)} chars, {len(result['sources'])} sources, "
           f"{time.monotonic() - started:.0f} s", file=sys.stderr)
 

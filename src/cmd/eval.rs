@@ -74,22 +74,8 @@ pub async fn run(args: EvalArgs, global: &GlobalArgs) -> CommandResult {
         .zip(&questions)
         .map(|(gold, q)| scored(gold, batch.manifest.item(&q.id)))
         .collect();
-    let evaluation = Evaluation {
-        set: absolute(&args.set),
-        totals: EvalTotals::of(&scores),
-        changes: previous
-            .as_ref()
-            .map_or_else(Vec::new, |(_, before)| compare(before, &scores)),
-        previous: previous.map(|(dir, _)| dir.display().to_string()),
-        questions: scores,
-        warnings,
-    };
-    let path = dir.join(FILE_NAME);
-    let json = serde_json::to_string_pretty(&evaluation).map_err(CommandError::failure)?;
-    crate::atomic::write(&path, format!("{json}\n").as_bytes()).map_err(|e| {
-        CommandError::failure(anyhow::anyhow!("cannot write `{}`: {e}", path.display()))
-    })?;
-    let saved = format!("the evaluation is saved in `{}`", absolute(&path));
+    let evaluation = evaluation_of(&args, scores, previous, warnings);
+    let (path, saved) = save(&evaluation, &dir)?;
     if args.json {
         print_json(&evaluation).map_err(|e| e.noting(&saved))?;
     } else if stdout_is_terminal() {
@@ -109,6 +95,37 @@ pub async fn run(args: EvalArgs, global: &GlobalArgs) -> CommandResult {
         eprint_line(&format!("{saved}; the runs are in `{}`", dir.display()));
     }
     exit(&evaluation, &end, &batch.manifest)
+}
+
+/// The evaluation of `scores` on `args.set`, compared with `previous` (its folder, its
+/// evaluation) when given.
+fn evaluation_of(
+    args: &EvalArgs,
+    scores: Vec<Score>,
+    previous: Option<(PathBuf, Evaluation)>,
+    warnings: Vec<String>,
+) -> Evaluation {
+    Evaluation {
+        set: absolute(&args.set),
+        totals: EvalTotals::of(&scores),
+        changes: previous
+            .as_ref()
+            .map_or_else(Vec::new, |(_, before)| compare(before, &scores)),
+        previous: previous.map(|(dir, _)| dir.display().to_string()),
+        questions: scores,
+        warnings,
+    }
+}
+
+/// Writes `evaluation` as `eval.json` in `dir`; gives its path and the note saying where it is.
+fn save(evaluation: &Evaluation, dir: &Path) -> Result<(PathBuf, String), CommandError> {
+    let path = dir.join(FILE_NAME);
+    let json = serde_json::to_string_pretty(evaluation).map_err(CommandError::failure)?;
+    crate::atomic::write(&path, format!("{json}\n").as_bytes()).map_err(|e| {
+        CommandError::failure(anyhow::anyhow!("cannot write `{}`: {e}", path.display()))
+    })?;
+    let saved = format!("the evaluation is saved in `{}`", absolute(&path));
+    Ok((path, saved))
 }
 
 /// The evaluation `--previous` names, read, with its folder.

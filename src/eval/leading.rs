@@ -82,9 +82,9 @@ pub fn abstains(statement: &str) -> bool {
     says_no_answer(statement) || STATES_NONE.iter().any(|p| said.contains(&format!(" {p} ")))
 }
 
-/// What a report's opening notice says when the report is not to be read as an answer
-/// (researchflow's degraded runs, [`crate::workflow::ending::notice`]).
-const DISOWNED: &str = "must not be taken as";
+/// What a report's opening notice says when the report is not to be read as an answer (a
+/// degraded run's notice writes it, `workflow::ending::notice`).
+pub const DISOWNED: &str = "must not be taken as";
 
 /// Whether `body` (a report's) holds a notice, a block quote (its lines that continue it
 /// included), saying that what follows is not to be taken as an answer: a reader takes

@@ -4,6 +4,7 @@
 //! and the notice that opens the report of a degraded or partial run.
 
 use super::outcome::EngineError;
+use crate::eval::leading::DISOWNED;
 use crate::events::RunStatus;
 use crate::plan::{FINAL_WAVE, NodeStatus, NodeType, PlanFile};
 use crate::run::BudgetStop;
@@ -224,13 +225,12 @@ pub fn notice(status: RunStatus, why: &str, researched: bool) -> String {
         (RunStatus::Partial, _) => format!(
             "> **Partial run: {why}.** The report is written from what was researched by then."
         ),
-        (_, true) => format!(
-            "> **Degraded run: {why}.** What follows must not be taken as an answer to the \
-             question."
-        ),
+        (_, true) => {
+            format!("> **Degraded run: {why}.** What follows {DISOWNED} an answer to the question.")
+        }
         (_, false) => format!(
             "> **Degraded run: {why}.** What follows was written without research results and \
-             must not be taken as researched."
+             {DISOWNED} researched."
         ),
     }
 }

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::cli::EvalArgs;
-use crate::eval::{EvalTotals, Evaluation, FILE_NAME, Gold, Score, Written, compare, markdown};
+use crate::eval::{Evaluation, Gold, Score, Written, markdown};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
-use crate::output::{absolute, eprint_line, print_json, print_text};
+use crate::output::{eprint_line, print_json, print_text};
 
 /// What a run recorded beside its report (`<id>.meta.json`); every field may be left out.
 #[derive(Debug, Default, Deserialize)]
@@ -33,26 +33,12 @@ pub fn run(
         .iter()
         .map(|gold| scored(&dir, gold, args.site.as_deref()))
         .collect::<Result<Vec<Score>, CommandError>>()?;
-    let evaluation = Evaluation {
-        set: absolute(&args.set),
-        totals: EvalTotals::of(&scores),
-        changes: previous
-            .as_ref()
-            .map_or_else(Vec::new, |(_, before)| compare(before, &scores)),
-        previous: previous.map(|(dir, _)| dir.display().to_string()),
-        questions: scores,
-        warnings: Vec::new(),
-    };
+    let evaluation = super::evaluation_of(args, scores, previous, Vec::new());
     let out = args.out_dir.clone().unwrap_or_else(|| dir.clone());
     std::fs::create_dir_all(&out).map_err(|e| {
         CommandError::usage(anyhow::anyhow!("cannot create `{}`: {e}", out.display()))
     })?;
-    let path = out.join(FILE_NAME);
-    let json = serde_json::to_string_pretty(&evaluation).map_err(CommandError::failure)?;
-    crate::atomic::write(&path, format!("{json}\n").as_bytes()).map_err(|e| {
-        CommandError::failure(anyhow::anyhow!("cannot write `{}`: {e}", path.display()))
-    })?;
-    let saved = format!("the evaluation is saved in `{}`", absolute(&path));
+    let (_, saved) = super::save(&evaluation, &out)?;
     match args.json {
         true => print_json(&evaluation).map_err(|e| e.noting(&saved))?,
         false => print_text(&markdown(&evaluation)).map_err(|e| e.noting(&saved))?,

@@ -181,6 +181,23 @@ pub fn byte_spans(text: &str) -> Vec<Range<usize>> {
         .collect()
 }
 
+/// The first line of `text` outside its `fenced` blocks that reads as a fence: a line of the
+/// document's own text a reader would take for code (what the readers' tests look for).
+#[cfg(test)]
+pub fn stray_fence<'a>(text: &'a str, fenced: &[Range<usize>]) -> Option<&'a str> {
+    let mut at = 0;
+    let mut prose = Vec::new();
+    for block in fenced {
+        prose.push(&text[at..block.start]);
+        at = block.end;
+    }
+    prose.push(&text[at..]);
+    prose
+        .into_iter()
+        .flat_map(str::lines)
+        .find(|l| fence_line(l).is_some())
+}
+
 /// Whether a preformatted block that nothing calls code reads as prose (a mail's body, a text
 /// kept as typed: an HTML `<pre>` without a class, a man page's `.nf` block), not as code: two
 /// lines or more, long ones (six words or more on average), a sentence ended somewhere, and

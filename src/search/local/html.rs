@@ -431,18 +431,6 @@ fn raw_state(name: &LocalName) -> TokenSinkResult<()> {
 mod tests {
     use super::*;
 
-    /// The lines of `page`'s text outside the blocks it fenced.
-    fn unfenced(page: &Page) -> Vec<&str> {
-        let mut lines = Vec::new();
-        let mut at = 0;
-        for block in &page.fenced {
-            lines.extend(page.text[at..block.start].lines());
-            at = block.end;
-        }
-        lines.extend(page.text[at..].lines());
-        lines
-    }
-
     #[test]
     fn title_and_visible_text() {
         let page = "<!doctype html><html><head><title> Solid-state\n batteries </title>\
@@ -675,7 +663,7 @@ mod tests {
             proptest::prop_assert_eq!(
                 fence::byte_spans(&page.text), page.fenced.clone(), "{:?} gave {:?}", source, page.text
             );
-            let stray = unfenced(&page).into_iter().find(|l| fence::fence_line(l).is_some());
+            let stray = fence::stray_fence(&page.text, &page.fenced);
             proptest::prop_assert!(stray.is_none(), "{source:?} gave {:?}", page.text);
         }
     }

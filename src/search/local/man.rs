@@ -529,18 +529,6 @@ l l.
         assert!(!is_roff(".NET is a platform.\nIt runs programs.\n"));
     }
 
-    /// The lines of `page`'s text outside the blocks it fenced.
-    fn unfenced(page: &Page) -> Vec<&str> {
-        let mut lines = Vec::new();
-        let mut at = 0;
-        for block in &page.fenced {
-            lines.extend(page.out[at..block.start].lines());
-            at = block.end;
-        }
-        lines.extend(page.out[at..].lines());
-        lines
-    }
-
     /// A line of the page's text made of backticks is escaped: it stays prose, and the `.nf`
     /// block after it is what is fenced.
     #[test]
@@ -584,7 +572,7 @@ l l.
             proptest::prop_assert_eq!(
                 fence::byte_spans(text), page.fenced.clone(), "{:?} gave {:?}", source, text
             );
-            let stray = unfenced(&page).into_iter().find(|l| fence::fence_line(l).is_some());
+            let stray = fence::stray_fence(&page.out, &page.fenced);
             proptest::prop_assert!(stray.is_none(), "{source:?} gave {text:?}");
         }
     }

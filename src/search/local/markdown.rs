@@ -342,18 +342,6 @@ mod tests {
         assert_eq!(to_text("#\n\ntext").0, None);
     }
 
-    /// The lines of `reader`'s text outside the blocks it fenced.
-    fn unfenced(reader: &Reader) -> Vec<&str> {
-        let mut lines = Vec::new();
-        let mut at = 0;
-        for block in &reader.fenced {
-            lines.extend(reader.text[at..block.start].lines());
-            at = block.end;
-        }
-        lines.extend(reader.text[at..].lines());
-        lines
-    }
-
     /// A line of the document's text made of backticks (an escaped fence, a code span that
     /// opens a line) is escaped: it stays prose, and the code after it is what is fenced. An
     /// HTML block's `<pre>` keeps its fences.
@@ -406,7 +394,7 @@ mod tests {
                 source,
                 reader.text
             );
-            let stray = unfenced(&reader).into_iter().find(|l| fence::fence_line(l).is_some());
+            let stray = fence::stray_fence(&reader.text, &reader.fenced);
             proptest::prop_assert!(stray.is_none(), "{source:?} gave {:?}", reader.text);
         }
     }
