@@ -38,13 +38,14 @@ use std::collections::{BTreeSet, HashMap};
 use crate::agents::Direction;
 use crate::agents::claims::content_terms;
 use crate::plan::Source;
+use crate::text::words;
 
 use super::compare::{aspects, broad_comparison};
 use super::form::Form;
 use super::names::named_by_documents;
 use super::question::{
-    MOST_PARTS, asks_figure, asks_name, holds_phrase, new_figure, new_name, no_answer, parts,
-    quoted_phrases, specific_terms,
+    MOST_PARTS, asks_figure, asks_name, holds_phrase, named_thing, new_figure, new_name, no_answer,
+    parts, quoted_phrases, specific_terms,
 };
 use super::select::{Candidate, NEAR_DUPLICATE, jaccard};
 use super::stated::{Asked, not_stated};
@@ -111,13 +112,13 @@ pub fn compose(
     let abstained = !closest.is_empty();
     if abstained {
         let number = |s: usize| numbers.of(s);
-        quotes = not_stated(&scorer.asked, &closest, candidates, number, &mut report);
+        quotes = not_stated(&scorer.what(), &closest, candidates, number, &mut report);
     }
     let answer = if abstained { closest } else { answer };
     // The figure or name asked for comes first, as its sentence writes it; the sentence
     // follows.
     let first = answer[0];
-    let lead = (compared.is_empty() && !abstained).then(|| scorer.lead(question, first));
+    let lead = (compared.is_empty() && !abstained).then(|| scorer.lead(first));
     if let Some(span) = lead.flatten() {
         let n = numbers.of(candidates[first].source);
         report.push_str(&format!("{span} [{n}]\n\n"));
@@ -201,6 +202,8 @@ struct Scorer<'a> {
     parts: Vec<BTreeSet<String>>,
     /// The question asks for a figure ([`asks_figure`]).
     asks_figure: bool,
+    /// The question asks for a name ([`asks_name`]).
+    asks_name: bool,
     terms: Vec<BTreeSet<String>>,
     /// What the question asks, as a sentence must state it.
     asked: Asked,
@@ -209,6 +212,39 @@ struct Scorer<'a> {
     stated: Vec<Option<Option<String>>>,
     /// The form of each part's answer ([`Form`]), with the part as written.
     forms: Vec<(Form, String)>,
+    /// The names most documents read write ([`pervasive_names`]): no answer is one of them.
+    pervasive: String,
+    /// The question, followed by [`Scorer::pervasive`]: what a name that answers must not be.
+    known: String,
+}
+
+/// The capitalised words that more than half of the documents among `candidates` write, when
+/// there are three or more, each after a space: a name every document writes (`Debian` across
+/// Debian's manuals) is what they are about, not what a question asks for.
+fn pervasive_names(candidates: &[Candidate]) -> String {
+    let mut writers: HashMap<String, BTreeSet<usize>> = HashMap::new();
+    for c in candidates {
+        for token in c.text.split_whitespace().skip(1) {
+            let token = token.trim_matches(|c: char| !c.is_alphanumeric());
+            if token.starts_with(char::is_uppercase) && token.chars().all(char::is_alphanumeric) {
+                writers
+                    .entry(token.to_lowercase())
+                    .or_default()
+                    .insert(c.source);
+            }
+        }
+    }
+    let documents: BTreeSet<usize> = candidates.iter().map(|c| c.source).collect();
+    let mut names: Vec<String> = match documents.len() {
+        0..3 => Vec::new(),
+        n => writers
+            .into_iter()
+            .filter(|(_, by)| by.len() * 2 > n)
+            .map(|(name, _)| name)
+            .collect(),
+    };
+    names.sort();
+    names.iter().map(|n| format!(" {n}")).collect()
 }
 
 impl<'a> Scorer<'a> {
@@ -243,7 +279,21 @@ impl<'a> Scorer<'a> {
             .into_iter()
             .filter(|t| !df.contains_key(t.as_str()))
             .collect();
-        let (figure, name) = (asks_figure(text), asks_name(text));
+        // The names a choice asks between are its options, which the question writes.
+        let choice = matches!(Form::of(text), Form::Choice(_));
+        let (figure, name) = (asks_figure(text), asks_name(text) && !choice);
+        let pervasive = pervasive_names(candidates);
+        let known = format!("{text}{pervasive}");
+        // A name answers only where the sentence says what it names: the `|` of a sentence on
+        // `symbols`, not a word in a sentence on something else.
+        let thing = named_thing(text);
+        let names = |sentence: &str| {
+            let said = format!(" {} ", words(sentence));
+            new_name(&known, sentence)
+                && thing.is_some_and(|t| {
+                    said.contains(&format!(" {t} ")) || said.contains(&format!(" {t}s "))
+                })
+        };
         let asked = Asked::new(text, figure, &terms, candidates);
         let stated = match parts(text).len() {
             1 => asked.stated_by(candidates, &terms, sources),
@@ -260,14 +310,17 @@ impl<'a> Scorer<'a> {
                 .collect(),
             parts: parts(text).iter().map(|p| with_phrases(p)).collect(),
             asks_figure: figure,
+            asks_name: name,
             holds_asked: candidates
                 .iter()
-                .map(|c| (figure && new_figure(text, &c.text)) || (name && new_name(text, &c.text)))
+                .map(|c| (figure && new_figure(text, &c.text)) || (name && names(&c.text)))
                 .collect(),
             terms,
             asked,
             stated,
             forms,
+            pervasive,
+            known,
         }
     }
 
@@ -354,12 +407,12 @@ impl<'a> Scorer<'a> {
         // A figure or year the question names must be stated where the answer is: a price
         // of another year is not the price it asks for.
         let stated = |t: &String| chosen.iter().any(|&i| self.terms[i].contains(t));
-        // A question in one part that asks for a figure is not answered by sentences that
-        // state none: the id a question asks for is not in a sentence about ids.
-        let figure_missing = self.parts.len() == 1
-            && self.asks_figure
+        // A question in one part that asks for a figure or a name is not answered by
+        // sentences that state none: the id a question asks for is not in a sentence about ids.
+        let asked_missing = self.parts.len() == 1
+            && (self.asks_figure || self.asks_name)
             && !chosen.iter().any(|&i| self.holds_asked[i]);
-        match self.figures_named.iter().all(stated) && !figure_missing {
+        match self.figures_named.iter().all(stated) && !asked_missing {
             true => chosen,
             false => Vec::new(),
         }
@@ -381,18 +434,40 @@ impl<'a> Scorer<'a> {
             let of_part = |i: usize| {
                 let sentence = &self.candidates[i].text;
                 match self.gain_in(i, Some(part), &none) {
-                    g if g < ANSWER_FLOOR || (strict && !form.held_by(text, sentence)) => 0.0,
+                    g if g < ANSWER_FLOOR
+                        || (strict
+                            && !form.held_by(&format!("{text}{}", self.pervasive), sentence)) =>
+                    {
+                        0.0
+                    }
                     g => self.ranked(i, g),
                 }
             };
             let Some((i, gain)) = self.best(of_part, &chosen) else {
-                continue;
+                match strict && Self::weighs(part) {
+                    true => return Vec::new(),
+                    false => continue,
+                }
             };
             if chosen.iter().all(|&j| of_part(j) < gain) {
                 chosen.push(i);
             }
         }
         chosen
+    }
+
+    /// What the question asks, as said when no sentence states it ([`Asked::what`]); a
+    /// question in parts has no one subject: one part or another went unanswered.
+    fn what(&self) -> String {
+        match self.parts.len() {
+            1 => self.asked.what(),
+            _ => "an answer to every part of the question".to_string(),
+        }
+    }
+
+    /// Whether `part` asks about something of its own: `and when?` only adds what is asked.
+    fn weighs(part: &BTreeSet<String>) -> bool {
+        !part.is_empty()
     }
 
     /// A question in one part: up to [`ANSWER_SENTENCES`] from one document, chosen greedily,
@@ -514,6 +589,84 @@ mod tests {
         let urls: Vec<&str> = c.sources.iter().map(|s| s.url.as_str()).collect();
         assert_eq!(urls, ["file:///c/d1.md", "file:///c/d2.md"]);
         assert_eq!(c.quotes.len(), 2);
+    }
+
+    /// Half an answer is not stated as the answer: the part no sentence answers is said to
+    /// be unanswered and the closest passages follow. A part that only adds what is asked
+    /// (`and when?`) needs no sentence of its own.
+    #[test]
+    fn a_question_in_parts_is_answered_only_when_every_part_is() {
+        let q = "Why do lithium dendrites form, and who mines the ore?";
+        let c = compose_for(q, &[]);
+        let answer = c.report.split("## Answer\n\n").nth(1).expect("answer");
+        assert!(
+            answer.starts_with(
+                "No sentence of the sources states an answer to every part of the question."
+            ),
+            "{}",
+            c.report
+        );
+        assert!(answer.contains("- Dendrites form when lithium"), "{answer}");
+        let q = "What did pack prices fall to, and when?";
+        let (answer, _) = answer_of(q, DOCS, 4);
+        assert!(
+            answer.starts_with("In 2023 pack prices fell to 139"),
+            "{answer}"
+        );
+    }
+
+    /// A name every document read writes is what they are about, not an answer; a question
+    /// that asks for a name is not answered by a sentence that writes none.
+    #[test]
+    fn a_name_every_document_writes_does_not_answer_what_a_question_names() {
+        let docs = [
+            (
+                0,
+                "The maintainer of a Debian package marks each upload in its version string.",
+            ),
+            (1, "Debian archives keep every upload of a package."),
+            (
+                2,
+                "A Debian package names its maintainer in the control file.",
+            ),
+        ];
+        let q = "What marker goes into the version string of a reverted upload?";
+        let (answer, _) = answer_of(q, &docs, 3);
+        assert!(!answer.starts_with("Debian"), "{answer}");
+        assert!(answer.starts_with("No sentence of the"), "{answer}");
+        let mut more = docs.to_vec();
+        more.push((
+            0,
+            "A reverted upload puts the ``+really`` marker into its version string.",
+        ));
+        let (answer, _) = answer_of(q, &more, 3);
+        assert!(answer.starts_with("+really [1]"), "{answer}");
+    }
+
+    /// A name answers only from a sentence that says what it names: `architecture-independent`
+    /// is a name, but of no symbol.
+    #[test]
+    fn a_name_answers_only_from_a_sentence_on_the_thing_asked_for() {
+        let docs = [
+            (
+                0,
+                "Several architecture-independent packages will do for one requirement.",
+            ),
+            (1, "Relationship fields list packages by name."),
+        ];
+        let q = "Which symbol lets a requirement say that any one of several packages will do?";
+        let (answer, _) = answer_of(q, &docs, 2);
+        assert!(answer.starts_with("No sentence of the"), "{answer}");
+        let mut more = docs.to_vec();
+        more.push((
+            1,
+            "A requirement says any one of several packages will do with ``|`` symbols between them.",
+        ));
+        let (answer, _) = answer_of(q, &more, 2);
+        assert!(
+            answer.starts_with("| [1]") || answer.starts_with("``|``"),
+            "{answer}"
+        );
     }
 
     fn answer_of(question: &str, docs: &[(usize, &str)], n: usize) -> (String, Vec<String>) {

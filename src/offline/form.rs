@@ -10,7 +10,7 @@
 
 use crate::text::words;
 
-use super::question::new_name;
+use super::question::new_proper_name;
 
 /// Nouns that, asked for with `which` or `what`, are answered by a proper name.
 const NAMED_BY_PROPER_NAME: &[&str] = &[
@@ -174,7 +174,7 @@ impl Form {
     pub fn held_by(&self, question: &str, sentence: &str) -> bool {
         match self {
             Form::Time => holds_time(sentence),
-            Form::Name => new_name(question, sentence),
+            Form::Name => new_proper_name(question, sentence),
             Form::Choice(options) => {
                 let said = format!(" {} ", words(sentence));
                 options.iter().any(|o| said.contains(&format!(" {o} ")))

@@ -158,13 +158,21 @@ const NAMED: &[&str] = &[
 /// Whether the question asks for a name: `which` or `what` followed, within three words, by a
 /// thing that has one ([`NAMED`]).
 pub fn asks_name(question: &str) -> bool {
-    let words: Vec<String> = words(question).split(' ').map(str::to_string).collect();
-    words.iter().enumerate().any(|(k, w)| {
-        (w == "which" || w == "what")
-            && words[k + 1..]
-                .iter()
-                .take(3)
-                .any(|n| NAMED.contains(&n.trim_end_matches('s')))
+    named_thing(question).is_some()
+}
+
+/// The thing a question asks the name of ([`asks_name`]): `symbol` in `which symbol lets you
+/// ...`.
+pub fn named_thing(question: &str) -> Option<&'static str> {
+    let said = words(question);
+    let words: Vec<&str> = said.split(' ').collect();
+    words.iter().enumerate().find_map(|(k, w)| {
+        let asks = *w == "which" || *w == "what";
+        let thing = words[k + 1..].iter().take(3).find_map(|n| {
+            let n = n.trim_end_matches('s');
+            NAMED.iter().copied().find(|t| *t == n)
+        });
+        thing.filter(|_| asks)
     })
 }
 
@@ -180,10 +188,26 @@ pub fn new_name(question: &str, sentence: &str) -> bool {
         .any(|(k, token)| name_kind(&asked, k, token).is_some())
 }
 
+/// Whether `sentence` writes a proper name `question` does not: a capitalised word past the
+/// first, as a person, a country or a court is written (not code or a path).
+pub fn new_proper_name(question: &str, sentence: &str) -> bool {
+    let asked = words(question);
+    let asked: BTreeSet<&str> = asked.split(' ').collect();
+    let mut tokens = sentence.split_whitespace().enumerate();
+    tokens.any(|(k, token)| name_kind(&asked, k, token) == Some(3))
+}
+
 /// How surely `token`, the `k`th word of a sentence, is a name the question (its `asked`
 /// words) does not write: 0 for code, 1 a path or file name, 2 a word joined by hyphens or
 /// underscores, 3 a capitalised word; `None` when it is none.
 pub fn name_kind(asked: &BTreeSet<&str>, k: usize, raw: &str) -> Option<u8> {
+    // Code may be all punctuation (``|``).
+    let code = raw
+        .trim_end_matches([',', '.', ';', ':', ')'])
+        .trim_matches('`');
+    if raw.starts_with('`') && !code.is_empty() && code.chars().all(|c| c.is_ascii_punctuation()) {
+        return Some(0);
+    }
     let token = raw.trim_matches(|c: char| !c.is_alphanumeric() && c != '/');
     if token.is_empty() || asked.contains(token.to_lowercase().as_str()) {
         return None;

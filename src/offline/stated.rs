@@ -232,27 +232,34 @@ fn clause_of(sentence: &str, at: usize) -> &str {
     }
     sentence.get(start..end.max(start)).unwrap_or(sentence)
 }
+impl Asked {
+    /// What the question asks, as the Answer section names it when no sentence states it:
+    /// `the energy density of LFP cells`.
+    pub fn what(&self) -> String {
+        let phrase = self.subject.phrase.as_str();
+        match (self.kind, phrase.is_empty()) {
+            (Some(kind), false) => format!("{} of {}", kind.label, unframed(phrase, kind)),
+            (Some(kind), true) => kind.label.to_string(),
+            (None, false) => format!("what the question asks about {phrase}"),
+            (None, true) => "what the question asks".to_string(),
+        }
+    }
+}
+
 /// Writes to `report` the Answer section of a question no sentence states: that said
-/// plainly, then the `closest` candidates, each cited by its source's `number`; gives the
-/// quotes it cites (the number, the text).
+/// plainly (`what` it asks, [`Asked::what`]), then the `closest` candidates, each cited by
+/// its source's `number`; gives the quotes it cites (the number, the text).
 pub fn not_stated(
-    asked: &Asked,
+    what: &str,
     closest: &[usize],
     candidates: &[Candidate],
     mut number: impl FnMut(usize) -> usize,
     report: &mut String,
 ) -> Vec<(usize, String)> {
-    let phrase = asked.subject.phrase.as_str();
-    let what = match (asked.kind, phrase.is_empty()) {
-        (Some(kind), false) => format!("{} of {}", kind.label, unframed(phrase, kind)),
-        (Some(kind), true) => kind.label.to_string(),
-        (None, false) => format!("what the question asks about {phrase}"),
-        (None, true) => "what the question asks".to_string(),
-    };
     report.push_str(&format!(
         "{} {}.\n\nClosest passages:\n\n",
         crate::agents::quality::NOT_STATED,
-        crate::markdown::inline(&what, 200)
+        crate::markdown::inline(what, 200)
     ));
     let mut quotes = Vec::new();
     for &i in closest {

@@ -254,3 +254,66 @@ async fn causes_subjects_of_yes_or_no_and_figures_in_code_are_read_as_asked() {
     .await;
     assert!(lead(&answer).starts_with("gzip -9 [1]"), "{answer}");
 }
+
+/// Debian's manuals in small: every document writes `Debian`; one sentence names a marker, one
+/// a symbol.
+const NAMES: &[(&str, &str)] = &[
+    (
+        "versions.md",
+        "# Versions\n\nDebian maintainers choose the version string of every upload to Debian. \
+         A reverted upload puts the ``+really`` marker into its version string, as in \
+         ``2.3+really2.2-1``.\n",
+    ),
+    (
+        "maintainers.md",
+        "# Maintainers\n\nThe maintainer of a Debian package uploads new versions of the \
+         package to Debian.\n",
+    ),
+    (
+        "relations.md",
+        "# Relations\n\nA Debian package may list alternatives: any one of several packages \
+         will do when their names are separated by ``|`` symbols.\n",
+    ),
+];
+
+/// A name answers only from a sentence that says what it names, and never as the name every
+/// document writes; a question in parts is answered only when each part is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn names_answer_only_what_they_name_and_half_an_answer_is_not_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let corpus = dir.path().join("corpus");
+    std::fs::create_dir_all(&corpus).expect("corpus dir");
+    for (name, text) in NAMES {
+        std::fs::write(corpus.join(name), text).expect("write document");
+    }
+    let (out, answer) = ask(
+        dir.path(),
+        "What marker goes into the version string of a reverted upload?",
+        "a.json",
+    )
+    .await;
+    assert_eq!(out["answered"], true, "{answer}");
+    assert!(lead(&answer).contains("+really"), "{answer}");
+    // The maintainers' sentence holds the question's words and a name, `Debian`, which every
+    // document writes and which is no marker.
+    let (out, answer) = ask(
+        dir.path(),
+        "What marker does the maintainer of a package put on new versions?",
+        "b.json",
+    )
+    .await;
+    assert_eq!(out["answered"], false, "{answer}");
+    assert!(!lead(&answer).starts_with("Debian"), "{answer}");
+    let (out, answer) = ask(
+        dir.path(),
+        "Which symbol separates the names of alternative packages, and who reviews the \
+         uploads of new versions?",
+        "c.json",
+    )
+    .await;
+    assert_eq!(out["answered"], false, "{answer}");
+    assert!(
+        lead(&answer).starts_with("No sentence of the sources states an answer to every part"),
+        "{answer}"
+    );
+}

@@ -5,11 +5,11 @@ use super::Scorer;
 use crate::offline::span::short_answer;
 
 impl Scorer<'_> {
-    /// The figure or name `question` asks for, as candidate `first` (the answer's first
+    /// The figure or name the question asks for, as candidate `first` (the answer's first
     /// sentence) writes it: the one [`crate::offline::stated::Asked::states`] found, or
     /// [`short_answer`]'s, when it is of the answer's form; `None` for a question in parts or
     /// a sentence that holds nothing asked.
-    pub(super) fn lead(&self, question: &str, first: usize) -> Option<String> {
+    pub(super) fn lead(&self, first: usize) -> Option<String> {
         if self.parts.len() != 1 || !self.holds_asked[first] {
             return None;
         }
@@ -17,7 +17,7 @@ impl Scorer<'_> {
         self.stated[first]
             .clone()
             .flatten()
-            .or_else(|| short_answer(question, sentence))
+            .or_else(|| short_answer(&self.known, sentence))
             .filter(|span| self.asked.form.fits(span))
             .map(|span| in_code(sentence, &span).unwrap_or(span))
     }
