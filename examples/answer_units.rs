@@ -12,10 +12,10 @@
 use std::io::{BufRead, Write};
 use std::path::Path;
 
-use researchflow::agents::claims::content_terms;
 use researchflow::embed::Embedder;
 use researchflow::offline::units::units;
 use researchflow::search::local::LocalIndex;
+use researchflow::text::analyzer::content_terms;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();

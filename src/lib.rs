@@ -76,7 +76,6 @@ pub mod report;
 pub mod review;
 pub mod run;
 pub mod search;
-pub mod sentences;
 pub mod session;
 pub mod settings;
 pub mod sync;

@@ -6,7 +6,9 @@
 //! retitles the terminal of whoever `cat`s a report, and U+202E shows what follows it
 //! reversed. [`strip_controls`] is the one filter for text we store or write.
 
+pub mod analyzer;
 pub mod secrets;
+pub mod sentences;
 
 /// Cuts `text` to at most `max` characters, marking the cut with how many bytes were left out.
 pub fn truncate(text: &str, max: usize) -> String {

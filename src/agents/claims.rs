@@ -13,8 +13,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::plan::{Claim, Source};
-use crate::search::local::tokenizer::{analyzer, terms};
-use crate::sentences::{STOPWORDS, split_sentences};
+use crate::text::analyzer::content_terms;
+use crate::text::sentences::split_sentences;
 
 /// The share of a claim's content words its sources must hold, unless the config says.
 pub const DEFAULT_THRESHOLD: f64 = crate::settings::DEFAULT_CLAIM_THRESHOLD;
@@ -99,70 +99,6 @@ pub fn claim_text(sentence: &str) -> String {
 /// A space before a full stop or comma that ends a word (what a marker taken out leaves).
 static LEFT_BEFORE_STOP: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r" ([.,])($|\s)").expect("a valid pattern"));
-
-/// Units written out, and the symbol that means the same (`kilowatt-hour` is `kWh`): a source
-/// that spells a unit out supports a claim that abbreviates it, and the other way round.
-const UNITS: &[(&[&str], &str)] = &[
-    (&["kilowatt", "hour"], "kwh"),
-    (&["megawatt", "hour"], "mwh"),
-    (&["gigawatt", "hour"], "gwh"),
-    (&["watt", "hour"], "wh"),
-    (&["kilowatt"], "kw"),
-    (&["megawatt"], "mw"),
-    (&["gigawatt"], "gw"),
-    (&["kilometre"], "km"),
-    (&["kilometer"], "km"),
-    (&["kilogram"], "kg"),
-    (&["millimetre"], "mm"),
-    (&["millimeter"], "mm"),
-    (&["megapascal"], "mpa"),
-];
-
-/// The content terms of `text`: words stemmed as the local index stems them, stopwords and
-/// one-character words left out, a unit written out as its symbol ([`UNITS`]).
-pub fn content_terms(text: &str) -> BTreeSet<String> {
-    let said = with_unit_symbols(text);
-    let mut analyzer = analyzer();
-    terms(&mut analyzer, &said)
-        .into_iter()
-        .filter(|t| {
-            let word = said.get(t.offset_from..t.offset_to).unwrap_or("");
-            word.chars().count() > 1 && !STOPWORDS.contains(&word)
-        })
-        .map(|t| t.text)
-        .collect()
-}
-
-/// `text`'s words ([`crate::text::words`]), each unit written out (singular or plural)
-/// replaced by its symbol.
-fn with_unit_symbols(text: &str) -> String {
-    let words = crate::text::words(text);
-    let words: Vec<&str> = words.split(' ').collect();
-    let mut out: Vec<&str> = Vec::with_capacity(words.len());
-    let mut i = 0;
-    while i < words.len() {
-        let unit = UNITS.iter().find(|(spelled, _)| {
-            let n = spelled.len();
-            words.len() >= i + n
-                && spelled
-                    .iter()
-                    .zip(&words[i..i + n])
-                    .enumerate()
-                    .all(|(k, (s, w))| w == s || (k == n - 1 && w.strip_suffix('s') == Some(s)))
-        });
-        match unit {
-            Some((spelled, symbol)) => {
-                out.push(symbol);
-                i += spelled.len();
-            }
-            None => {
-                out.push(words[i]);
-                i += 1;
-            }
-        }
-    }
-    out.join(" ")
-}
 
 /// The share of `claim`'s content terms that `evidence` holds; `None` when the claim has no
 /// content word (it says nothing to check).

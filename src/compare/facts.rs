@@ -19,7 +19,8 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use crate::plan::{FINAL_WAVE, PlanFile};
-use crate::sentences::{STOPWORDS, split_sentences, terms};
+use crate::text::analyzer::{STOPWORDS, content_terms};
+use crate::text::sentences::split_sentences;
 
 /// The least overlap of content words for two claims to be one.
 pub const SAME_CLAIM: f64 = 0.5;
@@ -115,7 +116,7 @@ fn values(fact: &Fact, other: &Fact) -> BTreeSet<String> {
     let unwritten = fact
         .names
         .iter()
-        .filter(|name| !terms(name).iter().all(|t| other.words.contains(t)));
+        .filter(|name| !content_terms(name).iter().all(|t| other.words.contains(t)));
     fact.figures.iter().chain(unwritten).cloned().collect()
 }
 
@@ -170,7 +171,7 @@ fn unwrapped(text: &str) -> String {
 /// One sentence read as a fact, its citations (`[1]`, `[2, 3]`) left out.
 fn fact(sentence: &str) -> Fact {
     let text = without_citations(sentence);
-    let words = terms(&text)
+    let words = content_terms(&text)
         .into_iter()
         .filter(|w| !w.chars().all(|c| c.is_ascii_digit()))
         .collect();

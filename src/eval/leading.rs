@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use crate::agents::claims::claim_text;
 use crate::agents::quality::says_no_answer;
 use crate::markdown::{answer_section, heading};
-use crate::sentences::split_sentences;
+use crate::text::sentences::split_sentences;
 use crate::text::words;
 
 /// What a question's leading statement is, against its gold.

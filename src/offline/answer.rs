@@ -36,8 +36,8 @@
 use std::collections::{BTreeSet, HashMap};
 
 use crate::agents::Direction;
-use crate::agents::claims::content_terms;
 use crate::plan::Source;
+use crate::text::analyzer::content_terms;
 use crate::text::words;
 
 use super::compare::{aspects, broad_comparison};

@@ -13,7 +13,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::agents::claims::content_terms;
+use crate::text::analyzer::content_terms;
 
 use super::question::new_figure;
 use super::select::Candidate;

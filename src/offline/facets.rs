@@ -19,7 +19,7 @@ use crate::search::local::LocalIndex;
 use crate::text::normalized;
 use crate::usage::Usage;
 
-use crate::sentences::terms;
+use crate::text::analyzer::content_terms;
 
 /// The most facets (search tasks) of the first round.
 pub const MAX_FACETS: usize = 3;
@@ -127,7 +127,7 @@ pub fn facets(question: &str, titles: &[String], max: usize) -> Vec<String> {
     for title in titles {
         let title = readable(title);
         let title = title.as_str();
-        let set: HashSet<String> = terms(title).into_iter().collect();
+        let set: HashSet<String> = content_terms(title).into_iter().collect();
         if set.is_empty() || normalized(title) == normalized(question) {
             continue;
         }

@@ -6,8 +6,8 @@
 
 use std::collections::BTreeSet;
 
-use crate::agents::claims::content_terms;
 use crate::plan::Source;
+use crate::text::analyzer::content_terms;
 
 use super::select::Candidate;
 

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::agents::claims::content_terms;
+use crate::text::analyzer::content_terms;
 use crate::text::words;
 
 /// The most questions one question is split into: one answer sentence each.

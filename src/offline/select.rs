@@ -8,7 +8,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 
-use crate::sentences::terms;
+use crate::text::analyzer::content_terms;
 
 /// A sentence (or a leaning sentence with what it follows from, [`super::units`]) that may be
 /// chosen, and where it comes from.
@@ -72,10 +72,10 @@ pub fn quotable_length(text: &str) -> bool {
 /// The indices of at most `k` candidates, best first: relevant to `query`, each adding
 /// something new, at most `per_source` from one source.
 pub fn select(candidates: &[Candidate], query: &str, k: usize, per_source: usize) -> Vec<usize> {
-    let query: BTreeSet<String> = terms(query).into_iter().collect();
+    let query: BTreeSet<String> = content_terms(query).into_iter().collect();
     let sets: Vec<BTreeSet<String>> = candidates
         .iter()
-        .map(|c| terms(&c.text).into_iter().collect())
+        .map(|c| content_terms(&c.text).into_iter().collect())
         .collect();
     let idf = inverse_document_frequency(&sets);
     let relevance: Vec<f64> = sets

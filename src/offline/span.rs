@@ -165,7 +165,7 @@ fn figure(
             end += 1;
             continue;
         }
-        let stop = crate::sentences::STOPWORDS.contains(&next.as_str());
+        let stop = crate::text::analyzer::STOPWORDS.contains(&next.as_str());
         // A word the question says is its own (`how much *lower*`), but for the unit it
         // counts in (`how many *cycles*`).
         if next.is_empty() || (units > 0 && asked.contains(&next)) || stop {

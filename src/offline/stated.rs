@@ -19,8 +19,8 @@
 
 use std::collections::BTreeSet;
 
-use crate::agents::claims::content_terms;
 use crate::plan::Source;
+use crate::text::analyzer::content_terms;
 use crate::text::words;
 
 use super::form::{Form, qualified, qualifiers};

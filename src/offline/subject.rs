@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use crate::agents::claims::content_terms;
+use crate::text::analyzer::content_terms;
 use crate::text::words;
 
 use super::kinds::{Kind, is_unit};

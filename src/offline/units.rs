@@ -25,7 +25,7 @@ use std::ops::Range;
 
 use super::prose::{is_version_note, prose_lines};
 use super::select::{quotable, quotable_length};
-use crate::sentences::sentence_ranges;
+use crate::text::sentences::sentence_ranges;
 
 /// How many sentences back a leaning sentence may reach for the one it follows from.
 const MAX_LEANING: usize = 2;

@@ -15,8 +15,8 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::search::local::chunks::cut;
-use crate::search::local::tokenizer::{analyzer, terms};
-use crate::sentences::STOPWORDS;
+use crate::text::analyzer::STOPWORDS;
+use crate::text::analyzer::{analyzer, terms};
 
 /// BM25's term-frequency saturation.
 const K1: f32 = 1.2;

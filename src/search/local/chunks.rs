@@ -3,8 +3,8 @@
 //! search sub-agent ranks and quotes (`read::passages`), so that a passage shown is a chunk
 //! that was embedded. Pure text work.
 
-use crate::sentences::split_sentences;
 use crate::text::collapsed;
+use crate::text::sentences::split_sentences;
 
 /// Paragraphs are joined into one passage until it has about this many characters...
 pub const TARGET_CHARS: usize = 700;

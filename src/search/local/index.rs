@@ -27,9 +27,10 @@ use super::query::Asked;
 use super::report::IndexReport;
 use super::schema::{self, Fields, StoredDoc};
 use super::vectors::Vectors;
-use super::{LocalSearchError, location, passage, rank, tokenizer, update, url, walk};
+use super::{LocalSearchError, location, passage, rank, update, url, walk};
 use crate::embed::Embedder;
 use crate::in_corpus::InCorpus;
+use crate::text::analyzer;
 
 mod meaning;
 
@@ -96,7 +97,7 @@ impl LocalIndex {
             dir,
             reader,
             fields,
-            analyzer: tokenizer::analyzer(),
+            analyzer: analyzer::analyzer(),
             meaning: None,
         };
         if let Some(embedder) = embedder {
@@ -359,7 +360,7 @@ fn open_or_create(
         .map_err(|e| LocalSearchError::index(&tantivy_dir, e))?;
     index
         .tokenizers()
-        .register(tokenizer::NAME, tokenizer::analyzer());
+        .register(analyzer::NAME, analyzer::analyzer());
     Ok((index, Manifest::new(corpus), warnings))
 }
 
@@ -368,7 +369,7 @@ fn open_existing(tantivy_dir: &Path) -> tantivy::Result<Index> {
     Fields::of(&index.schema())?;
     index
         .tokenizers()
-        .register(tokenizer::NAME, tokenizer::analyzer());
+        .register(analyzer::NAME, analyzer::analyzer());
     Ok(index)
 }
 

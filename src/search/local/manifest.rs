@@ -21,8 +21,8 @@ use serde::{Deserialize, Serialize};
 /// of each text. 5: code and signatures between fence lines, navigation and permalinks left
 /// out, man pages read as roff. 6: a Markdown block (a tight list item's sub-list, a quote in
 /// it) a line of its own, no longer run on from the item's last word; a Markdown HTML block's
-/// text read.
-pub const VERSION: u32 = 6;
+/// text read. 7: a Chinese or Japanese full stop (`。`) ends the sentence a chunk is cut at.
+pub const VERSION: u32 = 7;
 
 /// The manifest's file name in the index folder.
 pub const FILE_NAME: &str = "manifest.json";

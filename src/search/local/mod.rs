@@ -36,7 +36,6 @@ pub mod report;
 pub mod roff;
 pub mod schema;
 pub mod title;
-pub mod tokenizer;
 pub mod update;
 pub mod url;
 pub mod vectors;

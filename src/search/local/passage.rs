@@ -10,7 +10,7 @@ use std::ops::Range;
 
 use tantivy::tokenizer::TextAnalyzer;
 
-use super::tokenizer;
+use crate::text::analyzer;
 use crate::text::collapsed;
 
 /// A passage is widened until it has at least this many characters...
@@ -37,12 +37,12 @@ impl Score {
 /// The best passage of `text` for the analysed query `terms` (the beginning of the text when
 /// nothing matches, e.g. when only the title did).
 pub fn best(text: &str, terms: &[String], analyzer: &mut TextAnalyzer) -> String {
-    let sentences = sentences(text);
+    let sentences = crate::text::sentences::ranges(text);
     if sentences.is_empty() {
         return String::new();
     }
     let mut scores = vec![Score::default(); sentences.len()];
-    for token in tokenizer::terms(analyzer, text) {
+    for token in analyzer::terms(analyzer, text) {
         let Some(term) = terms.iter().position(|t| *t == token.text) else {
             continue;
         };
@@ -92,37 +92,6 @@ fn widen(text: &str, sentences: &[Range<usize>], scores: &[Score], best: usize) 
     (lo, hi)
 }
 
-/// The sentences of `text` as trimmed byte ranges: a sentence ends at `.`, `!` or `?` before
-/// white space, at `。`, `！` or `？`, and at every line break.
-fn sentences(text: &str) -> Vec<Range<usize>> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        let ends = match c {
-            '\n' | '。' | '！' | '？' => true,
-            '.' | '!' | '?' => chars.peek().is_none_or(|(_, n)| n.is_whitespace()),
-            _ => false,
-        };
-        if ends {
-            let end = i + c.len_utf8();
-            push_trimmed(&mut out, text, start..end);
-            start = end;
-        }
-    }
-    push_trimmed(&mut out, text, start..text.len());
-    out
-}
-
-fn push_trimmed(out: &mut Vec<Range<usize>>, text: &str, range: Range<usize>) {
-    let slice = &text[range.clone()];
-    let trimmed = slice.trim();
-    if !trimmed.is_empty() {
-        let start = range.start + (slice.len() - slice.trim_start().len());
-        out.push(start..start + trimmed.len());
-    }
-}
-
 fn chars(text: &str, range: &Range<usize>) -> usize {
     text[range.clone()].chars().count()
 }
@@ -166,8 +135,8 @@ mod tests {
     use super::*;
 
     fn passage(text: &str, query: &str) -> String {
-        let mut analyzer = tokenizer::analyzer();
-        let terms: Vec<String> = tokenizer::terms(&mut analyzer, query)
+        let mut analyzer = analyzer::analyzer();
+        let terms: Vec<String> = analyzer::terms(&mut analyzer, query)
             .into_iter()
             .map(|t| t.text)
             .collect();

@@ -16,7 +16,7 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::tokenizer::TextAnalyzer;
 
 use super::schema::Fields;
-use super::tokenizer;
+use crate::text::analyzer;
 
 /// A match in the title counts this much more than one in the body.
 const TITLE_BOOST: f32 = 2.0;
@@ -42,7 +42,7 @@ impl Asked {
     pub fn of(query: &str, analyzer: &mut TextAnalyzer) -> Asked {
         let mut asked = Asked::default();
         let mut previous: Option<String> = None;
-        for token in tokenizer::terms(analyzer, query) {
+        for token in analyzer::terms(analyzer, query) {
             if let Some(first) = previous.replace(token.text.clone()) {
                 let pair = (first, token.text.clone());
                 let fresh = pair.0 != pair.1 && !asked.pairs.contains(&pair);
@@ -55,7 +55,7 @@ impl Asked {
             }
         }
         for phrase in quoted(query).into_iter().take(MAX_QUOTED) {
-            let terms: Vec<String> = tokenizer::terms(analyzer, phrase)
+            let terms: Vec<String> = analyzer::terms(analyzer, phrase)
                 .into_iter()
                 .map(|t| t.text)
                 .take(MAX_QUERY_TERMS)
@@ -156,7 +156,7 @@ mod tests {
 
     #[test]
     fn terms_pairs_and_phrases_are_analysed_like_documents() {
-        let mut analyzer = tokenizer::analyzer();
+        let mut analyzer = analyzer::analyzer();
         let asked = Asked::of(
             "Cathode particles, cathode 'State of Charges'",
             &mut analyzer,

@@ -13,8 +13,8 @@ use tantivy::schema::{
 
 use sha2::{Digest, Sha256};
 
-use super::tokenizer;
 use crate::search::hit::TITLE_MAX_CHARS;
+use crate::text::analyzer;
 use crate::text::{one_line, strip_controls};
 
 /// The fields of the schema.
@@ -41,7 +41,7 @@ pub struct StoredDoc {
 pub fn schema() -> Schema {
     let text = TextOptions::default().set_stored().set_indexing_options(
         TextFieldIndexing::default()
-            .set_tokenizer(tokenizer::NAME)
+            .set_tokenizer(analyzer::NAME)
             .set_index_option(IndexRecordOption::WithFreqsAndPositions),
     );
     let mut builder = Schema::builder();
