@@ -9,6 +9,9 @@
 //! their best passages in place of the snippets (`reading.rs`); a source keeps the passages
 //! it was shown, which is what a claim citing it is checked against.
 //!
+//! Everything between the queries and the analysis is [`SearchStep`], which Thinkon's
+//! `search:` executor runs too, so a fix to searching, reading or sources lands once.
+//!
 //! Search results are bounded: each snippet (made one line) to [`SNIPPET_MAX_CHARS`], the
 //! whole results block to [`SEARCH_BLOCK_MAX_CHARS`]; every cut is reported to the observer
 //! as an `input_cut` note.
@@ -88,43 +91,21 @@ impl SearchAgent<'_> {
         observer: &dyn CallObserver,
     ) -> Result<TaskOutput, TaskError> {
         let mut usage = Usage::default();
-        let mut sources = Vec::new();
-        let mut search_block = None;
         let site = Site::node(input.node_id.to_string());
-
-        let results_text = match self.search {
+        let gathered = match self.search {
             Some(search) => {
                 let queries = self.queries(input, &site, observer, &mut usage).await?;
-                let hits = run_queries(search, self.tape, &site, &queries, observer).await?;
-                // Passages are ranked for the queries, the task and the run's question.
-                let mut asked: Vec<&str> = queries.iter().map(String::as_str).collect();
-                asked.extend([input.title.as_str(), input.question.as_str()]);
-                let passages = passages_of(
-                    self.passages,
+                let step = SearchStep {
                     search,
-                    self.tape,
-                    &site,
-                    &hits,
-                    &asked,
-                    observer,
-                )
-                .await;
-                sources = sources_of(&hits, &passages);
-                let (block, cuts) =
-                    format_hits(&search.provider_name(), &queries, &hits, &passages);
-                report_cuts(&cuts, observer);
-                search_block = Some(block.clone());
-                block
+                    passages: self.passages,
+                    tape: self.tape,
+                    site: &site,
+                };
+                step.gather(&queries, input, observer).await?
             }
-            None => "No web search is available for this task: answer from your own knowledge \
-                     and say clearly what is uncertain."
-                .to_string(),
+            None => Gathered::without_search(),
         };
-
-        let user = format!(
-            "{}\nSearch results of this task:\n{results_text}\n",
-            input.message()
-        );
+        let user = gathered.message(input);
         let first = ask_json(
             self.llm,
             &site,
@@ -155,13 +136,13 @@ impl SearchAgent<'_> {
         let (summary, analysis) = parse_written(&answer.content);
         let mut info = Info::default();
         info.set("llm", analysis);
-        if let Some(block) = search_block {
+        if let Some(block) = gathered.block {
             info.set("search", block);
         }
         Ok(TaskOutput {
             summary,
             info,
-            sources,
+            sources: gathered.sources,
             usage,
             truncated: answer.truncated,
             quality,
@@ -219,6 +200,71 @@ impl SearchAgent<'_> {
             queries.push(one_line(&input.title, QUERY_MAX_CHARS));
         }
         Ok(queries)
+    }
+}
+
+/// What the analysis reads when no search is configured.
+const NO_SEARCH: &str = "No web search is available for this task: answer from your own \
+                         knowledge and say clearly what is uncertain.";
+
+/// One search step, the same for a workflow's search task and Thinkon's `search:` executor:
+/// the queries run on the provider (recorded on the tape), the top web results' pages read
+/// (`search.read`), their passages ranked, the results formatted, the sources kept.
+pub struct SearchStep<'a> {
+    pub search: &'a SearchClient,
+    pub passages: Passages<'a>,
+    pub tape: &'a Tape,
+    pub site: &'a Site,
+}
+
+/// What a search step gathered for the analysis.
+pub struct Gathered {
+    /// The results block the analysis reads; `None` without search.
+    pub block: Option<String>,
+    /// Each hit as a source, with the snippet and passages the analysis was given.
+    pub sources: Vec<Source>,
+}
+
+impl SearchStep<'_> {
+    /// Runs `queries` for `input`'s task; passages are ranked for the queries, the task and
+    /// the run's question.
+    pub async fn gather(
+        &self,
+        queries: &[String],
+        input: &TaskInput,
+        observer: &dyn CallObserver,
+    ) -> Result<Gathered, TaskError> {
+        let hits = run_queries(self.search, self.tape, self.site, queries, observer).await?;
+        let mut asked: Vec<&str> = queries.iter().map(String::as_str).collect();
+        asked.extend([input.title.as_str(), input.question.as_str()]);
+        let (search, tape, site) = (self.search, self.tape, self.site);
+        let passages =
+            passages_of(self.passages, search, tape, site, &hits, &asked, observer).await;
+        let (block, cuts) = format_hits(&search.provider_name(), queries, &hits, &passages);
+        report_cuts(&cuts, observer);
+        Ok(Gathered {
+            block: Some(block),
+            sources: sources_of(&hits, &passages),
+        })
+    }
+}
+
+impl Gathered {
+    /// A task's gathering with no search provider: no block, no sources.
+    pub fn without_search() -> Gathered {
+        Gathered {
+            block: None,
+            sources: Vec::new(),
+        }
+    }
+
+    /// The analysis's user message: the task, then the results (or that there are none).
+    pub fn message(&self, input: &TaskInput) -> String {
+        let results = self.block.as_deref().unwrap_or(NO_SEARCH);
+        format!(
+            "{}\nSearch results of this task:\n{results}\n",
+            input.message()
+        )
     }
 }
 

@@ -1,9 +1,9 @@
 //! The research executors: `search: <query>` and `summarize: <instruction>`, run by the
-//! search and summary sub-agents' parts ([`crate::agents`]): the query runs on the configured
-//! providers (recorded on the run's tape), the pages behind the top web results are read when
-//! a reader is configured (`search.read`), the results are formatted as the search agent
-//! formats them (passages in place of snippets), and the agent's analysis prompt reads them; `summarize` has the summary
-//! prompt synthesise what the block's parent has done. Each is one model call.
+//! search and summary sub-agents' parts ([`crate::agents`]): the query goes through the
+//! workflow's own search step ([`SearchStep`]: the providers, the reader, the passages, the
+//! results block, the sources with their snippets and passages), and the agent's analysis
+//! prompt reads them; `summarize` has the summary prompt synthesise what the block's parent has
+//! done. Each is one model call.
 //!
 //! With search provider `none` the analysis comes from the model alone, and the observation
 //! says so (`"search": "none: ..."`).
@@ -12,9 +12,8 @@ use serde_json::{Value, json};
 
 use super::context::render_done;
 use super::plan_next::Spent;
-use crate::agents::reading::{Passages, passages_of};
-use crate::agents::search_agent::{ANALYSIS_MAX_TOKENS, format_hits, report_cuts};
-use crate::agents::searches::run_queries;
+use crate::agents::reading::Passages;
+use crate::agents::search_agent::{ANALYSIS_MAX_TOKENS, Gathered, SearchStep};
 use crate::agents::summary_agent::SUMMARY_MAX_TOKENS;
 use crate::agents::task::{TaskError, TaskInput, WRITTEN_SCHEMA, parse_written};
 use crate::llm::CallObserver;
@@ -25,6 +24,10 @@ use crate::transcript::{Site, Tape};
 
 /// The longest output an observation keeps.
 pub const OUTPUT_MAX_CHARS: usize = 8_000;
+
+/// The observation's `search` when no provider is configured.
+const NO_PROVIDER: &str = "none: no search provider is configured (`search.provider`), so this \
+                           answer comes from the model alone";
 
 /// The longest text of one earlier result `summarize` reads.
 const DONE_ENTRY_MAX_CHARS: usize = 3_000;
@@ -60,44 +63,22 @@ impl SubAgents<'_> {
         observer: &dyn CallObserver,
     ) -> Result<Found, TaskError> {
         let site = Site::node(block.to_string());
-        let queries = [query.to_string()];
-        let (results, sources, provider) = match self.search {
-            Some(search) => {
-                let hits = run_queries(search, self.tape, &site, &queries, observer).await?;
-                let asked = [query, question];
-                let passages = passages_of(
-                    self.passages,
-                    search,
-                    self.tape,
-                    &site,
-                    &hits,
-                    &asked,
-                    observer,
-                )
-                .await;
-                let sources: Vec<Value> = hits
-                    .iter()
-                    .map(|h| json!({"url": h.url, "title": crate::text::one_line(&h.title, 200)}))
-                    .collect();
-                let (text, cuts) = format_hits(&search.provider_name(), &queries, &hits, &passages);
-                report_cuts(&cuts, observer);
-                (text, sources, search.provider_name())
-            }
-            None => (
-                "No web search is available for this task: answer from your own knowledge and \
-                 say clearly what is uncertain."
-                    .to_string(),
-                Vec::new(),
-                "none: no search provider is configured (`search.provider`), so this answer \
-                 comes from the model alone"
-                    .to_string(),
-            ),
-        };
         let input = task_input(block, NodeType::Search, query, question, String::new());
-        let user = format!(
-            "{}\nSearch results of this task:\n{results}\n",
-            input.message()
-        );
+        let (gathered, provider) = match self.search {
+            Some(search) => {
+                let step = SearchStep {
+                    search,
+                    passages: self.passages,
+                    tape: self.tape,
+                    site: &site,
+                };
+                let queries = [query.to_string()];
+                let gathered = step.gather(&queries, &input, observer).await?;
+                (gathered, search.provider_name())
+            }
+            None => (Gathered::without_search(), NO_PROVIDER.to_string()),
+        };
+        let user = gathered.message(&input);
         let answer = self
             .ask(
                 self.search_llm,
@@ -109,6 +90,7 @@ impl SubAgents<'_> {
                 observer,
             )
             .await?;
+        let sources = gathered.sources.iter().map(|s| json!(s)).collect();
         Ok(Found {
             output: answer,
             sources,

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::support;
 use crate::support::mock_llm::copied_example;
-use crate::support::mock_search::{result_title, result_url};
+use crate::support::mock_search::{result_snippet, result_title, result_url};
 use crate::support::scenario::{Setup, read_json, read_ndjson, task_title};
 use crate::support::server::Recorded;
 use crate::support::thinkon::{
@@ -224,6 +224,11 @@ async fn search_uses_the_configured_provider_and_summarize_reads_what_was_done()
     assert_eq!(
         observation["sources"][0]["url"],
         result_url("Collect data", 1)
+    );
+    // The workflow's own search step: each source keeps the snippet the analysis read.
+    assert_eq!(
+        observation["sources"][0]["snippet"],
+        result_snippet("Collect data", 1)
     );
     let analysis = of_kind(&llm, Kind::Analysis)[0]
         .user_prompt()
