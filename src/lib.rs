@@ -54,6 +54,7 @@ pub mod eval;
 pub mod events;
 pub mod exit;
 pub mod files;
+pub mod format;
 pub mod http;
 pub mod in_corpus;
 pub mod isolate;

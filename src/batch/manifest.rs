@@ -104,6 +104,10 @@ impl Item {
     }
 }
 
+/// The format version of `batch.json` (and of its journal's lines, which are its items) this
+/// build writes ([`crate::format`]).
+pub const VERSION: u32 = 1;
+
 /// The whole manifest.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
@@ -118,6 +122,12 @@ pub struct Manifest {
 pub enum ManifestError {
     #[error("cannot read the batch manifest `{path}`: {message}; fix or remove it to start afresh")]
     Read { path: PathBuf, message: String },
+    /// A manifest of a format this build does not read: left as it is.
+    #[error("cannot read the batch manifest `{path}`: {source}")]
+    Version {
+        path: PathBuf,
+        source: crate::format::VersionError,
+    },
     #[error("cannot write the batch manifest `{path}`: {source}")]
     Write {
         path: PathBuf,
@@ -182,6 +192,10 @@ impl Manifest {
         };
         let text = crate::files::read_bounded(&path, crate::files::DEFAULT_MAX_BYTES)
             .map_err(|e| read_err(e.to_string()))?;
+        crate::format::check(&text, VERSION).map_err(|source| ManifestError::Version {
+            path: path.clone(),
+            source,
+        })?;
         serde_json::from_str(&text).map_err(|e| read_err(e.to_string()))
     }
 
@@ -203,7 +217,9 @@ impl Manifest {
             path: path.clone(),
             source,
         };
-        let mut text = serde_json::to_string_pretty(self).map_err(|e| write_err(e.into()))?;
+        let text =
+            crate::format::stamped(self, VERSION).and_then(|v| serde_json::to_string_pretty(&v));
+        let mut text = text.map_err(|e| write_err(e.into()))?;
         text.push('\n');
         crate::atomic::write(&path, text.as_bytes()).map_err(write_err)?;
         Ok(text.len())
@@ -295,6 +311,25 @@ mod tests {
         let text = std::fs::read_to_string(path_in(dir.path())).expect("read");
         assert!(text.contains(r#""status": "completed""#), "{text}");
         assert!(text.contains(r#""totals": null"#), "{text}");
+        assert!(text.starts_with("{\n  \"version\": 1,"), "{text}");
+    }
+
+    #[test]
+    fn a_manifest_without_a_version_is_read_and_a_newer_one_refused_untouched() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = path_in(dir.path());
+        std::fs::write(&path, r#"{"items": []}"#).expect("write");
+        assert_eq!(
+            Manifest::load(dir.path()).expect("legacy"),
+            Manifest::default()
+        );
+        let newer = r#"{"version": 2, "items": [], "shards": 4}"#;
+        std::fs::write(&path, newer).expect("write");
+        let err = Manifest::load(dir.path()).expect_err("newer").to_string();
+        assert!(err.contains("batch.json"), "{err}");
+        assert!(err.contains("format version 2"), "{err}");
+        assert!(err.contains("upgrade researchflow"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), newer);
     }
 
     #[test]

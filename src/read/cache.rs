@@ -39,12 +39,24 @@ pub struct Validators {
     pub last_modified: Option<String>,
 }
 
+impl Entry {
+    /// A kept page's text read as an entry, when it is of a format this build reads.
+    fn parse(text: &str) -> Result<Entry, String> {
+        crate::format::check(text, VERSION).map_err(|e| e.to_string())?;
+        serde_json::from_str(text).map_err(|e| e.to_string())
+    }
+}
+
 impl Validators {
     /// Whether there is anything to ask the server with.
     pub fn is_empty(&self) -> bool {
         self.etag.is_none() && self.last_modified.is_none()
     }
 }
+
+/// The format version of a cached page this build writes ([`crate::format`]); a page of
+/// another is read again.
+pub const VERSION: u32 = 1;
 
 /// One cached page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -144,7 +156,7 @@ impl PageCache {
         }
         let path = self.path(url);
         let text = crate::files::read_unlinked(&path, MAX_ENTRY_BYTES).ok()?;
-        match serde_json::from_str::<Entry>(&text) {
+        match Entry::parse(&text) {
             Ok(entry) if entry.url == url => match entry.unclean() {
                 None => Some(entry),
                 Some(why) => {
@@ -174,7 +186,10 @@ impl PageCache {
         }
         let path = self.path(&entry.url);
         let written = std::fs::create_dir_all(&self.dir).and_then(|()| {
-            let bytes = serde_json::to_vec(entry).map_err(std::io::Error::other)?;
+            let stamped = crate::format::stamped(entry, VERSION);
+            let bytes = stamped
+                .and_then(|v| serde_json::to_vec(&v))
+                .map_err(std::io::Error::other)?;
             crate::atomic::write(&path, &bytes)
         });
         if let Err(e) = written {
@@ -244,7 +259,7 @@ impl PageCache {
                 return None;
             }
         };
-        let entry = serde_json::from_str::<Entry>(&text).ok()?;
+        let entry = Entry::parse(&text).ok()?;
         (self.path(&entry.url).file_name() == from.file_name()).then_some(text)
     }
 
@@ -260,10 +275,7 @@ impl PageCache {
         };
         for file in files.flatten() {
             let text = crate::files::read_unlinked(&file.path(), MAX_ENTRY_BYTES);
-            let Some(entry) = text
-                .ok()
-                .and_then(|t| serde_json::from_str::<Entry>(&t).ok())
-            else {
+            let Some(entry) = text.ok().and_then(|t| Entry::parse(&t).ok()) else {
                 continue;
             };
             if entry.at.as_str() < since {
@@ -318,6 +330,23 @@ mod tests {
         assert_eq!(cache.get("http://h.test/b"), None);
         std::fs::write(cache.path("http://h.test/a"), "{broken").expect("write");
         assert_eq!(cache.get("http://h.test/a"), None);
+    }
+
+    /// A page kept before versions were is read; one of a newer format is read again.
+    #[test]
+    fn a_kept_page_is_read_by_its_format_version() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache = PageCache::beside(&dir.path().join("plan.json"));
+        let url = "http://h.test/a";
+        cache.put(&entry(url, "Alpha."));
+        let kept = std::fs::read_to_string(cache.path(url)).expect("kept");
+        assert!(kept.starts_with(r#"{"version":1,"#), "{kept}");
+        let legacy = serde_json::to_string(&entry(url, "Legacy.")).expect("json");
+        std::fs::write(cache.path(url), legacy).expect("write");
+        assert_eq!(cache.get(url).expect("legacy").page.text, "Legacy.");
+        let newer = kept.replacen(r#""version":1"#, r#""version":2"#, 1);
+        std::fs::write(cache.path(url), newer).expect("write");
+        assert_eq!(cache.get(url), None);
     }
 
     #[test]

@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 /// The record's file name in a run's folder.
 pub const RECORD_FILE: &str = "watch.json";
 
+/// The format version of `watch.json` this build writes ([`crate::format`]).
+pub const VERSION: u32 = 1;
+
 /// The largest record read: a few hundred bytes a question.
 const MAX_RECORD_BYTES: u64 = 64 * 1024 * 1024;
 
@@ -75,6 +78,11 @@ impl Record {
             return None;
         }
         let text = crate::files::read_bounded(&path, MAX_RECORD_BYTES).ok()?;
+        if let Err(e) = crate::format::check(&text, VERSION) {
+            // Not a run this build may resume, compare with or prune: left alone.
+            tracing::warn!("`{}` is not read: {e}", path.display());
+            return None;
+        }
         serde_json::from_str(&text).ok()
     }
 
@@ -85,7 +93,9 @@ impl Record {
 
     /// Writes it in `run`, atomically.
     pub fn write(&self, run: &Path) -> std::io::Result<()> {
-        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        let text = crate::format::stamped(self, VERSION)
+            .and_then(|v| serde_json::to_string_pretty(&v))
+            .map_err(std::io::Error::other)?;
         crate::atomic::write(&run.join(RECORD_FILE), format!("{text}\n").as_bytes())
     }
 
@@ -95,5 +105,34 @@ impl Record {
         self.notifications
             .iter()
             .any(|n| n.sent && n.target == target)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record written before versions were is read; one of a newer format is not (its run
+    /// is left alone: never resumed, compared with nor pruned).
+    #[test]
+    fn a_record_is_read_by_its_format_version() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let run = dir.path();
+        Record::start("20261205T000000Z").write(run).expect("write");
+        let text = std::fs::read_to_string(run.join(RECORD_FILE)).expect("read");
+        assert!(text.starts_with("{\n  \"version\": 1,"), "{text}");
+        assert_eq!(
+            Record::read(run).and_then(|r| r.run).as_deref(),
+            Some("20261205T000000Z")
+        );
+        let legacy = r#"{"started": "2026-12-05T00:00:00Z"}"#;
+        std::fs::write(run.join(RECORD_FILE), legacy).expect("write");
+        assert_eq!(
+            Record::read(run).expect("legacy").started,
+            "2026-12-05T00:00:00Z"
+        );
+        let newer = r#"{"version": 2, "started": "2026-12-05T00:00:00Z"}"#;
+        std::fs::write(run.join(RECORD_FILE), newer).expect("write");
+        assert_eq!(Record::read(run), None);
     }
 }

@@ -22,7 +22,7 @@ const MAX_FN_LINES: usize = 90;
 /// layer (or its own files). Data flows the other way: cli -> cmd -> workflow -> (planner,
 /// agents) -> (llm, search) -> http, with plan and settings below.
 const LAYERS: &[&[&str]] = &[
-    &["text", "clock", "usage", "sync"],
+    &["text", "clock", "usage", "sync", "format"],
     &[
         "exit",
         "diagnostics",

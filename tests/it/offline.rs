@@ -878,3 +878,35 @@ async fn a_batch_counts_and_shows_the_questions_it_did_not_answer() {
         .code(1)
         .stderr_contains("error: 1 question(s) not answered");
 }
+
+/// A batch folder whose `batch.json` is of a format this build does not know is refused,
+/// naming the file and what to do, and left as it was.
+#[tokio::test]
+async fn a_batch_folder_of_a_newer_format_is_refused_and_left_untouched() {
+    let o = Offline::new();
+    std::fs::write(o.path().join("q.txt"), "What is a cathode?\n").expect("questions");
+    std::fs::create_dir(o.path().join("newer")).expect("folder");
+    let newer = r#"{"version": 2, "items": [], "shards": 4}"#;
+    let manifest = o.path().join("newer/batch.json");
+    std::fs::write(&manifest, newer).expect("manifest");
+    researchflow()
+        .current_dir(o.path())
+        .args([
+            "batch",
+            "q.txt",
+            "--out-dir",
+            "newer",
+            "--offline",
+            "--corpus",
+        ])
+        .arg(corpus())
+        .arg("--index-dir")
+        .arg(o.index())
+        .run()
+        .await
+        .code(2)
+        .stderr_contains("newer/batch.json")
+        .stderr_contains("format version 2")
+        .stderr_contains("upgrade researchflow");
+    assert_eq!(std::fs::read_to_string(&manifest).expect("kept"), newer);
+}
