@@ -3,7 +3,7 @@
 //! Resolves the plan path (argument, `RESEARCHFLOW_PLAN_FILE`, `./plan_test.json`), locks the
 //! file, bootstraps it in memory, runs the round and writes the result atomically. On any
 //! failure the file is left byte-identical (the bootstrap is saved together with the round).
-//! The gate's verdict on the round (the plan review) goes beside the plan
+//! The plan review of the round goes beside the plan
 //! (`<plan>.plan-review.json`), as in a workflow. `--on-copy` plans on `x.copy.json`, copied from `x.json` under the copy's lock; an existing
 //! copy may hold work, so it is replaced only with `--overwrite-copy`, and never while another
 //! process holds it.
@@ -18,7 +18,7 @@ use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::logging;
 use crate::output::{StdoutError, absolute, print_json};
 use crate::plan::{NodeStatus, PlanFile};
-use crate::planner::{RoundError, RoundOutcome, bootstrap, gate_file};
+use crate::planner::{RoundError, RoundOutcome, bootstrap, plan_review_file};
 use crate::session::{self, Session};
 use crate::settings::Settings;
 use crate::workflow::plan_file::{copy_valid, open_valid};
@@ -96,13 +96,13 @@ pub async fn run(args: PlanArgs, global: &GlobalArgs) -> CommandResult {
     Ok(ExitStatus::Success)
 }
 
-/// The gate's verdict on the round (the plan review), on the log and beside the plan. The
+/// The plan review of the round, on the log and beside the plan. The
 /// file is a report, not the plan: failing to write it is a warning.
 fn write_verdict(plan_path: &std::path::Path, outcome: &RoundOutcome) {
     let verdict = &outcome.applied.verdict;
     verdict.log();
-    let path = crate::plan::Beside::of(plan_path).gate_verdict;
-    if let Err(e) = gate_file::save(&path, verdict) {
+    let path = crate::plan::Beside::of(plan_path).plan_review;
+    if let Err(e) = plan_review_file::save(&path, verdict) {
         tracing::warn!(
             "[planning] cannot write the plan review `{}`: {e}",
             path.display()

@@ -61,10 +61,10 @@ pub enum Event {
     },
 
     // The planning rounds of a workflow.
-    /// The plan gate's verdict on a round and its issues (users know it as the plan review).
+    /// The plan review of a round: its verdict and its issues.
     #[serde(rename = "plan_review")]
     #[strum(serialize = "plan_review")]
-    GateVerdict {
+    PlanReview {
         round: u32,
         ok: bool,
         issues: Vec<Issue>,
@@ -77,7 +77,7 @@ pub enum Event {
         reason: String,
         p_node: String,
     },
-    /// The plan gate dropped a task the planner asked for.
+    /// The plan review dropped a task the planner asked for.
     TaskDropped {
         round: u32,
         title: String,

@@ -25,7 +25,7 @@
 
 pub mod active;
 pub mod calls;
-pub mod gate;
+pub mod intake;
 pub mod mask;
 pub mod plan_check;
 pub mod progress;

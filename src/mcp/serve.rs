@@ -5,7 +5,7 @@
 //! stops a workflow (what finished saved, `interrupted`), and the server waits for each to
 //! save before it exits.
 //!
-//! Over HTTP every request passes [`gate::check`](super::gate) first (the bearer token,
+//! Over HTTP every request passes [`intake::check`](super::intake) first (the bearer token,
 //! broken JSON, the session cap, closed streams), then `rmcp`'s checks of `Host` (loopback
 //! names, unless the address is not loopback) and `Origin` (always: [`HttpOptions::origins`]).
 
@@ -17,7 +17,7 @@ use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-use super::gate::{self, Gate};
+use super::intake::{self, Intake};
 use super::sessions::Sessions;
 use super::setup::ResearchServer;
 use super::token::BearerToken;
@@ -87,14 +87,14 @@ pub async fn http(
     let handler = server.clone();
     let service =
         StreamableHttpService::new(move || Ok(handler.clone()), sessions.manager(), config);
-    let gate = Arc::new(Gate {
+    let state = Arc::new(Intake {
         token: options.token,
         sessions: Arc::clone(&sessions),
         active: Arc::clone(&server.active),
     });
     let router = axum::Router::new()
         .nest_service("/mcp", service)
-        .layer(axum::middleware::from_fn_with_state(gate, gate::check));
+        .layer(axum::middleware::from_fn_with_state(state, intake::check));
     tokio::spawn(sessions.reap_until(Arc::clone(&server.active), sessions_stop.child_token()));
     // Always shown, `-q` or not: a client needs the address, the port when ADDR gave 0.
     eprint_line(&format!(

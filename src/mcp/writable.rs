@@ -24,7 +24,7 @@ pub fn check_beside(plan: &Path) -> Result<(), String> {
         beside.report,
         beside.events,
         beside.transcript,
-        beside.gate_verdict,
+        beside.plan_review,
         beside.review_json,
         beside.review_notes,
         beside.html,

@@ -12,8 +12,8 @@ pub struct Beside {
     pub events: PathBuf,
     /// `runs/plan_x.transcript.jsonl`
     pub transcript: PathBuf,
-    /// `runs/plan_x.plan-review.json`: the plan gate's verdict on the latest round.
-    pub gate_verdict: PathBuf,
+    /// `runs/plan_x.plan-review.json`: the plan review on the latest round.
+    pub plan_review: PathBuf,
     /// `runs/plan_x.review.json`: the review stage's two answers.
     pub review_json: PathBuf,
     /// `runs/plan_x.review.md`: its meeting notes.
@@ -33,7 +33,7 @@ impl Beside {
             report: named("report.md"),
             events: named("events.ndjson"),
             transcript: named("transcript.jsonl"),
-            gate_verdict: named("plan-review.json"),
+            plan_review: named("plan-review.json"),
             review_json: named("review.json"),
             review_notes: named("review.md"),
             html: named("html"),
@@ -46,7 +46,7 @@ impl Beside {
             &self.report,
             &self.events,
             &self.transcript,
-            &self.gate_verdict,
+            &self.plan_review,
             &self.review_json,
             &self.review_notes,
             &self.html,
@@ -75,7 +75,7 @@ mod tests {
         assert_eq!(b.report, Path::new("runs/plan_x.report.md"));
         assert_eq!(b.events, Path::new("runs/plan_x.events.ndjson"));
         assert_eq!(b.transcript, Path::new("runs/plan_x.transcript.jsonl"));
-        assert_eq!(b.gate_verdict, Path::new("runs/plan_x.plan-review.json"));
+        assert_eq!(b.plan_review, Path::new("runs/plan_x.plan-review.json"));
         assert_eq!(b.review_json, Path::new("runs/plan_x.review.json"));
         assert_eq!(b.review_notes, Path::new("runs/plan_x.review.md"));
         assert_eq!(b.html, Path::new("runs/plan_x.html"));

@@ -8,7 +8,7 @@
 //! last new id; `latest_batch` -1 when final, +1 when tasks were created, unchanged otherwise;
 //! `refs` is `next_check_list` with NEW1..NEW3 resolved, unresolvable entries dropped.
 //!
-//! Before any of it, the plan gate ([`super::gate`]) judges the tasks: a task it
+//! Before any of it, the plan review ([`super::plan_review`]) judges the tasks: a task it
 //! blocks (a repeat of earlier work, say) is not added, and its NEW placeholder stands for the
 //! node it repeats, if any; the final summary is repaired instead (its title, its inputs).
 
@@ -16,7 +16,7 @@ use crate::plan::refs::{RefField, RefTarget, parse_list};
 use crate::plan::{FINAL_WAVE, Node, NodeId, NodeStatus, NodeType, PlanFile, Ref};
 
 use super::contract::PlanAnswer;
-use super::gate::{GateVerdict, Issue, Original, check};
+use super::plan_review::{Issue, Original, PlanReview, check};
 
 /// What a round added.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,13 +24,13 @@ pub struct Applied {
     pub planned: Vec<Node>,
     pub resolved_refs: Vec<String>,
     pub warnings: Vec<String>,
-    /// Tasks the gate dropped.
+    /// Tasks the review dropped.
     pub dropped: Vec<Dropped>,
-    /// The gate's verdict on the round.
-    pub verdict: GateVerdict,
+    /// The plan review on the round.
+    pub verdict: PlanReview,
 }
 
-/// A planned task the gate dropped, with the issue that blocked it.
+/// A planned task the review dropped, with the issue that blocked it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Dropped {
     pub title: String,
@@ -54,7 +54,7 @@ pub fn bootstrap(plan: &mut PlanFile) -> bool {
 }
 
 pub fn apply(plan: &mut PlanFile, answer: &PlanAnswer, now: &str) -> Applied {
-    let gate = check(plan, answer);
+    let checked = check(plan, answer);
     let mut warnings = Vec::new();
     let latest_wave = plan.latest_wave();
     let wave = if answer.is_final {
@@ -68,7 +68,7 @@ pub fn apply(plan: &mut PlanFile, answer: &PlanAnswer, now: &str) -> Applied {
     let mut planned: Vec<Node> = Vec::new();
     let mut dropped = Vec::new();
     let mut next = plan.next_id();
-    for (task, verdict) in answer.tasks.iter().zip(&gate.tasks) {
+    for (task, verdict) in answer.tasks.iter().zip(&checked.tasks) {
         if let Some(at) = verdict.blocked_by {
             let repeats = match verdict.original {
                 Some(Original::Node(id)) => Some(id),
@@ -77,7 +77,7 @@ pub fn apply(plan: &mut PlanFile, answer: &PlanAnswer, now: &str) -> Applied {
             };
             dropped.push(Dropped {
                 title: task.title.clone(),
-                issue: gate.verdict.issues[at].clone(),
+                issue: checked.verdict.issues[at].clone(),
                 repeats,
             });
             new_ids.push(repeats);
@@ -127,7 +127,7 @@ pub fn apply(plan: &mut PlanFile, answer: &PlanAnswer, now: &str) -> Applied {
         resolved_refs: resolved,
         warnings,
         dropped,
-        verdict: gate.verdict,
+        verdict: checked.verdict,
     }
 }
 

@@ -1,12 +1,12 @@
 //! The planner's user input: the question line first, then one labelled segment per ref of
-//! `check_list.refs`, then notes about failed tasks, tasks the plan gate dropped, and
+//! `check_list.refs`, then notes about failed tasks, tasks the plan review dropped, and
 //! finalisation.
 //!
 //! The segments come from [`crate::plan::segments`]: refs that do not parse, point at unknown
 //! nodes or are NEW placeholders are skipped with a warning and never abort a round. They are
 //! capped one by one and together; the cuts are returned for the round to report.
 
-use super::gate::Issue;
+use super::plan_review::Issue;
 use crate::plan::PlanFile;
 use crate::plan::segments::{self, SegmentCaps};
 use crate::text::Cut;
@@ -23,7 +23,7 @@ pub struct FailedTask {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RoundNotes {
     pub failed: Vec<FailedTask>,
-    /// The issues for which the plan gate dropped tasks of the last round(s).
+    /// The issues for which the plan review dropped tasks of the last round(s).
     pub dropped: Vec<Issue>,
     /// The last allowed round: the planner must finalise now.
     pub must_finalise: bool,
@@ -90,7 +90,7 @@ pub fn build(plan: &PlanFile, notes: &RoundNotes) -> PlannerInput {
 mod tests {
     use super::*;
     use crate::plan::{Node, NodeId, NodeStatus, NodeType};
-    use crate::planner::gate::Severity;
+    use crate::planner::plan_review::Severity;
 
     fn plan() -> PlanFile {
         let mut plan = PlanFile::new("What is X?", "wf".into(), "t".into());

@@ -18,7 +18,7 @@ pub fn beside(plan: &Path) -> Vec<(String, PathBuf)> {
         b.report,
         b.events,
         b.transcript,
-        b.gate_verdict,
+        b.plan_review,
         b.review_json,
         b.review_notes,
     ]

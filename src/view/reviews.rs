@@ -1,6 +1,6 @@
-//! The two reviews in a view: the plan review of every round (the plan gate's verdicts: their
+//! The two reviews in a view: the plan review of every round (its verdicts: their
 //! issues from the event log's `plan_review` events, else the latest round's
-//! `<stem>.plan-review.json`, and the tasks the gate dropped), and the review of the report
+//! `<stem>.plan-review.json`, and the tasks the review dropped), and the review of the report
 //! (`<stem>.review.json`: the verdict, the second opinion's notes, the review's summary,
 //! risks, gaps and suggestions, and what failed). Both files are read as JSON values, so a
 //! file of another version shows what it holds.
@@ -16,7 +16,7 @@ use super::report_html::plain;
 /// The most issues and dropped tasks listed.
 pub const ISSUES_MAX: usize = 500;
 
-/// The plan review section's content: the gate's verdicts.
+/// The plan review section's content: the plan reviews.
 pub fn gate_verdicts(events: &RunEvents, file: Option<&Value>) -> String {
     let verdicts: Vec<&Value> = if events.gate_verdicts.is_empty() {
         file.into_iter().collect()

@@ -48,7 +48,7 @@ pub struct RunFiles {
     /// Whether an event log was found.
     pub has_events: bool,
     /// `<stem>.plan-review.json`: the latest round's plan review.
-    pub gate_verdict: Option<Value>,
+    pub plan_review: Option<Value>,
     /// `<stem>.review.json`: the review of the report.
     pub review: Option<Value>,
     /// What could not be read, one line each.
@@ -69,7 +69,7 @@ impl RunFiles {
         let beside = Beside::of(&real_path(plan_path));
         let mut notes = Vec::new();
         let report = side_text(&beside.report, &mut notes);
-        let gate_verdict = side_json(&beside.gate_verdict, &mut notes);
+        let plan_review = side_json(&beside.plan_review, &mut notes);
         let review = side_json(&beside.review_json, &mut notes);
         let (events, has_events) = read_events(&beside.events, &mut notes);
         if events.bad_lines > 0 {
@@ -84,7 +84,7 @@ impl RunFiles {
             report,
             events,
             has_events,
-            gate_verdict,
+            plan_review,
             review,
             notes,
         })

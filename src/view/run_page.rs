@@ -95,7 +95,7 @@ pub fn render(files: &RunFiles, links: &Links) -> String {
     let (review, _) = report_review(files.review.as_ref());
     let reviews = format!(
         "<h3>Plan review</h3>{}<h3>Review of the report</h3>{}",
-        gate_verdicts(&files.events, files.gate_verdict.as_ref()),
+        gate_verdicts(&files.events, files.plan_review.as_ref()),
         review
     );
     section("reviews", "Reviews", &reviews, &mut body);

@@ -40,7 +40,7 @@ pub struct RunParts {
     pub ledger: Ledger,
     pub options: RunOptions,
     pub shutdown: Shutdown,
-    /// The files beside the plan: the report, the gate's verdict.
+    /// The files beside the plan: the report, the plan review.
     pub files: Beside,
     /// The `file://` URL of the corpus folder (ending in `/`) whose documents the report may
     /// link to; `None` without a local corpus.
@@ -69,7 +69,7 @@ impl<R: TaskRunner, P: PlanRound> Engine<R, P> {
         Engine {
             spending: Spending::new(run.options.budget),
             tasks: Tasks::new(runner, run.options.concurrency),
-            rounds: Rounds::new(planner, run.files.gate_verdict),
+            rounds: Rounds::new(planner, run.files.plan_review),
             ending: Ending::new(run.files.report, run.corpus_url, run.could_search),
             review: run.review,
             ledger: run.ledger,

@@ -1,5 +1,5 @@
 //! The engine's planning side: one planning round (the same round as `researchflow plan`) on
-//! a draft of the plan, which the ledger commits; the plan gate's verdict recorded (a
+//! a draft of the plan, which the ledger commits; the plan review recorded (a
 //! `plan_review` event, `<plan>.plan-review.json`, a `task_dropped` event per task it dropped,
 //! which the next round hears of); and the final summary the orchestrator adds itself when the planner
 //! does not finalise.
@@ -13,7 +13,7 @@ use crate::clock;
 use crate::events::Event;
 use crate::events::catalogue::{PlanningFailed, RoundPlanned};
 use crate::planner::{
-    FailedTask, PlanRound, RoundError, RoundNotes, RoundOutcome, force_final, gate_file,
+    FailedTask, PlanRound, RoundError, RoundNotes, RoundOutcome, force_final, plan_review_file,
 };
 use crate::run::Shutdown;
 use crate::workflow::EngineError;
@@ -217,20 +217,20 @@ impl<P: PlanRound> Rounds<P> {
         ledger.save_later("round planned");
     }
 
-    /// The gate's verdict on the round: its event and file, and the tasks it dropped, which the next
+    /// The plan review on the round: its event and file, and the tasks it dropped, which the next
     /// round hears of. The file is a report, not the run's state: it is written beside the
     /// round's tasks ([`Rounds::settle`]), and failing to write it is a warning.
     fn record_verdict(&mut self, ledger: &Ledger, round: u32, outcome: &RoundOutcome) {
         let verdict = &outcome.applied.verdict;
         verdict.log();
-        ledger.emit(Event::GateVerdict {
+        ledger.emit(Event::PlanReview {
             round,
             ok: verdict.ok,
             issues: verdict.issues.clone(),
         });
         let (path, written) = (self.verdict_file.clone(), verdict.clone());
         self.verdict_write = Some(tokio::task::spawn_blocking(move || {
-            if let Err(e) = gate_file::save(&path, &written) {
+            if let Err(e) = plan_review_file::save(&path, &written) {
                 tracing::warn!("cannot write the plan review `{}`: {e}", path.display());
             }
         }));

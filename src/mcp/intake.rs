@@ -1,4 +1,4 @@
-//! The gate every request of the HTTP transport passes before `rmcp`'s service (which checks
+//! The intake that every request of the HTTP transport passes before `rmcp`'s service (which checks
 //! `Host` and `Origin` itself, from the allow-list `serve.rs` gives it):
 //!
 //! 1. the bearer token, when the server has one: 401 with `WWW-Authenticate: Bearer`;
@@ -30,8 +30,8 @@ use super::token::BearerToken;
 /// The largest request body read: `rmcp`'s own limit.
 const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
-/// What the gate checks requests with.
-pub struct Gate {
+/// What the intake checks requests with.
+pub struct Intake {
     pub token: Option<BearerToken>,
     pub sessions: Arc<Sessions>,
     pub active: Arc<Active>,
@@ -44,8 +44,8 @@ struct Asked {
 }
 
 /// The middleware: see the module's list.
-pub async fn check(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> Response {
-    if let Some(token) = &gate.token
+pub async fn check(State(intake): State<Arc<Intake>>, request: Request, next: Next) -> Response {
+    if let Some(token) = &intake.token
         && !token.admits(request.headers())
     {
         return unauthorized();
@@ -65,20 +65,25 @@ pub async fn check(State(gate): State<Arc<Gate>>, request: Request, next: Next) 
         .map(str::to_string);
     match (session, asked) {
         (None, Some(asked)) if asked.method == "initialize" => {
-            open_session(&gate, request, next, asked.id).await
+            open_session(&intake, request, next, asked.id).await
         }
-        (Some(session), asked) if gate.sessions.exists(&session).await => {
-            in_session(&gate, session, request, next, asked).await
+        (Some(session), asked) if intake.sessions.exists(&session).await => {
+            in_session(&intake, session, request, next, asked).await
         }
         _ => next.run(request).await,
     }
 }
 
 /// An `initialize`: served when a session may be opened, the session then remembered.
-async fn open_session(gate: &Gate, request: Request, next: Next, id: Option<Value>) -> Response {
-    let Some(_place) = gate.sessions.place().await else {
-        let max = gate.sessions.max();
-        let idle = gate.sessions.idle().as_secs();
+async fn open_session(
+    intake: &Intake,
+    request: Request,
+    next: Next,
+    id: Option<Value>,
+) -> Response {
+    let Some(_place) = intake.sessions.place().await else {
+        let max = intake.sessions.max();
+        let idle = intake.sessions.idle().as_secs();
         let message = format!(
             "the server has its most sessions open ({max}, `--max-sessions`): end one (`DELETE /mcp`), or retry once an idle one expires (after {idle} s without a request)"
         );
@@ -94,7 +99,7 @@ async fn open_session(gate: &Gate, request: Request, next: Next, id: Option<Valu
         .get("mcp-session-id")
         .and_then(|v| v.to_str().ok())
     {
-        gate.sessions.opened(id);
+        intake.sessions.opened(id);
     }
     response
 }
@@ -102,18 +107,18 @@ async fn open_session(gate: &Gate, request: Request, next: Next, id: Option<Valu
 /// A request of an existing session: the session busy while the response is open; a closed
 /// stream or an ended session stops the runs it drives.
 async fn in_session(
-    gate: &Gate,
+    intake: &Intake,
     session: String,
     request: Request,
     next: Next,
     asked: Option<Asked>,
 ) -> Response {
     let deleting = request.method() == Method::DELETE;
-    let visit = gate.sessions.visit(&session);
+    let visit = intake.sessions.visit(&session);
     let response = next.run(request).await;
     if deleting && response.status().is_success() {
-        gate.sessions.forget(&session);
-        gate.active.stop_session(&session);
+        intake.sessions.forget(&session);
+        intake.active.stop_session(&session);
         return response;
     }
     // Only a call `rmcp` took (its answer streaming) has a run to stop.
@@ -124,7 +129,7 @@ async fn in_session(
             session,
             request: HttpCall::key(&id),
         });
-    let closed = call.map(|call| (call, Arc::clone(&gate.active)));
+    let closed = call.map(|call| (call, Arc::clone(&intake.active)));
     response.map(|body| {
         Body::from_stream(Watched {
             inner: body.into_data_stream(),

@@ -1,17 +1,17 @@
-//! The gate's verdict beside the plan: `<plan>.plan-review.json` (the plan review, to users)
-//! holds the latest round's [`GateVerdict`] (`{round, ok, issues}`), replaced atomically after
+//! The plan review beside the plan: `<plan>.plan-review.json`
+//! holds the latest round's [`PlanReview`] (`{round, ok, issues}`), replaced atomically after
 //! each round. It is a report, never read back; it never replaces a file that is not one.
 
 use std::path::Path;
 
-use super::gate::GateVerdict;
+use super::plan_review::PlanReview;
 
 /// The most a verdict file we replace may hold; anything bigger is not one of ours.
 const FILE_MAX_BYTES: u64 = 4 << 20;
 
 /// Replaces the verdict file at `path` with `verdict`, atomically. A file there that is not a
 /// verdict (a plan named `x.plan-review.json`, say) is left alone: an error.
-pub fn save(path: &Path, verdict: &GateVerdict) -> std::io::Result<()> {
+pub fn save(path: &Path, verdict: &PlanReview) -> std::io::Result<()> {
     let replaceable = match crate::files::read_bounded(path, FILE_MAX_BYTES) {
         Ok(text) => serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|v| {
             v.get("round").is_some() && v.get("issues").is_some() && v.get("nodes").is_none()
@@ -32,13 +32,13 @@ pub fn save(path: &Path, verdict: &GateVerdict) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::planner::gate::{Issue, Severity};
+    use crate::planner::plan_review::{Issue, Severity};
 
     #[test]
     fn the_verdict_file_sits_beside_the_plan_in_its_shape() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("p.plan-review.json");
-        let verdict = GateVerdict {
+        let verdict = PlanReview {
             round: 2,
             ok: false,
             issues: vec![Issue {
@@ -65,7 +65,7 @@ mod tests {
     #[test]
     fn a_file_that_is_not_a_review_is_never_replaced() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let verdict = GateVerdict {
+        let verdict = PlanReview {
             round: 1,
             ok: true,
             issues: vec![],

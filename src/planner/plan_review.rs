@@ -1,13 +1,13 @@
-//! The plan gate (rule checks only, no model call): after a planning round and before its
+//! The plan review (rule checks only, no model call): after a planning round and before its
 //! tasks run, every task of the answer is checked against the plan and the tasks before it. A
 //! blocking issue drops the task; a warning keeps it. This module decides and changes nothing:
 //! the write-back ([`super::apply`]) obeys its verdicts, and the callers record the round's
-//! [`GateVerdict`], which users know as the plan review (a `plan_review` event, the file of
-//! [`super::gate_file`]); the review of the report is another thing, [`crate::review`].
+//! [`PlanReview`], which users know as the plan review (a `plan_review` event, the file of
+//! [`super::plan_review_file`]); the review of the report is another thing, [`crate::review`].
 //!
 //! Rules, checked in this order; the first blocking issue ends a task's check:
 //! - `EMPTY_TITLE` (block): the title has no letter or digit. The contract already refuses
-//!   such an answer from a model; the gate holds every planner (the offline one too) to it.
+//!   such an answer from a model; the review holds every planner (the offline one too) to it.
 //! - `DUPLICATE_TASK` (block): the title, case, punctuation and white space aside, is that of
 //!   a task node (of any status; never the start node: a search titled as the question is
 //!   fine) or of an earlier kept task of the same answer. The dropped task's NEW placeholder
@@ -28,7 +28,7 @@
 //!   report then cites every search's sources (see `agents::final_sources`).
 //!
 //! The final summary is never dropped: it is the only way a run finishes. Its blocking issues
-//! are warnings instead and the gate repairs it: a repeated or empty title gives way to one
+//! are warnings instead and the review repairs it: a repeated or empty title gives way to one
 //! named after the question, inputs that all failed to every completed node's summary (what
 //! the final the orchestrator forces would cite).
 //!
@@ -80,16 +80,16 @@ impl Severity {
     }
 }
 
-/// The gate's verdict on a round (the plan review of its event and file): `ok` when no
+/// The plan review of a round (its event and file): `ok` when no
 /// issue blocks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct GateVerdict {
+pub struct PlanReview {
     pub round: u32,
     pub ok: bool,
     pub issues: Vec<Issue>,
 }
 
-impl GateVerdict {
+impl PlanReview {
     /// One warning line per issue on the log.
     pub fn log(&self) {
         for issue in &self.issues {
@@ -111,7 +111,7 @@ pub enum Original {
     Task(usize),
 }
 
-/// The gate's decision for one task.
+/// The review's decision for one task.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TaskVerdict {
     /// The blocking issue (its index in the verdict's issues): the task is dropped.
@@ -126,13 +126,13 @@ pub struct TaskVerdict {
 
 /// The verdict on the round and one per task of the answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Gate {
-    pub verdict: GateVerdict,
+pub struct Checked {
+    pub verdict: PlanReview,
     pub tasks: Vec<TaskVerdict>,
 }
 
 /// Checks the tasks of `answer` against `plan` (as it was before the answer).
-pub fn check(plan: &PlanFile, answer: &PlanAnswer) -> Gate {
+pub fn check(plan: &PlanFile, answer: &PlanAnswer) -> Checked {
     let mut checker = Checker {
         plan,
         round: plan.rounds + 1,
@@ -157,8 +157,8 @@ pub fn check(plan: &PlanFile, answer: &PlanAnswer) -> Gate {
         .issues
         .iter()
         .any(|issue| issue.severity == Severity::Block);
-    Gate {
-        verdict: GateVerdict {
+    Checked {
+        verdict: PlanReview {
             round: checker.round,
             ok,
             issues: checker.issues,
@@ -515,8 +515,9 @@ mod tests {
     }
 
     /// `(type, severity)` of every issue.
-    fn found(gate: &Gate) -> Vec<(&str, Severity)> {
-        gate.verdict
+    fn found(checked: &Checked) -> Vec<(&str, Severity)> {
+        checked
+            .verdict
             .issues
             .iter()
             .map(|i| (i.kind.as_str(), i.severity))
@@ -525,7 +526,7 @@ mod tests {
 
     #[test]
     fn a_clean_round_is_ok_and_keeps_everything() {
-        let gate = check(
+        let checked = check(
             &plan(),
             &answer(
                 false,
@@ -533,14 +534,14 @@ mod tests {
             ),
         );
         assert_eq!(
-            gate.verdict,
-            GateVerdict {
+            checked.verdict,
+            PlanReview {
                 round: 2,
                 ok: true,
                 issues: vec![]
             }
         );
-        assert_eq!(gate.tasks, vec![TaskVerdict::default()]);
+        assert_eq!(checked.tasks, vec![TaskVerdict::default()]);
     }
 
     #[test]
@@ -557,11 +558,15 @@ mod tests {
             "c:summary",
             "NEW1:info[llm]",
         ] {
-            let gate = check(
+            let checked = check(
                 &plan,
                 &answer(false, vec![task(label, NodeType::Search, "a:info")]),
             );
-            assert_eq!(found(&gate), [("TITLE_IS_ID", Severity::Block)], "{label}");
+            assert_eq!(
+                found(&checked),
+                [("TITLE_IS_ID", Severity::Block)],
+                "{label}"
+            );
         }
         // A node id of the plan that no node is titled with is a label too; a word is not.
         assert!(is_label(&plan, "c"));
@@ -569,29 +574,29 @@ mod tests {
         assert!(!is_label(&plan, "AI"));
         assert!(!is_label(&plan, "AI summary"));
         assert!(!is_label(&plan, "Battery info"));
-        let gate = check(
+        let checked = check(
             &plan,
             &answer(true, vec![task("z-9", NodeType::Summary, "b:summary")]),
         );
-        assert_eq!(found(&gate), [("TITLE_IS_ID", Severity::Warn)]);
-        assert!(gate.tasks[0].retitle);
+        assert_eq!(found(&checked), [("TITLE_IS_ID", Severity::Warn)]);
+        assert!(checked.tasks[0].retitle);
     }
 
     #[test]
     fn empty_titles_block() {
-        let gate = check(
+        let checked = check(
             &plan(),
             &answer(false, vec![task(" -- ", NodeType::Search, "a:info")]),
         );
-        assert_eq!(found(&gate), vec![("EMPTY_TITLE", Severity::Block)]);
-        assert_eq!(gate.tasks[0].blocked_by, Some(0));
-        assert!(!gate.verdict.ok);
-        assert!(gate.verdict.issues[0].message.contains("tasks[0]"));
+        assert_eq!(found(&checked), vec![("EMPTY_TITLE", Severity::Block)]);
+        assert_eq!(checked.tasks[0].blocked_by, Some(0));
+        assert!(!checked.verdict.ok);
+        assert!(checked.verdict.issues[0].message.contains("tasks[0]"));
     }
 
     #[test]
     fn repeats_of_nodes_and_of_earlier_tasks_block_but_the_question_does_not() {
-        let gate = check(
+        let checked = check(
             &plan(),
             &answer(
                 false,
@@ -602,15 +607,18 @@ mod tests {
                 ],
             ),
         );
-        assert_eq!(found(&gate), vec![("DUPLICATE_TASK", Severity::Block); 2]);
-        assert_eq!(gate.tasks[0].original, Some(Original::Node(id("c"))));
         assert_eq!(
-            gate.tasks[1],
+            found(&checked),
+            vec![("DUPLICATE_TASK", Severity::Block); 2]
+        );
+        assert_eq!(checked.tasks[0].original, Some(Original::Node(id("c"))));
+        assert_eq!(
+            checked.tasks[1],
             TaskVerdict::default(),
             "the question is no task"
         );
-        assert_eq!(gate.tasks[2].original, Some(Original::Task(1)));
-        let issues = &gate.verdict.issues;
+        assert_eq!(checked.tasks[2].original, Some(Original::Task(1)));
+        let issues = &checked.verdict.issues;
         assert_eq!(
             (issues[0].id.as_str(), issues[1].id.as_str()),
             ("R2-1", "R2-2")
@@ -625,7 +633,7 @@ mod tests {
 
     #[test]
     fn a_blocked_task_is_no_original_for_a_later_one() {
-        let gate = check(
+        let checked = check(
             &plan(),
             &answer(
                 false,
@@ -635,13 +643,16 @@ mod tests {
                 ],
             ),
         );
-        assert_eq!(found(&gate), vec![("ONLY_FAILED_INPUTS", Severity::Block)]);
-        assert_eq!(gate.tasks[1], TaskVerdict::default());
+        assert_eq!(
+            found(&checked),
+            vec![("ONLY_FAILED_INPUTS", Severity::Block)]
+        );
+        assert_eq!(checked.tasks[1], TaskVerdict::default());
     }
 
     #[test]
     fn inputs_that_all_failed_block_and_some_failed_warn() {
-        let gate = check(
+        let checked = check(
             &plan(),
             &answer(
                 false,
@@ -656,30 +667,30 @@ mod tests {
             ),
         );
         assert_eq!(
-            found(&gate),
+            found(&checked),
             vec![
                 ("ONLY_FAILED_INPUTS", Severity::Block),
                 ("CITES_FAILED", Severity::Warn)
             ]
         );
         assert_eq!(
-            gate.verdict.issues[0].message,
+            checked.verdict.issues[0].message,
             "task `Why Y failed` cites only failed nodes (c): it would have nothing to work from; the task is dropped"
         );
-        assert_eq!(gate.tasks[0].blocked_by, Some(0));
-        assert_eq!(gate.tasks[1].blocked_by, None);
+        assert_eq!(checked.tasks[0].blocked_by, Some(0));
+        assert_eq!(checked.tasks[1].blocked_by, None);
         // Only unknown refs: nothing failed, the write-back falls back as before.
-        let gate = check(
+        let checked = check(
             &plan(),
             &answer(false, vec![task("T", NodeType::Search, "zz:summary")]),
         );
-        assert!(gate.verdict.issues.is_empty());
+        assert!(checked.verdict.issues.is_empty());
     }
 
     #[test]
     fn long_titles_and_pending_inputs_warn() {
         let long = "x".repeat(LONG_TITLE_CHARS + 1);
-        let gate = check(
+        let checked = check(
             &plan(),
             &answer(
                 false,
@@ -691,47 +702,47 @@ mod tests {
             ),
         );
         assert_eq!(
-            found(&gate),
+            found(&checked),
             vec![
                 ("TITLE_TOO_LONG", Severity::Warn),
                 ("PENDING_INPUT", Severity::Warn)
             ]
         );
-        assert!(gate.verdict.ok);
-        assert!(gate.verdict.issues[0].message.contains("201 characters"));
-        assert!(gate.verdict.issues[1].message.contains("(e)"));
-        assert!(gate.tasks.iter().all(|v| v.blocked_by.is_none()));
+        assert!(checked.verdict.ok);
+        assert!(checked.verdict.issues[0].message.contains("201 characters"));
+        assert!(checked.verdict.issues[1].message.contains("(e)"));
+        assert!(checked.tasks.iter().all(|v| v.blocked_by.is_none()));
     }
 
     #[test]
     fn the_final_summary_is_repaired_never_dropped() {
         let p = plan();
-        let gate = check(
+        let checked = check(
             &p,
             &answer(true, vec![task("Search X", NodeType::Summary, "c:summary")]),
         );
         assert_eq!(
-            found(&gate),
+            found(&checked),
             vec![
                 ("DUPLICATE_TASK", Severity::Warn),
                 ("ONLY_FAILED_INPUTS", Severity::Warn)
             ]
         );
-        assert!(gate.verdict.ok);
-        let v = gate.tasks[0];
+        assert!(checked.verdict.ok);
+        let v = checked.tasks[0];
         assert!(v.blocked_by.is_none() && v.original.is_none() && v.retitle && v.reinput);
         assert!(
-            gate.verdict.issues[1]
+            checked.verdict.issues[1]
                 .message
                 .ends_with("it cites every completed node instead")
         );
 
-        let gate = check(
+        let checked = check(
             &p,
             &answer(true, vec![task("...", NodeType::Summary, "b:summary")]),
         );
-        assert_eq!(found(&gate), vec![("EMPTY_TITLE", Severity::Warn)]);
-        assert!(gate.tasks[0].retitle);
+        assert_eq!(found(&checked), vec![("EMPTY_TITLE", Severity::Warn)]);
+        assert!(checked.tasks[0].retitle);
     }
 
     #[test]
@@ -742,25 +753,25 @@ mod tests {
         for good in ["d:summary", "", "zz:summary"] {
             assert!(check(&p, &fin(good)).verdict.issues.is_empty(), "{good}");
         }
-        let gate = check(&p, &fin("a:info, e:summary"));
+        let checked = check(&p, &fin("a:info, e:summary"));
         assert_eq!(
-            found(&gate),
+            found(&checked),
             vec![
                 ("PENDING_INPUT", Severity::Warn),
                 ("FINAL_WITHOUT_SEARCH", Severity::Warn)
             ]
         );
         assert!(
-            gate.verdict.issues[1]
+            checked.verdict.issues[1]
                 .message
                 .contains("reaches no completed search")
         );
         // A summary that failed passes nothing on, even when it cites a search.
         let mut failed_d = plan();
         failed_d.nodes[3].status = NodeStatus::Failed;
-        let gate = check(&failed_d, &fin("a:info, d:summary"));
+        let checked = check(&failed_d, &fin("a:info, d:summary"));
         assert_eq!(
-            found(&gate),
+            found(&checked),
             vec![
                 ("CITES_FAILED", Severity::Warn),
                 ("FINAL_WITHOUT_SEARCH", Severity::Warn)
@@ -774,10 +785,13 @@ mod tests {
             2,
             NodeStatus::Failed,
         ));
-        let gate = check(&none, &fin(""));
-        assert_eq!(found(&gate), vec![("FINAL_WITHOUT_SEARCH", Severity::Warn)]);
+        let checked = check(&none, &fin(""));
+        assert_eq!(
+            found(&checked),
+            vec![("FINAL_WITHOUT_SEARCH", Severity::Warn)]
+        );
         assert!(
-            gate.verdict.issues[0]
+            checked.verdict.issues[0]
                 .message
                 .contains("no search task has completed")
         );
