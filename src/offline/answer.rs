@@ -443,8 +443,9 @@ impl<'a> Scorer<'a> {
                     g => self.ranked(i, g),
                 }
             };
+            // A part with no term of its own (`and when?`) only adds what is asked.
             let Some((i, gain)) = self.best(of_part, &chosen) else {
-                match strict && Self::weighs(part) {
+                match strict && !part.is_empty() {
                     true => return Vec::new(),
                     false => continue,
                 }
@@ -463,11 +464,6 @@ impl<'a> Scorer<'a> {
             1 => self.asked.what(),
             _ => "an answer to every part of the question".to_string(),
         }
-    }
-
-    /// Whether `part` asks about something of its own: `and when?` only adds what is asked.
-    fn weighs(part: &BTreeSet<String>) -> bool {
-        !part.is_empty()
     }
 
     /// A question in one part: up to [`ANSWER_SENTENCES`] from one document, chosen greedily,
