@@ -208,7 +208,7 @@ pub fn source_entry(n: usize, source: &Source, file_links: FileLinks<'_>) -> Str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{FINAL_WAVE, NodeId, NodeStatus, NodeType};
+    use crate::plan::{FINAL_BATCH, NodeId, NodeStatus, NodeType};
 
     fn source(n: u32) -> Source {
         Source {
@@ -233,7 +233,7 @@ mod tests {
             id("e"),
             "Final",
             NodeType::Summary,
-            FINAL_WAVE,
+            FINAL_BATCH,
             NodeStatus::Completed,
         )
         .with_p_node("d:summary");
@@ -302,7 +302,7 @@ mod tests {
             NodeId::parse("b").expect("id"),
             "Final",
             NodeType::Summary,
-            FINAL_WAVE,
+            FINAL_BATCH,
             NodeStatus::Completed,
         );
         node.summary = summary.into();

@@ -41,7 +41,7 @@ impl PlanTarget {
         plan.created_at = g.rng.bool().then(|| g.text(20));
         plan.check_list = CheckList {
             latest_id: g.rng.bool().then(|| node_id(g)),
-            latest_wave: g.rng.bool().then(|| g.rng.i64(..)),
+            latest_batch: g.rng.bool().then(|| g.rng.i64(..)),
             refs: (0..g.rng.usize(..4)).map(|_| random_ref(g)).collect(),
             extra: extras(g, CHECK_LIST_KEYS),
         };

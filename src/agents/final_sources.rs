@@ -135,7 +135,7 @@ fn collect<'a>(nodes: impl Iterator<Item = &'a Node>) -> Vec<Source> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::FINAL_WAVE;
+    use crate::plan::FINAL_BATCH;
 
     fn source(n: u32) -> Source {
         Source {
@@ -161,7 +161,7 @@ mod tests {
             id("e"),
             "F",
             NodeType::Summary,
-            FINAL_WAVE,
+            FINAL_BATCH,
             NodeStatus::Planned,
         )
         .with_p_node("d:summary");

@@ -9,7 +9,7 @@
 use super::final_sources::{directions, final_sources, source_line, within};
 use super::task::TaskInput;
 use crate::plan::segments::{self, SEGMENT_MAX_CHARS, SegmentCaps};
-use crate::plan::{FINAL_WAVE, NodeId, PlanFile};
+use crate::plan::{FINAL_BATCH, NodeId, PlanFile};
 use crate::text::Cut;
 
 /// The most characters of earlier results and numbered sources one task's input carries.
@@ -32,7 +32,7 @@ pub struct TaskInputNotes {
 pub fn task_input(plan: &PlanFile, id: NodeId) -> Option<(TaskInput, TaskInputNotes)> {
     let node = plan.node(id)?;
     let mut cuts = Vec::new();
-    let sources = (node.wave == FINAL_WAVE).then(|| {
+    let sources = (node.batch == FINAL_BATCH).then(|| {
         within(
             final_sources(plan, node),
             FINAL_SOURCES_MAX_CHARS,
@@ -100,7 +100,7 @@ mod tests {
             id("c"),
             "Final",
             NodeType::Summary,
-            FINAL_WAVE,
+            FINAL_BATCH,
             NodeStatus::Planned,
         )
         .with_p_node("b:summary, zz:summary");
@@ -150,7 +150,7 @@ mod tests {
                 fin,
                 "Final",
                 NodeType::Summary,
-                FINAL_WAVE,
+                FINAL_BATCH,
                 NodeStatus::Planned,
             )
             .with_p_node(refs.join(", ")),

@@ -159,7 +159,7 @@ fn print_result(plan: &PlanFile, outcome: Option<&RoundOutcome>) -> Result<(), S
         "plan_review": verdict,
         "next_check_list": { "raw": raw, "resolved": resolved },
         "latest_id": plan.check_list.latest_id.map(|i| i.to_string()),
-        "latest_batch": plan.latest_wave(),
+        "latest_batch": plan.latest_batch(),
     }))
 }
 
@@ -176,7 +176,7 @@ fn status_line(
         "plan_file": path.display().to_string(),
         "tasks": tasks,
         "latest_id": plan.check_list.latest_id.map(|i| i.to_string()),
-        "latest_batch": plan.latest_wave(),
+        "latest_batch": plan.latest_batch(),
     });
     if let Some(e) = error {
         obj["error"] = json!(e);

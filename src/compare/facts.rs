@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use crate::plan::{FINAL_WAVE, PlanFile};
+use crate::plan::{FINAL_BATCH, PlanFile};
 use crate::text::analyzer::{STOPWORDS, content_terms};
 use crate::text::sentences::split_sentences;
 
@@ -122,7 +122,7 @@ fn values(fact: &Fact, other: &Fact) -> BTreeSet<String> {
 
 /// The facts of `plan`'s final report: its claims, else its sentences; none without one.
 fn facts_of(plan: &PlanFile) -> Vec<Fact> {
-    let Some(last) = plan.nodes.iter().rfind(|n| n.wave == FINAL_WAVE) else {
+    let Some(last) = plan.nodes.iter().rfind(|n| n.batch == FINAL_BATCH) else {
         return Vec::new();
     };
     let sentences: Vec<String> = match last.claims.is_empty() {
@@ -276,7 +276,7 @@ mod tests {
             id,
             "Final",
             NodeType::Summary,
-            FINAL_WAVE,
+            FINAL_BATCH,
             NodeStatus::Completed,
         );
         plan.nodes.push(node.with_summary(summary));

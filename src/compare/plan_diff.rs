@@ -23,7 +23,7 @@ use serde::Serialize;
 use super::citations::cited_by_key;
 use super::facts::{FactChange, fact_changes};
 use super::url::Keying;
-use crate::plan::{FINAL_WAVE, Node, NodeStatus, NodeType, PlanFile, Source};
+use crate::plan::{FINAL_BATCH, Node, NodeStatus, NodeType, PlanFile, Source};
 use crate::text::{collapsed, normalized};
 
 /// What changed from one plan file to the next.
@@ -224,7 +224,7 @@ fn is_finding(node: &Node) -> bool {
 fn final_index(plan: &PlanFile) -> Option<usize> {
     plan.nodes
         .iter()
-        .position(|n| n.wave == FINAL_WAVE && is_finding(n))
+        .position(|n| n.batch == FINAL_BATCH && is_finding(n))
 }
 
 fn node_ref(node: &Node) -> NodeRef {
@@ -251,7 +251,7 @@ mod tests {
     fn plan(nodes: &[(&str, &str, i64, &str, &[&str])]) -> PlanFile {
         let mut plan = PlanFile::new("Q?", "wf".into(), "t".into());
         for (id, title, batch, summary, urls) in nodes {
-            let kind = if *batch == FINAL_WAVE {
+            let kind = if *batch == FINAL_BATCH {
                 NodeType::Summary
             } else {
                 NodeType::Search
@@ -369,11 +369,11 @@ mod tests {
     fn final_summaries_always_pair_whatever_their_titles() {
         let old = plan(&[
             ("b", "Research", 2, "r", &[]),
-            ("c", "Final report on Q", FINAL_WAVE, "old answer", &[]),
+            ("c", "Final report on Q", FINAL_BATCH, "old answer", &[]),
         ]);
         let new = plan(&[
             ("b", "Research", 2, "r", &[]),
-            ("c", "Summary: what we know", FINAL_WAVE, "new answer", &[]),
+            ("c", "Summary: what we know", FINAL_BATCH, "new answer", &[]),
         ]);
         let d = diff(&old, &new);
         assert!(d.nodes_new.is_empty() && d.nodes_gone.is_empty(), "{d:?}");
@@ -381,14 +381,14 @@ mod tests {
         assert_eq!(d.changed[0].title, "Summary: what we know");
         assert_eq!(d.changed[0].old_summary, "old answer");
 
-        let same = plan(&[("c", "Another title", FINAL_WAVE, "old answer", &[])]);
+        let same = plan(&[("c", "Another title", FINAL_BATCH, "old answer", &[])]);
         assert!(diff(&old, &same).changed.is_empty());
     }
 
     #[test]
     fn a_final_summary_does_not_pair_with_an_ordinary_node_of_its_title() {
         let old = plan(&[("b", "Answer", 2, "a", &[])]);
-        let new = plan(&[("b", "Answer", FINAL_WAVE, "a", &[])]);
+        let new = plan(&[("b", "Answer", FINAL_BATCH, "a", &[])]);
         let d = diff(&old, &new);
         assert_eq!(titles(&d.nodes_new), ["Answer"]);
         assert_eq!(titles(&d.nodes_gone), ["Answer"]);

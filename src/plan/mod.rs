@@ -14,7 +14,7 @@ pub mod store;
 pub use beside::Beside;
 pub use info::{Info, InfoPart};
 pub use model::{
-    BudgetRecord, CHECK_LIST_KEYS, CheckList, FINAL_WAVE, NODE_KEYS, Node, NodeStatus, NodeType,
+    BudgetRecord, CHECK_LIST_KEYS, CheckList, FINAL_BATCH, NODE_KEYS, Node, NodeStatus, NodeType,
     Outcome, PLAN_KEYS, PlanFile, workflow_id,
 };
 pub use node_id::NodeId;

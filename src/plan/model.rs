@@ -126,13 +126,8 @@ pub struct CheckList {
     #[schemars(with = "Option<String>")]
     pub latest_id: Option<NodeId>,
     /// The batch of the latest planning round: -1 once the final summary is planned.
-    // A planning wave in the code; `latest_batch` in the file.
-    #[serde(
-        rename = "latest_batch",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub latest_wave: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latest_batch: Option<i64>,
     #[serde(default)]
     pub refs: Vec<String>,
     #[serde(flatten)]
@@ -152,8 +147,8 @@ pub fn workflow_id() -> String {
     format!("wf-{stamp}-{:06x}", hasher.finish() & 0x00ff_ffff)
 }
 
-/// The planning wave of the single final summary node (`batch: -1` in the file).
-pub const FINAL_WAVE: i64 = -1;
+/// The batch of the single final summary node (`batch: -1` in the file).
+pub const FINAL_BATCH: i64 = -1;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -211,9 +206,7 @@ pub struct Node {
     pub p_node: String,
     /// The batch that made the node: 1 for the question, one more per round that planned
     /// tasks, -1 for the final summary.
-    // A planning wave in the code ([`FINAL_WAVE`]); `batch` in the file.
-    #[serde(rename = "batch")]
-    pub wave: i64,
+    pub batch: i64,
     #[serde(rename = "type")]
     pub kind: NodeType,
     pub status: NodeStatus,
@@ -249,7 +242,7 @@ impl Node {
         node_id: NodeId,
         title: impl Into<String>,
         kind: NodeType,
-        wave: i64,
+        batch: i64,
         status: NodeStatus,
     ) -> Node {
         Node {
@@ -258,7 +251,7 @@ impl Node {
             summary: String::new(),
             info: String::new(),
             p_node: String::new(),
-            wave,
+            batch,
             kind,
             status,
             created_at: None,
@@ -314,7 +307,7 @@ impl PlanFile {
             created_at: Some(created_at),
             check_list: CheckList {
                 latest_id: Some(NodeId::FIRST),
-                latest_wave: Some(1),
+                latest_batch: Some(1),
                 refs: Vec::new(),
                 extra: Map::new(),
             },
@@ -359,24 +352,24 @@ impl PlanFile {
     }
 
     /// `check_list.latest_batch`, else inferred from the nodes (-1 once a final node exists,
-    /// else the highest wave, else 1).
-    pub fn latest_wave(&self) -> i64 {
+    /// else the highest batch, else 1).
+    pub fn latest_batch(&self) -> i64 {
         self.check_list
-            .latest_wave
-            .unwrap_or_else(|| self.inferred_latest_wave())
+            .latest_batch
+            .unwrap_or_else(|| self.inferred_latest_batch())
     }
 
-    fn inferred_latest_wave(&self) -> i64 {
+    fn inferred_latest_batch(&self) -> i64 {
         if self.final_node().is_some() {
-            FINAL_WAVE
+            FINAL_BATCH
         } else {
-            self.nodes.iter().map(|n| n.wave).max().unwrap_or(1).max(1)
+            self.nodes.iter().map(|n| n.batch).max().unwrap_or(1).max(1)
         }
     }
 
-    /// The final summary node (wave -1), if planned.
+    /// The final summary node (batch -1), if planned.
     pub fn final_node(&self) -> Option<&Node> {
-        self.nodes.iter().find(|n| n.wave == FINAL_WAVE)
+        self.nodes.iter().find(|n| n.batch == FINAL_BATCH)
     }
 
     /// Fills a missing `latest_id` / `latest_batch` from the nodes. Returns whether anything
@@ -387,8 +380,8 @@ impl PlanFile {
             self.check_list.latest_id = self.latest_id();
             changed |= self.check_list.latest_id.is_some();
         }
-        if self.check_list.latest_wave.is_none() {
-            self.check_list.latest_wave = Some(self.inferred_latest_wave());
+        if self.check_list.latest_batch.is_none() {
+            self.check_list.latest_batch = Some(self.inferred_latest_batch());
             changed = true;
         }
         changed
@@ -517,7 +510,7 @@ mod tests {
             plan.check_list.latest_id.map(|i| i.to_string()),
             Some("c".into())
         );
-        assert_eq!(plan.check_list.latest_wave, Some(3));
+        assert_eq!(plan.check_list.latest_batch, Some(3));
         assert_eq!(plan.next_id().to_string(), "d");
         assert!(!plan.infer_check_list(), "second inference changes nothing");
     }
@@ -525,15 +518,15 @@ mod tests {
     #[test]
     fn a_final_node_makes_the_inferred_batch_final() {
         let mut plan = PlanFile::new("Q", "wf".into(), "t".into());
-        plan.check_list.latest_wave = None;
+        plan.check_list.latest_batch = None;
         plan.nodes.push(Node::new(
             NodeId::parse("b").expect("id"),
             "S",
             NodeType::Summary,
-            FINAL_WAVE,
+            FINAL_BATCH,
             NodeStatus::Planned,
         ));
-        assert_eq!(plan.latest_wave(), FINAL_WAVE);
+        assert_eq!(plan.latest_batch(), FINAL_BATCH);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! Rules (SPEC section 2, step 5): each task becomes a node with the next id, batch -1 when
 //! final else `latest_batch + 1`, status planned, empty summary and info, and a sanitised
 //! `p_node` (`:title` becomes `:summary`; malformed refs, unknown nodes and NEW placeholders are
-//! dropped with a warning, because tasks of one wave run side by side). `latest_id` becomes the
+//! dropped with a warning, because tasks of one batch run side by side). `latest_id` becomes the
 //! last new id; `latest_batch` -1 when final, +1 when tasks were created, unchanged otherwise;
 //! `refs` is `next_check_list` with NEW1..NEW3 resolved, unresolvable entries dropped.
 //!
@@ -13,7 +13,7 @@
 //! node it repeats, if any; the final summary is repaired instead (its title, its inputs).
 
 use crate::plan::refs::{RefField, RefTarget, parse_list};
-use crate::plan::{FINAL_WAVE, Node, NodeId, NodeStatus, NodeType, PlanFile, Ref};
+use crate::plan::{FINAL_BATCH, Node, NodeId, NodeStatus, NodeType, PlanFile, Ref};
 
 use super::contract::PlanAnswer;
 use super::plan_review::{Issue, Original, PlanReview, check};
@@ -56,11 +56,11 @@ pub fn bootstrap(plan: &mut PlanFile) -> bool {
 pub fn apply(plan: &mut PlanFile, answer: &PlanAnswer, now: &str) -> Applied {
     let checked = check(plan, answer);
     let mut warnings = Vec::new();
-    let latest_wave = plan.latest_wave();
-    let wave = if answer.is_final {
-        FINAL_WAVE
+    let latest_batch = plan.latest_batch();
+    let batch = if answer.is_final {
+        FINAL_BATCH
     } else {
-        latest_wave.max(1) + 1
+        latest_batch.max(1) + 1
     };
 
     // The node each task stands for: its new node, the node it repeats, or none.
@@ -102,7 +102,7 @@ pub fn apply(plan: &mut PlanFile, answer: &PlanAnswer, now: &str) -> Applied {
             task.title.clone()
         };
         let mut node =
-            Node::new(id, title, task.kind, wave, NodeStatus::Planned).with_p_node(p_node);
+            Node::new(id, title, task.kind, batch, NodeStatus::Planned).with_p_node(p_node);
         node.created_at = Some(now.to_string());
         node.updated_at = Some(now.to_string());
         new_ids.push(Some(id));
@@ -115,9 +115,9 @@ pub fn apply(plan: &mut PlanFile, answer: &PlanAnswer, now: &str) -> Applied {
         plan.check_list.latest_id = Some(last.node_id);
     }
     if answer.is_final {
-        plan.check_list.latest_wave = Some(FINAL_WAVE);
+        plan.check_list.latest_batch = Some(FINAL_BATCH);
     } else if !planned.is_empty() {
-        plan.check_list.latest_wave = Some(wave);
+        plan.check_list.latest_batch = Some(batch);
     }
     plan.check_list.refs = resolved.clone();
     plan.nodes.extend(planned.iter().cloned());
@@ -186,7 +186,7 @@ fn final_title(plan: &PlanFile) -> String {
     format!("Final report: {}", plan.question().trim())
 }
 
-/// Adds the final summary task when the planner would not: one summary node at wave -1 (`batch` in the file) over
+/// Adds the final summary task when the planner would not: one summary node at batch -1 (`batch` in the file) over
 /// every completed node's summary. The check list then points at it.
 pub fn force_final(plan: &mut PlanFile, now: &str) -> Node {
     let id = plan.next_id();
@@ -194,14 +194,14 @@ pub fn force_final(plan: &mut PlanFile, now: &str) -> Node {
         id,
         final_title(plan),
         NodeType::Summary,
-        FINAL_WAVE,
+        FINAL_BATCH,
         NodeStatus::Planned,
     )
     .with_p_node(default_summary_inputs(plan));
     node.created_at = Some(now.to_string());
     node.updated_at = Some(now.to_string());
     plan.check_list.latest_id = Some(id);
-    plan.check_list.latest_wave = Some(FINAL_WAVE);
+    plan.check_list.latest_batch = Some(FINAL_BATCH);
     plan.check_list.refs = vec![Ref::node(id, RefField::Summary).to_string()];
     plan.nodes.push(node.clone());
     node
@@ -301,7 +301,7 @@ mod tests {
             );
         }
         plan.check_list.latest_id = NodeId::parse("c").ok();
-        plan.check_list.latest_wave = Some(2);
+        plan.check_list.latest_batch = Some(2);
         plan.check_list.refs = vec!["b:summary".into(), "c:summary".into()];
         plan
     }
@@ -310,11 +310,11 @@ mod tests {
     fn bootstrap_points_at_the_question_once() {
         let mut plan = PlanFile::new("Q", "wf".into(), "t".into());
         plan.check_list.latest_id = None;
-        plan.check_list.latest_wave = None;
+        plan.check_list.latest_batch = None;
         assert!(bootstrap(&mut plan));
         assert_eq!(plan.check_list.refs, vec!["a:info"]);
         assert_eq!(plan.check_list.latest_id, NodeId::parse("a").ok());
-        assert_eq!(plan.check_list.latest_wave, Some(1));
+        assert_eq!(plan.check_list.latest_batch, Some(1));
         assert!(!bootstrap(&mut plan), "nothing left to do");
         let mut p2 = stage2();
         p2.check_list.refs.clear();
@@ -346,13 +346,13 @@ mod tests {
             applied
                 .planned
                 .iter()
-                .all(|n| n.wave == 3 && n.status == NodeStatus::Planned)
+                .all(|n| n.batch == 3 && n.status == NodeStatus::Planned)
         );
         assert_eq!(applied.planned[0].p_node, "b:summary");
         assert_eq!(applied.planned[1].p_node, "b:summary, c:info[llm]");
         assert_eq!(plan.check_list.refs, vec!["b:summary", "d:summary"]);
         assert_eq!(plan.check_list.latest_id, NodeId::parse("e").ok());
-        assert_eq!(plan.check_list.latest_wave, Some(3));
+        assert_eq!(plan.check_list.latest_batch, Some(3));
         assert_eq!(plan.nodes.len(), 5);
         assert!(applied.warnings.len() >= 5, "{:?}", applied.warnings);
     }
@@ -366,12 +366,12 @@ mod tests {
             &["NEW1:summary"],
         );
         let applied = apply(&mut plan, &answer, "now");
-        assert_eq!(applied.planned[0].wave, FINAL_WAVE);
+        assert_eq!(applied.planned[0].batch, FINAL_BATCH);
         assert_eq!(
             applied.planned[0].p_node, "b:summary, c:summary",
             "empty inputs default to every summary"
         );
-        assert_eq!(plan.check_list.latest_wave, Some(FINAL_WAVE));
+        assert_eq!(plan.check_list.latest_batch, Some(FINAL_BATCH));
         assert_eq!(plan.check_list.refs, vec!["d:summary"]);
     }
 
@@ -380,10 +380,10 @@ mod tests {
         let mut plan = stage2();
         let node = force_final(&mut plan, "now");
         assert_eq!(node.node_id.to_string(), "d");
-        assert_eq!(node.wave, FINAL_WAVE);
+        assert_eq!(node.batch, FINAL_BATCH);
         assert_eq!(node.kind, NodeType::Summary);
         assert_eq!(node.p_node, "b:summary, c:summary");
-        assert_eq!(plan.check_list.latest_wave, Some(FINAL_WAVE));
+        assert_eq!(plan.check_list.latest_batch, Some(FINAL_BATCH));
         assert_eq!(plan.check_list.refs, vec!["d:summary"]);
         assert_eq!(plan.final_node().map(|n| n.node_id), Some(node.node_id));
     }
@@ -395,7 +395,7 @@ mod tests {
         let applied = apply(&mut plan, &answer, "now");
         assert!(applied.planned.is_empty());
         assert_eq!(plan.check_list.latest_id, NodeId::parse("c").ok());
-        assert_eq!(plan.check_list.latest_wave, Some(2));
+        assert_eq!(plan.check_list.latest_batch, Some(2));
         assert_eq!(plan.check_list.refs, vec!["c:summary"]);
     }
 
@@ -442,7 +442,7 @@ mod tests {
             vec!["b:summary", "d:summary", "d:info"]
         );
         assert_eq!(plan.check_list.latest_id, NodeId::parse("d").ok());
-        assert_eq!(plan.check_list.latest_wave, Some(3));
+        assert_eq!(plan.check_list.latest_batch, Some(3));
     }
 
     #[test]
@@ -456,7 +456,7 @@ mod tests {
         let applied = apply(&mut plan, &answer, "now");
         assert!(applied.planned.is_empty());
         assert_eq!(applied.dropped.len(), 1);
-        assert_eq!(plan.check_list.latest_wave, Some(2));
+        assert_eq!(plan.check_list.latest_batch, Some(2));
         assert_eq!(plan.check_list.refs, vec!["c:summary"]);
     }
 
@@ -468,7 +468,7 @@ mod tests {
         assert!(applied.dropped.is_empty());
         assert_eq!(applied.planned.len(), 1);
         assert_eq!(applied.planned[0].title, "Final report: Q");
-        assert_eq!(applied.planned[0].wave, FINAL_WAVE);
+        assert_eq!(applied.planned[0].batch, FINAL_BATCH);
         assert!(applied.verdict.ok, "a warning: {:?}", applied.verdict);
         assert_eq!(applied.verdict.issues[0].kind, "DUPLICATE_TASK");
     }

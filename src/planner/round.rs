@@ -18,7 +18,7 @@ use crate::llm::{
     ChatAnswer, CheckedError, Contract, LlmClient, LlmError, Message, Want, ask_checked,
 };
 use crate::logging;
-use crate::plan::{FINAL_WAVE, NodeStatus, NodeType, PlanFile};
+use crate::plan::{FINAL_BATCH, NodeStatus, NodeType, PlanFile};
 use crate::settings::Prompt;
 use crate::text::truncate;
 use crate::transcript::Site;
@@ -101,7 +101,7 @@ pub fn stage_of(plan: &PlanFile, notes: &RoundNotes) -> Stage {
     let researched = plan.nodes.iter().any(|n| {
         matches!(n.kind, NodeType::Search | NodeType::Summary)
             && n.status == NodeStatus::Completed
-            && n.wave != FINAL_WAVE
+            && n.batch != FINAL_BATCH
     });
     match (notes.must_finalise, researched) {
         (true, _) => Stage::Finalise,

@@ -1,6 +1,6 @@
 //! [`Ender`]: stores a worker's question ends beside its loop, so that a slot freed by an end
 //! is filled at once instead of after the end's transaction. Ends that come while one is being
-//! stored wait and are stored together, in one transaction (`end.rs`): the first wave of a
+//! stored wait and are stored together, in one transaction (`end.rs`): the first batch of a
 //! batch ends nearly at once, and each end in a transaction of its own made the slots wait
 //! for one commit after another.
 

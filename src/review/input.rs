@@ -10,7 +10,7 @@
 //! are, so a huge report or plan cannot overflow a model's context.
 
 use crate::plan::footer::without_footer;
-use crate::plan::{FINAL_WAVE, Node, NodeStatus, NodeType, PlanFile, Source};
+use crate::plan::{FINAL_BATCH, Node, NodeStatus, NodeType, PlanFile, Source};
 use crate::text::{Cut, cap, one_line, strip_controls};
 
 /// The most characters of the report either role reads.
@@ -155,7 +155,7 @@ fn plan_tasks(plan: &PlanFile, cuts: &mut Vec<Cut>) -> String {
     for node in plan
         .nodes
         .iter()
-        .filter(|n| n.kind != NodeType::Start && n.wave != FINAL_WAVE)
+        .filter(|n| n.kind != NodeType::Start && n.batch != FINAL_BATCH)
     {
         out.push_str(&format!(
             "### {} ({}, {}): {}\n",
@@ -242,7 +242,7 @@ mod tests {
             id("e"),
             "Final",
             NodeType::Summary,
-            FINAL_WAVE,
+            FINAL_BATCH,
             NodeStatus::Completed,
         )
         .with_summary("The report.");

@@ -31,7 +31,7 @@ use serde_json::{Map, Value};
 use super::describe::{invalid_type, kind, require_string};
 use super::json_path;
 use crate::diagnostics::Diagnostics;
-use crate::plan::model::FINAL_WAVE;
+use crate::plan::model::FINAL_BATCH;
 use crate::plan::node_id::NodeId;
 use crate::plan::refs::{self, RefField, RefTarget};
 
@@ -42,7 +42,7 @@ const STATUSES: [&str; 4] = ["planned", "running", "completed", "failed"];
 #[derive(Default)]
 struct NodeFacts<'a> {
     id: Option<NodeId>,
-    wave: Option<i64>,
+    batch: Option<i64>,
     p_node: Option<&'a str>,
 }
 
@@ -197,7 +197,7 @@ fn check_node<'a>(i: usize, node: &'a Value, d: &mut Diagnostics) -> NodeFacts<'
             );
         }
         Some(v) => match v.as_i64() {
-            Some(b) if b == FINAL_WAVE || b >= 1 => facts.wave = Some(b),
+            Some(b) if b == FINAL_BATCH || b >= 1 => facts.batch = Some(b),
             Some(b) => {
                 d.error(
                     "INVALID_BATCH",
@@ -249,7 +249,7 @@ fn check_start_and_final(nodes: &[Value], facts: &[NodeFacts<'_>], d: &mut Diagn
                     ),
                 );
             }
-            if let Some(b) = facts[*first].wave
+            if let Some(b) = facts[*first].batch
                 && b != 1
             {
                 d.error(
@@ -261,7 +261,7 @@ fn check_start_and_final(nodes: &[Value], facts: &[NodeFacts<'_>], d: &mut Diagn
         }
     }
     let finals: Vec<usize> = (0..facts.len())
-        .filter(|&i| facts[i].wave == Some(FINAL_WAVE))
+        .filter(|&i| facts[i].batch == Some(FINAL_BATCH))
         .collect();
     if let [first, rest @ ..] = finals.as_slice() {
         for &i in rest {
@@ -345,8 +345,8 @@ fn check_latest_id(latest_id: Option<&Value>, max_id: Option<NodeId>, d: &mut Di
 
 /// A final node (batch -1) closes the plan, so `latest_batch` must then say -1; before that it
 /// is the highest batch.
-fn check_latest_batch(latest_wave: Option<&Value>, facts: &[NodeFacts<'_>], d: &mut Diagnostics) {
-    let v = match latest_wave {
+fn check_latest_batch(latest_batch: Option<&Value>, facts: &[NodeFacts<'_>], d: &mut Diagnostics) {
+    let v = match latest_batch {
         None | Some(Value::Null) => return,
         Some(v) => v,
     };
@@ -360,13 +360,13 @@ fn check_latest_batch(latest_wave: Option<&Value>, facts: &[NodeFacts<'_>], d: &
         );
         return;
     };
-    let final_exists = facts.iter().any(|f| f.wave == Some(FINAL_WAVE));
+    let final_exists = facts.iter().any(|f| f.batch == Some(FINAL_BATCH));
     let expected = if final_exists {
-        Some(FINAL_WAVE)
+        Some(FINAL_BATCH)
     } else {
         facts
             .iter()
-            .filter_map(|f| f.wave)
+            .filter_map(|f| f.batch)
             .filter(|&b| b >= 1)
             .max()
     };

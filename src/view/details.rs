@@ -12,7 +12,7 @@ use super::events::{Attempt, RunEvents};
 use super::html::{Links, esc};
 use super::report_html::plain;
 use crate::agents::search_agent::PASSAGES_LINE;
-use crate::plan::{FINAL_WAVE, Info, Node};
+use crate::plan::{FINAL_BATCH, Info, Node};
 
 /// The most sources listed for one node.
 pub const SOURCES_MAX: usize = 50;
@@ -47,7 +47,7 @@ pub fn node_details(
     let id = esc(&raw_id);
     let status = node.status.as_str();
     let kind = node.kind.as_str();
-    let is_final = node.wave == FINAL_WAVE;
+    let is_final = node.batch == FINAL_BATCH;
     let mut out = String::with_capacity(1_024);
     let _ = write!(
         out,
@@ -91,7 +91,7 @@ fn facts(node: &Node, attempts: &[Attempt], out: &mut String) {
     let mut fact = |name: &str, value: String| {
         let _ = write!(out, "<dt>{name}</dt><dd>{}</dd>", esc(&value));
     };
-    fact("batch", node.wave.to_string());
+    fact("batch", node.batch.to_string());
     if !node.p_node.trim().is_empty() {
         fact("inputs", node.p_node.clone());
     }

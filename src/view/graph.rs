@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::plan::refs::parse_list;
-use crate::plan::{FINAL_WAVE, PlanFile};
+use crate::plan::{FINAL_BATCH, PlanFile};
 use crate::text::one_line;
 
 /// The longest label shown on a vertex (the full title is in its tooltip and details).
@@ -48,7 +48,7 @@ pub struct Vertex {
     pub title: String,
     pub kind: &'static str,
     pub status: &'static str,
-    pub wave: i64,
+    pub batch: i64,
     /// The final summary (batch -1).
     pub is_final: bool,
     pub column: usize,
@@ -74,7 +74,7 @@ impl Graph {
     /// The graph of `plan`. A ref that does not parse or names no node draws no edge; a ref
     /// from a node to itself neither.
     pub fn of(plan: &PlanFile) -> Graph {
-        let mut batches: Vec<i64> = plan.nodes.iter().map(|n| n.wave).collect();
+        let mut batches: Vec<i64> = plan.nodes.iter().map(|n| n.batch).collect();
         batches.sort_by_key(|b| column_key(*b));
         batches.dedup();
         let column_of: HashMap<i64, usize> =
@@ -88,7 +88,7 @@ impl Graph {
                 // A duplicate id (a file `validate plan` refuses): drawn once.
                 continue;
             }
-            let column = column_of.get(&node.wave).copied().unwrap_or(0);
+            let column = column_of.get(&node.batch).copied().unwrap_or(0);
             let row = filled[column];
             filled[column] += 1;
             index.insert(id.clone(), vertices.len());
@@ -97,8 +97,8 @@ impl Graph {
                 title: one_line(&node.title, usize::MAX),
                 kind: node.kind.as_str(),
                 status: node.status.as_str(),
-                wave: node.wave,
-                is_final: node.wave == FINAL_WAVE,
+                batch: node.batch,
+                is_final: node.batch == FINAL_BATCH,
                 column,
                 row,
             });
@@ -119,8 +119,8 @@ impl Graph {
 }
 
 /// Columns in batch order, the final summary's batch (-1) after every other.
-fn column_key(wave: i64) -> (bool, i64) {
-    (wave == FINAL_WAVE, wave)
+fn column_key(batch: i64) -> (bool, i64) {
+    (batch == FINAL_BATCH, batch)
 }
 
 /// Every input edge, in plan order, one per pair with the fields it carries.

@@ -72,7 +72,7 @@ fn column_labels(graph: &Graph, out: &mut String) {
         let label = if v.is_final {
             "final".to_string()
         } else {
-            format!("batch {}", v.wave)
+            format!("batch {}", v.batch)
         };
         let _ = write!(
             out,

@@ -6,7 +6,7 @@
 use super::outcome::EngineError;
 use crate::eval::leading::DISOWNED;
 use crate::events::RunStatus;
-use crate::plan::{FINAL_WAVE, NodeStatus, NodeType, PlanFile};
+use crate::plan::{FINAL_BATCH, NodeStatus, NodeType, PlanFile};
 use crate::run::BudgetStop;
 
 /// What a run knows of itself when it ends.
@@ -42,7 +42,7 @@ pub fn status(ended: &Result<RunStatus, EngineError>, facts: &Facts<'_>) -> RunS
 pub fn researched(plan: &PlanFile) -> bool {
     plan.nodes.iter().any(|n| {
         matches!(n.kind, NodeType::Search | NodeType::Summary)
-            && n.wave != FINAL_WAVE
+            && n.batch != FINAL_BATCH
             && n.status == NodeStatus::Completed
     })
 }
@@ -164,7 +164,7 @@ fn degraded(facts: &Facts<'_>) -> String {
         .plan
         .nodes
         .iter()
-        .filter(|n| n.wave != FINAL_WAVE && n.status == NodeStatus::Failed)
+        .filter(|n| n.batch != FINAL_BATCH && n.status == NodeStatus::Failed)
         .map(|n| {
             let error = n.errors.last().map_or("no error recorded", String::as_str);
             format!("task {} ({}) failed: {error}", n.node_id, n.title.trim())
@@ -196,7 +196,7 @@ fn degraded(facts: &Facts<'_>) -> String {
 fn nothing_planned(facts: &Facts<'_>) -> Option<String> {
     let planned =
         facts.plan.nodes.iter().any(|n| {
-            matches!(n.kind, NodeType::Search | NodeType::Summary) && n.wave != FINAL_WAVE
+            matches!(n.kind, NodeType::Search | NodeType::Summary) && n.batch != FINAL_BATCH
         });
     if planned {
         return None;
@@ -253,11 +253,11 @@ mod tests {
     }
 
     /// A completed node `b` of `kind` in `batch`, added to `plan`.
-    fn completed_node(plan: &mut PlanFile, kind: NodeType, wave: i64) -> &mut crate::plan::Node {
+    fn completed_node(plan: &mut PlanFile, kind: NodeType, batch: i64) -> &mut crate::plan::Node {
         let mut node = plan.nodes[0].clone();
         node.node_id = crate::plan::NodeId::parse("b").expect("id");
         node.kind = kind;
-        node.wave = wave;
+        node.batch = batch;
         node.status = NodeStatus::Completed;
         plan.nodes.push(node);
         plan.nodes.last_mut().expect("just pushed")
@@ -287,7 +287,7 @@ mod tests {
     #[test]
     fn a_final_summary_that_failed_over_no_research_says_both() {
         let mut plan = PlanFile::new("Q?", "wf".into(), "2026-11-25T00:00:00Z".into());
-        let node = completed_node(&mut plan, NodeType::Summary, FINAL_WAVE);
+        let node = completed_node(&mut plan, NodeType::Summary, FINAL_BATCH);
         node.status = NodeStatus::Failed;
         node.errors = vec!["timed out after 300 s".into()];
         let why = reason(RunStatus::FinalFailed, &facts(&plan), None).expect("a reason");
@@ -307,7 +307,7 @@ mod tests {
     fn a_report_answers_unless_it_says_its_sources_do_not_or_is_junk() {
         let mut plan = PlanFile::new("Q?", "wf".into(), "2026-11-25T00:00:00Z".into());
         assert_eq!(answered(&plan), None, "no final summary yet");
-        let node = completed_node(&mut plan, NodeType::Summary, FINAL_WAVE);
+        let node = completed_node(&mut plan, NodeType::Summary, FINAL_BATCH);
         node.summary = "Cells hold 270 Wh/kg [1].".into();
         node.sources = vec![crate::plan::Source {
             url: "https://example.org/a".into(),
@@ -331,7 +331,7 @@ mod tests {
     #[test]
     fn a_report_over_no_research_that_still_echoes_its_prompt_says_both() {
         let mut plan = PlanFile::new("Q?", "wf".into(), "2026-11-25T00:00:00Z".into());
-        let node = completed_node(&mut plan, NodeType::Summary, FINAL_WAVE);
+        let node = completed_node(&mut plan, NodeType::Summary, FINAL_BATCH);
         node.quality = vec![crate::plan::QualityFinding {
             code: "ECHOED_PROMPT".into(),
             message: "the answer holds the chat-template marker `<<SYS>>`".into(),

@@ -3,7 +3,7 @@
 //! Every change to the plan goes through a method here and is checkpointed at once, whole,
 //! before the next one (one writer: a crash loses at most the tasks in flight, which stay
 //! `running` and run again on resume), except a task's start, checkpointed with the others
-//! of its wave once they are under way (see [`Ledger::task_started`]). Where a checkpoint goes is behind [`Checkpoints`]: the
+//! of its batch once they are under way (see [`Ledger::task_started`]). Where a checkpoint goes is behind [`Checkpoints`]: the
 //! plan file ([`crate::plan::PlanStore`], saved atomically), alone or [`Mirrored`] in a
 //! [`Mirror`] (a queue's database), which keeps every checkpoint too.
 
@@ -15,7 +15,7 @@ use super::outcome::EngineError;
 use crate::agents::{TaskError, TaskOutput};
 use crate::clock;
 use crate::events::{Event, EventLog, Observer, Totals};
-use crate::plan::{FINAL_WAVE, Node, NodeId, NodeStatus, PlanFile, PlanStore, StoreError};
+use crate::plan::{FINAL_BATCH, Node, NodeId, NodeStatus, PlanFile, PlanStore, StoreError};
 use crate::planner::FailedTask;
 use crate::usage::Usage;
 
@@ -211,7 +211,7 @@ impl Ledger {
     /// Node `id` starts: `running`, one attempt more, `task_started`. Not checkpointed here:
     /// the task must not wait for an fsync its safety does not need (a task lost in a crash
     /// runs again on resume, `running` or `planned`, its answered calls salvaged from the
-    /// transcript). The caller checkpoints the starts of a wave once, after its tasks are
+    /// transcript). The caller checkpoints the starts of a batch once, after its tasks are
     /// under way.
     pub fn task_started(&mut self, id: NodeId) -> Result<(), EngineError> {
         let now = clock::now();
@@ -226,7 +226,7 @@ impl Ledger {
             kind: node.kind,
             title: node.title.clone(),
             attempt: node.attempts,
-            is_final: node.wave == FINAL_WAVE,
+            is_final: node.batch == FINAL_BATCH,
         };
         tracing::info!("task {id} started: {}", node.title);
         self.emit(event);
@@ -251,7 +251,7 @@ impl Ledger {
         node.finished_at = Some(now);
         match result {
             Ok(out) => {
-                let is_final = node.wave == FINAL_WAVE;
+                let is_final = node.batch == FINAL_BATCH;
                 let event = record_output(node, out.cleaned(), took, &mut self.totals);
                 self.emit(event);
                 match is_final {
@@ -314,7 +314,7 @@ fn record_output(node: &mut Node, out: TaskOutput, took: Duration, totals: &mut 
     node.info = out.info.render();
     node.sources = out.sources;
     node.truncated = out.truncated;
-    if node.wave == FINAL_WAVE {
+    if node.batch == FINAL_BATCH {
         let (cited, supported) = crate::agents::claims::counts(&out.claims);
         totals.claims_cited = cited;
         totals.claims_supported = supported;
@@ -368,7 +368,7 @@ mod tests {
         let mut node = plan.nodes[0].clone();
         node.node_id = NodeId::parse("b").expect("id");
         node.kind = crate::plan::NodeType::Search;
-        node.wave = 2;
+        node.batch = 2;
         node.status = NodeStatus::Planned;
         plan.nodes.push(node);
         let kept = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
@@ -385,7 +385,7 @@ mod tests {
             kept.lock().expect("lock").is_empty(),
             "a start waits for no checkpoint"
         );
-        ledger.save("task started").expect("the wave's starts");
+        ledger.save("task started").expect("the batch's starts");
         let mut info = Info::default();
         info.set("llm", "analysis");
         let out = TaskOutput {

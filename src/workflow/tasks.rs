@@ -19,7 +19,7 @@ use super::ledger::{Ended, Ledger};
 use super::spending::Spending;
 use crate::agents::{TaskError, TaskOutput, TaskRunner, task_input};
 use crate::events::Event;
-use crate::plan::{FINAL_WAVE, NodeId};
+use crate::plan::{FINAL_BATCH, NodeId};
 use crate::planner::FailedTask;
 use crate::run::Shutdown;
 use crate::run::scheduler::{Admit, Done, Scheduler};
@@ -77,7 +77,7 @@ impl<R: TaskRunner> Tasks<R> {
                 .plan()
                 .nodes
                 .iter()
-                .filter(|n| n.is_pending() && (n.wave == FINAL_WAVE) == (phase == Phase::Final))
+                .filter(|n| n.is_pending() && (n.batch == FINAL_BATCH) == (phase == Phase::Final))
                 .map(|n| n.node_id)
                 .collect();
             if ids.is_empty() {
@@ -214,7 +214,10 @@ impl Pass<'_> {
         let ledger = &mut *self.ledger;
         let mut started = false;
         tasks.start(|&id| -> Result<Admit, EngineError> {
-            let is_final = ledger.plan().node(id).is_some_and(|n| n.wave == FINAL_WAVE);
+            let is_final = ledger
+                .plan()
+                .node(id)
+                .is_some_and(|n| n.batch == FINAL_BATCH);
             if stopped && !is_final {
                 let why = "the budget was spent before it started".to_string();
                 ledger.task_ended(id, Err(TaskError::NotRun(why)), Duration::ZERO)?;

@@ -80,7 +80,7 @@ fn plan_with(titles: &[&str]) -> PlanFile {
         );
     }
     plan.check_list.latest_id = Some(id);
-    plan.check_list.latest_wave = Some(2);
+    plan.check_list.latest_batch = Some(2);
     plan.check_list.refs = vec!["b:summary".into()];
     plan
 }

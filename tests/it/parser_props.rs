@@ -176,9 +176,9 @@ fn valid_plan() -> impl Strategy<Value = PlanFile> {
         vec(a_ref().prop_map(|r| r.to_string()), 0..3),
         extras(CHECK_LIST_KEYS),
     )
-        .prop_map(|(latest_id, latest_wave, refs, extra)| CheckList {
+        .prop_map(|(latest_id, latest_batch, refs, extra)| CheckList {
             latest_id,
-            latest_wave,
+            latest_batch,
             refs,
             extra,
         });

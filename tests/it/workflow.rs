@@ -149,7 +149,7 @@ async fn a_full_run_over_three_rounds_ends_with_the_final_summary() {
     assert_eq!(events_of(&events, "round_planned").len(), 3);
     assert_eq!(events_of(&events, "task_started").len(), 6);
     assert_eq!(events_of(&events, "task_completed").len(), 6);
-    // The starts of a wave are checkpointed once, after the wave's tasks are under way, and
+    // The starts of a batch are checkpointed once, after the batch's tasks are under way, and
     // with them the round that planned them: no task waits for an fsync.
     let whys: Vec<&str> = events_of(&events, "file_written")
         .iter()
