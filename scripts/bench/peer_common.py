@@ -1,7 +1,8 @@
 """What every peer adapter of scripts/bench-peers.sh shares (scripts/bench/peer_*.py): its
-command line, its time limit, the tiktoken files it reads offline, and how it writes its
-report (whole, or not at all)."""
+command line, its time limit, the tiktoken files it reads offline, how the peer is called, and
+how it writes its report (whole, or not at all)."""
 import argparse
+import contextlib
 import importlib.util
 import os
 import signal
@@ -35,6 +36,20 @@ def time_limit(name, seconds, cleanup=lambda: None):
     if seconds > 0:
         signal.signal(signal.SIGALRM, expired)
         signal.alarm(seconds)
+
+
+@contextlib.contextmanager
+def peer_call(name, cleanup=lambda: None):
+    """Calls the peer with what it prints sent to stderr (stdout is the adapter's); whatever it
+    raises ends the adapter with one line naming it. `cleanup` runs either way."""
+    real_stdout, sys.stdout = sys.stdout, sys.stderr
+    try:
+        yield
+    except Exception as e:  # noqa: BLE001 - one line, whatever the peer raised
+        sys.exit(f"{name}: {type(e).__name__}: {' '.join(str(e).split())[:300]}")
+    finally:
+        sys.stdout = real_stdout
+        cleanup()
 
 
 def write_report(path, report):

@@ -41,7 +41,7 @@ import os
 import sys
 import time
 
-from peer_common import arguments, tiktoken_cache, time_limit, write_report
+from peer_common import arguments, peer_call, tiktoken_cache, time_limit, write_report
 
 
 def configure(args):
@@ -82,13 +82,8 @@ def main():
     configure(args)
     time_limit("peer_gpt_researcher", args.timeout)
     started = time.monotonic()
-    real_stdout, sys.stdout = sys.stdout, sys.stderr  # its progress prints go to stderr
-    try:
+    with peer_call("peer_gpt_researcher"):
         report, sources = asyncio.run(research(args.question))
-    except Exception as e:  # noqa: BLE001 - one line, whatever the peer raised
-        sys.exit(f"peer_gpt_researcher: {type(e).__name__}: {' '.join(str(e).split())[:300]}")
-    finally:
-        sys.stdout = real_stdout
     if not report or not report.strip():
         sys.exit("peer_gpt_researcher: the peer wrote an empty report")
     if not sources:

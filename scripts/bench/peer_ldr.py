@@ -48,7 +48,7 @@ import time
 import urllib.request
 from urllib.parse import urlsplit, urlunsplit
 
-from peer_common import arguments, tiktoken_cache, time_limit, write_report
+from peer_common import arguments, peer_call, tiktoken_cache, time_limit, write_report
 
 
 def instance_url(searx):
@@ -80,10 +80,12 @@ def main():
         "LANGCHAIN_TRACING_V2": "false",
     })
 
-    time_limit("peer_ldr", args.timeout, lambda: shutil.rmtree(data_dir, ignore_errors=True))
+    def remove_data():
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+    time_limit("peer_ldr", args.timeout, remove_data)
     started = time.monotonic()
-    real_stdout, sys.stdout = sys.stdout, sys.stderr  # anything it prints goes to stderr
-    try:
+    with peer_call("peer_ldr", cleanup=remove_data):
         from local_deep_research.api import quick_summary
         from local_deep_research.api.settings_utils import create_settings_snapshot
 
@@ -103,11 +105,6 @@ def main():
         result = quick_summary(args.question, settings_snapshot=settings,
                                search_tool="searxng", search_strategy="source-based",
                                iterations=1, questions_per_iteration=1)
-    except Exception as e:  # noqa: BLE001 - one line, whatever the peer raised
-        sys.exit(f"peer_ldr: {type(e).__name__}: {' '.join(str(e).split())[:300]}")
-    finally:
-        sys.stdout = real_stdout
-        shutil.rmtree(data_dir, ignore_errors=True)
     report = result.get("formatted_findings") or ""
     if not report.strip() or report.startswith("Error:"):
         sys.exit(f"peer_ldr: no report: {' '.join(report.split())[:200] or 'empty'}")

@@ -210,11 +210,11 @@ struct Scorer<'a> {
     /// Per candidate: whether it states that ([`Asked::states`]), with its figure; every
     /// candidate does of a question in parts, whose parts are checked by their form.
     stated: Vec<Option<Option<String>>>,
-    /// The form of each part's answer ([`Form`]), with the part as written.
+    /// The form of each part's answer ([`Form`]), with the part as written and the names
+    /// most documents read write ([`pervasive_names`]), which answer no part.
     forms: Vec<(Form, String)>,
-    /// The names most documents read write ([`pervasive_names`]): no answer is one of them.
-    pervasive: String,
-    /// The question, followed by [`Scorer::pervasive`]: what a name that answers must not be.
+    /// The question, followed by the names most documents read write ([`pervasive_names`]):
+    /// what a name that answers must not be.
     known: String,
 }
 
@@ -299,7 +299,10 @@ impl<'a> Scorer<'a> {
             1 => asked.stated_by(candidates, &terms, sources),
             _ => vec![Some(None); candidates.len()],
         };
-        let forms = parts(text).into_iter().map(|p| (Form::of(&p), p)).collect();
+        let forms = parts(text)
+            .into_iter()
+            .map(|p| (Form::of(&p), format!("{p}{pervasive}")))
+            .collect();
         Scorer {
             candidates,
             question,
@@ -319,7 +322,6 @@ impl<'a> Scorer<'a> {
             asked,
             stated,
             forms,
-            pervasive,
             known,
         }
     }
@@ -434,12 +436,7 @@ impl<'a> Scorer<'a> {
             let of_part = |i: usize| {
                 let sentence = &self.candidates[i].text;
                 match self.gain_in(i, Some(part), &none) {
-                    g if g < ANSWER_FLOOR
-                        || (strict
-                            && !form.held_by(&format!("{text}{}", self.pervasive), sentence)) =>
-                    {
-                        0.0
-                    }
+                    g if g < ANSWER_FLOOR || (strict && !form.held_by(text, sentence)) => 0.0,
                     g => self.ranked(i, g),
                 }
             };
