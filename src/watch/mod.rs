@@ -4,8 +4,9 @@
 //! of each question (`compare.rs`) into a digest of changes with kinds and levels (`digest.rs`);
 //! the folder's `index.html` (`history.rs`); each run's kept pages, seeded from the last run's
 //! (`pages.rs`); telling what changed to a webhook (`notify.rs`) or by mail (`mail.rs`), what
-//! their servers say back cleaned of the notification's secrets (`secrets.rs`). The command
-//! (`cmd/watch.rs`) runs the batch in between, as `batch` does.
+//! their servers say back cleaned of the notification's secrets (`secrets.rs`). One run of the
+//! folder, from the lock to the index, is a [`watch_run::WatchRun`] (`watch_run.rs`): it runs
+//! the batch in between, as `batch` does; the command (`cmd/watch.rs`) prints its end.
 
 pub mod compare;
 pub mod digest;
@@ -16,3 +17,4 @@ pub mod pages;
 pub mod record;
 pub mod runs;
 pub mod secrets;
+pub mod watch_run;

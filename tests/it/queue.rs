@@ -627,7 +627,7 @@ async fn a_checkpoint_during_a_held_up_send_waits_for_it_and_the_question_ends()
     out.success();
     assert_eq!(out.stdout_json()["ran"], 1, "{}", out.stderr);
     let st = status(&s, &url, "q").await;
-    assert_eq!(counted(&st, "completed"), 1, "{st}");
+    assert_eq!(counted(&st, "completed"), 1, "{st}\n{}", out.stderr);
 }
 
 /// A question's end stores of its event log only what lies past what the checkpoints stored,
