@@ -24,44 +24,6 @@ use std::sync::Mutex;
 
 use crate::sync::Locked;
 
-/// Folders whose files need not survive a power cut ([`Volatile`]).
-static VOLATILE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-/// A folder whose files need not survive a power cut, for as long as this is held: a queue
-/// worker's scratch folder, whose every checkpoint is in the database before the run goes on
-/// and which a dead worker's successor removes unread. [`write`] there skips the two syncs (18
-/// a question: half the time a worker spent in system calls other than waits), and rewrites a
-/// file that exists in place instead of through a new file renamed over it: nothing reads a
-/// file there while its process rewrites it, and each new file and each one replaced cost the
-/// file system an inode to find among those freed lately (ext4 spent about 15% of a worker's
-/// CPU on it).
-pub struct Volatile {
-    dir: PathBuf,
-}
-
-impl Volatile {
-    pub fn new(dir: &Path) -> Volatile {
-        VOLATILE.locked().push(dir.to_path_buf());
-        Volatile {
-            dir: dir.to_path_buf(),
-        }
-    }
-}
-
-impl Drop for Volatile {
-    fn drop(&mut self) {
-        let mut dirs = VOLATILE.locked();
-        if let Some(i) = dirs.iter().position(|d| *d == self.dir) {
-            dirs.swap_remove(i);
-        }
-    }
-}
-
-/// Whether `path` lies in a [`Volatile`] folder.
-fn volatile(path: &Path) -> bool {
-    VOLATILE.locked().iter().any(|dir| path.starts_with(dir))
-}
-
 /// Replaces `path` with `bytes` atomically, every secret of the process masked in them when
 /// they are text. A regular file that already exists keeps its permissions; a new one gets
 /// `0666` less the umask. A symbolic link at `path` is replaced by the file (the rename
@@ -69,6 +31,21 @@ fn volatile(path: &Path) -> bool {
 pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let bytes = crate::text::secrets::mask_bytes(bytes);
     off_the_runtime(|| replace(path, &bytes))
+}
+
+/// [`write`] of a file whose durability is another's, which need not survive a power cut: a
+/// queue worker's copy of a question's files, every checkpoint of which is in the database
+/// before the run goes on, and which a dead worker's successor removes unread. No syncs (two a
+/// write), and a file that exists is rewritten in place instead of through a new file renamed
+/// over it: nothing reads it while its process rewrites it, and each new file and each one
+/// replaced cost the file system an inode to find among those freed lately. A link put
+/// there is refused, not followed.
+pub fn write_scratch(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let bytes = crate::text::secrets::mask_bytes(bytes);
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+        return rewrite(path, &bytes);
+    }
+    new_file(path, &bytes, false)
 }
 
 /// Runs `f`, which waits on the disk (a sync takes milliseconds, far more on a busy disk),
@@ -87,10 +64,11 @@ pub fn off_the_runtime<T>(f: impl FnOnce() -> T) -> T {
 }
 
 fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let durable = !volatile(path);
-    if !durable && std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
-        return rewrite(path, bytes);
-    }
+    new_file(path, bytes, true)
+}
+
+/// Writes `bytes` into a new file renamed over `path`, synced with its folder when `durable`.
+fn new_file(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -118,8 +96,8 @@ fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if durable { sync_dir(dir) } else { Ok(()) }
 }
 
-/// Rewrites the regular file at `path` in place (a [`Volatile`] folder's); a link put there
-/// meanwhile is refused, not followed.
+/// Rewrites the regular file at `path` in place ([`write_scratch`]); a link put there meanwhile
+/// is refused, not followed.
 fn rewrite(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut options = std::fs::OpenOptions::new();
     options.write(true).truncate(true);
@@ -162,6 +140,74 @@ pub fn append(path: &Path, read: bool) -> std::io::Result<File> {
         }
     }
     Ok(file)
+}
+
+/// Where the lines appended to a [`LineFile`] go too, each whole, in the order they were
+/// written: a queue worker's writer, which stores them in the database as they come.
+pub type Tee = std::sync::Arc<dyn Fn(&[u8]) + Send + Sync>;
+
+/// A log a run appends whole lines to (its event log, its transcript): each line in one write,
+/// so that a reader (or a crash) never sees half of one, and one system call a line, not a
+/// token. A write that fails is reported once, and the file is left alone from then on: a
+/// log never fails its run. Every line goes to the [`Tee`] too, when there is one, whether or
+/// not the file took it.
+pub struct LineFile {
+    path: PathBuf,
+    /// What the file is, for the warning ("event log", "transcript").
+    what: &'static str,
+    file: Mutex<Option<File>>,
+    tee: Option<Tee>,
+}
+
+impl std::fmt::Debug for LineFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LineFile")
+            .field("path", &self.path)
+            .field("teed", &self.tee.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl LineFile {
+    /// The log at `path`, opened by [`append`] as `file`.
+    pub fn new(path: &Path, what: &'static str, file: File, tee: Option<Tee>) -> LineFile {
+        LineFile {
+            path: path.to_path_buf(),
+            what,
+            file: Mutex::new(Some(file)),
+            tee,
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends `line`, which ends with a newline.
+    pub fn write(&self, line: &[u8]) {
+        let mut guard = self.file.locked();
+        if let Some(file) = guard.as_mut() {
+            let written = file.write_all(line).and_then(|()| file.flush());
+            if let Err(e) = written {
+                tracing::warn!(
+                    "cannot write the {} `{}`: {e}; no more lines will be written",
+                    self.what,
+                    self.path.display()
+                );
+                *guard = None;
+            }
+        }
+        // Under the file's lock: the tee hears the lines in the file's order.
+        if let Some(tee) = &self.tee {
+            tee(line);
+        }
+    }
+
+    /// Leaves the file alone from now on, as a write that failed does.
+    #[cfg(test)]
+    pub fn lose(&self) {
+        *self.file.locked() = None;
+    }
 }
 
 /// Why a log with other hard links is refused, and what to do.
@@ -211,28 +257,26 @@ mod tests {
 
     #[test]
     #[cfg(unix)]
-    fn a_volatile_folder_is_written_whole_without_syncs_for_as_long_as_it_is_held() {
+    fn a_scratch_file_is_rewritten_in_place_and_any_other_replaced_by_a_new_one() {
         let dir = tempfile::tempdir().unwrap();
-        let (inside, outside) = (dir.path().join("w/q1.json"), dir.path().join("q1.json"));
-        std::fs::create_dir(dir.path().join("w")).unwrap();
-        {
-            let _held = Volatile::new(&dir.path().join("w"));
-            assert!(volatile(&inside));
-            assert!(!volatile(&outside), "only what lies in the folder");
-            write(&inside, b"three").unwrap();
-            let first = inode(&inside);
-            write(&inside, b"two").unwrap();
-            assert_eq!(std::fs::read(&inside).unwrap(), b"two", "rewritten whole");
-            assert_eq!(inode(&inside), first, "in place: no new file");
-            write(&outside, b"one").unwrap();
-            let first = inode(&outside);
-            write(&outside, b"two").unwrap();
-            assert_ne!(inode(&outside), first, "outside, a new file replaces it");
-        }
-        assert!(!volatile(&inside), "let go with its holder");
-        let first = inode(&inside);
-        write(&inside, b"again").unwrap();
-        assert_ne!(inode(&inside), first, "replaced once the folder is let go");
+        let (scratch, kept) = (dir.path().join("q1.json"), dir.path().join("p.json"));
+        write_scratch(&scratch, b"three").unwrap();
+        let first = inode(&scratch);
+        write_scratch(&scratch, b"two").unwrap();
+        assert_eq!(std::fs::read(&scratch).unwrap(), b"two", "rewritten whole");
+        assert_eq!(inode(&scratch), first, "in place: no new file");
+        write(&kept, b"one").unwrap();
+        let first = inode(&kept);
+        write(&kept, b"two").unwrap();
+        assert_ne!(inode(&kept), first, "a new file replaces it");
+        let link = dir.path().join("l.json");
+        std::os::unix::fs::symlink(&kept, &link).unwrap();
+        write_scratch(&link, b"x").unwrap();
+        assert_eq!(
+            std::fs::read(&kept).unwrap(),
+            b"two",
+            "never through a link"
+        );
     }
 
     #[cfg(unix)]

@@ -3,6 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
+/// The suffix of a run's event log, appended as the run goes.
+pub const EVENTS: &str = "events.ndjson";
+/// The suffix of a run's transcript, appended as the run goes.
+pub const TRANSCRIPT: &str = "transcript.jsonl";
+
 /// The paths beside one plan file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Beside {
@@ -31,8 +36,8 @@ impl Beside {
         let named = |suffix: &str| plan.with_file_name(format!("{stem}.{suffix}"));
         Beside {
             report: named("report.md"),
-            events: named("events.ndjson"),
-            transcript: named("transcript.jsonl"),
+            events: named(EVENTS),
+            transcript: named(TRANSCRIPT),
             plan_review: named("plan-review.json"),
             review_json: named("review.json"),
             review_notes: named("review.md"),

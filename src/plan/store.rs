@@ -25,6 +25,9 @@ pub struct PlanStore {
     path: PathBuf,
     real: PathBuf,
     _lock: LockFile,
+    /// Saved without syncs ([`crate::atomic::write_scratch`]): what must last is kept
+    /// elsewhere (a queue worker's database) before the run goes on.
+    scratch: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -167,6 +170,7 @@ impl PlanStore {
                 path: path.to_path_buf(),
                 real,
                 _lock: lock,
+                scratch: false,
             }),
             Err(LockError::Held(lock)) => Err(StoreError::Locked {
                 path: path.to_path_buf(),
@@ -204,7 +208,18 @@ impl PlanStore {
         };
         let mut text = serde_json::to_string_pretty(plan).map_err(|e| write_err(e.into()))?;
         text.push('\n');
-        crate::atomic::write(&self.real, text.as_bytes()).map_err(write_err)
+        let write = match self.scratch {
+            true => crate::atomic::write_scratch,
+            false => crate::atomic::write,
+        };
+        write(&self.real, text.as_bytes()).map_err(write_err)
+    }
+
+    /// This store, its saves from now on without syncs: a queue worker's copy of a question's
+    /// plan, whose every checkpoint the database holds before the run goes on.
+    pub fn scratch(mut self) -> PlanStore {
+        self.scratch = true;
+        self
     }
 }
 

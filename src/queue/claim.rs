@@ -6,6 +6,8 @@
 //! take, so that a worker whose lease ran out can no longer write anything of the question.
 //! How an attempt's end is stored is `end.rs`'s.
 
+use std::collections::HashMap;
+
 use apalis_core::backend::TaskResult;
 use apalis_core::task::status::Status;
 use apalis_core::task::task_id::TaskId;
@@ -37,12 +39,14 @@ pub struct Claimed {
     pub stored: bool,
 }
 
-/// The plan and the files beside it, as a checkpoint or a question's end stores them.
+/// The plan and the files beside it, as the queue holds them.
 #[derive(Debug, Clone, Default)]
 pub struct Files {
     pub plan: Option<String>,
     /// `(suffix, content)`: `events.ndjson`, `report.md`, ...
     pub beside: Vec<(String, Vec<u8>)>,
+    /// The sequence number of the next line of each appended file the queue holds lines of.
+    pub next: HashMap<String, i64>,
 }
 
 /// Takes up to `max` jobs of `batch` for `worker`: each question's row marked running with a
@@ -96,7 +100,9 @@ async fn claim(
 ) -> Result<Option<Claimed>, sqlx::Error> {
     let row: Option<(String, String, String, String, Option<String>, bool)> = sqlx::query_as(
         "SELECT id, name, query, status, last_error, plan IS NOT NULL OR EXISTS (
-             SELECT 1 FROM researchflow.files f WHERE f.batch = q.batch AND f.question = q.id)
+             SELECT 1 FROM researchflow.files f WHERE f.batch = q.batch AND f.question = q.id
+         ) OR EXISTS (
+             SELECT 1 FROM researchflow.lines l WHERE l.batch = q.batch AND l.question = q.id)
          FROM researchflow.questions q
          WHERE batch = $1 AND job_id = $2 FOR UPDATE OF q",
     )
@@ -196,4 +202,41 @@ pub async fn holds(
     .fetch_optional(&mut **tx)
     .await?;
     Ok(claim == Some(c.claim))
+}
+
+/// What the queue holds of question `id` of `batch`: its last checkpoint, its files, and each
+/// appended file's lines, in order, as one file.
+pub async fn load(db: &Db, batch: &str, id: &str) -> Result<Files, QueueError> {
+    db.retrying("reading a question's checkpoint", || async move {
+        let plan: Option<String> = sqlx::query_scalar(
+            "SELECT plan FROM researchflow.questions WHERE batch = $1 AND id = $2",
+        )
+        .bind(batch)
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await?
+        .flatten();
+        let mut beside: Vec<(String, Vec<u8>)> = sqlx::query_as(
+            "SELECT suffix, content FROM researchflow.files WHERE batch = $1 AND question = $2",
+        )
+        .bind(batch)
+        .bind(id)
+        .fetch_all(&db.pool)
+        .await?;
+        let appended: Vec<(String, Vec<u8>, i64)> = sqlx::query_as(
+            "SELECT suffix, string_agg(line, ''::bytea ORDER BY seq), max(seq) + 1
+             FROM researchflow.lines WHERE batch = $1 AND question = $2 GROUP BY suffix",
+        )
+        .bind(batch)
+        .bind(id)
+        .fetch_all(&db.pool)
+        .await?;
+        let mut next = HashMap::new();
+        for (suffix, content, after) in appended {
+            next.insert(suffix.clone(), after);
+            beside.push((suffix, content));
+        }
+        Ok(Files { plan, beside, next })
+    })
+    .await
 }

@@ -106,18 +106,6 @@ impl Db {
         self.pool.begin().await
     }
 
-    /// A transaction whose commit returns before it reaches the server's disk
-    /// (`synchronous_commit = off`): a question's checkpoints, which the next synchronous
-    /// commit of any session makes durable (at the latest, the question's end; the server's
-    /// WAL writer within a fraction of a second). Only a crash of the server itself can lose
-    /// one, and then the database stays consistent: the question resumes from the checkpoint
-    /// before (see RELIABILITY.md).
-    pub async fn begin_checkpoint(&self) -> Result<Transaction<'static, Postgres>, sqlx::Error> {
-        self.pool
-            .begin_with("BEGIN; SET LOCAL synchronous_commit = off")
-            .await
-    }
-
     /// `what` failed with `e`, as one redacted line.
     pub fn failed(&self, what: &str, e: &sqlx::Error) -> QueueError {
         QueueError::Database(self.url.redact(&format!(

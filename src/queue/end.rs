@@ -1,10 +1,8 @@
-//! A question's attempt ended: its plan and files stored (the event log and transcript only
-//! past what the checkpoints stored, checked first), its row's status (over, or
+//! A question's attempt ended: its plan and files stored (but the event log and transcript,
+//! whose lines the worker's writer stored as they came), its row's status (over, or
 //! pending again for another attempt, or `failed` once its attempts are spent), and its job
 //! settled, in one transaction that only the claim's holder can commit (a worker stores the
 //! ends that came together in one).
-
-use std::collections::HashMap;
 
 use apalis_core::task::status::Status;
 use serde_json::Value;
@@ -13,6 +11,7 @@ use sqlx::{Postgres, Transaction};
 
 use super::claim::{Claimed, Files, ack, holds};
 use super::db::{Db, QueueError};
+use super::writer::APPENDED;
 use crate::batch::ItemStatus;
 use crate::events::Totals;
 use crate::review::ReviewSummary;
@@ -46,12 +45,9 @@ pub struct Ending {
     pub claimed: Claimed,
     pub end: End,
     pub files: Files,
-    /// How many bytes of each appended file the database holds already.
-    pub kept: HashMap<String, u64>,
 }
 
-/// Stores each question's end with its files (of the appended ones, what lies past `kept`)
-/// and settles its job, all in one transaction: for each, `false` when another worker took
+/// Stores each question's end with its files and settles its job, all in one transaction: for each, `false` when another worker took
 /// the question meanwhile (nothing of it is written).
 pub async fn finish(
     db: &Db,
@@ -80,12 +76,11 @@ async fn store(
         claimed: c,
         end,
         files,
-        kept,
     } = ending;
     if !holds(tx, c).await? {
         return Ok(false);
     }
-    super::mirror::store_files(tx, c, files, kept).await?;
+    store_files(tx, c, files).await?;
     let spent = spent(c.attempt, max_attempts);
     let (status, job_status, attempts, error) = match end {
         End::Ended { status, .. } => (status.as_str(), Status::Done, c.attempt, None),
@@ -128,4 +123,42 @@ async fn store(
     };
     ack(tx, &c.job, attempts, job_status, result, &c.worker).await?;
     Ok(true)
+}
+
+/// Stores the plan and every file beside it whole, but the appended ones (their lines are
+/// stored already), in `tx`, which holds the question's row.
+async fn store_files(
+    tx: &mut Transaction<'static, Postgres>,
+    c: &Claimed,
+    files: &Files,
+) -> Result<(), sqlx::Error> {
+    if let Some(text) = &files.plan {
+        sqlx::query(
+            "UPDATE researchflow.questions SET plan = $3, updated_at = now()
+             WHERE batch = $1 AND id = $2",
+        )
+        .bind(&c.batch)
+        .bind(&c.id)
+        .bind(text)
+        .execute(&mut **tx)
+        .await?;
+    }
+    let whole = files
+        .beside
+        .iter()
+        .filter(|(suffix, _)| !APPENDED.contains(&suffix.as_str()));
+    for (suffix, bytes) in whole {
+        sqlx::query(
+            "INSERT INTO researchflow.files (batch, question, suffix, content)
+             VALUES ($1, $2, $3, $4)
+             ON CONFLICT (batch, question, suffix) DO UPDATE SET content = EXCLUDED.content",
+        )
+        .bind(&c.batch)
+        .bind(&c.id)
+        .bind(suffix)
+        .bind(bytes)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
 }

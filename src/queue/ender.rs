@@ -4,7 +4,6 @@
 //! batch ends nearly at once, and each end in a transaction of its own made the slots wait
 //! for one commit after another.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -22,7 +21,7 @@ const TOGETHER: usize = 64;
 
 /// What the loop sends: an end to store, or a wish to hear when everything sent is stored.
 enum Sent {
-    End(Box<(Claimed, End, HashMap<String, u64>)>),
+    End(Box<(Claimed, End)>),
     Flush(oneshot::Sender<()>),
 }
 
@@ -54,10 +53,10 @@ impl Ender {
         }
     }
 
-    /// Queues question `c`'s end, `kept` what the database holds of its appended files.
-    pub fn send(&self, c: Claimed, end: End, kept: HashMap<String, u64>) {
+    /// Queues question `c`'s end.
+    pub fn send(&self, c: Claimed, end: End) {
         // After a failure the task is gone and `close` returns why.
-        let _ = self.sender.send(Sent::End(Box::new((c, end, kept))));
+        let _ = self.sender.send(Sent::End(Box::new((c, end))));
     }
 
     /// Waits until every end sent so far is stored (or the task failed).
@@ -101,13 +100,12 @@ impl EndStore {
             while let Some(sent) = next.take() {
                 match sent {
                     Sent::End(sent) => {
-                        let (c, end, kept) = *sent;
-                        let files = super::local::read_all(&plan_path(&self.scratch, &c));
+                        let (c, end) = *sent;
+                        let files = super::local::read_ended(&plan_path(&self.scratch, &c));
                         ends.push(Ending {
                             claimed: c,
                             end,
                             files,
-                            kept,
                         });
                     }
                     Sent::Flush(told) => flushes.push(told),

@@ -11,9 +11,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::claim::Files;
+use super::claim::{Files, load};
 use super::db::{Db, QueueError};
-use super::mirror::load;
 use super::status;
 use crate::batch::{Item, Manifest, manifest};
 
@@ -72,7 +71,7 @@ pub async fn export(db: &Db, batch: &str, dir: &Path) -> Result<Exported, QueueE
         }
         let files: Files = load(db, batch, &id).await?;
         let plan = dir.join(format!("{name}.json"));
-        super::local::write_all(&plan, &files)
+        super::local::write_all(&plan, &files, crate::atomic::write)
             .map_err(|e| io(&format!("question `{id}`'s files"), &e))?;
         let report = super::local::beside(&plan)
             .into_iter()

@@ -1,18 +1,15 @@
 //! One question's attempt on a worker: its files written from the queue's last checkpoint into
 //! the worker's folder (or a new plan), the plan opened as any run's is, and the workflow run
-//! through [`RunWorkflow`] with a [`DbMirror`] keeping every checkpoint in the database and its
-//! [`super::mirror::Shipper`] sending what the run appends in between.
+//! through [`RunWorkflow`] with a [`DbMirror`] keeping every checkpoint, and every line the run
+//! appends, in the database through the worker's [`Writer`].
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use tokio_util::task::AbortOnDropHandle;
-
-use super::claim::{Claimed, Files};
+use super::claim::{Claimed, Files, load};
 use super::db::Db;
-use super::mirror::{DbMirror, load};
+use super::writer::{DbMirror, QuestionWriter, Writer};
 use crate::exit::CommandError;
 use crate::plan::{PlanFile, PlanStore};
 use crate::run::Shutdown;
@@ -25,9 +22,6 @@ pub struct Attempted {
     pub finished: Result<Finished, CommandError>,
     /// Another worker took the question meanwhile: nothing of this run may be stored.
     pub lost: bool,
-    /// How many bytes of each appended file the database holds (empty when the run never got
-    /// as far as its mirror).
-    pub kept: HashMap<String, u64>,
 }
 
 /// Where question `c`'s plan lives on this worker: one folder per batch under `scratch`.
@@ -39,9 +33,11 @@ pub fn plan_path(scratch: &Path, c: &Claimed) -> PathBuf {
     scratch.join(folder).join(format!("{}.json", c.name))
 }
 
-/// Runs question `c` from its last checkpoint to an end.
+/// Runs question `c` from its last checkpoint to an end; every line its run appended is in
+/// the database when it returns (or the attempt failed).
 pub async fn attempt<W: RunWorkflow>(
     db: Db,
+    writer: Writer,
     runner: Arc<W>,
     c: Claimed,
     scratch: PathBuf,
@@ -49,21 +45,16 @@ pub async fn attempt<W: RunWorkflow>(
     shutdown: Shutdown,
 ) -> Attempted {
     let lost = Arc::new(AtomicBool::new(false));
-    let (store, plan, mirror) = match prepare(db, c, &scratch, Arc::clone(&lost)).await {
+    let (store, plan, question) = match prepare(db, &writer, c, &scratch).await {
         Ok(prepared) => prepared,
         Err(e) => {
             return Attempted {
                 finished: Err(e),
                 lost: false,
-                kept: HashMap::new(),
             };
         }
     };
-    let kept = mirror.kept();
-    // A task of its own, never polled by the run's: a checkpoint blocks the run's task while it
-    // waits for the offsets the shipper holds during a send, and a send polled by that same
-    // task would never end (a deadlock). Stopped when the run ends, before the offsets are read.
-    let shipper = AbortOnDropHandle::new(tokio::spawn(mirror.shipper().run()));
+    let mirror = DbMirror::new(question.clone(), Arc::clone(&lost));
     let finished = runner
         .run(RunRequest {
             store,
@@ -76,23 +67,29 @@ pub async fn attempt<W: RunWorkflow>(
         })
         .await
         .map_err(CommandError::from);
-    drop(shipper);
-    let kept = kept.lock().await.clone();
+    let finished = match question.flush().await {
+        Ok(held) => {
+            lost.fetch_or(!held, Ordering::SeqCst);
+            finished
+        }
+        Err(e) => Err(CommandError::failure(anyhow::anyhow!(
+            "cannot store what the run wrote: {e}"
+        ))),
+    };
     Attempted {
         finished,
         lost: lost.load(Ordering::SeqCst),
-        kept,
     }
 }
 
-/// Question `c`'s plan opened on the worker's disk from its last checkpoint, with the mirror
-/// that keeps its next ones.
+/// Question `c`'s plan opened on the worker's disk from its last checkpoint, with its way to
+/// the writer.
 async fn prepare(
     db: Db,
+    writer: &Writer,
     c: Claimed,
     scratch: &Path,
-    lost: Arc<AtomicBool>,
-) -> Result<(PlanStore, PlanFile, DbMirror), CommandError> {
+) -> Result<(PlanStore, PlanFile, QuestionWriter), CommandError> {
     let files = if c.stored {
         load(&db, &c.batch, &c.id)
             .await
@@ -109,12 +106,12 @@ async fn prepare(
             c.attempt
         );
     }
-    Ok((store, plan, DbMirror::new(db, c, path, &files, lost)))
+    Ok((store, plan, writer.question(c, &files.next)))
 }
 
 /// The question's plan on disk: its files written from the checkpoint, or a new plan.
 fn open(path: &Path, c: &Claimed, files: &Files) -> Result<(PlanStore, PlanFile), CommandError> {
-    super::local::write_all(path, files).map_err(|e| {
+    super::local::write_all(path, files, crate::atomic::write_scratch).map_err(|e| {
         CommandError::failure(anyhow::anyhow!(
             "cannot write question `{}`'s files in `{}`: {e}",
             c.id,
@@ -122,10 +119,10 @@ fn open(path: &Path, c: &Claimed, files: &Files) -> Result<(PlanStore, PlanFile)
         ))
     })?;
     if files.plan.is_some() {
-        return open_valid(path);
+        return open_valid(path).map(|(store, plan)| (store.scratch(), plan));
     }
     let plan = PlanFile::new(&c.query, crate::plan::workflow_id(), crate::clock::now());
     PlanStore::create(path, &plan)
-        .map(|store| (store, plan))
+        .map(|store| (store.scratch(), plan))
         .map_err(CommandError::usage)
 }

@@ -5,6 +5,11 @@
 use std::path::{Path, PathBuf};
 
 use super::claim::Files;
+use super::writer::APPENDED;
+
+/// How a file is written: [`crate::atomic::write`], or on a worker's disk
+/// [`crate::atomic::write_scratch`].
+pub type Write = fn(&Path, &[u8]) -> std::io::Result<()>;
 use crate::plan::Beside;
 
 /// `(suffix, path)` of every file beside the plan at `plan`: `report.md`, `events.ndjson`, ...
@@ -31,31 +36,34 @@ pub fn beside(plan: &Path) -> Vec<(String, PathBuf)> {
     .collect()
 }
 
-/// The plan's text and every file beside it that exists.
-pub fn read_all(plan: &Path) -> Files {
+/// What a question's end stores: the plan's text and every file beside it that exists, but
+/// the appended ones (the worker's writer stored their lines as they came).
+pub fn read_ended(plan: &Path) -> Files {
     Files {
         plan: std::fs::read_to_string(plan).ok(),
         beside: beside(plan)
             .into_iter()
+            .filter(|(suffix, _)| !APPENDED.contains(&suffix.as_str()))
             .filter_map(|(suffix, path)| std::fs::read(path).ok().map(|bytes| (suffix, bytes)))
             .collect(),
+        next: Default::default(),
     }
 }
 
-/// Writes `files` as the plan at `plan` and the files beside it, after removing whatever an
-/// earlier run of the question left there.
-pub fn write_all(plan: &Path, files: &Files) -> std::io::Result<()> {
+/// Writes `files` with `write` as the plan at `plan` and the files beside it, after removing
+/// whatever an earlier run of the question left there.
+pub fn write_all(plan: &Path, files: &Files, write: Write) -> std::io::Result<()> {
     if let Some(dir) = plan.parent() {
         std::fs::create_dir_all(dir)?;
     }
     remove_all(plan)?;
     for (suffix, path) in beside(plan) {
         if let Some((_, bytes)) = files.beside.iter().find(|(s, _)| *s == suffix) {
-            crate::atomic::write(&path, bytes)?;
+            write(&path, bytes)?;
         }
     }
     if let Some(text) = &files.plan {
-        crate::atomic::write(plan, text.as_bytes())?;
+        write(plan, text.as_bytes())?;
     }
     Ok(())
 }
@@ -89,11 +97,20 @@ mod tests {
         std::fs::write(dir.path().join("q-1.review.md"), "stale").expect("stale");
         let files = Files {
             plan: Some("{}\n".into()),
-            beside: vec![("events.ndjson".into(), b"{\"event\":1}\n".to_vec())],
+            beside: vec![
+                ("report.md".into(), b"# Q\n".to_vec()),
+                ("events.ndjson".into(), b"{\"event\":1}\n".to_vec()),
+            ],
+            next: Default::default(),
         };
-        write_all(&plan, &files).expect("write");
-        let back = read_all(&plan);
+        write_all(&plan, &files, crate::atomic::write_scratch).expect("write");
+        assert!(dir.path().join("q-1.events.ndjson").exists());
+        let back = read_ended(&plan);
         assert_eq!(back.plan, files.plan);
-        assert_eq!(back.beside, files.beside, "the stale review is gone");
+        assert_eq!(
+            back.beside,
+            files.beside[..1],
+            "the stale review is gone; the event log's lines are stored already"
+        );
     }
 }

@@ -11,7 +11,8 @@
 //! - `claim.rs`: taking questions, fenced by a claim token; `end.rs`: an attempt's end stored;
 //!   `lease.rs`: heartbeats and orphaned jobs;
 //! - `worker.rs`: [`Worker`], the driver of runs on the run layer's scheduler; `job.rs`: one
-//!   attempt from the last checkpoint; `mirror.rs`: every checkpoint kept in the database;
+//!   attempt from the last checkpoint; `writer.rs`: the worker's one writer of what its runs
+//!   append and checkpoint, fed over a channel;
 //!   `local.rs`: a question's files on the worker's disk; `scratch.rs`: the worker's folder
 //!   for them, and the removal of those dead workers left;
 //! - `gate_store.rs`: every endpoint's rate budget, shared by the workers through the
@@ -20,7 +21,6 @@
 //!
 //! See ARCHITECTURE.md, "Beyond one machine".
 
-pub mod checkpoint;
 pub mod claim;
 pub mod db;
 pub mod end;
@@ -30,13 +30,13 @@ pub mod gate_store;
 pub mod job;
 pub mod lease;
 pub mod local;
-pub mod mirror;
 pub mod schema;
 pub mod scratch;
 pub mod status;
 pub mod submit;
 pub mod url;
 pub mod worker;
+pub mod writer;
 
 pub use db::{Db, QueueError};
 pub use schema::open;

@@ -58,6 +58,23 @@ const MIGRATIONS: &[&str] = &[
         updated_at timestamptz NOT NULL DEFAULT now()
     );
     "#,
+    // 3: the lines of the files a run appends to (its event log, its transcript), a row each,
+    // numbered; what earlier versions stored of them whole becomes each file's line 0.
+    r#"
+    CREATE TABLE researchflow.lines (
+        batch text NOT NULL,
+        question text NOT NULL,
+        suffix text NOT NULL,
+        seq bigint NOT NULL,
+        line bytea NOT NULL,
+        PRIMARY KEY (batch, question, suffix, seq),
+        FOREIGN KEY (batch, question) REFERENCES researchflow.questions (batch, id)
+    );
+    INSERT INTO researchflow.lines (batch, question, suffix, seq, line)
+    SELECT batch, question, suffix, 0, content FROM researchflow.files
+    WHERE suffix IN ('events.ndjson', 'transcript.jsonl');
+    DELETE FROM researchflow.files WHERE suffix IN ('events.ndjson', 'transcript.jsonl');
+    "#,
 ];
 
 /// What `queue migrate` did.

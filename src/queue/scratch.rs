@@ -19,12 +19,11 @@ const LOCK: &str = "worker.lock";
 /// locking it.
 const YOUNGEST_SWEPT: Duration = Duration::from_secs(60);
 
-/// A worker's folder, locked while it lives; removed when dropped. Its files are written
-/// without syncs ([`crate::atomic::Volatile`]): the database holds what must last.
+/// A worker's folder, locked while it lives; removed when dropped. Its plans are saved
+/// without syncs ([`crate::atomic::write_scratch`]): the database holds what must last.
 pub struct Scratch {
     // The lock first: it is let go before the folder goes.
     _lock: LockFile,
-    _volatile: crate::atomic::Volatile,
     dir: tempfile::TempDir,
 }
 
@@ -41,11 +40,7 @@ impl Scratch {
                 dead.display()
             );
         }
-        Ok(Scratch {
-            _lock: lock,
-            _volatile: crate::atomic::Volatile::new(dir.path()),
-            dir,
-        })
+        Ok(Scratch { _lock: lock, dir })
     }
 
     pub fn path(&self) -> &Path {

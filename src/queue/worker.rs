@@ -19,6 +19,7 @@ use super::end::End;
 use super::ender::{EndStore, Ender, clear, shown_name};
 use super::job::{Attempted, attempt};
 use super::lease::{Leases, spawn_beats};
+use super::writer::Writer;
 use crate::events::RunStatus;
 use crate::logging::question_span;
 use crate::progress::{BatchUpdate, Progress, QuestionEnd};
@@ -82,6 +83,8 @@ impl<W: RunWorkflow + 'static> Worker<W> {
             max_attempts: self.options.max_attempts,
             display: self.display.clone(),
         });
+        // Every attempt's lines are stored before its end is: the writer may stop with the loop.
+        let (writer, _writing) = Writer::spawn(self.db.clone());
         let (tell, told) = watch::channel(false);
         let mut end = WorkerEnd::default();
         let mut jobs: Scheduler<Claimed, Attempted> = Scheduler::new(self.options.jobs);
@@ -96,7 +99,7 @@ impl<W: RunWorkflow + 'static> Worker<W> {
                 };
                 for c in taken {
                     running += 1;
-                    let job = self.job(c.clone(), on_watch(told.clone()));
+                    let job = self.job(c.clone(), on_watch(told.clone()), &writer);
                     jobs.queue(c, move || job);
                 }
                 let _ = jobs.start(|_| Ok::<_, std::convert::Infallible>(Admit::Run));
@@ -218,10 +221,12 @@ impl<W: RunWorkflow + 'static> Worker<W> {
         &self,
         c: Claimed,
         shutdown: Shutdown,
+        writer: &Writer,
     ) -> impl Future<Output = Attempted> + Send + 'static {
         let span = question_span(&shown_name(&c));
         attempt(
             self.db.clone(),
+            writer.clone(),
             Arc::clone(&self.runner),
             c,
             self.scratch.clone(),
@@ -234,7 +239,7 @@ impl<W: RunWorkflow + 'static> Worker<W> {
     /// Hands how a question's attempt ended to the ender, which stores it.
     fn ended(&self, done: Done<Claimed, Attempted>, end: &mut WorkerEnd, ender: &Ender) {
         let c = done.key;
-        let (outcome, kept) = match done.outcome {
+        let outcome = match done.outcome {
             Ok(Attempted { lost: true, .. }) => {
                 tracing::warn!(
                     "question `{}`: another worker took it over; its run here is dropped",
@@ -248,13 +253,10 @@ impl<W: RunWorkflow + 'static> Worker<W> {
                 });
                 return;
             }
-            Ok(Attempted { finished, kept, .. }) => (finished, kept),
-            Err(panic) => (
-                Err(crate::exit::CommandError::failure(anyhow::anyhow!(
-                    "the run stopped on an internal error: {panic}"
-                ))),
-                Default::default(),
-            ),
+            Ok(Attempted { finished, .. }) => finished,
+            Err(panic) => Err(crate::exit::CommandError::failure(anyhow::anyhow!(
+                "the run stopped on an internal error: {panic}"
+            ))),
         };
         let what = match outcome {
             Ok(finished) => {
@@ -278,7 +280,7 @@ impl<W: RunWorkflow + 'static> Worker<W> {
             }
             Err(e) => End::Failed(e.to_string()),
         };
-        ender.send(c, what, kept);
+        ender.send(c, what);
     }
 }
 

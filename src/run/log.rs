@@ -8,11 +8,10 @@
 //! [`EventListener`] (the terminal's progress display) may watch the events as they are
 //! written; it sees every event, also when the file has become unwritable.
 
+use crate::atomic::{LineFile, Tee};
 use crate::sync::Locked;
 use crate::usage::Usage;
-use std::fs::File;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -39,8 +38,7 @@ pub trait EventListener<E>: Send + Sync {
 
 /// A run's event log.
 pub struct EventLog<E> {
-    path: PathBuf,
-    file: Mutex<Option<File>>,
+    file: LineFile,
     retries: AtomicU64,
     unanswered: Mutex<Usage>,
     listener: Option<Arc<dyn EventListener<E>>>,
@@ -50,10 +48,14 @@ impl<E: LogEvent> EventLog<E> {
     /// Opens (appending) the event log; a resumed run continues the same file. A symbolic
     /// link there is refused ([`crate::atomic::append`]).
     pub fn open(path: &Path) -> Result<EventLog<E>, std::io::Error> {
+        EventLog::open_teed(path, None)
+    }
+
+    /// [`EventLog::open`], each line handed to `tee` too (a queue worker's writer).
+    pub fn open_teed(path: &Path, tee: Option<Tee>) -> Result<EventLog<E>, std::io::Error> {
         let file = crate::atomic::append(path, false)?;
         Ok(EventLog {
-            path: path.to_path_buf(),
-            file: Mutex::new(Some(file)),
+            file: LineFile::new(path, "event log", file, tee),
             retries: AtomicU64::new(0),
             unanswered: Mutex::new(Usage::default()),
             listener: None,
@@ -67,7 +69,7 @@ impl<E: LogEvent> EventLog<E> {
     }
 
     pub fn path(&self) -> &Path {
-        &self.path
+        self.file.path()
     }
 
     /// Tells the listener how far a running task's streamed answer has come; writes nothing.
@@ -86,21 +88,7 @@ impl<E: LogEvent> EventLog<E> {
         // Titles, errors and answers come from servers, models and documents: a terminal
         // escape would act on whoever replays the log (`jq -r`), and a URL may be quoted.
         crate::text::clean_json(&mut line);
-        // One write per line: a reader (or a crash) never sees half an event, and the line
-        // does not cost one system call per token.
-        let text = format!("{line}\n");
-        let mut guard = self.file.locked();
-        if let Some(file) = guard.as_mut() {
-            let written = file.write_all(text.as_bytes()).and_then(|()| file.flush());
-            if let Err(e) = written {
-                tracing::warn!(
-                    "cannot write event log `{}`: {e}; no more events will be written",
-                    self.path.display()
-                );
-                *guard = None;
-            }
-        }
-        drop(guard);
+        self.file.write(format!("{line}\n").as_bytes());
         if let Some(listener) = &self.listener {
             listener.on_event(&event);
         }
@@ -210,7 +198,7 @@ mod tests {
             .with_listener(recorder.clone());
         log.emit(Seen::Ended { block: "a".into() });
         // The file goes; events still reach the listener.
-        *log.file.lock().expect("lock") = None;
+        log.file.lose();
         log.emit(Seen::Started { goal: "b".into() });
         let seen = recorder.0.lock().expect("lock").clone();
         assert_eq!(seen, ["ended", "started"]);

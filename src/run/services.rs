@@ -151,24 +151,26 @@ impl Services {
     /// A run's tape: its calls recorded at `path` under a new `session` line, and answered
     /// from the replayed transcript when there is one.
     pub fn tape(&self, path: &Path, session: SessionLine) -> Result<Tape, SetupError> {
-        self.tape_replaying(path, session, self.replay.clone())
+        self.tape_replaying(path, session, self.replay.clone(), None)
     }
 
     /// [`Services::tape`], answered from `replay` (one run's own transcript) instead of the
-    /// process's.
+    /// process's, each line recorded handed to `tee` too (a queue worker's writer).
     pub fn tape_replaying(
         &self,
         path: &Path,
         mut session: SessionLine,
         replay: Option<Arc<Replayer>>,
+        tee: Option<crate::atomic::Tee>,
     ) -> Result<Tape, SetupError> {
         session.replay_of = replay.as_ref().map(|r| r.path().display().to_string());
-        let recorder = Recorder::open(path, session, self.settings.secrets()).map_err(|e| {
-            SetupError::config(anyhow::anyhow!(
-                "cannot open the transcript `{}`: {e}",
-                path.display()
-            ))
-        })?;
+        let recorder =
+            Recorder::open(path, session, self.settings.secrets(), tee).map_err(|e| {
+                SetupError::config(anyhow::anyhow!(
+                    "cannot open the transcript `{}`: {e}",
+                    path.display()
+                ))
+            })?;
         Ok(Tape {
             recorder: Some(Arc::new(recorder)),
             replayer: replay,

@@ -12,7 +12,7 @@ use crate::agents::verifier::Verifier;
 use crate::agents::{Agents, TaskRunner};
 use crate::events::{Event, EventListener, EventLog};
 use crate::offline::{OfflineAgents, OfflinePlanner};
-use crate::plan::{Beside, NodeStatus, PlanFile};
+use crate::plan::{Beside, NodeStatus, PlanFile, beside};
 use crate::planner::{PlanRound, Planner, bootstrap};
 use crate::read::cache::PageCache;
 use crate::review::{ReviewPaths, Reviewer};
@@ -42,6 +42,10 @@ impl RunWorkflow for Session {
         let files = Beside::of(store.real_path());
         let plan_path = store.path().to_path_buf();
         let real_plan = store.real_path().to_path_buf();
+        let (events_tee, transcript_tee) = match &mirror {
+            Some(m) => (m.tee(beside::EVENTS), m.tee(beside::TRANSCRIPT)),
+            None => (None, None),
+        };
         let checkpoints: Box<dyn Checkpoints> = match mirror {
             Some(mirror) => Box::new(Mirrored { store, mirror }),
             None => Box::new(store),
@@ -50,7 +54,7 @@ impl RunWorkflow for Session {
         // and a resume makes them again the same way.
         self.record_corpus(&mut plan);
         bootstrap(&mut plan);
-        let events = Arc::new(self.event_log(&files.events, listener)?);
+        let events = Arc::new(self.event_log(&files.events, listener, events_tee)?);
         let replay = replay.or_else(|| self.services.replay.clone());
         let salvage = match replay {
             None => salvage(&files.transcript, &plan),
@@ -60,6 +64,7 @@ impl RunWorkflow for Session {
             &files.transcript,
             session(&plan.workflow_id, plan.question(), Some(options.max_rounds)),
             replay,
+            transcript_tee,
         )?;
         tape.salvage = salvage;
         tracing::info!(
@@ -149,8 +154,9 @@ impl Session {
         &self,
         path: &Path,
         listener: Option<Arc<dyn EventListener<Event>>>,
+        tee: Option<crate::atomic::Tee>,
     ) -> Result<EventLog, SetupError> {
-        let mut events = EventLog::open(path).map_err(|e| {
+        let mut events = EventLog::open_teed(path, tee).map_err(|e| {
             SetupError::config(anyhow::anyhow!(
                 "cannot open the event log `{}`: {e}",
                 path.display()

@@ -5,19 +5,19 @@ use crate::sync::Locked;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 
 use super::line::{Line, SessionLine};
+use crate::atomic::{LineFile, Tee};
 use crate::settings::ApiKey;
 use crate::settings::secret::redact;
 
 /// Appends the lines of one invocation to a transcript.
 #[derive(Debug)]
 pub struct Recorder {
-    path: PathBuf,
     session: u32,
-    file: Mutex<Option<File>>,
+    file: LineFile,
     calls: Mutex<HashMap<String, u32>>,
     secrets: Vec<ApiKey>,
 }
@@ -26,11 +26,13 @@ impl Recorder {
     /// Opens (or creates) the transcript at `path` and appends the `session` line of this
     /// invocation: `session` is filled in (one more than the transcript holds). A line left
     /// unfinished by a crash is ended first, so it stays one broken line, not two. A symbolic
-    /// link there is refused ([`crate::atomic::append`]).
+    /// link there is refused ([`crate::atomic::append`]). Every line goes to `tee` too (a queue
+    /// worker's writer).
     pub fn open(
         path: &Path,
         mut session: SessionLine,
         secrets: Vec<ApiKey>,
+        tee: Option<Tee>,
     ) -> std::io::Result<Recorder> {
         let mut file = crate::atomic::append(path, true)?;
         let (sessions, ends_clean) = scan(&mut file)?;
@@ -39,9 +41,8 @@ impl Recorder {
         }
         session.session = sessions + 1;
         let recorder = Recorder {
-            path: path.to_path_buf(),
             session: session.session,
-            file: Mutex::new(Some(file)),
+            file: LineFile::new(path, "transcript", file, tee),
             calls: Mutex::new(HashMap::new()),
             secrets,
         };
@@ -50,7 +51,7 @@ impl Recorder {
     }
 
     pub fn path(&self) -> &Path {
-        &self.path
+        self.file.path()
     }
 
     /// This invocation's session number, for its lines.
@@ -86,17 +87,7 @@ impl Recorder {
                 return;
             }
         };
-        let mut guard = self.file.locked();
-        if let Some(file) = guard.as_mut() {
-            let written = file.write_all(text.as_bytes()).and_then(|()| file.flush());
-            if let Err(e) = written {
-                tracing::warn!(
-                    "cannot write the transcript `{}`: {e}; no more lines will be written",
-                    self.path.display()
-                );
-                *guard = None;
-            }
-        }
+        self.file.write(text.as_bytes());
     }
 }
 
@@ -140,7 +131,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("t.transcript.jsonl");
         let key = ApiKey::new("sk-very-secret").expect("key");
-        let first = Recorder::open(&path, session(), vec![key.clone()]).expect("open");
+        let first = Recorder::open(&path, session(), vec![key.clone()], None).expect("open");
         assert_eq!(first.session(), 1);
         assert_eq!((first.next_call("a"), first.next_call("a")), (0, 1));
         assert_eq!(first.next_call("b"), 0);
@@ -155,7 +146,7 @@ mod tests {
             .expect("f");
         f.write_all(b"{\"kind\":\"llm\",\"ses").expect("w");
         drop(f);
-        let second = Recorder::open(&path, session(), vec![key]).expect("reopen");
+        let second = Recorder::open(&path, session(), vec![key], None).expect("reopen");
         assert_eq!(second.session(), 3, "the written session line counts too");
         let text = std::fs::read_to_string(&path).expect("read");
         assert!(!text.contains("sk-very-secret"), "{text}");

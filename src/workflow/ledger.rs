@@ -42,8 +42,15 @@ impl Checkpoints for PlanStore {
 /// A second keeper of every checkpoint, after the plan file (a queue's database): a run whose
 /// mirror cannot keep a checkpoint stops, as when its file cannot be written.
 pub trait Mirror: Send {
-    /// Keeps `plan`, whole, as the latest checkpoint; the message says why it cannot.
+    /// Keeps `plan`, whole, as the latest checkpoint, after every line handed to its tees
+    /// before; the message says why it cannot.
     fn keep(&mut self, plan: &PlanFile) -> Result<(), String>;
+
+    /// Where the lines the run appends to its file `suffix` (`events.ndjson`,
+    /// `transcript.jsonl`) go too, as they are written.
+    fn tee(&self, _suffix: &str) -> Option<crate::atomic::Tee> {
+        None
+    }
 }
 
 /// The plan file, each of its checkpoints kept by a [`Mirror`] too.

@@ -459,9 +459,9 @@ async fn a_worker_killed_mid_question_is_taken_over_and_no_completed_node_runs_a
 }
 
 /// A worker killed while a task waits for its second model call, its first and its search
-/// answered a moment before: the answers reach the database between checkpoints (the mirror's
-/// shipper), and the worker that takes the question over is answered from them instead of
-/// paying again.
+/// answered a moment before: the answers reach the database between checkpoints (the worker's
+/// writer stores each line as it is written), and the worker that takes the question over is
+/// answered from them instead of paying again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_taken_over_task_is_answered_from_the_calls_the_killed_worker_had_paid_for() {
     let llm = MockLlm::start().await;
@@ -489,8 +489,8 @@ async fn a_taken_over_task_is_answered_from_the_calls_the_killed_worker_had_paid
         json!({"timeouts": {"llmMs": 30000, "searchMs": 3000}}),
     );
     let url = queued(&s, &["Only question?".to_string()]).await;
-    // Killed once the answered call has waited long enough to be sent (one to two rounds).
-    let patience = researchflow::queue::mirror::SHIP_EVERY * 3;
+    // Killed once the answered call has had time to be stored.
+    let patience = Duration::from_secs(1);
     let killed = worker(&s, &url, "q", &["--lease", "2", "--concurrency", "1"])
         .signal_when("KILL", move || {
             reached
@@ -568,10 +568,10 @@ async fn a_taken_over_task_is_answered_from_the_calls_the_killed_worker_had_paid
     assert_eq!(replayed[1]["kind"], "search", "{replayed:?}");
 }
 
-/// A checkpoint that comes while the shipper's send is held up (here by a lock the test holds
-/// on the question's stored files) waits for that send and then goes on: the send runs in a
-/// task of its own. Polled by the run's own task, the send could never end while the
-/// checkpoint blocked that task to wait for it, and the worker hung for good.
+/// A checkpoint that comes while the writer's statement is held up (here by a lock the test
+/// holds on the stored lines) waits for it and then goes on: the writer is a task of its own.
+/// Polled by the run's own task, the statement could never end while the checkpoint blocked
+/// that task to wait for it, and the worker hung for good.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_checkpoint_during_a_held_up_send_waits_for_it_and_the_question_ends() {
     let llm = MockLlm::start().await;
@@ -596,18 +596,18 @@ async fn a_checkpoint_during_a_held_up_send_waits_for_it_and_the_question_ends()
     while !reached.load(Ordering::SeqCst) {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    // The question's stored files locked while the task waits for its answer: the shipper's
-    // next send of what the task appended waits on them.
+    // The stored lines locked while the task waits for its answer: the writer's next
+    // statement, with what the task appended, waits on them.
     let pool = sqlx::PgPool::connect(&url).await.expect("connect");
     let mut held = pool.begin().await.expect("begin");
-    sqlx::query("SELECT 1 FROM researchflow.files FOR UPDATE")
-        .fetch_all(&mut *held)
+    sqlx::query("LOCK TABLE researchflow.lines IN SHARE MODE")
+        .execute(&mut *held)
         .await
-        .expect("lock the files");
+        .expect("lock the lines");
     let mut waiting = false;
     for _ in 0..100 {
         let sends: i64 = sqlx::query_scalar(
-            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH held AS%'",
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO researchflow.lines%'",
         )
         .fetch_one(&pool)
         .await
@@ -618,9 +618,9 @@ async fn a_checkpoint_during_a_held_up_send_waits_for_it_and_the_question_ends()
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert!(waiting, "the shipper's send never waited on the lock");
-    // The answer comes and the task's end is checkpointed while the send is still held up;
-    // the lock goes after that.
+    assert!(waiting, "the writer's statement never waited on the lock");
+    // The answer comes and the task's end is checkpointed while the statement is still held
+    // up; the lock goes after that.
     tokio::time::sleep(Duration::from_secs(7)).await;
     held.commit().await.expect("release");
     let out = running.await.expect("the worker");
@@ -630,150 +630,120 @@ async fn a_checkpoint_during_a_held_up_send_waits_for_it_and_the_question_ends()
     assert_eq!(counted(&st, "completed"), 1, "{st}\n{}", out.stderr);
 }
 
-/// A question's end stores of its event log only what lies past what the checkpoints stored,
-/// and only when the database holds exactly that: a stored file of another length (a
-/// checkpoint the server lost in a crash, a send that timed out yet arrived) is replaced
-/// whole, even when there is nothing to add.
+/// The worker's writer stores each line a run appends as a row numbered in the order written,
+/// once: a line sent again (a statement retried after its answer was lost) adds nothing, and
+/// the question's files load as one file each, with the number of the next line. A question's
+/// end stores the files beside the plan whole, but the appended ones.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_question_end_appends_past_what_the_database_holds_or_stores_the_file_whole() {
-    use researchflow::queue::claim::Files;
+async fn a_run_s_lines_are_stored_once_each_in_order_and_load_as_one_file() {
+    use researchflow::queue::claim::{Files, load};
+    use researchflow::queue::end::{End, Ending, finish};
+    use researchflow::queue::writer::Writer;
     let llm = MockLlm::start().await;
     let s = Setup::new(&llm, None);
     let (db, c) = one_question(&migrated(&s).await).await;
-    let whole = b"one\ntwo\nthree\n".to_vec();
-    let files = Files {
-        plan: None,
-        beside: vec![("events.ndjson".into(), whole.clone())],
+    let (writer, _task) = Writer::spawn(db.clone());
+    let question = writer.question(c.clone(), &Default::default());
+    let events = question.tee("events.ndjson").expect("an appended file");
+    assert!(question.tee("report.md").is_none(), "not an appended file");
+    for line in ["one\n", "two\n", "three\n"] {
+        events(line.as_bytes());
+    }
+    assert_eq!(question.flush().await, Ok(true));
+    // The same lines again from their first number, as a retried statement sends them.
+    let again = writer.question(c.clone(), &Default::default());
+    let events_again = again.tee("events.ndjson").expect("tee");
+    events_again(b"one\n");
+    events_again(b"two\n");
+    assert_eq!(again.flush().await, Ok(true));
+    let loaded = load(&db, "b", "q").await.expect("load");
+    let events_file = |files: &Files| {
+        files
+            .beside
+            .iter()
+            .find(|(s, _)| s == "events.ndjson")
+            .map(|(_, b)| String::from_utf8_lossy(b).into_owned())
     };
-    // (what the database holds, what the worker believes it holds)
-    let cases: [(&[u8], u64); 4] = [
-        (b"one\n", 4),       // appended past it
-        (b"one\ntwo\n", 4),  // holds more than believed: whole
-        (b"one\n", 8),       // holds less (a lost checkpoint): whole
-        (b"one\ntwo\n", 14), // nothing to add, yet less than believed: whole
-    ];
-    for (held, believed) in cases {
-        sqlx::query(
-            "INSERT INTO researchflow.files (batch, question, suffix, content)
-             VALUES ('b', 'q', 'events.ndjson', $1)
-             ON CONFLICT (batch, question, suffix) DO UPDATE SET content = EXCLUDED.content",
-        )
-        .bind(held)
-        .execute(&db.pool)
+    assert_eq!(events_file(&loaded).as_deref(), Some("one\ntwo\nthree\n"));
+    assert_eq!(loaded.next.get("events.ndjson"), Some(&3));
+    // A resumed run goes on from there.
+    let resumed = writer.question(c.clone(), &loaded.next);
+    resumed.tee("events.ndjson").expect("tee")(b"four\n");
+    assert_eq!(resumed.flush().await, Ok(true));
+    let loaded = load(&db, "b", "q").await.expect("load");
+    assert_eq!(
+        events_file(&loaded).as_deref(),
+        Some("one\ntwo\nthree\nfour\n")
+    );
+    // The end stores the report, never the event log whole beside its lines.
+    let ending = Ending {
+        claimed: c,
+        end: End::Failed("gave up".into()),
+        files: Files {
+            plan: Some("{}\n".into()),
+            beside: vec![
+                ("report.md".into(), b"# Q\n".to_vec()),
+                ("events.ndjson".into(), b"stale\n".to_vec()),
+            ],
+            next: Default::default(),
+        },
+    };
+    assert_eq!(finish(&db, &[ending], 3).await.expect("end"), [true]);
+    let whole: Vec<String> = sqlx::query_scalar("SELECT suffix FROM researchflow.files")
+        .fetch_all(&db.pool)
         .await
-        .expect("stored");
-        let kept = std::collections::HashMap::from([("events.ndjson".to_string(), believed)]);
-        let mut tx = db.begin().await.expect("begin");
-        researchflow::queue::mirror::store_files(&mut tx, &c, &files, &kept)
-            .await
-            .expect("end stored");
-        tx.commit().await.expect("commit");
-        let stored: Vec<u8> = sqlx::query_scalar("SELECT content FROM researchflow.files")
-            .fetch_one(&db.pool)
-            .await
-            .expect("read");
-        assert_eq!(
-            String::from_utf8_lossy(&stored),
-            String::from_utf8_lossy(&whole),
-            "held {:?}, believed {believed}",
-            String::from_utf8_lossy(held)
-        );
-    }
+        .expect("files");
+    assert_eq!(whole, ["report.md"]);
+    let loaded = load(&db, "b", "q").await.expect("load");
+    assert_eq!(
+        events_file(&loaded).as_deref(),
+        Some("one\ntwo\nthree\nfour\n")
+    );
 }
 
-/// Between checkpoints, the shipper sends what a run appended; when the database holds
-/// another length than it believes (a send that timed out yet arrived, a checkpoint a server
-/// crash lost), it sends the whole file once instead of trying the same offset every second.
+/// A checkpoint is stored with every line sent before it; once another worker took the
+/// question, nothing more is stored and the run learns it is lost.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_shipper_sends_a_file_whole_when_the_database_holds_another_length() {
-    use researchflow::queue::claim::Files;
-    let llm = MockLlm::start().await;
-    let s = Setup::new(&llm, None);
-    let (db, c) = one_question(&migrated(&s).await).await;
-    sqlx::query(
-        "INSERT INTO researchflow.files (batch, question, suffix, content)
-         VALUES ('b', 'q', 'events.ndjson', 'xx')",
-    )
-    .execute(&db.pool)
-    .await
-    .expect("stored");
-    let plan = s.path().join("w/q.json");
-    std::fs::create_dir_all(s.path().join("w")).expect("folder");
-    std::fs::write(s.path().join("w/q.events.ndjson"), "one\ntwo\n").expect("log");
-    // The worker believes the database holds "one\n".
-    let loaded = Files {
-        plan: None,
-        beside: vec![("events.ndjson".into(), b"one\n".to_vec())],
-    };
-    let lost = Arc::new(AtomicBool::new(false));
-    let mirror = researchflow::queue::mirror::DbMirror::new(db.clone(), c, plan, &loaded, lost);
-    let shipper = tokio::spawn(mirror.shipper().run());
-    let stored = || async {
-        let bytes: Vec<u8> = sqlx::query_scalar("SELECT content FROM researchflow.files")
-            .fetch_one(&db.pool)
-            .await
-            .expect("read");
-        String::from_utf8_lossy(&bytes).into_owned()
-    };
-    let patience = researchflow::queue::mirror::SHIP_EVERY * 4;
-    let started = std::time::Instant::now();
-    while stored().await != "one\ntwo\n" && started.elapsed() < patience {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    shipper.abort();
-    assert_eq!(stored().await, "one\ntwo\n");
-}
-
-/// A checkpoint is one statement: the plan stored and each appended file's new lines added
-/// past what the database holds, committed without waiting for the disk (the statement's
-/// setting, which a debug build asserts, ends with it). A file the database holds another
-/// length of (a checkpoint a server crash lost) is stored whole the long way; a question
-/// another worker took stores nothing, and the run learns it is lost.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_checkpoint_is_one_statement_unless_a_file_must_go_whole() {
+async fn a_checkpoint_holds_the_lines_before_it_and_a_lost_claim_stores_nothing() {
     use researchflow::workflow::Mirror;
     let llm = MockLlm::start().await;
     let s = Setup::new(&llm, None);
     let url = migrated(&s).await;
     let (_, c) = one_question(&url).await;
-    // One connection: the setting read at the end is read where the checkpoints ran.
-    let db = connect(&url, 1).await;
-    let dir = s.path().join("w");
-    std::fs::create_dir_all(&dir).expect("folder");
-    let (events, transcript) = (dir.join("q.events.ndjson"), dir.join("q.transcript.jsonl"));
-    std::fs::write(&events, "one\n").expect("log");
-    std::fs::write(&transcript, "call\n").expect("transcript");
+    let db = connect(&url, 2).await;
+    let (writer, _task) = researchflow::queue::writer::Writer::spawn(db.clone());
     let lost = Arc::new(AtomicBool::new(false));
-    let mut mirror = researchflow::queue::mirror::DbMirror::new(
-        db.clone(),
-        c,
-        dir.join("q.json"),
-        &researchflow::queue::claim::Files::default(),
+    let mut mirror = researchflow::queue::writer::DbMirror::new(
+        writer.question(c, &Default::default()),
         Arc::clone(&lost),
+    );
+    let (events, transcript) = (
+        mirror.tee("events.ndjson").expect("events"),
+        mirror.tee("transcript.jsonl").expect("transcript"),
     );
     let plan =
         researchflow::plan::PlanFile::new("Q?", "wf-1".into(), "2026-12-03T00:00:00Z".into());
     let stored = |suffix: &'static str| {
         let db = db.clone();
         async move {
-            let bytes: Vec<u8> =
-                sqlx::query_scalar("SELECT content FROM researchflow.files WHERE suffix = $1")
-                    .bind(suffix)
-                    .fetch_one(&db.pool)
-                    .await
-                    .expect("read");
-            String::from_utf8_lossy(&bytes).into_owned()
+            let lines: Vec<Vec<u8>> = sqlx::query_scalar(
+                "SELECT line FROM researchflow.lines WHERE suffix = $1 ORDER BY seq",
+            )
+            .bind(suffix)
+            .fetch_all(&db.pool)
+            .await
+            .expect("read");
+            String::from_utf8_lossy(&lines.concat()).into_owned()
         }
     };
-    let append = |path: &Path, line: &str| {
-        use std::io::Write;
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(path)
-            .expect("open");
-        f.write_all(line.as_bytes()).expect("append");
+    events(b"one\n");
+    transcript(b"call\n");
+    events(b"two\n");
+    // The ledger calls from inside the run, on a worker thread of the runtime.
+    let keep = |mirror: &mut researchflow::queue::writer::DbMirror| {
+        tokio::task::block_in_place(|| mirror.keep(&plan))
     };
-    mirror.keep(&plan).expect("first checkpoint");
+    keep(&mut mirror).expect("checkpoint");
     let held: Option<String> = sqlx::query_scalar("SELECT plan FROM researchflow.questions")
         .fetch_one(&db.pool)
         .await
@@ -787,48 +757,55 @@ async fn a_checkpoint_is_one_statement_unless_a_file_must_go_whole() {
             stored("events.ndjson").await,
             stored("transcript.jsonl").await
         ),
-        ("one\n".into(), "call\n".into())
-    );
-    append(&events, "two\n");
-    mirror.keep(&plan).expect("second checkpoint");
-    assert_eq!(
-        (
-            stored("events.ndjson").await,
-            stored("transcript.jsonl").await
-        ),
         ("one\ntwo\n".into(), "call\n".into())
     );
-    // The server lost what the last checkpoint stored of the log.
-    sqlx::query("UPDATE researchflow.files SET content = 'one' WHERE suffix = 'events.ndjson'")
-        .execute(&db.pool)
-        .await
-        .expect("lose");
-    append(&events, "three\n");
-    mirror.keep(&plan).expect("third checkpoint");
-    assert_eq!(
-        stored("events.ndjson").await,
-        "one\ntwo\nthree\n",
-        "sent whole"
-    );
-    let setting: String = sqlx::query_scalar("SELECT current_setting('synchronous_commit')")
-        .fetch_one(&db.pool)
-        .await
-        .expect("setting");
-    assert_eq!(setting, "on", "the checkpoints' setting outlived them");
     // Another worker takes the question.
     sqlx::query("UPDATE researchflow.questions SET claim = claim + 1")
         .execute(&db.pool)
         .await
         .expect("take over");
-    append(&events, "four\n");
-    let refused = mirror.keep(&plan).expect_err("the claim is lost");
+    events(b"three\n");
+    let refused = keep(&mut mirror).expect_err("the claim is lost");
     assert!(refused.contains("taken over"), "{refused}");
     assert!(lost.load(Ordering::SeqCst));
     assert_eq!(
         stored("events.ndjson").await,
-        "one\ntwo\nthree\n",
+        "one\ntwo\n",
         "nothing written"
     );
+}
+
+/// A database migrated by the version before lines were rows keeps what it stored of each
+/// question's event log and transcript: each becomes its file's first line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_older_database_keeps_its_event_logs_when_migrated() {
+    let llm = MockLlm::start().await;
+    let s = Setup::new(&llm, None);
+    let url = migrated(&s).await;
+    let (db, _) = one_question(&url).await;
+    sqlx::raw_sql(
+        "DROP TABLE researchflow.lines;
+         UPDATE researchflow.schema_version SET version = 2;
+         INSERT INTO researchflow.files (batch, question, suffix, content) VALUES
+             ('b', 'q', 'events.ndjson', 'one\ntwo\n'), ('b', 'q', 'report.md', '# Q\n')",
+    )
+    .execute(&db.pool)
+    .await
+    .expect("an older database");
+    migrate(&s, &url).await;
+    let files = researchflow::queue::claim::load(&db, "b", "q")
+        .await
+        .expect("load");
+    let mut beside = files.beside.clone();
+    beside.sort();
+    assert_eq!(
+        beside,
+        [
+            ("events.ndjson".to_string(), b"one\ntwo\n".to_vec()),
+            ("report.md".to_string(), b"# Q\n".to_vec())
+        ]
+    );
+    assert_eq!(files.next.get("events.ndjson"), Some(&1));
 }
 
 /// A worker that runs for days kept every question it ran in its folder until it ended (and
@@ -903,8 +880,8 @@ async fn ends_stored_together_skip_only_the_one_whose_claim_is_lost() {
         files: researchflow::queue::claim::Files {
             plan: Some("{}\n".into()),
             beside: vec![("report.md".into(), b"# R\n".to_vec())],
+            next: Default::default(),
         },
-        kept: Default::default(),
     };
     let held = finish(&db, &[ending(c), ending(r)], 3)
         .await
@@ -975,44 +952,6 @@ async fn one_question(url: &str) -> (researchflow::queue::Db, researchflow::queu
     (db, c)
 }
 
-/// A checkpoint's transaction commits without waiting for the server's disk, and the setting
-/// ends with it: every other transaction on the same connections waits, as the server's
-/// default says (a claim, a question's end).
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn only_a_checkpoint_commits_without_waiting_for_the_disk() {
-    let url = Postgres::shared().database();
-    let db = connect(&url, 2).await;
-    let setting = "SELECT current_setting('synchronous_commit')";
-    for _ in 0..3 {
-        let mut tx = db.begin_checkpoint().await.expect("begin");
-        let inside: String = sqlx::query_scalar(setting)
-            .fetch_one(&mut *tx)
-            .await
-            .expect("read");
-        assert_eq!(inside, "off");
-        tx.commit().await.expect("commit");
-        let mut tx = db.begin().await.expect("begin");
-        let plain: String = sqlx::query_scalar(setting)
-            .fetch_one(&mut *tx)
-            .await
-            .expect("read");
-        assert_eq!(plain, "on", "the setting outlived its transaction");
-        tx.commit().await.expect("commit");
-    }
-    // Both of the pool's connections at once: neither kept it.
-    let (mut a, mut b) = (
-        db.pool.acquire().await.unwrap(),
-        db.pool.acquire().await.unwrap(),
-    );
-    for conn in [&mut a, &mut b] {
-        let after: String = sqlx::query_scalar(setting)
-            .fetch_one(&mut **conn)
-            .await
-            .expect("read");
-        assert_eq!(after, "on");
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_server_crashed_and_restarted_mid_batch_and_the_batch_completes() {
     let pg = Postgres::start();
@@ -1032,8 +971,8 @@ async fn the_server_crashed_and_restarted_mid_batch_and_the_batch_completes() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let before = tokio::task::block_in_place(|| {
-        // A crash, not a clean stop: the checkpoints committed asynchronously and not yet
-        // written are lost, and the next ones must store the questions whole again.
+        // A crash, not a clean stop: what the workers were storing then is not stored, and
+        // must be stored again once the server is back.
         pg.crash();
         let before = llm.chat_requests().len();
         std::thread::sleep(Duration::from_secs(3));
@@ -1057,8 +996,8 @@ async fn the_server_crashed_and_restarted_mid_batch_and_the_batch_completes() {
         .await
         .expect("attempts");
     assert_eq!(attempts, 1, "no question was taken from its worker");
-    // Each question's stored event log and transcript are whole: what a lost checkpoint
-    // missed, a later one or the question's end stored again.
+    // Each question's stored event log and transcript are whole: no line was lost to the
+    // crash.
     export(&s, &url, "q", "ex").run().await.success();
     let (mut logs, mut transcripts) = (0, 0);
     for entry in std::fs::read_dir(s.path().join("ex")).expect("export") {
@@ -1106,20 +1045,21 @@ async fn a_poison_question_ends_failed_after_its_attempts_while_the_rest_complet
             .await;
         assert_eq!(killed.status, -1, "{}", killed.stderr);
     }
-    worker(
+    let drained = worker(
         &s,
         &url,
         "q",
         &[&flags[..], &["--drain", "--jobs", "2"]].concat(),
     )
     .run()
-    .await
-    .success();
+    .await;
+    drained.success();
     let st = status(&s, &url, "q").await;
     assert_eq!(
         (counted(&st, "completed"), counted(&st, "failed")),
         (5, 1),
-        "{st}"
+        "{st}\n{}",
+        drained.stderr
     );
     assert_eq!(
         poisoned.load(Ordering::SeqCst),
@@ -1430,9 +1370,9 @@ async fn an_older_schema_is_refused_naming_the_command_that_upgrades_it() {
     questions(s.path(), "q.txt", &numbered(1));
     let url = migrated(&s).await;
     let pool = sqlx::PgPool::connect(&url).await.expect("connect");
-    // What a database migrated by the version before the shared rate budget holds.
+    // What a database migrated by the version before lines were rows holds.
     sqlx::raw_sql(
-        "DROP TABLE researchflow.gates; UPDATE researchflow.schema_version SET version = 1",
+        "DROP TABLE researchflow.lines; UPDATE researchflow.schema_version SET version = 2",
     )
     .execute(&pool)
     .await
@@ -1443,7 +1383,7 @@ async fn an_older_schema_is_refused_naming_the_command_that_upgrades_it() {
     ] {
         let out = s.cmd().args(&args).run().await;
         out.code(2);
-        one_error_line(&out, "is version 1, older than this researchflow's 2");
+        one_error_line(&out, "is version 2, older than this researchflow's 3");
         assert!(
             out.stderr
                 .contains("run `researchflow queue migrate --queue postgres://rf@127.0.0.1:"),
