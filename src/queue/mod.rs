@@ -18,7 +18,7 @@
 //!   database;
 //! - `status.rs`: `batch status`; `export.rs`: `batch export`.
 //!
-//! See ARCHITECTURE.md, "Beyond one machine".
+//! See ARCHITECTURE.md, "Batches on PostgreSQL".
 
 pub mod checkpoint;
 pub mod claim;
