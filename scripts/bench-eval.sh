@@ -19,7 +19,7 @@
 #  gives the same figures, slower).
 #
 #  Each engine's figures: first the strict ones, read from each report's leading statement
-#  (README, "researchflow eval"): stated-answer precision, coverage and abstention, over every
+#  (docs/src/commands/eval.md): stated-answer precision, coverage and abstention, over every
 #  question and without the set's traps; then the older ones, a gold answer anywhere in the
 #  report among them.
 set -euo pipefail

@@ -21,7 +21,7 @@
 #
 # How to read the figures:
 #   answered, F1, citation precision, evidence recall, supported claims: `eval`'s totals
-#     (see README, `researchflow eval`). "supported claims" is the share of the final reports'
+#     (see docs/src/commands/eval.md). "supported claims" is the share of the final reports'
 #     cited claims that the content-word check finds in what their sources hold (title and
 #     snippet, plus the passages of a page read). The stand-in quotes only what it is shown,
 #     so its claims are supported either way; what changes is what they say. So the same

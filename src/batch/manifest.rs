@@ -74,7 +74,7 @@ pub struct Item {
     #[serde(default)]
     pub totals: Option<Totals>,
     /// Why it ended short of `completed`; `null` otherwise (every key is always written, as
-    /// README lists them).
+    /// the book lists them, `docs/src/commands/batch.md`).
     #[serde(default)]
     pub reason: Option<String>,
     /// The review of its report, as the workflow printed it (`status`, `verdict`, `files`);

@@ -14,7 +14,7 @@ use clap::{Command, CommandFactory, FromArgMatches};
 use super::Cli;
 
 /// Each variable's new name and its old names, the preferred first: the first one set is read
-/// when the new name is not. README's tables list them.
+/// when the new name is not. The book's tables list them (`docs/src/cli.md`).
 pub const ENV_ALIASES: &[(&str, &[&str])] = &[
     ("RESEARCHFLOW_CONFIG", &["AGENT_CONFIG"]),
     // `PLAN_PATH` won over `PLAN_FILE` when both were set, and still does.

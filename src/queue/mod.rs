@@ -19,7 +19,7 @@
 //!   database;
 //! - `status.rs`: `batch status`; `export.rs`: `batch export`.
 //!
-//! See ARCHITECTURE.md, "Beyond one machine".
+//! See ARCHITECTURE.md, "Batches on PostgreSQL".
 
 pub mod claim;
 pub mod db;

@@ -255,14 +255,16 @@ mod tests {
         assert_eq!(
             Prompt::SearchQueries.max_tokens(),
             256,
-            "the README's default"
+            "the book's default (docs/src/configuration.md)"
         );
     }
 
     #[test]
-    fn the_readme_lists_every_role() {
-        let readme = include_str!("../../README.md");
-        let row = format!("`roles.{{{}}}`", Role::NAMES.join(","));
-        assert!(readme.contains(&row), "README's config table: {row}");
+    fn the_book_lists_every_role() {
+        let book = include_str!("../../docs/src/configuration.md");
+        for name in Role::NAMES {
+            let key = format!("`roles.{name}`");
+            assert!(book.contains(&key), "docs/src/configuration.md: {key}");
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! The Thinkon runtime (docs/SPEC.md, "Plan-next answers (Thinkon)"): a fractal planner over a
 //! tree of blocks (goal, plan, done), each planned with one `plan-next` answer, with the
-//! research sub-agents and an opt-in shell as its executors. See `ARCHITECTURE.md` ("One
-//! Thinkon run") for the path of one run.
+//! research sub-agents and an opt-in shell as its executors. See `ARCHITECTURE.md` ("The path
+//! of one run") for where it sits.
 //!
 //! - `runtime.rs`: the loop and its limits; `steps.rs`: each step (define the root, plan a
 //!   child, force execution at the depth limit, execute, reflect, receive a child's result).

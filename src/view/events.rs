@@ -1,4 +1,4 @@
-//! What a view takes from a run's event log (`<stem>.events.ndjson`, README's catalogue): each
+//! What a view takes from a run's event log (`<stem>.events.ndjson`, the book's catalogue, `docs/src/event-log.md`): each
 //! task's attempts with when they started and ended (`task_started`, then `task_completed`,
 //! `task_failed` or `task_not_run`), every round's plan review and the tasks it dropped, and
 //! how the run ended (`run_finished`). Read line by line and leniently: a line that is not

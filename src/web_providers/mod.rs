@@ -4,8 +4,8 @@
 //!
 //! This module only describes the APIs: no HTTP client, no settings, no environment. It sits
 //! below `settings` so that config parsing can read the registry (names, key variables); the
-//! search client (`search/web.rs`) sends the requests. See ARCHITECTURE.md, "How to add a web
-//! search provider".
+//! search client (`search/web.rs`) sends the requests. See ARCHITECTURE.md, "Recipes",
+//! "A web search provider".
 
 pub mod brave;
 pub mod provider;

@@ -33,7 +33,7 @@ pub struct WebHit {
 
 /// One web search API. Implement it in a file of its own and add the value to
 /// [`super::WEB_PROVIDERS`]: config parsing, key lookup, the search client, `doctor` and the
-/// error messages read it from there (ARCHITECTURE.md, "How to add...", "A web search provider").
+/// error messages read it from there (ARCHITECTURE.md, "Recipes", "A web search provider").
 pub trait WebProvider: Sync {
     /// Its name in `search.provider`: lower case, unique, neither `local` nor `none`.
     fn name(&self) -> &'static str;

@@ -67,12 +67,18 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_documents_every_provider_and_its_key_variable() {
-        let readme = include_str!("../../README.md");
+    fn the_book_documents_every_provider_and_its_key_variable() {
+        let book = include_str!("../../docs/src/configuration.md");
         for provider in WEB_PROVIDERS {
             let (name, env) = (provider.name(), provider.key_env());
-            assert!(readme.contains(&format!("`{name}`")), "README: `{name}`");
-            assert!(readme.contains(&format!("`{env}`")), "README: `{env}`");
+            assert!(
+                book.contains(&format!("`{name}`")),
+                "docs/src/configuration.md: `{name}`"
+            );
+            assert!(
+                book.contains(&format!("`{env}`")),
+                "docs/src/configuration.md: `{env}`"
+            );
         }
     }
 }

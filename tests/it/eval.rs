@@ -708,9 +708,9 @@ async fn reports_another_system_wrote_are_scored_by_the_same_rules() {
 /// The reports scripts/bench-peers.sh recorded on its first run (SmolLM2 135M, three questions,
 /// `fixtures/peers/smollm2-2026-12-05`), scored again: researchflow's degraded reports say so
 /// and abstain, local-deep-research's state wrong answers citing the site's pages, GPT
-/// Researcher left none; its scores, as the README's table gives them.
+/// Researcher left none; its scores, as the book's table gives them (`docs/src/benchmarks.md`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_peers_recorded_reports_score_as_the_readme_says() {
+async fn the_peers_recorded_reports_score_as_the_book_says() {
     let recorded = root().join("fixtures/peers/smollm2-2026-12-05");
     let score = |system: &'static str| {
         let out = tempfile::tempdir().expect("tempdir");

@@ -17,6 +17,7 @@ mod claims;
 mod conventions;
 mod diff;
 mod doc_formats;
+mod docs;
 mod doctor_offline;
 mod engine;
 mod eval;

@@ -399,7 +399,7 @@ async fn a_worker_killed_mid_question_is_taken_over_and_no_completed_node_runs_a
         running["question"]
             .as_str()
             .is_some_and(|q| q.starts_with("only-question"))
-            // `host:pid:random`, as README says (it read `host:pid:random/q`).
+            // `host:pid:random`, as docs/src/many-machines.md says (it read `host:pid:random/q`).
             && running["worker"].as_str().is_some_and(|w| {
                 let parts: Vec<&str> = w.split(':').collect();
                 parts.len() == 3 && parts[1].parse::<u32>().is_ok() && !w.contains('/')
