@@ -107,7 +107,7 @@ fn refusal(path: &Path, doc: &Value, err: &StoreError) -> String {
         _ => "(a field)".to_string(),
     };
     format!(
-        "`{shown}` is not a plan file: `{field}` does not hold what a plan file holds there; see the plan file format in README.md"
+        "`{shown}` is not a plan file: `{field}` does not hold what a plan file holds there; see the plan file format in docs/src/file-formats.md"
     )
 }
 

@@ -55,7 +55,7 @@ pub enum StoreError {
         message: String,
     },
     #[error(
-        "`{path}` is not a researchflow plan file: field `{field}`: {message}; see the plan file format in README.md"
+        "`{path}` is not a researchflow plan file: field `{field}`: {message}; see the plan file format in docs/src/file-formats.md"
     )]
     NotAPlan {
         path: PathBuf,
