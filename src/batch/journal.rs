@@ -4,7 +4,7 @@
 //! `batch.json` plus the journal's lines, applied in order, is the batch's state.
 //!
 //! This file knows lines, not what they mean: it appends them, reads them back, and removes the
-//! journal once `batch.json` holds it all (`manifest.rs` folds it, `recorder.rs` writes it).
+//! journal once `batch.json` holds it all (`manifest.rs` folds it, `manifest_writer.rs` writes it).
 //! A last line without its newline is an append cut short by a crash: it is not read, and no
 //! error.
 

@@ -1,6 +1,6 @@
 //! `DIR/batch.json`, the manifest of a batch: one item per question with its status, files
 //! and totals. While a batch runs, each question's start and end is appended to its journal
-//! (`journal.rs`) and `batch.json` is rewritten only now and then (`recorder.rs`); reading a
+//! (`journal.rs`) and `batch.json` is rewritten only now and then (`manifest_writer.rs`); reading a
 //! manifest folds the journal in, so every reader (a rerun skipping what is done, `watch`,
 //! `batch export`) sees the latest state, mid-batch or after a crash, without writing
 //! anything. `DIR/batch.lock` keeps two batches off one folder.
@@ -142,9 +142,9 @@ pub enum ManifestError {
         dir: PathBuf,
         source: std::io::Error,
     },
-    /// The batch's recorder could not write what it was told (its first error).
+    /// The batch's writer could not write what it was told (its first error).
     #[error("the batch's record stopped: {0}")]
-    Recorder(String),
+    Writer(String),
 }
 
 /// The manifest's path in `dir`.

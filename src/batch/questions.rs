@@ -93,13 +93,13 @@ pub fn parse(shown: &str, text: &str) -> Result<Vec<Question>, QuestionsError> {
                 serde_json::Value::String(s) => s,
                 other => other.to_string(),
             });
-            entries.push(Entry {
+            entries.push(QuestionLine {
                 line: number,
                 id,
                 query: parsed.query,
             });
         } else {
-            entries.push(Entry {
+            entries.push(QuestionLine {
                 line: number,
                 id: None,
                 query: line.to_string(),
@@ -110,7 +110,7 @@ pub fn parse(shown: &str, text: &str) -> Result<Vec<Question>, QuestionsError> {
 }
 
 /// One question as read, before it is named: its line in `shown`, its id if it has one.
-pub struct Entry {
+pub struct QuestionLine {
     pub line: usize,
     pub id: Option<String>,
     pub query: String,
@@ -118,10 +118,10 @@ pub struct Entry {
 
 /// The questions of `entries`, each named (its id's words, or its text's with a hash); an
 /// empty question, or a name taken twice, is refused with its line.
-pub fn questions(shown: &str, entries: Vec<Entry>) -> Result<Vec<Question>, QuestionsError> {
+pub fn questions(shown: &str, entries: Vec<QuestionLine>) -> Result<Vec<Question>, QuestionsError> {
     let mut out: Vec<Question> = Vec::new();
     let mut names = HashSet::new();
-    for Entry { line, id, query } in entries {
+    for QuestionLine { line, id, query } in entries {
         let err = |message: String| QuestionsError::Line {
             path: shown.to_string(),
             line,

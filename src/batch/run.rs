@@ -1,6 +1,6 @@
 //! A batch being run: one run per question, at most `jobs` at once on the run layer's
 //! scheduler, each through its [`RunQuestion`] (the batch never sees an engine) inside
-//! its [`question_span`], each start and end handed to the batch's [`Recorder`] (which
+//! its [`question_span`], each start and end handed to the batch's [`ManifestWriter`] (which
 //! journals it on a thread of its own: the driver never waits for the disk), told to the
 //! progress display and logged in one line. Ctrl-C or SIGTERM: no new
 //! question starts, running ones checkpoint as a workflow does. An endpoint that cannot be
@@ -14,7 +14,7 @@ use tokio::sync::watch;
 use tracing::Instrument;
 
 use super::ask::{Ask, Ran, RunQuestion};
-use super::recorder::{Pace, Recorder};
+use super::manifest_writer::{ManifestWriter, Pace};
 use super::{Item, ItemStatus, Manifest, Question};
 use crate::exit::CommandError;
 use crate::logging::question_span;
@@ -47,7 +47,7 @@ pub struct Batch<W> {
     /// servers (`eval --replay`): question `x` from `DIR/x.transcript.jsonl`.
     pub replay_dir: Option<PathBuf>,
     /// The writer of `batch.json` and its journal, from [`Batch::to_run`] to the end.
-    recorder: Option<Recorder>,
+    writer: Option<ManifestWriter>,
 }
 
 type Ended = Result<Ran, CommandError>;
@@ -70,12 +70,12 @@ impl<W: RunQuestion> Batch<W> {
             runner: Arc::new(runner),
             display: ProgressDisplay::for_terminal().map(|d| d as Arc<dyn Progress>),
             replay_dir,
-            recorder: None,
+            writer: None,
         }
     }
 
     /// The new questions put in the manifest as `pending`, saved (with a journal left by a
-    /// crash folded in), and the recorder started; returns those to run (every question not
+    /// crash folded in), and the writer started; returns those to run (every question not
     /// done yet), in file order.
     pub fn to_run(&mut self, questions: &[Question]) -> Result<Vec<Question>, CommandError> {
         let mut todo = Vec::new();
@@ -134,7 +134,7 @@ impl<W: RunQuestion> Batch<W> {
                     tracing::warn!("interrupted: no new question starts; running ones checkpoint");
                     let _ = tell.send(true);
                     // `batch.json` as it stands, while the running ones checkpoint.
-                    self.recorder()?.write_soon().map_err(CommandError::failure)?;
+                    self.writer()?.write_soon().map_err(CommandError::failure)?;
                 }
                 done = questions.next() => {
                     if let Some(done) = done {
@@ -145,8 +145,8 @@ impl<W: RunQuestion> Batch<W> {
         }
         self.show(BatchUpdate::Finished);
         end.took = clock.elapsed();
-        if let Some(recorder) = self.recorder.take() {
-            recorder.finish().await.map_err(CommandError::failure)?;
+        if let Some(writer) = self.writer.take() {
+            writer.finish().await.map_err(CommandError::failure)?;
         }
         Ok(end)
     }
@@ -234,30 +234,30 @@ impl<W: RunQuestion> Batch<W> {
         }
     }
 
-    /// Puts `item` in the manifest and hands it to the recorder.
+    /// Puts `item` in the manifest and hands it to the writer.
     fn record(&mut self, item: Item) -> Result<(), CommandError> {
         self.manifest.put(item.clone());
-        self.recorder()?.record(item).map_err(CommandError::failure)
+        self.writer()?.record(item).map_err(CommandError::failure)
     }
 
-    /// The recorder, opened if [`Batch::to_run`] did not.
-    fn recorder(&mut self) -> Result<&Recorder, CommandError> {
-        if self.recorder.is_none() {
+    /// The writer, opened if [`Batch::to_run`] did not.
+    fn writer(&mut self) -> Result<&ManifestWriter, CommandError> {
+        if self.writer.is_none() {
             self.open_record()?;
         }
-        self.recorder
+        self.writer
             .as_ref()
             .ok_or_else(|| CommandError::failure(anyhow::anyhow!("the batch has no record")))
     }
 
     /// `batch.json` saved as the manifest stands (a journal left by a crash is in it: the
-    /// folder's manifest was read with it) and the recorder started.
+    /// folder's manifest was read with it) and the writer started.
     fn open_record(&mut self) -> Result<(), CommandError> {
         // An earlier record ends first (it writes `batch.json` as it ends).
-        self.recorder = None;
-        let recorder = Recorder::open(&self.dir, self.manifest.clone(), Pace::default())
+        self.writer = None;
+        let writer = ManifestWriter::open(&self.dir, self.manifest.clone(), Pace::default())
             .map_err(CommandError::failure)?;
-        self.recorder = Some(recorder);
+        self.writer = Some(writer);
         Ok(())
     }
 

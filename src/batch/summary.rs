@@ -96,7 +96,7 @@ pub fn reports_in(dir: &Path) -> String {
 mod tests {
     use super::*;
     use crate::batch::Item;
-    use crate::batch::questions::{Entry, questions};
+    use crate::batch::questions::{QuestionLine, questions};
 
     fn item(id: &str, status: ItemStatus, reason: Option<&str>) -> Item {
         Item {
@@ -115,7 +115,7 @@ mod tests {
     #[test]
     fn the_summary_counts_names_what_ended_short_and_says_where_the_files_are() {
         let entries = (1..=8)
-            .map(|n| Entry {
+            .map(|n| QuestionLine {
                 line: n,
                 id: Some(format!("q{n}")),
                 query: format!("Q{n}?"),

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::batch::questions::{Entry, questions};
+use crate::batch::questions::{QuestionLine, questions};
 use crate::batch::summary::{reports_in, summary};
 use crate::batch::{Batch, BatchEnd, Item, Manifest, Question, folder, manifest};
 use crate::cli::{EvalArgs, GlobalArgs};
@@ -143,7 +143,7 @@ fn previous_of(args: &EvalArgs) -> Result<Option<(PathBuf, Evaluation)>, Command
 fn questions_of(path: &Path, set: &[Gold]) -> Result<Vec<Question>, CommandError> {
     let entries = set
         .iter()
-        .map(|gold| Entry {
+        .map(|gold| QuestionLine {
             line: gold.line,
             id: Some(gold.id.clone()),
             query: gold.question.clone(),

@@ -45,7 +45,7 @@ impl HttpCall {
 /// The runs in flight.
 #[derive(Default)]
 pub struct Active {
-    runs: Mutex<HashMap<PathBuf, Entry>>,
+    runs: Mutex<HashMap<PathBuf, ActiveRun>>,
     /// HTTP calls whose stream closed before they claimed a run: stopped as they claim.
     orphans: Mutex<HashMap<HttpCall, Instant>>,
     /// Stops every run: the server is stopping.
@@ -53,7 +53,7 @@ pub struct Active {
     tracker: TaskTracker,
 }
 
-struct Entry {
+struct ActiveRun {
     stop: CancellationToken,
     /// The cancellation of the tool call that drives the run: once it is cancelled the run
     /// is as good as stopping, even before the call has stopped it (a request that comes
@@ -63,7 +63,7 @@ struct Entry {
     ended: watch::Receiver<bool>,
 }
 
-impl Entry {
+impl ActiveRun {
     fn stopping(&self) -> bool {
         self.stop.is_cancelled() || self.call.is_cancelled()
     }
@@ -118,7 +118,7 @@ impl Active {
         let (ended, watched) = watch::channel(false);
         runs.insert(
             plan.to_path_buf(),
-            Entry {
+            ActiveRun {
                 stop: stop.clone(),
                 call,
                 http,

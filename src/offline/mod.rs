@@ -1,4 +1,4 @@
-//! The offline engine (`workflow --offline`, or `"engine": "extractive"`): research over a local
+//! The offline engine (`workflow --offline`, or `"engine": "offline"`): research over a local
 //! corpus with no model and no network. A deterministic planner (`facets.rs`) and sub-agents that
 //! quote, never write (`quotes.rs`), built on sentence splitting ([`crate::sentences`]), what may
 //! be quoted (`units.rs`: a leaning sentence with the one it follows from; never code, a

@@ -39,9 +39,9 @@ pub struct Validators {
     pub last_modified: Option<String>,
 }
 
-impl Entry {
+impl CachedPage {
     /// A kept page's text read as an entry, when it is of a format this build reads.
-    fn parse(text: &str) -> Result<Entry, String> {
+    fn parse(text: &str) -> Result<CachedPage, String> {
         crate::format::check(text, VERSION).map_err(|e| e.to_string())?;
         serde_json::from_str(text).map_err(|e| e.to_string())
     }
@@ -60,7 +60,7 @@ pub const VERSION: u32 = 1;
 
 /// One cached page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Entry {
+pub struct CachedPage {
     /// As the search result gave it.
     pub url: String,
     #[serde(flatten)]
@@ -70,7 +70,7 @@ pub struct Entry {
     pub page: ReadPage,
 }
 
-impl Entry {
+impl CachedPage {
     /// Why this entry is not what the reader keeps of a page (`crate::read::extract`): its
     /// text holds control, invisible or icon-font characters, or is empty or not trimmed, its
     /// title is more than one short clean line, or its final URL or cut holds control
@@ -148,15 +148,15 @@ impl PageCache {
     }
 
     /// The cached page of `url`, if there is a readable one that the reader could have kept:
-    /// one that is not ([`Entry::unclean`]) is refused with a warning naming its file, and the
+    /// one that is not ([`CachedPage::unclean`]) is refused with a warning naming its file, and the
     /// page is read again, without validators, as if it had never been kept.
-    pub fn get(&self, url: &str) -> Option<Entry> {
+    pub fn get(&self, url: &str) -> Option<CachedPage> {
         if !self.usable() {
             return None;
         }
         let path = self.path(url);
         let text = crate::files::read_unlinked(&path, MAX_ENTRY_BYTES).ok()?;
-        match Entry::parse(&text) {
+        match CachedPage::parse(&text) {
             Ok(entry) if entry.url == url => match entry.unclean() {
                 None => Some(entry),
                 Some(why) => {
@@ -180,7 +180,7 @@ impl PageCache {
     }
 
     /// Keeps `entry`; a failure to write is logged, never fatal (the page was read).
-    pub fn put(&self, entry: &Entry) {
+    pub fn put(&self, entry: &CachedPage) {
         if !self.usable() {
             return;
         }
@@ -259,7 +259,7 @@ impl PageCache {
                 return None;
             }
         };
-        let entry = Entry::parse(&text).ok()?;
+        let entry = CachedPage::parse(&text).ok()?;
         (self.path(&entry.url).file_name() == from.file_name()).then_some(text)
     }
 
@@ -275,7 +275,7 @@ impl PageCache {
         };
         for file in files.flatten() {
             let text = crate::files::read_unlinked(&file.path(), MAX_ENTRY_BYTES);
-            let Some(entry) = text.ok().and_then(|t| Entry::parse(&t).ok()) else {
+            let Some(entry) = text.ok().and_then(|t| CachedPage::parse(&t).ok()) else {
                 continue;
             };
             if entry.at.as_str() < since {
@@ -298,8 +298,8 @@ mod tests {
     use super::*;
     use crate::read::extract::PageKind;
 
-    fn entry(url: &str, text: &str) -> Entry {
-        Entry {
+    fn entry(url: &str, text: &str) -> CachedPage {
+        CachedPage {
             url: url.into(),
             validators: Validators {
                 etag: Some("\"v1\"".into()),
@@ -366,14 +366,14 @@ mod tests {
             entry(url, "Icon \u{f0c1} glyph."),
             entry(url, " untrimmed"),
             entry(url, ""),
-            Entry {
+            CachedPage {
                 page: ReadPage {
                     title: Some("Two\nlines".into()),
                     ..clean.page.clone()
                 },
                 ..clean.clone()
             },
-            Entry {
+            CachedPage {
                 page: ReadPage {
                     url: "http://h.test/a\u{1b}[2J".into(),
                     ..clean.page.clone()
@@ -411,7 +411,7 @@ mod tests {
             Some("A.".into())
         );
         let since = "2026-11-28T00:00:00.000Z";
-        let read_now = |url: &str, text: &str| Entry {
+        let read_now = |url: &str, text: &str| CachedPage {
             at: "2026-11-28T01:00:00.000Z".into(),
             ..entry(url, text)
         };

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::OnceCell;
 
-use super::cache::{Entry, PageCache, Validators};
+use super::cache::{CachedPage, PageCache, Validators};
 use super::extract::{PAGE_JOB, PageJob};
 use super::fetch::{Answer, Fetched, Fetcher};
 use super::page::{PageResult, ReadPage};
@@ -160,7 +160,7 @@ impl Reader {
             _ => Served::Web,
         };
         if let Some(cache) = cache {
-            cache.put(&Entry {
+            cache.put(&CachedPage {
                 url: url.to_string(),
                 validators,
                 at: crate::clock::now_millis(),

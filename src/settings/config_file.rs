@@ -49,7 +49,7 @@ pub struct ConfigFile {
     pub planner: PlannerConfig,
     /// A folder whose prompt files replace the built-in ones (missing files keep the default).
     pub prompts_dir: Option<String>,
-    /// What plans and writes: `llm` (default) or `extractive` (no model, no network).
+    /// What plans and writes: `llm` (default) or `offline` (no model, no network).
     pub engine: Option<EngineKind>,
     #[serde(default)]
     pub budget: BudgetConfig,
@@ -103,9 +103,9 @@ pub struct BudgetConfig {
 pub enum EngineKind {
     /// An OpenAI-compatible model plans and writes.
     Llm,
-    /// No model: a deterministic planner and extractive summaries over a local corpus.
-    // Users know it as offline (`--offline`); the config file names it `extractive`.
-    #[serde(rename = "extractive")]
+    /// No model: a deterministic planner and extractive summaries over a local corpus, as
+    /// `--offline` (`extractive`, its former name, is still read).
+    #[serde(alias = "extractive")]
     Offline,
 }
 
@@ -402,16 +402,17 @@ mod tests {
     }
 
     #[test]
-    fn the_offline_engine_keeps_its_config_name() {
+    fn the_offline_engine_is_named_as_its_flag_and_its_former_name_still_read() {
         let parse = |text: &str| ConfigFile::parse("c.json", text).expect("parses").engine;
+        assert_eq!(parse(r#"{"engine": "offline"}"#), Some(EngineKind::Offline));
         assert_eq!(
             parse(r#"{"engine": "extractive"}"#),
             Some(EngineKind::Offline)
         );
         assert_eq!(parse(r#"{"engine": "llm"}"#), Some(EngineKind::Llm));
-        assert!(ConfigFile::parse("c.json", r#"{"engine": "offline"}"#).is_err());
+        assert!(ConfigFile::parse("c.json", r#"{"engine": "model"}"#).is_err());
         let written = serde_json::to_value(EngineKind::Offline).expect("json");
-        assert_eq!(written, serde_json::json!("extractive"));
+        assert_eq!(written, serde_json::json!("offline"));
     }
 
     #[test]

@@ -78,7 +78,7 @@ impl Budget {
 
 impl Settings {
     /// The settings for a research command: the config file and environment, then the corpus
-    /// flags. Offline (`--offline` or `"engine": "extractive"`) means no model and no
+    /// flags. Offline (`--offline` or `"engine": "offline"`) means no model and no
     /// network: the local corpus is the only provider, and it must be given.
     pub fn with_corpus(
         config: Option<&Path>,

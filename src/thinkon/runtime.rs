@@ -58,7 +58,7 @@ pub enum RunError {
 
 /// One step of the loop, on the block it names.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Step {
+pub(super) enum LoopStep {
     Define(String),
     Receive(String),
     Plan(String),
@@ -145,7 +145,7 @@ impl<'a> Runtime<'a> {
         let far = crate::clock::deadline(tokio::time::Instant::now(), crate::clock::LONGEST);
         let end = loop {
             let step = self.next_step();
-            if step == Step::Done {
+            if step == LoopStep::Done {
                 break Some(End::Finished);
             }
             if let Some(reason) = self.limit_reached(&step) {
@@ -180,32 +180,34 @@ impl<'a> Runtime<'a> {
     }
 
     /// What to do next, read from the tree.
-    pub(super) fn next_step(&self) -> Step {
+    pub(super) fn next_step(&self) -> LoopStep {
         let Some(mut current) = self.tree.root() else {
-            return Step::Done;
+            return LoopStep::Done;
         };
         if current.status.is_finished() {
-            return Step::Done;
+            return LoopStep::Done;
         }
         loop {
             if let Some(child) = &current.active_child {
                 match self.tree.get(child) {
-                    Some(c) if c.status.is_finished() => return Step::Receive(current.id.clone()),
+                    Some(c) if c.status.is_finished() => {
+                        return LoopStep::Receive(current.id.clone());
+                    }
                     Some(c) => {
                         current = c;
                         continue;
                     }
-                    None => return Step::Forget(current.id.clone()),
+                    None => return LoopStep::Forget(current.id.clone()),
                 }
             }
             let id = current.id.clone();
             return match current.plan_type {
-                None => Step::Define(id),
-                Some(PlanType::Execute) if current.done.is_empty() => Step::Execute(id),
-                Some(PlanType::Execute) => Step::Reflect(id),
-                Some(_) if current.plan.is_empty() => Step::Reflect(id),
-                Some(_) if current.depth >= self.options.max_depth => Step::Force(id),
-                Some(_) => Step::Plan(id),
+                None => LoopStep::Define(id),
+                Some(PlanType::Execute) if current.done.is_empty() => LoopStep::Execute(id),
+                Some(PlanType::Execute) => LoopStep::Reflect(id),
+                Some(_) if current.plan.is_empty() => LoopStep::Reflect(id),
+                Some(_) if current.depth >= self.options.max_depth => LoopStep::Force(id),
+                Some(_) => LoopStep::Plan(id),
             };
         }
     }
@@ -218,12 +220,15 @@ impl<'a> Runtime<'a> {
 
     /// The limit that keeps `step` from running, in words; `None` when it may run. Receiving
     /// a returned child costs nothing and always runs.
-    fn limit_reached(&self, step: &Step) -> Option<String> {
-        if matches!(step, Step::Receive(_) | Step::Forget(_) | Step::Done) {
+    fn limit_reached(&self, step: &LoopStep) -> Option<String> {
+        if matches!(
+            step,
+            LoopStep::Receive(_) | LoopStep::Forget(_) | LoopStep::Done
+        ) {
             return None;
         }
         let blocks = self.tree.len() as u64;
-        let stop = if matches!(step, Step::Plan(_) | Step::Force(_))
+        let stop = if matches!(step, LoopStep::Plan(_) | LoopStep::Force(_))
             && blocks >= u64::from(self.options.max_blocks)
         {
             BudgetStop {
@@ -247,16 +252,16 @@ impl<'a> Runtime<'a> {
         Some(reason)
     }
 
-    async fn take(&mut self, step: Step) -> Result<(), RunError> {
+    async fn take(&mut self, step: LoopStep) -> Result<(), RunError> {
         match step {
-            Step::Define(id) => self.define(&id).await,
-            Step::Receive(id) => self.receive(&id),
-            Step::Plan(id) => self.plan(&id).await,
-            Step::Force(id) => self.force(&id),
-            Step::Execute(id) => self.execute(&id).await,
-            Step::Reflect(id) => self.reflect(&id).await,
-            Step::Forget(id) => self.forget(&id),
-            Step::Done => Ok(()),
+            LoopStep::Define(id) => self.define(&id).await,
+            LoopStep::Receive(id) => self.receive(&id),
+            LoopStep::Plan(id) => self.plan(&id).await,
+            LoopStep::Force(id) => self.force(&id),
+            LoopStep::Execute(id) => self.execute(&id).await,
+            LoopStep::Reflect(id) => self.reflect(&id).await,
+            LoopStep::Forget(id) => self.forget(&id),
+            LoopStep::Done => Ok(()),
         }
     }
 

@@ -1,4 +1,4 @@
-//! `doctor` for research without a model (`--offline`, `engine: extractive`, or no model
+//! `doctor` for research without a model (`--offline`, `engine: offline`, or no model
 //! configured and a corpus given): the corpus (readable, its documents by type, what is passed
 //! over), its index (there, current, what a run would read again, what it skipped and why),
 //! and the embedding model (`search.embeddings.model`: loads, its dimension, whether the

@@ -1,7 +1,7 @@
 //! `researchflow doctor`: probes every configured endpoint, once each (roles that share an
 //! endpoint are probed together; the review's two roles only while `review.enabled`), and the
 //! search provider, then prints a table, or JSON with `--json`. Research without a model
-//! (`--offline`, `engine: extractive`, or no model and a corpus given) checks the corpus, its
+//! (`--offline`, `engine: offline`, or no model and a corpus given) checks the corpus, its
 //! index and the embedding model instead ([`corpus`]). Exit 0 when everything works, 1
 //! otherwise; 2 without a usable configuration (no model and no corpus, a named file that does
 //! not exist, a key that is wrong), which `--json` reports too, under `config`, with nothing

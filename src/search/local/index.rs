@@ -22,7 +22,7 @@ use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, Searcher, TantivyDoc
 use super::chunks::cut;
 use super::extract::{Reading, type_label};
 use super::hit::{Document, LocalHit};
-use super::manifest::{self, Loaded, Manifest};
+use super::manifest::{self, IndexManifest, Loaded};
 use super::query::Asked;
 use super::report::IndexReport;
 use super::schema::{self, Fields, StoredDoc};
@@ -297,7 +297,7 @@ fn to_document(stored: StoredDoc) -> Document {
 fn count_skipped(
     report: &mut IndexReport,
     passed_over: BTreeMap<String, usize>,
-    manifest: &Manifest,
+    manifest: &IndexManifest,
 ) {
     for (label, n) in passed_over {
         *report.skipped.entry(label).or_default() += n;
@@ -331,7 +331,7 @@ fn lock(dir: &Path) -> Result<File, LocalSearchError> {
 fn open_or_create(
     dir: &Path,
     corpus: &str,
-) -> Result<(Index, Manifest, Vec<String>), LocalSearchError> {
+) -> Result<(Index, IndexManifest, Vec<String>), LocalSearchError> {
     let tantivy_dir = dir.join("tantivy");
     let why = match manifest::load(dir, corpus) {
         Loaded::Valid(manifest) => match open_existing(&tantivy_dir) {
@@ -361,7 +361,7 @@ fn open_or_create(
     index
         .tokenizers()
         .register(analyzer::NAME, analyzer::analyzer());
-    Ok((index, Manifest::new(corpus), warnings))
+    Ok((index, IndexManifest::new(corpus), warnings))
 }
 
 fn open_existing(tantivy_dir: &Path) -> tantivy::Result<Index> {

@@ -29,7 +29,7 @@ pub const FILE_NAME: &str = "manifest.json";
 
 /// What the index holds, file by file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Manifest {
+pub struct IndexManifest {
     pub version: u32,
     /// The canonical corpus folder the index was built from.
     pub corpus: String,
@@ -55,15 +55,15 @@ pub struct FileEntry {
 pub enum Loaded {
     /// No manifest: a new index.
     Missing,
-    Valid(Manifest),
+    Valid(IndexManifest),
     /// A manifest that cannot be trusted, and why: the index is rebuilt.
     Invalid(String),
 }
 
-impl Manifest {
+impl IndexManifest {
     /// An empty manifest for `corpus`.
-    pub fn new(corpus: &str) -> Manifest {
-        Manifest {
+    pub fn new(corpus: &str) -> IndexManifest {
+        IndexManifest {
             version: VERSION,
             corpus: corpus.to_string(),
             files: BTreeMap::new(),
@@ -79,7 +79,7 @@ pub fn load(dir: &Path, corpus: &str) -> Loaded {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Loaded::Missing,
         Err(e) => return Loaded::Invalid(format!("cannot read `{}` ({e})", path.display())),
     };
-    match serde_json::from_str::<Manifest>(&text) {
+    match serde_json::from_str::<IndexManifest>(&text) {
         Ok(m) if m.version != VERSION => Loaded::Invalid(format!(
             "`{}` is of version {}, this build writes version {VERSION}",
             path.display(),
@@ -99,7 +99,7 @@ pub fn load(dir: &Path, corpus: &str) -> Loaded {
 }
 
 /// Writes the manifest of `dir` atomically.
-pub fn save(dir: &Path, manifest: &Manifest) -> std::io::Result<()> {
+pub fn save(dir: &Path, manifest: &IndexManifest) -> std::io::Result<()> {
     let mut file = tempfile::Builder::new()
         .prefix(".manifest")
         .suffix(".tmp")
@@ -115,8 +115,8 @@ pub fn save(dir: &Path, manifest: &Manifest) -> std::io::Result<()> {
 mod tests {
     use super::*;
 
-    fn sample() -> Manifest {
-        let mut m = Manifest::new("/corpus");
+    fn sample() -> IndexManifest {
+        let mut m = IndexManifest::new("/corpus");
         m.files.insert(
             "/corpus/a.md".into(),
             FileEntry {
@@ -142,7 +142,7 @@ mod tests {
     fn round_trips_and_replaces_the_old_file() {
         let dir = tempfile::tempdir().expect("tempdir");
         assert!(matches!(load(dir.path(), "/corpus"), Loaded::Missing));
-        save(dir.path(), &Manifest::new("/corpus")).expect("first save");
+        save(dir.path(), &IndexManifest::new("/corpus")).expect("first save");
         save(dir.path(), &sample()).expect("second save");
         match load(dir.path(), "/corpus") {
             Loaded::Valid(m) => assert_eq!(m, sample()),

@@ -17,7 +17,7 @@ use tantivy::{Index, IndexWriter, TantivyDocument, Term};
 
 use super::LocalSearchError;
 use super::extract::{Extraction, Reading, type_label};
-use super::manifest::{FileEntry, Manifest};
+use super::manifest::{FileEntry, IndexManifest};
 use super::report::{IndexReport, IndexStep};
 use super::schema::Fields;
 use super::walk::Found;
@@ -30,7 +30,7 @@ const FILES_FOR_TWO_THREADS: usize = 2_000;
 /// The result of an update: the manifest to save and the counts (all but `documents`).
 #[derive(Debug)]
 pub struct Update {
-    pub manifest: Manifest,
+    pub manifest: IndexManifest,
     pub report: IndexReport,
     /// Whether the manifest differs from the one loaded (it must be saved).
     pub changed: bool,
@@ -43,7 +43,7 @@ pub fn run(
     fields: &Fields,
     dir: &Path,
     reading: &Reading,
-    old: Manifest,
+    old: IndexManifest,
     found: Vec<Found>,
 ) -> Result<Update, LocalSearchError> {
     let Plan {
@@ -142,7 +142,7 @@ fn merge_all(index: &Index) -> tantivy::Result<()> {
 /// What an update has to do.
 struct Plan {
     /// The entries of unchanged files, carried over.
-    manifest: Manifest,
+    manifest: IndexManifest,
     /// `unchanged` and the warnings of unchanged files.
     report: IndexReport,
     /// New and changed files.
@@ -152,8 +152,8 @@ struct Plan {
 }
 
 /// Sorts the `found` files against the `old` manifest by size and modification time.
-fn plan(old: &Manifest, found: Vec<Found>) -> Plan {
-    let mut manifest = Manifest::new(&old.corpus);
+fn plan(old: &IndexManifest, found: Vec<Found>) -> Plan {
+    let mut manifest = IndexManifest::new(&old.corpus);
     let mut report = IndexReport::default();
     let mut to_read = Vec::new();
     for file in found {

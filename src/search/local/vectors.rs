@@ -27,7 +27,7 @@ const TENSOR: &str = "vectors";
 
 /// One document's vectors.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Entry {
+pub struct DocVectors {
     pub path: String,
     pub sha256: String,
     /// Its chunks' rows.
@@ -39,7 +39,7 @@ pub struct Entry {
 pub struct Vectors {
     model: String,
     dims: usize,
-    entries: Vec<Entry>,
+    entries: Vec<DocVectors>,
     data: Vec<f32>,
 }
 
@@ -81,7 +81,8 @@ impl Kept {
             .ok()?;
         let header: serde_json::Value = serde_json::from_slice(&header).ok()?;
         let meta = header.get("__metadata__")?;
-        let entries: Vec<Entry> = serde_json::from_str(meta.get("documents")?.as_str()?).ok()?;
+        let entries: Vec<DocVectors> =
+            serde_json::from_str(meta.get("documents")?.as_str()?).ok()?;
         let shape = header.get(TENSOR)?.get("shape")?.as_array()?;
         let dim = |i: usize| shape.get(i).and_then(serde_json::Value::as_u64);
         Some(Kept {
@@ -115,7 +116,7 @@ impl Vectors {
         let (_, header) = SafeTensors::read_metadata(bytes).ok()?;
         let meta = header.metadata().as_ref()?;
         let model = meta.get("model")?.clone();
-        let entries: Vec<Entry> = serde_json::from_str(meta.get("documents")?).ok()?;
+        let entries: Vec<DocVectors> = serde_json::from_str(meta.get("documents")?).ok()?;
         let tensors = SafeTensors::deserialize(bytes).ok()?;
         let view = tensors.tensor(TENSOR).ok()?;
         let [rows, dims] = view.shape() else {
@@ -146,7 +147,7 @@ impl Vectors {
         embedder: &Embedder,
         steps: &Steps,
     ) -> Result<usize, EmbedError> {
-        let kept: HashMap<&str, &Entry> = self
+        let kept: HashMap<&str, &DocVectors> = self
             .entries
             .iter()
             .map(|e| (e.sha256.as_str(), e))
@@ -184,7 +185,7 @@ impl Vectors {
                     embedded += 1;
                 }
             }
-            entries.push(Entry {
+            entries.push(DocVectors {
                 path: doc.path.clone(),
                 sha256: doc.sha256.clone(),
                 rows: start..data.len() / dims,
@@ -279,7 +280,7 @@ mod tests {
     fn the_header_tells_the_model_its_dimension_and_what_has_vectors() {
         let dir = tempfile::tempdir().expect("tempdir");
         assert_eq!(Kept::read(dir.path()), None, "no file, nothing kept");
-        let entry = |path: &str, rows| Entry {
+        let entry = |path: &str, rows| DocVectors {
             path: path.into(),
             sha256: "00".into(),
             rows,

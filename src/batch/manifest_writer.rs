@@ -1,13 +1,13 @@
-//! The batch's recorder: the one writer of a running batch's `batch.json` and journal, on a
+//! [`ManifestWriter`]: the one writer of a running batch's `batch.json` and journal, on a
 //! thread of its own, so the batch's driver never waits for a disk. The driver hands it each
-//! question's item as it starts and ends ([`Recorder::record`], a send on a channel); the
+//! question's item as it starts and ends ([`ManifestWriter::record`], a send on a channel); the
 //! writer appends it to the journal and syncs what it appended (one `fdatasync` for all the
 //! lines that came in meanwhile), and rewrites `batch.json` only now and then: at most once
-//! per [`Pace`], on demand ([`Recorder::write_soon`], [`Recorder::write_now`]) and when the
+//! per [`Pace`], on demand ([`ManifestWriter::write_soon`], [`ManifestWriter::write_now`]) and when the
 //! batch ends. What it must not do: decide anything about a question; it records.
 //!
 //! Opening it folds a journal left by a crash into `batch.json` (written durably, then the
-//! journal removed) before the first question starts. Ending it ([`Recorder::finish`], or
+//! journal removed) before the first question starts. Ending it ([`ManifestWriter::finish`], or
 //! dropping it) writes `batch.json` whole and removes the journal.
 
 use std::path::{Path, PathBuf};
@@ -48,7 +48,7 @@ impl Pace {
     }
 }
 
-/// What a recorder wrote, counted.
+/// What a manifest writer wrote, counted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Written {
     /// Lines appended to the journal.
@@ -69,19 +69,23 @@ enum Message {
 /// The first error of the writer, for the driver to stop on.
 type Failed = Arc<Mutex<Option<String>>>;
 
-/// The recorder of a running batch; see the module's documentation.
-pub struct Recorder {
+/// The writer of a running batch's record; see the module's documentation.
+pub struct ManifestWriter {
     tell: Option<Sender<Message>>,
     thread: Option<JoinHandle<()>>,
     failed: Failed,
 }
 
-impl Recorder {
+impl ManifestWriter {
     /// Opens the record of the batch in `dir` whose state is `manifest` (read with
     /// [`Manifest::load`], its journal folded in): `batch.json` written durably and the old
     /// journal removed, then a new journal opened and the writer started. Blocks for those
     /// writes, once, before any question runs.
-    pub fn open(dir: &Path, manifest: Manifest, pace: Pace) -> Result<Recorder, ManifestError> {
+    pub fn open(
+        dir: &Path,
+        manifest: Manifest,
+        pace: Pace,
+    ) -> Result<ManifestWriter, ManifestError> {
         manifest.save(dir)?;
         let journal = Journal::open(dir).map_err(|source| ManifestError::Write {
             path: journal::path_in(dir),
@@ -101,10 +105,10 @@ impl Recorder {
         };
         let (tell, told) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
-            .name("batch-recorder".into())
+            .name("batch-writer".into())
             .spawn(move || writer.run(&told))
-            .map_err(|e| ManifestError::Recorder(format!("cannot start its writer: {e}")))?;
-        Ok(Recorder {
+            .map_err(|e| ManifestError::Writer(format!("cannot start its writer: {e}")))?;
+        Ok(ManifestWriter {
             tell: Some(tell),
             thread: Some(thread),
             failed,
@@ -160,14 +164,14 @@ impl Recorder {
     fn check(&self) -> Result<(), ManifestError> {
         match self.failed.lock().map(|f| f.clone()) {
             Ok(None) => Ok(()),
-            Ok(Some(message)) => Err(ManifestError::Recorder(message)),
+            Ok(Some(message)) => Err(ManifestError::Writer(message)),
             Err(_) => Err(stopped()),
         }
     }
 }
 
-impl Drop for Recorder {
-    /// A batch that ends without [`Recorder::finish`] (an error, a panic) still leaves
+impl Drop for ManifestWriter {
+    /// A batch that ends without [`ManifestWriter::finish`] (an error, a panic) still leaves
     /// `batch.json` whole: the writer sees the channel close, writes it, and is waited for.
     fn drop(&mut self) {
         self.tell = None;
@@ -178,7 +182,7 @@ impl Drop for Recorder {
 }
 
 fn stopped() -> ManifestError {
-    ManifestError::Recorder("its writer stopped on an internal error".into())
+    ManifestError::Writer("its writer stopped on an internal error".into())
 }
 
 /// The writer's side, owned by its thread.
@@ -290,7 +294,7 @@ impl Writer {
         self.manifest.save(&self.dir)?;
         self.written.files += 1;
         match self.failed.lock().map(|f| f.clone()) {
-            Ok(Some(message)) => Err(ManifestError::Recorder(message)),
+            Ok(Some(message)) => Err(ManifestError::Writer(message)),
             _ => Ok(self.written),
         }
     }
@@ -353,20 +357,20 @@ mod tests {
             bytes_per_second: u64::MAX,
         };
         let clock = Instant::now();
-        let recorder = Recorder::open(dir.path(), pending(500), pace).expect("open");
+        let writer = ManifestWriter::open(dir.path(), pending(500), pace).expect("open");
         for round in 0..10 {
             for i in (round * 50)..(round * 50 + 50) {
                 let id = format!("q{i}");
-                recorder
+                writer
                     .record(item(&id, ItemStatus::Running))
                     .expect("start");
-                recorder
+                writer
                     .record(item(&id, ItemStatus::Completed))
                     .expect("end");
             }
             tokio::time::sleep(Duration::from_millis(30)).await;
         }
-        let written = recorder.finish().await.expect("finish");
+        let written = writer.finish().await.expect("finish");
         let elapsed = clock.elapsed();
         assert_eq!(written.lines, 1000);
         // The first write, the last, and at most one per interval between.
@@ -392,25 +396,25 @@ mod tests {
             min: Duration::from_secs(3600),
             ..Pace::default()
         };
-        let recorder = Recorder::open(dir.path(), pending(2), never).expect("open");
-        recorder
+        let writer = ManifestWriter::open(dir.path(), pending(2), never).expect("open");
+        writer
             .record(item("q0", ItemStatus::Running))
             .expect("start");
-        recorder
+        writer
             .record(item("q9", ItemStatus::Running))
             .expect("a new one");
-        recorder.write_now().await.expect("on demand");
+        writer.write_now().await.expect("on demand");
         let m = file(dir.path());
         assert_eq!(status(&m, "q0"), ItemStatus::Running);
         assert_eq!(m.items.len(), 3);
-        recorder
+        writer
             .record(item("q0", ItemStatus::Completed))
             .expect("end");
         // Not yet in `batch.json` (an hour between writes), but a reader folds the journal.
         let seen = wait_for(|| Manifest::load(dir.path()).ok(), |m| m.items[0].is_done());
         assert_eq!(status(&seen, "q1"), ItemStatus::Pending);
         assert_eq!(status(&file(dir.path()), "q0"), ItemStatus::Running);
-        let written = recorder.finish().await.expect("finish");
+        let written = writer.finish().await.expect("finish");
         assert_eq!(written, Written { lines: 3, files: 3 });
         assert_eq!(status(&file(dir.path()), "q0"), ItemStatus::Completed);
         assert!(!journal::path_in(dir.path()).exists());
@@ -423,8 +427,8 @@ mod tests {
             min: Duration::from_millis(20),
             ..Pace::default()
         };
-        let recorder = Recorder::open(dir.path(), pending(1), soon).expect("open");
-        recorder
+        let writer = ManifestWriter::open(dir.path(), pending(1), soon).expect("open");
+        writer
             .record(item("q0", ItemStatus::Running))
             .expect("start");
         // No event follows: the writer writes it once due, by itself.
@@ -432,10 +436,8 @@ mod tests {
             || Some(file(dir.path())),
             |m| status(m, "q0") == ItemStatus::Running,
         );
-        recorder
-            .record(item("q0", ItemStatus::Failed))
-            .expect("end");
-        drop(recorder);
+        writer.record(item("q0", ItemStatus::Failed)).expect("end");
+        drop(writer);
         assert_eq!(status(&file(dir.path()), "q0"), ItemStatus::Failed);
         assert!(!journal::path_in(dir.path()).exists());
     }
@@ -464,11 +466,11 @@ mod tests {
             Pending,
             "load writes nothing"
         );
-        let recorder = Recorder::open(dir.path(), m.clone(), Pace::default()).expect("open");
+        let writer = ManifestWriter::open(dir.path(), m.clone(), Pace::default()).expect("open");
         assert_eq!(file(dir.path()), m, "folded into batch.json first");
         let journal = std::fs::read_to_string(journal::path_in(dir.path())).expect("new");
         assert_eq!(journal, "", "the old journal is gone");
-        drop(recorder);
+        drop(writer);
     }
 
     #[cfg(unix)]
@@ -477,7 +479,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::create_dir(journal::path_in(dir.path())).expect("a folder in the way");
         std::fs::write(journal::path_in(dir.path()).join("x"), "x").expect("fill it");
-        let err = Recorder::open(dir.path(), pending(1), Pace::default())
+        let err = ManifestWriter::open(dir.path(), pending(1), Pace::default())
             .err()
             .expect("refused");
         assert!(err.to_string().contains("batch.journal.ndjson"), "{err}");
