@@ -198,7 +198,8 @@ pub async fn prepare(
     Ok((session, run.options))
 }
 
-/// The server's run flags with the call's arguments applied.
+/// The server's run flags with the call's arguments applied (their bounds are checked
+/// against the tool's input schema before: `server.rs`).
 fn run_args(server: &ResearchServer, bounds: &RunBounds) -> Result<RunArgs, String> {
     let mut args = server.setup.defaults.clone();
     if let Some(corpus) = &bounds.corpus {
@@ -211,22 +212,6 @@ fn run_args(server: &ResearchServer, bounds: &RunBounds) -> Result<RunArgs, Stri
     }
     if let Some(offline) = bounds.offline {
         args.corpus.offline = offline;
-    }
-    let zero = [
-        ("max_rounds", bounds.max_rounds.map(u64::from)),
-        ("max_tokens", bounds.max_tokens),
-        ("max_time", bounds.max_time),
-    ];
-    if let Some((name, _)) = zero.iter().find(|(_, n)| *n == Some(0)) {
-        return Err(format!(
-            "`{name}` is 0: give a positive number, or leave it out"
-        ));
-    }
-    let longest = crate::clock::LONGEST_SECS;
-    if let Some(secs) = bounds.max_time.filter(|s| *s > longest) {
-        return Err(format!(
-            "`max_time` is {secs} seconds: give at most {longest} (30 days), or leave it out"
-        ));
     }
     args.max_rounds = bounds.max_rounds.or(args.max_rounds);
     args.limits.max_tokens = bounds.max_tokens.or(args.limits.max_tokens);

@@ -163,24 +163,35 @@ fn unfit_tool_call(params: Option<&Value>) -> String {
     }
 }
 
-/// A tool's arguments as its input type; the message names what is wrong.
-/// A tool's arguments as its input type; an argument its input schema does not name is
-/// refused, naming it (checked against the schema, so that arguments shared by several tools
-/// can be one flattened struct).
+/// A tool's arguments as its input type, checked against its input schema first (the schema
+/// `tools/list` shows is the one the server holds calls to: a bound declared there, such as
+/// `max_time`'s 30 days, is checked nowhere else). The message names what is wrong: an
+/// argument the schema does not name, with the ones it does; a value out of its bounds.
 fn parse<T: DeserializeOwned + JsonSchema>(tool: &str, args: Value) -> Result<T, String> {
+    let unfit =
+        |what: String| format!("`{tool}`: the arguments do not fit its input schema: {what}");
     let schema = schemars::schema_for!(T);
     let known = schema.get("properties").and_then(Value::as_object);
     if let (Some(known), Value::Object(given)) = (known, &args)
         && let Some(unknown) = given.keys().find(|k| !known.contains_key(*k))
     {
         let expected: Vec<String> = known.keys().map(|k| format!("`{k}`")).collect();
-        return Err(format!(
-            "`{tool}`: the arguments do not fit its input schema: unknown field `{unknown}`, expected one of {}",
+        return Err(unfit(format!(
+            "unknown field `{unknown}`, expected one of {}",
             expected.join(", ")
-        ));
+        )));
     }
-    serde_json::from_value(args)
-        .map_err(|e| format!("`{tool}`: the arguments do not fit its input schema: {e}"))
+    let validator = jsonschema::validator_for(schema.as_value())
+        .map_err(|e| unfit(format!("the schema does not compile: {e}")))?;
+    if let Some(e) = validator.iter_errors(&args).next() {
+        let at = e.instance_path().to_string();
+        let field = at.trim_start_matches('/').replace('/', ".");
+        return Err(unfit(match field.is_empty() {
+            true => e.to_string(),
+            false => format!("`{field}`: {e}"),
+        }));
+    }
+    serde_json::from_value(args).map_err(|e| unfit(e.to_string()))
 }
 
 #[cfg(test)]
@@ -211,6 +222,27 @@ mod tests {
             schema
                 .get("properties")
                 .is_some_and(|p| p.get("corpus").is_some())
+        );
+    }
+
+    #[test]
+    fn a_bound_of_the_input_schema_is_checked_and_named() {
+        let refused = |args: Value| parse::<ResearchInput>("research", args).expect_err("refused");
+        let zero = refused(json!({"query": "Q?", "max_rounds": 0}));
+        assert!(
+            zero.contains("`max_rounds`: 0 is less than the minimum of 1"),
+            "{zero}"
+        );
+        let long = refused(json!({"query": "Q?", "max_time": 2_592_001}));
+        assert!(
+            long.contains("`max_time`") && long.contains("2592000"),
+            "{long}"
+        );
+        let text = refused(json!({"query": "Q?", "offline": "yes"}));
+        assert!(text.contains("`offline`"), "{text}");
+        assert!(
+            parse::<ResearchInput>("research", json!({"query": "Q?", "max_time": 2_592_000}))
+                .is_ok()
         );
     }
 }

@@ -34,9 +34,6 @@ pub async fn thinkon(
     if input.goal.is_none() && input.dir.is_none() {
         return Err("give a `goal` to start a tree, or the `dir` of a tree to continue".into());
     }
-    if input.max_blocks == Some(0) {
-        return Err("`max_blocks` is 0: give a positive number, or leave it out".into());
-    }
     let bounds = RunBounds {
         max_tokens: input.max_tokens,
         max_time: input.max_time,

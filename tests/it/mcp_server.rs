@@ -292,7 +292,10 @@ fn check_thinkon(world: &World, out: &Value) {
 
     for (call, says) in [
         ("nothing", "give a `goal`"),
-        ("zero_blocks", "`max_blocks` is 0"),
+        (
+            "zero_blocks",
+            "`max_blocks`: 0 is less than the minimum of 1",
+        ),
         ("outside", "outside"),
         ("other_goal", "holds the tree of another goal"),
     ] {
