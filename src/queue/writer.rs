@@ -207,7 +207,7 @@ fn by_question(messages: Vec<Message>) -> Vec<Group> {
 impl Group {
     /// Stores the group in one statement (retried while the server cannot be reached) and
     /// tells whoever waits.
-    async fn store(self, db: &Db) -> () {
+    async fn store(self, db: &Db) {
         let stored = if self.q.lost.load(Ordering::SeqCst) {
             Ok(false)
         } else {

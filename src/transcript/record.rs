@@ -4,7 +4,7 @@
 use crate::sync::Locked;
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -36,9 +36,6 @@ impl Recorder {
     ) -> std::io::Result<Recorder> {
         let mut file = crate::atomic::append(path, true)?;
         let (sessions, ends_clean) = scan(&mut file)?;
-        if !ends_clean {
-            file.write_all(b"\n")?;
-        }
         session.session = sessions + 1;
         let recorder = Recorder {
             session: session.session,
@@ -46,6 +43,10 @@ impl Recorder {
             calls: Mutex::new(HashMap::new()),
             secrets,
         };
+        if !ends_clean {
+            // Its tee too: a copy of the transcript elsewhere ends the same line.
+            recorder.file.write(b"\n");
+        }
         recorder.write(&Line::Session(session));
         Ok(recorder)
     }
@@ -144,7 +145,7 @@ mod tests {
             .append(true)
             .open(&path)
             .expect("f");
-        f.write_all(b"{\"kind\":\"llm\",\"ses").expect("w");
+        std::io::Write::write_all(&mut f, b"{\"kind\":\"llm\",\"ses").expect("w");
         drop(f);
         let second = Recorder::open(&path, session(), vec![key], None).expect("reopen");
         assert_eq!(second.session(), 3, "the written session line counts too");
