@@ -38,8 +38,8 @@ pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// before the run goes on, and which a dead worker's successor removes unread. No syncs (two a
 /// write), and a file that exists is rewritten in place instead of through a new file renamed
 /// over it: nothing reads it while its process rewrites it, and each new file and each one
-/// replaced cost the file system an inode to find among those freed lately. A link put
-/// there is refused, not followed.
+/// replaced cost the file system an inode to find among those freed lately. Never through a
+/// symbolic link: a link there is replaced, as [`write`] replaces it.
 pub fn write_scratch(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let bytes = crate::text::secrets::mask_bytes(bytes);
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {

@@ -3,8 +3,8 @@
 //! question's item as it starts and ends ([`ManifestWriter::record`], a send on a channel); the
 //! writer appends it to the journal and syncs what it appended (one `fdatasync` for all the
 //! lines that came in meanwhile), and rewrites `batch.json` only now and then: at most once
-//! per [`Pace`], on demand ([`ManifestWriter::write_soon`], [`ManifestWriter::write_now`]) and when the
-//! batch ends. What it must not do: decide anything about a question; it records.
+//! per [`Pace`], on demand ([`ManifestWriter::write_soon`], [`ManifestWriter::write_now`])
+//! and when the batch ends. What it must not do: decide anything about a question; it records.
 //!
 //! Opening it folds a journal left by a crash into `batch.json` (written durably, then the
 //! journal removed) before the first question starts. Ending it ([`ManifestWriter::finish`], or

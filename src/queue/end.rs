@@ -47,8 +47,8 @@ pub struct Ending {
     pub files: Files,
 }
 
-/// Stores each question's end with its files and settles its job, all in one transaction: for each, `false` when another worker took
-/// the question meanwhile (nothing of it is written).
+/// Stores each question's end with its files and settles its job, all in one transaction: for
+/// each, `false` when another worker took the question meanwhile (nothing of it is written).
 pub async fn finish(
     db: &Db,
     endings: &[Ending],

@@ -15,6 +15,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::task::AbortOnDropHandle;
@@ -63,7 +64,7 @@ enum Message {
     },
 }
 
-/// How a worker reaches its writer; the task ends with the last of these.
+/// How a worker's runs reach its writer.
 #[derive(Clone)]
 pub struct Writer {
     sender: mpsc::UnboundedSender<Message>,
@@ -146,19 +147,46 @@ impl QuestionWriter {
     }
 }
 
+/// How long lines wait for a checkpoint or a flush to be stored with: most of a run's lines
+/// come just before one (a model's answer, then its task's end), and one statement for both
+/// is half the transactions. Short enough that a worker killed mid-task has stored the
+/// answers it paid for.
+const LINGER: Duration = Duration::from_millis(250);
+
 /// The writer's loop: each round, what has come since the last, by question.
 async fn run(db: Db, mut receiver: mpsc::UnboundedReceiver<Message>) {
     while let Some(first) = receiver.recv().await {
-        let mut messages = vec![first];
-        while messages.len() < TOGETHER {
-            match receiver.try_recv() {
-                Ok(m) => messages.push(m),
-                Err(_) => break,
-            }
-        }
+        let messages = gather(first, &mut receiver).await;
         let rounds = by_question(messages).into_iter().map(|g| g.store(&db));
         futures_util::future::join_all(rounds).await;
     }
+}
+
+/// `first` and what follows it for one round: whatever is waiting, and while nothing but lines
+/// came, what comes within [`LINGER`].
+async fn gather(first: Message, receiver: &mut mpsc::UnboundedReceiver<Message>) -> Vec<Message> {
+    let until = tokio::time::Instant::now() + LINGER;
+    let mut messages = vec![first];
+    while messages.len() < TOGETHER {
+        let next = match receiver.try_recv() {
+            Ok(m) => Some(m),
+            Err(_) if messages.iter().any(awaited) => None,
+            Err(_) => tokio::time::timeout_at(until, receiver.recv())
+                .await
+                .ok()
+                .flatten(),
+        };
+        match next {
+            Some(m) => messages.push(m),
+            None => break,
+        }
+    }
+    messages
+}
+
+/// Whether someone waits for `m` to be stored (a checkpoint, a flush).
+fn awaited(m: &Message) -> bool {
+    !matches!(m, Message::Line { .. })
 }
 
 /// What one question sent in a round.

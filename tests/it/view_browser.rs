@@ -5,8 +5,8 @@
 //! review run no script, even with the page's Content-Security-Policy switched off; a batch's
 //! index links only to files that exist, each view opening cleanly.
 //!
-//! `RESEARCHFLOW_DOCS_SCREENSHOTS=docs cargo test --test it view_browser::` also writes the
-//! screenshots of `docs/` (`view.png`, `batch-index.png`).
+//! `RESEARCHFLOW_DOCS_SCREENSHOTS=docs/src/images cargo test --test it view_browser::` also writes the
+//! screenshots of `docs/src/images/` (`view.png`, `batch-index.png`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
