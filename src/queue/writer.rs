@@ -5,8 +5,9 @@
 //! leaves its paid model answers in the database, and the worker that takes the question over
 //! is answered from them instead of asking again (the transcript's salvage).
 //!
-//! Each question's messages are stored in the order they were sent: what came together, one
-//! statement per question, the questions' statements at once. A line is a row keyed by
+//! Each question's messages are stored in the order they were sent, in one statement a round:
+//! its lines wait for its next checkpoint (or a second at most) to go with it, and the
+//! questions due in a round are stored at once. A line is a row keyed by
 //! (question, file, sequence number) and inserted idempotently, so a statement retried after
 //! its answer was lost adds nothing twice. Every statement is fenced by the claim: once another
 //! worker took the question, nothing more of this run is written, and the run stops at its next
@@ -28,9 +29,6 @@ use crate::workflow::Mirror;
 
 /// The files a run appends to as it goes: stored line by line, never whole.
 pub const APPENDED: [&str; 2] = [beside::EVENTS, beside::TRANSCRIPT];
-
-/// At most this many messages are stored in one round.
-const TOGETHER: usize = 512;
 
 /// Whether what a question's run sent is stored: `Ok(false)` when another worker holds the
 /// question (nothing was written); `Err` when the database failed past its retries.
@@ -147,89 +145,93 @@ impl QuestionWriter {
     }
 }
 
-/// How long lines wait for a checkpoint or a flush to be stored with: most of a run's lines
-/// come just before one (a model's answer, then its task's end), and one statement for both
-/// is half the transactions. Short enough that a worker killed mid-task has stored the
-/// answers it paid for.
-const LINGER: Duration = Duration::from_millis(250);
+/// How long a question's lines wait for its next checkpoint or flush, to be stored in one
+/// statement with it: most of a run's lines come shortly before one (a call's start, its
+/// answer, then its task's end). Short enough that a worker killed mid-task has stored the
+/// answers it paid for a moment before.
+const LINGER: Duration = Duration::from_secs(1);
 
-/// The writer's loop: each round, what has come since the last, by question.
+/// The writer's loop: what comes is held by question, and a question's is stored once someone
+/// waits for it (a checkpoint, a flush) or its first line has waited [`LINGER`]; the
+/// questions due in a round are stored at once.
 async fn run(db: Db, mut receiver: mpsc::UnboundedReceiver<Message>) {
-    while let Some(first) = receiver.recv().await {
-        let messages = gather(first, &mut receiver).await;
-        let rounds = by_question(messages).into_iter().map(|g| g.store(&db));
-        futures_util::future::join_all(rounds).await;
-    }
-}
-
-/// `first` and what follows it for one round: whatever is waiting, and while nothing but lines
-/// came, what comes within [`LINGER`].
-async fn gather(first: Message, receiver: &mut mpsc::UnboundedReceiver<Message>) -> Vec<Message> {
-    let until = tokio::time::Instant::now() + LINGER;
-    let mut messages = vec![first];
-    while messages.len() < TOGETHER {
-        let next = match receiver.try_recv() {
-            Ok(m) => Some(m),
-            Err(_) if messages.iter().any(awaited) => None,
-            Err(_) => tokio::time::timeout_at(until, receiver.recv())
-                .await
-                .ok()
-                .flatten(),
+    let mut pending: Vec<Group> = Vec::new();
+    loop {
+        let woke = match pending.iter().map(|g| g.since + LINGER).min() {
+            None => receiver.recv().await.map_or(Woke::Closed, Woke::Sent),
+            Some(at) => match tokio::time::timeout_at(at, receiver.recv()).await {
+                Ok(sent) => sent.map_or(Woke::Closed, Woke::Sent),
+                Err(_) => Woke::Due,
+            },
         };
-        match next {
-            Some(m) => messages.push(m),
-            None => break,
+        let closed = matches!(woke, Woke::Closed);
+        if let Woke::Sent(first) = woke {
+            hold(&mut pending, first);
+            while let Ok(m) = receiver.try_recv() {
+                hold(&mut pending, m);
+            }
+        }
+        let now = tokio::time::Instant::now();
+        let (due, rest): (Vec<Group>, Vec<Group>) = std::mem::take(&mut pending)
+            .into_iter()
+            .partition(|g| closed || !g.told.is_empty() || g.since + LINGER <= now);
+        pending = rest;
+        futures_util::future::join_all(due.into_iter().map(|g| g.store(&db))).await;
+        if closed {
+            return;
         }
     }
-    messages
 }
 
-/// Whether someone waits for `m` to be stored (a checkpoint, a flush).
-fn awaited(m: &Message) -> bool {
-    !matches!(m, Message::Line { .. })
+/// What woke the writer.
+enum Woke {
+    Sent(Message),
+    /// A question's lines have waited long enough.
+    Due,
+    /// Every sender is gone.
+    Closed,
 }
 
-/// What one question sent in a round.
+/// What one question sent that is not stored yet.
 struct Group {
     q: Arc<Held>,
+    /// When its first message came.
+    since: tokio::time::Instant,
     lines: Vec<(&'static str, i64, Vec<u8>)>,
     /// The latest checkpoint's plan.
     plan: Option<String>,
     told: Vec<oneshot::Sender<Stored>>,
 }
 
-/// `messages` by question, each question's in the order sent.
-fn by_question(messages: Vec<Message>) -> Vec<Group> {
-    let mut groups: Vec<Group> = Vec::new();
-    for message in messages {
-        let q = match &message {
-            Message::Line { q, .. } | Message::Plan { q, .. } | Message::Flush { q, .. } => q,
-        };
-        let i = match groups.iter().position(|g| Arc::ptr_eq(&g.q, q)) {
-            Some(i) => i,
-            None => {
-                groups.push(Group {
-                    q: Arc::clone(q),
-                    lines: Vec::new(),
-                    plan: None,
-                    told: Vec::new(),
-                });
-                groups.len() - 1
-            }
-        };
-        let group = &mut groups[i];
-        match message {
-            Message::Line {
-                suffix, seq, bytes, ..
-            } => group.lines.push((suffix, seq, bytes)),
-            Message::Plan { text, told, .. } => {
-                group.plan = Some(text);
-                group.told.push(told);
-            }
-            Message::Flush { told, .. } => group.told.push(told),
+/// Adds `message` to its question's group in `pending`, in the order sent.
+fn hold(pending: &mut Vec<Group>, message: Message) {
+    let q = match &message {
+        Message::Line { q, .. } | Message::Plan { q, .. } | Message::Flush { q, .. } => q,
+    };
+    let i = match pending.iter().position(|g| Arc::ptr_eq(&g.q, q)) {
+        Some(i) => i,
+        None => {
+            pending.push(Group {
+                q: Arc::clone(q),
+                since: tokio::time::Instant::now(),
+                lines: Vec::new(),
+                plan: None,
+                told: Vec::new(),
+            });
+            pending.len() - 1
         }
+    };
+    let group = &mut pending[i];
+    match message {
+        Message::Line {
+            suffix, seq, bytes, ..
+        } => group.lines.push((suffix, seq, bytes)),
+        Message::Plan { text, told, .. } => {
+            group.plan = Some(text);
+            group.told.push(told);
+        }
+        Message::Flush { told, .. } => group.told.push(told),
     }
-    groups
 }
 
 impl Group {

@@ -489,8 +489,9 @@ async fn a_taken_over_task_is_answered_from_the_calls_the_killed_worker_had_paid
         json!({"timeouts": {"llmMs": 30000, "searchMs": 3000}}),
     );
     let url = queued(&s, &["Only question?".to_string()]).await;
-    // Killed once the answered call has had time to be stored.
-    let patience = Duration::from_secs(1);
+    // Killed once the answered call has had time to be stored (its lines wait up to a second
+    // for a checkpoint to go with).
+    let patience = Duration::from_secs(2);
     let killed = worker(&s, &url, "q", &["--lease", "2", "--concurrency", "1"])
         .signal_when("KILL", move || {
             reached
