@@ -1,7 +1,7 @@
-//! [`Event`]: every event researchflow writes, one variant per kind, in one enum. An event
-//! log line is `{"ts": ..., "event": "<kind>", <fields>}`: the kind is the variant's name in
-//! snake_case, the fields are the variant's. [`super::EventLog`] takes nothing else, so
-//! no event can be written that this file does not list, and the book's catalogue (`docs/src/event-log.md`) is checked
+//! [`Event`]: every event researchflow writes, one variant per kind, in one enum. An event log line
+//! is `{"ts": ..., "event": "<kind>", <fields>}`: the kind is the variant's name in snake_case, the
+//! fields are the variant's. [`super::EventLog`] takes nothing else, so no event can be written
+//! that this file does not list, and the book's catalogue (`docs/src/event-log.md`) is checked
 //! against [`Event::VARIANTS`] (`tests/it/events_catalogue.rs`).
 //!
 //! Some kinds are written by more than one driver with fields of their own (`run_started` of a

@@ -1,10 +1,10 @@
 //! The MCP server's handler: [`ResearchServer`] as `rmcp` calls it, one value shared by every
-//! connection (the stdio one, or each HTTP session). It gives the server's description, lists the tools ([`super::tools`]) and the resources
-//! ([`super::resources`]), and sends each tool call to its function in [`super::calls`]; a
-//! call's failure (a path outside the roots, a setting that cannot be used, an unknown
-//! argument) is a tool result with `isError`, its message saying what to change. Every
-//! answer goes out with the server's secrets masked ([`super::mask`]). A `tools/call` whose
-//! params do not fit (`arguments` given as a string) is invalid params that say which part is
+//! connection (the stdio one, or each HTTP session). It gives the server's description, lists the
+//! tools ([`super::tools`]) and the resources ([`super::resources`]), and sends each tool call to
+//! its function in [`super::calls`]; a call's failure (a path outside the roots, a setting that
+//! cannot be used, an unknown argument) is a tool result with `isError`, its message saying what to
+//! change. Every answer goes out with the server's secrets masked ([`super::mask`]). A `tools/call`
+//! whose params do not fit (`arguments` given as a string) is invalid params that say which part is
 //! wrong, not "method not found". Nothing here writes to stdout: the transport owns it.
 
 use rmcp::model::{

@@ -1,5 +1,5 @@
-//! What a workflow run's status, and its review's verdict, do to a command's exit code
-//! (the book: `docs/src/exit-codes.md`), with the line on stderr that says why for anything short of
+//! What a workflow run's status, and its review's verdict, do to a command's exit code (the book:
+//! `docs/src/exit-codes.md`), with the line on stderr that says why for anything short of
 //! `completed`.
 
 use std::path::Path;

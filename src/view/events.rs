@@ -1,8 +1,8 @@
-//! What a view takes from a run's event log (`<stem>.events.ndjson`, the book's catalogue, `docs/src/event-log.md`): each
-//! task's attempts with when they started and ended (`task_started`, then `task_completed`,
-//! `task_failed` or `task_not_run`), every round's plan review and the tasks it dropped, and
-//! how the run ended (`run_finished`). Read line by line and leniently: a line that is not
-//! JSON, or of a kind the view does not show, is skipped, so a log cut by a crash or written
+//! What a view takes from a run's event log (`<stem>.events.ndjson`, the book's catalogue,
+//! `docs/src/event-log.md`): each task's attempts with when they started and ended (`task_started`,
+//! then `task_completed`, `task_failed` or `task_not_run`), every round's plan review and the tasks
+//! it dropped, and how the run ended (`run_finished`). Read line by line and leniently: a line that
+//! is not JSON, or of a kind the view does not show, is skipped, so a log cut by a crash or written
 //! by another version still gives what it holds.
 
 use std::collections::BTreeMap;

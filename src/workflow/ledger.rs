@@ -1,10 +1,10 @@
 //! [`Ledger`]: the only writer of a run's plan, its checkpoints, its totals and its events.
 //!
-//! Every change to the plan goes through a method here and is checkpointed at once, whole,
-//! before the next one (one writer: a crash loses at most the tasks in flight, which stay
-//! `running` and run again on resume), except a task's start, checkpointed with the others
-//! of its batch once they are under way (see [`Ledger::task_started`]). Where a checkpoint goes is behind [`Checkpoints`]: the
-//! plan file ([`crate::plan::PlanStore`], saved atomically), alone or [`Mirrored`] in a
+//! Every change to the plan goes through a method here and is checkpointed at once, whole, before
+//! the next one (one writer: a crash loses at most the tasks in flight, which stay `running` and
+//! run again on resume), except a task's start, checkpointed with the others of its batch once they
+//! are under way (see [`Ledger::task_started`]). Where a checkpoint goes is behind [`Checkpoints`]:
+//! the plan file ([`crate::plan::PlanStore`], saved atomically), alone or [`Mirrored`] in a
 //! [`Mirror`] (a queue's database), which keeps every checkpoint too.
 
 use std::path::Path;
