@@ -30,7 +30,7 @@ use crate::sync::Locked;
 /// replaces the link, never what it leads to).
 pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let bytes = crate::text::secrets::mask_bytes(bytes);
-    off_the_runtime(|| replace(path, &bytes))
+    off_the_runtime(|| new_file(path, &bytes, true))
 }
 
 /// [`write`] of a file whose durability is another's, which need not survive a power cut: a
@@ -61,10 +61,6 @@ pub fn off_the_runtime<T>(f: impl FnOnce() -> T) -> T {
         }
         _ => f(),
     }
-}
-
-fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    new_file(path, bytes, true)
 }
 
 /// Writes `bytes` into a new file renamed over `path`, synced with its folder when `durable`.

@@ -9,7 +9,7 @@ use super::writer::APPENDED;
 
 /// How a file is written: [`crate::atomic::write`], or on a worker's disk
 /// [`crate::atomic::write_scratch`].
-pub type Write = fn(&Path, &[u8]) -> std::io::Result<()>;
+pub type WriteFile = fn(&Path, &[u8]) -> std::io::Result<()>;
 use crate::plan::Beside;
 
 /// `(suffix, path)` of every file beside the plan at `plan`: `report.md`, `events.ndjson`, ...
@@ -52,7 +52,7 @@ pub fn read_ended(plan: &Path) -> Files {
 
 /// Writes `files` with `write` as the plan at `plan` and the files beside it, after removing
 /// whatever an earlier run of the question left there.
-pub fn write_all(plan: &Path, files: &Files, write: Write) -> std::io::Result<()> {
+pub fn write_all(plan: &Path, files: &Files, write: WriteFile) -> std::io::Result<()> {
     if let Some(dir) = plan.parent() {
         std::fs::create_dir_all(dir)?;
     }
