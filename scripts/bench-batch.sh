@@ -3,8 +3,11 @@
 # (scripts/bench/mock_llm.py). Not a test: it prints figures.
 #
 #  (a) wall time of 40 questions at 8 jobs against the ideal critical path (target: within 10%);
-#  (b) goodput under a server limit of R requests per second, without and with `limits`
-#      (target: at least 90% of R, no failed question, at most 10% of requests refused);
+#  (b) goodput under a server limit of R requests per second (calls admitted / R) and the share
+#      of requests refused: a server that announces its budget in OpenAI's headers (target:
+#      at least 95% of R, under 3% refused), one that only answers 429 with Retry-After, and
+#      with none (target: at least 90% of R), and with `limits.requestsPerMinute` at R;
+#      no failed question;
 #  (c) peak memory of 1,000 questions at 250 jobs (target: under 300 MB);
 #  (d) the batch's own cost against a latency-free mock, at 300, 1,000 and 3,000 questions
 #      (32 jobs, `--no-review`: the 4 calls below): CPU ms per question (user + sys of
@@ -47,10 +50,10 @@ mock_pid=""
 trap '[ -n "$mock_pid" ] && kill "$mock_pid" 2>/dev/null; rm -rf "$work"' EXIT
 ulimit -n 8192 2>/dev/null || true
 
-start_mock() { # LATENCY RATE [LIMITS_JSON]
+start_mock() { # LATENCY RATE [LIMITS_JSON] [MODE]
   [ -n "$mock_pid" ] && kill "$mock_pid" 2>/dev/null && wait "$mock_pid" 2>/dev/null || true
   rm -f "$work/mock.url" # else the wait below may read the last mock's address
-  python3 scripts/bench/mock_llm.py "$1" "$2" > "$work/mock.url" &
+  python3 scripts/bench/mock_llm.py "$1" "$2" ${4:-} > "$work/mock.url" &
   mock_pid=$!
   for _ in $(seq 1 50); do [ -s "$work/mock.url" ] && break; sleep 0.1; done
   url="$(head -n 1 "$work/mock.url")"
@@ -91,8 +94,8 @@ ideal=$(python3 -c "print(f'{5 * 4 * 0.1:.2f}')")
 echo "wall time ${secs} s; ideal critical path ${ideal} s (5 waves x 4 calls x 0.1 s); ratio $(python3 -c "print(f'{$secs / $ideal:.2f}')"); $(counts a)"
 fi
 
-goodput() { # NAME LIMITS_JSON
-  start_mock 0.05 10 "$2"
+goodput() { # NAME LIMITS_JSON MODE
+  start_mock 0.05 10 "$2" "${3:-}"
   local secs stats
   secs=$(run_batch "$1" 40 8)
   stats=$(curl -s "${url}/stats" || echo '{}')
@@ -101,18 +104,22 @@ import json, sys
 secs = float(sys.argv[1]); s = json.loads(sys.argv[2] or "{}")
 req, ref = s.get("requests", 0), s.get("refused", 0)
 ok = req - ref
-print(f"wall time {secs:.2f} s; {ok} calls admitted = {ok / secs:.1f}/s of 10/s ({ok / secs / 10:.0%}); "
-      f"{ref} of {req} requests refused ({(ref / req if req else 0):.0%})")
+print(f"wall time {secs:.2f} s; {ok} calls admitted = {ok / secs:.1f}/s of 10/s: goodput {ok / secs / 10:.0%}; "
+      f"{ref} of {req} requests refused ({(ref / req if req else 0):.1%})")
 PY
   echo "questions: $(counts "$1")"
 }
 
 if section b; then
-echo "== (b) goodput: server admits 10 requests/s, 40 questions at 8 jobs, 50 ms per call"
-echo "-- without limits (the rate is learnt from the server's 429s)"
-goodput b '{}'
-echo "-- with limits.requestsPerMinute 600"
-goodput b2 '{"requestsPerMinute": 600}'
+echo "== (b) goodput: server admits 10 requests/s, 40 questions at 8 jobs, 50 ms per call, one process"
+echo "-- the server announces its budget (x-ratelimit-*; target 95%, under 3% refused)"
+goodput b '{}' headers
+echo "-- the server only answers 429, with Retry-After (target 90%)"
+goodput b2 '{}'
+echo "-- the server only answers 429, without Retry-After (target 90%)"
+goodput b3 '{}' bare
+echo "-- 429 with Retry-After, limits.requestsPerMinute 600"
+goodput b4 '{"requestsPerMinute": 600}'
 fi
 
 if section c; then

@@ -9,11 +9,12 @@
 #      queue/local at least 0.9 at every count. Each line also prints how busy the machine's
 #      CPUs were (on 2 cores, 4 workers with PostgreSQL and the mock keep them 80% busy: the
 #      ratio is then the machine's, not the design's);
-#  (b) goodput of 4 workers of 32 jobs against a server admitting R requests a second, the
-#      rate learnt from its 429s and shared through the database. Targets: at least 95% of R,
-#      under 3% of requests refused, no failed task and no call admitted without the shared
-#      budget ("did not answer", "cannot be read"); then a second batch on the same queue,
-#      which starts at the rate the first one learnt (the queue keeps it).
+#  (b) goodput (calls admitted / R) of 1 and 4 workers of 32 jobs against a server admitting R
+#      requests a second, and the share of requests refused: a server that announces its
+#      budget in OpenAI's headers (targets: at least 95% of R, under 3% refused), one that
+#      only answers 429 with Retry-After, and without (target: at least 90% of R); with
+#      `limits.requestsPerMinute` at R, which the workers divide among them. No failed task.
+#      Each on a new queue.
 #
 # Each question makes 4 calls one after another (planner, search analysis, planner, final).
 # Times are wall times, from the first worker's start to the last one's exit (for a local
@@ -66,15 +67,17 @@ fresh_db() { # -> URL of a new, migrated database (called in a subshell: the cou
   echo "$url"
 }
 
-start_mock() { # LATENCY RATE
+start_mock() { # LATENCY RATE [MODE] [LIMITS_JSON]
   [ -n "$mock_pid" ] && kill "$mock_pid" 2>/dev/null && wait "$mock_pid" 2>/dev/null || true
-  python3 scripts/bench/mock_llm.py "$1" "$2" > "$work/mock.url" &
+  rm -f "$work/mock.url"
+  python3 scripts/bench/mock_llm.py "$1" "$2" ${3:-} > "$work/mock.url" &
   mock_pid=$!
   for _ in $(seq 1 50); do [ -s "$work/mock.url" ] && break; sleep 0.1; done
   mock="$(head -n 1 "$work/mock.url")"
   cat > "$work/agent.config.json" <<JSON
 {"baseURL": "$mock", "model": "bench-model", "apiKey": "bench",
  "retry": {"maxRetries": 3, "baseDelayMs": 200, "maxDelayMs": 2000},
+ "limits": ${4:-"{}"},
  "search": {"provider": "none"}, "review": {"enabled": false}}
 JSON
   chmod 600 "$work/agent.config.json"
@@ -146,7 +149,6 @@ run_local() { # JOBS QUESTIONS -> prints "seconds completed cpu_busy"
   echo "$(python3 -c "print(f'{$t1 - $t0:.2f}')") $completed $busy"
 }
 
-fallbacks() { grep -cE "did not answer|cannot be read|not updated this time" "$work/workers.err" || true; }
 
 export PGPASSWORD="$password"
 jobs=32
@@ -162,7 +164,7 @@ for w in ${WORKERS:-1 2 4}; do
   read -r lsecs lcompleted lbusy < <(run_local $((w * jobs)) "$questions")
   local_rate=$(python3 -c "print(f'{$lcompleted / $lsecs:.2f}')")
   echo "$w worker(s): $completed/$questions questions in $secs s = ${rate[$w]} questions/s; failed tasks: $failed;" \
-    "$(python3 -c "print(f'{$xacts / $questions:.1f}')") database transactions a question; shared-budget fallbacks: $(fallbacks);" \
+    "$(python3 -c "print(f'{$xacts / $questions:.1f}')") database transactions a question;" \
     "machine CPU busy $wbusy"
   echo "  CPU: workers $wcpu s, PostgreSQL's backends $pgcpu s; the database's WAL $(python3 -c "print(f'{$wal * 1000 / $questions:.0f}')") kB a question"
   echo "  local batch at --jobs $((w * jobs)): $lcompleted/$questions in $lsecs s = $local_rate questions/s;" \
@@ -175,19 +177,19 @@ fi
 
 if [[ " ${PARTS:-a b} " == *" b "* ]]; then
 R=10
-goodput() { # URL BATCH LABEL: 60 questions by 4 workers, and what the server admitted and refused
+goodput() { # URL BATCH LABEL WORKERS: 60 questions, and what the server admitted and refused
   : > "$work/workers.err"
   curl -s "${mock%/v1}/v1/stats/reset" >/dev/null
-  read -r secs completed failed xacts _ _ _ _ < <(run_workers "$1" 4 "$jobs" 60 "$2")
+  read -r secs completed failed xacts _ _ _ _ < <(run_workers "$1" "$4" "$jobs" 60 "$2")
   stats=$(curl -s "${mock%/v1}/v1/stats" || echo '{}')
-  python3 - "$secs" "$completed" "$failed" "$stats" "$R" "$(fallbacks)" "$3" <<'PY'
+  python3 - "$secs" "$completed" "$failed" "$stats" "$R" "$3" <<'PY'
 import json, sys
-secs, completed, failed, stats, r, fell, label = float(sys.argv[1]), sys.argv[2], sys.argv[3], json.loads(sys.argv[4] or "{}"), float(sys.argv[5]), sys.argv[6], sys.argv[7]
+secs, completed, failed, stats, r, label = float(sys.argv[1]), sys.argv[2], sys.argv[3], json.loads(sys.argv[4] or "{}"), float(sys.argv[5]), sys.argv[6]
 req, ref = stats.get("requests", 0), stats.get("refused", 0)
 ok = req - ref
 print(f"{label}: {completed}/60 questions in {secs:.2f} s; {ok} calls admitted = {ok / secs:.1f}/s "
-      f"of {r:.0f}/s ({ok / secs / r:.0%}, target 95%); {ref} of {req} requests refused "
-      f"({(ref / req if req else 0):.1%}, target under 3%); failed tasks: {failed}; shared-budget fallbacks: {fell}")
+      f"of {r:.0f}/s: goodput {ok / secs / r:.0%}; {ref} of {req} requests refused "
+      f"({(ref / req if req else 0):.1%}); failed tasks: {failed}")
 at = stats.get("refused_at", [])
 early = [t for t in at if t < 1.0]
 print(f"  refused in the first second: {len(early)}"
@@ -195,9 +197,15 @@ print(f"  refused in the first second: {len(early)}"
       + (", ".join(f"{t:.1f}" for t in at if t >= 1.0) or "none") + " s")
 PY
 }
-echo "== (b) goodput: the server admits $R requests/s, 50 ms per call, 4 workers of --jobs $jobs"
-start_mock 0.05 "$R"
-db="$(fresh_db)"
-goodput "$db" bench "4 workers, a new queue (the limit unknown)"
-goodput "$db" again "4 workers, the next batch on that queue (the rate learnt kept)"
+echo "== (b) goodput: the server admits $R requests/s, 50 ms per call, workers of --jobs $jobs"
+for w in 1 4; do
+  start_mock 0.05 "$R" headers
+  goodput "$(fresh_db)" bench "$w worker(s), the server announces its budget (target 95%, under 3% refused)" "$w"
+  start_mock 0.05 "$R"
+  goodput "$(fresh_db)" bench "$w worker(s), 429 with Retry-After only (target 90%)" "$w"
+  start_mock 0.05 "$R" bare
+  goodput "$(fresh_db)" bench "$w worker(s), 429 without Retry-After (target 90%)" "$w"
+  start_mock 0.05 "$R" "" "{\"requestsPerMinute\": $((R * 60))}"
+  goodput "$(fresh_db)" bench "$w worker(s), 429 with Retry-After, limits.requestsPerMinute $((R * 60))" "$w"
+done
 fi

@@ -3,7 +3,11 @@
 
 Every answer takes LATENCY seconds. With RATE > 0 it admits at most RATE requests per second
 (a sliding one-second window) and answers 429 with `retry-after-ms` beyond, like a provider's
-rate limit. The planner plans one search, then the final summary; sub-agents answer at once.
+rate limit; with MODE `bare` its 429s say nothing of when to come back (no Retry-After); with
+MODE `headers` it admits from a bucket of RATE requests refilled at RATE a second and
+announces its budget on every answer as OpenAI does (`x-ratelimit-limit-requests`,
+`x-ratelimit-remaining-requests`, `x-ratelimit-reset-requests`: the time until the bucket is
+full, e.g. `350ms`), and on a 429 `retry-after-ms` too. The planner plans one search, then the final summary; sub-agents answer at once.
 GET /stats returns {"requests", "refused", "refused_at"}: the last is when each 429 was
 answered, in seconds since the first request; GET /stats/reset starts them again. Prints its
 base URL on stdout once listening.
@@ -16,7 +20,7 @@ chosen ones, in the page's reading order). With MODE `quote-best` the summary qu
 the sentence of that text sharing the most words with the question (the first on a tie; the
 first sentence when none shares one): a model that looks for the answer in what it is shown.
 
-    mock_llm.py LATENCY_SECONDS [RATE_PER_SECOND] [MODE]
+    mock_llm.py LATENCY_SECONDS [RATE_PER_SECOND] [MODE: quote, quote-best, headers, bare]
 """
 import json
 import re
@@ -30,6 +34,8 @@ LATENCY = float(sys.argv[1]) if len(sys.argv) > 1 else 0.1
 RATE = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
 MODE = sys.argv[3] if len(sys.argv) > 3 else ""
 QUOTE = MODE in ("quote", "quote-best")
+HEADERS = MODE == "headers"
+bucket = [RATE, None]  # requests left, when last refilled (MODE `headers`)
 # Words of a question too common to look for (`quote-best`).
 STOP = set("a an and are as at be by does did do for from had has have how in is it its of on "
            "or that the their this to was were what when where which who why with".split())
@@ -131,19 +137,33 @@ class Handler(BaseHTTPRequestHandler):
             now = time.monotonic()
             if not started:
                 started.append(now)
-            while admitted and now - admitted[0] >= 1.0:
-                admitted.popleft()
-            if RATE > 0 and len(admitted) >= RATE:
+            headers = []
+            if RATE > 0 and HEADERS:
+                left, at = bucket
+                left = min(RATE, left + (now - (at or now)) * RATE)
+                refused = left < 1.0
+                wait_ms = int((1.0 - left) / RATE * 1000) + 1
+                left = left if refused else left - 1.0
+                bucket[:] = [left, now]
+                headers = [("x-ratelimit-limit-requests", str(int(RATE))),
+                           ("x-ratelimit-remaining-requests", str(int(left))),
+                           ("x-ratelimit-reset-requests", f"{int((RATE - left) / RATE * 1000)}ms")]
+            else:
+                while admitted and now - admitted[0] >= 1.0:
+                    admitted.popleft()
+                refused = RATE > 0 and len(admitted) >= RATE
+                if refused:
+                    wait_ms = int((1.0 - (now - admitted[0])) * 1000) + 1
+                else:
+                    admitted.append(now)
+            if refused:
                 stats["refused"] += 1
                 stats["refused_at"].append(round(now - started[0], 3))
-                wait_ms = int((1.0 - (now - admitted[0])) * 1000) + 1
-                refused = True
-            else:
-                admitted.append(now)
-                refused = False
         if refused:
+            if MODE != "bare":
+                headers.append(("retry-after-ms", str(wait_ms)))
             self.send(429, {"error": {"message": "Rate limit reached", "type": "rate_limit_exceeded"}},
-                      [("retry-after-ms", str(wait_ms))])
+                      headers)
             return
         time.sleep(LATENCY)
         self.send(200, {
@@ -151,7 +171,7 @@ class Handler(BaseHTTPRequestHandler):
             "choices": [{"index": 0, "message": {"role": "assistant", "content": answer(body)},
                          "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
-        })
+        }, headers)
 
 
 class Server(ThreadingHTTPServer):

@@ -14,7 +14,6 @@ use crate::cli::{GlobalArgs, WorkerArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::output::{print_json, print_text, stdout_is_terminal};
 use crate::progress::{Progress, ProgressDisplay};
-use crate::queue::gate_store::shared_gates;
 use crate::queue::status;
 use crate::queue::submit::check_name;
 use crate::queue::worker::worker_name;
@@ -46,8 +45,11 @@ pub async fn run(args: WorkerArgs, global: &GlobalArgs) -> CommandResult {
         }
         tracing::warn!("the queue holds no batch `{batch}` yet: waiting for it to be submitted");
     }
-    // One rate budget per endpoint for every worker: the gates' state is in the database.
-    let session = Session::with_gates(run.settings, shared_gates(&db)).await?;
+    // Each endpoint's configured budget is divided among the live workers.
+    let name = worker_name();
+    let lease = Duration::from_secs(args.lease);
+    let gates = crate::queue::workers::gates(db.clone(), name.clone(), lease);
+    let session = Session::with_gates(run.settings, gates).await?;
     let scratch = crate::queue::scratch::Scratch::create().map_err(|e| {
         CommandError::failure(anyhow::anyhow!("cannot create the worker's folder: {e}"))
     })?;
@@ -59,10 +61,10 @@ pub async fn run(args: WorkerArgs, global: &GlobalArgs) -> CommandResult {
             batch: args.batch.clone(),
             jobs: usize::try_from(args.jobs).unwrap_or(1),
             max_attempts: args.max_attempts,
-            lease: Duration::from_secs(args.lease),
+            lease,
             drain: args.drain,
         },
-        name: worker_name(),
+        name,
         scratch: scratch.path().to_path_buf(),
         display: ProgressDisplay::for_terminal().map(|d| d as Arc<dyn Progress>),
     };

@@ -1,360 +1,150 @@
-//! The admitted request rate of one endpoint, steered like TCP's congestion window: additive
-//! increase, multiplicative decrease (AIMD).
-//!
-//! A 429 lowers the rate to a little under the rate the server was seen to accept lately (or
-//! the current rate, if lower); with no accepted request to go by, it halves the current rate.
-//! Each success then adds one step: to just under the refused rate ([`RETURN`] of it) in
-//! fewer than [`RECOVERY_STEPS`] successes (from a halving, ten times as many), then ten times
-//! slower, the step doubling every [`RECOVERY_STEPS`] successes without a 429 (as TCP CUBIC
-//! plateaus near its last maximum, then probes ever faster), until the configured limit is
-//! reached again, or, without one, until twice the refused rate, where the limit is lifted.
-//! A server that admits R requests a second is thus run just under R, probed again now and
-//! then; a rate lowered too far by a short measure climbs back in seconds, not minutes. A
-//! server that refuses again at the same rate has a steady limit: each such refusal in a row
-//! doubles how long the rate holds just under it before probing again ([`STEADY_BAND`],
-//! [`MAX_STEADY`]), so a long run meets the limit ever more rarely. Only
-//! the numbers live here: [`super::gate`] measures the accepted rate, turns the numbers into
-//! a GCRA limiter and decides what counts as a 429 or a success. Nothing here waits or reads
-//! a clock.
+//! [`Aimd`]: the request rate of an endpoint whose limit neither its answers nor the settings
+//! state. No limit at first. A 429 lowers the rate once the gate it closed opens again, when
+//! the answers to what was sent before it are in: to just under what the server took over the
+//! seconds before it (what was sent less what was refused; other processes may spend the same
+//! budget), or, when paced already, just under the rate refused. Each success adds a small
+//! step, so that the rate climbs back to where it was refused in [`STEPS_BACK`] successes and
+//! stays near the limit, refused now and then.
 
-/// What a 429 multiplies the rate by, from the rate the server was seen to accept.
-pub const DECREASE: f64 = 0.95;
+use std::collections::VecDeque;
+use std::time::Duration;
 
-/// What a 429 multiplies the current rate by when no request was accepted lately: nothing says
-/// where the server's limit is.
-pub const BLIND_DECREASE: f64 = 0.5;
+use tokio::time::Instant;
 
-/// How many successes would bring a lowered rate back to where it was refused: each success
-/// adds `refused rate * (1 - DECREASE) / RECOVERY_STEPS` (the quick climb stops short, at
-/// [`RETURN`] of it).
-pub const RECOVERY_STEPS: f64 = 20.0;
+/// A 429 sets the rate to this share of the rate refused.
+const DECREASE: f64 = 0.9;
 
-/// Where the quick climb after a decrease ends, as a share of the refused rate. That rate was
-/// refused (or measured a little above what the server accepts): going straight back to it
-/// is refused again within a second or two, so the last stretch is probed slowly. Measured
-/// against a server admitting 10 a second in a sliding second (`scripts/bench-queue.sh`
-/// (b)): going back to the refused rate itself meant a 429 every 3 s or so.
-pub const RETURN: f64 = 0.99;
+/// Successes to climb back from a decrease to the rate refused: the slower the climb, the
+/// rarer the 429s (one in about this many requests, each closing the gate for a moment).
+const STEPS_BACK: f64 = 50.0;
 
-/// From [`RETURN`] of the refused rate on, steps start this many times smaller (and double
-/// every [`RECOVERY_STEPS`] successes): the server is probed again only after many answers,
-/// so few requests are refused.
-pub const PROBE_SLOWDOWN: f64 = 10.0;
+/// After a decrease, 429s say nothing of the new rate for this long: the server still counts
+/// what was sent before (a window of a second, as most have), and the refused calls' retries.
+const SETTLE: Duration = Duration::from_secs(1);
 
-/// A refusal at a rate within this share of the last refused rate meets the same limit: the
-/// limit is steady.
-pub const STEADY_BAND: f64 = 0.05;
+/// Unpaced, fewer requests than this sent in the last [`WINDOW`] say nothing of a rate: their
+/// 429 only closes the gate (a stray 429 does not pace every later call). Fewer than this
+/// taken by the server (a burst that other processes' bursts crowded out) are no measure of
+/// this process's share: the rate starts from what was taken and doubles each [`SETTLE`]
+/// without a 429, until a 429 measures it (TCP's slow start), instead of climbing for minutes.
+const BURST: usize = 4;
 
-/// The most refusals in a row at a steady limit that lengthen the hold: after `k`, the rate
-/// holds at [`RETURN`] of the refused rate for `RECOVERY_STEPS * (2^k - 1)` successes before
-/// probing beyond it (up to 1,260 successes). Measured against a server admitting 10 a second
-/// in a sliding second (`scripts/bench-queue.sh` (b)): probing at once after every refusal
-/// met the limit again every 5 to 7 s, one request in 60 refused for as long as the run.
-pub const MAX_STEADY: u32 = 6;
+/// Once the rate is this many times the one refused, the limit is taken to be gone.
+const LIFT: f64 = 2.0;
 
-/// The lowest rate a decrease goes to, in requests a minute: a server that keeps refusing is
-/// still asked now and then.
-pub const MIN_RATE: f64 = 1.0;
+/// The requests that measure the rate the server took: those sent in the two seconds before
+/// the 429, over at least a second (a burst of ten in 100 ms is ten a second, not a hundred).
+const WINDOW: Duration = Duration::from_secs(2);
 
-/// The admitted rate of one endpoint, in requests a minute.
-// Serialized: a gate shared through a store (`shared_gate.rs`) keeps it there.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Default)]
 pub struct Aimd {
-    /// The configured `requestsPerMinute`, if any: the rate never climbs above it.
-    limit: Option<f64>,
-    /// The rate admitted now; `None` for no limit at all.
+    /// Requests a minute (`None`: no limit).
     rate: Option<f64>,
-    /// The rate the server refused last (the one lowered); sets the size of a step.
-    refused_at: f64,
-    /// Counts decreases. A 429 of a request admitted before the last decrease says nothing
-    /// about the lowered rate, so it does not lower it again (TCP halves once a window).
-    epoch: u64,
-    /// Successes at or beyond [`RETURN`] of the refused rate since the last decrease: the
-    /// probing steps double every [`RECOVERY_STEPS`] of them.
-    #[serde(default)]
-    probes: u32,
-    /// Refusals in a row at the same rate (within [`STEADY_BAND`]), up to [`MAX_STEADY`]: the
-    /// rate holds longer before probing.
-    #[serde(default)]
-    steady: u32,
+    /// The rate last refused, and the requests a minute each success adds.
+    refused: f64,
+    step: f64,
+    /// Since when the rate doubles each [`SETTLE`] without a 429 (not measured yet).
+    starting: Option<Instant>,
+    /// The earliest next admission.
+    next: Option<Instant>,
+    /// When the 429 came that lowers the rate once the gate opens.
+    due: Option<Instant>,
+    /// The last admission before the last decrease, and when it was: a 429 of an earlier
+    /// one, or within [`SETTLE`] of it, is old news.
+    decreased_at: u64,
+    decreased: Option<Instant>,
+    /// The requests of the last [`WINDOW`] (before a due decrease, of the window before it).
+    sent: VecDeque<Sent>,
+}
+
+#[derive(Debug)]
+struct Sent {
+    seq: u64,
+    at: Instant,
+    refused: bool,
 }
 
 impl Aimd {
-    pub fn new(limit: Option<f64>) -> Aimd {
-        Aimd {
-            limit,
-            rate: limit,
-            refused_at: limit.unwrap_or(0.0),
-            epoch: 0,
-            probes: 0,
-            steady: 0,
-        }
-    }
-
-    /// The rate admitted now (`None`: no limit).
     pub fn rate(&self) -> Option<f64> {
         self.rate
     }
 
-    pub fn limit(&self) -> Option<f64> {
-        self.limit
+    /// The gate is open: a due decrease is made (the new rate returned), and when the next
+    /// request may go, if not now.
+    pub fn open(&mut self, now: Instant) -> (Option<f64>, Option<Instant>) {
+        let lowered = self.due.take().map(|at| self.decrease(at, now));
+        if let (Some(since), Some(rate)) = (self.starting, self.rate) {
+            let held = (now - since).as_secs_f64().div_euclid(SETTLE.as_secs_f64());
+            self.rate = Some(rate * 2f64.powf(held));
+            self.starting = Some(since + SETTLE.mul_f64(held));
+        }
+        (lowered, self.rate.and(self.next).filter(|next| *next > now))
     }
 
-    pub fn epoch(&self) -> u64 {
-        self.epoch
-    }
-
-    /// A 429. `accepted` is the rate the server was seen to accept lately (`None`: too few
-    /// answers to tell). Lowers the rate to [`DECREASE`] times the lower of the current rate
-    /// and `accepted`, or without `accepted` to [`BLIND_DECREASE`] times the current rate.
-    /// Returns the new rate, or `None` when there is nothing to lower (no limit and nothing
-    /// accepted).
-    pub fn decrease(&mut self, accepted: Option<f64>) -> Option<f64> {
-        let (from, factor) = match (self.rate, accepted) {
-            (Some(rate), Some(accepted)) => (rate.min(accepted), DECREASE),
-            (None, Some(accepted)) => (accepted, DECREASE),
-            (Some(rate), None) => (rate, BLIND_DECREASE),
-            (None, None) => return None,
-        };
-        let rate = (from * factor).max(MIN_RATE);
-        let same_limit = (from - self.refused_at).abs() <= self.refused_at * STEADY_BAND;
-        self.steady = if self.epoch > 0 && same_limit {
-            (self.steady + 1).min(MAX_STEADY)
-        } else {
-            0
-        };
-        self.refused_at = from;
-        self.rate = Some(rate);
-        self.epoch += 1;
-        self.probes = 0;
-        Some(rate)
-    }
-
-    /// A 429 met the ramp of a cold endpoint ([`super::ramp`]) at `rate`: the unknown limit
-    /// lies under it, so the rate holds there, as the rate refused, until the gate opens and
-    /// [`Aimd::decrease`] lowers it (from it, or from what the server accepted if that is
-    /// lower). Does nothing when the rate is set already (a limit known, or lowered before).
-    pub fn pin(&mut self, rate: f64) {
-        if self.rate.is_none() {
-            self.rate = Some(rate);
-            self.refused_at = rate;
+    /// The `seq`th request goes now.
+    pub fn admitted(&mut self, seq: u64, now: Instant) {
+        let kept = self.due.unwrap_or(now);
+        while self.sent.front().is_some_and(|s| kept - s.at > WINDOW) {
+            self.sent.pop_front();
+        }
+        self.sent.push_back(Sent {
+            seq,
+            at: now,
+            refused: false,
+        });
+        if let Some(rate) = self.rate {
+            self.next = Some(now + Duration::from_secs_f64(60.0 / rate));
         }
     }
 
-    /// Whether nothing says where the limit is: none configured, no 429 met.
-    pub fn unknown(&self) -> bool {
-        self.rate.is_none() && self.limit.is_none() && self.epoch == 0
+    pub fn succeeded(&mut self) {
+        if let Some(rate) = self.rate.filter(|_| self.starting.is_none()) {
+            let rate = rate + self.step;
+            self.rate = (rate < self.refused * LIFT).then_some(rate);
+        }
     }
 
-    /// A success: one step up. Returns whether the rate changed.
-    pub fn increase(&mut self) -> bool {
-        let Some(rate) = self.rate else {
-            return false;
-        };
-        let step = self.refused_at * (1.0 - DECREASE) / RECOVERY_STEPS;
-        let plateau = self.refused_at * RETURN;
-        let next = if rate < plateau {
-            (rate + step.max(MIN_RATE / PROBE_SLOWDOWN)).min(plateau)
-        } else {
-            let probes = f64::from(self.probes) - self.hold();
-            self.probes = self.probes.saturating_add(1);
-            if probes < 0.0 {
-                return false;
-            }
-            let doublings = (probes / RECOVERY_STEPS).floor().min(16.0);
-            rate + (step / PROBE_SLOWDOWN * 2f64.powf(doublings)).max(MIN_RATE / PROBE_SLOWDOWN)
-        };
-        let next = match self.limit {
-            Some(limit) => Some(next.min(limit)),
-            None if next >= 2.0 * self.refused_at => None,
-            None => Some(next),
-        };
-        let changed = next != self.rate;
-        self.rate = next;
-        changed
-    }
-
-    /// Successes the rate holds at [`RETURN`] of the refused rate before probing beyond it.
-    fn hold(&self) -> f64 {
-        RECOVERY_STEPS * (2f64.powi(self.steady as i32) - 1.0)
-    }
-
-    /// A lower configured limit (another role on the endpoint asked for less).
-    pub fn tighten(&mut self, limit: f64) {
-        if self.limit.is_some_and(|l| l <= limit) {
+    /// The request admitted as the `seq`th was refused.
+    pub fn refused(&mut self, seq: u64, now: Instant) {
+        if let Some(sent) = self.sent.iter_mut().rev().find(|s| s.seq == seq) {
+            sent.refused = true;
+        }
+        let old = seq <= self.decreased_at || self.decreased.is_some_and(|t| now - t < SETTLE);
+        let recent = self.sent.iter().filter(|s| now - s.at <= WINDOW).count();
+        if old || (self.rate.is_none() && recent < BURST) {
             return;
         }
-        self.limit = Some(limit);
-        self.rate = Some(self.rate.map_or(limit, |r| r.min(limit)));
-        self.refused_at = self.refused_at.min(limit).max(MIN_RATE);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Steps until the rate stops changing or is lifted.
-    fn climb(aimd: &mut Aimd) -> usize {
-        let mut steps = 0;
-        while aimd.rate().is_some() && aimd.increase() {
-            steps += 1;
-        }
-        steps
+        self.due.get_or_insert(now);
     }
 
-    #[test]
-    fn a_configured_rate_goes_under_what_was_accepted_and_climbs_back_to_the_limit() {
-        let mut aimd = Aimd::new(Some(600.0));
-        assert_eq!(aimd.decrease(Some(600.0)), Some(570.0));
-        assert_eq!(aimd.epoch(), 1);
-        for _ in 0..16 {
-            assert!(aimd.increase());
+    /// Lowers the rate for the 429 that came `at`; the new rate.
+    fn decrease(&mut self, at: Instant, now: Instant) -> f64 {
+        let before: Vec<&Sent> = self
+            .sent
+            .iter()
+            .filter(|s| s.at <= at && at - s.at <= WINDOW)
+            .collect();
+        let span = before
+            .first()
+            .map_or(WINDOW, |first| (at - first.at).max(Duration::from_secs(1)));
+        let accepted = before.iter().filter(|s| !s.refused).count();
+        let taken = accepted.max(1) as f64 * 60.0 / span.as_secs_f64();
+        self.decreased_at = self.sent.back().map_or(0, |s| s.seq);
+        self.decreased = Some(now);
+        let measuring = self.rate.is_none() || self.starting.is_some();
+        if measuring && accepted < BURST {
+            self.starting = Some(now);
+            return *self.rate.insert(taken);
         }
-        assert_eq!(
-            aimd.rate(),
-            Some(594.0),
-            "570 to 99% of 600 by steps of 1.5"
-        );
-        aimd.increase();
-        assert!(
-            aimd.rate().is_some_and(|r| r > 594.0 && r < 594.2),
-            "then by steps of 0.15: {:?}",
-            aimd.rate()
-        );
-        // 20 of 0.15 and 10 of 0.3 (give or take one for rounding).
-        assert!((29..=31).contains(&climb(&mut aimd)));
-        assert_eq!(aimd.rate(), Some(600.0));
-        assert!(!aimd.increase(), "at the limit");
-        // A server accepting far less than the limit: straight under what it accepts.
-        assert_eq!(aimd.decrease(Some(60.0)), Some(57.0));
-        // Nothing accepted lately: halved.
-        assert_eq!(aimd.decrease(None), Some(28.5));
-    }
-
-    #[test]
-    fn without_a_limit_the_accepted_rate_is_lowered_and_the_limit_lifted_later() {
-        let mut aimd = Aimd::new(None);
-        assert!(!aimd.increase(), "no limit, nothing to raise");
-        assert_eq!(
-            aimd.decrease(None),
-            None,
-            "nothing accepted, nothing to lower"
-        );
-        assert_eq!(aimd.epoch(), 0);
-        assert_eq!(aimd.decrease(Some(600.0)), Some(570.0));
-        let mut steps = 0;
-        while aimd.rate().is_some_and(|r| r < 594.0) {
-            assert!(aimd.increase());
-            steps += 1;
-        }
-        assert_eq!(steps, 16, "570 to 99% of 600 by steps of 1.5");
-        while aimd.rate().is_some() {
-            assert!(aimd.increase());
-            steps += 1;
-        }
-        // 594 to 1200 by steps of 0.15, doubling every 20: 20 x 0.15 x (1 + 2 + ... + 64)
-        // = 381 in 140 steps, then 12 of 19.2.
-        assert_eq!(steps, 16 + 152, "then no limit");
-    }
-
-    #[test]
-    fn a_rate_lowered_too_far_climbs_back_faster_the_longer_no_429_comes() {
-        let mut aimd = Aimd::new(Some(600.0));
-        // A short measure: 400 accepted where the server takes 600.
-        assert_eq!(aimd.decrease(Some(400.0)), Some(380.0));
-        let mut steps = 0;
-        while aimd.rate().is_some_and(|r| r < 600.0) {
-            aimd.increase();
-            steps += 1;
-        }
-        // 16 steps of 1 to 396 (99% of 400), then steps of 0.1 doubling every 20: 126 in 120
-        // steps, and 13 of 6.4 for the rest. At a constant 0.1 a step it would take 2,000.
-        assert_eq!(steps, 16 + 120 + 13);
-        assert_eq!(aimd.rate(), Some(600.0), "not beyond the limit");
-    }
-
-    /// Successes from a decrease until the rate first goes beyond [`RETURN`] of the refused
-    /// rate: those that held it (at the plateau) and all.
-    fn successes_until_probing(aimd: &mut Aimd) -> (usize, usize) {
-        let plateau = aimd.refused_at * RETURN;
-        let (mut held, mut all) = (0, 0);
-        while aimd.rate().is_some_and(|r| r <= plateau + 1e-9) {
-            held += usize::from(!aimd.increase());
-            all += 1;
-        }
-        (held, all)
-    }
-
-    #[test]
-    fn a_429_in_a_ramp_pins_the_rate_there_and_the_decrease_goes_under_the_accepted_rate() {
-        let mut aimd = Aimd::new(None);
-        assert!(aimd.unknown());
-        aimd.pin(24_000.0);
-        assert!(!aimd.unknown());
-        assert_eq!(aimd.rate(), Some(24_000.0));
-        aimd.pin(48_000.0);
-        assert_eq!(aimd.rate(), Some(24_000.0), "pinned once");
-        assert_eq!(
-            aimd.epoch(),
-            0,
-            "the 429 belongs to the epoch it was admitted in"
-        );
-        assert_eq!(aimd.decrease(Some(600.0)), Some(570.0));
-        assert_eq!(aimd.epoch(), 1);
-        // Without an accepted rate, the ramp's rate is halved.
-        let mut blind = Aimd::new(None);
-        blind.pin(24_000.0);
-        assert_eq!(blind.decrease(None), Some(12_000.0));
-        // A configured limit is never ramped, nor pinned.
-        let mut configured = Aimd::new(Some(600.0));
-        assert!(!configured.unknown());
-        configured.pin(24_000.0);
-        assert_eq!(configured.rate(), Some(600.0));
-    }
-
-    #[test]
-    fn a_limit_met_again_at_the_same_rate_is_probed_ever_more_rarely() {
-        let mut aimd = Aimd::new(None);
-        aimd.decrease(Some(600.0));
-        // 16 steps to the plateau, the 17th probes.
-        assert_eq!(successes_until_probing(&mut aimd), (0, 17));
-        // Refused again just above the plateau: the same limit; the rate holds 20 successes.
-        aimd.decrease(Some(610.0));
-        assert_eq!(successes_until_probing(&mut aimd).0, 20);
-        aimd.decrease(Some(620.0));
-        assert_eq!(successes_until_probing(&mut aimd).0, 60);
-        for _ in 0..10 {
-            aimd.decrease(Some(620.0));
-            successes_until_probing(&mut aimd);
-        }
-        aimd.decrease(Some(620.0));
-        assert_eq!(
-            successes_until_probing(&mut aimd).0,
-            1_260,
-            "the hold stops growing"
-        );
-        // A refusal far from the last one is another limit: probed at once again.
-        while aimd.rate().is_some_and(|r| r < 700.0) {
-            aimd.increase();
-        }
-        aimd.decrease(Some(700.0));
-        assert_eq!(successes_until_probing(&mut aimd).0, 0);
-        // So is one far below (a short measure, or a lowered limit).
-        aimd.decrease(Some(500.0));
-        assert_eq!(successes_until_probing(&mut aimd).0, 0);
-    }
-
-    #[test]
-    fn decreases_stop_at_the_minimum_rate_and_a_lower_limit_tightens() {
-        let mut aimd = Aimd::new(Some(3.0));
-        assert_eq!(aimd.decrease(None), Some(1.5));
-        assert_eq!(aimd.decrease(None), Some(1.0));
-        assert_eq!(aimd.decrease(Some(0.5)), Some(1.0));
-        let mut aimd = Aimd::new(Some(600.0));
-        aimd.tighten(900.0);
-        assert_eq!(aimd.limit(), Some(600.0));
-        aimd.tighten(60.0);
-        assert_eq!((aimd.limit(), aimd.rate()), (Some(60.0), Some(60.0)));
+        // Paced, the rate was refused; unpaced or starting, what the server took.
+        let refused = if measuring {
+            taken
+        } else {
+            self.rate.unwrap_or(taken)
+        };
+        self.starting = None;
+        self.refused = refused;
+        self.step = refused * (1.0 - DECREASE) / STEPS_BACK;
+        *self.rate.insert(refused * DECREASE)
     }
 }

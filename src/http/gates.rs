@@ -4,26 +4,18 @@
 
 use crate::sync::Locked;
 use std::collections::HashMap;
+use std::sync::atomic::AtomicU32;
 use std::sync::{Arc, Mutex};
 
 use super::gate::Gate;
-use super::shared_gate::GateStore;
 use crate::settings::RateLimits;
 
 /// The gates of a process, by endpoint key (an LLM's base URL and model; a search URL).
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct Gates {
     gates: Mutex<HashMap<String, Arc<Gate>>>,
-    /// Where every gate's state is kept when shared with other processes (a queue's workers).
-    store: Option<Arc<dyn GateStore>>,
-}
-
-impl std::fmt::Debug for Gates {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Gates")
-            .field("shared", &self.store.is_some())
-            .finish_non_exhaustive()
-    }
+    /// The processes sharing every budget: 1 (0 is taken for 1), or a queue's live workers.
+    share: Arc<AtomicU32>,
 }
 
 impl Gates {
@@ -31,11 +23,12 @@ impl Gates {
         Gates::default()
     }
 
-    /// Gates whose state lives in `store`, one budget per endpoint for every process using it.
-    pub fn shared(store: Arc<dyn GateStore>) -> Gates {
+    /// Gates whose budgets are divided among `share` processes (a queue keeps the count of its
+    /// live workers there).
+    pub fn shared_by(share: Arc<AtomicU32>) -> Gates {
         Gates {
             gates: Mutex::default(),
-            store: Some(store),
+            share,
         }
     }
 
@@ -48,11 +41,7 @@ impl Gates {
             gate.tighten(limits);
             return Arc::clone(gate);
         }
-        let mut gate = Gate::new(shown, limits);
-        if let Some(store) = &self.store {
-            gate = gate.shared(Arc::clone(store), &crate::text::without_url_passwords(key));
-        }
-        let gate = Arc::new(gate);
+        let gate = Arc::new(Gate::shared_by(shown, limits, Arc::clone(&self.share)));
         gates.insert(key.to_string(), Arc::clone(&gate));
         gate
     }

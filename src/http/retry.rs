@@ -124,7 +124,7 @@ where
         .adjust(|err, computed| {
             // `computed` is None once the retries are used up: stop then, whatever the server said.
             let computed = computed?;
-            if call.absorbed().is_some() {
+            if call.absorbed.locked().is_some() {
                 // The gate does the waiting, shared with every other call of the endpoint.
                 return Some(Duration::ZERO);
             }
@@ -135,7 +135,7 @@ where
         })
         .notify(|err: &HttpError, delay: Duration| {
             retries += 1;
-            let absorbed = call.take_absorbed();
+            let absorbed = call.absorbed.locked().take();
             let notice = RetryNotice {
                 what: what.to_string(),
                 retry: retries,
@@ -185,7 +185,8 @@ struct Call<'a> {
 }
 
 impl Call<'_> {
-    /// One attempt: admission at the gate, `fut`, and what its outcome tells the gate.
+    /// One attempt: admission at the gate, `fut`, and what its outcome and the budget its
+    /// answer announced tell the gate.
     async fn attempt<T, Fut>(
         &self,
         fut: Fut,
@@ -201,7 +202,10 @@ impl Call<'_> {
         };
         let admission = at.gate.admit(at.tokens).await;
         report_wait(at.gate, &admission, what, observer);
-        let result = fut.await;
+        let (result, announced) = super::announced::listen(fut).await;
+        if let Some(announced) = &announced {
+            at.gate.announced(&admission, announced);
+        }
         match &result {
             Ok(_) => at.gate.succeeded(),
             Err(err) if err.is_rate_limited() => {
@@ -210,7 +214,11 @@ impl Call<'_> {
                         asked.min(self.policy.max_retry_after),
                         WaitReason::RetryAfter,
                     ),
-                    None => (self.next_gate_backoff(), WaitReason::Backoff),
+                    // Without a count of retries the backoff never ends: then its longest delay.
+                    None => (
+                        (self.gate_backoff.locked().next()).unwrap_or(self.policy.max_delay),
+                        WaitReason::Backoff,
+                    ),
                 };
                 at.gate.refused(&admission, delay, reason);
                 if self.started.elapsed() < self.policy.max_rate_limit_wait {
@@ -220,22 +228,6 @@ impl Call<'_> {
             Err(_) => {}
         }
         result
-    }
-
-    fn next_gate_backoff(&self) -> Duration {
-        // Without a count of retries the backoff never ends; the fallback is its longest delay.
-        self.gate_backoff
-            .locked()
-            .next()
-            .unwrap_or(self.policy.max_delay)
-    }
-
-    fn absorbed(&self) -> Option<Duration> {
-        *self.absorbed.locked()
-    }
-
-    fn take_absorbed(&self) -> Option<Duration> {
-        self.absorbed.locked().take()
     }
 }
 
@@ -249,7 +241,7 @@ impl Iterator for CountedBackoff<'_> {
     type Item = Duration;
 
     fn next(&mut self) -> Option<Duration> {
-        match self.call.absorbed() {
+        match *self.call.absorbed.locked() {
             Some(_) => Some(Duration::ZERO),
             None => self.inner.next(),
         }

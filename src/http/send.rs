@@ -1,9 +1,10 @@
 //! Sending one HTTP request and reading its body: the single attempt that the retry policy
 //! repeats, shared by the LLM client and the search providers.
 //!
-//! A non-2xx answer becomes [`HttpError::Status`] with its `Retry-After`, and a body that is cut
-//! to a readable length and redacted of every secret, since servers echo keys in error bodies.
-//! No answer is read beyond [`MAX_BODY_BYTES`].
+//! The rate budget the answer's headers announce goes to the endpoint's gate
+//! ([`super::announced::heard`]). A non-2xx answer becomes [`HttpError::Status`] with its
+//! `Retry-After`, and a body that is cut to a readable length and redacted of every secret,
+//! since servers echo keys in error bodies. No answer is read beyond [`MAX_BODY_BYTES`].
 
 use std::time::Duration;
 
@@ -46,6 +47,7 @@ pub async fn read_body(
 ) -> Result<String, HttpError> {
     let status = response.status();
     let retry_after = parse_retry_after(response.headers());
+    super::announced::heard(response.headers());
     let mut body: Vec<u8> = Vec::new();
     while let Some(chunk) = response
         .chunk()

@@ -107,6 +107,7 @@ pub async fn send_streamed(
         false => send.await,
     };
     let response = head.map_err(|e| HttpError::from_reqwest(url, asked.total, e))?;
+    crate::http::announced::heard(response.headers());
     let is_stream = response
         .headers()
         .get(reqwest::header::CONTENT_TYPE)

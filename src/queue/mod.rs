@@ -15,8 +15,8 @@
 //!   append and checkpoint, fed over a channel;
 //!   `local.rs`: a question's files on the worker's disk; `scratch.rs`: the worker's folder
 //!   for them, and the removal of those dead workers left;
-//! - `gate_store.rs`: every endpoint's rate budget, shared by the workers through the
-//!   database;
+//! - `workers.rs`: the count of live workers, among which each endpoint's configured rate
+//!   budget is divided;
 //! - `status.rs`: `batch status`; `export.rs`: `batch export`.
 //!
 //! See ARCHITECTURE.md, "Batches on PostgreSQL".
@@ -26,7 +26,6 @@ pub mod db;
 pub mod end;
 pub mod ender;
 pub mod export;
-pub mod gate_store;
 pub mod job;
 pub mod lease;
 pub mod local;
@@ -36,6 +35,7 @@ pub mod status;
 pub mod submit;
 pub mod url;
 pub mod worker;
+pub mod workers;
 pub mod writer;
 
 pub use db::{Db, QueueError};

@@ -1,9 +1,9 @@
 //! The queue's schema, versioned: apalis-postgres's own (its jobs and workers tables, through
 //! its migrations), then researchflow's in the `researchflow` schema, one numbered step each:
 //! the batches, one row per question (its status, attempt, lease holder, plan and outcome),
-//! the files beside each plan (events, transcript, report, reviews); then the state of each
-//! endpoint's shared rate budget (`gate_store.rs`). `queue migrate` runs
-//! what is missing; [`check`] refuses a database whose schema is older (or newer) than this
+//! the files beside each plan (events, transcript, report, reviews); a table of each
+//! endpoint's shared rate budget that step 3 drops again (the workers divide the configured
+//! budget by their count instead: `workers.rs`). `queue migrate` runs what is missing; [`check`] refuses a database whose schema is older (or newer) than this
 //! program's, naming the command.
 
 use super::db::{Db, QueueError};
@@ -74,6 +74,12 @@ const MIGRATIONS: &[&str] = &[
     SELECT batch, question, suffix, 0, content FROM researchflow.files
     WHERE suffix IN ('events.ndjson', 'transcript.jsonl');
     DELETE FROM researchflow.files WHERE suffix IN ('events.ndjson', 'transcript.jsonl');
+    "#,
+    // 4: no shared rate budget any more: each worker takes its share of the configured one,
+    // among the workers running questions (counted a few times a second).
+    r#"
+    DROP TABLE IF EXISTS researchflow.gates;
+    CREATE INDEX IF NOT EXISTS questions_running ON researchflow.questions (worker) WHERE status = 'running';
     "#,
 ];
 

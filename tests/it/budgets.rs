@@ -173,7 +173,9 @@ async fn a_zero_final_bound_in_the_config_is_refused_naming_the_key() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_question_of_a_batch_under_a_time_budget_gets_its_report() {
     let llm = MockLlm::start().await;
-    // 1 s a call, 2 s budget: each question's final summary starts after its budget.
+    // 1 s a call, 3 s budget: each question's final summary starts after its budget. (The
+    // second question's first call waits up to a second for the first one's answer, which
+    // may announce the server's budget: it starts a second late.)
     slow_model(&llm, Duration::from_secs(1), Duration::from_secs(1));
     let s = Setup::new(&llm, None);
     std::fs::write(
@@ -184,7 +186,7 @@ async fn every_question_of_a_batch_under_a_time_budget_gets_its_report() {
     let out = s
         .cmd()
         .args(["batch", "questions.txt", "--out-dir", "out", "--jobs", "2"])
-        .args(["--max-time", "2", "--no-review"])
+        .args(["--max-time", "3", "--no-review"])
         .timeout(Duration::from_secs(60))
         .run()
         .await;

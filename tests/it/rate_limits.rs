@@ -1,14 +1,16 @@
 //! One rate budget per endpoint: the gate itself on tokio's paused time (closing on a 429 for
-//! every caller, reopening after Retry-After, AIMD, token reservations, retries at the gate that
-//! do not count against `maxRetries`, the overall cap), then whole workflows of the real binary
-//! against a mock that admits R requests a second.
+//! every caller, reopening after Retry-After, the configured rate, the adaptive one, a budget
+//! the server announces, token reservations, retries at the gate that do not count against
+//! `maxRetries`, the overall cap), a burst against a mock that announces its budget, then
+//! whole workflows of the real binary against a mock that admits R requests a second (with
+//! and without Retry-After, or announcing its budget in OpenAI's headers).
 
 use std::num::NonZeroU32;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use researchflow::http::ramp;
+use futures_util::StreamExt;
 use researchflow::http::{
     AtGate, Gate, GateWait, HttpError, RetryNotice, RetryObserver, WaitReason, with_retry,
     with_retry_at_gate,
@@ -95,15 +97,13 @@ async fn a_429_closes_the_gate_for_every_caller_until_its_retry_after() {
         Duration::from_secs(2),
         "a retries when the gate reopens"
     );
-    // The limit was unknown: the 429 met the ramp's first rate (200 a second), which, with no
-    // answer to measure, is halved when the gate opens: b goes 10 ms after a. The two answers
-    // then raise it a step each (5% of the refused rate over 20 steps: 30 a minute).
+    // One request sent says nothing of a rate: the 429 only closed the gate.
+    assert_eq!(gate.rate(), None);
     assert_eq!(
         b - t0,
-        Duration::from_millis(2010),
+        Duration::from_secs(2),
         "b waits at the closed gate too"
     );
-    assert_eq!(gate.rate(), Some(ramp::START_RPM / 2.0 + 60.0));
     let waits = seen_b.waits.lock().expect("lock").clone();
     assert_eq!(
         waits.len(),
@@ -114,7 +114,7 @@ async fn a_429_closes_the_gate_for_every_caller_until_its_retry_after() {
         waits[0],
         GateWait {
             endpoint: "http://e/v1 m".into(),
-            wait_ms: 1910,
+            wait_ms: 1900,
             reason: "retry_after"
         }
     );
@@ -137,7 +137,7 @@ async fn a_429_without_retry_after_closes_the_gate_for_the_backoff_delay() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_configured_rate_is_spread_evenly_halved_by_a_blind_429_and_climbs_back() {
+async fn a_configured_rate_is_spread_evenly_and_a_429_only_closes_the_gate() {
     let gate = Gate::new("e", limits(Some(600), None));
     let t0 = Instant::now();
     let mut admitted = Vec::new();
@@ -150,99 +150,33 @@ async fn a_configured_rate_is_spread_evenly_halved_by_a_blind_429_and_climbs_bac
         "10 a second"
     );
     assert_eq!(admitted[3].reason, Some(WaitReason::RequestsPerMinute));
-    // No answer accepted yet: nothing says where the server's limit is, so the rate halves.
-    gate.refused(&admitted[3], Duration::ZERO, WaitReason::RetryAfter);
-    assert_eq!(
-        gate.rate(),
-        Some(600.0),
-        "lowered when the gate opens, not before"
-    );
-    let t1 = Instant::now();
-    gate.admit(0).await;
-    assert_eq!(gate.rate(), Some(300.0));
-    // Answers to requests admitted at the old rate say nothing of the new one.
-    gate.refused(&admitted[2], Duration::ZERO, WaitReason::RetryAfter);
-    gate.admit(0).await;
-    assert_eq!(gate.rate(), Some(300.0));
-    assert_eq!(
-        Instant::now() - t1,
-        Duration::from_millis(400),
-        "5 a second now"
-    );
-    for _ in 0..196 {
-        gate.succeeded();
-    }
-    assert_eq!(
-        gate.rate(),
-        Some(594.0),
-        "196 steps of 1.5 to just under the refused rate (99% of it)"
-    );
-    let mut steps = 0;
-    while gate.rate().is_some_and(|r| r < 600.0) {
-        gate.succeeded();
-        steps += 1;
-    }
-    assert!(
-        (29..=31).contains(&steps),
-        "then 20 steps of 0.15 and 10 of 0.3 to the limit, give or take one: {steps}"
-    );
-    gate.succeeded();
-    assert_eq!(gate.rate(), Some(600.0), "and no further");
-}
-
-#[tokio::test(start_paused = true)]
-async fn a_429_lowers_the_rate_to_just_under_what_the_server_accepted() {
-    let gate = Gate::new("e", RateLimits::default());
-    let t0 = Instant::now();
-    let mut admitted = Vec::new();
-    for _ in 0..9 {
-        admitted.push(gate.admit(0).await);
-    }
-    assert_eq!(
-        Instant::now() - t0,
-        Duration::from_millis(40),
-        "no limit known: the ramp's first rate, 200 a second"
-    );
-    for _ in 0..8 {
-        gate.succeeded();
-    }
-    // The gate closes for the server's delay; the answers still in flight come back.
     gate.refused(
-        &admitted[8],
+        &admitted[3],
         Duration::from_millis(500),
         WaitReason::RetryAfter,
     );
     assert_eq!(
         gate.rate(),
-        Some(ramp::START_RPM),
-        "held where the ramp stood until the gate opens"
+        None,
+        "the configured rate holds, nothing adapts"
     );
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    gate.succeeded();
-    let reopened = gate.admit(0).await;
-    assert_eq!(reopened.waited, Duration::from_millis(400));
-    assert_eq!(reopened.reason, Some(WaitReason::RetryAfter));
-    // 9 answers within a second: 540 a minute accepted, 95% of it admitted from now on.
-    assert_eq!(gate.rate(), Some(513.0));
-    let mut steps = 0;
-    while gate.rate().is_some() {
-        gate.succeeded();
-        steps += 1;
+    let t1 = Instant::now();
+    for _ in 0..3 {
+        gate.admit(0).await;
     }
-    // 513 to 534.6 (99% of 540) by steps of 1.35, then on to 1080 by steps of 0.135
-    // doubling every 20 (342.9 in 140 steps, then 12 of 17.28): 16 + 152 steps, give or take
-    // one for floating point.
-    assert!(
-        (167..=169).contains(&steps),
-        "{steps} steps to twice the refused rate, then no limit"
+    assert_eq!(
+        Instant::now() - t1,
+        Duration::from_millis(700),
+        "closed for 500 ms, then 10 a second again"
     );
 }
 
-/// The rate a 429 lowers to was measured up to the moment the gate opened again: the time it
-/// stayed closed, with no call and no success, diluted it (20 answers 100 ms apart, then 2 s
-/// closed: 300 a minute "accepted", the rate lowered to 285 where the server takes 600).
+/// Without any limit known, a 429 sets the rate just under what the server accepted before it,
+/// once the gate opens; each success raises it a step, and another 429 lowers it again; 429s
+/// of calls admitted before a decrease are old news.
 #[tokio::test(start_paused = true)]
-async fn the_rate_accepted_before_a_429_is_not_diluted_by_the_time_the_gate_stays_closed() {
+async fn without_a_limit_429s_lower_the_rate_and_successes_raise_it() {
+    let close = |rate: Option<f64>, want: f64| rate.is_some_and(|r| (r - want).abs() < 1e-6);
     let gate = Gate::new("e", RateLimits::default());
     let mut last = None;
     for _ in 0..20 {
@@ -250,11 +184,180 @@ async fn the_rate_accepted_before_a_429_is_not_diluted_by_the_time_the_gate_stay
         gate.succeeded();
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let last = last.expect("admitted");
-    gate.refused(&last, Duration::from_secs(2), WaitReason::RetryAfter);
+    assert_eq!(gate.rate(), None, "no limit until a 429");
+    let refused = gate.admit(0).await;
+    gate.refused(&refused, Duration::ZERO, WaitReason::RetryAfter);
+    assert_eq!(gate.rate(), None, "lowered when the gate opens, not before");
+    let t0 = Instant::now();
     gate.admit(0).await;
-    // 20 answers, one every 100 ms: 600 a minute accepted, 95% of it admitted from now on.
-    assert_eq!(gate.rate(), Some(570.0));
+    // 20 of the 21 sent in the two seconds before the 429 were taken: 600 a minute, 90% of it
+    // from then on.
+    assert!(close(gate.rate(), 540.0), "{:?}", gate.rate());
+    gate.refused(
+        &last.expect("admitted"),
+        Duration::ZERO,
+        WaitReason::RetryAfter,
+    );
+    gate.admit(0).await;
+    assert!(
+        close(gate.rate(), 540.0),
+        "an older call's 429 changes nothing"
+    );
+    for _ in 0..10 {
+        gate.succeeded();
+        gate.admit(0).await;
+    }
+    assert!(
+        Instant::now() - t0 >= Duration::from_millis(10 * 108),
+        "paced at 540 to 552 a minute: {:?}",
+        Instant::now() - t0
+    );
+    assert!(
+        close(gate.rate(), 552.0),
+        "ten steps of 1.2: {:?}",
+        gate.rate()
+    );
+    let again = gate.admit(0).await;
+    gate.refused(&again, Duration::ZERO, WaitReason::RetryAfter);
+    gate.admit(0).await;
+    assert!(
+        close(gate.rate(), 552.0 * 0.9),
+        "lowered again: {:?}",
+        gate.rate()
+    );
+}
+
+/// A burst that met a limit others spent takes too little to measure a share by: the rate
+/// starts from what the server took and doubles each second without a 429, until a 429
+/// measures it.
+#[tokio::test(start_paused = true)]
+async fn a_crowded_out_burst_starts_slow_and_doubles() {
+    let close = |rate: Option<f64>, want: f64| rate.is_some_and(|r| (r - want).abs() < 1e-6);
+    let gate = Gate::new("e", RateLimits::default());
+    gate.admit(0).await;
+    gate.succeeded();
+    let mut burst = Vec::new();
+    for _ in 0..10 {
+        burst.push(gate.admit(0).await);
+    }
+    for admission in &burst {
+        gate.refused(
+            admission,
+            Duration::from_millis(500),
+            WaitReason::RetryAfter,
+        );
+    }
+    let again = gate.admit(0).await;
+    assert!(again.waited >= Duration::from_millis(500));
+    assert!(
+        close(gate.rate(), 60.0),
+        "one taken in a second: {:?}",
+        gate.rate()
+    );
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    gate.admit(0).await;
+    assert!(
+        close(gate.rate(), 240.0),
+        "two quiet seconds: {:?}",
+        gate.rate()
+    );
+    for _ in 0..4 {
+        gate.admit(0).await;
+        gate.succeeded();
+    }
+    assert!(
+        close(gate.rate(), 240.0) || close(gate.rate(), 480.0),
+        "successes add nothing while it starts, only quiet seconds: {:?}",
+        gate.rate()
+    );
+    let refused = gate.admit(0).await;
+    gate.refused(&refused, Duration::ZERO, WaitReason::RetryAfter);
+    gate.admit(0).await;
+    // Measured now: 5 taken in the 1.125 s before the 429 (paced at 480 a minute by then),
+    // 267 a minute, 90% of it.
+    assert!(close(gate.rate(), 240.0), "{:?}", gate.rate());
+}
+
+/// The server's headers pace a burst: what remains is spread over the time to the reset,
+/// counting the calls admitted since the answer that told it; none left, the calls wait for
+/// the reset, when the budget is whole again.
+#[tokio::test(start_paused = true)]
+async fn an_announced_budget_spreads_what_remains_over_the_time_to_its_reset() {
+    use researchflow::http::announced::{Announced, Left};
+    let gate = Gate::new("e", RateLimits::default());
+    let first = gate.admit(0).await;
+    let left = |remaining: f64, reset_ms: u64| Announced {
+        requests: Some(Left {
+            limit: Some(10.0),
+            remaining,
+            reset: Duration::from_millis(reset_ms),
+        }),
+        tokens: None,
+        at: Instant::now(),
+    };
+    gate.announced(&first, &left(4.0, 1000));
+    let t0 = Instant::now();
+    let mut times = Vec::new();
+    for _ in 0..4 {
+        gate.admit(0).await;
+        times.push((Instant::now() - t0).as_millis());
+    }
+    // 4 over 1 s: 250 ms, then 3 over 750 ms, and so on.
+    assert_eq!(times, vec![0, 250, 500, 750]);
+    let fifth = gate.admit(0).await;
+    assert_eq!(
+        Instant::now() - t0,
+        Duration::from_secs(1),
+        "none left: the reset"
+    );
+    assert_eq!(fifth.reason, Some(WaitReason::RequestsPerMinute));
+    // An answer to an earlier call says less than the one heard: it is ignored.
+    gate.announced(&first, &left(0.0, 60_000));
+    let t1 = Instant::now();
+    gate.admit(0).await;
+    assert!(Instant::now() - t1 < Duration::from_secs(1));
+    assert_eq!(
+        gate.rate(),
+        None,
+        "a server that announces is never guessed at"
+    );
+}
+
+/// The headers of a server that announces its budget keep a burst of 40 calls at 8 at once
+/// clear of its limit: none is refused, and the server is kept busy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_servers_headers_pace_a_burst_so_that_nothing_is_refused() {
+    let llm = MockLlm::start().await;
+    llm.announce_per_second(20);
+    llm.set_handler(|_| crate::support::Reply::content("ok"));
+    let http = researchflow::http::client().expect("client");
+    let gate = Gate::new("mock", RateLimits::default());
+    let url =
+        researchflow::settings::BaseUrl::parse(&format!("{}/chat/completions", llm.base_url()))
+            .expect("url");
+    let started = std::time::Instant::now();
+    let calls = (0..40).map(|_| {
+        let (http, gate, url) = (&http, &gate, &url);
+        async move {
+            with_retry_at_gate(&policy(1), "t", &Seen::default(), at(gate), || async {
+                let request = researchflow::http::request(http, reqwest::Method::POST, url, None)
+                    .json(&json!({"model": "m", "messages": []}));
+                researchflow::http::send_once(request, url, Duration::from_secs(10), &[]).await
+            })
+            .await
+        }
+    });
+    let mut running = futures_util::stream::iter(calls).buffer_unordered(8);
+    let mut answered = 0;
+    while let Some(answer) = futures_util::StreamExt::next(&mut running).await {
+        answer.expect("answered");
+        answered += 1;
+    }
+    let took = started.elapsed();
+    assert_eq!(answered, 40);
+    assert_eq!(llm.rate_refused(), 0, "no request refused");
+    // A bucket of 20, refilled at 20 a second: 40 calls need at least a second.
+    assert!(took < Duration::from_millis(2600), "{took:?}");
 }
 
 #[tokio::test(start_paused = true)]
@@ -396,8 +499,13 @@ fn searches(rounds: usize) -> Vec<Value> {
 /// admits `r` requests a second; `maxRetries` is 1, so only free retries at the gate can carry
 /// it through. Returns (chat requests, refused ones).
 async fn against_admit_per_second(r: u32, limits: Value) -> (usize, usize) {
+    against(r, MockLlm::admit_per_second, limits).await
+}
+
+/// [`against_admit_per_second`], the server's limit set by `limit`.
+async fn against(r: u32, limit: fn(&MockLlm, u32), limits: Value) -> (usize, usize) {
     let llm = MockLlm::start().await;
-    llm.admit_per_second(r);
+    limit(&llm, r);
     scripted(&llm, searches(4));
     let s = Setup::with_config(
         &llm,
@@ -425,9 +533,7 @@ async fn against_admit_per_second(r: u32, limits: Value) -> (usize, usize) {
     let events = s.events();
     assert!(events_of(&events, "task_failed").is_empty());
     let (requests, refused) = (llm.chat_requests().len(), llm.rate_refused());
-    eprintln!(
-        "admit_per_second({r}), limits {limits}: {requests} requests, {refused} refused, {took:?}"
-    );
+    eprintln!("{r} a second, limits {limits}: {requests} requests, {refused} refused, {took:?}");
     (requests, refused)
 }
 
@@ -450,4 +556,133 @@ async fn with_the_limit_configured_few_requests_are_refused() {
     let (requests, refused) = against_admit_per_second(5, json!({"requestsPerMinute": 300})).await;
     assert_eq!(requests - refused, 18);
     assert!(refused * 10 <= requests, "{refused} of {requests} refused");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_workflow_against_a_server_that_announces_its_budget_is_not_refused() {
+    let (requests, refused) = against(5, MockLlm::announce_per_second, json!({})).await;
+    assert_eq!(requests - refused, 18);
+    assert!(refused <= 1, "{refused} of {requests} refused");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_workflow_against_429s_without_retry_after_completes() {
+    let (requests, refused) = against(5, MockLlm::admit_per_second_silently, json!({})).await;
+    assert!(
+        refused > 0,
+        "the test must meet the limit: {requests} requests"
+    );
+    assert_eq!(requests - refused, 18);
+}
+
+/// The header parsers of `http::announced`: OpenAI's, the IETF draft's, and what cannot be read
+/// (ignored, never a panic).
+mod headers {
+    use reqwest::header::HeaderMap;
+    use researchflow::http::announced::Announced;
+    use std::time::Duration;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(*k, v.parse().expect("value"));
+        }
+        h
+    }
+
+    #[test]
+    fn go_durations_and_seconds() {
+        let ms = |v: &str| {
+            let h = headers(&[
+                ("x-ratelimit-remaining-requests", "1"),
+                ("x-ratelimit-reset-requests", v),
+            ]);
+            Announced::read(&h)
+                .and_then(|a| a.requests)
+                .map(|l| l.reset.as_millis())
+        };
+        assert_eq!(ms("1s"), Some(1000));
+        assert_eq!(ms("6m0s"), Some(360_000));
+        assert_eq!(ms("20ms"), Some(20));
+        assert_eq!(ms("1h2m3.5s"), Some(3_723_500));
+        assert_eq!(ms("0.25"), Some(250));
+        for bad in [
+            "", "s", "1x", "-1s", "1.2.3s", "NaN", "inf", "9999h", "1s2", "ms20",
+        ] {
+            assert_eq!(ms(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn openai_headers_for_requests_and_tokens() {
+        let read = Announced::read(&headers(&[
+            ("x-ratelimit-limit-requests", "60"),
+            ("x-ratelimit-remaining-requests", "59"),
+            ("x-ratelimit-reset-requests", "1s"),
+            ("x-ratelimit-remaining-tokens", "149984"),
+            ("x-ratelimit-reset-tokens", "6m0s"),
+        ]))
+        .expect("read");
+        let requests = read.requests.expect("requests");
+        assert_eq!((requests.limit, requests.remaining), (Some(60.0), 59.0));
+        assert_eq!(requests.reset, Duration::from_secs(1));
+        let tokens = read.tokens.expect("tokens");
+        assert_eq!(
+            (tokens.limit, tokens.reset),
+            (None, Duration::from_secs(360))
+        );
+    }
+
+    #[test]
+    fn ietf_fields_apart_and_combined() {
+        let apart = Announced::read(&headers(&[
+            ("ratelimit-limit", "100, 100;w=60"),
+            ("ratelimit-remaining", "50"),
+            ("ratelimit-reset", "30"),
+        ]));
+        let combined = Announced::read(&headers(&[(
+            "ratelimit",
+            "limit=100, remaining=50, reset=30",
+        )]));
+        let structured = Announced::read(&headers(&[
+            ("ratelimit", "\"default\";r=50;t=30"),
+            ("ratelimit-policy", "\"default\";q=100;w=60"),
+        ]));
+        for read in [apart, combined, structured] {
+            let left = read.and_then(|r| r.requests).expect("read");
+            assert_eq!(left.limit, Some(100.0));
+            assert_eq!(
+                (left.remaining, left.reset),
+                (50.0, Duration::from_secs(30))
+            );
+        }
+    }
+
+    #[test]
+    fn what_cannot_be_read_is_ignored() {
+        for pairs in [
+            vec![("x-ratelimit-remaining-requests", "many")],
+            vec![
+                ("x-ratelimit-remaining-requests", "-3"),
+                ("x-ratelimit-reset-requests", "1s"),
+            ],
+            vec![
+                ("x-ratelimit-remaining-requests", "3"),
+                ("x-ratelimit-reset-requests", "soon"),
+            ],
+            vec![("ratelimit", "r=;t=1"), ("ratelimit-remaining", "x")],
+            vec![("ratelimit", ";;==,"), ("ratelimit-reset", "1e400")],
+        ] {
+            assert_eq!(Announced::read(&headers(&pairs)), None, "{pairs:?}");
+        }
+        let unreadable_limit = Announced::read(&headers(&[
+            ("x-ratelimit-limit-requests", "lots"),
+            ("x-ratelimit-remaining-requests", "3"),
+            ("x-ratelimit-reset-requests", "2s"),
+        ]));
+        assert_eq!(
+            unreadable_limit.and_then(|r| r.requests.map(|l| l.limit)),
+            Some(None)
+        );
+    }
 }

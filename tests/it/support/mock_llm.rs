@@ -5,7 +5,9 @@
 //! a message naming the request, so a test sees its own scripting mistake. A rate limit
 //! ([`MockLlm::admit_per_second`]) comes before all of that, as on a real server: beyond R
 //! accepted requests in the last second, a request gets 429 with `retry-after-ms`, the time
-//! until a slot frees. `GET /v1/models` lists one model; any other path is 404. A required
+//! until a slot frees (or with no word of when: [`MockLlm::admit_per_second_silently`]); or
+//! from a bucket refilled at R a second, announced in OpenAI's `x-ratelimit-*` headers on every
+//! answer ([`MockLlm::announce_per_second`]). `GET /v1/models` lists one model; any other path is 404. A required
 //! `Authorization` ([`MockLlm::require_authorization`]) is checked on every path, after the rate
 //! limit and a crash. Everything is recorded by the shared core in `server.rs`; dropping the
 //! [`MockLlm`] shuts the server down.
@@ -280,18 +282,49 @@ struct State {
     streams: Arc<Mutex<Vec<StreamLog>>>,
 }
 
-/// The rate limit of [`MockLlm::admit_per_second`]: a sliding one-second window over the
-/// requests it accepted.
+/// The rate limit of [`MockLlm::admit_per_second`] and its kin: a sliding one-second window
+/// over the requests it accepted, or (announcing its budget) a bucket of `per_second`
+/// requests refilled continuously, as OpenAI's limits are.
 struct Window {
     per_second: usize,
     accepted: VecDeque<Instant>,
+    /// The bucket's requests left, and when it was last refilled.
+    bucket: Option<(f64, Instant)>,
+    /// A 429 says when to come back (`retry-after-ms`).
+    retry_after: bool,
 }
 
 const SECOND: Duration = Duration::from_secs(1);
 
 impl Window {
-    /// Accepts a request now (`None`), or says how long until a slot frees.
-    fn admit(&mut self, now: Instant) -> Option<Duration> {
+    /// Accepts a request now (`Ok`), or says how long until a slot frees; with the headers
+    /// that announce the budget, if it does.
+    fn admit(&mut self, now: Instant) -> (Result<(), Duration>, Vec<(String, String)>) {
+        let rate = self.per_second as f64;
+        if let Some((left, at)) = &mut self.bucket {
+            *left = (*left + now.duration_since(*at).as_secs_f64() * rate).min(rate);
+            *at = now;
+            let verdict = match *left >= 1.0 {
+                true => {
+                    *left -= 1.0;
+                    Ok(())
+                }
+                false => Err(Duration::from_secs_f64((1.0 - *left) / rate)),
+            };
+            let reset = Duration::from_secs_f64((rate - *left) / rate);
+            let headers = [
+                ("x-ratelimit-limit-requests", format!("{}", self.per_second)),
+                (
+                    "x-ratelimit-remaining-requests",
+                    format!("{}", left.floor()),
+                ),
+                (
+                    "x-ratelimit-reset-requests",
+                    format!("{}ms", reset.as_millis()),
+                ),
+            ];
+            return (verdict, headers.map(|(k, v)| (k.to_string(), v)).to_vec());
+        }
         while self
             .accepted
             .front()
@@ -301,23 +334,44 @@ impl Window {
         }
         if self.accepted.len() < self.per_second {
             self.accepted.push_back(now);
-            return None;
+            return (Ok(()), Vec::new());
         }
         let oldest = self.accepted.front().copied().unwrap_or(now);
-        Some(SECOND.saturating_sub(now.duration_since(oldest)))
+        (
+            Err(SECOND.saturating_sub(now.duration_since(oldest))),
+            Vec::new(),
+        )
     }
 }
 
 impl State {
+    /// The rate limit first, then [`State::route_admitted`]; the budget's headers on either.
     fn route(&self, request: &Recorded) -> Planned {
         let chat = request.method == "POST" && request.path == "/v1/chat/completions";
-        if chat && let Some(wait) = self.over_rate() {
-            self.rate_refused.fetch_add(1, Ordering::SeqCst);
-            // Whole milliseconds, rounded up and at least one, so that a client that waits as
-            // told finds the slot free.
-            let ms = u64::try_from(wait.as_micros().div_ceil(1000)).unwrap_or(1000);
-            return Planned::fault(Fault::rate_limited_ms(ms.max(1)));
-        }
+        let limit = match chat {
+            true => lock(&self.admit)
+                .as_mut()
+                .map(|w| (w.admit(Instant::now()), w.retry_after)),
+            false => None,
+        };
+        let Some(((verdict, headers), retry_after)) = limit else {
+            return self.route_admitted(request, chat);
+        };
+        let Err(wait) = verdict else {
+            return self.route_admitted(request, chat).with_headers(headers);
+        };
+        self.rate_refused.fetch_add(1, Ordering::SeqCst);
+        // Whole milliseconds, rounded up and at least one, so that a client that waits as
+        // told finds the slot free.
+        let ms = u64::try_from(wait.as_micros().div_ceil(1000)).unwrap_or(1000);
+        let fault = match retry_after {
+            true => Fault::rate_limited_ms(ms.max(1)),
+            false => Fault::rate_limited(None),
+        };
+        Planned::fault(fault).with_headers(headers)
+    }
+
+    fn route_admitted(&self, request: &Recorded, chat: bool) -> Planned {
         if self.dead.load(Ordering::SeqCst)
             || (chat
                 && self.grammar_crash.load(Ordering::SeqCst)
@@ -422,10 +476,6 @@ impl State {
     }
 
     /// How long until the rate limit frees a slot, when it refuses a request now.
-    fn over_rate(&self) -> Option<Duration> {
-        lock(&self.admit).as_mut()?.admit(Instant::now())
-    }
-
     /// The first rule that refuses `request`, in the order they were added.
     fn refusal(&self, request: &Recorded) -> Option<Refusal> {
         lock(&self.refusals)
@@ -517,9 +567,28 @@ impl MockLlm {
     /// oldest accepted request leaves the window. Refused requests are recorded, count in
     /// [`MockLlm::rate_refused`] and take no scripted reply.
     pub fn admit_per_second(&self, r: u32) {
+        self.limit(r, None, true);
+    }
+
+    /// [`MockLlm::admit_per_second`], its 429s saying nothing of when to come back.
+    pub fn admit_per_second_silently(&self, r: u32) {
+        self.limit(r, None, false);
+    }
+
+    /// From now on, admits chat requests from a bucket of `r` refilled at `r` a second, and
+    /// announces its budget on every answer as OpenAI does (`x-ratelimit-limit-requests`,
+    /// `-remaining-requests`, `-reset-requests`: the time until the bucket is full), and on a
+    /// 429 with `retry-after-ms` too.
+    pub fn announce_per_second(&self, r: u32) {
+        self.limit(r, Some((f64::from(r), Instant::now())), true);
+    }
+
+    fn limit(&self, r: u32, bucket: Option<(f64, Instant)>, retry_after: bool) {
         *lock(&self.state.admit) = Some(Window {
             per_second: usize::try_from(r).unwrap_or(usize::MAX),
             accepted: VecDeque::new(),
+            bucket,
+            retry_after,
         });
     }
 

@@ -225,6 +225,8 @@ fn body_channel() -> (BodySender, Body) {
 pub struct Planned {
     pub delay: Duration,
     pub action: Action,
+    /// Headers added to whatever the action answers (none to a dropped connection).
+    pub headers: Vec<(String, String)>,
 }
 
 impl Planned {
@@ -232,6 +234,7 @@ impl Planned {
         Planned {
             delay: Duration::ZERO,
             action: Action::Respond(response.into_response()),
+            headers: Vec::new(),
         }
     }
 
@@ -239,6 +242,7 @@ impl Planned {
         Planned {
             delay: Duration::ZERO,
             action: Action::Fault(fault),
+            headers: Vec::new(),
         }
     }
 
@@ -246,11 +250,17 @@ impl Planned {
         Planned {
             delay: Duration::ZERO,
             action: Action::Stream(streamed),
+            headers: Vec::new(),
         }
     }
 
     pub fn delay(mut self, delay: Duration) -> Planned {
         self.delay = delay;
+        self
+    }
+
+    pub fn with_headers(mut self, headers: Vec<(String, String)>) -> Planned {
+        self.headers = headers;
         self
     }
 }
@@ -357,6 +367,17 @@ impl Shared {
             Action::Fault(Fault::Hang) => std::future::pending().await,
             Action::Fault(Fault::Drop) => Err(DropConnection),
         };
+        let result = result.map(|mut response| {
+            for (name, value) in &planned.headers {
+                if let (Ok(name), Ok(value)) = (
+                    HeaderName::from_bytes(name.as_bytes()),
+                    HeaderValue::from_str(value),
+                ) {
+                    response.headers_mut().insert(name, value);
+                }
+            }
+            response
+        });
         lock(&self.requests)[record.seq].responded_at = Some(Instant::now());
         result
     }
