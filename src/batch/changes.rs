@@ -102,7 +102,7 @@ pub fn write_changes(questions: &[Question], dir: &Path, previous: &Path, manife
             &old.display().to_string(),
             &new.display().to_string(),
         );
-        let path = dir.join(crate::compare::changes_file_name(&q.name));
+        let path = dir.join(crate::plan::beside::changes_file_name(&q.name));
         if let Err(e) = crate::atomic::write(&path, text.as_bytes()) {
             tracing::warn!("cannot write `{}`: {e}", path.display());
         }

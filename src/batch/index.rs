@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use super::{Manifest, Question};
-use crate::compare::changes_file_name;
+use crate::plan::beside::changes_file_name;
 use crate::plan::{Beside, PlanFile};
 use crate::view::{ChangeCounts, IndexRow, index_page};
 

@@ -8,6 +8,12 @@ pub const EVENTS: &str = "events.ndjson";
 /// The suffix of a run's transcript, appended as the run goes.
 pub const TRANSCRIPT: &str = "transcript.jsonl";
 
+/// `<stem>.changes.md`: what changed since the question's last run (a recurring batch and
+/// `watch` write it), beside the plan file `<stem>.json`.
+pub fn changes_file_name(plan_file_stem: &str) -> String {
+    format!("{plan_file_stem}.changes.md")
+}
+
 /// The paths beside one plan file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Beside {
@@ -73,6 +79,12 @@ pub fn is_link(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_digest_is_named_after_the_plan_file_stem() {
+        assert_eq!(changes_file_name("q-battery"), "q-battery.changes.md");
+        assert_eq!(changes_file_name("plan.v2"), "plan.v2.changes.md");
+    }
 
     #[test]
     fn every_file_is_named_after_the_plan() {

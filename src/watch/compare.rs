@@ -10,8 +10,9 @@ use serde_json::json;
 use super::digest::{Change, changes, digest_file_name};
 use super::runs::Runs;
 use crate::batch::{Manifest, Question};
-use crate::compare::{changes_file_name, diff, to_markdown};
+use crate::compare::{diff, to_markdown};
 use crate::plan::PlanFile;
+use crate::plan::beside::changes_file_name;
 
 /// One question of a run, compared.
 #[derive(Debug, Clone)]

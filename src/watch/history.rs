@@ -9,7 +9,7 @@ use super::digest::digest_file_name;
 use super::record::Record;
 use super::runs::Runs;
 use crate::batch::Question;
-use crate::compare::changes_file_name;
+use crate::plan::beside::changes_file_name;
 use crate::view::history::{HistoryCell, QuestionHistory, history_page};
 
 /// The index's file name in the watch folder.
