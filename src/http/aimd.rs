@@ -4,7 +4,8 @@
 //! seconds before it (what was sent less what was refused; other processes may spend the same
 //! budget), or, when paced already, just under the rate refused. Each success adds a small
 //! step, so that the rate climbs back to where it was refused in [`STEPS_BACK`] successes and
-//! stays near the limit, refused now and then.
+//! stays near the limit, refused now and then. A burst too crowded out to measure a share by
+//! starts slow and doubles (see [`BURST`]).
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -57,6 +58,7 @@ pub struct Aimd {
     sent: VecDeque<Sent>,
 }
 
+/// A request the rate was paced by: its admission number, when it went, whether refused.
 #[derive(Debug)]
 struct Sent {
     seq: u64,
