@@ -102,6 +102,10 @@ fn unbacked(plan: &PlanFile) -> Option<String> {
     if cited == 0 || supported > 0 {
         return None;
     }
+    // Words cannot judge a report written in another language than its sources.
+    if crate::agents::claims::in_another_language(&node.claims, &node.sources) {
+        return None;
+    }
     let none = match cited {
         1 => "the one claim the final report cites is not supported".to_string(),
         n => format!("none of the {n} claims the final report cites is supported"),
@@ -461,6 +465,26 @@ mod tests {
             why.starts_with("the one claim the final report cites is not supported"),
             "{why}"
         );
+    }
+
+    #[test]
+    fn a_report_in_another_language_than_its_sources_is_not_judged_by_their_words() {
+        let mut plan = researched_with_claims(vec![claim(
+            "固态电池的能量密度可达每公斤400瓦时，远高于现有的锂离子电池，而且不会燃烧 [1]。",
+            false,
+        )]);
+        let last = plan.nodes.last_mut().expect("the final node");
+        last.sources[0].snippet = Some(
+            "Solid-state cells reach an energy density of 400 Wh/kg, well above the lithium-ion \
+             cells sold today, and they do not burn."
+                .into(),
+        );
+        let ended = facts(&plan);
+        assert_eq!(
+            status(&Ok(RunStatus::Completed), &ended),
+            RunStatus::Completed
+        );
+        assert_eq!(answered(&plan), Some(true));
     }
 
     #[test]
