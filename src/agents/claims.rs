@@ -146,6 +146,28 @@ pub fn check(text: &str, sources: &[Source], threshold: f64) -> Vec<Claim> {
         .collect()
 }
 
+/// Whether `claims` are written in another language than the `sources` they draw on, as far
+/// as a reliable guess (whatlang) tells: the check by words cannot judge them then (a correct
+/// claim in Chinese shares no word with its English source), and none supported says nothing.
+pub fn in_another_language(claims: &[Claim], sources: &[Source]) -> bool {
+    let said: Vec<&str> = claims.iter().map(|c| c.sentence.as_str()).collect();
+    let cited: Vec<&str> = sources
+        .iter()
+        .flat_map(|s| {
+            let snippet = s.snippet.as_deref().unwrap_or("");
+            [s.title.as_str(), snippet]
+                .into_iter()
+                .chain(s.passages.iter().map(String::as_str))
+        })
+        .collect();
+    let language = |texts: &[&str]| {
+        whatlang::detect(&texts.join(" "))
+            .filter(whatlang::Info::is_reliable)
+            .map(|info| info.lang())
+    };
+    matches!((language(&said), language(&cited)), (Some(a), Some(b)) if a != b)
+}
+
 /// How many of `claims` there are, and how many are supported.
 pub fn counts(claims: &[Claim]) -> (usize, usize) {
     (claims.len(), claims.iter().filter(|c| c.supported).count())
@@ -154,6 +176,26 @@ pub fn counts(claims: &[Claim]) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn claims_in_another_language_than_their_sources_are_told_apart() {
+        let english = [source(
+            "Solid-state batteries",
+            "Solid-state cells reach an energy density of 400 Wh/kg, well above the 250 Wh/kg \
+             of the lithium-ion cells sold today, and they do not burn.",
+        )];
+        let claims = |text: &str| check(text, &english, 0.5);
+        let chinese = claims("固态电池的能量密度可达每公斤400瓦时，远高于现有锂离子电池 [1]。");
+        assert!(!chinese[0].supported, "{chinese:?}");
+        assert!(in_another_language(&chinese, &english));
+        let french = claims(
+            "Les cellules à électrolyte solide atteignent une densité d'énergie de 400 Wh/kg, \
+             bien au-dessus des cellules lithium-ion vendues aujourd'hui [1].",
+        );
+        assert!(in_another_language(&french, &english), "{french:?}");
+        let same = claims("Solid-state cells reach 400 Wh/kg and do not burn [1].");
+        assert!(!in_another_language(&same, &english));
+    }
 
     fn source(title: &str, snippet: &str) -> Source {
         Source {

@@ -1,7 +1,8 @@
 //! How a workflow run ends, told honestly, as plain functions of what it knows ([`Facts`]):
-//! its status (a final summary over no research is `degraded`, not `completed`; a budget that
-//! stopped the research makes it `partial`), the reason for anything short of `completed`,
-//! and the notice that opens the report of a degraded or partial run.
+//! its status (a final summary over no research is `degraded`, not `completed`, and so is a
+//! junk report, one none of whose cited claims its sources support; a budget that stopped the
+//! research makes it `partial`), the reason for anything short of `completed`, and the notice
+//! that opens the report of a degraded or partial run.
 
 use super::outcome::EngineError;
 use crate::eval::leading::DISOWNED;
@@ -49,26 +50,29 @@ pub fn researched(plan: &PlanFile) -> bool {
 
 /// Whether the run's report answers the question: `None` until the final summary has run,
 /// `Some(false)` when it cites nothing and says its sources do not answer
-/// ([`crate::agents::quality::finds_no_answer`]), or when it still fails its checks after a
-/// repair (an echoed prompt answers nothing, however it reads; seen with Gemma 3 270M). A run
-/// can be `completed` and answer nothing: the views, the batch and `eval` show it as not
-/// answered, and `--fail-on-unanswered` fails it.
+/// ([`crate::agents::quality::finds_no_answer`]), when it still fails its checks after a
+/// repair (an echoed prompt answers nothing, however it reads; seen with Gemma 3 270M), or
+/// when its sources support none of the claims it cites ([`unbacked`]). A run can be
+/// `completed` and answer nothing: the views, the batch and `eval` show it as not answered,
+/// and `--fail-on-unanswered` fails it.
 pub fn answered(plan: &PlanFile) -> Option<bool> {
     let node = plan
         .final_node()
         .filter(|n| n.status == NodeStatus::Completed && !n.summary.trim().is_empty())?;
     Some(
         node.quality.is_empty()
+            && unbacked(plan).is_none()
             && !crate::agents::quality::finds_no_answer(&node.summary, node.sources.len()),
     )
 }
 
 /// Why a run that researched must not be taken for an answer: its final report still fails
-/// a check after its repair (it echoes its prompt, it cites none of its sources), or no search
-/// ran although there was something to search (every task was a summary over the question).
+/// a check after its repair (it echoes its prompt, it cites none of its sources), its sources
+/// support none of the claims it cites, or no search ran although there was something to
+/// search (every task was a summary over the question).
 pub fn junk(facts: &Facts<'_>) -> Option<String> {
     let plan = facts.plan;
-    if let Some(found) = final_findings(plan) {
+    if let Some(found) = report_fault(plan) {
         return Some(found);
     }
     let searched = plan
@@ -80,6 +84,42 @@ pub fn junk(facts: &Facts<'_>) -> Option<String> {
          task was a summary over the question, so nothing was looked up"
             .to_string()
     })
+}
+
+/// What is wrong with the final report: what it still fails after its repair, else that its
+/// sources support none of the claims it cites; `None` when neither.
+fn report_fault(plan: &PlanFile) -> Option<String> {
+    final_findings(plan).or_else(|| unbacked(plan))
+}
+
+/// Why the final report's citations back nothing: it cites claims, and the claim check
+/// ([`crate::agents::claims`], or the verifier after it) found none of them supported by the
+/// sources they cite. One supported claim is enough for it to stand: a report partly backed
+/// is marked claim by claim, not disowned.
+fn unbacked(plan: &PlanFile) -> Option<String> {
+    let node = plan.final_node()?;
+    let (cited, supported) = crate::agents::claims::counts(&node.claims);
+    if cited == 0 || supported > 0 {
+        return None;
+    }
+    // Words cannot judge a report written in another language than its sources.
+    if crate::agents::claims::in_another_language(&node.claims, &node.sources) {
+        return None;
+    }
+    let none = match cited {
+        1 => "the one claim the final report cites is not supported".to_string(),
+        n => format!("none of the {n} claims the final report cites is supported"),
+    };
+    // The word check reads no meaning: a model may judge what it left unsupported.
+    let judged = node.claims.iter().any(|c| c.by == "verifier");
+    let verifier = match judged {
+        true => "",
+        false => ", or configure `roles.verifier` to judge claims that reword their sources",
+    };
+    Some(format!(
+        "{none} by the sources it cites: check those sources (the final node's `sources` and \
+         `claims` in the plan) and the model that wrote the report (`roles.summary`){verifier}"
+    ))
 }
 
 /// What the final report still fails after its repair (an echoed prompt, no citation), as
@@ -123,7 +163,7 @@ fn reason_text(
         RunStatus::Degraded => Some(after_stop(match researched(facts.plan) {
             true => junk(facts).unwrap_or_else(|| degraded(facts)),
             // Over no research, what its report still fails is said too.
-            false => match final_findings(facts.plan) {
+            false => match report_fault(facts.plan) {
                 Some(found) => format!("{}; {found}", degraded(facts)),
                 None => degraded(facts),
             },
@@ -351,6 +391,119 @@ mod tests {
             ),
             "{why}"
         );
+    }
+
+    /// A claim of the final report citing source 1, checked by words.
+    fn claim(sentence: &str, supported: bool) -> crate::plan::Claim {
+        crate::plan::Claim {
+            sentence: sentence.into(),
+            cites: vec![1],
+            supported,
+            score: if supported { 1.0 } else { 0.2 },
+            by: "lexical".into(),
+        }
+    }
+
+    /// A plan that researched (a completed search `b`), with a final report `c` citing its
+    /// one source in each of `claims`.
+    fn researched_with_claims(claims: Vec<crate::plan::Claim>) -> PlanFile {
+        let mut plan = PlanFile::new("Q?", "wf".into(), "2026-11-25T00:00:00Z".into());
+        completed_node(&mut plan, NodeType::Search, 2);
+        let fin = completed_node(&mut plan, NodeType::Summary, FINAL_BATCH);
+        fin.node_id = crate::plan::NodeId::parse("c").expect("id");
+        fin.summary = claims
+            .iter()
+            .map(|c| c.sentence.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        if fin.summary.is_empty() {
+            fin.summary = "Cells are dense.".into();
+        }
+        fin.sources = vec![crate::plan::Source {
+            url: "https://example.org/a".into(),
+            title: "Sodium-ion cells".into(),
+            ..Default::default()
+        }];
+        fin.claims = claims;
+        plan
+    }
+
+    #[test]
+    fn a_report_none_of_whose_cited_claims_is_supported_is_degraded_naming_how_many() {
+        let plan = researched_with_claims(vec![
+            claim("Cells hold 270 Wh/kg [1].", false),
+            claim("Packs cost 90 dollars [1].", false),
+        ]);
+        let ended = facts(&plan);
+        let status = status(&Ok(RunStatus::Completed), &ended);
+        assert_eq!(status, RunStatus::Degraded);
+        let why = reason(status, &ended, None).expect("a reason");
+        assert!(
+            why.starts_with(
+                "none of the 2 claims the final report cites is supported by the sources it \
+                 cites: check those sources"
+            ),
+            "{why}"
+        );
+        assert!(why.contains("`roles.verifier`"), "{why}");
+        assert_eq!(answered(&plan), Some(false));
+        assert!(
+            notice(status, &why, true).starts_with("> **Degraded run: none of the 2 claims"),
+            "{why}"
+        );
+        // A verifier that judged them leaves nothing more to configure.
+        let mut judged = plan.clone();
+        if let Some(fin) = judged.nodes.last_mut() {
+            fin.claims.iter_mut().for_each(|c| c.by = "verifier".into());
+        }
+        let why = reason(status, &facts(&judged), None).expect("a reason");
+        assert!(!why.contains("`roles.verifier`"), "{why}");
+        // One claim alone says so in the singular.
+        let one = researched_with_claims(vec![claim("Cells hold 270 Wh/kg [1].", false)]);
+        let why = reason(status, &facts(&one), None).expect("a reason");
+        assert!(
+            why.starts_with("the one claim the final report cites is not supported"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn a_report_in_another_language_than_its_sources_is_not_judged_by_their_words() {
+        let mut plan = researched_with_claims(vec![claim(
+            "固态电池的能量密度可达每公斤400瓦时，远高于现有的锂离子电池，而且不会燃烧 [1]。",
+            false,
+        )]);
+        let last = plan.nodes.last_mut().expect("the final node");
+        last.sources[0].snippet = Some(
+            "Solid-state cells reach an energy density of 400 Wh/kg, well above the lithium-ion \
+             cells sold today, and they do not burn."
+                .into(),
+        );
+        let ended = facts(&plan);
+        assert_eq!(
+            status(&Ok(RunStatus::Completed), &ended),
+            RunStatus::Completed
+        );
+        assert_eq!(answered(&plan), Some(true));
+    }
+
+    #[test]
+    fn one_supported_claim_or_none_cited_keeps_a_report_completed() {
+        let partly = researched_with_claims(vec![
+            claim("Cells hold 270 Wh/kg [1].", true),
+            claim("Packs cost 90 dollars [1].", false),
+        ]);
+        let none_cited = researched_with_claims(Vec::new());
+        for plan in [&partly, &none_cited] {
+            let ended = facts(plan);
+            assert_eq!(
+                status(&Ok(RunStatus::Completed), &ended),
+                RunStatus::Completed
+            );
+            assert_eq!(junk(&ended), None);
+            assert_eq!(reason(RunStatus::Completed, &ended, None), None);
+            assert_eq!(answered(plan), Some(true));
+        }
     }
 
     #[test]

@@ -118,8 +118,16 @@ async fn a_stricter_threshold_in_the_config_supports_fewer_claims() {
     // "documented" is in no source: 5 of the first claim's 6 content words are.
     let s = Setup::with_config(&llm, Some(&search), json!({"claims": {"threshold": 0.99}}));
     let out = s.query("How dense are solid-state cells?").run().await;
-    out.success();
     assert_eq!(out.stdout_json()["totals"]["claims_supported"], 0);
+    // Under that threshold no claim of the report is backed: it is no answer.
+    out.code(1);
+    assert_eq!(out.stdout_json()["status"], "degraded");
+    assert!(
+        out.reason()
+            .starts_with("none of the 2 claims the final report cites is supported"),
+        "{}",
+        out.reason()
+    );
     let bad = Setup::with_config(&llm, None, json!({"claims": {"threshold": 2}}));
     let out = bad.query("Q?").run().await;
     out.code(2);

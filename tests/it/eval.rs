@@ -450,7 +450,7 @@ fn the_set_checker_passes_the_shipped_set_and_fails_an_alternative_without_the_a
 fn trap_reports(word: &str) -> Reply {
     Reply::content(match word {
         "alpha" => "Alpha facts are seven [1]. Others say forty two [1].",
-        "beta" => "The sources do not state what beta is, though they name it [1].",
+        "beta" => "The sources do not state what beta is. Snippet 1 is about beta facts [1].",
         "gamma" => {
             "## Answer\n\nGamma is a letter [1].\n\n## Findings\n\n- Gamma facts are nine [1]."
         }

@@ -45,7 +45,8 @@ async fn reading(
         .map(|path| SearchHit {
             title: format!("Page {path}"),
             url: site.url(path),
-            snippet: "A page.".into(),
+            // What the report says, so that it stands whatever the reader makes of the page.
+            snippet: "Sodium cells last about 3000 cycles.".into(),
         })
         .collect();
     let search = MockSearch::with_results(SearchKind::Searxng, hits).await;

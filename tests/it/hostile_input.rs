@@ -613,7 +613,7 @@ async fn hostile_search_results_and_answers_leave_a_clean_bounded_report() {
             "analysis": "Analysis\0 with a NUL.",
         })),
         Agent::Final => Reply::content(
-            "Answer [1] and [2]. \u{1b}]0;pwned\u{7}Done.\n\n## References\n[1] Made-up source\n[2] Another",
+            "A huge page and a page with a real title [1] and [2]. \u{1b}]0;pwned\u{7}Done.\n\n## References\n[1] Made-up source\n[2] Another",
         ),
         Agent::Review | Agent::SecondOpinion | Agent::Verifier => {
             unreachable!("the review is off here, the verifier not configured")

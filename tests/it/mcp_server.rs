@@ -123,7 +123,10 @@ fn answer(llm: &MockLlm, hanging: PathBuf) {
             Reply::json(&answer)
         }
         Agent::Queries | Agent::Analysis | Agent::Summary => from_title(req),
-        Agent::Final => Reply::content("Direct answer [1], more [2].\n\n## Details\nText."),
+        Agent::Final => Reply::content(&format!(
+            "{}\n\n## Details\nText.",
+            support::scenario::backed_report(req)
+        )),
         other => panic!("{other:?} is not asked: the review is off"),
     });
 }
@@ -320,7 +323,10 @@ fn check(world: &World, out: &Value) {
     assert_eq!(first["result"]["is_error"], false, "{first:#}");
     assert_eq!(result["status"], "completed", "{result:#}");
     let report = result["report_markdown"].as_str().expect("a report");
-    assert!(report.contains("Direct answer"), "{report}");
+    assert!(
+        report.contains("Result 1 for q Only search [1]."),
+        "{report}"
+    );
     let sources = result["sources"].as_array().expect("sources");
     assert!(!sources.is_empty(), "{result:#}");
     assert_eq!(sources[0]["n"], 1);
@@ -395,7 +401,7 @@ fn check(world: &World, out: &Value) {
     );
     let read = out["read_resource"]["text"].as_str().expect("text");
     assert!(
-        read.starts_with("# ") && read.contains("Direct answer"),
+        read.starts_with("# ") && read.contains("Result 1 for q Only search [1]."),
         "{read}"
     );
 

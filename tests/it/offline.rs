@@ -103,6 +103,16 @@ async fn an_offline_run_quotes_only_what_its_cited_documents_say() {
     let plan = o.plan("run/p.json");
     let fin = final_node(&plan);
     assert_eq!(fin["status"], "completed");
+    // Every cited sentence is a quote, so the claim check supports it: the run stands.
+    let claims = fin["claims"].as_array().expect("claims");
+    assert!(!claims.is_empty(), "{fin}");
+    assert!(
+        claims
+            .iter()
+            .all(|c| c["by"] == "quote" && c["supported"] == true),
+        "{claims:?}"
+    );
+    assert_eq!(out.stdout_json()["answered"], true);
     let searches = plan["nodes"]
         .as_array()
         .expect("nodes")

@@ -1,8 +1,9 @@
 //! Junk a small model writes while the run would call it done (learnt from Gemma 3 270M): a
 //! final report that echoes its prompt, or cites none of the sources the searches found, is
 //! sent back once for repair; if it stays junk the run is `degraded` (exit 1) and the reason
-//! names the finding. A run that never searched although it could is degraded too, and a task
-//! titled like a node id is dropped by the plan gate.
+//! names the finding. A report none of whose cited claims its sources hold, a run that never
+//! searched although it could, are degraded too, and a task titled like a node id is dropped
+//! by the plan gate.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -146,6 +147,86 @@ async fn a_report_citing_nothing_is_sent_back_then_degraded() {
     out.code(1);
     assert_eq!(asked.load(Ordering::SeqCst), 2);
     assert!(out.reason().contains("UNCITED_REPORT"), "{}", out.reason());
+}
+
+/// A report whose every cited sentence says what no source it cites says: the search found
+/// results on energy density, the report speaks of recycling and prices.
+const UNBACKED: &str = "Lithium cobalt recycling costs fell sharply in Chile last year [1]. \
+                        Sodium prices doubled in Norway [2].";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_report_none_of_whose_cited_claims_its_sources_hold_is_degraded_and_not_answered() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    with_final(&llm, |_| UNBACKED.into());
+    let s = Setup::new(&llm, Some(&search));
+    let out = s.query("How dense are cells?").run().await;
+    // A degraded run exits 1 (docs/src/exit-codes.md), its reason on stdout.
+    out.code(1);
+    let printed = out.stdout_json();
+    assert_eq!(printed["status"], "degraded", "{}", out.stderr);
+    assert_eq!(printed["answered"], false);
+    assert_eq!(
+        (
+            printed["totals"]["claims_cited"].clone(),
+            printed["totals"]["claims_supported"].clone()
+        ),
+        (json!(2), json!(0))
+    );
+    let why = out.reason();
+    assert!(
+        why.starts_with(
+            "none of the 2 claims the final report cites is supported by the sources it cites: \
+             check those sources"
+        ) && why.contains("the model that wrote the report (`roles.summary`)"),
+        "{why}"
+    );
+    let plan = s.plan();
+    assert_eq!(plan["outcome"]["status"], "degraded");
+    assert_eq!(plan["outcome"]["answered"], false);
+    assert_eq!(plan["outcome"]["reason"], why.as_str());
+    let claims: Vec<Value> = node(&plan, "c")["claims"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| c["supported"].clone())
+        .collect();
+    assert_eq!(claims, [json!(false), json!(false)]);
+    let report = s.report();
+    assert!(
+        report.contains("> **Degraded run: none of the 2 claims the final report cites"),
+        "{report}"
+    );
+    assert!(
+        report.contains("must not be taken as an answer"),
+        "{report}"
+    );
+    let finished = support::scenario::events_of(&s.events(), "run_finished")
+        .first()
+        .map(|e| (e["status"].clone(), e["reason"].clone()));
+    assert_eq!(finished, Some((json!("degraded"), json!(why))));
+}
+
+/// One claim of two that its source holds is enough: the report stands, its other claim
+/// marked where it stands.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_report_one_of_whose_cited_claims_its_source_holds_is_completed() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    with_final(&llm, |_| {
+        format!("Snippet 1 is about energy density [1]. {UNBACKED}")
+    });
+    let s = Setup::new(&llm, Some(&search));
+    let out = s.query("How dense are cells?").run().await;
+    out.success();
+    let printed = out.stdout_json();
+    assert_eq!(printed["status"], "completed", "{}", out.stderr);
+    assert_eq!(printed["answered"], true);
+    assert_eq!(printed["totals"]["claims_supported"], 1);
+    assert!(
+        s.report()
+            .contains("last year [1]. **[not supported by its sources]**")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

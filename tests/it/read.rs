@@ -256,7 +256,11 @@ async fn a_page_queued_behind_a_slow_one_on_its_host_has_its_own_time() {
     }
     let search = MockSearch::with_results(SearchKind::Searxng, hits).await;
     let llm = MockLlm::start().await;
-    one_task(&llm, "Handshakes time out [1].");
+    // Source 2 is the qemu-nbd page, whose body says so.
+    one_task(
+        &llm,
+        "A client must complete its handshake within a timeout [2].",
+    );
     // One connection to the host: the two pages wait the slow page's whole second and a half.
     let read = json!({"allowPrivate": true, "pages": 3, "perHost": 1, "timeoutMs": 1500});
     let s = Setup::with_config(&llm, Some(&search), reading(&search, read));
@@ -282,7 +286,11 @@ async fn a_private_address_is_never_requested_unless_allowed() {
         search: _search,
         llm,
         s,
-    } = fixture(json!({}), "Nothing was read [1].").await;
+    } = fixture(
+        json!({}),
+        "The QEMU documentation describes its network block device server [1].",
+    )
+    .await;
     let out = s.query("What limits a qemu-nbd client?").run().await;
     out.success();
     assert!(site.all_requests().is_empty(), "the site is on loopback");

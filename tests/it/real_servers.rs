@@ -9,8 +9,8 @@ use serde_json::json;
 use crate::support;
 use crate::support::refusal::{FormatKind, Refusal};
 use crate::support::scenario::{
-    Agent, KEY, Setup, agent, events_of, final_over, node, one_search_then_final, plan_answer,
-    scripted, task_title, titles,
+    Agent, KEY, Setup, agent, backed_report, events_of, final_over, node, one_search_then_final,
+    plan_answer, scripted, task_title, titles,
 };
 use crate::support::{MockLlm, Recorded, Reply, researchflow};
 
@@ -281,7 +281,7 @@ async fn a_query_writer_that_answers_nothing_has_the_task_title_searched() {
             Reply::json(&rounds[n.min(rounds.len() - 1)])
         }
         Agent::Queries => Reply::empty(),
-        Agent::Final => Reply::content("Report [1]."),
+        Agent::Final => Reply::content(&backed_report(req)),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
     });
     let search = support::MockSearch::start(support::SearchKind::Searxng).await;

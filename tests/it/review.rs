@@ -110,8 +110,7 @@ async fn a_workflow_writes_both_contracts_and_meeting_notes_beside_the_plan() {
     let review = requests_of(&llm, Agent::Review);
     let user = review[0].user_prompt().unwrap_or_default();
     assert!(
-        user.contains("## The report")
-            && user.contains("Direct answer from the result snippets [1]"),
+        user.contains("## The report") && user.contains("Result 1 for q Only search [1]."),
         "{user}"
     );
     let first_url = search

@@ -11,8 +11,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::support::scenario::{
-    Agent, Setup, agent, events_of, final_over, node, one_search_then_final, requests_of, scripted,
-    searches_round,
+    Agent, Setup, agent, backed_report, events_of, final_over, node, one_search_then_final,
+    requests_of, scripted, searches_round,
 };
 use crate::support::{MockLlm, MockSearch, Recorded, Reply, SearchKind};
 
@@ -203,8 +203,8 @@ async fn a_stream_done_before_any_text_is_asked_again_whole() {
     answered_by(&llm, one_search_then_final(), move |req, r| {
         match agent(req) {
             Agent::Queries => {}
-            // The run has sources: its report cites one.
-            Agent::Final => return Reply::content("The report [1]."),
+            // The run has sources: its report cites them.
+            Agent::Final => return Reply::content(&backed_report(req)),
             _ => return r,
         }
         let queries = Reply::json(&json!({"queries": ["written by the model"]}));

@@ -484,7 +484,7 @@ fn batch_llm(llm: &MockLlm, titles: &'static [&'static str]) {
         Agent::Final if req.user_prompt().unwrap_or_default().contains("Doomed") => {
             Reply::raw(500, r#"{"error": {"message": "boom"}}"#)
         }
-        Agent::Final => Reply::content("Report [1]."),
+        Agent::Final => Reply::content(&support::scenario::backed_report(req)),
         _ => Reply::json(&json!({"summary": "S [1]", "analysis": "A [1]"})),
     });
 }

@@ -118,15 +118,42 @@ pub fn scripted_reviewed(
             Reply::json(&rounds[n.min(rounds.len() - 1)])
         }
         Agent::Queries | Agent::Analysis | Agent::Summary => from_title(req),
-        Agent::Final => Reply::content(
-            "Direct answer from the result snippets [1], more result snippets [2][3]. An invented source [99] must go.\n\n## Details\nText.",
-        ),
+        Agent::Final => Reply::content(&format!(
+            "{} An invented source [99] must go.\n\n## Details\nText.",
+            backed_report(req)
+        )),
         Agent::Review => review(req),
         Agent::SecondOpinion => second_opinion(req),
         // Asked only when `roles.verifier` is configured: it finds nothing to change.
         Agent::Verifier => Reply::content("{\"verdicts\": []}"),
     });
     calls
+}
+
+/// A final report its sources back, as a model that reads them writes it: one sentence for
+/// each of the first three sources the final summary's prompt numbers (`[n] title — url`),
+/// restating its title and citing it, so the claim check finds every cited word in the source
+/// cited. `Report.` when the prompt numbers no source.
+pub fn backed_report(req: &Recorded) -> String {
+    let prompt = req.user_prompt().unwrap_or_default();
+    let list = prompt
+        .split_once("\nNumbered sources:\n")
+        .map_or("", |(_, list)| list);
+    let said: Vec<String> = list
+        .lines()
+        .filter_map(|line| {
+            let (n, rest) = line.strip_prefix('[')?.split_once("] ")?;
+            let n: usize = n.parse().ok()?;
+            // A title may hold a dash itself; the URL after the last one does not.
+            let (title, _url) = rest.rsplit_once(" — ")?;
+            Some(format!("{} [{n}].", title.trim_end_matches(['.', ' '])))
+        })
+        .take(3)
+        .collect();
+    match said.is_empty() {
+        true => "Report.".into(),
+        false => said.join(" "),
+    }
 }
 
 /// What a search task's sub-agents answer from its title: a query, or a summary and an
