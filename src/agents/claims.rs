@@ -117,13 +117,20 @@ fn evidence(sources: &[Source], cites: &[usize]) -> Option<BTreeSet<String>> {
     let mut terms = BTreeSet::new();
     for &n in cites {
         let source = sources.get(n.checked_sub(1)?)?;
-        terms.extend(content_terms(&source.title));
-        terms.extend(content_terms(source.snippet.as_deref().unwrap_or("")));
-        for passage in &source.passages {
-            terms.extend(content_terms(passage));
-        }
+        terms.extend(said_by(source).flat_map(content_terms));
     }
     Some(terms)
+}
+
+/// What a source says of itself, that a claim citing it is checked against: its title,
+/// snippet and passages.
+fn said_by(source: &Source) -> impl Iterator<Item = &str> {
+    [
+        source.title.as_str(),
+        source.snippet.as_deref().unwrap_or(""),
+    ]
+    .into_iter()
+    .chain(source.passages.iter().map(String::as_str))
 }
 
 /// Every cited sentence of `text` checked against `sources` (`[n]` is `sources[n - 1]`).
@@ -151,15 +158,7 @@ pub fn check(text: &str, sources: &[Source], threshold: f64) -> Vec<Claim> {
 /// claim in Chinese shares no word with its English source), and none supported says nothing.
 pub fn in_another_language(claims: &[Claim], sources: &[Source]) -> bool {
     let said: Vec<&str> = claims.iter().map(|c| c.sentence.as_str()).collect();
-    let cited: Vec<&str> = sources
-        .iter()
-        .flat_map(|s| {
-            let snippet = s.snippet.as_deref().unwrap_or("");
-            [s.title.as_str(), snippet]
-                .into_iter()
-                .chain(s.passages.iter().map(String::as_str))
-        })
-        .collect();
+    let cited: Vec<&str> = sources.iter().flat_map(said_by).collect();
     let language = |texts: &[&str]| {
         whatlang::detect(&texts.join(" "))
             .filter(whatlang::Info::is_reliable)

@@ -111,7 +111,7 @@ impl Gate {
     pub fn shared_by(shown: &str, limits: RateLimits, share: Arc<AtomicU32>) -> Gate {
         Gate {
             shown: shown.to_string(),
-            state: Mutex::new(State::new(limits, 1)),
+            state: Mutex::new(State::new(limits)),
             news: Notify::new(),
             share,
         }
@@ -275,11 +275,11 @@ struct Known {
 type Wait = (Instant, WaitReason);
 
 impl State {
-    fn new(limits: RateLimits, share: u32) -> State {
+    fn new(limits: RateLimits) -> State {
         let mut state = State {
             clock: TokioClock(Instant::now()),
             limits,
-            share,
+            share: 1,
             requests: None,
             tokens: None,
             known: Known::default(),

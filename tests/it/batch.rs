@@ -248,11 +248,7 @@ async fn a_batch_shares_one_rate_budget_and_no_question_fails_at_the_servers_lim
     let llm = MockLlm::start().await;
     llm.admit_per_second(20);
     stateless(&llm, 2, "S");
-    let s = Setup::with_config(
-        &llm,
-        None,
-        json!({"retry": {"maxRetries": 1, "baseDelayMs": 10, "maxDelayMs": 40, "maxRetryAfterMs": 1000}}),
-    );
+    let s = Setup::with_config(&llm, None, support::one_retry(json!({})));
     questions(s.path(), 20);
     let out = batch(&s, &["--jobs", "8"])
         .timeout(Duration::from_secs(90))

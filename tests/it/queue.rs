@@ -1403,11 +1403,7 @@ async fn three_workers_share_one_rate_budget_and_no_task_fails() {
     llm.admit_per_second(10);
     stateless(&llm, 2, "S");
     // One retry only: the 429s a worker's gate waits out do not count against it.
-    let s = Setup::with_config(
-        &llm,
-        None,
-        json!({"retry": {"maxRetries": 1, "baseDelayMs": 10, "maxDelayMs": 40, "maxRetryAfterMs": 1000}}),
-    );
+    let s = Setup::with_config(&llm, None, support::one_retry(json!({})));
     let url = queued(&s, &numbered(9)).await;
     let workers: Vec<_> = (0..3)
         .map(|_| worker(&s, &url, "q", &["--drain", "--jobs", "3"]).run())
@@ -1457,14 +1453,7 @@ async fn four_workers_against(
     let llm = MockLlm::start().await;
     limit(&llm, r);
     stateless(&llm, 2, "S");
-    let s = Setup::with_config(
-        &llm,
-        None,
-        json!({
-            "retry": {"maxRetries": 1, "baseDelayMs": 10, "maxDelayMs": 40, "maxRetryAfterMs": 1000},
-            "limits": limits,
-        }),
-    );
+    let s = Setup::with_config(&llm, None, support::one_retry(limits.clone()));
     let url = queued(&s, &numbered(16)).await;
     let started = std::time::Instant::now();
     let workers: Vec<_> = (0..4)

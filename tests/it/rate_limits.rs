@@ -507,14 +507,7 @@ async fn against(r: u32, limit: fn(&MockLlm, u32), limits: Value) -> (usize, usi
     let llm = MockLlm::start().await;
     limit(&llm, r);
     scripted(&llm, searches(4));
-    let s = Setup::with_config(
-        &llm,
-        None,
-        json!({
-            "retry": {"maxRetries": 1, "baseDelayMs": 10, "maxDelayMs": 40, "maxRetryAfterMs": 1000},
-            "limits": limits,
-        }),
-    );
+    let s = Setup::with_config(&llm, None, crate::support::one_retry(limits.clone()));
     let started = std::time::Instant::now();
     let out = s
         .query("How do solid-state batteries compare?")

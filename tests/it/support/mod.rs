@@ -45,6 +45,15 @@ pub use server::Recorded;
 pub use sse::StreamLog;
 pub use web_site::WebSite;
 
+/// A config for a run against a rate-limited mock: one retry only, short delays (a 429 that
+/// the gate waits out does not count against it), and the rate `limits` given (`{}`: none).
+pub fn one_retry(limits: serde_json::Value) -> serde_json::Value {
+    serde_json::json!({
+        "retry": {"maxRetries": 1, "baseDelayMs": 10, "maxDelayMs": 40, "maxRetryAfterMs": 1000},
+        "limits": limits,
+    })
+}
+
 /// A `reqwest` client builder for talking to the mocks directly from a test. The crate builds
 /// reqwest with `rustls-no-provider`, so this installs rustls' ring provider first (harmless if
 /// one is already installed); the mocks themselves speak plain HTTP on 127.0.0.1.
