@@ -1,11 +1,14 @@
 //! [`Aimd`]: the request rate of an endpoint whose limit neither its answers nor the settings
-//! state. No limit at first. A 429 lowers the rate once the gate it closed opens again, when
-//! the answers to what was sent before it are in: to just under what the server took over the
-//! seconds before it (what was sent less what was refused; other processes may spend the same
-//! budget), or, when paced already, just under the rate refused. Each success adds a small
-//! step, so that the rate climbs back to where it was refused in [`STEPS_BACK`] successes and
-//! stays near the limit, refused now and then. A burst too crowded out to measure a share by
-//! starts slow and doubles (see [`BURST`]).
+//! state, for all the processes that share it (a queue's live workers, `share` of them: each
+//! paces at the rate over `share`). No limit at first. A 429 lowers the rate once the gate it
+//! closed opens again, when the answers to what was sent before it are in: to just under what
+//! the server took over the seconds before it (what was sent less what was refused, times
+//! `share`), or, when paced already, just under the rate refused. That estimate is told to the
+//! other processes ([`Cut`]); the rate is just under the mean of the estimates made within
+//! [`SETTLE`] (a burst that crowded some workers out and let others through is measured by
+//! all of them together). Each success adds a small step, so that the rate climbs back to
+//! where it was refused in [`STEPS_BACK`] successes and stays near the limit, refused now and
+//! then. A burst too crowded out to measure a share by starts slow and doubles (see [`BURST`]).
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -56,6 +59,16 @@ pub struct Aimd {
     decreased: Option<Instant>,
     /// The requests of the last [`WINDOW`] (before a due decrease, of the window before it).
     sent: VecDeque<Sent>,
+    /// The estimates of the endpoint's rate made within [`SETTLE`] of the last, this
+    /// process's and those it heard of.
+    estimates: VecDeque<(Instant, f64)>,
+}
+
+/// A decrease this process made: the rate it measured (told to the others), and its new rate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cut {
+    pub estimate: f64,
+    pub rate: f64,
 }
 
 /// A request the rate was paced by: its admission number, when it went, whether refused.
@@ -73,8 +86,8 @@ impl Aimd {
 
     /// The gate is open: a due decrease is made (the new rate returned), and when the next
     /// request may go, if not now.
-    pub fn open(&mut self, now: Instant) -> (Option<f64>, Option<Instant>) {
-        let lowered = self.due.take().map(|at| self.decrease(at, now));
+    pub fn open(&mut self, now: Instant, share: f64) -> (Option<Cut>, Option<Instant>) {
+        let lowered = self.due.take().map(|at| self.decrease(at, now, share));
         if let (Some(since), Some(rate)) = (self.starting, self.rate) {
             let held = (now - since).as_secs_f64().div_euclid(SETTLE.as_secs_f64());
             self.rate = Some(rate * 2f64.powf(held));
@@ -83,8 +96,8 @@ impl Aimd {
         (lowered, self.rate.and(self.next).filter(|next| *next > now))
     }
 
-    /// The `seq`th request goes now.
-    pub fn admitted(&mut self, seq: u64, now: Instant) {
+    /// The `seq`th request goes now, from one of `share` processes.
+    pub fn admitted(&mut self, seq: u64, now: Instant, share: f64) {
         let kept = self.due.unwrap_or(now);
         while self.sent.front().is_some_and(|s| kept - s.at > WINDOW) {
             self.sent.pop_front();
@@ -95,13 +108,14 @@ impl Aimd {
             refused: false,
         });
         if let Some(rate) = self.rate {
-            self.next = Some(now + Duration::from_secs_f64(60.0 / rate));
+            self.next = Some(now + Duration::from_secs_f64(60.0 * share / rate));
         }
     }
 
-    pub fn succeeded(&mut self) {
+    /// A call of one of `share` processes succeeded (each takes a step for all).
+    pub fn succeeded(&mut self, share: f64) {
         if let Some(rate) = self.rate.filter(|_| self.starting.is_none()) {
-            let rate = rate + self.step;
+            let rate = rate + self.step * share;
             self.rate = (rate < self.refused * LIFT).then_some(rate);
         }
     }
@@ -119,8 +133,17 @@ impl Aimd {
         self.due.get_or_insert(now);
     }
 
-    /// Lowers the rate for the 429 that came `at`; the new rate.
-    fn decrease(&mut self, at: Instant, now: Instant) -> f64 {
+    /// Another process sharing the endpoint measured its rate at `estimate` after a 429: the
+    /// rate is lowered with it, and this process's 429s of what it sent before are old news;
+    /// the new rate.
+    pub fn heard(&mut self, estimate: f64, now: Instant) -> f64 {
+        self.decreased_at = self.sent.back().map_or(0, |s| s.seq);
+        self.decreased = Some(now);
+        self.settle(estimate, now, false)
+    }
+
+    /// Lowers the rate for the 429 that came `at`.
+    fn decrease(&mut self, at: Instant, now: Instant, share: f64) -> Cut {
         let before: Vec<&Sent> = self
             .sent
             .iter()
@@ -130,23 +153,32 @@ impl Aimd {
             .first()
             .map_or(WINDOW, |first| (at - first.at).max(Duration::from_secs(1)));
         let accepted = before.iter().filter(|s| !s.refused).count();
-        let taken = accepted.max(1) as f64 * 60.0 / span.as_secs_f64();
+        let taken = accepted.max(1) as f64 * 60.0 / span.as_secs_f64() * share;
         self.decreased_at = self.sent.back().map_or(0, |s| s.seq);
         self.decreased = Some(now);
-        let measuring = self.rate.is_none() || self.starting.is_some();
-        if measuring && accepted < BURST {
-            self.starting = Some(now);
-            return *self.rate.insert(taken);
-        }
         // Paced, the rate was refused; unpaced or starting, what the server took.
-        let refused = if measuring {
-            taken
-        } else {
-            self.rate.unwrap_or(taken)
+        let measuring = self.rate.is_none() || self.starting.is_some();
+        let estimate = match self.rate {
+            Some(rate) if !measuring => rate,
+            _ => taken,
         };
+        let rate = self.settle(estimate, now, measuring && accepted < BURST);
+        Cut { estimate, rate }
+    }
+
+    /// Takes in an `estimate` of the rate the server takes: the rate is set just under the mean
+    /// of the recent ones, or, for a `slow` start when no other is known, to it (doubling).
+    fn settle(&mut self, estimate: f64, now: Instant, slow: bool) -> f64 {
+        self.estimates.retain(|(at, _)| now - *at < SETTLE);
+        self.estimates.push_back((now, estimate));
+        let mean = self.estimates.iter().map(|(_, e)| e).sum::<f64>() / self.estimates.len() as f64;
+        if slow && self.estimates.len() == 1 {
+            self.starting = Some(now);
+            return *self.rate.insert(mean);
+        }
         self.starting = None;
-        self.refused = refused;
-        self.step = refused * (1.0 - DECREASE) / STEPS_BACK;
-        *self.rate.insert(refused * DECREASE)
+        self.refused = mean;
+        self.step = mean * (1.0 - DECREASE) / STEPS_BACK;
+        *self.rate.insert(mean * DECREASE)
     }
 }

@@ -16,9 +16,10 @@
 //! - only while no answer announced a budget and no `requestsPerMinute` is set: the adaptive
 //!   rate of [`Aimd`], which 429s lower and successes raise.
 //!
-//! In a queue's worker the configured limits and the announced remainders are divided by the
-//! number of live workers (`share`, counted by the queue): the headers describe the whole
-//! account. Everything runs on tokio's clock (paused test time drives it). The gate knows
+//! In a queue's worker the configured limits, the announced remainders and the adaptive rate
+//! are divided by the number of live workers ([`Sharing`], kept by the queue): the headers
+//! describe the whole account, and the rate one worker measures after a 429 is told to the
+//! others. Everything runs on tokio's clock (paused test time drives it). The gate knows
 //! nothing of retries or observers: [`super::retry`] calls it and reports.
 
 use crate::sync::Locked;
@@ -31,10 +32,10 @@ use governor::clock::Clock;
 use governor::middleware::NoOpMiddleware;
 use governor::state::{InMemoryState, NotKeyed};
 use governor::{Quota, RateLimiter};
-use tokio::sync::Notify;
+use tokio::sync::{Notify, mpsc};
 use tokio::time::Instant;
 
-use super::aimd::Aimd;
+use super::aimd::{Aimd, Cut};
 use super::announced::{Announced, Left};
 use crate::settings::RateLimits;
 
@@ -91,29 +92,38 @@ impl WaitReason {
 /// The rate budget of one endpoint. Created through [`super::Gates`], one per endpoint.
 #[derive(Debug)]
 pub struct Gate {
-    /// The endpoint as logs and events show it (no password).
+    /// The endpoint's key, and as logs and events show it (no password).
+    key: String,
     shown: String,
     state: Mutex<State>,
     /// Wakes the waiting calls when an answer told of a budget.
     news: Notify,
-    /// The live workers sharing the configured and announced budgets (1 outside a queue).
-    share: Arc<AtomicU32>,
+    sharing: Sharing,
+}
+
+/// The processes that share every endpoint's budgets: how many are live (1 outside a queue; 0
+/// is taken for 1), and where the rates they measure go (endpoint key, estimate), to be told
+/// to the others.
+#[derive(Debug, Clone, Default)]
+pub struct Sharing {
+    pub share: Arc<AtomicU32>,
+    pub tell: Option<mpsc::UnboundedSender<(String, f64)>>,
 }
 
 impl Gate {
     /// A gate with `limits`; `shown` names the endpoint in logs and events.
     pub fn new(shown: &str, limits: RateLimits) -> Gate {
-        Gate::shared_by(shown, limits, Arc::default())
+        Gate::shared_by(shown, shown, limits, Sharing::default())
     }
 
-    /// A gate whose budgets are divided among `share` workers (read at each admission; 0 is
-    /// taken for 1).
-    pub fn shared_by(shown: &str, limits: RateLimits, share: Arc<AtomicU32>) -> Gate {
+    /// A gate whose budgets are divided among the processes of `sharing`.
+    pub fn shared_by(key: &str, shown: &str, limits: RateLimits, sharing: Sharing) -> Gate {
         Gate {
+            key: key.to_string(),
             shown: shown.to_string(),
             state: Mutex::new(State::new(limits)),
             news: Notify::new(),
-            share,
+            sharing,
         }
     }
 
@@ -122,8 +132,8 @@ impl Gate {
         &self.shown
     }
 
-    /// The adaptive request rate, in requests a minute (`None`: no limit, or the limit is the
-    /// server's or the settings').
+    /// The adaptive request rate, in requests a minute for all the processes sharing the
+    /// endpoint (`None`: no limit, or the limit is the server's or the settings').
     pub fn rate(&self) -> Option<f64> {
         self.lock().aimd.rate()
     }
@@ -148,8 +158,11 @@ impl Gate {
         let mut longest: Option<(Duration, WaitReason)> = None;
         loop {
             let news = self.news.notified();
-            let share = self.share.load(Ordering::Relaxed).max(1);
-            let step = self.lock().step(tokens, &mut reserved, share, &self.shown);
+            let share = self.sharing.share.load(Ordering::Relaxed).max(1);
+            let (step, cut) = self.lock().step(tokens, &mut reserved, share);
+            if let Some(cut) = cut {
+                self.cut(cut, share);
+            }
             match step {
                 Ok((seq, tokens)) => {
                     return Admission {
@@ -211,7 +224,37 @@ impl Gate {
         let mut state = self.lock();
         self.first_answer(&mut state);
         if state.adaptive() {
-            state.aimd.succeeded();
+            let share = f64::from(state.share);
+            state.aimd.succeeded(share);
+        }
+    }
+
+    /// Another process sharing the endpoint measured its rate at `estimate` after a 429.
+    pub fn heard(&self, estimate: f64) {
+        let mut state = self.lock();
+        if state.adaptive() && estimate.is_finite() && estimate > 0.0 {
+            let rate = state.aimd.heard(estimate, Instant::now());
+            let (shown, n) = (&self.shown, state.share);
+            tracing::info!(
+                "`{shown}` is rate limited: another worker measured {estimate:.1} requests a minute; admitting at most {rate:.1} a minute among {n} workers from now on"
+            );
+        }
+    }
+
+    /// This process lowered the adaptive rate: logged, and told to the others.
+    fn cut(&self, cut: Cut, share: u32) {
+        let (rate, shown) = (cut.rate, &self.shown);
+        match share {
+            1 => tracing::info!(
+                "`{shown}` is rate limited: admitting at most {rate:.1} requests a minute from now on"
+            ),
+            n => tracing::info!(
+                "`{shown}` is rate limited: admitting at most {rate:.1} requests a minute among {n} workers from now on"
+            ),
+        }
+        if let Some(tell) = &self.sharing.tell {
+            // The receiver ends with the queue's connection: then no one is left to tell.
+            let _ = tell.send((self.key.clone(), cut.estimate));
         }
     }
 
@@ -317,13 +360,24 @@ impl State {
         });
     }
 
-    /// One try at admission: the totals admitted with this call, or how long to wait.
+    /// One try at admission: the totals admitted with this call, or how long to wait; and the
+    /// adaptive rate's decrease, if one was due.
     fn step(
         &mut self,
         tokens: u32,
         reserved: &mut bool,
         share: u32,
-        shown: &str,
+    ) -> (Result<(u64, u64), Wait>, Option<Cut>) {
+        let mut cut = None;
+        (self.admission(tokens, reserved, share, &mut cut), cut)
+    }
+
+    fn admission(
+        &mut self,
+        tokens: u32,
+        reserved: &mut bool,
+        share: u32,
+        cut: &mut Option<Cut>,
     ) -> Result<(u64, u64), Wait> {
         let (now, adaptive) = (Instant::now(), self.adaptive());
         if share != self.share {
@@ -347,12 +401,8 @@ impl State {
                 .map_err(|until| (until, WaitReason::TokensPerMinute))?,
         ];
         if adaptive {
-            let (lowered, wait) = self.aimd.open(now);
-            if let Some(rate) = lowered {
-                tracing::info!(
-                    "`{shown}` is rate limited: admitting at most {rate:.1} requests a minute from now on"
-                );
-            }
+            let (lowered, wait) = self.aimd.open(now, share);
+            *cut = lowered;
             if let Some(until) = wait {
                 return Err((until, WaitReason::RequestsPerMinute));
             }
@@ -381,7 +431,7 @@ impl State {
                 budget.next = now + spacing;
             }
         }
-        self.aimd.admitted(k.admitted, now);
+        self.aimd.admitted(k.admitted, now, share);
         Ok((k.admitted, k.tokens_admitted))
     }
 }

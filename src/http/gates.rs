@@ -4,18 +4,18 @@
 
 use crate::sync::Locked;
 use std::collections::HashMap;
-use std::sync::atomic::AtomicU32;
 use std::sync::{Arc, Mutex};
 
-use super::gate::Gate;
+use super::gate::{Gate, Sharing};
 use crate::settings::RateLimits;
 
-/// The gates of a process, by endpoint key (an LLM's base URL and model; a search URL).
-#[derive(Debug, Default)]
+/// The gates of a process, by endpoint key (an LLM's base URL and model; a search URL). A
+/// clone is a handle on the same gates.
+#[derive(Debug, Clone, Default)]
 pub struct Gates {
-    gates: Mutex<HashMap<String, Arc<Gate>>>,
-    /// The processes sharing every budget: 1 (0 is taken for 1), or a queue's live workers.
-    share: Arc<AtomicU32>,
+    gates: Arc<Mutex<HashMap<String, Arc<Gate>>>>,
+    /// The processes sharing every budget: this one alone, or a queue's live workers.
+    sharing: Sharing,
 }
 
 impl Gates {
@@ -23,12 +23,21 @@ impl Gates {
         Gates::default()
     }
 
-    /// Gates whose budgets are divided among `share` processes (a queue keeps the count of its
-    /// live workers there).
-    pub fn shared_by(share: Arc<AtomicU32>) -> Gates {
+    /// Gates whose budgets are divided among the processes of `sharing` (a queue keeps the
+    /// count of its live workers there, and tells the others the rates measured here).
+    pub fn shared_by(sharing: Sharing) -> Gates {
         Gates {
-            gates: Mutex::default(),
-            share,
+            gates: Arc::default(),
+            sharing,
+        }
+    }
+
+    /// Another process measured the rate of the endpoint `key` at `estimate` requests a
+    /// minute after a 429 (nothing when this process has no gate for it).
+    pub fn heard(&self, key: &str, estimate: f64) {
+        let gate = self.gates.locked().get(key).cloned();
+        if let Some(gate) = gate {
+            gate.heard(estimate);
         }
     }
 
@@ -41,7 +50,7 @@ impl Gates {
             gate.tighten(limits);
             return Arc::clone(gate);
         }
-        let gate = Arc::new(Gate::shared_by(shown, limits, Arc::clone(&self.share)));
+        let gate = Arc::new(Gate::shared_by(key, shown, limits, self.sharing.clone()));
         gates.insert(key.to_string(), Arc::clone(&gate));
         gate
     }

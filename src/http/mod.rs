@@ -15,7 +15,7 @@ pub mod send;
 pub use auth::request;
 pub use client::{client, client_without_redirects};
 pub use error::{HttpError, Unusable};
-pub use gate::{Admission, Gate, WaitReason};
+pub use gate::{Admission, Gate, Sharing, WaitReason};
 pub use gates::Gates;
 pub use retry::{
     AtGate, GateWait, NoObserver, RetryNotice, RetryObserver, with_retry, with_retry_at_gate,

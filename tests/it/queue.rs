@@ -1442,6 +1442,46 @@ async fn three_workers_share_one_rate_budget_and_no_task_fails() {
     }
 }
 
+/// The rate a worker measures after a 429 goes to the other workers over the database's
+/// notifications, and what they measured reaches its gates: the test listens as a worker
+/// would, then tells the worker a rate as another worker would.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rate_one_worker_measures_reaches_the_others() {
+    let llm = MockLlm::start().await;
+    llm.admit_per_second(3);
+    stateless(&llm, 2, "S");
+    let s = Setup::with_config(&llm, None, support::one_retry(json!({})));
+    let url = queued(&s, &numbered(6)).await;
+    let mut listener = sqlx::postgres::PgListener::connect(&url)
+        .await
+        .expect("listen");
+    listener.listen("researchflow_rates").await.expect("listen");
+    let running = tokio::spawn(worker(&s, &url, "q", &["-v", "--drain", "--jobs", "6"]).run());
+    let told = tokio::time::timeout(Duration::from_secs(60), listener.recv())
+        .await
+        .expect("a rate told within a minute")
+        .expect("a notification");
+    let told: Value = serde_json::from_str(told.payload()).expect("JSON");
+    let key = told["key"].as_str().expect("the endpoint's key");
+    assert!(key.starts_with(&llm.base_url()), "{told}");
+    assert!(told["estimate"].as_f64().is_some_and(|e| e > 0.0), "{told}");
+    let heard = json!({"worker": "elsewhere/1", "key": key, "estimate": 6000.0});
+    sqlx::query("SELECT pg_notify('researchflow_rates', $1)")
+        .bind(heard.to_string())
+        .execute(&mut listener)
+        .await
+        .expect("notify");
+    let out = running.await.expect("the worker");
+    out.success();
+    assert!(
+        out.stderr
+            .contains("another worker measured 6000.0 requests a minute"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(counted(&status(&s, &url, "q").await, "completed"), 6);
+}
+
 /// Four workers of 3 jobs each against a server admitting `r` requests a second (`limit`
 /// sets how it says so), with `limits` configured: every question completes; (requests,
 /// refused).

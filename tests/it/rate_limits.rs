@@ -6,14 +6,14 @@
 //! and without Retry-After, or announcing its budget in OpenAI's headers).
 
 use std::num::NonZeroU32;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::StreamExt;
 use researchflow::http::{
-    AtGate, Gate, GateWait, HttpError, RetryNotice, RetryObserver, WaitReason, with_retry,
-    with_retry_at_gate,
+    AtGate, Gate, GateWait, Gates, HttpError, RetryNotice, RetryObserver, Sharing, WaitReason,
+    with_retry, with_retry_at_gate,
 };
 use researchflow::settings::{RateLimits, RetrySettings};
 use serde_json::{Value, json};
@@ -276,6 +276,52 @@ async fn a_crowded_out_burst_starts_slow_and_doubles() {
     // Measured now: 5 taken in the 1.125 s before the 429 (paced at 480 a minute by then),
     // 267 a minute, 90% of it.
     assert!(close(gate.rate(), 240.0), "{:?}", gate.rate());
+}
+
+/// A queue's workers share the adaptive rate: the rate one measured after a 429 is heard by the
+/// others' gates, which set theirs just under the mean of the estimates of the last second
+/// (a burst lets some workers through and crowds others out: together they measure it), and
+/// each paces at its share of it.
+#[tokio::test(start_paused = true)]
+async fn workers_set_the_rate_from_the_mean_of_what_they_measured() {
+    let close = |rate: Option<f64>, want: f64| rate.is_some_and(|r| (r - want).abs() < 1e-6);
+    let share = Arc::new(AtomicU32::new(2));
+    let (tell, mut told) = tokio::sync::mpsc::unbounded_channel();
+    let gates = Gates::shared_by(Sharing {
+        share: Arc::clone(&share),
+        tell: Some(tell),
+    });
+    let gate = gates.gate("k", "e", RateLimits::default());
+    let other = gates.clone().gate("other", "o", RateLimits::default());
+    gates.heard("k", 600.0);
+    assert!(close(gate.rate(), 540.0), "{:?}", gate.rate());
+    assert_eq!(other.rate(), None, "another endpoint's rate is its own");
+    gates.heard("k", 200.0);
+    assert!(
+        close(gate.rate(), 360.0),
+        "the mean of the last second's, 400, less 10%: {:?}",
+        gate.rate()
+    );
+    // Paced at its share: 360 a minute between two workers is one call every 333 ms.
+    gate.admit(0).await;
+    gate.succeeded();
+    let t0 = Instant::now();
+    let last = gate.admit(0).await;
+    let spacing = Instant::now() - t0;
+    assert!(
+        (Duration::from_millis(333)..=Duration::from_millis(334)).contains(&spacing),
+        "{spacing:?}"
+    );
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    // One success took a step for both workers (2 x 0.8); its own 429 is measured as the rate
+    // refused, and told to the others.
+    gate.refused(&last, Duration::ZERO, WaitReason::RetryAfter);
+    gate.admit(0).await;
+    let (key, estimate) = told.try_recv().expect("told");
+    assert_eq!(key, "k");
+    assert!((estimate - 361.6).abs() < 1e-6, "{estimate}");
+    assert!(close(gate.rate(), 361.6 * 0.9), "{:?}", gate.rate());
+    gates.heard("nowhere", 1.0);
 }
 
 /// The server's headers pace a burst: what remains is spread over the time to the reset,
