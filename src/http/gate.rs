@@ -159,7 +159,10 @@ impl Gate {
         loop {
             let news = self.news.notified();
             let share = self.sharing.share.load(Ordering::Relaxed).max(1);
-            let (step, cut) = self.lock().step(tokens, &mut reserved, share);
+            let (step, cut) = {
+                let mut state = self.lock();
+                (state.step(tokens, &mut reserved, share), state.cut.take())
+            };
             if let Some(cut) = cut {
                 self.cut(cut, share);
             }
@@ -296,6 +299,8 @@ struct State {
     tokens: Option<(NonZeroU32, Limiter)>,
     known: Known,
     aimd: Aimd,
+    /// A decrease of the adaptive rate made in the last step, to be told.
+    cut: Option<Cut>,
 }
 
 /// What the answers told of the endpoint, and what was admitted.
@@ -327,6 +332,7 @@ impl State {
             tokens: None,
             known: Known::default(),
             aimd: Aimd::default(),
+            cut: None,
         };
         state.quotas();
         state
@@ -360,25 +366,8 @@ impl State {
         });
     }
 
-    /// One try at admission: the totals admitted with this call, or how long to wait; and the
-    /// adaptive rate's decrease, if one was due.
-    fn step(
-        &mut self,
-        tokens: u32,
-        reserved: &mut bool,
-        share: u32,
-    ) -> (Result<(u64, u64), Wait>, Option<Cut>) {
-        let mut cut = None;
-        (self.admission(tokens, reserved, share, &mut cut), cut)
-    }
-
-    fn admission(
-        &mut self,
-        tokens: u32,
-        reserved: &mut bool,
-        share: u32,
-        cut: &mut Option<Cut>,
-    ) -> Result<(u64, u64), Wait> {
+    /// One try at admission: the totals admitted with this call, or how long to wait.
+    fn step(&mut self, tokens: u32, reserved: &mut bool, share: u32) -> Result<(u64, u64), Wait> {
         let (now, adaptive) = (Instant::now(), self.adaptive());
         if share != self.share {
             self.share = share;
@@ -402,7 +391,7 @@ impl State {
         ];
         if adaptive {
             let (lowered, wait) = self.aimd.open(now, share);
-            *cut = lowered;
+            self.cut = lowered;
             if let Some(until) = wait {
                 return Err((until, WaitReason::RequestsPerMinute));
             }
