@@ -125,7 +125,7 @@ impl<'a> Resolver<'a> {
             search: self.search()?,
             repair_attempts: self.repair_attempts()?,
             prompts_dir: self.prompts_dir()?,
-            budget: self.budget()?,
+            budget: self.file.budget.budget(),
             review: file.review.enabled.unwrap_or(true),
             claims_threshold: self.claims_threshold()?,
             verifier: file.roles.get(crate::settings::Role::Verifier).is_some(),

@@ -1,18 +1,19 @@
-//! The numeric keys of the config file: retries, timeouts, the budget, the claims threshold,
-//! repair attempts. Each is checked against its bounds here; every duration is at most
+//! The numeric keys of the config file: retries, timeouts, the claims threshold, repair
+//! attempts. Each is checked against its bounds here (the budget's keys have the types of
+//! their flags, which check theirs as the file is read); every duration is at most
 //! [`crate::clock::LONGEST`], so that no deadline computed from one can overflow.
 
 use std::time::Duration;
 
 use super::Resolver;
-use crate::settings::resolved::{Budget, RetrySettings, SettingsError};
+use crate::settings::resolved::{RetrySettings, SettingsError};
 
 impl Resolver<'_> {
     pub(super) fn retry(&self) -> Result<RetrySettings, SettingsError> {
         let d = RetrySettings::default();
         let c = &self.file.retry;
         let ms = |key: &str, v: Option<u64>, dflt: Duration| {
-            Ok::<_, SettingsError>(self.span(key, v, 1, None)?.unwrap_or(dflt))
+            Ok::<_, SettingsError>(self.span(key, v, None)?.unwrap_or(dflt))
         };
         let r = RetrySettings {
             max_retries: c.max_retries.unwrap_or(d.max_retries),
@@ -50,46 +51,26 @@ impl Resolver<'_> {
     ) -> Result<Duration, SettingsError> {
         let positive = Some("use a positive number of milliseconds");
         Ok(self
-            .span(key, v, 1, positive)?
+            .span(key, v, positive)?
             .unwrap_or(Duration::from_millis(default_ms)))
     }
 
-    pub(super) fn budget(&self) -> Result<Budget, SettingsError> {
-        let b = &self.file.budget;
-        if b.max_tokens == Some(0) {
-            return Err(self.invalid("budget.maxTokens", 0, "use a positive number of tokens"));
-        }
-        let positive = Some("use a positive number of seconds");
-        Ok(Budget {
-            max_tokens: b.max_tokens,
-            max_time: self.span("budget.maxSeconds", b.max_seconds, 1000, positive)?,
-            grace: self.span("budget.graceSeconds", b.grace_seconds, 1000, None)?,
-            final_time: self.span(
-                "budget.finalSeconds",
-                b.final_seconds,
-                1000,
-                Some("use a positive number of seconds: the final summary needs time to run"),
-            )?,
-        })
-    }
-
-    /// A duration key given in units of `ms_per_unit` milliseconds, refused when it is longer
-    /// than [`crate::clock::LONGEST`], or 0 where `zero` says why 0 cannot be.
+    /// A key of milliseconds, refused when it is longer than [`crate::clock::LONGEST`], or 0
+    /// where `zero` says why 0 cannot be.
     fn span(
         &self,
         key: &str,
         value: Option<u64>,
-        ms_per_unit: u64,
         zero: Option<&str>,
     ) -> Result<Option<Duration>, SettingsError> {
         let Some(v) = value else { return Ok(None) };
-        let longest = crate::clock::LONGEST_SECS * 1000 / ms_per_unit;
+        let longest = crate::clock::LONGEST_SECS * 1000;
         match zero {
             Some(hint) if v == 0 => Err(self.invalid(key, 0, hint)),
             _ if v > longest => {
                 Err(self.invalid(key, v, &format!("use at most {longest} (30 days)")))
             }
-            _ => Ok(Some(Duration::from_millis(v * ms_per_unit))),
+            _ => Ok(Some(Duration::from_millis(v))),
         }
     }
 
