@@ -19,7 +19,7 @@ use crate::clock::LONGEST_SECS;
 
 /// A whole number from `MIN` to `MAX`, whether a flag, a variable, a config key or an MCP
 /// argument gave it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bounded<const MIN: u64, const MAX: u64>(u64);
 
 /// Tokens: at least one.
@@ -51,6 +51,7 @@ impl<const MIN: u64, const MAX: u64> Bounded<MIN, MAX> {
         match MAX {
             u64::MAX => format!("use {MIN} or more"),
             LONGEST_SECS => format!("use {MIN} to {MAX} (30 days)"),
+            ms if ms == LONGEST_SECS * 1000 => format!("use {MIN} to {MAX} (30 days)"),
             _ => format!("use {MIN} to {MAX}"),
         }
     }
@@ -292,25 +293,16 @@ mod tests {
 
     #[test]
     fn a_bound_given_wins_over_the_other() {
-        let flags = Budget {
-            limits: LimitArgs {
-                max_time: secs(5),
-                ..LimitArgs::default()
-            },
-            ..Budget::default()
-        };
-        let config = Budget {
-            limits: LimitArgs {
-                max_tokens: Tokens::new(9),
-                max_time: secs(60),
-            },
-            grace: SecondsFromZero::new(2),
-            final_time: None,
-        };
+        let flags: RunBounds = serde_json::from_str(r#"{"max_time": 5}"#).expect("bounds");
+        let config: RunBounds = serde_json::from_str(
+            r#"{"max_tokens": 9, "max_time": 60, "grace": 2, "max_rounds": 3}"#,
+        )
+        .expect("bounds");
         let both = flags.or(config);
-        assert_eq!(both.max_time(), Some(Duration::from_secs(5)));
-        assert_eq!(both.max_tokens(), Some(9));
-        assert_eq!(both.grace(), Duration::from_secs(2));
+        assert_eq!(both.budget.max_time(), Some(Duration::from_secs(5)));
+        assert_eq!(both.budget.max_tokens(), Some(9));
+        assert_eq!(both.budget.grace(), Duration::from_secs(2));
+        assert_eq!(both.max_rounds.map(Count::count), Some(3));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use super::role::Role;
 use super::search_provider::SearchProviderKind;
-use crate::cli::{Budget, LimitArgs, Seconds, SecondsFromZero, Tokens};
+use crate::cli::{Bounded, Budget, LimitArgs, Seconds, SecondsFromZero, Tokens};
 use crate::files::read_bounded;
 
 /// The largest config file read: a real one is a few kilobytes, so anything near this is the
@@ -220,22 +220,25 @@ pub enum StructuredOutput {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Timeouts {
     /// The longest a model call may take, in milliseconds (default 300,000).
-    pub llm_ms: Option<u64>,
+    pub llm_ms: Option<Millis<1>>,
     /// The longest a streamed model answer may stay silent (no byte), in milliseconds
     /// (default 60,000); it also bounds the wait for a stream's first token.
-    pub idle_ms: Option<u64>,
-    pub search_ms: Option<u64>,
+    pub idle_ms: Option<Millis<1>>,
+    pub search_ms: Option<Millis<1>>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RetryConfig {
-    pub max_retries: Option<usize>,
-    pub base_delay_ms: Option<u64>,
-    pub max_delay_ms: Option<u64>,
-    pub max_retry_after_ms: Option<u64>,
-    pub max_rate_limit_wait_ms: Option<u64>,
+    pub max_retries: Option<Bounded<0, 20>>,
+    pub base_delay_ms: Option<Millis<0>>,
+    pub max_delay_ms: Option<Millis<0>>,
+    pub max_retry_after_ms: Option<Millis<0>>,
+    pub max_rate_limit_wait_ms: Option<Millis<0>>,
 }
+
+/// A span of milliseconds, at most 30 days: no deadline computed from one can overflow.
+pub type Millis<const MIN: u64> = Bounded<MIN, { crate::clock::LONGEST_SECS * 1000 }>;
 
 #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -301,7 +304,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
 #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PlannerConfig {
-    pub repair_attempts: Option<u32>,
+    pub repair_attempts: Option<Bounded<0, 5>>,
 }
 
 /// Why the configuration file cannot be used.
