@@ -1,6 +1,7 @@
-//! Every command-line type, here and in `cli/` (`mcp_args.rs`, `watch.rs`, ...). Doc comments are the help
-//! text; every environment variable a flag reads is named here with `env = "RESEARCHFLOW_..."`,
-//! and the old names some had are read as aliases (`env_aliases.rs`, applied by [`parse`]).
+//! Every command-line type, here and in `cli/` (`bounds.rs`, `mcp_args.rs`, `watch.rs`, ...).
+//! Doc comments are the help text; every environment variable a flag reads is named here with
+//! `env = "RESEARCHFLOW_..."`, and the old names some had are read as aliases (`env_aliases.rs`,
+//! applied by [`parse`]).
 
 // Doc comments here are help text first: `<timestamp>` is meant for the terminal, not HTML.
 #![allow(rustdoc::invalid_html_tags)]
@@ -10,6 +11,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod batch;
+mod bounds;
 mod env_aliases;
 mod eval;
 mod mcp_args;
@@ -19,6 +21,7 @@ mod thinkon;
 mod watch;
 
 pub use batch::BatchArgs;
+pub use bounds::{Bounded, Budget, Count, LimitArgs, RunBounds, Seconds, SecondsFromZero, Tokens};
 pub use env_aliases::{ENV_ALIASES, parse};
 pub use eval::EvalArgs;
 pub use mcp_args::McpArgs;
@@ -285,20 +288,12 @@ pub struct WorkflowArgs {
 /// them with the config.
 #[derive(Debug, Clone, Default, Args)]
 pub struct RunArgs {
-    /// Most planning rounds of one invocation; the last one must finalise [default: 8; with
-    /// --replay, the recorded run's].
-    #[arg(long, env = "RESEARCHFLOW_MAX_ROUNDS", value_parser = clap::value_parser!(u32).range(1..))]
-    pub max_rounds: Option<u32>,
+    #[command(flatten)]
+    pub bounds: RunBounds,
 
     /// Most tasks running at once within a workflow [default: 3].
     #[arg(long, env = "RESEARCHFLOW_CONCURRENCY", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub concurrency: Option<u32>,
-
-    #[command(flatten)]
-    pub limits: LimitArgs,
-
-    #[command(flatten)]
-    pub ending: EndingArgs,
 
     #[command(flatten)]
     pub corpus: CorpusArgs,
@@ -314,33 +309,6 @@ pub struct RunArgs {
     /// run ended; for a batch, when any question's does.
     #[arg(long, env = "RESEARCHFLOW_FAIL_ON_UNANSWERED", value_parser = clap::builder::BoolishValueParser::new())]
     pub fail_on_unanswered: bool,
-}
-
-/// The limits of what one run may spend (its budget, with [`EndingArgs`]); reaching one ends
-/// the run `partial`, with a report written from what exists.
-#[derive(Debug, Clone, Copy, Default, Args)]
-pub struct LimitArgs {
-    /// At most this many tokens (prompt + completion of every call) [config: budget.maxTokens].
-    #[arg(long, env = "RESEARCHFLOW_MAX_TOKENS", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_tokens: Option<u64>,
-
-    /// At most this many seconds of wall clock for the research [config: budget.maxSeconds].
-    #[arg(long, env = "RESEARCHFLOW_MAX_TIME", value_name = "SECS", value_parser = seconds(1))]
-    pub max_time: Option<u64>,
-}
-
-/// How a workflow's tasks end once its time budget is spent.
-#[derive(Debug, Clone, Copy, Default, Args)]
-pub struct EndingArgs {
-    /// Once the time budget is spent, running tasks may still finish for this many seconds,
-    /// then are cut [config: budget.graceSeconds; default: a quarter of --max-time, 1 to 30].
-    #[arg(long, env = "RESEARCHFLOW_GRACE", value_name = "SECS", value_parser = seconds(0))]
-    pub grace: Option<u64>,
-
-    /// Under a time budget, the final summary may take this many seconds once it starts; the
-    /// budget that ended the research never cuts it [config: budget.finalSeconds; default: 300].
-    #[arg(long, env = "RESEARCHFLOW_FINAL_TIME", value_name = "SECS", value_parser = seconds(1))]
-    pub final_time: Option<u64>,
 }
 
 /// A local corpus, and research without a model over it.
@@ -423,12 +391,6 @@ pub enum ValidateCommand {
         /// The answer: one JSON object.
         file: PathBuf,
     },
-}
-
-/// A number of seconds from `least` to [`crate::clock::LONGEST_SECS`] (30 days): every
-/// duration flag is bounded, so that no deadline computed from one can overflow.
-pub(crate) fn seconds(least: u64) -> clap::builder::RangedU64ValueParser<u64> {
-    clap::value_parser!(u64).range(least..=crate::clock::LONGEST_SECS)
 }
 
 #[cfg(test)]

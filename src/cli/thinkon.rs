@@ -5,10 +5,13 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::LimitArgs;
+use super::{Count, LimitArgs, Seconds};
 
 /// Most blocks in a tree unless `--max-blocks` (or an MCP call's `max_blocks`) says.
-pub const DEFAULT_MAX_BLOCKS: u32 = 50;
+pub const DEFAULT_MAX_BLOCKS: Count = match Count::new(50) {
+    Some(n) => n,
+    None => panic!("50 is a count"),
+};
 
 /// What runs each question of a batch (`batch --engine`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -55,12 +58,12 @@ pub struct ThinkonArgs {
     pub compact_prompt: bool,
 
     /// Seconds a shell command may run before it and everything it started are killed.
-    #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = super::seconds(1))]
-    pub shell_timeout: u64,
+    #[arg(long, value_name = "SECS", default_value = "60")]
+    pub shell_timeout: Seconds,
 
     /// Most blocks in the tree; reaching it stops planning and returns what exists, partial.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_BLOCKS, value_parser = clap::value_parser!(u32).range(1..))]
-    pub max_blocks: u32,
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_BLOCKS)]
+    pub max_blocks: Count,
 
     #[command(flatten)]
     pub limits: LimitArgs,

@@ -13,11 +13,10 @@
 //! file, an endpoint that cannot be used; 130 interrupted.
 
 use std::path::Path;
-use std::time::Duration;
 
 use serde_json::json;
 
-use crate::cli::{EndingArgs, GlobalArgs, ThinkonArgs};
+use crate::cli::{GlobalArgs, ThinkonArgs};
 use crate::exit::{CommandError, CommandResult, ExitStatus};
 use crate::output::{absolute, eprint_line, print_json};
 use crate::run::shutdown;
@@ -41,20 +40,19 @@ pub async fn run(args: ThinkonArgs, global: &GlobalArgs) -> CommandResult {
         .unwrap_or_else(|| store.default_executors_path());
     let executors = ExecutorSet::open(&executors_path, args.executors.is_none())
         .map_err(CommandError::usage)?;
-    let budget = settings
-        .budget
-        .with_flags(&args.limits, &EndingArgs::default());
+    let mut budget = settings.budget;
+    budget.limits = args.limits.or(budget.limits);
     let session = Session::open(settings, None).await?;
     // Last of what can be refused: a run refused for its settings leaves no tree behind.
     let (meta, tree) = open_tree(&store, &args)?;
     let shell = args.allow_shell.then(|| ShellOptions {
         work_dir: store.work_dir(),
-        timeout: Duration::from_secs(args.shell_timeout),
+        timeout: args.shell_timeout.duration(),
         output_cap: SHELL_OUTPUT_CAP,
     });
     let options = ThinkonOptions {
         max_depth: meta.max_depth,
-        max_blocks: args.max_blocks,
+        max_blocks: args.max_blocks.count(),
         budget,
         compact_prompt: args.compact_prompt,
     };

@@ -24,7 +24,7 @@ use super::progress::{Forward, Note, Tally};
 use super::runs::{self, run_out};
 use super::setup::ResearchServer;
 use super::tools::{
-    FindingOut, ListRunsInput, PlanFileInput, ResearchInput, ResumeInput, RunBounds, RunList,
+    FindingOut, ListRunsInput, PlanFileInput, ResearchInput, ResumeInput, RunCall, RunList,
     Validation,
 };
 use super::writable::check_beside;
@@ -52,12 +52,11 @@ pub async fn research(
     if query.is_empty() {
         return Err("`query` is empty: give the research question".into());
     }
-    let bounds = input.bounds.clone();
-    let (session, options) = prepare(server, &bounds).await?;
+    let (session, options) = prepare(server, &input.run).await?;
     let runs = runs_folder(server)?;
     let (store, plan) = create_fresh(&runs, query).map_err(|e| e.to_string())?;
     check_beside(store.real_path())?;
-    server.started.remember(store.real_path(), &bounds);
+    server.started.remember(store.real_path(), &input.run);
     drive(server, session, options, (store, plan), context).await
 }
 
@@ -96,10 +95,10 @@ pub async fn resume(
     check_beside(&path)?;
     plan_check::runnable(&server.setup.roots, &path)?;
     // A run this server started keeps its engine and corpus unless the call gives others.
-    let bounds = server.started.recall(&path, input.bounds.clone());
-    let (session, options) = prepare(server, &bounds).await?;
+    let call = server.started.recall(&path, input.run);
+    let (session, options) = prepare(server, &call).await?;
     let opened = open_valid(&path).map_err(|e| e.to_string())?;
-    server.started.remember(&path, &bounds);
+    server.started.remember(&path, &call);
     drive(server, session, options, opened, context).await
 }
 
@@ -175,12 +174,12 @@ fn plan_path(server: &ResearchServer, raw: &str) -> Result<std::path::PathBuf, S
     Ok(path)
 }
 
-/// The session and options of a run with `bounds`: the server's run flags, then the call's.
+/// The session and options of a run `call` asks for: the server's run flags, then the call's.
 pub async fn prepare(
     server: &ResearchServer,
-    bounds: &RunBounds,
+    call: &RunCall,
 ) -> Result<(Session, RunOptions), String> {
-    let args = run_args(server, bounds)?;
+    let args = run_args(server, call)?;
     let run = RunSettings::resolve(server.setup.config.as_deref(), &args, None).map_err(
         |e| match e {
             SettingsError::NoLlm { where_ } => format!(
@@ -200,9 +199,9 @@ pub async fn prepare(
 
 /// The server's run flags with the call's arguments applied (their bounds are checked
 /// against the tool's input schema before: `server.rs`).
-fn run_args(server: &ResearchServer, bounds: &RunBounds) -> Result<RunArgs, String> {
+fn run_args(server: &ResearchServer, call: &RunCall) -> Result<RunArgs, String> {
     let mut args = server.setup.defaults.clone();
-    if let Some(corpus) = &bounds.corpus {
+    if let Some(corpus) = &call.corpus {
         let dir = server
             .setup
             .roots
@@ -210,12 +209,10 @@ fn run_args(server: &ResearchServer, bounds: &RunBounds) -> Result<RunArgs, Stri
             .map_err(|e| e.to_string())?;
         args.corpus.corpus = Some(dir);
     }
-    if let Some(offline) = bounds.offline {
+    if let Some(offline) = call.offline {
         args.corpus.offline = offline;
     }
-    args.max_rounds = bounds.max_rounds.or(args.max_rounds);
-    args.limits.max_tokens = bounds.max_tokens.or(args.limits.max_tokens);
-    args.limits.max_time = bounds.max_time.or(args.limits.max_time);
+    args.bounds = call.bounds.or(args.bounds);
     Ok(args)
 }
 

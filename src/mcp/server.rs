@@ -207,8 +207,8 @@ mod tests {
             json!({"query": "Q?", "max_rounds": 2, "offline": true}),
         )
         .expect("fits");
-        assert_eq!(input.bounds.max_rounds, Some(2));
-        assert_eq!(input.bounds.offline, Some(true));
+        assert_eq!(input.run.bounds.max_rounds.map(|n| n.count()), Some(2));
+        assert_eq!(input.run.offline, Some(true));
         let refused = parse::<ResumeInput>("resume", json!({"plan_file": "p.json", "plan": "x"}))
             .expect_err("refused");
         assert!(refused.contains("unknown field `plan`"), "{refused}");
@@ -244,5 +244,42 @@ mod tests {
             parse::<ResearchInput>("research", json!({"query": "Q?", "max_time": 2_592_000}))
                 .is_ok()
         );
+    }
+
+    /// The bounds are the run flags' own (`cli::RunBounds`): each flag's range is refused by the
+    /// schema with its message, for every tool that takes it.
+    #[test]
+    fn every_run_flag_bound_is_an_argument_with_the_flags_range() {
+        let grace = parse::<ResumeInput>("resume", json!({"plan_file": "p", "grace": -1}))
+            .expect_err("refused");
+        assert!(
+            grace.contains("`grace`: -1 is less than the minimum of 0"),
+            "{grace}"
+        );
+        let last = parse::<ResumeInput>("resume", json!({"plan_file": "p", "final_time": 0}))
+            .expect_err("refused");
+        assert!(
+            last.contains("`final_time`: 0 is less than the minimum of 1"),
+            "{last}"
+        );
+        let ok: ResumeInput = parse(
+            "resume",
+            json!({"plan_file": "p", "grace": 0, "final_time": 60, "max_tokens": 9}),
+        )
+        .expect("fits");
+        assert_eq!(ok.run.bounds.budget.grace(), std::time::Duration::ZERO);
+        assert_eq!(ok.run.bounds.budget.max_tokens(), Some(9));
+
+        let thinkon = |args: Value| parse::<tools::ThinkonInput>("thinkon", args);
+        let long = thinkon(json!({"goal": "G", "max_time": 2_592_001})).expect_err("refused");
+        assert!(
+            long.contains("`max_time`: 2592001 is greater than the maximum of 2592000"),
+            "{long}"
+        );
+        let unknown = thinkon(json!({"goal": "G", "grace": 5})).expect_err("refused");
+        assert!(unknown.contains("unknown field `grace`"), "{unknown}");
+        let input = thinkon(json!({"goal": "G", "max_tokens": 40, "max_blocks": 3})).expect("fits");
+        assert_eq!(input.limits.max_tokens.map(|n| n.get()), Some(40));
+        assert_eq!(input.max_blocks.map(|n| n.count()), Some(3));
     }
 }

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use super::active::Active;
 use super::mask::Mask;
 use super::roots::Roots;
-use super::tools::RunBounds;
+use super::tools::RunCall;
 use crate::cli::RunArgs;
 use crate::planner::LogOptions;
 use crate::session::Session;
@@ -55,32 +55,32 @@ impl ResearchServer {
 #[derive(Default)]
 pub struct Started {
     /// Only `offline` and `corpus` are kept: the limits are each call's own.
-    runs: Mutex<HashMap<PathBuf, RunBounds>>,
+    runs: Mutex<HashMap<PathBuf, RunCall>>,
 }
 
 impl Started {
     /// Records how `plan` (its real path) is being run.
-    pub fn remember(&self, plan: &Path, bounds: &RunBounds) {
+    pub fn remember(&self, plan: &Path, call: &RunCall) {
         let mut runs = self.runs.locked();
-        let kept = RunBounds {
-            offline: bounds.offline,
-            corpus: bounds.corpus.clone(),
-            ..RunBounds::default()
+        let kept = RunCall {
+            offline: call.offline,
+            corpus: call.corpus.clone(),
+            ..RunCall::default()
         };
         runs.insert(plan.to_path_buf(), kept);
     }
 
-    /// A call's bounds, with `offline` and `corpus` taken from how `plan` was last run
-    /// where the call leaves them out.
-    pub fn recall(&self, plan: &Path, mut bounds: RunBounds) -> RunBounds {
+    /// A call, with `offline` and `corpus` taken from how `plan` was last run where the call
+    /// leaves them out.
+    pub fn recall(&self, plan: &Path, mut call: RunCall) -> RunCall {
         let runs = self.runs.locked();
         if let Some(kept) = runs.get(plan) {
-            bounds.offline = bounds.offline.or(kept.offline);
-            if bounds.corpus.is_none() {
-                bounds.corpus.clone_from(&kept.corpus);
+            call.offline = call.offline.or(kept.offline);
+            if call.corpus.is_none() {
+                call.corpus.clone_from(&kept.corpus);
             }
         }
-        bounds
+        call
     }
 }
 
@@ -92,28 +92,30 @@ mod tests {
     fn a_resume_keeps_how_the_run_was_started_unless_it_says_otherwise() {
         let started = Started::default();
         let plan = Path::new("/r/runs/p.json");
-        let offline = RunBounds {
+        let offline = RunCall {
             offline: Some(true),
             corpus: Some("docs".into()),
-            max_rounds: Some(2),
-            ..RunBounds::default()
+            bounds: crate::cli::RunBounds {
+                max_rounds: crate::cli::Count::new(2),
+                ..Default::default()
+            },
         };
         started.remember(plan, &offline);
-        let bare = started.recall(plan, RunBounds::default());
+        let bare = started.recall(plan, RunCall::default());
         assert_eq!(bare.offline, Some(true));
         assert_eq!(bare.corpus.as_deref(), Some("docs"));
-        assert_eq!(bare.max_rounds, None, "limits are each call's own");
+        assert_eq!(bare.bounds.max_rounds, None, "limits are each call's own");
         let other = started.recall(
             plan,
-            RunBounds {
+            RunCall {
                 offline: Some(false),
                 corpus: Some("other".into()),
-                ..RunBounds::default()
+                ..RunCall::default()
             },
         );
         assert_eq!(other.offline, Some(false));
         assert_eq!(other.corpus.as_deref(), Some("other"));
-        let unknown = started.recall(Path::new("/r/runs/q.json"), RunBounds::default());
-        assert_eq!(unknown, RunBounds::default());
+        let unknown = started.recall(Path::new("/r/runs/q.json"), RunCall::default());
+        assert_eq!(unknown, RunCall::default());
     }
 }

@@ -12,7 +12,7 @@ use super::calls::{Answer, prepare, runs_folder, structured, supervise};
 use super::progress::Tally;
 use super::runs::REPORT_MAX_BYTES;
 use super::setup::ResearchServer;
-use super::tools::{BlocksOut, RunBounds, ThinkonInput, ThinkonOut};
+use super::tools::{BlocksOut, RunCall, ThinkonInput, ThinkonOut};
 use crate::cli::DEFAULT_MAX_BLOCKS;
 use crate::files::read_opened;
 use crate::output::absolute;
@@ -34,16 +34,13 @@ pub async fn thinkon(
     if input.goal.is_none() && input.dir.is_none() {
         return Err("give a `goal` to start a tree, or the `dir` of a tree to continue".into());
     }
-    let bounds = RunBounds {
-        max_tokens: input.max_tokens,
-        max_time: input.max_time,
-        ..RunBounds::default()
-    };
-    let (session, options) = prepare(server, &bounds).await?;
+    let mut call = RunCall::default();
+    call.bounds.budget.limits = input.limits;
+    let (session, options) = prepare(server, &call).await?;
     let (store, meta, tree, executors) = open_tree(server, &input).await?;
     let goal_options = ThinkonOptions {
         max_depth: meta.max_depth,
-        max_blocks: input.max_blocks.unwrap_or(DEFAULT_MAX_BLOCKS),
+        max_blocks: input.max_blocks.unwrap_or(DEFAULT_MAX_BLOCKS).count(),
         budget: options.budget,
         compact_prompt: input.compact_prompt.unwrap_or(false),
     };

@@ -9,13 +9,15 @@ use rmcp::model::{Tool, ToolAnnotations};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::cli::{Count, LimitArgs, RunBounds};
 use crate::events::Totals;
 
 /// How a workflow run goes: the arguments `research` and `resume` share, declared once and
 /// flattened into both (an unknown argument is still refused, from the tool's input schema:
-/// see `server.rs`).
+/// see `server.rs`). Its bounds are the run flags' own ([`RunBounds`]): their names in
+/// snake_case, their ranges.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-pub struct RunBounds {
+pub struct RunCall {
     /// Research without a model and without network: a deterministic planner and extractive
     /// summaries over `corpus` (which it needs).
     #[serde(default)]
@@ -24,19 +26,8 @@ pub struct RunBounds {
     /// with the web search provider if one is configured.
     #[serde(default)]
     pub corpus: Option<String>,
-    /// Most planning rounds; the last one must finalise (default: the server's, 8).
-    #[serde(default)]
-    #[schemars(range(min = 1))]
-    pub max_rounds: Option<u32>,
-    /// At most this many tokens (prompt + completion of every call); reaching it ends the run
-    /// `partial`, with a report from what exists.
-    #[serde(default)]
-    #[schemars(range(min = 1))]
-    pub max_tokens: Option<u64>,
-    /// At most this many seconds of research; reaching it ends the run `partial`.
-    #[serde(default)]
-    #[schemars(range(min = 1, max = crate::clock::LONGEST_SECS))]
-    pub max_time: Option<u64>,
+    #[serde(flatten)]
+    pub bounds: RunBounds,
 }
 
 /// `research`: a new run.
@@ -46,7 +37,7 @@ pub struct ResearchInput {
     /// The research question.
     pub query: String,
     #[serde(flatten)]
-    pub bounds: RunBounds,
+    pub run: RunCall,
 }
 
 /// `resume`: an unfinished (or interrupted) run, continued.
@@ -56,12 +47,12 @@ pub struct ResumeInput {
     /// The run's plan file (a `plan_file` that `research` or `list_runs` gave).
     pub plan_file: String,
     #[serde(flatten)]
-    pub bounds: RunBounds,
+    pub run: RunCall,
 }
 
 /// `thinkon`: a Thinkon goal, new or continued.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct ThinkonInput {
     /// What the tree should achieve; needed for a new tree, optional to continue one in `dir`.
     #[serde(default)]
@@ -76,17 +67,9 @@ pub struct ThinkonInput {
     pub max_depth: Option<u32>,
     /// Most blocks in the tree; reaching it ends the run `partial` (default 50).
     #[serde(default)]
-    #[schemars(range(min = 1))]
-    pub max_blocks: Option<u32>,
-    /// At most this many tokens; reaching it ends the run `partial`.
-    #[serde(default)]
-    #[schemars(range(min = 1))]
-    pub max_tokens: Option<u64>,
-    /// At most this many seconds; reaching it ends the run `partial` (checked between steps:
-    /// a model call in flight finishes first).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = crate::clock::LONGEST_SECS))]
-    pub max_time: Option<u64>,
+    pub max_blocks: Option<Count>,
+    #[serde(flatten)]
+    pub limits: LimitArgs,
     /// Ask the planner with the compact prompt (about 1,000 tokens instead of 9,500), for
     /// models with a context of 8k tokens or less.
     #[serde(default)]

@@ -39,7 +39,7 @@ impl BudgetStop {
 
 /// The first limit of `budget` that `tokens` and `elapsed` reach, if any.
 pub fn check(budget: &Budget, tokens: u64, elapsed: Duration) -> Option<BudgetStop> {
-    match (budget.max_tokens, budget.max_time) {
+    match (budget.max_tokens(), budget.max_time()) {
         (Some(max), _) if tokens >= max => Some(BudgetStop {
             limit: "max_tokens",
             value: max,
@@ -61,9 +61,10 @@ pub fn record(
     tokens: u64,
     elapsed: Duration,
 ) -> Option<BudgetRecord> {
-    (budget.max_tokens.is_some() || budget.max_time.is_some()).then(|| BudgetRecord {
-        max_tokens: budget.max_tokens,
-        max_seconds: budget.max_time.map(|t| t.as_secs()),
+    let (max_tokens, max_time) = (budget.max_tokens(), budget.max_time());
+    (max_tokens.is_some() || max_time.is_some()).then(|| BudgetRecord {
+        max_tokens,
+        max_seconds: max_time.map(|t| t.as_secs()),
         stopped_by: stopped.map(|s| s.limit.to_string()),
         used_tokens: tokens,
         used_seconds: elapsed.as_secs(),
@@ -73,12 +74,15 @@ pub fn record(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::{LimitArgs, Seconds, Tokens};
 
     #[test]
     fn tokens_are_checked_before_time_and_neither_without_a_limit() {
         let budget = Budget {
-            max_tokens: Some(40),
-            max_time: Some(Duration::from_secs(10)),
+            limits: LimitArgs {
+                max_tokens: Tokens::new(40),
+                max_time: Seconds::new(10),
+            },
             ..Budget::default()
         };
         let secs = Duration::from_secs;

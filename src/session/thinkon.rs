@@ -150,7 +150,7 @@ impl RunQuestion for ThinkonQuestions {
             open_folder(&ask.place, Some(&ask.query), None).map_err(CommandError::usage)?;
         let options = ThinkonOptions {
             max_depth: meta.max_depth,
-            max_blocks: crate::cli::DEFAULT_MAX_BLOCKS,
+            max_blocks: crate::cli::DEFAULT_MAX_BLOCKS.count(),
             budget: ask.options.budget,
             compact_prompt: false,
         };

@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use super::role::Role;
 use super::search_provider::SearchProviderKind;
+use crate::cli::{Bounded, Budget, LimitArgs, Seconds, SecondsFromZero, Tokens};
 use crate::files::read_bounded;
 
 /// The largest config file read: a real one is a few kilobytes, so anything near this is the
@@ -82,17 +83,32 @@ pub struct ReviewConfig {
 }
 
 /// What one run may spend; reaching a limit ends the run with a partial report.
+// Each key has its flag's type (`cli/bounds.rs`), so its range, checked as the file is read.
 #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct BudgetConfig {
     /// Prompt plus completion tokens of every call.
-    pub max_tokens: Option<u64>,
+    pub max_tokens: Option<Tokens>,
     /// Wall-clock seconds.
-    pub max_seconds: Option<u64>,
+    pub max_seconds: Option<Seconds>,
     /// Seconds running tasks may still finish once the time budget is spent.
-    pub grace_seconds: Option<u64>,
+    pub grace_seconds: Option<SecondsFromZero>,
     /// Seconds the final summary may take once it starts, when a time budget is set.
-    pub final_seconds: Option<u64>,
+    pub final_seconds: Option<Seconds>,
+}
+
+impl BudgetConfig {
+    /// The budget these keys give, each to its flag's field.
+    pub fn budget(&self) -> Budget {
+        Budget {
+            limits: LimitArgs {
+                max_tokens: self.max_tokens,
+                max_time: self.max_seconds,
+            },
+            grace: self.grace_seconds,
+            final_time: self.final_seconds,
+        }
+    }
 }
 
 /// What plans the rounds and writes the results.
@@ -204,22 +220,25 @@ pub enum StructuredOutput {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Timeouts {
     /// The longest a model call may take, in milliseconds (default 300,000).
-    pub llm_ms: Option<u64>,
+    pub llm_ms: Option<Millis<1>>,
     /// The longest a streamed model answer may stay silent (no byte), in milliseconds
     /// (default 60,000); it also bounds the wait for a stream's first token.
-    pub idle_ms: Option<u64>,
-    pub search_ms: Option<u64>,
+    pub idle_ms: Option<Millis<1>>,
+    pub search_ms: Option<Millis<1>>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RetryConfig {
-    pub max_retries: Option<usize>,
-    pub base_delay_ms: Option<u64>,
-    pub max_delay_ms: Option<u64>,
-    pub max_retry_after_ms: Option<u64>,
-    pub max_rate_limit_wait_ms: Option<u64>,
+    pub max_retries: Option<Bounded<0, 20>>,
+    pub base_delay_ms: Option<Millis<0>>,
+    pub max_delay_ms: Option<Millis<0>>,
+    pub max_retry_after_ms: Option<Millis<0>>,
+    pub max_rate_limit_wait_ms: Option<Millis<0>>,
 }
+
+/// A span of milliseconds, at most 30 days: no deadline computed from one can overflow.
+pub type Millis<const MIN: u64> = Bounded<MIN, { crate::clock::LONGEST_SECS * 1000 }>;
 
 #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -285,7 +304,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
 #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PlannerConfig {
-    pub repair_attempts: Option<u32>,
+    pub repair_attempts: Option<Bounded<0, 5>>,
 }
 
 /// Why the configuration file cannot be used.
@@ -427,6 +446,34 @@ mod tests {
             text.contains("roles.planning") && text.contains("`modle`"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_budget_key_has_its_flags_range_named_with_the_file_and_the_key() {
+        let refused = |json: &str| {
+            ConfigFile::parse("c.json", json)
+                .expect_err("out of range")
+                .to_string()
+        };
+        assert!(
+            refused(r#"{"budget": {"graceSeconds": 2592001}}"#).starts_with(
+                "config `c.json`: `budget.graceSeconds`: `2592001` is out of range: use 0 to \
+                 2592000 (30 days)"
+            )
+        );
+        let zero = refused(r#"{"budget": {"maxTokens": 0}}"#);
+        assert!(
+            zero.contains("`budget.maxTokens`: `0` is out of range: use 1 or more"),
+            "{zero}"
+        );
+        let cfg = ConfigFile::parse(
+            "c.json",
+            r#"{"budget": {"maxSeconds": 60, "graceSeconds": 0}}"#,
+        )
+        .expect("in range");
+        let budget = cfg.budget.budget();
+        assert_eq!(budget.max_time(), Some(std::time::Duration::from_secs(60)));
+        assert_eq!(budget.grace(), std::time::Duration::ZERO);
     }
 
     #[test]

@@ -14,13 +14,15 @@ pub mod run;
 pub mod search_provider;
 pub mod secret;
 
+/// What a run may spend: declared with its flags (`cli/bounds.rs`), resolved here.
+pub use crate::cli::Budget;
 pub use base_url::BaseUrl;
 pub use config_file::{ConfigFile, EngineKind, StructuredOutput};
 pub use mcp_search::{McpSearchSettings, McpServer};
 pub use notify::{NotifyConfig, SmtpConfig, SmtpSecurity};
 pub use read::ReadSettings;
 pub use resolved::{
-    Budget, DEFAULT_CLAIM_THRESHOLD, LlmEndpoint, LlmRoles, RateLimits, RetrySettings, RunOptions,
+    DEFAULT_CLAIM_THRESHOLD, LlmEndpoint, LlmRoles, RateLimits, RetrySettings, RunOptions,
     SearchSettings, Settings, SettingsError,
 };
 pub use role::{Prompt, PromptSpec, Role, RoleSpec};

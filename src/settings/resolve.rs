@@ -118,14 +118,15 @@ impl<'a> Resolver<'a> {
             llm: self.llm()?,
             engine: file.engine.unwrap_or(EngineKind::Llm),
             structured_output: file.structured_output.unwrap_or(StructuredOutput::Auto),
-            llm_timeout: self.timeout(file.timeouts.llm_ms, "timeouts.llmMs", 300_000)?,
-            llm_idle: self.timeout(file.timeouts.idle_ms, "timeouts.idleMs", 60_000)?,
-            search_timeout: self.timeout(file.timeouts.search_ms, "timeouts.searchMs", 30_000)?,
+            llm_timeout: numbers::timeout(file.timeouts.llm_ms, 300_000),
+            llm_idle: numbers::timeout(file.timeouts.idle_ms, 60_000),
+            search_timeout: numbers::timeout(file.timeouts.search_ms, 30_000),
             retry: self.retry()?,
             search: self.search()?,
-            repair_attempts: self.repair_attempts()?,
+            // At most 5: the cast cannot truncate.
+            repair_attempts: file.planner.repair_attempts.map_or(1, |n| n.get() as u32),
             prompts_dir: self.prompts_dir()?,
-            budget: self.budget()?,
+            budget: self.file.budget.budget(),
             review: file.review.enabled.unwrap_or(true),
             claims_threshold: self.claims_threshold()?,
             verifier: file.roles.get(crate::settings::Role::Verifier).is_some(),
@@ -580,12 +581,13 @@ mod tests {
         )
         .expect_err("bad retry");
         assert!(err.to_string().contains("retry.maxDelayMs"), "{err}");
-        let err = resolve(
-            r#"{"baseURL": "http://x", "model": "m", "timeouts": {"llmMs": 0}}"#,
-            &[],
-        )
-        .expect_err("zero timeout");
-        assert!(err.to_string().contains("timeouts.llmMs"), "{err}");
+        let err =
+            ConfigFile::parse("c.json", r#"{"timeouts": {"llmMs": 0}}"#).expect_err("zero timeout");
+        assert!(
+            err.to_string()
+                .contains("`timeouts.llmMs`: `0` is out of range: use 1 to 2592000000 (30 days)"),
+            "{err}"
+        );
     }
 
     #[test]

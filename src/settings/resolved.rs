@@ -12,6 +12,7 @@ use super::mcp_search::{KeyProblem, McpSearchSettings, McpServer};
 use super::role::Role;
 use super::search_provider::SearchProviderKind;
 use super::secret::ApiKey;
+use crate::cli::Budget;
 use crate::web_providers::{KeySentAs, WebProvider};
 
 /// One role's OpenAI-compatible chat-completions endpoint and how it is asked.
@@ -163,6 +164,7 @@ pub struct Settings {
     pub search: SearchSettings,
     pub repair_attempts: u32,
     pub prompts_dir: Option<PathBuf>,
+    /// The config's `budget` keys (of the flags' types, so the flags' bounds).
     pub budget: Budget,
     /// Whether a workflow's report is reviewed (`review.enabled`, default true).
     pub review: bool,
@@ -193,42 +195,6 @@ pub struct RunOptions {
     /// Tasks running at once.
     pub concurrency: usize,
     pub budget: Budget,
-}
-
-/// What one run may spend (each limit optional).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Budget {
-    pub max_tokens: Option<u64>,
-    /// The research's wall clock: no task starts after it.
-    pub max_time: Option<Duration>,
-    /// How long running tasks may still finish once the time budget is spent; `None`: a
-    /// quarter of the time budget, 1 to 30 s.
-    pub grace: Option<Duration>,
-    /// How long the final summary may take once it starts, under a time budget; `None`:
-    /// [`Budget::DEFAULT_FINAL_TIME`]. The budget that ended the research never cuts it.
-    pub final_time: Option<Duration>,
-}
-
-impl Budget {
-    /// The final summary's own bound when none is configured: long enough for a slow model's
-    /// one call (the default LLM timeout), short enough that a cron job still ends.
-    pub const DEFAULT_FINAL_TIME: Duration = Duration::from_secs(300);
-
-    /// How long running tasks may still finish once a limit is reached: the configured grace,
-    /// else a quarter of the time budget within 1 to 30 s, else (a token budget alone) 30 s.
-    pub fn grace(&self) -> Duration {
-        let most = Duration::from_secs(30);
-        self.grace.unwrap_or_else(|| {
-            self.max_time
-                .map_or(most, |max| (max / 4).clamp(Duration::from_secs(1), most))
-        })
-    }
-
-    /// The final summary's own bound, when the run has a time budget.
-    pub fn final_bound(&self) -> Option<Duration> {
-        self.max_time
-            .map(|_| self.final_time.unwrap_or(Self::DEFAULT_FINAL_TIME))
-    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -354,44 +320,5 @@ impl KeyProblem {
                 hint: self.hint,
             },
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_grace_is_a_quarter_within_bounds_unless_set() {
-        let secs = Duration::from_secs;
-        let timed = |t| Budget {
-            max_time: Some(secs(t)),
-            ..Budget::default()
-        };
-        assert_eq!(timed(2).grace(), secs(1));
-        assert_eq!(timed(40).grace(), secs(10));
-        assert_eq!(timed(3600).grace(), secs(30));
-        assert_eq!(Budget::default().grace(), secs(30));
-        let set = Budget {
-            grace: Some(secs(0)),
-            ..timed(3600)
-        };
-        assert_eq!(set.grace(), secs(0));
-    }
-
-    #[test]
-    fn the_final_bound_exists_only_under_a_time_budget() {
-        let secs = Duration::from_secs;
-        assert_eq!(Budget::default().final_bound(), None);
-        let timed = Budget {
-            max_time: Some(secs(8)),
-            ..Budget::default()
-        };
-        assert_eq!(timed.final_bound(), Some(Budget::DEFAULT_FINAL_TIME));
-        let set = Budget {
-            final_time: Some(secs(5)),
-            ..timed
-        };
-        assert_eq!(set.final_bound(), Some(secs(5)));
     }
 }

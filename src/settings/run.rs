@@ -4,10 +4,9 @@
 //! one default, one environment variable and one meaning everywhere.
 
 use std::path::Path;
-use std::time::Duration;
 
-use super::{Budget, EngineKind, RunOptions, SearchProviderKind, Settings, SettingsError};
-use crate::cli::{CorpusArgs, EndingArgs, LimitArgs, RunArgs};
+use super::{EngineKind, RunOptions, SearchProviderKind, Settings, SettingsError};
+use crate::cli::{CorpusArgs, Count, RunArgs};
 
 /// Planning rounds of one invocation when neither the flag, its variable, nor a replayed run
 /// says.
@@ -43,15 +42,14 @@ impl RunSettings {
         if args.no_html {
             settings.html = false;
         }
-        let budget = settings.budget.with_flags(&args.limits, &args.ending);
+        let bounds = args.bounds;
         let options = RunOptions {
-            max_rounds: args
-                .max_rounds
+            max_rounds: (bounds.max_rounds.map(Count::count))
                 .or(recorded_rounds)
                 .unwrap_or(DEFAULT_MAX_ROUNDS),
             concurrency: usize::try_from(args.concurrency.unwrap_or(DEFAULT_CONCURRENCY))
                 .unwrap_or(1),
-            budget,
+            budget: bounds.budget.or(settings.budget),
         };
         Ok(RunSettings {
             settings,
@@ -59,20 +57,6 @@ impl RunSettings {
             fail_on_block: args.review.fail_on_block,
             fail_on_unanswered: args.fail_on_unanswered,
         })
-    }
-}
-
-impl Budget {
-    /// This budget (the config's) with the limits the flags give: a flag wins over its key.
-    pub fn with_flags(&self, limits: &LimitArgs, ending: &EndingArgs) -> Budget {
-        let secs =
-            |flag: Option<u64>, config: Option<Duration>| flag.map(Duration::from_secs).or(config);
-        Budget {
-            max_tokens: limits.max_tokens.or(self.max_tokens),
-            max_time: secs(limits.max_time, self.max_time),
-            grace: secs(ending.grace, self.grace),
-            final_time: secs(ending.final_time, self.final_time),
-        }
     }
 }
 

@@ -140,7 +140,7 @@ impl<'a> Runtime<'a> {
         let deadline = self
             .options
             .budget
-            .max_time
+            .max_time()
             .map(|max| crate::clock::deadline(self.started.into(), max));
         let far = crate::clock::deadline(tokio::time::Instant::now(), crate::clock::LONGEST);
         let end = loop {
@@ -166,7 +166,7 @@ impl<'a> Runtime<'a> {
 
     /// The time budget ran out during a step: recorded, and said in words.
     fn time_ran_out(&self) -> String {
-        let value = self.options.budget.max_time.unwrap_or_default().as_secs();
+        let value = self.options.budget.max_time().unwrap_or_default().as_secs();
         let used = self.started.elapsed().as_secs();
         tracing::warn!(
             "thinkon: the time budget ({value} s) ran out during a step; what exists is returned"

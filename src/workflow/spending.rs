@@ -69,7 +69,7 @@ impl Spending {
     /// When the time budget runs out, if there is one.
     pub(super) fn deadline(&self) -> Option<tokio::time::Instant> {
         self.budget
-            .max_time
+            .max_time()
             .map(|max| crate::clock::deadline(self.started.into(), max))
     }
 

@@ -440,6 +440,8 @@ fn check_tools(tools: &Value) {
         "max_rounds",
         "max_tokens",
         "max_time",
+        "grace",
+        "final_time",
     ] {
         assert!(
             research.get(arg).is_some(),

@@ -1,37 +1,27 @@
-//! The numeric keys of the config file: retries, timeouts, the budget, the claims threshold,
-//! repair attempts. Each is checked against its bounds here; every duration is at most
-//! [`crate::clock::LONGEST`], so that no deadline computed from one can overflow.
+//! The numeric keys of the config file: retries, timeouts, the claims threshold. Integer keys
+//! hold their range in their type (`cli::Bounded`), checked as the file is read; what is left
+//! here is what a type cannot say (a delay below another, a share).
 
 use std::time::Duration;
 
 use super::Resolver;
-use crate::settings::resolved::{Budget, RetrySettings, SettingsError};
+use crate::cli::Bounded;
+use crate::settings::config_file::Millis;
+use crate::settings::resolved::{RetrySettings, SettingsError};
 
 impl Resolver<'_> {
     pub(super) fn retry(&self) -> Result<RetrySettings, SettingsError> {
         let d = RetrySettings::default();
         let c = &self.file.retry;
-        let ms = |key: &str, v: Option<u64>, dflt: Duration| {
-            Ok::<_, SettingsError>(self.span(key, v, 1, None)?.unwrap_or(dflt))
-        };
+        let ms = |v: Option<Millis<0>>, dflt| v.map_or(dflt, |v| Duration::from_millis(v.get()));
         let r = RetrySettings {
-            max_retries: c.max_retries.unwrap_or(d.max_retries),
-            base_delay: ms("retry.baseDelayMs", c.base_delay_ms, d.base_delay)?,
-            max_delay: ms("retry.maxDelayMs", c.max_delay_ms, d.max_delay)?,
-            max_retry_after: ms(
-                "retry.maxRetryAfterMs",
-                c.max_retry_after_ms,
-                d.max_retry_after,
-            )?,
-            max_rate_limit_wait: ms(
-                "retry.maxRateLimitWaitMs",
-                c.max_rate_limit_wait_ms,
-                d.max_rate_limit_wait,
-            )?,
+            // At most 20: the cast cannot truncate.
+            max_retries: c.max_retries.map_or(d.max_retries, |n| n.get() as usize),
+            base_delay: ms(c.base_delay_ms, d.base_delay),
+            max_delay: ms(c.max_delay_ms, d.max_delay),
+            max_retry_after: ms(c.max_retry_after_ms, d.max_retry_after),
+            max_rate_limit_wait: ms(c.max_rate_limit_wait_ms, d.max_rate_limit_wait),
         };
-        if r.max_retries > 20 {
-            return Err(self.invalid("retry.maxRetries", r.max_retries, "use 0 to 20"));
-        }
         if r.max_delay < r.base_delay {
             return Err(self.invalid(
                 "retry.maxDelayMs",
@@ -40,57 +30,6 @@ impl Resolver<'_> {
             ));
         }
         Ok(r)
-    }
-
-    pub(super) fn timeout(
-        &self,
-        v: Option<u64>,
-        key: &str,
-        default_ms: u64,
-    ) -> Result<Duration, SettingsError> {
-        let positive = Some("use a positive number of milliseconds");
-        Ok(self
-            .span(key, v, 1, positive)?
-            .unwrap_or(Duration::from_millis(default_ms)))
-    }
-
-    pub(super) fn budget(&self) -> Result<Budget, SettingsError> {
-        let b = &self.file.budget;
-        if b.max_tokens == Some(0) {
-            return Err(self.invalid("budget.maxTokens", 0, "use a positive number of tokens"));
-        }
-        let positive = Some("use a positive number of seconds");
-        Ok(Budget {
-            max_tokens: b.max_tokens,
-            max_time: self.span("budget.maxSeconds", b.max_seconds, 1000, positive)?,
-            grace: self.span("budget.graceSeconds", b.grace_seconds, 1000, None)?,
-            final_time: self.span(
-                "budget.finalSeconds",
-                b.final_seconds,
-                1000,
-                Some("use a positive number of seconds: the final summary needs time to run"),
-            )?,
-        })
-    }
-
-    /// A duration key given in units of `ms_per_unit` milliseconds, refused when it is longer
-    /// than [`crate::clock::LONGEST`], or 0 where `zero` says why 0 cannot be.
-    fn span(
-        &self,
-        key: &str,
-        value: Option<u64>,
-        ms_per_unit: u64,
-        zero: Option<&str>,
-    ) -> Result<Option<Duration>, SettingsError> {
-        let Some(v) = value else { return Ok(None) };
-        let longest = crate::clock::LONGEST_SECS * 1000 / ms_per_unit;
-        match zero {
-            Some(hint) if v == 0 => Err(self.invalid(key, 0, hint)),
-            _ if v > longest => {
-                Err(self.invalid(key, v, &format!("use at most {longest} (30 days)")))
-            }
-            _ => Ok(Some(Duration::from_millis(v * ms_per_unit))),
-        }
     }
 
     pub(super) fn claims_threshold(&self) -> Result<f64, SettingsError> {
@@ -104,12 +43,9 @@ impl Resolver<'_> {
             )),
         }
     }
+}
 
-    pub(super) fn repair_attempts(&self) -> Result<u32, SettingsError> {
-        let n = self.file.planner.repair_attempts.unwrap_or(1);
-        if n > 5 {
-            return Err(self.invalid("planner.repairAttempts", n, "use 0 to 5"));
-        }
-        Ok(n)
-    }
+/// A timeout key's span, else `default_ms`.
+pub(super) fn timeout(v: Option<Millis<1>>, default_ms: u64) -> Duration {
+    Duration::from_millis(v.map_or(default_ms, Bounded::get))
 }
