@@ -98,11 +98,6 @@ impl HttpError {
         }
     }
 
-    /// Whether the server could not be reached at all (as opposed to answering badly).
-    pub fn is_unreachable(&self) -> bool {
-        matches!(self, HttpError::Connect { .. } | HttpError::Timeout { .. })
-    }
-
     /// Builds the error for a reqwest failure at `url`, shown without query or password.
     pub fn from_reqwest(url: &BaseUrl, timeout: Duration, err: reqwest::Error) -> HttpError {
         let url = url.to_string();
