@@ -31,7 +31,9 @@ pub async fn run(args: WorkerArgs, global: &GlobalArgs) -> CommandResult {
     // A question's view would be written to the worker's folder, which the queue does not
     // keep: `batch export` writes the views from what the queue holds.
     run.settings.html = false;
-    let db = crate::queue::open(&args.queue.queue, args.jobs + 4)
+    // A connection per job, and the worker's own: its writer, heartbeats, the live-worker
+    // count, the rates' listener (which holds one) and a spare.
+    let db = crate::queue::open(&args.queue.queue, args.jobs + 5)
         .await
         .map_err(|e| e.into_command())?;
     if let Some(batch) = &args.batch
