@@ -322,7 +322,7 @@ pub enum ConfigFileError {
         column: usize,
         message: String,
     },
-    #[error("config `{path}`: `{field}`: {message}; agent.config.example.json lists every key")]
+    #[error("config `{path}`: `{field}`: {message}")]
     Field {
         path: String,
         field: String,
@@ -366,6 +366,11 @@ impl ConfigFile {
             })?;
         serde_path_to_error::deserialize(value).map_err(|e| {
             let field = e.path().to_string();
+            let mut message = e.into_inner().to_string();
+            // A key not known: where every key is; a value out of range says what to give.
+            if message.starts_with("unknown field") {
+                message.push_str("; agent.config.example.json lists every key");
+            }
             ConfigFileError::Field {
                 path: shown.to_string(),
                 field: if field == "." {
@@ -373,7 +378,7 @@ impl ConfigFile {
                 } else {
                     field
                 },
-                message: e.into_inner().to_string(),
+                message,
             }
         })
     }
@@ -455,11 +460,11 @@ mod tests {
                 .expect_err("out of range")
                 .to_string()
         };
-        assert!(
-            refused(r#"{"budget": {"graceSeconds": 2592001}}"#).starts_with(
-                "config `c.json`: `budget.graceSeconds`: `2592001` is out of range: use 0 to \
-                 2592000 (30 days)"
-            )
+        // What to give, and no pointer to the list of keys: the key is a known one.
+        assert_eq!(
+            refused(r#"{"budget": {"graceSeconds": 2592001}}"#),
+            "config `c.json`: `budget.graceSeconds`: `2592001` is out of range: use 0 to \
+             2592000 (30 days)"
         );
         let zero = refused(r#"{"budget": {"maxTokens": 0}}"#);
         assert!(
