@@ -1,21 +1,32 @@
 //! How deeply an HTML page's elements nest, and how many there are, estimated in one linear pass
-//! over its bytes before any tree is built. Readability's work grows with the square of the nesting
+//! over its tags before any tree is built. Readability's work grows with the square of the nesting
 //! (in a debug build, 1,000 nested `<div>`s took 3 s and 2,000 took 13 s) and its recursion
 //! overflowed a 2 MB thread stack at 20,000, which aborts the whole process; and it scores
 //! every element in several passes. A page that nests deeper, or holds more elements, than a
 //! real one does is read without it.
 //!
-//! The estimate counts start tags not yet closed by an end tag of the same name, leaving out
-//! elements that never nest on their own (void elements; those whose end tag the parser implies,
-//! like `<p>` and `<li>`), comments and the content of scripts and styles. A stray end tag closes
-//! nothing, as in a browser. It follows the parser where a page could fool it: a self-closed tag
-//! (`<path/>`) closes itself only in foreign content (SVG, MathML), since `<div/>` opens a `<div>`
-//! in HTML; `<title>` and `<style>` hold raw text only in HTML, not in an `<svg>`; an HTML tag such
-//! as `<div>` in an `<svg>` leaves it, and the content of an integration point (`<foreignObject>`,
-//! SVG's `<title>`, MathML's `<mi>`) is HTML again. An estimate that errs, errs deep: a page read
-//! whole loses only its main-content selection. Pure byte work: no tree, no decoding.
+//! html5ever's tokenizer reads the tags, comments and the text of scripts and styles as the
+//! parser behind Readability does; its tree builder is not used, since it checks the stack of
+//! open elements for every start tag. What is left here is the tree builder's part that a page
+//! could use to hide its nesting. The estimate counts start tags not yet closed by an end tag of
+//! the same name, leaving out elements that never nest on their own (void elements; those whose
+//! end tag the parser implies, like `<p>` and `<li>`). A stray end tag closes nothing, as in a
+//! browser. A self-closed tag (`<path/>`) closes itself only in foreign content (SVG, MathML),
+//! since `<div/>` opens a `<div>` in HTML; `<title>` and `<style>` hold raw text only in HTML,
+//! not in an `<svg>`; an HTML tag such as `<div>` in an `<svg>` leaves it, and the content of an
+//! integration point (`<foreignObject>`, SVG's `<title>`, MathML's `<mi>`) is HTML again. An
+//! estimate that errs, errs deep: a page read whole loses only its main-content selection (a
+//! CDATA section is read as HTML reads it, up to the first `>`, for that reason).
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+
+use html5ever::LocalName;
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::states::RawKind;
+use html5ever::tokenizer::{
+    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+};
 
 /// Elements that never deepen the tree by themselves: void elements, and elements whose end
 /// tag may be left out because the next one of their kind (or their parent's end) closes them.
@@ -26,83 +37,50 @@ const NOT_NESTING: &[&str] = &[
     "th", "thead", "tr", "track", "wbr",
 ];
 
-/// Elements whose content is text, not markup, up to their end tag (in HTML content).
-const RAW_TEXT: &[&str] = &[
-    "iframe", "noembed", "noframes", "script", "style", "textarea", "title", "xmp",
-];
-
 /// The roots of foreign content.
 const FOREIGN_ROOTS: &[&str] = &["svg", "math"];
 
 /// Foreign elements whose content is HTML again (HTML integration points and MathML text
 /// integration points).
+#[rustfmt::skip]
 const INTEGRATION_POINTS: &[&str] = &[
-    "foreignobject",
-    "desc",
-    "title",
-    "annotation-xml",
-    "mi",
-    "mo",
-    "mn",
-    "ms",
-    "mtext",
+    "foreignobject", "desc", "title", "annotation-xml", "mi", "mo", "mn", "ms", "mtext",
 ];
 
 /// HTML start tags that end foreign content where they appear (the HTML standard's list for
-/// "in foreign content"; `<font>` leaves it only with some attributes, and is left out).
+/// "in foreign content"; `<font>` too, with some attributes: [`breaks_out`]).
+#[rustfmt::skip]
 const BREAKOUT: &[&str] = &[
-    "b",
-    "big",
-    "blockquote",
-    "body",
-    "br",
-    "center",
-    "code",
-    "dd",
-    "div",
-    "dl",
-    "dt",
-    "em",
-    "embed",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "head",
-    "hr",
-    "i",
-    "img",
-    "li",
-    "listing",
-    "menu",
-    "meta",
-    "nobr",
-    "ol",
-    "p",
-    "pre",
-    "ruby",
-    "s",
-    "small",
-    "span",
-    "strike",
-    "strong",
-    "sub",
-    "sup",
-    "table",
-    "tt",
-    "u",
-    "ul",
-    "var",
+    "b", "big", "blockquote", "body", "br", "center", "code", "dd", "div", "dl", "dt", "em",
+    "embed", "h1", "h2", "h3", "h4", "h5", "h6", "head", "hr", "i", "img", "li", "listing", "menu",
+    "meta", "nobr", "ol", "p", "pre", "ruby", "s", "small", "span", "strike", "strong", "sub",
+    "sup", "table", "tt", "u", "ul", "var",
 ];
+
+/// How the tokenizer reads the content of an element whose content is text, not markup, up to
+/// its end tag (in HTML content), as the tree builder tells it.
+fn raw_text(name: &str) -> Option<RawKind> {
+    match name {
+        "title" | "textarea" => Some(RawKind::Rcdata),
+        "script" => Some(RawKind::ScriptData),
+        "iframe" | "noembed" | "noframes" | "style" | "xmp" => Some(RawKind::Rawtext),
+        _ => None,
+    }
+}
+
+/// Whether a start tag in foreign content ends it.
+fn breaks_out(tag: &Tag) -> bool {
+    BREAKOUT.contains(&&*tag.name)
+        || (&*tag.name == "font"
+            && (tag.attrs.iter()).any(|a| matches!(&*a.name.local, "color" | "face" | "size")))
+}
 
 /// Where the estimate is: in HTML content, or in foreign content, by the elements that moved
 /// it between them (a foreign root enters foreign content, an integration point in it leaves
 /// it), each until its end tag.
 #[derive(Default)]
 struct Content {
-    switches: Vec<(String, bool)>,
+    switches: Vec<(LocalName, bool)>,
 }
 
 impl Content {
@@ -110,24 +88,27 @@ impl Content {
         self.switches.last().is_some_and(|(_, foreign)| *foreign)
     }
 
-    /// A start tag `name` (not self-closed in foreign content) moves the estimate; whether
-    /// the element itself is a foreign one (then it holds no raw text).
-    fn start(&mut self, name: &str) -> bool {
-        if self.foreign() && BREAKOUT.contains(&name) {
+    /// A start tag moves the estimate (unless it closes itself in foreign content, and so
+    /// holds nothing); whether its element is a foreign one.
+    fn start(&mut self, tag: &Tag) -> bool {
+        if self.foreign() && breaks_out(tag) {
             while self.foreign() {
                 self.switches.pop();
             }
         }
-        let foreign = self.foreign() || FOREIGN_ROOTS.contains(&name);
-        if !self.foreign() && FOREIGN_ROOTS.contains(&name) {
-            self.switches.push((name.to_string(), true));
-        } else if self.foreign() && INTEGRATION_POINTS.contains(&name) {
-            self.switches.push((name.to_string(), false));
+        let root = FOREIGN_ROOTS.contains(&&*tag.name);
+        let foreign = self.foreign() || root;
+        if !tag.self_closing {
+            if !self.foreign() && root {
+                self.switches.push((tag.name.clone(), true));
+            } else if self.foreign() && INTEGRATION_POINTS.contains(&&*tag.name) {
+                self.switches.push((tag.name.clone(), false));
+            }
         }
         foreign
     }
 
-    fn end(&mut self, name: &str) {
+    fn end(&mut self, name: &LocalName) {
         if self.switches.last().is_some_and(|(open, _)| open == name) {
             self.switches.pop();
         }
@@ -146,84 +127,85 @@ pub enum Excess {
 /// Whether `page`'s elements nest more than `max_depth` deep or number more than
 /// `max_elements` (start tags); stops reading at the first element past either.
 pub fn excess(page: &[u8], max_depth: usize, max_elements: usize) -> Option<Excess> {
-    let mut open: HashMap<String, usize> = HashMap::new();
-    let mut elements = 0usize;
-    let mut content = Content::default();
-    let mut depth = 0;
-    let mut at = 0;
-    while let Some(lt) = find(page, at, b"<") {
-        let rest = &page[lt + 1..];
-        at = lt + 1;
-        if rest.starts_with(b"!--") {
-            at = find(page, lt + 4, b"-->").map_or(page.len(), |end| end + 3);
-        } else if let Some(after) = rest.strip_prefix(b"/") {
-            let name = name(after);
-            content.end(&name);
-            if let Some(count) = open.get_mut(&name).filter(|c| **c > 0) {
-                *count -= 1;
-                depth -= 1;
-            }
-        } else if rest.first().is_some_and(u8::is_ascii_alphabetic) {
-            let name = name(rest);
-            let Some(gt) = find(page, at, b">") else {
-                break;
-            };
-            at = gt + 1;
-            elements += 1;
-            if elements > max_elements {
-                return Some(Excess::Elements);
-            }
-            let self_closed = page[gt - 1] == b'/'
-                && (content.foreign() || FOREIGN_ROOTS.contains(&name.as_str()))
-                && !(content.foreign() && BREAKOUT.contains(&name.as_str()));
-            if self_closed {
-                continue;
-            }
-            let foreign = content.start(&name);
-            if !foreign && RAW_TEXT.contains(&name.as_str()) {
-                at = raw_text_end(page, at, &name);
-            } else if !NOT_NESTING.contains(&name.as_str()) {
-                *open.entry(name).or_default() += 1;
-                depth += 1;
-                if depth > max_depth {
-                    return Some(Excess::Depth);
-                }
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from_slice(&String::from_utf8_lossy(page)));
+    let estimate = Estimate {
+        max_depth,
+        max_elements,
+        ..Estimate::default()
+    };
+    let tokenizer = Tokenizer::new(Sink(RefCell::new(estimate)), TokenizerOpts::default());
+    // The sink pauses the tokenizer (as for a script) only at an excess, where the reading
+    // stops; `end` is not called, as what it flushes holds no start tag.
+    let _ = tokenizer.feed(&input);
+    tokenizer.sink.0.into_inner().excess
+}
+
+/// The estimate so far: the open elements by name, and what they add up to.
+#[derive(Default)]
+struct Estimate {
+    max_depth: usize,
+    max_elements: usize,
+    open: HashMap<LocalName, usize>,
+    depth: usize,
+    elements: usize,
+    content: Content,
+    excess: Option<Excess>,
+}
+
+impl Estimate {
+    fn start(&mut self, tag: &Tag) -> TokenSinkResult<()> {
+        self.elements += 1;
+        if self.elements > self.max_elements {
+            return self.stop(Excess::Elements);
+        }
+        let foreign = self.content.start(tag);
+        if foreign && tag.self_closing {
+            return TokenSinkResult::Continue;
+        }
+        if let Some(kind) = raw_text(&tag.name).filter(|_| !foreign) {
+            return TokenSinkResult::RawData(kind);
+        }
+        if !NOT_NESTING.contains(&&*tag.name) {
+            *self.open.entry(tag.name.clone()).or_default() += 1;
+            self.depth += 1;
+            if self.depth > self.max_depth {
+                return self.stop(Excess::Depth);
             }
         }
+        TokenSinkResult::Continue
     }
-    None
-}
 
-/// The tag name at the start of `bytes`, lower case.
-fn name(bytes: &[u8]) -> String {
-    let len = bytes
-        .iter()
-        .position(|b| !(b.is_ascii_alphanumeric() || *b == b'-'))
-        .unwrap_or(bytes.len());
-    String::from_utf8_lossy(&bytes[..len]).to_ascii_lowercase()
-}
-
-/// Where the raw text that starts at `from` ends: at its element's end tag (`</script`, any
-/// case), else at the end of the page.
-fn raw_text_end(page: &[u8], from: usize, name: &str) -> usize {
-    let mut at = from;
-    while let Some(lt) = find(page, at, b"</") {
-        let tag = &page[lt + 2..];
-        if tag.len() >= name.len() && tag[..name.len()].eq_ignore_ascii_case(name.as_bytes()) {
-            return lt;
+    fn end(&mut self, name: &LocalName) {
+        self.content.end(name);
+        if let Some(count) = self.open.get_mut(name).filter(|c| **c > 0) {
+            *count -= 1;
+            self.depth -= 1;
         }
-        at = lt + 2;
     }
-    page.len()
+
+    fn stop(&mut self, excess: Excess) -> TokenSinkResult<()> {
+        self.excess = Some(excess);
+        TokenSinkResult::Script(())
+    }
 }
 
-/// The first place at or after `from` where `needle` occurs.
-fn find(haystack: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    haystack
-        .get(from..)?
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .map(|at| from + at)
+struct Sink(RefCell<Estimate>);
+
+impl TokenSink for Sink {
+    type Handle = ();
+
+    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        let mut estimate = self.0.borrow_mut();
+        match token {
+            Token::TagToken(tag) if tag.kind == TagKind::StartTag => estimate.start(&tag),
+            Token::TagToken(tag) => {
+                estimate.end(&tag.name);
+                TokenSinkResult::Continue
+            }
+            _ => TokenSinkResult::Continue,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -287,6 +269,26 @@ mod tests {
             1,
             "HTML after the SVG"
         );
+    }
+
+    /// Each of these hid its `<section>`s or `<g>`s from the hand-written tag scanner this
+    /// module had: an empty comment it read to the page's end, a `/` it took for a
+    /// self-closing one (in an unquoted or a quoted attribute value), and a `<font>` that
+    /// leaves the SVG only with some attributes.
+    #[test]
+    fn tags_are_read_as_the_parser_reads_them() {
+        let sections = "<section>".repeat(400);
+        assert_eq!(depth(&format!("<!-->{sections}")), 400);
+        assert_eq!(depth(&format!("<!--->{sections}")), 400);
+        assert_eq!(depth(&("<svg>".to_string() + &"<g d=a/>".repeat(400))), 401);
+        assert_eq!(
+            depth(&("<svg>".to_string() + &"<g t='/>'>".repeat(400))),
+            401
+        );
+        let font = "<svg><font color=red>".to_string() + &"<section/>".repeat(400);
+        assert_eq!(depth(&font), 402, "an HTML `<font>` after the SVG");
+        let svg_font = "<svg><font>".to_string() + &"<section/>".repeat(400);
+        assert_eq!(depth(&svg_font), 2, "an SVG `<font>`");
     }
 
     #[test]
