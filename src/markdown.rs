@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use regex::Regex;
 
+use crate::text::sentences::split_sentences;
 use crate::text::{one_line, strip_controls, truncate, words};
 
 /// Text on one line of at most `max_chars` characters, no controls, with Markdown escaped: a
@@ -271,6 +272,42 @@ pub fn answer_section(body: &str) -> Vec<&str> {
     lines[start..end].to_vec()
 }
 
+/// Characters of code and data (JSON, assignments, markup) that prose seldom holds.
+const CODE_MARKS: &[char] = &['{', '}', '=', '<', '>', '"', '_', ';', '|', '\\'];
+
+/// Whether `markdown` states something in prose: a paragraph or list item outside code blocks,
+/// not code or data by its look (more than two of its characters, and a twentieth or more, are
+/// [`CODE_MARKS`]), with a sentence that has a word and ends as a sentence ends (`.`, `!`, `?`,
+/// `。`, `！`, `？`, before any citation marks). Headings, inline code and HTML are not prose.
+pub fn has_prose(markdown: &str) -> bool {
+    let (mut text, mut in_code) = (String::new(), false);
+    for event in Parser::new(markdown) {
+        match event {
+            Event::Start(Tag::CodeBlock(_)) => in_code = true,
+            Event::End(TagEnd::CodeBlock) => in_code = false,
+            Event::Text(t) if !in_code => text.push_str(&t),
+            Event::SoftBreak | Event::HardBreak => text.push(' '),
+            Event::End(TagEnd::Paragraph | TagEnd::Item) if is_prose(&text) => return true,
+            Event::End(TagEnd::Paragraph | TagEnd::Item | TagEnd::Heading(_)) => text.clear(),
+            _ => {}
+        }
+    }
+    is_prose(&text)
+}
+
+/// Whether a paragraph's `text` is prose ([`has_prose`]).
+fn is_prose(text: &str) -> bool {
+    let marks = text.chars().filter(|c| CODE_MARKS.contains(c)).count();
+    let shown = text.chars().filter(|c| !c.is_whitespace()).count();
+    let ends = |s: &&str| {
+        let end = s.trim_end_matches(|c: char| {
+            c.is_ascii_digit() || c.is_whitespace() || "[]()*\"'\u{201d}\u{2019}".contains(c)
+        });
+        end.ends_with(['.', '!', '?', '。', '！', '？']) && end.chars().any(char::is_alphabetic)
+    };
+    (marks <= 2 || marks * 20 < shown) && split_sentences(text).iter().any(ends)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -382,5 +419,27 @@ mod tests {
             "> Fine.\n>\n> # Forged heading\n> \\<script\\>x\\</script\\> [a] (javascript:b) [w](https://w.test)\n"
         );
         assert_eq!(prose(" \u{1b}[0m ", 10), "> *(empty)*\n");
+    }
+
+    #[test]
+    fn prose_is_a_sentence_outside_code_and_data() {
+        assert!(has_prose("LFP cells reach about 170 Wh/kg [1]."));
+        assert!(has_prose("## Answer\n\n- Yes, they do [2].\n"));
+        assert!(has_prose("Cells store energy."));
+        assert!(has_prose("固态电池更安全。"));
+        assert!(has_prose("He said \"yes\" twice."));
+        assert!(has_prose("## Answer\n\nLFP cells reach **170 Wh/kg** [1]."));
+        // What SmolLM2 135M wrote as a final report (llama.cpp, 2026-12-05): a label, a code
+        // block, then a Python list outside it.
+        let smollm2 = "- e:battery, summary \n```python\nlist_of_lists = [\n  {\"id\": 1}\n]\n```\n\
+                       list_of_lists = [\n    {\n        \"id\": 3,\n        \"label\":\"How do \
+                       solid-state batteries compare to lithium ion batteries?\",\n    }\n]\n```\n";
+        assert!(!has_prose(smollm2));
+        assert!(!has_prose(
+            "## Solid-state batteries compare well.\n\n`x = 1;`"
+        ));
+        assert!(!has_prose("```\nThis is only code.\n```"));
+        assert!(!has_prose("- LFP\n- NMC\n"));
+        assert!(has_prose("Yes."));
     }
 }

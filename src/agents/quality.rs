@@ -7,7 +7,7 @@
 
 use super::ask::Asked;
 use super::claims::cited_numbers;
-use super::task::{INPUT_LABELS, NO_SOURCES};
+use super::task::{INPUT_LABELS, NO_SOURCES, TaskInput, written_fields};
 use crate::llm::{CallObserver, LlmClient, LlmError, Message, Want};
 use crate::plan::QualityFinding;
 use crate::text::words;
@@ -17,6 +17,10 @@ use crate::transcript::Site;
 pub const ECHOED_PROMPT: &str = "ECHOED_PROMPT";
 /// The final report cites none of the sources the searches found.
 pub const UNCITED_REPORT: &str = "UNCITED_REPORT";
+/// The final report states nothing in prose: code, data or bare labels.
+pub const NO_PROSE: &str = "NO_PROSE";
+/// The answer only restates its task: every word of it is the question's or the task's.
+pub const RESTATED_TASK: &str = "RESTATED_TASK";
 
 /// What a report says when its sources do not answer the question (as [`words`] gives it):
 /// such a report has nothing to cite, and is not junk for citing nothing.
@@ -161,6 +165,41 @@ pub fn uncited(report: &str, sources: usize) -> Option<QualityFinding> {
     })
 }
 
+/// Whether a final `report` states nothing in prose ([`crate::markdown::has_prose`]), as
+/// SmolLM2 135M wrote one with no sources to cite: a label, a code block and a Python list.
+pub fn without_prose(report: &str) -> Option<QualityFinding> {
+    (!crate::markdown::has_prose(report)).then(|| {
+        finding(
+            NO_PROSE,
+            "the report states nothing in sentences (code, data or labels only): answer the question in sentences".into(),
+        )
+    })
+}
+
+/// Whether `answer` says nothing its task did not: each of its words is a word of `task` (the
+/// question, the task's title), as SmolLM2 135M summarised a question by repeating it.
+pub fn restates(answer: &str, task: &[&str]) -> Option<QualityFinding> {
+    let asked = words(&task.join(" "));
+    let asked: std::collections::HashSet<&str> = asked.split(' ').collect();
+    let said = words(answer);
+    (!said.is_empty() && said.split(' ').all(|w| asked.contains(w))).then(|| {
+        finding(
+            RESTATED_TASK,
+            "the answer only repeats its task: answer it, from the results you received".into(),
+        )
+    })
+}
+
+/// Whether a sub-agent's written `answer` (its summary and analysis) only restates `input`'s
+/// question and title ([`restates`]).
+pub fn restates_written(answer: &str, input: &TaskInput) -> Option<QualityFinding> {
+    let (summary, analysis) = written_fields(answer).unwrap_or_default();
+    restates(
+        &format!("{summary} {analysis}"),
+        &[&input.question, &input.title],
+    )
+}
+
 /// What is sent back with the answer for a repair.
 pub fn repair_message(findings: &[QualityFinding]) -> String {
     let mut text = String::from("Your answer cannot be used as it stands:\n");
@@ -231,6 +270,32 @@ mod tests {
     const PROMPT: &str = "You write the final report.\n\
         Do not add a list of sources at the end: it is appended for you.\n\
         Cite them by number.";
+
+    #[test]
+    fn an_answer_made_of_its_task_words_restates_it() {
+        let task = [
+            "How do solid-state batteries compare with lithium-ion?",
+            "Solid-state vs Li-ion",
+        ];
+        assert!(
+            restates(
+                "how do solid-state batteries compare with lithium-ion?",
+                &task
+            )
+            .is_some()
+        );
+        assert!(restates("Solid-state batteries compare with lithium-ion.", &task).is_some());
+        assert!(
+            restates(
+                "Solid-state batteries are safer than lithium-ion [1].",
+                &task
+            )
+            .is_none()
+        );
+        assert!(restates("", &task).is_none());
+        assert!(without_prose("```\nx = 1\n```").is_some_and(|f| f.code == NO_PROSE));
+        assert!(without_prose("They are safer [1].").is_none());
+    }
 
     #[test]
     fn the_labels_of_the_task_input_are_echoes() {

@@ -119,6 +119,7 @@ impl SearchAgent<'_> {
         let judge = |answer: &str| {
             quality::echoes(answer, self.analysis_prompt)
                 .into_iter()
+                .chain(quality::restates_written(answer, input))
                 .collect()
         };
         let (answer, quality) = quality::repaired(

@@ -50,6 +50,7 @@ impl SummaryAgent<'_> {
         let judge = |answer: &str| {
             quality::echoes(answer, self.summary_prompt)
                 .into_iter()
+                .chain(quality::restates_written(answer, input))
                 .collect()
         };
         let (answer, quality) = quality::repaired(
@@ -109,6 +110,8 @@ impl SummaryAgent<'_> {
             quality::echoes(answer, self.final_prompt)
                 .into_iter()
                 .chain(quality::uncited(&report, sources.len()))
+                .chain(quality::without_prose(&report))
+                .chain(quality::restates(&report, &[&input.question, &input.title]))
                 .collect()
         };
         let (answer, quality) = quality::repaired(

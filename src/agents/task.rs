@@ -174,6 +174,17 @@ pub fn parse_written(content: &str) -> (String, String) {
 }
 
 fn parse_written_raw(content: &str) -> (String, String) {
+    if let Some(written) = written_fields(content) {
+        return written;
+    }
+    tracing::warn!("a sub-agent answer was not the expected JSON; keeping it as text");
+    let text = content.trim().to_string();
+    (first_paragraph(&text), text)
+}
+
+/// The summary and analysis of a written answer in the expected JSON (a missing summary is
+/// the analysis's first paragraph); `None` when it is not that JSON or both are empty.
+pub fn written_fields(content: &str) -> Option<(String, String)> {
     if let Ok(value) = extract_json(content) {
         let field = |k: &str| {
             value
@@ -190,12 +201,10 @@ fn parse_written_raw(content: &str) -> (String, String) {
             } else {
                 summary
             };
-            return (summary, analysis);
+            return Some((summary, analysis));
         }
     }
-    tracing::warn!("a sub-agent answer was not the expected JSON; keeping it as text");
-    let text = content.trim().to_string();
-    (first_paragraph(&text), text)
+    None
 }
 
 fn first_paragraph(text: &str) -> String {

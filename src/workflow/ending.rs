@@ -39,12 +39,15 @@ pub fn status(ended: &Result<RunStatus, EngineError>, facts: &Facts<'_>) -> RunS
     }
 }
 
-/// Whether any research task (a search or summary before the final one) completed.
+/// Whether any research task (a search or summary before the final one) completed with an
+/// answer that passes its checks: one that still echoes its prompt or only repeats its task
+/// after a repair found nothing, whatever its status says.
 pub fn researched(plan: &PlanFile) -> bool {
     plan.nodes.iter().any(|n| {
         matches!(n.kind, NodeType::Search | NodeType::Summary)
             && n.batch != FINAL_BATCH
             && n.status == NodeStatus::Completed
+            && n.quality.is_empty()
     })
 }
 
@@ -204,10 +207,23 @@ fn degraded(facts: &Facts<'_>) -> String {
         .plan
         .nodes
         .iter()
-        .filter(|n| n.batch != FINAL_BATCH && n.status == NodeStatus::Failed)
-        .map(|n| {
-            let error = n.errors.last().map_or("no error recorded", String::as_str);
-            format!("task {} ({}) failed: {error}", n.node_id, n.title.trim())
+        .filter(|n| n.batch != FINAL_BATCH && n.kind != NodeType::Start)
+        .filter_map(|n| {
+            let (id, title) = (&n.node_id, n.title.trim());
+            match n.status {
+                NodeStatus::Failed => {
+                    let error = n.errors.last().map_or("no error recorded", String::as_str);
+                    Some(format!("task {id} ({title}) failed: {error}"))
+                }
+                NodeStatus::Completed if !n.quality.is_empty() => {
+                    let codes: Vec<&str> = n.quality.iter().map(|f| f.code.as_str()).collect();
+                    Some(format!(
+                        "task {id} ({title}) answered junk after a repair: {}",
+                        codes.join(", ")
+                    ))
+                }
+                _ => None,
+            }
         })
         .collect();
     let mut why = String::from("no research task completed");

@@ -76,7 +76,7 @@ async fn twenty_questions_at_four_jobs_fill_the_manifest_and_a_rerun_touches_not
         assert!(
             std::fs::read_to_string(report)
                 .expect("report")
-                .contains("Report.")
+                .contains("Report written.")
         );
         assert!(
             item["totals"]["tokens"].is_null() || item["totals"]["total_tokens"].as_u64() > Some(0)
@@ -114,7 +114,7 @@ async fn a_signal_mid_batch_exits_130_and_the_rerun_finishes() {
         Agent::Analysis if flag.load(Ordering::SeqCst) => {
             Reply::json(&json!({"summary": "S", "analysis": "A"})).delay(Duration::from_secs(30))
         }
-        Agent::Final => Reply::content("Report."),
+        Agent::Final => Reply::content("Report written."),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
     });
     let s = Setup::new(&llm, None);
@@ -302,7 +302,7 @@ async fn a_failed_question_makes_the_batch_exit_1_and_only_it_runs_again() {
                 Reply::raw(500, r#"{"error": {"message": "boom"}}"#)
             }
             Agent::Planner => Reply::json(&searches_then_final(req, &["Search"])),
-            Agent::Final => Reply::content("Report."),
+            Agent::Final => Reply::content("Report written."),
             _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
         }
     });
@@ -489,7 +489,7 @@ async fn a_batch_killed_mid_run_resumes_from_its_journal_and_runs_no_done_questi
         Agent::Analysis if !early(req) && flag.load(Ordering::SeqCst) => {
             Reply::json(&json!({"summary": "S", "analysis": "A"})).delay(Duration::from_secs(30))
         }
-        Agent::Final => Reply::content("Report."),
+        Agent::Final => Reply::content("Report written."),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
     });
     let s = Setup::new(&llm, None);

@@ -114,7 +114,7 @@ async fn the_grace_is_configurable_by_flag_and_config() {
     // Searches take 2.5 s: past the default grace of a 1 s budget (1 s), within 5 s.
     llm.set_handler(|req| match agent(req) {
         Agent::Planner => Reply::json(&searches_then_final(req, &["First"])),
-        Agent::Final => Reply::content("Report."),
+        Agent::Final => Reply::content("Report written."),
         _ => Reply::json(&json!({"summary": "Found.", "analysis": "A"}))
             .delay(Duration::from_millis(2500)),
     });

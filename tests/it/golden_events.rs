@@ -81,7 +81,7 @@ async fn workflow_failing_and_cut() -> Shapes {
     let llm = MockLlm::start().await;
     llm.set_handler(|req| match agent(req) {
         Agent::Planner => Reply::json(&searches_then_final(req, &["First", "Second", "Third"])),
-        Agent::Final => Reply::content("Report."),
+        Agent::Final => Reply::content("Report written."),
         _ if support::scenario::task_title(req) == "First" => {
             Reply::fault(Fault::server_error(500))
         }
@@ -132,7 +132,7 @@ async fn batch() -> Shapes {
     let llm = MockLlm::start().await;
     llm.set_handler(|req| match agent(req) {
         Agent::Planner => Reply::json(&searches_then_final(req, &["Only"])),
-        Agent::Final => Reply::content("Report."),
+        Agent::Final => Reply::content("Report written."),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
     });
     let s = Setup::new(&llm, None);

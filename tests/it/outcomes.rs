@@ -74,7 +74,7 @@ async fn every_task_failing_is_degraded() {
             counter.fetch_add(1, Ordering::SeqCst);
             Reply::fault(Fault::server_error(503))
         }
-        Agent::Final => Reply::content("Report."),
+        Agent::Final => Reply::content("Report written."),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
     });
     let s = Setup::new(&llm, None);
@@ -233,7 +233,7 @@ async fn out_must_be_a_json_file_and_default_names_never_collide() {
     // Two runs started together, without --out: two plans, each with its own outputs.
     llm.set_handler(|req| match agent(req) {
         Agent::Planner => Reply::json(&searches_then_final(req, &["Only search"])),
-        Agent::Final => Reply::content("Report."),
+        Agent::Final => Reply::content("Report written."),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
     });
     let run = || s.cmd().args(["workflow", "--query", "Same second?"]).run();
@@ -269,7 +269,7 @@ async fn a_plan_reached_through_a_symlink_shares_its_lock_and_stays_one_file() {
             Reply::json(&searches_round(&["One search"])).delay(Duration::from_millis(1500))
         }
         Agent::Planner => Reply::json(&final_over("b:summary")),
-        Agent::Final => Reply::content("Report."),
+        Agent::Final => Reply::content("Report written."),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
     });
     let first = s.cmd().args(["workflow", "--plan", "real.json"]).run();

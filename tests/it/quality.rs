@@ -286,3 +286,60 @@ async fn a_task_titled_like_a_node_id_is_dropped_and_the_planner_told() {
         .unwrap_or_default();
     assert!(second_round.contains("TITLE_IS_ID"), "{second_round}");
 }
+
+/// What SmolLM2 135M wrote as a final report with no sources to cite (llama.cpp, 2026-12-05):
+/// a label, a code block, a Python list outside it with an invented URL, and a fence left open.
+const CODE_REPORT: &str = "- e:battery, summary \n```python\nlist_of_lists = [\n    \
+    {\"id\": 1, \"title\": \"Batteries\"}\n]\n```\nlist_of_lists = [\n    {\n        \"id\": 3,\n        \
+    \"dataSource\": \"https://www.google.com/search?q=batteries\",\n        \"label\":\"How do \
+    solid-state batteries compare to lithium ion batteries?\"\n    }\n]\n```\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_report_of_code_and_data_is_sent_back_then_degraded_and_not_answered() {
+    let llm = MockLlm::start().await;
+    with_final(&llm, |_| CODE_REPORT.into());
+    let s = Setup::new(&llm, None);
+    let out = s.query("How do solid-state batteries compare?").run().await;
+    out.code(1);
+    let json = out.stdout_json();
+    assert_eq!(json["status"], "degraded", "{}", out.stderr);
+    assert_eq!(json["answered"], false);
+    assert!(out.reason().contains("NO_PROSE"), "{}", out.reason());
+    let finals = final_requests(&llm);
+    assert_eq!(finals.len(), 2, "the report was sent back once");
+    let repair = finals[1].user_prompt().unwrap_or_default();
+    assert!(repair.contains("in sentences"), "{repair}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_that_only_repeats_its_question_is_no_research() {
+    let llm = MockLlm::start().await;
+    // SmolLM2 135M's summary of a question: the question, lower-cased.
+    llm.set_handler(|req| match agent(req) {
+        Agent::Planner => Reply::json(&searches_then_final(req, &["Solid-state batteries"])),
+        Agent::Queries => Reply::json(&json!({"queries": ["solid-state batteries"]})),
+        Agent::Final => Reply::content("Solid-state cells are safer."),
+        _ => Reply::json(
+            &json!({"summary": "how do solid-state batteries compare?", "analysis": ""}),
+        ),
+    });
+    let s = Setup::new(&llm, None);
+    let out = s.query("How do solid-state batteries compare?").run().await;
+    out.code(1);
+    assert_eq!(out.stdout_json()["status"], "degraded", "{}", out.stderr);
+    let reason = out.reason();
+    assert!(reason.contains("no research task completed"), "{reason}");
+    assert!(
+        reason.contains("answered junk after a repair: RESTATED_TASK"),
+        "{reason}"
+    );
+    let plan = s.plan();
+    assert_eq!(node(&plan, "b")["status"], "completed");
+    assert_eq!(node(&plan, "b")["quality"][0]["code"], "RESTATED_TASK");
+    let analyses = llm
+        .requests()
+        .into_iter()
+        .filter(|r| agent(r) == Agent::Analysis)
+        .count();
+    assert_eq!(analyses, 2, "the analysis was sent back once");
+}

@@ -187,7 +187,7 @@ async fn three_workers_complete_thirty_questions_and_export_what_a_local_batch_w
                 (
                     i["id"].as_str().expect("id").to_string(),
                     i["status"].as_str().expect("status").to_string(),
-                    report.contains("Report."),
+                    report.contains("Report written."),
                 )
             })
             .collect();

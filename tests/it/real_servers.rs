@@ -203,7 +203,7 @@ async fn cut_off_answers_are_repaired_or_marked() {
         Agent::Analysis | Agent::Summary => {
             Reply::json(&json!({"summary": "Short.", "analysis": "Brief."}))
         }
-        Agent::Final => Reply::truncated("The report begins and then"),
+        Agent::Final => Reply::truncated("The report begins. Then it"),
         Agent::Review | Agent::SecondOpinion | Agent::Verifier => {
             unreachable!("the review is off here, the verifier not configured")
         }
@@ -329,7 +329,7 @@ async fn repeated_tasks_are_dropped_and_the_planner_hears_of_them() {
             })
         }
         Agent::Queries => Reply::json(&json!({"queries": [task_title(req)]})),
-        Agent::Final => Reply::content("Report."),
+        Agent::Final => Reply::content("Report written."),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
     });
     let s = Setup::new(&llm, None);

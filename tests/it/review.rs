@@ -365,7 +365,7 @@ async fn the_review_command_refuses_a_plan_without_a_final_summary_or_a_report()
 fn stateless_blocking(llm: &MockLlm) {
     llm.set_handler(|req| match agent(req) {
         Agent::Planner => Reply::json(&searches_then_final(req, &["Only search"])),
-        Agent::Final => Reply::content("Report."),
+        Agent::Final => Reply::content("Report written."),
         Agent::Review => Reply::json(&review_answer()),
         Agent::SecondOpinion => Reply::json(&second_opinion_answer("block")),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),

@@ -62,7 +62,7 @@ async fn a_terminal_escape_in_an_error_body_reaches_the_log_only_escaped() {
         }
         Agent::Planner => Reply::json(&final_over("c:summary")),
         Agent::Analysis if task_title(req) == "Doomed" => Reply::fault(Fault::status(500, &body)),
-        Agent::Final => Reply::content("Report."),
+        Agent::Final => Reply::content("Report written."),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
     });
     let s = Setup::new(&llm, None);
@@ -368,7 +368,7 @@ async fn a_streaming_task_shows_its_tokens_and_their_rate_on_the_terminal() {
             "word ".repeat(30).trim_end()
         ))
         .pace(std::time::Duration::from_millis(60)),
-        _ => Reply::content("Report."),
+        _ => Reply::content("Report written."),
     });
     let s = Setup::new(&llm, None);
     let out = s.query("Q?").on_terminal(Terminal::Stderr).run().await;

@@ -216,7 +216,7 @@ async fn a_batch_writes_an_index_and_views_unless_no_html() {
     let llm = MockLlm::start().await;
     llm.set_handler(|req| match agent(req) {
         Agent::Planner => Reply::json(&searches_then_final(req, &["One search"])),
-        Agent::Final => Reply::content("Report."),
+        Agent::Final => Reply::content("Report written."),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
     });
     let s = Setup::new(&llm, None);

@@ -330,7 +330,7 @@ fn hostile_llm(llm: &MockLlm) {
             "summary": format!("Summary [1] {}", attack("summary")),
             "analysis": format!("Analysis [1]\n{}", attack("analysis")),
         })),
-        Agent::Final => Reply::content(&format!("# Report\n\n{}\n\n![pixel](https://evil.example/p.png) [1]", attack("report"))),
+        Agent::Final => Reply::content(&format!("# Report\n\nThe pages were read [1].\n\n{}\n\n![pixel](https://evil.example/p.png) [1]", attack("report"))),
         Agent::Review => Reply::json(&json!({"ok": false, "summary": attack("review"),
             "risks": [attack("risk")], "gaps": [], "suggestions": [attack("suggestion")]})),
         Agent::SecondOpinion => Reply::json(&json!({"ok": false, "verdict": "block", "notes": attack("notes")})),

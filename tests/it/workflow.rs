@@ -304,7 +304,7 @@ async fn a_task_failing_every_try_is_failed_and_the_run_still_finishes() {
             ))
         }
         Agent::Analysis if task_title(req) == "Doomed" => Reply::fault(Fault::server_error(500)),
-        Agent::Final => Reply::content("Report."),
+        Agent::Final => Reply::content("Report written."),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
     });
     let s = Setup::new(&llm, None);
@@ -364,7 +364,7 @@ async fn a_task_citing_only_a_failed_node_is_dropped_and_a_warning_keeps_its_tas
             })
         }
         Agent::Analysis if task_title(req) == "Doomed" => Reply::fault(Fault::server_error(500)),
-        Agent::Final => Reply::content("Report."),
+        Agent::Final => Reply::content("Report written."),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
     });
     let s = Setup::new(&llm, None);
@@ -491,7 +491,7 @@ async fn two_empty_rounds_in_a_row_force_the_final_round() {
                 plan_answer(false, json!([]), json!(["b:summary"]))
             })
         }
-        Agent::Final => Reply::content("Report."),
+        Agent::Final => Reply::content("Report written."),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
     });
     let s = Setup::new(&llm, None);
@@ -645,7 +645,7 @@ async fn a_signal_stops_the_run_with_the_work_saved_and_resume_finishes_it() {
             Reply::json(&json!({"summary": "late", "analysis": "late"}))
                 .delay(Duration::from_secs(30))
         }
-        Agent::Final => Reply::content("Report."),
+        Agent::Final => Reply::content("Report written."),
         _ => Reply::json(&json!({"summary": "S", "analysis": "A"})),
     });
     let s = Setup::new(&llm, None);

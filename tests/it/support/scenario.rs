@@ -133,7 +133,7 @@ pub fn scripted_reviewed(
 /// A final report its sources back, as a model that reads them writes it: one sentence for
 /// each of the first three sources the final summary's prompt numbers (`[n] title — url`),
 /// restating its title and citing it, so the claim check finds every cited word in the source
-/// cited. `Report.` when the prompt numbers no source.
+/// cited. `Report written.` when the prompt numbers no source.
 pub fn backed_report(req: &Recorded) -> String {
     let prompt = req.user_prompt().unwrap_or_default();
     let list = prompt
@@ -151,7 +151,7 @@ pub fn backed_report(req: &Recorded) -> String {
         .take(3)
         .collect();
     match said.is_empty() {
-        true => "Report.".into(),
+        true => "Report written.".into(),
         false => said.join(" "),
     }
 }
@@ -331,7 +331,7 @@ pub fn searches_then_final(req: &Recorded, titles: &[impl AsRef<str>]) -> Value 
 
 /// What a planner that keeps no state answers, so that one mock serves any number of runs at
 /// once: `searches` searches titled `Search 0`, `Search 1`, ... ([`searches_then_final`]),
-/// the final report `Report.`, and `{"summary": summary, "analysis": "A"}` from every other
+/// the final report `Report written.`, and `{"summary": summary, "analysis": "A"}` from every other
 /// agent.
 pub fn stateless_answer(req: &Recorded, searches: usize, summary: &str) -> Reply {
     match agent(req) {
@@ -339,7 +339,7 @@ pub fn stateless_answer(req: &Recorded, searches: usize, summary: &str) -> Reply
             let titles: Vec<String> = (0..searches).map(|i| format!("Search {i}")).collect();
             Reply::json(&searches_then_final(req, &titles))
         }
-        Agent::Final => Reply::content("Report."),
+        Agent::Final => Reply::content("Report written."),
         _ => Reply::json(&json!({"summary": summary, "analysis": "A"})),
     }
 }
