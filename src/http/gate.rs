@@ -208,18 +208,26 @@ impl Gate {
 
     /// A 429 answered the call admitted by `admission`: closes the gate for everyone for
     /// `delay` (unless it is closed for longer already), and lowers the adaptive rate when it
-    /// is the one that holds.
-    pub fn refused(&self, admission: &Admission, delay: Duration, reason: WaitReason) {
+    /// is the one that holds. A 429 that names no delay while the adaptive rate paces closes
+    /// nothing: lowering the rate is the answer to it, and a pause of the backoff's length
+    /// would idle the whole budget (the refused call goes again at the lowered pace). Returns
+    /// how long the gate is closed from now.
+    pub fn refused(&self, admission: &Admission, delay: Duration, reason: WaitReason) -> Duration {
         let mut state = self.lock();
         let now = Instant::now();
+        let paced = state.adaptive() && state.aimd.rate().is_some();
         let until = now + delay;
-        if state.known.closed.is_none_or(|(closed, _)| closed < until) {
+        let closes = !(paced && reason == WaitReason::Backoff);
+        if closes && state.known.closed.is_none_or(|(closed, _)| closed < until) {
             state.known.closed = Some((until, reason));
         }
         self.first_answer(&mut state);
         if state.adaptive() {
             state.aimd.refused(admission.seq, now);
         }
+        (state.known.closed).map_or(Duration::ZERO, |(closed, _)| {
+            closed.saturating_duration_since(now)
+        })
     }
 
     /// A call succeeded: the adaptive rate takes one step up.

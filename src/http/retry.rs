@@ -144,6 +144,10 @@ where
                 server_asked: err.retry_after().is_some(),
             };
             match (absorbed, call.gate) {
+                (Some(Duration::ZERO), Some(at)) => tracing::warn!(
+                    "{what}: {err} (the rate of `{}` is lowered and the call goes again at it; not counted against retry.maxRetries)",
+                    at.gate.endpoint()
+                ),
                 (Some(wait), Some(at)) => tracing::warn!(
                     "{what}: {err} (every call to `{}` waits {} ms; not counted against retry.maxRetries)",
                     at.gate.endpoint(),
@@ -220,9 +224,9 @@ impl Call<'_> {
                         WaitReason::Backoff,
                     ),
                 };
-                at.gate.refused(&admission, delay, reason);
+                let closed = at.gate.refused(&admission, delay, reason);
                 if self.started.elapsed() < self.policy.max_rate_limit_wait {
-                    *self.absorbed.locked() = Some(delay);
+                    *self.absorbed.locked() = Some(closed);
                 }
             }
             Err(_) => {}

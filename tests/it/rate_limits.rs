@@ -136,6 +136,41 @@ async fn a_429_without_retry_after_closes_the_gate_for_the_backoff_delay() {
     assert_eq!(second.waited, Duration::from_millis(150));
 }
 
+/// Once the adaptive rate paces the calls, a 429 that names no delay only lowers the rate: a
+/// pause of the backoff's length for every caller would idle the budget at each refusal.
+#[tokio::test(start_paused = true)]
+async fn a_429_without_retry_after_while_paced_lowers_the_rate_and_closes_nothing() {
+    let gate = Gate::new("e", RateLimits::default());
+    for _ in 0..20 {
+        gate.admit(0).await;
+        gate.succeeded();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let first = gate.admit(0).await;
+    let closed = gate.refused(&first, Duration::from_secs(2), WaitReason::Backoff);
+    assert_eq!(closed, Duration::from_secs(2), "unpaced, the gate closes");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    gate.admit(0).await;
+    let paced = gate.rate().expect("a rate after the first 429");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let refused = gate.admit(0).await;
+    let closed = gate.refused(&refused, Duration::from_secs(2), WaitReason::Backoff);
+    assert_eq!(closed, Duration::ZERO, "paced, nothing closes");
+    let t0 = Instant::now();
+    let next = gate.admit(0).await;
+    assert!(
+        Instant::now() - t0 <= Duration::from_secs_f64(60.0 / (paced * 0.9)),
+        "the next call goes at the pace, not after the backoff: {:?}",
+        Instant::now() - t0
+    );
+    assert_ne!(next.reason, Some(WaitReason::Backoff));
+    assert!(
+        gate.rate().is_some_and(|r| r < paced),
+        "lowered: {:?}",
+        gate.rate()
+    );
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_configured_rate_is_spread_evenly_and_a_429_only_closes_the_gate() {
     let gate = Gate::new("e", limits(Some(600), None));
