@@ -52,6 +52,8 @@ const QUOTED_TITLE_CHARS: usize = 120;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[derive(strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "lowercase")]
 pub enum Severity {
     /// The task is dropped.
     Block,
@@ -73,10 +75,7 @@ pub struct Issue {
 
 impl Severity {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Block => "block",
-            Severity::Warn => "warn",
-        }
+        self.into()
     }
 }
 
@@ -451,6 +450,17 @@ fn quote(title: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use strum::IntoEnumIterator;
+
+    /// Plan reviews store these names: they must never change.
+    #[test]
+    fn every_severity_keeps_its_stored_name() {
+        let names: Vec<&str> = Severity::iter().map(Severity::as_str).collect();
+        assert_eq!(names.join(" "), "block warn");
+        for v in Severity::iter() {
+            assert_eq!(serde_json::json!(v), v.as_str(), "serde agrees");
+        }
+    }
 
     fn id(s: &str) -> NodeId {
         NodeId::parse(s).expect("id")
