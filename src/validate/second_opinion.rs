@@ -104,18 +104,13 @@ pub fn second_opinion_findings(value: &Value) -> (Diagnostics, Option<SecondOpin
 
 /// The contract as the review stage checks it: the answer, or every violation.
 pub fn check_second_opinion(value: &Value) -> Result<SecondOpinion, Diagnostics> {
-    match second_opinion_findings(value) {
-        (_, Some(answer)) => Ok(answer),
-        (d, None) => Err(d),
-    }
+    let (d, answer) = second_opinion_findings(value);
+    answer.ok_or(d)
 }
 
 /// `validate second-opinion`: the text of an answer file.
 pub fn validate_second_opinion_text(text: &str) -> Diagnostics {
-    match parse_answer(text) {
-        Ok(value) => second_opinion_findings(&value).0,
-        Err(d) => d,
-    }
+    parse_answer(text).map_or_else(|d| d, |value| second_opinion_findings(&value).0)
 }
 
 #[cfg(test)]
