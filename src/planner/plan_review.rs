@@ -450,6 +450,7 @@ fn quote(title: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::testing::{self, id, search, summary};
     use strum::IntoEnumIterator;
 
     /// Plan reviews store these names: they must never change.
@@ -460,10 +461,6 @@ mod tests {
         for v in Severity::iter() {
             assert_eq!(serde_json::json!(v), v.as_str(), "serde agrees");
         }
-    }
-
-    fn id(s: &str) -> NodeId {
-        NodeId::parse(s).expect("id")
     }
 
     fn task(title: &str, kind: NodeType, p_node: &str) -> PlannedTask {
@@ -485,41 +482,16 @@ mod tests {
     /// The question `a`; searches `b` (completed), `c` (failed); summary `d` over `b`
     /// (completed); search `e` (planned). One round done.
     fn plan() -> PlanFile {
-        let mut plan = PlanFile::new("What is X?", "wf".into(), "t".into());
-        let nodes = [
-            (
-                "b",
-                "Search X",
-                NodeType::Search,
-                NodeStatus::Completed,
-                "a:info",
-            ),
-            (
-                "c",
-                "Search Y",
-                NodeType::Search,
-                NodeStatus::Failed,
-                "a:info",
-            ),
-            (
-                "d",
-                "Sum up X",
-                NodeType::Summary,
-                NodeStatus::Completed,
-                "b:summary",
-            ),
-            (
-                "e",
-                "Search Z",
-                NodeType::Search,
-                NodeStatus::Planned,
-                "a:info",
-            ),
-        ];
-        for (node, title, kind, status, p_node) in nodes {
-            plan.nodes
-                .push(Node::new(id(node), title, kind, 2, status).with_p_node(p_node));
-        }
+        let search = |node, title| search(node, title).with_p_node("a:info");
+        let mut plan = testing::plan(
+            "What is X?",
+            [
+                search("b", "Search X"),
+                search("c", "Search Y").with_status(NodeStatus::Failed),
+                summary("d", "Sum up X", 2).with_p_node("b:summary"),
+                search("e", "Search Z").with_status(NodeStatus::Planned),
+            ],
+        );
         plan.rounds = 1;
         plan
     }
@@ -787,14 +759,7 @@ mod tests {
                 ("FINAL_WITHOUT_SEARCH", Severity::Warn)
             ]
         );
-        let mut none = PlanFile::new("Q", "wf".into(), "t".into());
-        none.nodes.push(Node::new(
-            id("b"),
-            "S",
-            NodeType::Search,
-            2,
-            NodeStatus::Failed,
-        ));
+        let none = testing::plan("Q", [search("b", "S").with_status(NodeStatus::Failed)]);
         let checked = check(&none, &fin(""));
         assert_eq!(
             found(&checked),

@@ -84,13 +84,7 @@ fn sources_section(tree: &Tree) -> String {
                 continue;
             }
             let title = s.get("title").and_then(Value::as_str).unwrap_or("");
-            seen.push(Source {
-                url: url.to_string(),
-                title: title.to_string(),
-                snippet: None,
-                in_corpus: None,
-                passages: Vec::new(),
-            });
+            seen.push(Source::new(url, title));
         }
     }
     if seen.is_empty() {
