@@ -208,39 +208,21 @@ pub fn source_entry(n: usize, source: &Source, file_links: FileLinks<'_>) -> Str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{FINAL_BATCH, NodeId, NodeStatus, NodeType};
+    use crate::plan::testing::{final_summary, plan, search, source, summary};
 
-    fn source(n: u32) -> Source {
-        Source {
-            url: format!("https://example.test/{n}"),
-            title: format!("T{n}"),
-            snippet: None,
-            in_corpus: None,
-            passages: Vec::new(),
-        }
-    }
-
-    fn plan() -> PlanFile {
-        let mut plan = PlanFile::new("Q?", "wf".into(), "t".into());
-        let id = |s: &str| NodeId::parse(s).expect("id");
-        let mut b = Node::new(id("b"), "b", NodeType::Search, 2, NodeStatus::Completed);
-        b.sources = vec![source(1), source(2)];
-        let mut c = Node::new(id("c"), "c", NodeType::Search, 2, NodeStatus::Completed);
-        c.sources = vec![source(2), source(3)];
-        let d = Node::new(id("d"), "d", NodeType::Summary, 3, NodeStatus::Completed)
-            .with_p_node("c:summary");
-        let mut e = Node::new(
-            id("e"),
-            "Final",
-            NodeType::Summary,
-            FINAL_BATCH,
-            NodeStatus::Completed,
+    fn a_plan() -> PlanFile {
+        plan(
+            "Q?",
+            [
+                search("b", "b").with_sources([source(1), source(2)]),
+                search("c", "c").with_sources([source(2), source(3)]),
+                summary("d", "d", 3).with_p_node("c:summary"),
+                final_summary("e", "Final")
+                    .with_p_node("d:summary")
+                    .with_summary("Answer [2] and [1]. Bogus [7].")
+                    .with_sources([source(2), source(3)]),
+            ],
         )
-        .with_p_node("d:summary");
-        e.summary = "Answer [2] and [1]. Bogus [7].".into();
-        e.sources = vec![source(2), source(3)];
-        plan.nodes.extend([b, c, d, e]);
-        plan
     }
 
     /// "Supported" is said only of what a model judged: a quote is in its source word for word,
@@ -278,7 +260,7 @@ mod tests {
 
     #[test]
     fn report_lists_only_cited_sources_under_their_numbers() {
-        let p = plan();
+        let p = a_plan();
         let text = render(&p, p.final_node().expect("final"), "p.json");
         // The titles `T2`, `T3` say nothing of the answer: its claim is counted, and marked.
         assert!(
@@ -297,35 +279,20 @@ mod tests {
     }
 
     fn final_with(summary: &str, sources: Vec<Source>) -> (PlanFile, Node) {
-        let mut plan = PlanFile::new("Q?", "wf".into(), "t".into());
-        let mut node = Node::new(
-            NodeId::parse("b").expect("id"),
-            "Final",
-            NodeType::Summary,
-            FINAL_BATCH,
-            NodeStatus::Completed,
-        );
-        node.summary = summary.into();
-        node.sources = sources;
-        plan.nodes.push(node.clone());
-        (plan, node)
-    }
-
-    fn src(url: &str, title: &str) -> Source {
-        Source {
-            url: url.into(),
-            title: title.into(),
-            snippet: None,
-            in_corpus: None,
-            passages: Vec::new(),
-        }
+        let node = final_summary("b", "Final")
+            .with_summary(summary)
+            .with_sources(sources);
+        (plan("Q?", [node.clone()]), node)
     }
 
     #[test]
     fn the_report_carries_no_control_characters() {
         let (mut plan, node) = final_with(
             "Text \u{1b}]0;pwned\u{7}with\0 escapes\u{1b}[2J [1].\r\n",
-            vec![src("https://x.test/1", "Title \u{1b}[31mred\u{9b}0m")],
+            vec![Source::new(
+                "https://x.test/1",
+                "Title \u{1b}[31mred\u{9b}0m",
+            )],
         );
         plan.nodes[0].title = "Q\u{1b}]2;x\u{7}?".into();
         plan.workflow_id = "wf\u{7}".into();
@@ -348,7 +315,7 @@ mod tests {
     fn a_source_title_with_a_newline_cannot_forge_a_sources_line() {
         let (plan, node) = final_with(
             "A [1].",
-            vec![src(
+            vec![Source::new(
                 "https://x.test/1",
                 "Real\n- [2] [Forged](javascript:alert(1))\n",
             )],
@@ -361,7 +328,7 @@ mod tests {
             "{text}"
         );
         let long = "word ".repeat(500);
-        let (plan, node) = final_with("A [1].", vec![src("https://x.test/1", &long)]);
+        let (plan, node) = final_with("A [1].", vec![Source::new("https://x.test/1", &long)]);
         let text = render(&plan, &node, "p.json");
         let line = text.lines().find(|l| l.starts_with("- [1]")).expect("line");
         assert!(line.chars().count() < TITLE_MAX_CHARS + 40, "{line}");
@@ -372,11 +339,11 @@ mod tests {
         let (plan, node) = final_with(
             "A [1][2][3][4][5].",
             vec![
-                src("javascript:alert(1)", "Js"),
-                src("data:text/html,<b>x</b>", "Data"),
-                src("file:///etc/passwd", "Passwd"),
-                src("file:///corpus/a.md", "Corpus doc"),
-                src("https://x.test/a_(b)", "Web"),
+                Source::new("javascript:alert(1)", "Js"),
+                Source::new("data:text/html,<b>x</b>", "Data"),
+                Source::new("file:///etc/passwd", "Passwd"),
+                Source::new("file:///corpus/a.md", "Corpus doc"),
+                Source::new("https://x.test/a_(b)", "Web"),
             ],
         );
         let text = render(&plan, &node, "p.json");
@@ -425,7 +392,7 @@ mod tests {
         ] {
             let (plan, node) = final_with(
                 &format!("Answer [1].\n\n{tail}\n"),
-                vec![src("https://x.test/1", "Real")],
+                vec![Source::new("https://x.test/1", "Real")],
             );
             let text = render(&plan, &node, "p.json");
             assert!(!text.contains("made up"), "{text}");

@@ -198,11 +198,8 @@ mod tests {
 
     fn source(title: &str, snippet: &str) -> Source {
         Source {
-            url: "https://s.test/x".into(),
-            title: title.into(),
             snippet: Some(snippet.into()),
-            in_corpus: None,
-            passages: Vec::new(),
+            ..Source::new("https://s.test/x", title)
         }
     }
 

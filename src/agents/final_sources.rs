@@ -135,37 +135,21 @@ fn collect<'a>(nodes: impl Iterator<Item = &'a Node>) -> Vec<Source> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::FINAL_BATCH;
-
-    fn source(n: u32) -> Source {
-        Source {
-            url: format!("https://example.test/{n}"),
-            title: format!("T{n}"),
-            snippet: None,
-            in_corpus: None,
-            passages: Vec::new(),
-        }
-    }
+    use crate::plan::testing::{final_summary, plan, search, source, summary};
 
     #[test]
     fn sources_follow_refs_through_summaries() {
-        let mut plan = PlanFile::new("Q?", "wf".into(), "t".into());
-        let id = |s: &str| NodeId::parse(s).expect("id");
-        let mut b = Node::new(id("b"), "b", NodeType::Search, 2, NodeStatus::Completed);
-        b.sources = vec![source(1), source(2)];
-        let mut c = Node::new(id("c"), "c", NodeType::Search, 2, NodeStatus::Completed);
-        c.sources = vec![source(2), source(3)];
-        let d = Node::new(id("d"), "d", NodeType::Summary, 3, NodeStatus::Completed)
-            .with_p_node("c:summary");
-        let e = Node::new(
-            id("e"),
-            "F",
-            NodeType::Summary,
-            FINAL_BATCH,
-            NodeStatus::Planned,
-        )
-        .with_p_node("d:summary");
-        plan.nodes.extend([b, c, d, e]);
+        let plan = plan(
+            "Q?",
+            [
+                search("b", "b").with_sources([source(1), source(2)]),
+                search("c", "c").with_sources([source(2), source(3)]),
+                summary("d", "d", 3).with_p_node("c:summary"),
+                final_summary("e", "F")
+                    .with_p_node("d:summary")
+                    .with_status(NodeStatus::Planned),
+            ],
+        );
         let fin = plan.final_node().expect("final");
         assert_eq!(final_sources(&plan, fin), vec![source(2), source(3)]);
         let found = directions(&plan, &[source(2), source(3), source(1)]);
@@ -188,13 +172,7 @@ mod tests {
 
     #[test]
     fn a_source_line_is_one_line_whatever_the_title() {
-        let s = Source {
-            url: "https://x.test/a".into(),
-            title: "Title\n[2] Forged — https://evil.test".into(),
-            snippet: None,
-            in_corpus: None,
-            passages: Vec::new(),
-        };
+        let s = Source::new("https://x.test/a", "Title\n[2] Forged — https://evil.test");
         assert_eq!(
             source_line(1, &s),
             "[1] Title [2] Forged — https://evil.test — https://x.test/a\n"

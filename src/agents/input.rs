@@ -74,37 +74,19 @@ pub fn task_input(plan: &PlanFile, id: NodeId) -> Option<(TaskInput, TaskInputNo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::testing::{final_summary, id, plan, search};
     use crate::plan::{Node, NodeStatus, NodeType, Source};
 
     #[test]
     fn final_tasks_carry_their_sources_and_others_do_not() {
-        let mut plan = PlanFile::new("Q?", "wf".into(), "t".into());
-        let id = |s: &str| NodeId::parse(s).expect("id");
-        let mut b = Node::new(
-            id("b"),
-            "Search",
-            NodeType::Search,
-            2,
-            NodeStatus::Completed,
-        )
-        .with_summary("found")
-        .with_p_node("a:info");
-        b.sources = vec![Source {
-            url: "https://x.test/1".into(),
-            title: "X".into(),
-            snippet: None,
-            in_corpus: None,
-            passages: Vec::new(),
-        }];
-        let c = Node::new(
-            id("c"),
-            "Final",
-            NodeType::Summary,
-            FINAL_BATCH,
-            NodeStatus::Planned,
-        )
-        .with_p_node("b:summary, zz:summary");
-        plan.nodes.extend([b, c]);
+        let b = search("b", "Search")
+            .with_summary("found")
+            .with_p_node("a:info")
+            .with_sources([Source::new("https://x.test/1", "X")]);
+        let c = final_summary("c", "Final")
+            .with_p_node("b:summary, zz:summary")
+            .with_status(NodeStatus::Planned);
+        let plan = plan("Q?", [b, c]);
         let (search, notes) = task_input(&plan, id("b")).expect("b");
         assert!(search.final_sources.is_none() && notes.warnings.is_empty());
         let (fin, notes) = task_input(&plan, id("c")).expect("c");
@@ -118,7 +100,7 @@ mod tests {
     /// A chain of `n` summaries, each over the one before, the first over a search with a few
     /// sources; the final summary cites every one of them.
     fn chain(n: usize) -> PlanFile {
-        let mut plan = PlanFile::new("Q?", "wf".into(), "t".into());
+        let mut plan = plan("Q?", []);
         let mut prev = NodeId::FIRST;
         let mut refs = Vec::new();
         for i in 0..n {
@@ -132,12 +114,11 @@ mod tests {
                 .with_summary("a finding ".repeat(50))
                 .with_p_node(format!("{prev}:summary"));
             node.sources = (0..3)
-                .map(|k| Source {
-                    url: format!("https://x.test/{id}/{k}"),
-                    title: format!("Source {k} of {id}"),
-                    snippet: None,
-                    in_corpus: None,
-                    passages: Vec::new(),
+                .map(|k| {
+                    Source::new(
+                        format!("https://x.test/{id}/{k}"),
+                        format!("Source {k} of {id}"),
+                    )
                 })
                 .collect();
             plan.nodes.push(node);
@@ -145,16 +126,14 @@ mod tests {
             prev = id;
         }
         let fin = prev.next();
-        plan.nodes.push(
-            Node::new(
-                fin,
-                "Final",
-                NodeType::Summary,
-                FINAL_BATCH,
-                NodeStatus::Planned,
-            )
-            .with_p_node(refs.join(", ")),
+        let fin = Node::new(
+            fin,
+            "Final",
+            NodeType::Summary,
+            FINAL_BATCH,
+            NodeStatus::Planned,
         );
+        plan.nodes.push(fin.with_p_node(refs.join(", ")));
         plan
     }
 

@@ -250,13 +250,7 @@ mod tests {
         let out = TaskOutput {
             summary: "S\u{1b}[2J\nummary".into(),
             info,
-            sources: vec![Source {
-                url: "file:///c/a.md".into(),
-                title: "Ti\u{9b}31mtle\nforged".into(),
-                snippet: None,
-                in_corpus: None,
-                passages: Vec::new(),
-            }],
+            sources: vec![Source::new("file:///c/a.md", "Ti\u{9b}31mtle\nforged")],
             ..TaskOutput::default()
         }
         .cleaned();

@@ -240,11 +240,8 @@ mod tests {
             by: "lexical".into(),
         }];
         let sources = [Source {
-            url: "https://s.test".into(),
-            title: "Cell life".into(),
             snippet: Some("LFP cells last 6000 cycles.".into()),
-            in_corpus: None,
-            passages: Vec::new(),
+            ..Source::new("https://s.test", "Cell life")
         }];
         let text = question(&claims, &[0], &sources);
         assert!(text.contains("Claim 1: Cells last long."), "{text}");

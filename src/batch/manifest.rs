@@ -18,6 +18,8 @@ use crate::review::ReviewSummary;
 /// Where a question stands: waiting, running, or how its workflow ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "snake_case")]
 pub enum ItemStatus {
     Pending,
     Running,
@@ -31,16 +33,7 @@ pub enum ItemStatus {
 
 impl ItemStatus {
     pub fn as_str(self) -> &'static str {
-        match self {
-            ItemStatus::Pending => "pending",
-            ItemStatus::Running => "running",
-            ItemStatus::Completed => "completed",
-            ItemStatus::Partial => "partial",
-            ItemStatus::Degraded => "degraded",
-            ItemStatus::FinalFailed => "final_failed",
-            ItemStatus::Interrupted => "interrupted",
-            ItemStatus::Failed => "failed",
-        }
+        self.into()
     }
 
     /// Done: a rerun leaves the question and its files alone (what was asked was delivered).
@@ -277,6 +270,18 @@ impl Slots {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use strum::IntoEnumIterator;
+
+    /// Batch manifests store these names: they must never change.
+    #[test]
+    fn every_item_status_keeps_its_stored_name() {
+        let names: Vec<&str> = ItemStatus::iter().map(ItemStatus::as_str).collect();
+        let want = "pending running completed partial degraded final_failed interrupted failed";
+        assert_eq!(names.join(" "), want);
+        for v in ItemStatus::iter() {
+            assert_eq!(serde_json::json!(v), v.as_str(), "serde agrees");
+        }
+    }
 
     fn item(id: &str, status: ItemStatus) -> Item {
         Item {

@@ -63,15 +63,7 @@ mod tests {
     }
 
     fn sources(urls: &[&str]) -> Vec<Source> {
-        urls.iter()
-            .map(|u| Source {
-                url: (*u).into(),
-                title: String::new(),
-                snippet: None,
-                in_corpus: None,
-                passages: Vec::new(),
-            })
-            .collect()
+        urls.iter().map(|u| Source::new(*u, "")).collect()
     }
 
     #[test]

@@ -267,20 +267,10 @@ fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{Node, NodeId, NodeStatus, NodeType};
+    use crate::plan::testing::{final_summary, plan};
 
     fn report(summary: &str) -> PlanFile {
-        let mut plan = PlanFile::new("Q?", "wf".into(), "t".into());
-        let id = NodeId::parse("b").expect("id");
-        let node = Node::new(
-            id,
-            "Final",
-            NodeType::Summary,
-            FINAL_BATCH,
-            NodeStatus::Completed,
-        );
-        plan.nodes.push(node.with_summary(summary));
-        plan
+        plan("Q?", [final_summary("b", "Final").with_summary(summary)])
     }
 
     const BEFORE: &str = "Solid-state cells reach about 270 Wh/kg [1]. Lithium-ion packs \
@@ -326,7 +316,7 @@ mod tests {
 
     #[test]
     fn a_report_without_a_final_summary_has_no_facts() {
-        let empty = PlanFile::new("Q?", "wf".into(), "t".into());
+        let empty = plan("Q?", []);
         assert_eq!(fact_changes(&empty, &empty), []);
         assert_eq!(
             fact_changes(&empty, &report("A cell holds 5 Ah [1].")).len(),

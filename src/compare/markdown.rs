@@ -224,13 +224,7 @@ mod tests {
     }
 
     fn src(url: &str, title: &str) -> Source {
-        Source {
-            url: url.into(),
-            title: title.into(),
-            snippet: None,
-            in_corpus: None,
-            passages: Vec::new(),
-        }
+        Source::new(url, title)
     }
 
     fn changed(old: &str, new: &str) -> ChangedNode {

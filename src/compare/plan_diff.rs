@@ -245,33 +245,24 @@ fn said(node: &Node, keying: Keying) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::NodeId;
+    use crate::plan::testing::{self, id};
 
     /// A plan with the question `Q?` and one node per `(id, title, batch, summary, urls)`.
     fn plan(nodes: &[(&str, &str, i64, &str, &[&str])]) -> PlanFile {
-        let mut plan = PlanFile::new("Q?", "wf".into(), "t".into());
-        for (id, title, batch, summary, urls) in nodes {
+        let nodes = nodes.iter().map(|(node, title, batch, summary, urls)| {
             let kind = if *batch == FINAL_BATCH {
                 NodeType::Summary
             } else {
                 NodeType::Search
             };
-            let id = NodeId::parse(id).expect("test ids are valid");
-            let mut node =
-                Node::new(id, *title, kind, *batch, NodeStatus::Completed).with_summary(*summary);
-            node.sources = urls
+            let sources = urls
                 .iter()
-                .map(|u| Source {
-                    url: (*u).into(),
-                    title: format!("title of {u}"),
-                    snippet: None,
-                    in_corpus: None,
-                    passages: Vec::new(),
-                })
-                .collect();
-            plan.nodes.push(node);
-        }
-        plan
+                .map(|u| Source::new(*u, format!("title of {u}")));
+            Node::new(id(node), *title, kind, *batch, NodeStatus::Completed)
+                .with_summary(*summary)
+                .with_sources(sources)
+        });
+        testing::plan("Q?", nodes)
     }
 
     fn urls(sources: &[Source]) -> Vec<&str> {
@@ -320,27 +311,11 @@ mod tests {
     fn a_source_keeps_its_first_title_and_an_empty_url_is_no_source() {
         let mut new = plan(&[("b", "One", 2, "s", &["https://x.example/a"])]);
         new.nodes[1].sources[0].title = String::new();
-        new.nodes[1].sources.push(Source {
-            url: "https://x.example/a/".into(),
-            title: "Second title".into(),
-            snippet: None,
-            in_corpus: None,
-            passages: Vec::new(),
-        });
-        new.nodes[1].sources.push(Source {
-            url: "https://x.example/a".into(),
-            title: "Third title".into(),
-            snippet: None,
-            in_corpus: None,
-            passages: Vec::new(),
-        });
-        new.nodes[1].sources.push(Source {
-            url: "  ".into(),
-            title: "No URL".into(),
-            snippet: None,
-            in_corpus: None,
-            passages: Vec::new(),
-        });
+        new.nodes[1].sources.extend([
+            Source::new("https://x.example/a/", "Second title"),
+            Source::new("https://x.example/a", "Third title"),
+            Source::new("  ", "No URL"),
+        ]);
         let d = diff(&plan(&[]), &new);
         assert_eq!(d.sources_new.len(), 1, "{:?}", d.sources_new);
         assert_eq!(d.sources_new[0].url, "https://x.example/a");

@@ -75,7 +75,7 @@ fn is_local(url: &str) -> bool {
 mod tests {
     use super::*;
     use crate::in_corpus::InCorpus;
-    use crate::plan::{Node, NodeId, NodeStatus, NodeType};
+    use crate::plan::testing::{plan, search};
 
     #[test]
     fn white_space_fragment_and_trailing_slash_do_not_make_another_source() {
@@ -100,25 +100,18 @@ mod tests {
     }
 
     fn local(url: &str, place: Option<(&str, &str)>) -> Source {
+        let in_corpus = place.map(|(path, sha256)| InCorpus {
+            path: path.into(),
+            sha256: sha256.into(),
+        });
         Source {
-            url: url.into(),
-            title: String::new(),
-            snippet: None,
-            in_corpus: place.map(|(path, sha256)| InCorpus {
-                path: path.into(),
-                sha256: sha256.into(),
-            }),
-            passages: Vec::new(),
+            in_corpus,
+            ..Source::new(url, "")
         }
     }
 
     fn plan_with(sources: Vec<Source>) -> PlanFile {
-        let mut plan = PlanFile::new("Q?", "wf".into(), "t".into());
-        let id = NodeId::parse("b").expect("a valid id");
-        let mut node = Node::new(id, "T", NodeType::Search, 2, NodeStatus::Completed);
-        node.sources = sources;
-        plan.nodes.push(node);
-        plan
+        plan("Q?", [search("b", "T").with_sources(sources)])
     }
 
     #[test]

@@ -38,6 +38,8 @@ use crate::text::words;
 /// What a question's leading statement is, against its gold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[derive(strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "lowercase")]
 pub enum Verdict {
     /// It holds a gold answer.
     Right,
@@ -50,11 +52,7 @@ pub enum Verdict {
 impl Verdict {
     /// As the table and `--previous` show it.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Right => "right",
-            Verdict::Wrong => "wrong",
-            Verdict::Abstained => "abstained",
-        }
+        self.into()
     }
 
     /// How good it is, for comparisons: saying nothing is better than saying something wrong.
@@ -212,6 +210,17 @@ fn is_meta(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use strum::IntoEnumIterator;
+
+    /// Eval results store these names: they must never change.
+    #[test]
+    fn every_verdict_keeps_its_stored_name() {
+        let names: Vec<&str> = Verdict::iter().map(Verdict::as_str).collect();
+        assert_eq!(names.join(" "), "right wrong abstained");
+        for v in Verdict::iter() {
+            assert_eq!(serde_json::json!(v), v.as_str(), "serde agrees");
+        }
+    }
 
     fn gold(answers: &[&str]) -> Vec<String> {
         answers.iter().map(|a| a.to_string()).collect()

@@ -344,7 +344,8 @@ fn share(part: usize, whole: usize) -> Option<f64> {
 mod tests {
     use super::*;
     use crate::eval::set::Evidence;
-    use crate::plan::{Node, NodeId, NodeStatus, NodeType, Source};
+    use crate::plan::Source;
+    use crate::plan::testing::{final_summary, plan};
 
     fn gold(answers: &[&str], evidence: &[&str]) -> Gold {
         Gold {
@@ -361,27 +362,9 @@ mod tests {
         }
     }
 
-    fn plan(urls: &[&str]) -> PlanFile {
-        let mut plan = PlanFile::new("Q?", "wf".into(), "t".into());
-        let mut fin = Node::new(
-            NodeId::parse("b").expect("id"),
-            "F",
-            NodeType::Summary,
-            -1,
-            NodeStatus::Completed,
-        );
-        fin.sources = urls
-            .iter()
-            .map(|u| Source {
-                url: u.to_string(),
-                title: String::new(),
-                snippet: None,
-                in_corpus: None,
-                passages: Vec::new(),
-            })
-            .collect();
-        plan.nodes.push(fin);
-        plan
+    fn citing(urls: &[&str]) -> PlanFile {
+        let sources = urls.iter().map(|u| Source::new(*u, ""));
+        plan("Q?", [final_summary("b", "F").with_sources(sources)])
     }
 
     fn ran<'a>(plan: &'a PlanFile, report: &'a str) -> Ran<'a> {
@@ -395,7 +378,7 @@ mod tests {
 
     #[test]
     fn a_report_is_scored_exactly() {
-        let plan = plan(&[
+        let plan = citing(&[
             "file:///c/energy.md",
             "file:///c/other%20doc.md",
             "https://x.test/a/",
@@ -419,7 +402,7 @@ mod tests {
     /// both is two precise citations of one piece of evidence.
     #[test]
     fn alternatives_count_once_for_recall_and_each_for_precision() {
-        let plan = plan(&["file:///c/b.md", "file:///c/c.md", "file:///c/x.md"]);
+        let plan = citing(&["file:///c/b.md", "file:///c/c.md", "file:///c/x.md"]);
         let report = "# Q?\n\nOne [1]. Two [2]. Three [3].\n";
         let mut g = gold(&["one"], &["a.md"]);
         g.evidence
@@ -434,7 +417,7 @@ mod tests {
 
     #[test]
     fn a_question_without_an_answer_is_matched_when_the_report_says_so() {
-        let plan = plan(&[]);
+        let plan = citing(&[]);
         let none =
             "# Q?\n\nNo sentence of the documents the searches returned answers the question.\n";
         let s = score(&gold(&[], &[]), Some(ran(&plan, none)));
@@ -452,7 +435,7 @@ mod tests {
     /// which states another chemistry's figure.
     #[test]
     fn an_answer_only_in_findings_is_gold_anywhere_but_not_stated() {
-        let plan = plan(&["file:///c/cells.md"]);
+        let plan = citing(&["file:///c/cells.md"]);
         let report = "# Q?\n\n_1 of 1 cited claims are supported by their sources._\n\n## Answer\n\n\
                       about 1500 cycles [1]\n\n## Findings\n\n- Sodium-ion cells last about 3000 cycles. [1]\n\n\
                       ## Sources\n\n- [1] about 3000 cycles\n";

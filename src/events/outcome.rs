@@ -33,6 +33,8 @@ fn is_zero(n: &u32) -> bool {
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "snake_case")]
 pub enum RunStatus {
     /// The final summary ran over research that happened, and the report is written.
     Completed,
@@ -52,13 +54,23 @@ pub enum RunStatus {
 
 impl RunStatus {
     pub fn as_str(self) -> &'static str {
-        match self {
-            RunStatus::Completed => "completed",
-            RunStatus::Degraded => "degraded",
-            RunStatus::Partial => "partial",
-            RunStatus::FinalFailed => "final_failed",
-            RunStatus::Interrupted => "interrupted",
-            RunStatus::Failed => "failed",
+        self.into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use strum::IntoEnumIterator;
+
+    /// Events store these names: they must never change.
+    #[test]
+    fn every_run_status_keeps_its_stored_name() {
+        let names: Vec<&str> = RunStatus::iter().map(RunStatus::as_str).collect();
+        let want = "completed degraded partial final_failed interrupted failed";
+        assert_eq!(names.join(" "), want);
+        for v in RunStatus::iter() {
+            assert_eq!(serde_json::json!(v), v.as_str(), "serde agrees");
         }
     }
 }

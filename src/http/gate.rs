@@ -55,7 +55,8 @@ pub struct Admission {
 }
 
 /// Why a call waited at the gate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "snake_case")]
 pub enum WaitReason {
     /// Closed by a 429 until its `Retry-After`.
     RetryAfter,
@@ -70,12 +71,7 @@ pub enum WaitReason {
 impl WaitReason {
     /// As events carry it.
     pub fn as_str(self) -> &'static str {
-        match self {
-            WaitReason::RetryAfter => "retry_after",
-            WaitReason::Backoff => "backoff",
-            WaitReason::RequestsPerMinute => "requests_per_minute",
-            WaitReason::TokensPerMinute => "tokens_per_minute",
-        }
+        self.into()
     }
 
     /// As logs say it.
@@ -498,5 +494,19 @@ impl Budget {
             return Err(b.next);
         }
         Ok((b.reset_at - now).mul_f64(cost / left))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use strum::IntoEnumIterator;
+
+    /// Events store these names: they must never change.
+    #[test]
+    fn every_wait_reason_keeps_its_stored_name() {
+        let names: Vec<&str> = WaitReason::iter().map(WaitReason::as_str).collect();
+        let want = "retry_after backoff requests_per_minute tokens_per_minute";
+        assert_eq!(names.join(" "), want);
     }
 }

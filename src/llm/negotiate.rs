@@ -23,6 +23,8 @@ use crate::settings::StructuredOutput;
 /// A way of asking for JSON, best first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "snake_case")]
 pub enum Form {
     JsonSchema,
     JsonObjectSchema,
@@ -32,12 +34,7 @@ pub enum Form {
 
 impl Form {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Form::JsonSchema => "json_schema",
-            Form::JsonObjectSchema => "json_object_schema",
-            Form::JsonObject => "json_object",
-            Form::None => "none",
-        }
+        self.into()
     }
 
     fn next(self) -> Option<Form> {
@@ -62,6 +59,8 @@ impl Form {
 /// How the token limit is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "snake_case")]
 pub enum TokenParam {
     MaxTokens,
     MaxCompletionTokens,
@@ -71,11 +70,7 @@ pub enum TokenParam {
 
 impl TokenParam {
     pub fn as_str(self) -> &'static str {
-        match self {
-            TokenParam::MaxTokens => "max_tokens",
-            TokenParam::MaxCompletionTokens => "max_completion_tokens",
-            TokenParam::None => "none",
-        }
+        self.into()
     }
 }
 
@@ -281,6 +276,28 @@ impl Negotiator {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use strum::IntoEnumIterator;
+
+    /// Events store these names: they must never change.
+    #[test]
+    fn every_form_keeps_its_stored_name() {
+        let names: Vec<&str> = Form::iter().map(Form::as_str).collect();
+        let want = "json_schema json_object_schema json_object none";
+        assert_eq!(names.join(" "), want);
+        for v in Form::iter() {
+            assert_eq!(serde_json::json!(v), v.as_str(), "serde agrees");
+        }
+    }
+
+    /// Events store these names: they must never change.
+    #[test]
+    fn every_token_param_keeps_its_stored_name() {
+        let names: Vec<&str> = TokenParam::iter().map(TokenParam::as_str).collect();
+        assert_eq!(names.join(" "), "max_tokens max_completion_tokens none");
+        for v in TokenParam::iter() {
+            assert_eq!(serde_json::json!(v), v.as_str(), "serde agrees");
+        }
+    }
 
     const LLAMA_CPP_PYTHON: &str = r#"{"error":{"message":"1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}","type":"internal_server_error"}}"#;
     const OPENAI_MAX_TOKENS: &str = r#"{"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.","type":"invalid_request_error","param":"max_tokens"}}"#;

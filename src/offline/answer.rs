@@ -529,13 +529,7 @@ mod tests {
 
     fn sources(n: usize) -> Vec<Source> {
         (0..n)
-            .map(|k| Source {
-                url: format!("file:///c/d{k}.md"),
-                title: format!("D{k}"),
-                snippet: None,
-                in_corpus: None,
-                passages: Vec::new(),
-            })
+            .map(|k| Source::new(format!("file:///c/d{k}.md"), format!("D{k}")))
             .collect()
     }
 

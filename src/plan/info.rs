@@ -9,7 +9,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 /// Which part of `info` a ref asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "lowercase")]
 pub enum InfoPart {
     Llm,
     Search,
@@ -18,11 +19,7 @@ pub enum InfoPart {
 
 impl InfoPart {
     pub fn as_str(self) -> &'static str {
-        match self {
-            InfoPart::Llm => "llm",
-            InfoPart::Search => "search",
-            InfoPart::All => "all",
-        }
+        self.into()
     }
 }
 
@@ -229,6 +226,14 @@ pub fn unescape(text: &str) -> String {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use strum::IntoEnumIterator;
+
+    /// Refs in plan files store these names: they must never change.
+    #[test]
+    fn every_info_part_keeps_its_stored_name() {
+        let names: Vec<&str> = InfoPart::iter().map(InfoPart::as_str).collect();
+        assert_eq!(names.join(" "), "llm search all");
+    }
 
     fn round_trip(llm: &str, search: &str) -> Info {
         let mut info = Info::default();

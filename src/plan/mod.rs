@@ -10,6 +10,8 @@ pub mod refs;
 pub mod segments;
 pub mod source;
 pub mod store;
+#[cfg(test)]
+pub mod testing;
 
 pub use beside::Beside;
 pub use info::{Info, InfoPart};

@@ -152,6 +152,8 @@ pub const FINAL_BATCH: i64 = -1;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[derive(strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "lowercase")]
 pub enum NodeType {
     Start,
     Search,
@@ -162,17 +164,14 @@ pub enum NodeType {
 
 impl NodeType {
     pub fn as_str(self) -> &'static str {
-        match self {
-            NodeType::Start => "start",
-            NodeType::Search => "search",
-            NodeType::Summary => "summary",
-            NodeType::End => "end",
-        }
+        self.into()
     }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[derive(strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "lowercase")]
 pub enum NodeStatus {
     Planned,
     Running,
@@ -182,12 +181,7 @@ pub enum NodeStatus {
 
 impl NodeStatus {
     pub fn as_str(self) -> &'static str {
-        match self {
-            NodeStatus::Planned => "planned",
-            NodeStatus::Running => "running",
-            NodeStatus::Completed => "completed",
-            NodeStatus::Failed => "failed",
-        }
+        self.into()
     }
 }
 
@@ -429,6 +423,27 @@ mod opt_id {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use strum::IntoEnumIterator;
+
+    /// Plan files store these names: they must never change.
+    #[test]
+    fn every_node_type_keeps_its_stored_name() {
+        let names: Vec<&str> = NodeType::iter().map(NodeType::as_str).collect();
+        assert_eq!(names.join(" "), "start search summary end");
+        for v in NodeType::iter() {
+            assert_eq!(serde_json::json!(v), v.as_str(), "serde agrees");
+        }
+    }
+
+    /// Plan files store these names: they must never change.
+    #[test]
+    fn every_node_status_keeps_its_stored_name() {
+        let names: Vec<&str> = NodeStatus::iter().map(NodeStatus::as_str).collect();
+        assert_eq!(names.join(" "), "planned running completed failed");
+        for v in NodeStatus::iter() {
+            assert_eq!(serde_json::json!(v), v.as_str(), "serde agrees");
+        }
+    }
 
     const WITH_EXTRAS: &str = r#"{
       "version": 1,

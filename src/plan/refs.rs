@@ -161,11 +161,7 @@ pub fn resolve(node: &Node, field: RefField) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::model::{NodeStatus, NodeType};
-
-    fn id(s: &str) -> NodeId {
-        NodeId::parse(s).expect("valid id")
-    }
+    use crate::plan::testing::{id, search};
 
     #[test]
     fn parses_every_form_ignoring_case_and_space() {
@@ -289,15 +285,9 @@ mod tests {
     }
 
     fn node(summary: &str, info: &str) -> Node {
-        Node::new(
-            id("b"),
-            "The title",
-            NodeType::Search,
-            2,
-            NodeStatus::Completed,
-        )
-        .with_summary(summary)
-        .with_info(info)
+        search("b", "The title")
+            .with_summary(summary)
+            .with_info(info)
     }
 
     #[test]

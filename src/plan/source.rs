@@ -25,6 +25,17 @@ pub struct Source {
     pub passages: Vec<String>,
 }
 
+impl Source {
+    /// A source known by its address and title alone: no snippet, passages or place.
+    pub fn new(url: impl Into<String>, title: impl Into<String>) -> Source {
+        Source {
+            url: url.into(),
+            title: title.into(),
+            ..Source::default()
+        }
+    }
+}
+
 /// A sentence that cites sources, and whether they support it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Claim {

@@ -260,6 +260,7 @@ fn default_summary_inputs(plan: &PlanFile) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::testing::{self, search};
     use crate::planner::contract::PlannedTask;
 
     fn task(title: &str, kind: NodeType, p_node: &str) -> PlannedTask {
@@ -287,19 +288,7 @@ mod tests {
     }
 
     fn stage2() -> PlanFile {
-        let mut plan = PlanFile::new("Q", "wf".into(), "t".into());
-        for id in ["b", "c"] {
-            plan.nodes.push(
-                Node::new(
-                    NodeId::parse(id).expect("id"),
-                    id,
-                    NodeType::Search,
-                    2,
-                    NodeStatus::Completed,
-                )
-                .with_summary("s"),
-            );
-        }
+        let mut plan = testing::plan("Q", ["b", "c"].map(|id| search(id, id).with_summary("s")));
         plan.check_list.latest_id = NodeId::parse("c").ok();
         plan.check_list.latest_batch = Some(2);
         plan.check_list.refs = vec!["b:summary".into(), "c:summary".into()];

@@ -89,25 +89,14 @@ pub fn build(plan: &PlanFile, notes: &RoundNotes) -> PlannerInput {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{Node, NodeId, NodeStatus, NodeType};
+    use crate::plan::testing::{self, search};
     use crate::planner::plan_review::Severity;
 
     fn plan() -> PlanFile {
-        let mut plan = PlanFile::new("What is X?", "wf".into(), "t".into());
-        let b = NodeId::parse("b").expect("id");
-        plan.nodes.push(
-            Node::new(b, "Search X", NodeType::Search, 2, NodeStatus::Completed)
-                .with_summary("X is Y.")
-                .with_info(r#"<info type="llm">analysis</info>"#),
-        );
-        plan.nodes.push(Node::new(
-            NodeId::parse("c").expect("id"),
-            "Empty one",
-            NodeType::Search,
-            2,
-            NodeStatus::Completed,
-        ));
-        plan
+        let b = search("b", "Search X")
+            .with_summary("X is Y.")
+            .with_info(r#"<info type="llm">analysis</info>"#);
+        testing::plan("What is X?", [b, search("c", "Empty one")])
     }
 
     #[test]

@@ -52,6 +52,8 @@ const QUOTED_TITLE_CHARS: usize = 120;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[derive(strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "lowercase")]
 pub enum Severity {
     /// The task is dropped.
     Block,
@@ -73,10 +75,7 @@ pub struct Issue {
 
 impl Severity {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Block => "block",
-            Severity::Warn => "warn",
-        }
+        self.into()
     }
 }
 
@@ -451,9 +450,17 @@ fn quote(title: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::testing::{self, id, search, summary};
+    use strum::IntoEnumIterator;
 
-    fn id(s: &str) -> NodeId {
-        NodeId::parse(s).expect("id")
+    /// Plan reviews store these names: they must never change.
+    #[test]
+    fn every_severity_keeps_its_stored_name() {
+        let names: Vec<&str> = Severity::iter().map(Severity::as_str).collect();
+        assert_eq!(names.join(" "), "block warn");
+        for v in Severity::iter() {
+            assert_eq!(serde_json::json!(v), v.as_str(), "serde agrees");
+        }
     }
 
     fn task(title: &str, kind: NodeType, p_node: &str) -> PlannedTask {
@@ -475,41 +482,16 @@ mod tests {
     /// The question `a`; searches `b` (completed), `c` (failed); summary `d` over `b`
     /// (completed); search `e` (planned). One round done.
     fn plan() -> PlanFile {
-        let mut plan = PlanFile::new("What is X?", "wf".into(), "t".into());
-        let nodes = [
-            (
-                "b",
-                "Search X",
-                NodeType::Search,
-                NodeStatus::Completed,
-                "a:info",
-            ),
-            (
-                "c",
-                "Search Y",
-                NodeType::Search,
-                NodeStatus::Failed,
-                "a:info",
-            ),
-            (
-                "d",
-                "Sum up X",
-                NodeType::Summary,
-                NodeStatus::Completed,
-                "b:summary",
-            ),
-            (
-                "e",
-                "Search Z",
-                NodeType::Search,
-                NodeStatus::Planned,
-                "a:info",
-            ),
-        ];
-        for (node, title, kind, status, p_node) in nodes {
-            plan.nodes
-                .push(Node::new(id(node), title, kind, 2, status).with_p_node(p_node));
-        }
+        let search = |node, title| search(node, title).with_p_node("a:info");
+        let mut plan = testing::plan(
+            "What is X?",
+            [
+                search("b", "Search X"),
+                search("c", "Search Y").with_status(NodeStatus::Failed),
+                summary("d", "Sum up X", 2).with_p_node("b:summary"),
+                search("e", "Search Z").with_status(NodeStatus::Planned),
+            ],
+        );
         plan.rounds = 1;
         plan
     }
@@ -777,14 +759,7 @@ mod tests {
                 ("FINAL_WITHOUT_SEARCH", Severity::Warn)
             ]
         );
-        let mut none = PlanFile::new("Q", "wf".into(), "t".into());
-        none.nodes.push(Node::new(
-            id("b"),
-            "S",
-            NodeType::Search,
-            2,
-            NodeStatus::Failed,
-        ));
+        let none = testing::plan("Q", [search("b", "S").with_status(NodeStatus::Failed)]);
         let checked = check(&none, &fin(""));
         assert_eq!(
             found(&checked),

@@ -26,7 +26,8 @@ pub const MAX_TEXT_CHARS: usize = 400_000;
 const MIN_READING: Duration = Duration::from_secs(1);
 
 /// How a read was served.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "lowercase")]
 pub enum Served {
     /// Fetched now: new, or changed since the cached version.
     Web,
@@ -41,12 +42,7 @@ pub enum Served {
 impl Served {
     /// As `page_read` events say it.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Served::Web => "web",
-            Served::Unchanged => "unchanged",
-            Served::Cache => "cache",
-            Served::Memory => "memory",
-        }
+        self.into()
     }
 }
 
@@ -213,6 +209,14 @@ fn to_page(fetched: Fetched, parsing: &Parsing) -> Result<ReadPage, String> {
 mod tests {
     use super::*;
     use crate::read::extract::PageKind;
+    use strum::IntoEnumIterator;
+
+    /// Events store these names: they must never change.
+    #[test]
+    fn every_served_keeps_its_stored_name() {
+        let names: Vec<&str> = Served::iter().map(Served::as_str).collect();
+        assert_eq!(names.join(" "), "web unchanged cache memory");
+    }
 
     #[test]
     fn a_body_becomes_a_page_with_its_cut() {

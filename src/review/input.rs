@@ -212,48 +212,31 @@ fn summary_of(node: &Node, cuts: &mut Vec<Cut>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::NodeId;
+    use crate::plan::testing::{final_summary, plan, search};
 
     fn src(n: u32) -> Source {
-        Source {
-            url: format!("https://s.test/{n}"),
-            title: format!("Source {n}"),
-            snippet: None,
-            in_corpus: None,
-            passages: Vec::new(),
-        }
+        Source::new(format!("https://s.test/{n}"), format!("Source {n}"))
     }
 
-    fn plan() -> PlanFile {
-        let mut plan = PlanFile::new("Which cells last?", "wf".into(), "t".into());
-        let id = |s: &str| NodeId::parse(s).expect("id");
-        let mut b = Node::new(
-            id("b"),
-            "Cycle life",
-            NodeType::Search,
-            2,
-            NodeStatus::Completed,
-        )
-        .with_summary("LFP lasts longest.");
-        b.sources = vec![src(1), src(2)];
-        let mut c = Node::new(id("c"), "Costs", NodeType::Search, 2, NodeStatus::Failed);
+    fn a_plan() -> PlanFile {
+        let mut c = search("c", "Costs").with_status(NodeStatus::Failed);
         c.errors = vec!["HTTP 500".into()];
-        let mut e = Node::new(
-            id("e"),
-            "Final",
-            NodeType::Summary,
-            FINAL_BATCH,
-            NodeStatus::Completed,
+        let b = search("b", "Cycle life").with_summary("LFP lasts longest.");
+        plan(
+            "Which cells last?",
+            [
+                b.with_sources([src(1), src(2)]),
+                c,
+                final_summary("e", "Final")
+                    .with_summary("The report.")
+                    .with_sources([src(2), src(3)]),
+            ],
         )
-        .with_summary("The report.");
-        e.sources = vec![src(2), src(3)];
-        plan.nodes.extend([b, c, e]);
-        plan
     }
 
     #[test]
     fn the_review_reads_the_report_its_numbered_sources_and_the_searches_behind_them() {
-        let inputs = build(&plan(), "# Report\n\nLFP [1].");
+        let inputs = build(&a_plan(), "# Report\n\nLFP [1].");
         let r = &inputs.review;
         assert!(r.starts_with("Question: Which cells last?\n"), "{r}");
         assert!(r.contains("LFP [1]."), "{r}");
@@ -274,7 +257,7 @@ mod tests {
 
     #[test]
     fn the_second_opinion_reads_the_plan_tasks_and_the_report() {
-        let inputs = build(&plan(), "The report.");
+        let inputs = build(&a_plan(), "The report.");
         let s = &inputs.second_opinion;
         assert!(
             s.contains("### b (search, completed): Cycle life\nLFP lasts longest."),
@@ -293,7 +276,7 @@ mod tests {
 
     #[test]
     fn a_huge_report_is_cut_and_the_cut_recorded() {
-        let inputs = build(&plan(), &"word ".repeat(20_000));
+        let inputs = build(&a_plan(), &"word ".repeat(20_000));
         assert!(
             inputs
                 .cuts

@@ -7,13 +7,13 @@
 //! A role that fails (its call, or its contract after the repairs) is recorded with its error;
 //! the other still answers. Nothing here touches the plan or any file.
 
+use serde_json::Value;
+
 use super::input::build;
 use super::schema::{REVIEW_SCHEMA, SECOND_OPINION_SCHEMA};
 use crate::diagnostics::Diagnostics;
 use crate::llm::CallObserver;
-use crate::llm::{
-    ChatAnswer, CheckedError, Contract, LlmClient, LlmError, Message, Want, ask_checked,
-};
+use crate::llm::{CheckedError, Contract, LlmClient, Message, Want, ask_checked};
 use crate::plan::PlanFile;
 use crate::settings::Prompt;
 use crate::text::strip_controls;
@@ -27,10 +27,10 @@ pub const REVIEW_MAX_TOKENS: u32 = Prompt::Review.max_tokens();
 /// Token limit of a second opinion, unless the role sets `maxTokens`.
 pub const SECOND_OPINION_MAX_TOKENS: u32 = Prompt::SecondOpinion.max_tokens();
 
-/// The review's answer shape, quoted in a repair message.
+/// The review's answer shape.
 const REVIEW_SHAPE: &str = "{\"ok\": bool, \"summary\": string, \"risks\": [string], \"gaps\": [string], \"suggestions\": [string]}";
 
-/// The second opinion's answer shape, quoted in a repair message.
+/// The second opinion's answer shape.
 const SECOND_OPINION_SHAPE: &str =
     "{\"ok\": bool, \"verdict\": \"ok\" | \"warn\" | \"block\", \"notes\": string}";
 
@@ -72,6 +72,17 @@ pub struct Meeting {
     pub second_opinion: RoleResult<SecondOpinion>,
 }
 
+impl Meeting {
+    /// The roles that failed, by their names in `roles` (config, events, the review file).
+    pub fn failures(&self) -> impl Iterator<Item = (&'static str, &RoleFailure)> {
+        let review = self.review.answer.as_ref().err();
+        let second_opinion = self.second_opinion.answer.as_ref().err();
+        [("review", review), ("second_opinion", second_opinion)]
+            .into_iter()
+            .filter_map(|(role, failure)| Some((role, failure?)))
+    }
+}
+
 impl Reviewer {
     /// Asks both roles about `report`, the report of `plan`. Cuts of their inputs are
     /// `input_cut` notes to `observer`.
@@ -85,92 +96,72 @@ impl Reviewer {
         for c in &inputs.cuts {
             observer.on_input_cut(c);
         }
+        let review = Ask {
+            llm: &self.review_llm,
+            prompt: &self.review_prompt,
+            who: "review",
+            check: &check_review,
+            shape: REVIEW_SHAPE,
+            want: Want::Json(&REVIEW_SCHEMA),
+            max_tokens: REVIEW_MAX_TOKENS,
+        };
+        let second_opinion = Ask {
+            llm: &self.second_opinion_llm,
+            prompt: &self.second_opinion_prompt,
+            who: "second_opinion",
+            check: &check_second_opinion,
+            shape: SECOND_OPINION_SHAPE,
+            want: Want::Json(&SECOND_OPINION_SCHEMA),
+            max_tokens: SECOND_OPINION_MAX_TOKENS,
+        };
+        let repairs = self.repair_attempts;
         let (review, second_opinion) = tokio::join!(
-            self.review(inputs.review, observer),
-            self.second_opinion(inputs.second_opinion, observer)
+            review.run(inputs.review, repairs, observer),
+            second_opinion.run(inputs.second_opinion, repairs, observer)
         );
         Meeting {
             review,
             second_opinion,
         }
     }
+}
 
-    async fn review(&self, user: String, observer: &dyn CallObserver) -> RoleResult<ReviewAnswer> {
-        let contract = Contract {
-            who: "review",
-            check: &check_review,
-            shape: REVIEW_SHAPE,
-            repair_attempts: self.repair_attempts,
-            on_repair: None,
-        };
-        let messages = vec![
-            Message::system(self.review_prompt.clone()),
-            Message::user(user),
-        ];
-        let result = ask_checked(messages, &contract, |messages| {
-            self.call_review(messages, observer)
-        })
-        .await;
-        role_result(self.review_llm.model(), result)
-    }
+/// One role's question: the two roles differ only in these, and are asked the same way.
+struct Ask<'a, T> {
+    llm: &'a LlmClient,
+    prompt: &'a str,
+    who: &'a str,
+    check: &'a (dyn Fn(&Value) -> Result<T, Diagnostics> + Sync),
+    /// The answer's shape, quoted in a repair message.
+    shape: &'a str,
+    want: Want<'a>,
+    max_tokens: u32,
+}
 
-    /// The review role's one call to its model.
-    async fn call_review(
-        &self,
-        messages: Vec<Message>,
-        observer: &dyn CallObserver,
-    ) -> Result<ChatAnswer, LlmError> {
-        let want = Want::Json(&REVIEW_SCHEMA);
-        self.review_llm
-            .chat(
-                &Site::default(),
-                &messages,
-                want,
-                REVIEW_MAX_TOKENS,
-                observer,
-            )
-            .await
-    }
-
-    async fn second_opinion(
-        &self,
+impl<T> Ask<'_, T> {
+    /// Asks the role about `user`, with up to `repair_attempts` repair rounds while its answer
+    /// breaks the contract.
+    async fn run(
+        self,
         user: String,
+        repair_attempts: u32,
         observer: &dyn CallObserver,
-    ) -> RoleResult<SecondOpinion> {
+    ) -> RoleResult<T> {
         let contract = Contract {
-            who: "second_opinion",
-            check: &check_second_opinion,
-            shape: SECOND_OPINION_SHAPE,
-            repair_attempts: self.repair_attempts,
+            who: self.who,
+            check: self.check,
+            shape: self.shape,
+            repair_attempts,
             on_repair: None,
         };
-        let messages = vec![
-            Message::system(self.second_opinion_prompt.clone()),
-            Message::user(user),
-        ];
-        let result = ask_checked(messages, &contract, |messages| {
-            self.call_second_opinion(messages, observer)
+        let messages = vec![Message::system(self.prompt), Message::user(user)];
+        let (llm, want, max_tokens) = (self.llm, self.want, self.max_tokens);
+        let result = ask_checked(messages, &contract, |messages| async move {
+            llm.chat(&Site::default(), &messages, want, max_tokens, observer)
+                .await
         })
         .await;
-        role_result(self.second_opinion_llm.model(), result)
-    }
-
-    /// The second opinion's one call to its model.
-    async fn call_second_opinion(
-        &self,
-        messages: Vec<Message>,
-        observer: &dyn CallObserver,
-    ) -> Result<ChatAnswer, LlmError> {
-        let want = Want::Json(&SECOND_OPINION_SCHEMA);
-        self.second_opinion_llm
-            .chat(
-                &Site::default(),
-                &messages,
-                want,
-                SECOND_OPINION_MAX_TOKENS,
-                observer,
-            )
-            .await
+        role_result(llm.model(), result)
     }
 }
 

@@ -162,21 +162,13 @@ pub async fn review_report(
         &report_path.display().to_string(),
     );
     let mut errors = Vec::new();
-    for (role, result) in [
-        ("review", meeting.review.answer.as_ref().err()),
-        (
-            "second_opinion",
-            meeting.second_opinion.answer.as_ref().err(),
-        ),
-    ] {
-        if let Some(failure) = result {
-            tracing::warn!(
-                "[review] the {role} failed: {}; the research outcome is unchanged",
-                failure.error
-            );
-            observer.on_review_failed(Some(role), &failure.error, &codes_of(failure));
-            errors.push(format!("{role}: {}", failure.error));
-        }
+    for (role, failure) in meeting.failures() {
+        tracing::warn!(
+            "[review] the {role} failed: {}; the research outcome is unchanged",
+            failure.error
+        );
+        observer.on_review_failed(Some(role), &failure.error, &codes_of(failure));
+        errors.push(format!("{role}: {}", failure.error));
     }
     if let Err(e) = write_files(&record, paths) {
         return failed_before_files(e, observer);
@@ -192,13 +184,7 @@ pub async fn review_report(
         tokens: record.usage().total_tokens,
     });
     log_verdict(record.verdict, &paths.markdown);
-    let unusable = [
-        meeting.review.answer.as_ref().err(),
-        meeting.second_opinion.answer.as_ref().err(),
-    ]
-    .into_iter()
-    .flatten()
-    .any(|f| f.unusable);
+    let unusable = meeting.failures().any(|(_, f)| f.unusable);
     ReviewSummary {
         status: if errors.is_empty() {
             ReviewStatus::Completed

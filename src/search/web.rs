@@ -51,26 +51,27 @@ impl WebSearch {
         let Some(provider) = search.web_provider() else {
             return Ok(None);
         };
+        let spec = provider.spec();
         let path = || settings.config_path.display().to_string();
-        let base = match (&search.base_url, provider.default_base_url()) {
+        let base = match (&search.base_url, spec.default_base_url) {
             (Some(url), _) => url.clone(),
             // The defaults are constant http(s) URLs (`registry.rs` tests each).
             (None, Some(default)) => BaseUrl::parse(default).expect("a default base URL is valid"),
             (None, None) => {
                 return Err(SearchConfigError::MissingBaseUrl {
                     path: path(),
-                    provider: provider.name(),
+                    provider: spec.name,
                 });
             }
         };
-        if provider.key_required() && search.api_key.is_none() {
+        if spec.key_required && search.api_key.is_none() {
             return Err(SearchConfigError::MissingKey {
                 path: path(),
-                provider: provider.name(),
-                env: provider.key_env(),
+                provider: spec.name,
+                env: spec.key_env,
             });
         }
-        let url = base.join(provider.path());
+        let url = base.join(spec.path);
         let gate = gates.gate(&url.to_string(), &url.to_string(), RateLimits::default());
         Ok(Some(WebSearch {
             http,
@@ -87,7 +88,7 @@ impl WebSearch {
 
     /// The provider's name in `search.provider`, e.g. `tavily`.
     pub fn provider_name(&self) -> &'static str {
-        self.provider.name()
+        self.provider.spec().name
     }
 
     /// Runs one query and returns at most `search.maxResults` hits, retrying transient
@@ -162,9 +163,10 @@ impl WebSearch {
     /// `Authorization` header (`http::auth`): the key as the bearer token, else the URL's user
     /// part, which a key in a header of its own leaves free.
     fn request(&self, query: &str) -> reqwest::RequestBuilder {
+        let spec = self.provider.spec();
         let mut request =
-            crate::http::request(&self.http, self.provider.method(), &self.url, self.bearer());
-        if let (KeySentAs::Header(name), Some(key)) = (self.provider.key_sent_as(), &self.key) {
+            crate::http::request(&self.http, spec.method.clone(), &self.url, self.bearer());
+        if let (KeySentAs::Header(name), Some(key)) = (spec.key_sent_as, &self.key) {
             request = request.header(name, key.expose());
         }
         self.provider.request(request, query, self.max_results)
@@ -172,7 +174,7 @@ impl WebSearch {
 
     /// The key when the provider takes it as the bearer token.
     fn bearer(&self) -> Option<&ApiKey> {
-        let sent_as = self.provider.key_sent_as();
+        let sent_as = self.provider.spec().key_sent_as;
         self.key.as_ref().filter(|_| sent_as == KeySentAs::Bearer)
     }
 }

@@ -48,7 +48,7 @@ impl JsonSchema for SearchProviderKind {
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         let names: Vec<&str> = ["local", "none", "mcp"]
             .into_iter()
-            .chain(WEB_PROVIDERS.iter().map(|p| p.name()))
+            .chain(WEB_PROVIDERS.iter().map(|p| p.spec().name))
             .collect();
         json_schema!({ "type": "string", "enum": names })
     }

@@ -340,7 +340,7 @@ impl<'a> Resolver<'a> {
             ));
         }
         let api_key = pick(&s.api_key)
-            .or_else(|| web.first().and_then(|p| self.env(p.key_env())))
+            .or_else(|| web.first().and_then(|p| self.env(p.spec().key_env)))
             .and_then(ApiKey::new);
         let base_url = match pick(&s.base_url) {
             Some(url) => Some(self.url("search.baseURL", &url)?),

@@ -265,7 +265,7 @@ impl Settings {
         let bearer = self
             .search
             .web_provider()
-            .is_some_and(|p| p.key_sent_as() == KeySentAs::Bearer)
+            .is_some_and(|p| p.spec().key_sent_as == KeySentAs::Bearer)
             && self.search.api_key.is_some();
         let search = self.search.base_url.iter().filter(|_| bearer);
         let mut urls: Vec<&BaseUrl> = Vec::new();

@@ -38,7 +38,7 @@ impl SearchProviderKind {
             SearchProviderKind::Local => "local",
             SearchProviderKind::None => "none",
             SearchProviderKind::Mcp => "mcp",
-            SearchProviderKind::Web(provider) => provider.name(),
+            SearchProviderKind::Web(provider) => provider.spec().name,
         }
     }
 
@@ -53,7 +53,7 @@ impl SearchProviderKind {
 
 /// The web providers' names for a message: `searxng, tavily or brave`.
 pub fn web_provider_names() -> String {
-    let names: Vec<&str> = WEB_PROVIDERS.iter().map(|p| p.name()).collect();
+    let names: Vec<&str> = WEB_PROVIDERS.iter().map(|p| p.spec().name).collect();
     match names.split_last() {
         Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
         _ => names.concat(),
@@ -66,7 +66,7 @@ impl<'de> Deserialize<'de> for SearchProviderKind {
         SearchProviderKind::from_name(&name).ok_or_else(|| {
             let choices: Vec<String> = WEB_PROVIDERS
                 .iter()
-                .map(|p| p.name())
+                .map(|p| p.spec().name)
                 .chain(["mcp", "local", "none"])
                 .map(|n| format!("`{n}`"))
                 .collect();

@@ -50,7 +50,7 @@ pub const OWN_SECRET_VARIABLES: [&str; 2] =
 pub fn secret_variables() -> impl Iterator<Item = &'static str> {
     let providers = crate::web_providers::WEB_PROVIDERS.iter();
     std::iter::once("OPENAI_API_KEY")
-        .chain(providers.map(|p| p.key_env()))
+        .chain(providers.map(|p| p.spec().key_env))
         .chain(OWN_SECRET_VARIABLES)
 }
 

@@ -16,6 +16,8 @@ pub const BLOCK_VERSION: u32 = 1;
 /// Where a block is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "snake_case")]
 pub enum BlockStatus {
     /// Created, not yet worked on.
     Planned,
@@ -29,12 +31,7 @@ pub enum BlockStatus {
 
 impl BlockStatus {
     pub fn as_str(self) -> &'static str {
-        match self {
-            BlockStatus::Planned => "planned",
-            BlockStatus::Running => "running",
-            BlockStatus::Completed => "completed",
-            BlockStatus::Failed => "failed",
-        }
+        self.into()
     }
 
     /// Completed or failed: the block has returned.
@@ -261,6 +258,17 @@ pub fn goal_text(goal: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use strum::IntoEnumIterator;
+
+    /// Block files store these names: they must never change.
+    #[test]
+    fn every_block_status_keeps_its_stored_name() {
+        let names: Vec<&str> = BlockStatus::iter().map(BlockStatus::as_str).collect();
+        assert_eq!(names.join(" "), "planned running completed failed");
+        for v in BlockStatus::iter() {
+            assert_eq!(serde_json::json!(v), v.as_str(), "serde agrees");
+        }
+    }
 
     #[test]
     fn a_block_round_trips_and_keeps_ids_out_of_think() {

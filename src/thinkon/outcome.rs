@@ -20,6 +20,8 @@ use crate::report::{no_file_links, source_entry};
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "snake_case")]
 pub enum ThinkonStatus {
     Completed,
     Partial,
@@ -29,12 +31,7 @@ pub enum ThinkonStatus {
 
 impl ThinkonStatus {
     pub fn as_str(self) -> &'static str {
-        match self {
-            ThinkonStatus::Completed => "completed",
-            ThinkonStatus::Partial => "partial",
-            ThinkonStatus::Failed => "failed",
-            ThinkonStatus::Interrupted => "interrupted",
-        }
+        self.into()
     }
 }
 
@@ -87,13 +84,7 @@ fn sources_section(tree: &Tree) -> String {
                 continue;
             }
             let title = s.get("title").and_then(Value::as_str).unwrap_or("");
-            seen.push(Source {
-                url: url.to_string(),
-                title: title.to_string(),
-                snippet: None,
-                in_corpus: None,
-                passages: Vec::new(),
-            });
+            seen.push(Source::new(url, title));
         }
     }
     if seen.is_empty() {
@@ -165,6 +156,17 @@ fn one_line(text: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+    use strum::IntoEnumIterator;
+
+    /// Summaries store these names: they must never change.
+    #[test]
+    fn every_thinkon_status_keeps_its_stored_name() {
+        let names: Vec<&str> = ThinkonStatus::iter().map(ThinkonStatus::as_str).collect();
+        assert_eq!(names.join(" "), "completed partial failed interrupted");
+        for v in ThinkonStatus::iter() {
+            assert_eq!(serde_json::json!(v), v.as_str(), "serde agrees");
+        }
+    }
 
     #[test]
     fn a_partial_document_lists_what_returned() {

@@ -79,18 +79,13 @@ pub fn review_findings(value: &Value) -> (Diagnostics, Option<ReviewAnswer>) {
 
 /// The contract as the review stage checks it: the answer, or every violation.
 pub fn check_review(value: &Value) -> Result<ReviewAnswer, Diagnostics> {
-    match review_findings(value) {
-        (_, Some(answer)) => Ok(answer),
-        (d, None) => Err(d),
-    }
+    let (d, answer) = review_findings(value);
+    answer.ok_or(d)
 }
 
 /// `validate review`: the text of an answer file.
 pub fn validate_review_text(text: &str) -> Diagnostics {
-    match parse_answer(text) {
-        Ok(value) => review_findings(&value).0,
-        Err(d) => d,
-    }
+    parse_answer(text).map_or_else(|d| d, |value| review_findings(&value).0)
 }
 
 /// A required string with a letter or digit in it, cleaned; `EMPTY_FIELD` when it has none.

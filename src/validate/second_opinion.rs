@@ -27,6 +27,8 @@ use crate::diagnostics::Diagnostics;
 /// The second opinion's verdict on a report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[derive(strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "lowercase")]
 pub enum Verdict {
     /// The report can be used as it is.
     Ok,
@@ -38,11 +40,7 @@ pub enum Verdict {
 
 impl Verdict {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Ok => "ok",
-            Verdict::Warn => "warn",
-            Verdict::Block => "block",
-        }
+        self.into()
     }
 }
 
@@ -106,24 +104,30 @@ pub fn second_opinion_findings(value: &Value) -> (Diagnostics, Option<SecondOpin
 
 /// The contract as the review stage checks it: the answer, or every violation.
 pub fn check_second_opinion(value: &Value) -> Result<SecondOpinion, Diagnostics> {
-    match second_opinion_findings(value) {
-        (_, Some(answer)) => Ok(answer),
-        (d, None) => Err(d),
-    }
+    let (d, answer) = second_opinion_findings(value);
+    answer.ok_or(d)
 }
 
 /// `validate second-opinion`: the text of an answer file.
 pub fn validate_second_opinion_text(text: &str) -> Diagnostics {
-    match parse_answer(text) {
-        Ok(value) => second_opinion_findings(&value).0,
-        Err(d) => d,
-    }
+    parse_answer(text).map_or_else(|d| d, |value| second_opinion_findings(&value).0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+    use strum::IntoEnumIterator;
+
+    /// Review files store these names: they must never change.
+    #[test]
+    fn every_verdict_keeps_its_stored_name() {
+        let names: Vec<&str> = Verdict::iter().map(Verdict::as_str).collect();
+        assert_eq!(names.join(" "), "ok warn block");
+        for v in Verdict::iter() {
+            assert_eq!(serde_json::json!(v), v.as_str(), "serde agrees");
+        }
+    }
 
     fn errors(v: Value) -> Vec<(String, String)> {
         second_opinion_findings(&v)

@@ -11,14 +11,22 @@ use regex::Regex;
 use reqwest::{Method, RequestBuilder};
 use serde::{Deserialize, Serialize};
 
-use super::{KeySentAs, WebHit, WebProvider};
+use super::{KeySentAs, ProviderSpec, WebHit, WebProvider};
 
 /// The `brave` provider.
 #[derive(Debug, Clone, Copy)]
 pub struct Brave;
 
-/// Where Brave lives when `search.baseURL` is not set.
-pub const DEFAULT_BASE_URL: &str = "https://api.search.brave.com";
+/// The `brave` provider's constants.
+pub const SPEC: ProviderSpec = ProviderSpec {
+    name: "brave",
+    default_base_url: Some("https://api.search.brave.com"),
+    path: "/res/v1/web/search",
+    method: Method::GET,
+    key_env: "BRAVE_API_KEY",
+    key_required: true,
+    key_sent_as: KeySentAs::Header("X-Subscription-Token"),
+};
 
 /// The query string of one search.
 #[derive(Debug, Serialize)]
@@ -48,32 +56,8 @@ pub struct BraveResult {
 }
 
 impl WebProvider for Brave {
-    fn name(&self) -> &'static str {
-        "brave"
-    }
-
-    fn default_base_url(&self) -> Option<&'static str> {
-        Some(DEFAULT_BASE_URL)
-    }
-
-    fn path(&self) -> &'static str {
-        "/res/v1/web/search"
-    }
-
-    fn method(&self) -> Method {
-        Method::GET
-    }
-
-    fn key_env(&self) -> &'static str {
-        "BRAVE_API_KEY"
-    }
-
-    fn key_required(&self) -> bool {
-        true
-    }
-
-    fn key_sent_as(&self) -> KeySentAs {
-        KeySentAs::Header("X-Subscription-Token")
+    fn spec(&self) -> &'static ProviderSpec {
+        &SPEC
     }
 
     fn request(&self, request: RequestBuilder, query: &str, max_results: u32) -> RequestBuilder {

@@ -13,5 +13,5 @@ pub mod registry;
 pub mod searxng;
 pub mod tavily;
 
-pub use provider::{KeySentAs, WebHit, WebProvider};
+pub use provider::{KeySentAs, ProviderSpec, WebHit, WebProvider};
 pub use registry::{WEB_PROVIDERS, find};

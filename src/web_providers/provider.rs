@@ -1,11 +1,11 @@
-//! [`WebProvider`]: everything researchflow knows of one web search API, in one trait: its name
-//! in `search.provider`, where it lives, its key (variable, whether required, how it is sent),
-//! the request of one query and the hits of its answer.
+//! [`WebProvider`]: everything researchflow knows of one web search API, in one trait: its
+//! constants ([`ProviderSpec`]: its name in `search.provider`, where it lives, its key), the
+//! request of one query and the hits of its answer.
 //!
 //! An implementation describes the API and nothing else. It never sends (`search/web.rs` does,
 //! through the one retry policy), never reads settings or the environment (`settings` does, from
 //! [`super::WEB_PROVIDERS`]), and never touches the key: `search/web.rs` puts it where
-//! [`WebProvider::key_sent_as`] says, so no provider can put it in a URL or send two
+//! [`ProviderSpec::key_sent_as`] says, so no provider can put it in a URL or send two
 //! `Authorization` headers.
 
 use reqwest::{Method, RequestBuilder};
@@ -31,35 +31,37 @@ pub struct WebHit {
     pub snippet: Option<String>,
 }
 
+/// The constants that describe one provider: what `settings`, `search/web.rs`, `doctor` and the
+/// messages need to know of it without sending anything.
+#[derive(Debug)]
+pub struct ProviderSpec {
+    /// Its name in `search.provider`: lower case, unique, neither `local` nor `none`.
+    pub name: &'static str,
+    /// Where it lives when `search.baseURL` is not set; `None` for a self-hosted service, whose
+    /// address the user must set.
+    pub default_base_url: Option<&'static str>,
+    /// The path of the search endpoint below the base URL, e.g. `/search`.
+    pub path: &'static str,
+    /// The method of a search request.
+    pub method: Method,
+    /// The environment variable that holds its key when `search.apiKey` is not set.
+    pub key_env: &'static str,
+    /// Whether it cannot be used without a key (else a key is sent only when one is set).
+    pub key_required: bool,
+    /// How the key is sent.
+    pub key_sent_as: KeySentAs,
+}
+
 /// One web search API. Implement it in a file of its own and add the value to
 /// [`super::WEB_PROVIDERS`]: config parsing, key lookup, the search client, `doctor` and the
 /// error messages read it from there (ARCHITECTURE.md, "Recipes", "A web search provider").
 pub trait WebProvider: Sync {
-    /// Its name in `search.provider`: lower case, unique, neither `local` nor `none`.
-    fn name(&self) -> &'static str;
+    /// Its constants (name, address, key).
+    fn spec(&self) -> &'static ProviderSpec;
 
-    /// Where it lives when `search.baseURL` is not set; `None` for a self-hosted service, whose
-    /// address the user must set.
-    fn default_base_url(&self) -> Option<&'static str>;
-
-    /// The path of the search endpoint below the base URL, e.g. `/search`.
-    fn path(&self) -> &'static str;
-
-    /// The method of a search request.
-    fn method(&self) -> Method;
-
-    /// The environment variable that holds its key when `search.apiKey` is not set.
-    fn key_env(&self) -> &'static str;
-
-    /// Whether it cannot be used without a key (else a key is sent only when one is set).
-    fn key_required(&self) -> bool;
-
-    /// How the key is sent.
-    fn key_sent_as(&self) -> KeySentAs;
-
-    /// One query: `request` is already addressed to the endpoint (base URL and [`Self::path`])
-    /// and carries the key; this adds the query string, body and headers. `max_results` is 1
-    /// to 20.
+    /// One query: `request` is already addressed to the endpoint (base URL and
+    /// [`ProviderSpec::path`]) and carries the key; this adds the query string, body and
+    /// headers. `max_results` is 1 to 20.
     fn request(&self, request: RequestBuilder, query: &str, max_results: u32) -> RequestBuilder;
 
     /// The results of a 2xx answer's body, in the provider's order; an error when the body is
@@ -70,7 +72,7 @@ pub trait WebProvider: Sync {
 /// Providers are equal when their names are: a name is unique in the registry.
 impl PartialEq for dyn WebProvider {
     fn eq(&self, other: &Self) -> bool {
-        self.name() == other.name()
+        self.spec().name == other.spec().name
     }
 }
 
@@ -78,6 +80,6 @@ impl Eq for dyn WebProvider {}
 
 impl std::fmt::Debug for dyn WebProvider {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+        f.write_str(self.spec().name)
     }
 }

@@ -8,11 +8,22 @@
 use reqwest::{Method, RequestBuilder};
 use serde::{Deserialize, Serialize};
 
-use super::{KeySentAs, WebHit, WebProvider};
+use super::{KeySentAs, ProviderSpec, WebHit, WebProvider};
 
 /// The `searxng` provider.
 #[derive(Debug, Clone, Copy)]
 pub struct Searxng;
+
+/// The `searxng` provider's constants.
+pub const SPEC: ProviderSpec = ProviderSpec {
+    name: "searxng",
+    default_base_url: None,
+    path: "/search",
+    method: Method::GET,
+    key_env: "SEARXNG_API_KEY",
+    key_required: false,
+    key_sent_as: KeySentAs::Bearer,
+};
 
 /// The query string of one search.
 #[derive(Debug, Serialize)]
@@ -35,32 +46,8 @@ pub struct SearxngResult {
 }
 
 impl WebProvider for Searxng {
-    fn name(&self) -> &'static str {
-        "searxng"
-    }
-
-    fn default_base_url(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn path(&self) -> &'static str {
-        "/search"
-    }
-
-    fn method(&self) -> Method {
-        Method::GET
-    }
-
-    fn key_env(&self) -> &'static str {
-        "SEARXNG_API_KEY"
-    }
-
-    fn key_required(&self) -> bool {
-        false
-    }
-
-    fn key_sent_as(&self) -> KeySentAs {
-        KeySentAs::Bearer
+    fn spec(&self) -> &'static ProviderSpec {
+        &SPEC
     }
 
     fn request(&self, request: RequestBuilder, query: &str, _max_results: u32) -> RequestBuilder {

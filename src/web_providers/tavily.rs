@@ -7,14 +7,22 @@
 use reqwest::{Method, RequestBuilder};
 use serde::{Deserialize, Serialize};
 
-use super::{KeySentAs, WebHit, WebProvider};
+use super::{KeySentAs, ProviderSpec, WebHit, WebProvider};
 
 /// The `tavily` provider.
 #[derive(Debug, Clone, Copy)]
 pub struct Tavily;
 
-/// Where Tavily lives when `search.baseURL` is not set.
-pub const DEFAULT_BASE_URL: &str = "https://api.tavily.com";
+/// The `tavily` provider's constants.
+pub const SPEC: ProviderSpec = ProviderSpec {
+    name: "tavily",
+    default_base_url: Some("https://api.tavily.com"),
+    path: "/search",
+    method: Method::POST,
+    key_env: "TAVILY_API_KEY",
+    key_required: true,
+    key_sent_as: KeySentAs::Bearer,
+};
 
 /// The JSON body of one search.
 #[derive(Debug, Serialize)]
@@ -40,32 +48,8 @@ pub struct TavilyResult {
 }
 
 impl WebProvider for Tavily {
-    fn name(&self) -> &'static str {
-        "tavily"
-    }
-
-    fn default_base_url(&self) -> Option<&'static str> {
-        Some(DEFAULT_BASE_URL)
-    }
-
-    fn path(&self) -> &'static str {
-        "/search"
-    }
-
-    fn method(&self) -> Method {
-        Method::POST
-    }
-
-    fn key_env(&self) -> &'static str {
-        "TAVILY_API_KEY"
-    }
-
-    fn key_required(&self) -> bool {
-        true
-    }
-
-    fn key_sent_as(&self) -> KeySentAs {
-        KeySentAs::Bearer
+    fn spec(&self) -> &'static ProviderSpec {
+        &SPEC
     }
 
     fn request(&self, request: RequestBuilder, query: &str, max_results: u32) -> RequestBuilder {

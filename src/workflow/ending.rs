@@ -365,11 +365,7 @@ mod tests {
         assert_eq!(answered(&plan), None, "no final summary yet");
         let node = completed_node(&mut plan, NodeType::Summary, FINAL_BATCH);
         node.summary = "Cells hold 270 Wh/kg [1].".into();
-        node.sources = vec![crate::plan::Source {
-            url: "https://example.org/a".into(),
-            title: "A".into(),
-            ..Default::default()
-        }];
+        node.sources = vec![crate::plan::Source::new("https://example.org/a", "A")];
         assert_eq!(answered(&plan), Some(true));
         let mut node = plan.nodes.last().cloned().expect("final");
         node.summary = "The sources do not answer the question.".into();
@@ -435,11 +431,10 @@ mod tests {
         if fin.summary.is_empty() {
             fin.summary = "Cells are dense.".into();
         }
-        fin.sources = vec![crate::plan::Source {
-            url: "https://example.org/a".into(),
-            title: "Sodium-ion cells".into(),
-            ..Default::default()
-        }];
+        fin.sources = vec![crate::plan::Source::new(
+            "https://example.org/a",
+            "Sodium-ion cells",
+        )];
         fin.claims = claims;
         plan
     }

@@ -140,11 +140,8 @@ fn node() -> impl Strategy<Value = Node> {
     });
     let source = (".{0,20}", ".{0,20}", proptest::option::of(".{0,20}")).prop_map(
         |(url, title, snippet)| Source {
-            url,
-            title,
             snippet,
-            in_corpus: None,
-            passages: Vec::new(),
+            ..Source::new(url, title)
         },
     );
     let rest = (
