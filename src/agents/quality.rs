@@ -127,7 +127,7 @@ pub fn echoes(answer: &str, system: &str) -> Option<QualityFinding> {
 /// The first label of the task's input message ([`INPUT_LABELS`]) that opens a line of
 /// `answer` (past list and heading marks, case aside), or whose words are in it but for the
 /// first (`More recent results this task builds on:`, as Gemma 3 270M wrote it); or the line
-/// that stands for no sources ([`NO_SOURCES`]), anywhere.
+/// that stands for no sources ([`NO_SOURCES`]), anywhere, also with one of its clauses reworded.
 fn input_label(answer: &str) -> Option<&'static str> {
     let opens = |label: &str| {
         answer.lines().any(|line| {
@@ -137,7 +137,9 @@ fn input_label(answer: &str) -> Option<&'static str> {
         })
     };
     let said = format!(" {} ", words(answer));
-    if said.contains(&format!(" {} ", words(NO_SOURCES))) {
+    // Two of its three clauses, as SmolLM2 135M reworded it ("the search returned none").
+    let clauses = NO_SOURCES.split([':', ';']).map(words);
+    if clauses.filter(|c| said.contains(&format!(" {c} "))).count() >= 2 {
         return Some(NO_SOURCES);
     }
     let inside = |label: &str| {
@@ -316,6 +318,10 @@ mod tests {
         // Gemma 3 270M again, with no sources to cite, under llama.cpp's llama-2 template.
         let listless = ":\n(no sources: the searches returned none; cite nothing)\n";
         assert!(echoes(listless, PROMPT).is_some_and(|f| f.message.contains("no sources")));
+        // SmolLM2 135M, reworded (llama.cpp, 2026-12-06).
+        let reworded = "Cells differ.\n\n(no sources: the search returned none; cite nothing)\n";
+        assert!(echoes(reworded, PROMPT).is_some());
+        assert!(echoes("There are no sources on cobalt prices.", PROMPT).is_none());
         assert!(echoes("Cells store energy.\n/INST\n", PROMPT).is_some());
         assert!(echoes("Numbered sources:\n[1] x", PROMPT).is_some());
         assert!(echoes("The task of a cathode is to host lithium [1].", PROMPT).is_none());
