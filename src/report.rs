@@ -119,18 +119,23 @@ pub fn render_with(
     strip_controls(&out)
 }
 
+/// The line under the title of a report that has no source.
+pub const NO_SOURCE_LINE: &str = "_No source backs this report: no search found anything to \
+    cite (or none ran), so nothing in it is checked against a source._\n\n";
+
 /// What marks an unsupported claim where it stands in the report.
 pub const UNSUPPORTED_MARK: &str = "**[not supported by its sources]**";
 
 /// The line under the title that counts the report's cited claims by what checked them, in
 /// words that claim no more than the check can tell (with an empty line after it): a quote is
 /// in its source word for word; a word check finds a claim's words in its sources, not its
-/// meaning; only a model's judgement (`roles.verifier`) calls a claim supported. Nothing for a
-/// report without claims or sources.
+/// meaning; only a model's judgement (`roles.verifier`) calls a claim supported. A report with
+/// no source at all says that nothing backs it (a model's report then is its own writing, no
+/// search provider or searches that found nothing, however sure it sounds).
 fn claims_line(claims: &[Claim], has_sources: bool) -> String {
     if claims.is_empty() {
         return match has_sources {
-            false => String::new(),
+            false => NO_SOURCE_LINE.into(),
             true => "_No sentence of this report cites its sources._\n\n".into(),
         };
     }
@@ -251,7 +256,11 @@ mod tests {
              words, not of meaning); 1 of 1 cited claims are supported by their sources, as a \
              model judged them._\n\n"
         );
-        assert_eq!(claims_line(&[], false), "");
+        assert_eq!(
+            claims_line(&[], false),
+            NO_SOURCE_LINE,
+            "nothing backs it, and it says so"
+        );
         assert_eq!(
             claims_line(&[], true),
             "_No sentence of this report cites its sources._\n\n"
