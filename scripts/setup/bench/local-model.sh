@@ -14,7 +14,7 @@
 #
 # The strongest instruct models in GGUF we found on the registries this machine reaches (by
 # name and description, and the likely wheels opened; Gemma 3 270M is there too but echoes its
-# prompt). The 1.5B reads about 30-60 prompt tokens and writes about 8-12 tokens a second on 2
+# prompt). The 1.5B reads about 25-35 prompt tokens and writes about 8-12 tokens a second on 2
 # shared cores, so a workflow question takes minutes; the 135M is ten times faster and answers
 # nothing right. Figures measured with any of them compare systems on one small model, not what
 # a strong model would give. Each file is checked against its SHA-256 below. Point
