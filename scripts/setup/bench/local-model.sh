@@ -117,6 +117,6 @@ case "${1:-}" in
   name)
     echo "$name" ;;
   *)
-    sed -n '2,36p' "$0"
+    sed -n '2,35p' "$0"
     exit 2 ;;
 esac
