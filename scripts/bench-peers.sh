@@ -3,8 +3,8 @@
 # model, the same web, the same questions, every report scored by the same scorer. Not a test:
 # it prints a table.
 #
-#   scripts/bench-peers.sh [--base-url URL --model NAME] [--questions N] [--systems LIST]
-#                          [--timeout SECONDS] [--out DIR]
+#   scripts/bench-peers.sh [--base-url URL --model NAME] [--questions N | --ids LIST]
+#                          [--systems LIST] [--timeout SECONDS] [--out DIR]
 #
 # - One model: the OpenAI-compatible endpoint --base-url (with its /v1) and --model; without
 #   them, scripts/setup/bench/local-model.sh starts llama.cpp on loopback with the small model it
@@ -14,7 +14,8 @@
 #   snippets of the best sentence). Every system searches it and reads its pages; nothing
 #   reaches beyond loopback but the model's endpoint.
 # - One question set: the first N (default 6) of a fixed interleaving of the shipped sets,
-#   answerable and unanswerable mixed (PEER_IDS below).
+#   answerable and unanswerable mixed (PEER_IDS below); or --ids, a comma list of them, in
+#   that order (to ask one again, or alone, into an --out of its own).
 # - One scorer: `researchflow eval SET --reports DIR --site URL` over each system's reports
 #   (leading statement right / wrong / abstained, gold anywhere, citation precision, evidence
 #   recall), and each question's model calls and tokens from scripts/record-proxy.py, one
@@ -31,16 +32,17 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
-base_url="" model="" questions=6 systems="researchflow,gpt-researcher,ldr" timeout=900 out=""
+base_url="" model="" questions=6 ids="" systems="researchflow,gpt-researcher,ldr" timeout=900 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --base-url) base_url="$2"; shift 2 ;;
     --model) model="$2"; shift 2 ;;
     --questions) questions="$2"; shift 2 ;;
+    --ids) ids="$2"; shift 2 ;;
     --systems) systems="$2"; shift 2 ;;
     --timeout) timeout="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    *) sed -n '2,30p' "$0"; exit 2 ;;
+    *) sed -n '2,31p' "$0"; exit 2 ;;
   esac
 done
 if [ -n "$base_url" ] && [ -z "$model" ]; then
@@ -64,9 +66,14 @@ if [ -z "$base_url" ]; then
 fi
 
 # The question set: the chosen ids, in that order, from the shipped sets.
-python3 - "$out/set.jsonl" "$questions" $PEER_IDS <<'PY'
+python3 - "$out/set.jsonl" "$questions" "$ids" $PEER_IDS <<'PY'
 import json, sys
-path, n, ids = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+path, n, only, ids = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+if only:
+    unknown = [i for i in only.split(",") if i not in ids]
+    if unknown:
+        sys.exit(f"bench-peers: not in the interleaving: {', '.join(unknown)}")
+    ids, n = only.split(","), len(only.split(","))
 sets = {}
 for name in ("batteries", "debian", "licenses"):
     for line in open(f"fixtures/eval/{name}.jsonl", encoding="utf-8"):
@@ -86,7 +93,7 @@ python3 scripts/bench/site.py fixtures/corpus 5 --also fixtures/corpus-debian \
 pids+=($!)
 for _ in $(seq 1 100); do [ -s "$out/site.url" ] && break; sleep 0.1; done
 site="$(head -n 1 "$out/site.url")"
-echo "== model $model at $base_url; web $site; $questions questions; out $out"
+echo "== model $model at $base_url; web $site; $(wc -l <"$out/set.jsonl") questions; out $out"
 
 # The command (in `cmd`) that has SYSTEM answer QUESTION into ID's report in DIR, the model
 # behind PROXY.
