@@ -2,7 +2,9 @@
 //!
 //! Models wrap JSON in `<think>...</think>` reasoning, Markdown fences or prose. This module
 //! removes the reasoning, prefers the content of a fenced block, and takes the first complete
-//! JSON object it finds. It does not judge the object: each caller checks its own contract.
+//! JSON object it finds, reading a raw line break (or another control character) inside a
+//! string as its escape when nothing parses without. It does not judge the object: each
+//! caller checks its own contract.
 
 use std::sync::LazyLock;
 
@@ -45,15 +47,54 @@ pub fn extract_json(answer: &str) -> Result<Value, String> {
     })
 }
 
-/// Tries every `{` in turn and returns the first position that starts a whole JSON object.
+/// Tries every `{` in turn and returns the first position that starts a whole JSON object;
+/// then, if none does and the text has control characters, every `{` again with those inside
+/// strings escaped ([`escape_controls_in_strings`]).
 fn first_object(text: &str) -> Option<Value> {
-    text.match_indices('{').find_map(|(pos, _)| {
-        let mut stream = serde_json::Deserializer::from_str(&text[pos..]).into_iter::<Value>();
+    let object = |text: &str| {
+        let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
         match stream.next() {
             Some(Ok(v @ Value::Object(_))) => Some(v),
             _ => None,
         }
+    };
+    let starts = || text.match_indices('{').map(|(pos, _)| &text[pos..]);
+    starts().find_map(object).or_else(|| {
+        let controls = text.chars().any(|c| c < ' ');
+        controls
+            .then(|| starts().find_map(|t| object(&escape_controls_in_strings(t))))
+            .flatten()
     })
+}
+
+/// `text` (from an object's `{`) with the control characters inside its strings escaped, as
+/// JSON wants them: small models under a JSON grammar still put an analysis's points on lines
+/// of their own, a raw line break inside a string that a strict parser refuses (Qwen2.5-Coder
+/// 1.5B on llama.cpp, 2026-12-06: every analyst answer of a run). Outside strings (where white
+/// space is allowed) nothing changes.
+fn escape_controls_in_strings(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let (mut in_string, mut escaped) = (false, false);
+    for c in text.chars() {
+        if in_string && c < ' ' {
+            match c {
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                c => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            }
+            escaped = false;
+            continue;
+        }
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if in_string => escaped = true,
+            '"' => in_string = !in_string,
+            _ => {}
+        }
+        out.push(c);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -78,6 +119,24 @@ mod tests {
         assert_eq!(
             extract_json(text),
             Ok(json!({"t": "a } b {", "n": [1, {"x": 2}]}))
+        );
+    }
+
+    #[test]
+    fn raw_line_breaks_inside_strings_are_read_as_escapes() {
+        // Qwen2.5-Coder 1.5B's analyst answer, shortened (llama.cpp, 2026-12-06).
+        let text = "{\"summary\": \"Under 80 characters.\", \"analysis\": \"Points:\n1. **Docs** \\\"short\\\"\r\n\t2. end\u{1}\"}";
+        assert_eq!(
+            extract_json(text),
+            Ok(
+                json!({"summary": "Under 80 characters.", "analysis": "Points:\n1. **Docs** \"short\"\r\n\t2. end\u{1}"})
+            )
+        );
+        let spaced = "{\n  \"a\": \"x\ny\",\n  \"b\": 1\n}";
+        assert_eq!(extract_json(spaced), Ok(json!({"a": "x\ny", "b": 1})));
+        assert!(
+            extract_json("{\"a\": \"open\n").is_err(),
+            "still a whole object or none"
         );
     }
 

@@ -536,3 +536,36 @@ async fn the_review_grammar_does_not_kill_a_llama_cpp_python_server() {
         );
     }
 }
+
+/// Qwen2.5-Coder 1.5B on llama.cpp (2026-12-06) wrote every analyst answer under the JSON
+/// grammar with its analysis's points on lines of their own: raw line breaks inside a JSON
+/// string, which a strict parser refuses. They are read as their escapes, not kept as raw text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn raw_line_breaks_inside_json_strings_are_read() {
+    let llm = MockLlm::start().await;
+    let rounds = one_search_then_final();
+    let planner_calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = std::sync::Arc::clone(&planner_calls);
+    llm.set_handler(move |req| match agent(req) {
+        Agent::Planner => {
+            let n = seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Reply::json(&rounds[n.min(1)])
+        }
+        Agent::Queries => Reply::json(&json!({"queries": ["q"]})),
+        Agent::Analysis | Agent::Summary => Reply::content(
+            "{\"summary\": \"Names stay under 80 characters.\",\n \"analysis\": \"Points:\n1. **Docs**: under 80\n2. **Policy**: the same\"}",
+        ),
+        Agent::Final => Reply::content("Names stay short [1]."),
+        _ => unreachable!("the review is off here"),
+    });
+    let s = Setup::new(&llm, None);
+    s.query("Q?").run().await.success();
+    let plan = s.plan();
+    let b = node(&plan, "b");
+    assert_eq!(b["summary"], "Names stay under 80 characters.", "{b}");
+    let analysis = b["info"].as_str().unwrap_or_default();
+    assert!(
+        analysis.contains("Points:\n1. **Docs**: under 80\n2."),
+        "{analysis}"
+    );
+}
