@@ -120,7 +120,7 @@ pub fn render_with(
 }
 
 /// The line under the title of a report that has no source.
-pub const NO_SOURCE_LINE: &str = "_No source backs this report: no search found anything to \
+const NO_SOURCE_LINE: &str = "_No source backs this report: no search found anything to \
     cite (or none ran), so nothing in it is checked against a source._\n\n";
 
 /// What marks an unsupported claim where it stands in the report.

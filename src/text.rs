@@ -285,6 +285,26 @@ pub fn content_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
         .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'))
 }
 
+/// The names of every variant of `E`, in order, space-separated: for tests that pin the names
+/// that files and events store (a new variant fails them until it is named).
+#[cfg(test)]
+pub fn variant_names<E: strum::IntoEnumIterator + Into<&'static str>>() -> String {
+    E::iter().map(Into::into).collect::<Vec<&str>>().join(" ")
+}
+
+/// [`variant_names`], each checked to be the name serde writes too.
+#[cfg(test)]
+pub fn stored_names<E>() -> String
+where
+    E: strum::IntoEnumIterator + Into<&'static str> + serde::Serialize + Copy,
+{
+    for v in E::iter() {
+        let name: &str = v.into();
+        assert_eq!(serde_json::json!(v), name, "serde agrees");
+    }
+    variant_names::<E>()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -270,17 +270,14 @@ impl Slots {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use strum::IntoEnumIterator;
 
     /// Batch manifests store these names: they must never change.
     #[test]
     fn every_item_status_keeps_its_stored_name() {
-        let names: Vec<&str> = ItemStatus::iter().map(ItemStatus::as_str).collect();
-        let want = "pending running completed partial degraded final_failed interrupted failed";
-        assert_eq!(names.join(" "), want);
-        for v in ItemStatus::iter() {
-            assert_eq!(serde_json::json!(v), v.as_str(), "serde agrees");
-        }
+        assert_eq!(
+            crate::text::stored_names::<ItemStatus>(),
+            "pending running completed partial degraded final_failed interrupted failed"
+        );
     }
 
     fn item(id: &str, status: ItemStatus) -> Item {

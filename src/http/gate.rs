@@ -500,13 +500,13 @@ impl Budget {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use strum::IntoEnumIterator;
 
     /// Events store these names: they must never change.
     #[test]
     fn every_wait_reason_keeps_its_stored_name() {
-        let names: Vec<&str> = WaitReason::iter().map(WaitReason::as_str).collect();
-        let want = "retry_after backoff requests_per_minute tokens_per_minute";
-        assert_eq!(names.join(" "), want);
+        assert_eq!(
+            crate::text::variant_names::<WaitReason>(),
+            "retry_after backoff requests_per_minute tokens_per_minute"
+        );
     }
 }

@@ -276,27 +276,23 @@ impl Negotiator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use strum::IntoEnumIterator;
 
     /// Events store these names: they must never change.
     #[test]
     fn every_form_keeps_its_stored_name() {
-        let names: Vec<&str> = Form::iter().map(Form::as_str).collect();
-        let want = "json_schema json_object_schema json_object none";
-        assert_eq!(names.join(" "), want);
-        for v in Form::iter() {
-            assert_eq!(serde_json::json!(v), v.as_str(), "serde agrees");
-        }
+        assert_eq!(
+            crate::text::stored_names::<Form>(),
+            "json_schema json_object_schema json_object none"
+        );
     }
 
     /// Events store these names: they must never change.
     #[test]
     fn every_token_param_keeps_its_stored_name() {
-        let names: Vec<&str> = TokenParam::iter().map(TokenParam::as_str).collect();
-        assert_eq!(names.join(" "), "max_tokens max_completion_tokens none");
-        for v in TokenParam::iter() {
-            assert_eq!(serde_json::json!(v), v.as_str(), "serde agrees");
-        }
+        assert_eq!(
+            crate::text::stored_names::<TokenParam>(),
+            "max_tokens max_completion_tokens none"
+        );
     }
 
     const LLAMA_CPP_PYTHON: &str = r#"{"error":{"message":"1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}","type":"internal_server_error"}}"#;

@@ -226,13 +226,11 @@ pub fn unescape(text: &str) -> String {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use strum::IntoEnumIterator;
 
     /// Refs in plan files store these names: they must never change.
     #[test]
     fn every_info_part_keeps_its_stored_name() {
-        let names: Vec<&str> = InfoPart::iter().map(InfoPart::as_str).collect();
-        assert_eq!(names.join(" "), "llm search all");
+        assert_eq!(crate::text::variant_names::<InfoPart>(), "llm search all");
     }
 
     fn round_trip(llm: &str, search: &str) -> Info {

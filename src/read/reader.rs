@@ -209,13 +209,14 @@ fn to_page(fetched: Fetched, parsing: &Parsing) -> Result<ReadPage, String> {
 mod tests {
     use super::*;
     use crate::read::extract::PageKind;
-    use strum::IntoEnumIterator;
 
     /// Events store these names: they must never change.
     #[test]
     fn every_served_keeps_its_stored_name() {
-        let names: Vec<&str> = Served::iter().map(Served::as_str).collect();
-        assert_eq!(names.join(" "), "web unchanged cache memory");
+        assert_eq!(
+            crate::text::variant_names::<Served>(),
+            "web unchanged cache memory"
+        );
     }
 
     #[test]

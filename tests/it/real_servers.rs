@@ -10,7 +10,7 @@ use crate::support;
 use crate::support::refusal::{FormatKind, Refusal};
 use crate::support::scenario::{
     Agent, KEY, Setup, agent, backed_report, events_of, final_over, node, one_search_then_final,
-    plan_answer, scripted, task_title, titles,
+    plan_answer, scripted, searches_then_final, task_title, titles,
 };
 use crate::support::{MockLlm, Recorded, Reply, researchflow};
 
@@ -543,14 +543,8 @@ async fn the_review_grammar_does_not_kill_a_llama_cpp_python_server() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn raw_line_breaks_inside_json_strings_are_read() {
     let llm = MockLlm::start().await;
-    let rounds = one_search_then_final();
-    let planner_calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let seen = std::sync::Arc::clone(&planner_calls);
-    llm.set_handler(move |req| match agent(req) {
-        Agent::Planner => {
-            let n = seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            Reply::json(&rounds[n.min(1)])
-        }
+    llm.set_handler(|req| match agent(req) {
+        Agent::Planner => Reply::json(&searches_then_final(req, &["Only search"])),
         Agent::Queries => Reply::json(&json!({"queries": ["q"]})),
         Agent::Analysis | Agent::Summary => Reply::content(
             "{\"summary\": \"Names stay under 80 characters.\",\n \"analysis\": \"Points:\n1. **Docs**: under 80\n2. **Policy**: the same\"}",
