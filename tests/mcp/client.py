@@ -84,6 +84,10 @@ async def research(client, arguments):
     return {"result": dump(result), "progress": notes}
 
 
+# How many cancellations of a quick offline run may arrive after it ended (a loaded machine).
+LATE_CANCELS_ALLOWED = 4
+
+
 async def cancelled_run(client, session, arguments, after=1, hanging=None, tool="research"):
     """Starts `tool` (`research`, or `thinkon`) with `arguments`, cancels it once `after` tasks
     (or blocks) have finished (0: at its first progress notification) and, with `hanging`, once
@@ -203,20 +207,30 @@ async def offline_scenario(args):
         out["research"] = await research(
             client, {"query": "How do lithium-ion cells degrade?", **corpus}
         )
-        seen = await cancelled_run(
-            client, session, {"query": "What limits fast charging?", **corpus}, after=0
-        )
-        out["cancelled"] = seen
-        plan = seen["plan_file"]
-        # Right after the cancellation: over stdio the server has it before the next request,
-        # and the run is saved before these answer. Over HTTP the cancellation can be a closed
-        # stream that the server notices a moment later (see `settled_report`).
-        if args.url:
-            out["after_cancel"] = await settled_report(client, plan)
-            out["list_runs"] = dump(await client.call_tool("list_runs", {}))
-        else:
-            out["list_runs"] = dump(await client.call_tool("list_runs", {}))
-            out["after_cancel"] = dump(await client.call_tool("get_report", {"plan_file": plan}))
+        # An offline run is quick: a cancellation that reaches the server after the run has
+        # ended cannot interrupt it, and the run rightly stays `completed`. Such a late one is
+        # counted and the question asked again; the test fails if no cancellation is in time.
+        out["late_cancels"] = 0
+        for _ in range(LATE_CANCELS_ALLOWED + 1):
+            seen = await cancelled_run(
+                client, session, {"query": "What limits fast charging?", **corpus}, after=0
+            )
+            plan = seen["plan_file"]
+            # Right after the cancellation: over stdio the server has it before the next
+            # request, and the run is saved before these answer. Over HTTP the cancellation
+            # can be a closed stream that the server notices a moment later (`settled_report`).
+            if args.url:
+                out["after_cancel"] = await settled_report(client, plan)
+                out["list_runs"] = dump(await client.call_tool("list_runs", {}))
+            else:
+                out["list_runs"] = dump(await client.call_tool("list_runs", {}))
+                out["after_cancel"] = dump(
+                    await client.call_tool("get_report", {"plan_file": plan})
+                )
+            out["cancelled"] = seen
+            if (out["after_cancel"]["structured"] or {}).get("status") != "completed":
+                break
+            out["late_cancels"] += 1
         notes = []
 
         async def on_progress(progress, total, message):
