@@ -12,7 +12,10 @@
 //!    paragraph wholly in italics (the claims line, the offline engine's notice) and a label
 //!    ending in `:` (`**Short answer:**`) are passed over; of a list, its first item;
 //! 3. that paragraph up to and including its first citation marker (`[1]`, `[2][3]`); a
-//!    paragraph that cites nothing, up to the end of its first sentence.
+//!    paragraph that cites nothing, up to the end of its first sentence. A marker that opens
+//!    its sentence attributes what follows (`According to [1], ...`, `[2] states that ...`:
+//!    at most three words before it, words or a comma after it) and ends nothing: the
+//!    statement runs on to the next marker, or to the end of that sentence.
 //!
 //! The offline engine's answer leads with the figure or name asked for on its own line
 //! (`about 1500 cycles [1]`), then the quote it comes from: the figure is the statement. A
@@ -32,7 +35,7 @@ use serde::{Deserialize, Serialize};
 use crate::agents::claims::claim_text;
 use crate::agents::quality::says_no_answer;
 use crate::markdown::{answer_section, heading};
-use crate::text::sentences::split_sentences;
+use crate::text::sentences;
 use crate::text::words;
 
 /// What a question's leading statement is, against its gold.
@@ -124,17 +127,41 @@ pub fn leading_statement(body: &str) -> String {
     let Some(paragraph) = first_paragraph(answer_section(body)) else {
         return String::new();
     };
-    let cut = MARKERS
-        .captures_iter(&paragraph)
-        .find(|c| c.get(1).is_none())
-        .and_then(|c| c.get(0))
-        .map(|m| m.end());
-    match cut {
-        Some(end) => paragraph[..end].trim().to_string(),
-        None => split_sentences(&paragraph)
-            .first()
-            .map_or(String::new(), |s| s.to_string()),
+    let sentences = sentences::ranges(&paragraph);
+    let sentence_of = |at: usize| sentences.iter().find(|r| r.contains(&at));
+    let mut opener = None;
+    for marker in MARKERS.captures_iter(&paragraph) {
+        let (Some(m), None) = (marker.get(0), marker.get(1)) else {
+            continue;
+        };
+        if opener.is_some_and(|end| m.start() >= end) {
+            break;
+        }
+        let sentence = sentence_of(m.start());
+        let start = sentence.map_or(0, |r| r.start);
+        if !attributes(
+            &paragraph[start..m.start()],
+            &paragraph[m.end()..],
+            start == 0,
+        ) {
+            return paragraph[..m.end()].trim().to_string();
+        }
+        opener = opener.or(sentence.map(|r| r.end));
     }
+    let end = opener.or_else(|| sentences.first().map(|r| r.end));
+    end.map_or(String::new(), |end| paragraph[..end].trim().to_string())
+}
+
+/// Whether a citation marker between `before` (its sentence's words before it) and `after`
+/// (the paragraph after it) opens its sentence, attributing what follows (`According to [1],
+/// ...`, `[2] states ...`) rather than ending a statement: at most three words before it
+/// (none only at the paragraph's start, `opens`; else it cites the sentence before), then a
+/// comma, a colon or a word.
+fn attributes(before: &str, after: &str, opens: bool) -> bool {
+    let said = words(before).split_whitespace().count();
+    let next = after.trim_start().chars().next();
+    ((1..=3).contains(&said) || (said == 0 && opens))
+        && next.is_some_and(|c| c == ',' || c == ':' || c.is_alphanumeric())
 }
 
 /// The first paragraph of prose among `lines`, on one line; of a list, its first item.
@@ -287,6 +314,42 @@ mod tests {
         assert_eq!(
             verdict(&leading_statement(report), &gold(&["olivine"]), None),
             Verdict::Right
+        );
+    }
+
+    /// A marker that opens its sentence attributes what follows: the statement runs on.
+    #[test]
+    fn a_citation_that_opens_its_sentence_attributes_what_follows() {
+        let lfp = gold(&["170 Wh/kg"]);
+        let report =
+            "## Answer\n\nAccording to [1], LFP cells reach about 170 Wh/kg. NMC: 270 Wh/kg [2].\n";
+        let leading = leading_statement(report);
+        assert_eq!(
+            leading,
+            "According to [1], LFP cells reach about 170 Wh/kg."
+        );
+        assert_eq!(verdict(&leading, &lfp, None), Verdict::Right);
+        // Up to the next marker when the sentence cites again.
+        let report = "[1] states that LFP cells reach 170 Wh/kg [2] and last long.\n";
+        assert_eq!(
+            leading_statement(report),
+            "[1] states that LFP cells reach 170 Wh/kg [2]"
+        );
+        let report = "As reported in [3]: about 170 Wh/kg [3]. More [4].\n";
+        assert_eq!(
+            leading_statement(report),
+            "As reported in [3]: about 170 Wh/kg [3]"
+        );
+        // Four words before it: the marker ends a statement, however short.
+        let report = "LFP cells reach far [1], about 170 Wh/kg [2].\n";
+        assert_eq!(leading_statement(report), "LFP cells reach far [1]");
+        // A marker after a sentence's end cites that sentence, not what follows it.
+        let report = "LFP cells reach 90 Wh/kg. [1] Later ones reach 170 Wh/kg. [2]\n";
+        assert_eq!(leading_statement(report), "LFP cells reach 90 Wh/kg. [1]");
+        // A marker at a sentence's end ends it, however few its words.
+        assert_eq!(
+            leading_statement("See [1]. LFP reaches 170 Wh/kg [2].\n"),
+            "See [1]"
         );
     }
 

@@ -705,33 +705,36 @@ async fn reports_another_system_wrote_are_scored_by_the_same_rules() {
         .stderr_contains("q3.meta.json");
 }
 
+/// `eval` of the reports `system` left in the recorded peers' run `fixture` (under
+/// `fixtures/peers/`), the site they read served at `site`: its exit code and JSON.
+async fn score_recorded(fixture: &str, system: &str, site: &str) -> (i32, Value) {
+    let recorded = root().join("fixtures/peers").join(fixture);
+    let out = tempfile::tempdir().expect("tempdir");
+    let run = support::researchflow()
+        .arg("eval")
+        .arg(recorded.join("set.jsonl"))
+        .arg("--reports")
+        .arg(recorded.join(system))
+        .args(["--site", site, "--json", "--out-dir"])
+        .arg(out.path())
+        .run()
+        .await;
+    (run.status, run.stdout_json())
+}
+
+/// Each question's verdict (`null` where there was no report to judge).
+fn verdicts(eval: &Value) -> Vec<String> {
+    let questions = eval["questions"].as_array().expect("questions");
+    questions.iter().map(|q| q["verdict"].to_string()).collect()
+}
+
 /// The reports scripts/bench-peers.sh recorded on its first run (SmolLM2 135M, three questions,
 /// `fixtures/peers/smollm2-2026-12-05`), scored again: researchflow's degraded reports say so
 /// and abstain, local-deep-research's state wrong answers citing the site's pages, GPT
 /// Researcher left none; its scores, as the book's table gives them (`docs/src/benchmarks.md`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_peers_recorded_reports_score_as_the_book_says() {
-    let recorded = root().join("fixtures/peers/smollm2-2026-12-05");
-    let score = |system: &'static str| {
-        let out = tempfile::tempdir().expect("tempdir");
-        let recorded = recorded.clone();
-        async move {
-            let run = support::researchflow()
-                .arg("eval")
-                .arg(recorded.join("set.jsonl"))
-                .arg("--reports")
-                .arg(recorded.join(system))
-                .args(["--site", "http://127.0.0.1:39185/", "--json", "--out-dir"])
-                .arg(out.path())
-                .run()
-                .await;
-            (run.status, run.stdout_json())
-        }
-    };
-    let verdicts = |eval: &Value| -> Vec<String> {
-        let questions = eval["questions"].as_array().expect("questions");
-        questions.iter().map(|q| q["verdict"].to_string()).collect()
-    };
+    let score = |system| score_recorded("smollm2-2026-12-05", system, "http://127.0.0.1:39185/");
     let (code, ours) = score("researchflow").await;
     assert_eq!(code, 0);
     assert_eq!(verdicts(&ours), ["\"abstained\""; 3], "{ours:#}");
@@ -748,4 +751,59 @@ async fn the_peers_recorded_reports_score_as_the_book_says() {
     assert_eq!(code, 1, "no report: named on stderr, exit 1");
     assert_eq!(gptr["questions"][0]["status"], "failed (exit 1)");
     assert_eq!(gptr["totals"]["strict"]["abstained"], 0);
+}
+
+/// The second run's reports (Qwen2.5-Coder 1.5B, b01, d02 and b06,
+/// `fixtures/peers/qwen2.5-coder-1.5b-2026-12-06`), scored again as the book's table gives
+/// them: local-deep-research's b01 opens "According to [1], the state of charge ... refers to
+/// how full a battery is": the citation opening the sentence attributes what follows, so that
+/// is its statement, and right. researchflow timed out on b01 and b06 and said its d02 report
+/// was no answer; GPT Researcher invented a reference on b01, read no page on d02 and wrote
+/// no 2015 price for b06, an abstention.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_second_peers_run_scores_as_the_book_says() {
+    let score = |system| {
+        score_recorded(
+            "qwen2.5-coder-1.5b-2026-12-06",
+            system,
+            "http://127.0.0.1:46187/",
+        )
+    };
+    let (_, ldr) = score("ldr").await;
+    assert_eq!(
+        verdicts(&ldr),
+        ["\"right\"", "\"wrong\"", "\"wrong\""],
+        "{ldr:#}"
+    );
+    let leading = ldr["questions"][0]["leading_statement"].as_str();
+    assert!(
+        leading.is_some_and(|l| l.starts_with("According to [1], the state of charge")
+            && l.ends_with("current capacity.")),
+        "{leading:?}"
+    );
+    let (_, ours) = score("researchflow").await;
+    assert_eq!(
+        verdicts(&ours),
+        ["null", "\"abstained\"", "null"],
+        "{ours:#}"
+    );
+    let statuses: Vec<&Value> = ours["questions"]
+        .as_array()
+        .expect("questions")
+        .iter()
+        .map(|q| &q["status"])
+        .collect();
+    assert_eq!(statuses, ["timeout", "failed (exit 1)", "timeout"]);
+    let (code, gptr) = score("gpt-researcher").await;
+    assert_eq!(code, 1, "d02 left no report");
+    assert_eq!(
+        verdicts(&gptr),
+        ["\"wrong\"", "null", "\"abstained\""],
+        "{gptr:#}"
+    );
+    let cited = gptr["questions"][0]["cited"].as_array().expect("cited");
+    assert!(
+        cited.contains(&json!("https://www.example.com")),
+        "{cited:?}"
+    );
 }
