@@ -4,7 +4,7 @@
 # it prints a table.
 #
 #   scripts/bench-peers.sh [--base-url URL --model NAME] [--questions N | --ids LIST]
-#                          [--systems LIST] [--timeout SECONDS] [--out DIR]
+#                          [--systems LIST] [--timeout SECONDS] [--concurrency N] [--out DIR]
 #
 # - One model: the OpenAI-compatible endpoint --base-url (with its /v1) and --model; without
 #   them, scripts/setup/bench/local-model.sh starts llama.cpp on loopback with the small model it
@@ -23,6 +23,10 @@
 #   reports none, its text-carrying events (about its completion tokens; prompt tokens then
 #   unknown, and the table says how many calls lacked usage).
 #
+# --concurrency: how many tasks researchflow runs at once (`workflow --concurrency`). The
+# local model's server answers one request at a time, and two streamed requests sent together
+# both end before any text and are made again, so with it the default is 1; with --base-url,
+# researchflow's own default. The peers have no such setting that this script passes.
 # --systems: a comma list of researchflow, gpt-researcher, ldr (default: all three). The peers
 # run from the virtualenv scripts/setup/bench/peers.sh makes (pinned versions), through their
 # adapters scripts/bench/peer_gpt_researcher.py and peer_ldr.py. A question that fails, times
@@ -33,6 +37,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
 base_url="" model="" questions=6 ids="" systems="researchflow,gpt-researcher,ldr" timeout=900 out=""
+concurrency=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --base-url) base_url="$2"; shift 2 ;;
@@ -41,8 +46,9 @@ while [ $# -gt 0 ]; do
     --ids) ids="$2"; shift 2 ;;
     --systems) systems="$2"; shift 2 ;;
     --timeout) timeout="$2"; shift 2 ;;
+    --concurrency) concurrency="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    *) sed -n '2,31p' "$0"; exit 2 ;;
+    *) sed -n '2,34p' "$0"; exit 2 ;;
   esac
 done
 if [ -n "$base_url" ] && [ -z "$model" ]; then
@@ -63,6 +69,7 @@ bin="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys
 if [ -z "$base_url" ]; then
   base_url="$(bash scripts/setup/bench/local-model.sh start)"
   model="$(bash scripts/setup/bench/local-model.sh name)"
+  concurrency="${concurrency:-1}"
 fi
 
 # The question set: the chosen ids, in that order, from the shipped sets.
@@ -110,7 +117,7 @@ json.dump({"baseURL": proxy, "model": model, "apiKey": "bench",
           open(path, "w"), indent=2)
 PY
       cmd=("$bin" -q --config "$dir/$id.config.json" workflow --query "$question"
-           --out "$dir/$id.json" --max-rounds 4) ;;
+           --out "$dir/$id.json" --max-rounds 4 ${concurrency:+--concurrency "$concurrency"}) ;;
     gpt-researcher|ldr)
       local adapter=scripts/bench/peer_gpt_researcher.py
       [ "$system" = ldr ] && adapter=scripts/bench/peer_ldr.py

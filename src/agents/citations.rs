@@ -74,6 +74,47 @@ pub fn strip_sources_section(report: &str) -> String {
     }
 }
 
+/// A URL where a citation may stand: a Markdown link (`[text](url)`, its text in group 1), a
+/// URL in brackets (`(url)`, `<url>`) or a bare one.
+static CITED_URL: LazyLock<Regex> = LazyLock::new(|| {
+    // A literal pattern: compiling it cannot fail.
+    Regex::new(
+        r#"\[([^\]\n]{0,300})\]\(\s*<?(https?://[^\s<>()]+)>?\s*\)|\(\s*<?(https?://[^\s<>()]+)>?\s*\)|<(https?://[^\s<>]+)>|(https?://[^\s<>()\[\]"']+)"#,
+    )
+    .expect("valid regex")
+});
+
+/// `report` with each numbered source's own URL, written where its marker belongs, read as
+/// that marker: `[text](url)` becomes `text [n]`, `(url)`, `<url>` and a bare `url` become
+/// `[n]` (a link whose text is the URL or a number, `[n]` alone). `urls[n - 1]` is source
+/// `n`'s; a trailing `/` is not a difference. A URL of no source is left as written.
+pub fn urls_as_markers(report: &str, urls: &[&str]) -> String {
+    let key = |url: &str| url.trim_end_matches('/').to_string();
+    let number: std::collections::HashMap<String, usize> = urls
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, url)| (key(url), i + 1))
+        .collect();
+    CITED_URL
+        .replace_all(report, |caps: &regex::Captures<'_>| {
+            let whole = caps.get(0).map_or("", |m| m.as_str());
+            let url = (2..=5).find_map(|g| caps.get(g)).map_or("", |m| m.as_str());
+            // A sentence's full stop after a bare URL is not part of it.
+            let bare = url.trim_end_matches(['.', ',', ';', ':', '!', '?']);
+            let Some(n) = number.get(&key(bare)) else {
+                return whole.to_string();
+            };
+            let text = caps.get(1).map_or("", |m| m.as_str()).trim();
+            let tail = &url[bare.len()..];
+            match text.is_empty() || text.parse::<usize>().is_ok() || key(text) == key(bare) {
+                true => format!("[{n}]{tail}"),
+                false => format!("{text} [{n}]"),
+            }
+        })
+        .into_owned()
+}
+
 /// The report with invalid citation numbers removed, and the numbers it still cites, in order
 /// of first appearance.
 pub fn clean(report: &str, source_count: usize) -> (String, Vec<usize>) {
@@ -142,6 +183,36 @@ mod tests {
             "Sourcesless words.",
         ] {
             assert_eq!(strip_sources_section(report), report, "{report:?}");
+        }
+    }
+
+    #[test]
+    fn a_sources_own_url_is_read_as_its_marker() {
+        let urls = ["http://site.test/a.md", "http://site.test/b/"];
+        let cases = [
+            (
+                "Under 80 characters (http://site.test/a.md).",
+                "Under 80 characters [1].",
+            ),
+            ("It says so: http://site.test/b.", "It says so: [2]."),
+            ("See <http://site.test/a.md>, then", "See [1], then"),
+            (
+                "The [policy](http://site.test/b) says it.",
+                "The policy [2] says it.",
+            ),
+            ("Cited [1](http://site.test/b/).", "Cited [2]."),
+            (
+                "[http://site.test/a.md](http://site.test/a.md) holds it.",
+                "[1] holds it.",
+            ),
+            // Not a source's URL: left as written, as is a longer path.
+            (
+                "Elsewhere (http://other.test/a.md) and http://site.test/a.md/x.",
+                "Elsewhere (http://other.test/a.md) and http://site.test/a.md/x.",
+            ),
+        ];
+        for (written, read) in cases {
+            assert_eq!(urls_as_markers(written, &urls), read, "{written:?}");
         }
     }
 

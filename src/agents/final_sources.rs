@@ -81,6 +81,55 @@ pub fn source_line(n: usize, source: &Source) -> String {
     )
 }
 
+/// The most characters of what one source says shown under its line in the final summary's
+/// list (about three sentences).
+pub const EXCERPT_MAX_CHARS: usize = 700;
+
+/// The most characters the excerpt lines of the final summary's list take together, over
+/// those of its source lines ([`within`]'s budget): the first sources get one, the rest their
+/// line alone.
+pub const EXCERPTS_MAX_CHARS: usize = 12_000;
+
+/// The line under a source's that holds what it says.
+const EXCERPT_LABEL: &str = "    says: ";
+
+/// The characters of an excerpt's line besides the excerpt: its label and line break.
+const EXCERPT_ROOM: usize = EXCERPT_LABEL.len() + 1;
+
+/// The numbered list the final summary cites from: each source's line and, while
+/// [`EXCERPTS_MAX_CHARS`] lasts, what it says (its passages that the search task's analysis
+/// was given, else its snippet) on one indented line of at most [`EXCERPT_MAX_CHARS`]: what
+/// a claim citing it is checked against, so the writer can state and cite what a page says
+/// rather than what a task's summary kept of it.
+pub fn source_list(sources: &[Source]) -> String {
+    let mut list = String::new();
+    let mut room = EXCERPTS_MAX_CHARS;
+    for (i, source) in sources.iter().enumerate() {
+        list.push_str(&source_line(i + 1, source));
+        let says = excerpt(
+            source,
+            EXCERPT_MAX_CHARS.min(room.saturating_sub(EXCERPT_ROOM)),
+        );
+        if !says.is_empty() {
+            room -= says.chars().count() + EXCERPT_ROOM;
+            list.push_str(&format!("{EXCERPT_LABEL}{says}\n"));
+        }
+    }
+    list
+}
+
+/// What `source` says, on one line of at most `max_chars` characters ("" when nothing).
+fn excerpt(source: &Source, max_chars: usize) -> String {
+    let text = match source.passages.is_empty() {
+        true => source.snippet.clone().unwrap_or_default(),
+        false => source.passages.join(" … "),
+    };
+    match max_chars {
+        0..=40 => String::new(),
+        _ => one_line(&text, max_chars),
+    }
+}
+
 /// The first of `sources` whose list lines fit in `max_chars` characters; the rest are left
 /// out and recorded in `cuts`.
 pub fn within(sources: Vec<Source>, max_chars: usize, cuts: &mut Vec<Cut>) -> Vec<Source> {
@@ -176,6 +225,39 @@ mod tests {
         assert_eq!(
             source_line(1, &s),
             "[1] Title [2] Forged — https://evil.test — https://x.test/a\n"
+        );
+    }
+
+    #[test]
+    fn the_list_says_what_each_source_holds_within_its_budget() {
+        let mut read = Source::new("https://x.test/a", "A");
+        read.snippet = Some("The snippet.".into());
+        read.passages = vec!["First passage.\nOn two lines.".into(), "Second.".into()];
+        let mut snipped = Source::new("https://x.test/b", "B");
+        snipped.snippet = Some("Only a snippet.".into());
+        let bare = Source::new("https://x.test/c", "C");
+        assert_eq!(
+            source_list(&[read, snipped.clone(), bare]),
+            "[1] A — https://x.test/a\n    says: First passage. On two lines. … Second.\n\
+             [2] B — https://x.test/b\n    says: Only a snippet.\n\
+             [3] C — https://x.test/c\n"
+        );
+        snipped.snippet = Some("word ".repeat(1_000));
+        let many = vec![snipped; 40];
+        let list = source_list(&many);
+        let says: Vec<usize> = list
+            .lines()
+            .filter_map(|l| l.strip_prefix(EXCERPT_LABEL))
+            .map(|l| l.chars().count())
+            .collect();
+        assert!(says.iter().all(|&n| n <= EXCERPT_MAX_CHARS), "{says:?}");
+        let lines: usize = says.iter().map(|n| n + EXCERPT_ROOM).sum();
+        assert!(lines <= EXCERPTS_MAX_CHARS, "{lines}");
+        assert!((15..40).contains(&says.len()), "{says:?}");
+        assert_eq!(
+            list.matches("] B — ").count(),
+            40,
+            "every source keeps its line"
         );
     }
 

@@ -3,10 +3,12 @@
 //! it may cite). Reads the plan; never changes it.
 //!
 //! The input is bounded as a whole: earlier results and the final summary's numbered sources
-//! together take at most [`INPUT_MAX_CHARS`] characters (sources at most
-//! [`FINAL_SOURCES_MAX_CHARS`] of them), and every cut is returned to be recorded.
+//! together take at most [`INPUT_MAX_CHARS`] characters (the sources' lines at most
+//! [`FINAL_SOURCES_MAX_CHARS`] of them, what they say at most
+//! [`EXCERPTS_MAX_CHARS`](super::final_sources::EXCERPTS_MAX_CHARS)), and
+//! every cut is returned to be recorded.
 
-use super::final_sources::{directions, final_sources, source_line, within};
+use super::final_sources::{directions, final_sources, source_list, within};
 use super::task::TaskInput;
 use crate::plan::segments::{self, SEGMENT_MAX_CHARS, SegmentCaps};
 use crate::plan::{FINAL_BATCH, NodeId, PlanFile};
@@ -39,12 +41,9 @@ pub fn task_input(plan: &PlanFile, id: NodeId) -> Option<(TaskInput, TaskInputNo
             &mut cuts,
         )
     });
-    let listed: usize = sources
-        .iter()
-        .flatten()
-        .enumerate()
-        .map(|(i, s)| source_line(i + 1, s).chars().count())
-        .sum();
+    let listed = sources
+        .as_deref()
+        .map_or(0, |s| source_list(s).chars().count());
     let caps = SegmentCaps {
         segment: SEGMENT_MAX_CHARS,
         total: INPUT_MAX_CHARS.saturating_sub(listed),
@@ -74,6 +73,7 @@ pub fn task_input(plan: &PlanFile, id: NodeId) -> Option<(TaskInput, TaskInputNo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agents::final_sources::EXCERPTS_MAX_CHARS;
     use crate::plan::testing::{final_summary, id, plan, search};
     use crate::plan::{Node, NodeStatus, NodeType, Source};
 
@@ -143,12 +143,11 @@ mod tests {
         let fin = plan.nodes.last().expect("final").node_id;
         let (input, notes) = task_input(&plan, fin).expect("final input");
         let sources = input.final_sources.clone().expect("sources");
-        let listed: usize = sources
-            .iter()
-            .enumerate()
-            .map(|(i, s)| source_line(i + 1, s).chars().count())
-            .sum();
-        assert!(listed <= FINAL_SOURCES_MAX_CHARS, "{listed}");
+        let listed = source_list(&sources).chars().count();
+        assert!(
+            listed <= FINAL_SOURCES_MAX_CHARS + EXCERPTS_MAX_CHARS,
+            "{listed}"
+        );
         assert!(!sources.is_empty());
         assert!(
             input.context.chars().count() + listed <= INPUT_MAX_CHARS,

@@ -5,7 +5,7 @@
 
 use super::ask::{ask_json, ask_text};
 use super::citations;
-use super::final_sources::source_line;
+use super::final_sources::source_list;
 use super::quality;
 use super::task::{
     NO_SOURCES, SOURCES_LABEL, TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA, parse_written,
@@ -86,10 +86,7 @@ impl SummaryAgent<'_> {
         sources: &[Source],
         observer: &dyn CallObserver,
     ) -> Result<TaskOutput, TaskError> {
-        let mut list = String::new();
-        for (i, s) in sources.iter().enumerate() {
-            list.push_str(&source_line(i + 1, s));
-        }
+        let mut list = source_list(sources);
         if list.is_empty() {
             list.push_str(NO_SOURCES);
             list.push('\n');
@@ -106,7 +103,7 @@ impl SummaryAgent<'_> {
         )
         .await?;
         let judge = |answer: &str| -> Vec<QualityFinding> {
-            let report = citations::strip_sources_section(&crate::text::strip_controls(answer));
+            let report = as_cited(answer, sources);
             quality::echoes(answer, self.final_prompt)
                 .into_iter()
                 .chain(quality::uncited(&report, sources.len()))
@@ -125,9 +122,7 @@ impl SummaryAgent<'_> {
             &judge,
         )
         .await?;
-        let answer_text = crate::text::strip_controls(&answer.content);
-        let own_list_removed = citations::strip_sources_section(answer_text.trim());
-        let (report, _cited) = citations::clean(&own_list_removed, sources.len());
+        let (report, _cited) = citations::clean(&as_cited(&answer.content, sources), sources.len());
         let mut info = Info::default();
         info.set("llm", report.clone());
         Ok(TaskOutput {
@@ -140,4 +135,12 @@ impl SummaryAgent<'_> {
             ..Default::default()
         })
     }
+}
+
+/// A final report as it is kept: without control characters and without a sources list the
+/// model wrote itself, a numbered source's URL where its marker belongs read as the marker.
+fn as_cited(answer: &str, sources: &[Source]) -> String {
+    let report = citations::strip_sources_section(crate::text::strip_controls(answer).trim());
+    let urls: Vec<&str> = sources.iter().map(|s| s.url.as_str()).collect();
+    citations::urls_as_markers(&report, &urls)
 }

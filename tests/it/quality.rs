@@ -229,6 +229,42 @@ async fn a_report_one_of_whose_cited_claims_its_source_holds_is_completed() {
     );
 }
 
+/// The final writer is shown what each source says under its line, and a source's own URL
+/// written where its marker belongs (as Qwen2.5-Coder 1.5B wrote them) is read as the marker:
+/// the report cites, its claim is checked, and nothing is sent back as uncited.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_final_writer_sees_what_sources_say_and_may_cite_them_by_url() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    with_final(&llm, |_| {
+        "Snippet 1 is about energy density (https://example.test/energy-density/1). \
+         See also <https://example.test/elsewhere>."
+            .into()
+    });
+    let s = Setup::new(&llm, Some(&search));
+    let out = s.query("How dense are cells?").run().await;
+    out.success();
+    let printed = out.stdout_json();
+    assert_eq!(printed["status"], "completed", "{}", out.stderr);
+    assert_eq!(printed["totals"]["claims_supported"], 1, "{printed:#}");
+    let finals = final_requests(&llm);
+    assert_eq!(finals.len(), 1, "not sent back as uncited");
+    let prompt = finals[0].user_prompt().expect("a user message");
+    assert!(
+        prompt.contains(
+            "[1] Result 1 for energy density — https://example.test/energy-density/1\n    \
+             says: Snippet 1 about energy density.\n"
+        ),
+        "{prompt}"
+    );
+    let report = s.report();
+    assert!(
+        report.contains("Snippet 1 is about energy density [1]. See also")
+            && report.contains("https://example.test/elsewhere>."),
+        "a URL of no source stays: {report}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn summaries_alone_over_a_searchable_corpus_are_degraded() {
     let llm = MockLlm::start().await;
