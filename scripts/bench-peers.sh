@@ -20,8 +20,10 @@
 #   (leading statement right / wrong / abstained, gold anywhere, citation precision, evidence
 #   recall), and each question's model calls and tokens from scripts/record-proxy.py, one
 #   proxy per question and system: the server's own `usage`, or for a streamed answer that
-#   reports none, its text-carrying events (about its completion tokens; prompt tokens then
-#   unknown, and the table says how many calls lacked usage).
+#   reports none, its request's messages counted by the model server's tokenizer endpoint
+#   (llama-cpp-python's /extras/tokenize/count, llama.cpp's /tokenize; else 4 characters a
+#   token, and ID.meta.json says `estimate`) plus its text-carrying events (about its
+#   completion tokens); the table says how many calls lacked usage.
 #
 # --concurrency: how many tasks researchflow runs at once (`workflow --concurrency`). The
 # local model's server answers one request at a time, and two streamed requests sent together
@@ -48,7 +50,7 @@ while [ $# -gt 0 ]; do
     --timeout) timeout="$2"; shift 2 ;;
     --concurrency) concurrency="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    *) sed -n '2,34p' "$0"; exit 2 ;;
+    *) sed -n '2,36p' "$0"; exit 2 ;;
   esac
 done
 if [ -n "$base_url" ] && [ -z "$model" ]; then
@@ -143,21 +145,60 @@ run_one() { # SYSTEM ID QUESTION
   t1=$(date +%s.%N)
   kill "$proxy_pid" 2>/dev/null || true
   wait "$proxy_pid" 2>/dev/null || true
-  python3 - "$dir" "$id" "$code" "$t0" "$t1" "$system" <<'PY'
-import json, os, sys
+  python3 - "$dir" "$id" "$code" "$t0" "$t1" "$system" "$base_url" <<'PY'
+import json, os, sys, urllib.request
 d, i, code, t0, t1 = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+root = sys.argv[7].rstrip("/").removesuffix("/v1")
+
+
+def post(path, payload):
+    request = urllib.request.Request(root + path, json.dumps(payload).encode(),
+                                     {"content-type": "application/json"})
+    with urllib.request.urlopen(request, timeout=120) as answer:
+        return json.load(answer)
+
+
+def counted(text):
+    """The model's own token count of `text` (llama-cpp-python's or llama.cpp's tokenizer
+    endpoint), or None where the server has neither."""
+    for path, payload, read in (
+        ("/extras/tokenize/count", {"input": text}, lambda a: a["count"]),
+        ("/tokenize", {"content": text}, lambda a: len(a["tokens"])),
+    ):
+        try:
+            return read(post(path, payload))
+        except Exception:
+            continue
+    return None
+
+
+def prompt_tokens(body):
+    """A call's prompt tokens where its answer reported none: its messages' text counted by
+    the model's tokenizer (the chat template's few tokens aside), else about 4 characters a
+    token; and how it was counted."""
+    text = "\n".join(str(m.get("content") or "") for m in (body or {}).get("messages", []))
+    n = counted(text) if text else 0
+    return (n, "tokenizer") if n is not None else (len(text) // 4, "estimate")
 report = any(os.path.exists(os.path.join(d, i + ext)) for ext in (".md", ".report.md"))
 # 124, 137: `timeout` stopped it; 3: a peer's adapter's own timer did.
 timed_out = code in (124, 137) or (code == 3 and sys.argv[6] != "researchflow")
 status = ("timeout" if timed_out else "completed" if code == 0 and report
           else "no report" if code == 0 else f"failed (exit {code})")
-tokens = 0
+tokens, ways = 0, set()
 for line in open(os.path.join(d, i + ".requests.ndjson"), encoding="utf-8"):
     e = json.loads(line)
     u = e.get("usage") or {}
-    tokens += u.get("total_tokens") or (u.get("prompt_tokens", 0) + u.get("completion_tokens", 0)) \
-        or e.get("pieces", 0)
-json.dump({"status": status, "seconds": round(t1 - t0, 1), "tokens": tokens},
+    reported = u.get("total_tokens") or (u.get("prompt_tokens", 0) + u.get("completion_tokens", 0))
+    if reported or not e.get("path", "").rstrip("/").endswith("completions"):
+        tokens += reported
+        continue
+    # No usage (a stream from a server that sends none): the prompt counted, the pieces
+    # received as the completion.
+    n, way = prompt_tokens(e.get("body"))
+    tokens += n + e.get("pieces", 0)
+    ways.add(way)
+json.dump({"status": status, "seconds": round(t1 - t0, 1), "tokens": tokens,
+           "unreported_prompts": sorted(ways)},
           open(os.path.join(d, i + ".meta.json"), "w"))
 print(f"   {os.path.basename(d)} {i}: {status}, {t1 - t0:.0f} s, {tokens} tokens")
 PY
