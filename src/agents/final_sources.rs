@@ -6,12 +6,14 @@
 //! Numbers follow plan order, not discovery order, so they are stable across runs. The walk is
 //! linear in the plan's size: a chain of 40,000 nodes is followed in milliseconds.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::task::Direction;
 use crate::plan::refs::parse_list;
 use crate::plan::{Node, NodeId, NodeStatus, NodeType, PlanFile, Source};
 use crate::search::hit::TITLE_MAX_CHARS;
+use crate::text::analyzer::content_terms;
+use crate::text::sentences::split_sentences;
 use crate::text::{Cut, one_line};
 
 /// The numbered sources the final node may cite (`[n]` is element `n - 1`).
@@ -97,19 +99,17 @@ const EXCERPT_LABEL: &str = "    says: ";
 const EXCERPT_ROOM: usize = EXCERPT_LABEL.len() + 1;
 
 /// The numbered list the final summary cites from: each source's line and, while
-/// [`EXCERPTS_MAX_CHARS`] lasts, what it says (its passages that the search task's analysis
-/// was given, else its snippet) on one indented line of at most [`EXCERPT_MAX_CHARS`]: what
-/// a claim citing it is checked against, so the writer can state and cite what a page says
-/// rather than what a task's summary kept of it.
-pub fn source_list(sources: &[Source]) -> String {
+/// [`EXCERPTS_MAX_CHARS`] lasts, what it says about `question` ([`excerpt`]) on one indented
+/// line of at most [`EXCERPT_MAX_CHARS`]: the text a claim citing it is checked against, so
+/// the writer can state and cite what a page says rather than what a task's summary kept.
+pub fn source_list(sources: &[Source], question: &str) -> String {
+    let asked = content_terms(question);
     let mut list = String::new();
     let mut room = EXCERPTS_MAX_CHARS;
     for (i, source) in sources.iter().enumerate() {
         list.push_str(&source_line(i + 1, source));
-        let says = excerpt(
-            source,
-            EXCERPT_MAX_CHARS.min(room.saturating_sub(EXCERPT_ROOM)),
-        );
+        let max_chars = EXCERPT_MAX_CHARS.min(room.saturating_sub(EXCERPT_ROOM));
+        let says = excerpt(source, &asked, max_chars);
         if !says.is_empty() {
             room -= says.chars().count() + EXCERPT_ROOM;
             list.push_str(&format!("{EXCERPT_LABEL}{says}\n"));
@@ -118,16 +118,40 @@ pub fn source_list(sources: &[Source]) -> String {
     list
 }
 
-/// What `source` says, on one line of at most `max_chars` characters ("" when nothing).
-fn excerpt(source: &Source, max_chars: usize) -> String {
-    let text = match source.passages.is_empty() {
-        true => source.snippet.clone().unwrap_or_default(),
-        false => source.passages.join(" … "),
-    };
-    match max_chars {
-        0..=40 => String::new(),
-        _ => one_line(&text, max_chars),
+/// What `source` says about the question whose content terms are `asked`, on one line of at
+/// most `max_chars` characters ("" when nothing, or too little room): the sentences of its
+/// snippet and of its passages (those the search task's analysis was given) that share the
+/// most terms with the question, best first; when none shares any, its snippet, else its
+/// first passage.
+fn excerpt(source: &Source, asked: &BTreeSet<String>, max_chars: usize) -> String {
+    if max_chars <= 40 {
+        return String::new();
     }
+    let texts: Vec<&str> = source
+        .snippet
+        .iter()
+        .chain(&source.passages)
+        .map(String::as_str)
+        .collect();
+    let mut ranked: Vec<(usize, String)> = Vec::new();
+    for sentence in texts.iter().flat_map(|t| split_sentences(t)) {
+        let sentence = one_line(sentence, usize::MAX);
+        let shared = content_terms(&sentence).intersection(asked).count();
+        if shared > 0 && !ranked.iter().any(|(_, s)| *s == sentence) {
+            ranked.push((shared, sentence));
+        }
+    }
+    // A stable sort: among equals, the snippet's and the earlier passages' first.
+    ranked.sort_by_key(|(shared, _)| std::cmp::Reverse(*shared));
+    let text = match ranked.is_empty() {
+        true => texts.first().copied().unwrap_or_default().to_string(),
+        false => ranked
+            .into_iter()
+            .map(|(_, s)| s)
+            .collect::<Vec<_>>()
+            .join(" … "),
+    };
+    one_line(&text, max_chars)
 }
 
 /// The first of `sources` whose list lines fit in `max_chars` characters; the rest are left
@@ -229,22 +253,38 @@ mod tests {
     }
 
     #[test]
-    fn the_list_says_what_each_source_holds_within_its_budget() {
+    fn the_list_says_what_each_source_holds_about_the_question_within_its_budget() {
         let mut read = Source::new("https://x.test/a", "A");
-        read.snippet = Some("The snippet.".into());
-        read.passages = vec!["First passage.\nOn two lines.".into(), "Second.".into()];
+        read.snippet = Some("**State of charge.** How full a battery is.".into());
+        read.passages = vec![
+            "Terms in order. **Anode.** The negative electrode.".into(),
+            "**Separator.** A film.\n**State of charge.** How full a battery is.".into(),
+            "**State of health.** Capacity against new.".into(),
+        ];
         let mut snipped = Source::new("https://x.test/b", "B");
-        snipped.snippet = Some("Only a snippet.".into());
-        let bare = Source::new("https://x.test/c", "C");
+        snipped.snippet = Some("Nothing on the question here.".into());
+        let mut unread = Source::new("https://x.test/c", "C");
+        unread.passages = vec!["Off the subject.\nStill off.".into()];
+        let list = source_list(
+            &[
+                read,
+                snipped.clone(),
+                unread,
+                Source::new("https://x.test/d", "D"),
+            ],
+            "What does state of charge mean?",
+        );
         assert_eq!(
-            source_list(&[read, snipped.clone(), bare]),
-            "[1] A — https://x.test/a\n    says: First passage. On two lines. … Second.\n\
-             [2] B — https://x.test/b\n    says: Only a snippet.\n\
-             [3] C — https://x.test/c\n"
+            list,
+            "[1] A — https://x.test/a\n    says: **State of charge.** How full a battery is. … \
+             **State of health.** Capacity against new.\n\
+             [2] B — https://x.test/b\n    says: Nothing on the question here.\n\
+             [3] C — https://x.test/c\n    says: Off the subject. Still off.\n\
+             [4] D — https://x.test/d\n"
         );
         snipped.snippet = Some("word ".repeat(1_000));
         let many = vec![snipped; 40];
-        let list = source_list(&many);
+        let list = source_list(&many, "Q?");
         let says: Vec<usize> = list
             .lines()
             .filter_map(|l| l.strip_prefix(EXCERPT_LABEL))

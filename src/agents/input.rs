@@ -43,7 +43,7 @@ pub fn task_input(plan: &PlanFile, id: NodeId) -> Option<(TaskInput, TaskInputNo
     });
     let listed = sources
         .as_deref()
-        .map_or(0, |s| source_list(s).chars().count());
+        .map_or(0, |s| source_list(s, plan.question()).chars().count());
     let caps = SegmentCaps {
         segment: SEGMENT_MAX_CHARS,
         total: INPUT_MAX_CHARS.saturating_sub(listed),
@@ -143,7 +143,7 @@ mod tests {
         let fin = plan.nodes.last().expect("final").node_id;
         let (input, notes) = task_input(&plan, fin).expect("final input");
         let sources = input.final_sources.clone().expect("sources");
-        let listed = source_list(&sources).chars().count();
+        let listed = source_list(&sources, plan.question()).chars().count();
         assert!(
             listed <= FINAL_SOURCES_MAX_CHARS + EXCERPTS_MAX_CHARS,
             "{listed}"

@@ -86,7 +86,7 @@ impl SummaryAgent<'_> {
         sources: &[Source],
         observer: &dyn CallObserver,
     ) -> Result<TaskOutput, TaskError> {
-        let mut list = source_list(sources);
+        let mut list = source_list(sources, &input.question);
         if list.is_empty() {
             list.push_str(NO_SOURCES);
             list.push('\n');
