@@ -213,7 +213,9 @@ pub fn repair_message(findings: &[QualityFinding]) -> String {
 }
 
 /// `first` (the answer to `system` and `user`) judged by `judge`; a finding is sent back once
-/// and the new answer kept (its cost added); returns the answer kept and what it still has.
+/// and the new answer kept (its cost added), unless it has more findings than the first (an
+/// echo of the repair message counts: SmolLM2 and Qwen answered a repair by restating it);
+/// returns the answer kept and what it still has.
 #[allow(clippy::too_many_arguments)]
 pub async fn repaired(
     llm: &LlmClient,
@@ -232,30 +234,47 @@ pub async fn repaired(
     tracing::warn!(
         "{} LLM: the answer breaks {}; sending it back once",
         llm.role().as_str(),
-        findings
-            .iter()
-            .map(|f| f.code.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
+        codes(&findings)
     );
+    let repair = repair_message(&findings);
     let messages = vec![
         Message::system(system),
         Message::user(user),
         Message::assistant(first.content.clone()),
-        Message::user(repair_message(&findings)),
+        Message::user(repair.clone()),
     ];
     let second = llm
         .chat(site, &messages, want, max_tokens, observer)
         .await?;
     let mut usage = first.usage;
     usage.add(second.usage);
+    let mut left = judge(&second.content);
+    if !left.iter().any(|f| f.code == ECHOED_PROMPT) {
+        left.extend(echoes(&second.content, &repair));
+    }
+    if left.len() > findings.len() {
+        tracing::warn!(
+            "{} LLM: the repaired answer is worse ({}); keeping the first",
+            llm.role().as_str(),
+            codes(&left)
+        );
+        return Ok((Asked { usage, ..first }, findings));
+    }
     let kept = Asked {
         truncated: second.truncated(),
         content: second.content,
         usage,
     };
-    let left = judge(&kept.content);
     Ok((kept, left))
+}
+
+/// The codes of `findings`, joined for a log line.
+fn codes(findings: &[QualityFinding]) -> String {
+    findings
+        .iter()
+        .map(|f| f.code.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn finding(code: &str, message: String) -> QualityFinding {

@@ -265,6 +265,39 @@ async fn the_final_writer_sees_what_sources_say_and_may_cite_them_by_url() {
     );
 }
 
+/// Qwen2.5-Coder 1.5B's b01: a right report that cites nothing, sent back, and a repair that
+/// only restates the repair message. The repair is worse (an echo besides): the first answer
+/// is the one kept, so the degraded report still shows what the model found.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repair_that_restates_the_repair_message_keeps_the_first_answer() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    with_final(&llm, |req| match is_repair(req) {
+        true => "The answer cannot be used as it stands because the report cites none of its \
+                 5 numbered sources: cite each statement's source as [n]."
+            .into(),
+        false => "Cells store energy by weight, the first finding says.".into(),
+    });
+    let s = Setup::new(&llm, Some(&search));
+    let out = s.query("How dense are cells?").run().await;
+    out.code(1);
+    assert_eq!(out.stdout_json()["status"], "degraded");
+    assert!(out.reason().contains("UNCITED_REPORT"), "{}", out.reason());
+    assert_eq!(final_requests(&llm).len(), 2, "sent back once");
+    let report = s.report();
+    assert!(
+        report.contains("Cells store energy by weight, the first finding says.")
+            && !report.contains("cannot be used as it stands"),
+        "{report}"
+    );
+    assert!(
+        out.stderr
+            .contains("the repaired answer is worse (UNCITED_REPORT, ECHOED_PROMPT)"),
+        "{}",
+        out.stderr
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn summaries_alone_over_a_searchable_corpus_are_degraded() {
     let llm = MockLlm::start().await;
