@@ -13,7 +13,6 @@ use crate::plan::refs::parse_list;
 use crate::plan::{Node, NodeId, NodeStatus, NodeType, PlanFile, Source};
 use crate::search::hit::TITLE_MAX_CHARS;
 use crate::text::analyzer::content_terms;
-use crate::text::sentences::split_sentences;
 use crate::text::{Cut, one_line};
 
 /// The numbered sources the final node may cite (`[n]` is element `n - 1`).
@@ -119,39 +118,25 @@ pub fn source_list(sources: &[Source], question: &str) -> String {
 }
 
 /// What `source` says about the question whose content terms are `asked`, on one line of at
-/// most `max_chars` characters ("" when nothing, or too little room): the sentences of its
-/// snippet and of its passages (those the search task's analysis was given) that share the
-/// most terms with the question, best first; when none shares any, its snippet, else its
-/// first passage.
+/// most `max_chars` characters ("" when nothing, or too little room): its snippet and its
+/// passages (those the search task's analysis was given, in reading order), those that share
+/// the most of the question's terms first (the snippet, then the earlier, on a tie). Whole
+/// passages, not sentences, are ranked: the sentence that answers often shares no word with
+/// the question ("the synopsis ... under 80 characters" for "the length limit of the one-line
+/// summary"), but the passage around it does.
 fn excerpt(source: &Source, asked: &BTreeSet<String>, max_chars: usize) -> String {
     if max_chars <= 40 {
         return String::new();
     }
-    let texts: Vec<&str> = source
+    let mut texts: Vec<&str> = source
         .snippet
         .iter()
         .chain(&source.passages)
         .map(String::as_str)
         .collect();
-    let mut ranked: Vec<(usize, String)> = Vec::new();
-    for sentence in texts.iter().flat_map(|t| split_sentences(t)) {
-        let sentence = one_line(sentence, usize::MAX);
-        let shared = content_terms(&sentence).intersection(asked).count();
-        if shared > 0 && !ranked.iter().any(|(_, s)| *s == sentence) {
-            ranked.push((shared, sentence));
-        }
-    }
-    // A stable sort: among equals, the snippet's and the earlier passages' first.
-    ranked.sort_by_key(|(shared, _)| std::cmp::Reverse(*shared));
-    let text = match ranked.is_empty() {
-        true => texts.first().copied().unwrap_or_default().to_string(),
-        false => ranked
-            .into_iter()
-            .map(|(_, s)| s)
-            .collect::<Vec<_>>()
-            .join(" … "),
-    };
-    one_line(&text, max_chars)
+    // A stable sort: among equals, the snippet and the earlier passages first.
+    texts.sort_by_cached_key(|t| std::cmp::Reverse(content_terms(t).intersection(asked).count()));
+    one_line(&texts.join(" … "), max_chars)
 }
 
 /// The first of `sources` whose list lines fit in `max_chars` characters; the rest are left
@@ -258,13 +243,15 @@ mod tests {
         read.snippet = Some("**State of charge.** How full a battery is.".into());
         read.passages = vec![
             "Terms in order. **Anode.** The negative electrode.".into(),
-            "**Separator.** A film.\n**State of charge.** How full a battery is.".into(),
-            "**State of health.** Capacity against new.".into(),
+            "**Separator.** A film.\n**State of health.** Capacity against new.".into(),
         ];
         let mut snipped = Source::new("https://x.test/b", "B");
         snipped.snippet = Some("Nothing on the question here.".into());
         let mut unread = Source::new("https://x.test/c", "C");
-        unread.passages = vec!["Off the subject.\nStill off.".into()];
+        unread.passages = vec![
+            "Off the subject.\nStill off.".into(),
+            "The single line synopsis should be kept under 80 characters. Not the summary.".into(),
+        ];
         let list = source_list(
             &[
                 read,
@@ -272,14 +259,16 @@ mod tests {
                 unread,
                 Source::new("https://x.test/d", "D"),
             ],
-            "What does state of charge mean?",
+            "What does the state of charge of a one-line summary mean?",
         );
         assert_eq!(
             list,
             "[1] A — https://x.test/a\n    says: **State of charge.** How full a battery is. … \
-             **State of health.** Capacity against new.\n\
+             **Separator.** A film. **State of health.** Capacity against new. … Terms in \
+             order. **Anode.** The negative electrode.\n\
              [2] B — https://x.test/b\n    says: Nothing on the question here.\n\
-             [3] C — https://x.test/c\n    says: Off the subject. Still off.\n\
+             [3] C — https://x.test/c\n    says: The single line synopsis should be kept \
+             under 80 characters. Not the summary. … Off the subject. Still off.\n\
              [4] D — https://x.test/d\n"
         );
         snipped.snippet = Some("word ".repeat(1_000));
