@@ -298,6 +298,27 @@ async fn a_repair_that_restates_the_repair_message_keeps_the_first_answer() {
     );
 }
 
+/// Qwen2.5-Coder 1.5B's d02: the planner built the final summary on the question alone
+/// (`a:info`); the final writer reads the searches' summaries all the same, as its sources
+/// fall back to all of theirs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_final_built_on_the_question_alone_reads_what_the_searches_found() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    let rounds = vec![searches_round(&["Energy density"]), final_over("a:info")];
+    support::scenario::scripted(&llm, rounds);
+    let s = Setup::new(&llm, Some(&search));
+    s.query("How dense are cells?").run().await.success();
+    let finals = final_requests(&llm);
+    let prompt = finals[0].user_prompt().expect("a user message");
+    assert!(prompt.contains("### b:summary"), "{prompt}");
+    assert_eq!(
+        s.plan()["nodes"][2]["p_node"],
+        "a:info",
+        "the plan keeps what was planned"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn summaries_alone_over_a_searchable_corpus_are_degraded() {
     let llm = MockLlm::start().await;
