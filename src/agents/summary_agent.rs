@@ -8,7 +8,8 @@ use super::citations;
 use super::final_sources::source_list;
 use super::quality;
 use super::task::{
-    NO_SOURCES, SOURCES_LABEL, TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA, parse_written,
+    CITE_LAST, NO_SOURCES, SOURCES_LABEL, TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA,
+    parse_written,
 };
 use crate::llm::CallObserver;
 use crate::llm::{LlmClient, Want};
@@ -86,11 +87,10 @@ impl SummaryAgent<'_> {
         sources: &[Source],
         observer: &dyn CallObserver,
     ) -> Result<TaskOutput, TaskError> {
-        let mut list = source_list(sources, &input.question);
-        if list.is_empty() {
-            list.push_str(NO_SOURCES);
-            list.push('\n');
-        }
+        let list = match source_list(sources, &input.question) {
+            list if list.is_empty() => format!("{NO_SOURCES}\n"),
+            list => format!("{list}\n{CITE_LAST}\n"),
+        };
         let user = format!("{}\n{SOURCES_LABEL}\n{list}", input.message());
         let site = Site::node(input.node_id.to_string());
         let first = ask_text(

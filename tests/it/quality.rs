@@ -257,6 +257,10 @@ async fn the_final_writer_sees_what_sources_say_and_may_cite_them_by_url() {
         ),
         "{prompt}"
     );
+    assert!(
+        prompt.trim_end().ends_with("cite only the numbers above."),
+        "the citation contract is said last: {prompt}"
+    );
     let report = s.report();
     assert!(
         report.contains("Snippet 1 is about energy density [1]. See also")
