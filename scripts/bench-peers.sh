@@ -22,7 +22,7 @@
 #   proxy per question and system: the server's own `usage`, or for a streamed answer that
 #   reports none, its request's messages counted by the model server's tokenizer endpoint
 #   (llama-cpp-python's /extras/tokenize/count, llama.cpp's /tokenize; else 4 characters a
-#   token, and ID.meta.json says `estimate`) plus its text-carrying events (about its
+#   token, and the question's line says `estimate`) plus its text-carrying events (about its
 #   completion tokens); the table says how many calls lacked usage.
 #
 # --concurrency: how many tasks researchflow runs at once (`workflow --concurrency`). The
@@ -197,10 +197,10 @@ for line in open(os.path.join(d, i + ".requests.ndjson"), encoding="utf-8"):
     n, way = prompt_tokens(e.get("body"))
     tokens += n + e.get("pieces", 0)
     ways.add(way)
-json.dump({"status": status, "seconds": round(t1 - t0, 1), "tokens": tokens,
-           "unreported_prompts": sorted(ways)},
+json.dump({"status": status, "seconds": round(t1 - t0, 1), "tokens": tokens},
           open(os.path.join(d, i + ".meta.json"), "w"))
-print(f"   {os.path.basename(d)} {i}: {status}, {t1 - t0:.0f} s, {tokens} tokens")
+counted = f" (unreported prompts counted by {' and '.join(sorted(ways))})" if ways else ""
+print(f"   {os.path.basename(d)} {i}: {status}, {t1 - t0:.0f} s, {tokens} tokens{counted}")
 PY
 }
 
