@@ -17,42 +17,6 @@ use crate::text::{Cut, one_line};
 
 /// The numbered sources the final node may cite (`[n]` is element `n - 1`).
 pub fn final_sources(plan: &PlanFile, final_node: &Node) -> Vec<Source> {
-    let mut sources = collect(
-        reached(plan, final_node)
-            .into_iter()
-            .map(|at| &plan.nodes[at]),
-    );
-    if sources.is_empty() {
-        sources = collect(plan.nodes.iter());
-    }
-    sources
-}
-
-/// The refs the final summary reads when its own reach no completed research task (a planner
-/// that built it on the question alone, `a:info`): every completed research task's summary,
-/// in plan order, as the sources fall back to every search's; `None` when its own do, or no
-/// task completed.
-pub fn mended_final_refs(plan: &PlanFile, final_node: &Node) -> Option<String> {
-    let researched = |n: &Node| {
-        matches!(n.kind, NodeType::Search | NodeType::Summary)
-            && n.status == NodeStatus::Completed
-            && n.node_id != final_node.node_id
-    };
-    let reached = reached(plan, final_node);
-    if reached.iter().any(|&at| researched(&plan.nodes[at])) {
-        return None;
-    }
-    let refs: Vec<String> = plan
-        .nodes
-        .iter()
-        .filter(|n| researched(n))
-        .map(|n| format!("{}:summary", n.node_id))
-        .collect();
-    (!refs.is_empty()).then(|| refs.join(", "))
-}
-
-/// The nodes `node` builds on, through its refs and theirs, as positions in plan order.
-fn reached(plan: &PlanFile, node: &Node) -> Vec<usize> {
     let position: HashMap<NodeId, usize> = plan
         .nodes
         .iter()
@@ -60,7 +24,7 @@ fn reached(plan: &PlanFile, node: &Node) -> Vec<usize> {
         .map(|(i, n)| (n.node_id, i))
         .collect();
     let mut seen_nodes: HashSet<NodeId> = HashSet::new();
-    let mut queue: Vec<NodeId> = refs_of(node);
+    let mut queue: Vec<NodeId> = refs_of(final_node);
     let mut found: Vec<usize> = Vec::new();
     while let Some(id) = queue.pop() {
         if !seen_nodes.insert(id) {
@@ -72,7 +36,11 @@ fn reached(plan: &PlanFile, node: &Node) -> Vec<usize> {
         }
     }
     found.sort_unstable();
-    found
+    let mut sources = collect(found.into_iter().map(|at| &plan.nodes[at]));
+    if sources.is_empty() {
+        sources = collect(plan.nodes.iter());
+    }
+    sources
 }
 
 /// The completed search tasks of `plan` that found `sources`, in plan order, each with the
@@ -123,6 +91,9 @@ pub const EXCERPT_MAX_CHARS: usize = 700;
 /// line alone.
 pub const EXCERPTS_MAX_CHARS: usize = 12_000;
 
+/// Less room than this for an excerpt gives none: a few words say nothing.
+const EXCERPT_MIN_CHARS: usize = 40;
+
 /// The line under a source's that holds what it says.
 const EXCERPT_LABEL: &str = "    says: ";
 
@@ -157,7 +128,7 @@ pub fn source_list(sources: &[Source], question: &str) -> String {
 /// the question ("the synopsis ... under 80 characters" for "the length limit of the one-line
 /// summary"), but the passage around it does.
 fn excerpt(source: &Source, asked: &BTreeSet<String>, max_chars: usize) -> String {
-    if max_chars <= 40 {
+    if max_chars < EXCERPT_MIN_CHARS {
         return String::new();
     }
     let mut texts: Vec<&str> = source
@@ -258,35 +229,6 @@ mod tests {
             final_sources(&plan, &lone),
             vec![source(1), source(2), source(3)]
         );
-    }
-
-    #[test]
-    fn a_final_built_on_the_question_alone_reads_every_completed_task() {
-        let fin = |p_node: &str| {
-            final_summary("e", "F")
-                .with_p_node(p_node)
-                .with_status(NodeStatus::Planned)
-        };
-        let plan = plan(
-            "Q?",
-            [
-                search("b", "b").with_sources([source(1)]),
-                search("c", "c").with_status(NodeStatus::Failed),
-                summary("d", "d", 3).with_p_node("b:summary"),
-                fin("a:info"),
-            ],
-        );
-        let last = plan.final_node().expect("final");
-        assert_eq!(
-            mended_final_refs(&plan, last).as_deref(),
-            Some("b:summary, d:summary")
-        );
-        let mut own = last.clone();
-        own.p_node = "a:info, d:summary".into();
-        assert_eq!(mended_final_refs(&plan, &own), None, "its own reach d");
-        let unresearched = self::plan("Q?", [fin("a:info")]);
-        let last = unresearched.final_node().expect("final");
-        assert_eq!(mended_final_refs(&unresearched, last), None);
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! [`EXCERPTS_MAX_CHARS`](super::final_sources::EXCERPTS_MAX_CHARS)), and
 //! every cut is returned to be recorded.
 
-use super::final_sources::{directions, final_sources, mended_final_refs, source_list, within};
+use super::final_sources::{directions, final_sources, source_list, within};
 use super::task::TaskInput;
 use crate::plan::segments::{self, SEGMENT_MAX_CHARS, SegmentCaps};
 use crate::plan::{FINAL_BATCH, NodeId, PlanFile};
@@ -48,17 +48,7 @@ pub fn task_input(plan: &PlanFile, id: NodeId) -> Option<(TaskInput, TaskInputNo
         segment: SEGMENT_MAX_CHARS,
         total: INPUT_MAX_CHARS.saturating_sub(listed),
     };
-    let mended = (node.batch == FINAL_BATCH)
-        .then(|| mended_final_refs(plan, node))
-        .flatten();
-    let refs = mended.as_deref().unwrap_or(&node.p_node);
-    let mut segs = segments::render(plan, [refs], caps);
-    if let Some(refs) = &mended {
-        segs.warnings.push(format!(
-            "the final summary's refs ({}) reach no completed research task: it reads {refs}",
-            node.p_node
-        ));
-    }
+    let segs = segments::render(plan, [node.p_node.as_str()], caps);
     cuts.extend(segs.cuts);
     let input = TaskInput {
         node_id: id,

@@ -234,7 +234,7 @@ pub async fn repaired(
     tracing::warn!(
         "{} LLM: the answer breaks {}; sending it back once",
         llm.role().as_str(),
-        codes(&findings)
+        QualityFinding::codes(&findings)
     );
     let repair = repair_message(&findings);
     let messages = vec![
@@ -256,7 +256,7 @@ pub async fn repaired(
         tracing::warn!(
             "{} LLM: the repaired answer is worse ({}); keeping the first",
             llm.role().as_str(),
-            codes(&left)
+            QualityFinding::codes(&left)
         );
         return Ok((Asked { usage, ..first }, findings));
     }
@@ -266,15 +266,6 @@ pub async fn repaired(
         usage,
     };
     Ok((kept, left))
-}
-
-/// The codes of `findings`, joined for a log line.
-fn codes(findings: &[QualityFinding]) -> String {
-    findings
-        .iter()
-        .map(|f| f.code.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 fn finding(code: &str, message: String) -> QualityFinding {

@@ -56,3 +56,11 @@ pub struct QualityFinding {
     pub code: String,
     pub message: String,
 }
+
+impl QualityFinding {
+    /// The codes of `findings`, joined with `, ` (for a log line or a run's reason).
+    pub fn codes(findings: &[QualityFinding]) -> String {
+        let codes: Vec<&str> = findings.iter().map(|f| f.code.as_str()).collect();
+        codes.join(", ")
+    }
+}

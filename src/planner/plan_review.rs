@@ -24,13 +24,15 @@
 //!   task may read only that node's title. Only `plan` on a file with planned tasks meets it:
 //!   a workflow plans only when nothing is pending.
 //! - `FINAL_WITHOUT_SEARCH` (warn): the final summary reaches no completed search through its
-//!   inputs (followed back through summaries). A warning: the run must still finish, and the
-//!   report then cites every search's sources (see `agents::final_sources`).
+//!   inputs (followed back through summaries). When a search did complete, the review repairs
+//!   it as below (the final summary built on `a:info` alone reads no search result); when none
+//!   did, a warning: the run must still finish, and the report then cites every search's
+//!   sources, if any (see `agents::final_sources`).
 //!
 //! The final summary is never dropped: it is the only way a run finishes. Its blocking issues
 //! are warnings instead and the review repairs it: a repeated or empty title gives way to one
-//! named after the question, inputs that all failed to every completed node's summary (what
-//! the final the orchestrator forces would cite).
+//! named after the question, inputs that all failed or that reach no completed search to every
+//! completed node's summary (what the final the orchestrator forces would cite).
 //!
 //! Issue ids are `R<round>-<n>`, numbered in task order; the round is `plan.rounds + 1`, the
 //! one being planned (callers count it once the answer is applied).
@@ -49,6 +51,9 @@ pub const LONG_TITLE_CHARS: usize = 200;
 
 /// How much of a title an issue's message quotes.
 const QUOTED_TITLE_CHARS: usize = 120;
+
+/// How the review repairs a final summary's inputs (`TaskVerdict::reinput`).
+const REINPUT: &str = "it cites every completed node instead";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -246,16 +251,35 @@ impl Checker<'_> {
                 "{what} `{title}` cites only failed nodes ({}): it would have nothing to work from",
                 ids(&inputs.failed)
             );
-            let repair = "it cites every completed node instead";
-            let at = self.block(i, "ONLY_FAILED_INPUTS", is_final, why, repair);
+            let at = self.block(i, "ONLY_FAILED_INPUTS", is_final, why, REINPUT);
             if !is_final {
                 verdict.blocked_by = Some(at);
                 return verdict;
             }
             verdict.reinput = true;
         }
+        if is_final && !verdict.reinput && self.final_without_search(i, &title, &inputs) {
+            verdict.reinput = true;
+        }
         self.warnings(i, task, is_final, &inputs, verdict);
         verdict
+    }
+
+    /// Whether the final summary's inputs, none of which leads back to a completed search
+    /// while one did complete, are to be repaired (Qwen2.5-Coder 1.5B built it on `a:info`
+    /// alone, and its writer read no search result); adds the issue then. No input at all
+    /// already gets every completed node's summary.
+    fn final_without_search(&mut self, i: usize, title: &str, inputs: &Inputs) -> bool {
+        let repair = !inputs.usable.is_empty()
+            && !reaches_search(self.plan, inputs.usable.iter().copied())
+            && completed_search(self.plan);
+        if repair {
+            let message = format!(
+                "the final summary `{title}` reaches no completed search through its inputs: its report would rest on no search result of its own; {REINPUT}"
+            );
+            self.add(i, "FINAL_WITHOUT_SEARCH", Severity::Warn, message);
+        }
+        repair
     }
 
     /// The warnings of a kept task.
@@ -294,27 +318,12 @@ impl Checker<'_> {
             );
             self.add(i, "PENDING_INPUT", Severity::Warn, message);
         }
-        if is_final && !self.final_reaches_search(inputs, verdict.reinput) {
-            let message = if completed_search(self.plan) {
-                format!(
-                    "the final summary `{title}` reaches no completed search through its inputs: its report rests on no search result of its own"
-                )
-            } else {
-                format!(
-                    "the final summary `{title}` has no completed search to cite: no search task has completed"
-                )
-            };
+        if is_final && !completed_search(self.plan) {
+            let message = format!(
+                "the final summary `{title}` has no completed search to cite: no search task has completed"
+            );
             self.add(i, "FINAL_WITHOUT_SEARCH", Severity::Warn, message);
         }
-    }
-
-    /// Whether the final summary's inputs lead back to a completed search. Inputs it gets by
-    /// default (none usable, or repaired) are every completed node's summary.
-    fn final_reaches_search(&self, inputs: &Inputs, reinput: bool) -> bool {
-        if reinput || inputs.usable.is_empty() {
-            return completed_search(self.plan);
-        }
-        reaches_search(self.plan, inputs.usable.iter().copied())
     }
 
     /// `node b (`title`, failed)` or `task `title` of this round`.
@@ -723,43 +732,46 @@ mod tests {
     }
 
     #[test]
-    fn a_final_summary_without_a_completed_search_warns() {
+    fn a_final_summary_without_a_completed_search_is_repaired_or_warns() {
         let p = plan();
         let fin = |p_node: &str| answer(true, vec![task("Report", NodeType::Summary, p_node)]);
         // Through the summary d to the search b; by default every completed node.
         for good in ["d:summary", "", "zz:summary"] {
-            assert!(check(&p, &fin(good)).verdict.issues.is_empty(), "{good}");
+            let checked = check(&p, &fin(good));
+            assert!(checked.verdict.issues.is_empty(), "{good}");
+            assert!(!checked.tasks[0].reinput, "{good}");
         }
+        // A search completed, but these inputs do not lead to it: every completed node's
+        // summary instead (so the pending input no longer matters).
         let checked = check(&p, &fin("a:info, e:summary"));
         assert_eq!(
             found(&checked),
-            vec![
-                ("PENDING_INPUT", Severity::Warn),
-                ("FINAL_WITHOUT_SEARCH", Severity::Warn)
-            ]
+            vec![("FINAL_WITHOUT_SEARCH", Severity::Warn)]
         );
+        let message = &checked.verdict.issues[0].message;
         assert!(
-            checked.verdict.issues[1]
-                .message
-                .contains("reaches no completed search")
+            message.contains("reaches no completed search")
+                && message.ends_with("it cites every completed node instead"),
+            "{message}"
         );
+        assert!(checked.tasks[0].reinput);
         // A summary that failed passes nothing on, even when it cites a search.
         let mut failed_d = plan();
         failed_d.nodes[3].status = NodeStatus::Failed;
         let checked = check(&failed_d, &fin("a:info, d:summary"));
         assert_eq!(
             found(&checked),
-            vec![
-                ("CITES_FAILED", Severity::Warn),
-                ("FINAL_WITHOUT_SEARCH", Severity::Warn)
-            ]
+            vec![("FINAL_WITHOUT_SEARCH", Severity::Warn)]
         );
+        assert!(checked.tasks[0].reinput);
+        // No search completed: nothing to repair with, a warning.
         let none = testing::plan("Q", [search("b", "S").with_status(NodeStatus::Failed)]);
         let checked = check(&none, &fin(""));
         assert_eq!(
             found(&checked),
             vec![("FINAL_WITHOUT_SEARCH", Severity::Warn)]
         );
+        assert!(!checked.tasks[0].reinput);
         assert!(
             checked.verdict.issues[0]
                 .message

@@ -7,7 +7,7 @@
 use super::outcome::EngineError;
 use crate::eval::leading::DISOWNED;
 use crate::events::RunStatus;
-use crate::plan::{FINAL_BATCH, NodeStatus, NodeType, PlanFile};
+use crate::plan::{FINAL_BATCH, NodeStatus, NodeType, PlanFile, QualityFinding};
 use crate::run::BudgetStop;
 
 /// What a run knows of itself when it ends.
@@ -215,13 +215,10 @@ fn degraded(facts: &Facts<'_>) -> String {
                     let error = n.errors.last().map_or("no error recorded", String::as_str);
                     Some(format!("task {id} ({title}) failed: {error}"))
                 }
-                NodeStatus::Completed if !n.quality.is_empty() => {
-                    let codes: Vec<&str> = n.quality.iter().map(|f| f.code.as_str()).collect();
-                    Some(format!(
-                        "task {id} ({title}) answered junk after a repair: {}",
-                        codes.join(", ")
-                    ))
-                }
+                NodeStatus::Completed if !n.quality.is_empty() => Some(format!(
+                    "task {id} ({title}) answered junk after a repair: {}",
+                    QualityFinding::codes(&n.quality)
+                )),
                 _ => None,
             }
         })

@@ -303,8 +303,8 @@ async fn a_repair_that_restates_the_repair_message_keeps_the_first_answer() {
 }
 
 /// Qwen2.5-Coder 1.5B's d02: the planner built the final summary on the question alone
-/// (`a:info`); the final writer reads the searches' summaries all the same, as its sources
-/// fall back to all of theirs.
+/// (`a:info`); the plan review repairs its inputs to every completed node's summary, as the
+/// plan records, and the final writer reads what the search found.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_final_built_on_the_question_alone_reads_what_the_searches_found() {
     let llm = MockLlm::start().await;
@@ -312,14 +312,21 @@ async fn a_final_built_on_the_question_alone_reads_what_the_searches_found() {
     let rounds = vec![searches_round(&["Energy density"]), final_over("a:info")];
     support::scenario::scripted(&llm, rounds);
     let s = Setup::new(&llm, Some(&search));
-    s.query("How dense are cells?").run().await.success();
+    let out = s.query("How dense are cells?").run().await;
+    out.success();
+    assert!(
+        out.stderr.contains("FINAL_WITHOUT_SEARCH")
+            && out.stderr.contains("it cites every completed node instead"),
+        "{}",
+        out.stderr
+    );
     let finals = final_requests(&llm);
     let prompt = finals[0].user_prompt().expect("a user message");
     assert!(prompt.contains("### b:summary"), "{prompt}");
     assert_eq!(
         s.plan()["nodes"][2]["p_node"],
-        "a:info",
-        "the plan keeps what was planned"
+        "b:summary",
+        "the plan records what it read"
     );
 }
 
