@@ -23,7 +23,12 @@
 #   reports none, its request's messages counted by the model server's tokenizer endpoint
 #   (llama-cpp-python's /extras/tokenize/count, llama.cpp's /tokenize; else 4 characters a
 #   token, and the question's line says `estimate`) plus its text-carrying events (about its
-#   completion tokens); the table says how many calls lacked usage.
+#   completion tokens); the table says how many calls lacked usage. A call the server refused
+#   (an error status, such as llama.cpp's 500 for a response_format it does not take) counts
+#   no tokens: the model read nothing.
+# - One depth: every system at its quickest. The peers run one iteration with one search
+#   question (scripts/bench/peer_*.py); researchflow runs `--max-rounds 2` (one round of
+#   searches, then the final summary) and `--no-review` (the peers review nothing).
 #
 # --concurrency: how many tasks researchflow runs at once (`workflow --concurrency`). The
 # local model's server answers one request at a time, and two streamed requests sent together
@@ -50,7 +55,7 @@ while [ $# -gt 0 ]; do
     --timeout) timeout="$2"; shift 2 ;;
     --concurrency) concurrency="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    *) sed -n '2,36p' "$0"; exit 2 ;;
+    *) sed -n '2,41p' "$0"; exit 2 ;;
   esac
 done
 if [ -n "$base_url" ] && [ -z "$model" ]; then
@@ -119,7 +124,8 @@ json.dump({"baseURL": proxy, "model": model, "apiKey": "bench",
           open(path, "w"), indent=2)
 PY
       cmd=("$bin" -q --config "$dir/$id.config.json" workflow --query "$question"
-           --out "$dir/$id.json" --max-rounds 4 ${concurrency:+--concurrency "$concurrency"}) ;;
+           --out "$dir/$id.json" --max-rounds 2 --no-review
+           ${concurrency:+--concurrency "$concurrency"}) ;;
     gpt-researcher|ldr)
       local adapter=scripts/bench/peer_gpt_researcher.py
       [ "$system" = ldr ] && adapter=scripts/bench/peer_ldr.py
@@ -189,6 +195,9 @@ for line in open(os.path.join(d, i + ".requests.ndjson"), encoding="utf-8"):
     e = json.loads(line)
     u = e.get("usage") or {}
     reported = u.get("total_tokens") or (u.get("prompt_tokens", 0) + u.get("completion_tokens", 0))
+    # A call the server refused (an error status) read nothing and costs nothing.
+    if e.get("status") != 200:
+        continue
     if reported or not e.get("path", "").rstrip("/").endswith("completions"):
         tokens += reported
         continue

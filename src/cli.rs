@@ -291,7 +291,8 @@ pub struct RunArgs {
     #[command(flatten)]
     pub bounds: RunBounds,
 
-    /// Most tasks running at once within a workflow [default: 3].
+    /// Most tasks running at once within a workflow [default: 3]; at 1 the review's two
+    /// roles are asked one after the other too.
     #[arg(long, env = "RESEARCHFLOW_CONCURRENCY", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub concurrency: Option<u32>,
 

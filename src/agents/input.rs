@@ -6,12 +6,16 @@
 //! together take at most [`INPUT_MAX_CHARS`] characters (the sources' lines at most
 //! [`FINAL_SOURCES_MAX_CHARS`] of them, what they say at most
 //! [`EXCERPTS_MAX_CHARS`](super::final_sources::EXCERPTS_MAX_CHARS)), and
-//! every cut is returned to be recorded.
+//! every cut is returned to be recorded. What the final summary's numbered sources say is given
+//! once, in their list: an earlier search's results it reads are narrowed to that task's own
+//! analysis (`b:info` is read as `b:info[llm]`) when every source of the task is listed.
+
+use std::collections::HashSet;
 
 use super::final_sources::{directions, final_sources, source_list, within};
 use super::task::TaskInput;
 use crate::plan::segments::{self, SEGMENT_MAX_CHARS, SegmentCaps};
-use crate::plan::{FINAL_BATCH, NodeId, PlanFile};
+use crate::plan::{FINAL_BATCH, InfoPart, NodeId, NodeType, PlanFile, Ref, RefField, Source};
 use crate::text::Cut;
 
 /// The most characters of earlier results and numbered sources one task's input carries.
@@ -48,7 +52,11 @@ pub fn task_input(plan: &PlanFile, id: NodeId) -> Option<(TaskInput, TaskInputNo
         segment: SEGMENT_MAX_CHARS,
         total: INPUT_MAX_CHARS.saturating_sub(listed),
     };
-    let segs = segments::render(plan, [node.p_node.as_str()], caps);
+    let p_node = match &sources {
+        Some(listed) => narrowed(plan, &node.p_node, listed),
+        None => node.p_node.clone(),
+    };
+    let segs = segments::render(plan, [p_node.as_str()], caps);
     cuts.extend(segs.cuts);
     let input = TaskInput {
         node_id: id,
@@ -68,6 +76,37 @@ pub fn task_input(plan: &PlanFile, id: NodeId) -> Option<(TaskInput, TaskInputNo
             cuts,
         },
     ))
+}
+
+/// `p_node` with each ref to a search task's results (`info`, `info[all]`, `info[search]`)
+/// read as `info[llm]` when every source the task found is in `listed`; other entries, and
+/// those that do not parse (left for the renderer to report), as written.
+fn narrowed(plan: &PlanFile, p_node: &str, listed: &[Source]) -> String {
+    let urls: HashSet<&str> = listed.iter().map(|s| s.url.as_str()).collect();
+    let all_listed = |id: NodeId| {
+        plan.node(id).is_some_and(|n| {
+            n.kind == NodeType::Search
+                && !n.sources.is_empty()
+                && n.sources.iter().all(|s| urls.contains(s.url.as_str()))
+        })
+    };
+    let entries = p_node.split([',', '，']).filter(|e| !e.trim().is_empty());
+    let narrowed: Vec<String> = entries
+        .map(|entry| match Ref::parse(entry) {
+            Ok(
+                r @ Ref {
+                    field: RefField::Info(InfoPart::All | InfoPart::Search),
+                    ..
+                },
+            ) if r.node_id().is_some_and(all_listed) => Ref {
+                field: RefField::Info(InfoPart::Llm),
+                ..r
+            }
+            .to_string(),
+            _ => entry.trim().to_string(),
+        })
+        .collect();
+    narrowed.join(", ")
 }
 
 #[cfg(test)]
@@ -95,6 +134,35 @@ mod tests {
         assert_eq!(notes.warnings.len(), 1, "{:?}", notes.warnings);
         assert!(notes.cuts.is_empty());
         assert!(task_input(&plan, id("q")).is_none());
+    }
+
+    #[test]
+    fn the_final_reads_a_listed_search_through_its_analysis_only() {
+        let info = |n: &str| {
+            format!(
+                "<info type=\"llm\">analysis of {n}</info>\n<info type=\"search\">passages of {n}</info>"
+            )
+        };
+        let b = search("b", "First")
+            .with_info(info("b"))
+            .with_sources([Source::new("https://x.test/1", "X")]);
+        // c's source is not a URL the list can carry, so its results are read in full.
+        let c = search("c", "Second")
+            .with_info(info("c"))
+            .with_sources([Source::new(" ", "No URL")]);
+        let d = final_summary("d", "Final")
+            .with_p_node("b:info, b:info[llm], c:info[all], zz:sumary")
+            .with_status(NodeStatus::Planned);
+        let plan = plan("Q?", [b, c, d]);
+        let (fin, notes) = task_input(&plan, id("d")).expect("d");
+        let context = &fin.context;
+        assert_eq!(context.matches("analysis of b").count(), 1, "{context}");
+        assert!(!context.contains("passages of b"), "{context}");
+        assert!(context.contains("### b:info[llm]"), "{context}");
+        assert!(context.contains("passages of c") && context.contains("### c:info\n"));
+        assert_eq!(notes.warnings.len(), 1, "{:?}", notes.warnings);
+        let (b_input, _) = task_input(&plan, id("b")).expect("b");
+        assert!(b_input.final_sources.is_none());
     }
 
     /// A chain of `n` summaries, each over the one before, the first over a search with a few

@@ -166,16 +166,13 @@ fn attributes(before: &str, after: &str, opens: bool) -> bool {
 
 /// The first paragraph of prose among `lines`, on one line; of a list, its first item.
 fn first_paragraph(lines: Vec<&str>) -> Option<String> {
-    let paragraphs = lines
-        .split(|line| line.trim().is_empty())
-        .filter(|p| !p.is_empty());
-    for paragraph in paragraphs {
+    for paragraph in blocks(&lines) {
         let first = paragraph[0].trim();
         if heading(first).is_some() || first.starts_with('>') || is_rule(first) {
             continue;
         }
         let lines = match list_item(first) {
-            Some(_) => first_item(paragraph),
+            Some(_) => first_item(&paragraph),
             None => paragraph.iter().map(|l| l.trim()).collect(),
         };
         let text = lines.join(" ");
@@ -184,6 +181,31 @@ fn first_paragraph(lines: Vec<&str>) -> Option<String> {
         }
     }
     None
+}
+
+/// `lines` in blocks, as Markdown reads them: a blank line ends a block, and a heading is a
+/// block of its own (the text on the line after it is a paragraph, as a model writes `###
+/// Answer` over its first sentence).
+fn blocks<'a>(lines: &[&'a str]) -> Vec<Vec<&'a str>> {
+    let mut out = Vec::new();
+    let mut block = Vec::new();
+    for &line in lines {
+        let is_heading = heading(line).is_some();
+        if line.trim().is_empty() || is_heading {
+            if !block.is_empty() {
+                out.push(std::mem::take(&mut block));
+            }
+            if is_heading {
+                out.push(vec![line]);
+            }
+        } else {
+            block.push(line);
+        }
+    }
+    if !block.is_empty() {
+        out.push(block);
+    }
+    out
 }
 
 /// A list item's text without its marker (`- `, `* `, `+ `, `1. `, `1) `).
@@ -315,6 +337,16 @@ mod tests {
             verdict(&leading_statement(report), &gold(&["olivine"]), None),
             Verdict::Right
         );
+    }
+
+    /// A heading is a block of its own: the sentence on the line under it is the statement.
+    #[test]
+    fn a_heading_with_its_text_on_the_next_line_leads_with_that_text() {
+        let report = "# Q?\n\n_1 of 1 cited claims ..._\n\n### b:summary\n\
+            The limit is 80 characters [1]. More.\n#### Details\nOther text [2].\n";
+        assert_eq!(leading_statement(report), "The limit is 80 characters [1]");
+        let quoted = "> A notice\nthat runs on.\n\nThe answer [1].\n";
+        assert_eq!(leading_statement(quoted), "The answer [1]");
     }
 
     /// A marker that opens its sentence attributes what follows: the statement runs on.

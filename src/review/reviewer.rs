@@ -1,6 +1,7 @@
 //! The review stage's two roles around one report: `review` (`{ok, summary, risks, gaps,
 //! suggestions}`) and `second_opinion` (`{ok, verdict, notes}`), each on its own model
-//! (`roles.review`, `roles.second_opinion`), asked at the same time. Each answer is checked
+//! (`roles.review`, `roles.second_opinion`), asked at the same time (one after the other in a
+//! run limited to one task at a time, `--concurrency 1`). Each answer is checked
 //! against its contract ([`crate::validate::review`], [`crate::validate::second_opinion`]) with
 //! the planner's repair rounds ([`crate::llm::checked`]).
 //!
@@ -42,6 +43,10 @@ pub struct Reviewer {
     pub second_opinion_prompt: String,
     /// Repair rounds after a contract violation (`planner.repairAttempts`).
     pub repair_attempts: u32,
+    /// Ask the roles one after the other: a run limited to one task at a time may be on a
+    /// server that answers one request at a time (llama-cpp-python ends both of two streams
+    /// sent together before any text).
+    pub one_at_a_time: bool,
 }
 
 /// What one role did.
@@ -115,10 +120,13 @@ impl Reviewer {
             max_tokens: SECOND_OPINION_MAX_TOKENS,
         };
         let repairs = self.repair_attempts;
-        let (review, second_opinion) = tokio::join!(
-            review.run(inputs.review, repairs, observer),
-            second_opinion.run(inputs.second_opinion, repairs, observer)
-        );
+        let review = review.run(inputs.review, repairs, observer);
+        let second_opinion = second_opinion.run(inputs.second_opinion, repairs, observer);
+        let (review, second_opinion) = if self.one_at_a_time {
+            (review.await, second_opinion.await)
+        } else {
+            tokio::join!(review, second_opinion)
+        };
         Meeting {
             review,
             second_opinion,

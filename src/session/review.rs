@@ -26,7 +26,7 @@ impl Session {
             &beside.transcript,
             session(&plan.workflow_id, plan.question(), None),
         )?;
-        let reviewer = reviewer(&self.services, &tape)?;
+        let reviewer = reviewer(&self.services, &tape, false)?;
         let events = EventLog::open(&beside.events).map_err(|e| {
             SetupError::config(anyhow::anyhow!(
                 "cannot open the event log `{}`: {e}",

@@ -79,7 +79,7 @@ impl RunWorkflow for Session {
             shutdown,
             files: files.clone(),
             corpus_url: self.services.corpus_url(),
-            review: self.review_step(ReviewPaths::of(&files), &tape)?,
+            review: self.review_step(ReviewPaths::of(&files), &tape, options.concurrency == 1)?,
             could_search: self.services.search.is_some(),
         };
         let summary = if self.services.settings.engine == EngineKind::Offline {
@@ -171,9 +171,15 @@ impl Session {
         Ok(events)
     }
 
-    /// What follows the report: the review by its two roles, unless it is off
-    /// (`review.enabled: false`, `--no-review`) or the engine has no model.
-    fn review_step(&self, paths: ReviewPaths, tape: &Tape) -> Result<ReviewStep, SetupError> {
+    /// What follows the report: the review by its two roles (`one_at_a_time`: one after the
+    /// other), unless it is off (`review.enabled: false`, `--no-review`) or the engine has no
+    /// model.
+    fn review_step(
+        &self,
+        paths: ReviewPaths,
+        tape: &Tape,
+        one_at_a_time: bool,
+    ) -> Result<ReviewStep, SetupError> {
         if !self.services.settings.review {
             return Ok(ReviewStep::Off);
         }
@@ -183,7 +189,7 @@ impl Session {
             ));
         }
         Ok(ReviewStep::Run {
-            reviewer: Box::new(reviewer(&self.services, tape)?),
+            reviewer: Box::new(reviewer(&self.services, tape, one_at_a_time)?),
             paths,
         })
     }
@@ -244,13 +250,18 @@ impl Session {
     }
 }
 
-/// The review stage's two roles, their calls on `tape`.
-pub fn reviewer(services: &Services, tape: &Tape) -> Result<Reviewer, SetupError> {
+/// The review stage's two roles, their calls on `tape`, asked together or `one_at_a_time`.
+pub fn reviewer(
+    services: &Services,
+    tape: &Tape,
+    one_at_a_time: bool,
+) -> Result<Reviewer, SetupError> {
     Ok(Reviewer {
         review_llm: services.llm(Role::Review, tape)?,
         second_opinion_llm: services.llm(Role::SecondOpinion, tape)?,
         review_prompt: services.prompts[Prompt::Review].to_string(),
         second_opinion_prompt: services.prompts[Prompt::SecondOpinion].to_string(),
         repair_attempts: services.settings.repair_attempts,
+        one_at_a_time,
     })
 }

@@ -758,8 +758,10 @@ async fn the_peers_recorded_reports_score_as_the_book_says() {
 /// them: local-deep-research's b01 opens "According to [1], the state of charge ... refers to
 /// how full a battery is": the citation opening the sentence attributes what follows, so that
 /// is its statement, and right. researchflow timed out on b01 and b06 and said its d02 report
-/// was no answer; GPT Researcher invented a reference on b01, read no page on d02 and wrote
-/// no 2015 price for b06, an abstention.
+/// was no answer; GPT Researcher invented a reference on b01, read no page on d02 and opened
+/// b06 with "This report provides a comprehensive analysis of the average price ... in 2015"
+/// on the line under `## Introduction`: a statement that does not say the price is not
+/// given, so wrong for a question without an answer (a heading is a block of its own).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_second_peers_run_scores_as_the_book_says() {
     let score = |system| {
@@ -798,8 +800,13 @@ async fn the_second_peers_run_scores_as_the_book_says() {
     assert_eq!(code, 1, "d02 left no report");
     assert_eq!(
         verdicts(&gptr),
-        ["\"wrong\"", "null", "\"abstained\""],
+        ["\"wrong\"", "null", "\"wrong\""],
         "{gptr:#}"
+    );
+    let leading = gptr["questions"][2]["leading_statement"].as_str();
+    assert!(
+        leading.is_some_and(|l| l.starts_with("This report provides")),
+        "{leading:?}"
     );
     let cited = gptr["questions"][0]["cited"].as_array().expect("cited");
     assert!(

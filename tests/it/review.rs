@@ -520,3 +520,44 @@ async fn an_unreachable_reviewer_fails_the_review_not_the_run_and_stops_the_revi
         .code(2)
         .stderr_contains("roles.second_opinion.baseURL");
 }
+
+/// The role requests of `llm`, in arrival order.
+fn role_requests(llm: &MockLlm) -> Vec<crate::support::server::Recorded> {
+    let mut asked: Vec<_> = llm
+        .chat_requests()
+        .into_iter()
+        .filter(|r| matches!(agent(r), Agent::Review | Agent::SecondOpinion))
+        .collect();
+    asked.sort_by_key(|r| r.seq);
+    asked
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_one_task_at_a_time_the_two_roles_are_asked_one_after_the_other() {
+    let slow = std::time::Duration::from_millis(800);
+    for (concurrency, together) in [("1", false), ("3", true)] {
+        let llm = MockLlm::start().await;
+        scripted_reviewed(
+            &llm,
+            one_search_then_final(),
+            move |_| Reply::json(&review_answer()).delay(slow),
+            move |_| Reply::json(&second_opinion_answer("ok")).delay(slow),
+        );
+        let s = Setup::with_config(&llm, None, on());
+        let out = s
+            .query("Q?")
+            .args(["--concurrency", concurrency])
+            .run()
+            .await;
+        out.success();
+        assert_eq!(out.stdout_json()["review"]["status"], "completed");
+        let asked = role_requests(&llm);
+        assert_eq!(asked.len(), 2, "one request per role");
+        let first_answered = asked[0].responded_at.expect("the first role was answered");
+        assert_eq!(
+            asked[1].received_at < first_answered,
+            together,
+            "--concurrency {concurrency}: the second role asked before the first was answered"
+        );
+    }
+}
