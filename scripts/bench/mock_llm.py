@@ -14,11 +14,13 @@ base URL on stdout once listening.
 
 With MODE `quote` it is a model that does the least a faithful one would, for `eval` over a
 corpus: its search query is the user's question, its search summary quotes the first sentence
-of the first result's text, and its final report repeats that quote with its citation. The
-result's text is its snippet, or, when its page was read (`search.read`), its passages (the
-chosen ones, in the page's reading order). With MODE `quote-best` the summary quotes instead
-the sentence of that text sharing the most words with the question (the first on a tie; the
-first sentence when none shares one): a model that looks for the answer in what it is shown.
+of the first result's text, and its final report quotes the first sentence of what its first
+numbered source says (`says:`), with their citations (or, over a summary task's result, the
+cited line it gives). The result's text is its snippet, or, when its page was read
+(`search.read`), its passages (the chosen ones, in the page's reading order). With MODE
+`quote-best` both quote instead the sentence of that text sharing the most words with the
+question (the first on a tie; the first sentence when none shares one): a model that looks
+for the answer in what it is shown.
 
     mock_llm.py LATENCY_SECONDS [RATE_PER_SECOND] [MODE: quote, quote-best, headers, bare]
 """
@@ -70,8 +72,12 @@ def answer(body):
 def quoting(system, user):
     """The answers of MODEs `quote` and `quote-best`."""
     if "final report" in system:
-        # The search summary's quote, as the earlier results give it.
-        quoted = re.search(r"^.*\[1\]\.?$", user.split("Earlier results", 1)[-1], re.M)
+        # What the first numbered source says; else a summary task's cited line.
+        says = re.search(r"^\[1\] .*\n    says: (.*)$", user, re.M)
+        if says:
+            return f"{chosen([says.group(1)], user)} [1]."
+        earlier = user.split("Earlier results", 1)[-1].split("Numbered sources:", 1)[0]
+        quoted = re.search(r"^.*\[1\]\.?$", earlier, re.M)
         return quoted.group(0).strip() if quoted else "The search results do not answer it."
     if "web search queries" in system:
         question = re.search(r"^User question: (.*)$", user, re.M)
@@ -86,17 +92,24 @@ def quoting(system, user):
     if text[0] == "passages of the page:":
         text = re.match(r"(?:> .*\n?)*", user[first.end() + 1:]).group(0).splitlines()
         text = [line[2:] for line in text]
-    sentences = [s for t in text for s in re.split(r"(?<=[.!?])\s", t.strip())] or [""]
+    sentence = chosen(text, user)
+    return json.dumps({"summary": f"{sentence} [1].", "analysis": f"1. {sentence} [1]."})
+
+
+def chosen(text, user):
+    """The sentence of `text` (a list of passages) that MODE quotes, without its last full
+    stop: the first, or with `quote-best` the one sharing the most words with the question."""
+    pieces = (s.strip(" …") for t in text for s in re.split(r"(?<=[.!?…])\s", t.strip()))
+    sentences = [s for s in pieces if s] or [""]
     sentence = sentences[0]
     if MODE == "quote-best":
         question = re.search(r"^User question: (.*)$", user, re.M)
         words = lambda t: {w for w in re.findall(r"[a-z0-9]+", t.lower()) if w not in STOP}
         asked = words(question.group(1) if question else "")
         shared = [len(asked & words(s)) for s in sentences]
-        if shared and max(shared) > 0:
+        if max(shared) > 0:
             sentence = sentences[shared.index(max(shared))]
-    sentence = sentence.rstrip(".")
-    return json.dumps({"summary": f"{sentence} [1].", "analysis": f"1. {sentence} [1]."})
+    return sentence.rstrip(".")
 
 
 class Handler(BaseHTTPRequestHandler):

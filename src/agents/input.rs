@@ -6,16 +6,17 @@
 //! together take at most [`INPUT_MAX_CHARS`] characters (the sources' lines at most
 //! [`FINAL_SOURCES_MAX_CHARS`] of them, what they say at most
 //! [`EXCERPTS_MAX_CHARS`](super::final_sources::EXCERPTS_MAX_CHARS)), and
-//! every cut is returned to be recorded. What the final summary's numbered sources say is given
-//! once, in their list: an earlier search's results it reads are narrowed to that task's own
-//! analysis (`b:info` is read as `b:info[llm]`) when every source of the task is listed.
+//! every cut is returned to be recorded. The final summary reads the searches through their
+//! numbered sources, what each says under its number, not through a model's retelling: a ref
+//! of its `p_node` to a search task every source of which is listed is left out of its earlier
+//! results (the plan keeps `p_node` as written).
 
 use std::collections::HashSet;
 
 use super::final_sources::{directions, final_sources, source_list, within};
 use super::task::TaskInput;
 use crate::plan::segments::{self, SEGMENT_MAX_CHARS, SegmentCaps};
-use crate::plan::{FINAL_BATCH, InfoPart, NodeId, NodeType, PlanFile, Ref, RefField, Source};
+use crate::plan::{FINAL_BATCH, NodeId, NodeType, PlanFile, Ref, Source};
 use crate::text::Cut;
 
 /// The most characters of earlier results and numbered sources one task's input carries.
@@ -53,7 +54,7 @@ pub fn task_input(plan: &PlanFile, id: NodeId) -> Option<(TaskInput, TaskInputNo
         total: INPUT_MAX_CHARS.saturating_sub(listed),
     };
     let p_node = match &sources {
-        Some(listed) => narrowed(plan, &node.p_node, listed),
+        Some(listed) => without_listed(plan, &node.p_node, listed),
         None => node.p_node.clone(),
     };
     let segs = segments::render(plan, [p_node.as_str()], caps);
@@ -78,10 +79,9 @@ pub fn task_input(plan: &PlanFile, id: NodeId) -> Option<(TaskInput, TaskInputNo
     ))
 }
 
-/// `p_node` with each ref to a search task's results (`info`, `info[all]`, `info[search]`)
-/// read as `info[llm]` when every source the task found is in `listed`; other entries, and
-/// those that do not parse (left for the renderer to report), as written.
-fn narrowed(plan: &PlanFile, p_node: &str, listed: &[Source]) -> String {
+/// `p_node` without its refs to search tasks every source of which is in `listed`; other
+/// entries, and those that do not parse (left for the renderer to report), as written.
+fn without_listed(plan: &PlanFile, p_node: &str, listed: &[Source]) -> String {
     let urls: HashSet<&str> = listed.iter().map(|s| s.url.as_str()).collect();
     let all_listed = |id: NodeId| {
         plan.node(id).is_some_and(|n| {
@@ -90,30 +90,26 @@ fn narrowed(plan: &PlanFile, p_node: &str, listed: &[Source]) -> String {
                 && n.sources.iter().all(|s| urls.contains(s.url.as_str()))
         })
     };
-    let entries = p_node.split([',', '，']).filter(|e| !e.trim().is_empty());
-    let narrowed: Vec<String> = entries
-        .map(|entry| match Ref::parse(entry) {
-            Ok(
-                r @ Ref {
-                    field: RefField::Info(InfoPart::All | InfoPart::Search),
-                    ..
-                },
-            ) if r.node_id().is_some_and(all_listed) => Ref {
-                field: RefField::Info(InfoPart::Llm),
-                ..r
-            }
-            .to_string(),
-            _ => entry.trim().to_string(),
+    let kept: Vec<&str> = p_node
+        .split([',', '，'])
+        .map(str::trim)
+        .filter(|entry| !entry.is_empty())
+        .filter(|entry| {
+            Ref::parse(entry)
+                .ok()
+                .and_then(|r| r.node_id())
+                .is_none_or(|id| !all_listed(id))
         })
         .collect();
-    narrowed.join(", ")
+    kept.join(", ")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::agents::final_sources::EXCERPTS_MAX_CHARS;
-    use crate::plan::testing::{final_summary, id, plan, search};
+    use crate::agents::task::SEARCHES_AS_SOURCES;
+    use crate::plan::testing::{final_summary, id, plan, search, summary};
     use crate::plan::{Node, NodeStatus, NodeType, Source};
 
     #[test]
@@ -130,39 +126,56 @@ mod tests {
         assert!(search.final_sources.is_none() && notes.warnings.is_empty());
         let (fin, notes) = task_input(&plan, id("c")).expect("c");
         assert_eq!(fin.final_sources.map(|s| s.len()), Some(1));
-        assert!(fin.context.contains("### b:summary") && fin.context.contains("found"));
+        // b reaches the final summary as its source, not as its summary.
+        assert!(!fin.context.contains("found"), "{}", fin.context);
         assert_eq!(notes.warnings.len(), 1, "{:?}", notes.warnings);
         assert!(notes.cuts.is_empty());
         assert!(task_input(&plan, id("q")).is_none());
     }
 
     #[test]
-    fn the_final_reads_a_listed_search_through_its_analysis_only() {
-        let info = |n: &str| {
-            format!(
-                "<info type=\"llm\">analysis of {n}</info>\n<info type=\"search\">passages of {n}</info>"
-            )
-        };
+    fn the_final_reads_a_listed_search_through_its_sources_only() {
+        let info = |n: &str| format!("<info type=\"llm\">analysis of {n}</info>");
         let b = search("b", "First")
+            .with_summary("summary of b")
             .with_info(info("b"))
             .with_sources([Source::new("https://x.test/1", "X")]);
-        // c's source is not a URL the list can carry, so its results are read in full.
+        // c's source is not a URL the list can carry, so its results are read as they are.
         let c = search("c", "Second")
             .with_info(info("c"))
             .with_sources([Source::new(" ", "No URL")]);
-        let d = final_summary("d", "Final")
-            .with_p_node("b:info, b:info[llm], c:info[all], zz:sumary")
+        let d = summary("d", "Synthesis", 3).with_summary("summary of d");
+        let e = final_summary("e", "Final")
+            .with_p_node("b:info, b:summary, c:info[all], d:summary, zz:sumary")
             .with_status(NodeStatus::Planned);
-        let plan = plan("Q?", [b, c, d]);
-        let (fin, notes) = task_input(&plan, id("d")).expect("d");
+        let plan = plan("Q?", [b, c, d, e]);
+        let (fin, notes) = task_input(&plan, id("e")).expect("e");
         let context = &fin.context;
-        assert_eq!(context.matches("analysis of b").count(), 1, "{context}");
-        assert!(!context.contains("passages of b"), "{context}");
-        assert!(context.contains("### b:info[llm]"), "{context}");
-        assert!(context.contains("passages of c") && context.contains("### c:info\n"));
+        assert!(!context.contains("of b"), "{context}");
+        assert!(context.contains("### c:info\nnode c") && context.contains("analysis of c"));
+        assert!(context.contains("summary of d"), "{context}");
+        assert_eq!(fin.final_sources.as_ref().map(Vec::len), Some(1));
         assert_eq!(notes.warnings.len(), 1, "{:?}", notes.warnings);
+
+        let only_b = plan_with_final(&plan, "b:info[llm], b:summary");
+        let (fin, _) = task_input(&only_b, id("e")).expect("e");
+        assert!(fin.context.is_empty());
+        assert!(
+            fin.message().contains(SEARCHES_AS_SOURCES),
+            "{}",
+            fin.message()
+        );
         let (b_input, _) = task_input(&plan, id("b")).expect("b");
         assert!(b_input.final_sources.is_none());
+    }
+
+    /// `plan` with its last node's `p_node` set to `p_node`.
+    fn plan_with_final(plan: &PlanFile, p_node: &str) -> PlanFile {
+        let mut plan = plan.clone();
+        if let Some(last) = plan.nodes.last_mut() {
+            last.p_node = p_node.to_string();
+        }
+        plan
     }
 
     /// A chain of `n` summaries, each over the one before, the first over a search with a few

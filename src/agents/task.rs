@@ -38,13 +38,18 @@ pub struct Direction {
 /// The labels of the user message every sub-agent starts from ([`TaskInput::message`]), and of
 /// the final summary's list of sources, each opening its line; an answer that repeats one
 /// echoes its input ([`super::quality::echoes`]).
-pub const INPUT_LABELS: [&str; 5] = [
+pub const INPUT_LABELS: [&str; 6] = [
     "User question:",
     "Task:",
     "Earlier results this task builds on:",
     "Earlier results: none.",
+    SEARCHES_AS_SOURCES,
     SOURCES_LABEL,
 ];
+
+/// The final summary's earlier results when every one was a search whose sources are listed.
+pub const SEARCHES_AS_SOURCES: &str =
+    "Earlier results: what the searches found is the numbered sources below.";
 
 /// What opens the final summary's numbered list of sources.
 pub const SOURCES_LABEL: &str = "Numbered sources:";
@@ -63,14 +68,18 @@ pub const NO_SOURCES: &str = "(no sources: the searches returned none; cite noth
 impl TaskInput {
     /// The user message every sub-agent starts from.
     pub fn message(&self) -> String {
-        let [question, task, context, no_context, _] = INPUT_LABELS;
+        let [question, task, context, no_context, as_sources, _] = INPUT_LABELS;
         let mut text = format!(
             "{question} {}\n\n{task} {}\n",
             self.question.trim(),
             self.title.trim()
         );
         if self.context.trim().is_empty() {
-            text.push_str(&format!("\n{no_context}\n"));
+            let none = match &self.final_sources {
+                Some(sources) if !sources.is_empty() => as_sources,
+                _ => no_context,
+            };
+            text.push_str(&format!("\n{none}\n"));
         } else {
             text.push_str(&format!("\n{context}\n"));
             text.push_str(&self.context);

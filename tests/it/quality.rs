@@ -304,7 +304,7 @@ async fn a_repair_that_restates_the_repair_message_keeps_the_first_answer() {
 
 /// Qwen2.5-Coder 1.5B's d02: the planner built the final summary on the question alone
 /// (`a:info`); the plan review repairs its inputs to every completed node's summary, as the
-/// plan records, and the final writer reads what the search found.
+/// plan records, and the final writer reads what the search found: its numbered sources.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_final_built_on_the_question_alone_reads_what_the_searches_found() {
     let llm = MockLlm::start().await;
@@ -322,7 +322,11 @@ async fn a_final_built_on_the_question_alone_reads_what_the_searches_found() {
     );
     let finals = final_requests(&llm);
     let prompt = finals[0].user_prompt().expect("a user message");
-    assert!(prompt.contains("### b:summary"), "{prompt}");
+    assert!(
+        prompt.contains("Earlier results: what the searches found is the numbered sources below.")
+            && prompt.contains("\n[1] "),
+        "{prompt}"
+    );
     assert_eq!(
         s.plan()["nodes"][2]["p_node"],
         "b:summary",
