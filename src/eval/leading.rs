@@ -154,11 +154,14 @@ pub fn leading_statement(body: &str) -> String {
 
 /// Whether a citation marker between `before` (its sentence's words before it) and `after`
 /// (the paragraph after it) opens its sentence, attributing what follows (`According to [1],
-/// ...`, `[2] states ...`) rather than ending a statement: at most three words before it
+/// ...`, `[2] states ...`) rather than ending a statement: at most three words (markers
+/// aside: `According to [1], [2] and [3], ...`) before it
 /// (none only at the paragraph's start, `opens`; else it cites the sentence before), then a
 /// comma, a colon or a word.
 fn attributes(before: &str, after: &str, opens: bool) -> bool {
-    let said = words(before).split_whitespace().count();
+    let said = words(&MARKERS.replace_all(before, " "))
+        .split_whitespace()
+        .count();
     let next = after.trim_start().chars().next();
     ((1..=3).contains(&said) || (said == 0 && opens))
         && next.is_some_and(|c| c == ',' || c == ':' || c.is_alphanumeric())
@@ -371,6 +374,12 @@ mod tests {
         assert_eq!(
             leading_statement(report),
             "As reported in [3]: about 170 Wh/kg [3]"
+        );
+        // A list of markers opens it as one marker does.
+        let report = "According to [1], [2], and [3], LFP cells reach 170 Wh/kg. More [4].\n";
+        assert_eq!(
+            leading_statement(report),
+            "According to [1], [2], and [3], LFP cells reach 170 Wh/kg."
         );
         // Four words before it: the marker ends a statement, however short.
         let report = "LFP cells reach far [1], about 170 Wh/kg [2].\n";
