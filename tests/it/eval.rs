@@ -814,3 +814,53 @@ async fn the_second_peers_run_scores_as_the_book_says() {
         "{cited:?}"
     );
 }
+
+/// The fourth run's reports (Qwen2.5-Coder 1.5B, the default six questions, every system at
+/// its quickest depth, `fixtures/peers/qwen2.5-coder-1.5b-2026-12-06-six`), scored again as
+/// the book's table gives them. local-deep-research's b01 opens "According to [1], [2], and
+/// [3], the state of charge ... refers to how full a battery is": a list of markers opens the
+/// sentence as one does, so that is its statement, and right. researchflow's d02 states the
+/// right limit citing pages that do not give it, and its b03 names the right sensors citing
+/// nothing: both runs ended degraded, so both abstain. GPT Researcher read no page on d02 and
+/// l01 and left no report.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_fourth_peers_run_scores_as_the_book_says() {
+    let score = |system| {
+        score_recorded(
+            "qwen2.5-coder-1.5b-2026-12-06-six",
+            system,
+            "http://127.0.0.1:41977/",
+        )
+    };
+    const RIGHT: &str = "\"right\"";
+    const WRONG: &str = "\"wrong\"";
+    const ABSTAINED: &str = "\"abstained\"";
+    let (code, ours) = score("researchflow").await;
+    assert_eq!(code, 0);
+    assert_eq!(
+        verdicts(&ours),
+        [RIGHT, ABSTAINED, WRONG, WRONG, WRONG, ABSTAINED],
+        "{ours:#}"
+    );
+    let (_, ldr) = score("ldr").await;
+    assert_eq!(
+        verdicts(&ldr),
+        [RIGHT, WRONG, WRONG, WRONG, WRONG, RIGHT],
+        "{ldr:#}"
+    );
+    let leading = ldr["questions"][0]["leading_statement"].as_str();
+    assert!(
+        leading.is_some_and(|l| l.starts_with("According to [1], [2], and [3], the state")),
+        "{leading:?}"
+    );
+    let (code, gptr) = score("gpt-researcher").await;
+    assert_eq!(code, 1, "d02 and l01 left no report");
+    assert_eq!(
+        verdicts(&gptr),
+        ["wrong", "null", "wrong", "wrong", "null", "wrong"]
+            .map(|v| v.replace("wrong", "\"wrong\"")),
+        "{gptr:#}"
+    );
+    let precision = |e: &Value| e["totals"]["citation_precision"].as_f64().unwrap_or(-1.0);
+    assert!(precision(&ldr) > precision(&ours) && precision(&ours) > precision(&gptr));
+}
