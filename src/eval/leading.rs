@@ -8,7 +8,8 @@
 //!    `answer` (`## Answer`, `## Short answer`), up to the next heading of its level or
 //!    higher; a report without one is read from its start (a model's report opens with its
 //!    short answer);
-//! 2. its first paragraph of prose: headings, block quotes (a run's notice), rules, a
+//! 2. its first paragraph of prose (a heading is a block of its own, as Markdown reads it,
+//!    so the line under it opens a paragraph): headings, block quotes (a run's notice), rules, a
 //!    paragraph wholly in italics (the claims line, the offline engine's notice) and a label
 //!    ending in `:` (`**Short answer:**`) are passed over; of a list, its first item;
 //! 3. that paragraph up to and including its first citation marker (`[1]`, `[2][3]`); a

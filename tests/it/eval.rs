@@ -822,7 +822,7 @@ async fn the_second_peers_run_scores_as_the_book_says() {
 /// sentence as one does, so that is its statement, and right. researchflow's d02 states the
 /// right limit citing pages that do not give it, and its b03 names the right sensors citing
 /// nothing: both runs ended degraded, so both abstain. GPT Researcher read no page on d02 and
-/// l01 and left no report.
+/// l01 and left no report. researchflow's run of its own after the change is scored too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_fourth_peers_run_scores_as_the_book_says() {
     let score = |system| {
@@ -863,4 +863,20 @@ async fn the_fourth_peers_run_scores_as_the_book_says() {
     );
     let precision = |e: &Value| e["totals"]["citation_precision"].as_f64().unwrap_or(-1.0);
     assert!(precision(&ldr) > precision(&ours) && precision(&ours) > precision(&gptr));
+
+    // researchflow again, in a run of its own, its final writer reading the searches through
+    // their numbered sources only: d02 cites the page that gives the limit and is right; b01
+    // and b03 state the right answer citing nothing, and abstain.
+    let (_, sources) = score_recorded(
+        "qwen2.5-coder-1.5b-2026-12-06-six",
+        "researchflow-sources",
+        "http://127.0.0.1:43355/",
+    )
+    .await;
+    assert_eq!(
+        verdicts(&sources),
+        [ABSTAINED, RIGHT, ABSTAINED, WRONG, WRONG, ABSTAINED],
+        "{sources:#}"
+    );
+    assert!(precision(&sources) > precision(&ldr), "{sources:#}");
 }
