@@ -133,6 +133,75 @@ fn said_by(source: &Source) -> impl Iterator<Item = &str> {
     .chain(source.passages.iter().map(String::as_str))
 }
 
+/// `text` with a citation added to each sentence of prose that cites nothing where one
+/// numbered source holds at least `threshold` of its content words (the test a cited claim
+/// passes; the source holding the most, the first on a tie), and how many were added. A
+/// heading, a table row, a sentence that cites and one a marker right after it cites are left
+/// as they are. The marker goes before the sentence's closing stop: `... capacity [3].`
+pub fn cite_supported(
+    text: &str,
+    question: &str,
+    sources: &[Source],
+    threshold: f64,
+) -> (String, usize) {
+    let said: Vec<BTreeSet<String>> = (1..=sources.len())
+        .filter_map(|n| evidence(sources, &[n]))
+        .collect();
+    let asked: BTreeSet<String> = content_terms(question).into_iter().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut added = 0;
+    let mut at = 0;
+    for range in crate::text::sentences::ranges(text) {
+        let sentence = &text[range.clone()];
+        let Some(n) = supporting(sentence, &text[range.end..], (&said, &asked), threshold) else {
+            continue;
+        };
+        let stop = sentence.len() - sentence.trim_end_matches(['.', '!', '?']).len();
+        out.push_str(&text[at..range.end - stop]);
+        out.push_str(&format!(" [{n}]"));
+        at = range.end - stop;
+        added += 1;
+    }
+    out.push_str(&text[at..]);
+    (out, added)
+}
+
+/// The number of the source that supports `sentence`, an uncited sentence of prose followed by
+/// `rest`, by `said` (each source's terms) at `threshold`, counting only the words the
+/// question (`asked`) does not hold (a sentence restating the question is supported by every
+/// source on its subject); `None` when none does.
+fn supporting(
+    sentence: &str,
+    rest: &str,
+    (said, asked): (&[BTreeSet<String>], &BTreeSet<String>),
+    threshold: f64,
+) -> Option<usize> {
+    let line = sentence.trim_start();
+    // Markers opening what follows cite this sentence (as `cited_sentences` reads them).
+    let cited_after = LEADING_MARKERS.is_match(rest);
+    if line.starts_with('#') || line.starts_with('|') || cited_after {
+        return None;
+    }
+    if !cited_numbers(sentence).is_empty() {
+        return None;
+    }
+    let new: Vec<String> = content_terms(&claim_text(sentence))
+        .into_iter()
+        .filter(|t| !asked.contains(t))
+        .collect();
+    if new.is_empty() {
+        return None;
+    }
+    let share = |terms: &BTreeSet<String>| {
+        new.iter().filter(|t| terms.contains(*t)).count() as f64 / new.len() as f64
+    };
+    let scores = said.iter().map(share);
+    let (best, score) = scores
+        .enumerate()
+        .fold((0, 0.0), |b, (i, s)| if s > b.1 { (i, s) } else { b });
+    (score >= threshold && score > 0.0).then_some(best + 1)
+}
+
 /// Every cited sentence of `text` checked against `sources` (`[n]` is `sources[n - 1]`).
 pub fn check(text: &str, sources: &[Source], threshold: f64) -> Vec<Claim> {
     cited_sentences(text)
@@ -201,6 +270,45 @@ mod tests {
             snippet: Some(snippet.into()),
             ..Source::new("https://s.test/x", title)
         }
+    }
+
+    #[test]
+    fn an_uncited_sentence_a_source_holds_is_cited_and_others_are_left_alone() {
+        let sources = [
+            source(
+                "Glossary",
+                "State of charge: how full a battery is, as a percentage of its current capacity.",
+            ),
+            source(
+                "Sensors",
+                "Gas and pressure sensors catch a failing cell before thermal runaway.",
+            ),
+        ];
+        let report = "## Answer\n\
+            State of charge is how full a battery is, as a percentage of its capacity.\n\
+            Packs use gas and pressure sensors to catch a failing cell [2]. Cars are popular.\n\
+            Thermal runaway is caught by gas sensors before a fire.\n[2]\n\
+            # State of charge is how full a battery is\n";
+        let (cited, added) = cite_supported(report, "What is it?", &sources, 0.5);
+        assert_eq!(added, 1, "{cited}");
+        assert!(
+            cited.contains("as a percentage of its capacity [1].\n"),
+            "{cited}"
+        );
+        assert!(cited.contains("a failing cell [2]. Cars are popular.\n"));
+        assert!(
+            cited.contains("before a fire.\n[2]\n# State of charge is how full a battery is\n")
+        );
+        let claims = check(&cited, &sources, 0.5);
+        assert!(claims.iter().all(|c| c.supported), "{claims:?}");
+        assert_eq!(
+            cite_supported("No source says this.", "Q?", &sources, 0.5).1,
+            0
+        );
+        // A sentence that says only what the question asks is not cited.
+        let question = "What is the state of charge of a battery?";
+        let restated = "The state of charge of a battery is as follows:";
+        assert_eq!(cite_supported(restated, question, &sources, 0.5).1, 0);
     }
 
     #[test]

@@ -62,6 +62,7 @@ impl TaskRunner for Agents {
             llm: &self.summary_llm,
             summary_prompt: &self.prompts[Prompt::Summary],
             final_prompt: &self.prompts[Prompt::Final],
+            claims_threshold: self.claims_threshold,
         };
         let mut out = match (&input.final_sources, input.kind) {
             (Some(sources), _) => summary.run_final(input, sources, observer).await?,

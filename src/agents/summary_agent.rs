@@ -5,6 +5,7 @@
 
 use super::ask::{ask_json, ask_text};
 use super::citations;
+use super::claims;
 use super::final_sources::source_list;
 use super::quality;
 use super::task::{
@@ -27,6 +28,9 @@ pub struct SummaryAgent<'a> {
     pub llm: &'a LlmClient,
     pub summary_prompt: &'a str,
     pub final_prompt: &'a str,
+    /// The share of a sentence's content words a source must hold for researchflow to cite
+    /// it where the report cites nothing (`claims.threshold`).
+    pub claims_threshold: f64,
 }
 
 impl SummaryAgent<'_> {
@@ -103,7 +107,7 @@ impl SummaryAgent<'_> {
         )
         .await?;
         let judge = |answer: &str| -> Vec<QualityFinding> {
-            let report = as_cited(answer, sources);
+            let (report, _) = as_cited(answer, &input.question, sources, self.claims_threshold);
             quality::echoes(answer, self.final_prompt)
                 .into_iter()
                 .chain(quality::uncited(&report, sources.len()))
@@ -122,7 +126,17 @@ impl SummaryAgent<'_> {
             &judge,
         )
         .await?;
-        let (report, _cited) = citations::clean(&as_cited(&answer.content, sources), sources.len());
+        let (cited, added) = as_cited(
+            &answer.content,
+            &input.question,
+            sources,
+            self.claims_threshold,
+        );
+        let (report, _cited) = citations::clean(&cited, sources.len());
+        let report = match added {
+            0 => report,
+            n => format!("{}\n\n{report}", added_note(n)),
+        };
         let mut info = Info::default();
         info.set("llm", report.clone());
         Ok(TaskOutput {
@@ -138,9 +152,25 @@ impl SummaryAgent<'_> {
 }
 
 /// A final report as it is kept: without control characters and without a sources list the
-/// model wrote itself, a numbered source's URL where its marker belongs read as the marker.
-fn as_cited(answer: &str, sources: &[Source]) -> String {
+/// model wrote itself, a numbered source's URL where its marker belongs read as the marker, and
+/// a citation added where a sentence cites nothing and one source holds most of its words
+/// beyond what `question` asks ([`claims::cite_supported`] at `threshold`); with how many were
+/// added.
+fn as_cited(answer: &str, question: &str, sources: &[Source], threshold: f64) -> (String, usize) {
     let report = citations::strip_sources_section(crate::text::strip_controls(answer).trim());
     let urls: Vec<&str> = sources.iter().map(|s| s.url.as_str()).collect();
-    citations::urls_as_markers(&report, &urls)
+    let report = citations::urls_as_markers(&report, &urls);
+    claims::cite_supported(&report, question, sources, threshold)
+}
+
+/// What the report says of the `n` citations researchflow added: not the model's.
+fn added_note(n: usize) -> String {
+    let (which, each) = match n {
+        1 => ("one sentence".to_string(), "to"),
+        n => (format!("{n} sentences"), "each to"),
+    };
+    format!(
+        "_researchflow cited {which} the model left uncited, {each} the source that holds most \
+         of the words it adds to the question._"
+    )
 }

@@ -140,13 +140,45 @@ async fn a_report_citing_nothing_is_sent_back_then_degraded() {
     let count = Arc::clone(&asked);
     with_final(&llm, move |_| {
         count.fetch_add(1, Ordering::SeqCst);
-        "Cells store energy.".into()
+        // No source holds what it says, so researchflow cites nothing for it either.
+        "Prices fell in Chile last year.".into()
     });
     let s = Setup::new(&llm, Some(&search));
     let out = s.query("How dense are cells?").run().await;
     out.code(1);
     assert_eq!(asked.load(Ordering::SeqCst), 2);
     assert!(out.reason().contains("UNCITED_REPORT"), "{}", out.reason());
+}
+
+/// Qwen2.5-Coder 1.5B's b01 and b03: a right report that cites nothing. Where one numbered
+/// source holds most of the words a sentence adds to the question, researchflow cites it
+/// itself and says so at the report's top; nothing is sent back, and a sentence that only
+/// restates the question, or that no source holds, stays uncited.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_uncited_sentence_a_source_holds_is_cited_by_researchflow_and_said_so() {
+    let llm = MockLlm::start().await;
+    let search = MockSearch::start(SearchKind::Searxng).await;
+    with_final(&llm, |_| {
+        "How dense are cells? Snippet 1 is about energy density. Prices fell in Chile.".into()
+    });
+    let s = Setup::new(&llm, Some(&search));
+    let out = s.query("How dense are cells?").run().await;
+    out.success();
+    let printed = out.stdout_json();
+    assert_eq!(printed["status"], "completed", "{}", out.stderr);
+    assert_eq!(printed["totals"]["claims_supported"], 1, "{printed:#}");
+    assert_eq!(final_requests(&llm).len(), 1, "not sent back as uncited");
+    let report = s.report();
+    assert!(
+        report.contains("_researchflow cited one sentence the model left uncited, to the source"),
+        "{report}"
+    );
+    assert!(
+        report.contains(
+            "How dense are cells? Snippet 1 is about energy density [1]. Prices fell in Chile.\n"
+        ),
+        "{report}"
+    );
 }
 
 /// A report whose every cited sentence says what no source it cites says: the search found
