@@ -134,10 +134,12 @@ fn said_by(source: &Source) -> impl Iterator<Item = &str> {
 }
 
 /// `text` with a citation added to each sentence of prose that cites nothing where one
-/// numbered source holds at least `threshold` of its content words (the test a cited claim
-/// passes; the source holding the most, the first on a tie), and how many were added. A
-/// heading, a table row, a sentence that cites and one a marker right after it cites are left
-/// as they are. The marker goes before the sentence's closing stop: `... capacity [3].`
+/// numbered source holds at least `threshold` of the content words the sentence adds to
+/// `question` (the test a cited claim passes, the question's own words left out: a sentence
+/// restating the question is held by every source on its subject); to the source holding the
+/// most, the first on a tie. Returns the text and how many were added. A heading, a table row,
+/// a sentence that cites and one a marker right after it cites are left as they are. The
+/// marker goes before the sentence's closing stop: `... capacity [3].`
 pub fn cite_supported(
     text: &str,
     question: &str,
@@ -147,13 +149,13 @@ pub fn cite_supported(
     let said: Vec<BTreeSet<String>> = (1..=sources.len())
         .filter_map(|n| evidence(sources, &[n]))
         .collect();
-    let asked: BTreeSet<String> = content_terms(question).into_iter().collect();
+    let asked = content_terms(question);
     let mut out = String::with_capacity(text.len());
     let mut added = 0;
     let mut at = 0;
     for range in crate::text::sentences::ranges(text) {
         let sentence = &text[range.clone()];
-        let Some(n) = supporting(sentence, &text[range.end..], (&said, &asked), threshold) else {
+        let Some(n) = supporting(sentence, &text[range.end..], &said, &asked, threshold) else {
             continue;
         };
         let stop = sentence.len() - sentence.trim_end_matches(['.', '!', '?']).len();
@@ -167,13 +169,13 @@ pub fn cite_supported(
 }
 
 /// The number of the source that supports `sentence`, an uncited sentence of prose followed by
-/// `rest`, by `said` (each source's terms) at `threshold`, counting only the words the
-/// question (`asked`) does not hold (a sentence restating the question is supported by every
-/// source on its subject); `None` when none does.
+/// `rest`, by `said` (each source's terms) at `threshold`, counting only the terms the
+/// question's (`asked`) do not hold; `None` when none does.
 fn supporting(
     sentence: &str,
     rest: &str,
-    (said, asked): (&[BTreeSet<String>], &BTreeSet<String>),
+    said: &[BTreeSet<String>],
+    asked: &BTreeSet<String>,
     threshold: f64,
 ) -> Option<usize> {
     let line = sentence.trim_start();
