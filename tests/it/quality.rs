@@ -150,17 +150,12 @@ async fn a_report_citing_nothing_is_sent_back_then_degraded() {
     assert!(out.reason().contains("UNCITED_REPORT"), "{}", out.reason());
 }
 
-/// Qwen2.5-Coder 1.5B's b01 and b03: a right report that cites nothing. Where one numbered
-/// source holds most of the words a sentence adds to the question, researchflow cites it
-/// itself and says so at the report's top; nothing is sent back, and a sentence that only
-/// restates the question, or that no source holds, stays uncited.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_uncited_sentence_a_source_holds_is_cited_by_researchflow_and_said_so() {
+/// A run on "How dense are cells?" whose final report is `report`, checked to complete with
+/// one supported claim and without sending the report back; the servers and the setup.
+async fn completed_with_one_supported_claim(report: &'static str) -> (MockLlm, MockSearch, Setup) {
     let llm = MockLlm::start().await;
     let search = MockSearch::start(SearchKind::Searxng).await;
-    with_final(&llm, |_| {
-        "How dense are cells? Snippet 1 is about energy density. Prices fell in Chile.".into()
-    });
+    with_final(&llm, move |_| report.into());
     let s = Setup::new(&llm, Some(&search));
     let out = s.query("How dense are cells?").run().await;
     out.success();
@@ -168,6 +163,19 @@ async fn an_uncited_sentence_a_source_holds_is_cited_by_researchflow_and_said_so
     assert_eq!(printed["status"], "completed", "{}", out.stderr);
     assert_eq!(printed["totals"]["claims_supported"], 1, "{printed:#}");
     assert_eq!(final_requests(&llm).len(), 1, "not sent back as uncited");
+    (llm, search, s)
+}
+
+/// Qwen2.5-Coder 1.5B's b01 and b03: a right report that cites nothing. Where one numbered
+/// source holds most of the words a sentence adds to the question, researchflow cites it
+/// itself and says so at the report's top; nothing is sent back, and a sentence that only
+/// restates the question, or that no source holds, stays uncited.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_uncited_sentence_a_source_holds_is_cited_by_researchflow_and_said_so() {
+    let (_llm, _search, s) = completed_with_one_supported_claim(
+        "How dense are cells? Snippet 1 is about energy density. Prices fell in Chile.",
+    )
+    .await;
     let report = s.report();
     assert!(
         report.contains("_researchflow cited one sentence the model left uncited, to the source"),
@@ -266,21 +274,12 @@ async fn a_report_one_of_whose_cited_claims_its_source_holds_is_completed() {
 /// the report cites, its claim is checked, and nothing is sent back as uncited.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_final_writer_sees_what_sources_say_and_may_cite_them_by_url() {
-    let llm = MockLlm::start().await;
-    let search = MockSearch::start(SearchKind::Searxng).await;
-    with_final(&llm, |_| {
+    let (llm, _search, s) = completed_with_one_supported_claim(
         "Snippet 1 is about energy density (https://example.test/energy-density/1). \
-         See also <https://example.test/elsewhere>."
-            .into()
-    });
-    let s = Setup::new(&llm, Some(&search));
-    let out = s.query("How dense are cells?").run().await;
-    out.success();
-    let printed = out.stdout_json();
-    assert_eq!(printed["status"], "completed", "{}", out.stderr);
-    assert_eq!(printed["totals"]["claims_supported"], 1, "{printed:#}");
+         See also <https://example.test/elsewhere>.",
+    )
+    .await;
     let finals = final_requests(&llm);
-    assert_eq!(finals.len(), 1, "not sent back as uncited");
     let prompt = finals[0].user_prompt().expect("a user message");
     assert!(
         prompt.contains(
