@@ -101,7 +101,8 @@ impl HttpError {
     /// Builds the error for a reqwest failure at `url`, shown without query or password.
     pub fn from_reqwest(url: &BaseUrl, timeout: Duration, err: reqwest::Error) -> HttpError {
         let url = url.to_string();
-        let (timed_out, connect, decode) = (err.is_timeout(), err.is_connect(), err.is_decode());
+        let (timed_out, connect) = (err.is_timeout(), err.is_connect());
+        let decode = err.is_decode() && !cut_off(&err);
         let message = crate::text::error_chain(&err.without_url());
         if timed_out {
             HttpError::Timeout { url, timeout }
@@ -113,6 +114,23 @@ impl HttpError {
             HttpError::Transport { url, message }
         }
     }
+}
+
+/// Whether `err`, though it says the body could not be decoded, is a body cut off in transit:
+/// a connection closed mid-answer (a server that crashed or restarted) comes through the
+/// decompression layer as a decoding error over a body error. Asking again can succeed.
+fn cut_off(err: &reqwest::Error) -> bool {
+    let mut source = std::error::Error::source(err);
+    while let Some(e) = source {
+        let body = e
+            .downcast_ref::<reqwest::Error>()
+            .is_some_and(reqwest::Error::is_body);
+        if body || e.is::<std::io::Error>() {
+            return true;
+        }
+        source = e.source();
+    }
+    false
 }
 
 /// Why an endpoint cannot be used as configured: no retry, round or task can help, only the

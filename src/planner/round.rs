@@ -55,7 +55,11 @@ pub trait PlanRound: Send + Sync {
 /// The planning agent.
 pub struct Planner {
     pub llm: LlmClient,
+    /// The system prompt of a round that may plan research or finish.
     pub system_prompt: String,
+    /// The system prompt of a round that must finish: the final summary's task alone, in a
+    /// third of the words (the last round of a run at `--max-rounds`).
+    pub finalise_prompt: String,
     pub repair_attempts: u32,
     pub log: LogOptions,
 }
@@ -138,22 +142,20 @@ impl Planner {
     ) -> Result<RoundOutcome, RoundError> {
         let input = build(plan, notes);
         report_input(&input, observer);
+        let stage = stage_of(plan, notes);
+        let system = match stage {
+            Stage::Finalise => &self.finalise_prompt,
+            Stage::Research | Stage::Open => &self.system_prompt,
+        };
         if self.log.show_instructions {
-            self.echo(&format!(
-                "[planning] SYSTEM_PROMPT ->\n{}",
-                self.system_prompt
-            ));
+            self.echo(&format!("[planning] SYSTEM_PROMPT ->\n{system}"));
         }
         self.echo(&format!(
             "[planning] USER_INPUT ->\n{}",
             self.clip(&input.text)
         ));
 
-        let messages = vec![
-            Message::system(self.system_prompt.clone()),
-            Message::user(input.text),
-        ];
-        let stage = stage_of(plan, notes);
+        let messages = vec![Message::system(system.clone()), Message::user(input.text)];
         let check = |value: &Value| check(value, stage);
         let contract = Contract {
             who: "planning",

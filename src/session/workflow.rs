@@ -223,6 +223,7 @@ impl Session {
         let planner = Planner {
             llm: services.llm(Role::Planning, &tape)?,
             system_prompt: services.prompts[Prompt::Planning].to_string(),
+            finalise_prompt: services.prompts[Prompt::PlanningFinalise].to_string(),
             repair_attempts: services.settings.repair_attempts,
             log: self.log,
         };

@@ -57,10 +57,17 @@ impl Default for ReadSettings {
             per_host: 2,
             allow_private: false,
             user_agent: DEFAULT_USER_AGENT.to_string(),
-            passage_chars: 8_000,
+            passage_chars: PASSAGE_CHARS,
         }
     }
 }
+
+/// The most characters of passages a task's analysis sees by default: about what the final
+/// summary's list shows of the five pages read by default (700 characters each,
+/// `final_sources::EXCERPT_MAX_CHARS`). At 8,000 an analysis was shown about 7,500 characters
+/// of three pages, of which the final summary's list shows 2,100; the stand-in model's
+/// answers were the same with 8,000, 4,000 and 3,000 (`scripts/bench-eval.sh`, three sets).
+pub const PASSAGE_CHARS: usize = 4_000;
 
 /// A key of `search.read` out of its range: the key, the value and what to use.
 pub type Invalid = (&'static str, String, &'static str);
@@ -115,7 +122,7 @@ impl ReadConfig {
         let passage_chars = within(
             "search.read.passageChars",
             size(self.passage_chars),
-            8_000,
+            PASSAGE_CHARS as u64,
             500..=16_000,
             "use 500 to 16000 (the results block a task's analysis sees holds 24000)",
         );

@@ -114,6 +114,8 @@ impl Role {
 pub enum Prompt {
     /// A workflow's planning round.
     Planning,
+    /// A workflow's planning round that must finish: the final summary's task alone.
+    PlanningFinalise,
     /// The search agent's first call: search queries for a task.
     SearchQueries,
     /// The search agent's second call: analysis and overview of the results.
@@ -171,6 +173,8 @@ impl Prompt {
     pub const fn spec(self) -> PromptSpec {
         match self {
             Prompt::Planning => row!(Planning, "planning.system.md", 1024),
+            // Asked with the same limit: one answer may be of either.
+            Prompt::PlanningFinalise => row!(Planning, "planning.finalise.md", 1024),
             Prompt::SearchQueries => row!(Search, "search.queries.md", 256),
             Prompt::SearchAnalysis => row!(Search, "search.analysis.md", 2048),
             Prompt::Summary => row!(Summary, "summary.system.md", 2048),

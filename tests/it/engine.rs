@@ -140,6 +140,7 @@ async fn run(plan: PlanFile, base_url: &str, done: Arc<Notify>, shutdown: Shutdo
         )
         .expect("a model is configured"),
         system_prompt: "You are the planning agent.".into(),
+        finalise_prompt: "You are the planning agent: finish.".into(),
         repair_attempts: 0,
         log: LogOptions::default(),
     };

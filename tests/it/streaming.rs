@@ -192,6 +192,32 @@ async fn a_stream_cut_short_or_with_a_broken_event_is_asked_again_and_one_withou
     );
 }
 
+/// A server that dies mid-answer (the bench's recording proxy killed, a llama.cpp server
+/// restarted) closes the connection inside the chunked body: reqwest reports it as an error
+/// decoding the body, over the body error. It was taken for a malformed answer and the final
+/// summary failed at once; it is a dropped connection, asked again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_dies_mid_answer_is_asked_again() {
+    let llm = MockLlm::start().await;
+    let finals = Arc::new(AtomicUsize::new(0));
+    let count = finals.clone();
+    answered_by(&llm, one_search_then_final(), move |req, r| {
+        match agent(req) {
+            Agent::Final if count.fetch_add(1, Ordering::SeqCst) == 0 => r.die_after(2),
+            _ => r,
+        }
+    });
+    let s = Setup::new(&llm, None);
+    s.query("Q?").run().await.success();
+    let events = s.events();
+    let retries = events_of(&events, "http_retry");
+    assert_eq!(retries.len(), 1, "{retries:?}");
+    assert_eq!(retries[0]["cause"], "connection dropped", "{retries:?}");
+    assert_eq!(finals.load(Ordering::SeqCst), 2);
+    assert_eq!(node(&s.plan(), "c")["status"], "completed");
+    assert!(s.report().contains("The report, streamed piece by piece."));
+}
+
 /// llama-cpp-python 0.3.x ends some streamed `json_object` answers with `[DONE]` right after
 /// their role: no text, no finish reason (the same request every time: a review asked four
 /// times, 30 s each), and answers them whole. Before, that read as the model answering

@@ -438,9 +438,10 @@ async fn max_rounds_forces_finalisation() {
     let round = Arc::new(AtomicUsize::new(0));
     llm.set_handler(move |req| match agent(req) {
         Agent::Planner => {
-            seen.lock()
-                .expect("lock")
-                .push(req.user_prompt().unwrap_or_default());
+            seen.lock().expect("lock").push((
+                req.system_prompt().unwrap_or_default(),
+                req.user_prompt().unwrap_or_default(),
+            ));
             let n = round.fetch_add(1, Ordering::SeqCst);
             // A planner that never stops searching.
             Reply::json(&searches_round(&[format!("Search {n}")]))
@@ -455,10 +456,21 @@ async fn max_rounds_forces_finalisation() {
         .await
         .success();
     let plan = s.plan();
-    let inputs = planner_inputs.lock().expect("lock").clone();
+    let asked = planner_inputs.lock().expect("lock").clone();
+    let (systems, inputs): (Vec<String>, Vec<String>) = asked.into_iter().unzip();
     assert_eq!(inputs.len(), 2);
     assert!(!inputs[0].contains("last planning round"));
     assert!(inputs[1].contains("This is the last planning round"));
+    // The last round is asked with the finalising prompt alone: the final task, not the
+    // strategy of research.
+    assert!(systems[0].contains("## Strategy"), "{}", systems[0]);
+    assert!(!systems[1].contains("## Strategy"), "{}", systems[1]);
+    assert!(
+        systems[1].contains("This is the last planning round"),
+        "{}",
+        systems[1]
+    );
+    assert!(systems[1].len() * 2 < systems[0].len());
     // Round 2's search was discarded; the orchestrator added the final summary over b.
     let nodes = plan["nodes"].as_array().expect("nodes");
     assert_eq!(nodes.len(), 3, "{plan:#}");

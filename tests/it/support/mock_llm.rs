@@ -178,6 +178,14 @@ impl Reply {
         self
     }
 
+    /// When streamed, sends the first `n` pieces, then closes the connection without ending
+    /// the body: a server that crashed or restarted mid-answer (the client reads an end of
+    /// file where the next chunk's size should be). Replaces the other stream endings.
+    pub fn die_after(mut self, n: usize) -> Reply {
+        self.stream.die_after(n);
+        self
+    }
+
     /// When streamed, sends the whole answer (finish_reason and usage chunks included) and
     /// ends the body without `data: [DONE]`.
     pub fn without_done(mut self) -> Reply {

@@ -18,7 +18,6 @@
 //! hyper abandons the connection. All connection tasks live in a `JoinSet` owned by the accept
 //! task, which [`Server`]'s `Drop` aborts, so hanging requests never keep a test alive.
 
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -197,12 +196,31 @@ pub struct ClientGone;
 /// The producing end of a streamed body: a channel of capacity 1 into the response body, so a
 /// producer runs at most one chunk ahead of the connection and learns at once that the client
 /// left.
-pub struct BodySender(mpsc::Sender<Bytes>);
+pub struct BodySender(mpsc::Sender<Result<Bytes, Aborted>>);
+
+/// A body its server gave up on mid-way: the connection is closed without the body's end.
+#[derive(Debug)]
+pub struct Aborted;
+
+impl std::fmt::Display for Aborted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("mock fault: the server died mid-body")
+    }
+}
+
+impl std::error::Error for Aborted {}
 
 impl BodySender {
     /// Sends one chunk of the body; fails once the client has gone.
     pub async fn send(&self, chunk: impl Into<Bytes>) -> Result<(), ClientGone> {
-        self.0.send(chunk.into()).await.map_err(|_| ClientGone)
+        self.0.send(Ok(chunk.into())).await.map_err(|_| ClientGone)
+    }
+
+    /// Closes the connection mid-body, as a server that crashes while answering: the client
+    /// reads what was sent, then an end of file where the next chunk should be.
+    pub async fn abort(&self) {
+        // A client already gone has nothing left to cut.
+        let _ = self.0.send(Err(Aborted)).await;
     }
 
     /// Resolves when the client has gone (at once if it already has).
@@ -213,10 +231,10 @@ impl BodySender {
 
 /// A channel whose receiving end is a response body.
 fn body_channel() -> (BodySender, Body) {
-    let (tx, rx) = mpsc::channel::<Bytes>(1);
+    let (tx, rx) = mpsc::channel::<Result<Bytes, Aborted>>(1);
     let chunks = futures_util::stream::unfold(rx, |mut rx| async move {
         let chunk = rx.recv().await?;
-        Some((Ok::<_, Infallible>(chunk), rx))
+        Some((chunk, rx))
     });
     (BodySender(tx), Body::from_stream(chunks))
 }

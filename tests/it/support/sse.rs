@@ -38,6 +38,19 @@ enum End {
     CutAfter(usize),
     /// After n pieces, `[DONE]`, with no finish_reason and no usage before it.
     DoneAfter(usize),
+    /// After n pieces, the connection is closed mid-body: a server that crashed.
+    DieAfter(usize),
+}
+
+/// What follows a stream's last event.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Tail {
+    /// The body ends.
+    Ends,
+    /// Nothing, and the body is never ended.
+    Stalls,
+    /// The connection is closed without the body's end.
+    Dies,
 }
 
 /// How a content reply is streamed: the pace of its pieces and the faults of its stream. Set
@@ -65,6 +78,10 @@ impl StreamScript {
 
     pub fn done_after(&mut self, n: usize) {
         self.end = End::DoneAfter(n);
+    }
+
+    pub fn die_after(&mut self, n: usize) {
+        self.end = End::DieAfter(n);
     }
 
     pub fn without_done(&mut self) {
@@ -174,7 +191,7 @@ pub fn planned(
 ) -> Planned {
     let include_usage = request.body["stream_options"]["include_usage"] == Value::Bool(true);
     let total_pieces = pieces(&answer.text).len();
-    let (events, stalls) = events(request, answer, script, include_usage);
+    let (events, tail) = events(request, answer, script, include_usage);
     let seq = request.seq;
     let pace = script.pace;
     Planned::stream(Streamed {
@@ -186,19 +203,19 @@ pub fn planned(
         produce: Box::new(move |body| {
             Box::pin(async move {
                 let generator = Generator::start(body, seq, total_pieces, pace, generation);
-                generator.run(events, stalls).await;
+                generator.run(events, tail).await;
             })
         }),
     })
 }
 
-/// The events of a streamed answer, and whether it stalls after them (else the body ends).
+/// The events of a streamed answer, and what follows them.
 fn events(
     request: &Recorded,
     answer: &Answer,
     script: &StreamScript,
     include_usage: bool,
-) -> (Vec<Event>, bool) {
+) -> (Vec<Event>, Tail) {
     let base = json!({
         "id": format!("chatcmpl-mock-{}", request.seq),
         "object": "chat.completion.chunk",
@@ -215,7 +232,9 @@ fn events(
     let pieces = pieces(&answer.text);
     let stop = match script.end {
         End::Full => None,
-        End::StallAfter(n) | End::CutAfter(n) | End::DoneAfter(n) => Some(n.min(pieces.len())),
+        End::StallAfter(n) | End::CutAfter(n) | End::DoneAfter(n) | End::DieAfter(n) => {
+            Some(n.min(pieces.len()))
+        }
     };
     let malformed = script.malformed_after.map(|n| n.min(pieces.len()));
     let mut events = vec![Event::Other(chunk(
@@ -230,7 +249,12 @@ fn events(
             if matches!(script.end, End::DoneAfter(_)) {
                 events.push(Event::Other(DONE.to_owned()));
             }
-            return (events, matches!(script.end, End::StallAfter(_)));
+            let tail = match script.end {
+                End::StallAfter(_) => Tail::Stalls,
+                End::DieAfter(_) => Tail::Dies,
+                _ => Tail::Ends,
+            };
+            return (events, tail);
         }
         if let Some(piece) = pieces.get(i) {
             events.push(Event::Piece(chunk(json!({"content": piece}), Value::Null)));
@@ -250,7 +274,7 @@ fn events(
     if !script.without_done {
         events.push(Event::Other(DONE.to_owned()));
     }
-    (events, false)
+    (events, Tail::Ends)
 }
 
 /// One generation in progress: sends its events, watches the client, logs as it goes.
@@ -300,7 +324,7 @@ impl Generator {
         f(&mut lock(&self.logs)[self.index]);
     }
 
-    async fn run(mut self, events: Vec<Event>, stalls: bool) {
+    async fn run(mut self, events: Vec<Event>, tail: Tail) {
         for event in events {
             let going_on = match event {
                 Event::Piece(text) => self.generate().await && self.deliver(text, true).await,
@@ -310,7 +334,11 @@ impl Generator {
                 return self.end(false);
             }
         }
-        if stalls {
+        if tail == Tail::Dies {
+            self.body.abort().await;
+            return self.end(true);
+        }
+        if tail == Tail::Stalls {
             // Silent until the client goes; a server that keeps generating stays hung.
             if !self.gone {
                 self.body.closed().await;
