@@ -181,7 +181,9 @@ fn supporting(
     let line = sentence.trim_start();
     // Markers opening what follows cite this sentence (as `cited_sentences` reads them).
     let cited_after = LEADING_MARKERS.is_match(rest);
-    if line.starts_with('#') || line.starts_with('|') || cited_after {
+    // A heading, a table row and a question claim nothing.
+    let asks = line.trim_end().ends_with('?');
+    if line.starts_with('#') || line.starts_with('|') || asks || cited_after {
         return None;
     }
     if !cited_numbers(sentence).is_empty() {
@@ -311,6 +313,9 @@ mod tests {
         let question = "What is the state of charge of a battery?";
         let restated = "The state of charge of a battery is as follows:";
         assert_eq!(cite_supported(restated, question, &sources, 0.5).1, 0);
+        // Nor is a question, whatever words a source shares with it.
+        let asks = "Which gas and pressure sensors catch a failing cell?";
+        assert_eq!(cite_supported(asks, question, &sources, 0.5).1, 0);
     }
 
     #[test]

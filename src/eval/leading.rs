@@ -10,8 +10,9 @@
 //!    short answer);
 //! 2. its first paragraph of prose (a heading is a block of its own, as Markdown reads it,
 //!    so the line under it opens a paragraph): headings, block quotes (a run's notice), rules, a
-//!    paragraph wholly in italics (the claims line, the offline engine's notice) and a label
-//!    ending in `:` (`**Short answer:**`) are passed over; of a list, its first item;
+//!    paragraph wholly in italics (the claims line, the offline engine's notice), a label
+//!    ending in `:` (`**Short answer:**`) and a paragraph of questions alone (the question
+//!    restated) are passed over; of a list, its first item;
 //! 3. that paragraph up to and including its first citation marker (`[1]`, `[2][3]`); a
 //!    paragraph that cites nothing, up to the end of its first sentence. A marker that opens
 //!    its sentence attributes what follows (`According to [1], ...`, `[2] states that ...`:
@@ -248,7 +249,8 @@ fn is_rule(line: &str) -> bool {
 }
 
 /// A paragraph that states nothing: wholly in italics (`_..._`, `*...*`, a notice), a label
-/// (`**Short answer:**`, `Answer:`), or no words at all.
+/// (`**Short answer:**`, `Answer:`), questions alone (a model restating the question before
+/// its answer), or no words at all.
 fn is_meta(text: &str) -> bool {
     let italics = |m: char| {
         text.starts_with(m)
@@ -257,7 +259,12 @@ fn is_meta(text: &str) -> bool {
             && text.len() > 1
     };
     let bare = text.trim_matches(|c: char| c == '*' || c == '_' || c.is_whitespace());
-    italics('_') || italics('*') || bare.ends_with(':') || words(text).is_empty()
+    let said = sentences::ranges(text);
+    let asks = !said.is_empty()
+        && said
+            .iter()
+            .all(|r| text[r.clone()].trim_end().ends_with('?'));
+    italics('_') || italics('*') || bare.ends_with(':') || asks || words(text).is_empty()
 }
 
 #[cfg(test)]
@@ -444,6 +451,13 @@ mod tests {
         assert_eq!(
             leading_statement("It is [1](https://x.test) stated. Then [2]."),
             "It is [1](https://x.test) stated. Then [2]"
+        );
+        // A question restated before the answer states nothing.
+        let report = "# How long must it wait?\n\nHow long must a package wait?\n\n\
+                      According to [1], it waits five days. Then [2].\n";
+        assert_eq!(
+            leading_statement(report),
+            "According to [1], it waits five days."
         );
         assert_eq!(leading_statement(""), "");
         assert!(abstains("The documents do not state it.") && !abstains("It states 3000 cycles."));
