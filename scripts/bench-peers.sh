@@ -5,6 +5,10 @@
 #
 #   scripts/bench-peers.sh [--base-url URL --model NAME] [--questions N | --ids LIST]
 #                          [--systems LIST] [--timeout SECONDS] [--concurrency N] [--out DIR]
+#   scripts/bench-peers.sh --score DIR
+#
+# --score DIR scores an earlier run's kept reports again with the scorer as it is now, and
+# prints the table; it asks no model and serves no page.
 #
 # - One model: the OpenAI-compatible endpoint --base-url (with its /v1) and --model; without
 #   them, scripts/setup/bench/local-model.sh starts llama.cpp on loopback with the small model it
@@ -44,7 +48,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
 base_url="" model="" questions=6 ids="" systems="researchflow,gpt-researcher,ldr" timeout=900 out=""
-concurrency=""
+concurrency="" rescore=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --base-url) base_url="$2"; shift 2 ;;
@@ -55,11 +59,63 @@ while [ $# -gt 0 ]; do
     --timeout) timeout="$2"; shift 2 ;;
     --concurrency) concurrency="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    *) sed -n '2,41p' "$0"; exit 2 ;;
+    --score) rescore="$2"; shift 2 ;;
+    *) sed -n '2,46p' "$0"; exit 2 ;;
   esac
 done
 if [ -n "$base_url" ] && [ -z "$model" ]; then
   echo "bench-peers: --base-url needs --model" >&2; exit 2
+fi
+
+# One scorer for every system in "${chosen[@]}" of $out (the site at $site); calls and usage
+# from the proxies' logs. $1 names the model in the heading.
+score() {
+  echo "== scores ($1, $(date -u +%Y-%m-%d))"
+  for system in "${chosen[@]}"; do
+    "$bin" -q eval "$out/set.jsonl" --reports "$out/$system" --site "$site/" --json \
+      >"$out/$system.eval.json" 2>"$out/$system.eval.err" || true
+  done
+  python3 - "$out" "${chosen[@]}" <<'PY'
+import glob, json, os, sys
+out, systems = sys.argv[1], sys.argv[2:]
+f = lambda v: "-" if v is None else f"{v:.3f}"
+print("| system | right / wrong / abstained | stated-answer precision | gold anywhere | citation precision | evidence recall | failures | wall s | calls (no usage) | tokens |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+for s in systems:
+    e = json.load(open(f"{out}/{s}.eval.json"))
+    t, st = e["totals"], e["totals"]["strict"]
+    failed = sum(1 for q in e["questions"] if not q["reported"] or q["status"] != "completed")
+    calls = missing = 0
+    for log in glob.glob(f"{out}/{s}/*.requests.ndjson"):
+        for line in open(log):
+            r = json.loads(line)
+            if r["path"].rstrip("/").endswith("completions"):
+                calls += 1
+                missing += r.get("usage") is None
+    seconds = sum(q["seconds"] for q in e["questions"])
+    tokens = sum(q["tokens"] for q in e["questions"])
+    print(f"| {s} | {st['right']} / {st['wrong']} / {st['abstained']} | {f(st['precision'])} | "
+          f"{t['answer_matches']} of {t['questions']} | {f(t['citation_precision'])} | "
+          f"{f(t['evidence_recall'])} | {failed} | {seconds:.0f} | {calls} ({missing}) | {tokens} |")
+PY
+}
+
+target_dir() {
+  cargo build --release --quiet --bin researchflow
+  cargo metadata --format-version 1 --no-deps \
+    | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])'
+}
+
+if [ -n "$rescore" ]; then
+  out="$(cd "$rescore" && pwd)"
+  bin="$(target_dir)/release/researchflow"
+  site="$(head -n 1 "$out/site.url")"
+  chosen=()
+  for system in researchflow gpt-researcher ldr; do
+    [ -d "$out/$system" ] && chosen+=("$system")
+  done
+  score "the recorded run"
+  exit 0
 fi
 
 # The fixed interleaving: each set in turn, an unanswerable question early.
@@ -70,8 +126,7 @@ out="$(cd "$out" && pwd)"
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
 
-cargo build --release --quiet --bin researchflow
-bin="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/researchflow"
+bin="$(target_dir)/release/researchflow"
 
 if [ -z "$base_url" ]; then
   base_url="$(bash scripts/setup/bench/local-model.sh start)"
@@ -229,33 +284,5 @@ for system in "${chosen[@]}"; do
   done < <(python3 -c 'import json,sys; [print(q["id"] + "\t" + q["question"]) for q in map(json.loads, open(sys.argv[1]))]' "$out/set.jsonl")
 done
 
-# One scorer for every system; calls and usage from the proxies' logs.
-echo "== scores ($model, $(date -u +%Y-%m-%d))"
-for system in "${chosen[@]}"; do
-  "$bin" -q eval "$out/set.jsonl" --reports "$out/$system" --site "$site/" --json \
-    >"$out/$system.eval.json" 2>"$out/$system.eval.err" || true
-done
-python3 - "$out" "${chosen[@]}" <<'PY'
-import glob, json, os, sys
-out, systems = sys.argv[1], sys.argv[2:]
-f = lambda v: "-" if v is None else f"{v:.3f}"
-print("| system | right / wrong / abstained | stated-answer precision | gold anywhere | citation precision | evidence recall | failures | wall s | calls (no usage) | tokens |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-for s in systems:
-    e = json.load(open(f"{out}/{s}.eval.json"))
-    t, st = e["totals"], e["totals"]["strict"]
-    failed = sum(1 for q in e["questions"] if not q["reported"] or q["status"] != "completed")
-    calls = missing = 0
-    for log in glob.glob(f"{out}/{s}/*.requests.ndjson"):
-        for line in open(log):
-            r = json.loads(line)
-            if r["path"].rstrip("/").endswith("completions"):
-                calls += 1
-                missing += r.get("usage") is None
-    seconds = sum(q["seconds"] for q in e["questions"])
-    tokens = sum(q["tokens"] for q in e["questions"])
-    print(f"| {s} | {st['right']} / {st['wrong']} / {st['abstained']} | {f(st['precision'])} | "
-          f"{t['answer_matches']} of {t['questions']} | {f(t['citation_precision'])} | "
-          f"{f(t['evidence_recall'])} | {failed} | {seconds:.0f} | {calls} ({missing}) | {tokens} |")
-PY
+score "$model"
 echo "raw reports, logs and scores: $out"

@@ -880,3 +880,49 @@ async fn the_fourth_peers_run_scores_as_the_book_says() {
     );
     assert!(precision(&sources) > precision(&ldr), "{sources:#}");
 }
+
+/// The fifth run (the same model and questions; researchflow's last planning round asked
+/// with the finalising prompt, its analyses shown 4,000 characters of passages): researchflow
+/// and local-deep-research right on two each, researchflow citing best; b03's report restates
+/// the question before its answer, and the answer is what leads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_fifth_peers_run_scores_as_the_book_says() {
+    let score = |system| {
+        score_recorded(
+            "qwen2.5-coder-1.5b-2026-12-06-fifth",
+            system,
+            "http://127.0.0.1:36681/",
+        )
+    };
+    const RIGHT: &str = "\"right\"";
+    const WRONG: &str = "\"wrong\"";
+    const NONE: &str = "null";
+    let (code, ours) = score("researchflow").await;
+    assert_eq!(code, 0);
+    assert_eq!(
+        verdicts(&ours),
+        [WRONG, RIGHT, WRONG, WRONG, WRONG, RIGHT],
+        "{ours:#}"
+    );
+    let b03 = ours["questions"][5]["leading_statement"].as_str();
+    assert!(
+        b03.is_some_and(|l| l.starts_with("According to [1], modern battery packs add gas")),
+        "{b03:?}"
+    );
+    assert_eq!(ours["totals"]["tokens"], 29_987);
+    let (_, ldr) = score("ldr").await;
+    assert_eq!(
+        verdicts(&ldr),
+        [RIGHT, WRONG, WRONG, WRONG, WRONG, RIGHT],
+        "{ldr:#}"
+    );
+    let (code, gptr) = score("gpt-researcher").await;
+    assert_eq!(code, 1, "d02 and l01 left no report");
+    assert_eq!(
+        verdicts(&gptr),
+        [RIGHT, NONE, WRONG, WRONG, NONE, WRONG],
+        "{gptr:#}"
+    );
+    let precision = |e: &Value| e["totals"]["citation_precision"].as_f64().unwrap_or(-1.0);
+    assert!(precision(&ours) > precision(&ldr) && precision(&ldr) > precision(&gptr));
+}
