@@ -14,15 +14,18 @@
 
 use std::path::Path;
 
+use regex::Regex;
+
 use crate::agents::citations;
-use crate::agents::claims::DEFAULT_THRESHOLD;
+use crate::agents::claims::{DEFAULT_THRESHOLD, cited_numbers};
+use crate::agents::leading::{abstains, leading_statement};
 use crate::markdown::{
     code_text, defang_links, escape_markdown, escape_raw_html, inline, link_target,
 };
 use crate::plan::footer::footer;
 use crate::plan::{Claim, Node, PlanFile, Source};
 use crate::search::hit::{TITLE_MAX_CHARS, is_web_url};
-use crate::text::{one_line, strip_controls};
+use crate::text::{one_line, strip_controls, words};
 
 /// Which `file://` URLs may be links: the caller's answer for each one.
 pub type FileLinks<'a> = &'a dyn Fn(&str) -> bool;
@@ -76,6 +79,10 @@ pub fn render_with(
         false => final_node.claims.clone(),
     };
     let body = mark_unsupported(&body, &claims);
+    let body = match final_node.sources.is_empty() {
+        true => body,
+        false => mark_uncited_answer(&body),
+    };
     // Links are defanged before raw HTML is escaped: the escape leaves alone a `<` that a
     // backslash of the defanging already escapes.
     let mut out = format!(
@@ -176,6 +183,29 @@ fn mark_unsupported(body: &str, claims: &[Claim]) -> String {
         }
     }
     out
+}
+
+/// What marks a report's answer that cites no source where it stands.
+pub const UNCITED_MARK: &str = "**[cites no source]**";
+
+/// `body` with [`UNCITED_MARK`] after its leading statement (what a reader takes as its
+/// answer, read as `eval` reads it) when that cites no source, states something and is not an
+/// abstention: the model's own words, which nothing checked. A small model opens with its own
+/// answer and cites the pages further down (the fifth peers run's b01 and b06, both wrong).
+fn mark_uncited_answer(body: &str) -> String {
+    let leading = leading_statement(body);
+    if words(&leading).is_empty() || !cited_numbers(&leading).is_empty() || abstains(&leading) {
+        return body.to_string();
+    }
+    // The statement's words as the body has them, a line break where the statement has a space.
+    let pattern: Vec<String> = leading.split_whitespace().map(regex::escape).collect();
+    let Ok(found) = Regex::new(&pattern.join(r"\s+")) else {
+        return body.to_string();
+    };
+    match found.find(body) {
+        Some(m) => format!("{} {UNCITED_MARK}{}", &body[..m.end()], &body[m.end()..]),
+        None => body.to_string(),
+    }
 }
 
 /// One line of the sources list: `- [n] [title](url)` for a URL that may be a link, else
@@ -285,6 +315,37 @@ mod tests {
             )
         );
         assert!(!text.contains("[7]"));
+    }
+
+    #[test]
+    fn an_answer_that_cites_no_source_is_marked_where_it_stands() {
+        let sources = vec![source(1)];
+        let marked = |summary: &str, sources: Vec<Source>| {
+            let (plan, node) = final_with(summary, sources);
+            render(&plan, &node, "p.json")
+        };
+        let text = marked(
+            "**Short answer**: Packs cost $139 in\n2015. More.\n\nPacks cost $139 in 2023 [1].",
+            sources.clone(),
+        );
+        assert!(
+            text.contains(
+                "**Short answer**: Packs cost $139 in\n2015. **[cites no source]** More."
+            ),
+            "{text}"
+        );
+        // Cited, an abstention, or a report with no source at all: nothing to mark.
+        for (summary, sources) in [
+            ("Packs cost $139 in 2023 [1]. More.", sources.clone()),
+            (
+                "The sources do not state the 2015 price. Packs cost $139 in 2023 [1].",
+                sources,
+            ),
+            ("Packs cost $139 in 2015.", Vec::new()),
+        ] {
+            let text = marked(summary, sources);
+            assert!(!text.contains(UNCITED_MARK), "{text}");
+        }
     }
 
     fn final_with(summary: &str, sources: Vec<Source>) -> (PlanFile, Node) {

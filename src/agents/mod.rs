@@ -7,6 +7,7 @@ pub mod claims;
 pub mod dispatch;
 pub mod final_sources;
 pub mod input;
+pub mod leading;
 pub mod quality;
 pub mod reading;
 pub mod search_agent;

@@ -77,7 +77,7 @@ fn row(q: &Question, dir: &Path, previous: Option<&Path>, manifest: &Manifest) -
             .as_ref()
             .and_then(PlanFile::final_node)
             .filter(|n| !n.summary.is_empty())
-            .map(|n| crate::eval::leading::leading_statement(&n.summary)),
+            .map(|n| crate::agents::leading::leading_statement(&n.summary)),
         changes,
         in_previous: old_path.is_some_and(|p| p.is_file()),
         has_view: Beside::of(&plan_path).html.is_file(),

@@ -8,7 +8,6 @@
 //! a network or a model.
 
 pub mod evidence;
-pub mod leading;
 pub mod score;
 pub mod set;
 pub mod strict;
@@ -18,7 +17,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-pub use leading::Verdict;
+pub use crate::agents::leading::Verdict;
 pub use score::{Ran, Score, Written, score, score_written};
 pub use set::{Gold, SetError};
 pub use strict::Strict;

@@ -17,9 +17,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use super::leading::{Verdict, disowned, leading_statement, verdict};
 use super::set::Gold;
 use crate::agents::claims::{cited_numbers, claim_text, counts};
+use crate::agents::leading::{Verdict, disowned, leading_statement, verdict};
 use crate::agents::quality::says_no_answer;
 use crate::plan::PlanFile;
 use crate::plan::footer::without_footer;

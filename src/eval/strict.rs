@@ -6,8 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::leading::Verdict;
 use super::score::Score;
+use crate::agents::leading::Verdict;
 
 /// The leading statements' figures over a set of questions.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -5,7 +5,7 @@
 //! that opens the report of a degraded or partial run.
 
 use super::outcome::EngineError;
-use crate::eval::leading::DISOWNED;
+use crate::agents::leading::DISOWNED;
 use crate::events::RunStatus;
 use crate::plan::{FINAL_BATCH, NodeStatus, NodeType, PlanFile, QualityFinding};
 use crate::run::BudgetStop;

@@ -197,7 +197,7 @@ async fn the_batch_index_shows_each_questions_answer() {
         .collect();
     for report in &reports {
         let body = report.split("\n## Sources").next().unwrap_or_default();
-        let leading = researchflow::eval::leading::leading_statement(body);
+        let leading = researchflow::agents::leading::leading_statement(body);
         assert!(leading.contains("[1]"), "{report}");
         assert!(cells.contains(&leading), "{leading:?} in {cells:?}");
     }

@@ -1,6 +1,7 @@
 //! The leading statement of a report, and whether it is right, wrong or an abstention: what a
-//! reader takes as the report's answer, scored strictly, where the older `gold_anywhere`
-//! figure counts a gold answer found anywhere (Findings included).
+//! reader takes as the report's answer. `eval` scores it strictly (where the older
+//! `gold_anywhere` figure counts a gold answer found anywhere, Findings included); the report
+//! marks it when it cites no source ([`crate::report`]); a batch's index shows it.
 //!
 //! **The leading statement** is what the report's answer says first, up to its first
 //! citation:
@@ -34,8 +35,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use crate::agents::claims::claim_text;
-use crate::agents::quality::says_no_answer;
+use super::claims::claim_text;
+use super::quality::says_no_answer;
 use crate::markdown::{answer_section, heading};
 use crate::text::sentences;
 use crate::text::words;
