@@ -3,8 +3,8 @@
 //! read, the passages of it the task was given, all kept in the plan), with
 //! no model: the share of the sentence's content words (stemmed, English; stopwords and the
 //! markers left out) that the cited sources hold. A claim is supported when that share reaches
-//! the threshold (`claims.threshold`, default [`DEFAULT_THRESHOLD`]); a number that names no
-//! source supports nothing. What the lexical check leaves below the threshold a verifier
+//! the threshold (`claims.threshold`, default [`DEFAULT_THRESHOLD`]) and the cited sources give
+//! every figure it gives ([`figures`]); a number that names no source supports nothing. What the lexical check leaves below the threshold a verifier
 //! model may judge again (`verifier.rs`).
 
 use std::collections::BTreeSet;
@@ -100,6 +100,42 @@ pub fn claim_text(sentence: &str) -> String {
 static LEFT_BEFORE_STOP: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r" ([.,])($|\s)").expect("a valid pattern"));
 
+/// Whether `claim` gives a figure ([`figures`]) that `held` (its sources' figures) does not
+/// hold. Such a claim is not supported however many of its words its sources share: a figure
+/// is what a model gets wrong in a sentence otherwise copied from the page ("between 200 and
+/// 500 cycles" against a page of 1,500 and 4,000; 2023's price given as 2015's).
+pub fn figure_not_held(claim: &str, held: &BTreeSet<String>) -> bool {
+    !figures(claim).is_subset(held)
+}
+
+/// The figures of `text`: each number of two digits or more that stands as a word, as its
+/// digits (`1,500` and `1500` alike; a decimal keeps its point). A number glued to letters
+/// (`NMC811`, `10th`, `v3.12`) is part of a word, not a figure.
+pub fn figures(text: &str) -> BTreeSet<String> {
+    static NUMBER: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\d+(?:[,.]\d+)*").expect("a valid pattern"));
+    NUMBER
+        .find_iter(text)
+        .filter(|m| {
+            let before = text[..m.start()].chars().next_back();
+            let after = text[m.end()..].chars().next();
+            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+        })
+        .map(|m| m.as_str().replace(',', ""))
+        .filter(|f| f.chars().filter(char::is_ascii_digit).count() >= 2)
+        .collect()
+}
+
+/// The figures the sources numbered `cites` give ([`figures`] of what [`said_by`] holds).
+fn figures_of(sources: &[Source], cites: &[usize]) -> BTreeSet<String> {
+    cites
+        .iter()
+        .filter_map(|&n| sources.get(n.checked_sub(1)?))
+        .flat_map(said_by)
+        .flat_map(figures)
+        .collect()
+}
+
 /// The share of `claim`'s content terms that `evidence` holds; `None` when the claim has no
 /// content word (it says nothing to check).
 pub fn support(claim: &str, evidence: &BTreeSet<String>) -> Option<f64> {
@@ -146,8 +182,8 @@ pub fn cite_supported(
     sources: &[Source],
     threshold: f64,
 ) -> (String, usize) {
-    let said: Vec<BTreeSet<String>> = (1..=sources.len())
-        .filter_map(|n| evidence(sources, &[n]))
+    let said: Vec<(BTreeSet<String>, BTreeSet<String>)> = (1..=sources.len())
+        .filter_map(|n| Some((evidence(sources, &[n])?, figures_of(sources, &[n]))))
         .collect();
     let asked = content_terms(question);
     let mut out = String::with_capacity(text.len());
@@ -169,12 +205,13 @@ pub fn cite_supported(
 }
 
 /// The number of the source that supports `sentence`, an uncited sentence of prose followed by
-/// `rest`, by `said` (each source's terms) at `threshold`, counting only the terms the
-/// question's (`asked`) do not hold; `None` when none does.
+/// `rest`, by `said` (each source's terms and figures) at `threshold`, counting only the
+/// terms the question's (`asked`) do not hold, and only a source that gives every figure of
+/// the sentence; `None` when none does.
 fn supporting(
     sentence: &str,
     rest: &str,
-    said: &[BTreeSet<String>],
+    said: &[(BTreeSet<String>, BTreeSet<String>)],
     asked: &BTreeSet<String>,
     threshold: f64,
 ) -> Option<usize> {
@@ -189,15 +226,20 @@ fn supporting(
     if !cited_numbers(sentence).is_empty() {
         return None;
     }
-    let new: Vec<String> = content_terms(&claim_text(sentence))
+    let claim = claim_text(sentence);
+    let new: Vec<String> = content_terms(&claim)
         .into_iter()
         .filter(|t| !asked.contains(t))
         .collect();
     if new.is_empty() {
         return None;
     }
-    let share = |terms: &BTreeSet<String>| {
-        new.iter().filter(|t| terms.contains(*t)).count() as f64 / new.len() as f64
+    // A source that does not give a figure of the sentence (the question's too) does not hold it.
+    let share = |(terms, held): &(BTreeSet<String>, BTreeSet<String>)| match figure_not_held(
+        &claim, held,
+    ) {
+        true => 0.0,
+        false => new.iter().filter(|t| terms.contains(*t)).count() as f64 / new.len() as f64,
     };
     let scores = said.iter().map(share);
     let (best, score) = scores
@@ -211,14 +253,16 @@ pub fn check(text: &str, sources: &[Source], threshold: f64) -> Vec<Claim> {
     cited_sentences(text)
         .into_iter()
         .filter_map(|(sentence, cites)| {
+            let claim = claim_text(&sentence);
             let score = match evidence(sources, &cites) {
-                Some(terms) => support(&claim_text(&sentence), &terms)?,
+                Some(terms) => support(&claim, &terms)?,
                 None => 0.0,
             };
+            let figures_held = !figure_not_held(&claim, &figures_of(sources, &cites));
             Some(Claim {
                 sentence,
                 cites,
-                supported: score >= threshold,
+                supported: score >= threshold && figures_held,
                 score: (score * 1000.0).round() / 1000.0,
                 by: "lexical".into(),
             })
@@ -313,6 +357,9 @@ mod tests {
         let question = "What is the state of charge of a battery?";
         let restated = "The state of charge of a battery is as follows:";
         assert_eq!(cite_supported(restated, question, &sources, 0.5).1, 0);
+        // Nor a sentence giving a figure its source does not hold.
+        let figure = "Packs use gas and pressure sensors to catch 20 failing cells.";
+        assert_eq!(cite_supported(figure, question, &sources, 0.5).1, 0);
         // Nor is a question, whatever words a source shares with it.
         let asks = "Which gas and pressure sensors catch a failing cell?";
         assert_eq!(cite_supported(asks, question, &sources, 0.5).1, 0);
@@ -340,6 +387,31 @@ mod tests {
         assert!(!claims[1].supported, "{:?}", claims[1]);
         assert!(claims[1].score < DEFAULT_THRESHOLD);
         assert_eq!(claims[0].by, "lexical");
+        // Its words all in the source, its year not: not supported.
+        let wrong_year = check(
+            "Lithium-ion packs cost 139 dollars per kWh in 2015 [2].",
+            &sources,
+            DEFAULT_THRESHOLD,
+        );
+        assert!(wrong_year[0].score >= DEFAULT_THRESHOLD, "{wrong_year:?}");
+        assert!(!wrong_year[0].supported, "{wrong_year:?}");
+        let right_year = check(
+            "Lithium-ion packs cost 139 dollars per kWh in 2023 [2].",
+            &sources,
+            DEFAULT_THRESHOLD,
+        );
+        assert!(right_year[0].supported, "{right_year:?}");
+    }
+
+    #[test]
+    fn figures_are_numbers_standing_as_words() {
+        let said =
+            figures("NMC811 cells: 1,500 cycles, 2.5 C at 25 °C in 2023; 5 kW, v3.12, 10th.");
+        assert_eq!(
+            said.into_iter().collect::<Vec<_>>(),
+            ["1500", "2.5", "2023", "25"]
+        );
+        assert!(figures("1500 cycles").is_subset(&figures("about 1,500 cycles")));
     }
 
     #[test]

@@ -1059,7 +1059,7 @@ async fn bidi_controls_and_zero_width_characters_reach_no_plan_report_view_event
         vec![support::SearchHit {
             title: "Cell\u{202e}fdp.exe\u{202c} data".into(),
             url: "https://example.test/cells".into(),
-            snippet: "Solid\u{200b}state cells \u{2066}last\u{2069} longer.".into(),
+            snippet: "Solid\u{200b}state cells \u{2066}last\u{2069} 01 years longer.".into(),
         }],
     )
     .await;
@@ -1117,7 +1117,10 @@ async fn bidi_controls_and_zero_width_characters_reach_no_plan_report_view_event
     let plan = s.plan();
     let b = node(&plan, "b");
     assert_eq!(b["sources"][0]["title"], "Cellfdp.exe data");
-    assert_eq!(b["sources"][0]["snippet"], "Solidstate cells last longer.");
+    assert_eq!(
+        b["sources"][0]["snippet"],
+        "Solidstate cells last 01 years longer."
+    );
     assert_eq!(node(&plan, "a")["title"], "How long do cells last?");
     // The log shows them, escaped, where a server sent them.
     assert!(
@@ -1199,7 +1202,9 @@ async fn a_key_in_the_question_a_result_or_an_answer_is_written_nowhere() {
         vec![support::SearchHit {
             title: format!("Your key {SEARCH_KEY}"),
             url: "https://example.test/keys".into(),
-            snippet: format!("The key {SEARCH_KEY} and {KEY} were found in a paste."),
+            snippet: format!(
+                "The keys {SEARCH_KEY}, {KEY} and {UNUSED_ENV_KEY} were found in a paste."
+            ),
         }],
     )
     .await;
