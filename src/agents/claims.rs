@@ -4,8 +4,8 @@
 //! no model: the share of the sentence's content words (stemmed, English; stopwords and the
 //! markers left out) that the cited sources hold. A claim is supported when that share reaches
 //! the threshold (`claims.threshold`, default [`DEFAULT_THRESHOLD`]) and the cited sources give
-//! every figure it gives ([`figures`]); a number that names no source supports nothing. What the lexical check leaves below the threshold a verifier
-//! model may judge again (`verifier.rs`).
+//! every figure it gives ([`figures`]); a number that names no source supports nothing. What
+//! the lexical check leaves unsupported a verifier model may judge again (`verifier.rs`).
 
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
@@ -234,12 +234,13 @@ fn supporting(
     if new.is_empty() {
         return None;
     }
-    // A source that does not give a figure of the sentence (the question's too) does not hold it.
-    let share = |(terms, held): &(BTreeSet<String>, BTreeSet<String>)| match figure_not_held(
-        &claim, held,
-    ) {
-        true => 0.0,
-        false => new.iter().filter(|t| terms.contains(*t)).count() as f64 / new.len() as f64,
+    let share = |(terms, held): &(BTreeSet<String>, BTreeSet<String>)| {
+        // A source that does not give a figure of the sentence (the question's too) does not
+        // hold it.
+        if figure_not_held(&claim, held) {
+            return 0.0;
+        }
+        new.iter().filter(|t| terms.contains(*t)).count() as f64 / new.len() as f64
     };
     let scores = said.iter().map(share);
     let (best, score) = scores
