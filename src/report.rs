@@ -17,15 +17,15 @@ use std::path::Path;
 use regex::Regex;
 
 use crate::agents::citations;
-use crate::agents::claims::{DEFAULT_THRESHOLD, cited_numbers};
-use crate::agents::leading::{abstains, leading_statement};
+use crate::agents::claims::DEFAULT_THRESHOLD;
+use crate::agents::leading::{cites_nothing, leading_statement};
 use crate::markdown::{
     code_text, defang_links, escape_markdown, escape_raw_html, inline, link_target,
 };
 use crate::plan::footer::footer;
 use crate::plan::{Claim, Node, PlanFile, Source};
 use crate::search::hit::{TITLE_MAX_CHARS, is_web_url};
-use crate::text::{one_line, strip_controls, words};
+use crate::text::{one_line, strip_controls};
 
 /// Which `file://` URLs may be links: the caller's answer for each one.
 pub type FileLinks<'a> = &'a dyn Fn(&str) -> bool;
@@ -194,7 +194,7 @@ pub const UNCITED_MARK: &str = "**[cites no source]**";
 /// answer and cites the pages further down (the fifth peers run's b01 and b06, both wrong).
 fn mark_uncited_answer(body: &str) -> String {
     let leading = leading_statement(body);
-    if words(&leading).is_empty() || !cited_numbers(&leading).is_empty() || abstains(&leading) {
+    if !cites_nothing(&leading) {
         return body.to_string();
     }
     // The statement's words as the body has them, a line break where the statement has a space.

@@ -35,7 +35,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use super::claims::claim_text;
+use super::claims::{cited_numbers, claim_text};
 use super::quality::says_no_answer;
 use crate::markdown::{answer_section, heading};
 use crate::text::sentences;
@@ -84,6 +84,13 @@ const STATES_NONE: &[&str] = &[
 pub fn abstains(statement: &str) -> bool {
     let said = format!(" {} ", words(statement));
     says_no_answer(statement) || STATES_NONE.iter().any(|p| said.contains(&format!(" {p} ")))
+}
+
+/// Whether `statement`, a report's leading statement, states something, cites no source and
+/// is not an abstention: the model's own answer, which no check looked at (the report marks
+/// it, the batch index says so).
+pub fn cites_nothing(statement: &str) -> bool {
+    !words(statement).is_empty() && cited_numbers(statement).is_empty() && !abstains(statement)
 }
 
 /// What a report's opening notice says when the report is not to be read as an answer (a
@@ -462,6 +469,9 @@ mod tests {
         );
         assert_eq!(leading_statement(""), "");
         assert!(abstains("The documents do not state it.") && !abstains("It states 3000 cycles."));
+        assert!(cites_nothing("Cells last 3000 cycles."));
+        assert!(!cites_nothing("Cells last 3000 cycles [1]."));
+        assert!(!cites_nothing("The documents do not state it.") && !cites_nothing(""));
     }
 
     /// A degraded run's report says at its top that it is no answer: read as an abstention

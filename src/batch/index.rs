@@ -54,6 +54,15 @@ fn row(q: &Question, dir: &Path, previous: Option<&Path>, manifest: &Manifest) -
         }
         _ => None,
     };
+    // The report's leading statement, and whether the report has sources.
+    let answer = plan
+        .as_ref()
+        .and_then(PlanFile::final_node)
+        .filter(|n| !n.summary.is_empty())
+        .map(|n| {
+            let statement = crate::agents::leading::leading_statement(&n.summary);
+            (statement, !n.sources.is_empty())
+        });
     IndexRow {
         name: q.name.clone(),
         query: q.query.clone(),
@@ -73,11 +82,10 @@ fn row(q: &Question, dir: &Path, previous: Option<&Path>, manifest: &Manifest) -
             .map(|v| v.as_str().to_string()),
         reason: item.and_then(|i| i.reason.clone()),
         answered: item.and_then(|i| i.answered),
-        answer: plan
-            .as_ref()
-            .and_then(PlanFile::final_node)
-            .filter(|n| !n.summary.is_empty())
-            .map(|n| crate::agents::leading::leading_statement(&n.summary)),
+        answer: answer.as_ref().map(|(statement, _)| statement.clone()),
+        answer_cites_nothing: answer.is_some_and(|(statement, has_sources)| {
+            has_sources && crate::agents::leading::cites_nothing(&statement)
+        }),
         changes,
         in_previous: old_path.is_some_and(|p| p.is_file()),
         has_view: Beside::of(&plan_path).html.is_file(),

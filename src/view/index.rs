@@ -35,6 +35,8 @@ pub struct IndexRow {
     pub answered: Option<bool>,
     /// What its report's answer says first (its leading statement, as `eval` reads it).
     pub answer: Option<String>,
+    /// That answer cites no source, in a report that has sources (the report marks it too).
+    pub answer_cites_nothing: bool,
     /// What changed since `--previous`, when both batches answered it.
     pub changes: Option<ChangeCounts>,
     /// The previous batch has a plan for it.
@@ -118,7 +120,13 @@ fn row_html(row: &IndexRow, compared: bool, out: &mut String) {
 fn answer_cell(row: &IndexRow) -> String {
     match (&row.answer, row.answered) {
         (_, Some(false)) => r#"<span class="note">not stated in the sources</span>"#.into(),
-        (Some(answer), _) if !answer.is_empty() => esc(&crate::text::one_line(answer, 300)),
+        (Some(answer), _) if !answer.is_empty() => {
+            let note = match row.answer_cites_nothing {
+                true => r#" <span class="note">cites no source</span>"#,
+                false => "",
+            };
+            format!("{}{note}", esc(&crate::text::one_line(answer, 300)))
+        }
         _ => "–".into(),
     }
 }
@@ -167,6 +175,8 @@ mod tests {
                 query: "<b>one</b>".into(),
                 status: "completed".into(),
                 tokens: Some(10),
+                answer: Some("Cells last 3000 cycles.".into()),
+                answer_cites_nothing: true,
                 has_view: true,
                 has_changes_file: true,
                 changes: Some(ChangeCounts {
@@ -185,6 +195,9 @@ mod tests {
         ];
         let page = index_page("out", &rows, Some("old"));
         assert!(page.contains(r#"<a class="view" href="q-one-1234.html">view</a>"#));
+        assert!(page.contains(
+            r#"<td class="answer">Cells last 3000 cycles. <span class="note">cites no source</span></td>"#
+        ));
         assert!(page.contains(r#"href="q-one-1234.changes.md""#));
         assert!(!page.contains("../evil.html"), "no link outside the folder");
         assert!(page.contains("&lt;b&gt;one") && page.contains("+2 / −0 sources"));
