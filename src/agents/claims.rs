@@ -4,8 +4,9 @@
 //! no model: the share of the sentence's content words (stemmed, English; stopwords and the
 //! markers left out) that the cited sources hold. A claim is supported when that share reaches
 //! the threshold (`claims.threshold`, default [`DEFAULT_THRESHOLD`]) and the cited sources give
-//! every figure it gives ([`figures`]); a number that names no source supports nothing. What
-//! the lexical check leaves unsupported a verifier model may judge again (`verifier.rs`).
+//! every figure it gives (`Evidence::holds_figures_of`); a number that names no source
+//! supports nothing. What the lexical check leaves unsupported a verifier model may judge
+//! again (`verifier.rs`).
 
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
@@ -100,18 +101,10 @@ pub fn claim_text(sentence: &str) -> String {
 static LEFT_BEFORE_STOP: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r" ([.,])($|\s)").expect("a valid pattern"));
 
-/// Whether `claim` gives a figure ([`figures`]) that `held` (its sources' figures) does not
-/// hold. Such a claim is not supported however many of its words its sources share: a figure
-/// is what a model gets wrong in a sentence otherwise copied from the page ("between 200 and
-/// 500 cycles" against a page of 1,500 and 4,000; 2023's price given as 2015's).
-pub fn figure_not_held(claim: &str, held: &BTreeSet<String>) -> bool {
-    !figures(claim).is_subset(held)
-}
-
 /// The figures of `text`: each number of two digits or more that stands as a word, as its
 /// digits (`1,500` and `1500` alike; a decimal keeps its point). A number glued to letters
 /// (`NMC811`, `10th`, `v3.12`) is part of a word, not a figure.
-pub fn figures(text: &str) -> BTreeSet<String> {
+fn figures(text: &str) -> BTreeSet<String> {
     static NUMBER: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"\d+(?:[,.]\d+)*").expect("a valid pattern"));
     NUMBER
@@ -126,16 +119,6 @@ pub fn figures(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// The figures the sources numbered `cites` give ([`figures`] of what [`said_by`] holds).
-fn figures_of(sources: &[Source], cites: &[usize]) -> BTreeSet<String> {
-    cites
-        .iter()
-        .filter_map(|&n| sources.get(n.checked_sub(1)?))
-        .flat_map(said_by)
-        .flat_map(figures)
-        .collect()
-}
-
 /// The share of `claim`'s content terms that `evidence` holds; `None` when the claim has no
 /// content word (it says nothing to check).
 pub fn support(claim: &str, evidence: &BTreeSet<String>) -> Option<f64> {
@@ -147,15 +130,38 @@ pub fn support(claim: &str, evidence: &BTreeSet<String>) -> Option<f64> {
     Some(held as f64 / said.len() as f64)
 }
 
-/// What the sources numbered `cites` say of themselves: their titles, snippets and passages;
-/// `None` when a number names no source.
-fn evidence(sources: &[Source], cites: &[usize]) -> Option<BTreeSet<String>> {
-    let mut terms = BTreeSet::new();
-    for &n in cites {
-        let source = sources.get(n.checked_sub(1)?)?;
-        terms.extend(said_by(source).flat_map(content_terms));
+/// What some sources say of themselves (their titles, snippets and passages), as a claim
+/// citing them is checked against it.
+struct Evidence {
+    /// Their content terms.
+    terms: BTreeSet<String>,
+    /// The figures they give ([`figures`]).
+    figures: BTreeSet<String>,
+}
+
+impl Evidence {
+    /// Whether they give every figure `claim` gives. A claim that gives one they do not is not
+    /// supported however many of its words they share: a figure is what a model gets wrong in
+    /// a sentence otherwise copied from the page ("between 200 and 500 cycles" against a page
+    /// of 1,500 and 4,000; 2023's price given as 2015's).
+    fn holds_figures_of(&self, claim: &str) -> bool {
+        figures(claim).is_subset(&self.figures)
     }
-    Some(terms)
+}
+
+/// What the sources numbered `cites` say of themselves; `None` when a number names no source.
+fn evidence(sources: &[Source], cites: &[usize]) -> Option<Evidence> {
+    let mut said = Evidence {
+        terms: BTreeSet::new(),
+        figures: BTreeSet::new(),
+    };
+    for &n in cites {
+        for text in said_by(sources.get(n.checked_sub(1)?)?) {
+            said.terms.extend(content_terms(text));
+            said.figures.extend(figures(text));
+        }
+    }
+    Some(said)
 }
 
 /// What a source says of itself, that a claim citing it is checked against: its title,
@@ -182,8 +188,8 @@ pub fn cite_supported(
     sources: &[Source],
     threshold: f64,
 ) -> (String, usize) {
-    let said: Vec<(BTreeSet<String>, BTreeSet<String>)> = (1..=sources.len())
-        .filter_map(|n| Some((evidence(sources, &[n])?, figures_of(sources, &[n]))))
+    let said: Vec<Evidence> = (1..=sources.len())
+        .filter_map(|n| evidence(sources, &[n]))
         .collect();
     let asked = content_terms(question);
     let mut out = String::with_capacity(text.len());
@@ -211,7 +217,7 @@ pub fn cite_supported(
 fn supporting(
     sentence: &str,
     rest: &str,
-    said: &[(BTreeSet<String>, BTreeSet<String>)],
+    said: &[Evidence],
     asked: &BTreeSet<String>,
     threshold: f64,
 ) -> Option<usize> {
@@ -234,13 +240,13 @@ fn supporting(
     if new.is_empty() {
         return None;
     }
-    let share = |(terms, held): &(BTreeSet<String>, BTreeSet<String>)| {
+    let share = |said: &Evidence| {
         // A source that does not give a figure of the sentence (the question's too) does not
         // hold it.
-        if figure_not_held(&claim, held) {
+        if !said.holds_figures_of(&claim) {
             return 0.0;
         }
-        new.iter().filter(|t| terms.contains(*t)).count() as f64 / new.len() as f64
+        new.iter().filter(|t| said.terms.contains(*t)).count() as f64 / new.len() as f64
     };
     let scores = said.iter().map(share);
     let (best, score) = scores
@@ -255,11 +261,10 @@ pub fn check(text: &str, sources: &[Source], threshold: f64) -> Vec<Claim> {
         .into_iter()
         .filter_map(|(sentence, cites)| {
             let claim = claim_text(&sentence);
-            let score = match evidence(sources, &cites) {
-                Some(terms) => support(&claim, &terms)?,
-                None => 0.0,
+            let (score, figures_held) = match evidence(sources, &cites) {
+                Some(said) => (support(&claim, &said.terms)?, said.holds_figures_of(&claim)),
+                None => (0.0, false),
             };
-            let figures_held = !figure_not_held(&claim, &figures_of(sources, &cites));
             Some(Claim {
                 sentence,
                 cites,

@@ -57,8 +57,8 @@ pub struct Planner {
     pub llm: LlmClient,
     /// The system prompt of a round that may plan research or finish.
     pub system_prompt: String,
-    /// The system prompt of a round that must finish: the final summary's task alone, in a
-    /// third of the words (the last round of a run at `--max-rounds`).
+    /// The system prompt of a round that must finish: the final summary's task alone, in about
+    /// a third of the words (the last round of a run at `--max-rounds`).
     pub finalise_prompt: String,
     pub repair_attempts: u32,
     pub log: LogOptions,

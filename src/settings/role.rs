@@ -173,7 +173,8 @@ impl Prompt {
     pub const fn spec(self) -> PromptSpec {
         match self {
             Prompt::Planning => row!(Planning, "planning.system.md", 1024),
-            // Asked with the same limit: one answer may be of either.
+            // The planner asks every round with the planning prompt's limit
+            // (`planner::round::PLANNER_MAX_TOKENS`): this row says the same.
             Prompt::PlanningFinalise => row!(Planning, "planning.finalise.md", 1024),
             Prompt::SearchQueries => row!(Search, "search.queries.md", 256),
             Prompt::SearchAnalysis => row!(Search, "search.analysis.md", 2048),

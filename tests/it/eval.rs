@@ -722,6 +722,12 @@ async fn score_recorded(fixture: &str, system: &str, site: &str) -> (i32, Value)
     (run.status, run.stdout_json())
 }
 
+/// The verdicts as [`verdicts`] gives them.
+const RIGHT: &str = "\"right\"";
+const WRONG: &str = "\"wrong\"";
+const ABSTAINED: &str = "\"abstained\"";
+const NO_REPORT: &str = "null";
+
 /// Each question's verdict (`null` where there was no report to judge).
 fn verdicts(eval: &Value) -> Vec<String> {
     let questions = eval["questions"].as_array().expect("questions");
@@ -737,11 +743,11 @@ async fn the_peers_recorded_reports_score_as_the_book_says() {
     let score = |system| score_recorded("smollm2-2026-12-05", system, "http://127.0.0.1:39185/");
     let (code, ours) = score("researchflow").await;
     assert_eq!(code, 0);
-    assert_eq!(verdicts(&ours), ["\"abstained\""; 3], "{ours:#}");
+    assert_eq!(verdicts(&ours), [ABSTAINED; 3], "{ours:#}");
     assert_eq!(ours["totals"]["citation_precision"], 0.5);
     let (code, ldr) = score("ldr").await;
     assert_eq!(code, 0);
-    assert_eq!(verdicts(&ldr), ["\"wrong\""; 3], "{ldr:#}");
+    assert_eq!(verdicts(&ldr), [WRONG; 3], "{ldr:#}");
     let cited = ldr["questions"][0]["cited"].as_array().expect("cited");
     assert!(
         cited.contains(&json!("cycle-life-and-degradation.md")),
@@ -772,11 +778,7 @@ async fn the_second_peers_run_scores_as_the_book_says() {
         )
     };
     let (_, ldr) = score("ldr").await;
-    assert_eq!(
-        verdicts(&ldr),
-        ["\"right\"", "\"wrong\"", "\"wrong\""],
-        "{ldr:#}"
-    );
+    assert_eq!(verdicts(&ldr), [RIGHT, WRONG, WRONG], "{ldr:#}");
     let leading = ldr["questions"][0]["leading_statement"].as_str();
     assert!(
         leading.is_some_and(|l| l.starts_with("According to [1], the state of charge")
@@ -786,7 +788,7 @@ async fn the_second_peers_run_scores_as_the_book_says() {
     let (_, ours) = score("researchflow").await;
     assert_eq!(
         verdicts(&ours),
-        ["null", "\"abstained\"", "null"],
+        [NO_REPORT, ABSTAINED, NO_REPORT],
         "{ours:#}"
     );
     let statuses: Vec<&Value> = ours["questions"]
@@ -798,11 +800,7 @@ async fn the_second_peers_run_scores_as_the_book_says() {
     assert_eq!(statuses, ["timeout", "failed (exit 1)", "timeout"]);
     let (code, gptr) = score("gpt-researcher").await;
     assert_eq!(code, 1, "d02 left no report");
-    assert_eq!(
-        verdicts(&gptr),
-        ["\"wrong\"", "null", "\"wrong\""],
-        "{gptr:#}"
-    );
+    assert_eq!(verdicts(&gptr), [WRONG, NO_REPORT, WRONG], "{gptr:#}");
     let leading = gptr["questions"][2]["leading_statement"].as_str();
     assert!(
         leading.is_some_and(|l| l.starts_with("This report provides")),
@@ -832,9 +830,6 @@ async fn the_fourth_peers_run_scores_as_the_book_says() {
             "http://127.0.0.1:41977/",
         )
     };
-    const RIGHT: &str = "\"right\"";
-    const WRONG: &str = "\"wrong\"";
-    const ABSTAINED: &str = "\"abstained\"";
     let (code, ours) = score("researchflow").await;
     assert_eq!(code, 0);
     assert_eq!(
@@ -857,8 +852,7 @@ async fn the_fourth_peers_run_scores_as_the_book_says() {
     assert_eq!(code, 1, "d02 and l01 left no report");
     assert_eq!(
         verdicts(&gptr),
-        ["wrong", "null", "wrong", "wrong", "null", "wrong"]
-            .map(|v| v.replace("wrong", "\"wrong\"")),
+        [WRONG, NO_REPORT, WRONG, WRONG, NO_REPORT, WRONG],
         "{gptr:#}"
     );
     let precision = |e: &Value| e["totals"]["citation_precision"].as_f64().unwrap_or(-1.0);
@@ -894,9 +888,6 @@ async fn the_fifth_peers_run_scores_as_the_book_says() {
             "http://127.0.0.1:36681/",
         )
     };
-    const RIGHT: &str = "\"right\"";
-    const WRONG: &str = "\"wrong\"";
-    const NONE: &str = "null";
     let (code, ours) = score("researchflow").await;
     assert_eq!(code, 0);
     assert_eq!(
@@ -920,7 +911,7 @@ async fn the_fifth_peers_run_scores_as_the_book_says() {
     assert_eq!(code, 1, "d02 and l01 left no report");
     assert_eq!(
         verdicts(&gptr),
-        [RIGHT, NONE, WRONG, WRONG, NONE, WRONG],
+        [RIGHT, NO_REPORT, WRONG, WRONG, NO_REPORT, WRONG],
         "{gptr:#}"
     );
     let precision = |e: &Value| e["totals"]["citation_precision"].as_f64().unwrap_or(-1.0);
