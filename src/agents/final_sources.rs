@@ -105,9 +105,23 @@ const EXCERPT_ROOM: usize = EXCERPT_LABEL.len() + 1;
 /// line of at most [`EXCERPT_MAX_CHARS`]: the text a claim citing it is checked against, so
 /// the writer can state and cite what a page says rather than what a task's summary kept.
 pub fn source_list(sources: &[Source], question: &str) -> String {
+    list_with(sources, question, EXCERPTS_MAX_CHARS)
+}
+
+/// [`source_list`] with `share` (0 to 1) of it, for a model with a shorter context: the first
+/// sources whose lines take at most that share of all of theirs, what they say within that
+/// share of [`EXCERPTS_MAX_CHARS`]; and how many sources it lists.
+pub fn source_list_within(sources: &[Source], question: &str, share: f64) -> (String, usize) {
+    let lines: usize = lines(sources).sum();
+    let (kept, _) = first_within(sources, (lines as f64 * share) as usize);
+    let excerpts = (EXCERPTS_MAX_CHARS as f64 * share) as usize;
+    (list_with(&sources[..kept], question, excerpts), kept)
+}
+
+fn list_with(sources: &[Source], question: &str, excerpts_max: usize) -> String {
     let asked = content_terms(question);
     let mut list = String::new();
-    let mut room = EXCERPTS_MAX_CHARS;
+    let mut room = excerpts_max;
     for (i, source) in sources.iter().enumerate() {
         list.push_str(&source_line(i + 1, source));
         let max_chars = EXCERPT_MAX_CHARS.min(room.saturating_sub(EXCERPT_ROOM));
@@ -145,17 +159,7 @@ fn excerpt(source: &Source, asked: &BTreeSet<String>, max_chars: usize) -> Strin
 /// The first of `sources` whose list lines fit in `max_chars` characters; the rest are left
 /// out and recorded in `cuts`.
 pub fn within(sources: Vec<Source>, max_chars: usize, cuts: &mut Vec<Cut>) -> Vec<Source> {
-    let lengths: Vec<usize> = sources
-        .iter()
-        .enumerate()
-        .map(|(i, s)| source_line(i + 1, s).chars().count())
-        .collect();
-    let mut kept_chars = 0;
-    let mut keep = 0;
-    while keep < lengths.len() && kept_chars + lengths[keep] <= max_chars {
-        kept_chars += lengths[keep];
-        keep += 1;
-    }
+    let (keep, kept_chars) = first_within(&sources, max_chars);
     if keep < sources.len() {
         cuts.push(Cut {
             what: format!(
@@ -163,13 +167,34 @@ pub fn within(sources: Vec<Source>, max_chars: usize, cuts: &mut Vec<Cut>) -> Ve
                 sources.len() - keep,
                 sources.len()
             ),
-            chars: lengths.iter().sum(),
+            chars: lines(&sources).sum(),
             kept: kept_chars,
         });
     }
     let mut sources = sources;
     sources.truncate(keep);
     sources
+}
+
+/// The characters of each source's line in the list.
+fn lines(sources: &[Source]) -> impl Iterator<Item = usize> + '_ {
+    sources
+        .iter()
+        .enumerate()
+        .map(|(i, s)| source_line(i + 1, s).chars().count())
+}
+
+/// How many of the first `sources` have lines within `max_chars` characters, and their
+/// characters.
+fn first_within(sources: &[Source], max_chars: usize) -> (usize, usize) {
+    let mut kept = (0, 0);
+    for length in lines(sources) {
+        if kept.1 + length > max_chars {
+            break;
+        }
+        kept = (kept.0 + 1, kept.1 + length);
+    }
+    kept
 }
 
 fn refs_of(node: &Node) -> Vec<NodeId> {

@@ -214,8 +214,9 @@ pub fn repair_message(findings: &[QualityFinding]) -> String {
 
 /// `first` (the answer to `system` and `user`) judged by `judge`; a finding is sent back once
 /// and the new answer kept (its cost added), unless it has more findings than the first (an
-/// echo of the repair message counts: SmolLM2 and Qwen answered a repair by restating it);
-/// returns the answer kept and what it still has.
+/// echo of the repair message counts: SmolLM2 and Qwen answered a repair by restating it) or
+/// the repair does not fit in the model's context; returns the answer kept and what it still
+/// has.
 #[allow(clippy::too_many_arguments)]
 pub async fn repaired(
     llm: &LlmClient,
@@ -243,9 +244,16 @@ pub async fn repaired(
         Message::assistant(first.content.clone()),
         Message::user(repair.clone()),
     ];
-    let second = llm
-        .chat(site, &messages, want, max_tokens, observer)
-        .await?;
+    let second = match llm.chat(site, &messages, want, max_tokens, observer).await {
+        Err(LlmError::TooLong { .. }) => {
+            tracing::warn!(
+                "{} LLM: the repair does not fit in the model's context; keeping the first answer",
+                llm.role().as_str()
+            );
+            return Ok((first, findings));
+        }
+        second => second?,
+    };
     let mut usage = first.usage;
     usage.add(second.usage);
     let mut left = judge(&second.content);

@@ -20,7 +20,7 @@ use std::sync::LazyLock;
 
 use serde_json::{Value, json};
 
-use super::ask::ask_json;
+use super::ask::{ask_json, fitted};
 use super::quality;
 use super::reading::{Passages, passages_of};
 use super::searches::run_queries;
@@ -31,7 +31,7 @@ use crate::plan::{Info, Source};
 use crate::search::hit::TITLE_MAX_CHARS;
 use crate::search::{SearchClient, SearchHit};
 use crate::settings::Prompt;
-use crate::text::{Cut, cap, one_line};
+use crate::text::{Cut, cap, one_line, truncate};
 use crate::transcript::{Site, Tape};
 use crate::usage::Usage;
 
@@ -105,14 +105,21 @@ impl SearchAgent<'_> {
             }
             None => Gathered::without_search(),
         };
-        let user = gathered.message(input);
-        let first = ask_json(
-            self.llm,
-            &site,
-            self.analysis_prompt,
-            user.clone(),
-            &WRITTEN_SCHEMA,
-            ANALYSIS_MAX_TOKENS,
+        let (first, user, ()) = fitted(
+            (self.analysis_prompt, ANALYSIS_MAX_TOKENS),
+            |share| (gathered.message(input, share), ()),
+            |user| {
+                let (site, prompt) = (&site, self.analysis_prompt);
+                ask_json(
+                    self.llm,
+                    site,
+                    prompt,
+                    user,
+                    &WRITTEN_SCHEMA,
+                    ANALYSIS_MAX_TOKENS,
+                    observer,
+                )
+            },
             observer,
         )
         .await?;
@@ -259,12 +266,17 @@ impl Gathered {
         }
     }
 
-    /// The analysis's user message: the task, then the results (or that there are none).
-    pub fn message(&self, input: &TaskInput) -> String {
-        let results = self.block.as_deref().unwrap_or(NO_SEARCH);
+    /// The analysis's user message: the task, then the results (or that there are none); with
+    /// `share` (0 to 1) of the earlier results and of the results, for a model with a shorter
+    /// context.
+    pub fn message(&self, input: &TaskInput, share: f64) -> String {
+        let results = match self.block.as_deref() {
+            Some(block) => truncate(block, (block.chars().count() as f64 * share) as usize),
+            None => NO_SEARCH.to_string(),
+        };
         format!(
             "{}\nSearch results of this task:\n{results}\n",
-            input.message()
+            input.message_within(share)
         )
     }
 }

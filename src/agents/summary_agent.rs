@@ -3,10 +3,10 @@
 //! that point at no source and any sources list of its own. What it keeps of a model's answer
 //! has no control characters. It does not touch the plan file.
 
-use super::ask::{ask_json, ask_text};
+use super::ask::{ask_json, ask_text, fitted};
 use super::citations;
 use super::claims;
-use super::final_sources::source_list;
+use super::final_sources::source_list_within;
 use super::quality;
 use super::task::{
     CITE_LAST, NO_SOURCES, SOURCES_LABEL, TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA,
@@ -41,14 +41,21 @@ impl SummaryAgent<'_> {
         observer: &dyn CallObserver,
     ) -> Result<TaskOutput, TaskError> {
         let site = Site::node(input.node_id.to_string());
-        let user = input.message();
-        let first = ask_json(
-            self.llm,
-            &site,
-            self.summary_prompt,
-            user.clone(),
-            &WRITTEN_SCHEMA,
-            SUMMARY_MAX_TOKENS,
+        let (first, user, ()) = fitted(
+            (self.summary_prompt, SUMMARY_MAX_TOKENS),
+            |share| (input.message_within(share), ()),
+            |user| {
+                let (site, prompt) = (&site, self.summary_prompt);
+                ask_json(
+                    self.llm,
+                    site,
+                    prompt,
+                    user,
+                    &WRITTEN_SCHEMA,
+                    SUMMARY_MAX_TOKENS,
+                    observer,
+                )
+            },
             observer,
         )
         .await?;
@@ -91,21 +98,25 @@ impl SummaryAgent<'_> {
         sources: &[Source],
         observer: &dyn CallObserver,
     ) -> Result<TaskOutput, TaskError> {
-        let list = match source_list(sources, &input.question) {
-            list if list.is_empty() => format!("{NO_SOURCES}\n"),
-            list => format!("{list}\n{CITE_LAST}\n"),
-        };
-        let user = format!("{}\n{SOURCES_LABEL}\n{list}", input.message());
         let site = Site::node(input.node_id.to_string());
-        let first = ask_text(
-            self.llm,
-            &site,
-            self.final_prompt,
-            user.clone(),
-            FINAL_MAX_TOKENS,
+        let (first, user, listed) = fitted(
+            (self.final_prompt, FINAL_MAX_TOKENS),
+            |share| final_message(input, sources, share),
+            |user| {
+                ask_text(
+                    self.llm,
+                    &site,
+                    self.final_prompt,
+                    user,
+                    FINAL_MAX_TOKENS,
+                    observer,
+                )
+            },
             observer,
         )
         .await?;
+        // A model with a shorter context was given the first sources only: they are the list.
+        let sources = &sources[..listed];
         let judge = |answer: &str| -> Vec<QualityFinding> {
             let (report, _) = as_cited(answer, &input.question, sources, self.claims_threshold);
             quality::echoes(answer, self.final_prompt)
@@ -149,6 +160,18 @@ impl SummaryAgent<'_> {
             ..Default::default()
         })
     }
+}
+
+/// The final summary's user message with `share` of its earlier results and sources
+/// ([`source_list_within`]), and how many sources it lists.
+fn final_message(input: &TaskInput, sources: &[Source], share: f64) -> (String, usize) {
+    let (list, listed) = source_list_within(sources, &input.question, share);
+    let list = match list {
+        list if list.is_empty() => format!("{NO_SOURCES}\n"),
+        list => format!("{list}\n{CITE_LAST}\n"),
+    };
+    let user = format!("{}\n{SOURCES_LABEL}\n{list}", input.message_within(share));
+    (user, listed)
 }
 
 /// A final report as it is kept: without control characters and without a sources list the

@@ -68,6 +68,12 @@ pub const NO_SOURCES: &str = "(no sources: the searches returned none; cite noth
 impl TaskInput {
     /// The user message every sub-agent starts from.
     pub fn message(&self) -> String {
+        self.message_within(1.0)
+    }
+
+    /// The user message with `share` (0 to 1) of the earlier results, cut at their end: what a
+    /// model with a shorter context is asked ([`super::ask::fitted`]).
+    pub fn message_within(&self, share: f64) -> String {
         let [question, task, context, no_context, as_sources, _] = INPUT_LABELS;
         let mut text = format!(
             "{question} {}\n\n{task} {}\n",
@@ -81,8 +87,9 @@ impl TaskInput {
             };
             text.push_str(&format!("\n{none}\n"));
         } else {
+            let kept = (self.context.chars().count() as f64 * share) as usize;
             text.push_str(&format!("\n{context}\n"));
-            text.push_str(&self.context);
+            text.push_str(&crate::text::truncate(&self.context, kept));
         }
         text
     }

@@ -30,9 +30,10 @@ pub enum HttpError {
     Connect { url: String, message: String },
     #[error("connection to `{url}` failed mid-request: {message}")]
     Transport { url: String, message: String },
-    /// A stream that said `[DONE]` before any text or finish reason: no answer, though the
-    /// same request asked whole is answered (llama-cpp-python 0.3.x).
-    #[error("`{url}` streamed no answer: [DONE] came before any text or finish reason")]
+    /// A stream that said `[DONE]` before any text or finish reason, or ended before its first
+    /// event: no answer, though the same request asked whole is answered, or refused saying why
+    /// (llama-cpp-python 0.3.x).
+    #[error("`{url}` streamed no answer: the stream ended before any text or finish reason")]
     Hollow { url: String },
     #[error("`{url}` answered with a body that is not the expected JSON: {message}")]
     Decode { url: String, message: String },
@@ -183,6 +184,49 @@ pub fn is_context_overflow(status: u16, body: &str) -> bool {
     .any(|needle| body.contains(needle))
 }
 
+/// What a context overflow's answer states, in tokens: the model's context and the prompt it
+/// counted (either may be missing: not every server says both).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StatedContext {
+    pub context: Option<u64>,
+    pub prompt: Option<u64>,
+}
+
+/// The figures of a context overflow's `body`: llama.cpp's llama-server gives `n_ctx` and
+/// `n_prompt_tokens`; OpenAI, vLLM and llama-cpp-python say "maximum context length is N
+/// tokens" and the prompt as "M in the messages", "your messages resulted in M tokens" or
+/// "your request has M input tokens".
+pub fn stated_context(body: &str) -> StatedContext {
+    let json: Option<serde_json::Value> = serde_json::from_str(body).ok();
+    let field = |name: &str| json.as_ref().and_then(|v| v["error"][name].as_u64());
+    let text = body.to_ascii_lowercase();
+    StatedContext {
+        context: field("n_ctx").or_else(|| number_after(&text, "maximum context length is")),
+        prompt: field("n_prompt_tokens")
+            .or_else(|| number_before(&text, "in the messages"))
+            .or_else(|| number_after(&text, "messages resulted in"))
+            .or_else(|| number_after(&text, "request has")),
+    }
+}
+
+/// The whole number that follows `phrase` in `text` (spaces between).
+fn number_after(text: &str, phrase: &str) -> Option<u64> {
+    let rest = text[text.find(phrase)? + phrase.len()..].trim_start();
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    rest[..end].parse().ok()
+}
+
+/// The whole number just before `phrase` in `text` (spaces between).
+fn number_before(text: &str, phrase: &str) -> Option<u64> {
+    let head = text[..text.find(phrase)?].trim_end();
+    let start = head
+        .rfind(|c: char| !c.is_ascii_digit())
+        .map_or(0, |i| i + 1);
+    head[start..].parse().ok()
+}
+
 /// A 429 whose body says the account has no quota left: retrying cannot help.
 pub fn is_insufficient_quota(body: &str) -> bool {
     body.contains("insufficient_quota")
@@ -305,5 +349,25 @@ mod tests {
             400,
             r#"{"error":{"message":"response_format is not supported"}}"#
         ));
+    }
+
+    #[test]
+    fn the_context_and_the_prompt_are_read_as_each_server_states_them() {
+        let stated = |context, prompt| StatedContext {
+            context: Some(context),
+            prompt: Some(prompt),
+        };
+        let llama_cpp_python = r#"{"error":{"message":"This model's maximum context length is 2048 tokens. However, you requested 3081 tokens (3031 in the messages, 50 in the completion). Please reduce the length of the messages or completion.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#;
+        assert_eq!(stated_context(llama_cpp_python), stated(2048, 3031));
+        let llama_server = r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9569,"n_ctx":8192}}"#;
+        assert_eq!(stated_context(llama_server), stated(8192, 9569));
+        let openai = r#"{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130123 tokens. Please reduce the length of the messages.","type":"invalid_request_error","code":"context_length_exceeded"}}"#;
+        assert_eq!(stated_context(openai), stated(128_000, 130_123));
+        let vllm = r#"{"object":"error","message":"This model's maximum context length is 4096 tokens. However, your request has 5000 input tokens. Please reduce the length of the input messages.","type":"BadRequestError","code":400}"#;
+        assert_eq!(stated_context(vllm), stated(4096, 5000));
+        assert_eq!(
+            stated_context(r#"{"error":{"message":"context window exceeded"}}"#),
+            StatedContext::default()
+        );
     }
 }

@@ -1,5 +1,6 @@
 //! What a chat call returns: the model's answer, or why there is none.
 
+use crate::http::error::StatedContext;
 use crate::http::{HttpError, Unusable};
 use crate::usage::Usage;
 
@@ -32,9 +33,12 @@ pub enum LlmError {
     #[error("{message}")]
     Unusable { why: Unusable, message: String },
     /// The messages and the token limit do not fit in the model's context; the message names
-    /// the model and what to change.
+    /// the model and what to change, `stated` what the server said of its context.
     #[error("{message}")]
-    TooLong { message: String },
+    TooLong {
+        message: String,
+        stated: StatedContext,
+    },
     /// A replay asked what the transcript does not hold: the run must stop.
     #[error("{0}")]
     Diverged(String),

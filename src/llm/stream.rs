@@ -8,8 +8,8 @@
 //! `stream_options.include_usage` was asked) kept; `[DONE]` ends the answer. A stream that
 //! ends without `[DONE]` is complete if a finish reason came, and cut short (an error the
 //! retry policy repeats) if none did; so is an event that is not JSON, or an error sent in the
-//! middle of an answer. One whose `[DONE]` came before any text or finish reason is
-//! [`Answered::Hollow`]: the caller asks for the answer whole. Dropping the response closes
+//! middle of an answer. One whose `[DONE]` came before any text or finish reason, or that
+//! ended before its first event, is [`Answered::Hollow`]: the caller asks for the answer whole. Dropping the response closes
 //! the connection: a cut stops a server that watches its client.
 //!
 //! A stream that breaks after its server wrote part of the answer is [`Answered::Cut`]: the
@@ -67,9 +67,10 @@ pub enum Answered {
     Streamed(String, Progress),
     /// A whole answer: the server does not stream.
     Whole(String),
-    /// A stream that said `[DONE]` before any text or finish reason: no answer at all.
-    /// llama-cpp-python 0.3.x did so, for some `json_object` requests with a schema every
-    /// time (and answered the same request asked whole).
+    /// A stream that said `[DONE]` before any text or finish reason, or ended before its first
+    /// event: no answer at all. llama-cpp-python 0.3.x did the first for some `json_object`
+    /// requests with a schema every time (and answered the same request asked whole), and the
+    /// second for a prompt longer than its context (asked whole, it says so in a 400).
     Hollow,
     /// A stream that broke (`error`, which the retry policy judges) after its server had
     /// written part of the answer, and what that cost.
@@ -139,12 +140,14 @@ async fn read_stream(
         first_token: None,
         elapsed: Duration::ZERO,
     };
+    let mut heard = false;
     let read: Result<(), HttpError> = async {
         while let Some(event) = events.next().await {
             let event = event.map_err(|e| stream_error(url, e))?;
             let Some(data) = event.data else {
                 continue;
             };
+            heard = true;
             if data.trim() == "[DONE]" {
                 answer.done = true;
                 break;
@@ -163,7 +166,7 @@ async fn read_stream(
     }
     .await;
     progress.elapsed = sent.elapsed();
-    if read.is_ok() && answer.hollow() {
+    if read.is_ok() && (answer.hollow() || !heard) {
         return Ok(Answered::Hollow);
     }
     let spent = answer.spent(asked.prompt_tokens, progress.tokens);

@@ -78,7 +78,7 @@ impl SubAgents<'_> {
             }
             None => (Gathered::without_search(), NO_PROVIDER.to_string()),
         };
-        let user = gathered.message(&input);
+        let user = gathered.message(&input, 1.0);
         let answer = self
             .ask(
                 self.search_llm,

@@ -52,6 +52,7 @@ mod real_servers;
 mod reliability_md;
 mod review;
 mod search_providers;
+mod short_context;
 mod stated_answer;
 mod stdout;
 mod streaming;

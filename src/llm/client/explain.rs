@@ -3,7 +3,7 @@
 
 use super::LlmClient;
 use crate::http::auth::sends_user_part;
-use crate::http::error::is_context_overflow;
+use crate::http::error::{is_context_overflow, stated_context};
 use crate::http::{HttpError, Unusable};
 use crate::llm::answer::LlmError;
 
@@ -24,6 +24,7 @@ impl LlmClient {
                     self.endpoint.model,
                     server_message(body)
                 ),
+                stated: stated_context(body),
             };
         }
         let Some(why) = http.unusable() else {

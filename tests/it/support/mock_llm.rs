@@ -28,7 +28,9 @@ use serde_json::json;
 
 use super::fault::Fault;
 use super::refusal::{FormatKind, Refusal};
-use super::server::{Planned, Recorded, Route, Server, json_response, lock, raw_response};
+use super::server::{
+    Planned, Recorded, Route, Server, Streamed, json_response, lock, raw_response,
+};
 use super::sse::{self, Generation, StreamLog, StreamScript};
 
 /// The model name answered when a request names none.
@@ -392,6 +394,14 @@ impl State {
             return Planned::respond(json_response(401, &body));
         }
         if chat && let Some(body) = self.overflow(request) {
+            // Streamed, the check fails inside the generator: a 200 stream with no event.
+            if sse::wants_stream(&request.body) && !self.never_streams.load(Ordering::SeqCst) {
+                return Planned::stream(Streamed {
+                    status: 200,
+                    headers: vec![("content-type".into(), "text/event-stream".into())],
+                    produce: Box::new(|_body| Box::pin(async {})),
+                });
+            }
             return Planned::respond(json_response(400, &body));
         }
         match (request.method.as_str(), request.path.as_str()) {
@@ -458,7 +468,8 @@ impl State {
         )
     }
 
-    /// llama-cpp-python's 400 when the messages and the token limit exceed the context.
+    /// llama-cpp-python's 400 when the messages exceed the context (its message counts the
+    /// token limit too, but a limit beyond the context is cut to what is left, as measured).
     fn overflow(&self, request: &Recorded) -> Option<serde_json::Value> {
         let context = self.context.load(Ordering::SeqCst);
         if context == 0 {
@@ -475,7 +486,7 @@ impl State {
             .find_map(|k| request.body.get(*k).and_then(serde_json::Value::as_u64))
             .map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX));
         let requested = messages + completion;
-        (requested > context).then(|| {
+        (messages > context).then(|| {
             json!({"error": {
                 "message": format!("This model's maximum context length is {context} tokens. However, you requested {requested} tokens ({messages} in the messages, {completion} in the completion). Please reduce the length of the messages or completion."),
                 "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"
@@ -546,9 +557,10 @@ impl MockLlm {
     }
 
     /// Gives the model a context of `tokens`: a request whose messages (estimated as SmolLM2's
-    /// tokenizer counts them, see [`estimated_tokens`]) and token limit exceed it gets
-    /// llama-cpp-python's 400 `context_length_exceeded`, as SmolLM2 135M (8,192 tokens) answered
-    /// the Thinkon seed prompt (9,569 tokens in the messages).
+    /// tokenizer counts them, see [`estimated_tokens`]) exceed it gets llama-cpp-python's 400
+    /// `context_length_exceeded`, as SmolLM2 135M (8,192 tokens) answered the Thinkon seed
+    /// prompt (9,569 tokens in the messages); asked for a stream, a 200 stream that ends before
+    /// its first event, as llama-cpp-python 0.3.36 answered SmolLM2 at 2,048 tokens.
     pub fn context_tokens(&self, tokens: usize) {
         self.state.context.store(tokens, Ordering::SeqCst);
     }

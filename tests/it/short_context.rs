@@ -1,0 +1,118 @@
+//! A model served with a short context (llama-cpp-python, llama.cpp and Ollama are often
+//! started with 2,048 to 8,192 tokens) refuses an input a hosted model takes: asked for a
+//! stream, llama-cpp-python answers with a stream that ends before its first event; asked whole,
+//! with a 400 that states its context and the prompt it counted. The final summary is asked
+//! again with what fits; when not even its prompt fits, the run fails saying what to change.
+
+use serde_json::{Value, json};
+
+use crate::support::mock_llm::estimated_tokens;
+use crate::support::scenario::{
+    Agent, Setup, agent, backed_report, events_of, node, read_json, read_ndjson, requests_of,
+};
+use crate::support::{MockLlm, Recorded, Reply};
+
+/// A plan of twelve completed searches, two sources each with a long snippet, and the final
+/// summary planned over all of them.
+fn plan_of_many_sources() -> Value {
+    let mut nodes = vec![json!({"node_id": "a", "title": "What do batteries store?",
+        "summary": "", "info": "", "p_node": "", "batch": 1, "type": "start",
+        "status": "completed"})];
+    let ids: Vec<String> = ('b'..='m').map(String::from).collect();
+    for id in &ids {
+        let source = |n: usize| {
+            json!({"url": format!("https://x.test/{id}/{n}"),
+                "title": format!("Battery page {id}{n}"),
+                "snippet": format!("Battery page {id}{n} says batteries store energy. ")
+                    .repeat(12)})
+        };
+        nodes.push(json!({"node_id": id, "title": format!("Search {id}"),
+            "summary": format!("Found {id}."), "info": "", "p_node": "a:info", "batch": 2,
+            "type": "search", "status": "completed", "sources": [source(1), source(2)]}));
+    }
+    let p_node: Vec<String> = ids.iter().map(|id| format!("{id}:info")).collect();
+    nodes.push(
+        json!({"node_id": "n", "title": "Final", "summary": "", "info": "",
+        "p_node": p_node.join(", "), "batch": -1, "type": "summary", "status": "planned"}),
+    );
+    json!({"version": 1, "workflow_id": "wf", "created_at": "2026-01-01T00:00:00Z",
+        "check_list": {"latest_id": "n", "latest_batch": -1, "refs": ["n:summary"]},
+        "nodes": nodes})
+}
+
+/// A model of `context` tokens that writes a report its sources back; the run over
+/// [`plan_of_many_sources`].
+async fn final_with_context(context: usize) -> (MockLlm, Setup, crate::support::bin::RunOutput) {
+    let llm = MockLlm::start().await;
+    llm.context_tokens(context);
+    llm.set_handler(|req| match agent(req) {
+        Agent::Final => Reply::content(&backed_report(req)),
+        other => panic!("only the final summary is asked, not {other:?}"),
+    });
+    let s = Setup::new(&llm, None);
+    let path = s.path().join("plan.json");
+    std::fs::write(&path, plan_of_many_sources().to_string()).expect("plan");
+    let out = s.resume(&path).await;
+    (llm, s, out)
+}
+
+fn prompt_tokens(req: &Recorded) -> usize {
+    req.messages()
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .map(estimated_tokens)
+        .sum()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_final_summary_too_long_for_the_models_context_is_asked_again_with_what_fits() {
+    let (llm, s, out) = final_with_context(2_000).await;
+    out.success();
+    assert_eq!(out.stdout_json()["status"], "completed");
+
+    let asked = requests_of(&llm, Agent::Final);
+    let streamed: Vec<bool> = asked.iter().map(|r| r.body["stream"] == true).collect();
+    assert_eq!(
+        streamed,
+        [true, false, false],
+        "a stream with no event, whole, smaller"
+    );
+    let tokens: Vec<usize> = asked.iter().map(prompt_tokens).collect();
+    assert!(tokens[0] > 2_000 && tokens[2] <= 2_000, "{tokens:?}");
+
+    // The report lists and cites only the sources it was given.
+    let plan = read_json(&s.path().join("plan.json"));
+    let listed = node(&plan, "n")["sources"]
+        .as_array()
+        .expect("sources")
+        .len();
+    assert!((1..24).contains(&listed), "{listed} of 24 sources listed");
+    let user = asked[2].user_prompt().unwrap_or_default();
+    assert!(user.contains(&format!("[{listed}] ")), "{user}");
+    assert!(!user.contains(&format!("[{}] ", listed + 1)), "{user}");
+    let report = node(&plan, "n")["summary"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(report.contains("[1]"), "{report}");
+
+    let events = read_ndjson(&s.path().join("plan.events.ndjson"));
+    let cuts = events_of(&events, "input_cut");
+    assert!(
+        cuts.iter().any(|e| e["node"] == "n"
+            && e["what"] == "input, to fit the model's context"
+            && e["kept"].as_u64() < e["chars"].as_u64()),
+        "{cuts:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_context_too_short_for_the_prompt_itself_fails_the_run_saying_what_to_change() {
+    let (llm, _s, out) = final_with_context(150).await;
+    out.code(1)
+        .stderr_contains("do not fit in its context")
+        .stderr_contains("maximum context length is 150 tokens");
+    assert_eq!(out.stdout_json()["status"], "final_failed");
+    // The stream, then whole: nothing smaller can fit, so nothing more is asked.
+    assert_eq!(requests_of(&llm, Agent::Final).len(), 2);
+}
