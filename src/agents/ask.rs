@@ -8,7 +8,6 @@
 
 use std::future::Future;
 
-use super::search_agent::report_cuts;
 use crate::http::error::StatedContext;
 use crate::llm::CallObserver;
 use crate::llm::{ChatAnswer, JsonSchema, LlmClient, LlmError, Message, Want};
@@ -186,6 +185,14 @@ fn largest_share<K>(share: f64, room: usize, build: &impl Fn(f64) -> (String, K)
         if fits(mid) { low = mid } else { high = mid }
     }
     Some(low)
+}
+
+/// Reports each cut to the observer (the run records it as an `input_cut` event).
+pub fn report_cuts(cuts: &[Cut], observer: &dyn CallObserver) {
+    for c in cuts {
+        tracing::debug!("cut {} from {} to {} characters", c.what, c.chars, c.kept);
+        observer.on_input_cut(c);
+    }
 }
 
 #[cfg(test)]

@@ -20,14 +20,14 @@ use std::sync::LazyLock;
 
 use serde_json::{Value, json};
 
-use super::ask::{ask_json, fitted};
-use super::quality;
+use super::ask::{ask_json, report_cuts};
 use super::reading::{Passages, passages_of};
 use super::searches::run_queries;
-use super::task::{TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA, parse_written};
+use super::summary_agent::written;
+use super::task::{TaskError, TaskInput, TaskOutput};
 use crate::llm::CallObserver;
-use crate::llm::{JsonSchema, LlmClient, LlmError, Want, extract_json};
-use crate::plan::{Info, Source};
+use crate::llm::{JsonSchema, LlmClient, LlmError, extract_json};
+use crate::plan::Source;
 use crate::search::hit::TITLE_MAX_CHARS;
 use crate::search::{SearchClient, SearchHit};
 use crate::settings::Prompt;
@@ -105,57 +105,16 @@ impl SearchAgent<'_> {
             }
             None => Gathered::without_search(),
         };
-        let (first, user, ()) = fitted(
-            (self.analysis_prompt, ANALYSIS_MAX_TOKENS),
-            |share| (gathered.message(input, share), ()),
-            |user| {
-                let (site, prompt) = (&site, self.analysis_prompt);
-                ask_json(
-                    self.llm,
-                    site,
-                    prompt,
-                    user,
-                    &WRITTEN_SCHEMA,
-                    ANALYSIS_MAX_TOKENS,
-                    observer,
-                )
-            },
-            observer,
-        )
-        .await?;
-        let judge = |answer: &str| {
-            quality::echoes(answer, self.analysis_prompt)
-                .into_iter()
-                .chain(quality::restates_written(answer, input))
-                .collect()
-        };
-        let (answer, quality) = quality::repaired(
-            self.llm,
-            &site,
-            (self.analysis_prompt, &user),
-            first,
-            Want::Json(&WRITTEN_SCHEMA),
-            ANALYSIS_MAX_TOKENS,
-            observer,
-            &judge,
-        )
-        .await?;
-        usage.add(answer.usage);
-        let (summary, analysis) = parse_written(&answer.content);
-        let mut info = Info::default();
-        info.set("llm", analysis);
+        let prompt = (self.analysis_prompt, ANALYSIS_MAX_TOKENS);
+        let message = |share| gathered.message(input, share);
+        let mut out = written(self.llm, prompt, input, message, observer).await?;
+        usage.add(out.usage);
+        out.usage = usage;
         if let Some(block) = gathered.block {
-            info.set("search", block);
+            out.info.set("search", block);
         }
-        Ok(TaskOutput {
-            summary,
-            info,
-            sources: gathered.sources,
-            usage,
-            truncated: answer.truncated,
-            quality,
-            ..Default::default()
-        })
+        out.sources = gathered.sources;
+        Ok(out)
     }
 
     /// The queries for this task; the task title when the model gives none.
@@ -351,14 +310,6 @@ pub fn format_hits(
         &mut cuts,
     );
     (text, cuts)
-}
-
-/// Reports each cut to the observer (the run records it as an `input_cut` event).
-pub fn report_cuts(cuts: &[Cut], observer: &dyn CallObserver) {
-    for c in cuts {
-        tracing::debug!("cut {} from {} to {} characters", c.what, c.chars, c.kept);
-        observer.on_input_cut(c);
-    }
 }
 
 #[cfg(test)]

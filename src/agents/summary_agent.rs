@@ -13,7 +13,7 @@ use super::task::{
     parse_written,
 };
 use crate::llm::CallObserver;
-use crate::llm::{LlmClient, Want};
+use crate::llm::{LlmClient, LlmError, Want};
 use crate::plan::{Info, QualityFinding, Source};
 use crate::settings::Prompt;
 use crate::transcript::Site;
@@ -40,54 +40,9 @@ impl SummaryAgent<'_> {
         input: &TaskInput,
         observer: &dyn CallObserver,
     ) -> Result<TaskOutput, TaskError> {
-        let site = Site::node(input.node_id.to_string());
-        let (first, user, ()) = fitted(
-            (self.summary_prompt, SUMMARY_MAX_TOKENS),
-            |share| (input.message_within(share), ()),
-            |user| {
-                let (site, prompt) = (&site, self.summary_prompt);
-                ask_json(
-                    self.llm,
-                    site,
-                    prompt,
-                    user,
-                    &WRITTEN_SCHEMA,
-                    SUMMARY_MAX_TOKENS,
-                    observer,
-                )
-            },
-            observer,
-        )
-        .await?;
-        let judge = |answer: &str| {
-            quality::echoes(answer, self.summary_prompt)
-                .into_iter()
-                .chain(quality::restates_written(answer, input))
-                .collect()
-        };
-        let (answer, quality) = quality::repaired(
-            self.llm,
-            &site,
-            (self.summary_prompt, &user),
-            first,
-            Want::Json(&WRITTEN_SCHEMA),
-            SUMMARY_MAX_TOKENS,
-            observer,
-            &judge,
-        )
-        .await?;
-        let (summary, analysis) = parse_written(&answer.content);
-        let mut info = Info::default();
-        info.set("llm", analysis);
-        Ok(TaskOutput {
-            summary,
-            info,
-            sources: Vec::new(),
-            usage: answer.usage,
-            truncated: answer.truncated,
-            quality,
-            ..Default::default()
-        })
+        let prompt = (self.summary_prompt, SUMMARY_MAX_TOKENS);
+        let message = |share| input.message_within(share);
+        Ok(written(self.llm, prompt, input, message, observer).await?)
     }
 
     /// The final summary: a Markdown report citing `sources` by number. The node keeps the
@@ -160,6 +115,62 @@ impl SummaryAgent<'_> {
             ..Default::default()
         })
     }
+}
+
+/// A `{summary, analysis}` answer (an intermediate summary, a search's analysis) to `prompt`,
+/// its user message made by `message` of a share of `input` ([`fitted`]), sent back once when it
+/// echoes the prompt or restates its task: the output with the summary, the analysis as
+/// `info[llm]`, what it cost and what is still wrong.
+pub(super) async fn written(
+    llm: &LlmClient,
+    (prompt, max_tokens): (&str, u32),
+    input: &TaskInput,
+    message: impl Fn(f64) -> String,
+    observer: &dyn CallObserver,
+) -> Result<TaskOutput, LlmError> {
+    let site = Site::node(input.node_id.to_string());
+    let ask = |user| {
+        ask_json(
+            llm,
+            &site,
+            prompt,
+            user,
+            &WRITTEN_SCHEMA,
+            max_tokens,
+            observer,
+        )
+    };
+    let build = |share| (message(share), ());
+    let (first, user, ()) = fitted((prompt, max_tokens), build, ask, observer).await?;
+    let judge = |answer: &str| {
+        quality::echoes(answer, prompt)
+            .into_iter()
+            .chain(quality::restates_written(answer, input))
+            .collect()
+    };
+    let want = Want::Json(&WRITTEN_SCHEMA);
+    let (answer, quality) = quality::repaired(
+        llm,
+        &site,
+        (prompt, &user),
+        first,
+        want,
+        max_tokens,
+        observer,
+        &judge,
+    )
+    .await?;
+    let (summary, analysis) = parse_written(&answer.content);
+    let mut info = Info::default();
+    info.set("llm", analysis);
+    Ok(TaskOutput {
+        summary,
+        info,
+        usage: answer.usage,
+        truncated: answer.truncated,
+        quality,
+        ..Default::default()
+    })
 }
 
 /// The final summary's user message with `share` of its earlier results and sources

@@ -7,8 +7,9 @@
 
 use std::sync::Arc;
 
+use crate::agents::ask::report_cuts;
 use crate::agents::claims::{DEFAULT_THRESHOLD, check, cited_sentences, claim_text};
-use crate::agents::search_agent::{format_hits, report_cuts, snippet_of};
+use crate::agents::search_agent::{format_hits, snippet_of};
 use crate::agents::searches::run_queries;
 use crate::agents::{TaskError, TaskInput, TaskOutput, TaskRunner};
 use crate::llm::CallObserver;
