@@ -196,13 +196,13 @@ pub struct StatedContext {
 /// `n_prompt_tokens`; OpenAI, vLLM and llama-cpp-python say "maximum context length is N
 /// tokens" and the prompt as "M in the messages", "your messages resulted in M tokens" or
 /// "your request has M input tokens".
+/// Read as text, so that an error that quotes the body (a transcript's) reads the same.
 pub fn stated_context(body: &str) -> StatedContext {
-    let json: Option<serde_json::Value> = serde_json::from_str(body).ok();
-    let field = |name: &str| json.as_ref().and_then(|v| v["error"][name].as_u64());
     let text = body.to_ascii_lowercase();
     StatedContext {
-        context: field("n_ctx").or_else(|| number_after(&text, "maximum context length is")),
-        prompt: field("n_prompt_tokens")
+        context: number_after(&text, "\"n_ctx\":")
+            .or_else(|| number_after(&text, "maximum context length is")),
+        prompt: number_after(&text, "\"n_prompt_tokens\":")
             .or_else(|| number_before(&text, "in the messages"))
             .or_else(|| number_after(&text, "messages resulted in"))
             .or_else(|| number_after(&text, "request has")),

@@ -149,7 +149,7 @@ impl LlmClient {
             site,
         };
         if let Some(answer) = replayed(&self.tape, &caller, messages) {
-            return answer;
+            return answer.map_err(|e| self.explain(e));
         }
         let tape = CallTape::start(&self.tape, caller);
         self.negotiated_chat(messages, want, max_tokens, tape.as_ref(), observer)

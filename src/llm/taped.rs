@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::answer::{ChatAnswer, LlmError};
 use super::types::{ChatRequest, Message};
 use crate::http::HttpError;
+use crate::http::error::is_context_overflow;
 use crate::transcript::{Line, LlmLine, Recorder, Site, Tape};
 use crate::usage::Usage;
 
@@ -155,10 +156,24 @@ fn answer_of(line: &LlmLine, url: &str) -> Result<ChatAnswer, LlmError> {
         (None, Some("empty")) => Err(LlmError::Empty {
             url: url.to_string(),
         }),
-        (None, _) => Err(LlmError::Recorded(
-            line.error.clone().unwrap_or_else(|| "no answer".into()),
-        )),
+        (None, _) => Err(context_refusal(line, url).unwrap_or_else(|| {
+            LlmError::Recorded(line.error.clone().unwrap_or_else(|| "no answer".into()))
+        })),
     }
+}
+
+/// A recorded refusal for the context's length as the server gave it, so that the caller makes
+/// its input smaller as it did when the call was made.
+fn context_refusal(line: &LlmLine, url: &str) -> Option<LlmError> {
+    let (error, status) = (line.error.as_deref()?, line.status?);
+    is_context_overflow(status, error).then(|| {
+        LlmError::Http(HttpError::Status {
+            url: url.to_string(),
+            status,
+            body: error.to_string(),
+            retry_after: None,
+        })
+    })
 }
 
 fn base_line(session: u32, caller: &Caller<'_>, call: u32, messages: &[Message]) -> LlmLine {

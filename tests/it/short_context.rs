@@ -8,9 +8,10 @@ use serde_json::{Value, json};
 
 use crate::support::mock_llm::estimated_tokens;
 use crate::support::scenario::{
-    Agent, Setup, agent, backed_report, events_of, node, read_json, read_ndjson, requests_of,
+    Agent, Setup, agent, backed_report, events_of, node, one_search_then_final, read_json,
+    read_ndjson, requests_of, scripted,
 };
-use crate::support::{MockLlm, Recorded, Reply};
+use crate::support::{MockLlm, MockSearch, Recorded, Reply, SearchHit, SearchKind};
 
 /// A plan of twelve completed searches, two sources each with a long snippet, and the final
 /// summary planned over all of them.
@@ -115,4 +116,52 @@ async fn a_context_too_short_for_the_prompt_itself_fails_the_run_saying_what_to_
     assert_eq!(out.stdout_json()["status"], "final_failed");
     // The stream, then whole: nothing smaller can fit, so nothing more is asked.
     assert_eq!(requests_of(&llm, Agent::Final).len(), 2);
+}
+
+/// A search whose results are longer than the model's context: its analysis is asked again
+/// with what fits, the run completes, and a replay with every server stopped makes the same
+/// requests smaller in the same way and reproduces the plan.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_analysis_made_to_fit_is_replayed_as_it_was_made() {
+    let llm = MockLlm::start().await;
+    let hits = (1..=8)
+        .map(|i| SearchHit {
+            title: format!("Battery page {i}"),
+            url: format!("https://x.test/{i}"),
+            snippet: format!("Battery page {i} says batteries store energy. ").repeat(44),
+        })
+        .collect();
+    let search = MockSearch::with_results(SearchKind::Searxng, hits).await;
+    scripted(&llm, one_search_then_final());
+    llm.context_tokens(1_200);
+    let s = Setup::new(&llm, Some(&search));
+    let out = s.query("What do batteries store?").run().await;
+    out.success();
+    assert_eq!(out.stdout_json()["status"], "completed");
+    let analysis = requests_of(&llm, Agent::Analysis);
+    assert_eq!(analysis.len(), 3, "a stream with no event, whole, smaller");
+    assert!(prompt_tokens(&analysis[2]) <= 1_200);
+    drop((llm, search));
+
+    let out = s
+        .cmd()
+        .args([
+            "workflow",
+            "--replay",
+            "out/plan.transcript.jsonl",
+            "--out",
+            "replay.json",
+        ])
+        .run()
+        .await;
+    out.success();
+    let (was, is) = (s.plan(), read_json(&s.path().join("replay.json")));
+    let summaries = |plan: &Value| -> Vec<Value> {
+        let nodes = plan["nodes"].as_array().expect("nodes");
+        nodes
+            .iter()
+            .map(|n| json!([n["summary"], n["status"], n["sources"]]))
+            .collect()
+    };
+    assert_eq!(summaries(&was), summaries(&is));
 }
