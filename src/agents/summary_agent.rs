@@ -3,7 +3,7 @@
 //! that point at no source and any sources list of its own. What it keeps of a model's answer
 //! has no control characters. It does not touch the plan file.
 
-use super::ask::{ask_json, ask_text, fitted};
+use super::ask::{ask_json, ask_text};
 use super::citations;
 use super::claims;
 use super::final_sources::source_list_within;
@@ -13,6 +13,7 @@ use super::task::{
     parse_written,
 };
 use crate::llm::CallObserver;
+use crate::llm::fit::fitted;
 use crate::llm::{LlmClient, LlmError, Want};
 use crate::plan::{Info, QualityFinding, Source};
 use crate::settings::Prompt;

@@ -4,6 +4,7 @@
 mod answer;
 pub mod checked;
 pub mod client;
+pub mod fit;
 pub mod json;
 pub mod negotiate;
 pub mod observer;

@@ -39,12 +39,23 @@ pub struct PlannerInput {
 }
 
 pub fn build(plan: &PlanFile, notes: &RoundNotes) -> PlannerInput {
+    build_within(plan, notes, 1.0)
+}
+
+/// [`build`] with `share` (0 to 1) of the segments' characters, for a model with a shorter
+/// context ([`crate::llm::fit::fitted`]).
+pub fn build_within(plan: &PlanFile, notes: &RoundNotes, share: f64) -> PlannerInput {
     let mut text = format!("用户问题: {}\n", plan.question().trim());
-    let segments = segments::render(
-        plan,
-        plan.check_list.refs.iter().map(String::as_str),
-        SegmentCaps::default(),
-    );
+    let refs = || plan.check_list.refs.iter().map(String::as_str);
+    let mut segments = segments::render(plan, refs(), SegmentCaps::default());
+    if share < 1.0 {
+        let total = (segments.text.chars().count() as f64 * share) as usize;
+        let caps = SegmentCaps {
+            total,
+            ..SegmentCaps::default()
+        };
+        segments = segments::render(plan, refs(), caps);
+    }
     text.push_str(&segments.text);
     let (warnings, cuts) = (segments.warnings, segments.cuts);
     if !notes.failed.is_empty() {

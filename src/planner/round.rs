@@ -10,10 +10,11 @@ use serde_json::Value;
 
 use super::apply::{Applied, apply};
 use super::contract::{ANSWER_SHAPE, PlanAnswer, check};
-use super::input::{PlannerInput, RoundNotes, build};
+use super::input::{PlannerInput, RoundNotes, build, build_within};
 use super::schema::{Stage, answer_schema};
 use crate::diagnostics::Diagnostics;
 use crate::llm::CallObserver;
+use crate::llm::fit::fitted;
 use crate::llm::{
     ChatAnswer, CheckedError, Contract, LlmClient, LlmError, Message, Want, ask_checked,
 };
@@ -117,6 +118,20 @@ pub fn stage_of(plan: &PlanFile, notes: &RoundNotes) -> Stage {
 /// Logs the refs the input skipped (at debug level: a ref only reaches the check list
 /// unknown from the plan file, which was warned about when it was opened) and reports what
 /// it cut (`input_cut` notes).
+fn round_error(e: CheckedError) -> RoundError {
+    match e {
+        CheckedError::Llm { error, .. } => RoundError::Llm(error),
+        CheckedError::Contract {
+            diagnostics,
+            attempts,
+            ..
+        } => RoundError::Contract {
+            diagnostics,
+            attempts,
+        },
+    }
+}
+
 fn report_input(input: &PlannerInput, observer: &dyn CallObserver) {
     for w in &input.warnings {
         tracing::debug!("[planning] {w}");
@@ -140,8 +155,6 @@ impl Planner {
         notes: &RoundNotes,
         observer: &dyn CallObserver,
     ) -> Result<RoundOutcome, RoundError> {
-        let input = build(plan, notes);
-        report_input(&input, observer);
         let stage = stage_of(plan, notes);
         let system = match stage {
             Stage::Finalise => &self.finalise_prompt,
@@ -150,12 +163,6 @@ impl Planner {
         if self.log.show_instructions {
             self.echo(&format!("[planning] SYSTEM_PROMPT ->\n{system}"));
         }
-        self.echo(&format!(
-            "[planning] USER_INPUT ->\n{}",
-            self.clip(&input.text)
-        ));
-
-        let messages = vec![Message::system(system.clone()), Message::user(input.text)];
         let check = |value: &Value| check(value, stage);
         let contract = Contract {
             who: "planning",
@@ -166,21 +173,26 @@ impl Planner {
         };
         // Round numbers continue across resumes: this round's is one more than the plan's.
         let site = Site::round(plan.rounds + 1);
-        let checked = ask_checked(messages, &contract, |messages| {
-            self.call(&site, messages, stage, observer)
-        })
-        .await
-        .map_err(|e| match e {
-            CheckedError::Llm { error, .. } => RoundError::Llm(error),
-            CheckedError::Contract {
-                diagnostics,
-                attempts,
-                ..
-            } => RoundError::Contract {
-                diagnostics,
-                attempts,
-            },
-        })?;
+        let ask = |user: String| {
+            self.echo(&format!("[planning] USER_INPUT ->\n{}", self.clip(&user)));
+            let messages = vec![Message::system(system.clone()), Message::user(user)];
+            ask_checked(messages, &contract, |messages| {
+                self.call(&site, messages, stage, observer)
+            })
+        };
+        let input_of = |share| {
+            let input = build_within(plan, notes, share);
+            (input.text.clone(), input)
+        };
+        let (checked, _, input) =
+            match fitted((system, PLANNER_MAX_TOKENS), input_of, ask, observer).await {
+                Ok(fitted) => fitted,
+                Err(e) => {
+                    report_input(&build(plan, notes), observer);
+                    return Err(round_error(e));
+                }
+            };
+        report_input(&input, observer);
         self.log_output(&checked.value);
         let (answer, usage, calls) = (checked.answer, checked.usage, checked.calls);
 

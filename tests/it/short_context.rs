@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 
 use crate::support::mock_llm::estimated_tokens;
 use crate::support::scenario::{
-    Agent, Setup, agent, backed_report, events_of, node, one_search_then_final, read_json,
-    read_ndjson, requests_of, scripted,
+    Agent, Setup, agent, backed_report, events_of, final_over, node, one_search_then_final,
+    read_json, read_ndjson, requests_of, scripted,
 };
 use crate::support::{MockLlm, MockSearch, Recorded, Reply, SearchHit, SearchKind};
 
@@ -164,4 +164,41 @@ async fn an_analysis_made_to_fit_is_replayed_as_it_was_made() {
             .collect()
     };
     assert_eq!(summaries(&was), summaries(&is));
+}
+
+/// A planning round whose refs are longer than the model's context reads less of them: the
+/// round is asked again with the share of its segments that fits, and plans.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_planning_round_too_long_for_the_context_reads_what_fits() {
+    let llm = MockLlm::start().await;
+    llm.context_tokens(3_000);
+    scripted(&llm, vec![final_over("b:summary")]);
+    let s = Setup::new(&llm, None);
+    let plan = json!({"version": 1, "workflow_id": "wf", "created_at": "2026-01-01T00:00:00Z",
+    "check_list": {"latest_id": "b", "latest_batch": 2, "refs": ["b:summary"]},
+    "nodes": [
+        {"node_id": "a", "title": "Q?", "summary": "", "info": "", "p_node": "",
+         "batch": 1, "type": "start", "status": "completed"},
+        {"node_id": "b", "title": "Long", "summary": "A long finding. ".repeat(2_000),
+         "info": "", "p_node": "a:info", "batch": 2, "type": "search",
+         "status": "completed"}
+    ]});
+    std::fs::write(s.path().join("plan.json"), plan.to_string()).expect("plan");
+    let out = s.cmd().args(["plan", "plan.json"]).run().await;
+    out.success();
+    let asked = requests_of(&llm, Agent::Planner);
+    let streamed: Vec<bool> = asked.iter().map(|r| r.body["stream"] == true).collect();
+    assert_eq!(streamed, [true, false, false]);
+    assert!(
+        prompt_tokens(&asked[2]) <= 3_000,
+        "{}",
+        prompt_tokens(&asked[2])
+    );
+    let user = asked[2].user_prompt().unwrap_or_default();
+    assert!(user.starts_with("用户问题: Q?\n") && user.contains("A long finding."));
+    let written = read_json(&s.path().join("plan.json"));
+    assert_eq!(
+        written["check_list"]["latest_batch"], -1,
+        "the round planned the final"
+    );
 }
