@@ -10,13 +10,14 @@ use super::{CallObserver, CheckedError, LlmError};
 use crate::http::error::StatedContext;
 use crate::text::Cut;
 
-/// An error that may be the model's refusal of an input too long for its context.
-pub trait Refusal {
+/// An error that may be the model's refusal of an input too long for its context (the name
+/// `Refusal` is the negotiator's, for a part of a request a server does not take).
+pub trait ContextOverflow {
     /// What the server stated of its context, when this is such a refusal.
     fn too_long(&self) -> Option<StatedContext>;
 }
 
-impl Refusal for LlmError {
+impl ContextOverflow for LlmError {
     fn too_long(&self) -> Option<StatedContext> {
         match self {
             LlmError::TooLong { stated, .. } => Some(*stated),
@@ -25,7 +26,7 @@ impl Refusal for LlmError {
     }
 }
 
-impl Refusal for CheckedError {
+impl ContextOverflow for CheckedError {
     fn too_long(&self) -> Option<StatedContext> {
         match self {
             CheckedError::Llm { error, .. } => error.too_long(),
@@ -51,7 +52,7 @@ const CHARS_PER_TOKEN: f64 = 3.0;
 /// context and the prompt it counted, leaving room for an answer of `limit` tokens, at most half
 /// the context; half the message when it states no context), at most [`FIT_TRIES`] times.
 /// Returns the answer, the message it answered, and what `build` kept.
-pub async fn fitted<T, E: Refusal, K, Fut>(
+pub async fn fitted<T, E: ContextOverflow, K, Fut>(
     (system, limit): (&str, u32),
     build: impl Fn(f64) -> (String, K),
     ask: impl Fn(String) -> Fut,
