@@ -9,8 +9,9 @@
 //! ends without `[DONE]` is complete if a finish reason came, and cut short (an error the
 //! retry policy repeats) if none did; so is an event that is not JSON, or an error sent in the
 //! middle of an answer. One whose `[DONE]` came before any text or finish reason, or that
-//! ended before its first event, is [`Answered::Hollow`]: the caller asks for the answer whole. Dropping the response closes
-//! the connection: a cut stops a server that watches its client.
+//! ended before its first event, is [`Answered::Hollow`]: the caller asks for the answer
+//! whole. Dropping the response closes the connection: a cut stops a server that watches its
+//! client.
 //!
 //! A stream that breaks after its server wrote part of the answer is [`Answered::Cut`]: the
 //! error, and what the server bills for it (its own count when its usage chunk came, else

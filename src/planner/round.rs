@@ -118,20 +118,6 @@ pub fn stage_of(plan: &PlanFile, notes: &RoundNotes) -> Stage {
 /// Logs the refs the input skipped (at debug level: a ref only reaches the check list
 /// unknown from the plan file, which was warned about when it was opened) and reports what
 /// it cut (`input_cut` notes).
-fn round_error(e: CheckedError) -> RoundError {
-    match e {
-        CheckedError::Llm { error, .. } => RoundError::Llm(error),
-        CheckedError::Contract {
-            diagnostics,
-            attempts,
-            ..
-        } => RoundError::Contract {
-            diagnostics,
-            attempts,
-        },
-    }
-}
-
 fn report_input(input: &PlannerInput, observer: &dyn CallObserver) {
     for w in &input.warnings {
         tracing::debug!("[planning] {w}");
@@ -144,6 +130,21 @@ fn report_input(input: &PlannerInput, observer: &dyn CallObserver) {
             c.kept
         );
         observer.on_input_cut(c);
+    }
+}
+
+/// A round's failure, from its checked call's.
+fn round_error(e: CheckedError) -> RoundError {
+    match e {
+        CheckedError::Llm { error, .. } => RoundError::Llm(error),
+        CheckedError::Contract {
+            diagnostics,
+            attempts,
+            ..
+        } => RoundError::Contract {
+            diagnostics,
+            attempts,
+        },
     }
 }
 
