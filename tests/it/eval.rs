@@ -917,3 +917,42 @@ async fn the_fifth_peers_run_scores_as_the_book_says() {
     let precision = |e: &Value| e["totals"]["citation_precision"].as_f64().unwrap_or(-1.0);
     assert!(precision(&ours) > precision(&ldr) && precision(&ldr) > precision(&gptr));
 }
+
+/// The sixth run (the same model and questions, after the uncited mark and the figure rule):
+/// researchflow right on two (as in the fifth), local-deep-research on one, GPT Researcher on
+/// none; researchflow cites best. Its tokens rose from 29,987 to 41,150: d04's final report ran
+/// into the 300 s call timeout and was asked again, and b03's analysis was cut off at its token
+/// limit and asked for a shorter one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sixth_peers_run_scores_as_the_book_says() {
+    let score = |system| {
+        score_recorded(
+            "qwen2.5-coder-1.5b-2026-12-06-sixth",
+            system,
+            "http://127.0.0.1:46559/",
+        )
+    };
+    let (code, ours) = score("researchflow").await;
+    assert_eq!(code, 0);
+    assert_eq!(
+        verdicts(&ours),
+        [WRONG, RIGHT, WRONG, WRONG, WRONG, RIGHT],
+        "{ours:#}"
+    );
+    assert_eq!(ours["totals"]["tokens"], 41_150);
+    let (_, ldr) = score("ldr").await;
+    assert_eq!(
+        verdicts(&ldr),
+        [WRONG, WRONG, WRONG, WRONG, WRONG, RIGHT],
+        "{ldr:#}"
+    );
+    let (code, gptr) = score("gpt-researcher").await;
+    assert_eq!(code, 1, "d02 and l01 left no report");
+    assert_eq!(
+        verdicts(&gptr),
+        [WRONG, NO_REPORT, WRONG, WRONG, NO_REPORT, WRONG],
+        "{gptr:#}"
+    );
+    let precision = |e: &Value| e["totals"]["citation_precision"].as_f64().unwrap_or(-1.0);
+    assert!(precision(&ours) > precision(&ldr) && precision(&ldr) > precision(&gptr));
+}
