@@ -18,7 +18,7 @@ use regex::Regex;
 
 use crate::agents::citations;
 use crate::agents::claims::DEFAULT_THRESHOLD;
-use crate::agents::leading::{cites_nothing, leading_statement};
+use crate::agents::leading::{leading_statement, uncited_opening};
 use crate::markdown::{
     code_text, defang_links, escape_markdown, escape_raw_html, inline, link_target,
 };
@@ -188,15 +188,16 @@ fn mark_unsupported(body: &str, claims: &[Claim]) -> String {
 /// What marks a report's answer that cites no source where it stands.
 pub const UNCITED_MARK: &str = "**[cites no source]**";
 
-/// `body` with [`UNCITED_MARK`] after its leading statement (what a reader takes as its
-/// answer, read as `eval` reads it) when that cites no source, states something and is not an
-/// abstention: the model's own words, which nothing checked. A small model opens with its own
-/// answer and cites the pages further down (the fifth peers run's b01 and b06, both wrong).
+/// `body` with [`UNCITED_MARK`] after the first sentence of its leading statement (what a
+/// reader takes as its answer, read as `eval` reads it) when that cites no source, states
+/// something and is not an abstention ([`uncited_opening`]): the model's own words, which
+/// nothing checked. A small model opens with its own answer and cites the pages further down
+/// (the fifth peers run's b01 and b06, the sixth's d04, all wrong).
 fn mark_uncited_answer(body: &str) -> String {
-    let leading = leading_statement(body);
-    if !cites_nothing(&leading) {
+    let statement = leading_statement(body);
+    let Some(leading) = uncited_opening(&statement) else {
         return body.to_string();
-    }
+    };
     // The statement's words as the body has them, a line break where the statement has a space.
     let pattern: Vec<String> = leading.split_whitespace().map(regex::escape).collect();
     let Ok(found) = Regex::new(&pattern.join(r"\s+")) else {
@@ -332,6 +333,15 @@ mod tests {
             text.contains(
                 "**Short answer**: Packs cost $139 in\n2015. **[cites no source]** More."
             ),
+            "{text}"
+        );
+        // Cited only in its next sentence: the answer's sentence is marked.
+        let text = marked(
+            "Packs wait 5 days. Perl is compiled for binary compatibility [1].",
+            sources.clone(),
+        );
+        assert!(
+            text.contains("Packs wait 5 days. **[cites no source]** Perl is compiled"),
             "{text}"
         );
         // Cited, an abstention, or a report with no source at all: nothing to mark.

@@ -1,7 +1,8 @@
 //! The leading statement of a report, and whether it is right, wrong or an abstention: what a
 //! reader takes as the report's answer. `eval` scores it strictly (where the older
 //! `gold_anywhere` figure counts a gold answer found anywhere, Findings included); the report
-//! marks it when it cites no source ([`crate::report`]); a batch's index shows it.
+//! marks its first sentence when that cites no source ([`crate::report`]); a batch's index
+//! shows it.
 //!
 //! **The leading statement** is what the report's answer says first, up to its first
 //! citation:
@@ -86,11 +87,19 @@ pub fn abstains(statement: &str) -> bool {
     says_no_answer(statement) || STATES_NONE.iter().any(|p| said.contains(&format!(" {p} ")))
 }
 
-/// Whether `statement`, a report's leading statement, states something, cites no source and
-/// is not an abstention: the model's own answer, which no check looked at (the report marks
-/// it, the batch index says so).
-pub fn cites_nothing(statement: &str) -> bool {
-    !words(statement).is_empty() && cited_numbers(statement).is_empty() && !abstains(statement)
+/// The first sentence of `statement`, a report's leading statement, that is not a question,
+/// when it states something, cites no source and is not an abstention: the model's own answer, which no check looked at
+/// (the report marks it, the batch index says so). A statement that runs on to a marker in a
+/// later sentence is cited there, not in the sentence a reader takes as the answer (the sixth
+/// peers run's d04: "must wait for 5 days ...", uncited, then a sentence on Perl citing [6]).
+pub fn uncited_opening(statement: &str) -> Option<&str> {
+    // A question states nothing: the first sentence that is not one (the question restated).
+    let first = sentences::ranges(statement)
+        .into_iter()
+        .map(|r| &statement[r])
+        .find(|s| !s.trim_end().ends_with('?'))?;
+    let states = !words(first).is_empty() && !abstains(first);
+    (states && cited_numbers(first).is_empty()).then_some(first)
 }
 
 /// What a report's opening notice says when the report is not to be read as an answer (a
@@ -469,9 +478,29 @@ mod tests {
         );
         assert_eq!(leading_statement(""), "");
         assert!(abstains("The documents do not state it.") && !abstains("It states 3000 cycles."));
-        assert!(cites_nothing("Cells last 3000 cycles."));
-        assert!(!cites_nothing("Cells last 3000 cycles [1]."));
-        assert!(!cites_nothing("The documents do not state it.") && !cites_nothing(""));
+        assert_eq!(
+            uncited_opening("Cells last 3000 cycles."),
+            Some("Cells last 3000 cycles.")
+        );
+        assert_eq!(
+            uncited_opening("Cells last 3000 cycles. Perl is compiled so [6]"),
+            Some("Cells last 3000 cycles.")
+        );
+        assert_eq!(uncited_opening("Cells last 3000 cycles [1]."), None);
+        assert_eq!(
+            uncited_opening("According to [1], cells last 3000 cycles."),
+            None
+        );
+        assert_eq!(
+            uncited_opening("The documents do not state it. Cells [1]"),
+            None
+        );
+        assert_eq!(uncited_opening(""), None);
+        assert_eq!(uncited_opening("How dense are cells? Dense ones [1]"), None);
+        assert_eq!(
+            uncited_opening("How dense are cells? Dense ones. Very [1]"),
+            Some("Dense ones.")
+        );
     }
 
     /// A degraded run's report says at its top that it is no answer: read as an abstention

@@ -84,7 +84,7 @@ fn row(q: &Question, dir: &Path, previous: Option<&Path>, manifest: &Manifest) -
         answered: item.and_then(|i| i.answered),
         answer: answer.as_ref().map(|(statement, _)| statement.clone()),
         answer_cites_nothing: answer.is_some_and(|(statement, has_sources)| {
-            has_sources && crate::agents::leading::cites_nothing(&statement)
+            has_sources && crate::agents::leading::uncited_opening(&statement).is_some()
         }),
         changes,
         in_previous: old_path.is_some_and(|p| p.is_file()),
