@@ -108,14 +108,49 @@ pub fn source_list(sources: &[Source], question: &str) -> String {
     list_with(sources, question, EXCERPTS_MAX_CHARS)
 }
 
-/// [`source_list`] with `share` (0 to 1) of it, for a model with a shorter context: the first
-/// sources whose lines take at most that share of all of theirs, what they say within that
-/// share of [`EXCERPTS_MAX_CHARS`]; and how many sources it lists.
-pub fn source_list_within(sources: &[Source], question: &str, share: f64) -> (String, usize) {
-    let lines: usize = lines(sources).sum();
-    let (kept, _) = first_within(sources, (lines as f64 * share) as usize);
+/// The indices of `sources` in the order a shorter list keeps them ([`source_list_within`]):
+/// those whose title, snippet and passages share the most of the question's terms first, the
+/// earlier on a tie.
+pub fn by_relevance(sources: &[Source], question: &str) -> Vec<usize> {
+    let asked = content_terms(question);
+    let shared = |s: &Source| {
+        let said = [&s.title]
+            .into_iter()
+            .chain(&s.snippet)
+            .chain(&s.passages)
+            .map(|t| content_terms(t))
+            .fold(BTreeSet::new(), |all, terms| &all | &terms);
+        said.intersection(&asked).count()
+    };
+    let mut order: Vec<usize> = (0..sources.len()).collect();
+    // A stable sort: among equals, the earlier first.
+    order.sort_by_cached_key(|&i| std::cmp::Reverse(shared(&sources[i])));
+    order
+}
+
+/// [`source_list`] with `share` (0 to 1) of it, for a model with a shorter context: of the
+/// sources taken in `ranked` order ([`by_relevance`]), those whose lines fit in that share of
+/// all of theirs, listed in their own order, what they say within that share of
+/// [`EXCERPTS_MAX_CHARS`]; and the sources it lists.
+pub fn source_list_within(
+    sources: &[Source],
+    question: &str,
+    ranked: &[usize],
+    share: f64,
+) -> (String, Vec<Source>) {
+    let lengths: Vec<usize> = lines(sources).collect();
+    let mut room = (lengths.iter().sum::<usize>() as f64 * share) as usize;
+    let mut kept: Vec<usize> = Vec::new();
+    for &i in ranked {
+        if lengths[i] <= room {
+            room -= lengths[i];
+            kept.push(i);
+        }
+    }
+    kept.sort_unstable();
+    let kept: Vec<Source> = kept.into_iter().map(|i| sources[i].clone()).collect();
     let excerpts = (EXCERPTS_MAX_CHARS as f64 * share) as usize;
-    (list_with(&sources[..kept], question, excerpts), kept)
+    (list_with(&kept, question, excerpts), kept)
 }
 
 fn list_with(sources: &[Source], question: &str, excerpts_max: usize) -> String {
@@ -316,6 +351,32 @@ mod tests {
             40,
             "every source keeps its line"
         );
+    }
+
+    #[test]
+    fn a_shorter_list_keeps_the_sources_that_say_most_about_the_question_in_their_order() {
+        let said = |n: u32, snippet: &str| Source {
+            snippet: Some(snippet.to_string()),
+            ..source(n)
+        };
+        let all = vec![
+            said(1, "Cobalt prices rose."),
+            said(2, "State of charge is how full a battery is."),
+            said(3, "Recycling recovers lithium."),
+            said(4, "The charge state of a battery pack."),
+        ];
+        let question = "What does state of charge mean for a battery?";
+        let ranked = by_relevance(&all, question);
+        assert_eq!(ranked, [1, 3, 0, 2]);
+        let whole = source_list_within(&all, question, &ranked, 1.0);
+        assert_eq!(whole, (source_list(&all, question), all.clone()));
+        let (list, kept) = source_list_within(&all, question, &ranked, 0.5);
+        assert_eq!(kept, [all[1].clone(), all[3].clone()]);
+        assert!(
+            list.starts_with("[1] T2 — https://example.test/2\n"),
+            "{list}"
+        );
+        assert!(list.contains("[2] T4 — "), "{list}");
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use super::ask::{ask_json, ask_text};
 use super::citations;
 use super::claims;
-use super::final_sources::source_list_within;
+use super::final_sources::{by_relevance, source_list_within};
 use super::quality;
 use super::task::{
     CITE_LAST, NO_SOURCES, SOURCES_LABEL, TaskError, TaskInput, TaskOutput, WRITTEN_SCHEMA,
@@ -55,9 +55,10 @@ impl SummaryAgent<'_> {
         observer: &dyn CallObserver,
     ) -> Result<TaskOutput, TaskError> {
         let site = Site::node(input.node_id.to_string());
+        let ranked = by_relevance(sources, &input.question);
         let (first, user, listed) = fitted(
             (self.final_prompt, FINAL_MAX_TOKENS),
-            |share| final_message(input, sources, share),
+            |share| final_message(input, sources, &ranked, share),
             |user| {
                 ask_text(
                     self.llm,
@@ -71,8 +72,9 @@ impl SummaryAgent<'_> {
             observer,
         )
         .await?;
-        // A model with a shorter context was given the first sources only: they are the list.
-        let sources = &sources[..listed];
+        // A model with a shorter context was given the sources that say most about the
+        // question: they are the list.
+        let sources = &listed[..];
         let judge = |answer: &str| -> Vec<QualityFinding> {
             let (report, _) = as_cited(answer, &input.question, sources, self.claims_threshold);
             quality::echoes(answer, self.final_prompt)
@@ -175,9 +177,14 @@ pub(super) async fn written(
 }
 
 /// The final summary's user message with `share` of its earlier results and sources
-/// ([`source_list_within`]), and how many sources it lists.
-fn final_message(input: &TaskInput, sources: &[Source], share: f64) -> (String, usize) {
-    let (list, listed) = source_list_within(sources, &input.question, share);
+/// ([`source_list_within`], taking them in `ranked` order), and the sources it lists.
+fn final_message(
+    input: &TaskInput,
+    sources: &[Source],
+    ranked: &[usize],
+    share: f64,
+) -> (String, Vec<Source>) {
+    let (list, listed) = source_list_within(sources, &input.question, ranked, share);
     let list = match list {
         list if list.is_empty() => format!("{NO_SOURCES}\n"),
         list => format!("{list}\n{CITE_LAST}\n"),
