@@ -1,8 +1,9 @@
 //! A model served with a short context (llama-cpp-python, llama.cpp and Ollama are often
 //! started with 2,048 to 8,192 tokens) refuses an input a hosted model takes: asked for a
 //! stream, llama-cpp-python answers with a stream that ends before its first event; asked whole,
-//! with a 400 that states its context and the prompt it counted. The final summary is asked
-//! again with what fits; when not even its prompt fits, the run fails saying what to change.
+//! with a 400 that states its context and the prompt it counted. A planning round, the final
+//! summary and a search's analysis are asked again with what fits (and a replay does the same);
+//! when not even the prompt fits, the run fails saying what to change.
 
 use serde_json::{Value, json};
 
