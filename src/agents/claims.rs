@@ -4,7 +4,7 @@
 //! no model: the share of the sentence's content words (stemmed, English; stopwords and the
 //! markers left out) that the cited sources hold. A claim is supported when that share reaches
 //! the threshold (`claims.threshold`, default [`DEFAULT_THRESHOLD`]) and the cited sources give
-//! every figure it gives (`Evidence::holds_figures_of`); a number that names no source
+//! every figure it gives (`Evidence::gives`); a number that names no source
 //! supports nothing. What the lexical check leaves unsupported a verifier model may judge
 //! again (`verifier.rs`).
 
@@ -140,12 +140,12 @@ struct Evidence {
 }
 
 impl Evidence {
-    /// Whether they give every figure `claim` gives. A claim that gives one they do not is not
-    /// supported however many of its words they share: a figure is what a model gets wrong in
-    /// a sentence otherwise copied from the page ("between 200 and 500 cycles" against a page
-    /// of 1,500 and 4,000; 2023's price given as 2015's).
-    fn holds_figures_of(&self, claim: &str) -> bool {
-        figures(claim).is_subset(&self.figures)
+    /// Whether they give every one of a claim's `figures` ([`figures`]). A claim that gives one
+    /// they do not is not supported however many of its words they share: a figure is what a
+    /// model gets wrong in a sentence otherwise copied from the page ("between 200 and 500
+    /// cycles" against a page of 1,500 and 4,000; 2023's price given as 2015's).
+    fn gives(&self, figures: &BTreeSet<String>) -> bool {
+        figures.is_subset(&self.figures)
     }
 }
 
@@ -240,10 +240,11 @@ fn supporting(
     if new.is_empty() {
         return None;
     }
+    let given = figures(&claim);
     let share = |said: &Evidence| {
         // A source that does not give a figure of the sentence (the question's too) does not
         // hold it.
-        if !said.holds_figures_of(&claim) {
+        if !said.gives(&given) {
             return 0.0;
         }
         new.iter().filter(|t| said.terms.contains(*t)).count() as f64 / new.len() as f64
@@ -262,7 +263,7 @@ pub fn check(text: &str, sources: &[Source], threshold: f64) -> Vec<Claim> {
         .filter_map(|(sentence, cites)| {
             let claim = claim_text(&sentence);
             let (score, figures_held) = match evidence(sources, &cites) {
-                Some(said) => (support(&claim, &said.terms)?, said.holds_figures_of(&claim)),
+                Some(said) => (support(&claim, &said.terms)?, said.gives(&figures(&claim))),
                 None => (0.0, false),
             };
             Some(Claim {

@@ -158,17 +158,7 @@ async fn the_analysis_is_given_passages_only_the_page_bodies_hold_and_claims_are
     assert_eq!(pages, 5);
     let before = site.all_requests().len();
     drop((llm, search));
-    let replay = s
-        .cmd()
-        .args([
-            "workflow",
-            "--replay",
-            "out/plan.transcript.jsonl",
-            "--out",
-            "replay.json",
-        ])
-        .run()
-        .await;
+    let replay = s.replay().await;
     replay.success();
     assert_eq!(site.all_requests().len(), before, "a replay reads nothing");
     let again = crate::support::scenario::read_json(&s.path().join("replay.json"));

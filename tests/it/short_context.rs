@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 
 use crate::support::mock_llm::estimated_tokens;
 use crate::support::scenario::{
-    Agent, Setup, agent, backed_report, events_of, final_over, node, one_search_then_final,
-    read_json, read_ndjson, requests_of, scripted,
+    Agent, Setup, agent, backed_report, essence, events_of, final_over, node,
+    one_search_then_final, read_json, read_ndjson, requests_of, scripted,
 };
 use crate::support::{MockLlm, MockSearch, Recorded, Reply, SearchHit, SearchKind};
 
@@ -144,27 +144,9 @@ async fn an_analysis_made_to_fit_is_replayed_as_it_was_made() {
     assert!(prompt_tokens(&analysis[2]) <= 1_200);
     drop((llm, search));
 
-    let out = s
-        .cmd()
-        .args([
-            "workflow",
-            "--replay",
-            "out/plan.transcript.jsonl",
-            "--out",
-            "replay.json",
-        ])
-        .run()
-        .await;
-    out.success();
+    s.replay().await.success();
     let (was, is) = (s.plan(), read_json(&s.path().join("replay.json")));
-    let summaries = |plan: &Value| -> Vec<Value> {
-        let nodes = plan["nodes"].as_array().expect("nodes");
-        nodes
-            .iter()
-            .map(|n| json!([n["summary"], n["status"], n["sources"]]))
-            .collect()
-    };
-    assert_eq!(summaries(&was), summaries(&is));
+    assert_eq!(essence(&was), essence(&is));
 }
 
 /// A planning round whose refs are longer than the model's context reads less of them: the

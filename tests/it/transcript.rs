@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::support::fixtures::{fixture, root};
 use crate::support::scenario::{
-    KEY, SEARCH_KEY, Setup, node, one_search_then_final, read_json, read_ndjson, scripted,
+    KEY, SEARCH_KEY, Setup, essence, node, one_search_then_final, read_json, read_ndjson, scripted,
 };
 use crate::support::{Fault, MockLlm, MockSearch, Reply, SearchKind};
 
@@ -125,37 +125,11 @@ async fn the_transcript_holds_every_request_the_mocks_saw_and_no_secret() {
     );
 }
 
-/// The fields of a node a replay must reproduce.
-fn essence(plan: &Value) -> Vec<Value> {
-    plan["nodes"]
-        .as_array()
-        .expect("nodes")
-        .iter()
-        .map(|n| {
-            json!({
-                "node_id": n["node_id"], "title": n["title"], "summary": n["summary"],
-                "info": n["info"], "p_node": n["p_node"], "batch": n["batch"],
-                "type": n["type"], "status": n["status"], "sources": n["sources"],
-            })
-        })
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_replay_with_every_server_stopped_reproduces_the_plan() {
     let (llm, search, s) = recorded().await;
     drop((llm, search));
-    let out = s
-        .cmd()
-        .args([
-            "workflow",
-            "--replay",
-            "out/plan.transcript.jsonl",
-            "--out",
-            "replay.json",
-        ])
-        .run()
-        .await;
+    let out = s.replay().await;
     out.success();
     assert_eq!(out.stdout_json()["status"], "completed", "{}", out.stderr);
     let (was, is) = (s.plan(), read_json(&s.path().join("replay.json")));

@@ -258,6 +258,16 @@ impl Setup {
             .await
     }
 
+    /// `workflow --replay` of the run's transcript (`out/plan.transcript.jsonl`) into
+    /// `replay.json`, with every server it asked gone or not.
+    pub async fn replay(&self) -> super::bin::RunOutput {
+        self.cmd()
+            .args(["workflow", "--replay", "out/plan.transcript.jsonl"])
+            .args(["--out", "replay.json"])
+            .run()
+            .await
+    }
+
     pub fn plan(&self) -> Value {
         read_json(&self.out())
     }
@@ -352,4 +362,20 @@ pub fn stateless(llm: &MockLlm, searches: usize, summary: &'static str) {
 /// Round 1: one search `b`; round 2: the final summary over it.
 pub fn one_search_then_final() -> Vec<Value> {
     vec![searches_round(&["Only search"]), final_over("b:summary")]
+}
+
+/// The fields of a node a replay must reproduce.
+pub fn essence(plan: &Value) -> Vec<Value> {
+    plan["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .map(|n| {
+            json!({
+                "node_id": n["node_id"], "title": n["title"], "summary": n["summary"],
+                "info": n["info"], "p_node": n["p_node"], "batch": n["batch"],
+                "type": n["type"], "status": n["status"], "sources": n["sources"],
+            })
+        })
+        .collect()
 }
