@@ -79,10 +79,7 @@ pub fn render_with(
         false => final_node.claims.clone(),
     };
     let body = mark_unsupported(&body, &claims);
-    let body = match final_node.sources.is_empty() {
-        true => body,
-        false => mark_uncited_answer(&body),
-    };
+    let body = mark_uncited_answer(&body, plan.question(), &final_node.sources);
     // Links are defanged before raw HTML is escaped: the escape leaves alone a `<` that a
     // backslash of the defanging already escapes.
     let mut out = format!(
@@ -189,13 +186,13 @@ fn mark_unsupported(body: &str, claims: &[Claim]) -> String {
 pub const UNCITED_MARK: &str = "**[cites no source]**";
 
 /// `body` with [`UNCITED_MARK`] after the first sentence of its leading statement (what a
-/// reader takes as its answer, read as `eval` reads it) when that cites no source, states
-/// something and is not an abstention ([`uncited_opening`]): the model's own words, which
-/// nothing checked. A small model opens with its own answer and cites the pages further down
+/// reader takes as its answer, read as `eval` reads it) when that states something, cites none
+/// of `sources`, none holds it and it is not an abstention ([`uncited_opening`]): the model's
+/// own words, which nothing checked. A small model opens with its own answer and cites the pages further down
 /// (the fifth peers run's b01 and b06, the sixth's d04, all wrong).
-fn mark_uncited_answer(body: &str) -> String {
+fn mark_uncited_answer(body: &str, asked: &str, sources: &[Source]) -> String {
     let statement = leading_statement(body);
-    let Some(leading) = uncited_opening(&statement) else {
+    let Some(leading) = uncited_opening(&statement, asked, sources) else {
         return body.to_string();
     };
     // The statement's words as the body has them, a line break where the statement has a space.
@@ -347,6 +344,7 @@ mod tests {
         // Cited, an abstention, or a report with no source at all: nothing to mark.
         for (summary, sources) in [
             ("Packs cost $139 in 2023 [1]. More.", sources.clone()),
+            ("Packs cost $139 in 2023. [1] More.", sources.clone()),
             (
                 "The sources do not state the 2015 price. Packs cost $139 in 2023 [1].",
                 sources,

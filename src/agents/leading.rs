@@ -36,9 +36,11 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use super::claims::{cited_numbers, claim_text};
+use super::claims::{DEFAULT_THRESHOLD, cite_supported, cited_numbers, claim_text};
 use super::quality::says_no_answer;
 use crate::markdown::{answer_section, heading};
+use crate::plan::Source;
+use crate::text::analyzer::content_terms;
 use crate::text::sentences;
 use crate::text::words;
 
@@ -87,19 +89,40 @@ pub fn abstains(statement: &str) -> bool {
     says_no_answer(statement) || STATES_NONE.iter().any(|p| said.contains(&format!(" {p} ")))
 }
 
-/// The first sentence of `statement`, a report's leading statement, that is not a question,
-/// when it states something, cites no source and is not an abstention: the model's own answer, which no check looked at
-/// (the report marks it, the batch index says so). A statement that runs on to a marker in a
+/// The first sentence of `statement`, the leading statement of a report on the question `asked`
+/// that lists `sources`, when it states something, cites no source, no source holds it and it
+/// is not an abstention: the model's own answer, which no check looked at (the report marks
+/// it, the batch index says so). A question states nothing, nor does a sentence of the
+/// question's own terms alone (a term restated before the quote that defines it: "State of
+/// charge. How full a battery is ... [1]"). A sentence is cited by its own markers or by those
+/// right after its full stop (`It holds. [1]`, as [`cited_sentences`](super::claims::cited_sentences)
+/// reads them); a source holds it as [`cite_supported`] would cite it there (the first
+/// sentences of a quoted passage, cited at its end). A statement that runs on to a marker in a
 /// later sentence is cited there, not in the sentence a reader takes as the answer (the sixth
-/// peers run's d04: "must wait for 5 days ...", uncited, then a sentence on Perl citing [6]).
-pub fn uncited_opening(statement: &str) -> Option<&str> {
-    // A question states nothing: the first sentence that is not one (the question restated).
-    let first = sentences::ranges(statement)
+/// peers run's d04: "must wait for 5 days ...", uncited and in no source, then a sentence on
+/// Perl citing [6]).
+pub fn uncited_opening<'a>(statement: &'a str, asked: &str, sources: &[Source]) -> Option<&'a str> {
+    if sources.is_empty() {
+        return None;
+    }
+    let question = content_terms(asked);
+    let states = |s: &str| {
+        !s.trim_end().ends_with('?')
+            && content_terms(&claim_text(s))
+                .iter()
+                .any(|t| !question.contains(t))
+    };
+    let range = sentences::ranges(statement)
         .into_iter()
-        .map(|r| &statement[r])
-        .find(|s| !s.trim_end().ends_with('?'))?;
-    let states = !words(first).is_empty() && !abstains(first);
-    (states && cited_numbers(first).is_empty()).then_some(first)
+        .find(|r| states(&statement[r.clone()]))?;
+    let first = &statement[range.clone()];
+    let after = statement[range.end..].trim_start();
+    let cited = !cited_numbers(first).is_empty()
+        || MARKERS
+            .captures(after)
+            .is_some_and(|c| c.get(0).is_some_and(|m| m.start() == 0) && c.get(1).is_none());
+    let held = || cite_supported(first, asked, sources, DEFAULT_THRESHOLD).1 > 0;
+    (!cited && !abstains(first) && !held()).then_some(first)
 }
 
 /// What a report's opening notice says when the report is not to be read as an answer (a
@@ -478,29 +501,49 @@ mod tests {
         );
         assert_eq!(leading_statement(""), "");
         assert!(abstains("The documents do not state it.") && !abstains("It states 3000 cycles."));
+        let perl = Source {
+            snippet: Some("Perl is compiled for binary compatibility.".into()),
+            ..Source::new("https://s.test/perl", "Perl")
+        };
+        let sources = [perl];
+        let opening = |statement| uncited_opening(statement, "How long do cells last?", &sources);
         assert_eq!(
-            uncited_opening("Cells last 3000 cycles."),
+            opening("Cells last 3000 cycles."),
             Some("Cells last 3000 cycles.")
         );
         assert_eq!(
-            uncited_opening("Cells last 3000 cycles. Perl is compiled so [6]"),
+            opening("Cells last 3000 cycles. Perl is compiled so [1]"),
             Some("Cells last 3000 cycles.")
         );
-        assert_eq!(uncited_opening("Cells last 3000 cycles [1]."), None);
+        assert_eq!(opening("Cells last 3000 cycles [1]."), None);
+        // Markers right after the full stop cite the sentence; a link's text does not.
+        assert_eq!(opening("Cells last 3000 cycles. [1]"), None);
+        assert_eq!(opening("Cells last 3000 cycles.\n[1][2] More."), None);
         assert_eq!(
-            uncited_opening("According to [1], cells last 3000 cycles."),
-            None
+            opening("Cells last 3000 cycles. [1](https://x.test)"),
+            Some("Cells last 3000 cycles.")
         );
+        assert_eq!(opening("According to [1], cells last 3000 cycles."), None);
+        assert_eq!(opening("The documents do not state it. Cells [1]"), None);
+        assert_eq!(opening(""), None);
+        assert_eq!(opening("How dense are cells? Dense ones [1]"), None);
         assert_eq!(
-            uncited_opening("The documents do not state it. Cells [1]"),
-            None
-        );
-        assert_eq!(uncited_opening(""), None);
-        assert_eq!(uncited_opening("How dense are cells? Dense ones [1]"), None);
-        assert_eq!(
-            uncited_opening("How dense are cells? Dense ones. Very [1]"),
+            opening("How dense are cells? Dense ones. Very [1]"),
             Some("Dense ones.")
         );
+        // In a report without sources there is nothing to cite.
+        assert_eq!(uncited_opening("Cells last 3000 cycles.", "Q?", &[]), None);
+        // The question's own terms state nothing: the quote after them is the answer.
+        let asked = "In battery jargon, what does 'state of charge' refer to?";
+        let quote = "State of charge. How full a battery is, as a percentage. [1]";
+        assert_eq!(uncited_opening(quote, asked, &sources), None);
+        assert_eq!(
+            uncited_opening("State of charge. How full a battery is.", asked, &sources),
+            Some("How full a battery is.")
+        );
+        // A sentence its source holds, cited at the end of the passage it opens, is cited.
+        let quote = "Perl is compiled for binary compatibility. It is old. [1]";
+        assert_eq!(uncited_opening(quote, "Why?", &sources), None);
     }
 
     /// A degraded run's report says at its top that it is no answer: read as an abstention

@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use super::{Manifest, Question};
+use crate::agents::leading::{leading_statement, uncited_opening};
 use crate::plan::beside::changes_file_name;
 use crate::plan::{Beside, PlanFile};
 use crate::view::{ChangeCounts, IndexRow, index_page};
@@ -54,14 +55,15 @@ fn row(q: &Question, dir: &Path, previous: Option<&Path>, manifest: &Manifest) -
         }
         _ => None,
     };
-    // The report's leading statement, and whether the report has sources.
+    // The report's leading statement, and whether its opening cites none of the sources.
     let answer = plan
         .as_ref()
         .and_then(PlanFile::final_node)
         .filter(|n| !n.summary.is_empty())
         .map(|n| {
-            let statement = crate::agents::leading::leading_statement(&n.summary);
-            (statement, !n.sources.is_empty())
+            let statement = leading_statement(&n.summary);
+            let uncited = uncited_opening(&statement, &q.query, &n.sources).is_some();
+            (statement, uncited)
         });
     IndexRow {
         name: q.name.clone(),
@@ -82,10 +84,8 @@ fn row(q: &Question, dir: &Path, previous: Option<&Path>, manifest: &Manifest) -
             .map(|v| v.as_str().to_string()),
         reason: item.and_then(|i| i.reason.clone()),
         answered: item.and_then(|i| i.answered),
-        answer: answer.as_ref().map(|(statement, _)| statement.clone()),
-        answer_cites_nothing: answer.is_some_and(|(statement, has_sources)| {
-            has_sources && crate::agents::leading::uncited_opening(&statement).is_some()
-        }),
+        answer_cites_nothing: answer.as_ref().is_some_and(|(_, uncited)| *uncited),
+        answer: answer.map(|(statement, _)| statement),
         changes,
         in_previous: old_path.is_some_and(|p| p.is_file()),
         has_view: Beside::of(&plan_path).html.is_file(),
