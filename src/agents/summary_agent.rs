@@ -124,7 +124,7 @@ impl SummaryAgent<'_> {
 /// its user message made by `message` of a share of `input` ([`fitted`]), sent back once when it
 /// echoes the prompt or restates its task: the output with the summary, the analysis as
 /// `info[llm]`, what it cost and what is still wrong.
-pub(super) async fn written(
+pub(crate) async fn written(
     llm: &LlmClient,
     (prompt, max_tokens): (&str, u32),
     input: &TaskInput,

@@ -72,7 +72,7 @@ impl TaskInput {
     }
 
     /// The user message with `share` (0 to 1) of the earlier results, cut at their end: what a
-    /// model with a shorter context is asked ([`super::ask::fitted`]).
+    /// model with a shorter context is asked ([`crate::llm::fit::fitted`]).
     pub fn message_within(&self, share: f64) -> String {
         let [question, task, context, no_context, as_sources, _] = INPUT_LABELS;
         let mut text = format!(

@@ -3,7 +3,9 @@
 //! workflow's own search step ([`SearchStep`]: the providers, the reader, the passages, the
 //! results block, the sources with their snippets and passages), and the agent's analysis
 //! prompt reads them; `summarize` has the summary prompt synthesise what the block's parent has
-//! done. Each is one model call.
+//! done. Each asks as the workflow's tasks do ([`written`]): a share of its input when the
+//! model's context is too short for all of it, and once more when the answer echoes the prompt
+//! or restates its task.
 //!
 //! With search provider `none` the analysis comes from the model alone, and the observation
 //! says so (`"search": "none: ..."`).
@@ -14,10 +16,9 @@ use super::context::render_done;
 use super::plan_next::Spent;
 use crate::agents::reading::Passages;
 use crate::agents::search_agent::{ANALYSIS_MAX_TOKENS, Gathered, SearchStep};
-use crate::agents::summary_agent::SUMMARY_MAX_TOKENS;
-use crate::agents::task::{TaskError, TaskInput, WRITTEN_SCHEMA, parse_written};
-use crate::llm::CallObserver;
-use crate::llm::{LlmClient, Message, Want};
+use crate::agents::summary_agent::{SUMMARY_MAX_TOKENS, written};
+use crate::agents::task::{TaskError, TaskInput, TaskOutput};
+use crate::llm::{CallObserver, LlmClient};
 use crate::plan::{NodeId, NodeType};
 use crate::search::SearchClient;
 use crate::transcript::{Site, Tape};
@@ -78,18 +79,10 @@ impl SubAgents<'_> {
             }
             None => (Gathered::without_search(), NO_PROVIDER.to_string()),
         };
-        let user = gathered.message(&input, 1.0);
-        let answer = self
-            .ask(
-                self.search_llm,
-                &site,
-                self.analysis_prompt,
-                user,
-                ANALYSIS_MAX_TOKENS,
-                spent,
-                observer,
-            )
-            .await?;
+        let prompt = (self.analysis_prompt, ANALYSIS_MAX_TOKENS);
+        let message = |share| gathered.message(&input, share);
+        let answer = written(self.search_llm, prompt, &input, message, observer).await?;
+        let answer = observation(answer, spent);
         let sources = gathered.sources.iter().map(|s| json!(s)).collect();
         Ok(Found {
             output: answer,
@@ -108,59 +101,32 @@ impl SubAgents<'_> {
         spent: &mut Spent,
         observer: &dyn CallObserver,
     ) -> Result<Found, TaskError> {
-        let site = Site::node(block.to_string());
         let context = render_done(done, DONE_ENTRY_MAX_CHARS);
         let input = task_input(block, NodeType::Summary, instruction, question, context);
-        let answer = self
-            .ask(
-                self.summary_llm,
-                &site,
-                self.summary_prompt,
-                input.message(),
-                SUMMARY_MAX_TOKENS,
-                spent,
-                observer,
-            )
-            .await?;
+        let prompt = (self.summary_prompt, SUMMARY_MAX_TOKENS);
+        let message = |share| input.message_within(share);
+        let answer = written(self.summary_llm, prompt, &input, message, observer).await?;
+        let answer = observation(answer, spent);
         Ok(Found {
             output: answer,
             sources: Vec::new(),
             search: None,
         })
     }
+}
 
-    /// One `{summary, analysis}` call; its text as `summary`, a blank line, `analysis`.
-    #[allow(clippy::too_many_arguments)]
-    async fn ask(
-        &self,
-        llm: &LlmClient,
-        site: &Site,
-        system: &str,
-        user: String,
-        max_tokens: u32,
-        spent: &mut Spent,
-        observer: &dyn CallObserver,
-    ) -> Result<String, TaskError> {
-        let messages = [Message::system(system), Message::user(user)];
-        let answer = llm
-            .chat(
-                site,
-                &messages,
-                Want::Json(&WRITTEN_SCHEMA),
-                max_tokens,
-                observer,
-            )
-            .await?;
-        spent.add(answer.usage);
-        let (summary, analysis) = parse_written(&answer.content);
-        let text = match (summary.trim(), analysis.trim()) {
-            (s, "") => s.to_string(),
-            ("", a) => a.to_string(),
-            (s, a) if a.starts_with(s) => a.to_string(),
-            (s, a) => format!("{s}\n\n{a}"),
-        };
-        Ok(crate::text::truncate(&text, OUTPUT_MAX_CHARS))
-    }
+/// What a `{summary, analysis}` answer tells the planner: `summary`, a blank line, `analysis`
+/// (the one alone when the other is empty or holds it); its cost added to `spent`.
+fn observation(answer: TaskOutput, spent: &mut Spent) -> String {
+    spent.add(answer.usage);
+    let analysis = answer.info.get("llm").unwrap_or_default();
+    let text = match (answer.summary.trim(), analysis.trim()) {
+        (s, "") => s.to_string(),
+        ("", a) => a.to_string(),
+        (s, a) if a.starts_with(s) => a.to_string(),
+        (s, a) => format!("{s}\n\n{a}"),
+    };
+    crate::text::truncate(&text, OUTPUT_MAX_CHARS)
 }
 
 fn task_input(

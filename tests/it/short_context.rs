@@ -2,8 +2,9 @@
 //! started with 2,048 to 8,192 tokens) refuses an input a hosted model takes: asked for a
 //! stream, llama-cpp-python answers with a stream that ends before its first event; asked whole,
 //! with a 400 that states its context and the prompt it counted. A planning round, the final
-//! summary and a search's analysis are asked again with what fits (and a replay does the same);
-//! when not even the prompt fits, the run fails saying what to change.
+//! summary and a search's analysis (the workflow's and Thinkon's) are asked again with what
+//! fits (and a replay does the same); when not even the prompt fits, the run fails saying what
+//! to change.
 
 use serde_json::{Value, json};
 
@@ -12,6 +13,7 @@ use crate::support::scenario::{
     Agent, Setup, agent, backed_report, essence, events_of, final_over, node,
     one_search_then_final, read_json, read_ndjson, requests_of, scripted,
 };
+use crate::support::thinkon::{self, Kind};
 use crate::support::{MockLlm, MockSearch, Recorded, Reply, SearchHit, SearchKind};
 
 /// A plan of twelve completed searches, two sources each with a long snippet, and the final
@@ -125,14 +127,7 @@ async fn a_context_too_short_for_the_prompt_itself_fails_the_run_saying_what_to_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_analysis_made_to_fit_is_replayed_as_it_was_made() {
     let llm = MockLlm::start().await;
-    let hits = (1..=8)
-        .map(|i| SearchHit {
-            title: format!("Battery page {i}"),
-            url: format!("https://x.test/{i}"),
-            snippet: format!("Battery page {i} says batteries store energy. ").repeat(44),
-        })
-        .collect();
-    let search = MockSearch::with_results(SearchKind::Searxng, hits).await;
+    let search = MockSearch::with_results(SearchKind::Searxng, long_hits()).await;
     scripted(&llm, one_search_then_final());
     llm.context_tokens(1_200);
     let s = Setup::new(&llm, Some(&search));
@@ -147,6 +142,53 @@ async fn an_analysis_made_to_fit_is_replayed_as_it_was_made() {
     s.replay().await.success();
     let (was, is) = (s.plan(), read_json(&s.path().join("replay.json")));
     assert_eq!(essence(&was), essence(&is));
+}
+
+/// Eight search results of about 2,000 characters each.
+fn long_hits() -> Vec<SearchHit> {
+    (1..=8)
+        .map(|i| SearchHit {
+            title: format!("Battery page {i}"),
+            url: format!("https://x.test/{i}"),
+            snippet: format!("Battery page {i} says batteries store energy. ").repeat(44),
+        })
+        .collect()
+}
+
+/// A Thinkon search whose results are longer than the model's context: its analysis is asked
+/// again with what fits, as the workflow's is (the same path), and the run completes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thinkon_analysis_too_long_for_the_context_reads_what_fits() {
+    const CONTEXT: usize = 1_500;
+    let llm = MockLlm::start().await;
+    let search = MockSearch::with_results(SearchKind::Searxng, long_hits()).await;
+    thinkon::scripted(&llm, thinkon::three_searches);
+    llm.context_tokens(CONTEXT);
+    let s = Setup::new(&llm, Some(&search));
+    let args = ["thinkon", "--goal", "What is G?", "--compact-prompt"];
+    let out = s.cmd().args(args).run().await;
+    out.success();
+    assert_eq!(out.stdout_json()["status"], "completed");
+    let analyses: Vec<Recorded> = llm
+        .chat_requests()
+        .into_iter()
+        .filter(|r| thinkon::kind(r) == Kind::Analysis)
+        .collect();
+    let streamed: Vec<bool> = analyses.iter().map(|r| r.body["stream"] == true).collect();
+    let tokens: Vec<usize> = analyses.iter().map(prompt_tokens).collect();
+    assert_eq!(
+        streamed[..3],
+        [true, false, false],
+        "a stream with no event, whole, smaller: {tokens:?}"
+    );
+    assert!(tokens[0] > CONTEXT && tokens[2] <= CONTEXT, "{tokens:?}");
+    let events = read_ndjson(&s.path().join(".thinkon/events.ndjson"));
+    let cuts = events_of(&events, "input_cut");
+    assert!(
+        cuts.iter()
+            .any(|e| e["what"] == "input, to fit the model's context"),
+        "{cuts:?}"
+    );
 }
 
 /// A planning round whose refs are longer than the model's context reads less of them: the
