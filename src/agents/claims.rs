@@ -137,16 +137,42 @@ struct Evidence {
     terms: BTreeSet<String>,
     /// The figures they give ([`figures`]).
     figures: BTreeSet<String>,
+    /// The figures of each of their sentences that gives a year among others ([`is_year`]).
+    dated: Vec<BTreeSet<String>>,
 }
 
 impl Evidence {
-    /// Whether they give every one of a claim's `figures` ([`figures`]). A claim that gives one
-    /// they do not is not supported however many of its words they share: a figure is what a
-    /// model gets wrong in a sentence otherwise copied from the page ("between 200 and 500
+    /// Whether they give every one of a claim's `figures` ([`figures`]), each figure of a claim
+    /// that gives a year dated as the claim dates it ([`Evidence::dates`]). A claim that gives
+    /// one they do not is not supported however many of its words they share: a figure is what
+    /// a model gets wrong in a sentence otherwise copied from the page ("between 200 and 500
     /// cycles" against a page of 1,500 and 4,000; 2023's price given as 2015's).
     fn gives(&self, figures: &BTreeSet<String>) -> bool {
-        figures.is_subset(&self.figures)
+        figures.is_subset(&self.figures) && self.dates(figures)
     }
+
+    /// Whether each figure of a claim that gives a year stands in one sentence of the sources
+    /// with one of the claim's years: "$139 in 2015" is not given by a page whose 2015 is in
+    /// one line and whose $139 is 2023's in another. A claim without a year, or with years
+    /// alone, is not held to it.
+    fn dates(&self, figures: &BTreeSet<String>) -> bool {
+        let (years, others): (Vec<&String>, Vec<&String>) =
+            figures.iter().partition(|f| is_year(f));
+        years.is_empty()
+            || others.iter().all(|f| {
+                self.dated
+                    .iter()
+                    .any(|s| s.contains(*f) && years.iter().any(|y| s.contains(*y)))
+            })
+    }
+}
+
+/// Whether a figure is a year (1800 to 2100), which dates the other figures of its sentence.
+fn is_year(figure: &str) -> bool {
+    figure.len() == 4
+        && figure
+            .parse::<u16>()
+            .is_ok_and(|y| (1800..=2100).contains(&y))
 }
 
 /// What the sources numbered `cites` say of themselves; `None` when a number names no source.
@@ -154,11 +180,17 @@ fn evidence(sources: &[Source], cites: &[usize]) -> Option<Evidence> {
     let mut said = Evidence {
         terms: BTreeSet::new(),
         figures: BTreeSet::new(),
+        dated: Vec::new(),
     };
     for &n in cites {
         for text in said_by(sources.get(n.checked_sub(1)?)?) {
             said.terms.extend(content_terms(text));
             said.figures.extend(figures(text));
+            let sentences = crate::text::sentences::ranges(text).into_iter();
+            let dated = sentences
+                .map(|r| figures(&text[r]))
+                .filter(|f| f.len() > 1 && f.iter().any(|f| is_year(f)));
+            said.dated.extend(dated);
         }
     }
     Some(said)
@@ -408,6 +440,49 @@ mod tests {
             DEFAULT_THRESHOLD,
         );
         assert!(right_year[0].supported, "{right_year:?}");
+    }
+
+    /// A year dates the figures of its sentence: a claim's figure is given for its year only
+    /// by a sentence that holds both (the sixth peers run's b06: 2023's $139 given as 2015's,
+    /// on a timeline that names 2015 in another line).
+    #[test]
+    fn a_figure_is_given_for_a_year_only_where_one_sentence_holds_both() {
+        let timeline = source(
+            "Battery history timeline",
+            "2015 - Tesla unveils a home battery. Average pack prices fell to about $139 per \
+             kWh in 2023, down from more than $1,100 per kWh in 2010.",
+        );
+        let sources = [timeline];
+        let supported = |text: &str| check(text, &sources, DEFAULT_THRESHOLD)[0].supported;
+        assert!(!supported(
+            "Average pack prices were about $139 per kWh in 2015 [1]."
+        ));
+        // Nor is that sentence, left uncited, cited to the page (the b06 of the sixth run).
+        let uncited = "Average pack prices were about $139 per kWh in 2015.";
+        assert_eq!(cite_supported(uncited, "Price?", &sources, 0.5).1, 0);
+        assert!(supported(
+            "Average pack prices were about $139 per kWh in 2023 [1]."
+        ));
+        assert!(supported(
+            "Pack prices fell from $1,100 in 2010 to $139 in 2023 [1]."
+        ));
+        // Years alone, or figures without a year, are given by the page as a whole.
+        assert!(supported("Tesla unveiled a home battery in 2015 [1]."));
+        assert!(supported(
+            "Average pack prices fell to about $139 per kWh [1]."
+        ));
+        // Each figure dated by one of the claim's years, in its own line.
+        let lines = [source(
+            "Prices",
+            "2010 - Packs cost above 1,100 dollars per kWh.\n2023 - Packs cost 139 dollars per kWh.",
+        )];
+        let claims = check(
+            "Packs cost 1,100 dollars per kWh in 2010 and 139 in 2023 [1].",
+            &lines,
+            DEFAULT_THRESHOLD,
+        );
+        assert!(claims[0].supported, "{claims:?}");
+        assert!(!is_year("139") && is_year("2015") && !is_year("9999"));
     }
 
     #[test]
