@@ -15,6 +15,8 @@ pub struct Asked {
     pub content: String,
     /// Every call's usage, the repair included.
     pub usage: Usage,
+    /// The calls answered: the one asking for a shorter answer and the repair included.
+    pub calls: u32,
     /// The kept answer was cut off by the token limit.
     pub truncated: bool,
 }
@@ -39,7 +41,7 @@ pub async fn ask_json(
         .chat(site, &messages, Want::Json(schema), max_tokens, observer)
         .await?;
     if !first.truncated() {
-        return Ok(asked(first, Usage::default()));
+        return Ok(asked(first, None));
     }
     tracing::warn!(
         "{} LLM: the answer was cut off at the token limit; asking for a shorter one",
@@ -49,8 +51,9 @@ pub async fn ask_json(
     messages.push(Message::user(BE_BRIEF));
     let second = llm
         .chat(site, &messages, Want::Json(schema), max_tokens, observer)
-        .await?;
-    Ok(asked(second, first.usage))
+        .await
+        .inspect_err(|_| llm.unused(first.usage, observer))?;
+    Ok(asked(second, Some(first.usage)))
 }
 
 /// Asks for prose; an answer cut off by the limit is kept and marked.
@@ -71,16 +74,18 @@ pub async fn ask_text(
             llm.role().as_str()
         );
     }
-    Ok(asked(answer, Usage::default()))
+    Ok(asked(answer, None))
 }
 
-fn asked(answer: ChatAnswer, earlier: Usage) -> Asked {
-    let mut usage = earlier;
+/// `answer`, after an earlier answer that cost `earlier` when there was one.
+fn asked(answer: ChatAnswer, earlier: Option<Usage>) -> Asked {
+    let mut usage = earlier.unwrap_or_default();
     usage.add(answer.usage);
     Asked {
         truncated: answer.truncated(),
         content: answer.content,
         usage,
+        calls: 1 + u32::from(earlier.is_some()),
     }
 }
 

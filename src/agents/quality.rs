@@ -252,7 +252,7 @@ pub async fn repaired(
             );
             return Ok((first, findings));
         }
-        second => second?,
+        second => second.inspect_err(|_| llm.unused(first.usage, observer))?,
     };
     let mut usage = first.usage;
     usage.add(second.usage);
@@ -266,12 +266,21 @@ pub async fn repaired(
             llm.role().as_str(),
             QualityFinding::codes(&left)
         );
-        return Ok((Asked { usage, ..first }, findings));
+        let calls = first.calls + 1;
+        return Ok((
+            Asked {
+                usage,
+                calls,
+                ..first
+            },
+            findings,
+        ));
     }
     let kept = Asked {
         truncated: second.truncated(),
         content: second.content,
         usage,
+        calls: first.calls + 1,
     };
     Ok((kept, left))
 }

@@ -3,7 +3,7 @@
 //! that point at no source and any sources list of its own. What it keeps of a model's answer
 //! has no control characters. It does not touch the plan file.
 
-use super::ask::{ask_json, ask_text};
+use super::ask::{Asked, ask_json, ask_text};
 use super::citations;
 use super::claims;
 use super::final_sources::{by_relevance, source_list_within};
@@ -120,17 +120,40 @@ impl SummaryAgent<'_> {
     }
 }
 
-/// A `{summary, analysis}` answer (an intermediate summary, a search's analysis) to `prompt`,
-/// its user message made by `message` of a share of `input` ([`fitted`]), sent back once when it
-/// echoes the prompt or restates its task: the output with the summary, the analysis as
-/// `info[llm]`, what it cost and what is still wrong.
-pub(crate) async fn written(
+/// A `{summary, analysis}` answer (an intermediate summary, a search's analysis) to `prompt`
+/// ([`answered`]): the output with the summary, the analysis as `info[llm]`, what it cost and
+/// what is still wrong.
+pub(super) async fn written(
+    llm: &LlmClient,
+    prompt: (&str, u32),
+    input: &TaskInput,
+    message: impl Fn(f64) -> String,
+    observer: &dyn CallObserver,
+) -> Result<TaskOutput, LlmError> {
+    let (answer, quality) = answered(llm, prompt, input, message, observer).await?;
+    let (summary, analysis) = parse_written(&answer.content);
+    let mut info = Info::default();
+    info.set("llm", analysis);
+    Ok(TaskOutput {
+        summary,
+        info,
+        usage: answer.usage,
+        truncated: answer.truncated,
+        quality,
+        ..Default::default()
+    })
+}
+
+/// A `{summary, analysis}` answer to `prompt`, its user message made by `message` of a share of
+/// `input` ([`fitted`]), sent back once when it echoes the prompt or restates its task: the
+/// answer kept and what is still wrong with it. Thinkon's executors ask through it too.
+pub(crate) async fn answered(
     llm: &LlmClient,
     (prompt, max_tokens): (&str, u32),
     input: &TaskInput,
     message: impl Fn(f64) -> String,
     observer: &dyn CallObserver,
-) -> Result<TaskOutput, LlmError> {
+) -> Result<(Asked, Vec<QualityFinding>), LlmError> {
     let site = Site::node(input.node_id.to_string());
     let ask = |user| {
         ask_json(
@@ -152,7 +175,7 @@ pub(crate) async fn written(
             .collect()
     };
     let want = Want::Json(&WRITTEN_SCHEMA);
-    let (answer, quality) = quality::repaired(
+    quality::repaired(
         llm,
         &site,
         (prompt, &user),
@@ -162,18 +185,7 @@ pub(crate) async fn written(
         observer,
         &judge,
     )
-    .await?;
-    let (summary, analysis) = parse_written(&answer.content);
-    let mut info = Info::default();
-    info.set("llm", analysis);
-    Ok(TaskOutput {
-        summary,
-        info,
-        usage: answer.usage,
-        truncated: answer.truncated,
-        quality,
-        ..Default::default()
-    })
+    .await
 }
 
 /// The final summary's user message with `share` of its earlier results and sources

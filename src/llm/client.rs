@@ -101,6 +101,21 @@ impl LlmClient {
         self.role
     }
 
+    /// Reports an answer the server billed that no answer kept will count: the caller could
+    /// not use it because the call that was to complete it failed (a cut-off answer whose
+    /// shorter retry failed, an answer whose repair failed). The run counts it as it counts a
+    /// broken stream's attempt (`llm_attempt_failed`), in its totals and its budget.
+    pub fn unused(&self, usage: crate::usage::Usage, observer: &dyn CallObserver) {
+        observer.on_attempt_failed(&FailedAttempt {
+            role: self.role.as_str(),
+            model: self.endpoint.model.clone(),
+            spent: super::stream::Spent {
+                usage,
+                estimated: false,
+            },
+        });
+    }
+
     /// The chat-completions URL; it displays without a password (`user:***@`).
     pub fn url(&self) -> BaseUrl {
         self.endpoint.base_url.join("/chat/completions")

@@ -3,7 +3,7 @@
 //! workflow's own search step ([`SearchStep`]: the providers, the reader, the passages, the
 //! results block, the sources with their snippets and passages), and the agent's analysis
 //! prompt reads them; `summarize` has the summary prompt synthesise what the block's parent has
-//! done. Each asks as the workflow's tasks do ([`written`]): a share of its input when the
+//! done. Each asks as the workflow's tasks do ([`answered`]): a share of its input when the
 //! model's context is too short for all of it, and once more when the answer echoes the prompt
 //! or restates its task.
 //!
@@ -14,10 +14,11 @@ use serde_json::{Value, json};
 
 use super::context::render_done;
 use super::plan_next::Spent;
+use crate::agents::ask::Asked;
 use crate::agents::reading::Passages;
 use crate::agents::search_agent::{ANALYSIS_MAX_TOKENS, Gathered, SearchStep};
-use crate::agents::summary_agent::{SUMMARY_MAX_TOKENS, written};
-use crate::agents::task::{TaskError, TaskInput, TaskOutput};
+use crate::agents::summary_agent::{SUMMARY_MAX_TOKENS, answered};
+use crate::agents::task::{TaskError, TaskInput, parse_written};
 use crate::llm::{CallObserver, LlmClient};
 use crate::plan::{NodeId, NodeType};
 use crate::search::SearchClient;
@@ -81,7 +82,7 @@ impl SubAgents<'_> {
         };
         let prompt = (self.analysis_prompt, ANALYSIS_MAX_TOKENS);
         let message = |share| gathered.message(&input, share);
-        let answer = written(self.search_llm, prompt, &input, message, observer).await?;
+        let (answer, _) = answered(self.search_llm, prompt, &input, message, observer).await?;
         let answer = observation(answer, spent);
         let sources = gathered.sources.iter().map(|s| json!(s)).collect();
         Ok(Found {
@@ -105,7 +106,7 @@ impl SubAgents<'_> {
         let input = task_input(block, NodeType::Summary, instruction, question, context);
         let prompt = (self.summary_prompt, SUMMARY_MAX_TOKENS);
         let message = |share| input.message_within(share);
-        let answer = written(self.summary_llm, prompt, &input, message, observer).await?;
+        let (answer, _) = answered(self.summary_llm, prompt, &input, message, observer).await?;
         let answer = observation(answer, spent);
         Ok(Found {
             output: answer,
@@ -116,11 +117,11 @@ impl SubAgents<'_> {
 }
 
 /// What a `{summary, analysis}` answer tells the planner: `summary`, a blank line, `analysis`
-/// (the one alone when the other is empty or holds it); its cost added to `spent`.
-fn observation(answer: TaskOutput, spent: &mut Spent) -> String {
-    spent.add(answer.usage);
-    let analysis = answer.info.get("llm").unwrap_or_default();
-    let text = match (answer.summary.trim(), analysis.trim()) {
+/// (the one alone when the other is empty or holds it); its calls and cost added to `spent`.
+fn observation(answer: Asked, spent: &mut Spent) -> String {
+    spent.add_calls(answer.calls, answer.usage);
+    let (summary, analysis) = parse_written(&answer.content);
+    let text = match (summary.trim(), analysis.trim()) {
         (s, "") => s.to_string(),
         ("", a) => a.to_string(),
         (s, a) if a.starts_with(s) => a.to_string(),

@@ -554,3 +554,30 @@ async fn the_pieces_of_a_stream_cut_short_are_counted_in_the_totals_and_the_budg
         plan["outcome"]
     );
 }
+
+/// An answer cut off at its token limit whose shorter retry fails (a 400 the server does not
+/// explain): the task fails, and the cut-off answer, which the server billed and no answer
+/// kept counts, is an `llm_attempt_failed` in the totals and the budget (before, its tokens
+/// were counted nowhere).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_whose_shorter_retry_fails_is_counted_in_the_totals() {
+    let llm = MockLlm::start().await;
+    answered_by(&llm, one_search_then_final(), move |req, r| {
+        match (agent(req), req.messages().len()) {
+            (Agent::Analysis, 2) => Reply::truncated("{\"summary\": \"Lo").usage(700, 300),
+            (Agent::Analysis, _) => Reply::raw(400, r#"{"error": {"message": "bad request"}}"#),
+            _ => r,
+        }
+    });
+    let s = Setup::new(&llm, None);
+    let out = s.query("Q?").run().await;
+    let events = s.events();
+    let failed = events_of(&events, "llm_attempt_failed");
+    assert_eq!(failed.len(), 1, "{failed:?}\n{}", out.stderr);
+    assert_eq!(failed[0]["node"], "b");
+    assert_eq!(failed[0]["total_tokens"], 1000);
+    assert_eq!(failed[0]["estimated"], false);
+    let finished = events_of(&events, "run_finished");
+    let totals = &finished[0]["totals"];
+    assert!(ms(&totals["total_tokens"]) >= 1000, "{totals}");
+}

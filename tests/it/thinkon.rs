@@ -457,6 +457,41 @@ async fn a_prompt_too_long_for_the_models_context_is_named_and_the_compact_promp
     );
 }
 
+/// An analysis that only restates its task is sent back once, as a workflow's is, and the
+/// repaired answer is the observation; both calls are counted.
+#[tokio::test]
+async fn an_analysis_that_restates_its_task_is_sent_back_and_both_calls_count() {
+    let llm = MockLlm::start().await;
+    llm.set_handler(|req| match kind(req) {
+        Kind::Planner => Reply::json(&three_searches(&context(req), req)),
+        Kind::Analysis if req.messages().len() == 2 && task_title(req) == "Collect data" => {
+            Reply::json(&json!({"summary": "Collect data", "analysis": "What is G?"}))
+        }
+        _ => support::thinkon::plain(req),
+    });
+    let s = Setup::new(&llm, None);
+    let out = thinkon(&s, &["--goal", "What is G?"]).await;
+    out.success();
+    let summary = out.stdout_json();
+    assert_eq!(summary["status"], "completed");
+    let repairs = repairs(&llm, Kind::Analysis);
+    assert_eq!(repairs.len(), 1, "{repairs:?}");
+    assert!(repairs[0].contains("RESTATED_TASK"), "{repairs:?}");
+    assert_eq!(
+        summary["calls"],
+        4 + 3 + 1 + 4,
+        "4 plans, 3 analyses and a repair, 4 reflections"
+    );
+    assert_eq!(summary["calls"], llm.chat_requests().len());
+    let observation = &block(&s, "b")["done"][0]["output"];
+    assert!(
+        observation
+            .as_str()
+            .is_some_and(|o| o.starts_with("Found for") && !o.contains("What is G?")),
+        "{observation}"
+    );
+}
+
 /// A reflection that stays broken after its repair does not undo the work: each block
 /// completes with what it did listed, said to be unreviewed (Gemma 3 270M answered `...` in
 /// every section after a search had run well).
