@@ -14,7 +14,8 @@
 //! figure in one part and none of the answer's sentences states one.
 //!
 //! A question asking for a figure or a name gets it first, as the sentence writes it
-//! ([`super::span`]). A broad comparison ("how do A and B compare?") is answered aspect by
+//! ([`super::span`]); one asking for a default, the default its sentence gives (of the option
+//! it names, [`super::defaults`]), and none when no sentence gives one. A broad comparison ("how do A and B compare?") is answered aspect by
 //! aspect, one line per section giving figures for both sides ([`super::compare`]).
 //!
 //! With an embedding model (`search.embeddings.model`), each sentence also carries how near
@@ -41,6 +42,7 @@ use crate::text::analyzer::content_terms;
 use crate::text::words;
 
 use super::compare::{aspects, broad_comparison};
+use super::defaults::{asks_default, named_option, stated_default};
 use super::form::Form;
 use super::names::named_by_documents;
 use super::question::{
@@ -204,6 +206,8 @@ struct Scorer<'a> {
     asks_figure: bool,
     /// The question asks for a name ([`asks_name`]).
     asks_name: bool,
+    /// The question asks for a default ([`asks_default`]).
+    asks_default: bool,
     terms: Vec<BTreeSet<String>>,
     /// What the question asks, as a sentence must state it.
     asked: Asked,
@@ -282,6 +286,7 @@ impl<'a> Scorer<'a> {
         // The names a choice asks between are its options, which the question writes.
         let choice = matches!(Form::of(text), Form::Choice(_));
         let (figure, name) = (asks_figure(text), asks_name(text) && !choice);
+        let default = asks_default(text);
         let pervasive = pervasive_names(candidates);
         let known = format!("{text}{pervasive}");
         // A name answers only where the sentence says what it names: the `|` of a sentence on
@@ -294,11 +299,28 @@ impl<'a> Scorer<'a> {
                     said.contains(&format!(" {t} ")) || said.contains(&format!(" {t}s "))
                 })
         };
+        // A default of the kind asked: a figure when it asks for one, a name where it says
+        // what it names.
+        let gives_default = |sentence: &str| {
+            stated_default(text, sentence).is_some_and(|value| {
+                (!figure || value.contains(|c: char| c.is_ascii_digit()))
+                    && (!name || names(sentence))
+            })
+        };
         let asked = Asked::new(text, figure, &terms, candidates);
-        let stated = match parts(text).len() {
+        let mut stated = match parts(text).len() {
             1 => asked.stated_by(candidates, &terms, sources),
             _ => vec![Some(None); candidates.len()],
         };
+        // The option a question on a default names is what it asks about: a sentence that
+        // gives that option's default states it, whatever else its subject.
+        if default && named_option(text).is_some() {
+            for (said, c) in stated.iter_mut().zip(candidates) {
+                if let Some(value) = stated_default(text, &c.text) {
+                    *said = Some(Some(value));
+                }
+            }
+        }
         let forms = parts(text)
             .into_iter()
             .map(|p| (Form::of(&p), format!("{p}{pervasive}")))
@@ -314,9 +336,14 @@ impl<'a> Scorer<'a> {
             parts: parts(text).iter().map(|p| with_phrases(p)).collect(),
             asks_figure: figure,
             asks_name: name,
+            asks_default: default,
             holds_asked: candidates
                 .iter()
-                .map(|c| (figure && new_figure(text, &c.text)) || (name && names(&c.text)))
+                .map(|c| {
+                    (figure && new_figure(text, &c.text))
+                        || (name && names(&c.text))
+                        || (default && gives_default(&c.text))
+                })
                 .collect(),
             terms,
             asked,
@@ -411,8 +438,10 @@ impl<'a> Scorer<'a> {
         let stated = |t: &String| chosen.iter().any(|&i| self.terms[i].contains(t));
         // A question in one part that asks for a figure or a name is not answered by
         // sentences that state none: the id a question asks for is not in a sentence about ids.
+        // Nor is one that asks for a default by sentences that state none, though they are
+        // the closest passages when no sentence states it.
         let asked_missing = self.parts.len() == 1
-            && (self.asks_figure || self.asks_name)
+            && (self.asks_figure || self.asks_name || (strict && self.asks_default))
             && !chosen.iter().any(|&i| self.holds_asked[i]);
         match self.figures_named.iter().all(stated) && !asked_missing {
             true => chosen,

@@ -6,13 +6,15 @@
 //! (`select.rs`) and the final report's answer and findings (`answer.rs`, reading the question with
 //! `question.rs`; a broad comparison aspect by aspect with `compare.rs`; the figure or name asked
 //! for with `span.rs`; whether a sentence states what is asked, `stated.rs`, with its subject,
-//! `subject.rs`, its kind of figure, `kinds.rs`, and the form of its answer, `form.rs`; what a
+//! `subject.rs`, its kind of figure, `kinds.rs`, and the form of its answer, `form.rs`; the
+//! default a sentence gives an option, `defaults.rs`; what a
 //! document is called where its text does not say it, `names.rs`). They plug into the same workflow
 //! engine as the LLM planner and agents, so the plan file, info blocks, sources, events and report
 //! are the same.
 
 pub mod answer;
 pub mod compare;
+pub mod defaults;
 pub mod facets;
 pub mod form;
 pub mod kinds;

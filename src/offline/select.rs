@@ -55,12 +55,14 @@ pub const NEAR_DUPLICATE: f64 = 0.6;
 const ORPHAN_WEIGHT: f64 = 0.5;
 
 /// Whether a sentence is worth quoting: long enough to say something, short enough to read,
-/// not a heading, a list marker or a table row.
+/// not a heading, a list marker or a table row (a command-line option opening it, as a
+/// reference's option with its definition does, is not a list marker).
 pub fn quotable(sentence: &str) -> bool {
     let first = sentence.chars().next().unwrap_or(' ');
+    let option = crate::offline::units::is_option(sentence);
     sentence.split_whitespace().count() >= 6
         && quotable_length(sentence)
-        && !matches!(first, '#' | '|' | '-' | '*' | '>' | '`')
+        && (option || !matches!(first, '#' | '|' | '-' | '*' | '>' | '`'))
         && sentence.ends_with(['.', '!', '?', '"', ')'])
 }
 
@@ -276,6 +278,10 @@ mod tests {
         assert!(!quotable("Short one."));
         assert!(!quotable(
             "- a list item that goes on for quite a few words here."
+        ));
+        // An option with its definition is a sentence, not a list item.
+        assert!(quotable(
+            "--num-callers=<number> [default: 12] Specifies the most entries in traces."
         ));
     }
 }

@@ -194,12 +194,21 @@ fn definition_term(text: &str, line: &Range<usize>) -> Option<Range<usize>> {
         && term.chars().any(char::is_alphanumeric)
         && term.contains(|c: char| c.is_ascii_digit() || matches!(c, '-' | '_' | '/' | '.'));
     let colon = term.ends_with(':') && !term.ends_with("::");
+    let option = is_option(term);
     let is_term = (1..=TERM_WORDS).contains(&words.len())
         && !term.ends_with(['.', '!', '?', ',', ';'])
         && !term.starts_with(['|', '#', '>'])
-        && (marked || named || colon);
+        && (marked || named || colon || option);
     let start = line.start + (raw.len() - raw.trim_start().len()) + (content.len() - term.len());
     is_term.then(|| start..start + term.len())
+}
+
+/// Whether `text` opens with a command-line option (`--leak-check=<no|yes>`, `-v`), as a
+/// reference's list of options names each (`--depth=<number> [default: 30]`), not with a
+/// list's marker (`- item`).
+pub fn is_option(text: &str) -> bool {
+    let rest = text.strip_prefix("--").or_else(|| text.strip_prefix('-'));
+    rest.is_some_and(|r| r.starts_with(|c: char| c.is_ascii_alphabetic()))
 }
 
 /// The most words of a heading.
@@ -410,7 +419,9 @@ mod tests {
                     Dynamically allocated user accounts. By default adduser will choose ids \
                     in this range.\n\
                     `TAG: proposal <https://bugs.example.org>`_\n\
-                    What needs to happen next is a patch with the wording of the change.";
+                    What needs to happen next is a patch with the wording of the change.\n\
+                    --num-callers=<number> [default: 12]\n\
+                    Specifies the maximum number of entries shown in stack traces.";
         let got: Vec<&str> = quoted(text).into_iter().map(|(u, _)| u).collect();
         assert_eq!(
             got,
@@ -425,8 +436,13 @@ mod tests {
                  choose ids in this range.",
                 // A link is no term: the sentence after it stands alone.
                 "What needs to happen next is a patch with the wording of the change.",
+                // A command-line option with its default, as a reference lists options.
+                "--num-callers=<number> [default: 12]\nSpecifies the maximum number of \
+                 entries shown in stack traces.",
             ]
         );
+        assert!(is_option("--leak-check=<no|yes>") && is_option("-v shows more"));
+        assert!(!is_option("- item") && !is_option("-3 degrees") && !is_option("--"));
     }
 
     #[test]

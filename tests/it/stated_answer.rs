@@ -317,3 +317,56 @@ async fn names_answer_only_what_they_name_and_half_an_answer_is_not_one() {
         "{answer}"
     );
 }
+
+/// A reference's list of command-line options, as DocBook writes Valgrind's manual: each
+/// option's term gives its default (`[default: summary]`), its definition follows.
+const OPTIONS_HTML: &str = r#"<html><head><title>Memory checker options</title></head><body>
+<h2>Command-line options</h2>
+<dl class="variablelist">
+<dt><span class="term"><code class="option">--leak-check=&lt;no|summary|yes|full&gt; [default: summary] </code></span></dt>
+<dd><p>When enabled, search for memory leaks when the client program finishes. If set to full,
+each individual leak will be shown in detail.</p></dd>
+<dt><span class="term"><code class="option">--leak-resolution=&lt;low|med|high&gt; [default: high] </code></span></dt>
+<dd><p>When doing leak checking, determines how willing the checker is to consider different
+backtraces to be the same for the purposes of merging multiple leaks.</p></dd>
+<dt><span class="term"><code class="option">--num-callers=&lt;number&gt; [default: 12] </code></span></dt>
+<dd><p>Specifies the maximum number of entries shown in stack traces that identify program
+locations.</p></dd>
+</dl>
+<p>The default setting, --expensive-checks=auto, is strongly recommended for most programs.</p>
+</body></html>"#;
+
+/// The default an option's term gives is the answer to a question on that option's default,
+/// led by the value; another option's default, or a sentence that only says `default`, is
+/// not: a question on an option the list does not give a default for is not answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_default_an_options_term_gives_answers_a_question_on_that_option() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let corpus = dir.path().join("corpus");
+    std::fs::create_dir_all(&corpus).expect("corpus dir");
+    std::fs::write(corpus.join("options.html"), OPTIONS_HTML).expect("document");
+    for (question, value, out) in [
+        (
+            "What is the checker's default setting for --leak-check?",
+            "summary [1]",
+            "a.json",
+        ),
+        (
+            "What is the default of --leak-resolution?",
+            "high [1]",
+            "b.json",
+        ),
+        (
+            "By default, how many entries does a stack trace show (--num-callers)?",
+            "12 [1]",
+            "c.json",
+        ),
+    ] {
+        let (out, answer) = ask(dir.path(), question, out).await;
+        assert_eq!(out["answered"], true, "{question}: {answer}");
+        assert_eq!(lead(&answer), value, "{question}: {answer}");
+    }
+    let (out, answer) = ask(dir.path(), "What is the default of --track-fds?", "d.json").await;
+    assert_eq!(out["answered"], false, "{answer}");
+    assert!(!answer.contains("[default:"), "{answer}");
+}

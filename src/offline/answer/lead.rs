@@ -2,6 +2,7 @@
 //! as its sentence writes it, before the sentence itself.
 
 use super::Scorer;
+use crate::offline::defaults::stated_default;
 use crate::offline::span::short_answer;
 
 impl Scorer<'_> {
@@ -14,9 +15,12 @@ impl Scorer<'_> {
             return None;
         }
         let sentence = &self.candidates[first].text;
-        self.stated[first]
-            .clone()
+        let default = self
+            .asks_default
+            .then(|| stated_default(&self.known, sentence));
+        default
             .flatten()
+            .or_else(|| self.stated[first].clone().flatten())
             .or_else(|| short_answer(&self.known, sentence))
             .filter(|span| self.asked.form.fits(span))
             .map(|span| in_code(sentence, &span).unwrap_or(span))
