@@ -15,8 +15,9 @@
 //!
 //! A question asking for a figure or a name gets it first, as the sentence writes it
 //! ([`super::span`]); one asking for a default, the default its sentence gives (of the option
-//! it names, [`super::defaults`]), and none when no sentence gives one. A broad comparison ("how do A and B compare?") is answered aspect by
-//! aspect, one line per section giving figures for both sides ([`super::compare`]).
+//! it names, [`super::defaults`]), and none when no sentence gives one. A broad comparison
+//! ("how do A and B compare?") is answered aspect by aspect, one line per section giving
+//! figures for both sides ([`super::compare`]).
 //!
 //! With an embedding model (`search.embeddings.model`), each sentence also carries how near
 //! its passage is to the question in meaning: that multiplies its rank (up to 1 +

@@ -56,8 +56,8 @@ pub fn stated_default(question: &str, sentence: &str) -> Option<String> {
         .find_at(sentence, from)
         .filter(|_| named.is_some())
         .map_or(sentence.len(), |m| m.start());
-    let found = STATED.captures(&sentence[from..to])?;
     let sentence = &sentence[from..to];
+    let found = STATED.captures(sentence)?;
     if let Some(bracketed) = found.get(1).or_else(|| found.get(2)) {
         return Some(bracketed.as_str().to_string());
     }
