@@ -223,6 +223,31 @@ struct Scorer<'a> {
     known: String,
 }
 
+/// Per candidate: whether it states what `question` asks ([`Asked::stated_by`]), with its
+/// figure; every candidate does of a question in parts, whose parts are checked by their form.
+/// The option a question on a default names is what it asks about: a sentence that gives that
+/// option's default states it, whatever else its subject.
+fn stated_by(
+    question: &str,
+    asked: &Asked,
+    candidates: &[Candidate],
+    terms: &[BTreeSet<String>],
+    sources: &[Source],
+) -> Vec<Option<Option<String>>> {
+    let mut stated = match parts(question).len() {
+        1 => asked.stated_by(candidates, terms, sources),
+        _ => vec![Some(None); candidates.len()],
+    };
+    if asks_default(question) && named_option(question).is_some() {
+        for (said, c) in stated.iter_mut().zip(candidates) {
+            if let Some(value) = stated_default(question, &c.text) {
+                *said = Some(Some(value));
+            }
+        }
+    }
+    stated
+}
+
 /// The capitalised words that more than half of the documents among `candidates` write, when
 /// there are three or more, each after a space: a name every document writes (`Debian` across
 /// Debian's manuals) is what they are about, not what a question asks for.
@@ -309,19 +334,7 @@ impl<'a> Scorer<'a> {
             })
         };
         let asked = Asked::new(text, figure, &terms, candidates);
-        let mut stated = match parts(text).len() {
-            1 => asked.stated_by(candidates, &terms, sources),
-            _ => vec![Some(None); candidates.len()],
-        };
-        // The option a question on a default names is what it asks about: a sentence that
-        // gives that option's default states it, whatever else its subject.
-        if default && named_option(text).is_some() {
-            for (said, c) in stated.iter_mut().zip(candidates) {
-                if let Some(value) = stated_default(text, &c.text) {
-                    *said = Some(Some(value));
-                }
-            }
-        }
+        let stated = stated_by(text, &asked, candidates, &terms, sources);
         let forms = parts(text)
             .into_iter()
             .map(|p| (Form::of(&p), format!("{p}{pervasive}")))

@@ -59,11 +59,19 @@ const ORPHAN_WEIGHT: f64 = 0.5;
 /// reference's option with its definition does, is not a list marker).
 pub fn quotable(sentence: &str) -> bool {
     let first = sentence.chars().next().unwrap_or(' ');
-    let option = crate::offline::units::is_option(sentence);
+    let option = is_option(sentence);
     sentence.split_whitespace().count() >= 6
         && quotable_length(sentence)
         && (option || !matches!(first, '#' | '|' | '-' | '*' | '>' | '`'))
         && sentence.ends_with(['.', '!', '?', '"', ')'])
+}
+
+/// Whether `text` opens with a command-line option (`--leak-check=<no|yes>`, `-v`), as a
+/// reference's list of options names each (`--depth=<number> [default: 30]`), not with a
+/// list's marker (`- item`).
+pub fn is_option(text: &str) -> bool {
+    let rest = text.strip_prefix("--").or_else(|| text.strip_prefix('-'));
+    rest.is_some_and(|r| r.starts_with(|c: char| c.is_ascii_alphabetic()))
 }
 
 /// Whether `text` is short enough to read as one quote.

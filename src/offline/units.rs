@@ -24,7 +24,7 @@
 use std::ops::Range;
 
 use super::prose::{is_version_note, prose_lines};
-use super::select::{quotable, quotable_length};
+use super::select::{is_option, quotable, quotable_length};
 use crate::text::sentences::sentence_ranges;
 
 /// How many sentences back a leaning sentence may reach for the one it follows from.
@@ -201,14 +201,6 @@ fn definition_term(text: &str, line: &Range<usize>) -> Option<Range<usize>> {
         && (marked || named || colon || option);
     let start = line.start + (raw.len() - raw.trim_start().len()) + (content.len() - term.len());
     is_term.then(|| start..start + term.len())
-}
-
-/// Whether `text` opens with a command-line option (`--leak-check=<no|yes>`, `-v`), as a
-/// reference's list of options names each (`--depth=<number> [default: 30]`), not with a
-/// list's marker (`- item`).
-pub fn is_option(text: &str) -> bool {
-    let rest = text.strip_prefix("--").or_else(|| text.strip_prefix('-'));
-    rest.is_some_and(|r| r.starts_with(|c: char| c.is_ascii_alphabetic()))
 }
 
 /// The most words of a heading.
