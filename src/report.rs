@@ -79,7 +79,7 @@ pub fn render_with(
         false => final_node.claims.clone(),
     };
     let body = mark_unsupported(&body, &claims);
-    let body = mark_uncited_answer(&body, plan.question(), &final_node.sources);
+    let body = mark_uncited_answer(&body, plan.question(), &final_node.sources, &claims);
     // Links are defanged before raw HTML is escaped: the escape leaves alone a `<` that a
     // backslash of the defanging already escapes.
     let mut out = format!(
@@ -190,9 +190,9 @@ pub const UNCITED_MARK: &str = "**[cites no source]**";
 /// of `sources`, none holds it and it is not an abstention ([`uncited_opening`]): the model's
 /// own words, which nothing checked. A small model opens with its own answer and cites the pages further down
 /// (the fifth peers run's b01 and b06, the sixth's d04, all wrong).
-fn mark_uncited_answer(body: &str, asked: &str, sources: &[Source]) -> String {
+fn mark_uncited_answer(body: &str, asked: &str, sources: &[Source], claims: &[Claim]) -> String {
     let statement = leading_statement(body);
-    let Some(leading) = uncited_opening(&statement, asked, sources) else {
+    let Some(leading) = uncited_opening(&statement, asked, sources, claims) else {
         return body.to_string();
     };
     // The statement's words as the body has them, a line break where the statement has a space.

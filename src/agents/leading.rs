@@ -36,10 +36,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use super::claims::{DEFAULT_THRESHOLD, cite_supported, cited_numbers, claim_text};
+use super::claims::{cited_numbers, claim_text};
 use super::quality::says_no_answer;
 use crate::markdown::{answer_section, heading};
-use crate::plan::Source;
+use crate::plan::{Claim, Source};
 use crate::text::analyzer::content_terms;
 use crate::text::sentences;
 use crate::text::words;
@@ -90,19 +90,29 @@ pub fn abstains(statement: &str) -> bool {
 }
 
 /// The first sentence of `statement`, the leading statement of a report on the question `asked`
-/// that lists `sources`, when it states something, cites no source, no source holds it and it
-/// is not an abstention: the model's own answer, which no check looked at (the report marks
-/// it, the batch index says so). A question states nothing, nor does a sentence of the
-/// question's own terms alone (a term restated before the quote that defines it: "State of
-/// charge. How full a battery is ... [1]"). A sentence is cited by its own markers or by those
-/// right after its full stop (`It holds. [1]`, as [`cited_sentences`](super::claims::cited_sentences)
-/// reads them); a source holds it as [`cite_supported`] would cite it there (the first
-/// sentences of a quoted passage, cited at its end). A statement that runs on to a marker in a
+/// that lists `sources` and whose cited sentences are `claims`, when it states something,
+/// cites no source and is not an abstention: the model's own answer, which no check looked at
+/// (the report marks it, the batch index says so). A question states nothing, nor does a
+/// sentence of the question's own terms alone (a term restated before the quote that defines
+/// it: "State of charge. How full a battery is ... [1]"). A sentence is cited by its own
+/// markers or by those right after its full stop (`It holds. [1]`, as
+/// [`cited_sentences`](super::claims::cited_sentences) reads them). A model's sentence that a
+/// source holds was cited by researchflow before the report was written
+/// ([`cite_supported`](super::claims::cite_supported)), and a report of quotes alone (the
+/// offline engine's) has no sentence of its own. A statement that runs on to a marker in a
 /// later sentence is cited there, not in the sentence a reader takes as the answer (the sixth
 /// peers run's d04: "must wait for 5 days ...", uncited and in no source, then a sentence on
 /// Perl citing [6]).
-pub fn uncited_opening<'a>(statement: &'a str, asked: &str, sources: &[Source]) -> Option<&'a str> {
-    if sources.is_empty() {
+pub fn uncited_opening<'a>(
+    statement: &'a str,
+    asked: &str,
+    sources: &[Source],
+    claims: &[Claim],
+) -> Option<&'a str> {
+    // A report whose every claim is a word-for-word quote (the offline engine's) writes no
+    // words of its own: what stands before a quote's marker is the quote's.
+    let quoted = !claims.is_empty() && claims.iter().all(|c| c.by == "quote");
+    if sources.is_empty() || quoted {
         return None;
     }
     let question = content_terms(asked);
@@ -121,8 +131,7 @@ pub fn uncited_opening<'a>(statement: &'a str, asked: &str, sources: &[Source]) 
         || MARKERS
             .captures(after)
             .is_some_and(|c| c.get(0).is_some_and(|m| m.start() == 0) && c.get(1).is_none());
-    let held = || cite_supported(first, asked, sources, DEFAULT_THRESHOLD).1 > 0;
-    (!cited && !abstains(first) && !held()).then_some(first)
+    (!cited && !abstains(first)).then_some(first)
 }
 
 /// What a report's opening notice says when the report is not to be read as an answer (a
@@ -506,7 +515,8 @@ mod tests {
             ..Source::new("https://s.test/perl", "Perl")
         };
         let sources = [perl];
-        let opening = |statement| uncited_opening(statement, "How long do cells last?", &sources);
+        let opening =
+            |statement| uncited_opening(statement, "How long do cells last?", &sources, &[]);
         assert_eq!(
             opening("Cells last 3000 cycles."),
             Some("Cells last 3000 cycles.")
@@ -532,18 +542,40 @@ mod tests {
             Some("Dense ones.")
         );
         // In a report without sources there is nothing to cite.
-        assert_eq!(uncited_opening("Cells last 3000 cycles.", "Q?", &[]), None);
+        assert_eq!(
+            uncited_opening("Cells last 3000 cycles.", "Q?", &[], &[]),
+            None
+        );
         // The question's own terms state nothing: the quote after them is the answer.
         let asked = "In battery jargon, what does 'state of charge' refer to?";
         let quote = "State of charge. How full a battery is, as a percentage. [1]";
-        assert_eq!(uncited_opening(quote, asked, &sources), None);
+        assert_eq!(uncited_opening(quote, asked, &sources, &[]), None);
         assert_eq!(
-            uncited_opening("State of charge. How full a battery is.", asked, &sources),
+            uncited_opening(
+                "State of charge. How full a battery is.",
+                asked,
+                &sources,
+                &[]
+            ),
             Some("How full a battery is.")
         );
-        // A sentence its source holds, cited at the end of the passage it opens, is cited.
-        let quote = "Perl is compiled for binary compatibility. It is old. [1]";
-        assert_eq!(uncited_opening(quote, "Why?", &sources), None);
+        // A report of quotes alone: the passage before the marker is the quote's.
+        let passage = "Cells last 3000 cycles. Perl is compiled so [1]";
+        let quoted = |by: &str| Claim {
+            sentence: "Perl is compiled so [1]".into(),
+            cites: vec![1],
+            supported: true,
+            score: 1.0,
+            by: by.into(),
+        };
+        assert_eq!(
+            uncited_opening(passage, "Q?", &sources, &[quoted("quote")]),
+            None
+        );
+        assert_eq!(
+            uncited_opening(passage, "Q?", &sources, &[quoted("lexical")]),
+            Some("Cells last 3000 cycles.")
+        );
     }
 
     /// A degraded run's report says at its top that it is no answer: read as an abstention

@@ -62,7 +62,7 @@ fn row(q: &Question, dir: &Path, previous: Option<&Path>, manifest: &Manifest) -
         .filter(|n| !n.summary.is_empty())
         .map(|n| {
             let statement = leading_statement(&n.summary);
-            let uncited = uncited_opening(&statement, &q.query, &n.sources).is_some();
+            let uncited = uncited_opening(&statement, &q.query, &n.sources, &n.claims).is_some();
             (statement, uncited)
         });
     IndexRow {
