@@ -187,9 +187,10 @@ pub const UNCITED_MARK: &str = "**[cites no source]**";
 
 /// `body` with [`UNCITED_MARK`] after the first sentence of its leading statement (what a
 /// reader takes as its answer, read as `eval` reads it) when that states something, cites none
-/// of `sources`, none holds it and it is not an abstention ([`uncited_opening`]): the model's
-/// own words, which nothing checked. A small model opens with its own answer and cites the pages further down
-/// (the fifth peers run's b01 and b06, the sixth's d04, all wrong).
+/// of `sources` and is not an abstention, in a report that is not of quotes alone (`claims`;
+/// [`uncited_opening`]): the model's own words, which nothing checked. A small model opens
+/// with its own answer and cites the pages further down (the fifth peers run's b01 and b06,
+/// the sixth's d04, all wrong).
 fn mark_uncited_answer(body: &str, asked: &str, sources: &[Source], claims: &[Claim]) -> String {
     let statement = leading_statement(body);
     let Some(leading) = uncited_opening(&statement, asked, sources, claims) else {

@@ -510,37 +510,29 @@ mod tests {
         );
         assert_eq!(leading_statement(""), "");
         assert!(abstains("The documents do not state it.") && !abstains("It states 3000 cycles."));
-        let perl = Source {
-            snippet: Some("Perl is compiled for binary compatibility.".into()),
-            ..Source::new("https://s.test/perl", "Perl")
-        };
-        let sources = [perl];
-        let opening =
-            |statement| uncited_opening(statement, "How long do cells last?", &sources, &[]);
-        assert_eq!(
-            opening("Cells last 3000 cycles."),
-            Some("Cells last 3000 cycles.")
-        );
-        assert_eq!(
-            opening("Cells last 3000 cycles. Perl is compiled so [1]"),
-            Some("Cells last 3000 cycles.")
-        );
-        assert_eq!(opening("Cells last 3000 cycles [1]."), None);
-        // Markers right after the full stop cite the sentence; a link's text does not.
-        assert_eq!(opening("Cells last 3000 cycles. [1]"), None);
-        assert_eq!(opening("Cells last 3000 cycles.\n[1][2] More."), None);
-        assert_eq!(
-            opening("Cells last 3000 cycles. [1](https://x.test)"),
-            Some("Cells last 3000 cycles.")
-        );
-        assert_eq!(opening("According to [1], cells last 3000 cycles."), None);
-        assert_eq!(opening("The documents do not state it. Cells [1]"), None);
-        assert_eq!(opening(""), None);
-        assert_eq!(opening("How dense are cells? Dense ones [1]"), None);
-        assert_eq!(
-            opening("How dense are cells? Dense ones. Very [1]"),
-            Some("Dense ones.")
-        );
+        let sources = [Source::new("https://s.test/perl", "Perl")];
+        let cells = Some("Cells last 3000 cycles.");
+        for (statement, uncited) in [
+            ("Cells last 3000 cycles.", cells),
+            ("Cells last 3000 cycles. Perl is compiled so [1]", cells),
+            ("Cells last 3000 cycles [1].", None),
+            // Markers right after the full stop cite the sentence; a link's text does not.
+            ("Cells last 3000 cycles. [1]", None),
+            ("Cells last 3000 cycles.\n[1][2] More.", None),
+            ("Cells last 3000 cycles. [1](https://x.test)", cells),
+            ("According to [1], cells last 3000 cycles.", None),
+            ("The documents do not state it. Cells [1]", None),
+            ("", None),
+            ("How dense are cells? Dense ones [1]", None),
+            (
+                "How dense are cells? Dense ones. Very [1]",
+                Some("Dense ones."),
+            ),
+        ] {
+            let asked = "How long do cells last?";
+            let found = uncited_opening(statement, asked, &sources, &[]);
+            assert_eq!(found, uncited, "{statement}");
+        }
         // In a report without sources there is nothing to cite.
         assert_eq!(
             uncited_opening("Cells last 3000 cycles.", "Q?", &[], &[]),

@@ -256,6 +256,7 @@ pub async fn repaired(
     };
     let mut usage = first.usage;
     usage.add(second.usage);
+    let calls = first.calls + 1;
     let mut left = judge(&second.content);
     if !left.iter().any(|f| f.code == ECHOED_PROMPT) {
         left.extend(echoes(&second.content, &repair));
@@ -266,21 +267,18 @@ pub async fn repaired(
             llm.role().as_str(),
             QualityFinding::codes(&left)
         );
-        let calls = first.calls + 1;
-        return Ok((
-            Asked {
-                usage,
-                calls,
-                ..first
-            },
-            findings,
-        ));
+        let kept = Asked {
+            usage,
+            calls,
+            ..first
+        };
+        return Ok((kept, findings));
     }
     let kept = Asked {
         truncated: second.truncated(),
         content: second.content,
         usage,
-        calls: first.calls + 1,
+        calls,
     };
     Ok((kept, left))
 }

@@ -882,47 +882,56 @@ async fn the_fourth_peers_run_scores_as_the_book_says() {
     assert!(precision(&sources) > precision(&ldr), "{sources:#}");
 }
 
+/// researchflow's, local-deep-research's and GPT Researcher's reports of the recorded run
+/// `fixture` (its site served at `site`) scored again, each system's verdicts asserted to be
+/// `expected`'s: their exit codes and JSON, in that order.
+async fn scored_run(fixture: &str, site: &str, expected: [[&str; 6]; 3]) -> [(i32, Value); 3] {
+    let mut scored = Vec::new();
+    for (system, want) in ["researchflow", "ldr", "gpt-researcher"]
+        .into_iter()
+        .zip(expected)
+    {
+        let (code, eval) = score_recorded(fixture, system, site).await;
+        assert_eq!(verdicts(&eval), want, "{system}: {eval:#}");
+        scored.push((code, eval));
+    }
+    scored.try_into().expect("three systems")
+}
+
+/// Whether researchflow cites better than local-deep-research, and that better than GPT
+/// Researcher ([`scored_run`]'s order).
+fn cites_in_order(scored: &[(i32, Value); 3]) -> bool {
+    let precision = |e: &Value| e["totals"]["citation_precision"].as_f64().unwrap_or(-1.0);
+    let [ours, ldr, gptr] = scored.each_ref().map(|(_, e)| precision(e));
+    ours > ldr && ldr > gptr
+}
+
 /// The fifth run (the same model and questions; researchflow's last planning round asked
 /// with the finalising prompt, its analyses shown 4,000 characters of passages): researchflow
 /// and local-deep-research right on two each, researchflow citing best; b03's report restates
 /// the question before its answer, and the answer is what leads.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_fifth_peers_run_scores_as_the_book_says() {
-    let score = |system| {
-        score_recorded(
-            "qwen2.5-coder-1.5b-2026-12-06-fifth",
-            system,
-            "http://127.0.0.1:36681/",
-        )
-    };
-    let (code, ours) = score("researchflow").await;
-    assert_eq!(code, 0);
-    assert_eq!(
-        verdicts(&ours),
-        [WRONG, RIGHT, WRONG, WRONG, WRONG, RIGHT],
-        "{ours:#}"
-    );
+    let scored = scored_run(
+        "qwen2.5-coder-1.5b-2026-12-06-fifth",
+        "http://127.0.0.1:36681/",
+        [
+            [WRONG, RIGHT, WRONG, WRONG, WRONG, RIGHT],
+            [RIGHT, WRONG, WRONG, WRONG, WRONG, RIGHT],
+            [RIGHT, NO_REPORT, WRONG, WRONG, NO_REPORT, WRONG],
+        ],
+    )
+    .await;
+    let [(code, ours), _, (gptr_code, _)] = &scored;
+    assert_eq!(*code, 0);
     let b03 = ours["questions"][5]["leading_statement"].as_str();
     assert!(
         b03.is_some_and(|l| l.starts_with("According to [1], modern battery packs add gas")),
         "{b03:?}"
     );
     assert_eq!(ours["totals"]["tokens"], 29_987);
-    let (_, ldr) = score("ldr").await;
-    assert_eq!(
-        verdicts(&ldr),
-        [RIGHT, WRONG, WRONG, WRONG, WRONG, RIGHT],
-        "{ldr:#}"
-    );
-    let (code, gptr) = score("gpt-researcher").await;
-    assert_eq!(code, 1, "d02 and l01 left no report");
-    assert_eq!(
-        verdicts(&gptr),
-        [RIGHT, NO_REPORT, WRONG, WRONG, NO_REPORT, WRONG],
-        "{gptr:#}"
-    );
-    let precision = |e: &Value| e["totals"]["citation_precision"].as_f64().unwrap_or(-1.0);
-    assert!(precision(&ours) > precision(&ldr) && precision(&ldr) > precision(&gptr));
+    assert_eq!(*gptr_code, 1, "d02 and l01 left no report");
+    assert!(cites_in_order(&scored));
 }
 
 /// The sixth run (the same model and questions, after the uncited mark and the figure rule):
@@ -932,34 +941,19 @@ async fn the_fifth_peers_run_scores_as_the_book_says() {
 /// limit and asked for a shorter one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_sixth_peers_run_scores_as_the_book_says() {
-    let score = |system| {
-        score_recorded(
-            "qwen2.5-coder-1.5b-2026-12-06-sixth",
-            system,
-            "http://127.0.0.1:46559/",
-        )
-    };
-    let (code, ours) = score("researchflow").await;
-    assert_eq!(code, 0);
-    assert_eq!(
-        verdicts(&ours),
-        [WRONG, RIGHT, WRONG, WRONG, WRONG, RIGHT],
-        "{ours:#}"
-    );
+    let scored = scored_run(
+        "qwen2.5-coder-1.5b-2026-12-06-sixth",
+        "http://127.0.0.1:46559/",
+        [
+            [WRONG, RIGHT, WRONG, WRONG, WRONG, RIGHT],
+            [WRONG, WRONG, WRONG, WRONG, WRONG, RIGHT],
+            [WRONG, NO_REPORT, WRONG, WRONG, NO_REPORT, WRONG],
+        ],
+    )
+    .await;
+    let [(code, ours), _, (gptr_code, _)] = &scored;
+    assert_eq!(*code, 0);
     assert_eq!(ours["totals"]["tokens"], 41_150);
-    let (_, ldr) = score("ldr").await;
-    assert_eq!(
-        verdicts(&ldr),
-        [WRONG, WRONG, WRONG, WRONG, WRONG, RIGHT],
-        "{ldr:#}"
-    );
-    let (code, gptr) = score("gpt-researcher").await;
-    assert_eq!(code, 1, "d02 and l01 left no report");
-    assert_eq!(
-        verdicts(&gptr),
-        [WRONG, NO_REPORT, WRONG, WRONG, NO_REPORT, WRONG],
-        "{gptr:#}"
-    );
-    let precision = |e: &Value| e["totals"]["citation_precision"].as_f64().unwrap_or(-1.0);
-    assert!(precision(&ours) > precision(&ldr) && precision(&ldr) > precision(&gptr));
+    assert_eq!(*gptr_code, 1, "d02 and l01 left no report");
+    assert!(cites_in_order(&scored));
 }
