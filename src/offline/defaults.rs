@@ -28,11 +28,22 @@ static OPTION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?:^|[\s`(\[\x22'])(--?[A-Za-z][\w-]*)").expect("a valid pattern")
 });
 
-/// Whether `question` asks for a default (`the default value of`, `by default`).
+/// An option left out: `without giving --tool`, `if --mode is not given`.
+static LEFT_OUT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\bwithout\s+(?:giving|passing|specifying|setting|using)?\s*(?:an?\s+|the\s+|any\s+)?--?[A-Za-z]|--?[A-Za-z][\w-]*\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|used)",
+    )
+    .expect("a valid pattern")
+});
+
+/// Whether `question` asks for a default (`the default value of`, `by default`), or what
+/// holds when an option it names is left out (`without giving --tool`, `if --mode is not
+/// given`).
 pub fn asks_default(question: &str) -> bool {
     words(question)
         .split(' ')
         .any(|w| w == "default" || w == "defaults")
+        || LEFT_OUT.is_match(question)
 }
 
 /// The option `question` names (`--leak-check` in "What is the default of --leak-check?"),
@@ -141,5 +152,25 @@ mod tests {
         );
         assert!(asks_default(q) && asks_default("What are the defaults?"));
         assert!(!asks_default("Which tool measures heap memory?"));
+    }
+
+    #[test]
+    fn leaving_an_option_out_asks_for_its_default() {
+        for q in [
+            "If I run valgrind without giving --tool, which tool is used?",
+            "What profiling mode does DHAT use if --mode is not given?",
+            "Which mode applies when -m is never set?",
+        ] {
+            assert!(asks_default(q), "{q}");
+        }
+        assert!(!asks_default("What does --mode=copy profile?"));
+        assert_eq!(
+            stated_default(
+                "If I run valgrind without giving --tool, which tool is used?",
+                "--tool=<toolname> [default: memcheck] Run the Valgrind tool called toolname."
+            )
+            .as_deref(),
+            Some("memcheck")
+        );
     }
 }

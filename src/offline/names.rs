@@ -63,6 +63,21 @@ pub fn names_of(sources: &[Source]) -> Vec<BTreeSet<String>> {
         .collect()
 }
 
+/// The terms of the one thing a document's file is named for, when it is: its name up to the
+/// first dot, a single word or one with only a version after a hyphen (`gzip.1.gz`,
+/// `ssh_config.5.gz`, `GPL-3`); none for a file named by a phrase
+/// (`low-temperature-performance.txt`).
+pub fn own_name(path: &str) -> BTreeSet<String> {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let stem = file.split('.').next().unwrap_or(file);
+    let mut parts = stem.split('-');
+    let first = parts.next().unwrap_or_default();
+    match parts.all(|p| p.starts_with(|c: char| c.is_ascii_digit())) {
+        true => content_terms(first),
+        false => BTreeSet::new(),
+    }
+}
+
 /// Adds to the `terms` of each candidate the words of the `question` that no sentence writes
 /// but its document's path names ([`document_names`]): `GPLv3` asked, `GPL-3` the file.
 pub fn named_by_documents(
@@ -114,5 +129,14 @@ mod tests {
             is_named(&document_names("dev2"), "dev2"),
             "a name that ends in v"
         );
+    }
+
+    #[test]
+    fn a_file_named_for_one_thing_gives_its_own_name_a_phrase_gives_none() {
+        let own = |p: &str| own_name(p).into_iter().collect::<Vec<_>>();
+        assert_eq!(own("man1/gzip.1.gz"), ["gzip"]);
+        assert_eq!(own("GPL-3"), ["gpl"]);
+        assert_eq!(own("faillock.conf.5.gz"), ["faillock"]);
+        assert!(own("low-temperature-performance.txt").is_empty());
     }
 }

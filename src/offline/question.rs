@@ -67,7 +67,8 @@ pub fn parts(question: &str) -> Vec<String> {
 }
 
 /// Whether the question asks for a quantity: `how much`, `how high` (any `how` but of
-/// manner: `how does`, `how is`), `what share`, `at what temperature`, `when`, `what year`.
+/// manner: `how does`, `how is`), `what share`, `at what temperature`, `which port`, `in
+/// which release`, `when`, `what year`.
 pub fn asks_figure(question: &str) -> bool {
     let words: Vec<String> = words(question).split(' ').map(str::to_string).collect();
     const MANNER: &[&str] = &[
@@ -94,6 +95,9 @@ pub fn asks_figure(question: &str) -> bool {
         "rate",
         "speed",
         "weight",
+        "version",
+        "release",
+        "port",
     ];
     // A limit is a figure whatever asks for it (`what is the length limit`, `which range`).
     const LIMITS: &[&str] = &["maximum", "minimum", "limit", "range", "numeric"];
@@ -114,11 +118,15 @@ pub fn asks_figure(question: &str) -> bool {
             .map_or(0, |a| a + 1);
         !words[start..k].iter().any(|w| asking.contains(&w.as_str()))
     };
+    // A limit that describes the name asked for (`which keyword sets the minimum key size`)
+    // is not what is asked.
+    let limit =
+        named_thing(question).is_none() && words.iter().any(|w| LIMITS.contains(&w.as_str()));
     words.windows(2).enumerate().any(|(k, w)| {
         (w[0] == "how" && !MANNER.contains(&w[1].as_str()) && own(k))
-            || (w[0] == "what" && measured(k))
+            || ((w[0] == "what" || w[0] == "which") && measured(k))
     }) || asks_when(question)
-        || words.iter().any(|w| LIMITS.contains(&w.as_str()))
+        || limit
 }
 
 /// Whether the question asks when: `When ...?` asks for a time; `when` in a clause (`what is
@@ -209,7 +217,9 @@ pub fn name_kind(asked: &BTreeSet<&str>, k: usize, raw: &str) -> Option<u8> {
         return Some(0);
     }
     let token = raw.trim_matches(|c: char| !c.is_alphanumeric() && c != '/');
-    if token.is_empty() || asked.contains(token.to_lowercase().as_str()) {
+    // `pam_faillock` is the question's when it writes `pam_faillock`.
+    let said = words(token);
+    if said.is_empty() || said.split(' ').all(|w| asked.contains(w)) {
         return None;
     }
     let inner = |c: char| token.chars().skip(1).any(|t| t == c);
@@ -250,11 +260,15 @@ const NUMBER_WORDS: &[&str] = &[
     "half", "third", "quarter", "twice", "double", "triple", "tenfold", "dozen",
 ];
 
-/// Whether `sentence` holds a number (in digits or in words) that `question` does not.
+/// Whether `sentence` holds a number (in digits or in words) that `question` does not. A
+/// digit inside a name (`ssh(1)`, `ext4`, `UTF-8`) is no figure.
 pub fn new_figure(question: &str, sentence: &str) -> bool {
     let numbers = |text: &str| -> BTreeSet<String> {
         let digits = text
-            .split(|c: char| !c.is_ascii_digit() && c != ',' && c != '.')
+            .split(|c: char| c.is_whitespace() || c == '/')
+            .map(|w| w.trim_start_matches(|c: char| !c.is_alphanumeric()))
+            .filter(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+            .flat_map(|w| w.split(|c: char| !c.is_ascii_digit() && c != ',' && c != '.'))
             .map(|n| n.trim_matches(|c: char| c == ',' || c == '.').to_string())
             .filter(|n| n.chars().any(|c| c.is_ascii_digit()));
         let spelled = words(text)
@@ -395,6 +409,27 @@ mod tests {
         assert!(!new_figure(
             "Why did eight plants close?",
             "Eight plants closed."
+        ));
+        // A digit inside a name is no figure.
+        assert!(!new_figure(
+            "Which key size?",
+            "See ssh(1), ext4 and UTF-8."
+        ));
+        assert!(new_figure("Which level?", "Levels run from -1 to -9."));
+    }
+
+    #[test]
+    fn which_port_and_which_release_ask_for_figures_a_limit_describing_a_name_does_not() {
+        assert!(asks_figure("If no port is given, which port is used?"));
+        assert!(asks_figure("In which Valgrind release was DHAT added?"));
+        assert!(!asks_figure(
+            "Which keyword sets the minimum RSA key size the client accepts?"
+        ));
+        assert!(asks_figure("What is the minimum RSA key size?"));
+        // A name the question writes joined by `_` is not new.
+        assert!(!new_name(
+            "Where does pam_faillock keep its records?",
+            "pam_faillock keeps them."
         ));
     }
 }

@@ -24,12 +24,12 @@ use crate::text::analyzer::content_terms;
 use crate::text::words;
 
 use super::form::{Form, qualified, qualifiers};
-use super::kinds::{Kind, kind_of};
-use super::names::names_of;
-use super::question::asks_when;
+use super::kinds::{Kind, is_unit, kind_of};
+use super::names::{is_named, names_of, own_name};
+use super::question::{asks_when, new_figure};
 use super::select::Candidate;
 use super::span::figures;
-use super::subject::{Rarity, Subject, names_another, points_back, subject};
+use super::subject::{Rarity, Subject, names_another, points_back, subject, verbs_of};
 /// Where a sentence's subject may stand besides the sentence itself.
 pub struct Context<'a> {
     pub section: Option<&'a str>,
@@ -54,6 +54,11 @@ pub struct Asked {
     question_terms: BTreeSet<String>,
     /// It asks for a figure.
     figure: bool,
+    /// The capitalised names it writes that not most documents do ([`capitalised_names`]).
+    names: Vec<String>,
+    /// The terms of its verbs, when it denies nothing: a sentence that only denies them
+    /// (`Massif does not measure these`) states nothing it asks ([`denies`]).
+    verbs: BTreeSet<String>,
 }
 
 impl Asked {
@@ -82,6 +87,14 @@ impl Asked {
             question: question.to_string(),
             question_terms: content_terms(question),
             figure,
+            names: capitalised_names(question)
+                .into_iter()
+                .filter(|t| !rarity.common(t))
+                .collect(),
+            verbs: match words(question).split(' ').any(|w| NEGATIONS.contains(&w)) {
+                true => BTreeSet::new(),
+                false => verbs_of(question),
+            },
         }
     }
 
@@ -98,14 +111,50 @@ impl Asked {
         for (c, t) in candidates.iter().zip(terms) {
             documents[c.source].extend(t.iter().cloned());
         }
+        let owned: Vec<BTreeSet<String>> = sources
+            .iter()
+            .map(|s| {
+                s.in_corpus
+                    .as_ref()
+                    .map(|c| own_name(&c.path))
+                    .unwrap_or_default()
+            })
+            .collect();
+        let named = self.named(&owned, &documents);
         (0..candidates.len())
             .map(|i| {
                 let s = candidates[i].source;
                 let (title, names, document) = (&sources[s].title, &names[s], &documents[s]);
                 let context = context_of(candidates, i, title, names, document);
-                self.states(&candidates[i].text, &terms[i], &context)
+                let held =
+                    named.is_empty() || named.iter().any(|t| context.holds(&candidates[i].text, t));
+                let sentence = &candidates[i].text;
+                (held && !denies(sentence, &self.verbs))
+                    .then(|| self.states(sentence, &terms[i], &context))
+                    .flatten()
             })
             .collect()
+    }
+
+    /// The names of which a sentence that states the answer must hold one, or its context
+    /// must: the question's capitalised names, and its words that are the own name of a
+    /// document of the sources (`gzip`, [`own_name`]), unless most documents write them (a
+    /// name every document bears is what they are about).
+    fn named(&self, owned: &[BTreeSet<String>], documents: &[BTreeSet<String>]) -> Vec<String> {
+        let writing = |t: &str| documents.iter().filter(|d| d.contains(t)).count();
+        let documented = self
+            .question_terms
+            .iter()
+            .filter(|t| owned.iter().any(|n| n.contains(*t)))
+            .filter(|t| 2 * writing(t) <= documents.len() || documents.len() < 3);
+        let mut out = self.names.clone();
+        out.extend(
+            documented
+                .filter(|t| !out.contains(t))
+                .cloned()
+                .collect::<Vec<_>>(),
+        );
+        out
     }
 
     /// Whether `sentence` (its `terms` as the answer weighs them, in `context`) states what
@@ -137,13 +186,13 @@ impl Asked {
         }
         let found = figures(&self.question, sentence);
         if found.is_empty() {
-            // A figure in words (`about a quarter`): of the kind when its unit is said.
+            // A figure in words (`about a quarter`): of the kind when its unit is said. A
+            // sentence with no figure the question does not give (`the port may be set`)
+            // states none.
             let said = format!(" {} ", words(sentence));
             let unit = |u: &&str| said.contains(&format!(" {u} "));
-            return self
-                .kind
-                .is_none_or(|k| k.units.iter().any(unit))
-                .then_some(None);
+            let kind = self.kind.is_none_or(|k| k.units.iter().any(unit));
+            return (kind && new_figure(&self.question, sentence)).then_some(None);
         }
         found
             .into_iter()
@@ -202,6 +251,64 @@ impl Asked {
         }
         self.subject.held_by(clause) || !names_another(clause, &self.question_terms)
     }
+}
+
+impl Context<'_> {
+    /// Whether `sentence`, in this context, holds the name `term` (a content term): it, its
+    /// section, its document's title or path, or the sentence before when it points back.
+    fn holds(&self, sentence: &str, term: &str) -> bool {
+        let in_text = |text: &str| content_terms(text).contains(term);
+        in_text(sentence)
+            || self.section.is_some_and(in_text)
+            || in_text(self.title)
+            || is_named(self.names, term)
+            || self
+                .before
+                .is_some_and(|b| points_back(sentence) && in_text(b))
+    }
+}
+
+/// Words that deny what follows them.
+const NEGATIONS: &[&str] = &["not", "nor", "never", "cannot", "t", "no", "neither"];
+
+/// Whether `sentence` (a unit of sentences) writes one of the `verbs` (their terms) and
+/// denies it the first time, within the three words before (`Massif does not measure
+/// these. ... tools such as top that measure ...`).
+fn denies(sentence: &str, verbs: &BTreeSet<String>) -> bool {
+    let said = words(sentence);
+    let said: Vec<&str> = said.split(' ').collect();
+    let first = said
+        .iter()
+        .position(|w| content_terms(w).iter().any(|t| verbs.contains(t)));
+    first.is_some_and(|k| {
+        said[k.saturating_sub(3)..k]
+            .iter()
+            .any(|w| NEGATIONS.contains(w))
+    })
+}
+
+/// The terms of the capitalised words `question` writes past the first of each of its
+/// sentences, longer than two letters: the names it asks about (`Massif`, `MaxLevelConsole`).
+fn capitalised_names(question: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut opens = true;
+    for raw in question.split_whitespace() {
+        let word = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        let named = !opens
+            && word.len() > 2
+            && word.starts_with(char::is_uppercase)
+            && !is_unit(&word.to_lowercase());
+        if named {
+            out.extend(
+                content_terms(word)
+                    .into_iter()
+                    .filter(|t| !out.contains(t))
+                    .collect::<Vec<_>>(),
+            );
+        }
+        opens = raw.ends_with(['.', '?', '!', ':']);
+    }
+    out
 }
 
 /// Where a clause ends and the next begins: the figure of one is not the other's.
@@ -303,5 +410,92 @@ pub fn context_of<'a>(
         before,
         names,
         document,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::offline::answer::compose;
+    use crate::offline::select::test_candidates;
+    use crate::plan::Source;
+
+    /// The Answer section `question` gets over `docs` (document, sentence), each document
+    /// titled `D<n>`.
+    fn answer(question: &str, docs: &[(usize, &str)]) -> String {
+        let docs: Vec<(usize, Option<&str>, &str)> =
+            docs.iter().map(|&(d, t)| (d, None, t)).collect();
+        let n = docs.iter().map(|d| d.0 + 1).max().unwrap_or(0);
+        let sources: Vec<Source> = (0..n)
+            .map(|k| Source::new(format!("file:///c/d{k}.md"), format!("D{k}")))
+            .collect();
+        let report = compose("# Q", question, &test_candidates(&docs), &sources, &[]).report;
+        report
+            .split("## Answer\n\n")
+            .nth(1)
+            .unwrap_or("")
+            .to_string()
+    }
+
+    /// A figure of another named thing is not the one asked about: Memcheck's slowdown does
+    /// not answer for Massif, even in a sentence that covers the question's words.
+    #[test]
+    fn a_sentence_on_another_named_thing_does_not_state_what_is_asked_of_this_one() {
+        let q = "How many times slower than native does a program run under Massif?";
+        let memcheck = (
+            0,
+            "Memcheck makes a program run 10-50 times slower than native.",
+        );
+        let other = (1, "Massif records snapshots of the heap.");
+        let said = answer(q, &[memcheck, other]);
+        assert!(said.starts_with("No sentence of the"), "{said}");
+        let massif = (
+            1,
+            "Under Massif a program runs about 20 times slower than native.",
+        );
+        let said = answer(q, &[memcheck, massif]);
+        assert!(said.starts_with("about 20 times [1]"), "{said}");
+    }
+
+    /// A sentence that denies the question's verb says what is not the answer.
+    #[test]
+    fn a_sentence_that_denies_what_is_asked_does_not_answer_it() {
+        let q = "What does the Massif tool measure?";
+        let denied = (
+            0,
+            "By default, the Massif tool does not measure stack memory.",
+        );
+        let said = answer(q, &[denied]);
+        assert!(said.starts_with("No sentence of the"), "{said}");
+        let stated = (
+            0,
+            "The Massif tool measures how much heap memory a program uses.",
+        );
+        let said = answer(q, &[denied, stated]);
+        assert!(
+            said.starts_with("The Massif tool measures how much heap"),
+            "{said}"
+        );
+        // A question that denies asks of the denial.
+        let said = answer("What does the Massif tool not measure?", &[denied]);
+        assert!(
+            said.starts_with("By default, the Massif tool does not"),
+            "{said}"
+        );
+    }
+
+    /// `which port` asks for a figure: a sentence that only says `port` states none.
+    #[test]
+    fn a_sentence_with_the_kinds_word_and_no_figure_states_no_figure() {
+        let q = "If the socket is given without a port, which port is used?";
+        let vague = (0, "The socket option sends messages to the specified port.");
+        let said = answer(q, &[vague]);
+        assert!(!said.contains("specified port. [1]\n"), "{said}");
+        assert!(said.starts_with("No sentence of the"), "{said}");
+        let stated = (
+            0,
+            "When the socket is given without a port, port 1500 is used.",
+        );
+        let said = answer(q, &[vague, stated]);
+        assert!(said.starts_with("port 1500 [1]"), "{said}");
     }
 }

@@ -97,7 +97,35 @@ const VERBS: &[&str] = &[
     "put",
     "choose",
     "pick",
+    "return",
+    "measure",
+    "record",
+    "show",
+    "keep",
+    "write",
+    "send",
+    "listen",
+    "accept",
+    "allocate",
+    "print",
+    "report",
+    "create",
+    "simulate",
+    "stop",
+    "connect",
+    "read",
+    "treat",
 ];
+/// The terms of the verbs `question` writes ([`VERBS`]): `measur` of "What does Massif
+/// measure?".
+pub fn verbs_of(question: &str) -> BTreeSet<String> {
+    words(question)
+        .split(' ')
+        .filter(|w| VERBS.contains(w))
+        .flat_map(content_terms)
+        .collect()
+}
+
 /// Words of a question's phrasing that name no subject (`a *typical* NMC cell *still*`).
 const PHRASING: &[&str] = &[
     "also", "only", "ever", "still", "then", "now", "always", "never", "just", "typical", "about",
@@ -256,7 +284,7 @@ impl Rarity {
 
     /// Whether most of the documents write `term` (`lithium-ion` over batteries): it tells
     /// no subject from another.
-    fn common(&self, term: &str) -> bool {
+    pub fn common(&self, term: &str) -> bool {
         let documents = self.documents.get(term).map_or(0, BTreeSet::len);
         self.sources >= 3 && 2 * documents > self.sources
     }
