@@ -240,12 +240,40 @@ fn stated_by(
     };
     if asks_default(question) && named_option(question).is_some() {
         for (said, c) in stated.iter_mut().zip(candidates) {
-            if let Some(value) = stated_default(question, &c.text) {
+            if let Some(value) = stated_default(question, &c.text, c.term.as_deref()) {
                 *said = Some(Some(value));
             }
         }
     }
     stated
+}
+
+/// Things a setting is (`which keyword`, `which option`): a definition's term names one.
+const SETTINGS: &[&str] = &[
+    "keyword",
+    "option",
+    "parameter",
+    "setting",
+    "variable",
+    "flag",
+    "field",
+    "directive",
+    "key",
+];
+
+/// The name of the setting whose definition candidate `c` stands in (its term's first word:
+/// `even_deny_root`, `MAX_MEMBERS_PER_GROUP` of `MAX_MEMBERS_PER_GROUP (number)`), when the
+/// question asks for a setting's name (`thing`) and does not write it (`known`).
+fn term_name(known: &str, thing: Option<&str>, c: &Candidate) -> Option<String> {
+    let first = c.term.as_deref()?.split_whitespace().next()?;
+    let name = first.trim_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '_');
+    let name = name.split('=').next().unwrap_or(name);
+    let setting = thing.is_some_and(|t| SETTINGS.contains(&t));
+    let asked = words(known);
+    let asked: BTreeSet<&str> = asked.split(' ').collect();
+    let said = words(name);
+    let new = !said.is_empty() && !said.split(' ').all(|w| asked.contains(w));
+    (setting && new).then(|| name.to_string())
 }
 
 /// The capitalised words that more than half of the documents among `candidates` write, when
@@ -318,19 +346,18 @@ impl<'a> Scorer<'a> {
         // A name answers only where the sentence says what it names: the `|` of a sentence on
         // `symbols`, not a word in a sentence on something else.
         let thing = named_thing(text);
-        let names = |sentence: &str| {
-            let said = format!(" {} ", words(sentence));
-            new_name(&known, sentence)
-                && thing.is_some_and(|t| {
-                    said.contains(&format!(" {t} ")) || said.contains(&format!(" {t}s "))
-                })
+        let names = |c: &Candidate| {
+            let said = format!(" {} ", words(&c.text));
+            let thing_said = thing.is_some_and(|t| {
+                said.contains(&format!(" {t} ")) || said.contains(&format!(" {t}s "))
+            });
+            (new_name(&known, &c.text) && thing_said) || term_name(&known, thing, c).is_some()
         };
         // A default of the kind asked: a figure when it asks for one, a name where it says
         // what it names.
-        let gives_default = |sentence: &str| {
-            stated_default(text, sentence).is_some_and(|value| {
-                (!figure || value.contains(|c: char| c.is_ascii_digit()))
-                    && (!name || names(sentence))
+        let gives_default = |c: &Candidate| {
+            stated_default(text, &c.text, c.term.as_deref()).is_some_and(|value| {
+                (!figure || value.contains(|c: char| c.is_ascii_digit())) && (!name || names(c))
             })
         };
         let asked = Asked::new(text, figure, &terms, candidates);
@@ -355,8 +382,8 @@ impl<'a> Scorer<'a> {
                 .iter()
                 .map(|c| {
                     (figure && new_figure(text, &c.text))
-                        || (name && names(&c.text))
-                        || (default && gives_default(&c.text))
+                        || (name && names(c))
+                        || (default && gives_default(c))
                 })
                 .collect(),
             terms,

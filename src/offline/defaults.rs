@@ -9,6 +9,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::kinds::is_unit;
 use crate::text::words;
 
 /// How a default is written: `[default: X]`, `(default: X)`, `(default X)`, `default is X`,
@@ -23,9 +24,21 @@ static STATED: LazyLock<Regex> = LazyLock::new(|| {
     .expect("a valid pattern")
 });
 
-/// An option a question names: `--leak-check`, `-v`.
+/// An option or setting a question names: `--leak-check`, `-v`, a key set with `=`
+/// (`MaxLevelConsole=`), one in capitals joined by `_` (`SYS_UID_MIN`), one whose words run
+/// together (`ServerAliveInterval`), or one in lower case joined by `_` where it is named as
+/// a setting: in brackets or after `of`, `for` (`(unlock_time)`, `the default of
+/// indexed_dir_slack_percentage`), not where it names a program (`does pam_faillock keep`).
 static OPTION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:^|[\s`(\[\x22'])(--?[A-Za-z][\w-]*)").expect("a valid pattern")
+    Regex::new(
+        r"(?:^|[\s`(\[\x22'])(--?[A-Za-z][\w-]*)|\b([A-Za-z][A-Za-z0-9]*=)|\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b|(?:\(|\b(?:of|for)\s+)([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b|\b([A-Z][a-z]+(?:[A-Z][A-Za-z0-9]*)+)\b",
+    )
+    .expect("a valid pattern")
+});
+
+/// A value given for a setting in a list of defaults: `"info" for MaxLevelConsole=`.
+static FOR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"([`'\x22]?[\w./+%:*<>-]*\w[`'\x22]?)\s+for\s*$").expect("a valid pattern")
 });
 
 /// An option left out: `without giving --tool`, `if --mode is not given`.
@@ -49,24 +62,45 @@ pub fn asks_default(question: &str) -> bool {
 /// The option `question` names (`--leak-check` in "What is the default of --leak-check?"),
 /// the first when it names several.
 pub fn named_option(question: &str) -> Option<String> {
-    OPTION.captures(question).map(|c| c[1].to_string())
+    options(question)
+        .next()
+        .map(|(_, option)| option.to_string())
+}
+
+/// The options `text` writes ([`OPTION`]), each with where it starts.
+fn options(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    OPTION.captures_iter(text).filter_map(|c| {
+        let m = c.iter().skip(1).flatten().next()?;
+        Some((m.start(), m.as_str()))
+    })
 }
 
 /// The default `sentence` states for what `question` asks (the option it names, when it
-/// names one: `--leak-check` is stated only by a sentence that writes it), as the sentence
-/// writes it; `None` when it states none.
-pub fn stated_default(question: &str, sentence: &str) -> Option<String> {
+/// names one: `--leak-check` is stated only by a sentence that writes it, or that stands in
+/// the definition whose `term` writes it), as the sentence writes it; `None` when it states
+/// none.
+pub fn stated_default(question: &str, sentence: &str, term: Option<&str>) -> Option<String> {
     let named = named_option(question);
+    let defined = |option: &str| term.is_some_and(|t| option_at(t, option).is_some());
     // Where the default of what is asked is written: past the option named, before the next
     // option the sentence writes (a list of options gives each its own).
     let from = match &named {
-        Some(option) => option_at(sentence, option)?,
+        Some(option) => match option_at(sentence, option) {
+            Some(end) => {
+                if let Some(value) = listed_for(sentence, end - option.len()) {
+                    return Some(value);
+                }
+                end
+            }
+            None if defined(option) => 0,
+            None => return None,
+        },
         None => 0,
     };
-    let to = OPTION
-        .find_at(sentence, from)
+    let to = options(&sentence[from..])
+        .next()
         .filter(|_| named.is_some())
-        .map_or(sentence.len(), |m| m.start());
+        .map_or(sentence.len(), |(at, _)| from + at);
     let sentence = &sentence[from..to];
     let found = STATED.captures(sentence)?;
     if let Some(bracketed) = found.get(1).or_else(|| found.get(2)) {
@@ -78,6 +112,12 @@ pub fn stated_default(question: &str, sentence: &str) -> Option<String> {
     }
     let value = found.get(3)?;
     let said = value.as_str();
+    // A figure's unit is a part of it (`defaults to 20 percent`).
+    let unit = sentence[value.end()..]
+        .split_whitespace()
+        .next()
+        .map(|w| w.trim_end_matches(['.', ',', ';', ')']))
+        .filter(|w| is_unit(&w.to_lowercase()));
     let bare = said.trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | ',' | '.' | ':'));
     // In prose, a value is code, quoted, a flag or a figure, or a word that ends its clause
     // ("the default is full, which ..."), not the first word of one ("is strongly
@@ -88,7 +128,25 @@ pub fn stated_default(question: &str, sentence: &str) -> Option<String> {
         .trim_start_matches(['`', '"', '\''])
         .starts_with(['.', ',', ';', ')'])
         || sentence[value.end()..].trim().is_empty();
-    (!bare.is_empty() && (marked || ends)).then(|| bare.to_string())
+    let figure = bare.starts_with(|c: char| c.is_ascii_digit());
+    match (unit, figure) {
+        (Some(unit), true) => Some(format!("{bare} {unit}")),
+        _ => (!bare.is_empty() && (marked || ends)).then(|| bare.to_string()),
+    }
+}
+
+/// The value a list of defaults gives the option written at `at` in `sentence`, the one
+/// before `for` (`Defaults to "notice" for MaxLevelKMsg=, "info" for MaxLevelConsole=`).
+fn listed_for(sentence: &str, at: usize) -> Option<String> {
+    if !words(sentence)
+        .split(' ')
+        .any(|w| w == "default" || w == "defaults")
+    {
+        return None;
+    }
+    let found = FOR.captures(&sentence[..at])?;
+    let value = found[1].trim_matches(['`', '"', '\'']);
+    (!value.is_empty()).then(|| value.to_string())
 }
 
 /// Where `sentence` writes `option` as a whole (`--leak-check=...`, not `--leak-checks`): the
@@ -107,7 +165,7 @@ mod tests {
 
     #[test]
     fn a_default_is_read_as_reference_documents_write_it() {
-        let stated = |q: &str, s: &str| stated_default(q, s);
+        let stated = |q: &str, s: &str| stated_default(q, s, None);
         let q = "What is Memcheck's default setting for --leak-check?";
         assert_eq!(
             stated(q, "--leak-check=<no|summary|yes|full> [default: summary]").as_deref(),
@@ -154,6 +212,51 @@ mod tests {
         assert!(!asks_default("Which tool measures heap memory?"));
     }
 
+    /// A setting is named as configuration files write it, and its default read where a
+    /// list gives each its own, or where its definition's term names it.
+    #[test]
+    fn a_settings_default_is_read_from_a_list_or_its_definition() {
+        for (q, key) in [
+            (
+                "What is the default MaxLevelConsole= in journald.conf?",
+                "MaxLevelConsole=",
+            ),
+            ("What is the default SYS_UID_MIN?", "SYS_UID_MIN"),
+            ("After how long by default (unlock_time)?", "unlock_time"),
+            (
+                "What is the default of indexed_dir_slack_percentage?",
+                "indexed_dir_slack_percentage",
+            ),
+            (
+                "What ServerAliveInterval does ssh use by default?",
+                "ServerAliveInterval",
+            ),
+        ] {
+            assert_eq!(named_option(q).as_deref(), Some(key), "{q}");
+        }
+        // A program's name is no setting.
+        assert_eq!(
+            named_option("Where does pam_faillock keep records by default?"),
+            None
+        );
+        let q = "What is the default MaxLevelConsole= in journald.conf?";
+        let list = "Defaults to \"notice\" for MaxLevelKMsg=, \"info\" for MaxLevelConsole=, \
+                    and \"emerg\" for MaxLevelWall=.";
+        assert_eq!(stated_default(q, list, None).as_deref(), Some("info"));
+        let q = "What is the default of indexed_dir_slack_percentage?";
+        let sentence = "This relation defaults to 20 percent.";
+        assert_eq!(stated_default(q, sentence, None), None, "no term: not its");
+        let term = Some("indexed_dir_slack_percentage");
+        assert_eq!(
+            stated_default(q, sentence, term).as_deref(),
+            Some("20 percent")
+        );
+        assert_eq!(
+            stated_default(q, sentence, Some("inode_count_fullmap")),
+            None
+        );
+    }
+
     #[test]
     fn leaving_an_option_out_asks_for_its_default() {
         for q in [
@@ -167,7 +270,8 @@ mod tests {
         assert_eq!(
             stated_default(
                 "If I run valgrind without giving --tool, which tool is used?",
-                "--tool=<toolname> [default: memcheck] Run the Valgrind tool called toolname."
+                "--tool=<toolname> [default: memcheck] Run the Valgrind tool called toolname.",
+                None
             )
             .as_deref(),
             Some("memcheck")

@@ -161,6 +161,8 @@ const NAMED: &[&str] = &[
     "setting",
     "identifier",
     "extension",
+    "parameter",
+    "directive",
 ];
 
 /// Whether the question asks for a name: `which` or `what` followed, within three words, by a
@@ -190,10 +192,17 @@ pub fn named_thing(question: &str) -> Option<&'static str> {
 pub fn new_name(question: &str, sentence: &str) -> bool {
     let asked = words(question);
     let asked: BTreeSet<&str> = asked.split(' ').collect();
+    let thing = named_thing(question);
     let tokens = sentence.split_whitespace().enumerate();
     tokens
         .into_iter()
-        .any(|(k, token)| name_kind(&asked, k, token).is_some())
+        .any(|(k, token)| name_kind(&asked, k, token).is_some() && names_a(thing, token))
+}
+
+/// Whether `token` may name the `thing` asked for: a directory or a path is written with a
+/// `/` (`/var/log/journal`), whatever else a sentence on it names (`"auto"`, `re-enabled`).
+pub fn names_a(thing: Option<&str>, token: &str) -> bool {
+    !matches!(thing, Some("directory" | "path")) || token.contains('/')
 }
 
 /// Whether `sentence` writes a proper name `question` does not: a capitalised word past the
@@ -379,9 +388,12 @@ mod tests {
             q,
             "The canonical home directory is ``/nonexistent``."
         ));
-        assert!(new_name(q, "It ships changelog.Debian.gz in its docs."));
-        assert!(new_name(q, "Declare the allow-stderr restriction."));
-        assert!(new_name(q, "Use the Expat licence for it."));
+        // A path is written with a `/`: another name is not one.
+        assert!(!new_name(q, "Declare the allow-stderr restriction."));
+        let named = "Under which name should it be set?";
+        assert!(new_name(named, "It ships changelog.Debian.gz in its docs."));
+        assert!(new_name(named, "Declare the allow-stderr restriction."));
+        assert!(new_name(named, "Use the Expat licence for it."));
         assert!(!new_name(
             q,
             "Users should have their home directory set to this value."

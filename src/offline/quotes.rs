@@ -243,6 +243,7 @@ fn candidates_of(text: &str, source: usize, title: &str) -> Vec<Candidate> {
                 .map(|(_, heading)| heading.to_string()),
             at: u.at,
             orphan: u.orphan,
+            term: u.term.map(|t| collapsed(&text[t])),
             meaning: 0.0,
         })
         .collect()

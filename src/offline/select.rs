@@ -26,6 +26,8 @@ pub struct Candidate {
     pub meaning: f32,
     /// The heading of the section of its document it stands in, if any.
     pub section: Option<String>,
+    /// The term of the definition it stands in, if any ([`super::units::Unit::term`]).
+    pub term: Option<String>,
 }
 
 /// Candidates of tests, one per sentence, each at its own place: (source, section, text).
@@ -42,6 +44,7 @@ pub fn test_candidates(docs: &[(usize, Option<&str>, &str)]) -> Vec<Candidate> {
                 orphan: false,
                 meaning: 0.0,
                 section: section.map(str::to_string),
+                term: None,
             }
         })
         .collect()
@@ -174,6 +177,7 @@ mod tests {
             orphan: false,
             meaning: 0.0,
             section: None,
+            term: None,
         }
     }
 
@@ -248,6 +252,7 @@ mod tests {
         let at = |text: &str, start: usize, orphan: bool| Candidate {
             meaning: 0.0,
             section: None,
+            term: None,
             text: text.into(),
             source: 0,
             at: start..start + text.len(),

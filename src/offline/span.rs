@@ -8,7 +8,7 @@
 
 use std::collections::BTreeSet;
 
-use super::question::{asks_figure, asks_name, asks_when, name_kind};
+use super::question::{asks_figure, asks_name, asks_when, name_kind, named_thing, names_a};
 use crate::text::words;
 
 /// Words before a figure that say how it holds (`about 270`, `more than 4000`).
@@ -56,7 +56,9 @@ pub fn short_answer(question: &str, sentence: &str) -> Option<String> {
         // The surest name, the first of its kind.
         _ if asks_name(question) => {
             let asked: BTreeSet<&str> = asked.iter().map(String::as_str).collect();
+            let thing = named_thing(question);
             (0..tokens.len())
+                .filter(|&k| names_a(thing, tokens[k].1))
                 .filter_map(|k| Some((name_kind(&asked, k, tokens[k].1)?, k)))
                 .min()
                 .map(|(_, k)| (k, k))
@@ -70,7 +72,7 @@ pub fn short_answer(question: &str, sentence: &str) -> Option<String> {
     let span = sentence[start..end].trim_matches(|c: char| {
         matches!(
             c,
-            ',' | '.' | ';' | ':' | '(' | ')' | '`' | '"' | '\'' | '*'
+            ',' | '.' | ';' | ':' | '(' | ')' | '[' | ']' | '`' | '"' | '\'' | '*'
         )
     });
     (!span.is_empty()).then(|| span.to_string())
@@ -91,7 +93,7 @@ pub fn figures(question: &str, sentence: &str) -> Vec<(usize, String)> {
         let span = sentence[at..tokens[end].0 + tokens[end].1.len()].trim_matches(|c: char| {
             matches!(
                 c,
-                ',' | '.' | ';' | ':' | '(' | ')' | '`' | '"' | '\'' | '*'
+                ',' | '.' | ';' | ':' | '(' | ')' | '[' | ']' | '`' | '"' | '\'' | '*'
             )
         });
         if !span.is_empty() {
@@ -185,9 +187,9 @@ fn is_year(word: &str) -> bool {
         && digits.chars().all(|c| c.is_ascii_digit())
 }
 
-/// Whether a token ends a clause (`Wh/kg,`, `characters.`).
+/// Whether a token ends a clause (`Wh/kg,`, `characters.`, `72]`).
 fn ends_clause(token: &str) -> bool {
-    token.ends_with([',', '.', ';', ':', ')', '?', '!'])
+    token.ends_with([',', '.', ';', ':', ')', ']', '?', '!'])
 }
 
 #[cfg(test)]

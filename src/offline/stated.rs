@@ -40,6 +40,8 @@ pub struct Context<'a> {
     pub names: &'a BTreeSet<String>,
     /// The terms of its document's candidates.
     pub document: &'a BTreeSet<String>,
+    /// The term of the definition it stands in.
+    pub term: Option<&'a str>,
 }
 
 /// What a question asks, as a sentence must state it.
@@ -255,11 +257,13 @@ impl Asked {
 
 impl Context<'_> {
     /// Whether `sentence`, in this context, holds the name `term` (a content term): it, its
-    /// section, its document's title or path, or the sentence before when it points back.
+    /// section, its definition's term, its document's title or path, or the sentence before
+    /// when it points back.
     fn holds(&self, sentence: &str, term: &str) -> bool {
         let in_text = |text: &str| content_terms(text).contains(term);
         in_text(sentence)
             || self.section.is_some_and(in_text)
+            || self.term.is_some_and(in_text)
             || in_text(self.title)
             || is_named(self.names, term)
             || self
@@ -410,13 +414,14 @@ pub fn context_of<'a>(
         before,
         names,
         document,
+        term: c.term.as_deref(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use crate::offline::answer::compose;
-    use crate::offline::select::test_candidates;
+    use crate::offline::select::{Candidate, test_candidates};
     use crate::plan::Source;
 
     /// The Answer section `question` gets over `docs` (document, sentence), each document
@@ -424,16 +429,65 @@ mod tests {
     fn answer(question: &str, docs: &[(usize, &str)]) -> String {
         let docs: Vec<(usize, Option<&str>, &str)> =
             docs.iter().map(|&(d, t)| (d, None, t)).collect();
-        let n = docs.iter().map(|d| d.0 + 1).max().unwrap_or(0);
+        answer_over(question, &test_candidates(&docs))
+    }
+
+    /// The Answer section `question` gets over `candidates`.
+    fn answer_over(question: &str, candidates: &[Candidate]) -> String {
+        let n = candidates.iter().map(|c| c.source + 1).max().unwrap_or(0);
         let sources: Vec<Source> = (0..n)
             .map(|k| Source::new(format!("file:///c/d{k}.md"), format!("D{k}")))
             .collect();
-        let report = compose("# Q", question, &test_candidates(&docs), &sources, &[]).report;
+        let report = compose("# Q", question, candidates, &sources, &[]).report;
         report
             .split("## Answer\n\n")
             .nth(1)
             .unwrap_or("")
             .to_string()
+    }
+
+    /// The name of a setting is its definition's term: a question for the keyword that does
+    /// something leads with the term of the definition that says it.
+    #[test]
+    fn a_question_for_a_settings_name_is_answered_by_its_definitions_term() {
+        let q = "Which keyword sets the minimum RSA key size that the client will accept?";
+        let docs = [
+            (
+                0,
+                None,
+                "Specifies the minimum RSA key size that the client will accept.",
+            ),
+            (
+                0,
+                None,
+                "Specifies the ciphers the client will accept from the server.",
+            ),
+        ];
+        let mut candidates = test_candidates(&docs);
+        let said = answer_over(q, &candidates);
+        assert!(said.starts_with("No sentence of the"), "no term: {said}");
+        candidates[0].term = Some("RequiredRSASize".into());
+        candidates[1].term = Some("Ciphers".into());
+        let said = answer_over(q, &candidates);
+        assert!(said.starts_with("RequiredRSASize [1]"), "{said}");
+    }
+
+    /// A directory is answered by a path, not by another name its sentence writes.
+    #[test]
+    fn a_question_for_a_directory_is_answered_by_a_path() {
+        let q = "Under which directory does the journal store its data on disk?";
+        let words = (
+            0,
+            "If \"auto\" is set, the journal stores its data on disk when it can.",
+        );
+        let said = answer(q, &[words]);
+        assert!(said.starts_with("No sentence of the"), "{said}");
+        let path = (
+            0,
+            "The journal stores its data on disk below the /var/log/journal directory.",
+        );
+        let said = answer(q, &[words, path]);
+        assert!(said.starts_with("/var/log/journal [1]"), "{said}");
     }
 
     /// A figure of another named thing is not the one asked about: Memcheck's slowdown does

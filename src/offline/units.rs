@@ -83,6 +83,10 @@ pub struct Unit {
     pub at: Range<usize>,
     /// A leaning sentence quoted without what it leans on.
     pub orphan: bool,
+    /// The term of the definition it stands in, if it does: what its sentences are about
+    /// (`unlock_time=n` for "The default is 600."), as far as the next term, a blank line or
+    /// what is not prose.
+    pub term: Option<Range<usize>>,
 }
 
 /// The quotable units of `text`, one per quotable sentence, in order.
@@ -92,15 +96,29 @@ pub fn units(text: &str) -> Vec<Unit> {
     let mut opens_section = true;
     // The term of a definition list the line before named, if it did.
     let mut term: Option<Range<usize>> = None;
+    // The term of the definition the line stands in.
+    let mut defining: Option<Range<usize>> = None;
+    // The lines set apart (fenced) since the last line of prose: one alone is a tag (a man
+    // page's option, `indexed_dir_slack_percentage`), the term of the prose after it.
+    let mut apart: Vec<Range<usize>> = Vec::new();
     for (line, prose) in lines(text) {
         if !prose {
             opens_section = true;
-            term = None;
+            (term, defining) = (None, None);
+            if !text[line.clone()].trim_start().starts_with("```") {
+                apart.push(line);
+            }
             continue;
+        }
+        if let [tag] = std::mem::take(&mut apart).as_slice()
+            && is_tag(&text[tag.clone()])
+        {
+            defining = Some(tag.clone());
         }
         let blank = text[line.clone()].trim().is_empty();
         let opening = std::mem::replace(&mut opens_section, blank);
         if blank {
+            defining = None;
             continue;
         }
         let mut sentences = sentence_ranges(text, line.clone());
@@ -112,6 +130,9 @@ pub fn units(text: &str) -> Vec<Unit> {
         let named = definition_term(text, &line).filter(|_| note != Some(0));
         let defines = std::mem::replace(&mut term, named);
         let defined = defines.is_some();
+        if defined {
+            defining.clone_from(&defines);
+        }
         sentences.splice(0..0, defines);
         // What opens a section has nothing before it to lean on: a first word in lower case
         // there is a name written so (`libffi`, `npm`), not a sentence begun mid-thought.
@@ -129,10 +150,20 @@ pub fn units(text: &str) -> Vec<Unit> {
         // A definition's second sentence leans too when its first says too little to quote
         // (`1000-59999:` `Dynamically allocated user accounts.` `By default adduser will
         // choose ids in this range.`).
+        // Within a definition, a default too short to quote alone (`The default is 600.`,
+        // `Defaults to 0700.`) is quoted with the sentence before.
+        let short = |k: usize| {
+            let sentence = &text[sentences[k].clone()];
+            defining.is_some() && !quotable(sentence) && sentence.to_lowercase().contains("default")
+        };
         let leans = |k: usize| match k {
             0 => !label && leans_alone(0),
-            1 => label || leans_alone(1),
-            _ => leans_alone(k) || (defined && k == 2 && !quotable(&text[sentences[1].clone()])),
+            1 => label || leans_alone(1) || short(1),
+            _ => {
+                leans_alone(k)
+                    || (defined && k == 2 && !quotable(&text[sentences[1].clone()]))
+                    || short(k)
+            }
         };
         for (k, sentence) in sentences.iter().enumerate().skip(usize::from(label)) {
             let mut first = k;
@@ -147,20 +178,24 @@ pub fn units(text: &str) -> Vec<Unit> {
             };
             let fits =
                 |at: &Range<usize>| quotable(&text[said(at)]) && quotable_length(&text[at.clone()]);
+            let term = defining.clone();
             let unit = if !leans(k) {
                 Unit {
                     at: sentence.clone(),
                     orphan: false,
+                    term,
                 }
             } else if first < k && !leans(first) && fits(&whole) {
                 Unit {
                     at: whole,
                     orphan: false,
+                    term,
                 }
             } else {
                 Unit {
                     at: sentence.clone(),
                     orphan: true,
+                    term,
                 }
             };
             if fits(&unit.at) {
@@ -199,8 +234,43 @@ fn definition_term(text: &str, line: &Range<usize>) -> Option<Range<usize>> {
         && !term.ends_with(['.', '!', '?', ',', ';'])
         && !term.starts_with(['|', '#', '>'])
         && (marked || named || colon || option);
+    let is_term = is_term || is_keys(&words);
     let start = line.start + (raw.len() - raw.trim_start().len()) + (content.len() - term.len());
     is_term.then(|| start..start + term.len())
+}
+
+/// Whether `line`, set apart alone before prose, is a tag that the prose defines: a few
+/// words that end no sentence (`-a, --all`, `indexed_dir_slack_percentage`).
+fn is_tag(line: &str) -> bool {
+    let line = line.trim();
+    (1..=KEYS_WORDS).contains(&line.split_whitespace().count())
+        && !line.ends_with(['.', '!', '?', ';', '{', '}'])
+}
+
+/// The most words of a line of settings' names.
+const KEYS_WORDS: usize = 8;
+
+/// Whether `words` (a line's) name settings as a reference's list does (`MAX_MEMBERS_PER_GROUP
+/// (number)`, `SUB_UID_MIN (number), SUB_UID_MAX (number)`, `MaxLevelStore=, MaxLevelSyslog=`,
+/// `FIRST_UID and LAST_UID`): each a key (joined by `_`, set with `=`, in capitals), a type in
+/// brackets, or `and`/`or`; a key at least.
+fn is_keys(words: &[&str]) -> bool {
+    let key = |w: &str| {
+        let w = w.trim_end_matches(',');
+        let letters = w.chars().filter(char::is_ascii_alphabetic).count();
+        let capitals = letters >= 2 && w.chars().all(|c| !c.is_ascii_lowercase());
+        letters > 0
+            && w.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_=-.".contains(c))
+            && (w.contains('_') || w.ends_with('=') || capitals)
+    };
+    let filler = |w: &str| {
+        let w = w.trim_end_matches(',');
+        ["and", "or"].contains(&w) || (w.starts_with('(') && w.ends_with(')'))
+    };
+    (1..=KEYS_WORDS).contains(&words.len())
+        && words.iter().any(|w| key(w))
+        && words.iter().all(|w| key(w) || filler(w))
 }
 
 /// The most words of a heading.
@@ -484,6 +554,54 @@ mod tests {
     }
 
     /// Too far back, or too long together: the sentence alone, ranked lower.
+    /// A definition's sentences know its term, as far as the next term: a term on a line of
+    /// its own (a list of settings' keys too), or a tag set apart alone before them, as a man
+    /// page's option is (never glued to them).
+    #[test]
+    fn a_definitions_sentences_know_its_term_up_to_the_next() {
+        let terms = |text: &str| -> Vec<(String, Option<String>)> {
+            units(text)
+                .into_iter()
+                .map(|u| (text[u.at].to_string(), u.term.map(|t| text[t].to_string())))
+                .collect()
+        };
+        let text = "OPTIONS\n\nunlock_time=n\nThe access comes back after n seconds. \
+                    The default value of this setting is 600 seconds. The default is 600.\n\
+                    MAX_MEMBERS_PER_GROUP (number)\n\
+                    Maximum members per group entry in the file.\n";
+        let got = terms(text);
+        assert_eq!(got.len(), 4, "{got:?}");
+        assert_eq!(
+            got[1].0,
+            "The default value of this setting is 600 seconds."
+        );
+        assert_eq!(got[1].1.as_deref(), Some("unlock_time=n"));
+        // A default too short to quote alone is quoted with the sentence before.
+        assert_eq!(
+            got[2].0,
+            "The default value of this setting is 600 seconds. The default is 600."
+        );
+        assert_eq!(got[3].1.as_deref(), Some("MAX_MEMBERS_PER_GROUP (number)"));
+        let fenced = "Intro sentence that says nothing much at all.\n```\n\
+                      indexed_dir_slack_percentage\n```\nReserve this share of each leaf \
+                      for new entries. This relation defaults to 20 percent.\n\n\
+                      A later paragraph that stands on its own here.\n";
+        let got = terms(fenced);
+        assert_eq!(got[0].1, None, "{got:?}");
+        let tagged = &got[1..3];
+        assert!(
+            tagged
+                .iter()
+                .all(|(text, term)| !text.contains("indexed_dir")
+                    && term.as_deref() == Some("indexed_dir_slack_percentage")),
+            "{got:?}"
+        );
+        assert_eq!(got[3].1, None, "a blank line ends the definition: {got:?}");
+        // A block of code is no tag.
+        let code = "```\nmake\nmake install\n```\nThen the tool is ready for use by all.\n";
+        assert_eq!(terms(code)[0].1, None);
+    }
+
     #[test]
     fn a_leaning_sentence_without_a_quotable_whole_is_an_orphan() {
         let long = format!("Cells age in many ways, {}.", "slowly and ".repeat(60));

@@ -1,8 +1,9 @@
 //! What the offline answer leads with: the figure or name a question in one part asks for,
 //! as its sentence writes it, before the sentence itself.
 
-use super::Scorer;
+use super::{Scorer, term_name};
 use crate::offline::defaults::stated_default;
+use crate::offline::question::named_thing;
 use crate::offline::span::short_answer;
 
 impl Scorer<'_> {
@@ -14,12 +15,17 @@ impl Scorer<'_> {
         if self.parts.len() != 1 || !self.holds_asked[first] {
             return None;
         }
-        let sentence = &self.candidates[first].text;
+        let candidate = &self.candidates[first];
+        let sentence = &candidate.text;
         let default = self
             .asks_default
-            .then(|| stated_default(&self.known, sentence));
+            .then(|| stated_default(&self.known, sentence, candidate.term.as_deref()));
+        let setting = self
+            .asks_name
+            .then(|| term_name(&self.known, named_thing(&self.known), candidate));
         default
             .flatten()
+            .or(setting.flatten())
             .or_else(|| self.stated[first].clone().flatten())
             .or_else(|| short_answer(&self.known, sentence))
             .filter(|span| self.asked.form.fits(span))
