@@ -256,11 +256,16 @@ impl Asked {
 }
 
 impl Context<'_> {
-    /// Whether `sentence`, in this context, holds the name `term` (a content term): it, its
+    /// Whether `sentence`, in this context, holds the name `term` (a content term, or a
+    /// phrase of words): it, its
     /// section, its definition's term, its document's title or path, or the sentence before
     /// when it points back.
     fn holds(&self, sentence: &str, term: &str) -> bool {
-        let in_text = |text: &str| content_terms(text).contains(term);
+        // A phrase (`child process`) is held where its words stand in order.
+        let in_text = |text: &str| match term.contains(' ') {
+            true => format!(" {} ", words(text)).contains(&format!(" {term} ")),
+            false => content_terms(text).contains(term),
+        };
         in_text(sentence)
             || self.section.is_some_and(in_text)
             || self.term.is_some_and(in_text)
@@ -292,7 +297,8 @@ fn denies(sentence: &str, verbs: &BTreeSet<String>) -> bool {
 }
 
 /// The terms of the capitalised words `question` writes past the first of each of its
-/// sentences, longer than two letters: the names it asks about (`Massif`, `MaxLevelConsole`).
+/// sentences, longer than two letters: the names it asks about (`Massif`, `MaxLevelConsole`);
+/// a name run together also as the phrase of its words (`child process`), held either way.
 fn capitalised_names(question: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut opens = true;
@@ -303,8 +309,10 @@ fn capitalised_names(question: &str) -> Vec<String> {
             && word.starts_with(char::is_uppercase)
             && !is_unit(&word.to_lowercase());
         if named {
+            let mut terms: Vec<String> = content_terms(word).into_iter().collect();
+            terms.extend(camel_words(word));
             out.extend(
-                content_terms(word)
+                terms
                     .into_iter()
                     .filter(|t| !out.contains(t))
                     .collect::<Vec<_>>(),
@@ -313,6 +321,21 @@ fn capitalised_names(question: &str) -> Vec<String> {
         opens = raw.ends_with(['.', '?', '!', ':']);
     }
     out
+}
+
+/// The words a name run together in capitals writes apart, in lower case (`child process` of
+/// `ChildProcess`), when it is one.
+fn camel_words(word: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut before: Option<char> = None;
+    for c in word.chars() {
+        if c.is_uppercase() && before.is_some_and(char::is_lowercase) {
+            out.push(' ');
+        }
+        out.extend(c.to_lowercase());
+        before = Some(c);
+    }
+    out.contains(' ').then_some(out)
 }
 
 /// Where a clause ends and the next begins: the figure of one is not the other's.
@@ -508,6 +531,28 @@ mod tests {
         );
         let said = answer(q, &[memcheck, massif]);
         assert!(said.starts_with("about 20 times [1]"), "{said}");
+    }
+
+    /// A name run together (`ChildProcess`) is held where its words are written apart.
+    #[test]
+    fn a_name_run_together_is_held_by_its_words_apart() {
+        let q = "Which ChildProcess event is emitted after the process has ended?";
+        let apart = (
+            0,
+            "The 'close' event is emitted after a child process has ended.",
+        );
+        let class = (
+            1,
+            "Instances of ChildProcess are made by spawn, never by hand.",
+        );
+        let said = answer(q, &[apart, class]);
+        assert!(said.starts_with("The 'close' event"), "{said}");
+        let other = (
+            0,
+            "The 'exit' event is emitted after a worker thread has ended.",
+        );
+        let said = answer(q, &[other, class]);
+        assert!(said.starts_with("No sentence of the"), "{said}");
     }
 
     /// A sentence that denies the question's verb says what is not the answer.

@@ -165,45 +165,62 @@ pub fn units(text: &str) -> Vec<Unit> {
                     || short(k)
             }
         };
-        for (k, sentence) in sentences.iter().enumerate().skip(usize::from(label)) {
+        let line = Line {
+            sentences: &sentences,
+            label,
+            defined,
+            term: &defining,
+        };
+        line.units(text, leans, &mut out);
+    }
+    out
+}
+
+/// The sentences of one line, as [`units`] quotes them.
+struct Line<'a> {
+    sentences: &'a [Range<usize>],
+    /// Its first is a run-in label or a definition's term, never quoted alone.
+    label: bool,
+    /// Its first is a definition's term.
+    defined: bool,
+    /// The term of the definition it stands in.
+    term: &'a Option<Range<usize>>,
+}
+
+impl Line<'_> {
+    /// Adds to `out` a unit per quotable sentence: alone, with the sentences it `leans` on,
+    /// or alone as an orphan when they would not make a quotable whole.
+    fn units(&self, text: &str, leans: impl Fn(usize) -> bool, out: &mut Vec<Unit>) {
+        let sentences = self.sentences;
+        for (k, sentence) in sentences.iter().enumerate().skip(usize::from(self.label)) {
             let mut first = k;
             while first > 0 && k - first < MAX_LEANING && leans(first) {
                 first -= 1;
             }
             let whole = sentences[first].start..sentence.end;
             // A term says what its definition is about; what is quoted is the definition.
-            let said = |at: &Range<usize>| match defined && at.start == sentences[0].start {
+            let said = |at: &Range<usize>| match self.defined && at.start == sentences[0].start {
                 true => sentences[1].start..at.end,
                 false => at.clone(),
             };
             let fits =
                 |at: &Range<usize>| quotable(&text[said(at)]) && quotable_length(&text[at.clone()]);
-            let term = defining.clone();
-            let unit = if !leans(k) {
-                Unit {
-                    at: sentence.clone(),
-                    orphan: false,
-                    term,
-                }
+            let (at, orphan) = if !leans(k) {
+                (sentence.clone(), false)
             } else if first < k && !leans(first) && fits(&whole) {
-                Unit {
-                    at: whole,
-                    orphan: false,
-                    term,
-                }
+                (whole, false)
             } else {
-                Unit {
-                    at: sentence.clone(),
-                    orphan: true,
-                    term,
-                }
+                (sentence.clone(), true)
             };
-            if fits(&unit.at) {
-                out.push(unit);
+            if fits(&at) {
+                out.push(Unit {
+                    at,
+                    orphan,
+                    term: self.term.clone(),
+                });
             }
         }
     }
-    out
 }
 
 /// The most words of a definition list's term.

@@ -370,3 +370,67 @@ async fn the_default_an_options_term_gives_answers_a_question_on_that_option() {
     assert_eq!(out["answered"], false, "{answer}");
     assert!(!answer.contains("[default:"), "{answer}");
 }
+
+/// A configuration file's man page, as pam and shadow write theirs: each setting a tag
+/// (`.TP`), its definition under it, its default in a short sentence of its own.
+const SETTINGS_MAN: &str = r#".TH LOCKOUT.CONF 5 "2024" "lockout" "File Formats"
+.SH NAME
+lockout.conf \- pam_lockout configuration file
+.SH OPTIONS
+.TP
+.I dir=/path/to/tally-directory
+The directory where the user files with the failure records are kept. The default is
+/var/run/lockout.
+.TP
+.I unlock_time=n
+The access will be re-enabled after n seconds after the lock out. The default is 600.
+.TP
+.I fail_interval=n
+The length of the interval during which the failures must happen is n seconds. The default
+is 900.
+.TP
+.I even_deny_root
+Root account can become locked as well as regular accounts of the system.
+.TP
+.I admin_group=name
+Members of the named group will be handled the same as the root account of the system.
+"#;
+
+/// A man page's settings answer as their definitions say: a default from the sentence under
+/// the setting's tag (not a neighbour's), a directory as a path, the name of the setting
+/// that does something as its tag; a setting the page gives no default for is not answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_man_pages_settings_are_answered_by_their_definitions() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let corpus = dir.path().join("corpus");
+    std::fs::create_dir_all(&corpus).expect("corpus dir");
+    std::fs::write(corpus.join("lockout.conf.5"), SETTINGS_MAN).expect("document");
+    for (question, value, out) in [
+        (
+            "After how many seconds is a locked account re-enabled by default (unlock_time)?",
+            "600 [1]",
+            "a.json",
+        ),
+        (
+            "In which directory does pam_lockout keep the failure records by default?",
+            "/var/run/lockout [1]",
+            "b.json",
+        ),
+        (
+            "Which option lets the root account be locked as well as regular accounts?",
+            "even_deny_root [1]",
+            "c.json",
+        ),
+    ] {
+        let (out, answer) = ask(dir.path(), question, out).await;
+        assert_eq!(out["answered"], true, "{question}: {answer}");
+        assert_eq!(lead(&answer), value, "{question}: {answer}");
+    }
+    let (out, answer) = ask(
+        dir.path(),
+        "What is the default value of admin_group in lockout.conf?",
+        "d.json",
+    )
+    .await;
+    assert_eq!(out["answered"], false, "{answer}");
+}
