@@ -248,6 +248,9 @@ fn stated_by(
     stated
 }
 
+/// Words for an option, one as good as another (`parameter` for `option`).
+const OPTIONS: &[&str] = &["option", "parameter", "setting", "flag"];
+
 /// Things a setting is (`which keyword`, `which option`): a definition's term names one.
 const SETTINGS: &[&str] = &[
     "keyword",
@@ -268,7 +271,13 @@ fn term_name(known: &str, thing: Option<&str>, c: &Candidate) -> Option<String> 
     let first = c.term.as_deref()?.split_whitespace().next()?;
     let name = first.trim_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '_');
     let name = name.split('=').next().unwrap_or(name);
-    let setting = thing.is_some_and(|t| SETTINGS.contains(&t));
+    // A setting is written as one: joined by `_` (`even_deny_root`), as an option (`-k`), in
+    // capitals or with its words run together (`RequiredRSASize`); `bash-2.0` is no setting.
+    let inner_capital =
+        name.chars().skip(1).any(char::is_uppercase) && name.chars().any(char::is_lowercase);
+    let capitals = name.len() > 1 && !name.chars().any(char::is_lowercase);
+    let written = name.contains('_') || name.starts_with('-') || inner_capital || capitals;
+    let setting = written && thing.is_some_and(|t| SETTINGS.contains(&t));
     let asked = words(known);
     let asked: BTreeSet<&str> = asked.split(' ').collect();
     let said = words(name);
@@ -348,8 +357,12 @@ impl<'a> Scorer<'a> {
         let thing = named_thing(text);
         let names = |c: &Candidate| {
             let said = format!(" {} ", words(&c.text));
-            let thing_said = thing.is_some_and(|t| {
-                said.contains(&format!(" {t} ")) || said.contains(&format!(" {t}s "))
+            // An option is one whichever the sentence calls it (`option` for `parameter`).
+            let called =
+                |t: &str| said.contains(&format!(" {t} ")) || said.contains(&format!(" {t}s "));
+            let thing_said = thing.is_some_and(|t| match OPTIONS.contains(&t) {
+                true => OPTIONS.iter().any(|s| called(s)),
+                false => called(t),
             });
             (new_name(&known, &c.text) && thing_said) || term_name(&known, thing, c).is_some()
         };

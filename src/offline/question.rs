@@ -5,6 +5,7 @@
 
 use std::collections::BTreeSet;
 
+use super::span::is_version;
 use crate::text::analyzer::content_terms;
 use crate::text::words;
 
@@ -163,6 +164,7 @@ const NAMED: &[&str] = &[
     "extension",
     "parameter",
     "directive",
+    "code",
 ];
 
 /// Whether the question asks for a name: `which` or `what` followed, within three words, by a
@@ -270,13 +272,33 @@ const NUMBER_WORDS: &[&str] = &[
 ];
 
 /// Whether `sentence` holds a number (in digits or in words) that `question` does not. A
-/// digit inside a name (`ssh(1)`, `ext4`, `UTF-8`) is no figure.
+/// digit inside a name (`ssh(1)`, `ext4`, `UTF-8`) is no figure; a version after a name
+/// (`bash-3.1`) is one where the question asks for a version or a release.
 pub fn new_figure(question: &str, sentence: &str) -> bool {
+    let asked = words(question);
+    let versions = asked.split(' ').any(|w| w == "version" || w == "release");
     let numbers = |text: &str| -> BTreeSet<String> {
-        let digits = text
+        let tokens: Vec<&str> = text
             .split(|c: char| c.is_whitespace() || c == '/')
-            .map(|w| w.trim_start_matches(|c: char| !c.is_alphanumeric()))
-            .filter(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+            .filter(|w| !w.is_empty())
+            .collect();
+        // A list's number (`25. The ...`) is none.
+        let listed = |k: usize, w: &str| {
+            k == 0
+                && tokens.len() > 1
+                && w.strip_suffix(['.', ')'])
+                    .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        };
+        let figure = |w: &str| {
+            w.starts_with(|c: char| c.is_ascii_digit())
+                || (versions && is_version(w.trim_end_matches(['.', ',', ';', ':', ')'])))
+        };
+        let digits = tokens
+            .iter()
+            .enumerate()
+            .filter(|&(k, w)| !listed(k, w))
+            .map(|(_, w)| w.trim_start_matches(|c: char| !c.is_alphanumeric()))
+            .filter(|w| figure(w))
             .flat_map(|w| w.split(|c: char| !c.is_ascii_digit() && c != ',' && c != '.'))
             .map(|n| n.trim_matches(|c: char| c == ',' || c == '.').to_string())
             .filter(|n| n.chars().any(|c| c.is_ascii_digit()));
@@ -428,6 +450,15 @@ mod tests {
             "See ssh(1), ext4 and UTF-8."
         ));
         assert!(new_figure("Which level?", "Levels run from -1 to -9."));
+        assert!(!new_figure(
+            "Which version?",
+            "25. The operator is stricter."
+        ));
+        assert!(new_figure("Which version?", "25. It is so as of bash-3.1."));
+        assert!(!new_figure(
+            "How much faster?",
+            "25. It is so as of bash-3.1."
+        ));
     }
 
     #[test]

@@ -53,15 +53,20 @@ pub fn short_answer(question: &str, sentence: &str) -> Option<String> {
     let when_only = when && !asks_figure(rest);
     let found = match () {
         _ if asks_figure(question) => figure(&tokens, &asked, when, when_only, 0),
-        // The surest name, the first of its kind.
+        // The surest name, the nearest of its kind to where the sentence says the thing it
+        // names (`Its name property is set to 'X'`), else the first.
         _ if asks_name(question) => {
             let asked: BTreeSet<&str> = asked.iter().map(String::as_str).collect();
             let thing = named_thing(question);
+            let said: Vec<usize> = (0..tokens.len())
+                .filter(|&k| thing.is_some_and(|t| words(tokens[k].1).trim_end_matches('s') == t))
+                .collect();
+            let distance = |k: usize| said.iter().map(|&t| t.abs_diff(k)).min().unwrap_or(0);
             (0..tokens.len())
                 .filter(|&k| names_a(thing, tokens[k].1))
-                .filter_map(|k| Some((name_kind(&asked, k, tokens[k].1)?, k)))
+                .filter_map(|k| Some((name_kind(&asked, k, tokens[k].1)?, distance(k), k)))
                 .min()
-                .map(|(_, k)| (k, k))
+                .map(|(_, _, k)| (k, k))
         }
         _ => None,
     }?;
@@ -126,8 +131,10 @@ fn figure(
     from: usize,
 ) -> Option<(usize, usize)> {
     let bare = |k: usize| tokens[k].1.trim_matches(|c: char| !c.is_alphanumeric());
-    // A year answers only when the question asks when (or which year).
+    // A year answers only when the question asks when (or which year); a release's name with
+    // its version (`bash-3.1`) only when it asks for a version or a release.
     let years = when || asked.contains("year");
+    let versions = asked.contains("version") || asked.contains("release");
     let number = |k: usize| {
         let word = bare(k);
         let said = words(word).split(' ').all(|w| asked.contains(w));
@@ -135,9 +142,12 @@ fn figure(
             true => years,
             false => !years_only,
         };
-        word.starts_with(|c: char| c.is_ascii_digit()) && !said && kind
+        let version = versions && is_version(word);
+        (word.starts_with(|c: char| c.is_ascii_digit()) || version) && !said && kind
     };
-    let first = (from..tokens.len()).find(|&k| number(k))?;
+    // A list's number (`25. The operator ...`) opens the sentence and is no figure of it.
+    let listed = |k: usize| k == 0 && tokens[0].1.ends_with(['.', ')']) && tokens.len() > 1;
+    let first = (from..tokens.len()).find(|&k| number(k) && !listed(k))?;
     let mut start = first;
     let lower = |k: usize| bare(k).to_lowercase();
     while start > 0 && !ends_clause(tokens[start - 1].1) {
@@ -159,7 +169,8 @@ fn figure(
     {
         end += 2;
     }
-    let mut units = 0;
+    // A version has no unit (`bash-4.0 introduced ...`).
+    let mut units = if is_version(bare(end)) { UNIT_WORDS } else { 0 };
     while units < UNIT_WORDS && !ends_clause(tokens[end].1) && end + 1 < tokens.len() {
         let next = bare(end + 1).to_lowercase();
         // `dollars per tonne`: `per` joins a unit's words.
@@ -179,6 +190,19 @@ fn figure(
     Some((start, end))
 }
 
+/// Whether `word` is a release's name with its version (`bash-3.1`, `v4.2`, `1.6` is a
+/// figure anyway): a figure of a version, whatever it is written after.
+pub fn is_version(word: &str) -> bool {
+    let version = word
+        .rsplit_once('-')
+        .map(|(_, v)| v)
+        .or_else(|| word.strip_prefix(['v', 'V']))
+        .unwrap_or("");
+    let mut parts = version.split('.');
+    let numbers = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit());
+    version.contains('.') && parts.all(numbers)
+}
+
 /// Whether `word` is a year (`2023`, `1991`; `the 2010s`).
 fn is_year(word: &str) -> bool {
     let digits = word.trim_end_matches('s');
@@ -195,6 +219,22 @@ fn ends_clause(token: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_version_is_a_figure_whatever_it_is_written_after() {
+        for word in ["bash-3.1", "v4.2", "gzip-1.10"] {
+            assert!(is_version(word), "{word}");
+        }
+        for word in ["UTF-8", "x86-64", "v8", "ext4", "bash-", "a-1.b"] {
+            assert!(!is_version(word), "{word}");
+        }
+        let q = "As of which bash version is the operator right-associative?";
+        let s = "The operator is right-associative as of bash-3.1.";
+        assert_eq!(short_answer(q, s).as_deref(), Some("bash-3.1"));
+        // A list's number is none.
+        let s = "25. The operator is right-associative as of bash-3.1.";
+        assert_eq!(short_answer(q, s).as_deref(), Some("bash-3.1"));
+    }
 
     #[test]
     fn a_figure_is_answered_with_its_qualifier_range_and_unit() {

@@ -84,8 +84,8 @@ pub struct Unit {
     /// A leaning sentence quoted without what it leans on.
     pub orphan: bool,
     /// The term of the definition it stands in, if it does: what its sentences are about
-    /// (`unlock_time=n` for "The default is 600."), as far as the next term, a blank line or
-    /// what is not prose.
+    /// (`unlock_time=n` for "The default is 600."): the term of the paragraph (one line of the
+    /// text) right after it.
     pub term: Option<Range<usize>>,
 }
 
@@ -96,29 +96,26 @@ pub fn units(text: &str) -> Vec<Unit> {
     let mut opens_section = true;
     // The term of a definition list the line before named, if it did.
     let mut term: Option<Range<usize>> = None;
-    // The term of the definition the line stands in.
-    let mut defining: Option<Range<usize>> = None;
     // The lines set apart (fenced) since the last line of prose: one alone is a tag (a man
     // page's option, `indexed_dir_slack_percentage`), the term of the prose after it.
     let mut apart: Vec<Range<usize>> = Vec::new();
     for (line, prose) in lines(text) {
         if !prose {
             opens_section = true;
-            (term, defining) = (None, None);
+            term = None;
             if !text[line.clone()].trim_start().starts_with("```") {
                 apart.push(line);
             }
             continue;
         }
-        if let [tag] = std::mem::take(&mut apart).as_slice()
-            && is_tag(&text[tag.clone()])
-        {
-            defining = Some(tag.clone());
-        }
+        // The term of the definition the line is: its tag, or the term on the line before.
+        let mut defining = match std::mem::take(&mut apart).as_slice() {
+            [tag] if is_tag(&text[tag.clone()]) => Some(tag.clone()),
+            _ => None,
+        };
         let blank = text[line.clone()].trim().is_empty();
         let opening = std::mem::replace(&mut opens_section, blank);
         if blank {
-            defining = None;
             continue;
         }
         let mut sentences = sentence_ranges(text, line.clone());
@@ -256,12 +253,11 @@ fn definition_term(text: &str, line: &Range<usize>) -> Option<Range<usize>> {
     is_term.then(|| start..start + term.len())
 }
 
-/// Whether `line`, set apart alone before prose, is a tag that the prose defines: a few
-/// words that end no sentence (`-a, --all`, `indexed_dir_slack_percentage`).
+/// Whether `line`, set apart alone before prose, is a tag that the prose defines: a list of
+/// settings' keys or options ([`is_keys`]: `-a, --all`, `indexed_dir_slack_percentage`), not
+/// a line of code (`var2=${!var1}`, `bash-2.0 requires this:`).
 fn is_tag(line: &str) -> bool {
-    let line = line.trim();
-    (1..=KEYS_WORDS).contains(&line.split_whitespace().count())
-        && !line.ends_with(['.', '!', '?', ';', '{', '}'])
+    is_keys(&line.split_whitespace().collect::<Vec<_>>())
 }
 
 /// The most words of a line of settings' names.
@@ -269,24 +265,34 @@ const KEYS_WORDS: usize = 8;
 
 /// Whether `words` (a line's) name settings as a reference's list does (`MAX_MEMBERS_PER_GROUP
 /// (number)`, `SUB_UID_MIN (number), SUB_UID_MAX (number)`, `MaxLevelStore=, MaxLevelSyslog=`,
-/// `FIRST_UID and LAST_UID`): each a key (joined by `_`, set with `=`, in capitals), a type in
-/// brackets, or `and`/`or`; a key at least.
+/// `FIRST_UID and LAST_UID`, `-a, --all`): each a key (joined by `_`, set with `=`, an option,
+/// in capitals or with its words run together), a type in brackets, or `and`/`or`; a key at
+/// least, and keys apart by commas or `and`/`or`.
 fn is_keys(words: &[&str]) -> bool {
     let key = |w: &str| {
         let w = w.trim_end_matches(',');
         let letters = w.chars().filter(char::is_ascii_alphabetic).count();
         let capitals = letters >= 2 && w.chars().all(|c| !c.is_ascii_lowercase());
+        let run_together = w.chars().any(|c| c.is_ascii_lowercase())
+            && w.chars().skip(1).any(|c| c.is_ascii_uppercase());
         letters > 0
             && w.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "_=-.".contains(c))
-            && (w.contains('_') || w.ends_with('=') || capitals)
+                .all(|c| c.is_ascii_alphanumeric() || "_=-./<>|".contains(c))
+            && (w.contains(['_', '=']) || w.starts_with('-') || capitals || run_together)
     };
     let filler = |w: &str| {
         let w = w.trim_end_matches(',');
         ["and", "or"].contains(&w) || (w.starts_with('(') && w.ends_with(')'))
     };
+    // Keys side by side are a table's row (`history_control HISTCONTROL`), not a list.
+    let keys = words.iter().filter(|w| key(w)).count();
+    let joints = words
+        .iter()
+        .filter(|w| w.ends_with(',') || ["and", "or"].contains(w))
+        .count();
     (1..=KEYS_WORDS).contains(&words.len())
-        && words.iter().any(|w| key(w))
+        && keys > 0
+        && joints + 1 >= keys
         && words.iter().all(|w| key(w) || filler(w))
 }
 
