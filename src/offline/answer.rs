@@ -52,6 +52,7 @@ use super::question::{
 };
 use super::select::{Candidate, NEAR_DUPLICATE, jaccard};
 use super::stated::{Asked, not_stated};
+use super::units::is_key;
 
 mod findings;
 mod lead;
@@ -264,6 +265,19 @@ const SETTINGS: &[&str] = &[
     "key",
 ];
 
+/// Whether candidate `c` writes a name of the `thing` the question asks for and does not
+/// write itself (`known`): a new name where it says the thing (an option whichever word it
+/// calls it by), or its definition's term ([`term_name`]).
+fn names_asked(known: &str, thing: Option<&str>, c: &Candidate) -> bool {
+    let said = format!(" {} ", words(&c.text));
+    let called = |t: &str| said.contains(&format!(" {t} ")) || said.contains(&format!(" {t}s "));
+    let thing_said = thing.is_some_and(|t| match OPTIONS.contains(&t) {
+        true => OPTIONS.iter().any(|s| called(s)),
+        false => called(t),
+    });
+    (new_name(known, &c.text) && thing_said) || term_name(known, thing, c).is_some()
+}
+
 /// The name of the setting whose definition candidate `c` stands in (its term's first word:
 /// `even_deny_root`, `MAX_MEMBERS_PER_GROUP` of `MAX_MEMBERS_PER_GROUP (number)`), when the
 /// question asks for a setting's name (`thing`) and does not write it (`known`).
@@ -271,13 +285,8 @@ fn term_name(known: &str, thing: Option<&str>, c: &Candidate) -> Option<String> 
     let first = c.term.as_deref()?.split_whitespace().next()?;
     let name = first.trim_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '_');
     let name = name.split('=').next().unwrap_or(name);
-    // A setting is written as one: joined by `_` (`even_deny_root`), as an option (`-k`), in
-    // capitals or with its words run together (`RequiredRSASize`); `bash-2.0` is no setting.
-    let inner_capital =
-        name.chars().skip(1).any(char::is_uppercase) && name.chars().any(char::is_lowercase);
-    let capitals = name.len() > 1 && !name.chars().any(char::is_lowercase);
-    let written = name.contains('_') || name.starts_with('-') || inner_capital || capitals;
-    let setting = written && thing.is_some_and(|t| SETTINGS.contains(&t));
+    // A setting is written as one ([`is_key`]): `bash-2.0` is none.
+    let setting = is_key(name) && thing.is_some_and(|t| SETTINGS.contains(&t));
     let asked = words(known);
     let asked: BTreeSet<&str> = asked.split(' ').collect();
     let said = words(name);
@@ -355,17 +364,7 @@ impl<'a> Scorer<'a> {
         // A name answers only where the sentence says what it names: the `|` of a sentence on
         // `symbols`, not a word in a sentence on something else.
         let thing = named_thing(text);
-        let names = |c: &Candidate| {
-            let said = format!(" {} ", words(&c.text));
-            // An option is one whichever the sentence calls it (`option` for `parameter`).
-            let called =
-                |t: &str| said.contains(&format!(" {t} ")) || said.contains(&format!(" {t}s "));
-            let thing_said = thing.is_some_and(|t| match OPTIONS.contains(&t) {
-                true => OPTIONS.iter().any(|s| called(s)),
-                false => called(t),
-            });
-            (new_name(&known, &c.text) && thing_said) || term_name(&known, thing, c).is_some()
-        };
+        let names = |c: &Candidate| names_asked(&known, thing, c);
         // A default of the kind asked: a figure when it asks for one, a name where it says
         // what it names.
         let gives_default = |c: &Candidate| {

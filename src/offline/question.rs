@@ -5,7 +5,6 @@
 
 use std::collections::BTreeSet;
 
-use super::span::is_version;
 use crate::text::analyzer::content_terms;
 use crate::text::words;
 
@@ -270,6 +269,19 @@ const NUMBER_WORDS: &[&str] = &[
     "fifteen", "twenty", "thirty", "forty", "fifty", "hundred", "thousand", "million", "billion",
     "half", "third", "quarter", "twice", "double", "triple", "tenfold", "dozen",
 ];
+
+/// Whether `word` is a release's name with its version (`bash-3.1`, `v4.2`, `1.6` is a
+/// figure anyway): a figure of a version, whatever it is written after.
+pub fn is_version(word: &str) -> bool {
+    let version = word
+        .rsplit_once('-')
+        .map(|(_, v)| v)
+        .or_else(|| word.strip_prefix(['v', 'V']))
+        .unwrap_or("");
+    let mut parts = version.split('.');
+    let numbers = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit());
+    version.contains('.') && parts.all(numbers)
+}
 
 /// Whether `sentence` holds a number (in digits or in words) that `question` does not. A
 /// digit inside a name (`ssh(1)`, `ext4`, `UTF-8`) is no figure; a version after a name

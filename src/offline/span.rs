@@ -8,7 +8,9 @@
 
 use std::collections::BTreeSet;
 
-use super::question::{asks_figure, asks_name, asks_when, name_kind, named_thing, names_a};
+use super::question::{
+    asks_figure, asks_name, asks_when, is_version, name_kind, named_thing, names_a,
+};
 use crate::text::words;
 
 /// Words before a figure that say how it holds (`about 270`, `more than 4000`).
@@ -188,19 +190,6 @@ fn figure(
         units += 1;
     }
     Some((start, end))
-}
-
-/// Whether `word` is a release's name with its version (`bash-3.1`, `v4.2`, `1.6` is a
-/// figure anyway): a figure of a version, whatever it is written after.
-pub fn is_version(word: &str) -> bool {
-    let version = word
-        .rsplit_once('-')
-        .map(|(_, v)| v)
-        .or_else(|| word.strip_prefix(['v', 'V']))
-        .unwrap_or("");
-    let mut parts = version.split('.');
-    let numbers = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit());
-    version.contains('.') && parts.all(numbers)
 }
 
 /// Whether `word` is a year (`2023`, `1991`; `the 2010s`).

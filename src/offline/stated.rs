@@ -131,7 +131,8 @@ impl Asked {
                 let held =
                     named.is_empty() || named.iter().any(|t| context.holds(&candidates[i].text, t));
                 let sentence = &candidates[i].text;
-                (held && !denies(sentence, &self.verbs))
+                let denied = !self.verbs.is_disjoint(&terms[i]) && denies(sentence, &self.verbs);
+                (held && !denied)
                     .then(|| self.states(sentence, &terms[i], &context))
                     .flatten()
             })

@@ -260,6 +260,22 @@ fn is_tag(line: &str) -> bool {
     is_keys(&line.split_whitespace().collect::<Vec<_>>())
 }
 
+/// Whether `word` is written as a setting's key or an option is: joined by `_`
+/// (`even_deny_root`), set with `=` (`MaxLevelConsole=`), an option (`-a`, `--all`), in
+/// capitals (`DIR_MODE`) or with its words run together (`RequiredRSASize`); `bash-2.0` and
+/// `audit` are not.
+pub fn is_key(word: &str) -> bool {
+    let letters = word.chars().filter(char::is_ascii_alphabetic).count();
+    let capitals = letters >= 2 && word.chars().all(|c| !c.is_ascii_lowercase());
+    let run_together = word.chars().any(|c| c.is_ascii_lowercase())
+        && word.chars().skip(1).any(|c| c.is_ascii_uppercase());
+    letters > 0
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_=-./<>|".contains(c))
+        && (word.contains(['_', '=']) || word.starts_with('-') || capitals || run_together)
+}
+
 /// The most words of a line of settings' names.
 const KEYS_WORDS: usize = 8;
 
@@ -269,17 +285,7 @@ const KEYS_WORDS: usize = 8;
 /// in capitals or with its words run together), a type in brackets, or `and`/`or`; a key at
 /// least, and keys apart by commas or `and`/`or`.
 fn is_keys(words: &[&str]) -> bool {
-    let key = |w: &str| {
-        let w = w.trim_end_matches(',');
-        let letters = w.chars().filter(char::is_ascii_alphabetic).count();
-        let capitals = letters >= 2 && w.chars().all(|c| !c.is_ascii_lowercase());
-        let run_together = w.chars().any(|c| c.is_ascii_lowercase())
-            && w.chars().skip(1).any(|c| c.is_ascii_uppercase());
-        letters > 0
-            && w.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "_=-./<>|".contains(c))
-            && (w.contains(['_', '=']) || w.starts_with('-') || capitals || run_together)
-    };
+    let key = |w: &str| is_key(w.trim_end_matches(','));
     let filler = |w: &str| {
         let w = w.trim_end_matches(',');
         ["and", "or"].contains(&w) || (w.starts_with('(') && w.ends_with(')'))
