@@ -98,14 +98,16 @@ pub fn asks_figure(question: &str) -> bool {
         "version",
         "release",
         "port",
+        "date",
     ];
     // A limit is a figure whatever asks for it (`what is the length limit`, `which range`).
     const LIMITS: &[&str] = &["maximum", "minimum", "limit", "range", "numeric"];
-    // `what share`, `what alternative priority`: a measure at most two words on.
+    // `what share`, `what alternative priority`, `which GNU sed release`: a measure at most
+    // three words on.
     let measured = |k: usize| {
         words[k + 1..]
             .iter()
-            .take(2)
+            .take(3)
             .any(|w| MEASURES.contains(&w.as_str()))
     };
     // `What rule links heat to how fast a cell ages`: a `how` past another asking word, in
@@ -270,6 +272,13 @@ const NUMBER_WORDS: &[&str] = &[
     "half", "third", "quarter", "twice", "double", "triple", "tenfold", "dozen",
 ];
 
+/// The name a release's version is written after (`bash` of `bash-3.1`), if any.
+pub fn versioned_name(word: &str) -> Option<&str> {
+    word.rsplit_once('-')
+        .map(|(name, _)| name)
+        .filter(|_| is_version(word))
+}
+
 /// Whether `word` is a release's name with its version (`bash-3.1`, `v4.2`, `1.6` is a
 /// figure anyway): a figure of a version, whatever it is written after.
 pub fn is_version(word: &str) -> bool {
@@ -285,7 +294,7 @@ pub fn is_version(word: &str) -> bool {
 
 /// Whether `sentence` holds a number (in digits or in words) that `question` does not. A
 /// digit inside a name (`ssh(1)`, `ext4`, `UTF-8`) is no figure; a version after a name
-/// (`bash-3.1`) is one where the question asks for a version or a release.
+/// (`bash-3.1`) is one where the question asks for a version or a release of what it names.
 pub fn new_figure(question: &str, sentence: &str) -> bool {
     let asked = words(question);
     let versions = asked.split(' ').any(|w| w == "version" || w == "release");
@@ -301,9 +310,15 @@ pub fn new_figure(question: &str, sentence: &str) -> bool {
                 && w.strip_suffix(['.', ')'])
                     .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
         };
+        // A release of what the question names (`bash-3.1` of a question on bash).
+        let release = |w: &str| {
+            versions
+                && versioned_name(w).is_none_or(|n| asked.split(' ').any(|a| a == n.to_lowercase()))
+                && is_version(w)
+        };
         let figure = |w: &str| {
             w.starts_with(|c: char| c.is_ascii_digit())
-                || (versions && is_version(w.trim_end_matches(['.', ',', ';', ':', ')'])))
+                || release(w.trim_end_matches(['.', ',', ';', ':', ')']))
         };
         let digits = tokens
             .iter()
@@ -466,10 +481,18 @@ mod tests {
             "Which version?",
             "25. The operator is stricter."
         ));
-        assert!(new_figure("Which version?", "25. It is so as of bash-3.1."));
+        assert!(new_figure(
+            "Which bash version?",
+            "25. It is so as of bash-3.1."
+        ));
         assert!(!new_figure(
             "How much faster?",
             "25. It is so as of bash-3.1."
+        ));
+        // Another program's release is none.
+        assert!(!new_figure(
+            "Which gzip version?",
+            "It is so as of bash-3.1."
         ));
     }
 
@@ -477,6 +500,10 @@ mod tests {
     fn which_port_and_which_release_ask_for_figures_a_limit_describing_a_name_does_not() {
         assert!(asks_figure("If no port is given, which port is used?"));
         assert!(asks_figure("In which Valgrind release was DHAT added?"));
+        assert!(asks_figure(
+            "Which GNU sed release added the --debug option?"
+        ));
+        assert!(asks_figure("On what date was the treaty adopted?"));
         assert!(!asks_figure(
             "Which keyword sets the minimum RSA key size the client accepts?"
         ));

@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 
 use super::question::{
-    asks_figure, asks_name, asks_when, is_version, name_kind, named_thing, names_a,
+    asks_figure, asks_name, asks_when, is_version, name_kind, named_thing, names_a, versioned_name,
 };
 use crate::text::words;
 
@@ -144,7 +144,9 @@ fn figure(
             true => years,
             false => !years_only,
         };
-        let version = versions && is_version(word);
+        // Another program's release (`bash-3.0` for a question on gzip) is not asked for.
+        let named = versioned_name(word).is_none_or(|n| asked.contains(&n.to_lowercase()));
+        let version = versions && is_version(word) && named;
         (word.starts_with(|c: char| c.is_ascii_digit()) || version) && !said && kind
     };
     // A list's number (`25. The operator ...`) opens the sentence and is no figure of it.
@@ -223,6 +225,13 @@ mod tests {
         // A list's number is none.
         let s = "25. The operator is right-associative as of bash-3.1.";
         assert_eq!(short_answer(q, s).as_deref(), Some("bash-3.1"));
+        // Another program's release is not the one asked for.
+        let q = "In which gzip release was the --keep option added?";
+        assert_eq!(short_answer(q, "It came with bash-3.0 for all."), None);
+        assert_eq!(
+            short_answer(q, "The --keep option came with gzip-1.6.").as_deref(),
+            Some("gzip-1.6")
+        );
     }
 
     #[test]

@@ -534,6 +534,28 @@ mod tests {
         assert!(said.starts_with("about 20 times [1]"), "{said}");
     }
 
+    /// A date is a figure with its month: the article's number beside it is none.
+    #[test]
+    fn a_date_is_answered_by_a_figure_with_its_month() {
+        let q = "On what date was the copyright treaty adopted?";
+        let said = answer(
+            q,
+            &[(
+                0,
+                "Under article 11 of the copyright treaty, adopted on 20 December 1996, locks are law.",
+            )],
+        );
+        assert!(said.starts_with("20 December 1996 [1]"), "{said}");
+        let said = answer(
+            q,
+            &[(
+                0,
+                "Article 11 of the copyright treaty was adopted by most states.",
+            )],
+        );
+        assert!(said.starts_with("No sentence of the"), "{said}");
+    }
+
     /// A name run together (`ChildProcess`) is held where its words are written apart.
     #[test]
     fn a_name_run_together_is_held_by_its_words_apart() {
