@@ -10,6 +10,7 @@
 
 use crate::text::words;
 
+use super::kinds::MONTHS;
 use super::question::new_proper_name;
 
 /// Nouns that, asked for with `which` or `what`, are answered by a proper name.
@@ -60,21 +61,6 @@ const CAUSES: &[&str] = &[
     "leads to",
     "that is why",
     "which is why",
-];
-
-/// The months a time may name; `May` is one only beside a number ([`holds_time`]).
-const MONTHS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
 ];
 
 /// Words of a question that narrow which of its subject's values it asks for (`the default

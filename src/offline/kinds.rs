@@ -34,6 +34,21 @@ const SHARE: &[&str] = &[
     "percent", "per cent", "times", "fold", "half", "third", "quarter", "fifth", "tenth", "%",
 ];
 
+/// The months a time or a date may name; `May` is none (`it may`), so `20 May` goes unread.
+pub const MONTHS: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
 /// The kinds, the first that a question asks for being its kind.
 const KINDS: &[Kind] = &[
     Kind {
@@ -196,32 +211,7 @@ const KINDS: &[Kind] = &[
     Kind {
         label: "the date",
         asks: &["date", "what day", "which day"],
-        units: &[
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-            "jan",
-            "feb",
-            "mar",
-            "apr",
-            "jun",
-            "jul",
-            "aug",
-            "sep",
-            "sept",
-            "oct",
-            "nov",
-            "dec",
-        ],
+        units: MONTHS,
         before: true,
     },
     Kind {
