@@ -173,6 +173,12 @@ pub fn compose(
     }
 }
 
+/// What a `report` says under `## Answer`, to its end (tests read the answer so).
+#[cfg(test)]
+pub fn answer_section(report: &str) -> &str {
+    report.split("## Answer\n\n").nth(1).unwrap_or("")
+}
+
 /// Source numbers in the order the report first cites each source.
 #[derive(Default)]
 struct Numbers {
@@ -610,9 +616,7 @@ mod tests {
     }
 
     fn sources(n: usize) -> Vec<Source> {
-        (0..n)
-            .map(|k| Source::new(format!("file:///c/d{k}.md"), format!("D{k}")))
-            .collect()
+        crate::offline::select::test_sources(n)
     }
 
     const DOCS: &[(usize, &str)] = &[
@@ -740,12 +744,7 @@ mod tests {
 
     fn answer_of(question: &str, docs: &[(usize, &str)], n: usize) -> (String, Vec<String>) {
         let c = compose("# Q", question, &candidates(docs), &sources(n), &[]);
-        let answer = c
-            .report
-            .split("## Answer\n\n")
-            .nth(1)
-            .unwrap_or("")
-            .to_string();
+        let answer = answer_section(&c.report).to_string();
         (answer, c.sources.into_iter().map(|s| s.url).collect())
     }
 

@@ -53,10 +53,14 @@ static LEFT_OUT: LazyLock<Regex> = LazyLock::new(|| {
 /// holds when an option it names is left out (`without giving --tool`, `if --mode is not
 /// given`).
 pub fn asks_default(question: &str) -> bool {
-    words(question)
+    says_default(question) || LEFT_OUT.is_match(question)
+}
+
+/// Whether `text` writes the word `default` (or `defaults`).
+pub fn says_default(text: &str) -> bool {
+    words(text)
         .split(' ')
         .any(|w| w == "default" || w == "defaults")
-        || LEFT_OUT.is_match(question)
 }
 
 /// The option `question` names (`--leak-check` in "What is the default of --leak-check?"),
@@ -138,10 +142,7 @@ pub fn stated_default(question: &str, sentence: &str, term: Option<&str>) -> Opt
 /// The value a list of defaults gives the option written at `at` in `sentence`, the one
 /// before `for` (`Defaults to "notice" for MaxLevelKMsg=, "info" for MaxLevelConsole=`).
 fn listed_for(sentence: &str, at: usize) -> Option<String> {
-    if !words(sentence)
-        .split(' ')
-        .any(|w| w == "default" || w == "defaults")
-    {
+    if !says_default(sentence) {
         return None;
     }
     let found = FOR.captures(&sentence[..at])?;

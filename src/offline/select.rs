@@ -30,6 +30,14 @@ pub struct Candidate {
     pub term: Option<String>,
 }
 
+/// Sources of tests: `n` documents, `file:///c/d<k>.md` titled `D<k>`.
+#[cfg(test)]
+pub fn test_sources(n: usize) -> Vec<crate::plan::Source> {
+    (0..n)
+        .map(|k| crate::plan::Source::new(format!("file:///c/d{k}.md"), format!("D{k}")))
+        .collect()
+}
+
 /// Candidates of tests, one per sentence, each at its own place: (source, section, text).
 #[cfg(test)]
 pub fn test_candidates(docs: &[(usize, Option<&str>, &str)]) -> Vec<Candidate> {

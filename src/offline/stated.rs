@@ -444,9 +444,8 @@ pub fn context_of<'a>(
 
 #[cfg(test)]
 mod tests {
-    use crate::offline::answer::compose;
-    use crate::offline::select::{Candidate, test_candidates};
-    use crate::plan::Source;
+    use crate::offline::answer::{answer_section, compose};
+    use crate::offline::select::{Candidate, test_candidates, test_sources};
 
     /// The Answer section `question` gets over `docs` (document, sentence), each document
     /// titled `D<n>`.
@@ -459,15 +458,8 @@ mod tests {
     /// The Answer section `question` gets over `candidates`.
     fn answer_over(question: &str, candidates: &[Candidate]) -> String {
         let n = candidates.iter().map(|c| c.source + 1).max().unwrap_or(0);
-        let sources: Vec<Source> = (0..n)
-            .map(|k| Source::new(format!("file:///c/d{k}.md"), format!("D{k}")))
-            .collect();
-        let report = compose("# Q", question, candidates, &sources, &[]).report;
-        report
-            .split("## Answer\n\n")
-            .nth(1)
-            .unwrap_or("")
-            .to_string()
+        let report = compose("# Q", question, candidates, &test_sources(n), &[]).report;
+        answer_section(&report).to_string()
     }
 
     /// The name of a setting is its definition's term: a question for the keyword that does

@@ -23,6 +23,7 @@
 
 use std::ops::Range;
 
+use super::defaults::says_default;
 use super::prose::{is_version_note, prose_lines};
 use super::select::{is_option, quotable, quotable_length};
 use crate::text::sentences::sentence_ranges;
@@ -151,7 +152,7 @@ pub fn units(text: &str) -> Vec<Unit> {
         // `Defaults to 0700.`) is quoted with the sentence before.
         let short = |k: usize| {
             let sentence = &text[sentences[k].clone()];
-            defining.is_some() && !quotable(sentence) && sentence.to_lowercase().contains("default")
+            defining.is_some() && !quotable(sentence) && says_default(sentence)
         };
         let leans = |k: usize| match k {
             0 => !label && leans_alone(0),
