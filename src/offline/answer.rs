@@ -552,8 +552,18 @@ impl<'a> Scorer<'a> {
     }
 
     /// A question in one part: up to [`ANSWER_SENTENCES`] from one document, chosen greedily,
-    /// each further one adding [`MORE_FLOOR`] of what is not yet covered.
+    /// each further one adding [`MORE_FLOOR`] of what is not yet covered. When `strict`, the
+    /// first states what is asked and, of a question that asks for a figure or a name, leads
+    /// with it ([`Scorer::lead`]): a sentence on the subject that gives no figure is no answer
+    /// to how much, and one that names nothing new none to which.
     fn answer_whole(&self, strict: bool) -> Vec<usize> {
+        let leads: Vec<bool> = (0..self.candidates.len())
+            .map(|i| {
+                !strict
+                    || self.stated[i].is_some()
+                        && (!(self.asks_figure || self.asks_name) || self.lead(i).is_some())
+            })
+            .collect();
         let mut chosen: Vec<usize> = Vec::new();
         let mut covered: BTreeSet<&str> = BTreeSet::new();
         while chosen.len() < ANSWER_SENTENCES {
@@ -569,7 +579,7 @@ impl<'a> Scorer<'a> {
             let gain = |i: usize| {
                 let same_document = first.is_none_or(|s| s == self.candidates[i].source);
                 let answers = self.gain(i, &none) >= ANSWER_FLOOR;
-                let states = !strict || !chosen.is_empty() || self.stated[i].is_some();
+                let states = !chosen.is_empty() || leads[i];
                 match answers && same_document && states {
                     true => self.ranked(i, self.gain(i, &covered)),
                     false => 0.0,

@@ -31,7 +31,28 @@ const TEXT_LENGTH: &[&str] = &[
     "byte",
 ];
 const SHARE: &[&str] = &[
-    "percent", "per cent", "times", "fold", "half", "third", "quarter", "fifth", "tenth", "%",
+    "percent", "per cent", "times", "fold", "half", "third", "quarter", "fifth", "tenth", "%", "x",
+    "×",
+];
+/// The words of an amount of memory or storage, also as written onto the figure (`32K`).
+const MEMORY: &[&str] = &[
+    "bytes",
+    "byte",
+    "kilobytes",
+    "megabytes",
+    "gigabytes",
+    "terabytes",
+    "k",
+    "kb",
+    "kib",
+    "m",
+    "mb",
+    "mib",
+    "g",
+    "gb",
+    "gib",
+    "tb",
+    "tib",
 ];
 
 /// The months a time or a date may name; `May` is none (`it may`), so `20 May` goes unread.
@@ -77,6 +98,15 @@ const KINDS: &[Kind] = &[
             "how much higher",
             "how much more",
             "how much less",
+            "how much faster",
+            "how much slower",
+            "how much smaller",
+            "how much larger",
+            "how much bigger",
+            "how much quicker",
+            "how much cheaper",
+            "how much better",
+            "how much greater",
             "how many times",
             "what share",
             "what percentage",
@@ -182,6 +212,21 @@ const KINDS: &[Kind] = &[
             "cm",
             "km",
         ],
+        before: false,
+    },
+    Kind {
+        label: "the amount of memory",
+        asks: &[
+            "how much memory",
+            "how much ram",
+            "how much space",
+            "how much disk",
+            "how much storage",
+            "memory usage",
+            "memory requirements",
+            "memory footprint",
+        ],
+        units: MEMORY,
         before: false,
     },
     Kind {

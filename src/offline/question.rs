@@ -139,6 +139,12 @@ pub fn asks_when(question: &str) -> bool {
     words.next() == Some("when") && !words.any(|w| ["what", "which", "who", "how"].contains(&w))
 }
 
+/// The verbs a question's subject follows (`what string *does* ...`).
+const AUXILIARIES: &[&str] = &[
+    "do", "does", "did", "is", "are", "was", "were", "can", "could", "would", "should", "will",
+    "has", "have", "must", "may",
+];
+
 /// Things a question asks the name of (`which keyword`, `what path`, `under which file name`):
 /// the answer is written as a name, a path or code.
 const NAMED: &[&str] = &[
@@ -166,6 +172,21 @@ const NAMED: &[&str] = &[
     "parameter",
     "directive",
     "code",
+    "function",
+    "method",
+    "macro",
+    "constant",
+    "callback",
+    "event",
+    "file",
+    "program",
+    "module",
+    "class",
+    "attribute",
+    "status",
+    "error",
+    "operation",
+    "argument",
 ];
 
 /// Whether the question asks for a name: `which` or `what` followed, within three words, by a
@@ -181,7 +202,13 @@ pub fn named_thing(question: &str) -> Option<&'static str> {
     let words: Vec<&str> = said.split(' ').collect();
     words.iter().enumerate().find_map(|(k, w)| {
         let asks = *w == "which" || *w == "what";
-        let thing = words[k + 1..].iter().take(3).find_map(|n| {
+        // The thing is named before the verb: `what string does the lock method return`
+        // asks for a string, not a method.
+        let named = words[k + 1..]
+            .iter()
+            .take(3)
+            .take_while(|n| !AUXILIARIES.contains(n));
+        let thing = named.into_iter().find_map(|n| {
             let n = n.trim_end_matches('s');
             NAMED.iter().copied().find(|t| *t == n)
         });
@@ -191,7 +218,7 @@ pub fn named_thing(question: &str) -> Option<&'static str> {
 
 /// Whether `sentence` writes a name `question` does not: code (`` `x` ``, ``` ``x`` ```), a
 /// path or file name (`/nonexistent`, `changelog.Debian.gz`), a word joined by hyphens or
-/// underscores in lower case (`allow-stderr`), or a capitalised word past the first.
+/// underscores in one case (`allow-stderr`, `PERL_JSON_PP_USE_B`), or a capitalised word past the first.
 pub fn new_name(question: &str, sentence: &str) -> bool {
     let asked = words(question);
     let asked: BTreeSet<&str> = asked.split(' ').collect();
@@ -235,11 +262,13 @@ pub fn name_kind(asked: &BTreeSet<&str>, k: usize, raw: &str) -> Option<u8> {
         return None;
     }
     let inner = |c: char| token.chars().skip(1).any(|t| t == c);
-    let lower = token.chars().all(|c| !c.is_uppercase());
+    // One case throughout: `allow-stderr`, `PERL_JSON_PP_USE_B`.
+    let one_case =
+        token.chars().all(|c| !c.is_uppercase()) || token.chars().all(|c| !c.is_lowercase());
     match () {
         _ if raw.starts_with(['`', '\'', '"']) => Some(0),
         _ if token.starts_with('/') || inner('.') || inner('/') => Some(1),
-        _ if lower && (inner('-') || inner('_')) => Some(2),
+        _ if one_case && (inner('-') || inner('_')) => Some(2),
         _ if k > 0 && token.starts_with(char::is_uppercase) && token.len() > 2 => Some(3),
         _ => None,
     }
@@ -266,7 +295,7 @@ pub fn holds_phrase(text: &str, term: &str) -> bool {
 }
 
 /// Numbers written as words (`eight times`, `a quarter`, `twice`): figures as much as `8`.
-const NUMBER_WORDS: &[&str] = &[
+pub const NUMBER_WORDS: &[&str] = &[
     "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
     "fifteen", "twenty", "thirty", "forty", "fifty", "hundred", "thousand", "million", "billion",
     "half", "third", "quarter", "twice", "double", "triple", "tenfold", "dozen",
@@ -418,6 +447,24 @@ mod tests {
             "\"state of charge\""
         ));
         assert!(!holds_phrase("A state of charges.", "\"state of charge\""));
+    }
+
+    #[test]
+    fn the_thing_whose_name_is_asked_is_named_before_the_verb() {
+        let thing = |q: &str| named_thing(q);
+        assert_eq!(
+            thing("Which environment variable restores it?"),
+            Some("variable")
+        );
+        assert_eq!(
+            thing("Which libxslt function writes the result?"),
+            Some("function")
+        );
+        assert_eq!(thing("What string does the lock() method return?"), None);
+        let asked = BTreeSet::new();
+        assert_eq!(name_kind(&asked, 3, "PERL_JSON_PP_USE_B"), Some(2));
+        assert_eq!(name_kind(&asked, 3, "allow-stderr"), Some(2));
+        assert_eq!(name_kind(&asked, 3, "CamelCase_word"), Some(3));
     }
 
     #[test]

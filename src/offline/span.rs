@@ -9,7 +9,8 @@
 use std::collections::BTreeSet;
 
 use super::question::{
-    asks_figure, asks_name, asks_when, is_version, name_kind, named_thing, names_a, versioned_name,
+    NUMBER_WORDS, asks_figure, asks_name, asks_when, is_version, name_kind, named_thing, names_a,
+    versioned_name,
 };
 use crate::text::words;
 
@@ -147,7 +148,18 @@ fn figure(
         // Another program's release (`bash-3.0` for a question on gzip) is not asked for.
         let named = versioned_name(word).is_none_or(|n| asked.contains(&n.to_lowercase()));
         let version = versions && is_version(word) && named;
-        (word.starts_with(|c: char| c.is_ascii_digit()) || version) && !said && kind
+        // A number in words (`eight times`, `a quarter`), or set as a value (`N=3`).
+        // A fraction's word is one after an article (`a third`; `the third sequence` is none).
+        let lower = word.to_lowercase();
+        let fraction = ["half", "third", "quarter"].contains(&lower.as_str());
+        let counted = k > 0 && ["a", "an", "one"].contains(&bare(k - 1).to_lowercase().as_str());
+        let spelled = NUMBER_WORDS.contains(&lower.as_str()) && (!fraction || counted);
+        let set = word
+            .split_once('=')
+            .is_some_and(|(_, v)| v.starts_with(|c: char| c.is_ascii_digit()));
+        (word.starts_with(|c: char| c.is_ascii_digit()) || version || spelled || set)
+            && !said
+            && kind
     };
     // A list's number (`25. The operator ...`) opens the sentence and is no figure of it.
     let listed = |k: usize| k == 0 && tokens[0].1.ends_with(['.', ')']) && tokens.len() > 1;
@@ -159,9 +171,11 @@ fn figure(
         let paired = start > 1
             && !ends_clause(tokens[start - 2].1)
             && PAIRED.contains(&(lower(start - 2).as_str(), before.as_str()));
+        // `a quarter`, `a thousand times`: the article is the number's.
+        let article = start == first && (before == "a" || before == "an");
         match () {
             _ if paired => start -= 2,
-            _ if QUALIFIERS.contains(&before.as_str()) => start -= 1,
+            _ if QUALIFIERS.contains(&before.as_str()) || article => start -= 1,
             _ => break,
         }
     }
@@ -190,6 +204,15 @@ fn figure(
         }
         end += 1;
         units += 1;
+    }
+    // `ten lines or less`: a bound after the unit is the figure's.
+    let bound = |k: usize| ["less", "more", "fewer", "greater"].contains(&lower(k).as_str());
+    if end + 2 < tokens.len()
+        && !ends_clause(tokens[end].1)
+        && lower(end + 1) == "or"
+        && bound(end + 2)
+    {
+        end += 2;
     }
     Some((start, end))
 }
@@ -273,6 +296,27 @@ mod tests {
                 "An LFP cell lasts more than 4000 cycles.",
                 "more than 4000 cycles",
             ),
+            // A number in words, with its article; a value set; a bound after the unit.
+            (
+                "How large a share goes into formation?",
+                "Formation can make up about a quarter of the investment.",
+                "about a quarter",
+            ),
+            (
+                "How much more did storage cost in 2010?",
+                "Storage cost about eight times more in 2010 than in 2023.",
+                "about eight times",
+            ),
+            (
+                "How many members must back a change?",
+                "To start with, we're going with N=3, meaning three members.",
+                "N=3",
+            ),
+            (
+                "How long may an inline function be?",
+                "Small inline functions (ten lines or less in length) are allowed.",
+                "ten lines or less",
+            ),
         ];
         for (question, sentence, span) in cases {
             assert_eq!(
@@ -282,6 +326,17 @@ mod tests {
             );
             assert!(sentence.contains(span));
         }
+    }
+
+    #[test]
+    fn an_ordinal_is_no_figure() {
+        let q = "How much faster is the length function?";
+        let s = "It may not be symmetric if the second and third sequence differ.";
+        assert_eq!(short_answer(q, s), None);
+        assert_eq!(
+            short_answer(q, "It is a third faster.").as_deref(),
+            Some("a third faster")
+        );
     }
 
     #[test]

@@ -232,7 +232,12 @@ impl Asked {
         let end = at + span.len();
         let after: Vec<&str> = sentence[end..].split_whitespace().take(2).collect();
         let before: Vec<&str> = sentence[..at].split_whitespace().rev().take(3).collect();
-        let mut window = format!(" {} {} ", words(span), words(&after.join(" ")));
+        let mut window = format!(
+            " {} {} {} ",
+            words(span),
+            glued_unit(span),
+            words(&after.join(" "))
+        );
         if kind.before {
             window.push_str(&format!("{} ", words(&before.join(" "))));
         }
@@ -275,6 +280,20 @@ impl Context<'_> {
             || self
                 .before
                 .is_some_and(|b| points_back(sentence) && in_text(b))
+    }
+}
+
+/// The unit written onto the first figure of `span`, in lower case (`k` of `32K`, `x` of
+/// `up to 10x`, `ms` of `500ms`); empty when there is none.
+fn glued_unit(span: &str) -> String {
+    let mut tokens = span.split_whitespace();
+    let first = tokens
+        .find(|t| t.starts_with(|c: char| c.is_ascii_digit()))
+        .unwrap_or_default();
+    let unit = first.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ',');
+    match unit.len() < first.len() && unit.chars().all(char::is_alphabetic) {
+        true => unit.to_lowercase(),
+        false => String::new(),
     }
 }
 
@@ -561,7 +580,7 @@ mod tests {
             "Instances of ChildProcess are made by spawn, never by hand.",
         );
         let said = answer(q, &[apart, class]);
-        assert!(said.starts_with("The 'close' event"), "{said}");
+        assert!(said.starts_with("close [1]\n\nThe 'close' event"), "{said}");
         let other = (
             0,
             "The 'exit' event is emitted after a worker thread has ended.",
@@ -611,5 +630,36 @@ mod tests {
         );
         let said = answer(q, &[vague, stated]);
         assert!(said.starts_with("port 1500 [1]"), "{said}");
+    }
+
+    #[test]
+    fn a_comparison_is_answered_by_a_ratio_and_memory_by_an_amount_of_it() {
+        let q = "How much faster did regular expression matching become in release 4.3?";
+        let other = (
+            0,
+            "In release 4.3, the regular expression '.' matches U+D400 again.",
+        );
+        let said = answer(q, &[other]);
+        assert!(said.starts_with("No sentence of the"), "{said}");
+        let ratio = (
+            0,
+            "In release 4.3, regular expression matching is up to 10x faster.",
+        );
+        let said = answer(q, &[other, ratio]);
+        assert!(said.starts_with("up to 10x faster [1]"), "{said}");
+
+        let q = "How much memory does inflate need for a window of 15 bits?";
+        let shift = (
+            0,
+            "Inflate needs (in bytes) 1 << windowBits for its window.",
+        );
+        let said = answer(q, &[shift]);
+        assert!(said.starts_with("No sentence of the"), "{said}");
+        let amount = (
+            0,
+            "Inflate needs 32K for a window of 15 bits, plus a few kilobytes.",
+        );
+        let said = answer(q, &[shift, amount]);
+        assert!(said.starts_with("32K [1]"), "{said}");
     }
 }
