@@ -47,8 +47,8 @@ use super::defaults::{asks_default, named_option, stated_default};
 use super::form::Form;
 use super::names::named_by_documents;
 use super::question::{
-    MOST_PARTS, asks_figure, asks_name, holds_phrase, named_thing, new_figure, new_name, no_answer,
-    parts, quoted_phrases, specific_terms,
+    MOST_PARTS, asks_figure, asks_name, holds_phrase, named_thing, names_given, new_figure,
+    no_answer, parts, quoted_phrases, specific_terms,
 };
 use super::select::{Candidate, NEAR_DUPLICATE, jaccard};
 use super::stated::{Asked, not_stated};
@@ -255,9 +255,6 @@ fn stated_by(
     stated
 }
 
-/// Words for an option, one as good as another (`parameter` for `option`).
-const OPTIONS: &[&str] = &["option", "parameter", "setting", "flag"];
-
 /// Things a setting is (`which keyword`, `which option`): a definition's term names one.
 const SETTINGS: &[&str] = &[
     "keyword",
@@ -272,16 +269,10 @@ const SETTINGS: &[&str] = &[
 ];
 
 /// Whether candidate `c` writes a name of the `thing` the question asks for and does not
-/// write itself (`known`): a new name where it says the thing (an option whichever word it
-/// calls it by), or its definition's term ([`term_name`]).
+/// write itself (`known`): a new name where it says the thing ([`names_given`]), or its
+/// definition's term ([`term_name`]).
 fn names_asked(known: &str, thing: Option<&str>, c: &Candidate) -> bool {
-    let said = format!(" {} ", words(&c.text));
-    let called = |t: &str| said.contains(&format!(" {t} ")) || said.contains(&format!(" {t}s "));
-    let thing_said = thing.is_some_and(|t| match OPTIONS.contains(&t) {
-        true => OPTIONS.iter().any(|s| called(s)),
-        false => called(t),
-    });
-    (new_name(known, &c.text) && thing_said) || term_name(known, thing, c).is_some()
+    !names_given(known, &c.text).is_empty() || term_name(known, thing, c).is_some()
 }
 
 /// The name of the setting whose definition candidate `c` stands in (its term's first word:

@@ -24,6 +24,11 @@ static STATED: LazyLock<Regex> = LazyLock::new(|| {
     .expect("a valid pattern")
 });
 
+/// Words that open a condition, not a value (`(default for the last chunk)`).
+const CONDITIONS: &[&str] = &[
+    "when", "for", "if", "unless", "in", "on", "with", "after", "before", "during", "while",
+];
+
 /// An option or setting a question names: `--leak-check`, `-v`, a key set with `=`
 /// (`MaxLevelConsole=`), one in capitals joined by `_` (`SYS_UID_MIN`), one whose words run
 /// together (`ServerAliveInterval`), or one in lower case joined by `_` where it is named as
@@ -108,7 +113,14 @@ pub fn stated_default(question: &str, sentence: &str, term: Option<&str>) -> Opt
     let sentence = &sentence[from..to];
     let found = STATED.captures(sentence)?;
     if let Some(bracketed) = found.get(1).or_else(|| found.get(2)) {
-        return Some(bracketed.as_str().to_string());
+        // `(default when calling .flush())` says when, not what.
+        let first = bracketed
+            .as_str()
+            .split_whitespace()
+            .next()
+            .unwrap_or_default();
+        let when = CONDITIONS.contains(&first.to_lowercase().as_str());
+        return (!when).then(|| bracketed.as_str().to_string());
     }
     if let Some(before) = found.get(4) {
         let value = before.as_str().trim_matches(['`', '"', '\'']);
@@ -244,6 +256,12 @@ mod tests {
         let list = "Defaults to \"notice\" for MaxLevelKMsg=, \"info\" for MaxLevelConsole=, \
                     and \"emerg\" for MaxLevelWall=.";
         assert_eq!(stated_default(q, list, None).as_deref(), Some("info"));
+        // A bracket that says when something is the default gives no value.
+        let when = "zlib.constants.BROTLI_OPERATION_FLUSH (default when calling .flush())";
+        assert_eq!(
+            stated_default("Which kind is the default?", when, None),
+            None
+        );
         let q = "What is the default of indexed_dir_slack_percentage?";
         let sentence = "This relation defaults to 20 percent.";
         assert_eq!(stated_default(q, sentence, None), None, "no term: not its");

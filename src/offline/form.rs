@@ -1,6 +1,6 @@
 //! The form an answer takes, beyond its subject and its kind of figure (issue 57): `When ...?`
-//! is answered by a time, `Who ...?` or `Which country ...?` by a name, `Which ..., A or B?`
-//! by one of the options; and the words that narrow what is asked (`the default`, `the
+//! is answered by a time, `Who ...?` or `Which country ...?` by a name, `Where ...?` by a
+//! path or a name, `Which ..., A or B?` by one of the options; and the words that narrow what is asked (`the default`, `the
 //! first`): a sentence without that form or those words does not state the answer, however
 //! many of the question's words it holds. `Why ...?` is answered by a sentence that gives a
 //! cause as causes are written (`because`, `hence`, `due to`, `when prices spiked`, `for its
@@ -129,6 +129,8 @@ pub enum Form {
     Choice(Vec<String>),
     /// A cause ([`CAUSES`]).
     Reason,
+    /// A place: a path, or a proper name the question does not write.
+    Place,
     /// Anything that states the subject.
     Any,
 }
@@ -151,6 +153,7 @@ impl Form {
             }
             Some("who" | "whom" | "whose") => Form::Name,
             Some("why") => Form::Reason,
+            Some("where") => Form::Place,
             _ if asks_proper_name(&w) => Form::Name,
             _ => Form::Any,
         }
@@ -168,6 +171,11 @@ impl Form {
             Form::Reason => {
                 let said = format!(" {} ", words(sentence));
                 CAUSES.iter().any(|c| said.contains(&format!(" {c} ")))
+            }
+            Form::Place => {
+                let asked = words(question);
+                let path = |t: &str| t.contains('/') && !asked.contains(&words(t));
+                sentence.split_whitespace().any(path) || new_proper_name(question, sentence)
             }
             Form::Any => true,
         }

@@ -14,6 +14,9 @@ pub struct Kind {
     pub units: &'static [&'static str],
     /// The unit may stand before the figure (`port 80`, `a priority of 20`).
     pub before: bool,
+    /// Asked for only when named near an asking word (`which gcc version`; not `how many
+    /// copies of version 1.3`).
+    pub near: bool,
 }
 
 const TIME: &[&str] = &[
@@ -77,18 +80,21 @@ const KINDS: &[Kind] = &[
         asks: &["wh l", "volumetric", "per litre", "per liter"],
         units: &["wh l", "kwh l"],
         before: false,
+        near: false,
     },
     Kind {
         label: "the energy density",
         asks: &["wh kg", "gravimetric", "per kilogram", "specific energy"],
         units: &["wh kg", "kwh kg"],
         before: false,
+        near: false,
     },
     Kind {
         label: "the energy density",
         asks: &["energy density"],
         units: &["wh kg", "wh l", "kwh kg", "kwh l"],
         before: false,
+        near: false,
     },
     Kind {
         label: "the share",
@@ -118,6 +124,7 @@ const KINDS: &[Kind] = &[
         ],
         units: SHARE,
         before: false,
+        near: false,
     },
     Kind {
         label: "the length of time",
@@ -133,6 +140,7 @@ const KINDS: &[Kind] = &[
         ],
         units: TIME,
         before: false,
+        near: false,
     },
     Kind {
         label: "the length",
@@ -144,12 +152,14 @@ const KINDS: &[Kind] = &[
         ],
         units: TEXT_LENGTH,
         before: false,
+        near: false,
     },
     Kind {
         label: "the cycle count",
         asks: &["cycles", "cycle life", "cycle"],
         units: &["cycles", "cycle"],
         before: false,
+        near: false,
     },
     Kind {
         label: "the temperature",
@@ -163,6 +173,7 @@ const KINDS: &[Kind] = &[
         ],
         units: &["degrees", "celsius", "fahrenheit", "kelvin", "c"],
         before: false,
+        near: false,
     },
     Kind {
         label: "the price",
@@ -179,6 +190,7 @@ const KINDS: &[Kind] = &[
             "€", "£",
         ],
         before: true,
+        near: false,
     },
     Kind {
         label: "the length of time",
@@ -213,6 +225,7 @@ const KINDS: &[Kind] = &[
             "km",
         ],
         before: false,
+        near: false,
     },
     Kind {
         label: "the amount of memory",
@@ -228,48 +241,63 @@ const KINDS: &[Kind] = &[
         ],
         units: MEMORY,
         before: false,
+        near: false,
     },
     Kind {
         label: "the energy",
         asks: &["how much energy"],
         units: &["wh", "kwh", "mwh", "gwh", "twh", "kj", "mj"],
         before: false,
+        near: false,
     },
     Kind {
         label: "the voltage",
         asks: &["voltage", "how many volts"],
         units: &["v", "volts", "volt", "mv", "kv"],
         before: false,
+        near: false,
     },
     Kind {
         label: "the current density",
         asks: &["current density"],
         units: &["ma cm2", "a cm2", "ma cm", "ma cm²"],
         before: false,
+        near: false,
     },
     Kind {
         label: "the conductivity",
         asks: &["conductivity"],
         units: &["s cm", "ms cm", "siemens"],
         before: false,
+        near: false,
     },
     Kind {
         label: "the date",
         asks: &["date", "what day", "which day"],
         units: MONTHS,
         before: true,
+        near: false,
+    },
+    Kind {
+        label: "the version",
+        asks: &["version", "release"],
+        units: &["version", "release", "v"],
+        before: true,
+        near: true,
     },
     Kind {
         label: "the port",
         asks: &["port", "ports"],
         units: &["port", "ports"],
         before: true,
+        near: false,
     },
     Kind {
         label: "the priority",
         asks: &["priority"],
         units: &["priority"],
         before: true,
+        near: false,
     },
 ];
 
@@ -310,6 +338,9 @@ pub fn kind_of(question: &str) -> Option<(&'static Kind, bool)> {
     for kind in KINDS {
         if let Some(p) = at(kind) {
             let near = distance(p);
+            if kind.near && near.is_none() {
+                continue;
+            }
             let rank = (near.is_none(), near.is_some_and(|(before, _)| before), p);
             if best.as_ref().is_none_or(|(b, _)| rank < *b) {
                 best = Some((rank, kind));

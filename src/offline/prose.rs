@@ -4,7 +4,8 @@
 //! (`Next: Simple Example, Previous: Top, Up: Top`, as Texinfo and Info write them), and
 //! version notes ("New in version 3.5.", "Changed in version 3.6: ...", "Deprecated since
 //! version 3.4", Sphinx's and Python's words), which say when something changed, not what it
-//! is. Pure text work.
+//! is, and a function's signature where a reader could not fence it (a PDF's `[Function]long
+//! asn1_get_length_der (const unsigned char * der, int der_len, int * len)`). Pure text work.
 
 use std::ops::Range;
 
@@ -72,9 +73,56 @@ pub fn is_version_note(sentence: &str) -> bool {
             && (number(2) || (word(2) == "version" && number(3))))
 }
 
+/// Whether `sentence` is a function's signature as a manual prints it: a category in
+/// brackets, if any (Texinfo's `[Function]`), the words of a type and a name, then the
+/// parameters in brackets, each a declaration of a type and a name (or `void`, `...`), and
+/// nothing after but `;`.
+pub fn is_signature(sentence: &str) -> bool {
+    let line = sentence.trim().trim_end_matches(';').trim_end();
+    let line = match line.strip_prefix('[') {
+        Some(rest) => rest.split_once(']').map_or(line, |(_, after)| after),
+        None => line,
+    };
+    let Some((head, parameters)) = line.strip_suffix(')').and_then(|l| l.split_once('(')) else {
+        return false;
+    };
+    let declaration = |part: &str| {
+        let words: Vec<&str> = part.split_whitespace().collect();
+        let code = words.iter().all(|w| {
+            w.chars()
+                .all(|c| c.is_alphanumeric() || "_*[]&".contains(c))
+        });
+        matches!(part.trim(), "void" | "...") || (code && words.len() >= 2)
+    };
+    declaration(head)
+        && head.split_whitespace().count() <= 5
+        && parameters.split(',').all(declaration)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_functions_signature_is_known_by_its_declarations() {
+        for signature in [
+            "[Function]long asn1_get_length_der (const unsigned char * der, int der_len, int * len)",
+            "int ffi_prep_cif(ffi_cif *cif, ffi_abi abi, unsigned int nargs);",
+            "void XML_SetHashSalt(XML_Parser p, unsigned long hash_salt)",
+            "int printf(const char *format, ...);",
+            "pid_t fork(void);",
+        ] {
+            assert!(is_signature(signature), "{signature}");
+        }
+        for prose in [
+            "Returns: the decoded length value, or -1 on indefinite length.",
+            "The size is checked (see malloc(3)).",
+            "It calls ffi_prep_cif (which prepares the cif).",
+            "Use the new function (it is faster, and it is safer).",
+        ] {
+            assert!(!is_signature(prose), "{prose}");
+        }
+    }
 
     #[test]
     fn version_notes_are_known_by_their_first_words() {

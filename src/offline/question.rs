@@ -172,6 +172,11 @@ const NAMED: &[&str] = &[
     "parameter",
     "directive",
     "code",
+];
+
+/// Things with a name in code, and with other meanings in prose (`which recycling methods`,
+/// `which event`): asked the name of only by a question that writes code ([`writes_code`]).
+const NAMED_IN_CODE: &[&str] = &[
     "function",
     "method",
     "macro",
@@ -189,6 +194,24 @@ const NAMED: &[&str] = &[
     "argument",
 ];
 
+/// Whether `question` writes code: a word joined by `_` or `::`, a call (`flush()`), a
+/// member (`server.listen`), an option (`--version`), a variable (`$HOME`), or words run
+/// together (`ChildProcess`, `readlinePromises`).
+fn writes_code(question: &str) -> bool {
+    question.split_whitespace().any(|raw| {
+        let w = raw.trim_end_matches(['?', '.', ',', ';', ':', '!', '\'', '"']);
+        let inner_dot = w.trim_end_matches("()").contains('.');
+        let run_together = w.chars().any(|c| c.is_ascii_lowercase())
+            && w.chars().skip(1).any(|c| c.is_ascii_uppercase());
+        w.contains(['_', '$'])
+            || w.contains("::")
+            || w.contains("()")
+            || inner_dot
+            || (w.starts_with('-') && w.len() > 2)
+            || run_together
+    })
+}
+
 /// Whether the question asks for a name: `which` or `what` followed, within three words, by a
 /// thing that has one ([`NAMED`]).
 pub fn asks_name(question: &str) -> bool {
@@ -203,30 +226,94 @@ pub fn named_thing(question: &str) -> Option<&'static str> {
     words.iter().enumerate().find_map(|(k, w)| {
         let asks = *w == "which" || *w == "what";
         // The thing is named before the verb: `what string does the lock method return`
-        // asks for a string, not a method.
-        let named = words[k + 1..]
+        // asks for a string, not a method; `what is the only callback` for a callback.
+        let from = match words.get(k + 1) {
+            Some(w) if AUXILIARIES.contains(w) => k + 2,
+            _ => k + 1,
+        };
+        let named = words[from.min(words.len())..]
             .iter()
             .take(3)
             .take_while(|n| !AUXILIARIES.contains(n));
-        let thing = named.into_iter().find_map(|n| {
-            let n = n.trim_end_matches('s');
-            NAMED.iter().copied().find(|t| *t == n)
-        });
+        let code = writes_code(question);
+        let things = NAMED.iter().chain(NAMED_IN_CODE.iter().filter(|_| code));
+        let thing = named
+            .into_iter()
+            .find_map(|n| things.clone().copied().find(|t| is_word(t, n)));
         thing.filter(|_| asks)
     })
 }
 
-/// Whether `sentence` writes a name `question` does not: code (`` `x` ``, ``` ``x`` ```), a
-/// path or file name (`/nonexistent`, `changelog.Debian.gz`), a word joined by hyphens or
-/// underscores in one case (`allow-stderr`, `PERL_JSON_PP_USE_B`), or a capitalised word past the first.
-pub fn new_name(question: &str, sentence: &str) -> bool {
+/// How many words from where a sentence says the thing asked for its name may stand
+/// (`PERL_JSON_PP_USE_B environmental variable`, `the 'close' event`, `Its name property is
+/// set to 'X'`): a name further on names something else.
+const NEAR: usize = 5;
+
+/// Words for an option, one as good as another (`parameter` for `option`).
+pub const OPTIONS: &[&str] = &["option", "parameter", "setting", "flag"];
+
+/// Whether `word` (as written) says `thing` or its plural; an option by any of its words.
+fn says(thing: &str, word: &str) -> bool {
+    // `err.code` says `code`.
+    let said = words(word);
+    let said = said.rsplit(' ').next().unwrap_or_default();
+    match OPTIONS.contains(&thing) {
+        true => OPTIONS.iter().any(|o| is_word(o, said)),
+        false => is_word(thing, said),
+    }
+}
+
+/// Whether `said` (lower-case words) is `noun` or its plural (`status`, `statuses`).
+fn is_word(noun: &str, said: &str) -> bool {
+    said == noun
+        || said
+            .strip_suffix('s')
+            .is_some_and(|w| w == noun || w.strip_suffix('e') == Some(noun))
+}
+
+/// The names `sentence` gives the thing `question` asks the name of ([`named_thing`]): its
+/// words that are names the question does not write ([`name_kind`]: code, a path or file name
+/// such as `changelog.Debian.gz`, a word joined by hyphens or underscores in one case such as
+/// `allow-stderr` or `PERL_JSON_PP_USE_B`, a capitalised word past the first), within
+/// [`NEAR`] words of one that says the thing (a path or a directory is known by its `/`,
+/// [`names_a`]). Each as (how far from the thing, how surely a name, where), nearest first.
+pub fn names_given(question: &str, sentence: &str) -> Vec<(usize, u8, usize)> {
     let asked = words(question);
     let asked: BTreeSet<&str> = asked.split(' ').collect();
     let thing = named_thing(question);
-    let tokens = sentence.split_whitespace().enumerate();
-    tokens
-        .into_iter()
-        .any(|(k, token)| name_kind(&asked, k, token).is_some() && names_a(thing, token))
+    let tokens: Vec<&str> = sentence.split_whitespace().collect();
+    let near = match thing {
+        Some(t) if !matches!(t, "directory" | "path") => {
+            let said: Vec<usize> = (0..tokens.len()).filter(|&k| says(t, tokens[k])).collect();
+            Some(said)
+        }
+        _ => None,
+    };
+    let distance = |k: usize| match &near {
+        Some(said) => said
+            .iter()
+            .map(|&t| t.abs_diff(k))
+            .min()
+            .filter(|&d| d <= NEAR),
+        None => Some(0),
+    };
+    // A status or a code may be a number (`exit status is 2`, `returns -2`).
+    let numbered = matches!(thing, Some("status" | "code"));
+    let number = |k: usize| {
+        let n = tokens[k].trim_end_matches(['.', ',', ';', ':', ')']);
+        let digits = n.strip_prefix('-').unwrap_or(n);
+        let number = !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit());
+        (numbered && number && !asked.contains(digits)).then_some(4)
+    };
+    let mut out: Vec<(usize, u8, usize)> = (0..tokens.len())
+        .filter(|&k| names_a(thing, tokens[k]))
+        .filter_map(|k| {
+            let kind = name_kind(&asked, k, tokens[k]).or_else(|| number(k))?;
+            Some((distance(k)?, kind, k))
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 /// Whether `token` may name the `thing` asked for: a directory or a path is written with a
@@ -245,8 +332,8 @@ pub fn new_proper_name(question: &str, sentence: &str) -> bool {
 }
 
 /// How surely `token`, the `k`th word of a sentence, is a name the question (its `asked`
-/// words) does not write: 0 for code, 1 a path or file name, 2 a word joined by hyphens or
-/// underscores, 3 a capitalised word; `None` when it is none.
+/// words) does not write: 0 for code, 1 a path or file name, 2 a word with its sign (`--keep`,
+/// `$HOME`) or joined by hyphens or underscores, 3 a capitalised word; `None` when it is none.
 pub fn name_kind(asked: &BTreeSet<&str>, k: usize, raw: &str) -> Option<u8> {
     // Code may be all punctuation (``|``).
     let code = raw
@@ -265,10 +352,17 @@ pub fn name_kind(asked: &BTreeSet<&str>, k: usize, raw: &str) -> Option<u8> {
     // One case throughout: `allow-stderr`, `PERL_JSON_PP_USE_B`.
     let one_case =
         token.chars().all(|c| !c.is_uppercase()) || token.chars().all(|c| !c.is_lowercase());
+    // An option, a variable or a marker is written with its sign (`--keep`, `$HOME`, `+really`).
+    let signed = raw.starts_with(['-', '+', '$', '@', '%'])
+        && raw
+            .chars()
+            .skip(1)
+            .find(|c| *c != '-')
+            .is_some_and(char::is_alphabetic);
     match () {
         _ if raw.starts_with(['`', '\'', '"']) => Some(0),
         _ if token.starts_with('/') || inner('.') || inner('/') => Some(1),
-        _ if one_case && (inner('-') || inner('_')) => Some(2),
+        _ if signed || (one_case && (inner('-') || inner('_'))) => Some(2),
         _ if k > 0 && token.starts_with(char::is_uppercase) && token.len() > 2 => Some(3),
         _ => None,
     }
@@ -456,11 +550,17 @@ mod tests {
             thing("Which environment variable restores it?"),
             Some("variable")
         );
+        // A thing named in code is asked the name of by a question that writes code.
         assert_eq!(
-            thing("Which libxslt function writes the result?"),
+            thing("Which function does xsltApplyStylesheet() call?"),
             Some("function")
         );
+        assert_eq!(thing("Which recycling methods recover cobalt?"), None);
         assert_eq!(thing("What string does the lock() method return?"), None);
+        assert_eq!(
+            thing("What is the only callback that merge() uses?"),
+            Some("callback")
+        );
         let asked = BTreeSet::new();
         assert_eq!(name_kind(&asked, 3, "PERL_JSON_PP_USE_B"), Some(2));
         assert_eq!(name_kind(&asked, 3, "allow-stderr"), Some(2));
@@ -480,18 +580,33 @@ mod tests {
         assert!(!asks_name("Why do dendrites form?"));
         assert!(!asks_name("What happens when a cell overheats?"));
         let q = "What path should be set as the home directory?";
-        assert!(new_name(
+        let given = |q: &str, s: &str| !names_given(q, s).is_empty();
+        assert!(given(
             q,
             "The canonical home directory is ``/nonexistent``."
         ));
         // A path is written with a `/`: another name is not one.
-        assert!(!new_name(q, "Declare the allow-stderr restriction."));
-        let named = "Under which name should it be set?";
-        assert!(new_name(named, "It ships changelog.Debian.gz in its docs."));
-        assert!(new_name(named, "Declare the allow-stderr restriction."));
-        assert!(new_name(named, "Use the Expat licence for it."));
-        assert!(!new_name(
-            q,
+        assert!(!given(q, "Declare the allow-stderr restriction."));
+        // A name stands near where the sentence says the thing it names.
+        let named = "Under which name should it be shipped?";
+        assert!(given(
+            named,
+            "It ships under the name changelog.Debian.gz in its docs."
+        ));
+        assert!(!given(
+            named,
+            "Its name is given elsewhere; for its docs see changelog.Debian.gz."
+        ));
+        assert!(given(named, "Use the name Expat for it."));
+        let q = "Which environment variable restores the old behaviour?";
+        let s = "For the old behaviour, set PERL_JSON_PP_USE_B environment variable to true \
+                 before you \"use\" JSON.";
+        assert_eq!(names_given(q, s).first(), Some(&(2, 2, 5)));
+        // A status may be a number.
+        let q = "What exit status does gzip --test return on a warning?";
+        assert!(given(q, "If a warning occurs, exit status is 2."));
+        assert!(!given(
+            "What path should be set as the home directory?",
             "Users should have their home directory set to this value."
         ));
         assert!(asks_figure("What is the length limit of a synopsis?"));
@@ -556,9 +671,12 @@ mod tests {
         ));
         assert!(asks_figure("What is the minimum RSA key size?"));
         // A name the question writes joined by `_` is not new.
-        assert!(!new_name(
-            "Where does pam_faillock keep its records?",
-            "pam_faillock keeps them."
-        ));
+        assert!(
+            names_given(
+                "Which file does pam_faillock keep its records in?",
+                "The file of pam_faillock keeps them."
+            )
+            .is_empty()
+        );
     }
 }

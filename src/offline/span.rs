@@ -9,8 +9,7 @@
 use std::collections::BTreeSet;
 
 use super::question::{
-    NUMBER_WORDS, asks_figure, asks_name, asks_when, is_version, name_kind, named_thing, names_a,
-    versioned_name,
+    NUMBER_WORDS, asks_figure, asks_name, asks_when, is_version, names_given, versioned_name,
 };
 use crate::text::words;
 
@@ -56,21 +55,11 @@ pub fn short_answer(question: &str, sentence: &str) -> Option<String> {
     let when_only = when && !asks_figure(rest);
     let found = match () {
         _ if asks_figure(question) => figure(&tokens, &asked, when, when_only, 0),
-        // The surest name, the nearest of its kind to where the sentence says the thing it
-        // names (`Its name property is set to 'X'`), else the first.
-        _ if asks_name(question) => {
-            let asked: BTreeSet<&str> = asked.iter().map(String::as_str).collect();
-            let thing = named_thing(question);
-            let said: Vec<usize> = (0..tokens.len())
-                .filter(|&k| thing.is_some_and(|t| words(tokens[k].1).trim_end_matches('s') == t))
-                .collect();
-            let distance = |k: usize| said.iter().map(|&t| t.abs_diff(k)).min().unwrap_or(0);
-            (0..tokens.len())
-                .filter(|&k| names_a(thing, tokens[k].1))
-                .filter_map(|k| Some((name_kind(&asked, k, tokens[k].1)?, distance(k), k)))
-                .min()
-                .map(|(_, _, k)| (k, k))
-        }
+        // The name nearest to where the sentence says the thing it names, the surest on a
+        // tie (`Its name property is set to 'X'`), else the first.
+        _ if asks_name(question) => names_given(question, sentence)
+            .first()
+            .map(|&(_, _, k)| (k, k)),
         _ => None,
     }?;
     let (start, end) = (

@@ -26,7 +26,7 @@ use crate::text::words;
 use super::form::{Form, qualified, qualifiers};
 use super::kinds::{Kind, is_unit, kind_of};
 use super::names::{is_named, names_of, own_name};
-use super::question::{asks_when, new_figure};
+use super::question::{asks_when, is_version, new_figure};
 use super::select::Candidate;
 use super::span::figures;
 use super::subject::{Rarity, Subject, names_another, points_back, subject, verbs_of};
@@ -58,6 +58,9 @@ pub struct Asked {
     figure: bool,
     /// The capitalised names it writes that not most documents do ([`capitalised_names`]).
     names: Vec<String>,
+    /// The names of code it writes ([`code_names`]): a sentence that states the answer holds
+    /// each, or its context does.
+    code: Vec<String>,
     /// The terms of its verbs, when it denies nothing: a sentence that only denies them
     /// (`Massif does not measure these`) states nothing it asks ([`denies`]).
     verbs: BTreeSet<String>,
@@ -93,6 +96,7 @@ impl Asked {
                 .into_iter()
                 .filter(|t| !rarity.common(t))
                 .collect(),
+            code: code_names(question),
             verbs: match words(question).split(' ').any(|w| NEGATIONS.contains(&w)) {
                 true => BTreeSet::new(),
                 false => verbs_of(question),
@@ -128,9 +132,9 @@ impl Asked {
                 let s = candidates[i].source;
                 let (title, names, document) = (&sources[s].title, &names[s], &documents[s]);
                 let context = context_of(candidates, i, title, names, document);
-                let held =
-                    named.is_empty() || named.iter().any(|t| context.holds(&candidates[i].text, t));
                 let sentence = &candidates[i].text;
+                let held = (named.is_empty() || named.iter().any(|t| context.holds(sentence, t)))
+                    && self.code.iter().all(|t| context.holds(sentence, t));
                 let denied = !self.verbs.is_disjoint(&terms[i]) && denies(sentence, &self.verbs);
                 (held && !denied)
                     .then(|| self.states(sentence, &terms[i], &context))
@@ -245,6 +249,7 @@ impl Asked {
             .iter()
             .any(|u| window.contains(&format!(" {u} ")) || (!u.is_ascii() && span.contains(u)))
             || (kind.units.contains(&"%") && span.contains('%'))
+            || (kind.units.contains(&"version") && is_release(span))
             || (kind.units.contains(&"$") && sentence[..end].contains('$'))
     }
 
@@ -281,6 +286,16 @@ impl Context<'_> {
                 .before
                 .is_some_and(|b| points_back(sentence) && in_text(b))
     }
+}
+
+/// Whether `span` is written as a release is: a version with its dots (`4.3`, `2.0.1`), or
+/// after a name (`bash-3.1`).
+fn is_release(span: &str) -> bool {
+    span.split_whitespace().any(|w| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+        let dotted = w.split('.').count() > 1 && w.split('.').all(|p| p.parse::<u32>().is_ok());
+        dotted || is_version(w)
+    })
 }
 
 /// The unit written onto the first figure of `span`, in lower case (`k` of `32K`, `x` of
@@ -339,6 +354,35 @@ fn capitalised_names(question: &str) -> Vec<String> {
             );
         }
         opens = raw.ends_with(['.', '?', '!', ':']);
+    }
+    out
+}
+
+/// The names of code `question` writes, as the words of each (`allow unknown` of
+/// `allow_unknown`, `no time strict` of `--no-time-strict`): a word joined by underscores, an
+/// option, a setting given a value (by its key: `storage` of `Storage=persistent`).
+fn code_names(question: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for raw in question.split_whitespace() {
+        let word = raw.trim_end_matches(['?', '.', ',', ';', ':', ')', '\'', '"', '`']);
+        let word = word.trim_start_matches(['(', '\'', '"', '`']);
+        let code = word.contains(['_', '=']) || (word.starts_with('-') && word.len() > 2);
+        // A setting given a value is held by its key (`Storage=persistent`: `Storage`).
+        let word = match word.split_once('=') {
+            Some((key, _)) if !key.is_empty() => key,
+            _ => word,
+        };
+        // One word is held as a term (stemmed), more as a phrase.
+        let said = words(word);
+        let terms = match said.contains(' ') {
+            true => vec![said],
+            false => content_terms(word).into_iter().collect(),
+        };
+        for term in terms {
+            if code && !out.contains(&term) {
+                out.push(term);
+            }
+        }
     }
     out
 }

@@ -24,7 +24,7 @@
 use std::ops::Range;
 
 use super::defaults::says_default;
-use super::prose::{is_version_note, prose_lines};
+use super::prose::{is_signature, is_version_note, prose_lines};
 use super::select::{is_option, quotable, quotable_length};
 use crate::text::sentences::sentence_ranges;
 
@@ -120,6 +120,7 @@ pub fn units(text: &str) -> Vec<Unit> {
             continue;
         }
         let mut sentences = sentence_ranges(text, line.clone());
+        sentences.retain(|s| !is_signature(&text[s.clone()]));
         let note = sentences
             .iter()
             .position(|s| is_version_note(&text[s.clone()]));
@@ -282,17 +283,26 @@ const KEYS_WORDS: usize = 8;
 
 /// Whether `words` (a line's) name settings as a reference's list does (`MAX_MEMBERS_PER_GROUP
 /// (number)`, `SUB_UID_MIN (number), SUB_UID_MAX (number)`, `MaxLevelStore=, MaxLevelSyslog=`,
-/// `FIRST_UID and LAST_UID`, `-a, --all`): each a key (joined by `_`, set with `=`, an option,
-/// in capitals or with its words run together), a type in brackets, or `and`/`or`; a key at
-/// least, and keys apart by commas or `and`/`or`.
+/// `FIRST_UID and LAST_UID`, `-a, --all`, `config_int ( VARIABLE )`): each a key (joined by
+/// `_`, set with `=`, an option, in capitals or with its words run together), a type or
+/// arguments in brackets, or `and`/`or`; a key at least, and keys apart by commas or
+/// `and`/`or`.
 fn is_keys(words: &[&str]) -> bool {
-    let key = |w: &str| is_key(w.trim_end_matches(','));
-    let filler = |w: &str| {
-        let w = w.trim_end_matches(',');
-        ["and", "or"].contains(&w) || (w.starts_with('(') && w.ends_with(')'))
-    };
+    // What stands in brackets is a type or an argument (`config_int ( VARIABLE )`).
+    let mut depth = 0usize;
+    let bracketed: Vec<bool> = words
+        .iter()
+        .map(|w| {
+            let inside = depth > 0 || w.starts_with('(');
+            depth += w.matches('(').count();
+            depth = depth.saturating_sub(w.matches(')').count());
+            inside
+        })
+        .collect();
+    let key = |k: usize| !bracketed[k] && is_key(words[k].trim_end_matches(','));
+    let filler = |k: usize| bracketed[k] || ["and", "or"].contains(&words[k].trim_end_matches(','));
     // Keys side by side are a table's row (`history_control HISTCONTROL`), not a list.
-    let keys = words.iter().filter(|w| key(w)).count();
+    let keys = (0..words.len()).filter(|&k| key(k)).count();
     let joints = words
         .iter()
         .filter(|w| w.ends_with(',') || ["and", "or"].contains(w))
@@ -300,7 +310,7 @@ fn is_keys(words: &[&str]) -> bool {
     (1..=KEYS_WORDS).contains(&words.len())
         && keys > 0
         && joints + 1 >= keys
-        && words.iter().all(|w| key(w) || filler(w))
+        && (0..words.len()).all(|k| key(k) || filler(k))
 }
 
 /// The most words of a heading.
@@ -630,6 +640,17 @@ mod tests {
         // A block of code is no tag.
         let code = "```\nmake\nmake install\n```\nThen the tool is ready for use by all.\n";
         assert_eq!(terms(code)[0].1, None);
+        // A method with its arguments is a term; keys side by side are none.
+        let method = "```\nconfig_int ( VARIABLE )\n```\nRetrieve the integer configuration. \
+                      A suffix of 'm' multiplies the value by 1048576.\n";
+        let got = terms(method);
+        assert_eq!(
+            got[0].1.as_deref(),
+            Some("config_int ( VARIABLE )"),
+            "{got:?}"
+        );
+        assert!(is_keys(&["config_int", "(", "VARIABLE", ")"]));
+        assert!(!is_keys(&["history_control", "HISTCONTROL"]));
     }
 
     #[test]

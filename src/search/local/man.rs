@@ -110,6 +110,9 @@ struct Page {
     defining: Option<(String, Option<bool>)>,
     /// How many `\{` of a skipped conditional are open.
     braces: usize,
+    /// Whether the `.el` after an `.ie` is taken: the `.ie` tested `t` (typesetter), which
+    /// a terminal reader is not.
+    otherwise: bool,
     /// In a table: whether its format lines are over, and what separates its cells.
     table: Option<bool>,
     tab: char,
@@ -150,6 +153,35 @@ impl Page {
         }
     }
 
+    /// A conditional (`.if`, `.ie`, `.el`) as a terminal reader takes it: the `n` (nroff)
+    /// branch read, the `t` one and any other condition skipped; a body on one line only
+    /// (pod2man's `.ie n .SS """LCS_length"""` / `.el .SS "\f(CWLCS_length\fP"`): a block in
+    /// `\{ ... \}` is skipped whole.
+    fn conditional(&mut self, name: &str, rest: &str, request: &str) {
+        let depth = request.matches("\\{").count();
+        self.braces = depth.saturating_sub(request.matches("\\}").count());
+        let (taken, body) = match name {
+            "el" => (std::mem::take(&mut self.otherwise), rest),
+            _ => {
+                let (test, body) = rest
+                    .trim_start()
+                    .split_once([' ', '\t'])
+                    .unwrap_or((rest, ""));
+                self.otherwise = name == "ie" && test == "t";
+                (test == "n", body)
+            }
+        };
+        if !taken || depth > 0 {
+            return;
+        }
+        let body = body.trim_start();
+        match body.strip_prefix(['.', '\'']) {
+            Some(request) => self.request(request),
+            None if !body.is_empty() => self.text(body),
+            None => {}
+        }
+    }
+
     /// A line of a macro's definition: whether it starts or ends a block kept as written.
     fn define(&mut self, raw: &str) {
         let Some((name, effect)) = self.defining.as_mut() else {
@@ -175,9 +207,7 @@ impl Page {
             return;
         }
         if ["if", "ie", "el"].iter().any(|c| name.starts_with(c)) {
-            let depth = request.matches("\\{").count();
-            self.braces = depth.saturating_sub(request.matches("\\}").count());
-            return;
+            return self.conditional(name, rest, request);
         }
         let args = arguments(rest);
         match name {
@@ -527,6 +557,24 @@ l l.
         assert!(is_alias(".so man1/bzip2.1\n") && is_roff(".so man1/bzip2.1\n"));
         assert!(!is_roff("GNU GENERAL PUBLIC LICENSE\n.TH is not here\n"));
         assert!(!is_roff(".NET is a platform.\nIt runs programs.\n"));
+    }
+
+    /// pod2man writes each heading with code twice, for a terminal (`n`) and for a typesetter
+    /// (`t`): the terminal's is read once, a condition it cannot test and a block in braces
+    /// are skipped.
+    #[test]
+    fn a_conditional_is_read_as_a_terminal_reads_it() {
+        let (_, text) = to_text(
+            ".TH Algorithm::Diff 3pm\n.SH METHODS\n\
+             .ie n .SS \"LCS_length\"\n.el .SS \"\\f(CWLCS_length\\fP\"\n\
+             It gives a gain of about 9%.\n\
+             .if t .sp\n.if \\n(.g .ds Aq \\(aq\n.ie t \\{\\\nTypeset only.\n.\\}\n\
+             .el \\{\\\nNot read either.\n.\\}\nAfter.\n",
+        );
+        assert_eq!(
+            text, "METHODS\n\nLCS_length\n\nIt gives a gain of about 9%. After.\n",
+            "{text}"
+        );
     }
 
     /// A line of the page's text made of backticks is escaped: it stays prose, and the `.nf`
