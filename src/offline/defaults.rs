@@ -13,13 +13,14 @@ use super::kinds::is_unit;
 use crate::text::words;
 
 /// How a default is written: `[default: X]`, `(default: X)`, `(default X)`, `default is X`,
-/// `defaults to X`, `default value is X`, `default setting is X`, `default: X`, `X (default)`;
+/// `defaults to X`, `default value is X`, `default setting is X`, `default: X`, `X (default)`,
+/// `the default value for the M_CHECK_ACTION parameter is X`;
 /// the value is the bracket's content, else the word after (code, a flag or a figure
 /// included), or the one before `(default)`.
 static STATED: LazyLock<Regex> = LazyLock::new(|| {
     // A literal pattern: compiling it cannot fail.
     Regex::new(
-        r"(?i)\[default:?\s+([^\]]+?)\s*\]|\(default:?\s+([^)]+?)\)|\bdefaults?(?:\s+(?:value|setting))?(?:\s+(?:is|to)|:)\s+([`'\x22]?[\w.,/=+%:*<>-]*\w[`'\x22]?)|([`'\x22]*[\w./=+%:*<>-]*\w[`'\x22]*)\s+\(default\)",
+        r"(?i)\[default:?\s+([^\]]+?)\s*\]|\(default:?\s+([^)]+?)\)|\bdefaults?(?:\s+(?:value|setting))?(?:\s+(?:for|of)\s+(?:the\s+)?\S+(?:\s+(?:parameter|option|setting|variable|key))?)?(?:\s+(?:is|to)|:)\s+([`'\x22]?[\w.,/=+%:*<>-]*\w[`'\x22]?)|([`'\x22]*[\w./=+%:*<>-]*\w[`'\x22]*)\s+\(default\)",
     )
     .expect("a valid pattern")
 });
@@ -39,6 +40,12 @@ static OPTION: LazyLock<Regex> = LazyLock::new(|| {
         r"(?:^|[\s`(\[\x22'])(--?[A-Za-z][\w-]*)|\b([A-Za-z][A-Za-z0-9]*=)|\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b|(?:\(|\b(?:of|for)\s+)([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b|\b([A-Z][a-z]+(?:[A-Z][A-Za-z0-9]*)+)\b",
     )
     .expect("a valid pattern")
+});
+
+/// `default` written right before the option it is of: `the default value for (the)`.
+static DEFAULT_OF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bdefault(?:\s+(?:value|setting))?\s+(?:for|of)\s+(?:the\s+)?[`'\x22]?$")
+        .expect("a valid pattern")
 });
 
 /// A value given for a setting in a list of defaults: `"info" for MaxLevelConsole=`.
@@ -96,20 +103,30 @@ pub fn stated_default(question: &str, sentence: &str, term: Option<&str>) -> Opt
     let from = match &named {
         Some(option) => match option_at(sentence, option) {
             Some(end) => {
-                if let Some(value) = listed_for(sentence, end - option.len()) {
+                let start = end - option.len();
+                if let Some(value) = listed_for(sentence, start) {
                     return Some(value);
                 }
-                end
+                // `the default value for the M_CHECK_ACTION parameter is 3`.
+                DEFAULT_OF
+                    .find(&sentence[..start])
+                    .map_or(end, |before| before.start())
             }
             None if defined(option) => 0,
             None => return None,
         },
         None => 0,
     };
-    let to = options(&sentence[from..])
+    // The next option past the one named (which a `default ... for` before it starts at).
+    let past = named
+        .as_deref()
+        .and_then(|option| option_at(sentence, option))
+        .unwrap_or(from)
+        .max(from);
+    let to = options(&sentence[past..])
         .next()
         .filter(|_| named.is_some())
-        .map_or(sentence.len(), |(at, _)| from + at);
+        .map_or(sentence.len(), |(at, _)| past + at);
     let sentence = &sentence[from..to];
     let found = STATED.captures(sentence)?;
     if let Some(bracketed) = found.get(1).or_else(|| found.get(2)) {
@@ -256,6 +273,9 @@ mod tests {
         let list = "Defaults to \"notice\" for MaxLevelKMsg=, \"info\" for MaxLevelConsole=, \
                     and \"emerg\" for MaxLevelWall=.";
         assert_eq!(stated_default(q, list, None).as_deref(), Some("info"));
+        let q = "What is the default value of M_CHECK_ACTION?";
+        let of = "Since glibc 2.3.4, the default value for the M_CHECK_ACTION parameter is 3.";
+        assert_eq!(stated_default(q, of, None).as_deref(), Some("3"));
         // A bracket that says when something is the default gives no value.
         let when = "zlib.constants.BROTLI_OPERATION_FLUSH (default when calling .flush())";
         assert_eq!(

@@ -43,16 +43,32 @@ pub fn parts(question: &str) -> Vec<String> {
             .to_lowercase()
     };
     let mut out = vec![String::new()];
+    let mut depth = 0usize;
     for (k, word) in words.iter().enumerate() {
-        // `and what ...`, or within three words (`and up to what temperature ...`).
+        // `and what ...`, or within three words in the same clause (`and up to what
+        // temperature ...`; not `(2.3.4 and later), what is ...`).
         let asks = |n: &&str| ASKS.contains(&bare(n).as_str());
         let again = match words.get(k + 1) {
             Some(next) if asks(next) => true,
-            _ => words[k + 1..].iter().take(3).skip(1).any(|n| {
-                ["what", "which", "how", "when", "why", "where", "who"].contains(&bare(n).as_str())
-            }),
+            _ => words[k + 1..]
+                .iter()
+                .take(3)
+                .skip(1)
+                .position(|n| {
+                    ["what", "which", "how", "when", "why", "where", "who"]
+                        .contains(&bare(n).as_str())
+                })
+                .is_some_and(|at| {
+                    !words[k + 1..k + 2 + at]
+                        .iter()
+                        .any(|w| w.ends_with([',', ')', ';', ':']))
+                }),
         };
-        let starts = bare(word) == "and" && again && out.len() < MOST_PARTS;
+        // An `and` in brackets joins words, not questions.
+        let bracketed = depth > 0;
+        depth += word.matches('(').count();
+        depth = depth.saturating_sub(word.matches(')').count());
+        let starts = bare(word) == "and" && again && !bracketed && out.len() < MOST_PARTS;
         if starts {
             out.push(String::new());
             continue;
@@ -99,16 +115,16 @@ pub fn asks_figure(question: &str) -> bool {
         "release",
         "port",
         "date",
+        "level",
     ];
     // A limit is a figure whatever asks for it (`what is the length limit`, `which range`).
     const LIMITS: &[&str] = &["maximum", "minimum", "limit", "range", "numeric"];
     // `what share`, `what alternative priority`, `which GNU sed release`: a measure at most
     // three words on.
     let measured = |k: usize| {
-        words[k + 1..]
+        asked_phrase(&words, k)
             .iter()
-            .take(3)
-            .any(|w| MEASURES.contains(&w.as_str()))
+            .any(|w| MEASURES.contains(&w.trim_end_matches('s')))
     };
     // `What rule links heat to how fast a cell ages`: a `how` past another asking word, in
     // the same question, asks nothing of its own.
@@ -192,6 +208,8 @@ const NAMED_IN_CODE: &[&str] = &[
     "error",
     "operation",
     "argument",
+    "value",
+    "byte",
 ];
 
 /// Whether `question` writes code: a word joined by `_` or `::`, a call (`flush()`), a
@@ -212,6 +230,89 @@ fn writes_code(question: &str) -> bool {
     })
 }
 
+/// Words that end the phrase of what is asked (`the default value *of* ...`, `the oldest
+/// kernel version *that* ...`).
+const PHRASE_ENDS: &[&str] = &[
+    "that", "which", "who", "of", "for", "in", "on", "to", "with", "when", "if", "by", "from",
+    "after", "before", "at", "into", "onto", "about", "under", "over", "as", "than", "per",
+];
+
+/// The phrase of what is asked after the asking word at `k` (`which`, `what`): past an
+/// auxiliary and an article (`what is the ...`), up to five words, to the verb or a word that
+/// ends it ([`PHRASE_ENDS`]): `oldest linux kernel version` of `what is the oldest Linux
+/// kernel version that still works`.
+fn asked_phrase<S: AsRef<str>>(words: &[S], k: usize) -> Vec<&str> {
+    let mut rest = words[(k + 1).min(words.len())..].iter().map(AsRef::as_ref);
+    let mut out = Vec::new();
+    let mut opening = true;
+    for w in rest.by_ref() {
+        if opening && (AUXILIARIES.contains(&w) || ["the", "a", "an"].contains(&w)) {
+            continue;
+        }
+        // `what is the default setting for --leak-check` asks for a default: its value, not a
+        // name or a measure ([`crate::offline::defaults`]).
+        if w == "default" {
+            return Vec::new();
+        }
+        opening = false;
+        // An article past the first word opens another phrase (`what marker goes into *the*
+        // version string`).
+        let article = ["the", "a", "an"].contains(&w);
+        if AUXILIARIES.contains(&w) || PHRASE_ENDS.contains(&w) || article || out.len() == 5 {
+            break;
+        }
+        out.push(w);
+    }
+    out
+}
+
+/// Words before `version` that say which release, not whose (`the minimum supported version`).
+const RELEASE_WORDS: &[&str] = &[
+    "minimum",
+    "maximum",
+    "oldest",
+    "latest",
+    "first",
+    "last",
+    "current",
+    "supported",
+    "new",
+    "older",
+    "newer",
+    "earliest",
+    "which",
+    "what",
+];
+
+/// The program whose release a question asks for, as it writes it before or after `version`
+/// or `release` (`rust` of `which Rust version`, `bash` of `which version of bash`), when it
+/// asks for one.
+pub fn release_of(question: &str) -> Option<String> {
+    let said = words(question);
+    let words: Vec<&str> = said.split(' ').collect();
+    words.iter().enumerate().find_map(|(k, w)| {
+        let phrase = asked_phrase(&words, k);
+        let at = phrase
+            .iter()
+            .position(|p| ["version", "release"].contains(p))?;
+        let asks = *w == "which" || *w == "what";
+        let before = at.checked_sub(1).map(|b| phrase[b]);
+        let of = words
+            .iter()
+            .skip(k)
+            .skip_while(|x| !["version", "release"].contains(x));
+        let after: Vec<&str> = of.skip(1).copied().collect();
+        let named = match (
+            before.filter(|b| !RELEASE_WORDS.contains(b)),
+            after.as_slice(),
+        ) {
+            (Some(name), _) | (None, &["of", name, ..]) => Some(name),
+            _ => None,
+        };
+        named.filter(|_| asks).map(str::to_string)
+    })
+}
+
 /// Whether the question asks for a name: `which` or `what` followed, within three words, by a
 /// thing that has one ([`NAMED`]).
 pub fn asks_name(question: &str) -> bool {
@@ -227,20 +328,23 @@ pub fn named_thing(question: &str) -> Option<&'static str> {
         let asks = *w == "which" || *w == "what";
         // The thing is named before the verb: `what string does the lock method return`
         // asks for a string, not a method; `what is the only callback` for a callback.
-        let from = match words.get(k + 1) {
-            Some(w) if AUXILIARIES.contains(w) => k + 2,
-            _ => k + 1,
-        };
-        let named = words[from.min(words.len())..]
-            .iter()
-            .take(3)
-            .take_while(|n| !AUXILIARIES.contains(n));
-        let code = writes_code(question);
+        let named = asked_phrase(&words, k);
+        // An exit status is a program's value, whatever else the question writes.
+        let code = writes_code(question) || named.contains(&"exit");
         let things = NAMED.iter().chain(NAMED_IN_CODE.iter().filter(|_| code));
         let thing = named
             .into_iter()
             .find_map(|n| things.clone().copied().find(|t| is_word(t, n)));
-        thing.filter(|_| asks)
+        // `what does asn1_get_length_der return ...` asks for a value, `what must the
+        // function be named` for a name: the asking word is the verb's object.
+        let object = words.get(k + 1).is_some_and(|n| AUXILIARIES.contains(n));
+        let verb = |v: &[&str]| object && code && words[k + 1..].iter().any(|w| v.contains(w));
+        let asked = match () {
+            _ if verb(&["return", "returns", "returned"]) => Some("value"),
+            _ if verb(&["named", "called"]) => Some("name"),
+            _ => None,
+        };
+        thing.or(asked).filter(|_| asks)
     })
 }
 
@@ -257,9 +361,13 @@ fn says(thing: &str, word: &str) -> bool {
     // `err.code` says `code`.
     let said = words(word);
     let said = said.rsplit(' ').next().unwrap_or_default();
-    match OPTIONS.contains(&thing) {
-        true => OPTIONS.iter().any(|o| is_word(o, said)),
-        false => is_word(thing, said),
+    match () {
+        _ if OPTIONS.contains(&thing) => OPTIONS.iter().any(|o| is_word(o, said)),
+        // What a function returns is its value.
+        _ if thing == "value" => ["value", "return", "returned"]
+            .iter()
+            .any(|v| is_word(v, said)),
+        _ => is_word(thing, said),
     }
 }
 
@@ -297,8 +405,8 @@ pub fn names_given(question: &str, sentence: &str) -> Vec<(usize, u8, usize)> {
             .filter(|&d| d <= NEAR),
         None => Some(0),
     };
-    // A status or a code may be a number (`exit status is 2`, `returns -2`).
-    let numbered = matches!(thing, Some("status" | "code"));
+    // A status, a code or a value may be a number (`exit status is 2`, `returns -2`).
+    let numbered = matches!(thing, Some("status" | "code" | "value" | "byte"));
     let number = |k: usize| {
         let n = tokens[k].trim_end_matches(['.', ',', ';', ':', ')']);
         let digits = n.strip_prefix('-').unwrap_or(n);
@@ -512,6 +620,14 @@ mod tests {
 
     #[test]
     fn a_question_is_split_before_each_and_that_asks_again() {
+        assert_eq!(
+            parts("In current glibc (2.3.4 and later), what is the default value?").len(),
+            1
+        );
+        assert_eq!(
+            parts("Is it 2.3.4 and later, what is its default?").len(),
+            1
+        );
         assert_eq!(parts("Why is the sky blue?"), ["Why is the sky blue?"]);
         assert_eq!(
             parts("Why do dendrites form, and how do solid electrolytes suppress them?"),
@@ -541,6 +657,65 @@ mod tests {
             "\"state of charge\""
         ));
         assert!(!holds_phrase("A state of charges.", "\"state of charge\""));
+    }
+
+    #[test]
+    fn the_phrase_of_what_is_asked_names_its_measure_its_thing_and_its_program() {
+        let phrase = |q: &str| {
+            let said = words(q);
+            let w: Vec<&str> = said.split(' ').collect();
+            asked_phrase(&w, 0).join(" ")
+        };
+        assert_eq!(
+            phrase("What is the oldest Linux kernel version that still works?"),
+            "oldest linux kernel version"
+        );
+        assert_eq!(
+            phrase("What marker goes into the version string?"),
+            "marker goes"
+        );
+        assert_eq!(phrase("What is the default setting for --leak-check?"), "");
+        assert!(asks_figure(
+            "What is the oldest Linux kernel version that still works?"
+        ));
+        assert!(asks_figure(
+            "For which compression levels is the output identical?"
+        ));
+        assert!(!asks_figure("What marker goes into the version string?"));
+        assert_eq!(
+            release_of("Which gcc version compiled it?").as_deref(),
+            Some("gcc")
+        );
+        assert_eq!(
+            release_of("In which version of bash did it change?").as_deref(),
+            Some("bash")
+        );
+        assert_eq!(
+            release_of("What is the current minimum supported Rust version of encoding_rs?")
+                .as_deref(),
+            Some("rust")
+        );
+        assert_eq!(release_of("What is the minimum supported version?"), None);
+        // What a function returns is a value; an exit status is one whatever the question.
+        assert_eq!(
+            named_thing("What does asn1_get_length_der() return?"),
+            Some("value")
+        );
+        assert_eq!(
+            named_thing("What must my_backend's extern be named?"),
+            Some("name")
+        );
+        assert_eq!(
+            named_thing("What does the cathode return to the grid?"),
+            None
+        );
+        assert_eq!(
+            named_thing("Which exit status does xargs give?"),
+            Some("status")
+        );
+        let q = "What does asn1_get_length_der() return on indefinite length?";
+        let s = "Returns: the decoded length value, or -1 on indefinite length.";
+        assert!(!names_given(q, s).is_empty());
     }
 
     #[test]

@@ -146,8 +146,11 @@ fn figure(
         let set = word
             .split_once('=')
             .is_some_and(|(_, v)| v.starts_with(|c: char| c.is_ascii_digit()));
+        // An issue's number (`#1116`) is none.
+        let issue = tokens[k].1.trim_start_matches(['(', '[']).starts_with('#');
         (word.starts_with(|c: char| c.is_ascii_digit()) || version || spelled || set)
             && !said
+            && !issue
             && kind
     };
     // A list's number (`25. The operator ...`) opens the sentence and is no figure of it.
@@ -176,8 +179,22 @@ fn figure(
     {
         end += 2;
     }
-    // A version has no unit (`bash-4.0 introduced ...`).
-    let mut units = if is_version(bare(end)) { UNIT_WORDS } else { 0 };
+    Some((start, with_unit(tokens, asked, end)))
+}
+
+/// The last token of the figure that ends at token `end`: its unit's words after it, up to
+/// [`UNIT_WORDS`] (`dollars per tonne`, none for a version), and a bound after the unit (`ten
+/// lines or less`).
+fn with_unit(tokens: &[(usize, &str)], asked: &BTreeSet<String>, mut end: usize) -> usize {
+    let bare = |k: usize| tokens[k].1.trim_matches(|c: char| !c.is_alphanumeric());
+    let lower = |k: usize| bare(k).to_lowercase();
+    // A version has no unit (`bash-4.0 introduced ...`, `0.8.0 Changed ...`).
+    let dotted = bare(end).matches('.').count() >= 2;
+    let mut units = if is_version(bare(end)) || dotted {
+        UNIT_WORDS
+    } else {
+        0
+    };
     while units < UNIT_WORDS && !ends_clause(tokens[end].1) && end + 1 < tokens.len() {
         let next = bare(end + 1).to_lowercase();
         // `dollars per tonne`: `per` joins a unit's words.
@@ -203,7 +220,7 @@ fn figure(
     {
         end += 2;
     }
-    Some((start, end))
+    end
 }
 
 /// Whether `word` is a year (`2023`, `1991`; `the 2010s`).
@@ -315,6 +332,17 @@ mod tests {
             );
             assert!(sentence.contains(span));
         }
+    }
+
+    #[test]
+    fn an_issue_number_is_no_figure_and_a_version_has_no_unit() {
+        let q = "How large is a compiled program?";
+        assert_eq!(short_answer(q, "Fixed in #1116 for all."), None);
+        let q = "In which release did the macro come?";
+        assert_eq!(
+            short_answer(q, "0.8.0 Changed the macro.").as_deref(),
+            Some("0.8.0")
+        );
     }
 
     #[test]

@@ -26,7 +26,7 @@ use crate::text::words;
 use super::form::{Form, qualified, qualifiers};
 use super::kinds::{Kind, is_unit, kind_of};
 use super::names::{is_named, names_of, own_name};
-use super::question::{asks_when, is_version, new_figure};
+use super::question::{asks_when, is_version, new_figure, release_of};
 use super::select::Candidate;
 use super::span::figures;
 use super::subject::{Rarity, Subject, names_another, points_back, subject, verbs_of};
@@ -61,6 +61,9 @@ pub struct Asked {
     /// The names of code it writes ([`code_names`]): a sentence that states the answer holds
     /// each, or its context does.
     code: Vec<String>,
+    /// The program whose release it asks for ([`release_of`]): a release is its figure
+    /// where the name stands right before it (`Rust 1.95`, `GNU tar 1.13.x`, `bash-4.3`).
+    release: Option<String>,
     /// The terms of its verbs, when it denies nothing: a sentence that only denies them
     /// (`Massif does not measure these`) states nothing it asks ([`denies`]).
     verbs: BTreeSet<String>,
@@ -97,6 +100,7 @@ impl Asked {
                 .filter(|t| !rarity.common(t))
                 .collect(),
             code: code_names(question),
+            release: release_of(question),
             verbs: match words(question).split(' ').any(|w| NEGATIONS.contains(&w)) {
                 true => BTreeSet::new(),
                 false => verbs_of(question),
@@ -204,7 +208,9 @@ impl Asked {
         found
             .into_iter()
             .find(|(at, span)| {
-                self.is_of_kind(sentence, *at, span) && self.is_subjects(sentence, *at, in_sentence)
+                self.is_of_kind(sentence, *at, span)
+                    && self.is_subjects(sentence, *at, in_sentence)
+                    && self.of_release(sentence, *at, span)
             })
             .map(|(at, span)| Some(self.with_unit_before(sentence, at, span)))
     }
@@ -251,6 +257,21 @@ impl Asked {
             || (kind.units.contains(&"%") && span.contains('%'))
             || (kind.units.contains(&"version") && is_release(span))
             || (kind.units.contains(&"$") && sentence[..end].contains('$'))
+    }
+
+    /// Whether the figure `span` at `at` in `sentence` is a release of the program asked
+    /// about, when the question asks for one: written as a release is ([`is_release`]), with
+    /// the name in the two words before or in the span itself (`Rust 1.95`, `bash-4.3`).
+    fn of_release(&self, sentence: &str, at: usize, span: &str) -> bool {
+        let Some(name) = &self.release else {
+            return true;
+        };
+        if !is_release(span) {
+            return false;
+        }
+        let before: Vec<&str> = sentence[..at].split_whitespace().rev().take(2).collect();
+        let named = |text: &str| words(text).split(' ').any(|w| w == name);
+        before.iter().any(|w| named(w)) || named(span)
     }
 
     /// Whether the figure at `at` in `sentence` is the subject's: the sentence is one clause
@@ -705,5 +726,47 @@ mod tests {
         );
         let said = answer(q, &[shift, amount]);
         assert!(said.starts_with("32K [1]"), "{said}");
+    }
+
+    #[test]
+    fn a_release_is_of_the_program_asked_about_and_code_asked_about_is_held() {
+        let q = "Which gcc version was the benchmark compiled with?";
+        let kernel = (
+            0,
+            "The benchmark ran on Linux 5.11.0-41-generic, compiled with gcc.",
+        );
+        let said = answer(q, &[kernel]);
+        assert!(said.starts_with("No sentence of the"), "{said}");
+        let gcc = (
+            0,
+            "The benchmark was compiled with gcc 9.3.0 on Linux 5.11.0.",
+        );
+        let said = answer(q, &[kernel, gcc]);
+        assert!(said.starts_with("9.3.0 [1]"), "{said}");
+        // A name of code the question writes is held where the answer is.
+        let q = "Since which version is the allow_unknown option available?";
+        let other = (0, "The allow_nonref option is available since version 4.0.");
+        let said = answer(q, &[other]);
+        assert!(said.starts_with("No sentence of the"), "{said}");
+        let held = (
+            0,
+            "The allow_unknown option is available since version 2.1.",
+        );
+        let said = answer(q, &[other, held]);
+        assert!(said.starts_with("version 2.1 [1]"), "{said}");
+    }
+
+    #[test]
+    fn where_is_answered_by_a_path_or_a_name() {
+        let q = "Where does the daemon look for its helper binary?";
+        let vague = (0, "The daemon configures the helper binary to invoke.");
+        let said = answer(q, &[vague]);
+        assert!(said.starts_with("No sentence of the"), "{said}");
+        let path = (
+            0,
+            "The daemon looks for its helper binary in /usr/lib/helper.",
+        );
+        let said = answer(q, &[vague, path]);
+        assert!(said.contains("/usr/lib/helper"), "{said}");
     }
 }
