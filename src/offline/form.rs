@@ -1,7 +1,7 @@
 //! The form an answer takes, beyond its subject and its kind of figure (issue 57): `When ...?`
 //! is answered by a time, `Who ...?` or `Which country ...?` by a name, `Where ...?` by a
-//! path or a name, `Which ..., A or B?` by one of the options; and the words that narrow what is asked (`the default`, `the
-//! first`): a sentence without that form or those words does not state the answer, however
+//! path or a name, `Which ..., A or B?` by one of the options; and the words that narrow
+//! what is asked (`the default`, `the first`): a sentence without that form or those words does not state the answer, however
 //! many of the question's words it holds. `Why ...?` is answered by a sentence that gives a
 //! cause as causes are written (`because`, `hence`, `due to`, `when prices spiked`, `for its
 //! low cost`): a cause said without one (`whose voltage curve is flat`) is missed, and the

@@ -10,6 +10,7 @@
 use std::ops::Range;
 
 use crate::search::local::fence;
+use crate::text::analyzer::STOPWORDS;
 
 /// The lines of `text`, as byte ranges, each with whether it is prose: not in a fenced block
 /// (fence lines included) and not a navigation line.
@@ -86,11 +87,13 @@ pub fn is_signature(sentence: &str) -> bool {
     let Some((head, parameters)) = line.strip_suffix(')').and_then(|l| l.split_once('(')) else {
         return false;
     };
+    // A declaration is code: no word of prose (`the`, `is`, `and`) in it.
     let declaration = |part: &str| {
         let words: Vec<&str> = part.split_whitespace().collect();
         let code = words.iter().all(|w| {
             w.chars()
                 .all(|c| c.is_alphanumeric() || "_*[]&".contains(c))
+                && !STOPWORDS.contains(&w.to_lowercase().as_str())
         });
         matches!(part.trim(), "void" | "...") || (code && words.len() >= 2)
     };
@@ -118,7 +121,8 @@ mod tests {
             "Returns: the decoded length value, or -1 on indefinite length.",
             "The size is checked (see malloc(3)).",
             "It calls ffi_prep_cif (which prepares the cif).",
-            "Use the new function (it is faster, and it is safer).",
+            "It calls ffi_prep_cif (which prepares the cif)",
+            "Use the new function (it is faster, and it is safer)",
         ] {
             assert!(!is_signature(prose), "{prose}");
         }

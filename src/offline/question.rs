@@ -242,10 +242,9 @@ const PHRASE_ENDS: &[&str] = &[
 /// ends it ([`PHRASE_ENDS`]): `oldest linux kernel version` of `what is the oldest Linux
 /// kernel version that still works`.
 fn asked_phrase<S: AsRef<str>>(words: &[S], k: usize) -> Vec<&str> {
-    let mut rest = words[(k + 1).min(words.len())..].iter().map(AsRef::as_ref);
     let mut out = Vec::new();
     let mut opening = true;
-    for w in rest.by_ref() {
+    for w in words[(k + 1).min(words.len())..].iter().map(AsRef::as_ref) {
         if opening && (AUXILIARIES.contains(&w) || ["the", "a", "an"].contains(&w)) {
             continue;
         }
@@ -354,7 +353,7 @@ pub fn named_thing(question: &str) -> Option<&'static str> {
 const NEAR: usize = 5;
 
 /// Words for an option, one as good as another (`parameter` for `option`).
-pub const OPTIONS: &[&str] = &["option", "parameter", "setting", "flag"];
+const OPTIONS: &[&str] = &["option", "parameter", "setting", "flag"];
 
 /// Whether `word` (as written) says `thing` or its plural; an option by any of its words.
 fn says(thing: &str, word: &str) -> bool {
