@@ -53,10 +53,11 @@ static FOR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"([`'\x22]?[\w./+%:*<>-]*\w[`'\x22]?)\s+for\s*$").expect("a valid pattern")
 });
 
-/// An option left out: `without giving --tool`, `if --mode is not given`.
+/// An option left out: `without giving --tool`, `if --mode is not given`, `if FORMAT is not
+/// given`, `if you don't set the NULL option`, `when OPERATION is omitted`.
 static LEFT_OUT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\bwithout\s+(?:giving|passing|specifying|setting|using)?\s*(?:an?\s+|the\s+|any\s+)?--?[A-Za-z]|--?[A-Za-z][\w-]*\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|used)",
+        r"(?i)\bwithout\s+(?:giving|passing|specifying|setting|using)?\s*(?:an?\s+|the\s+|any\s+)?--?[A-Za-z]|--?[A-Za-z][\w-]*\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|used)|\b(?:if|when|unless)\s+(?:you\s+|i\s+|one\s+)?(?:do\s+not|don't|never)\s+(?:give|pass|specify|set|supply)\b|\b(?:option|setting|parameter|flag|[A-Z][A-Z0-9_]+=?)\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|supplied)|\b(?:is|are)\s+(?:omitted|left\s+out)\b",
     )
     .expect("a valid pattern")
 });
@@ -76,12 +77,23 @@ pub fn says_default(text: &str) -> bool {
 }
 
 /// The option `question` names (`--leak-check` in "What is the default of --leak-check?"),
-/// the first when it names several.
+/// the first when it names several; else a word in capitals it says is left out (`FORMAT` of
+/// "if FORMAT is not given").
 pub fn named_option(question: &str) -> Option<String> {
     options(question)
         .next()
         .map(|(_, option)| option.to_string())
+        .or_else(|| {
+            let left = LEFT_KEY.captures(question)?;
+            Some(left.get(1)?.as_str().to_string())
+        })
 }
+
+/// A key in capitals said to be left out (`FORMAT is not given`).
+static LEFT_KEY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b([A-Z][A-Z0-9_]+)\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified)")
+        .expect("a valid pattern")
+});
 
 /// The options `text` writes ([`OPTION`]), each with where it starts.
 fn options(text: &str) -> impl Iterator<Item = (usize, &str)> {
@@ -302,9 +314,20 @@ mod tests {
             "If I run valgrind without giving --tool, which tool is used?",
             "What profiling mode does DHAT use if --mode is not given?",
             "Which mode applies when -m is never set?",
+            "What output format does EXPLAIN produce if FORMAT is not given?",
+            "What string stands for null if you don't set the NULL option?",
+            "What is the INDEX_CLEANUP setting when you do not specify it?",
+            "Which operation is assumed when OPERATION is omitted?",
         ] {
             assert!(asks_default(q), "{q}");
         }
+        assert_eq!(
+            named_option("What does EXPLAIN produce if FORMAT is not given?").as_deref(),
+            Some("FORMAT")
+        );
+        assert!(!asks_default(
+            "If you set the NULL option, what is printed?"
+        ));
         assert!(!asks_default("What does --mode=copy profile?"));
         assert_eq!(
             stated_default(
