@@ -57,7 +57,7 @@ static FOR: LazyLock<Regex> = LazyLock::new(|| {
 /// given`, `if you don't set the NULL option`, `when OPERATION is omitted`.
 static LEFT_OUT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\bwithout\s+(?:giving|passing|specifying|setting|using)?\s*(?:an?\s+|the\s+|any\s+)?--?[A-Za-z]|--?[A-Za-z][\w-]*\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|used)|\b(?:if|when|unless)\s+(?:you\s+|i\s+|one\s+)?(?:do\s+not|don't|never)\s+(?:give|pass|specify|set|supply)\b|\b(?:option|setting|parameter|flag|[A-Z][A-Z0-9_]+=?)\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|supplied)|\b(?:is|are)\s+(?:omitted|left\s+out)\b",
+        r"(?i)\bwithout\s+(?:giving|passing|specifying|setting|using)?\s*(?:an?\s+|the\s+|any\s+)?--?[A-Za-z]|--?[A-Za-z][\w-]*\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|used)|\b(?:if|when|unless)\s+(?:you\s+|i\s+|one\s+)?(?:do\s+not|don't|never)\s+(?:give|pass|specify|set|supply)\b|\b(?:option|setting|parameter|flag)\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|supplied)|\b(?:is|are)\s+(?:omitted|left\s+out)\b",
     )
     .expect("a valid pattern")
 });
@@ -66,7 +66,7 @@ static LEFT_OUT: LazyLock<Regex> = LazyLock::new(|| {
 /// holds when an option it names is left out (`without giving --tool`, `if --mode is not
 /// given`).
 pub fn asks_default(question: &str) -> bool {
-    says_default(question) || LEFT_OUT.is_match(question)
+    says_default(question) || LEFT_OUT.is_match(question) || LEFT_KEY.is_match(question)
 }
 
 /// Whether `text` writes the word `default` (or `defaults`).
@@ -89,7 +89,8 @@ pub fn named_option(question: &str) -> Option<String> {
         })
 }
 
-/// A key in capitals said to be left out (`FORMAT is not given`).
+/// A key in capitals said to be left out (`FORMAT is not given`), in capitals as written:
+/// LEFT_OUT's patterns ignore case, which would take any word for a key.
 static LEFT_KEY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b([A-Z][A-Z0-9_]+)\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified)")
         .expect("a valid pattern")
