@@ -329,6 +329,10 @@ mod tests {
         assert!(!asks_default(
             "If you set the NULL option, what is printed?"
         ));
+        // A key left out is one in capitals: a word in lower case is no key.
+        assert!(!asks_default(
+            "Which file is read if the cache is not given?"
+        ));
         assert!(!asks_default("What does --mode=copy profile?"));
         assert_eq!(
             stated_default(
