@@ -43,7 +43,7 @@ use crate::text::analyzer::content_terms;
 use crate::text::words;
 
 use super::compare::{aspects, broad_comparison};
-use super::defaults::{asks_default, named_option, stated_default};
+use super::defaults::{asks_default, named_option, says_default, stated_default};
 use super::form::Form;
 use super::names::named_by_documents;
 use super::question::{
@@ -390,9 +390,12 @@ impl<'a> Scorer<'a> {
             holds_asked: candidates
                 .iter()
                 .map(|c| {
-                    (figure && new_figure(text, &c.text))
-                        || (name && names(c))
-                        || (default && gives_default(c))
+                    // A default is asked only of a sentence that says it is one.
+                    let holds = (figure && new_figure(text, &c.text)) || (name && names(c));
+                    match default {
+                        true => gives_default(c) || (holds && says_default(&c.text)),
+                        false => holds,
+                    }
                 })
                 .collect(),
             terms,
@@ -912,6 +915,38 @@ mod tests {
         );
         let report = ask("How long must an offer remain valid under GPLv4?");
         assert!(report.contains("None of them mentions GPLv4."), "{report}");
+    }
+
+    /// A program the question names, whose manual is among the sources, is held by the
+    /// sentence that answers or its document, even where most documents write its name:
+    /// coreutils' line-wrap default is not sed's.
+    #[test]
+    fn a_program_whose_manual_is_a_source_is_held_by_the_answer() {
+        let docs = [
+            (
+                0,
+                "By default the l command of sed prints lines unambiguously.",
+            ),
+            (1, "The default is to wrap after 76 characters."),
+            (1, "Tools such as sed and awk read the output."),
+            (2, "Scripts often pipe the output through sed."),
+        ];
+        let mut sources = sources(3);
+        for (source, path) in sources
+            .iter_mut()
+            .zip(["sed.txt", "coreutils.txt", "bash.txt"])
+        {
+            source.in_corpus = Some(crate::in_corpus::InCorpus {
+                path: path.into(),
+                sha256: String::new(),
+            });
+        }
+        let q = "At what length does sed wrap long lines by default?";
+        let report = compose("# Q", q, &candidates(&docs), &sources, &[]).report;
+        assert!(
+            report.contains("No sentence of the sources states"),
+            "{report}"
+        );
     }
 
     #[test]

@@ -53,11 +53,12 @@ static FOR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"([`'\x22]?[\w./+%:*<>-]*\w[`'\x22]?)\s+for\s*$").expect("a valid pattern")
 });
 
-/// An option left out: `without giving --tool`, `if --mode is not given`, `if FORMAT is not
-/// given`, `if you don't set the NULL option`, `when OPERATION is omitted`.
+/// An option left out: `without giving --tool`, `without picking a level`, `if --mode is not
+/// given`, `if the line-wrap length is not specified`, `if you don't set the NULL option`,
+/// `when you don't pass any of the flags`, `when OPERATION is omitted`.
 static LEFT_OUT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\bwithout\s+(?:giving|passing|specifying|setting|using)?\s*(?:an?\s+|the\s+|any\s+)?--?[A-Za-z]|--?[A-Za-z][\w-]*\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|used)|\b(?:if|when|unless)\s+(?:you\s+|i\s+|one\s+)?(?:do\s+not|don't|never)\s+(?:give|pass|specify|set|supply)\b|\b(?:option|setting|parameter|flag)\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|supplied)|\b(?:is|are)\s+(?:omitted|left\s+out)\b",
+        r"(?i)\bwithout\s+(?:(?:giving|passing|specifying|setting|using|picking|choosing|selecting)\s+|(?:an?\s+|the\s+|any\s+)?--?[A-Za-z])|--?[A-Za-z][\w-]*\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|used)|\b(?:if|when|unless)\s+(?:\w+\s+){0,2}?(?:do\s+not|don't|does\s+not|doesn't|never)\s+(?:give|pass|specify|set|supply|pick|choose|select|provide)\b|\b(?:if|when|unless)\s+[^,.;?]{0,40}?\b(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|supplied|provided)\b|\b(?:option|setting|parameter|flag)\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|supplied)|\b(?:is|are)\s+(?:omitted|left\s+out)\b",
     )
     .expect("a valid pattern")
 });
@@ -319,6 +320,9 @@ mod tests {
             "What string stands for null if you don't set the NULL option?",
             "What is the INDEX_CLEANUP setting when you do not specify it?",
             "Which operation is assumed when OPERATION is omitted?",
+            "If the line-wrap length is not specified, at what length does sed wrap lines?",
+            "What block size does bzip2 use when you don't pass any of the -1 to -9 flags?",
+            "If I run zstd without picking a compression level, which level does it use?",
         ] {
             assert!(asks_default(q), "{q}");
         }
@@ -329,10 +333,12 @@ mod tests {
         assert!(!asks_default(
             "If you set the NULL option, what is printed?"
         ));
-        // A key left out is one in capitals: a word in lower case is no key.
-        assert!(!asks_default(
-            "Which file is read if the cache is not given?"
-        ));
+        // What is used when a thing is not given is its default; but a key left out is one
+        // in capitals: a word in lower case is no key.
+        let uncached = "Which file is read if the cache is not given?";
+        assert!(asks_default(uncached));
+        assert_eq!(named_option(uncached), None);
+        assert!(!asks_default("If the cache is given, which file is read?"));
         assert!(!asks_default("What does --mode=copy profile?"));
         assert_eq!(
             stated_default(

@@ -82,6 +82,9 @@ pub fn parts(question: &str) -> Vec<String> {
     out
 }
 
+/// A limit is a figure whatever asks for it (`what is the length limit`, `which range`).
+const LIMITS: &[&str] = &["maximum", "minimum", "limit", "range", "numeric"];
+
 /// Whether the question asks for a quantity: `how much`, `how high` (any `how` but of
 /// manner: `how does`, `how is`), `what share`, `at what temperature`, `which port`, `in
 /// which release`, `when`, `what year`.
@@ -117,8 +120,6 @@ pub fn asks_figure(question: &str) -> bool {
         "date",
         "level",
     ];
-    // A limit is a figure whatever asks for it (`what is the length limit`, `which range`).
-    const LIMITS: &[&str] = &["maximum", "minimum", "limit", "range", "numeric"];
     // `what share`, `what alternative priority`, `which GNU sed release`: a measure at most
     // three words on.
     let measured = |k: usize| {
@@ -263,6 +264,54 @@ fn asked_phrase<S: AsRef<str>>(words: &[S], k: usize) -> Vec<&str> {
         out.push(w);
     }
     out
+}
+
+/// The words that say how much `question` asks for, in the phrase after its first `what` or
+/// `which` ([`asked_phrase`]): a limit, a superlative, a count (`maximum number` of `what is
+/// the maximum number of parameters ...`, `largest` of `what is the largest output base`);
+/// they are not its subject ([`super::subject`]).
+pub fn asked_words(question: &str) -> BTreeSet<String> {
+    let how_much = |w: &&str| {
+        LIMITS.contains(w) || ["number", "amount", "count"].contains(w) || w.ends_with("est")
+    };
+    let said = words(question);
+    let words: Vec<&str> = said.split(' ').collect();
+    let Some(k) = words.iter().position(|w| *w == "what" || *w == "which") else {
+        return BTreeSet::new();
+    };
+    asked_phrase(&words, k)
+        .into_iter()
+        .filter(how_much)
+        .map(str::to_string)
+        .collect()
+}
+
+/// Words that open a question's condition: `when it aborts because of an I/O error`.
+const CONDITIONS: &[&str] = &["if", "when", "unless", "because", "once", "whenever"];
+
+/// The terms of `question`'s condition, the words from the first word past its opening that
+/// opens one ([`CONDITIONS`]) to a comma or its end, unless the condition is that something
+/// is left out: that asks for a default ([`super::defaults::asks_default`]), which a sentence
+/// states in its own words.
+pub fn condition_terms(question: &str) -> BTreeSet<String> {
+    let raw: Vec<&str> = question.split_whitespace().collect();
+    let opens = |w: &&str| CONDITIONS.contains(&words(w).as_str());
+    let Some(start) = raw.iter().skip(1).position(opens).map(|k| k + 1) else {
+        return BTreeSet::new();
+    };
+    let clause: Vec<&str> = raw[start..]
+        .iter()
+        .scan(false, |ended, w| {
+            let take = !*ended;
+            *ended |= w.ends_with([',', ';']);
+            take.then_some(*w)
+        })
+        .collect();
+    let clause = clause.join(" ");
+    match super::defaults::asks_default(&clause) {
+        true => BTreeSet::new(),
+        false => content_terms(&clause),
+    }
 }
 
 /// Words before `version` that say which release, not whose (`the minimum supported version`).

@@ -26,7 +26,7 @@ use crate::text::words;
 use super::form::{Form, qualified, qualifiers};
 use super::kinds::{Kind, is_unit, kind_of};
 use super::names::{is_named, names_of, own_name};
-use super::question::{asks_when, is_version, new_figure, release_of};
+use super::question::{asks_when, condition_terms, is_version, new_figure, release_of};
 use super::select::Candidate;
 use super::span::figures;
 use super::subject::{Rarity, Subject, names_another, points_back, subject, verbs_of};
@@ -61,6 +61,10 @@ pub struct Asked {
     /// The names of code it writes ([`code_names`]): a sentence that states the answer holds
     /// each, or its context does.
     code: Vec<String>,
+    /// The rarest term of its condition that a source writes ([`condition_terms`]): a
+    /// sentence that states the answer holds it, or its context does (`abort` of `what exit
+    /// status does sed return when it aborts because of an I/O error`).
+    condition: Option<String>,
     /// The program whose release it asks for ([`release_of`]): a release is its figure
     /// where the name stands right before it (`Rust 1.95`, `GNU tar 1.13.x`, `bash-4.3`).
     release: Option<String>,
@@ -100,6 +104,10 @@ impl Asked {
                 .filter(|t| !rarity.common(t))
                 .collect(),
             code: code_names(question),
+            condition: condition_terms(question)
+                .into_iter()
+                .filter(|t| rarity.held(t) > 0)
+                .min_by_key(|t| rarity.held(t)),
             release: release_of(question),
             verbs: match words(question).split(' ').any(|w| NEGATIONS.contains(&w)) {
                 true => BTreeSet::new(),
@@ -130,7 +138,7 @@ impl Asked {
                     .unwrap_or_default()
             })
             .collect();
-        let named = self.named(&owned, &documents);
+        let named = self.named(&owned);
         (0..candidates.len())
             .map(|i| {
                 let s = candidates[i].source;
@@ -138,7 +146,8 @@ impl Asked {
                 let context = context_of(candidates, i, title, names, document);
                 let sentence = &candidates[i].text;
                 let held = (named.is_empty() || named.iter().any(|t| context.holds(sentence, t)))
-                    && self.code.iter().all(|t| context.holds(sentence, t));
+                    && self.code.iter().all(|t| context.holds(sentence, t))
+                    && self.condition.iter().all(|t| context.holds(sentence, t));
                 let denied = !self.verbs.is_disjoint(&terms[i]) && denies(sentence, &self.verbs);
                 (held && !denied)
                     .then(|| self.states(sentence, &terms[i], &context))
@@ -149,15 +158,14 @@ impl Asked {
 
     /// The names of which a sentence that states the answer must hold one, or its context
     /// must: the question's capitalised names, and its words that are the own name of a
-    /// document of the sources (`gzip`, [`own_name`]), unless most documents write them (a
-    /// name every document bears is what they are about).
-    fn named(&self, owned: &[BTreeSet<String>], documents: &[BTreeSet<String>]) -> Vec<String> {
-        let writing = |t: &str| documents.iter().filter(|d| d.contains(t)).count();
+    /// document of the sources (`sed` of "sed's l command", [`own_name`]), even where other
+    /// documents write it too (coreutils' manual names sed, and its line-wrap default is
+    /// base64's).
+    fn named(&self, owned: &[BTreeSet<String>]) -> Vec<String> {
         let documented = self
             .question_terms
             .iter()
-            .filter(|t| owned.iter().any(|n| n.contains(*t)))
-            .filter(|t| 2 * writing(t) <= documents.len() || documents.len() < 3);
+            .filter(|t| owned.iter().any(|n| n.contains(*t)));
         let mut out = self.names.clone();
         out.extend(
             documented
@@ -180,13 +188,20 @@ impl Asked {
     ) -> Option<Option<String>> {
         let subject = &self.subject;
         let in_sentence = subject.held(sentence, terms, context.document);
-        let held = in_sentence
+        let before = context.before.filter(|_| points_back(sentence));
+        let near = in_sentence
             || context.section.is_some_and(|s| subject.held_by(s))
-            || subject.held_by(context.title)
-            || subject.named_by(context.names)
-            || context
-                .before
-                .is_some_and(|b| points_back(sentence) && subject.held_by(b));
+            || before.is_some_and(|b| subject.held_by(b));
+        // A name held only by the document's title or path says which document, not which
+        // part of it: the subject's other words must then be said near the sentence.
+        let named = subject.held_by(context.title) || subject.named_by(context.names);
+        let key_near = || {
+            [Some(sentence), context.section, context.term, before]
+                .into_iter()
+                .flatten()
+                .any(|t| subject.key_held_by(t))
+        };
+        let held = near || (named && key_near());
         let formed =
             self.form.held_by(&self.question, sentence) && qualified(&self.qualifiers, sentence);
         if !held || !formed {
@@ -570,6 +585,63 @@ mod tests {
         candidates[1].term = Some("Ciphers".into());
         let said = answer_over(q, &candidates);
         assert!(said.starts_with("RequiredRSASize [1]"), "{said}");
+    }
+
+    /// What a question asks how much of (`the maximum number`) is not its subject: a
+    /// sentence on the maximum output base does not give the most parameters a function may
+    /// have, even in the manual whose name the question writes.
+    #[test]
+    fn the_measure_asked_for_is_not_the_subject() {
+        let q = "What is the maximum number of parameters a bc function definition may have?";
+        let base = (0, "In bc the maximum output base is currently set at 999.");
+        let other = (0, "In bc function definitions are checked when called.");
+        let said = answer(q, &[base, other]);
+        assert!(said.starts_with("No sentence of the"), "{said}");
+        let limit = (
+            0,
+            "In bc a function definition may have at most 32767 parameters.",
+        );
+        let said = answer(q, &[base, other, limit]);
+        assert!(said.starts_with("at most 32767 parameters [1]"), "{said}");
+    }
+
+    /// A condition the question sets (`when it aborts because of an I/O error`) is met by the
+    /// sentence that states the answer: the exit status of another case is not it.
+    #[test]
+    fn a_sentence_that_states_the_answer_meets_the_questions_condition() {
+        let q = "What exit status does sed return when it aborts because of an I/O error?";
+        let found = (
+            0,
+            "If such line was not found, sed will exit with status 0.",
+        );
+        let quits = (0, "The q command makes sed stop without aborting.");
+        let said = answer(q, &[found, quits]);
+        assert!(said.starts_with("No sentence of the"), "{said}");
+        let aborted = (
+            0,
+            "On an I/O error sed aborts at once and exits with status 4.",
+        );
+        let said = answer(q, &[found, quits, aborted]);
+        assert!(said.starts_with("4 [1]"), "{said}");
+    }
+
+    /// A default is stated only by a sentence that says it is one: a width a sentence gives
+    /// for another case does not say what is used when none is given.
+    #[test]
+    fn a_default_is_stated_only_where_a_sentence_says_it_is_one() {
+        let q = "If the line-wrap length is not specified, at what length does the l command wrap?";
+        let zero = (
+            0,
+            "A line-wrap length of 0 means the l command never wraps long lines.",
+        );
+        let said = answer(q, &[zero]);
+        assert!(said.starts_with("No sentence of the"), "{said}");
+        let default = (
+            0,
+            "The l command wraps at the default line-wrap length of 70 characters.",
+        );
+        let said = answer(q, &[zero, default]);
+        assert!(said.starts_with("70 characters [1]"), "{said}");
     }
 
     /// A directory is answered by a path, not by another name its sentence writes.

@@ -15,6 +15,7 @@ use crate::text::words;
 
 use super::kinds::{Kind, is_unit};
 use super::names::is_named;
+use super::question::asked_words;
 
 /// Words that stand between a question's asking words and its subject; the first four are
 /// the copula, after which the subject runs to the question's end.
@@ -278,7 +279,7 @@ impl Rarity {
     }
 
     /// How many candidates hold `term`.
-    fn held(&self, term: &str) -> usize {
+    pub fn held(&self, term: &str) -> usize {
         self.candidates.get(term).copied().unwrap_or(0)
     }
 
@@ -308,12 +309,13 @@ pub fn subject(question: &str, kind: Option<&Kind>, rarity: &Rarity) -> Subject 
                 .collect()
         })
         .unwrap_or_default();
+    let asked = asked_words(question);
     let mut key: Option<(String, String, usize)> = None;
     let mut specific: Option<(String, usize)> = None;
     for (k, word) in phrase.iter().enumerate() {
         let bare = word.to_lowercase();
         let phrasing = PHRASING.contains(&bare.as_str()) || VERBS.contains(&bare.as_str());
-        if phrasing || unit_words.contains(bare.as_str()) {
+        if phrasing || unit_words.contains(bare.as_str()) || asked.contains(&bare) {
             continue;
         }
         let terms = content_terms(word)
@@ -380,6 +382,15 @@ impl Subject {
     pub fn held_by(&self, text: &str) -> bool {
         let terms = content_terms(text);
         self.held(text, &terms, &terms)
+    }
+
+    /// Whether `text` holds the key of a subject that has a specific word besides (`function`
+    /// of `a bc function definition`); true without one.
+    pub fn key_held_by(&self, text: &str) -> bool {
+        let Some((term, _)) = self.key.as_ref().filter(|_| self.specific.is_some()) else {
+            return true;
+        };
+        content_terms(text).contains(term)
     }
 
     /// Whether the names of a document's path (`GPL-3` for `GPLv3`) hold its specific word.

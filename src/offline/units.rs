@@ -26,6 +26,7 @@ use std::ops::Range;
 use super::defaults::says_default;
 use super::prose::{is_signature, is_version_note, prose_lines};
 use super::select::{is_option, quotable, quotable_length};
+use crate::search::local::paragraphs::second_column;
 use crate::text::sentences::sentence_ranges;
 
 /// How many sentences back a leaning sentence may reach for the one it follows from.
@@ -119,15 +120,20 @@ pub fn units(text: &str) -> Vec<Unit> {
         if blank {
             continue;
         }
-        let mut sentences = sentence_ranges(text, line.clone());
+        // A line of two columns (`-m, --max-time <seconds>  Maximum time ...`) is a
+        // definition with its term on the line.
+        let own = columns(text, &line);
+        let body = own.as_ref().map_or(line.clone(), |(_, at)| *at..line.end);
+        let own = own.map(|(term, _)| term);
+        let mut sentences = sentence_ranges(text, body);
         sentences.retain(|s| !is_signature(&text[s.clone()]));
         let note = sentences
             .iter()
             .position(|s| is_version_note(&text[s.clone()]));
         sentences.truncate(note.unwrap_or(sentences.len()));
         // A definition's sentences come after its term: the term is its sentence 0.
-        let named = definition_term(text, &line).filter(|_| note != Some(0));
-        let defines = std::mem::replace(&mut term, named);
+        let named = definition_term(text, &line).filter(|_| note != Some(0) && own.is_none());
+        let defines = own.or(std::mem::replace(&mut term, named));
         let defined = defines.is_some();
         if defined {
             defining.clone_from(&defines);
@@ -220,6 +226,15 @@ impl Line<'_> {
             }
         }
     }
+}
+
+/// The term of `line` of `text` when it is a line of two columns ([`second_column`]), and
+/// where its second column starts.
+fn columns(text: &str, line: &Range<usize>) -> Option<(Range<usize>, usize)> {
+    let raw = &text[line.clone()];
+    let start = line.start + (raw.len() - raw.trim_start().len());
+    let at = start + second_column(&text[start..line.end])?;
+    Some((start..start + text[start..at].trim_end().len(), at))
 }
 
 /// The most words of a definition list's term.
@@ -651,6 +666,24 @@ mod tests {
         );
         assert!(is_keys(&["config_int", "(", "VARIABLE", ")"]));
         assert!(!is_keys(&["history_control", "HISTCONTROL"]));
+    }
+
+    /// A line of two columns (a program's `--help`, a table of exit codes) is a definition
+    /// with its term on the line: its text is quoted with it and knows it.
+    #[test]
+    fn a_line_of_two_columns_is_a_definition_with_its_term() {
+        let text = "-m, --max-time <fractional seconds> Maximum time allowed for the transfer.\n\
+                    --fail-with-body     Fail on HTTP errors but save the body of the reply.\n\
+                    2  if serious trouble (e.g., cannot access command-line argument).\n";
+        let got: Vec<(&str, Option<&str>)> = units(text)
+            .into_iter()
+            .map(|u| (&text[u.at], u.term.map(|t| &text[t])))
+            .collect();
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert_eq!(got[0].1, Some("-m, --max-time <fractional seconds>"));
+        assert!(got[0].0.ends_with("allowed for the transfer."), "{got:?}");
+        assert_eq!(got[1].1, Some("--fail-with-body"));
+        assert_eq!(got[2].1, Some("2"));
     }
 
     #[test]

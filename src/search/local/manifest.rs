@@ -22,7 +22,9 @@ use serde::{Deserialize, Serialize};
 /// out, man pages read as roff. 6: a Markdown block (a tight list item's sub-list, a quote in
 /// it) a line of its own, no longer run on from the item's last word; a Markdown HTML block's
 /// text read. 7: a Chinese or Japanese full stop (`。`) ends the sentence a chunk is cut at.
-pub const VERSION: u32 = 7;
+/// 8: a line of two columns (`-c, --create   create a new archive`) a line of its own; a man
+/// page's conditional read by nroff's branch.
+pub const VERSION: u32 = 8;
 
 /// The manifest's file name in the index folder.
 pub const FILE_NAME: &str = "manifest.json";

@@ -53,7 +53,9 @@ pub fn join_wrapped(text: &str) -> String {
                 Some(p)
             }
             None => Some(Paragraph {
-                item_column: item_text_column(content).map(|c| indent + c),
+                item_column: item_text_column(content)
+                    .or_else(|| second_column(content).map(|at| content[..at].chars().count()))
+                    .map(|c| indent + c),
                 last_indent: indent,
                 lines: 1,
                 closed: content.starts_with('#') || stands_alone(content),
@@ -85,9 +87,81 @@ impl Paragraph {
     }
 }
 
-/// A list item, a quote, a table row or a Markdown heading starts here.
+/// A list item, a quote, a table row, a Markdown heading or a line of two columns starts
+/// here.
 fn starts_block(content: &str) -> bool {
-    matches!(content.chars().next(), Some('#' | '>' | '|')) || item_text_column(content).is_some()
+    matches!(content.chars().next(), Some('#' | '>' | '|'))
+        || item_text_column(content).is_some()
+        || second_column(content).is_some()
+}
+
+/// The most characters of a two-column line's first column.
+const FIRST_COLUMN: usize = 40;
+
+/// Where the second column of `content` starts (a byte offset), when it is a line of two
+/// columns, as a program's `--help` and a table of codes or settings write them: a term (an
+/// option and its argument, `-m, --max-time <seconds>`, of at most four words; or one code
+/// word, `2`, `%Z`, `PASS_MAX_DAYS`), a gap of two spaces or a tab, then its text (`Maximum
+/// time allowed for transfer`). Words that justified text spaces apart (`Permission  is
+/// hereby granted`) are no term.
+pub fn second_column(content: &str) -> Option<usize> {
+    let Some(gap) = content
+        .find("  ")
+        .into_iter()
+        .chain(content.find('\t'))
+        .min()
+    else {
+        return after_options(content);
+    };
+    let term = &content[..gap];
+    let text = content[gap..].trim_start();
+    let words = term.split_whitespace().count();
+    let option = term.starts_with(['-', '+'])
+        && term[1..]
+            .trim_start_matches('-')
+            .starts_with(char::is_alphanumeric)
+        && words <= 4;
+    let code = words == 1 && is_code_word(term);
+    let opens = text.starts_with(|c: char| c.is_alphanumeric() || matches!(c, '(' | '[' | '\''));
+    let fits = term.chars().count() <= FIRST_COLUMN;
+    (fits && (option || code) && opens).then(|| content.len() - text.len())
+}
+
+/// Where the text after a line's options starts, when one space sets it apart (curl's
+/// `-m, --max-time <fractional seconds> Maximum time allowed for transfer`): past the options
+/// (`-m,`, `--max-time`, `--compress[=METHOD]`) and their arguments (`<fractional seconds>`,
+/// `FILE`, `[=#]`); none when nothing follows them.
+fn after_options(content: &str) -> Option<usize> {
+    let is_option = |w: &str| {
+        w.starts_with('-') && w.trim_start_matches('-').starts_with(char::is_alphanumeric)
+    };
+    if !content.split_whitespace().next().is_some_and(is_option) {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut at = 0;
+    for word in content.split_inclusive(char::is_whitespace) {
+        let bare = word.trim();
+        let argument = depth > 0
+            || bare.starts_with(['<', '[', '{'])
+            || (bare.chars().any(char::is_alphabetic) && !bare.chars().any(char::is_lowercase));
+        if !bare.is_empty() && !is_option(bare) && !argument {
+            return (at > 0).then_some(at);
+        }
+        depth += bare.matches(['<', '[', '{']).count();
+        depth = depth.saturating_sub(bare.matches(['>', ']', '}']).count());
+        at += word.len();
+    }
+    None
+}
+
+/// A word written as code or a code is: a number (`2`), a key in capitals (`UID_MAX`,
+/// `LC_ALL`), or one with a sign a word of prose does not hold (`%Z`, `max_size`).
+fn is_code_word(word: &str) -> bool {
+    let letters = word.chars().filter(|c| c.is_alphabetic()).count();
+    let capitals = letters >= 2 && !word.chars().any(char::is_lowercase);
+    let signed = word.contains(['_', '%', '=', '/']);
+    word.chars().all(|c| c.is_ascii_digit()) || capitals || signed
 }
 
 /// A line that is a heading or a rule on its own: an underline or rule (`===`, `---`, `* *
@@ -190,6 +264,35 @@ mod tests {
              > a quote\n| a | row |\n# heading\n\
              2014 was the year in the USA. It began."
         );
+    }
+
+    /// A line of two columns (an option and its text, a code and its meaning) is a line of
+    /// its own; its text's continuation at the second column joins it. Words justified apart
+    /// and a sentence's two spaces make no columns.
+    #[test]
+    fn lines_of_two_columns_stay_apart() {
+        let help = "  -A, --catenate   append tar files to\n                   an archive\n\
+                    \x20 -c, --create     create a new archive\n\
+                    -m, --max-time <seconds> Maximum time allowed\n\
+                    \x200  if OK,\n\x202  if serious trouble.\n";
+        assert_eq!(
+            join_wrapped(help),
+            "-A, --catenate   append tar files to an archive\n\
+             -c, --create     create a new archive\n\
+             -m, --max-time <seconds> Maximum time allowed\n\
+             0  if OK,\n2  if serious trouble."
+        );
+        let curl = "-m, --max-time <fractional seconds> Maximum time allowed";
+        assert_eq!(second_column(curl), curl.find("Maximum"));
+        assert_eq!(second_column("PASS_WARN_AGE\t7"), Some(14));
+        for prose in [
+            "Permission  is hereby granted, free of charge",
+            "It began.  Then it ended.",
+            "--verbose",
+            "of the  Software",
+        ] {
+            assert_eq!(second_column(prose), None, "{prose}");
+        }
     }
 
     /// Fenced code keeps its lines and their indentation; prose around it is joined.
