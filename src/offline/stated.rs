@@ -402,7 +402,8 @@ fn code_names(question: &str) -> Vec<String> {
     for raw in question.split_whitespace() {
         let word = raw.trim_end_matches(['?', '.', ',', ';', ':', ')', '\'', '"', '`']);
         let word = word.trim_start_matches(['(', '\'', '"', '`']);
-        let code = word.contains(['_', '=']) || (word.starts_with('-') && word.len() > 2);
+        let code =
+            word.contains(['_', '=']) || (word.starts_with('-') && word.len() > 2) || is_path(word);
         // A setting given a value is held by its key (`Storage=persistent`: `Storage`).
         let word = match word.split_once('=') {
             Some((key, _)) if !key.is_empty() => key,
@@ -421,6 +422,21 @@ fn code_names(question: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether `word` is a file's name or a path: a name with an extension (`config.guess`,
+/// `os.path`: a dot between a letter or digit and two letters) or a slash that joins no
+/// initials (`xdiff/xhistogram.c`, `mpi/`, not `I/O` or `TCP/IP`).
+fn is_path(word: &str) -> bool {
+    let chars: Vec<char> = word.chars().collect();
+    let extension = chars.windows(4).any(|w| {
+        w[0].is_alphanumeric() && w[1] == '.' && w[2].is_alphabetic() && w[3].is_alphabetic()
+    });
+    let initials = word
+        .split('/')
+        .all(|part| !part.chars().any(char::is_lowercase));
+    let slash = word.contains('/') && !initials && word != "and/or";
+    extension || slash
 }
 
 /// The words a name run together in capitals writes apart, in lower case (`child process` of
@@ -543,6 +559,7 @@ pub fn context_of<'a>(
 
 #[cfg(test)]
 mod tests {
+    use super::code_names;
     use crate::offline::answer::{answer_section, compose};
     use crate::offline::select::{Candidate, test_candidates, test_sources};
 
@@ -826,6 +843,20 @@ mod tests {
         );
         let said = answer(q, &[other, held]);
         assert!(said.starts_with("version 2.1 [1]"), "{said}");
+        // A file or a path the question writes is code too; initials are not.
+        let q = "Which licence applies to curl's config.guess?";
+        let other = (
+            0,
+            "The complete text of the GNU General Public License is in /usr.",
+        );
+        let said = answer(q, &[other]);
+        assert!(said.starts_with("No sentence of the"), "{said}");
+        assert_eq!(code_names("What covers the mpi/ directory?"), ["mpi"]);
+        assert_eq!(
+            code_names("Is it xdiff/xhistogram.c?"),
+            ["xdiff xhistogram c"]
+        );
+        assert!(code_names("What does an I/O error or TCP/IP and/or e.g. 3.5 do?").is_empty());
     }
 
     #[test]
