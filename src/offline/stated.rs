@@ -61,10 +61,12 @@ pub struct Asked {
     /// The names of code it writes ([`code_names`]): a sentence that states the answer holds
     /// each, or its context does.
     code: Vec<String>,
-    /// The rarest term of its condition that a source writes ([`condition_terms`]): a
-    /// sentence that states the answer holds it, or its context does (`abort` of `what exit
-    /// status does sed return when it aborts because of an I/O error`).
-    condition: Option<String>,
+    /// The terms of its condition that a source writes ([`condition_terms`]): a sentence
+    /// that states the answer holds one of them at least, or its context does (`abort` or
+    /// `error` of `what exit status does sed return when it aborts because of an I/O error`).
+    /// All of them, or the rarest, would take the question's own words for the document's:
+    /// `if only a warning happened` is met by `If a warning occurs, exit status is 2`.
+    condition: Vec<String>,
     /// The program whose release it asks for ([`release_of`]): a release is its figure
     /// where the name stands right before it (`Rust 1.95`, `GNU tar 1.13.x`, `bash-4.3`).
     release: Option<String>,
@@ -107,7 +109,7 @@ impl Asked {
             condition: condition_terms(question)
                 .into_iter()
                 .filter(|t| rarity.held(t) > 0)
-                .min_by_key(|t| rarity.held(t)),
+                .collect(),
             release: release_of(question),
             verbs: match words(question).split(' ').any(|w| NEGATIONS.contains(&w)) {
                 true => BTreeSet::new(),
@@ -147,7 +149,7 @@ impl Asked {
                 let sentence = &candidates[i].text;
                 let held = (named.is_empty() || named.iter().any(|t| context.holds(sentence, t)))
                     && self.code.iter().all(|t| context.holds(sentence, t))
-                    && self.condition.iter().all(|t| context.holds(sentence, t));
+                    && self.meets_condition(sentence, &context);
                 let denied = !self.verbs.is_disjoint(&terms[i]) && denies(sentence, &self.verbs);
                 (held && !denied)
                     .then(|| self.states(sentence, &terms[i], &context))
@@ -174,6 +176,17 @@ impl Asked {
                 .collect::<Vec<_>>(),
         );
         out
+    }
+
+    /// Whether `sentence`, in `context`, holds a term of the question's condition that the
+    /// sources write, when it sets one.
+    fn meets_condition(&self, sentence: &str, context: &Context<'_>) -> bool {
+        let held = self
+            .condition
+            .iter()
+            .filter(|t| context.holds(sentence, t))
+            .count();
+        self.condition.is_empty() || held > 0
     }
 
     /// Whether `sentence` (its `terms` as the answer weighs them, in `context`) states what
@@ -659,6 +672,14 @@ mod tests {
         );
         let said = answer(q, &[zero, default]);
         assert!(said.starts_with("70 characters [1]"), "{said}");
+        // The figure given as the default, not the one before it.
+        let q = "How many bits does ssh-keygen use for a new RSA key if -b is not given?";
+        let sizes = (
+            0,
+            "For ssh-keygen RSA keys, the minimum size is 1024 bits and the default is 3072 bits.",
+        );
+        let said = answer(q, &[sizes]);
+        assert!(said.starts_with("3072 bits [1]"), "{said}");
     }
 
     /// A directory is answered by a path, not by another name its sentence writes.

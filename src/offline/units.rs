@@ -125,6 +125,7 @@ pub fn units(text: &str) -> Vec<Unit> {
         let own = columns(text, &line);
         let body = own.as_ref().map_or(line.clone(), |(_, at)| *at..line.end);
         let own = own.map(|(term, _)| term);
+        let columns = own.is_some();
         let mut sentences = sentence_ranges(text, body);
         sentences.retain(|s| !is_signature(&text[s.clone()]));
         let note = sentences
@@ -175,6 +176,7 @@ pub fn units(text: &str) -> Vec<Unit> {
             label,
             defined,
             term: &defining,
+            columns,
         };
         line.units(text, leans, &mut out);
     }
@@ -190,7 +192,12 @@ struct Line<'a> {
     defined: bool,
     /// The term of the definition it stands in.
     term: &'a Option<Range<usize>>,
+    /// Its term is its first column ([`columns`]).
+    columns: bool,
 }
+
+/// The fewest words of a quotable definition on a line of two columns.
+const COLUMN_WORDS: usize = 4;
 
 impl Line<'_> {
     /// Adds to `out` a unit per quotable sentence: alone, with the sentences it `leans` on,
@@ -208,8 +215,13 @@ impl Line<'_> {
                 true => sentences[1].start..at.end,
                 false => at.clone(),
             };
-            let fits =
-                |at: &Range<usize>| quotable(&text[said(at)]) && quotable_length(&text[at.clone()]);
+            // A line of two columns defines its term in a phrase, as a table does, with no
+            // full stop (`Fail on HTTP errors but save the body`).
+            let phrase = |t: &str| self.columns && t.split_whitespace().count() >= COLUMN_WORDS;
+            let fits = |at: &Range<usize>| {
+                let said = &text[said(at)];
+                (quotable(said) || phrase(said)) && quotable_length(&text[at.clone()])
+            };
             let (at, orphan) = if !leans(k) {
                 (sentence.clone(), false)
             } else if first < k && !leans(first) && fits(&whole) {
@@ -673,7 +685,7 @@ mod tests {
     #[test]
     fn a_line_of_two_columns_is_a_definition_with_its_term() {
         let text = "-m, --max-time <fractional seconds> Maximum time allowed for the transfer.\n\
-                    --fail-with-body     Fail on HTTP errors but save the body of the reply.\n\
+                    --fail-with-body     Fail on HTTP errors but save the body\n\
                     2  if serious trouble (e.g., cannot access command-line argument).\n";
         let got: Vec<(&str, Option<&str>)> = units(text)
             .into_iter()

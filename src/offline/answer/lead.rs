@@ -4,7 +4,7 @@
 use super::{Scorer, term_name};
 use crate::offline::defaults::stated_default;
 use crate::offline::question::named_thing;
-use crate::offline::span::short_answer;
+use crate::offline::span::{figures, short_answer};
 
 impl Scorer<'_> {
     /// The figure or name the question asks for, as candidate `first` (the answer's first
@@ -17,9 +17,10 @@ impl Scorer<'_> {
         }
         let candidate = &self.candidates[first];
         let sentence = &candidate.text;
-        let default = self
-            .asks_default
-            .then(|| stated_default(&self.known, sentence, candidate.term.as_deref()));
+        let default = self.asks_default.then(|| {
+            stated_default(&self.known, sentence, candidate.term.as_deref())
+                .or_else(|| self.figure_after_default(sentence))
+        });
         let setting = self
             .asks_name
             .then(|| term_name(&self.known, named_thing(&self.known), candidate));
@@ -30,6 +31,21 @@ impl Scorer<'_> {
             .or_else(|| short_answer(&self.known, sentence))
             .filter(|span| self.asked.form.fits(span))
             .map(|span| in_code(sentence, &span).unwrap_or(span))
+    }
+}
+
+impl Scorer<'_> {
+    /// For a question asking for a figure by default, the first figure `sentence` gives
+    /// after the word `default` (`the minimum size is 1024 bits and the default is 3072
+    /// bits`), where no option it names tells whose default it is.
+    fn figure_after_default(&self, sentence: &str) -> Option<String> {
+        let lower = sentence.to_ascii_lowercase();
+        let at = lower.find("default")?;
+        self.asks_figure
+            .then(|| figures(&self.known, sentence))?
+            .into_iter()
+            .find(|(start, _)| *start > at)
+            .map(|(_, span)| span)
     }
 }
 
