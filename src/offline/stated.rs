@@ -201,20 +201,13 @@ impl Asked {
     ) -> Option<Option<String>> {
         let subject = &self.subject;
         let in_sentence = subject.held(sentence, terms, context.document);
-        let before = context.before.filter(|_| points_back(sentence));
-        let near = in_sentence
+        let held = in_sentence
             || context.section.is_some_and(|s| subject.held_by(s))
-            || before.is_some_and(|b| subject.held_by(b));
-        // A name held only by the document's title or path says which document, not which
-        // part of it: the subject's other words must then be said near the sentence.
-        let named = subject.held_by(context.title) || subject.named_by(context.names);
-        let key_near = || {
-            [Some(sentence), context.section, context.term, before]
-                .into_iter()
-                .flatten()
-                .any(|t| subject.key_held_by(t))
-        };
-        let held = near || (named && key_near());
+            || subject.held_by(context.title)
+            || subject.named_by(context.names)
+            || context
+                .before
+                .is_some_and(|b| points_back(sentence) && subject.held_by(b));
         let formed =
             self.form.held_by(&self.question, sentence) && qualified(&self.qualifiers, sentence);
         if !held || !formed {

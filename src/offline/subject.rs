@@ -384,15 +384,6 @@ impl Subject {
         self.held(text, &terms, &terms)
     }
 
-    /// Whether `text` holds the key of a subject that has a specific word besides (`function`
-    /// of `a bc function definition`); true without one.
-    pub fn key_held_by(&self, text: &str) -> bool {
-        let Some((term, _)) = self.key.as_ref().filter(|_| self.specific.is_some()) else {
-            return true;
-        };
-        content_terms(text).contains(term)
-    }
-
     /// Whether the names of a document's path (`GPL-3` for `GPLv3`) hold its specific word.
     pub fn named_by(&self, names: &BTreeSet<String>) -> bool {
         self.specific.as_ref().is_some_and(|t| is_named(names, t))
