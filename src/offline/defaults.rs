@@ -53,10 +53,9 @@ static FOR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"([`'\x22]?[\w./+%:*<>-]*\w[`'\x22]?)\s+for\s*$").expect("a valid pattern")
 });
 
-/// An option left out: `without giving --tool`, `without picking a level`, `without a
-/// number`, `if --mode is not
-/// given`, `if the line-wrap length is not specified`, `if you don't set the NULL option`,
-/// `when you don't pass any of the flags`, `when OPERATION is omitted`.
+/// A thing left out: `without giving --tool`, `without picking a level`, `without a number`,
+/// `if --mode is not given`, `if the line-wrap length is not specified`, `if you don't set the
+/// NULL option`, `when you don't pass any of the flags`, `when OPERATION is omitted`.
 static LEFT_OUT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?i)\bwithout\s+(?:(?:giving|passing|specifying|setting|using|picking|choosing|selecting)\s+|(?:an?\s+|the\s+|any\s+)?--?[A-Za-z]|(?:an?\s+|any\s+)(?:number|value|argument)\b)|--?[A-Za-z][\w-]*\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|used)|\b(?:if|when|unless)\s+(?:\w+\s+){0,2}?(?:do\s+not|don't|does\s+not|doesn't|never)\s+(?:give|pass|specify|set|supply|pick|choose|select|provide)\b|\b(?:if|when|unless)\s+[^,.;?]{0,40}?\b(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|supplied|provided)\b|\b(?:option|setting|parameter|flag)\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|supplied)|\b(?:is|are)\s+(?:omitted|left\s+out)\b",

@@ -181,12 +181,7 @@ impl Asked {
     /// Whether `sentence`, in `context`, holds a term of the question's condition that the
     /// sources write, when it sets one.
     fn meets_condition(&self, sentence: &str, context: &Context<'_>) -> bool {
-        let held = self
-            .condition
-            .iter()
-            .filter(|t| context.holds(sentence, t))
-            .count();
-        self.condition.is_empty() || held > 0
+        self.condition.is_empty() || self.condition.iter().any(|t| context.holds(sentence, t))
     }
 
     /// Whether `sentence` (its `terms` as the answer weighs them, in `context`) states what

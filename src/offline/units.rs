@@ -122,9 +122,7 @@ pub fn units(text: &str) -> Vec<Unit> {
         }
         // A line of two columns (`-m, --max-time <seconds>  Maximum time ...`) is a
         // definition with its term on the line.
-        let own = columns(text, &line);
-        let body = own.as_ref().map_or(line.clone(), |(_, at)| *at..line.end);
-        let own = own.map(|(term, _)| term);
+        let (body, own) = columns(text, &line);
         let columns = own.is_some();
         let mut sentences = sentence_ranges(text, body);
         sentences.retain(|s| !is_signature(&text[s.clone()]));
@@ -240,13 +238,18 @@ impl Line<'_> {
     }
 }
 
-/// The term of `line` of `text` when it is a line of two columns ([`second_column`]), and
-/// where its second column starts.
-fn columns(text: &str, line: &Range<usize>) -> Option<(Range<usize>, usize)> {
+/// The text of `line` of `text` past its term, and the term, when it is a line of two
+/// columns ([`second_column`]); the whole line and none otherwise.
+fn columns(text: &str, line: &Range<usize>) -> (Range<usize>, Option<Range<usize>>) {
     let raw = &text[line.clone()];
     let start = line.start + (raw.len() - raw.trim_start().len());
-    let at = start + second_column(&text[start..line.end])?;
-    Some((start..start + text[start..at].trim_end().len(), at))
+    match second_column(&text[start..line.end]) {
+        Some(at) => {
+            let term = start..start + text[start..start + at].trim_end().len();
+            (start + at..line.end, Some(term))
+        }
+        None => (line.clone(), None),
+    }
 }
 
 /// The most words of a definition list's term.

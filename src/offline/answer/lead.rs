@@ -32,9 +32,7 @@ impl Scorer<'_> {
             .filter(|span| self.asked.form.fits(span))
             .map(|span| in_code(sentence, &span).unwrap_or(span))
     }
-}
 
-impl Scorer<'_> {
     /// For a question asking for a figure by default, the first figure `sentence` gives
     /// after the word `default` (`the minimum size is 1024 bits and the default is 3072
     /// bits`), where no option it names tells whose default it is.
