@@ -263,6 +263,22 @@ pub fn normalized(text: &str) -> String {
         .collect()
 }
 
+/// Whether `word` is written as a setting's key or an option is: joined by `_`
+/// (`even_deny_root`), set with `=` (`MaxLevelConsole=`), an option (`-a`, `--all`), in
+/// capitals (`DIR_MODE`) or with its words run together (`RequiredRSASize`); `bash-2.0` and
+/// `audit` are not.
+pub fn is_key(word: &str) -> bool {
+    let letters = word.chars().filter(char::is_ascii_alphabetic).count();
+    let capitals = letters >= 2 && word.chars().all(|c| !c.is_ascii_lowercase());
+    let run_together = word.chars().any(|c| c.is_ascii_lowercase())
+        && word.chars().skip(1).any(|c| c.is_ascii_uppercase());
+    letters > 0
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_=-./<>|".contains(c))
+        && (word.contains(['_', '=']) || word.starts_with('-') || capitals || run_together)
+}
+
 /// `text`'s words: lower case, letters and digits, one space between (`"It's 5 °C."` is
 /// `"it s 5 c"`).
 pub fn words(text: &str) -> String {

@@ -40,7 +40,7 @@ use std::collections::{BTreeSet, HashMap};
 use crate::agents::Direction;
 use crate::plan::Source;
 use crate::text::analyzer::content_terms;
-use crate::text::words;
+use crate::text::{is_key, words};
 
 use super::compare::{aspects, broad_comparison};
 use super::defaults::{asks_default, named_option, says_default, stated_default};
@@ -52,7 +52,6 @@ use super::question::{
 };
 use super::select::{Candidate, NEAR_DUPLICATE, jaccard};
 use super::stated::{Asked, not_stated};
-use super::units::is_key;
 
 mod findings;
 mod lead;

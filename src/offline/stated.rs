@@ -572,6 +572,22 @@ mod tests {
         answer_over(question, &test_candidates(&docs))
     }
 
+    /// Over the sentences `without`, `question` gets no stated answer; with `stating` added,
+    /// its answer leads with `lead`.
+    fn stated_only_by(
+        question: &str,
+        without: &[(usize, &str)],
+        stating: (usize, &str),
+        lead: &str,
+    ) {
+        let said = answer(question, without);
+        assert!(said.starts_with("No sentence of the"), "{said}");
+        let mut all = without.to_vec();
+        all.push(stating);
+        let said = answer(question, &all);
+        assert!(said.starts_with(lead), "{said}");
+    }
+
     /// The Answer section `question` gets over `candidates`.
     fn answer_over(question: &str, candidates: &[Candidate]) -> String {
         let n = candidates.iter().map(|c| c.source + 1).max().unwrap_or(0);
@@ -613,14 +629,11 @@ mod tests {
         let q = "What is the maximum number of parameters a bc function definition may have?";
         let base = (0, "In bc the maximum output base is currently set at 999.");
         let other = (0, "In bc function definitions are checked when called.");
-        let said = answer(q, &[base, other]);
-        assert!(said.starts_with("No sentence of the"), "{said}");
         let limit = (
             0,
             "In bc a function definition may have at most 32767 parameters.",
         );
-        let said = answer(q, &[base, other, limit]);
-        assert!(said.starts_with("at most 32767 parameters [1]"), "{said}");
+        stated_only_by(q, &[base, other], limit, "at most 32767 parameters [1]");
     }
 
     /// A condition the question sets (`when it aborts because of an I/O error`) is met by the
@@ -633,14 +646,11 @@ mod tests {
             "If such line was not found, sed will exit with status 0.",
         );
         let quits = (0, "The q command makes sed stop without aborting.");
-        let said = answer(q, &[found, quits]);
-        assert!(said.starts_with("No sentence of the"), "{said}");
         let aborted = (
             0,
             "On an I/O error sed aborts at once and exits with status 4.",
         );
-        let said = answer(q, &[found, quits, aborted]);
-        assert!(said.starts_with("4 [1]"), "{said}");
+        stated_only_by(q, &[found, quits], aborted, "4 [1]");
     }
 
     /// A default is stated only by a sentence that says it is one: a width a sentence gives
@@ -652,14 +662,11 @@ mod tests {
             0,
             "A line-wrap length of 0 means the l command never wraps long lines.",
         );
-        let said = answer(q, &[zero]);
-        assert!(said.starts_with("No sentence of the"), "{said}");
         let default = (
             0,
             "The l command wraps at the default line-wrap length of 70 characters.",
         );
-        let said = answer(q, &[zero, default]);
-        assert!(said.starts_with("70 characters [1]"), "{said}");
+        stated_only_by(q, &[zero], default, "70 characters [1]");
         // The figure given as the default, not the one before it.
         let q = "How many bits does ssh-keygen use for a new RSA key if -b is not given?";
         let sizes = (
@@ -678,14 +685,11 @@ mod tests {
             0,
             "If \"auto\" is set, the journal stores its data on disk when it can.",
         );
-        let said = answer(q, &[words]);
-        assert!(said.starts_with("No sentence of the"), "{said}");
         let path = (
             0,
             "The journal stores its data on disk below the /var/log/journal directory.",
         );
-        let said = answer(q, &[words, path]);
-        assert!(said.starts_with("/var/log/journal [1]"), "{said}");
+        stated_only_by(q, &[words], path, "/var/log/journal [1]");
     }
 
     /// A figure of another named thing is not the one asked about: Memcheck's slowdown does

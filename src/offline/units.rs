@@ -27,6 +27,7 @@ use super::defaults::says_default;
 use super::prose::{is_signature, is_version_note, prose_lines};
 use super::select::{is_option, quotable, quotable_length};
 use crate::search::local::paragraphs::second_column;
+use crate::text::is_key;
 use crate::text::sentences::sentence_ranges;
 
 /// How many sentences back a leaning sentence may reach for the one it follows from.
@@ -290,22 +291,6 @@ fn definition_term(text: &str, line: &Range<usize>) -> Option<Range<usize>> {
 /// a line of code (`var2=${!var1}`, `bash-2.0 requires this:`).
 fn is_tag(line: &str) -> bool {
     is_keys(&line.split_whitespace().collect::<Vec<_>>())
-}
-
-/// Whether `word` is written as a setting's key or an option is: joined by `_`
-/// (`even_deny_root`), set with `=` (`MaxLevelConsole=`), an option (`-a`, `--all`), in
-/// capitals (`DIR_MODE`) or with its words run together (`RequiredRSASize`); `bash-2.0` and
-/// `audit` are not.
-pub fn is_key(word: &str) -> bool {
-    let letters = word.chars().filter(char::is_ascii_alphabetic).count();
-    let capitals = letters >= 2 && word.chars().all(|c| !c.is_ascii_lowercase());
-    let run_together = word.chars().any(|c| c.is_ascii_lowercase())
-        && word.chars().skip(1).any(|c| c.is_ascii_uppercase());
-    letters > 0
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_=-./<>|".contains(c))
-        && (word.contains(['_', '=']) || word.starts_with('-') || capitals || run_together)
 }
 
 /// The most words of a line of settings' names.

@@ -12,6 +12,7 @@
 //! ```` lines, [`super::fence`]) is kept line by line, as written. Pure text work.
 
 use super::fence;
+use crate::text::is_key;
 
 /// The text with each paragraph on one line, blank lines gone; every other character kept.
 pub fn join_wrapped(text: &str) -> String {
@@ -116,25 +117,28 @@ pub fn second_column(content: &str) -> Option<usize> {
     let term = &content[..gap];
     let text = content[gap..].trim_start();
     let words = term.split_whitespace().count();
-    let option = term.starts_with(['-', '+'])
-        && term[1..]
-            .trim_start_matches('-')
-            .starts_with(char::is_alphanumeric)
-        && words <= 4;
+    let option = (is_option(term) || term.starts_with('+')) && words <= 4;
     let code = words == 1 && is_code_word(term);
     let opens = text.starts_with(|c: char| c.is_alphanumeric() || matches!(c, '(' | '[' | '\''));
     let fits = term.chars().count() <= FIRST_COLUMN;
     (fits && (option || code) && opens).then(|| content.len() - text.len())
 }
 
+/// Whether `word` opens with a command-line option: `-m,`, `--max-time`, `-1`.
+fn is_option(word: &str) -> bool {
+    word.starts_with('-')
+        && word
+            .trim_start_matches('-')
+            .starts_with(char::is_alphanumeric)
+}
+
 /// Where the text after a line's options starts, when one space sets it apart (curl's
 /// `-m, --max-time <fractional seconds> Maximum time allowed for transfer`): past the options
 /// (`-m,`, `--max-time`, `--compress[=METHOD]`) and their arguments (`<fractional seconds>`,
-/// `FILE`, `[=#]`); none when nothing follows them.
+/// `FILE`, `[=#]`), at a word in capitals, as such a list opens each text; none when nothing
+/// or a word in lower case follows them (a man page's tag, `-b bits`, whose argument is a
+/// word and whose text is on the lines after it).
 fn after_options(content: &str) -> Option<usize> {
-    let is_option = |w: &str| {
-        w.starts_with('-') && w.trim_start_matches('-').starts_with(char::is_alphanumeric)
-    };
     if !content.split_whitespace().next().is_some_and(is_option) {
         return None;
     }
@@ -146,7 +150,7 @@ fn after_options(content: &str) -> Option<usize> {
             || bare.starts_with(['<', '[', '{'])
             || (bare.chars().any(char::is_alphabetic) && !bare.chars().any(char::is_lowercase));
         if !bare.is_empty() && !is_option(bare) && !argument {
-            return (at > 0).then_some(at);
+            return bare.starts_with(char::is_uppercase).then_some(at);
         }
         depth += bare.matches(['<', '[', '{']).count();
         depth = depth.saturating_sub(bare.matches(['>', ']', '}']).count());
@@ -155,13 +159,10 @@ fn after_options(content: &str) -> Option<usize> {
     None
 }
 
-/// A word written as code or a code is: a number (`2`), a key in capitals (`UID_MAX`,
-/// `LC_ALL`), or one with a sign a word of prose does not hold (`%Z`, `max_size`).
+/// A word written as code or a code is: a number (`2`), a setting's key ([`is_key`]:
+/// `UID_MAX`, `max_size`), or a format's directive (`%Z`).
 fn is_code_word(word: &str) -> bool {
-    let letters = word.chars().filter(|c| c.is_alphabetic()).count();
-    let capitals = letters >= 2 && !word.chars().any(char::is_lowercase);
-    let signed = word.contains(['_', '%', '=', '/']);
-    word.chars().all(|c| c.is_ascii_digit()) || capitals || signed
+    word.chars().all(|c| c.is_ascii_digit()) || is_key(word) || word.starts_with('%')
 }
 
 /// A line that is a heading or a rule on its own: an underline or rule (`===`, `---`, `* *
@@ -289,6 +290,7 @@ mod tests {
             "Permission  is hereby granted, free of charge",
             "It began.  Then it ended.",
             "--verbose",
+            "-b bits",
             "of the  Software",
         ] {
             assert_eq!(second_column(prose), None, "{prose}");
