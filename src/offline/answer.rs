@@ -329,8 +329,14 @@ impl<'a> Scorer<'a> {
             terms.extend(phrases.iter().filter(|p| holds_phrase(text, p)).cloned());
             terms
         };
-        let mut terms: Vec<BTreeSet<String>> =
-            candidates.iter().map(|c| with_phrases(&c.text)).collect();
+        // A record's field is of its record: it holds the record's name.
+        let mut terms: Vec<BTreeSet<String>> = candidates
+            .iter()
+            .map(|c| match (c.field, &c.section) {
+                (true, Some(record)) => with_phrases(&format!("{record} {}", c.text)),
+                _ => with_phrases(&c.text),
+            })
+            .collect();
         named_by_documents(&mut terms, &content_terms(text), candidates, sources);
         let mut df: HashMap<&str, usize> = HashMap::new();
         for set in &terms {

@@ -45,10 +45,8 @@ const CAUSES: &[&str] = &[
     "for its",
     "for their",
     "so that",
-    "so",
     "hence",
     "therefore",
-    "thus",
     "due to",
     "owing to",
     "thanks to",
@@ -62,6 +60,25 @@ const CAUSES: &[&str] = &[
     "that is why",
     "which is why",
 ];
+
+/// Words that give a cause only where they open a clause (`It does less, so ...`, `Thus,
+/// ...`), not within one (`the work thus licensed`, `doing so`).
+const CAUSES_OPENING: &[&str] = &["so", "thus"];
+
+/// Whether `sentence` gives a cause as causes are written ([`CAUSES`], [`CAUSES_OPENING`]).
+fn gives_cause(sentence: &str) -> bool {
+    let said = format!(" {} ", words(sentence));
+    let opens = |c: &str| {
+        let lower = sentence.to_lowercase();
+        lower.starts_with(&format!("{c} "))
+            || lower.starts_with(&format!("{c},"))
+            || [",", ";", ":"].iter().any(|p| {
+                lower.contains(&format!("{p} {c} ")) || lower.contains(&format!("{p} {c},"))
+            })
+    };
+    CAUSES.iter().any(|c| said.contains(&format!(" {c} ")))
+        || CAUSES_OPENING.iter().any(|c| opens(c))
+}
 
 /// Words of a question that narrow which of its subject's values it asks for (`the default
 /// value`, `the first version`, `the largest source`), each with the words a sentence states
@@ -168,10 +185,7 @@ impl Form {
                 let said = format!(" {} ", words(sentence));
                 options.iter().any(|o| said.contains(&format!(" {o} ")))
             }
-            Form::Reason => {
-                let said = format!(" {} ", words(sentence));
-                CAUSES.iter().any(|c| said.contains(&format!(" {c} ")))
-            }
+            Form::Reason => gives_cause(sentence),
             Form::Place => {
                 let asked = words(question);
                 let path = |t: &str| t.contains('/') && !asked.contains(&words(t));
@@ -300,6 +314,10 @@ mod tests {
         assert!(Form::Reason.held_by(q, "Operators value it for its low cost."));
         assert!(!Form::Reason.held_by(q, "The Lesser licence is version 2.1."));
         assert!(!Form::Reason.held_by(q, "If you want to, use the Lesser licence."));
+        assert!(Form::Reason.held_by(q, "It does less, so it is Lesser."));
+        assert!(Form::Reason.held_by(q, "Thus, it is called Lesser."));
+        assert!(!Form::Reason.held_by(q, "The work thus licensed is called Lesser."));
+        assert!(!Form::Reason.held_by(q, "Doing so is called Lesser."));
         assert!(choice.fits("Conflicts"));
         assert!(!choice.fits("dpkg"));
     }

@@ -266,6 +266,19 @@ fn asked_phrase<S: AsRef<str>>(words: &[S], k: usize) -> Vec<&str> {
     out
 }
 
+/// The phrase of what `question` asks for after its first `what` or `which`
+/// ([`asked_phrase`]), its words in lower case: `archive section` of `in which archive section
+/// is curl filed`; empty without one.
+pub fn asked_thing(question: &str) -> String {
+    let said = words(question);
+    let words: Vec<&str> = said.split(' ').collect();
+    words
+        .iter()
+        .position(|w| *w == "what" || *w == "which")
+        .map(|k| asked_phrase(&words, k).join(" "))
+        .unwrap_or_default()
+}
+
 /// The words that say how much `question` asks for, in the phrase after its first `what` or
 /// `which` ([`asked_phrase`]): a limit, a superlative, a count (`maximum number` of `what is
 /// the maximum number of parameters ...`, `largest` of `what is the largest output base`);
@@ -274,13 +287,8 @@ pub fn asked_words(question: &str) -> BTreeSet<String> {
     let how_much = |w: &&str| {
         LIMITS.contains(w) || ["number", "amount", "count"].contains(w) || w.ends_with("est")
     };
-    let said = words(question);
-    let words: Vec<&str> = said.split(' ').collect();
-    let Some(k) = words.iter().position(|w| *w == "what" || *w == "which") else {
-        return BTreeSet::new();
-    };
-    asked_phrase(&words, k)
-        .into_iter()
+    asked_thing(question)
+        .split(' ')
         .filter(how_much)
         .map(str::to_string)
         .collect()

@@ -5,6 +5,7 @@
 //! citation can be checked against its document; a sentence that leans on the one before it
 //! is quoted with it ([`super::units`]). Writes the same fields as the LLM agents.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use crate::agents::ask::report_cuts;
@@ -21,7 +22,7 @@ use crate::transcript::{Site, Tape};
 
 use super::answer::compose;
 use super::select::{Candidate, select};
-use super::units::{headings, units};
+use super::units::{headings, record_names, units};
 
 /// Sentences quoted by a search task, and how many of them make its summary.
 const SEARCH_SENTENCES: usize = 6;
@@ -224,13 +225,18 @@ fn quote_claims(text: &str, quotes: &[(usize, String)], sources: &[Source]) -> V
 
 /// The quotable units of `text` ([`units`]), tagged with `source`, white space collapsed (a
 /// unit may run on over a line break).
-fn candidates_of(text: &str, source: usize, title: &str) -> Vec<Candidate> {
+pub(super) fn candidates_of(text: &str, source: usize, title: &str) -> Vec<Candidate> {
     let mut headings = headings(text);
     // A line that opens the text (a title, a page's links) or repeats the title is the
     // document's, not a section's.
     headings.retain(|(at, heading)| {
         !text[..*at].trim().is_empty() && !heading.eq_ignore_ascii_case(title.trim())
     });
+    // A record's first field is of its record.
+    let named = record_names(text);
+    let records: BTreeSet<usize> = named.iter().map(|(at, _)| *at).collect();
+    headings.extend(named);
+    headings.sort_by_key(|(at, _)| *at);
     units(text)
         .into_iter()
         .map(|u| Candidate {
@@ -238,12 +244,15 @@ fn candidates_of(text: &str, source: usize, title: &str) -> Vec<Candidate> {
             source,
             section: headings
                 .iter()
-                .take_while(|(at, _)| *at < u.at.start)
+                .take_while(|(at, _)| {
+                    *at < u.at.start || (*at == u.at.start && records.contains(at))
+                })
                 .last()
                 .map(|(_, heading)| heading.to_string()),
             at: u.at,
             orphan: u.orphan,
             term: u.term.map(|t| collapsed(&text[t])),
+            field: u.field,
             meaning: 0.0,
         })
         .collect()

@@ -28,6 +28,8 @@ pub struct Candidate {
     pub section: Option<String>,
     /// The term of the definition it stands in, if any ([`super::units::Unit::term`]).
     pub term: Option<String>,
+    /// It is a record's field (`Installed-Size: 1226`), its term the field's key.
+    pub field: bool,
 }
 
 /// Sources of tests: `n` documents, `file:///c/d<k>.md` titled `D<k>`.
@@ -53,6 +55,7 @@ pub fn test_candidates(docs: &[(usize, Option<&str>, &str)]) -> Vec<Candidate> {
                 meaning: 0.0,
                 section: section.map(str::to_string),
                 term: None,
+                field: false,
             }
         })
         .collect()
@@ -186,6 +189,7 @@ mod tests {
             meaning: 0.0,
             section: None,
             term: None,
+            field: false,
         }
     }
 
@@ -261,6 +265,7 @@ mod tests {
             meaning: 0.0,
             section: None,
             term: None,
+            field: false,
             text: text.into(),
             source: 0,
             at: start..start + text.len(),

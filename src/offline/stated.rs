@@ -149,6 +149,7 @@ impl Asked {
                 let sentence = &candidates[i].text;
                 let held = (named.is_empty() || named.iter().any(|t| context.holds(sentence, t)))
                     && self.code.iter().all(|t| context.holds(sentence, t))
+                    && (!candidates[i].field || self.asks_field(&candidates[i]))
                     && self.meets_condition(sentence, &context);
                 let denied = !self.verbs.is_disjoint(&terms[i]) && denies(sentence, &self.verbs);
                 (held && !denied)
@@ -176,6 +177,33 @@ impl Asked {
                 .collect::<Vec<_>>(),
         );
         out
+    }
+
+    /// Whether a record's field states what is asked: a field states its key's value of its
+    /// record and nothing else, so the question asks for its key (its words, `installed size`
+    /// for `Installed-Size`), and its value says what the question does not (the record's
+    /// `Package: postgresql-15` tells nothing of postgresql-15), nor only names its record;
+    /// and the question names its record as the record does, a word of it whole
+    /// (`postgresql-doc` is not the record `postgresql`).
+    fn asks_field(&self, field: &Candidate) -> bool {
+        let key = field.term.as_deref().unwrap_or_default();
+        let keyed = content_terms(key);
+        let value = field.text.get(key.len() + 1..).unwrap_or_default().trim();
+        let record = field.section.as_deref().unwrap_or_default();
+        let written = |name: &str| {
+            self.question.split_whitespace().any(|w| {
+                let w = w
+                    .trim_end_matches("'s")
+                    .trim_matches(|c: char| !c.is_alphanumeric() && !matches!(c, '*' | '/' | '_'));
+                w.eq_ignore_ascii_case(name)
+            })
+        };
+        !keyed.is_empty()
+            && keyed.is_subset(&self.question_terms)
+            && record != value
+            && record.split_whitespace().any(written)
+            && keyed.is_subset(&self.question_terms)
+            && !content_terms(value).is_subset(&self.question_terms)
     }
 
     /// Whether `sentence`, in `context`, holds a term of the question's condition that the
@@ -884,5 +912,29 @@ mod tests {
         );
         let said = answer(q, &[vague, path]);
         assert!(said.contains("/usr/lib/helper"), "{said}");
+    }
+
+    /// A record's field states its key's value of its record, where the question asks for
+    /// the key of that record by the name the record gives itself.
+    #[test]
+    fn a_records_field_states_its_key_of_its_record() {
+        let text = "Package: xz-utils\nInstalled-Size: 1226\nVersion: 5.4.1-1\n\n\
+                    Package: gzip\nInstalled-Size: 252\nVersion: 1.12-1\nSection: utils";
+        let candidates = crate::offline::quotes::candidates_of(text, 0, "status");
+        let said = |q: &str| answer_over(q, &candidates);
+        assert!(said("What is the installed size of gzip?").starts_with("252"));
+        assert!(said("What installed size does xz-utils have?").starts_with("1226"));
+        assert!(said("Which version of gzip is installed?").contains("1.12-1"));
+        for unstated in [
+            // Not the record of `gzip`, whose name is a word of it.
+            "What is the installed size of gzip-doc?",
+            // No field of its key: the record's own name is no answer.
+            "Which package does gzip depend on?",
+            // A field the question does not ask for.
+            "What is the archive area of xz-utils?",
+        ] {
+            let said = said(unstated);
+            assert!(said.starts_with("No sentence of the"), "{unstated}: {said}");
+        }
     }
 }

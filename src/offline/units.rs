@@ -21,12 +21,13 @@
 //! section, as under a heading; a version note ("Changed in version 3.6: ...") and what
 //! follows it in its paragraph are not quoted, and it is no definition's term.
 
+use std::collections::HashSet;
 use std::ops::Range;
 
 use super::defaults::says_default;
 use super::prose::{is_signature, is_version_note, prose_lines};
 use super::select::{is_option, quotable, quotable_length};
-use crate::search::local::paragraphs::second_column;
+use crate::search::local::paragraphs::{field_key, second_column};
 use crate::text::is_key;
 use crate::text::sentences::sentence_ranges;
 
@@ -90,6 +91,8 @@ pub struct Unit {
     /// (`unlock_time=n` for "The default is 600."): the term of the paragraph (one line of the
     /// text) right after it.
     pub term: Option<Range<usize>>,
+    /// It is a record's field (`Installed-Size: 1226`), its term the field's key.
+    pub field: bool,
 }
 
 /// The quotable units of `text`, one per quotable sentence, in order.
@@ -102,6 +105,11 @@ pub fn units(text: &str) -> Vec<Unit> {
     // The lines set apart (fenced) since the last line of prose: one alone is a tag (a man
     // page's option, `indexed_dir_slack_percentage`), the term of the prose after it.
     let mut apart: Vec<Range<usize>> = Vec::new();
+    let fields: HashSet<usize> = records(text)
+        .into_iter()
+        .flatten()
+        .map(|f| f.start)
+        .collect();
     for (line, prose) in lines(text) {
         if !prose {
             opens_section = true;
@@ -121,9 +129,13 @@ pub fn units(text: &str) -> Vec<Unit> {
         if blank {
             continue;
         }
-        // A line of two columns (`-m, --max-time <seconds>  Maximum time ...`) is a
-        // definition with its term on the line.
-        let (body, own) = columns(text, &line);
+        // A line of two columns (`-m, --max-time <seconds>  Maximum time ...`), and a record's
+        // field (`Installed-Size: 1226`), is a definition with its term on the line.
+        let field = fields.contains(&line.start);
+        let (body, own) = match field {
+            true => field_columns(text, &line),
+            false => columns(text, &line),
+        };
         let columns = own.is_some();
         let mut sentences = sentence_ranges(text, body);
         sentences.retain(|s| !is_signature(&text[s.clone()]));
@@ -176,6 +188,7 @@ pub fn units(text: &str) -> Vec<Unit> {
             defined,
             term: &defining,
             columns,
+            field,
         };
         line.units(text, leans, &mut out);
     }
@@ -193,6 +206,8 @@ struct Line<'a> {
     term: &'a Option<Range<usize>>,
     /// Its term is its first column ([`columns`]).
     columns: bool,
+    /// It is a record's field: its value is quoted whatever its length, as a table's cell.
+    field: bool,
 }
 
 /// The fewest words of a quotable definition on a line of two columns.
@@ -216,7 +231,10 @@ impl Line<'_> {
             };
             // A line of two columns defines its term in a phrase, as a table does, with no
             // full stop (`Fail on HTTP errors but save the body`).
-            let phrase = |t: &str| self.columns && t.split_whitespace().count() >= COLUMN_WORDS;
+            let phrase = |t: &str| {
+                let words = t.split_whitespace().count();
+                self.columns && (words >= COLUMN_WORDS || (self.field && words > 0))
+            };
             let fits = |at: &Range<usize>| {
                 let said = &text[said(at)];
                 (quotable(said) || phrase(said)) && quotable_length(&text[at.clone()])
@@ -233,6 +251,7 @@ impl Line<'_> {
                     at,
                     orphan,
                     term: self.term.clone(),
+                    field: self.field,
                 });
             }
         }
@@ -251,6 +270,70 @@ fn columns(text: &str, line: &Range<usize>) -> (Range<usize>, Option<Range<usize
         }
         None => (line.clone(), None),
     }
+}
+
+/// A record's field of `line` of `text` as two columns: its value, and its key without the
+/// colon.
+fn field_columns(text: &str, line: &Range<usize>) -> (Range<usize>, Option<Range<usize>>) {
+    let colon = field_key(&text[line.clone()]).unwrap_or(0);
+    let value = &text[line.start + colon..line.end];
+    let at = line.start + colon + (value.len() - value.trim_start().len());
+    (
+        at..line.end,
+        Some(line.start..line.start + colon.saturating_sub(1)),
+    )
+}
+
+/// The fields of each record in `text`, as the reader sets records apart (a block of lines
+/// between blank ones, [`crate::search::local::paragraphs`]): a block that opens with a field
+/// ([`field_key`]) and holds two at least, half its lines or more (the others are a field's
+/// text: a package's description).
+fn records(text: &str) -> Vec<Vec<Range<usize>>> {
+    let mut out = Vec::new();
+    let lines = prose_lines(text);
+    for block in lines.split(|(range, _)| text[range.clone()].trim().is_empty()) {
+        let is_field = |(range, prose): &&(Range<usize>, bool)| {
+            *prose && field_key(&text[range.clone()]).is_some()
+        };
+        let fields: Vec<Range<usize>> = block
+            .iter()
+            .filter(is_field)
+            .map(|(r, _)| r.clone())
+            .collect();
+        let record = block.first().is_some_and(|l| is_field(&l))
+            && fields.len() >= 2
+            && 2 * fields.len() >= block.len();
+        if record {
+            out.push(fields);
+        }
+    }
+    out
+}
+
+/// The keys of fields that name their record (`Package: xz-utils`, `Files: xdiff/*`); a
+/// record without one is named by its first field.
+const NAMING_KEYS: &[&str] = &["Package:", "Source:", "Name:", "Files:", "Upstream-Name:"];
+
+/// The name of each record of `text` ([`records`]) with where the record starts: the value
+/// of its naming field ([`NAMING_KEYS`]). A record is a section of its own, and this is its
+/// heading.
+pub fn record_names(text: &str) -> Vec<(usize, &str)> {
+    records(text)
+        .into_iter()
+        .filter_map(|fields| {
+            let named = fields
+                .iter()
+                .find(|f| {
+                    NAMING_KEYS
+                        .iter()
+                        .any(|k| text[(*f).clone()].starts_with(k))
+                })
+                .or(fields.first())?;
+            let (value, _) = field_columns(text, named);
+            Some((fields.first()?.start, text[value].trim()))
+        })
+        .filter(|(_, name)| (1..=HEADING_WORDS).contains(&name.split_whitespace().count()))
+        .collect()
 }
 
 /// The most words of a definition list's term.
@@ -425,6 +508,31 @@ fn first_word(sentence: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A record's field is a definition of its key, quoted however short; a record is a
+    /// section named by its naming field.
+    #[test]
+    fn a_records_fields_are_definitions_and_its_name_its_heading() {
+        let text = "Intro text of the status file.\n\n\
+                    Files: xdiff/*\nCopyright: 2003, Davide Libenzi\nLicense: LGPL-2.1+\n\n\
+                    Format: https://example.org/dep5\nUpstream-Name: git\n\n\
+                    Note: one field\nand a line of prose are no record.";
+        let found: Vec<(&str, Option<&str>, bool)> = units(text)
+            .into_iter()
+            .map(|u| (&text[u.at], u.term.map(|t| &text[t]), u.field))
+            .collect();
+        assert!(found.contains(&("License: LGPL-2.1+", Some("License"), true)));
+        assert!(found.contains(&("Copyright: 2003, Davide Libenzi", Some("Copyright"), true)));
+        assert!(
+            !found
+                .iter()
+                .any(|(_, _, field)| *field && !text.contains("Note"))
+        );
+        let names: Vec<&str> = record_names(text).into_iter().map(|(_, n)| n).collect();
+        assert_eq!(names, ["xdiff/*", "git"]);
+        let (at, _) = record_names(text)[0];
+        assert!(text[at..].starts_with("Files:"));
+    }
 
     #[test]
     fn a_short_line_set_apart_that_ends_no_sentence_is_a_heading() {

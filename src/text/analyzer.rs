@@ -98,7 +98,7 @@ fn split(text: &str) -> Vec<Token> {
             offset_from: from,
             offset_to: to,
             position: tokens.len(),
-            text: text[from..to].to_string(),
+            text: american(&text[from..to]),
             position_length: 1,
         });
     };
@@ -130,6 +130,59 @@ fn split(text: &str) -> Vec<Token> {
         }
     }
     tokens
+}
+
+/// British spellings and the American ones they stand for, as the start of a word: a
+/// question that writes `licence` finds the `License:` that a document writes, and the
+/// reverse.
+const SPELLINGS: &[(&str, &str)] = &[
+    ("licenc", "licens"),
+    ("defenc", "defens"),
+    ("offenc", "offens"),
+    ("colour", "color"),
+    ("behaviour", "behavior"),
+    ("favour", "favor"),
+    ("honour", "honor"),
+    ("labour", "labor"),
+    ("neighbour", "neighbor"),
+    ("centre", "center"),
+    ("metre", "meter"),
+    ("litre", "liter"),
+    ("fibre", "fiber"),
+    ("catalogu", "catalog"),
+    ("organis", "organiz"),
+    ("recognis", "recogniz"),
+    ("initialis", "initializ"),
+    ("normalis", "normaliz"),
+    ("optimis", "optimiz"),
+    ("serialis", "serializ"),
+    ("synchronis", "synchroniz"),
+    ("customis", "customiz"),
+    ("authoris", "authoriz"),
+    ("minimis", "minimiz"),
+    ("maximis", "maximiz"),
+    ("prioritis", "prioritiz"),
+    ("summaris", "summariz"),
+    ("utilis", "utiliz"),
+    ("finalis", "finaliz"),
+    ("specialis", "specializ"),
+    ("standardis", "standardiz"),
+    ("categoris", "categoriz"),
+    ("visualis", "visualiz"),
+];
+
+/// `word` spelled the American way ([`SPELLINGS`]), in lower case where it is respelled.
+fn american(word: &str) -> String {
+    let british = |b: &str| {
+        word.is_char_boundary(b.len().min(word.len()))
+            && word
+                .get(..b.len())
+                .is_some_and(|w| w.eq_ignore_ascii_case(b))
+    };
+    match SPELLINGS.iter().find(|(b, _)| british(b)) {
+        Some((b, american)) => format!("{american}{}", word[b.len()..].to_lowercase()),
+        None => word.to_string(),
+    }
 }
 
 /// Words that say nothing about a topic (English), left out of the terms.
@@ -343,6 +396,17 @@ mod tests {
             texts("Größe naïve café 2026"),
             ["größe", "naïv", "café", "2026"]
         );
+    }
+
+    #[test]
+    fn british_spellings_are_the_american_terms() {
+        assert_eq!(texts("Licence licences"), texts("License licenses"));
+        assert_eq!(texts("colour, centre"), ["color", "center"]);
+        assert_eq!(texts("Organisation"), texts("organization"));
+        // Offsets stay those of the word as written.
+        let tokens = terms(&mut analyzer(), "the Licence");
+        assert_eq!((tokens[1].offset_from, tokens[1].offset_to), (4, 11));
+        assert_eq!(texts("literature analysis"), ["literatur", "analysi"]);
     }
 
     #[test]

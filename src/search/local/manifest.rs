@@ -23,8 +23,9 @@ use serde::{Deserialize, Serialize};
 /// it) a line of its own, no longer run on from the item's last word; a Markdown HTML block's
 /// text read. 7: a Chinese or Japanese full stop (`。`) ends the sentence a chunk is cut at.
 /// 8: a line of two columns (`-c, --create   create a new archive`) a line of its own; a man
-/// page's conditional read by nroff's branch.
-pub const VERSION: u32 = 8;
+/// page's conditional read by nroff's branch. 9: a record of fields (`Package: xz-utils`) a
+/// line a field, set apart by blank lines.
+pub const VERSION: u32 = 9;
 
 /// The manifest's file name in the index folder.
 pub const FILE_NAME: &str = "manifest.json";

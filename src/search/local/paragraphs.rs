@@ -9,7 +9,12 @@
 //! (an indented block, a centred title), except the continuation of a list item at its text's
 //! column; a line indented less than the one before starts one too, except after a
 //! paragraph's first line, which is often indented alone. Code the text fences itself (```` ```
-//! ```` lines, [`super::fence`]) is kept line by line, as written. Pure text work.
+//! ```` lines, [`super::fence`]) is kept line by line, as written.
+//!
+//! A record of fields (RFC 822's and Debian's `Package: xz-utils` / `Installed-Size: 1226`
+//! stanzas, a package's metadata header) keeps a line per field, its wrapped continuation
+//! joined to it, and is set apart by blank lines, so that one field never runs into the next
+//! and a reader knows which record a field is of ([`field_key`]). Pure text work.
 
 use super::fence;
 use crate::text::is_key;
@@ -22,6 +27,10 @@ pub fn join_wrapped(text: &str) -> String {
     let mut open: Option<Paragraph> = None;
     let fenced = fence::spans(text.split('\n'));
     let mut fences = fenced.iter().peekable();
+    let records = records(text);
+    let mut field = Field::default();
+    // A record is set apart: the paragraph after one opens after a blank line.
+    let mut after_record = false;
     for (k, raw) in text.split('\n').enumerate() {
         let line = raw.trim_end();
         while fences.next_if(|f| f.end <= k).is_some() {}
@@ -38,10 +47,18 @@ pub fn join_wrapped(text: &str) -> String {
             open = None;
             continue;
         }
+        if let Some(&opens) = records.get(&k) {
+            field.push(&mut out, line, opens);
+            after_record = true;
+            open = None;
+            continue;
+        }
         let indent = line.chars().take_while(|c| c.is_whitespace()).count();
         let joins = open.as_ref().is_some_and(|p| p.takes(content, indent));
         if joins {
             out.push(' ');
+        } else if std::mem::take(&mut after_record) {
+            out.push_str("\n\n");
         } else if !out.is_empty() {
             out.push('\n');
         }
@@ -64,6 +81,87 @@ pub fn join_wrapped(text: &str) -> String {
         };
     }
     out
+}
+
+/// The most characters of a field's key.
+const KEY_LENGTH: usize = 40;
+
+/// The length of a record field's key with its colon, when `content` opens with one: a word
+/// that starts with a capital, of letters, digits and `-` (`Installed-Size:`, `Files:`), then
+/// the line's end or a space.
+pub fn field_key(content: &str) -> Option<usize> {
+    let colon = content.find(':')?;
+    let key = &content[..colon];
+    let rest = &content[colon + 1..];
+    let named = key.starts_with(|c: char| c.is_ascii_uppercase())
+        && key.len() <= KEY_LENGTH
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    (named && (rest.is_empty() || rest.starts_with([' ', '\t']))).then_some(colon + 1)
+}
+
+/// The lines of `text` that are in records of fields, each with whether it opens one: a
+/// paragraph whose lines at the margin are all fields ([`field_key`]), two at least, its
+/// first among them, and whose other lines are indented (a field's continuation).
+fn records(text: &str) -> std::collections::HashMap<usize, bool> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut out = std::collections::HashMap::new();
+    let mut k = 0;
+    while k < lines.len() {
+        let end = (k..lines.len())
+            .find(|&j| lines[j].trim().is_empty())
+            .unwrap_or(lines.len());
+        let block = &lines[k..end];
+        let at_margin = |l: &&str| !l.starts_with([' ', '\t']);
+        let fields = block.iter().filter(|l| at_margin(l)).count();
+        let record = block.first().is_some_and(at_margin)
+            && fields >= 2
+            && block
+                .iter()
+                .filter(|l| at_margin(l))
+                .all(|l| field_key(l).is_some());
+        if record {
+            out.extend((k..end).map(|j| (j, j == k)));
+        }
+        k = end + 1;
+    }
+    out
+}
+
+/// Where a record's field stands as its lines are joined.
+#[derive(Default)]
+struct Field {
+    /// Continuation lines taken since the field's line.
+    continued: usize,
+    /// A `.` line broke the field's text: the next line opens a paragraph of it.
+    broken: bool,
+}
+
+impl Field {
+    /// Adds a record's line to `out`: a field on a line of its own (after a blank line when
+    /// it `opens` a record); a continuation joined to the line before, but on a line of its
+    /// own after a `.` line (Debian's paragraph break) or when, the field's first, it opens
+    /// with a capital (a description after its synopsis, a licence's text after its name).
+    fn push(&mut self, out: &mut String, line: &str, opens: bool) {
+        let content = line.trim_start();
+        let separator = if content.len() == line.len() {
+            *self = Field::default();
+            match (opens, out.is_empty()) {
+                (_, true) => "",
+                (true, false) => "\n\n",
+                (false, false) => "\n",
+            }
+        } else if content == "." {
+            self.broken = true;
+            return;
+        } else {
+            let apart = std::mem::take(&mut self.broken)
+                || (self.continued == 0 && content.starts_with(char::is_uppercase));
+            self.continued += 1;
+            if apart { "\n" } else { " " }
+        };
+        out.push_str(separator);
+        out.push_str(content);
+    }
 }
 
 struct Paragraph {
@@ -294,6 +392,37 @@ mod tests {
             "of the  Software",
         ] {
             assert_eq!(second_column(prose), None, "{prose}");
+        }
+    }
+
+    /// A record keeps a line per field, its wrapped value joined, a description apart from
+    /// its synopsis and at each `.` line; records stand apart by blank lines. One field line
+    /// and prose are no record.
+    #[test]
+    fn records_keep_a_line_per_field_and_stand_apart() {
+        let text = "Intro line.\n\n\
+                    Package: xz-utils\nInstalled-Size: 1226\nDepends: libc6 (>= 2.34),\n liblzma5\n\
+                    Description: XZ-format compression utilities\n XZ is the successor\n to LZMA.\n\
+                    \x20.\n This package provides the tools.\n\n\
+                    Package: gzip\nVersion: 1.12-1\n\n\
+                    After the records.\n\nNote: one field line\nwraps on.";
+        assert_eq!(
+            join_wrapped(text),
+            "Intro line.\n\nPackage: xz-utils\nInstalled-Size: 1226\n\
+             Depends: libc6 (>= 2.34), liblzma5\n\
+             Description: XZ-format compression utilities\nXZ is the successor to LZMA.\n\
+             This package provides the tools.\n\nPackage: gzip\nVersion: 1.12-1\n\n\
+             After the records.\nNote: one field line wraps on."
+        );
+        assert_eq!(field_key("Installed-Size: 1226"), Some(15));
+        assert_eq!(field_key("Description:"), Some(12));
+        for not_a_field in [
+            "http://example.org",
+            "note: lower case",
+            "Key:value",
+            "Two words: x",
+        ] {
+            assert_eq!(field_key(not_a_field), None, "{not_a_field}");
         }
     }
 
