@@ -47,8 +47,8 @@ use super::defaults::{asks_default, named_option, says_default, stated_default};
 use super::form::Form;
 use super::names::named_by_documents;
 use super::question::{
-    MOST_PARTS, asks_figure, asks_name, holds_phrase, named_thing, names_given, new_figure,
-    no_answer, parts, quoted_phrases, specific_terms,
+    MOST_PARTS, asked_thing, asks_figure, asks_name, holds_phrase, named_thing, names_given,
+    new_figure, no_answer, parts, quoted_phrases, specific_terms,
 };
 use super::select::{Candidate, NEAR_DUPLICATE, jaccard};
 use super::stated::{Asked, not_stated};
@@ -369,6 +369,13 @@ impl<'a> Scorer<'a> {
         let names = |c: &Candidate| names_asked(&known, thing, c);
         // A default of the kind asked: a figure when it asks for one, a name where it says
         // what it names.
+        // A record's field whose key is what is asked (`Installed-Size` of `what is the
+        // installed size`) holds it: its value is the answer.
+        let asked_thing = content_terms(&asked_thing(text));
+        let keys_asked = |c: &Candidate| {
+            let key = c.term.as_deref().map(content_terms).unwrap_or_default();
+            c.field && !key.is_empty() && key.is_subset(&asked_thing)
+        };
         let gives_default = |c: &Candidate| {
             stated_default(text, &c.text, c.term.as_deref()).is_some_and(|value| {
                 (!figure || value.contains(|c: char| c.is_ascii_digit())) && (!name || names(c))
@@ -396,7 +403,9 @@ impl<'a> Scorer<'a> {
                 .iter()
                 .map(|c| {
                     // A default is asked only of a sentence that says it is one.
-                    let holds = (figure && new_figure(text, &c.text)) || (name && names(c));
+                    let holds = (figure && new_figure(text, &c.text))
+                        || (name && names(c))
+                        || keys_asked(c);
                     match default {
                         true => gives_default(c) || (holds && says_default(&c.text)),
                         false => holds,

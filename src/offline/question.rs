@@ -119,6 +119,9 @@ pub fn asks_figure(question: &str) -> bool {
         "port",
         "date",
         "level",
+        "factor",
+        "ratio",
+        "accuracy",
     ];
     // `what share`, `what alternative priority`, `which GNU sed release`: a measure at most
     // three words on.
@@ -669,6 +672,8 @@ mod tests {
         ));
         assert!(asks_figure("How fast does a cell age above 25 degrees?"));
         assert!(asks_figure("Up to how many cycles does a cell last?"));
+        assert!(asks_figure("By what factor does the buffer grow?"));
+        assert!(asks_figure("What detection accuracy does the tool report?"));
         assert!(asks_figure(
             "Which cell ages faster, and how fast does it age?"
         ));

@@ -20,7 +20,7 @@
 use std::collections::BTreeSet;
 
 use crate::plan::Source;
-use crate::text::analyzer::content_terms;
+use crate::text::analyzer::{analyzer, content_terms, terms};
 use crate::text::words;
 
 use super::form::{Form, qualified, qualifiers};
@@ -70,6 +70,9 @@ pub struct Asked {
     /// The program whose release it asks for ([`release_of`]): a release is its figure
     /// where the name stands right before it (`Rust 1.95`, `GNU tar 1.13.x`, `bash-4.3`).
     release: Option<String>,
+    /// Its terms that some candidate holds, the rarest first: where a sentence lists
+    /// figures, the one asked for stands nearest the rarest it writes.
+    by_rarity: Vec<(String, usize)>,
     /// The terms of its verbs, when it denies nothing: a sentence that only denies them
     /// (`Massif does not measure these`) states nothing it asks ([`denies`]).
     verbs: BTreeSet<String>,
@@ -111,6 +114,18 @@ impl Asked {
                 .filter(|t| rarity.held(t) > 0)
                 .collect(),
             release: release_of(question),
+            by_rarity: {
+                let mut held: Vec<(String, usize)> = content_terms(question)
+                    .into_iter()
+                    .map(|t| {
+                        let n = rarity.held(&t);
+                        (t, n)
+                    })
+                    .filter(|(_, n)| *n > 0)
+                    .collect();
+                held.sort_by_key(|(_, n)| *n);
+                held
+            },
             verbs: match words(question).split(' ').any(|w| NEGATIONS.contains(&w)) {
                 true => BTreeSet::new(),
                 false => verbs_of(question),
@@ -249,14 +264,55 @@ impl Asked {
             let kind = self.kind.is_none_or(|k| k.units.iter().any(unit));
             return (kind && new_figure(&self.question, sentence)).then_some(None);
         }
-        found
+        let fitting: Vec<(usize, String)> = found
             .into_iter()
-            .find(|(at, span)| {
+            .filter(|(at, span)| {
                 self.is_of_kind(sentence, *at, span)
                     && self.is_subjects(sentence, *at, in_sentence)
                     && self.of_release(sentence, *at, span)
             })
+            .collect();
+        // Of a list's figures (`x86_64 (Rust 1.59+), ..., powerpc64 (Rust 1.95+)`), the
+        // subject's is the one nearest it; the first where the sentence does not say it.
+        let subject_at = self.subject_at(sentence);
+        // Apart by list items (commas, semicolons) first, then by characters.
+        let segment = |at: usize| sentence[..at].matches([',', ';']).count();
+        let distance = |at: usize| {
+            subject_at
+                .iter()
+                .map(|&s| (segment(s).abs_diff(segment(at)), s.abs_diff(at)))
+                .min()
+        };
+        let nearest = fitting
+            .iter()
+            .enumerate()
+            .min_by_key(|(k, (at, _))| (distance(*at), *k))
+            .map(|(k, _)| k);
+        nearest
+            .map(|k| fitting[k].clone())
             .map(|(at, span)| Some(self.with_unit_before(sentence, at, span)))
+    }
+
+    /// Where `sentence` writes the rarest of the question's terms it writes, of those as
+    /// rare the one it writes the fewest times (`powerpc64` of `from which Rust version does
+    /// portable-atomic use native 128-bit atomics on powerpc64`, over a document on
+    /// portable-atomic that writes `Rust` before each version).
+    fn subject_at(&self, sentence: &str) -> Vec<usize> {
+        let written = terms(&mut analyzer(), sentence);
+        self.by_rarity
+            .iter()
+            .map(|(term, held)| {
+                let at: Vec<usize> = written
+                    .iter()
+                    .filter(|t| &t.text == term)
+                    .map(|t| t.offset_from)
+                    .collect();
+                (*held, at)
+            })
+            .filter(|(_, at)| !at.is_empty())
+            .min_by_key(|(held, at)| (*held, at.len()))
+            .map(|(_, at)| at)
+            .unwrap_or_default()
     }
 
     /// The figure `span` at `at` in `sentence` with the word of a kind written first (`a
@@ -935,6 +991,20 @@ mod tests {
         ] {
             let said = said(unstated);
             assert!(said.starts_with("No sentence of the"), "{unstated}: {said}");
+        }
+    }
+
+    /// Of a sentence's list of figures, the one asked for stands nearest the rarest word of
+    /// the question it writes, in the same item of the list.
+    #[test]
+    fn of_a_list_of_figures_the_one_next_to_what_is_asked() {
+        let list = "The crate uses native atomics on x86_64 (Rust 1.59+), s390x (Rust 1.84+), \
+                    and powerpc64 (Rust 1.95+), otherwise the fallback is used.";
+        let other = "The crate falls back to locks where native atomics are missing.";
+        for (on, version) in [("powerpc64", "1.95"), ("x86_64", "1.59"), ("s390x", "1.84")] {
+            let q = format!("From which Rust version does the crate use native atomics on {on}?");
+            let said = answer(&q, &[(0, list), (0, other)]);
+            assert!(said.starts_with(version), "{on}: {said}");
         }
     }
 }
