@@ -282,6 +282,19 @@ pub fn asked_thing(question: &str) -> String {
         .unwrap_or_default()
 }
 
+/// What `question` asks how much or how many of, or the phrase of what it asks for
+/// ([`asked_thing`]): `memory` of `how much memory does bunzip2 need`, `hex digits` of `how
+/// many hex digits can follow`.
+pub fn asked_measure(question: &str) -> String {
+    let said = words(question);
+    let words: Vec<&str> = said.split(' ').collect();
+    words
+        .windows(2)
+        .position(|w| w[0] == "how" && ["much", "many"].contains(&w[1]))
+        .map(|k| asked_phrase(&words, k + 1).join(" "))
+        .unwrap_or_else(|| asked_thing(question))
+}
+
 /// The words that say how much `question` asks for, in the phrase after its first `what` or
 /// `which` ([`asked_phrase`]): a limit, a superlative, a count (`maximum number` of `what is
 /// the maximum number of parameters ...`, `largest` of `what is the largest output base`);

@@ -26,7 +26,9 @@ use crate::text::words;
 use super::form::{Form, qualified, qualifiers};
 use super::kinds::{Kind, is_unit, kind_of};
 use super::names::{is_named, names_of, own_name};
-use super::question::{asks_when, condition_terms, is_version, new_figure, release_of};
+use super::question::{
+    asked_measure, asks_when, condition_terms, is_version, new_figure, release_of,
+};
 use super::select::Candidate;
 use super::span::figures;
 use super::subject::{Rarity, Subject, names_another, points_back, subject, verbs_of};
@@ -70,6 +72,8 @@ pub struct Asked {
     /// The program whose release it asks for ([`release_of`]): a release is its figure
     /// where the name stands right before it (`Rust 1.95`, `GNU tar 1.13.x`, `bash-4.3`).
     release: Option<String>,
+    /// What it asks the measure of ([`asked_measure`]): `memory` of `how much memory`.
+    measure: String,
     /// Its terms that some candidate holds, the rarest first: where a sentence lists
     /// figures, the one asked for stands nearest the rarest it writes.
     by_rarity: Vec<(String, usize)>,
@@ -114,6 +118,7 @@ impl Asked {
                 .filter(|t| rarity.held(t) > 0)
                 .collect(),
             release: release_of(question),
+            measure: asked_measure(question),
             by_rarity: {
                 let mut held: Vec<(String, usize)> = content_terms(question)
                     .into_iter()
@@ -268,6 +273,7 @@ impl Asked {
             .into_iter()
             .filter(|(at, span)| {
                 self.is_of_kind(sentence, *at, span)
+                    && !self.counts_other(sentence, *at, span)
                     && self.is_subjects(sentence, *at, in_sentence)
                     && self.of_release(sentence, *at, span)
             })
@@ -357,6 +363,31 @@ impl Asked {
             || (kind.units.contains(&"%") && span.contains('%'))
             || (kind.units.contains(&"version") && is_release(span))
             || (kind.units.contains(&"$") && sentence[..end].contains('$'))
+    }
+
+    /// Whether the figure `span` at `at` in `sentence` counts another thing the question
+    /// names than the one it asks the measure of: the word after it is the question's, not a
+    /// unit, and not of what it asks (`900k block` of `how much memory does bunzip2 need for
+    /// the default block size`, `two presets` of `what dictionary size does preset -7 use`).
+    fn counts_other(&self, sentence: &str, at: usize, span: &str) -> bool {
+        // The word after the number, in the span (`900k block`) or after it.
+        let after = span
+            .split_whitespace()
+            .skip(1)
+            .chain(sentence[at + span.len()..].split_whitespace())
+            .next();
+        let Some(next) = after.map(words) else {
+            return false;
+        };
+        // A rate's unit runs on (`400 MB/s per core`, `5 bytes per 32K block`).
+        let rate = ["per", "every", "each", "a", "an"].contains(&next.as_str());
+        let term = content_terms(&next);
+        !self.measure.is_empty()
+            && !rate
+            && !is_unit(&next)
+            && !term.is_empty()
+            && term.is_subset(&self.question_terms)
+            && term.is_disjoint(&content_terms(&self.measure))
     }
 
     /// Whether the figure `span` at `at` in `sentence` is a release of the program asked
@@ -1006,5 +1037,27 @@ mod tests {
             let said = answer(&q, &[(0, list), (0, other)]);
             assert!(said.starts_with(version), "{on}: {said}");
         }
+    }
+
+    /// A figure that counts another thing the question names (its condition's `block`) is
+    /// not the measure it asks for; a rate's unit (`per 32K block`) is the measure's.
+    #[test]
+    fn a_figure_of_another_thing_the_question_names_is_not_the_measure() {
+        let q = "How much memory does the tool need for files made with the default block size?";
+        let other = (
+            0,
+            "The tool compresses files in 900k block sizes by default, as a rule.",
+        );
+        let stating = (
+            0,
+            "The tool needs 3700k of memory for files made with the default block size.",
+        );
+        stated_only_by(q, &[other], stating, "3700k");
+        let q = "How much overhead is added for each block of input?";
+        let rate = (
+            0,
+            "The tool adds an overhead of 5 bytes per 32K block of input, at worst.",
+        );
+        assert!(answer(q, &[rate]).starts_with("5 bytes"));
     }
 }
