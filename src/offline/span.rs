@@ -142,7 +142,12 @@ fn figure(
         let lower = word.to_lowercase();
         let fraction = ["half", "third", "quarter"].contains(&lower.as_str());
         let counted = k > 0 && ["a", "an", "one"].contains(&bare(k - 1).to_lowercase().as_str());
-        let spelled = NUMBER_WORDS.contains(&lower.as_str()) && (!fraction || counted);
+        // `one` is a figure only as a range's first (`one to four hex digits`).
+        let ranged = lower == "one"
+            && k + 2 < tokens.len()
+            && RANGE.contains(&tokens[k + 1].1)
+            && NUMBER_WORDS.contains(&bare(k + 2).to_lowercase().as_str());
+        let spelled = (NUMBER_WORDS.contains(&lower.as_str()) && (!fraction || counted)) || ranged;
         let set = word
             .split_once('=')
             .is_some_and(|(_, v)| v.starts_with(|c: char| c.is_ascii_digit()));
@@ -286,6 +291,11 @@ mod tests {
                 "How high did lithium carbonate prices climb?",
                 "The price of lithium carbonate rose above 70,000 dollars per tonne in 2022.",
                 "above 70,000 dollars per tonne",
+            ),
+            (
+                "How many hex digits may follow the escape?",
+                "The escape takes a value of one to four hex digits, and no more.",
+                "one to four hex",
             ),
             (
                 "At about what temperature does the separator melt?",
