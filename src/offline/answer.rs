@@ -254,6 +254,35 @@ fn stated_by(
     stated
 }
 
+/// The `asked` terms of question `text` with their weights over the candidates' `terms`
+/// (the fewer candidates hold one, the heavier; a word of the question's phrasing that the
+/// documents do not use weighs nothing), and its specific terms that no candidate holds.
+fn weights(
+    text: &str,
+    asked: BTreeSet<String>,
+    terms: &[BTreeSet<String>],
+) -> (Vec<(String, f64)>, Vec<String>) {
+    let mut df: HashMap<&str, usize> = HashMap::new();
+    for set in terms {
+        for t in set {
+            *df.entry(t.as_str()).or_default() += 1;
+        }
+    }
+    let n = terms.len() as f64;
+    let weighted = asked
+        .into_iter()
+        .filter_map(|t| {
+            let d = *df.get(t.as_str())?;
+            Some((t, (1.0 + n / (d as f64 + 1.0)).ln().powi(2)))
+        })
+        .collect();
+    let absent = specific_terms(text)
+        .into_iter()
+        .filter(|t| !df.contains_key(t.as_str()))
+        .collect();
+    (weighted, absent)
+}
+
 /// Things a setting is (`which keyword`, `which option`): a definition's term names one.
 const SETTINGS: &[&str] = &[
     "keyword",
@@ -338,25 +367,7 @@ impl<'a> Scorer<'a> {
             })
             .collect();
         named_by_documents(&mut terms, &content_terms(text), candidates, sources);
-        let mut df: HashMap<&str, usize> = HashMap::new();
-        for set in &terms {
-            for t in set {
-                *df.entry(t.as_str()).or_default() += 1;
-            }
-        }
-        let n = terms.len() as f64;
-        // A word of the question's phrasing that the documents do not use weighs nothing.
-        let question: Vec<(String, f64)> = with_phrases(text)
-            .into_iter()
-            .filter_map(|t| {
-                let d = *df.get(t.as_str())?;
-                Some((t, (1.0 + n / (d as f64 + 1.0)).ln().powi(2)))
-            })
-            .collect();
-        let absent = specific_terms(text)
-            .into_iter()
-            .filter(|t| !df.contains_key(t.as_str()))
-            .collect();
+        let (question, absent) = weights(text, with_phrases(text), &terms);
         // The names a choice asks between are its options, which the question writes.
         let choice = matches!(Form::of(text), Form::Choice(_));
         let (figure, name) = (asks_figure(text), asks_name(text) && !choice);
@@ -367,8 +378,6 @@ impl<'a> Scorer<'a> {
         // `symbols`, not a word in a sentence on something else.
         let thing = named_thing(text);
         let names = |c: &Candidate| names_asked(&known, thing, c);
-        // A default of the kind asked: a figure when it asks for one, a name where it says
-        // what it names.
         // A record's field whose key is what is asked (`Installed-Size` of `what is the
         // installed size`) holds it: its value is the answer.
         let asked_thing = content_terms(&asked_thing(text));
@@ -376,6 +385,8 @@ impl<'a> Scorer<'a> {
             let key = c.term.as_deref().map(content_terms).unwrap_or_default();
             c.field && !key.is_empty() && key.is_subset(&asked_thing)
         };
+        // A default of the kind asked: a figure when it asks for one, a name where it says
+        // what it names.
         let gives_default = |c: &Candidate| {
             stated_default(text, &c.text, c.term.as_deref()).is_some_and(|value| {
                 (!figure || value.contains(|c: char| c.is_ascii_digit())) && (!name || names(c))

@@ -132,17 +132,9 @@ pub fn units(text: &str) -> Vec<Unit> {
         // A line of two columns (`-m, --max-time <seconds>  Maximum time ...`), and a record's
         // field (`Installed-Size: 1226`), is a definition with its term on the line.
         let field = fields.contains(&line.start);
-        let (body, own) = match field {
-            true => field_columns(text, &line),
-            false => columns(text, &line),
-        };
+        let (body, own) = columns(text, &line, field);
         let columns = own.is_some();
-        let mut sentences = sentence_ranges(text, body);
-        sentences.retain(|s| !is_signature(&text[s.clone()]));
-        let note = sentences
-            .iter()
-            .position(|s| is_version_note(&text[s.clone()]));
-        sentences.truncate(note.unwrap_or(sentences.len()));
+        let (mut sentences, note) = prose_sentences(text, body);
         // A definition's sentences come after its term: the term is its sentence 0.
         let named = definition_term(text, &line).filter(|_| note != Some(0) && own.is_none());
         let defines = own.or(std::mem::replace(&mut term, named));
@@ -193,6 +185,18 @@ pub fn units(text: &str) -> Vec<Unit> {
         line.units(text, leans, &mut out);
     }
     out
+}
+
+/// The sentences of `body` in `text` that may be quoted: signatures left out, and those
+/// from a version note on ("Changed in version 3.6: ..."); with where the note was.
+fn prose_sentences(text: &str, body: Range<usize>) -> (Vec<Range<usize>>, Option<usize>) {
+    let mut sentences = sentence_ranges(text, body);
+    sentences.retain(|s| !is_signature(&text[s.clone()]));
+    let note = sentences
+        .iter()
+        .position(|s| is_version_note(&text[s.clone()]));
+    sentences.truncate(note.unwrap_or(sentences.len()));
+    (sentences, note)
 }
 
 /// The sentences of one line, as [`units`] quotes them.
@@ -259,8 +263,12 @@ impl Line<'_> {
 }
 
 /// The text of `line` of `text` past its term, and the term, when it is a line of two
-/// columns ([`second_column`]); the whole line and none otherwise.
-fn columns(text: &str, line: &Range<usize>) -> (Range<usize>, Option<Range<usize>>) {
+/// columns ([`second_column`]) or a record's `field` ([`field_columns`]); the whole line and
+/// none otherwise.
+fn columns(text: &str, line: &Range<usize>, field: bool) -> (Range<usize>, Option<Range<usize>>) {
+    if field {
+        return field_columns(text, line);
+    }
     let raw = &text[line.clone()];
     let start = line.start + (raw.len() - raw.trim_start().len());
     match second_column(&text[start..line.end]) {
