@@ -68,8 +68,8 @@ const CAUSES_OPENING: &[&str] = &["so", "thus"];
 /// Whether `sentence` gives a cause as causes are written ([`CAUSES`], [`CAUSES_OPENING`]).
 fn gives_cause(sentence: &str) -> bool {
     let said = format!(" {} ", words(sentence));
+    let lower = sentence.to_lowercase();
     let opens = |c: &str| {
-        let lower = sentence.to_lowercase();
         lower.starts_with(&format!("{c} "))
             || lower.starts_with(&format!("{c},"))
             || [",", ";", ":"].iter().any(|p| {

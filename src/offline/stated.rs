@@ -119,18 +119,7 @@ impl Asked {
                 .collect(),
             release: release_of(question),
             measure: asked_measure(question),
-            by_rarity: {
-                let mut held: Vec<(String, usize)> = content_terms(question)
-                    .into_iter()
-                    .map(|t| {
-                        let n = rarity.held(&t);
-                        (t, n)
-                    })
-                    .filter(|(_, n)| *n > 0)
-                    .collect();
-                held.sort_by_key(|(_, n)| *n);
-                held
-            },
+            by_rarity: by_rarity(question, &rarity),
             verbs: match words(question).split(' ').any(|w| NEGATIONS.contains(&w)) {
                 true => BTreeSet::new(),
                 false => verbs_of(question),
@@ -222,7 +211,6 @@ impl Asked {
             && keyed.is_subset(&self.question_terms)
             && record != value
             && record.split_whitespace().any(written)
-            && keyed.is_subset(&self.question_terms)
             && !content_terms(value).is_subset(&self.question_terms)
     }
 
@@ -278,8 +266,8 @@ impl Asked {
                     && self.of_release(sentence, *at, span)
             })
             .collect();
-        // Of a list's figures (`x86_64 (Rust 1.59+), ..., powerpc64 (Rust 1.95+)`), the
-        // subject's is the one nearest it; the first where the sentence does not say it.
+        // Of a list's figures (`x86_64 (Rust 1.59+), ..., powerpc64 (Rust 1.95+)`), the one
+        // asked for is nearest the rarest word of the question the sentence writes.
         let subject_at = self.subject_at(sentence);
         // Apart by list items (commas, semicolons) first, then by characters.
         let segment = |at: usize| sentence[..at].matches([',', ';']).count();
@@ -289,14 +277,11 @@ impl Asked {
                 .map(|&s| (segment(s).abs_diff(segment(at)), s.abs_diff(at)))
                 .min()
         };
-        let nearest = fitting
-            .iter()
+        fitting
+            .into_iter()
             .enumerate()
             .min_by_key(|(k, (at, _))| (distance(*at), *k))
-            .map(|(k, _)| k);
-        nearest
-            .map(|k| fitting[k].clone())
-            .map(|(at, span)| Some(self.with_unit_before(sentence, at, span)))
+            .map(|(_, (at, span))| Some(self.with_unit_before(sentence, at, span)))
     }
 
     /// Where `sentence` writes the rarest of the question's terms it writes, of those as
@@ -438,6 +423,20 @@ impl Context<'_> {
                 .before
                 .is_some_and(|b| points_back(sentence) && in_text(b))
     }
+}
+
+/// The terms of `question` that some candidate holds, each with how many, the rarest first.
+fn by_rarity(question: &str, rarity: &Rarity) -> Vec<(String, usize)> {
+    let mut held: Vec<(String, usize)> = content_terms(question)
+        .into_iter()
+        .map(|t| {
+            let n = rarity.held(&t);
+            (t, n)
+        })
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    held.sort_by_key(|(_, n)| *n);
+    held
 }
 
 /// Whether `span` is written as a release is: a version with its dots (`4.3`, `2.0.1`), or

@@ -16,6 +16,8 @@
 //! joined to it, and is set apart by blank lines, so that one field never runs into the next
 //! and a reader knows which record a field is of ([`field_key`]). Pure text work.
 
+use std::collections::HashMap;
+
 use super::fence;
 use crate::text::is_key;
 
@@ -102,9 +104,9 @@ pub fn field_key(content: &str) -> Option<usize> {
 /// The lines of `text` that are in records of fields, each with whether it opens one: a
 /// paragraph whose lines at the margin are all fields ([`field_key`]), two at least, its
 /// first among them, and whose other lines are indented (a field's continuation).
-fn records(text: &str) -> std::collections::HashMap<usize, bool> {
+fn records(text: &str) -> HashMap<usize, bool> {
     let lines: Vec<&str> = text.split('\n').collect();
-    let mut out = std::collections::HashMap::new();
+    let mut out = HashMap::new();
     let mut k = 0;
     while k < lines.len() {
         let end = (k..lines.len())
