@@ -173,6 +173,10 @@ const SPELLINGS: &[(&str, &str)] = &[
 
 /// `word` spelled the American way ([`SPELLINGS`]), in lower case where it is respelled.
 fn american(word: &str) -> String {
+    // The shortest British spelling has five letters.
+    if word.len() < 5 {
+        return word.to_string();
+    }
     let british = |b: &str| {
         word.is_char_boundary(b.len().min(word.len()))
             && word
