@@ -394,6 +394,13 @@ impl<'a> Scorer<'a> {
         };
         let asked = Asked::new(text, figure, &terms, candidates);
         let stated = stated_by(text, &asked, candidates, &terms, sources);
+        // A field that states what is asked is of the record the question names, in whatever
+        // words it names it (`the curl command-line tool`): it holds them.
+        for (i, c) in candidates.iter().enumerate() {
+            if c.field && stated[i].is_some() {
+                terms[i].extend(content_terms(&asked.subject.phrase));
+            }
+        }
         let forms = parts(text)
             .into_iter()
             .map(|p| (Form::of(&p), format!("{p}{pervasive}")))

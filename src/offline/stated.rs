@@ -44,6 +44,9 @@ pub struct Context<'a> {
     pub document: &'a BTreeSet<String>,
     /// The term of the definition it stands in.
     pub term: Option<&'a str>,
+    /// It is a field of the record the question names, whose key it asks ([`Asked::asks_field`]):
+    /// the record is the subject, however the question words it (`the curl command-line tool`).
+    pub asked_field: bool,
 }
 
 /// What a question asks, as a sentence must state it.
@@ -154,11 +157,12 @@ impl Asked {
             .map(|i| {
                 let s = candidates[i].source;
                 let (title, names, document) = (&sources[s].title, &names[s], &documents[s]);
-                let context = context_of(candidates, i, title, names, document);
+                let mut context = context_of(candidates, i, title, names, document);
+                context.asked_field = candidates[i].field && self.asks_field(&candidates[i]);
                 let sentence = &candidates[i].text;
                 let held = (named.is_empty() || named.iter().any(|t| context.holds(sentence, t)))
                     && self.code.iter().all(|t| context.holds(sentence, t))
-                    && (!candidates[i].field || self.asks_field(&candidates[i]))
+                    && (!candidates[i].field || context.asked_field)
                     && self.meets_condition(sentence, &context);
                 let denied = !self.verbs.is_disjoint(&terms[i]) && denies(sentence, &self.verbs);
                 (held && !denied)
@@ -233,6 +237,7 @@ impl Asked {
         let subject = &self.subject;
         let in_sentence = subject.held(sentence, terms, context.document);
         let held = in_sentence
+            || context.asked_field
             || context.section.is_some_and(|s| subject.held_by(s))
             || subject.held_by(context.title)
             || subject.named_by(context.names)
@@ -669,6 +674,7 @@ pub fn context_of<'a>(
         names,
         document,
         term: c.term.as_deref(),
+        asked_field: false,
     }
 }
 
@@ -1001,7 +1007,7 @@ mod tests {
     }
 
     /// A record's field states its key's value of its record, where the question asks for
-    /// the key of that record by the name the record gives itself.
+    /// the key of that record by the name the record gives itself, alone or in a phrase.
     #[test]
     fn a_records_field_states_its_key_of_its_record() {
         let text = "Package: xz-utils\nInstalled-Size: 1226\nVersion: 5.4.1-1\n\n\
@@ -1011,6 +1017,9 @@ mod tests {
         assert!(said("What is the installed size of gzip?").starts_with("252"));
         assert!(said("What installed size does xz-utils have?").starts_with("1226"));
         assert!(said("Which version of gzip is installed?").contains("1.12-1"));
+        // The record is the subject, in whatever words the question names it.
+        let phrased = said("In which archive section is the gzip compression tool filed?");
+        assert!(phrased.starts_with("Section: utils"), "{phrased}");
         for unstated in [
             // Not the record of `gzip`, whose name is a word of it.
             "What is the installed size of gzip-doc?",

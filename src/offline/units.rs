@@ -263,21 +263,46 @@ impl Line<'_> {
 }
 
 /// The text of `line` of `text` past its term, and the term, when it is a line of two
-/// columns ([`second_column`]) or a record's `field` ([`field_columns`]); the whole line and
-/// none otherwise.
+/// columns ([`second_column`]), a list item with a run-in term ([`item_term`]) or a record's
+/// `field` ([`field_columns`]); the whole line and none otherwise.
 fn columns(text: &str, line: &Range<usize>, field: bool) -> (Range<usize>, Option<Range<usize>>) {
     if field {
         return field_columns(text, line);
     }
     let raw = &text[line.clone()];
     let start = line.start + (raw.len() - raw.trim_start().len());
-    match second_column(&text[start..line.end]) {
-        Some(at) => {
-            let term = start..start + text[start..start + at].trim_end().len();
-            (start + at..line.end, Some(term))
-        }
+    if let Some(at) = second_column(&text[start..line.end]) {
+        let term = start..start + text[start..start + at].trim_end().len();
+        return (start + at..line.end, Some(term));
+    }
+    let item = &text[start..line.end];
+    let term_at = start + (item.len() - past_marker(item).len());
+    match item_term(&text[term_at..line.end]).filter(|_| term_at > start) {
+        Some((term, at)) => (term_at + at..line.end, Some(term_at..term_at + term)),
         None => (line.clone(), None),
     }
+}
+
+/// `content` past its list marker (`-`, `*`, `+` and a space), when it opens with one.
+fn past_marker(content: &str) -> &str {
+    content
+        .strip_prefix(['-', '*', '+'])
+        .filter(|rest| rest.starts_with(' '))
+        .map_or(content, str::trim_start)
+}
+
+/// A list item's run-in term (`iconv, iconvconfig: convert between character encodings`,
+/// `` `std`: enables the standard library``): a few words before a colon, none ending a
+/// sentence; the term's length and where its text starts.
+fn item_term(item: &str) -> Option<(usize, usize)> {
+    let colon = item.find(": ")?;
+    let term = &item[..colon];
+    let words = term.split_whitespace().count();
+    let text = &item[colon + 1..];
+    ((1..=TERM_WORDS).contains(&words)
+        && !term.contains(['.', '!', '?', ';', '('])
+        && !text.trim().is_empty())
+    .then(|| (colon, colon + 1 + (text.len() - text.trim_start().len())))
 }
 
 /// A record's field of `line` of `text` as two columns: its value, and its key without the
@@ -354,10 +379,7 @@ const TERM_WORDS: usize = 3;
 fn definition_term(text: &str, line: &Range<usize>) -> Option<Range<usize>> {
     let raw = &text[line.clone()];
     let content = raw.trim();
-    let term = content
-        .strip_prefix(['-', '*', '+'])
-        .filter(|rest| rest.starts_with(' '))
-        .map_or(content, str::trim_start);
+    let term = past_marker(content);
     let words: Vec<&str> = term.split_whitespace().collect();
     let bare = term.trim_end_matches(':');
     let marked = ["``", "**", "`"]
@@ -800,6 +822,31 @@ mod tests {
         assert!(got[0].0.ends_with("allowed for the transfer."), "{got:?}");
         assert_eq!(got[1].1, Some("--fail-with-body"));
         assert_eq!(got[2].1, Some("2"));
+    }
+
+    /// A list item with a run-in term (`iconv, iconvconfig:`) is a definition too; a sentence
+    /// that runs on past its colon, or a line that is no item, is not.
+    #[test]
+    fn a_list_items_run_in_term_is_a_definition() {
+        let text = "* iconv, iconvconfig: convert between character encodings
+                    - `std`: enables the standard library
+                    * The cache is one file. It holds: keys and values, nothing else.
+                    Note: the cache is flushed at exit by the program.
+";
+        let got: Vec<(&str, Option<&str>)> = units(text)
+            .into_iter()
+            .map(|u| (&text[u.at], u.term.map(|t| &text[t])))
+            .collect();
+        assert_eq!(
+            got[0],
+            (
+                "iconv, iconvconfig: convert between character encodings",
+                Some("iconv, iconvconfig")
+            )
+        );
+        assert_eq!(got[1].1, Some("`std`"));
+        assert_eq!(got.len(), 4, "{got:?}");
+        assert!(got[2..].iter().all(|(_, term)| term.is_none()), "{got:?}");
     }
 
     #[test]

@@ -24,8 +24,8 @@ use serde::{Deserialize, Serialize};
 /// text read. 7: a Chinese or Japanese full stop (`。`) ends the sentence a chunk is cut at.
 /// 8: a line of two columns (`-c, --create   create a new archive`) a line of its own; a man
 /// page's conditional read by nroff's branch. 9: a record of fields (`Package: xz-utils`) a
-/// line a field, set apart by blank lines.
-pub const VERSION: u32 = 9;
+/// line a field, set apart by blank lines. 10: a list item in a field's text a line of its own.
+pub const VERSION: u32 = 10;
 
 /// The manifest's file name in the index folder.
 pub const FILE_NAME: &str = "manifest.json";

@@ -141,8 +141,9 @@ struct Field {
 impl Field {
     /// Adds a record's line to `out`: a field on a line of its own (after a blank line when
     /// it `opens` a record); a continuation joined to the line before, but on a line of its
-    /// own after a `.` line (Debian's paragraph break) or when, the field's first, it opens
-    /// with a capital (a description after its synopsis, a licence's text after its name).
+    /// own after a `.` line (Debian's paragraph break), when it opens a list item, or when,
+    /// the field's first, it opens with a capital (a description after its synopsis, a
+    /// licence's text after its name).
     fn push(&mut self, out: &mut String, line: &str, opens: bool) {
         let content = line.trim_start();
         let separator = if content.len() == line.len() {
@@ -157,7 +158,8 @@ impl Field {
             return;
         } else {
             let apart = std::mem::take(&mut self.broken)
-                || (self.continued == 0 && content.starts_with(char::is_uppercase));
+                || (self.continued == 0 && content.starts_with(char::is_uppercase))
+                || item_text_column(content).is_some();
             self.continued += 1;
             if apart { "\n" } else { " " }
         };
@@ -398,22 +400,24 @@ mod tests {
     }
 
     /// A record keeps a line per field, its wrapped value joined, a description apart from
-    /// its synopsis and at each `.` line; records stand apart by blank lines. One field line
-    /// and prose are no record.
+    /// its synopsis, at each `.` line and at each list item; records stand apart by blank
+    /// lines. One field line and prose are no record.
     #[test]
     fn records_keep_a_line_per_field_and_stand_apart() {
         let text = "Intro line.\n\n\
                     Package: xz-utils\nInstalled-Size: 1226\nDepends: libc6 (>= 2.34),\n liblzma5\n\
                     Description: XZ-format compression utilities\n XZ is the successor\n to LZMA.\n\
                     \x20.\n This package provides the tools.\n\n\
-                    Package: gzip\nVersion: 1.12-1\n\n\
+                    Package: gzip\nVersion: 1.12-1\nDescription: GNU compression\n\
+                    \x20 * gzip: compress\n    files\n  * zcat: show them\n\n\
                     After the records.\n\nNote: one field line\nwraps on.";
         assert_eq!(
             join_wrapped(text),
             "Intro line.\n\nPackage: xz-utils\nInstalled-Size: 1226\n\
              Depends: libc6 (>= 2.34), liblzma5\n\
              Description: XZ-format compression utilities\nXZ is the successor to LZMA.\n\
-             This package provides the tools.\n\nPackage: gzip\nVersion: 1.12-1\n\n\
+             This package provides the tools.\n\nPackage: gzip\nVersion: 1.12-1\n\
+             Description: GNU compression\n* gzip: compress files\n* zcat: show them\n\n\
              After the records.\nNote: one field line wraps on."
         );
         assert_eq!(field_key("Installed-Size: 1226"), Some(15));
