@@ -307,16 +307,27 @@ fn names_asked(known: &str, thing: Option<&str>, c: &Candidate) -> bool {
 /// `even_deny_root`, `MAX_MEMBERS_PER_GROUP` of `MAX_MEMBERS_PER_GROUP (number)`), when the
 /// question asks for a setting's name (`thing`) and does not write it (`known`).
 fn term_name(known: &str, thing: Option<&str>, c: &Candidate) -> Option<String> {
-    let first = c.term.as_deref()?.split_whitespace().next()?;
-    let name = first.trim_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '_');
-    let name = name.split('=').next().unwrap_or(name);
-    // A setting is written as one ([`is_key`]): `bash-2.0` is none.
-    let setting = is_key(name) && thing.is_some_and(|t| SETTINGS.contains(&t));
     let asked = words(known);
     let asked: BTreeSet<&str> = asked.split(' ').collect();
-    let said = words(name);
-    let new = !said.is_empty() && !said.split(' ').all(|w| asked.contains(w));
-    (setting && new).then(|| name.to_string())
+    let names: Vec<&str> = c
+        .term
+        .as_deref()?
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '_'))
+        .map(|w| w.split('=').next().unwrap_or(w))
+        .collect();
+    let name = *names.first()?;
+    // A setting is written as one ([`is_key`]): `bash-2.0` is none.
+    let setting = is_key(name) && thing.is_some_and(|t| SETTINGS.contains(&t));
+    // A term that the question names by one of its names (`-m, --mirror`) is what it asks
+    // about, not its answer; a word of its gloss (`(number)`) names nothing.
+    let said = |name: &str| {
+        let said = words(name);
+        (is_key(name) || name.starts_with('-'))
+            && !said.is_empty()
+            && said.split(' ').all(|w| asked.contains(w))
+    };
+    (setting && !names.iter().any(|n| said(n))).then(|| name.to_string())
 }
 
 /// The capitalised words that more than half of the documents among `candidates` write, when

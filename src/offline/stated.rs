@@ -739,6 +739,26 @@ mod tests {
         candidates[1].term = Some("Ciphers".into());
         let said = answer_over(q, &candidates);
         assert!(said.starts_with("RequiredRSASize [1]"), "{said}");
+        // A term the question names by one of its names is what it asks about: `-m` is
+        // another name of `--mirror`, not the options it stands for.
+        let q = "Which options is --mirror a shortcut for?";
+        let docs = [
+            (
+                0,
+                None,
+                "-m,  --mirror  shortcut for -N -r -l inf --no-remove-listing",
+            ),
+            (
+                0,
+                None,
+                "-p,  --page-requisites  get all images a page needs",
+            ),
+        ];
+        let mut candidates = test_candidates(&docs);
+        candidates[0].term = Some("-m,  --mirror".into());
+        candidates[1].term = Some("-p,  --page-requisites".into());
+        let said = answer_over(q, &candidates);
+        assert!(!said.starts_with("-m"), "{said}");
     }
 
     /// What a question asks how much of (`the maximum number`) is not its subject: a

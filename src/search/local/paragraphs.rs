@@ -208,12 +208,7 @@ const FIRST_COLUMN: usize = 40;
 /// time allowed for transfer`). Words that justified text spaces apart (`Permission  is
 /// hereby granted`) are no term.
 pub fn second_column(content: &str) -> Option<usize> {
-    let Some(gap) = content
-        .find("  ")
-        .into_iter()
-        .chain(content.find('\t'))
-        .min()
-    else {
+    let Some(gap) = first_gap(content) else {
         return after_options(content);
     };
     let term = &content[..gap];
@@ -224,6 +219,21 @@ pub fn second_column(content: &str) -> Option<usize> {
     let opens = text.starts_with(|c: char| c.is_alphanumeric() || matches!(c, '(' | '[' | '\''));
     let fits = term.chars().count() <= FIRST_COLUMN;
     (fits && (option || code) && opens).then(|| content.len() - text.len())
+}
+
+/// Where the first gap of `content` (two spaces or a tab) is that no option follows: wget
+/// writes `-r,  --recursive    specify recursive download`.
+fn first_gap(content: &str) -> Option<usize> {
+    let mut from = 0;
+    loop {
+        let rest = &content[from..];
+        let gap = from + rest.find("  ").into_iter().chain(rest.find('\t')).min()?;
+        let after = content[gap..].trim_start();
+        match after.split_whitespace().next().is_some_and(is_option) {
+            true => from = content.len() - after.len(),
+            false => return Some(gap),
+        }
+    }
 }
 
 /// Whether `word` opens with a command-line option: `-m,`, `--max-time`, `-1`.
@@ -376,18 +386,22 @@ mod tests {
     fn lines_of_two_columns_stay_apart() {
         let help = "  -A, --catenate   append tar files to\n                   an archive\n\
                     \x20 -c, --create     create a new archive\n\
+                    \x20 -r,  --recursive  recurse\n  -l,  --level=N  depth\n\
                     -m, --max-time <seconds> Maximum time allowed\n\
                     \x200  if OK,\n\x202  if serious trouble.\n";
         assert_eq!(
             join_wrapped(help),
             "-A, --catenate   append tar files to an archive\n\
              -c, --create     create a new archive\n\
+             -r,  --recursive  recurse\n-l,  --level=N  depth\n\
              -m, --max-time <seconds> Maximum time allowed\n\
              0  if OK,\n2  if serious trouble."
         );
         let curl = "-m, --max-time <fractional seconds> Maximum time allowed";
         assert_eq!(second_column(curl), curl.find("Maximum"));
         assert_eq!(second_column("PASS_WARN_AGE\t7"), Some(14));
+        let wget = "-r,  --recursive    specify recursive download";
+        assert_eq!(second_column(wget), wget.find("specify"));
         for prose in [
             "Permission  is hereby granted, free of charge",
             "It began.  Then it ended.",
