@@ -45,7 +45,7 @@ use crate::text::{is_key, words};
 use super::compare::{aspects, broad_comparison};
 use super::defaults::{asks_default, named_option, says_default, stated_default};
 use super::form::Form;
-use super::names::named_by_documents;
+use super::names::{named_by_documents, spelled_out};
 use super::question::{
     MOST_PARTS, asked_thing, asks_figure, asks_name, holds_phrase, named_thing, names_given,
     new_figure, no_answer, parts, quoted_phrases, specific_terms,
@@ -378,6 +378,7 @@ impl<'a> Scorer<'a> {
             })
             .collect();
         named_by_documents(&mut terms, &content_terms(text), candidates, sources);
+        spelled_out(&mut terms, text, candidates);
         let (question, absent) = weights(text, with_phrases(text), &terms);
         // The names a choice asks between are its options, which the question writes.
         let choice = matches!(Form::of(text), Form::Choice(_));

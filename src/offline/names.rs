@@ -4,7 +4,7 @@
 //! question that no sentence writes but that names a document is held by every sentence of
 //! that document ([`super::answer`]): the question asks about it, not past it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::plan::Source;
 use crate::text::analyzer::content_terms;
@@ -107,6 +107,95 @@ pub fn named_by_documents(
     }
 }
 
+/// The longest run of words an acronym stands for.
+const ACRONYM_WORDS: usize = 6;
+
+/// Adds to the `terms` of each candidate the words an acronym stands for where one of the
+/// candidate and the `question` writes the acronym and the other the words whose initials
+/// spell it: a sentence with `MSRV` holds "minimum supported Rust version" of the question,
+/// and one that writes those words holds the question's `MSRV`.
+pub fn spelled_out(terms: &mut [BTreeSet<String>], question: &str, candidates: &[Candidate]) {
+    let asked = acronyms(question);
+    let spelled = initials(question);
+    for (set, candidate) in terms.iter_mut().zip(candidates) {
+        for acronym in acronyms(&candidate.text) {
+            if let Some(words) = spelled.get(&acronym) {
+                set.extend(content_terms(words));
+            }
+        }
+        let written = initials(&candidate.text);
+        for acronym in asked.iter().filter(|a| written.contains_key(*a)) {
+            set.extend(content_terms(acronym));
+        }
+    }
+}
+
+/// The acronyms that `candidates` write for words of the `question`, each with those words
+/// (`msrv`: "minimum supported Rust version"): they name nothing else.
+pub fn acronyms_of(question: &str, candidates: &[Candidate]) -> BTreeMap<String, String> {
+    let spelled = initials(question);
+    candidates
+        .iter()
+        .flat_map(|c| acronyms(&c.text))
+        .filter_map(|a| spelled.get(&a).map(|words| (a, words.clone())))
+        .collect()
+}
+
+/// `sentence` with the words each acronym it writes stands for (`spelled`, [`acronyms_of`])
+/// after it, as a reader takes it in: `The MSRV is 1.88. minimum supported Rust version`.
+pub fn spelled(sentence: &str, spelled: &BTreeMap<String, String>) -> String {
+    let mut out = sentence.to_string();
+    for acronym in acronyms(sentence) {
+        if let Some(words) = spelled.get(&acronym) {
+            out.push(' ');
+            out.push_str(words);
+        }
+    }
+    out
+}
+
+/// The acronyms `text` writes, in lower case: words of three to [`ACRONYM_WORDS`] capitals
+/// (`MSRV`, `FFI`; a plural's `s` left off: `APIs`; not a part of `MS-DOS`). Two letters
+/// spell too many pairs of words to say which.
+fn acronyms(text: &str) -> BTreeSet<String> {
+    text.split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .map(|w| w.strip_suffix('s').filter(|a| a.len() > 1).unwrap_or(w))
+        .filter(|w| (3..=ACRONYM_WORDS).contains(&w.len()))
+        .filter(|w| w.chars().all(|c| c.is_ascii_uppercase()))
+        .map(str::to_ascii_lowercase)
+        .collect()
+}
+
+/// Each run of three to [`ACRONYM_WORDS`] words of `text` that each say something, by the
+/// initials that spell it, in lower case (`msrv`: "minimum supported Rust version").
+fn initials(text: &str) -> HashMap<String, String> {
+    let words: Vec<&str> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let content: Vec<bool> = words.iter().map(|w| !content_terms(w).is_empty()).collect();
+    let mut out = HashMap::new();
+    for start in 0..words.len() {
+        let end = words.len().min(start + ACRONYM_WORDS);
+        for stop in start + 3..=end {
+            // A word that says nothing (`the`) is in no acronym: `TCP` is not "the
+            // connection phase".
+            if !content[start..stop].iter().all(|&c| c) {
+                break;
+            }
+            let run = &words[start..stop];
+            let spelled: String = run
+                .iter()
+                .filter_map(|w| w.chars().next())
+                .flat_map(char::to_lowercase)
+                .collect();
+            out.entry(spelled).or_insert_with(|| run.join(" "));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,5 +227,35 @@ mod tests {
         assert_eq!(own("GPL-3"), ["gpl"]);
         assert_eq!(own("faillock.conf.5.gz"), ["faillock"]);
         assert!(own("low-temperature-performance.txt").is_empty());
+    }
+
+    /// An acronym one side writes holds the words the other spells it with, both ways.
+    #[test]
+    fn an_acronym_holds_the_words_its_initials_spell() {
+        let docs = [
+            (0, None, "Currently, the MSRV is 1.88 with or without simd."),
+            (0, None, "The minimum supported Rust version is 1.70."),
+            (0, None, "The MS-DOS code page is supported."),
+        ];
+        let candidates = crate::offline::select::test_candidates(&docs);
+        let mut terms: Vec<BTreeSet<String>> =
+            candidates.iter().map(|c| content_terms(&c.text)).collect();
+        let q = "What is the current minimum supported Rust version?";
+        spelled_out(&mut terms, q, &candidates);
+        assert!(content_terms("minimum supported Rust version").is_subset(&terms[0]));
+        assert!(!terms[2].contains("minimum"), "{:?}", terms[2]);
+        let tcp = [(0, None, "It sets the TCP keepalive time.")];
+        let keepalive = crate::offline::select::test_candidates(&tcp);
+        let mut held = vec![content_terms(tcp[0].2)];
+        spelled_out(
+            &mut held,
+            "Which option caps the connection phase?",
+            &keepalive,
+        );
+        assert!(!held[0].contains("phase"), "{held:?}");
+        let mut terms: Vec<BTreeSet<String>> =
+            candidates.iter().map(|c| content_terms(&c.text)).collect();
+        spelled_out(&mut terms, "What is the MSRV?", &candidates);
+        assert!(terms[1].contains("msrv") && !terms[2].contains("msrv"));
     }
 }

@@ -17,7 +17,7 @@
 //! - **the form** of the answer is in it ([`Form`]): a time for `When`, a name for `Who`, one
 //!   of the options the question offers.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::plan::Source;
 use crate::text::analyzer::{analyzer, content_terms, terms};
@@ -25,7 +25,7 @@ use crate::text::words;
 
 use super::form::{Form, qualified, qualifiers};
 use super::kinds::{Kind, is_unit, kind_of};
-use super::names::{is_named, names_of, own_name};
+use super::names::{acronyms_of, is_named, names_of, own_name, spelled};
 use super::question::{
     asked_measure, asks_when, condition_terms, is_version, new_figure, release_of,
 };
@@ -59,6 +59,8 @@ pub struct Asked {
     qualifiers: Vec<&'static [&'static str]>,
     question: String,
     question_terms: BTreeSet<String>,
+    /// The acronyms the sources write for its words, with them ([`acronyms_of`]).
+    acronyms: BTreeMap<String, String>,
     /// It asks for a figure.
     figure: bool,
     /// The capitalised names it writes that not most documents do ([`capitalised_names`]).
@@ -103,13 +105,20 @@ impl Asked {
         let kind = named
             .filter(|&(_, near)| near || (figure && !when))
             .map(|(k, _)| k);
+        let acronyms = acronyms_of(question, candidates);
         Asked {
             kind,
             subject: subject(question, kind, &rarity),
             form: Form::of(question),
             qualifiers: qualifiers(question),
             question: question.to_string(),
-            question_terms: content_terms(question),
+            // With the acronyms the sources write for its words: `MSRV` names no other thing
+            // than the "minimum supported Rust version" asked for.
+            question_terms: content_terms(question)
+                .into_iter()
+                .chain(acronyms.keys().cloned())
+                .collect(),
+            acronyms,
             figure,
             names: capitalised_names(question)
                 .into_iter()
@@ -160,7 +169,10 @@ impl Asked {
                 let mut context = context_of(candidates, i, title, names, document);
                 context.asked_field = candidates[i].field && self.asks_field(&candidates[i]);
                 let sentence = &candidates[i].text;
-                let held = (named.is_empty() || named.iter().any(|t| context.holds(sentence, t)))
+                // A name is held as the sentence writes it, or by an acronym that stands for
+                // it (`MSRV` holds `Rust`: [`super::names::spelled_out`]).
+                let holds = |t: &String| context.holds(sentence, t) || terms[i].contains(t);
+                let held = (named.is_empty() || named.iter().any(holds))
                     && self.code.iter().all(|t| context.holds(sentence, t))
                     && (!candidates[i].field || context.asked_field)
                     && self.meets_condition(sentence, &context);
@@ -244,8 +256,8 @@ impl Asked {
             || context
                 .before
                 .is_some_and(|b| points_back(sentence) && subject.held_by(b));
-        let formed =
-            self.form.held_by(&self.question, sentence) && qualified(&self.qualifiers, sentence);
+        let formed = self.form.held_by(&self.question, sentence)
+            && qualified(&self.qualifiers, &spelled(sentence, &self.acronyms));
         if !held || !formed {
             return None;
         }
@@ -391,7 +403,13 @@ impl Asked {
             return false;
         }
         let before: Vec<&str> = sentence[..at].split_whitespace().rev().take(2).collect();
-        let named = |text: &str| words(text).split(' ').any(|w| w == name);
+        // `MSRV 1.88` is Rust's release where MSRV stands for the minimum supported Rust
+        // version.
+        let named = |text: &str| {
+            words(&spelled(text, &self.acronyms))
+                .split(' ')
+                .any(|w| w == name)
+        };
         before.iter().any(|w| named(w)) || named(span)
     }
 
@@ -1051,6 +1069,22 @@ mod tests {
             let said = said(unstated);
             assert!(said.starts_with("No sentence of the"), "{unstated}: {said}");
         }
+    }
+
+    /// An acronym stands for the words whose initials spell it: `MSRV` states the minimum
+    /// supported Rust version, and names no other thing.
+    #[test]
+    fn an_acronym_states_what_its_initials_spell() {
+        let q = "What is the current minimum supported Rust version of the crate?";
+        let other = (
+            0,
+            "The crate builds on stable Rust and needs no nightly features.",
+        );
+        let stating = (
+            0,
+            "Currently, the MSRV is 1.88 with or without simd, which is older than Firefox's MSRV.",
+        );
+        stated_only_by(q, &[other], stating, "1.88");
     }
 
     /// Of a sentence's list of figures, the one asked for stands nearest the rarest word of
