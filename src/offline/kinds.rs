@@ -119,6 +119,7 @@ const KINDS: &[Kind] = &[
             "what proportion",
             "what fraction",
             "what percent",
+            "what factor",
             "a share",
             "efficiency",
         ],

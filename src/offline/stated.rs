@@ -986,6 +986,14 @@ mod tests {
         );
         let said = answer(q, &[shift, amount]);
         assert!(said.starts_with("32K [1]"), "{said}");
+
+        let q = "By what factor does a heap string grow its buffer?";
+        let width = (
+            0,
+            "On 32-bit architectures a heap string grows its buffer when it is full.",
+        );
+        let factor = (0, "A heap string grows its buffer by a factor of 1.5x when full.");
+        stated_only_by(q, &[width], factor, "1.5x");
     }
 
     #[test]
