@@ -54,12 +54,12 @@ static FOR: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// A thing left out: `without giving --tool`, `without picking a level`, `without a number`,
-/// `without a speed digit`, `run without`,
+/// `without a speed digit`, `run without`, `unless hashalg is set`,
 /// `if --mode is not given`, `if the line-wrap length is not specified`, `if you don't set the
 /// NULL option`, `when you don't pass any of the flags`, `when OPERATION is omitted`.
 static LEFT_OUT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\bwithout\s+(?:(?:giving|passing|specifying|setting|using|picking|choosing|selecting)\s+|(?:an?\s+|the\s+|any\s+)?--?[A-Za-z]|(?:an?\s+|any\s+)(?:\w+\s+)?(?:number|value|argument|digit)\b)|\b(?:run|called|invoked|started)\s+without\b|--?[A-Za-z][\w-]*\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|used)|\b(?:if|when|unless)\s+(?:\w+\s+){0,2}?(?:do\s+not|don't|does\s+not|doesn't|never)\s+(?:give|pass|specify|set|supply|pick|choose|select|provide)\b|\b(?:if|when|unless)\s+[^,.;?]{0,40}?\b(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|supplied|provided)\b|\b(?:option|setting|parameter|flag)\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|supplied)|\b(?:is|are)\s+(?:omitted|left\s+out)\b",
+        r"(?i)\bwithout\s+(?:(?:giving|passing|specifying|setting|using|picking|choosing|selecting)\s+|(?:an?\s+|the\s+|any\s+)?--?[A-Za-z]|(?:an?\s+|any\s+)(?:\w+\s+)?(?:number|value|argument|digit)\b)|\b(?:run|called|invoked|started)\s+without\b|--?[A-Za-z][\w-]*\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|used)|\b(?:if|when|unless)\s+(?:\w+\s+){0,2}?(?:do\s+not|don't|does\s+not|doesn't|never)\s+(?:give|pass|specify|set|supply|pick|choose|select|provide)\b|\b(?:if|when|unless)\s+[^,.;?]{0,40}?\b(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|supplied|provided)\b|\bunless\s+[^,.;?]{0,40}?\b(?:is|are)\s+(?:given|set|specified|passed|supplied|provided)\b|\b(?:option|setting|parameter|flag)\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|supplied)|\b(?:is|are)\s+(?:omitted|left\s+out)\b",
     )
     .expect("a valid pattern")
 });
@@ -327,6 +327,7 @@ mod tests {
             "When --long is given without a number, what window log is used?",
             "When gzip is run without a speed digit, which compression level does it use?",
             "Which shell does su start when invoked without arguments?",
+            "Which hash algorithm is used unless hashalg is set?",
         ] {
             assert!(asks_default(q), "{q}");
         }
