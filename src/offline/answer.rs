@@ -221,6 +221,9 @@ struct Scorer<'a> {
     /// Per candidate: whether it states that ([`Asked::states`]), with its figure; every
     /// candidate does of a question in parts, whose parts are checked by their form.
     stated: Vec<Option<Option<String>>>,
+    /// Of a question in parts, per part and candidate: whether it holds the names and code
+    /// the part writes ([`Asked::held_by`] of the part alone).
+    held_parts: Vec<Vec<bool>>,
     /// The form of each part's answer ([`Form`]), with the part as written and the names
     /// most documents read write ([`pervasive_names`]), which answer no part.
     forms: Vec<(Form, String)>,
@@ -417,6 +420,16 @@ impl<'a> Scorer<'a> {
             .into_iter()
             .map(|p| (Form::of(&p), format!("{p}{pervasive}")))
             .collect();
+        let held_parts = match parts(text).len() {
+            1 => Vec::new(),
+            _ => parts(text)
+                .iter()
+                .map(|p| {
+                    let asked = Asked::new(p, asks_figure(p), &terms, candidates);
+                    asked.held_by(candidates, &terms, sources)
+                })
+                .collect(),
+        };
         Scorer {
             candidates,
             question,
@@ -445,6 +458,7 @@ impl<'a> Scorer<'a> {
             terms,
             asked,
             stated,
+            held_parts,
             forms,
             known,
         }
@@ -553,18 +567,18 @@ impl<'a> Scorer<'a> {
     }
 
     /// A question in parts: the best sentence for each part that covers [`ANSWER_FLOOR`] of
-    /// it and, when `strict`, is of the form of its answer ([`Form`]: a cause for `why`),
-    /// unless a sentence already chosen covers it as well.
+    /// it and, when `strict`, holds the names and code the part writes and is of the form of
+    /// its answer ([`Form`]: a cause for `why`), unless a sentence already chosen covers it as
+    /// well.
     fn answer_by_part(&self, strict: bool) -> Vec<usize> {
         let none = BTreeSet::new();
         let mut chosen: Vec<usize> = Vec::new();
-        for (part, (form, text)) in self.parts.iter().zip(&self.forms) {
-            let of_part = |i: usize| {
-                let sentence = &self.candidates[i].text;
-                match self.gain_in(i, Some(part), &none) {
-                    g if g < ANSWER_FLOOR || (strict && !form.held_by(text, sentence)) => 0.0,
-                    g => self.ranked(i, g),
-                }
+        for (k, (part, (form, text))) in self.parts.iter().zip(&self.forms).enumerate() {
+            let holds =
+                |i: usize| self.held_parts[k][i] && form.held_by(text, &self.candidates[i].text);
+            let of_part = |i: usize| match self.gain_in(i, Some(part), &none) {
+                g if g < ANSWER_FLOOR || (strict && !holds(i)) => 0.0,
+                g => self.ranked(i, g),
             };
             // A part with no term of its own (`and when?`) only adds what is asked.
             let Some((i, gain)) = self.best(of_part, &chosen) else {

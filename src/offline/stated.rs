@@ -147,6 +147,31 @@ impl Asked {
         terms: &[BTreeSet<String>],
         sources: &[Source],
     ) -> Vec<Option<Option<String>>> {
+        self.judged(candidates, terms, sources, true)
+    }
+
+    /// Per candidate, whether it holds what a sentence that states the answer must, its
+    /// subject and figure aside: the names and code the question writes, a record's field of
+    /// the record it names, the condition it sets ([`Asked::stated_by`] before
+    /// [`Asked::states`]). A part of a question in parts is held to this much.
+    pub fn held_by(
+        &self,
+        candidates: &[Candidate],
+        terms: &[BTreeSet<String>],
+        sources: &[Source],
+    ) -> Vec<bool> {
+        let judged = self.judged(candidates, terms, sources, false);
+        judged.iter().map(Option::is_some).collect()
+    }
+
+    /// [`Asked::stated_by`], or [`Asked::held_by`] unless `stating`.
+    fn judged(
+        &self,
+        candidates: &[Candidate],
+        terms: &[BTreeSet<String>],
+        sources: &[Source],
+        stating: bool,
+    ) -> Vec<Option<Option<String>>> {
         let names = names_of(sources);
         let mut documents = vec![BTreeSet::new(); sources.len()];
         for (c, t) in candidates.iter().zip(terms) {
@@ -177,9 +202,10 @@ impl Asked {
                     && (!candidates[i].field || context.asked_field)
                     && self.meets_condition(sentence, &context);
                 let denied = !self.verbs.is_disjoint(&terms[i]) && denies(sentence, &self.verbs);
-                (held && !denied)
-                    .then(|| self.states(sentence, &terms[i], &context))
-                    .flatten()
+                match (held && !denied, stating) {
+                    (true, true) => self.states(sentence, &terms[i], &context),
+                    (held, _) => held.then_some(None),
+                }
             })
             .collect()
     }
@@ -992,7 +1018,10 @@ mod tests {
             0,
             "On 32-bit architectures a heap string grows its buffer when it is full.",
         );
-        let factor = (0, "A heap string grows its buffer by a factor of 1.5x when full.");
+        let factor = (
+            0,
+            "A heap string grows its buffer by a factor of 1.5x when full.",
+        );
         stated_only_by(q, &[width], factor, "1.5x");
     }
 
@@ -1077,6 +1106,20 @@ mod tests {
             let said = said(unstated);
             assert!(said.starts_with("No sentence of the"), "{unstated}: {said}");
         }
+    }
+
+    /// Each part of a question in parts is answered by a sentence that holds the names the
+    /// part writes: a licence of another name publishes no version of this one.
+    #[test]
+    fn each_part_is_answered_by_a_sentence_that_holds_its_names() {
+        let q = "Who may publish new versions of ACME, and which courts hear its disputes?";
+        let other = (0, "Only Globex may publish new versions of Initech.");
+        let courts = (0, "Disputes over ACME are heard by the courts of Ohio.");
+        let said = answer(q, &[other, courts]);
+        assert!(said.starts_with("No sentence of the"), "{said}");
+        let stating = (0, "Only Acme Corp may publish new versions of ACME.");
+        let said = answer(q, &[other, courts, stating]);
+        assert!(said.starts_with("Only Acme Corp"), "{said}");
     }
 
     /// An acronym stands for the words whose initials spell it: `MSRV` states the minimum
