@@ -37,7 +37,8 @@ static LEADING_MARKERS: LazyLock<Regex> = LazyLock::new(|| {
 /// sentence.
 pub fn cited_sentences(text: &str) -> Vec<(String, Vec<usize>)> {
     let mut all: Vec<(String, Vec<usize>)> = Vec::new();
-    for sentence in split_sentences(text) {
+    let sentences = split_sentences(text);
+    for sentence in sentences.iter().flat_map(|s| ended_by_markers(s)) {
         // Markers that open a sentence close the one before it.
         let lead = LEADING_MARKERS.find(sentence).map_or(0, |m| m.end());
         let (markers, rest) = sentence.split_at(lead);
@@ -61,6 +62,29 @@ pub fn cited_sentences(text: &str) -> Vec<(String, Vec<usize>)> {
     }
     all.retain(|(_, cites)| !cites.is_empty());
     all
+}
+
+/// A full stop, then citation markers, then a capital: a sentence ends after the markers.
+static ENDING_MARKERS: LazyLock<Regex> = LazyLock::new(|| {
+    // A literal pattern: compiling it cannot fail.
+    Regex::new(r#"[.!?]["”')]*(?:\s+\[\d{1,4}(?:\s*[,，]\s*\d{1,4})*\])+\s+["“]?[A-Z]"#)
+        .expect("valid regex")
+});
+
+/// `sentence` cut after each run of markers that stands after a full stop and before a
+/// capital (`... in Exhibit A. [1] You may ... [2]`): the sentence splitter took the stop for
+/// an initial's, and each quote cites its own source.
+fn ended_by_markers(sentence: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    for found in ENDING_MARKERS.find_iter(sentence) {
+        let next = &sentence[found.start()..found.end()];
+        let cut = found.start() + next.rfind(']').map_or(0, |k| k + 1);
+        out.push(sentence[from..cut].trim());
+        from = cut;
+    }
+    out.push(sentence[from..].trim());
+    out
 }
 
 /// The numbers `sentence` cites, in order, once each.
@@ -331,6 +355,22 @@ pub fn counts(claims: &[Claim]) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two quotes on one line, each citing its own source, are two claims even where the
+    /// first ends in what looks like an initial (`Exhibit A.`).
+    #[test]
+    fn markers_after_a_full_stop_end_the_sentence_before_a_capital() {
+        let text = "It is described in Exhibit A. [1] You may distribute it. [2]";
+        let got = cited_sentences(text);
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!(
+            got[0],
+            ("It is described in Exhibit A. [1]".into(), vec![1])
+        );
+        assert_eq!(got[1], ("You may distribute it. [2]".into(), vec![2]));
+        let one = cited_sentences("It is described in Exhibit A. [1] and Exhibit B [2].");
+        assert_eq!(one.len(), 1, "{one:?}");
+    }
 
     #[test]
     fn claims_in_another_language_than_their_sources_are_told_apart() {
