@@ -123,6 +123,9 @@ pub fn spelled_out(terms: &mut [BTreeSet<String>], question: &str, candidates: &
                 set.extend(content_terms(words));
             }
         }
+        if asked.is_empty() {
+            continue;
+        }
         let written = initials(&candidate.text);
         for acronym in asked.iter().filter(|a| written.contains_key(*a)) {
             set.extend(content_terms(acronym));
@@ -141,12 +144,12 @@ pub fn acronyms_of(question: &str, candidates: &[Candidate]) -> BTreeMap<String,
         .collect()
 }
 
-/// `sentence` with the words each acronym it writes stands for (`spelled`, [`acronyms_of`])
+/// `sentence` with the words each acronym it writes stands for (`known`, [`acronyms_of`])
 /// after it, as a reader takes it in: `The MSRV is 1.88. minimum supported Rust version`.
-pub fn spelled(sentence: &str, spelled: &BTreeMap<String, String>) -> String {
+pub fn spelled(sentence: &str, known: &BTreeMap<String, String>) -> String {
     let mut out = sentence.to_string();
     for acronym in acronyms(sentence) {
-        if let Some(words) = spelled.get(&acronym) {
+        if let Some(words) = known.get(&acronym) {
             out.push(' ');
             out.push_str(words);
         }

@@ -204,7 +204,7 @@ impl Asked {
                 let denied = !self.verbs.is_disjoint(&terms[i]) && denies(sentence, &self.verbs);
                 match (held && !denied, stating) {
                     (true, true) => self.states(sentence, &terms[i], &context),
-                    (held, _) => held.then_some(None),
+                    (kept, _) => kept.then_some(None),
                 }
             })
             .collect()
