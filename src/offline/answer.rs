@@ -232,6 +232,42 @@ struct Scorer<'a> {
     known: String,
 }
 
+/// A field that states what is asked is of the record the question names, in whatever words
+/// it names it (`the curl command-line tool`): it holds them.
+fn of_named_records(
+    terms: &mut [BTreeSet<String>],
+    candidates: &[Candidate],
+    stated: &[Option<Option<String>>],
+    asked: &Asked,
+) {
+    for (i, c) in candidates.iter().enumerate() {
+        if c.field && stated[i].is_some() {
+            terms[i].extend(content_terms(&asked.subject.phrase));
+        }
+    }
+}
+
+/// Of a question in parts, per part and candidate: whether it holds the names and code the
+/// part writes ([`Asked::held_by`] of the part alone); none for a question in one part.
+fn held_parts(
+    question: &str,
+    terms: &[BTreeSet<String>],
+    candidates: &[Candidate],
+    sources: &[Source],
+) -> Vec<Vec<bool>> {
+    let parts = parts(question);
+    if parts.len() == 1 {
+        return Vec::new();
+    }
+    parts
+        .iter()
+        .map(|p| {
+            let asked = Asked::new(p, asks_figure(p), terms, candidates);
+            asked.held_by(candidates, terms, sources)
+        })
+        .collect()
+}
+
 /// Per candidate: whether it states what `question` asks ([`Asked::stated_by`]), with its
 /// figure; every candidate does of a question in parts, whose parts are checked by their form.
 /// The option a question on a default names is what it asks about: a sentence that gives that
@@ -409,27 +445,12 @@ impl<'a> Scorer<'a> {
         };
         let asked = Asked::new(text, figure, &terms, candidates);
         let stated = stated_by(text, &asked, candidates, &terms, sources);
-        // A field that states what is asked is of the record the question names, in whatever
-        // words it names it (`the curl command-line tool`): it holds them.
-        for (i, c) in candidates.iter().enumerate() {
-            if c.field && stated[i].is_some() {
-                terms[i].extend(content_terms(&asked.subject.phrase));
-            }
-        }
+        of_named_records(&mut terms, candidates, &stated, &asked);
         let forms = parts(text)
             .into_iter()
             .map(|p| (Form::of(&p), format!("{p}{pervasive}")))
             .collect();
-        let held_parts = match parts(text).len() {
-            1 => Vec::new(),
-            _ => parts(text)
-                .iter()
-                .map(|p| {
-                    let asked = Asked::new(p, asks_figure(p), &terms, candidates);
-                    asked.held_by(candidates, &terms, sources)
-                })
-                .collect(),
-        };
+        let held_parts = held_parts(text, &terms, candidates, sources);
         Scorer {
             candidates,
             question,
