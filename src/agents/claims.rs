@@ -20,16 +20,19 @@ use crate::text::sentences::split_sentences;
 /// The share of a claim's content words its sources must hold, unless the config says.
 pub const DEFAULT_THRESHOLD: f64 = crate::settings::DEFAULT_CLAIM_THRESHOLD;
 
+/// The numbers inside a citation marker: `3`, `1, 4`.
+const NUMBERS: &str = r"\d{1,4}(?:\s*[,，]\s*\d{1,4})*";
+
 /// `[3]`, `[1, 4]`: what a sentence cites (a Markdown link `[1](...)` is not a citation).
 static MARKER: LazyLock<Regex> = LazyLock::new(|| {
     // A literal pattern: compiling it cannot fail.
-    Regex::new(r"\[(\d{1,4}(?:\s*[,，]\s*\d{1,4})*)\](\()?").expect("valid regex")
+    Regex::new(&format!(r"\[({NUMBERS})\](\()?")).expect("valid regex")
 });
 
 /// Citation markers at the start of a sentence.
 static LEADING_MARKERS: LazyLock<Regex> = LazyLock::new(|| {
     // A literal pattern: compiling it cannot fail.
-    Regex::new(r"^(?:\s*\[\d{1,4}(?:\s*[,，]\s*\d{1,4})*\](?:\s|$))+").expect("valid regex")
+    Regex::new(&format!(r"^(?:\s*\[{NUMBERS}\](?:\s|$))+")).expect("valid regex")
 });
 
 /// The sentences of `text` that cite something, each with the numbers it cites (in order,
@@ -67,8 +70,10 @@ pub fn cited_sentences(text: &str) -> Vec<(String, Vec<usize>)> {
 /// A full stop, then citation markers, then a capital: a sentence ends after the markers.
 static ENDING_MARKERS: LazyLock<Regex> = LazyLock::new(|| {
     // A literal pattern: compiling it cannot fail.
-    Regex::new(r#"[.!?]["”')]*(?:\s+\[\d{1,4}(?:\s*[,，]\s*\d{1,4})*\])+\s+["“]?[A-Z]"#)
-        .expect("valid regex")
+    Regex::new(&format!(
+        r#"[.!?]["”')]*(?:\s+\[{NUMBERS}\])+\s+["“]?[A-Z]"#
+    ))
+    .expect("valid regex")
 });
 
 /// `sentence` cut after each run of markers that stands after a full stop and before a

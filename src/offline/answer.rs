@@ -247,15 +247,14 @@ fn of_named_records(
     }
 }
 
-/// Of a question in parts, per part and candidate: whether it holds the names and code the
+/// Of a question in `parts`, per part and candidate: whether it holds the names and code the
 /// part writes ([`Asked::held_by`] of the part alone); none for a question in one part.
 fn held_parts(
-    question: &str,
+    parts: &[String],
     terms: &[BTreeSet<String>],
     candidates: &[Candidate],
     sources: &[Source],
 ) -> Vec<Vec<bool>> {
-    let parts = parts(question);
     if parts.len() == 1 {
         return Vec::new();
     }
@@ -446,11 +445,12 @@ impl<'a> Scorer<'a> {
         let asked = Asked::new(text, figure, &terms, candidates);
         let stated = stated_by(text, &asked, candidates, &terms, sources);
         of_named_records(&mut terms, candidates, &stated, &asked);
-        let forms = parts(text)
-            .into_iter()
-            .map(|p| (Form::of(&p), format!("{p}{pervasive}")))
+        let asked_parts = parts(text);
+        let forms = asked_parts
+            .iter()
+            .map(|p| (Form::of(p), format!("{p}{pervasive}")))
             .collect();
-        let held_parts = held_parts(text, &terms, candidates, sources);
+        let held_parts = held_parts(&asked_parts, &terms, candidates, sources);
         Scorer {
             candidates,
             question,
@@ -459,7 +459,7 @@ impl<'a> Scorer<'a> {
                 .into_iter()
                 .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
                 .collect(),
-            parts: parts(text).iter().map(|p| with_phrases(p)).collect(),
+            parts: asked_parts.iter().map(|p| with_phrases(p)).collect(),
             asks_figure: figure,
             asks_name: name,
             asks_default: default,

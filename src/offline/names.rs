@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::plan::Source;
-use crate::text::analyzer::content_terms;
+use crate::text::analyzer::{STOPWORDS, content_terms};
 
 use super::select::Candidate;
 
@@ -115,13 +115,11 @@ const ACRONYM_WORDS: usize = 6;
 /// spell it: a sentence with `MSRV` holds "minimum supported Rust version" of the question,
 /// and one that writes those words holds the question's `MSRV`.
 pub fn spelled_out(terms: &mut [BTreeSet<String>], question: &str, candidates: &[Candidate]) {
+    let known = acronyms_of(question, candidates);
     let asked = acronyms(question);
-    let spelled = initials(question);
     for (set, candidate) in terms.iter_mut().zip(candidates) {
-        for acronym in acronyms(&candidate.text) {
-            if let Some(words) = spelled.get(&acronym) {
-                set.extend(content_terms(words));
-            }
+        for words in stands_for(&candidate.text, &known) {
+            set.extend(content_terms(words));
         }
         if asked.is_empty() {
             continue;
@@ -148,13 +146,19 @@ pub fn acronyms_of(question: &str, candidates: &[Candidate]) -> BTreeMap<String,
 /// after it, as a reader takes it in: `The MSRV is 1.88. minimum supported Rust version`.
 pub fn spelled(sentence: &str, known: &BTreeMap<String, String>) -> String {
     let mut out = sentence.to_string();
-    for acronym in acronyms(sentence) {
-        if let Some(words) = known.get(&acronym) {
-            out.push(' ');
-            out.push_str(words);
-        }
+    for words in stands_for(sentence, known) {
+        out.push(' ');
+        out.push_str(words);
     }
     out
+}
+
+/// The words each acronym of `text` that is `known` stands for.
+fn stands_for<'a>(
+    text: &str,
+    known: &'a BTreeMap<String, String>,
+) -> impl Iterator<Item = &'a String> {
+    acronyms(text).into_iter().filter_map(|a| known.get(&a))
 }
 
 /// The acronyms `text` writes, in lower case: words of three to [`ACRONYM_WORDS`] capitals
@@ -177,7 +181,11 @@ fn initials(text: &str) -> HashMap<String, String> {
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect();
-    let content: Vec<bool> = words.iter().map(|w| !content_terms(w).is_empty()).collect();
+    // As the analyzer leaves words out: one character, or a stopword.
+    let content: Vec<bool> = words
+        .iter()
+        .map(|w| w.chars().count() > 1 && !STOPWORDS.contains(&w.to_lowercase().as_str()))
+        .collect();
     let mut out = HashMap::new();
     for start in 0..words.len() {
         let end = words.len().min(start + ACRONYM_WORDS);
