@@ -86,15 +86,21 @@ pub fn figures(question: &str, sentence: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut from = 0;
     while let Some((start, end)) = figure(&tokens, &asked, when, when_only, from) {
-        let at = tokens[start].0;
-        let span = sentence[at..tokens[end].0 + tokens[end].1.len()].trim_matches(|c: char| {
+        let whole = &sentence[tokens[start].0..tokens[end].0 + tokens[end].1.len()];
+        let marks = |c: char| {
             matches!(
                 c,
                 ',' | '.' | ';' | ':' | '(' | ')' | '[' | ']' | '`' | '"' | '\'' | '*'
             )
-        });
+        };
+        // Where the span starts once its marks are trimmed (`(` of `(‘0’`).
+        let opened = whole.trim_start_matches(marks);
+        let span = opened.trim_end_matches(marks);
         if !span.is_empty() {
-            out.push((at, span.to_string()));
+            out.push((
+                tokens[start].0 + whole.len() - opened.len(),
+                span.to_string(),
+            ));
         }
         from = end + 1;
     }
@@ -266,6 +272,18 @@ mod tests {
             short_answer(q, "The --keep option came with gzip-1.6.").as_deref(),
             Some("gzip-1.6")
         );
+    }
+
+    /// A figure's place is where its span starts, past the marks trimmed off its token,
+    /// whatever characters follow (`(‘0’`: the span is a slice of the sentence there).
+    #[test]
+    fn a_figures_place_is_where_its_span_starts() {
+        let s = "Decode into binary string form (‘0’ and ‘1’) with (12) bits.";
+        let found = figures("What form does it decode into?", s);
+        assert!(!found.is_empty());
+        for (at, span) in found {
+            assert_eq!(s.get(at..at + span.len()), Some(span.as_str()));
+        }
     }
 
     #[test]
