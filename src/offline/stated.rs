@@ -197,7 +197,9 @@ impl Asked {
                 // A name is held as the sentence writes it, or by an acronym that stands for
                 // it (`MSRV` holds `Rust`: [`super::names::spelled_out`]).
                 let holds = |t: &String| context.holds(sentence, t) || terms[i].contains(t);
-                let held = (named.is_empty() || named.iter().any(holds))
+                // A question in the sources (a FAQ's) asks; it states nothing.
+                let held = !asks(sentence)
+                    && (named.is_empty() || named.iter().any(holds))
                     && self.code.iter().all(|t| context.holds(sentence, t))
                     && (!candidates[i].field || context.asked_field)
                     && self.meets_condition(sentence, &context);
@@ -472,6 +474,13 @@ impl Context<'_> {
                 .before
                 .is_some_and(|b| points_back(sentence) && in_text(b))
     }
+}
+
+/// Whether `sentence` ends as a question (its citation marks aside): it states no answer.
+fn asks(sentence: &str) -> bool {
+    sentence
+        .trim_end_matches(|c: char| c.is_whitespace() || c.is_ascii_digit() || "[]".contains(c))
+        .ends_with('?')
 }
 
 /// The terms of `question` that some candidate holds, each with how many, the rarest first.
@@ -964,6 +973,18 @@ mod tests {
         assert!(
             said.starts_with("By default, the Massif tool does not"),
             "{said}"
+        );
+    }
+
+    /// A FAQ's question holds the words asked, and states nothing.
+    #[test]
+    fn a_question_in_the_sources_states_no_answer() {
+        let asked = (0, "Why don't I see per-CPU stats in top?");
+        stated_only_by(
+            "Which key turns on the per-CPU stats in top?",
+            &[asked],
+            (1, "In top, the 1 key turns on the per-CPU stats."),
+            "In top, the 1 key",
         );
     }
 

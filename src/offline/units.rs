@@ -27,7 +27,7 @@ use std::ops::Range;
 use super::defaults::says_default;
 use super::prose::{is_signature, is_version_note, prose_lines};
 use super::select::{is_option, quotable, quotable_length};
-use crate::search::local::paragraphs::{field_key, second_column};
+use crate::search::local::paragraphs::{HEADING_WORDS, field_key, reads_as_heading, second_column};
 use crate::text::is_key;
 use crate::text::sentences::sentence_ranges;
 
@@ -441,11 +441,9 @@ fn is_keys(words: &[&str]) -> bool {
         && (0..words.len()).all(|k| key(k) || filler(k))
 }
 
-/// The most words of a heading.
-const HEADING_WORDS: usize = 10;
-
-/// The headings of `text`, each with where it starts, in order: a paragraph of one short line
-/// (blank lines around it, as the indexed text sets a heading apart) that ends no sentence.
+/// The headings of `text`, each with where it starts, in order: a paragraph of one line with
+/// blank lines around it, as the indexed text sets a heading apart, that reads as one
+/// ([`reads_as_heading`]: a few words that end no sentence, or a FAQ's question).
 pub fn headings(text: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     let mut before_blank = true;
@@ -457,14 +455,7 @@ pub fn headings(text: &str) -> Vec<(usize, &str)> {
             .get(k + 1)
             .is_none_or(|(next, _)| text[next.clone()].trim().is_empty());
         let opened = std::mem::replace(&mut before_blank, trimmed.is_empty());
-        let words = trimmed.split_whitespace().count();
-        let heading = *prose
-            && opened
-            && after_blank
-            && (1..=HEADING_WORDS).contains(&words)
-            && trimmed.chars().next().is_some_and(char::is_alphanumeric)
-            && !trimmed.ends_with(['.', '!', '?', ':', ';', ','])
-            && !trimmed.contains('|');
+        let heading = *prose && opened && after_blank && reads_as_heading(trimmed);
         if heading {
             out.push((at + line.len() - line.trim_start().len(), trimmed));
         }

@@ -547,7 +547,7 @@ mod tests {
         assert_eq!(text.kind, PageKind::Text);
         assert_eq!(
             text.text,
-            "Release notes\nThe new cells hold more charge than the old ones.\n\
+            "Release notes\n\nThe new cells hold more charge than the old ones.\n\
              Shipping starts in May."
         );
         assert_eq!(text.title.as_deref(), Some("Release notes"));

@@ -25,8 +25,9 @@ use serde::{Deserialize, Serialize};
 /// 8: a line of two columns (`-c, --create   create a new archive`) a line of its own; a man
 /// page's conditional read by nroff's branch. 9: a record of fields (`Package: xz-utils`) a
 /// line a field, set apart by blank lines. 10: a list item in a field's text a line of its own.
-/// 11: options spaced apart (`-r,  --recursive`) are one two-column line's term.
-pub const VERSION: u32 = 11;
+/// 11: options spaced apart (`-r,  --recursive`) are one two-column line's term. 12: a plain
+/// text's heading (a short line or a FAQ's question between blank lines) set apart.
+pub const VERSION: u32 = 12;
 
 /// The manifest's file name in the index folder.
 pub const FILE_NAME: &str = "manifest.json";

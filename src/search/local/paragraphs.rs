@@ -9,7 +9,9 @@
 //! (an indented block, a centred title), except the continuation of a list item at its text's
 //! column; a line indented less than the one before starts one too, except after a
 //! paragraph's first line, which is often indented alone. Code the text fences itself (```` ```
-//! ```` lines, [`super::fence`]) is kept line by line, as written.
+//! ```` lines, [`super::fence`]) is kept line by line, as written. A paragraph that reads as a
+//! heading ([`reads_as_heading`]: a few words ending no sentence, or a FAQ's question) with
+//! blank lines around it is set apart by blank lines, as the other kinds set headings apart.
 //!
 //! A record of fields (RFC 822's and Debian's `Package: xz-utils` / `Installed-Size: 1226`
 //! stanzas, a package's metadata header) keeps a line per field, its wrapped continuation
@@ -31,10 +33,14 @@ pub fn join_wrapped(text: &str) -> String {
     let mut fences = fenced.iter().peekable();
     let records = records(text);
     let mut field = Field::default();
-    // A record is set apart: the paragraph after one opens after a blank line.
-    let mut after_record = false;
+    // A record or a heading is set apart: the paragraph after one opens after a blank line.
+    let mut after_apart = false;
+    // The line before was blank, or there was none.
+    let mut blank_before = true;
     for (k, raw) in text.split('\n').enumerate() {
         let line = raw.trim_end();
+        let content = line.trim_start();
+        let was_blank = std::mem::replace(&mut blank_before, content.is_empty());
         while fences.next_if(|f| f.end <= k).is_some() {}
         if fences.peek().is_some_and(|f| f.contains(&k)) {
             if !out.is_empty() {
@@ -44,14 +50,13 @@ pub fn join_wrapped(text: &str) -> String {
             open = None;
             continue;
         }
-        let content = line.trim_start();
         if content.is_empty() {
-            open = None;
+            after_apart |= open.take().is_some_and(|p| p.set_apart(&mut out));
             continue;
         }
         if let Some(&opens) = records.get(&k) {
             field.push(&mut out, line, opens);
-            after_record = true;
+            after_apart = true;
             open = None;
             continue;
         }
@@ -59,11 +64,12 @@ pub fn join_wrapped(text: &str) -> String {
         let joins = open.as_ref().is_some_and(|p| p.takes(content, indent));
         if joins {
             out.push(' ');
-        } else if std::mem::take(&mut after_record) {
+        } else if std::mem::take(&mut after_apart) {
             out.push_str("\n\n");
         } else if !out.is_empty() {
             out.push('\n');
         }
+        let start = out.len();
         out.push_str(content);
         open = match open.filter(|_| joins) {
             Some(mut p) => {
@@ -79,10 +85,36 @@ pub fn join_wrapped(text: &str) -> String {
                 last_indent: indent,
                 lines: 1,
                 closed: content.starts_with('#') || stands_alone(content),
+                start,
+                after_blank: was_blank,
             }),
         };
     }
+    if let Some(p) = open {
+        p.set_apart(&mut out);
+    }
     out
+}
+
+/// The most words of a heading.
+pub const HEADING_WORDS: usize = 10;
+
+/// The most words of a question that heads its answer, as a FAQ's do.
+const QUESTION_WORDS: usize = 30;
+
+/// Whether a paragraph reads as a heading: a few words that end no sentence (`Version 4.3
+/// (19 Jan 2020)`, an outline's `* Noteworthy changes in release 1.12`), or a question (a
+/// FAQ's, which heads its answer); not a table's row nor an address.
+pub fn reads_as_heading(paragraph: &str) -> bool {
+    let line = paragraph.trim();
+    let words = line.split_whitespace().count();
+    let question = line.ends_with('?') && words <= QUESTION_WORDS;
+    let titled =
+        (1..=HEADING_WORDS).contains(&words) && !line.ends_with(['.', '!', '?', ':', ';', ',']);
+    let opens = line
+        .trim_start_matches(['*', ' '])
+        .starts_with(char::is_alphanumeric);
+    (question || titled) && opens && !line.contains('|') && !line.contains("://")
 }
 
 /// The most characters of a field's key.
@@ -175,9 +207,24 @@ struct Paragraph {
     lines: usize,
     /// The last line stands alone (a heading, an underline): nothing joins it.
     closed: bool,
+    /// Where it starts in the text written.
+    start: usize,
+    /// A blank line (or the text's start) is before it.
+    after_blank: bool,
 }
 
 impl Paragraph {
+    /// Sets this paragraph, which a blank line (or the text's end) ends, apart by blank lines
+    /// in `out` when it reads as a heading and a blank line is before it too, as the other
+    /// kinds set their headings apart. Whether it did.
+    fn set_apart(&self, out: &mut String) -> bool {
+        let heading = self.after_blank && reads_as_heading(&out[self.start..]);
+        if heading && self.start > 0 && !out[..self.start].ends_with("\n\n") {
+            out.insert(self.start, '\n');
+        }
+        heading
+    }
+
     /// Whether a line with `content` at `indent` continues this paragraph.
     fn takes(&self, content: &str, indent: usize) -> bool {
         if self.closed || starts_block(content) || stands_alone(content) {
@@ -328,6 +375,25 @@ fn marker_len(content: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A release's heading, an outline's and a FAQ's question are set apart as headings;
+    /// a short sentence, a heading glued to the text under it and a lone address are not.
+    #[test]
+    fn a_heading_between_blank_lines_is_set_apart() {
+        let text = "GNU frob NEWS\n\n* Noteworthy changes in release 1.2 (2022-04-07)\n\n\
+                    \x20 'frob -l' no longer\n  misreports lengths.\n\n\
+                    \x201. Is frob subject to export controls?  What is\n    its ECCN?\n\n\
+                    \x20   frob is classified as EAR99.\n\nYes. It is.\n\n\
+                    Version 1.1\nfixed the build.\n\nhttps://frob.example/news\n";
+        assert_eq!(
+            join_wrapped(text),
+            "GNU frob NEWS\n\n* Noteworthy changes in release 1.2 (2022-04-07)\n\n\
+             'frob -l' no longer misreports lengths.\n\n\
+             1. Is frob subject to export controls?  What is its ECCN?\n\n\
+             frob is classified as EAR99.\nYes. It is.\nVersion 1.1 fixed the build.\n\
+             https://frob.example/news"
+        );
+    }
 
     #[test]
     fn wrapped_paragraphs_become_one_line_each() {
