@@ -37,6 +37,17 @@ const NAMED_BY_PROPER_NAME: &[&str] = &[
     "foundation",
 ];
 
+/// Nouns that, asked for with `which` or `what`, are answered by an address.
+const NAMED_BY_ADDRESS: &[&str] = &[
+    "address",
+    "addresses",
+    "url",
+    "urls",
+    "website",
+    "email",
+    "e-mail",
+];
+
 /// The words a sentence gives a cause with.
 const CAUSES: &[&str] = &[
     "because",
@@ -148,6 +159,8 @@ pub enum Form {
     Reason,
     /// A place: a path, or a proper name the question does not write.
     Place,
+    /// An address the question does not write: a URL, an e-mail address, an IP address.
+    Address,
     /// Anything that states the subject.
     Any,
 }
@@ -171,7 +184,8 @@ impl Form {
             Some("who" | "whom" | "whose") => Form::Name,
             Some("why") => Form::Reason,
             Some("where") => Form::Place,
-            _ if asks_proper_name(&w) => Form::Name,
+            _ if asks_for(&w, NAMED_BY_ADDRESS) => Form::Address,
+            _ if asks_for(&w, NAMED_BY_PROPER_NAME) => Form::Name,
             _ => Form::Any,
         }
     }
@@ -191,6 +205,10 @@ impl Form {
                 let path = |t: &str| t.contains('/') && !asked.contains(&words(t));
                 sentence.split_whitespace().any(path) || new_proper_name(question, sentence)
             }
+            Form::Address => sentence
+                .split_whitespace()
+                .map(|t| t.trim_matches(|c: char| "<>()[],;\"'`".contains(c)))
+                .any(|t| is_address(t) && !question.contains(t.trim_end_matches('.'))),
             Form::Any => true,
         }
     }
@@ -205,15 +223,28 @@ impl Form {
     }
 }
 
-/// `which` or `what` with, within two words, a noun answered by a proper name.
-fn asks_proper_name(w: &[&str]) -> bool {
+/// `which` or `what` with, within two words, one of `nouns`.
+fn asks_for(w: &[&str], nouns: &[&str]) -> bool {
     w.iter().enumerate().any(|(k, x)| {
-        (*x == "which" || *x == "what")
-            && w[k + 1..]
-                .iter()
-                .take(2)
-                .any(|n| NAMED_BY_PROPER_NAME.contains(n))
+        (*x == "which" || *x == "what") && w[k + 1..].iter().take(2).any(|n| nouns.contains(n))
     })
+}
+
+/// Whether `token` is an address: a URL (`https://gnupg.org/faq/`, `www.zlib.net`), an
+/// e-mail address (`procps@freelists.org`) or an IP address (`127.0.0.1`, `::1`).
+fn is_address(token: &str) -> bool {
+    let dotted = |t: &str| t.contains('.') && !t.ends_with('.');
+    let ip = token.split('.').count() == 4
+        && token
+            .split('.')
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    token.contains("://")
+        || token.starts_with("www.")
+        || token
+            .split_once('@')
+            .is_some_and(|(user, host)| !user.is_empty() && dotted(host))
+        || ip
+        || (token.contains("::") && token.chars().all(|c| c.is_ascii_hexdigit() || c == ':'))
 }
 
 /// The options of a question that ends by offering them (`..., Breaks or Conflicts?`,
@@ -291,6 +322,31 @@ mod tests {
             Form::of("Is it sold, or is only the copying charged for?"),
             Form::Any
         );
+    }
+
+    /// `what address`, `which URL`: a URL, an e-mail or an IP address the question does not
+    /// write.
+    #[test]
+    fn an_address_is_answered_by_one() {
+        let q = "At what address can the FAQ be read as plain text?";
+        assert_eq!(Form::of(q), Form::Address);
+        for s in [
+            "It is at https://frob.example/faq.txt now.",
+            "Mail frob@lists.example.org for a copy.",
+            "The server listens on 127.0.0.1 only.",
+            "See <www.frob.example>.",
+        ] {
+            assert!(Form::Address.held_by(q, s), "{s}");
+        }
+        for s in [
+            "A FAQ is a moving target, so we no longer ship it.",
+            "Version 1.2.3 of the FAQ is older.",
+            "Write to the maintainer @ the list.",
+        ] {
+            assert!(!Form::Address.held_by(q, s), "{s}");
+        }
+        let q = "Is https://frob.example/faq.txt the FAQ's address?";
+        assert!(!Form::Address.held_by(q, "It is https://frob.example/faq.txt."));
     }
 
     #[test]

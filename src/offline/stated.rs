@@ -358,13 +358,12 @@ impl Asked {
             return span;
         };
         let before = &sentence[..at];
-        let unit = before
-            .split_whitespace()
-            .rev()
-            .take(3)
+        let unit = words_before(sentence, at, 3)
+            .into_iter()
             .find(|w| kind.units.contains(&words(w).as_str()));
         match unit.and_then(|u| before.rfind(u)) {
-            Some(start) => format!("{}{span}", &sentence[start..at]),
+            // `version 17.0.0` of `version (17.0.0)`.
+            Some(start) => format!("{}{span}", sentence[start..at].trim_end_matches(['(', '['])),
             None => span,
         }
     }
@@ -377,7 +376,7 @@ impl Asked {
         };
         let end = at + span.len();
         let after: Vec<&str> = sentence[end..].split_whitespace().take(2).collect();
-        let before: Vec<&str> = sentence[..at].split_whitespace().rev().take(3).collect();
+        let before = words_before(sentence, at, 3);
         let mut window = format!(
             " {} {} {} ",
             words(span),
@@ -430,7 +429,7 @@ impl Asked {
         if !is_release(span) {
             return false;
         }
-        let before: Vec<&str> = sentence[..at].split_whitespace().rev().take(2).collect();
+        let before = words_before(sentence, at, 2);
         // `MSRV 1.88` is Rust's release where MSRV stands for the minimum supported Rust
         // version.
         let named = |text: &str| {
@@ -450,7 +449,8 @@ impl Asked {
         if !self.subject.some() || (in_sentence && clause.len() == sentence.len()) {
             return true;
         }
-        self.subject.held_by(clause) || !names_another(clause, &self.question_terms)
+        self.subject.held_by(clause)
+            || !(names_another(clause, &self.question_terms) || self.subject.sibling_in(clause))
     }
 }
 
@@ -474,6 +474,17 @@ impl Context<'_> {
                 .before
                 .is_some_and(|b| points_back(sentence) && in_text(b))
     }
+}
+
+/// The last `n` words of `sentence` before `at`, the nearest first; marks alone (`(` of
+/// `version (17.0.0)`) are no words.
+fn words_before(sentence: &str, at: usize, n: usize) -> Vec<&str> {
+    sentence[..at]
+        .split_whitespace()
+        .rev()
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .take(n)
+        .collect()
 }
 
 /// Whether `sentence` ends as a question (its citation marks aside): it states no answer.
@@ -1171,6 +1182,28 @@ mod tests {
             let said = answer(&q, &[(0, list), (0, other)]);
             assert!(said.starts_with(version), "{on}: {said}");
         }
+    }
+
+    /// Of two clauses' figures, the subject's: a clause that writes `man` of `man-db` and not
+    /// `db` is of a sibling, `man`.
+    #[test]
+    fn of_two_clauses_figures_the_one_whose_clause_holds_the_subject() {
+        let s = "(On the test system, man took five minutes to do a full-text search of all manual pages, \
+                 severely degrading performance for that time; man-db took around 40 seconds.)";
+        let q = "On the man-db author's test system, how long did man-db take to do a \
+                 full-text search of all manual pages?";
+        let other = "Neither man nor man-db includes a full-text search engine for manual \
+                     pages, but man-db performs this search three times as quickly as man.";
+        let said = answer(q, &[(0, other), (0, s)]);
+        assert!(said.starts_with("around 40 seconds"), "{said}");
+    }
+
+    /// A figure in brackets after its unit's word is answered with the word, not the bracket.
+    #[test]
+    fn a_figure_in_brackets_is_answered_with_the_word_before_it() {
+        let s = "Only the latest Unicode version (17.0.0) is now shipped.";
+        let said = answer("Which Unicode version's tables are shipped?", &[(0, s)]);
+        assert!(said.starts_with("version 17.0.0 [1]"), "{said}");
     }
 
     /// A figure that counts another thing the question names (its condition's `block`) is

@@ -389,6 +389,27 @@ impl Subject {
         self.specific.as_ref().is_some_and(|t| is_named(names, t))
     }
 
+    /// Whether `clause` writes a word of the compound its specific term is of (`man` of
+    /// `man-db`) and not the specific term: it is of a sibling (`man`, not `man-db`).
+    pub fn sibling_in(&self, clause: &str) -> bool {
+        let Some(specific) = &self.specific else {
+            return false;
+        };
+        let written = content_terms(clause);
+        !written.contains(specific)
+            && self
+                .phrase
+                .split_whitespace()
+                .filter(|w| w.contains('-'))
+                .map(content_terms)
+                .filter(|compound| compound.contains(specific))
+                .any(|compound| {
+                    compound
+                        .iter()
+                        .any(|t| t != specific && written.contains(t))
+                })
+    }
+
     /// Whether the question has a subject to hold.
     pub fn some(&self) -> bool {
         self.specific.is_some() || self.key.is_some()
