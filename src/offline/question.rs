@@ -477,13 +477,15 @@ pub fn names_given(question: &str, sentence: &str) -> Vec<(usize, u8, usize)> {
             .filter(|&d| d <= NEAR),
         None => Some(0),
     };
-    // A status, a code or a value may be a number (`exit status is 2`, `returns -2`).
+    // A status, a code or a value may be a number (`exit status is 2`, `returns -2`), one
+    // the question does not write whole (`gzip 1.9` writes no `1`).
+    let asked_numbers = question_words(question);
     let numbered = matches!(thing, Some("status" | "code" | "value" | "byte"));
     let number = |k: usize| {
         let n = tokens[k].trim_end_matches(['.', ',', ';', ':', ')']);
         let digits = n.strip_prefix('-').unwrap_or(n);
         let number = !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit());
-        (numbered && number && !asked.contains(digits)).then_some(4)
+        (numbered && number && !asked_numbers.contains(digits)).then_some(4)
     };
     let mut out: Vec<(usize, u8, usize)> = (0..tokens.len())
         .filter(|&k| names_a(thing, tokens[k]))
@@ -496,10 +498,48 @@ pub fn names_given(question: &str, sentence: &str) -> Vec<(usize, u8, usize)> {
     out
 }
 
+/// The words of `question`, a number whole (`1.9`, not `1` and `9`).
+pub fn question_words(question: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for token in question.split_whitespace() {
+        let bare = token.trim_matches(|c: char| !c.is_alphanumeric());
+        match is_number(bare) {
+            true => {
+                out.insert(bare.to_string());
+            }
+            false => out.extend(words(token).split(' ').map(str::to_string)),
+        }
+    }
+    out
+}
+
+/// Whether `word` is a number written with digits and points (`1.9`, `1,500`, `42`).
+pub fn is_number(word: &str) -> bool {
+    word.starts_with(|c: char| c.is_ascii_digit())
+        && word
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
+}
+
 /// Whether `token` may name the `thing` asked for: a directory or a path is written with a
-/// `/` (`/var/log/journal`), whatever else a sentence on it names (`"auto"`, `re-enabled`).
+/// `/` (`/var/log/journal`), whatever else a sentence on it names (`"auto"`, `re-enabled`);
+/// an option is not a word of prose ([`is_prose_compound`]).
 pub fn names_a(thing: Option<&str>, token: &str) -> bool {
-    !matches!(thing, Some("directory" | "path")) || token.contains('/')
+    match thing {
+        Some("directory" | "path") => token.contains('/'),
+        // A word of prose joined by hyphens names no option (`the internal-only option`).
+        Some("option" | "flag") => !is_prose_compound(token),
+        _ => true,
+    }
+}
+
+/// Whether `token` is a word of prose joined by hyphens: letters in lower case and hyphens
+/// only, without a sign (`internal-only`, `command-line`; not `--keep` nor `max_size`).
+fn is_prose_compound(token: &str) -> bool {
+    let word = token.trim_matches(|c: char| !c.is_alphanumeric() && c != '-');
+    word.contains('-')
+        && word.starts_with(|c: char| c.is_ascii_lowercase())
+        && word.chars().all(|c| c.is_ascii_lowercase() || c == '-')
 }
 
 /// Whether `sentence` writes a proper name `question` does not: a capitalised word past the
@@ -690,6 +730,18 @@ mod tests {
         assert!(asks_figure(
             "Which cell ages faster, and how fast does it age?"
         ));
+    }
+
+    /// An option is named with its sign, not by a word of prose joined by hyphens.
+    #[test]
+    fn a_word_of_prose_names_no_option() {
+        let q = "In make 4.2, what was the internal --jobserver-fds option renamed to?";
+        let s = "The internal-only option --jobserver-fds is now --jobserver-auth.";
+        let tokens: Vec<&str> = s.split_whitespace().collect();
+        let named: Vec<&str> = names_given(q, s).iter().map(|n| tokens[n.2]).collect();
+        assert_eq!(named, ["--jobserver-auth."]);
+        assert!(names_a(Some("option"), "max_size") && names_a(Some("option"), "--keep"));
+        assert!(names_a(Some("word"), "internal-only"));
     }
 
     #[test]

@@ -9,7 +9,8 @@
 use std::collections::BTreeSet;
 
 use super::question::{
-    NUMBER_WORDS, asks_figure, asks_name, asks_when, is_version, names_given, versioned_name,
+    NUMBER_WORDS, asks_figure, asks_name, asks_when, is_number, is_version, names_given,
+    question_words, versioned_name,
 };
 use crate::text::words;
 
@@ -47,7 +48,7 @@ const UNIT_WORDS: usize = 3;
 /// when the question asks for neither, or the sentence holds none it does not already say.
 pub fn short_answer(question: &str, sentence: &str) -> Option<String> {
     let tokens: Vec<(usize, &str)> = tokens(sentence);
-    let asked: BTreeSet<String> = words(question).split(' ').map(str::to_string).collect();
+    let asked = question_words(question);
     // Asked only `When ...?`, the answer is a year (a condition is not cut to a figure); a
     // `when` inside a question (`what priority ... when it registers`) asks nothing.
     let (_, rest) = question.trim().split_once(' ').unwrap_or_default();
@@ -79,7 +80,7 @@ pub fn short_answer(question: &str, sentence: &str) -> Option<String> {
 /// cuts its first: each with where it starts in `sentence` (a byte offset).
 pub fn figures(question: &str, sentence: &str) -> Vec<(usize, String)> {
     let tokens: Vec<(usize, &str)> = tokens(sentence);
-    let asked: BTreeSet<String> = words(question).split(' ').map(str::to_string).collect();
+    let asked = question_words(question);
     let (_, rest) = question.trim().split_once(' ').unwrap_or_default();
     let when = asks_when(question);
     let when_only = when && !asks_figure(rest);
@@ -135,7 +136,11 @@ fn figure(
     let versions = asked.contains("version") || asked.contains("release");
     let number = |k: usize| {
         let word = bare(k);
-        let said = words(word).split(' ').all(|w| asked.contains(w));
+        // A number is said as a whole: `1` is not said by `gzip 1.9`.
+        let said = match is_number(word) {
+            true => asked.contains(word),
+            false => words(word).split(' ').all(|w| asked.contains(w)),
+        };
         let kind = match is_year(word) {
             true => years,
             false => !years_only,
@@ -284,6 +289,15 @@ mod tests {
         for (at, span) in found {
             assert_eq!(s.get(at..at + span.len()), Some(span.as_str()));
         }
+    }
+
+    /// A number the question writes is said only whole: `gzip 1.9` does not say `1`.
+    #[test]
+    fn a_number_is_said_by_the_question_only_whole() {
+        let q = "Since gzip 1.9, what exit status does gunzip return?";
+        let s = "Since 1.9, gunzip exits with status 1.";
+        assert_eq!(short_answer(q, s).as_deref(), Some("1"));
+        assert_eq!(figures(q, s).len(), 1);
     }
 
     #[test]

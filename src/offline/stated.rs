@@ -309,6 +309,7 @@ impl Asked {
                     && !self.counts_other(sentence, *at, span)
                     && self.is_subjects(sentence, *at, in_sentence)
                     && self.of_release(sentence, *at, span)
+                    && !replaced(sentence, *at, span)
             })
             .collect();
         // Of a list's figures (`x86_64 (Rust 1.59+), ..., powerpc64 (Rust 1.95+)`), the one
@@ -485,6 +486,23 @@ fn words_before(sentence: &str, at: usize, n: usize) -> Vec<&str> {
         .filter(|w| w.chars().any(char::is_alphanumeric))
         .take(n)
         .collect()
+}
+
+/// Words that say the figure after them is the one replaced, not the one stated (`exits
+/// with status 1 instead of with status 2`).
+const REPLACED: &[&str] = &["instead of", "rather than", "as opposed to", "in place of"];
+
+/// Whether the figure `span` at `at` in `sentence` is one replaced ([`REPLACED`] within the
+/// four words before it, or its span's qualifier: `than 10 seconds`).
+fn replaced(sentence: &str, at: usize, span: &str) -> bool {
+    let qualifier = span
+        .split(|c: char| c.is_ascii_digit())
+        .next()
+        .unwrap_or_default();
+    let mut before: Vec<&str> = words_before(sentence, at, 4).into_iter().rev().collect();
+    before.push(qualifier);
+    let said = format!(" {} ", words(&before.join(" ")));
+    REPLACED.iter().any(|r| said.contains(&format!(" {r} ")))
 }
 
 /// Whether `sentence` ends as a question (its citation marks aside): it states no answer.
@@ -1196,6 +1214,22 @@ mod tests {
                      pages, but man-db performs this search three times as quickly as man.";
         let said = answer(q, &[(0, other), (0, s)]);
         assert!(said.starts_with("around 40 seconds"), "{said}");
+    }
+
+    /// A figure after `instead of` is the one replaced.
+    #[test]
+    fn a_figure_replaced_is_not_the_one_stated() {
+        let s = "For example, 'gunzip --help >/dev/full' now consistently exits with status 1 \
+                 (error), instead of with status 2 (warning) on some platforms.";
+        let q = "What exit status does 'gunzip --help >/dev/full' consistently return?";
+        let said = answer(q, &[(0, s)]);
+        assert!(
+            said.starts_with("1 [1]") || said.starts_with("status 1"),
+            "{said}"
+        );
+        let s = "The daemon now waits rather than 10 seconds.";
+        let said = answer("How many seconds does the daemon wait?", &[(0, s)]);
+        assert!(said.starts_with("No sentence of the"), "{said}");
     }
 
     /// A figure in brackets after its unit's word is answered with the word, not the bracket.
