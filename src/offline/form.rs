@@ -14,7 +14,7 @@ use super::kinds::MONTHS;
 use super::question::new_proper_name;
 
 /// Nouns that, asked for with `which` or `what`, are answered by a proper name.
-const NAMED_BY_PROPER_NAME: &[&str] = &[
+pub const NAMED_BY_PROPER_NAME: &[&str] = &[
     "country",
     "countries",
     "company",
@@ -38,7 +38,7 @@ const NAMED_BY_PROPER_NAME: &[&str] = &[
 ];
 
 /// Nouns that, asked for with `which` or `what`, are answered by an address.
-const NAMED_BY_ADDRESS: &[&str] = &[
+pub const NAMED_BY_ADDRESS: &[&str] = &[
     "address",
     "addresses",
     "url",

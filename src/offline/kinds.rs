@@ -294,6 +294,13 @@ const KINDS: &[Kind] = &[
         near: false,
     },
     Kind {
+        label: "the ID",
+        asks: &["uid", "gid", "pid"],
+        units: &["uid", "gid", "id", "pid"],
+        before: true,
+        near: true,
+    },
+    Kind {
         label: "the priority",
         asks: &["priority"],
         units: &["priority"],

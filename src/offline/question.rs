@@ -83,7 +83,42 @@ pub fn parts(question: &str) -> Vec<String> {
 }
 
 /// A limit is a figure whatever asks for it (`what is the length limit`, `which range`).
-const LIMITS: &[&str] = &["maximum", "minimum", "limit", "range", "numeric"];
+pub const LIMITS: &[&str] = &["maximum", "minimum", "limit", "range", "numeric"];
+
+/// Measures a question asks for with `what` or `which` (`what share`, `which GNU sed release`).
+pub const MEASURES: &[&str] = &[
+    "share",
+    "percentage",
+    "temperature",
+    "year",
+    "price",
+    "density",
+    "energy",
+    "efficiency",
+    "conductivity",
+    "voltage",
+    "capacity",
+    "cost",
+    "priority",
+    "size",
+    "length",
+    "number",
+    "amount",
+    "rate",
+    "speed",
+    "weight",
+    "version",
+    "release",
+    "port",
+    "date",
+    "level",
+    "factor",
+    "ratio",
+    "accuracy",
+    "uid",
+    "gid",
+    "pid",
+];
 
 /// Whether the question asks for a quantity: `how much`, `how high` (any `how` but of
 /// manner: `how does`, `how is`), `what share`, `at what temperature`, `which port`, `in
@@ -92,36 +127,6 @@ pub fn asks_figure(question: &str) -> bool {
     let words: Vec<String> = words(question).split(' ').map(str::to_string).collect();
     const MANNER: &[&str] = &[
         "do", "does", "did", "is", "are", "was", "were", "can", "could", "would", "should",
-    ];
-    const MEASURES: &[&str] = &[
-        "share",
-        "percentage",
-        "temperature",
-        "year",
-        "price",
-        "density",
-        "energy",
-        "efficiency",
-        "conductivity",
-        "voltage",
-        "capacity",
-        "cost",
-        "priority",
-        "size",
-        "length",
-        "number",
-        "amount",
-        "rate",
-        "speed",
-        "weight",
-        "version",
-        "release",
-        "port",
-        "date",
-        "level",
-        "factor",
-        "ratio",
-        "accuracy",
     ];
     // `what share`, `what alternative priority`, `which GNU sed release`: a measure at most
     // three words on.
@@ -167,7 +172,7 @@ const AUXILIARIES: &[&str] = &[
 
 /// Things a question asks the name of (`which keyword`, `what path`, `under which file name`):
 /// the answer is written as a name, a path or code.
-const NAMED: &[&str] = &[
+pub const NAMED: &[&str] = &[
     "keyword",
     "symbol",
     "marker",
@@ -196,7 +201,7 @@ const NAMED: &[&str] = &[
 
 /// Things with a name in code, and with other meanings in prose (`which recycling methods`,
 /// `which event`): asked the name of only by a question that writes code ([`writes_code`]).
-const NAMED_IN_CODE: &[&str] = &[
+pub const NAMED_IN_CODE: &[&str] = &[
     "function",
     "method",
     "macro",
@@ -280,6 +285,33 @@ pub fn asked_thing(question: &str) -> String {
         .position(|w| *w == "what" || *w == "which")
         .map(|k| asked_phrase(&words, k).join(" "))
         .unwrap_or_default()
+}
+
+/// The phrase of what `question` asks for ([`asked_thing`]) where an auxiliary ends it
+/// (`qcow2 compat level` of `which qcow2 compat level does ...`), up to a possessive
+/// (`Unicode version` of `which Unicode version's tables are`); empty where none ends it, as
+/// the phrase may run into the verb (`which company holds ...`, `which ulimit flag controls`).
+pub fn asked_noun(question: &str) -> String {
+    let said = words(question);
+    let w: Vec<&str> = said.split(' ').collect();
+    let Some(k) = w.iter().position(|x| *x == "what" || *x == "which") else {
+        return String::new();
+    };
+    let phrase = asked_phrase(&w, k);
+    let opening = w[k + 1..]
+        .iter()
+        .take_while(|x| AUXILIARIES.contains(x) || ["the", "a", "an"].contains(x))
+        .count();
+    let after = w.get(k + 1 + opening + phrase.len());
+    if !after.is_some_and(|x| AUXILIARIES.contains(x)) {
+        return String::new();
+    }
+    // `which Unicode version's tables are ...` asks for a version: the possessor.
+    let owner = phrase
+        .iter()
+        .position(|x| *x == "s")
+        .unwrap_or(phrase.len());
+    phrase[..owner].join(" ")
 }
 
 /// What `question` asks how much or how many of, or the phrase of what it asks for

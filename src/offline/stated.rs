@@ -23,11 +23,12 @@ use crate::plan::Source;
 use crate::text::analyzer::{analyzer, content_terms, terms};
 use crate::text::words;
 
-use super::form::{Form, qualified, qualifiers};
+use super::form::{Form, NAMED_BY_ADDRESS, NAMED_BY_PROPER_NAME, qualified, qualifiers};
 use super::kinds::{Kind, is_unit, kind_of};
 use super::names::{acronyms_of, is_named, names_of, own_name, spelled};
 use super::question::{
-    asked_measure, asks_when, condition_terms, is_version, new_figure, release_of,
+    LIMITS, MEASURES, NAMED, NAMED_IN_CODE, asked_measure, asked_noun, asks_when, condition_terms,
+    is_version, new_figure, release_of,
 };
 use super::select::Candidate;
 use super::span::figures;
@@ -74,6 +75,10 @@ pub struct Asked {
     /// All of them, or the rarest, would take the question's own words for the document's:
     /// `if only a warning happened` is met by `If a warning occurs, exit status is 2`.
     condition: Vec<String>,
+    /// The words that name what it asks for, not its sort ([`thing_words`]): a sentence that
+    /// states the answer holds one, or its context does, unless it asks for a kind of figure,
+    /// whose unit says what it is (`mA/cm2` a current density).
+    thing: BTreeSet<String>,
     /// The program whose release it asks for ([`release_of`]): a release is its figure
     /// where the name stands right before it (`Rust 1.95`, `GNU tar 1.13.x`, `bash-4.3`).
     release: Option<String>,
@@ -129,6 +134,7 @@ impl Asked {
                 .into_iter()
                 .filter(|t| rarity.held(t) > 0)
                 .collect(),
+            thing: thing_words(question),
             release: release_of(question),
             measure: asked_measure(question),
             by_rarity: by_rarity(question, &rarity),
@@ -204,8 +210,12 @@ impl Asked {
                     && (!candidates[i].field || context.asked_field)
                     && self.meets_condition(sentence, &context);
                 let denied = !self.verbs.is_disjoint(&terms[i]) && denies(sentence, &self.verbs);
+                // What is asked by name is held where no kind of figure says it.
+                let thing =
+                    self.kind.is_some() || self.thing.is_empty() || self.thing.iter().any(holds);
                 match (held && !denied, stating) {
-                    (true, true) => self.states(sentence, &terms[i], &context),
+                    (true, true) if thing => self.states(sentence, &terms[i], &context),
+                    (true, true) => None,
                     (kept, _) => kept.then_some(None),
                 }
             })
@@ -475,6 +485,35 @@ impl Context<'_> {
                 .before
                 .is_some_and(|b| points_back(sentence) && in_text(b))
     }
+}
+
+/// Words of what a question asks for that tell its sort, not which it is: the things asked
+/// the name of, the measures and limits, the forms' nouns ([`NAMED`], [`MEASURES`],
+/// [`NAMED_BY_ADDRESS`]).
+const SORTS: &[&str] = &[
+    "one", "ones", "kind", "type", "thing", "way", "word", "words",
+];
+
+/// The terms of what `question` asks for that name it ([`asked_noun`] without [`SORTS`]):
+/// `qcow2` and `compat` of `which qcow2 compat level`, none of `which option`.
+fn thing_words(question: &str) -> BTreeSet<String> {
+    let sorts: BTreeSet<String> = [NAMED, NAMED_IN_CODE, MEASURES, LIMITS, SORTS]
+        .into_iter()
+        .chain([NAMED_BY_PROPER_NAME, NAMED_BY_ADDRESS])
+        .flatten()
+        .flat_map(|w| content_terms(w))
+        .collect();
+    // A name or code is held as [`Asked::named`] and [`Asked::code`] hold it (`ChildProcess`
+    // by `child process`).
+    let named: Vec<&str> = question
+        .split_whitespace()
+        .filter(|w| w.chars().any(|c| c.is_uppercase() || "_-=/.$".contains(c)))
+        .collect();
+    let named = content_terms(&named.join(" "));
+    content_terms(&asked_noun(question))
+        .into_iter()
+        .filter(|t| !sorts.contains(t) && !named.contains(t))
+        .collect()
 }
 
 /// The last `n` words of `sentence` before `at`, the nearest first; marks alone (`(` of
@@ -1005,6 +1044,34 @@ mod tests {
         );
     }
 
+    /// What a question asks for by name (`prefix`, `qcow2 compat level`) is held by the sentence that
+    /// states it, or its context; a sort (`which option`) need not be, nor a phrase that runs
+    /// into the verb (`which company holds`).
+    #[test]
+    fn what_is_asked_by_name_is_held_by_the_sentence_that_states_it() {
+        stated_only_by(
+            "What prefix does Data::Dumper use for variable names in its output?",
+            &[(
+                0,
+                "Data::Dumper output differs between runs for variable names.",
+            )],
+            (
+                0,
+                "Data::Dumper uses the prefix VAR for variable names in its output.",
+            ),
+            "Data::Dumper uses the prefix VAR",
+        );
+        assert_eq!(super::thing_words("Which option does frob take?").len(), 0);
+        assert_eq!(
+            super::thing_words("Which company holds the copyright?").len(),
+            0
+        );
+        let asked = super::thing_words("Which Unicode version's tables are shipped?");
+        assert_eq!(asked.len(), 0, "{asked:?}");
+        let asked = super::thing_words("What dictionary size does preset 7 use?");
+        assert_eq!(asked.into_iter().collect::<Vec<_>>(), ["dictionari"]);
+    }
+
     /// A FAQ's question holds the words asked, and states nothing.
     #[test]
     fn a_question_in_the_sources_states_no_answer() {
@@ -1031,6 +1098,17 @@ mod tests {
         );
         let said = answer(q, &[vague, stated]);
         assert!(said.starts_with("port 1500 [1]"), "{said}");
+        // A user's ID is a figure: a definition of the user that gives none states none.
+        let q = "What uid does the www-data user have on a Debian system?";
+        let vague = (
+            0,
+            "www-data Some web servers run as www-data on a Debian system.",
+        );
+        let said = answer(q, &[vague]);
+        assert!(said.starts_with("No sentence of the"), "{said}");
+        let stated = (0, "The www-data user has uid 33 on a Debian system.");
+        let said = answer(q, &[vague, stated]);
+        assert!(said.starts_with("uid 33 [1]"), "{said}");
     }
 
     #[test]
