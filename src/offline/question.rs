@@ -118,6 +118,13 @@ pub const MEASURES: &[&str] = &[
     "uid",
     "gid",
     "pid",
+    "width",
+    "height",
+    "depth",
+    "interval",
+    "timeout",
+    "delay",
+    "duration",
 ];
 
 /// Whether the question asks for a quantity: `how much`, `how high` (any `how` but of
@@ -759,6 +766,7 @@ mod tests {
         assert!(asks_figure("Up to how many cycles does a cell last?"));
         assert!(asks_figure("By what factor does the buffer grow?"));
         assert!(asks_figure("What detection accuracy does the tool report?"));
+        assert!(asks_figure("What tab stop width does Text::Wrap assume?"));
         assert!(asks_figure(
             "Which cell ages faster, and how fast does it age?"
         ));

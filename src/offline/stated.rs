@@ -637,14 +637,20 @@ fn capitalised_names(question: &str) -> Vec<String> {
 
 /// The names of code `question` writes, as the words of each (`allow unknown` of
 /// `allow_unknown`, `no time strict` of `--no-time-strict`): a word joined by underscores, an
-/// option, a setting given a value (by its key: `storage` of `Storage=persistent`).
+/// option, a variable (`$huge`), a setting given a value (by its key: `storage` of
+/// `Storage=persistent`).
 fn code_names(question: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for raw in question.split_whitespace() {
         let word = raw.trim_end_matches(['?', '.', ',', ';', ':', ')', '\'', '"', '`']);
         let word = word.trim_start_matches(['(', '\'', '"', '`']);
-        let code =
-            word.contains(['_', '=']) || (word.starts_with('-') && word.len() > 2) || is_path(word);
+        // A variable is written with its sign (`$huge`, `@ARGV`, `%ENV`).
+        let variable = word.starts_with(['$', '@', '%'])
+            && word[1..].starts_with(|c: char| c.is_alphabetic() || c == '{');
+        let code = word.contains(['_', '='])
+            || (word.starts_with('-') && word.len() > 2)
+            || variable
+            || is_path(word);
         // A setting given a value is held by its key (`Storage=persistent`: `Storage`).
         let word = match word.split_once('=') {
             Some((key, _)) if !key.is_empty() => key,
@@ -1193,6 +1199,11 @@ mod tests {
             ["xdiff xhistogram c"]
         );
         assert!(code_names("What does an I/O error or TCP/IP and/or e.g. 3.5 do?").is_empty());
+        assert_eq!(
+            code_names("What is the default of Text::Wrap's $huge?"),
+            ["huge"]
+        );
+        assert!(code_names("Does it cost $5 or 50%?").is_empty());
     }
 
     #[test]
