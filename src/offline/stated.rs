@@ -487,9 +487,9 @@ impl Context<'_> {
     }
 }
 
-/// Words of what a question asks for that tell its sort, not which it is: the things asked
-/// the name of, the measures and limits, the forms' nouns ([`NAMED`], [`MEASURES`],
-/// [`NAMED_BY_ADDRESS`]).
+/// Nouns that tell what sort of thing a question asks for, not which (`which one`, `what
+/// kind`): [`thing_words`] leaves them out, as it does the things asked the name of, the
+/// measures and limits, and the forms' nouns ([`NAMED`], [`MEASURES`], [`NAMED_BY_ADDRESS`]).
 const SORTS: &[&str] = &[
     "one", "ones", "kind", "type", "thing", "way", "word", "words",
 ];
@@ -1050,9 +1050,9 @@ mod tests {
         );
     }
 
-    /// What a question asks for by name (`prefix`, `qcow2 compat level`) is held by the sentence that
-    /// states it, or its context; a sort (`which option`) need not be, nor a phrase that runs
-    /// into the verb (`which company holds`).
+    /// What a question asks for by name (`prefix`, `qcow2 compat level`) is held by the
+    /// sentence that states it, or its context; a sort (`which option`) need not be, nor a
+    /// phrase that runs into the verb (`which company holds`).
     #[test]
     fn what_is_asked_by_name_is_held_by_the_sentence_that_states_it() {
         stated_only_by(
