@@ -11,7 +11,8 @@
 //! paragraph's first line, which is often indented alone. Code the text fences itself (```` ```
 //! ```` lines, [`super::fence`]) is kept line by line, as written. A paragraph that reads as a
 //! heading ([`reads_as_heading`]: a few words ending no sentence, or a FAQ's question) with
-//! blank lines around it is set apart by blank lines, as the other kinds set headings apart.
+//! blank lines around it, or a line at the margin after a blank one with lines indented under
+//! it, is set apart by blank lines, as the other kinds set headings apart.
 //!
 //! A record of fields (RFC 822's and Debian's `Package: xz-utils` / `Installed-Size: 1226`
 //! stanzas, a package's metadata header) keeps a line per field, its wrapped continuation
@@ -62,6 +63,16 @@ pub fn join_wrapped(text: &str) -> String {
         }
         let indent = line.chars().take_while(|c| c.is_whitespace()).count();
         let joins = open.as_ref().is_some_and(|p| p.takes(content, indent));
+        // A line at the margin with lines indented under it heads them (`NAME` over `ls -
+        // list directory contents`, `test: test [expr]` over its help).
+        let heads = |p: &Paragraph| p.lines == 1 && p.last_indent == 0 && indent > 0;
+        if !joins
+            && open
+                .as_ref()
+                .is_some_and(|p| heads(p) && p.set_apart(&mut out))
+        {
+            after_apart = true;
+        }
         if joins {
             out.push(' ');
         } else if std::mem::take(&mut after_apart) {
@@ -376,22 +387,24 @@ fn marker_len(content: &str) -> Option<usize> {
 mod tests {
     use super::*;
 
-    /// A release's heading, an outline's and a FAQ's question are set apart as headings;
-    /// a short sentence, a heading glued to the text under it and a lone address are not.
+    /// A release's heading, an outline's, a FAQ's question and a line at the margin over
+    /// lines indented under it are set apart as headings; a short sentence, a heading glued
+    /// to the text under it and a lone address are not.
     #[test]
     fn a_heading_between_blank_lines_is_set_apart() {
         let text = "GNU frob NEWS\n\n* Noteworthy changes in release 1.2 (2022-04-07)\n\n\
                     \x20 'frob -l' no longer\n  misreports lengths.\n\n\
                     \x201. Is frob subject to export controls?  What is\n    its ECCN?\n\n\
                     \x20   frob is classified as EAR99.\n\nYes. It is.\n\n\
-                    Version 1.1\nfixed the build.\n\nhttps://frob.example/news\n";
+                    Version 1.1\nfixed the build.\n\nhttps://frob.example/news\n\n\
+                    test: test [expr]\n    Evaluate conditional\n    expression.\n";
         assert_eq!(
             join_wrapped(text),
             "GNU frob NEWS\n\n* Noteworthy changes in release 1.2 (2022-04-07)\n\n\
              'frob -l' no longer misreports lengths.\n\n\
              1. Is frob subject to export controls?  What is its ECCN?\n\n\
              frob is classified as EAR99.\nYes. It is.\nVersion 1.1 fixed the build.\n\
-             https://frob.example/news"
+             https://frob.example/news\n\ntest: test [expr]\n\nEvaluate conditional expression."
         );
     }
 
