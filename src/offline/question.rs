@@ -258,6 +258,12 @@ const PHRASE_ENDS: &[&str] = &[
 /// ends it ([`PHRASE_ENDS`]): `oldest linux kernel version` of `what is the oldest Linux
 /// kernel version that still works`.
 fn asked_phrase<S: AsRef<str>>(words: &[S], k: usize) -> Vec<&str> {
+    phrase_and_end(words, k).0
+}
+
+/// [`asked_phrase`], with the word that ended it (an auxiliary, a word of [`PHRASE_ENDS`],
+/// an article); `None` at the question's end, past five words, or for a default.
+fn phrase_and_end<S: AsRef<str>>(words: &[S], k: usize) -> (Vec<&str>, Option<&str>) {
     let mut out = Vec::new();
     let mut opening = true;
     for w in words[(k + 1).min(words.len())..].iter().map(AsRef::as_ref) {
@@ -267,18 +273,21 @@ fn asked_phrase<S: AsRef<str>>(words: &[S], k: usize) -> Vec<&str> {
         // `what is the default setting for --leak-check` asks for a default: its value, not a
         // name or a measure ([`crate::offline::defaults`]).
         if w == "default" {
-            return Vec::new();
+            return (Vec::new(), None);
         }
         opening = false;
         // An article past the first word opens another phrase (`what marker goes into *the*
         // version string`).
         let article = ["the", "a", "an"].contains(&w);
-        if AUXILIARIES.contains(&w) || PHRASE_ENDS.contains(&w) || article || out.len() == 5 {
-            break;
+        if AUXILIARIES.contains(&w) || PHRASE_ENDS.contains(&w) || article {
+            return (out, Some(w));
+        }
+        if out.len() == 5 {
+            return (out, None);
         }
         out.push(w);
     }
-    out
+    (out, None)
 }
 
 /// The phrase of what `question` asks for after its first `what` or `which`
@@ -304,13 +313,8 @@ pub fn asked_noun(question: &str) -> String {
     let Some(k) = w.iter().position(|x| *x == "what" || *x == "which") else {
         return String::new();
     };
-    let phrase = asked_phrase(&w, k);
-    let opening = w[k + 1..]
-        .iter()
-        .take_while(|x| AUXILIARIES.contains(x) || ["the", "a", "an"].contains(x))
-        .count();
-    let after = w.get(k + 1 + opening + phrase.len());
-    if !after.is_some_and(|x| AUXILIARIES.contains(x)) {
+    let (phrase, end) = phrase_and_end(&w, k);
+    if !end.is_some_and(|x| AUXILIARIES.contains(&x)) {
         return String::new();
     }
     // `which Unicode version's tables are ...` asks for a version: the possessor.

@@ -63,17 +63,28 @@ pub fn short_answer(question: &str, sentence: &str) -> Option<String> {
             .map(|&(_, _, k)| (k, k)),
         _ => None,
     }?;
-    let (start, end) = (
-        tokens[found.0].0,
-        tokens[found.1].0 + tokens[found.1].1.len(),
-    );
-    let span = sentence[start..end].trim_matches(|c: char| {
+    cut(sentence, &tokens, found).map(|(_, span)| span)
+}
+
+/// The span of `sentence` from token `start` to token `end`, the marks around it trimmed
+/// (`(` of `(‘0’`, a closing `.`), with where it starts (a byte offset); `None` when only
+/// marks are left.
+fn cut(
+    sentence: &str,
+    tokens: &[(usize, &str)],
+    (start, end): (usize, usize),
+) -> Option<(usize, String)> {
+    let whole = &sentence[tokens[start].0..tokens[end].0 + tokens[end].1.len()];
+    let marks = |c: char| {
         matches!(
             c,
             ',' | '.' | ';' | ':' | '(' | ')' | '[' | ']' | '`' | '"' | '\'' | '*'
         )
-    });
-    (!span.is_empty()).then(|| span.to_string())
+    };
+    let opened = whole.trim_start_matches(marks);
+    let span = opened.trim_end_matches(marks);
+    let at = tokens[start].0 + whole.len() - opened.len();
+    (!span.is_empty()).then(|| (at, span.to_string()))
 }
 
 /// Every figure of `sentence` that `question` does not name, in order, as [`short_answer`]
@@ -87,22 +98,7 @@ pub fn figures(question: &str, sentence: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut from = 0;
     while let Some((start, end)) = figure(&tokens, &asked, when, when_only, from) {
-        let whole = &sentence[tokens[start].0..tokens[end].0 + tokens[end].1.len()];
-        let marks = |c: char| {
-            matches!(
-                c,
-                ',' | '.' | ';' | ':' | '(' | ')' | '[' | ']' | '`' | '"' | '\'' | '*'
-            )
-        };
-        // Where the span starts once its marks are trimmed (`(` of `(‘0’`).
-        let opened = whole.trim_start_matches(marks);
-        let span = opened.trim_end_matches(marks);
-        if !span.is_empty() {
-            out.push((
-                tokens[start].0 + whole.len() - opened.len(),
-                span.to_string(),
-            ));
-        }
+        out.extend(cut(sentence, &tokens, (start, end)));
         from = end + 1;
     }
     out

@@ -212,9 +212,9 @@ impl Asked {
                 let denied = !self.verbs.is_disjoint(&terms[i]) && denies(sentence, &self.verbs);
                 // What is asked by name is held where no kind of figure says it.
                 let thing =
-                    self.kind.is_some() || self.thing.is_empty() || self.thing.iter().any(holds);
+                    || self.kind.is_some() || self.thing.is_empty() || self.thing.iter().any(holds);
                 match (held && !denied, stating) {
-                    (true, true) if thing => self.states(sentence, &terms[i], &context),
+                    (true, true) if thing() => self.states(sentence, &terms[i], &context),
                     (true, true) => None,
                     (kept, _) => kept.then_some(None),
                 }
@@ -497,12 +497,13 @@ const SORTS: &[&str] = &[
 /// The terms of what `question` asks for that name it ([`asked_noun`] without [`SORTS`]):
 /// `qcow2` and `compat` of `which qcow2 compat level`, none of `which option`.
 fn thing_words(question: &str) -> BTreeSet<String> {
-    let sorts: BTreeSet<String> = [NAMED, NAMED_IN_CODE, MEASURES, LIMITS, SORTS]
+    let sorts: Vec<&str> = [NAMED, NAMED_IN_CODE, MEASURES, LIMITS, SORTS]
         .into_iter()
         .chain([NAMED_BY_PROPER_NAME, NAMED_BY_ADDRESS])
         .flatten()
-        .flat_map(|w| content_terms(w))
+        .copied()
         .collect();
+    let sorts = content_terms(&sorts.join(" "));
     // A name or code is held as [`Asked::named`] and [`Asked::code`] hold it (`ChildProcess`
     // by `child process`).
     let named: Vec<&str> = question
@@ -544,10 +545,10 @@ fn replaced(sentence: &str, at: usize, span: &str) -> bool {
     REPLACED.iter().any(|r| said.contains(&format!(" {r} ")))
 }
 
-/// Whether `sentence` ends as a question (its citation marks aside): it states no answer.
+/// Whether `sentence` ends as a question (`Why not?)`): it states no answer.
 fn asks(sentence: &str) -> bool {
     sentence
-        .trim_end_matches(|c: char| c.is_whitespace() || c.is_ascii_digit() || "[]".contains(c))
+        .trim_end_matches(|c: char| c.is_whitespace() || "\"')".contains(c))
         .ends_with('?')
 }
 
