@@ -48,7 +48,7 @@ use super::form::Form;
 use super::names::{named_by_documents, spelled_out};
 use super::question::{
     MOST_PARTS, asked_thing, asks_figure, asks_name, holds_phrase, named_thing, names_given,
-    new_figure, no_answer, parts, quoted_phrases, specific_terms,
+    new_figure, no_answer, parts, quoted_phrases, releases_in, specific_terms, written_release,
 };
 use super::select::{Candidate, NEAR_DUPLICATE, jaccard};
 use super::stated::{Asked, not_stated};
@@ -407,15 +407,29 @@ impl<'a> Scorer<'a> {
             terms.extend(phrases.iter().filter(|p| holds_phrase(text, p)).cloned());
             terms
         };
-        // A record's field is of its record: it holds the record's name.
+        // A record's field is of its record: it holds the record's name. A sentence under a
+        // release's heading is of that release: it holds its number (`41` of `# 0.1.41`).
         let mut terms: Vec<BTreeSet<String>> = candidates
             .iter()
-            .map(|c| match (c.field, &c.section) {
-                (true, Some(record)) => with_phrases(&format!("{record} {}", c.text)),
-                _ => with_phrases(&c.text),
+            .map(|c| {
+                let mut terms = match (c.field, &c.section) {
+                    (true, Some(record)) => with_phrases(&format!("{record} {}", c.text)),
+                    _ => with_phrases(&c.text),
+                };
+                let releases = c.release.as_deref().map(releases_in).unwrap_or_default();
+                terms.extend(releases.iter().flat_map(|(_, r)| content_terms(r)));
+                terms
             })
             .collect();
-        named_by_documents(&mut terms, &content_terms(text), candidates, sources);
+        let release = written_release(text);
+        let question_terms = content_terms(text);
+        named_by_documents(
+            &mut terms,
+            &question_terms,
+            release.as_deref(),
+            candidates,
+            sources,
+        );
         spelled_out(&mut terms, text, candidates);
         let (question, absent) = weights(text, with_phrases(text), &terms);
         // The names a choice asks between are its options, which the question writes.

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use crate::plan::Source;
 use crate::text::analyzer::{STOPWORDS, content_terms};
 
+use super::question::writes_release;
 use super::select::Candidate;
 
 /// The names `path` (a document's path inside the corpus, `/`-separated) gives its document,
@@ -78,32 +79,39 @@ pub fn own_name(path: &str) -> BTreeSet<String> {
     }
 }
 
-/// Adds to the `terms` of each candidate the words of the `question` that no sentence writes
-/// but its document's path names ([`document_names`]): `GPLv3` asked, `GPL-3` the file.
+/// Adds to the `terms` of each candidate the words of the `question` that its document's path
+/// names ([`document_names`]) and no sentence writes (`GPLv3` asked, `GPL-3` the file), or,
+/// for a candidate under the heading of the `release` the question writes
+/// ([`super::question::written_release`]), whether a sentence writes them or not (`mio` of
+/// `mio-CHANGELOG.md`).
 pub fn named_by_documents(
     terms: &mut [BTreeSet<String>],
     question: &BTreeSet<String>,
+    release: Option<&str>,
     candidates: &[Candidate],
     sources: &[Source],
 ) {
-    let unwritten: Vec<&String> = question
+    let unwritten: BTreeSet<&String> = question
         .iter()
         .filter(|t| !terms.iter().any(|set| set.contains(*t)))
         .collect();
-    if unwritten.is_empty() {
-        return;
-    }
     let names = names_of(sources);
     for (set, candidate) in terms.iter_mut().zip(candidates) {
         let Some(names) = names.get(candidate.source) else {
             continue;
         };
-        set.extend(
-            unwritten
-                .iter()
-                .filter(|t| is_named(names, t))
-                .map(|t| (*t).clone()),
-        );
+        // An entry under the release the question writes (`MSRV was increased to 1.71.`
+        // under `# 1.1.0`) is of what its changelog's name says, as much as a sentence that
+        // writes it.
+        let of_release = candidate
+            .release
+            .as_deref()
+            .is_some_and(|heading| release.is_some_and(|r| writes_release(heading, r)));
+        let named = question
+            .iter()
+            .filter(|t| of_release || unwritten.contains(t))
+            .filter(|t| is_named(names, t));
+        set.extend(named.cloned().collect::<Vec<_>>());
     }
 }
 

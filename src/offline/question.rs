@@ -8,6 +8,8 @@ use std::collections::BTreeSet;
 use crate::text::analyzer::content_terms;
 use crate::text::words;
 
+use super::kinds::is_unit;
+
 /// The most questions one question is split into: one answer sentence each.
 pub const MOST_PARTS: usize = 3;
 
@@ -84,6 +86,20 @@ pub fn parts(question: &str) -> Vec<String> {
 
 /// A limit is a figure whatever asks for it (`what is the length limit`, `which range`).
 pub const LIMITS: &[&str] = &["maximum", "minimum", "limit", "range", "numeric"];
+
+/// The extreme a question asks for: `Some(true)` for the highest (`what is the highest
+/// level`, `the maximum size`), `Some(false)` for the lowest, `None` for neither.
+pub fn asked_extreme(question: &str) -> Option<bool> {
+    const HIGHEST: &[&str] = &[
+        "highest", "maximum", "max", "largest", "most", "longest", "biggest", "greatest",
+    ];
+    const LOWEST: &[&str] = &[
+        "lowest", "minimum", "min", "smallest", "least", "fewest", "shortest",
+    ];
+    words(question)
+        .split(' ')
+        .find_map(|w| (HIGHEST.contains(&w) || LOWEST.contains(&w)).then(|| HIGHEST.contains(&w)))
+}
 
 /// Measures a question asks for with `what` or `which` (`what share`, `which GNU sed release`).
 pub const MEASURES: &[&str] = &[
@@ -678,6 +694,59 @@ pub fn is_version(word: &str) -> bool {
     version.contains('.') && parts.all(numbers)
 }
 
+/// The releases `text` writes, as numbers (`1.1.0` of `# 1.1.0`, `[0.2.11]`, `v1.1.0`,
+/// `bash-5.2`), each with the index of its word: a number with points between digits only.
+/// A list's number opening the text (`1.2. Where does ...`) is none.
+pub fn releases_in(text: &str) -> Vec<(usize, String)> {
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    let mut out = Vec::new();
+    for (k, token) in tokens.iter().enumerate() {
+        let bare = token.trim_matches(|c: char| !c.is_alphanumeric());
+        let dotted = |w: &str| w.contains('.') && w.split('.').all(|p| p.parse::<u32>().is_ok());
+        let number = match (dotted(bare), is_version(bare)) {
+            (true, _) => bare,
+            (false, true) => bare.rsplit(['-', 'v', 'V']).next().unwrap_or(bare),
+            _ => continue,
+        };
+        let listed = k == 0 && tokens.len() > 1 && token.ends_with('.');
+        if !listed {
+            out.push((k, number.to_string()));
+        }
+    }
+    out
+}
+
+/// Whether `heading` heads a release's changes: it writes a release ([`releases_in`]), and
+/// not as a section's number (`2.1 Invoking sed`, `Chapter 3.2`): a number opening the
+/// heading is followed by no word (`1.2.3`, `0.1.41 (November 27, 2024)`, `[0.2.11] -
+/// 2023-11-08`), and one after a word is not after one that names a part of a document.
+pub fn heads_release(heading: &str) -> bool {
+    const PARTS: &[&str] = &["section", "chapter", "part", "appendix", "figure", "table"];
+    let tokens: Vec<&str> = heading.split_whitespace().collect();
+    releases_in(heading).iter().any(|(k, _)| match k {
+        0 => !tokens
+            .get(1)
+            .is_some_and(|w| w.starts_with(char::is_alphabetic)),
+        _ => !PARTS.contains(&words(tokens[k - 1]).as_str()),
+    })
+}
+
+/// Whether `text` writes `release` as a release ([`releases_in`]): `5.2` of `bash-5.2`, not
+/// of `5.2.1`.
+pub fn writes_release(text: &str, release: &str) -> bool {
+    releases_in(text).iter().any(|(_, r)| r == release)
+}
+
+/// The release a question writes (`1.1.0` of `what did mio 1.1.0 raise its MSRV to`,
+/// `5.2` of `bash-5.2`), not a figure with its unit (`1.5 seconds`).
+pub fn written_release(question: &str) -> Option<String> {
+    let tokens: Vec<&str> = question.split_whitespace().collect();
+    releases_in(question)
+        .into_iter()
+        .find(|(k, _)| !tokens.get(k + 1).is_some_and(|w| is_unit(&words(w))))
+        .map(|(_, number)| number)
+}
+
 /// Whether `sentence` holds a number (in digits or in words) that `question` does not. A
 /// digit inside a name (`ssh(1)`, `ext4`, `UTF-8`) is no figure; a version after a name
 /// (`bash-3.1`) is one where the question asks for a version or a release of what it names.
@@ -1023,5 +1092,29 @@ mod tests {
             )
             .is_empty()
         );
+    }
+
+    #[test]
+    fn releases_are_written_numbers_with_points_a_section_number_heads_no_release() {
+        let found =
+            |t: &str| -> Vec<String> { releases_in(t).into_iter().map(|(_, r)| r).collect() };
+        assert_eq!(found("[0.2.11] - 2023-11-08"), ["0.2.11"]);
+        assert_eq!(found("added to bash-5.2 since v5.1"), ["5.2", "5.1"]);
+        assert!(found("1.2. Where does the name come from?").is_empty());
+        assert!(heads_release("0.1.41 (November 27, 2024)"));
+        assert!(heads_release(
+            "Noteworthy changes in release 1.12 (2022-04-07)"
+        ));
+        assert!(!heads_release("2.1 Invoking sed"));
+        assert!(!heads_release("Chapter 3.2"));
+        assert_eq!(
+            written_release("What did mio 1.1.0 raise its MSRV to?").as_deref(),
+            Some("1.1.0")
+        );
+        assert_eq!(written_release("What happens after 1.5 seconds?"), None);
+        assert!(writes_release("bash-5.2 is out", "5.2") && !writes_release("5.2.1", "5.2"));
+        assert_eq!(asked_extreme("What is the highest level?"), Some(true));
+        assert_eq!(asked_extreme("What is the minimum size?"), Some(false));
+        assert_eq!(asked_extreme("What is the default size?"), None);
     }
 }

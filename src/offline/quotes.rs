@@ -21,6 +21,7 @@ use crate::text::{collapsed, normalized};
 use crate::transcript::{Site, Tape};
 
 use super::answer::compose;
+use super::question::heads_release;
 use super::select::{Candidate, select};
 use super::units::{headings, record_names, units};
 
@@ -227,6 +228,11 @@ fn quote_claims(text: &str, quotes: &[(usize, String)], sources: &[Source]) -> V
 /// unit may run on over a line break).
 pub(super) fn candidates_of(text: &str, source: usize, title: &str) -> Vec<Candidate> {
     let mut headings = headings(text);
+    let releases: Vec<(usize, &str)> = headings
+        .iter()
+        .filter(|(_, heading)| heads_release(heading))
+        .copied()
+        .collect();
     // A line that opens the text (a title, a page's links) or repeats the title is the
     // document's, not a section's.
     headings.retain(|(at, heading)| {
@@ -247,6 +253,11 @@ pub(super) fn candidates_of(text: &str, source: usize, title: &str) -> Vec<Candi
                 .take_while(|(at, _)| {
                     *at < u.at.start || (*at == u.at.start && records.contains(at))
                 })
+                .last()
+                .map(|(_, heading)| heading.to_string()),
+            release: releases
+                .iter()
+                .take_while(|(at, _)| *at <= u.at.start)
                 .last()
                 .map(|(_, heading)| heading.to_string()),
             at: u.at,

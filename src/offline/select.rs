@@ -26,6 +26,10 @@ pub struct Candidate {
     pub meaning: f32,
     /// The heading of the section of its document it stands in, if any.
     pub section: Option<String>,
+    /// The heading of the release it stands under, if any: the last heading at or before it
+    /// that writes a release (`# 1.1.0`, `## [0.2.11] - 2023-11-08`), as a changelog heads
+    /// each release's changes.
+    pub release: Option<String>,
     /// The term of the definition it stands in, if any ([`super::units::Unit::term`]).
     pub term: Option<String>,
     /// It is a record's field (`Installed-Size: 1226`), its term the field's key.
@@ -54,6 +58,7 @@ pub fn test_candidates(docs: &[(usize, Option<&str>, &str)]) -> Vec<Candidate> {
                 orphan: false,
                 meaning: 0.0,
                 section: section.map(str::to_string),
+                release: None,
                 term: None,
                 field: false,
             }
@@ -188,6 +193,7 @@ mod tests {
             orphan: false,
             meaning: 0.0,
             section: None,
+            release: None,
             term: None,
             field: false,
         }
@@ -264,6 +270,7 @@ mod tests {
         let at = |text: &str, start: usize, orphan: bool| Candidate {
             meaning: 0.0,
             section: None,
+            release: None,
             term: None,
             field: false,
             text: text.into(),

@@ -15,7 +15,9 @@
 //!   `;`, `while`, `whereas`, `but`) holds the subject, or names no other subject (a name, an
 //!   acronym, a compound: `LFP` where `NMC` is asked);
 //! - **the form** of the answer is in it ([`Form`]): a time for `When`, a name for `Who`, one
-//!   of the options the question offers.
+//!   of the options the question offers;
+//! - **the release** the question writes (`mio 1.1.0`) is the sentence's: it writes it, or
+//!   stands under the heading of that release in a changelog.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -27,8 +29,8 @@ use super::form::{Form, NAMED_BY_ADDRESS, NAMED_BY_PROPER_NAME, qualified, quali
 use super::kinds::{Kind, is_unit, kind_of};
 use super::names::{acronyms_of, is_named, names_of, own_name, spelled};
 use super::question::{
-    LIMITS, MEASURES, NAMED, NAMED_IN_CODE, asked_measure, asked_noun, asks_when, condition_terms,
-    is_version, new_figure, release_of,
+    LIMITS, MEASURES, NAMED, NAMED_IN_CODE, asked_extreme, asked_measure, asked_noun, asks_when,
+    condition_terms, is_version, new_figure, release_of, writes_release, written_release,
 };
 use super::select::Candidate;
 use super::span::figures;
@@ -82,6 +84,12 @@ pub struct Asked {
     /// The program whose release it asks for ([`release_of`]): a release is its figure
     /// where the name stands right before it (`Rust 1.95`, `GNU tar 1.13.x`, `bash-4.3`).
     release: Option<String>,
+    /// The release it writes, where the sources track releases ([`written_release`],
+    /// [`tracks`]): a sentence that states the answer is of that release
+    /// ([`Asked::of_written_release`]).
+    written_release: Option<String>,
+    /// The extreme it asks for, if any ([`asked_extreme`]): `true` for the highest.
+    highest: Option<bool>,
     /// What it asks the measure of ([`asked_measure`]): `memory` of `how much memory`.
     measure: String,
     /// Its terms that some candidate holds, the rarest first: where a sentence lists
@@ -136,6 +144,8 @@ impl Asked {
                 .collect(),
             thing: thing_words(question),
             release: release_of(question),
+            written_release: written_release(question).filter(|r| tracks(candidates, r)),
+            highest: asked_extreme(question),
             measure: asked_measure(question),
             by_rarity: by_rarity(question, &rarity),
             verbs: match words(question).split(' ').any(|w| NEGATIONS.contains(&w)) {
@@ -208,7 +218,8 @@ impl Asked {
                     && (named.is_empty() || named.iter().any(holds))
                     && self.code.iter().all(|t| context.holds(sentence, t))
                     && (!candidates[i].field || context.asked_field)
-                    && self.meets_condition(sentence, &context);
+                    && self.meets_condition(sentence, &context)
+                    && self.of_written_release(&candidates[i], &context);
                 let denied = !self.verbs.is_disjoint(&terms[i]) && denies(sentence, &self.verbs);
                 // What is asked by name is held where no kind of figure says it.
                 let thing =
@@ -274,6 +285,22 @@ impl Asked {
         self.condition.is_empty() || self.condition.iter().any(|t| context.holds(sentence, t))
     }
 
+    /// Whether `candidate` (in `context`) is of the release the question writes, when it
+    /// writes one a source writes: the sentence writes it, or the heading of the release it
+    /// stands under does (a changelog's `# 1.1.0`), or, under none, its section's heading or
+    /// its document's title. `fix a regression` under `# 1.1.1` is not of `mio 1.1.0`.
+    fn of_written_release(&self, candidate: &Candidate, context: &Context<'_>) -> bool {
+        let Some(release) = &self.written_release else {
+            return true;
+        };
+        let writes = |text: &str| writes_release(text, release);
+        writes(&candidate.text)
+            || match &candidate.release {
+                Some(heading) => writes(heading),
+                None => context.section.is_some_and(writes) || writes(context.title),
+            }
+    }
+
     /// Whether `sentence` (its `terms` as the answer weighs them, in `context`) states what
     /// is asked: its subject where the sentence or its context says it and, for a figure, one
     /// of the kind asked for that is the subject's. `Some(span)`: the figure, as the sentence
@@ -320,6 +347,7 @@ impl Asked {
                     && self.is_subjects(sentence, *at, in_sentence)
                     && self.of_release(sentence, *at, span)
                     && !replaced(sentence, *at, span)
+                    && !passed(sentence, *at, span, self.highest)
             })
             .collect();
         // Of a list's figures (`x86_64 (Rust 1.59+), ..., powerpc64 (Rust 1.95+)`), the one
@@ -543,6 +571,58 @@ fn replaced(sentence: &str, at: usize, span: &str) -> bool {
     before.push(qualifier);
     let said = format!(" {} ", words(&before.join(" ")));
     REPLACED.iter().any(|r| said.contains(&format!(" {r} ")))
+}
+
+/// Words that say the figure after them is a bound the value passes upwards (`levels beyond
+/// 19, up to 22`): no highest value.
+const PASSED_UPWARDS: &[&str] = &[
+    "beyond",
+    "above",
+    "over",
+    "exceeding",
+    "more than",
+    "greater than",
+    "larger than",
+    "past",
+];
+/// Words that say the figure after them is a bound the value passes downwards: no lowest one.
+const PASSED_DOWNWARDS: &[&str] = &["below", "under", "less than", "fewer than", "smaller than"];
+
+/// Whether the figure `span` at `at` in `sentence` is a bound the extreme asked for passes
+/// (`highest`: `beyond 19`), in its span's qualifier or the two words before it, within its
+/// clause and past any figure before it (`up to 22` of `beyond 19, up to 22` is no bound).
+fn passed(sentence: &str, at: usize, span: &str, highest: Option<bool>) -> bool {
+    let bounds = match highest {
+        Some(true) => PASSED_UPWARDS,
+        Some(false) => PASSED_DOWNWARDS,
+        None => return false,
+    };
+    let mut before: Vec<&str> = words_before(sentence, at, 2)
+        .into_iter()
+        .take_while(|w| !w.ends_with([',', ';']) && !w.contains(|c: char| c.is_ascii_digit()))
+        .collect();
+    before.reverse();
+    before.push(
+        span.split(|c: char| c.is_ascii_digit())
+            .next()
+            .unwrap_or_default(),
+    );
+    let said = format!(" {} ", words(&before.join(" ")));
+    bounds.iter().any(|b| said.contains(&format!(" {b} ")))
+}
+
+/// Whether `candidates` track `release`: one writes it, in its text or its release's heading,
+/// or they stand under the headings of several releases (a changelog that has no `1.3.0`
+/// states nothing of it). A manual that names no release of its program has no sentence of
+/// one.
+fn tracks(candidates: &[Candidate], release: &str) -> bool {
+    let headings: BTreeSet<&str> = candidates
+        .iter()
+        .filter_map(|c| c.release.as_deref())
+        .collect();
+    headings.len() > 1
+        || headings.iter().any(|h| writes_release(h, release))
+        || candidates.iter().any(|c| writes_release(&c.text, release))
 }
 
 /// Whether `sentence` ends as a question (`Why not?)`): it states no answer.
@@ -1350,5 +1430,38 @@ mod tests {
             "The tool adds an overhead of 5 bytes per 32K block of input, at worst.",
         );
         assert!(answer(q, &[rate]).starts_with("5 bytes"));
+    }
+
+    /// The highest value asked for is not a bound it passes (`beyond 19`), and the lowest not
+    /// one it stays under.
+    #[test]
+    fn a_bound_passed_is_not_the_extreme_asked_for() {
+        let s = "The --ultra flag enables levels beyond 19, up to 22, and needs more memory.";
+        let said = answer(
+            "What is the highest level the --ultra flag enables?",
+            &[(0, s)],
+        );
+        assert!(said.starts_with("up to 22 [1]"), "{said}");
+        let s = "Sizes below 4 KiB are refused; the smallest block the tool writes is 8 KiB.";
+        let said = answer(
+            "What is the smallest block size the tool writes?",
+            &[(0, s)],
+        );
+        assert!(said.starts_with("8 KiB [1]"), "{said}");
+    }
+
+    /// A question that writes a release is answered by a changelog's entry under that
+    /// release's heading, and by none when the changelog has no such release.
+    #[test]
+    fn a_release_the_question_writes_is_stated_under_its_heading_only() {
+        let text = "Changes\n\n1.2.0 (2024-05-01)\n\nThe MSRV was raised to 1.74 for the new \
+                    resolver.\n\n1.1.0 (2023-11-20)\n\nThe MSRV was raised to 1.71 for the new \
+                    windows-sys.\n\n1.0.0\n\nFirst stable release of the library.\n";
+        let candidates = crate::offline::quotes::candidates_of(text, 0, "Changes");
+        let q = "What was the MSRV raised to in 1.1.0?";
+        let said = answer_over(q, &candidates);
+        assert!(said.starts_with("The MSRV was raised to 1.71"), "{said}");
+        let said = answer_over("What was the MSRV raised to in 1.3.0?", &candidates);
+        assert!(said.starts_with("No sentence of the"), "{said}");
     }
 }

@@ -15,7 +15,7 @@ use crate::text::words;
 
 use super::kinds::{Kind, is_unit};
 use super::names::is_named;
-use super::question::asked_words;
+use super::question::{asked_words, releases_in};
 
 /// Words that stand between a question's asking words and its subject; the first four are
 /// the copula, after which the subject runs to the question's end.
@@ -209,7 +209,9 @@ fn subject_words(question: &str) -> (Vec<&str>, Vec<&str>) {
     }
     // A verb joined to its object (`short-circuit`) is one.
     let verb = |w: &str| VERBS.contains(&w) || VERBS.contains(&w.split('-').next().unwrap_or(w));
-    let stops = |k: usize| verb(&lower[k]) || lower[k].ends_with("ly") || !free(k);
+    // A release ends the name it is of: `raise` of `did mio 1.1.0 raise its MSRV` is a verb.
+    let released = |k: usize| k > start && !releases_in(tokens[k - 1]).is_empty();
+    let stops = |k: usize| verb(&lower[k]) || lower[k].ends_with("ly") || !free(k) || released(k);
     // `which country has become *the largest source of nickel*`: past a verb right after the
     // auxiliary, its object.
     let object = stops(start)
@@ -318,9 +320,13 @@ pub fn subject(question: &str, kind: Option<&Kind>, rarity: &Rarity) -> Subject 
         if phrasing || unit_words.contains(bare.as_str()) || asked.contains(&bare) {
             continue;
         }
+        // A release is a condition on the sentence, not its subject: `41` of `0.1.41` is no
+        // word a sentence on it writes ([`releases_in`]).
+        let release = !releases_in(word).is_empty();
+        let number = |t: &str| release && t.chars().all(|c| c.is_ascii_digit());
         let terms = content_terms(word)
             .into_iter()
-            .filter(|t| !unit_words.contains(t.as_str()));
+            .filter(|t| !unit_words.contains(t.as_str()) && !number(t));
         // The rarest term of a word: `garnet` of `garnet-electrolyte`.
         let Some((term, held)) = terms
             .map(|t| (t.clone(), rarity.held(&t)))
@@ -384,9 +390,14 @@ impl Subject {
         self.held(text, &terms, &terms)
     }
 
-    /// Whether the names of a document's path (`GPL-3` for `GPLv3`) hold its specific word.
+    /// Whether the names of a document's path (`GPL-3` for `GPLv3`, `mio-CHANGELOG.md` for
+    /// `mio`) hold its specific word, or its key where it has none.
     pub fn named_by(&self, names: &BTreeSet<String>) -> bool {
-        self.specific.as_ref().is_some_and(|t| is_named(names, t))
+        let key = self.key.as_ref().map(|(term, _)| term);
+        self.specific
+            .as_ref()
+            .or(key)
+            .is_some_and(|t| is_named(names, t))
     }
 
     /// Whether `clause` writes a word of the compound its specific term is of (`man` of

@@ -26,6 +26,7 @@ use std::ops::Range;
 
 use super::defaults::says_default;
 use super::prose::{is_signature, is_version_note, prose_lines};
+use super::question::releases_in;
 use super::select::{is_option, quotable, quotable_length};
 use crate::search::local::paragraphs::{HEADING_WORDS, field_key, reads_as_heading, second_column};
 use crate::text::is_key;
@@ -375,7 +376,7 @@ const TERM_WORDS: usize = 3;
 /// The term of a definition list that `line` of `text` is, where the term starts (past a
 /// list's marker): a line of its own that names what the next one defines, written as code
 /// or in bold (``` ``nocheck`` ```, `- **allow-stderr**`), as a name with a figure or a joint
-/// in it (`1000-59999`, `perl-major-upgrade`), or in a few words and a colon (`Depends:`).
+/// in it (`1000-59999`, `perl-major-upgrade`; not a release, `1.2.3`), or in a few words and a colon (`Depends:`).
 fn definition_term(text: &str, line: &Range<usize>) -> Option<Range<usize>> {
     let raw = &text[line.clone()];
     let content = raw.trim();
@@ -385,9 +386,11 @@ fn definition_term(text: &str, line: &Range<usize>) -> Option<Range<usize>> {
     let marked = ["``", "**", "`"]
         .iter()
         .any(|m| bare.len() > 2 * m.len() && bare.starts_with(m) && bare.ends_with(m));
+    // A release alone (a changelog's `1.2.3`, `[0.4.0]`) heads the release's changes.
     let named = words.len() == 1
         && term.chars().any(char::is_alphanumeric)
-        && term.contains(|c: char| c.is_ascii_digit() || matches!(c, '-' | '_' | '/' | '.'));
+        && term.contains(|c: char| c.is_ascii_digit() || matches!(c, '-' | '_' | '/' | '.'))
+        && releases_in(term).is_empty();
     let colon = term.ends_with(':') && !term.ends_with("::");
     let option = is_option(term);
     let is_term = (1..=TERM_WORDS).contains(&words.len())
@@ -889,5 +892,15 @@ mod tests {
         let found: Vec<&str> = headings(text).into_iter().map(|(_, h)| h).collect();
         assert_eq!(found, ["Intro"]);
         assert!(headings("A sentence.\n\n```\nx = 1\n\nfoo_bar\n\ny\n```\n").is_empty());
+    }
+
+    /// A release alone on its line heads the release's changes: it is no definition's term
+    /// quoted with the first of them.
+    #[test]
+    fn a_release_alone_is_no_definitions_term() {
+        let text = "1.1.0\n\nThe MSRV was raised to 1.71 for the new windows-sys crate.\n";
+        let found = quoted(text);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].0.starts_with("The MSRV"), "{found:?}");
     }
 }
