@@ -121,10 +121,16 @@ pub fn compose(
     // The figure or name asked for comes first, as its sentence writes it; the sentence
     // follows.
     let first = answer[0];
-    let lead = (compared.is_empty() && !abstained).then(|| scorer.lead(first));
-    if let Some(span) = lead.flatten() {
+    let lead = (compared.is_empty() && !abstained)
+        .then(|| scorer.lead(first))
+        .flatten();
+    if let Some(span) = lead {
         let n = numbers.of(candidates[first].source);
         report.push_str(&format!("{span} [{n}]\n\n"));
+        if let Some(heading) = heading_giving(&span, &candidates[first]) {
+            report.push_str(&format!("{heading} [{n}]\n\n"));
+            quotes.push((n, heading.to_string()));
+        }
         quotes.push((n, span));
     }
     let mut quote = |i: usize, numbers: &mut Numbers| {
@@ -151,25 +157,41 @@ pub fn compose(
         report.push_str(&format!("- {label}{}\n", said(&aspect.quotes)));
     }
     let mut taken = answer;
-    let mut findings = String::new();
-    for (title, picked) in scorer.findings(directions, &mut taken) {
-        findings.push_str(&format!(
-            "\n### {}\n\n",
-            crate::markdown::inline(&title, 200)
-        ));
-        for i in picked {
-            findings.push_str(&format!("- {}\n", quote(i, &mut numbers)));
-        }
-    }
-    if !findings.is_empty() {
-        report.push_str("\n## Findings\n");
-        report.push_str(&findings);
-    }
+    let found = scorer.findings(directions, &mut taken);
+    report.push_str(&findings_section(found, |i| quote(i, &mut numbers)));
     Composed {
         report,
         sources: numbers.order.iter().map(|&s| sources[s].clone()).collect(),
         quotes,
     }
+}
+
+/// The Findings section of the sentences `found` under each direction's title, each quoted
+/// by `quote`; empty when none is.
+fn findings_section(
+    found: Vec<(String, Vec<usize>)>,
+    mut quote: impl FnMut(usize) -> String,
+) -> String {
+    let mut findings = String::new();
+    for (title, picked) in found {
+        let title = crate::markdown::inline(&title, 200);
+        findings.push_str(&format!("\n### {title}\n\n"));
+        for i in picked {
+            findings.push_str(&format!("- {}\n", quote(i)));
+        }
+    }
+    match findings.is_empty() {
+        true => findings,
+        false => format!("\n## Findings\n{findings}"),
+    }
+}
+
+/// The heading of the release `candidate` stands under, when it gives the figure `span` the
+/// candidate does not write (`1.13.0` of a changelog's entry): it is quoted, on a line of its
+/// own, after the figure and before the entry.
+fn heading_giving<'c>(span: &str, candidate: &'c Candidate) -> Option<&'c str> {
+    let given = |h: &&str| h.contains(span) && !candidate.text.contains(span);
+    candidate.release.as_deref().filter(given)
 }
 
 /// What a `report` says under `## Answer`, to its end (tests read the answer so).
@@ -192,6 +214,45 @@ impl Numbers {
             self.order.len()
         })
     }
+}
+
+/// The terms of `text`, with each phrase `question` quotes that it holds: a phrase quoted is
+/// a term of its own, held where its words stand in order (the sentence that names `state of
+/// charge` beats one with `state` and `charge`).
+fn with_phrases(question: &str, text: &str) -> BTreeSet<String> {
+    let mut terms = content_terms(text);
+    let phrases = quoted_phrases(question);
+    terms.extend(phrases.into_iter().filter(|p| holds_phrase(text, p)));
+    terms
+}
+
+/// The terms of each of `candidates` as they weigh for `question` ([`with_phrases`]). A
+/// record's field is of its record: it holds the record's name. A sentence under a release's
+/// heading is of that release: it holds its number (`41` of `# 0.1.41`). With the words its
+/// document's name and the acronyms it writes stand for ([`named_by_documents`],
+/// [`spelled_out`]).
+fn candidate_terms(
+    question: &str,
+    candidates: &[Candidate],
+    sources: &[Source],
+) -> Vec<BTreeSet<String>> {
+    let mut terms: Vec<BTreeSet<String>> = candidates
+        .iter()
+        .map(|c| {
+            let mut terms = match (c.field, &c.section) {
+                (true, Some(record)) => with_phrases(question, &format!("{record} {}", c.text)),
+                _ => with_phrases(question, &c.text),
+            };
+            let releases = c.release.as_deref().map(releases_in).unwrap_or_default();
+            terms.extend(releases.iter().flat_map(|(_, r)| content_terms(r)));
+            terms
+        })
+        .collect();
+    let release = written_release(question);
+    let asked = content_terms(question);
+    named_by_documents(&mut terms, &asked, release.as_deref(), candidates, sources);
+    spelled_out(&mut terms, question, candidates);
+    terms
 }
 
 /// How much of the question each candidate covers.
@@ -399,38 +460,8 @@ fn pervasive_names(candidates: &[Candidate]) -> String {
 
 impl<'a> Scorer<'a> {
     fn new(text: &'a str, candidates: &'a [Candidate], sources: &[Source]) -> Scorer<'a> {
-        // A phrase the question quotes is a term of its own, held where its words stand in
-        // order: the sentence that names `state of charge` beats one with `state` and `charge`.
-        let phrases = quoted_phrases(text);
-        let with_phrases = |text: &str| {
-            let mut terms = content_terms(text);
-            terms.extend(phrases.iter().filter(|p| holds_phrase(text, p)).cloned());
-            terms
-        };
-        // A record's field is of its record: it holds the record's name. A sentence under a
-        // release's heading is of that release: it holds its number (`41` of `# 0.1.41`).
-        let mut terms: Vec<BTreeSet<String>> = candidates
-            .iter()
-            .map(|c| {
-                let mut terms = match (c.field, &c.section) {
-                    (true, Some(record)) => with_phrases(&format!("{record} {}", c.text)),
-                    _ => with_phrases(&c.text),
-                };
-                let releases = c.release.as_deref().map(releases_in).unwrap_or_default();
-                terms.extend(releases.iter().flat_map(|(_, r)| content_terms(r)));
-                terms
-            })
-            .collect();
-        let release = written_release(text);
-        let question_terms = content_terms(text);
-        named_by_documents(
-            &mut terms,
-            &question_terms,
-            release.as_deref(),
-            candidates,
-            sources,
-        );
-        spelled_out(&mut terms, text, candidates);
+        let with_phrases = |t: &str| with_phrases(text, t);
+        let mut terms = candidate_terms(text, candidates, sources);
         let (question, absent) = weights(text, with_phrases(text), &terms);
         // The names a choice asks between are its options, which the question writes.
         let choice = matches!(Form::of(text), Form::Choice(_));
@@ -479,9 +510,13 @@ impl<'a> Scorer<'a> {
             asks_default: default,
             holds_asked: candidates
                 .iter()
-                .map(|c| {
+                .zip(&stated)
+                .map(|(c, stated)| {
+                    // A release's heading gives its entry's figure ([`Asked::states`]).
+                    let from_heading =
+                        matches!(stated, Some(Some(span)) if !c.text.contains(span.as_str()));
                     // A default is asked only of a sentence that says it is one.
-                    let holds = (figure && new_figure(text, &c.text))
+                    let holds = (figure && (new_figure(text, &c.text) || from_heading))
                         || (name && names(c))
                         || keys_asked(c);
                     match default {

@@ -716,18 +716,25 @@ pub fn releases_in(text: &str) -> Vec<(usize, String)> {
     out
 }
 
-/// Whether `heading` heads a release's changes: it writes a release ([`releases_in`]), and
-/// not as a section's number (`2.1 Invoking sed`, `Chapter 3.2`): a number opening the
-/// heading is followed by no word (`1.2.3`, `0.1.41 (November 27, 2024)`, `[0.2.11] -
-/// 2023-11-08`), and one after a word is not after one that names a part of a document.
+/// Whether `heading` heads a release's changes: it writes a release ([`releases_in`]) as what
+/// it is about, not as a section's number (`2.1 Invoking sed`, `Chapter 3.2`) nor in a note
+/// (`TEMPLATE available since 0.23`): a number opening the heading is followed by no word
+/// (`1.2.3`, `0.1.41 (November 27, 2024)`, `[0.2.11] - 2023-11-08`); one after a word follows
+/// `version` or `release` (`Noteworthy changes in release 1.12`), or a name of a word or two
+/// (`mio 1.1.0`, `GNU tar 1.34`), not a part of a document.
 pub fn heads_release(heading: &str) -> bool {
     const PARTS: &[&str] = &["section", "chapter", "part", "appendix", "figure", "table"];
     let tokens: Vec<&str> = heading.split_whitespace().collect();
-    releases_in(heading).iter().any(|(k, _)| match k {
-        0 => !tokens
-            .get(1)
-            .is_some_and(|w| w.starts_with(char::is_alphabetic)),
-        _ => !PARTS.contains(&words(tokens[k - 1]).as_str()),
+    releases_in(heading).iter().any(|&(k, _)| {
+        let before = |j: usize| words(tokens[j]);
+        match k {
+            0 => !tokens
+                .get(1)
+                .is_some_and(|w| w.starts_with(char::is_alphabetic)),
+            _ if ["version", "release"].contains(&before(k - 1).as_str()) => true,
+            1 | 2 => !(0..k).any(|j| PARTS.contains(&before(j).as_str())),
+            _ => false,
+        }
     })
 }
 
@@ -1107,6 +1114,8 @@ mod tests {
         ));
         assert!(!heads_release("2.1 Invoking sed"));
         assert!(!heads_release("Chapter 3.2"));
+        assert!(!heads_release("TEMPLATE available since 0.23"));
+        assert!(heads_release("GNU tar 1.34") && heads_release("Version 4.3 (19 Jan 2020)"));
         assert_eq!(
             written_release("What did mio 1.1.0 raise its MSRV to?").as_deref(),
             Some("1.1.0")

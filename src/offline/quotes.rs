@@ -228,11 +228,16 @@ fn quote_claims(text: &str, quotes: &[(usize, String)], sources: &[Source]) -> V
 /// unit may run on over a line break).
 pub(super) fn candidates_of(text: &str, source: usize, title: &str) -> Vec<Candidate> {
     let mut headings = headings(text);
-    let releases: Vec<(usize, &str)> = headings
+    // A changelog heads its releases; a document under one release's heading (POD's
+    // `version 0.2311`) is of that release throughout, and tells no entry's release.
+    let mut releases: Vec<(usize, &str)> = headings
         .iter()
         .filter(|(_, heading)| heads_release(heading))
         .copied()
         .collect();
+    if releases.len() < 2 {
+        releases.clear();
+    }
     // A line that opens the text (a title, a page's links) or repeats the title is the
     // document's, not a section's.
     headings.retain(|(at, heading)| {

@@ -27,8 +27,8 @@ pub struct Candidate {
     /// The heading of the section of its document it stands in, if any.
     pub section: Option<String>,
     /// The heading of the release it stands under, if any: the last heading at or before it
-    /// that writes a release (`# 1.1.0`, `## [0.2.11] - 2023-11-08`), as a changelog heads
-    /// each release's changes.
+    /// that writes a release (`# 1.1.0`, `## [0.2.11] - 2023-11-08`), in a document that
+    /// heads several, as a changelog heads each release's changes.
     pub release: Option<String>,
     /// The term of the definition it stands in, if any ([`super::units::Unit::term`]).
     pub term: Option<String>,

@@ -30,7 +30,8 @@ use super::kinds::{Kind, is_unit, kind_of};
 use super::names::{acronyms_of, is_named, names_of, own_name, spelled};
 use super::question::{
     LIMITS, MEASURES, NAMED, NAMED_IN_CODE, asked_extreme, asked_measure, asked_noun, asks_when,
-    condition_terms, is_version, new_figure, release_of, writes_release, written_release,
+    condition_terms, is_version, new_figure, release_of, releases_in, writes_release,
+    written_release,
 };
 use super::select::Candidate;
 use super::span::figures;
@@ -47,6 +48,8 @@ pub struct Context<'a> {
     pub document: &'a BTreeSet<String>,
     /// The term of the definition it stands in.
     pub term: Option<&'a str>,
+    /// The heading of the release it stands under ([`Candidate::release`]).
+    pub release: Option<&'a str>,
     /// It is a field of the record the question names, whose key it asks ([`Asked::asks_field`]):
     /// the record is the subject, however the question words it (`the curl command-line tool`).
     pub asked_field: bool,
@@ -330,6 +333,9 @@ impl Asked {
             return Some(None);
         }
         let found = figures(&self.question, sentence);
+        if let Some(release) = self.release_heading(&found, terms, context) {
+            return Some(Some(release));
+        }
         if found.is_empty() {
             // A figure in words (`about a quarter`): of the kind when its unit is said. A
             // sentence with no figure the question does not give (`the port may be set`)
@@ -477,6 +483,37 @@ impl Asked {
                 .any(|w| w == name)
         };
         before.iter().any(|w| named(w)) || named(span)
+    }
+
+    /// The release a changelog's entry is of, when the question asks for a release of the
+    /// program whose changelog it is: its heading's (`1.13.0` of `Added a regex! macro` under
+    /// `1.13.0 (2026-07-15)` in regex's), where the sentence writes the rarest word of the
+    /// question the candidates write, past the program's name (`zstd` of `which gzip release
+    /// added support for zstd-compressed input`), and no release of its own (`The previous
+    /// release 0.1.42 was yanked` speaks of 0.1.42, not of its heading's 0.1.43).
+    fn release_heading(
+        &self,
+        found: &[(usize, String)],
+        terms: &BTreeSet<String>,
+        context: &Context<'_>,
+    ) -> Option<String> {
+        let (program, heading) = (self.release.as_ref()?, context.release?);
+        let program_terms = content_terms(program);
+        let rarest =
+            self.by_rarity.iter().map(|(term, _)| term).find(|t| {
+                !program_terms.contains(*t) && !["releas", "version"].contains(&t.as_str())
+            });
+        if rarest.is_some_and(|t| !terms.contains(t)) {
+            return None;
+        }
+        let named = |text: &str| words(text).split(' ').any(|w| w == program);
+        let of_program = is_named(context.names, program)
+            || named(heading)
+            || named(context.title)
+            || context.section.is_some_and(named);
+        let own = found.iter().any(|(_, span)| is_release(span));
+        let (_, number) = releases_in(heading).into_iter().next()?;
+        (of_program && !own).then_some(number)
     }
 
     /// Whether the figure at `at` in `sentence` is the subject's: the sentence is one clause
@@ -882,6 +919,7 @@ pub fn context_of<'a>(
         names,
         document,
         term: c.term.as_deref(),
+        release: c.release.as_deref(),
         asked_field: false,
     }
 }
@@ -1462,6 +1500,33 @@ mod tests {
         let said = answer_over(q, &candidates);
         assert!(said.starts_with("The MSRV was raised to 1.71"), "{said}");
         let said = answer_over("What was the MSRV raised to in 1.3.0?", &candidates);
+        assert!(said.starts_with("No sentence of the"), "{said}");
+    }
+
+    /// A question for the release of a program that did something is answered by the
+    /// heading of the release its changelog's entry stands under, quoted on a line of its own;
+    /// not for an entry that writes a release of its own, nor one without the question's
+    /// rarest word.
+    #[test]
+    fn a_changelogs_entry_is_of_the_release_it_stands_under() {
+        let text = "Changes\n\nlibfoo 1.2.0 (2024-05-01)\n\nAdded the --frobnicate option to the \
+                    command line.\n\nThe previous release 1.1.0 was yanked over a broken build.\n\n\
+                    Support for zstd input on the command line is planned for release 2.0.0.\n\n\
+                    libfoo 1.1.0 (2023-11-20)\n\nAdded a fix for a crash of the --quiet option when \
+                    reading empty input files from the command line.\n";
+        let candidates = crate::offline::quotes::candidates_of(text, 0, "Changes");
+        let said = answer_over(
+            "Which libfoo release added the --frobnicate option?",
+            &candidates,
+        );
+        assert!(
+            said.starts_with("1.2.0 [1]\n\nlibfoo 1.2.0 (2024-05-01) [1]\n\nAdded the"),
+            "{said}"
+        );
+        let said = answer_over("Which libfoo release was yanked?", &candidates);
+        assert!(!said.starts_with("1.2.0"), "{said}");
+        let q = "Which libfoo release added the zstd option to the command line?";
+        let said = answer_over(q, &candidates);
         assert!(said.starts_with("No sentence of the"), "{said}");
     }
 }
