@@ -20,7 +20,7 @@ use crate::text::words;
 static STATED: LazyLock<Regex> = LazyLock::new(|| {
     // A literal pattern: compiling it cannot fail.
     Regex::new(
-        r"(?i)\[default:?\s+([^\]]+?)\s*\]|\(default:?\s+([^)]+?)\)|\bdefaults?(?:\s+(?:value|setting))?(?:\s+(?:for|of)\s+(?:the\s+)?\S+(?:\s+(?:parameter|option|setting|variable|key))?)?(?:\s+(?:is|to)|:)\s+([`'\x22]?[\w.,/=+%:*<>-]*\w[`'\x22]?)|([`'\x22]*[\w./=+%:*<>-]*\w[`'\x22]*)\s+\(default\)",
+        r"(?i)\[default:?\s+([^\]]+?)\s*\]|\(default:?\s+([^)]+?)\)|\bdefaults?(?:\s+[a-z]+){0,2}?(?:\s+(?:for|of)\s+(?:the\s+)?\S+(?:\s+(?:parameter|option|setting|variable|key))?)?(?:\s+(?:is|to)|:)\s+([`'\x22]?[\w.,/=+%:*<>-]*\w[`'\x22]?)|([`'\x22]*[\w./=+%:*<>-]*\w[`'\x22]*)\s+\(default\)",
     )
     .expect("a valid pattern")
 });

@@ -91,6 +91,9 @@ pub struct Asked {
     /// [`tracks`]): a sentence that states the answer is of that release
     /// ([`Asked::of_written_release`]).
     written_release: Option<String>,
+    /// It asks what is, not what was ([`asks_past`]): a sentence that tells only what used
+    /// to be states nothing of it ([`tells_past`]).
+    present: bool,
     /// The extreme it asks for, if any ([`asked_extreme`]): `true` for the highest.
     highest: Option<bool>,
     /// What it asks the measure of ([`asked_measure`]): `memory` of `how much memory`.
@@ -148,6 +151,7 @@ impl Asked {
             thing: thing_words(question),
             release: release_of(question),
             written_release: written_release(question).filter(|r| tracks(candidates, r)),
+            present: !asks_past(question),
             highest: asked_extreme(question),
             measure: asked_measure(question),
             by_rarity: by_rarity(question, &rarity),
@@ -216,8 +220,10 @@ impl Asked {
                 // A name is held as the sentence writes it, or by an acronym that stands for
                 // it (`MSRV` holds `Rust`: [`super::names::spelled_out`]).
                 let holds = |t: &String| context.holds(sentence, t) || terms[i].contains(t);
-                // A question in the sources (a FAQ's) asks; it states nothing.
-                let held = !asks(sentence)
+                // A question in the sources (a FAQ's) asks; it states nothing, nor does a
+                // sentence on what used to be of what is.
+                let silent = asks(sentence) || (self.present && tells_past(sentence));
+                let held = !silent
                     && (named.is_empty() || named.iter().any(holds))
                     && self.code.iter().all(|t| context.holds(sentence, t))
                     && (!candidates[i].field || context.asked_field)
@@ -660,6 +666,37 @@ fn tracks(candidates: &[Candidate], release: &str) -> bool {
     headings.len() > 1
         || headings.iter().any(|h| writes_release(h, release))
         || candidates.iter().any(|c| writes_release(&c.text, release))
+}
+
+/// Words that tell what was before: a sentence with one, and no word of the present, tells
+/// what used to be (`'die' used to be the default value of $huge`); not `is used to`, nor
+/// `previously` of `the previously allocated headers`.
+const PAST: &[&str] = &[
+    "used to be",
+    "used to have",
+    "used to default",
+    "formerly",
+    "historically",
+];
+/// Words that tell what is now.
+const PRESENT: &[&str] = &["now", "currently", "today", "since"];
+
+/// Whether `sentence` tells only what used to be ([`PAST`], no word of [`PRESENT`]).
+fn tells_past(sentence: &str) -> bool {
+    let said = format!(" {} ", words(sentence));
+    let has = |w: &&str| said.contains(&format!(" {w} "));
+    PAST.iter().any(has) && !PRESENT.iter().any(has)
+}
+
+/// Whether `question` asks what was: a verb in the past (`was`, `did`), `old`, `previous`,
+/// or a word of [`PAST`].
+fn asks_past(question: &str) -> bool {
+    let said = format!(" {} ", words(question));
+    let has = |w: &&str| said.contains(&format!(" {w} "));
+    ["was", "were", "did", "had", "old", "previous"]
+        .iter()
+        .chain(PAST)
+        .any(has)
 }
 
 /// Whether `sentence` ends as a question (`Why not?)`): it states no answer.
@@ -1528,5 +1565,45 @@ mod tests {
         let q = "Which libfoo release added the zstd option to the command line?";
         let said = answer_over(q, &candidates);
         assert!(said.starts_with("No sentence of the"), "{said}");
+    }
+
+    /// A sentence that tells only what used to be states nothing of what is; it answers a
+    /// question on what was.
+    #[test]
+    fn what_used_to_be_is_no_answer_to_what_is() {
+        let past = (
+            0,
+            "Historically, the daemon used to wait 30 seconds before it gave up.",
+        );
+        let now = (
+            0,
+            "The daemon waits 60 seconds before it gives up on a connection.",
+        );
+        let q = "How many seconds does the daemon wait before it gives up?";
+        stated_only_by(q, &[past], now, "60 seconds");
+        assert!(super::tells_past(
+            "'die' used to be the default value of $huge."
+        ));
+        assert!(!super::tells_past(
+            "This option is used to set the timeout."
+        ));
+        assert!(!super::tells_past(
+            "It leaks the previously allocated headers."
+        ));
+        let q = "How many seconds did the daemon wait before it gave up?";
+        let said = answer(q, &[past]);
+        assert!(said.starts_with("30 seconds"), "{said}");
+    }
+
+    /// A default is stated with a word between `default` and its value: `the daemon's default
+    /// timeout is 60 seconds`.
+    #[test]
+    fn a_default_is_stated_with_the_thing_it_is_of_named_between() {
+        let s = (
+            0,
+            "The daemon's default timeout is 60 seconds for every connection.",
+        );
+        let said = answer("What is the daemon's default timeout?", &[s]);
+        assert!(said.starts_with("60 seconds [1]"), "{said}");
     }
 }
