@@ -87,9 +87,8 @@ pub struct Asked {
     /// The program whose release it asks for ([`release_of`]): a release is its figure
     /// where the name stands right before it (`Rust 1.95`, `GNU tar 1.13.x`, `bash-4.3`).
     release: Option<String>,
-    /// The release it writes, where the sources track releases ([`written_release`],
-    /// [`tracks`]): a sentence that states the answer is of that release
-    /// ([`Asked::of_written_release`]).
+    /// The release it writes ([`written_release`]): a changelog's entry that states the
+    /// answer is of that release ([`Asked::of_written_release`]).
     written_release: Option<String>,
     /// It asks what is, not what was ([`asks_past`]): a sentence that tells only what used
     /// to be states nothing of it ([`tells_past`]).
@@ -150,7 +149,7 @@ impl Asked {
                 .collect(),
             thing: thing_words(question),
             release: release_of(question),
-            written_release: written_release(question).filter(|r| tracks(candidates, r)),
+            written_release: written_release(question),
             present: !asks_past(question),
             highest: asked_extreme(question),
             measure: asked_measure(question),
@@ -228,7 +227,7 @@ impl Asked {
                     && self.code.iter().all(|t| context.holds(sentence, t))
                     && (!candidates[i].field || context.asked_field)
                     && self.meets_condition(sentence, &context)
-                    && self.of_written_release(&candidates[i], &context);
+                    && self.of_written_release(&candidates[i]);
                 let denied = !self.verbs.is_disjoint(&terms[i]) && denies(sentence, &self.verbs);
                 // What is asked by name is held where no kind of figure says it.
                 let thing =
@@ -294,20 +293,16 @@ impl Asked {
         self.condition.is_empty() || self.condition.iter().any(|t| context.holds(sentence, t))
     }
 
-    /// Whether `candidate` (in `context`) is of the release the question writes, when it
-    /// writes one a source writes: the sentence writes it, or the heading of the release it
-    /// stands under does (a changelog's `# 1.1.0`), or, under none, its section's heading or
-    /// its document's title. `fix a regression` under `# 1.1.1` is not of `mio 1.1.0`.
-    fn of_written_release(&self, candidate: &Candidate, context: &Context<'_>) -> bool {
-        let Some(release) = &self.written_release else {
+    /// Whether `candidate`, an entry of a changelog, is of the release the question writes:
+    /// the sentence or the heading of the release it stands under writes it (`fix a
+    /// regression` under `# 1.1.1` is not of `mio 1.1.0`, and a changelog without `1.3.0` has
+    /// no entry of it). A sentence under no release's heading is of whatever release its
+    /// document is (`Apache License 2.0` throughout its text).
+    fn of_written_release(&self, candidate: &Candidate) -> bool {
+        let (Some(release), Some(heading)) = (&self.written_release, &candidate.release) else {
             return true;
         };
-        let writes = |text: &str| writes_release(text, release);
-        writes(&candidate.text)
-            || match &candidate.release {
-                Some(heading) => writes(heading),
-                None => context.section.is_some_and(writes) || writes(context.title),
-            }
+        writes_release(&candidate.text, release) || writes_release(heading, release)
     }
 
     /// Whether `sentence` (its `terms` as the answer weighs them, in `context`) states what
@@ -652,20 +647,6 @@ fn passed(sentence: &str, at: usize, span: &str, highest: Option<bool>) -> bool 
     );
     let said = format!(" {} ", words(&before.join(" ")));
     bounds.iter().any(|b| said.contains(&format!(" {b} ")))
-}
-
-/// Whether `candidates` track `release`: one writes it, in its text or its release's heading,
-/// or they stand under the headings of several releases (a changelog that has no `1.3.0`
-/// states nothing of it). A manual that names no release of its program has no sentence of
-/// one.
-fn tracks(candidates: &[Candidate], release: &str) -> bool {
-    let headings: BTreeSet<&str> = candidates
-        .iter()
-        .filter_map(|c| c.release.as_deref())
-        .collect();
-    headings.len() > 1
-        || headings.iter().any(|h| writes_release(h, release))
-        || candidates.iter().any(|c| writes_release(&c.text, release))
 }
 
 /// Words that tell what was before: a sentence with one, and no word of the present, tells
