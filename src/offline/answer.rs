@@ -1045,6 +1045,33 @@ mod tests {
         assert!(report.contains("None of them mentions GPLv4."), "{report}");
     }
 
+    /// A name in lower case the question writes (`mio`) and no sentence does is held by the
+    /// document its path names (`mio-CHANGELOG.md`), not by another's.
+    #[test]
+    fn a_name_in_lower_case_is_held_by_the_document_its_path_names() {
+        let docs = [
+            (0, "The default backlog of listeners is 1024 connections."),
+            (1, "The default backlog of listeners is 128 connections."),
+        ];
+        let mut sources = sources(2);
+        for (source, path) in sources
+            .iter_mut()
+            .zip(["mio-CHANGELOG.md", "tokio-CHANGELOG.md"])
+        {
+            source.in_corpus = Some(crate::in_corpus::InCorpus {
+                path: path.into(),
+                sha256: String::new(),
+            });
+        }
+        let q = "How many connections does the default backlog of mio listeners hold?";
+        let report = compose("# Q", q, &candidates(&docs), &sources, &[]).report;
+        let said = answer_section(&report);
+        assert!(
+            said.starts_with("1024 [1]") && !said.contains("128"),
+            "{said}"
+        );
+    }
+
     /// A program the question names, whose manual is among the sources, is held by the
     /// sentence that answers or its document, even where most documents write its name:
     /// coreutils' line-wrap default is not sed's.

@@ -376,7 +376,8 @@ const TERM_WORDS: usize = 3;
 /// The term of a definition list that `line` of `text` is, where the term starts (past a
 /// list's marker): a line of its own that names what the next one defines, written as code
 /// or in bold (``` ``nocheck`` ```, `- **allow-stderr**`), as a name with a figure or a joint
-/// in it (`1000-59999`, `perl-major-upgrade`; not a release, `1.2.3`), or in a few words and a colon (`Depends:`).
+/// in it (`1000-59999`, `perl-major-upgrade`; not a release, `1.2.3`), or in a few words and a
+/// colon (`Depends:`).
 fn definition_term(text: &str, line: &Range<usize>) -> Option<Range<usize>> {
     let raw = &text[line.clone()];
     let content = raw.trim();
