@@ -111,7 +111,7 @@ pub fn named_by_documents(
             .iter()
             .filter(|t| of_release || unwritten.contains(t))
             .filter(|t| is_named(names, t));
-        set.extend(named.cloned().collect::<Vec<_>>());
+        set.extend(named.cloned());
     }
 }
 

@@ -16,8 +16,8 @@
 //!   acronym, a compound: `LFP` where `NMC` is asked);
 //! - **the form** of the answer is in it ([`Form`]): a time for `When`, a name for `Who`, one
 //!   of the options the question offers;
-//! - **the release** the question writes (`mio 1.1.0`) is the sentence's: it writes it, or
-//!   stands under the heading of that release in a changelog.
+//! - **the release** the question writes (`mio 1.1.0`) is a changelog entry's: the entry
+//!   writes it, or stands under that release's heading.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -30,7 +30,7 @@ use super::kinds::{Kind, is_unit, kind_of};
 use super::names::{acronyms_of, is_named, names_of, own_name, spelled};
 use super::question::{
     LIMITS, MEASURES, NAMED, NAMED_IN_CODE, asked_extreme, asked_measure, asked_noun, asks_when,
-    condition_terms, is_version, new_figure, release_of, releases_in, writes_release,
+    condition_terms, holds_phrase, new_figure, release_of, releases_in, writes_release,
     written_release,
 };
 use super::select::Candidate;
@@ -601,14 +601,20 @@ const REPLACED: &[&str] = &["instead of", "rather than", "as opposed to", "in pl
 /// Whether the figure `span` at `at` in `sentence` is one replaced ([`REPLACED`] within the
 /// four words before it, or its span's qualifier: `than 10 seconds`).
 fn replaced(sentence: &str, at: usize, span: &str) -> bool {
+    said_before(words_before(sentence, at, 4), span, REPLACED)
+}
+
+/// Whether one of `phrases` is said in `before` (the words before a figure, the nearest
+/// first) or in the qualifier of the figure's `span` (`than 10 seconds`).
+fn said_before(before: Vec<&str>, span: &str, phrases: &[&str]) -> bool {
     let qualifier = span
         .split(|c: char| c.is_ascii_digit())
         .next()
         .unwrap_or_default();
-    let mut before: Vec<&str> = words_before(sentence, at, 4).into_iter().rev().collect();
-    before.push(qualifier);
-    let said = format!(" {} ", words(&before.join(" ")));
-    REPLACED.iter().any(|r| said.contains(&format!(" {r} ")))
+    let mut said: Vec<&str> = before.into_iter().rev().collect();
+    said.push(qualifier);
+    let said = said.join(" ");
+    phrases.iter().any(|p| holds_phrase(&said, p))
 }
 
 /// Words that say the figure after them is a bound the value passes upwards (`levels beyond
@@ -635,18 +641,12 @@ fn passed(sentence: &str, at: usize, span: &str, highest: Option<bool>) -> bool 
         Some(false) => PASSED_DOWNWARDS,
         None => return false,
     };
-    let mut before: Vec<&str> = words_before(sentence, at, 2)
+    // Within its clause, past any figure before it.
+    let before = words_before(sentence, at, 2)
         .into_iter()
         .take_while(|w| !w.ends_with([',', ';']) && !w.contains(|c: char| c.is_ascii_digit()))
         .collect();
-    before.reverse();
-    before.push(
-        span.split(|c: char| c.is_ascii_digit())
-            .next()
-            .unwrap_or_default(),
-    );
-    let said = format!(" {} ", words(&before.join(" ")));
-    bounds.iter().any(|b| said.contains(&format!(" {b} ")))
+    said_before(before, span, bounds)
 }
 
 /// Words that tell what was before: a sentence with one, and no word of the present, tells
@@ -664,20 +664,17 @@ const PRESENT: &[&str] = &["now", "currently", "today", "since"];
 
 /// Whether `sentence` tells only what used to be ([`PAST`], no word of [`PRESENT`]).
 fn tells_past(sentence: &str) -> bool {
-    let said = format!(" {} ", words(sentence));
-    let has = |w: &&str| said.contains(&format!(" {w} "));
+    let has = |w: &&str| holds_phrase(sentence, w);
     PAST.iter().any(has) && !PRESENT.iter().any(has)
 }
 
 /// Whether `question` asks what was: a verb in the past (`was`, `did`), `old`, `previous`,
 /// or a word of [`PAST`].
 fn asks_past(question: &str) -> bool {
-    let said = format!(" {} ", words(question));
-    let has = |w: &&str| said.contains(&format!(" {w} "));
     ["was", "were", "did", "had", "old", "previous"]
         .iter()
         .chain(PAST)
-        .any(has)
+        .any(|w| holds_phrase(question, w))
 }
 
 /// Whether `sentence` ends as a question (`Why not?)`): it states no answer.
@@ -704,11 +701,7 @@ fn by_rarity(question: &str, rarity: &Rarity) -> Vec<(String, usize)> {
 /// Whether `span` is written as a release is: a version with its dots (`4.3`, `2.0.1`), or
 /// after a name (`bash-3.1`).
 fn is_release(span: &str) -> bool {
-    span.split_whitespace().any(|w| {
-        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
-        let dotted = w.split('.').count() > 1 && w.split('.').all(|p| p.parse::<u32>().is_ok());
-        dotted || is_version(w)
-    })
+    !releases_in(span).is_empty()
 }
 
 /// The unit written onto the first figure of `span`, in lower case (`k` of `32K`, `x` of
