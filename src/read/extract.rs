@@ -19,7 +19,7 @@ use super::nesting::{self, Excess};
 use crate::search::hit::TITLE_MAX_CHARS;
 use crate::search::local::decode::{self, Sniffed};
 use crate::search::local::title::first_line_or_name;
-use crate::search::local::{html, markdown, paragraphs, pdf};
+use crate::search::local::{html, markdown, paragraphs, pdf, rst};
 use crate::text::{one_line, strip_controls};
 
 /// A larger HTML page is read whole with [`html::to_text`] (linear in the page), not given to
@@ -73,6 +73,8 @@ pub enum PageKind {
     Pdf,
     Text,
     Markdown,
+    /// reStructuredText, read as [`crate::search::local::rst`] reads a corpus's.
+    Rst,
 }
 
 /// A page's text: one line per paragraph, clean of control characters, never empty.
@@ -134,6 +136,7 @@ pub fn extract(body: &Body) -> Result<PageText, String> {
     let (title, text) = match kind {
         PageKind::Pdf => pdf_text(body)?,
         PageKind::Markdown => markdown::to_text(&decoded()),
+        PageKind::Rst => rst::to_text(&decoded()),
         PageKind::Text => {
             let source = decoded();
             // The title from the lines as written, before paragraphs are joined.
@@ -196,8 +199,9 @@ fn kind(body: &Body, media: &str) -> Result<PageKind, String> {
         "application/pdf" | "application/x-pdf" => return Ok(PageKind::Pdf),
         "text/plain" => return Ok(PageKind::Text),
         "text/markdown" | "text/x-markdown" => return Ok(PageKind::Markdown),
+        "text/x-rst" | "text/prs.fallenstein.rst" => return Ok(PageKind::Rst),
         "" | "application/octet-stream" | "binary/octet-stream" => return sniffed(body, media),
-        // Other text (CSV, reStructuredText, source code) reads as plain text.
+        // Other text (CSV, source code) reads as plain text.
         _ if top == "text" => return Ok(PageKind::Text),
         _ if top == "image" => "an image",
         _ if top == "audio" => "audio",
@@ -234,6 +238,9 @@ fn sniffed(body: &Body, media: &str) -> Result<PageKind, String> {
     let path = url_path(body.url).to_ascii_lowercase();
     if path.ends_with(".md") || path.ends_with(".markdown") {
         return Ok(PageKind::Markdown);
+    }
+    if path.ends_with(".rst") || path.ends_with(".rest") {
+        return Ok(PageKind::Rst);
     }
     let served = served(media);
     match decode::sniff(body.bytes) {
@@ -594,6 +601,17 @@ mod tests {
             (PageKind::Markdown, Some("Grid storage"))
         );
         assert!(text.text.contains("Words here."), "{}", text.text);
+        let rst = b"Grid storage\n============\n\nWords ``here``.\n\n.. toctree::\n\n   intro\n";
+        assert_eq!(
+            sniff(rst, "https://a.org/docs/usage.rst"),
+            Ok(PageKind::Rst)
+        );
+        let text = read(Some("text/x-rst"), rst);
+        assert_eq!(
+            (text.kind, text.title.as_deref()),
+            (PageKind::Rst, Some("Grid storage"))
+        );
+        assert_eq!(text.text, "Grid storage\n\nWords here.");
     }
 
     #[test]

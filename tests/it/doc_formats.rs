@@ -1,9 +1,10 @@
 //! Documents read as a person reads them (issue 57, item 3), through the real binary without a
 //! model: a page of Python's library reference as Sphinx writes it, a Texinfo manual's page, a
-//! man page as Debian installs it (roff, gzip-compressed) and Markdown with fenced and indented
-//! code. Code, signatures, version notes ("New in version 3.5"), permalink marks (`¶`) and
-//! navigation are not prose: no report quotes them, leads with them or glues them to a
-//! sentence, whatever words the question shares with them; the code stays searchable.
+//! man page as Debian installs it (roff, gzip-compressed), reStructuredText as a project's
+//! Sphinx sources hold it and Markdown with fenced and indented code. Code, signatures, version
+//! notes ("New in version 3.5"), permalink marks (`¶`) and navigation are not prose: no report
+//! quotes them, leads with them or glues them to a sentence, whatever words the question shares
+//! with them; the code stays searchable.
 
 use std::io::Write;
 
@@ -124,6 +125,40 @@ logger.info(\"The cache is flushed to disk after every single write.\")\n\
 New in version 2.0: the cache can be flushed to disk by hand at any time.\n\n\
 Writes that arrive during a flush wait until the flush is over.\n";
 
+/// reStructuredText as a Python project's Sphinx sources hold it: a title, a literal block
+/// after `::`, a `code-block`, an object directive's signature over its description, version
+/// notes, a note, a role, and what only builds the site.
+const RST: &str = r##"=============
+Pool settings
+=============
+
+.. toctree::
+   :maxdepth: 2
+
+.. _pools:
+
+A pool keeps up to ``maxsize`` connections open to one host, ten by default.
+Create one with :func:`~pool.connection_from_url`::
+
+    pool = connection_from_url("https://example.com", maxsize=10)
+    pool.drain("every connection is closed when the pool is drained.")
+
+.. function:: drain(reason, timeout=30)
+
+   Closes the idle connections of the pool at once.
+
+   .. versionadded:: 1.26
+
+   .. versionchanged:: 2.0
+      Draining waits for busy connections to finish.
+
+.. note:: A drained pool opens new connections when it is asked for one.
+
+.. code-block:: python
+
+   logging.getLogger("pool").info("the pool is drained after each request.")
+"##;
+
 /// One document of each kind: its file name, its bytes, a question whose words are those of
 /// its code or notes, the prose a person reads there, and what no report may quote from it.
 struct Doc {
@@ -207,6 +242,29 @@ fn docs() -> Vec<Doc> {
             code_word: "notes",
         },
         Doc {
+            name: "pools.rst",
+            bytes: RST.as_bytes().to_vec(),
+            question: "When is the pool drained, and what happens to its connections?",
+            prose: &[
+                "A pool keeps up to maxsize connections open to one host, ten by default.",
+                "Closes the idle connections of the pool at once.",
+                "A drained pool opens new connections when it is asked for one.",
+            ],
+            never: &[
+                "every connection is closed",
+                "after each request",
+                "drain(reason",
+                "Changed in version",
+                "New in version",
+                "versionadded",
+                "toctree",
+                "_pools",
+                ":func:",
+                "``",
+            ],
+            code_word: "logging",
+        },
+        Doc {
             name: "cache.md",
             bytes: MARKDOWN.as_bytes().to_vec(),
             question: "When is the cache flushed to disk?",
@@ -287,7 +345,7 @@ async fn code_notes_signatures_and_navigation_are_never_quoted() {
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 
-/// A corpus of the four kinds together: the report of a question that touches all of them
+/// A corpus of the five kinds together: the report of a question that touches all of them
 /// leads with a sentence of prose, never with code or a version note.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_report_over_reference_documents_leads_with_prose() {

@@ -27,7 +27,7 @@ pub enum LocalSearchError {
         source: std::io::Error,
     },
     #[error(
-        "corpus folder `{}` has no document to index (.md, .markdown, .txt, .html, .htm, or .pdf with a text layer): add documents or check the path",
+        "corpus folder `{}` has no document to index (.md, .markdown, .rst, .txt, .html, .htm, or .pdf with a text layer): add documents or check the path",
         corpus.display()
     )]
     NoDocuments { corpus: PathBuf },

@@ -18,7 +18,7 @@ use super::content::{self, Content, ReadError};
 use super::decode::{self, Sniffed};
 use super::report::Steps;
 use super::title::{file_name, first_line_or_name};
-use super::{html, man, markdown, paragraphs, pdf};
+use super::{html, man, markdown, paragraphs, pdf, rst};
 use crate::isolate::{JobError, Parsing};
 
 /// Indexed text is cut at this many bytes (a larger document is indexed in part, with a
@@ -55,6 +55,8 @@ const PLAIN_NAMES: &[&str] = &[
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Kind {
     Markdown,
+    /// reStructuredText (`.rst`, `.rest`), as Sphinx shows it.
+    Rst,
     Text,
     Html,
     Pdf,
@@ -83,6 +85,7 @@ impl Kind {
         };
         match ext.to_ascii_lowercase().as_str() {
             "md" | "markdown" => Some(Kind::Markdown),
+            "rst" | "rest" => Some(Kind::Rst),
             "txt" => Some(Kind::Text),
             "html" | "htm" => Some(Kind::Html),
             "pdf" => Some(Kind::Pdf),
@@ -211,7 +214,7 @@ impl Reading {
 pub fn extract(path: &Path, kind: Kind) -> Extraction {
     let shown = path.display().to_string();
     let cap = match kind {
-        Kind::Markdown | Kind::Text | Kind::Plain | Kind::Man => MAX_TEXT_BYTES as u64,
+        Kind::Markdown | Kind::Rst | Kind::Text | Kind::Plain | Kind::Man => MAX_TEXT_BYTES as u64,
         Kind::Html => MAX_HTML_BYTES,
         Kind::Pdf => MAX_PDF_BYTES,
     };
@@ -256,6 +259,7 @@ pub fn extract(path: &Path, kind: Kind) -> Extraction {
             warnings.extend(warning.map(|w| format!("`{shown}` {w}")));
             match kind {
                 Kind::Markdown => markdown::to_text(&source),
+                Kind::Rst => rst::to_text(&source),
                 Kind::Html => html::to_text(&source),
                 // A page that only names another (`.so man1/bzip2.1`) is an alias.
                 _ if plain && man::is_alias(&source) => return Extraction::Ignored,
@@ -274,7 +278,7 @@ pub fn extract(path: &Path, kind: Kind) -> Extraction {
     }
     let title = match (title, kind) {
         (Some(title), _) => title,
-        (None, Kind::Markdown | Kind::Html) => file_name(&named),
+        (None, Kind::Markdown | Kind::Rst | Kind::Html) => file_name(&named),
         (None, _) => first_line_or_name(&text, &named),
     };
     Extraction::Indexed(Extracted {
@@ -374,6 +378,8 @@ mod tests {
         assert_eq!(Kind::of(Path::new("b.Htm")), Some(Kind::Html));
         assert_eq!(Kind::of(Path::new("b.txt")), Some(Kind::Text));
         assert_eq!(Kind::of(Path::new("b.pdf")), Some(Kind::Pdf));
+        assert_eq!(Kind::of(Path::new("usage.RST")), Some(Kind::Rst));
+        assert_eq!(Kind::of(Path::new("index.rest")), Some(Kind::Rst));
         assert_eq!(Kind::of(Path::new("b.rs")), None);
         assert_eq!(Kind::of(Path::new("photo.JPG")), None);
     }

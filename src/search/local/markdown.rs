@@ -161,7 +161,7 @@ impl Reader {
 }
 
 /// Ends the line, unless it is ended.
-fn line_break(text: &mut String) {
+pub(super) fn line_break(text: &mut String) {
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
@@ -207,7 +207,7 @@ fn breaks_a_line(tag: &str) -> bool {
 
 /// Ends the line and leaves one blank line, around a heading: it is a paragraph of its own,
 /// never the start of the sentence under it ("2.7 Thread Safety" over "libffi is not...").
-fn paragraph_break(text: &mut String) {
+pub(super) fn paragraph_break(text: &mut String) {
     if text.is_empty() {
         return;
     }

@@ -1,5 +1,6 @@
 //! The local-corpus search engine: full-text search (tantivy, BM25) over a folder of Markdown,
-//! text, HTML and PDF documents, with an index kept in a cache folder and updated incrementally.
+//! reStructuredText, text, HTML, PDF documents and man pages, with an index kept in a cache
+//! folder and updated incrementally.
 //!
 //! [`LocalIndex::open`] walks the corpus, re-reads only the files that were added or changed
 //! since the last open, and returns the index with an [`IndexReport`] (counts and warnings: a
@@ -34,6 +35,8 @@ pub mod query;
 pub mod rank;
 pub mod report;
 pub mod roff;
+pub mod rst;
+pub mod rst_inline;
 pub mod schema;
 pub mod title;
 pub mod update;
