@@ -91,6 +91,28 @@ fn gives_cause(sentence: &str) -> bool {
         || CAUSES_OPENING.iter().any(|c| opens(c))
 }
 
+/// The words a sentence gives something a name with.
+const NAMING: &[&str] = &[
+    "called",
+    "calls",
+    "named",
+    "name",
+    "names",
+    "renamed",
+    "known as",
+    "dubbed",
+    "titled",
+    "nicknamed",
+];
+
+/// Whether a question's words (`what was valgrind called ...`) ask what something is named:
+/// `what`, a form of `be`, then `called`, `named` or `known as` after its subject.
+fn asks_a_name(w: &[&str]) -> bool {
+    let be = ["is", "was", "are", "were"];
+    w.get(1).is_some_and(|x| be.contains(x))
+        && w.iter().skip(3).any(|x| ["called", "named", "known"].contains(x))
+}
+
 /// Words of a question that narrow which of its subject's values it asks for (`the default
 /// value`, `the first version`, `the largest source`), each with the words a sentence states
 /// that value by: a sentence that holds none gives another value.
@@ -161,6 +183,9 @@ pub enum Form {
     Place,
     /// An address the question does not write: a URL, an e-mail address, an IP address.
     Address,
+    /// A name something is or was given (`What was Valgrind called before release?`): said
+    /// where a sentence names ([`NAMING`]).
+    Naming,
     /// Anything that states the subject.
     Any,
 }
@@ -185,6 +210,7 @@ impl Form {
             Some("why") => Form::Reason,
             Some("where") => Form::Place,
             _ if asks_for(&w, NAMED_BY_ADDRESS) => Form::Address,
+            Some("what") if asks_a_name(&w) => Form::Naming,
             _ if asks_for(&w, NAMED_BY_PROPER_NAME) => Form::Name,
             _ => Form::Any,
         }
@@ -200,6 +226,10 @@ impl Form {
                 options.iter().any(|o| said.contains(&format!(" {o} ")))
             }
             Form::Reason => gives_cause(sentence),
+            Form::Naming => {
+                let said = format!(" {} ", words(sentence));
+                NAMING.iter().any(|n| said.contains(&format!(" {n} ")))
+            }
             Form::Place => {
                 let asked = words(question);
                 let path = |t: &str| t.contains('/') && !asked.contains(&words(t));
@@ -313,6 +343,13 @@ mod tests {
         );
         assert_eq!(Form::of("Why is it called Lesser?"), Form::Reason);
         assert_eq!(Form::of("How many cycles do cells last?"), Form::Any);
+        let named = Form::of("What was Valgrind called before its first release?");
+        assert_eq!(named, Form::Naming);
+        let q = "What was Valgrind called?";
+        assert!(named.held_by(q, "Originally the project was named Heimdall."));
+        assert!(!named.held_by(q, "First, Valgrind only traces the top-level process."));
+        assert_eq!(Form::of("What is the file named in a config?"), Form::Naming);
+        assert_eq!(Form::of("What is called first?"), Form::Any);
         assert_eq!(
             Form::of("If both are set, which one wins, A or B?"),
             Form::Choice(vec!["a".into(), "b".into()])
