@@ -110,7 +110,9 @@ const NAMING: &[&str] = &[
 fn asks_a_name(w: &[&str]) -> bool {
     let be = ["is", "was", "are", "were"];
     w.get(1).is_some_and(|x| be.contains(x))
-        && w.iter().skip(3).any(|x| ["called", "named", "known"].contains(x))
+        && w.iter()
+            .skip(3)
+            .any(|x| ["called", "named", "known"].contains(x))
 }
 
 /// Words of a question that narrow which of its subject's values it asks for (`the default
@@ -348,7 +350,10 @@ mod tests {
         let q = "What was Valgrind called?";
         assert!(named.held_by(q, "Originally the project was named Heimdall."));
         assert!(!named.held_by(q, "First, Valgrind only traces the top-level process."));
-        assert_eq!(Form::of("What is the file named in a config?"), Form::Naming);
+        assert_eq!(
+            Form::of("What is the file named in a config?"),
+            Form::Naming
+        );
         assert_eq!(Form::of("What is called first?"), Form::Any);
         assert_eq!(
             Form::of("If both are set, which one wins, A or B?"),

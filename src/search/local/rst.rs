@@ -400,7 +400,13 @@ impl Reader {
             return Some(self.grid_table(lines, at));
         }
         let columns = simple_columns(line)?;
-        Some(self.simple_table(lines, at, &columns))
+        // It ends with a border before a blank line (or the end); a border without one is
+        // text. Looking no further than that blank line keeps a hostile run of borders linear.
+        let end = (at + 1..lines.len())
+            .find(|&k| lines[k].trim().is_empty())
+            .unwrap_or(lines.len());
+        let closed = end > at + 1 && simple_columns(&lines[end - 1]).is_some();
+        closed.then(|| self.simple_table(&lines[..end], at, &columns))
     }
 
     /// A grid table: its columns are where its first border has a `+`.
@@ -435,19 +441,11 @@ impl Reader {
         end
     }
 
-    /// A simple table: columns under runs of `=`, a row whose first cell is blank continuing
-    /// the one above, ended by a border with a blank line (or nothing) after it.
+    /// A simple table, from its border at `at` to the end of `lines`: columns under runs of
+    /// `=`, a row whose first cell is blank continuing the one above.
     fn simple_table(&mut self, lines: &[String], at: usize, columns: &[usize]) -> usize {
-        let closing = (at + 1..lines.len()).find(|&k| {
-            simple_columns(&lines[k]).is_some()
-                && lines.get(k + 1).is_none_or(|l| l.trim().is_empty())
-        });
-        let end = match closing {
-            Some(k) => k + 1,
-            None => body_end(lines, at),
-        };
         let mut row: Vec<String> = Vec::new();
-        for line in &lines[at + 1..end] {
+        for line in &lines[at + 1..] {
             let rule = line.chars().all(|c| c == '=' || c == '-' || c == ' ');
             if line.trim().is_empty() || rule {
                 continue;
@@ -473,7 +471,7 @@ impl Reader {
             }
         }
         self.row(&row);
-        end
+        lines.len()
     }
 
     /// A `csv-table`: its title, its `:header:` row, then a line per row of its body.
@@ -777,9 +775,10 @@ fn list_marker(line: &str) -> Option<(usize, usize)> {
         '(' => 1 + enumerator(&line[1..])? + 1,
         _ => enumerator(line)? + 1,
     };
+    let marker = line.get(..marker_end)?;
     let closed = match line.as_bytes()[0] {
-        b'(' => line[..marker_end].ends_with(')'),
-        c if c.is_ascii_alphanumeric() || c == b'#' => line[..marker_end].ends_with(['.', ')']),
+        b'(' => marker.ends_with(')'),
+        c if c.is_ascii_alphanumeric() || c == b'#' => marker.ends_with(['.', ')']),
         _ => true,
     };
     let after = &line[marker_end..];
@@ -869,7 +868,7 @@ fn substitutions(lines: &[String]) -> HashMap<String, String> {
         };
         let definition = definition.trim();
         if let Some(text) = definition.strip_prefix("replace::") {
-            let more = &lines[at + 1..body_end_from(lines, at + 1, indent(line))];
+            let more = &lines[at + 1..continuation_end(lines, at + 1, indent(line))];
             found.insert(name.to_string(), joined(&prepend(text, more.to_vec())));
         } else if definition.starts_with("image::") {
             found.insert(name.to_string(), String::new());
@@ -878,11 +877,16 @@ fn substitutions(lines: &[String]) -> HashMap<String, String> {
     found
 }
 
-/// The index of the first line from `from` on that is indented `indent` or less.
-fn body_end_from(lines: &[String], from: usize, margin: usize) -> usize {
-    (from..lines.len())
+/// The most lines a substitution's definition runs on for.
+const DEFINITION_LINES: usize = 16;
+
+/// The index of the first line from `from` on that is blank or indented `margin` or less,
+/// [`DEFINITION_LINES`] on at most.
+fn continuation_end(lines: &[String], from: usize, margin: usize) -> usize {
+    let last = lines.len().min(from + DEFINITION_LINES);
+    (from..last)
         .find(|&k| lines[k].trim().is_empty() || indent(&lines[k]) <= margin)
-        .unwrap_or(lines.len())
+        .unwrap_or(last)
 }
 
 #[cfg(test)]
@@ -1017,6 +1021,62 @@ mod tests {
             text.contains("level 0\n") && text.contains("level 1999"),
             "{text}"
         );
+    }
+
+    /// Every line cut anywhere, and lines that open like markup and stop short, read without
+    /// a panic: a corpus file is untrusted.
+    #[test]
+    fn any_prefix_of_a_document_reads() {
+        let source = "=====\nTitle\n=====\n\n(1) one\n#. two\n12\n(a\n:field: x\n:\n\
+                      -v  verbose\n--\n+--+--+\n| a|b |\n+==+\n=== ===\na   b\n=== ===\n\
+                      .. |s| replace:: t\n.. code-block::\n.. [1\n.. note::\n   ``x`` *y* \\\n\
+                      `z <u>`_ [2]_ |s|_ :r:`w` é\t•\n| line\n>>> x\n::\n\n    lit\n";
+        for (at, _) in source.char_indices() {
+            let _ = to_text(&source[..at]);
+        }
+        for line in [
+            "12", "(1", "(a", "#", "1.", "a)", "-", "+", ":a:", ":a", "..", ".. ::",
+        ] {
+            let _ = to_text(line);
+        }
+    }
+
+    /// Runs of table borders with no end, and a staircase of substitutions, are read in one
+    /// pass each (a search to the document's end from each line would not end in the test's
+    /// time): a border without a closing one is text.
+    #[test]
+    fn hostile_runs_are_read_once() {
+        let borders = "=== ===\na b\n".repeat(30_000);
+        assert!(to_text(&borders).1.starts_with("=== === a b === ==="));
+        let stairs: String = (0..10_000)
+            .map(|k| format!("{}.. |s{k}| replace:: x\n", " ".repeat(k % 2000)))
+            .collect();
+        let _ = to_text(&stairs);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 300,
+            failure_persistence: None,
+            ..Default::default()
+        })]
+
+        /// Any soup of lines of reStructuredText (titles and their adornments, directives and
+        /// their options, lists, fields, options, tables, literal blocks, inline markup cut
+        /// short, at any indentation) reads without a panic, and every fence its text holds
+        /// is closed: no line of its prose reads as code.
+        #[test]
+        fn any_rst_reads_and_fences_only_code(
+            lines in proptest::collection::vec(
+                "( {0,6})(=+|-+|\\.\\. [a-z-]{0,8}::? ?[a-z0-9 ]{0,6}|:[a-z]{0,4}:? ?[a-z`]{0,4}|[-*+#(]?[0-9a-z]{0,2}[.)]? [a-z`*|_\\[\\]<> -]{0,12}|\\+[-=+]{0,6}|\\| [a-z|]{0,6}|>>> [a-z]{0,3}|`{1,4}[a-z :]{0,4}`{0,4}_{0,2}|[a-z ]{0,6}::?|\t[a-z]{0,3})",
+                0..40,
+            )
+        ) {
+            let source = lines.join("\n");
+            let (_, text) = to_text(&source);
+            let stray = fence::stray_fence(&text, &fence::byte_spans(&text));
+            proptest::prop_assert!(stray.is_none(), "{source:?} gave {text:?}");
+        }
     }
 
     /// The document's own text that reads as a fence is escaped: only the reader's blocks
