@@ -12,6 +12,7 @@
 
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
+use super::paragraphs::{line_break, paragraph_break};
 use super::{fence, html};
 
 /// The plain text of a Markdown document and its first level-1 heading, if any.
@@ -160,13 +161,6 @@ impl Reader {
     }
 }
 
-/// Ends the line, unless it is ended.
-pub(super) fn line_break(text: &mut String) {
-    if !text.is_empty() && !text.ends_with('\n') {
-        text.push('\n');
-    }
-}
-
 /// Whether an inline HTML tag (`<br>`, `<p>`, `</td>`) breaks the text where a browser shows
 /// it, so the words on its two sides are two; `<b>` and `<span>` break nothing.
 fn breaks_a_line(tag: &str) -> bool {
@@ -203,17 +197,6 @@ fn breaks_a_line(tag: &str) -> bool {
         .next()
         .unwrap_or("");
     BREAKS.iter().any(|b| b.eq_ignore_ascii_case(name))
-}
-
-/// Ends the line and leaves one blank line, around a heading: it is a paragraph of its own,
-/// never the start of the sentence under it ("2.7 Thread Safety" over "libffi is not...").
-pub(super) fn paragraph_break(text: &mut String) {
-    if text.is_empty() {
-        return;
-    }
-    while !text.ends_with("\n\n") {
-        text.push('\n');
-    }
 }
 
 #[cfg(test)]

@@ -107,6 +107,24 @@ pub fn join_wrapped(text: &str) -> String {
     out
 }
 
+/// Ends the line, unless it is ended: what a reader writes after each block of a document.
+pub fn line_break(text: &mut String) {
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+}
+
+/// Ends the line and leaves one blank line, around a heading: it is a paragraph of its own,
+/// never the start of the sentence under it ("2.7 Thread Safety" over "libffi is not...").
+pub fn paragraph_break(text: &mut String) {
+    if text.is_empty() {
+        return;
+    }
+    while !text.ends_with("\n\n") {
+        text.push('\n');
+    }
+}
+
 /// The most words of a heading.
 pub const HEADING_WORDS: usize = 10;
 
