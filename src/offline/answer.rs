@@ -39,7 +39,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::agents::Direction;
 use crate::plan::Source;
-use crate::text::analyzer::content_terms;
+use crate::text::analyzer::{content_terms, short_options};
 use crate::text::{is_key, words};
 
 use super::compare::{aspects, broad_comparison};
@@ -245,6 +245,8 @@ fn candidate_terms(
             };
             let releases = c.release.as_deref().map(releases_in).unwrap_or_default();
             terms.extend(releases.iter().flat_map(|(_, r)| content_terms(r)));
+            // A sentence of a definition is of its term's options (`-b bits`).
+            terms.extend(c.term.iter().flat_map(|t| short_options(t)));
             terms
         })
         .collect();
@@ -382,7 +384,8 @@ fn weights(
     (weighted, absent)
 }
 
-/// Things a setting is (`which keyword`, `which option`): a definition's term names one.
+/// Things a setting is (`which keyword`, `which option`, `which test operator`): a
+/// definition's term names one.
 const SETTINGS: &[&str] = &[
     "keyword",
     "option",
@@ -393,6 +396,7 @@ const SETTINGS: &[&str] = &[
     "field",
     "directive",
     "key",
+    "operator",
 ];
 
 /// Whether candidate `c` writes a name of the `thing` the question asks for and does not
@@ -419,14 +423,19 @@ fn term_name(known: &str, thing: Option<&str>, c: &Candidate) -> Option<String> 
     // A setting is written as one ([`is_key`]): `bash-2.0` is none.
     let setting = is_key(name) && thing.is_some_and(|t| SETTINGS.contains(&t));
     // A term that the question names by one of its names (`-m, --mirror`) is what it asks
-    // about, not its answer; a word of its gloss (`(number)`) names nothing.
+    // about, not its answer; a word of its gloss (`(number)`) or its argument (`FILE` of `-N
+    // FILE`) names nothing.
     let said = |name: &str| {
         let said = words(name);
         (is_key(name) || name.starts_with('-'))
             && !said.is_empty()
             && said.split(' ').all(|w| asked.contains(w))
     };
-    (setting && !names.iter().any(|n| said(n))).then(|| name.to_string())
+    let named = names
+        .iter()
+        .enumerate()
+        .any(|(k, n)| (k == 0 || n.starts_with('-')) && said(n));
+    (setting && !named).then(|| name.to_string())
 }
 
 /// The capitalised words that more than half of the documents among `candidates` write, when
@@ -1159,5 +1168,36 @@ mod tests {
             "the answer is not repeated"
         );
         assert_eq!(c.sources.len(), 1);
+    }
+
+    /// Candidates of one document's definitions: (term, sentence).
+    fn defined(docs: &[(&str, &str)]) -> Vec<Candidate> {
+        let texts: Vec<(usize, &str)> = docs.iter().map(|&(_, text)| (0, text)).collect();
+        let mut out = candidates(&texts);
+        for (c, (term, _)) in out.iter_mut().zip(docs) {
+            c.term = Some(term.to_string());
+        }
+        out
+    }
+
+    #[test]
+    fn a_short_option_the_question_writes_is_held_by_its_answer_or_by_its_term() {
+        let answer = |q: &str, docs: &[(&str, &str)]| {
+            let c = compose("# Q", q, &defined(docs), &sources(1), &[]);
+            answer_section(&c.report).to_string()
+        };
+        let q = "How many worker threads does xz use when -T is not given?";
+        let unsaid = answer(q, &[("xz", "By default xz uses 4 worker threads.")]);
+        assert!(unsaid.starts_with("No sentence"), "{unsaid}");
+        let said = answer(q, &[("-T threads", "By default xz uses 4 worker threads.")]);
+        assert!(said.starts_with("4 worker [1]"), "{said}");
+        // The option's argument (`FILE`) is no name the question gives: `-N` answers.
+        let q = "Which test file operator is true if the file has been modified?";
+        let c = &defined(&[("-N FILE", "-N FILE True if the file has been modified.")])[0];
+        assert_eq!(term_name(q, named_thing(q), c).as_deref(), Some("-N"));
+        // An option the question names is what it asks about, by either of its names.
+        let q = "Which option is like -m?";
+        let c = &defined(&[("-m, --mirror", "Mirror the repository.")])[0];
+        assert_eq!(term_name(q, named_thing(q), c), None);
     }
 }

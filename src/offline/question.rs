@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::text::analyzer::content_terms;
+use crate::text::analyzer::{content_terms, short_options};
 use crate::text::words;
 
 use super::kinds::is_unit;
@@ -14,12 +14,14 @@ use super::kinds::is_unit;
 pub const MOST_PARTS: usize = 3;
 
 /// The terms of the question's specific words: a figure or a year (`2015`), a name (a
-/// capitalised word past the first), a compound (`lithium-sulfur`). When no sentence holds
-/// one of them, none answers what the question asks about it.
+/// capitalised word past the first), a compound (`lithium-sulfur`), an option (`-T`). When
+/// no sentence holds one of them, none answers what the question asks about it.
 pub fn specific_terms(question: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    for (k, word) in question.split_whitespace().enumerate() {
-        let word = word.trim_matches(|c: char| !c.is_alphanumeric());
+    for (k, raw) in question.split_whitespace().enumerate() {
+        // An option (`-T`) is as specific as a name.
+        out.extend(short_options(raw));
+        let word = raw.trim_matches(|c: char| !c.is_alphanumeric());
         // A short acronym (`EU`) is as often written out in full: not a name to require.
         let named = k > 0
             && word.chars().next().is_some_and(char::is_uppercase)
@@ -48,7 +50,8 @@ pub fn parts(question: &str) -> Vec<String> {
     let mut depth = 0usize;
     for (k, word) in words.iter().enumerate() {
         // `and what ...`, or within three words in the same clause (`and up to what
-        // temperature ...`; not `(2.3.4 and later), what is ...`).
+        // temperature ...`; not `(2.3.4 and later), what is ...`, nor `-a and -w use when
+        // ...`, whose `when` sets a condition).
         let asks = |n: &&str| ASKS.contains(&bare(n).as_str());
         let again = match words.get(k + 1) {
             Some(next) if asks(next) => true,
@@ -57,8 +60,7 @@ pub fn parts(question: &str) -> Vec<String> {
                 .take(3)
                 .skip(1)
                 .position(|n| {
-                    ["what", "which", "how", "when", "why", "where", "who"]
-                        .contains(&bare(n).as_str())
+                    ["what", "which", "how", "why", "where", "who"].contains(&bare(n).as_str())
                 })
                 .is_some_and(|at| {
                     !words[k + 1..k + 2 + at]
@@ -220,6 +222,9 @@ pub const NAMED: &[&str] = &[
     "parameter",
     "directive",
     "code",
+    "file",
+    "format",
+    "operator",
 ];
 
 /// Things with a name in code, and with other meanings in prose (`which recycling methods`,
@@ -231,7 +236,6 @@ pub const NAMED_IN_CODE: &[&str] = &[
     "constant",
     "callback",
     "event",
-    "file",
     "program",
     "module",
     "class",
@@ -390,7 +394,12 @@ pub fn condition_terms(question: &str) -> BTreeSet<String> {
             take.then_some(*w)
         })
         .collect();
-    let clause = clause.join(" ");
+    // What stands in brackets qualifies the case, or sets one aside (`(not an error)`).
+    let clause: String = clause
+        .join(" ")
+        .split('(')
+        .map(|part| part.split_once(')').map_or(part, |(_, after)| after))
+        .collect();
     match super::defaults::asks_default(&clause) {
         true => BTreeSet::new(),
         false => content_terms(&clause),
@@ -463,8 +472,10 @@ pub fn named_thing(question: &str) -> Option<&'static str> {
         // An exit status is a program's value, whatever else the question writes.
         let code = writes_code(question) || named.contains(&"exit");
         let things = NAMED.iter().chain(NAMED_IN_CODE.iter().filter(|_| code));
+        // The last that names a thing is what the phrase names (`test file operator`).
         let thing = named
             .into_iter()
+            .rev()
             .find_map(|n| things.clone().copied().find(|t| is_word(t, n)));
         // `what does asn1_get_length_der return ...` asks for a value, `what must the
         // function be named` for a name: the asking word is the verb's object.
@@ -582,14 +593,28 @@ pub fn is_number(word: &str) -> bool {
 
 /// Whether `token` may name the `thing` asked for: a directory or a path is written with a
 /// `/` (`/var/log/journal`), whatever else a sentence on it names (`"auto"`, `re-enabled`);
-/// an option is not a word of prose ([`is_prose_compound`]).
+/// an option is not a word of prose ([`is_prose_compound`]), and a file is written as one
+/// ([`is_file_name`]: not `-r` in a sentence on the history file).
 pub fn names_a(thing: Option<&str>, token: &str) -> bool {
     match thing {
         Some("directory" | "path") => token.contains('/'),
         // A word of prose joined by hyphens names no option (`the internal-only option`).
         Some("option" | "flag") => !is_prose_compound(token),
+        Some("file") => is_file_name(token),
         _ => true,
     }
+}
+
+/// Whether `token` may be a file's name: a path (`~/.docutils`), a name with its extension
+/// (`docutils.conf`) or one written in capitals (`README`, `ChangeLog`); not an option (`-r`)
+/// nor a word quoted (`"stylesheet"`).
+fn is_file_name(token: &str) -> bool {
+    let name = token.trim_matches(|c: char| !c.is_alphanumeric() && !"~/._-".contains(c));
+    let name = name.trim_end_matches('.');
+    let capitals = name.chars().filter(char::is_ascii_uppercase).count();
+    let inner_dot = name.trim_start_matches('.').contains('.');
+    !name.starts_with('-')
+        && (name.contains('/') || inner_dot || name.starts_with('.') || capitals >= 2)
 }
 
 /// Whether `token` is a word of prose joined by hyphens: letters in lower case and hyphens
@@ -862,6 +887,12 @@ mod tests {
         assert_eq!(named, ["--jobserver-auth."]);
         assert!(names_a(Some("option"), "max_size") && names_a(Some("option"), "--keep"));
         assert!(names_a(Some("word"), "internal-only"));
+        // A file is named neither by an option nor by a word of prose.
+        assert!(!names_a(Some("file"), "-r") && !names_a(Some("file"), "(--append"));
+        assert!(!names_a(Some("file"), "system-wide") && !names_a(Some("file"), "\"stylesheet\""));
+        assert!(names_a(Some("file"), "~/.bash_history") && names_a(Some("file"), "README"));
+        assert!(names_a(Some("file"), "`docutils.conf`,") && names_a(Some("file"), ".netrc"));
+        assert!(!names_a(Some("file"), "end.") && !names_a(Some("file"), "Files"));
     }
 
     #[test]
@@ -888,6 +919,12 @@ mod tests {
             "`and` joining nouns"
         );
         assert_eq!(parts("a and what b and how c and why d").len(), MOST_PARTS);
+        assert_eq!(
+            parts("Which file do -a and -w use when no name is given?").len(),
+            1,
+            "`when` within a clause sets a condition"
+        );
+        assert_eq!(parts("Is it cheap, and when did it start?").len(), 2);
     }
 
     #[test]
@@ -981,6 +1018,17 @@ mod tests {
         assert_eq!(
             thing("What is the only callback that merge() uses?"),
             Some("callback")
+        );
+        // A file is a name, code or not; the phrase names what its last such word does.
+        assert_eq!(
+            thing("Which file does Docutils read for a user's settings?"),
+            Some("file")
+        );
+        assert_eq!(thing("Which test file operator is true?"), Some("operator"));
+        assert_eq!(thing("Under which file name is it shipped?"), Some("name"));
+        assert_eq!(
+            thing("Which archive format is the default?"),
+            Some("format")
         );
         let asked = BTreeSet::new();
         assert_eq!(name_kind(&asked, 3, "PERL_JSON_PP_USE_B"), Some(2));

@@ -334,18 +334,36 @@ const UNITS: &[(&[&str], &str)] = &[
 ];
 
 /// The content terms of `text`: words stemmed as the local index stems them, stopwords and
-/// one-character words left out, a unit written out as its symbol ([`UNITS`]).
+/// one-character words left out, a unit written out as its symbol ([`UNITS`]); and each
+/// short option it writes ([`short_options`]).
 pub fn content_terms(text: &str) -> BTreeSet<String> {
     let said = with_unit_symbols(text);
     let mut analyzer = analyzer();
-    terms(&mut analyzer, &said)
+    let mut out: BTreeSet<String> = terms(&mut analyzer, &said)
         .into_iter()
         .filter(|t| {
             let word = said.get(t.offset_from..t.offset_to).unwrap_or("");
             word.chars().count() > 1 && !STOPWORDS.contains(&word)
         })
         .map(|t| t.text)
-        .collect()
+        .collect();
+    out.extend(short_options(text));
+    out
+}
+
+/// The short options `text` writes (`-7`, `-T`), as written: their one character is no term,
+/// yet `xz -7` names a preset as `--threads` names an option, and `-T` is not `-t`.
+pub fn short_options(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split_whitespace().filter_map(|raw| {
+        let option = raw
+            .trim_start_matches(|c: char| !c.is_alphanumeric() && c != '-')
+            .trim_end_matches(|c: char| !c.is_alphanumeric());
+        let mut chars = option.chars();
+        let short = chars.next() == Some('-')
+            && chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
+            && chars.next().is_none();
+        short.then(|| option.to_string())
+    })
 }
 
 /// `text`'s words ([`crate::text::words`]), each unit written out (singular or plural)
@@ -441,5 +459,16 @@ mod tests {
         assert!(terms("the of and").is_empty());
         assert_eq!(terms("battery"), terms("batteries"));
         assert_eq!(terms("300 kilowatt hours"), terms("300 kWh"));
+    }
+
+    /// A short option is a term as written: `-7` and `-T` name something, `-t` another.
+    #[test]
+    fn short_options_are_terms_as_written() {
+        let terms = |t: &str| content_terms(t).into_iter().collect::<Vec<_>>();
+        assert_eq!(terms("xz -7 (or `-T`), -e."), ["-7", "-T", "-e", "xz"]);
+        assert_ne!(terms("-T"), terms("-t"));
+        // A dash alone, a long option's sign or a negative figure is no short option.
+        assert_eq!(terms("a - b -- c"), Vec::<String>::new());
+        assert_eq!(terms("--jobs -20"), ["20", "job"]);
     }
 }
