@@ -225,6 +225,7 @@ pub const NAMED: &[&str] = &[
     "file",
     "format",
     "operator",
+    "api",
 ];
 
 /// Things with a name in code, and with other meanings in prose (`which recycling methods`,
@@ -1030,6 +1031,7 @@ mod tests {
             thing("Which archive format is the default?"),
             Some("format")
         );
+        assert_eq!(thing("Which Windows API does it call?"), Some("api"));
         let asked = BTreeSet::new();
         assert_eq!(name_kind(&asked, 3, "PERL_JSON_PP_USE_B"), Some(2));
         assert_eq!(name_kind(&asked, 3, "allow-stderr"), Some(2));
