@@ -374,16 +374,20 @@ pub fn asked_words(question: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// Words that open a question's condition: `when it aborts because of an I/O error`.
-const CONDITIONS: &[&str] = &["if", "when", "unless", "because", "once", "whenever"];
+/// Words that open a case, in a question or a sentence (`when it aborts ...`, `If a warning
+/// occurs, ...`).
+pub const CASES: &[&str] = &["if", "when", "unless", "once", "whenever"];
 
 /// The terms of `question`'s condition, the words from the first word past its opening that
-/// opens one ([`CONDITIONS`]) to a comma or its end, unless the condition is that something
+/// opens one ([`CASES`], or `because`) to a comma or its end, unless the condition is that something
 /// is left out: that asks for a default ([`super::defaults::asks_default`]), which a sentence
 /// states in its own words.
 pub fn condition_terms(question: &str) -> BTreeSet<String> {
     let raw: Vec<&str> = question.split_whitespace().collect();
-    let opens = |w: &&str| CONDITIONS.contains(&words(w).as_str());
+    let opens = |w: &&str| {
+        let w = words(w);
+        CASES.contains(&w.as_str()) || w == "because"
+    };
     let Some(start) = raw.iter().skip(1).position(opens).map(|k| k + 1) else {
         return BTreeSet::new();
     };

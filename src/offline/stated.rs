@@ -29,8 +29,8 @@ use super::form::{Form, NAMED_BY_ADDRESS, NAMED_BY_PROPER_NAME, qualified, quali
 use super::kinds::{Kind, is_unit, kind_of};
 use super::names::{acronyms_of, is_named, names_of, own_name, spelled};
 use super::question::{
-    LIMITS, MEASURES, NAMED, NAMED_IN_CODE, asked_extreme, asked_measure, asked_noun, asks_when,
-    condition_terms, holds_phrase, new_figure, release_of, releases_in, writes_release,
+    CASES, LIMITS, MEASURES, NAMED, NAMED_IN_CODE, asked_extreme, asked_measure, asked_noun,
+    asks_when, condition_terms, holds_phrase, new_figure, release_of, releases_in, writes_release,
     written_release,
 };
 use super::select::Candidate;
@@ -298,6 +298,10 @@ impl Asked {
     /// sources write, when it sets one.
     fn meets_condition(&self, sentence: &str, context: &Context<'_>) -> bool {
         let held = |(t, _): &&(String, f64)| context.holds(sentence, t);
+        let any = || self.condition.is_empty() || self.condition.iter().any(|t| held(&t));
+        if !opens_with_condition(sentence) {
+            return any();
+        }
         // A word its document never writes is the question's wording (`happened` for
         // `occurs`).
         let written: Vec<&(String, f64)> = self
@@ -305,8 +309,8 @@ impl Asked {
             .iter()
             .filter(|(t, _)| context.document.contains(t))
             .collect();
-        if !opens_with_condition(sentence) || written.is_empty() {
-            return self.condition.is_empty() || self.condition.iter().any(|t| held(&t));
+        if written.is_empty() {
+            return any();
         }
         // The exit status of another case (`If such line was not found (and no other error
         // occurred)`) shares a word of the case asked about, not its weight.
@@ -609,7 +613,7 @@ fn thing_words(question: &str) -> BTreeSet<String> {
 /// states its figure for that case.
 fn opens_with_condition(sentence: &str) -> bool {
     let opening = sentence.split_whitespace().next().unwrap_or_default();
-    ["if", "when", "unless", "whenever", "once"].contains(&opening.to_lowercase().as_str())
+    CASES.contains(&opening.to_lowercase().as_str())
 }
 
 /// The last `n` words of `sentence` before `at`, the nearest first; marks alone (`(` of
