@@ -403,6 +403,11 @@ mod tests {
         let q = "Which country mines most nickel?";
         assert!(Form::Name.held_by(q, "Most nickel is mined in Indonesia."));
         assert!(!Form::Name.held_by(q, "Recycling is a second source of supply."));
+        // A sentence within the quote opens with its capital: no name.
+        let q = "Who found the overflow in the padding code?";
+        let s = "The padding code may overflow. This is also exposed to archive users.";
+        assert!(!Form::Name.held_by(q, s));
+        assert!(Form::Name.held_by(q, "Credit for finding it goes to Joern Schneeweisz."));
         let choice = Form::of("Which field is stronger, Breaks or Conflicts?");
         assert!(choice.held_by("", "Conflicts is stronger than Breaks."));
         assert!(!choice.held_by("", "The dpkg tool reads the field."));

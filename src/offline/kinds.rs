@@ -232,6 +232,7 @@ const KINDS: &[Kind] = &[
         label: "the amount of memory",
         asks: &[
             "how much memory",
+            "how much data",
             "how much ram",
             "how much space",
             "how much disk",

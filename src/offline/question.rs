@@ -87,7 +87,9 @@ pub fn parts(question: &str) -> Vec<String> {
 }
 
 /// A limit is a figure whatever asks for it (`what is the length limit`, `which range`).
-pub const LIMITS: &[&str] = &["maximum", "minimum", "limit", "range", "numeric"];
+pub const LIMITS: &[&str] = &[
+    "maximum", "minimum", "limit", "range", "numeric", "longest", "shortest",
+];
 
 /// The extreme a question asks for: `Some(true)` for the highest (`what is the highest
 /// level`, `the maximum size`), `Some(false)` for the lowest, `None` for neither.
@@ -208,6 +210,7 @@ pub const NAMED: &[&str] = &[
     "path",
     "command",
     "restriction",
+    "script",
     "option",
     "flag",
     "directory",
@@ -326,8 +329,10 @@ pub fn asked_thing(question: &str) -> String {
 
 /// The phrase of what `question` asks for ([`asked_thing`]) where an auxiliary ends it
 /// (`qcow2 compat level` of `which qcow2 compat level does ...`), up to a possessive
-/// (`Unicode version` of `which Unicode version's tables are`); empty where none ends it, as
-/// the phrase may run into the verb (`which company holds ...`, `which ulimit flag controls`).
+/// (`Unicode version` of `which Unicode version's tables are`), or `of` after `what is the`
+/// (`initial password` of `what is the initial password of the keystore`); empty where none
+/// ends it, as the phrase may run into the verb (`which company holds ...`, `which ulimit flag
+/// controls`).
 pub fn asked_noun(question: &str) -> String {
     let said = words(question);
     let w: Vec<&str> = said.split(' ').collect();
@@ -335,7 +340,11 @@ pub fn asked_noun(question: &str) -> String {
         return String::new();
     };
     let (phrase, end) = phrase_and_end(&w, k);
-    if !end.is_some_and(|x| AUXILIARIES.contains(&x)) {
+    // `what is the initial password of the keystore` asks for a password.
+    let copula = w
+        .get(k + 1)
+        .is_some_and(|x| ["is", "are", "was", "were"].contains(x));
+    if !end.is_some_and(|x| AUXILIARIES.contains(&x) || (copula && x == "of")) {
         return String::new();
     }
     // `which Unicode version's tables are ...` asks for a version: the possessor.
@@ -632,12 +641,15 @@ fn is_prose_compound(token: &str) -> bool {
 }
 
 /// Whether `sentence` writes a proper name `question` does not: a capitalised word past the
-/// first, as a person, a country or a court is written (not code or a path).
+/// first, as a person, a country or a court is written (not code or a path); a word that
+/// opens a sentence within it (`... specifiers. This functionality ...`) is capitalised as the
+/// first is.
 pub fn new_proper_name(question: &str, sentence: &str) -> bool {
     let asked = words(question);
     let asked: BTreeSet<&str> = asked.split(' ').collect();
-    let mut tokens = sentence.split_whitespace().enumerate();
-    tokens.any(|(k, token)| name_kind(&asked, k, token) == Some(3))
+    let tokens: Vec<&str> = sentence.split_whitespace().collect();
+    let opens = |k: usize| k == 0 || tokens[k - 1].ends_with(['.', '!', '?', ':']);
+    (0..tokens.len()).any(|k| !opens(k) && name_kind(&asked, k, tokens[k]) == Some(3))
 }
 
 /// How surely `token`, the `k`th word of a sentence, is a name the question (its `asked`
@@ -1145,6 +1157,9 @@ mod tests {
             "Which keyword sets the minimum RSA key size the client accepts?"
         ));
         assert!(asks_figure("What is the minimum RSA key size?"));
+        assert!(asks_figure(
+            "What is the longest a package name is allowed to be?"
+        ));
         // A name the question writes joined by `_` is not new.
         assert!(
             names_given(

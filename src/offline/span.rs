@@ -8,6 +8,7 @@
 
 use std::collections::BTreeSet;
 
+use super::kinds::MONTHS;
 use super::question::{
     NUMBER_WORDS, asks_figure, asks_name, asks_when, is_number, is_version, names_given,
     question_words, versioned_name,
@@ -49,11 +50,8 @@ const UNIT_WORDS: usize = 3;
 pub fn short_answer(question: &str, sentence: &str) -> Option<String> {
     let tokens: Vec<(usize, &str)> = tokens(sentence);
     let asked = question_words(question);
-    // Asked only `When ...?`, the answer is a year (a condition is not cut to a figure); a
-    // `when` inside a question (`what priority ... when it registers`) asks nothing.
-    let (_, rest) = question.trim().split_once(' ').unwrap_or_default();
     let when = asks_when(question);
-    let when_only = when && !asks_figure(rest);
+    let when_only = years_only(question);
     let found = match () {
         _ if asks_figure(question) => figure(&tokens, &asked, when, when_only, 0),
         // The name nearest to where the sentence says the thing it names, the surest on a
@@ -78,7 +76,21 @@ fn cut(
     let marks = |c: char| {
         matches!(
             c,
-            ',' | '.' | ';' | ':' | '(' | ')' | '[' | ']' | '`' | '"' | '\'' | '*'
+            ',' | '.'
+                | ';'
+                | ':'
+                | '('
+                | ')'
+                | '['
+                | ']'
+                | '`'
+                | '"'
+                | '\''
+                | '*'
+                | '‘'
+                | '’'
+                | '“'
+                | '”'
         )
     };
     let opened = whole.trim_start_matches(marks);
@@ -92,9 +104,8 @@ fn cut(
 pub fn figures(question: &str, sentence: &str) -> Vec<(usize, String)> {
     let tokens: Vec<(usize, &str)> = tokens(sentence);
     let asked = question_words(question);
-    let (_, rest) = question.trim().split_once(' ').unwrap_or_default();
     let when = asks_when(question);
-    let when_only = when && !asks_figure(rest);
+    let when_only = years_only(question);
     let mut out = Vec::new();
     let mut from = 0;
     while let Some((start, end)) = figure(&tokens, &asked, when, when_only, from) {
@@ -102,6 +113,18 @@ pub fn figures(question: &str, sentence: &str) -> Vec<(usize, String)> {
         from = end + 1;
     }
     out
+}
+
+/// Whether only a year answers `question`: asked only `When ...?` (a condition is not cut to
+/// a figure; a `when` inside a question, `what priority ... when it registers`, asks nothing),
+/// or asked `what year` or `which year` (`bzip2-0.1` is no year, whatever it is of).
+fn years_only(question: &str) -> bool {
+    let (_, rest) = question.trim().split_once(' ').unwrap_or_default();
+    let said = format!(" {} ", words(question));
+    (asks_when(question) && !asks_figure(rest))
+        || [" what year ", " which year "]
+            .iter()
+            .any(|a| said.contains(a))
 }
 
 /// The words of `text` as written (white space apart), each with where it starts.
@@ -175,11 +198,13 @@ fn figure(
         let paired = start > 1
             && !ends_clause(tokens[start - 2].1)
             && PAIRED.contains(&(lower(start - 2).as_str(), before.as_str()));
-        // `a quarter`, `a thousand times`: the article is the number's.
+        // `a quarter`, `a thousand times`: the article is the number's; `August 1997`: the
+        // month is the year's.
         let article = start == first && (before == "a" || before == "an");
+        let month = start == first && is_year(bare(first)) && MONTHS.contains(&before.as_str());
         match () {
             _ if paired => start -= 2,
-            _ if QUALIFIERS.contains(&before.as_str()) || article => start -= 1,
+            _ if QUALIFIERS.contains(&before.as_str()) || article || month => start -= 1,
             _ => break,
         }
     }
@@ -191,7 +216,11 @@ fn figure(
     {
         end += 2;
     }
-    Some((start, with_unit(tokens, asked, end)))
+    // A year has no unit (`August 1997 showed`).
+    match years_only {
+        true => Some((start, end)),
+        false => Some((start, with_unit(tokens, asked, end))),
+    }
 }
 
 /// The last token of the figure that ends at token `end`: its unit's words after it, up to
@@ -441,6 +470,15 @@ mod tests {
             )
             .as_deref(),
             Some("2022")
+        );
+        // Asked what year, a release is no answer; a year's month is the year's.
+        let q = "In what year was bzip2 version 1.0.0 released?";
+        let s = "Work since the release of bzip2-0.1 in August 1997 showed problems.";
+        assert_eq!(short_answer(q, s).as_deref(), Some("August 1997"));
+        assert_eq!(short_answer(q, "It replaced bzip2-0.9.5 then."), None);
+        assert_eq!(
+            short_answer("When was it released?", "It was released in May 1997.").as_deref(),
+            Some("1997")
         );
         // The question's own figure is not an answer.
         assert_eq!(

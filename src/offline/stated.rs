@@ -29,9 +29,9 @@ use super::form::{Form, NAMED_BY_ADDRESS, NAMED_BY_PROPER_NAME, qualified, quali
 use super::kinds::{Kind, is_unit, kind_of};
 use super::names::{acronyms_of, is_named, names_of, own_name, spelled};
 use super::question::{
-    CASES, LIMITS, MEASURES, NAMED, NAMED_IN_CODE, asked_extreme, asked_measure, asked_noun,
-    asks_when, condition_terms, holds_phrase, new_figure, release_of, releases_in, writes_release,
-    written_release,
+    CASES, LIMITS, MEASURES, NAMED, NAMED_IN_CODE, NUMBER_WORDS, asked_extreme, asked_measure,
+    asked_noun, asks_when, condition_terms, holds_phrase, new_figure, release_of, releases_in,
+    versioned_name, writes_release, written_release,
 };
 use super::select::Candidate;
 use super::span::figures;
@@ -234,7 +234,8 @@ impl Asked {
                     && self.code.iter().all(|t| context.holds(sentence, t))
                     && (!candidates[i].field || context.asked_field)
                     && self.meets_condition(sentence, &context)
-                    && self.of_written_release(&candidates[i]);
+                    && self.of_written_release(&candidates[i])
+                    && !self.of_other_release(sentence);
                 let denied = !self.verbs.is_disjoint(&terms[i]) && denies(sentence, &self.verbs);
                 // What is asked by name is held where no kind of figure says it.
                 let thing =
@@ -329,6 +330,23 @@ impl Asked {
             return true;
         };
         writes_release(&candidate.text, release) || writes_release(heading, release)
+    }
+
+    /// Whether `sentence` speaks of another release of a program the question writes with its
+    /// release: it writes the program's name joined to a release (`bzip2-0.1` for `bzip2
+    /// version 1.0.0`), and not the question's.
+    fn of_other_release(&self, sentence: &str) -> bool {
+        let Some(release) = &self.written_release else {
+            return false;
+        };
+        let named = |token: &str| {
+            let bare = token.trim_matches(|c: char| !c.is_alphanumeric());
+            versioned_name(bare).is_some_and(|name| {
+                let terms = content_terms(name);
+                !terms.is_empty() && terms.is_subset(&self.question_terms)
+            })
+        };
+        !writes_release(sentence, release) && sentence.split_whitespace().any(named)
     }
 
     /// Whether `sentence` (its `terms` as the answer weighs them, in `context`) states what
@@ -471,12 +489,21 @@ impl Asked {
     /// unit, and not of what it asks (`900k block` of `how much memory does bunzip2 need for
     /// the default block size`, `two presets` of `what dictionary size does preset -7 use`).
     fn counts_other(&self, sentence: &str, at: usize, span: &str) -> bool {
-        // The word after the number, in the span (`900k block`) or after it.
-        let after = span
+        // The word after the number, in the span (`900k block`, `a 12-byte nonce`) or after
+        // it.
+        let number = |w: &&str| {
+            w.contains(|c: char| c.is_ascii_digit()) || NUMBER_WORDS.contains(&words(w).as_str())
+        };
+        let mut tokens = span
             .split_whitespace()
-            .skip(1)
-            .chain(sentence[at + span.len()..].split_whitespace())
-            .next();
+            .chain(sentence[at + span.len()..].split_whitespace());
+        let figure = tokens.find(number);
+        let after = figure.and_then(|_| tokens.next());
+        // A size joined to its unit (`a 4-byte block counter`) is the size of the noun after
+        // it, whether the question names it or not.
+        let joined = figure
+            .and_then(|f| f.rsplit_once('-'))
+            .is_some_and(|(_, unit)| is_unit(&words(unit)));
         let Some(next) = after.map(words) else {
             return false;
         };
@@ -487,8 +514,21 @@ impl Asked {
             && !rate
             && !is_unit(&next)
             && !term.is_empty()
-            && term.is_subset(&self.question_terms)
-            && term.is_disjoint(&content_terms(&self.measure))
+            && (joined || term.is_subset(&self.question_terms))
+            && term.is_disjoint(&self.measured())
+    }
+
+    /// The terms of what the question asks the measure of: the measure's own (`memory`) and
+    /// the noun after its `of` (`parameters` of `the maximum number of parameters`).
+    fn measured(&self) -> BTreeSet<String> {
+        let said = words(&self.question);
+        let of = format!("{} of ", self.measure);
+        let counted = said
+            .split_once(&of)
+            .and_then(|(_, rest)| rest.split(' ').find(|w| !["the", "a", "an"].contains(w)));
+        let mut terms = content_terms(&self.measure);
+        terms.extend(counted.map(content_terms).unwrap_or_default());
+        terms
     }
 
     /// Whether the figure `span` at `at` in `sentence` is a release of the program asked
@@ -583,7 +623,26 @@ impl Context<'_> {
 /// kind`): [`thing_words`] leaves them out, as it does the things asked the name of, the
 /// measures and limits, and the forms' nouns ([`NAMED`], [`MEASURES`], [`NAMED_BY_ADDRESS`]).
 const SORTS: &[&str] = &[
-    "one", "ones", "kind", "type", "thing", "way", "word", "words",
+    "one",
+    "ones",
+    "kind",
+    "type",
+    "thing",
+    "way",
+    "word",
+    "words",
+    "purpose",
+    "effect",
+    "meaning",
+    "role",
+    "use",
+    "difference",
+    "value",
+    "result",
+    "reason",
+    "benefit",
+    "advantage",
+    "drawback",
 ];
 
 /// The terms of what `question` asks for that name it ([`asked_noun`] without [`SORTS`]):
@@ -893,14 +952,15 @@ fn clause_of(sentence: &str, at: usize) -> &str {
 }
 impl Asked {
     /// What the question asks, as the Answer section names it when no sentence states it:
-    /// `the energy density of LFP cells`.
+    /// `the energy density of LFP cells` for a kind of figure; else `an answer to the
+    /// question`, which the report's title writes (the words of a question without a kind cut
+    /// to a phrase read oddly: `the autosprintf constructor do`).
     pub fn what(&self) -> String {
         let phrase = self.subject.phrase.as_str();
         match (self.kind, phrase.is_empty()) {
             (Some(kind), false) => format!("{} of {}", kind.label, unframed(phrase, kind)),
             (Some(kind), true) => kind.label.to_string(),
-            (None, false) => format!("what the question asks about {phrase}"),
-            (None, true) => "what the question asks".to_string(),
+            (None, _) => "an answer to the question".to_string(),
         }
     }
 }
@@ -1553,6 +1613,82 @@ mod tests {
         assert!(said.starts_with("The MSRV was raised to 1.71"), "{said}");
         let said = answer_over("What was the MSRV raised to in 1.3.0?", &candidates);
         assert!(said.starts_with("No sentence of the"), "{said}");
+    }
+
+    /// An abstention names the kind of figure asked and its subject; without a kind, it says
+    /// that no sentence answers the question its title writes.
+    #[test]
+    fn an_abstention_names_the_kind_asked_or_the_question() {
+        let q = "How many cycles do sodium-ion cells last?";
+        let said = answer(q, &[(0, "Sodium-ion cells last long and weigh 20 kg.")]);
+        assert!(
+            said.starts_with("No sentence of the sources states the cycle count of sodium-ion"),
+            "{said}"
+        );
+        let q = "What is the initial password of the keystore that ships with the kit?";
+        let ships = "The keystore ships with the kit and a default set of root certificates.";
+        let said = answer(q, &[(0, ships)]);
+        assert!(
+            said.starts_with("No sentence of the sources states an answer to the question.\n"),
+            "{said}"
+        );
+    }
+
+    /// `What is the X of Y` asks for an X: a sentence on Y alone states nothing of it.
+    #[test]
+    fn what_is_the_thing_of_a_subject_asks_for_that_thing() {
+        let q = "What is the initial password of the keystore that ships with the kit?";
+        let ships = (
+            0,
+            "The keystore ships with the kit and a default set of root certificates.",
+        );
+        let password = (0, "The initial password of the keystore file is changeit.");
+        stated_only_by(
+            q,
+            &[ships],
+            password,
+            "The initial password of the keystore",
+        );
+        // A sort of thing names none.
+        let asked = super::thing_words("What is the purpose of the keystore?");
+        assert!(asked.is_empty(), "{asked:?}");
+    }
+
+    /// `how much data` asks for an amount of it, in its units: a standard's number is none,
+    /// nor is the curly quote after it, nor the size of another thing the question names (`a
+    /// 12-byte nonce`).
+    #[test]
+    fn how_much_data_asks_for_an_amount_in_bytes() {
+        let q = "With ChaCha, how much data can be encrypted under one key and nonce?";
+        let rfc = (
+            0,
+            "ChaCha under one key and nonce follows ‘RFC 8439’ for its counter.",
+        );
+        let amount = (
+            0,
+            "ChaCha takes a 12-byte nonce, which allows up to 256 gigabytes of data to be \
+             encrypted under one key and nonce.",
+        );
+        stated_only_by(q, &[rfc], amount, "up to 256 gigabytes");
+        let found = crate::offline::span::figures(q, rfc.1);
+        assert_eq!(found.first().map(|f| f.1.as_str()), Some("8439"));
+    }
+
+    /// A sentence that writes another release of the program the question names with its
+    /// release speaks of that one.
+    #[test]
+    fn a_sentence_on_another_release_of_the_program_states_nothing_of_this_one() {
+        let other = "Work since the release of bzip2-0.1 in August 1997 showed complexities in \
+                     the file format.\n\n";
+        let this = "The release of bzip2-1.0.0 in March 2000 removed those complexities.\n";
+        let q = "In what year was bzip2 version 1.0.0 released?";
+        let candidates = crate::offline::quotes::candidates_of(other, 0, "Notes");
+        let said = answer_over(q, &candidates);
+        assert!(said.starts_with("No sentence of the"), "{said}");
+        let text = format!("{other}{this}");
+        let candidates = crate::offline::quotes::candidates_of(&text, 0, "Notes");
+        let said = answer_over(q, &candidates);
+        assert!(said.starts_with("March 2000 [1]"), "{said}");
     }
 
     /// A question for the release of a program that did something is answered by the

@@ -314,9 +314,15 @@ pub fn subject(question: &str, kind: Option<&Kind>, rarity: &Rarity) -> Subject 
     let asked = asked_words(question);
     let mut key: Option<(String, String, usize)> = None;
     let mut specific: Option<(String, usize)> = None;
+    // The verb of a relative clause (`ships` of `the keystore that ships with the JDK`) is
+    // said of the subject, not its name.
+    let relative = |k: usize| {
+        k > 0 && ["that", "which", "who"].contains(&phrase[k - 1].to_lowercase().as_str())
+    };
     for (k, word) in phrase.iter().enumerate() {
         let bare = word.to_lowercase();
-        let phrasing = PHRASING.contains(&bare.as_str()) || VERBS.contains(&bare.as_str());
+        let phrasing =
+            PHRASING.contains(&bare.as_str()) || VERBS.contains(&bare.as_str()) || relative(k);
         if phrasing || unit_words.contains(bare.as_str()) || asked.contains(&bare) {
             continue;
         }
