@@ -10,6 +10,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::kinds::is_unit;
+use crate::text::analyzer::content_terms;
+use crate::text::sentences::split_sentences;
 use crate::text::words;
 
 /// How a default is written: `[default: X]`, `(default: X)`, `(default X)`, `default is X`,
@@ -98,6 +100,23 @@ static LEFT_KEY: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid pattern")
 });
 
+/// Of a quote whose sentences state a default each (`num-queues sets the number of
+/// virtqueues (the default is 1). queue-size sets the virtqueue descriptor table size (the
+/// default is 256).`), the one that writes most of `question`'s terms, the first on a tie;
+/// the whole quote when fewer than two state one.
+fn asked_sentence<'a>(question: &str, text: &'a str) -> &'a str {
+    let asked = content_terms(question);
+    let stating: Vec<&str> = split_sentences(text)
+        .into_iter()
+        .filter(|s| STATED.is_match(s))
+        .collect();
+    if stating.len() < 2 {
+        return text;
+    }
+    let shared = |s: &&str| content_terms(s).intersection(&asked).count();
+    stating.into_iter().rev().max_by_key(shared).unwrap_or(text)
+}
+
 /// The options `text` writes ([`OPTION`]), each with where it starts.
 fn options(text: &str) -> impl Iterator<Item = (usize, &str)> {
     OPTION.captures_iter(text).filter_map(|c| {
@@ -112,6 +131,10 @@ fn options(text: &str) -> impl Iterator<Item = (usize, &str)> {
 /// none.
 pub fn stated_default(question: &str, sentence: &str, term: Option<&str>) -> Option<String> {
     let named = named_option(question);
+    let sentence = match named {
+        Some(_) => sentence,
+        None => asked_sentence(question, sentence),
+    };
     let defined = |option: &str| term.is_some_and(|t| option_at(t, option).is_some());
     // Where the default of what is asked is written: past the option named, before the next
     // option the sentence writes (a list of options gives each its own).
@@ -291,6 +314,14 @@ mod tests {
         let q = "What is the default value of M_CHECK_ACTION?";
         let of = "Since glibc 2.3.4, the default value for the M_CHECK_ACTION parameter is 3.";
         assert_eq!(stated_default(q, of, None).as_deref(), Some("3"));
+        // A quote of several sentences, each with its default: the one of what is asked.
+        let two = "The export takes a name. num-queues sets the number of virtqueues (the \
+                   default is 1). queue-size sets the virtqueue descriptor table size (the \
+                   default is 256).";
+        let q = "What is the default descriptor table size of the export?";
+        assert_eq!(stated_default(q, two, None).as_deref(), Some("256"));
+        let q = "How many virtqueues does the export get by default?";
+        assert_eq!(stated_default(q, two, None).as_deref(), Some("1"));
         // A bracket that says when something is the default gives no value.
         let when = "zlib.constants.BROTLI_OPERATION_FLUSH (default when calling .flush())";
         assert_eq!(

@@ -776,10 +776,19 @@ fn asks(sentence: &str) -> bool {
         .ends_with('?')
 }
 
-/// The terms of `question` that some candidate holds, each with how many, the rarest first.
+/// The terms of `question` that some candidate holds, each with how many, the rarest first;
+/// not those of its own figures (`512` and `bit` of `a 512-bit key`), which set a condition
+/// rather than place what is asked (`a 512-bit key can encode a 53-byte message (512 bit = 64
+/// bytes)`).
 fn by_rarity(question: &str, rarity: &Rarity) -> Vec<(String, usize)> {
+    let (figures, words): (Vec<&str>, Vec<&str>) = question
+        .split_whitespace()
+        .partition(|w| w.starts_with(|c: char| c.is_ascii_digit()));
+    let of_words = content_terms(&words.join(" "));
+    let of_figures = content_terms(&figures.join(" "));
     let mut held: Vec<(String, usize)> = content_terms(question)
         .into_iter()
+        .filter(|t| of_words.contains(t) || !of_figures.contains(t))
         .map(|t| {
             let n = rarity.held(&t);
             (t, n)
@@ -1632,6 +1641,17 @@ mod tests {
             said.starts_with("No sentence of the sources states an answer to the question.\n"),
             "{said}"
         );
+    }
+
+    /// The question's own figure places nothing: the figure asked for is not the one that
+    /// restates it in other units.
+    #[test]
+    fn the_questions_own_figure_does_not_place_the_figure_asked_for() {
+        let q = "How big a message can a 512-bit key encode?";
+        let s = "For example, a 512-bit key can encode a 53-byte message (512 bit = 64 bytes, 11 \
+                 bytes are used for random padding).";
+        let said = answer(q, &[(0, s)]);
+        assert!(said.starts_with("a 53-byte message [1]"), "{said}");
     }
 
     /// `What is the X of Y` asks for an X: a sentence on Y alone states nothing of it.
