@@ -211,6 +211,7 @@ pub const NAMED: &[&str] = &[
     "command",
     "restriction",
     "script",
+    "signal",
     "option",
     "flag",
     "directory",
@@ -392,14 +393,42 @@ pub const CASES: &[&str] = &["if", "when", "unless", "once", "whenever"];
 /// is left out: that asks for a default ([`super::defaults::asks_default`]), which a sentence
 /// states in its own words.
 pub fn condition_terms(question: &str) -> BTreeSet<String> {
+    match condition(question) {
+        Some(clause) if !super::defaults::asks_default(&clause) => content_terms(&clause),
+        _ => BTreeSet::new(),
+    }
+}
+
+/// The terms of the verbs that `question`'s condition denies (`found` of `when the command is
+/// not found`, `allocate` of `when it cannot allocate memory`): the case turns on them, so a
+/// sentence that meets it writes one. None for a thing left out, which asks for a default.
+pub fn denied_terms(question: &str) -> BTreeSet<String> {
+    let Some(clause) = condition(question).filter(|c| !super::defaults::asks_default(c)) else {
+        return BTreeSet::new();
+    };
+    let said = words(&clause);
+    let tokens: Vec<&str> = said.split(' ').collect();
+    // `doesn't` is `doesn t` in words.
+    let denies = |w: &str| ["not", "cannot", "never", "t"].contains(&w);
+    let mut out = BTreeSet::new();
+    for (k, _) in tokens.iter().enumerate().filter(|(_, w)| denies(w)) {
+        let verb = tokens[k + 1..]
+            .iter()
+            .find(|w| !AUXILIARIES.contains(w) && !["be", "been", "being"].contains(w));
+        out.extend(verb.map(|v| content_terms(v)).unwrap_or_default());
+    }
+    out
+}
+
+/// The words of `question`'s condition: from the first word past its opening that opens one
+/// ([`CASES`], or `because`) to a comma or its end, what stands in brackets set aside.
+fn condition(question: &str) -> Option<String> {
     let raw: Vec<&str> = question.split_whitespace().collect();
     let opens = |w: &&str| {
         let w = words(w);
         CASES.contains(&w.as_str()) || w == "because"
     };
-    let Some(start) = raw.iter().skip(1).position(opens).map(|k| k + 1) else {
-        return BTreeSet::new();
-    };
+    let start = raw.iter().skip(1).position(opens)? + 1;
     let clause: Vec<&str> = raw[start..]
         .iter()
         .scan(false, |ended, w| {
@@ -414,10 +443,7 @@ pub fn condition_terms(question: &str) -> BTreeSet<String> {
         .split('(')
         .map(|part| part.split_once(')').map_or(part, |(_, after)| after))
         .collect();
-    match super::defaults::asks_default(&clause) {
-        true => BTreeSet::new(),
-        false => content_terms(&clause),
-    }
+    Some(clause)
 }
 
 /// Words before `version` that say which release, not whose (`the minimum supported version`).
@@ -574,7 +600,7 @@ pub fn names_given(question: &str, sentence: &str) -> Vec<(usize, u8, usize)> {
     let mut out: Vec<(usize, u8, usize)> = (0..tokens.len())
         .filter(|&k| names_a(thing, tokens[k]))
         .filter_map(|k| {
-            let kind = name_kind(&asked, k, tokens[k]).or_else(|| number(k))?;
+            let kind = name_kind(&asked, place(&tokens, k), tokens[k]).or_else(|| number(k))?;
             Some((distance(k)?, kind, k))
         })
         .collect();
@@ -648,8 +674,17 @@ pub fn new_proper_name(question: &str, sentence: &str) -> bool {
     let asked = words(question);
     let asked: BTreeSet<&str> = asked.split(' ').collect();
     let tokens: Vec<&str> = sentence.split_whitespace().collect();
-    let opens = |k: usize| k == 0 || tokens[k - 1].ends_with(['.', '!', '?', ':']);
-    (0..tokens.len()).any(|k| !opens(k) && name_kind(&asked, k, tokens[k]) == Some(3))
+    (0..tokens.len()).any(|k| name_kind(&asked, place(&tokens, k), tokens[k]) == Some(3))
+}
+
+/// Where the `k`th of `tokens` stands for [`name_kind`]: first (0) where it opens a sentence
+/// within the quote (`... (-Fd). They allow ...`: `They` is capitalised as a first word is),
+/// else `k`.
+fn place(tokens: &[&str], k: usize) -> usize {
+    match k > 0 && tokens[k - 1].ends_with(['.', '!', '?']) {
+        true => 0,
+        false => k,
+    }
 }
 
 /// How surely `token`, the `k`th word of a sentence, is a name the question (its `asked`
@@ -1157,6 +1192,14 @@ mod tests {
             "Which keyword sets the minimum RSA key size the client accepts?"
         ));
         assert!(asks_figure("What is the minimum RSA key size?"));
+        // A capital that opens a sentence within the quote is no name.
+        let q = "Which output format is the only one able to dump in parallel?";
+        let s = "The formats are custom (-Fc) and directory (-Fd). They allow parallel restores.";
+        assert!(
+            names_given(q, s).iter().all(|&(_, _, k)| k != 8),
+            "{:?}",
+            names_given(q, s)
+        );
         assert!(asks_figure(
             "What is the longest a package name is allowed to be?"
         ));

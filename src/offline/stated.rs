@@ -30,8 +30,8 @@ use super::kinds::{Kind, is_unit, kind_of};
 use super::names::{acronyms_of, is_named, names_of, own_name, spelled};
 use super::question::{
     CASES, LIMITS, MEASURES, NAMED, NAMED_IN_CODE, NUMBER_WORDS, asked_extreme, asked_measure,
-    asked_noun, asks_when, condition_terms, holds_phrase, new_figure, release_of, releases_in,
-    versioned_name, writes_release, written_release,
+    asked_noun, asks_when, condition_terms, denied_terms, holds_phrase, new_figure, release_of,
+    releases_in, versioned_name, writes_release, written_release,
 };
 use super::select::Candidate;
 use super::span::figures;
@@ -87,6 +87,9 @@ pub struct Asked {
     /// states the answer holds one, or its context does, unless it asks for a kind of figure,
     /// whose unit says what it is (`mA/cm2` a current density).
     thing: BTreeSet<String>,
+    /// The terms of the verbs its condition denies ([`denied_terms`]): a sentence that meets
+    /// the condition writes one, where its document does.
+    denied: BTreeSet<String>,
     /// The program whose release it asks for ([`release_of`]): a release is its figure
     /// where the name stands right before it (`Rust 1.95`, `GNU tar 1.13.x`, `bash-4.3`).
     release: Option<String>,
@@ -155,6 +158,7 @@ impl Asked {
                 })
                 .collect(),
             thing: thing_words(question),
+            denied: denied_terms(question),
             release: release_of(question),
             written_release: written_release(question),
             present: !asks_past(question),
@@ -235,7 +239,8 @@ impl Asked {
                     && (!candidates[i].field || context.asked_field)
                     && self.meets_condition(sentence, &context)
                     && self.of_written_release(&candidates[i])
-                    && !self.of_other_release(sentence);
+                    && !self.of_other_release(sentence)
+                    && !opposes(&self.question, sentence);
                 let denied = !self.verbs.is_disjoint(&terms[i]) && denies(sentence, &self.verbs);
                 // What is asked by name is held where no kind of figure says it.
                 let thing =
@@ -299,6 +304,13 @@ impl Asked {
     /// sources write, when it sets one.
     fn meets_condition(&self, sentence: &str, context: &Context<'_>) -> bool {
         let held = |(t, _): &&(String, f64)| context.holds(sentence, t);
+        // `is not found`: a sentence on another case (`exits with status 255`) writes no
+        // `found`.
+        let written = |t: &&String| context.document.contains(*t);
+        let denied: Vec<&String> = self.denied.iter().filter(written).collect();
+        if !denied.is_empty() && !denied.iter().any(|t| context.holds(sentence, t)) {
+            return false;
+        }
         let any = || self.condition.is_empty() || self.condition.iter().any(|t| held(&t));
         if !opens_with_condition(sentence) {
             return any();
@@ -565,6 +577,11 @@ impl Asked {
         context: &Context<'_>,
     ) -> Option<String> {
         let (program, heading) = (self.release.as_ref()?, context.release?);
+        // A change to come (`in which release will locate stop reading old databases`) is
+        // announced under a release that did not make it.
+        if words(&self.question).split(' ').any(|w| w == "will") {
+            return None;
+        }
         let program_terms = content_terms(program);
         let rarest =
             self.by_rarity.iter().map(|(term, _)| term).find(|t| {
@@ -767,6 +784,30 @@ fn asks_past(question: &str) -> bool {
         .iter()
         .chain(PAST)
         .any(|w| holds_phrase(question, w))
+}
+
+/// Comparatives and their opposites.
+const OPPOSITES: &[(&str, &str)] = &[
+    ("more", "fewer"),
+    ("more", "less"),
+    ("higher", "lower"),
+    ("larger", "smaller"),
+    ("bigger", "smaller"),
+    ("faster", "slower"),
+    ("longer", "shorter"),
+    ("increase", "decrease"),
+    ("increases", "decreases"),
+];
+
+/// Whether `sentence` says the opposite of a comparative `question` writes, and not the
+/// comparative itself (`one fewer command` for `one more command`): it states the other way.
+fn opposes(question: &str, sentence: &str) -> bool {
+    let (asked, said) = (words(question), words(sentence));
+    let has = |text: &str, w: &str| text.split(' ').any(|t| t == w);
+    OPPOSITES.iter().any(|&(a, b)| {
+        let turned = |x: &str, y: &str| has(&asked, x) && !has(&said, x) && has(&said, y);
+        turned(a, b) || turned(b, a)
+    })
 }
 
 /// Whether `sentence` ends as a question (`Why not?)`): it states no answer.
@@ -1158,6 +1199,28 @@ mod tests {
         let signal = (1, "Something that happened to wget is reported.");
         let warning = (0, "If a warning occurs, the exit status of gzip is 2.");
         stated_only_by(q, &[error, signal], warning, "2 [1]");
+        // A case that turns on a denied verb (`is not found`) is met by a sentence that
+        // writes it, not by one on another case that shares its other words.
+        let q = "What exit status does xargs return when the command it is supposed to run is \
+                 not found?";
+        let stops = (
+            0,
+            "When a command run by xargs exits with status 255, xargs is supposed to stop.",
+        );
+        let skipped = (
+            0,
+            "Files that are not found are skipped by xargs with a warning.",
+        );
+        let missing = (
+            0,
+            "If the command to run is not found, xargs exits with status 127.",
+        );
+        stated_only_by(q, &[stops, skipped], missing, "127 [1]");
+        assert_eq!(
+            super::denied_terms("What does it do when it cannot allocate memory?"),
+            ["alloc".to_string()].into()
+        );
+        assert!(super::denied_terms("What is used if -b is not given?").is_empty());
     }
 
     /// A default is stated only by a sentence that says it is one: a width a sentence gives
@@ -1624,6 +1687,21 @@ mod tests {
         assert!(said.starts_with("No sentence of the"), "{said}");
     }
 
+    /// A sentence that says the opposite of the question's comparative states the other way.
+    #[test]
+    fn the_opposite_of_the_comparative_asked_is_no_answer() {
+        let q = "Which signal makes a running xargs run one more command in parallel?";
+        let fewer = (
+            0,
+            "After you send it the signal SIGUSR2, xargs will run one fewer command in parallel.",
+        );
+        let more = (
+            0,
+            "After you send it the signal SIGUSR1, xargs will run one more command in parallel.",
+        );
+        stated_only_by(q, &[fewer], more, "SIGUSR1 [1]");
+    }
+
     /// An abstention names the kind of figure asked and its subject; without a kind, it says
     /// that no sentence answers the question its title writes.
     #[test]
@@ -1733,6 +1811,9 @@ mod tests {
         );
         let said = answer_over("Which libfoo release was yanked?", &candidates);
         assert!(!said.starts_with("1.2.0"), "{said}");
+        let q = "In which libfoo release will the --frobnicate option be added?";
+        let said = answer_over(q, &candidates);
+        assert!(said.starts_with("No sentence of the"), "{said}");
         let q = "Which libfoo release added the zstd option to the command line?";
         let said = answer_over(q, &candidates);
         assert!(said.starts_with("No sentence of the"), "{said}");
