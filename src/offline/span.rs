@@ -42,6 +42,10 @@ const QUALIFIERS: &[&str] = &[
 const PAIRED: &[(&str, &str)] = &[("at", "least"), ("at", "most"), ("up", "to")];
 /// Words that join two figures into one (`20 to 30`, `1000-59999` is one already).
 const RANGE: &[&str] = &["to", "and", "or", "-"];
+/// Marks trimmed off a short answer's ends (`(` of `(‘0’`, a closing `.`, curly quotes).
+const MARKS: &[char] = &[
+    ',', '.', ';', ':', '(', ')', '[', ']', '`', '"', '\'', '*', '‘', '’', '“', '”',
+];
 /// The most words after a figure that are its unit (`Wh/kg`, `percent lower`).
 const UNIT_WORDS: usize = 3;
 
@@ -73,26 +77,7 @@ fn cut(
     (start, end): (usize, usize),
 ) -> Option<(usize, String)> {
     let whole = &sentence[tokens[start].0..tokens[end].0 + tokens[end].1.len()];
-    let marks = |c: char| {
-        matches!(
-            c,
-            ',' | '.'
-                | ';'
-                | ':'
-                | '('
-                | ')'
-                | '['
-                | ']'
-                | '`'
-                | '"'
-                | '\''
-                | '*'
-                | '‘'
-                | '’'
-                | '“'
-                | '”'
-        )
-    };
+    let marks = |c: char| MARKS.contains(&c);
     let opened = whole.trim_start_matches(marks);
     let span = opened.trim_end_matches(marks);
     let at = tokens[start].0 + whole.len() - opened.len();
