@@ -58,11 +58,11 @@ static FOR: LazyLock<Regex> = LazyLock::new(|| {
 /// A thing left out: `without giving --tool`, `without picking a level`, `without a number`,
 /// `without a speed digit`, `run without`, `unless hashalg is set`,
 /// `if --mode is not given`, `if the line-wrap length is not specified`, `if you don't set the
-/// NULL option`, `when you don't pass any of the flags`, `when OPERATION is omitted`, `when no
-/// -m option is given`.
+/// NULL option`, `when you don't pass any of the flags`, `when OPERATION is omitted` (or
+/// `unset`), `when no -m option is given`.
 static LEFT_OUT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\bwithout\s+(?:(?:giving|passing|specifying|setting|using|picking|choosing|selecting)\s+|(?:an?\s+|the\s+|any\s+)?--?[A-Za-z]|(?:an?\s+|any\s+)(?:\w+\s+)?(?:number|value|argument|digit)\b)|\b(?:run|called|invoked|started)\s+without\b|--?[A-Za-z][\w-]*\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|used)|\b(?:if|when|unless)\s+(?:\w+\s+){0,2}?(?:do\s+not|don't|does\s+not|doesn't|never)\s+(?:give|pass|specify|set|supply|pick|choose|select|provide)\b|\b(?:if|when|unless)\s+[^,.;?]{0,40}?\b(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|supplied|provided)\b|\bunless\s+[^,.;?]{0,40}?\b(?:is|are)\s+(?:given|set|specified|passed|supplied|provided)\b|\b(?:option|setting|parameter|flag)\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|supplied)|\b(?:is|are)\s+(?:omitted|left\s+out)\b|\b(?:if|when)\s+no\s+[^,.;?]{0,30}?\b(?:is|are)\s+(?:given|set|specified|passed|supplied|provided)\b",
+        r"(?i)\bwithout\s+(?:(?:giving|passing|specifying|setting|using|picking|choosing|selecting)\s+|(?:an?\s+|the\s+|any\s+)?--?[A-Za-z]|(?:an?\s+|any\s+)(?:\w+\s+)?(?:number|value|argument|digit)\b)|\b(?:run|called|invoked|started)\s+without\b|--?[A-Za-z][\w-]*\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|used)|\b(?:if|when|unless)\s+(?:\w+\s+){0,2}?(?:do\s+not|don't|does\s+not|doesn't|never)\s+(?:give|pass|specify|set|supply|pick|choose|select|provide)\b|\b(?:if|when|unless)\s+[^,.;?]{0,40}?\b(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|supplied|provided)\b|\bunless\s+[^,.;?]{0,40}?\b(?:is|are)\s+(?:given|set|specified|passed|supplied|provided)\b|\b(?:option|setting|parameter|flag)\s+(?:is|are)\s+(?:not|never)\s+(?:given|set|specified|passed|supplied)|\b(?:is|are)\s+(?:omitted|left\s+out|unset)\b|\b(?:if|when)\s+no\s+[^,.;?]{0,30}?\b(?:is|are)\s+(?:given|set|specified|passed|supplied|provided)\b",
     )
     .expect("a valid pattern")
 });
@@ -361,6 +361,7 @@ mod tests {
             "Which shell does su start when invoked without arguments?",
             "Which hash algorithm is used unless hashalg is set?",
             "Which shutdown mode does pg_ctl stop use when no -m option is given?",
+            "What value does dpkg put in LESS when it starts a pager and LESS is unset?",
         ] {
             assert!(asks_default(q), "{q}");
         }

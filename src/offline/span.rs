@@ -37,9 +37,16 @@ const QUALIFIERS: &[&str] = &[
     "only",
     "just",
     "some",
+    "between",
 ];
-/// Qualifiers of two words: `at least`, `at most`, `up to`.
-const PAIRED: &[(&str, &str)] = &[("at", "least"), ("at", "most"), ("up", "to")];
+/// Qualifiers of two words: `at least`, `at most`, `up to`, `a maximum of`.
+const PAIRED: &[(&str, &str)] = &[
+    ("at", "least"),
+    ("at", "most"),
+    ("up", "to"),
+    ("maximum", "of"),
+    ("minimum", "of"),
+];
 /// Words that join two figures into one (`20 to 30`, `1000-59999` is one already).
 const RANGE: &[&str] = &["to", "and", "or", "-"];
 /// Marks trimmed off a short answer's ends (`(` of `(‘0’`, a closing `.`, curly quotes).
@@ -313,6 +320,16 @@ mod tests {
     #[test]
     fn a_figure_is_answered_with_its_qualifier_range_and_unit() {
         let cases = [
+            (
+                "What range of values can the percentage field take?",
+                "The field takes a value between 0 and 100, inclusive.",
+                "between 0 and 100",
+            ),
+            (
+                "Up to what level can repeating -q raise the quietness?",
+                "Repeated, it raises quietness up to a maximum of 2.",
+                "maximum of 2",
+            ),
             (
                 "What is the length limit for the one-line summary?",
                 "The single line synopsis should be kept brief---certainly under 80 characters.",
