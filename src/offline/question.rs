@@ -393,17 +393,16 @@ pub const CASES: &[&str] = &["if", "when", "unless", "once", "whenever"];
 /// is left out: that asks for a default ([`super::defaults::asks_default`]), which a sentence
 /// states in its own words.
 pub fn condition_terms(question: &str) -> BTreeSet<String> {
-    match condition(question) {
-        Some(clause) if !super::defaults::asks_default(&clause) => content_terms(&clause),
-        _ => BTreeSet::new(),
-    }
+    condition(question)
+        .map(|clause| content_terms(&clause))
+        .unwrap_or_default()
 }
 
 /// The terms of the verbs that `question`'s condition denies (`found` of `when the command is
 /// not found`, `allocate` of `when it cannot allocate memory`): the case turns on them, so a
 /// sentence that meets it writes one. None for a thing left out, which asks for a default.
 pub fn denied_terms(question: &str) -> BTreeSet<String> {
-    let Some(clause) = condition(question).filter(|c| !super::defaults::asks_default(c)) else {
+    let Some(clause) = condition(question) else {
         return BTreeSet::new();
     };
     let said = words(&clause);
@@ -421,7 +420,8 @@ pub fn denied_terms(question: &str) -> BTreeSet<String> {
 }
 
 /// The words of `question`'s condition: from the first word past its opening that opens one
-/// ([`CASES`], or `because`) to a comma or its end, what stands in brackets set aside.
+/// ([`CASES`], or `because`) to a comma or its end, what stands in brackets set aside; `None`
+/// for a thing left out ([`super::defaults::asks_default`]).
 fn condition(question: &str) -> Option<String> {
     let raw: Vec<&str> = question.split_whitespace().collect();
     let opens = |w: &&str| {
@@ -443,7 +443,7 @@ fn condition(question: &str) -> Option<String> {
         .split('(')
         .map(|part| part.split_once(')').map_or(part, |(_, after)| after))
         .collect();
-    Some(clause)
+    (!super::defaults::asks_default(&clause)).then_some(clause)
 }
 
 /// Words before `version` that say which release, not whose (`the minimum supported version`).

@@ -101,8 +101,9 @@ pub struct Asked {
     present: bool,
     /// The extreme it asks for, if any ([`asked_extreme`]): `true` for the highest.
     highest: Option<bool>,
-    /// What it asks the measure of ([`asked_measure`]): `memory` of `how much memory`.
-    measure: String,
+    /// The terms of what it asks the measure of ([`measured_terms`]): `memory` of `how much
+    /// memory`; `None` when it asks none.
+    measured: Option<BTreeSet<String>>,
     /// Its terms that some candidate holds, the rarest first: where a sentence lists
     /// figures, the one asked for stands nearest the rarest it writes.
     by_rarity: Vec<(String, usize)>,
@@ -163,7 +164,7 @@ impl Asked {
             written_release: written_release(question),
             present: !asks_past(question),
             highest: asked_extreme(question),
-            measure: asked_measure(question),
+            measured: measured_terms(question),
             by_rarity: by_rarity(question, &rarity),
             verbs: match words(question).split(' ').any(|w| NEGATIONS.contains(&w)) {
                 true => BTreeSet::new(),
@@ -305,10 +306,13 @@ impl Asked {
     fn meets_condition(&self, sentence: &str, context: &Context<'_>) -> bool {
         let held = |(t, _): &&(String, f64)| context.holds(sentence, t);
         // `is not found`: a sentence on another case (`exits with status 255`) writes no
-        // `found`.
-        let written = |t: &&String| context.document.contains(*t);
-        let denied: Vec<&String> = self.denied.iter().filter(written).collect();
-        if !denied.is_empty() && !denied.iter().any(|t| context.holds(sentence, t)) {
+        // `found`, where its document does.
+        let mut denied = self
+            .denied
+            .iter()
+            .filter(|t| context.document.contains(*t))
+            .peekable();
+        if denied.peek().is_some() && !denied.any(|t| context.holds(sentence, t)) {
             return false;
         }
         let any = || self.condition.is_empty() || self.condition.iter().any(|t| held(&t));
@@ -516,31 +520,17 @@ impl Asked {
         let joined = figure
             .and_then(|f| f.rsplit_once('-'))
             .is_some_and(|(_, unit)| is_unit(&words(unit)));
-        let Some(next) = after.map(words) else {
+        let (Some(next), Some(measured)) = (after.map(words), &self.measured) else {
             return false;
         };
         // A rate's unit runs on (`400 MB/s per core`, `5 bytes per 32K block`).
         let rate = ["per", "every", "each", "a", "an"].contains(&next.as_str());
         let term = content_terms(&next);
-        !self.measure.is_empty()
-            && !rate
+        !rate
             && !is_unit(&next)
             && !term.is_empty()
             && (joined || term.is_subset(&self.question_terms))
-            && term.is_disjoint(&self.measured())
-    }
-
-    /// The terms of what the question asks the measure of: the measure's own (`memory`) and
-    /// the noun after its `of` (`parameters` of `the maximum number of parameters`).
-    fn measured(&self) -> BTreeSet<String> {
-        let said = words(&self.question);
-        let of = format!("{} of ", self.measure);
-        let counted = said
-            .split_once(&of)
-            .and_then(|(_, rest)| rest.split(' ').find(|w| !["the", "a", "an"].contains(w)));
-        let mut terms = content_terms(&self.measure);
-        terms.extend(counted.map(content_terms).unwrap_or_default());
-        terms
+            && term.is_disjoint(measured)
     }
 
     /// Whether the figure `span` at `at` in `sentence` is a release of the program asked
@@ -815,6 +805,24 @@ fn asks(sentence: &str) -> bool {
     sentence
         .trim_end_matches(|c: char| c.is_whitespace() || "\"')".contains(c))
         .ends_with('?')
+}
+
+/// The terms of what `question` asks the measure of ([`asked_measure`]): the measure's own
+/// (`memory` of `how much memory`) and the noun after its `of` (`parameters` of `the maximum
+/// number of parameters`); `None` when it asks none.
+fn measured_terms(question: &str) -> Option<BTreeSet<String>> {
+    let measure = asked_measure(question);
+    if measure.is_empty() {
+        return None;
+    }
+    let said = words(question);
+    let of = format!("{measure} of ");
+    let counted = said
+        .split_once(&of)
+        .and_then(|(_, rest)| rest.split(' ').find(|w| !["the", "a", "an"].contains(w)));
+    let mut terms = content_terms(&measure);
+    terms.extend(counted.map(content_terms).unwrap_or_default());
+    Some(terms)
 }
 
 /// The terms of `question` that some candidate holds, each with how many, the rarest first;
