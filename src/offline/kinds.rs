@@ -316,10 +316,23 @@ const KINDS: &[Kind] = &[
 /// ... cost`: the question asks for that figure, whatever its other words).
 pub fn kind_of(question: &str) -> Option<(&'static Kind, bool)> {
     let said = format!(" {} ", words(question));
+    // A kind's word right before another's names what the other is of, not what is asked:
+    // `release` of `what is the release date`.
+    let modifies = |p: usize, a: &str| {
+        let next = said[p + a.len() + 2..]
+            .split(' ')
+            .next()
+            .unwrap_or_default();
+        KINDS.iter().any(|k| k.asks.contains(&next))
+    };
     let at = |k: &Kind| {
         k.asks
             .iter()
-            .filter_map(|a| said.find(&format!(" {a} ")))
+            .flat_map(|a| {
+                let phrase = format!(" {a} ");
+                let found: Vec<usize> = said.match_indices(&phrase).map(|(p, _)| p).collect();
+                found.into_iter().filter(move |&p| !modifies(p, a))
+            })
             .min()
     };
     // A kind named within three words of an asking word is what is asked (`at minus 20
@@ -362,4 +375,13 @@ pub fn kind_of(question: &str) -> Option<(&'static Kind, bool)> {
 /// Whether `word` (lower case) is a unit's word of some kind (`celsius`, `percent`).
 pub fn is_unit(word: &str) -> bool {
     KINDS.iter().any(|k| k.units.contains(&word))
+}
+
+/// Whether `word` (lower case) is a unit's word of a measure: a kind's other than a
+/// release's or a date's (`seconds`; not `release` of `the 3.16.1 release`, nor `November`
+/// of `0.1.41 (November 27, 2024)`).
+pub fn is_measure_unit(word: &str) -> bool {
+    KINDS
+        .iter()
+        .any(|k| k.units.contains(&word) && !k.units.contains(&"version") && k.label != "the date")
 }

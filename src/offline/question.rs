@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use crate::text::analyzer::{content_terms, short_options};
 use crate::text::words;
 
-use super::kinds::is_unit;
+use super::kinds::is_measure_unit;
 
 /// The most questions one question is split into: one answer sentence each.
 pub const MOST_PARTS: usize = 3;
@@ -786,7 +786,12 @@ pub fn releases_in(text: &str) -> Vec<(usize, String)> {
             _ => continue,
         };
         let listed = k == 0 && tokens.len() > 1 && token.ends_with('.');
-        if !listed {
+        // A measure is no release: `69.3%`, `2.5 seconds`.
+        let measure = token.contains('%')
+            || tokens
+                .get(k + 1)
+                .is_some_and(|w| w.starts_with('%') || is_measure_unit(&words(w)));
+        if !listed && !measure {
             out.push((k, number.to_string()));
         }
     }
@@ -824,10 +829,9 @@ pub fn writes_release(text: &str, release: &str) -> bool {
 /// The release a question writes (`1.1.0` of `what did mio 1.1.0 raise its MSRV to`,
 /// `5.2` of `bash-5.2`), not a figure with its unit (`1.5 seconds`).
 pub fn written_release(question: &str) -> Option<String> {
-    let tokens: Vec<&str> = question.split_whitespace().collect();
     releases_in(question)
         .into_iter()
-        .find(|(k, _)| !tokens.get(k + 1).is_some_and(|w| is_unit(&words(w))))
+        .next()
         .map(|(_, number)| number)
 }
 

@@ -26,7 +26,7 @@ use crate::text::analyzer::{analyzer, content_terms, terms};
 use crate::text::words;
 
 use super::form::{Form, NAMED_BY_ADDRESS, NAMED_BY_PROPER_NAME, qualified, qualifiers};
-use super::kinds::{Kind, is_unit, kind_of};
+use super::kinds::{Kind, is_measure_unit, is_unit, kind_of};
 use super::names::{acronyms_of, is_named, names_of, own_name, spelled};
 use super::question::{
     CASES, LIMITS, MEASURES, NAMED, NAMED_IN_CODE, NUMBER_WORDS, asked_extreme, asked_measure,
@@ -99,6 +99,9 @@ pub struct Asked {
     /// It asks what is, not what was ([`asks_past`]): a sentence that tells only what used
     /// to be states nothing of it ([`tells_past`]).
     present: bool,
+    /// It asks where something starts (`since which release`, `starting with`): a release
+    /// that closes a range (`2.25 and earlier`) is the last before it ([`closes`]).
+    starts: bool,
     /// The extreme it asks for, if any ([`asked_extreme`]): `true` for the highest.
     highest: Option<bool>,
     /// The terms of what it asks the measure of ([`measured_terms`]): `memory` of `how much
@@ -163,6 +166,7 @@ impl Asked {
             release: release_of(question),
             written_release: written_release(question),
             present: !asks_past(question),
+            starts: STARTS.iter().any(|w| holds_phrase(question, w)),
             highest: asked_extreme(question),
             measured: measured_terms(question),
             by_rarity: by_rarity(question, &rarity),
@@ -240,7 +244,8 @@ impl Asked {
                     && (!candidates[i].field || context.asked_field)
                     && self.meets_condition(sentence, &context)
                     && self.of_written_release(&candidates[i])
-                    && !self.of_other_release(sentence)
+                    && !self.of_other_release(&candidates[i])
+                    && !self.defines_other_code(&candidates[i])
                     && !opposes(&self.question, sentence);
                 let denied = !self.verbs.is_disjoint(&terms[i]) && denies(sentence, &self.verbs);
                 // What is asked by name is held where no kind of figure says it.
@@ -351,10 +356,17 @@ impl Asked {
     /// Whether `sentence` speaks of another release of a program the question writes with its
     /// release: it writes the program's name joined to a release (`bzip2-0.1` for `bzip2
     /// version 1.0.0`), and not the question's.
-    fn of_other_release(&self, sentence: &str) -> bool {
+    fn of_other_release(&self, candidate: &Candidate) -> bool {
         let Some(release) = &self.written_release else {
             return false;
         };
+        let sentence = candidate.text.as_str();
+        let headed = [&candidate.release, &candidate.section]
+            .into_iter()
+            .any(|h| h.as_deref().is_some_and(|h| writes_release(h, release)));
+        if headed {
+            return false;
+        }
         let named = |token: &str| {
             let bare = token.trim_matches(|c: char| !c.is_alphanumeric());
             versioned_name(bare).is_some_and(|name| {
@@ -362,7 +374,52 @@ impl Asked {
                 !terms.is_empty() && terms.is_subset(&self.question_terms)
             })
         };
-        !writes_release(sentence, release) && sentence.split_whitespace().any(named)
+        !writes_release(sentence, release)
+            && (sentence.split_whitespace().any(named)
+                || self.writes_other_release(sentence, release))
+    }
+
+    /// Whether `candidate` stands in the definition of other code than the question writes,
+    /// where it asks for a figure: a definition's figure is its term's
+    /// (`--freelist-big-blocks=<number> [default: 1000000]`, whose text names `--freelist-vol`,
+    /// gives nothing of `--freelist-vol`).
+    fn defines_other_code(&self, candidate: &Candidate) -> bool {
+        let Some(term) = candidate.term.as_deref() else {
+            return false;
+        };
+        let said = format!(" {} ", words(term));
+        let terms = content_terms(term);
+        let holds = |c: &String| match c.contains(' ') {
+            true => said.contains(&format!(" {c} ")),
+            false => terms.contains(c),
+        };
+        self.figure
+            && !self.code.is_empty()
+            && !code_names(term).is_empty()
+            && !self.code.iter().any(holds)
+    }
+
+    /// Whether `sentence` writes another release than `release`, the question's, where the
+    /// question asks no release: one after the name the question writes before its own
+    /// (`GCC 3.2.2` for `with GCC 3.4 or later`), or one of the same form, of three parts or
+    /// more (`3.6.1:` for `the Valgrind 3.16.1 release`): what it states is of that release.
+    fn writes_other_release(&self, sentence: &str, release: &str) -> bool {
+        let asks_release =
+            self.release.is_some() || self.kind.is_some_and(|k| k.units.contains(&"version"));
+        if asks_release {
+            return false;
+        }
+        let program = program_before(&self.question, release);
+        let parts = release.split('.').count();
+        let tokens: Vec<&str> = sentence.split_whitespace().collect();
+        tokens.iter().enumerate().any(|(k, token)| {
+            let Some(number) = release_opening(token) else {
+                return false;
+            };
+            let after_program =
+                k > 0 && program.as_ref().is_some_and(|p| words(tokens[k - 1]) == *p);
+            after_program || (parts >= 3 && number.split('.').count() == parts)
+        })
     }
 
     /// Whether `sentence` (its `terms` as the answer weighs them, in `context`) states what
@@ -415,6 +472,7 @@ impl Asked {
                     && self.of_release(sentence, *at, span)
                     && !replaced(sentence, *at, span)
                     && !passed(sentence, *at, span, self.highest)
+                    && !(self.starts && closes(sentence, *at, span))
             })
             .collect();
         // Of a list's figures (`x86_64 (Rust 1.59+), ..., powerpc64 (Rust 1.95+)`), the one
@@ -496,7 +554,7 @@ impl Asked {
             .iter()
             .any(|u| window.contains(&format!(" {u} ")) || (!u.is_ascii() && span.contains(u)))
             || (kind.units.contains(&"%") && span.contains('%'))
-            || (kind.units.contains(&"version") && is_release(span))
+            || (kind.units.contains(&"version") && is_release(span) && !measures(sentence, end))
             || (kind.units.contains(&"$") && sentence[..end].contains('$'))
     }
 
@@ -748,6 +806,42 @@ fn passed(sentence: &str, at: usize, span: &str, highest: Option<bool>) -> bool 
     said_before(before, span, bounds)
 }
 
+/// Words of a question that asks where something starts.
+const STARTS: &[&str] = &[
+    "since",
+    "starting",
+    "from which",
+    "first",
+    "introduced",
+    "added",
+    "no longer",
+    "began",
+    "became",
+];
+/// Words after a figure that close a range with it (`glibc 2.25 and earlier`).
+const CLOSING: &[&str] = &[
+    "and earlier",
+    "or earlier",
+    "and older",
+    "or older",
+    "and before",
+    "and below",
+    "or below",
+    "and lower",
+    "or lower",
+];
+
+/// Whether the figure `span` at `at` in `sentence` closes a range ([`CLOSING`] right after
+/// it).
+fn closes(sentence: &str, at: usize, span: &str) -> bool {
+    let after: Vec<&str> = sentence[at + span.len()..]
+        .split_whitespace()
+        .take(2)
+        .collect();
+    let after = after.join(" ");
+    CLOSING.iter().any(|c| holds_phrase(&after, c))
+}
+
 /// Words that tell what was before: a sentence with one, and no word of the present, tells
 /// what used to be (`'die' used to be the default value of $huge`); not `is used to`, nor
 /// `previously` of `the previously allocated headers`.
@@ -760,6 +854,30 @@ const PAST: &[&str] = &[
 ];
 /// Words that tell what is now.
 const PRESENT: &[&str] = &["now", "currently", "today", "since"];
+
+/// The release number a word opens with (`3.12.0` of `(3.12.0.RC1:`): digits with points
+/// between them.
+fn release_opening(token: &str) -> Option<&str> {
+    let token = token.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let end = token
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(token.len());
+    let number = token[..end].trim_end_matches('.');
+    let numbers = number.split('.').all(|p| !p.is_empty());
+    (number.contains('.') && numbers).then_some(number)
+}
+
+/// The name a question writes right before its `release` (`gcc` of `With GCC 3.4 or later`),
+/// in lower case, when it is a word.
+fn program_before(question: &str, release: &str) -> Option<String> {
+    let tokens: Vec<&str> = question.split_whitespace().collect();
+    let at = tokens
+        .iter()
+        .position(|t| release_opening(t) == Some(release))?;
+    let name = words(tokens.get(at.checked_sub(1)?)?);
+    let word = !name.is_empty() && !name.contains(' ') && name.chars().all(char::is_alphanumeric);
+    (word && !["version", "release", "v"].contains(&name.as_str())).then_some(name)
+}
 
 /// Whether `sentence` tells only what used to be ([`PAST`], no word of [`PRESENT`]).
 fn tells_past(sentence: &str) -> bool {
@@ -789,15 +907,35 @@ const OPPOSITES: &[(&str, &str)] = &[
     ("increases", "decreases"),
 ];
 
+/// Words that tell a thing began: a release it came in.
+const BEGAN: &[&str] = &[
+    "added",
+    "introduced",
+    "supported",
+    "support",
+    "available",
+    "new",
+];
+/// Words that tell a thing ended: a release it went out in.
+const ENDED: &[&str] = &["removed", "dropped", "deprecated", "deleted", "obsolete"];
+
 /// Whether `sentence` says the opposite of a comparative `question` writes, and not the
-/// comparative itself (`one fewer command` for `one more command`): it states the other way.
+/// comparative itself (`one fewer command` for `one more command`), or that a thing ended
+/// where the question asks when one began (`these options were removed in glibc 2.25` for
+/// `since which release is the attempts option supported`), or the other way: it states the
+/// other way.
 fn opposes(question: &str, sentence: &str) -> bool {
     let (asked, said) = (words(question), words(sentence));
     let has = |text: &str, w: &str| text.split(' ').any(|t| t == w);
-    OPPOSITES.iter().any(|&(a, b)| {
-        let turned = |x: &str, y: &str| has(&asked, x) && !has(&said, x) && has(&said, y);
-        turned(a, b) || turned(b, a)
-    })
+    let turned = |x: &[&str], y: &[&str]| {
+        let any = |text: &str, of: &[&str]| of.iter().any(|w| has(text, w));
+        any(&asked, x) && !any(&asked, y) && !any(&said, x) && any(&said, y)
+    };
+    OPPOSITES
+        .iter()
+        .any(|&(a, b)| turned(&[a], &[b]) || turned(&[b], &[a]))
+        || turned(BEGAN, ENDED)
+        || turned(ENDED, BEGAN)
 }
 
 /// Whether `sentence` ends as a question (`Why not?)`): it states no answer.
@@ -852,6 +990,18 @@ fn by_rarity(question: &str, rarity: &Rarity) -> Vec<(String, usize)> {
 /// after a name (`bash-3.1`).
 fn is_release(span: &str) -> bool {
     !releases_in(span).is_empty()
+}
+
+/// Whether the figure ending at `end` in `sentence` is a measure, not a release: a share
+/// (`69.3%`) or a figure with another kind's unit after it (`2.5 seconds`).
+fn measures(sentence: &str, end: usize) -> bool {
+    let after = &sentence[end..];
+    let unit = after
+        .split_whitespace()
+        .next()
+        .map(words)
+        .unwrap_or_default();
+    sentence[..end].ends_with('%') || after.starts_with('%') || is_measure_unit(&unit)
 }
 
 /// The unit written onto the first figure of `span`, in lower case (`k` of `32K`, `x` of
@@ -914,12 +1064,41 @@ fn capitalised_names(question: &str) -> Vec<String> {
     out
 }
 
+/// Nouns a question calls a name of code by: `attempts` of `the attempts option`.
+const CALLED: &[&str] = &["option", "keyword", "directive", "flag"];
+/// Words before such a noun that say which, not its name (`the default option`).
+const NOT_NAMES: &[&str] = &[
+    "default",
+    "new",
+    "same",
+    "other",
+    "first",
+    "last",
+    "following",
+    "main",
+    "global",
+    "only",
+];
+
 /// The names of code `question` writes, as the words of each (`allow unknown` of
 /// `allow_unknown`, `no time strict` of `--no-time-strict`): a word joined by underscores, an
 /// option, a variable (`$huge`), a setting given a value (by its key: `storage` of
-/// `Storage=persistent`).
+/// `Storage=persistent`), a word the question calls an option or a keyword (`attempts` of
+/// `the attempts option`).
 fn code_names(question: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let said = words(question);
+    let said: Vec<&str> = said.split(' ').collect();
+    for k in 1..said.len().saturating_sub(1) {
+        let called = CALLED.contains(&said[k + 1]) && ["the", "its"].contains(&said[k - 1]);
+        if called && !NOT_NAMES.contains(&said[k]) {
+            for term in content_terms(said[k]) {
+                if !out.contains(&term) {
+                    out.push(term);
+                }
+            }
+        }
+    }
     for raw in question.split_whitespace() {
         let word = raw.trim_end_matches(['?', '.', ',', ';', ':', ')', '\'', '"', '`']);
         let word = word.trim_start_matches(['(', '\'', '"', '`']);
@@ -1865,5 +2044,133 @@ mod tests {
         );
         let said = answer("What is the daemon's default timeout?", &[s]);
         assert!(said.starts_with("60 seconds [1]"), "{said}");
+    }
+
+    /// A kind's word that says what another is of (`release` of `release date`) is not what
+    /// is asked: the date is, not the version beside it.
+    #[test]
+    fn a_release_date_is_asked_as_a_date() {
+        let q = "What is the release date of the GNU ed version covered by the manual?";
+        let said = answer(
+            q,
+            &[(
+                0,
+                "This manual is for GNU ed (version 1.19, 11 January 2023).",
+            )],
+        );
+        assert!(said.starts_with("11 January 2023 [1]"), "{said}");
+    }
+
+    /// A share or a measure (`69.3%`, `2.5 seconds`) is no release.
+    #[test]
+    fn a_measure_is_no_release() {
+        use crate::offline::question::releases_in;
+        assert!(releases_in("texinfo.tex: 69.3% -- replaced").is_empty());
+        assert!(releases_in("it waits 2.5 seconds").is_empty());
+        assert_eq!(releases_in("since glibc 2.26"), [(2, "2.26".to_string())]);
+        let q = "When was the Valgrind 3.16.1 release published?";
+        assert_eq!(
+            crate::offline::question::written_release(q).as_deref(),
+            Some("3.16.1"),
+            "a release's own word after it is no unit of a measure"
+        );
+    }
+
+    /// What a sentence says of another release than the one the question writes is not said
+    /// of it: of the same form (`3.6.1` for `3.16.1`), or after the name the question writes
+    /// before its own (`GCC 3.2.2` for `GCC 3.4`).
+    #[test]
+    fn a_sentence_on_another_release_states_nothing_of_the_one_asked() {
+        let q = "When was the Valgrind 3.16.1 release published?";
+        let other = (0, "(3.6.1: 16 February 2011, vex r2103, valgrind r11561).");
+        let own = (0, "Valgrind 3.16.1 was published on 22 June 2020.");
+        // `When` asks the month and year.
+        stated_only_by(q, &[other], own, "June 2020 [1]");
+        let q = "With GCC 3.4 or later, which environment variable stops the STL pooling memory?";
+        let older = (
+            0,
+            "With GCC 3.2.2 and later, the environment variable GLIBCPP_FORCE_NEW stops the STL pooling memory.",
+        );
+        let own = (
+            0,
+            "With GCC 3.4 and later, the environment variable GLIBCXX_FORCE_NEW stops the STL pooling memory.",
+        );
+        stated_only_by(q, &[older], own, "GLIBCXX_FORCE_NEW [1]");
+    }
+
+    /// A definition's figure is its term's: the definition of `--freelist-big-blocks` names
+    /// `--freelist-vol` and gives its own default, not that one's.
+    #[test]
+    fn a_definitions_figure_is_its_terms() {
+        let q = "How big is Memcheck's queue of freed blocks by default, the default of --freelist-vol?";
+        let big = "--freelist-big-blocks=<number> [default: 1000000]";
+        let vol = "--freelist-vol=<number> [default: 20000000]";
+        let docs = [
+            (
+                0,
+                None,
+                "--freelist-big-blocks=<number> [default: 1000000] Blocks of the queue of freed blocks bigger than --freelist-vol are reused first by Memcheck.",
+            ),
+            (
+                0,
+                None,
+                "--freelist-vol=<number> [default: 20000000] Memcheck puts freed blocks in a queue of freed blocks.",
+            ),
+        ];
+        let mut candidates = test_candidates(&docs);
+        candidates[0].term = Some(big.into());
+        candidates[1].term = Some(vol.into());
+        let said = answer_over(q, &candidates[..1]);
+        assert!(said.starts_with("No sentence of the"), "{said}");
+        let said = answer_over(q, &candidates);
+        assert!(said.starts_with("20000000 [1]"), "{said}");
+    }
+
+    /// Where the question asks where a change starts, a release that closes a range (`2.25
+    /// and earlier`) is the last before it, not the answer.
+    #[test]
+    fn a_release_that_closes_a_range_is_not_where_a_change_starts() {
+        let q = "Starting with which glibc version is the search list no longer limited in size?";
+        let before = (
+            0,
+            "In glibc 2.25 and earlier, the search list is limited to six domains with a total of 256 characters.",
+        );
+        let since = (
+            0,
+            "Since glibc 2.26, the search list is no longer limited in size.",
+        );
+        stated_only_by(q, &[before], since, "2.26 [1]");
+        let at = before.1.find("2.25").unwrap_or_default();
+        assert!(super::closes(before.1, at, "2.25"));
+        let at = since.1.find("2.26").unwrap_or_default();
+        assert!(!super::closes(since.1, at, "2.26"));
+    }
+
+    /// A sentence that says a thing went out (`removed`) does not say when one came in
+    /// (`supported`), nor one on another option the option the question names (`the attempts
+    /// option`).
+    #[test]
+    fn a_removal_does_not_state_when_a_thing_began() {
+        let q = "Since which glibc release is the attempts option supported?";
+        let removed = (0, "The attempts option was removed in glibc 2.25.");
+        let other = (0, "The rotate option is supported since glibc 2.2.");
+        let began = (0, "The attempts option is supported since glibc 2.4.");
+        stated_only_by(q, &[removed, other], began, "2.4 [1]");
+    }
+
+    /// `support for` after the auxiliary is a noun, the head of the subject: a sentence
+    /// without the initgroups database states nothing of it.
+    #[test]
+    fn support_for_a_thing_is_the_subject() {
+        let q = "In which glibc release was support for the initgroups database added to nsswitch.conf?";
+        let reload = (
+            0,
+            "Starting with glibc 2.33, nsswitch.conf is automatically reloaded if it changes.",
+        );
+        let added = (
+            0,
+            "Support for the initgroups database was added to nsswitch.conf in glibc 2.11.",
+        );
+        stated_only_by(q, &[reload], added, "2.11 [1]");
     }
 }

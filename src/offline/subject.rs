@@ -211,7 +211,12 @@ fn subject_words(question: &str) -> (Vec<&str>, Vec<&str>) {
     let verb = |w: &str| VERBS.contains(&w) || VERBS.contains(&w.split('-').next().unwrap_or(w));
     // A release ends the name it is of: `raise` of `did mio 1.1.0 raise its MSRV` is a verb.
     let released = |k: usize| k > start && !releases_in(tokens[k - 1]).is_empty();
-    let stops = |k: usize| verb(&lower[k]) || lower[k].ends_with("ly") || !free(k) || released(k);
+    // A verb's word right after the auxiliary with `for` or `of` after it is a noun: `support`
+    // of `was support for the initgroups database added`.
+    let noun = |k: usize| k == start && lower.get(k + 1).is_some_and(|w| w == "for" || w == "of");
+    let stops = |k: usize| {
+        (verb(&lower[k]) && !noun(k)) || lower[k].ends_with("ly") || !free(k) || released(k)
+    };
     // `which country has become *the largest source of nickel*`: past a verb right after the
     // auxiliary, its object.
     let object = stops(start)
