@@ -284,9 +284,9 @@ struct Scorer<'a> {
     /// Per candidate: whether it states that ([`Asked::states`]), with its figure; every
     /// candidate does of a question in parts, whose parts are checked by their form.
     stated: Vec<Option<Option<String>>>,
-    /// Of a question in parts, per part and candidate: whether it holds the names and code
-    /// the part writes ([`Asked::held_by`] of the part alone).
-    held_parts: Vec<Vec<bool>>,
+    /// Of a question in parts, per part and candidate: whether it states the part
+    /// ([`Asked::stated_by`] of the part alone).
+    stated_parts: Vec<Vec<bool>>,
     /// The form of each part's answer ([`Form`]), with the part as written and the names
     /// most documents read write ([`pervasive_names`]), which answer no part.
     forms: Vec<(Form, String)>,
@@ -310,9 +310,9 @@ fn of_named_records(
     }
 }
 
-/// Of a question in `parts`, per part and candidate: whether it holds the names and code the
-/// part writes ([`Asked::held_by`] of the part alone); none for a question in one part.
-fn held_parts(
+/// Of a question in `parts`, per part and candidate: whether it states the part
+/// ([`Asked::stated_by`] of the part alone); none for a question in one part.
+fn stated_parts(
     parts: &[String],
     terms: &[BTreeSet<String>],
     candidates: &[Candidate],
@@ -325,7 +325,8 @@ fn held_parts(
         .iter()
         .map(|p| {
             let asked = Asked::new(p, asks_figure(p), terms, candidates);
-            asked.held_by(candidates, terms, sources)
+            let stated = asked.stated_by(candidates, terms, sources);
+            stated.iter().map(Option::is_some).collect()
         })
         .collect()
 }
@@ -504,7 +505,7 @@ impl<'a> Scorer<'a> {
             .iter()
             .map(|p| (Form::of(p), format!("{p}{pervasive}")))
             .collect();
-        let held_parts = held_parts(&asked_parts, &terms, candidates, sources);
+        let stated_parts = stated_parts(&asked_parts, &terms, candidates, sources);
         Scorer {
             candidates,
             question,
@@ -537,7 +538,7 @@ impl<'a> Scorer<'a> {
             terms,
             asked,
             stated,
-            held_parts,
+            stated_parts,
             forms,
             known,
         }
@@ -646,7 +647,7 @@ impl<'a> Scorer<'a> {
     }
 
     /// A question in parts: the best sentence for each part that covers [`ANSWER_FLOOR`] of
-    /// it and, when `strict`, holds the names and code the part writes and is of the form of
+    /// it and, when `strict`, states the part ([`Asked::stated_by`]) and is of the form of
     /// its answer ([`Form`]: a cause for `why`), unless a sentence already chosen covers it as
     /// well.
     fn answer_by_part(&self, strict: bool) -> Vec<usize> {
@@ -654,7 +655,7 @@ impl<'a> Scorer<'a> {
         let mut chosen: Vec<usize> = Vec::new();
         for (k, (part, (form, text))) in self.parts.iter().zip(&self.forms).enumerate() {
             let holds =
-                |i: usize| self.held_parts[k][i] && form.held_by(text, &self.candidates[i].text);
+                |i: usize| self.stated_parts[k][i] && form.held_by(text, &self.candidates[i].text);
             let of_part = |i: usize| match self.gain_in(i, Some(part), &none) {
                 g if g < ANSWER_FLOOR || (strict && !holds(i)) => 0.0,
                 g => self.ranked(i, g),
@@ -827,6 +828,30 @@ mod tests {
             answer.starts_with("In 2023 pack prices fell to 139"),
             "{answer}"
         );
+        // Each part is stated, not only named: a sentence on keepalives that gives no time
+        // does not answer how long.
+        let q = "How long does curl wait before it sends keepalive probes, and which port does ssh use?";
+        let docs = [
+            (
+                0,
+                "Keepalives are used by curl to detect broken idle connections.",
+            ),
+            (1, "By default ssh connects to port 22 on the remote host."),
+        ];
+        let said = |docs: &[(usize, &str)]| {
+            let c = compose("# Q", q, &candidates(docs), &sources(2), &[]);
+            answer_section(&c.report).to_string()
+        };
+        let half = said(&docs);
+        assert!(half.starts_with("No sentence of the"), "{half}");
+        let mut all = docs.to_vec();
+        all.push((
+            0,
+            "By default curl waits 60 seconds before it sends keepalive probes.",
+        ));
+        let whole = said(&all);
+        assert!(whole.contains("60 seconds"), "{whole}");
+        assert!(!whole.starts_with("No sentence of the"), "{whole}");
     }
 
     /// A name every document read writes is what they are about, not an answer; a question

@@ -134,6 +134,18 @@ impl Asked {
             .filter(|&(_, near)| near || (figure && !when))
             .map(|(k, _)| k);
         let acronyms = acronyms_of(question, candidates);
+        if std::env::var_os("RF_DEBUG").is_some() {
+            eprintln!(
+                "ASKED kind={:?} subject={:?} names={:?} code={:?} cond={:?} thing={:?} form={:?}",
+                kind.map(|k| k.label),
+                subject(question, kind, &rarity),
+                capitalised_names(question),
+                code_names(question),
+                condition_terms(question),
+                thing_words(question),
+                Form::of(question)
+            );
+        }
         Asked {
             kind,
             subject: subject(question, kind, &rarity),
@@ -178,37 +190,13 @@ impl Asked {
     }
 
     /// Per candidate (`terms` its terms, `sources` the documents), whether it states what is
-    /// asked ([`Asked::states`]).
+    /// asked ([`Asked::states`]): it holds the names and code the question writes, a record's
+    /// field of the record it names, the condition it sets, and then its subject and figure.
     pub fn stated_by(
         &self,
         candidates: &[Candidate],
         terms: &[BTreeSet<String>],
         sources: &[Source],
-    ) -> Vec<Option<Option<String>>> {
-        self.judged(candidates, terms, sources, true)
-    }
-
-    /// Per candidate, whether it holds what a sentence that states the answer must, its
-    /// subject and figure aside: the names and code the question writes, a record's field of
-    /// the record it names, the condition it sets ([`Asked::stated_by`] before
-    /// [`Asked::states`]). A part of a question in parts is held to this much.
-    pub fn held_by(
-        &self,
-        candidates: &[Candidate],
-        terms: &[BTreeSet<String>],
-        sources: &[Source],
-    ) -> Vec<bool> {
-        let judged = self.judged(candidates, terms, sources, false);
-        judged.iter().map(Option::is_some).collect()
-    }
-
-    /// [`Asked::stated_by`], or [`Asked::held_by`] unless `stating`.
-    fn judged(
-        &self,
-        candidates: &[Candidate],
-        terms: &[BTreeSet<String>],
-        sources: &[Source],
-        stating: bool,
     ) -> Vec<Option<Option<String>>> {
         let names = names_of(sources);
         let mut documents = vec![BTreeSet::new(); sources.len()];
@@ -251,10 +239,9 @@ impl Asked {
                 // What is asked by name is held where no kind of figure says it.
                 let thing =
                     || self.kind.is_some() || self.thing.is_empty() || self.thing.iter().any(holds);
-                match (held && !denied, stating) {
-                    (true, true) if thing() => self.states(sentence, &terms[i], &context),
-                    (true, true) => None,
-                    (kept, _) => kept.then_some(None),
+                match held && !denied && thing() {
+                    true => self.states(sentence, &terms[i], &context),
+                    false => None,
                 }
             })
             .collect()
