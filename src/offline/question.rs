@@ -90,6 +90,8 @@ pub fn parts(question: &str) -> Vec<String> {
 pub const LIMITS: &[&str] = &[
     "maximum", "minimum", "limit", "range", "numeric", "longest", "shortest",
 ];
+/// Words of an extreme a question asks the figure of (`what is the highest output base`).
+const EXTREMES: &[&str] = &["highest", "lowest", "largest", "smallest", "biggest"];
 
 /// The extreme a question asks for: `Some(true)` for the highest (`what is the highest
 /// level`, `the maximum size`), `Some(false)` for the lowest, `None` for neither.
@@ -147,10 +149,30 @@ pub const MEASURES: &[&str] = &[
     "duration",
 ];
 
+/// The clause of `question` that asks, past the conditions set before it: the words after
+/// the last comma that an asking word follows (`how many compiler processes does Cargo run`
+/// of `When neither --jobs nor build.jobs is set, how many ...`); the whole question when no
+/// comma does.
+pub fn main_clause(question: &str) -> &str {
+    // Not `when` nor `why`, which also join a clause to what comes before (`warn, instead
+    // of refusing, when a file is unsigned`).
+    let asking = ["what", "which", "how", "who", "where"];
+    question
+        .match_indices(',')
+        .map(|(at, _)| &question[at + 1..])
+        .rfind(|rest| {
+            let first = rest.split_whitespace().next().unwrap_or_default();
+            asking.contains(&first.to_lowercase().as_str())
+        })
+        .unwrap_or(question)
+        .trim()
+}
+
 /// Whether the question asks for a quantity: `how much`, `how high` (any `how` but of
 /// manner: `how does`, `how is`), `what share`, `at what temperature`, `which port`, `in
 /// which release`, `when`, `what year`.
 pub fn asks_figure(question: &str) -> bool {
+    let question = main_clause(question);
     let words: Vec<String> = words(question).split(' ').map(str::to_string).collect();
     const MANNER: &[&str] = &[
         "do", "does", "did", "is", "are", "was", "were", "can", "could", "would", "should",
@@ -174,8 +196,10 @@ pub fn asks_figure(question: &str) -> bool {
     };
     // A limit that describes the name asked for (`which keyword sets the minimum key size`)
     // is not what is asked.
-    let limit =
-        named_thing(question).is_none() && words.iter().any(|w| LIMITS.contains(&w.as_str()));
+    let limit = named_thing(question).is_none()
+        && words
+            .iter()
+            .any(|w| LIMITS.contains(&w.as_str()) || EXTREMES.contains(&w.as_str()));
     words.windows(2).enumerate().any(|(k, w)| {
         (w[0] == "how" && !MANNER.contains(&w[1].as_str()) && own(k))
             || ((w[0] == "what" || w[0] == "which") && measured(k))
@@ -1215,6 +1239,22 @@ mod tests {
             )
             .is_empty()
         );
+    }
+
+    /// A condition set before the question (`When neither --jobs nor build.jobs is set,`)
+    /// does not make a `how many` after it a question of when; a `when` that joins a clause
+    /// to what comes before asks nothing.
+    #[test]
+    fn the_clause_that_asks_is_past_the_conditions_before_it() {
+        let q = "When neither --jobs nor build.jobs is set, how many processes does Cargo run?";
+        assert_eq!(main_clause(q), "how many processes does Cargo run?");
+        assert!(asks_figure(q));
+        let q = "Which option makes APT merely warn, instead of refusing, when a file is unsigned?";
+        assert_eq!(main_clause(q), q);
+        assert!(!asks_figure(q));
+        assert!(asks_figure(
+            "What is the highest output base that GNU bc supports?"
+        ));
     }
 
     #[test]

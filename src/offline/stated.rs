@@ -780,6 +780,9 @@ const PASSED_DOWNWARDS: &[&str] = &["below", "under", "less than", "fewer than",
 /// (`highest`: `beyond 19`), in its span's qualifier or the two words before it, within its
 /// clause and past any figure before it (`up to 22` of `beyond 19, up to 22` is no bound).
 fn passed(sentence: &str, at: usize, span: &str, highest: Option<bool>) -> bool {
+    if ends_range(sentence, at, span, highest) {
+        return true;
+    }
     let bounds = match highest {
         Some(true) => PASSED_UPWARDS,
         Some(false) => PASSED_DOWNWARDS,
@@ -827,6 +830,27 @@ fn closes(sentence: &str, at: usize, span: &str) -> bool {
         .collect();
     let after = after.join(" ");
     CLOSING.iter().any(|c| holds_phrase(&after, c))
+}
+
+/// Words between the ends of a range (`2 through 16`, `1 to 9`).
+const THROUGH: &[&str] = &["through", "thru", "to"];
+
+/// Whether the figure `span` at `at` in `sentence` is the other end of a range than the
+/// extreme asked for: its low end (`2 through BC_BASE_MAX`) where the highest is asked, its
+/// high end (`1 to 9`) where the lowest is.
+fn ends_range(sentence: &str, at: usize, span: &str, highest: Option<bool>) -> bool {
+    let through = |w: Option<&str>| w.is_some_and(|w| THROUGH.contains(&words(w).as_str()));
+    match highest {
+        Some(true) => through(sentence[at + span.len()..].split_whitespace().next()),
+        Some(false) => {
+            let before = words_before(sentence, at, 2);
+            let figure = before
+                .get(1)
+                .is_some_and(|w| w.contains(|c: char| c.is_ascii_digit()));
+            through(before.first().copied()) && figure
+        }
+        None => false,
+    }
 }
 
 /// Words that tell what was before: a sentence with one, and no word of the present, tells
@@ -2159,5 +2183,37 @@ mod tests {
             "Support for the initgroups database was added to nsswitch.conf in glibc 2.11.",
         );
         stated_only_by(q, &[reload], added, "2.11 [1]");
+    }
+
+    /// Of a range, the end the question does not ask for is not its answer: `2` of `2
+    /// through BC_BASE_MAX` is no highest value.
+    #[test]
+    fn the_other_end_of_a_range_is_not_the_extreme_asked() {
+        let q = "What is the highest output base that GNU bc supports?";
+        let range = (
+            0,
+            "The output bases GNU bc supports are 2 through BC_BASE_MAX.",
+        );
+        let top = (0, "The highest output base GNU bc supports is 999.");
+        stated_only_by(q, &[range], top, "999 [1]");
+        let s = "Levels run from 1 to 9.";
+        assert!(super::ends_range(
+            s,
+            s.find('9').unwrap_or_default(),
+            "9",
+            Some(false)
+        ));
+        assert!(!super::ends_range(
+            s,
+            s.find('1').unwrap_or_default(),
+            "1",
+            Some(false)
+        ));
+        assert!(super::ends_range(
+            s,
+            s.find('1').unwrap_or_default(),
+            "1",
+            Some(true)
+        ));
     }
 }
