@@ -284,9 +284,9 @@ struct Scorer<'a> {
     /// Per candidate: whether it states that ([`Asked::states`]), with its figure; every
     /// candidate does of a question in parts, whose parts are checked by their form.
     stated: Vec<Option<Option<String>>>,
-    /// Of a question in parts, per part and candidate: whether it states the part
-    /// ([`Asked::stated_by`] of the part alone).
-    stated_parts: Vec<Vec<bool>>,
+    /// Of a question in parts, per part and candidate: whether it holds the part
+    /// ([`Asked::held_by`] of the part alone).
+    held_parts: Vec<Vec<bool>>,
     /// The form of each part's answer ([`Form`]), with the part as written and the names
     /// most documents read write ([`pervasive_names`]), which answer no part.
     forms: Vec<(Form, String)>,
@@ -310,9 +310,9 @@ fn of_named_records(
     }
 }
 
-/// Of a question in `parts`, per part and candidate: whether it states the part
-/// ([`Asked::stated_by`] of the part alone); none for a question in one part.
-fn stated_parts(
+/// Of a question in `parts`, per part and candidate: whether it holds the part
+/// ([`Asked::held_by`] of the part alone); none for a question in one part.
+fn held_parts(
     parts: &[String],
     terms: &[BTreeSet<String>],
     candidates: &[Candidate],
@@ -325,8 +325,7 @@ fn stated_parts(
         .iter()
         .map(|p| {
             let asked = Asked::new(p, asks_figure(p), terms, candidates);
-            let stated = asked.stated_by(candidates, terms, sources);
-            stated.iter().map(Option::is_some).collect()
+            asked.held_by(candidates, terms, sources)
         })
         .collect()
 }
@@ -505,7 +504,7 @@ impl<'a> Scorer<'a> {
             .iter()
             .map(|p| (Form::of(p), format!("{p}{pervasive}")))
             .collect();
-        let stated_parts = stated_parts(&asked_parts, &terms, candidates, sources);
+        let held_parts = held_parts(&asked_parts, &terms, candidates, sources);
         Scorer {
             candidates,
             question,
@@ -538,7 +537,7 @@ impl<'a> Scorer<'a> {
             terms,
             asked,
             stated,
-            stated_parts,
+            held_parts,
             forms,
             known,
         }
@@ -647,7 +646,7 @@ impl<'a> Scorer<'a> {
     }
 
     /// A question in parts: the best sentence for each part that covers [`ANSWER_FLOOR`] of
-    /// it and, when `strict`, states the part ([`Asked::stated_by`]) and is of the form of
+    /// it and, when `strict`, holds the part ([`Asked::held_by`]) and is of the form of
     /// its answer ([`Form`]: a cause for `why`), unless a sentence already chosen covers it as
     /// well.
     fn answer_by_part(&self, strict: bool) -> Vec<usize> {
@@ -655,7 +654,7 @@ impl<'a> Scorer<'a> {
         let mut chosen: Vec<usize> = Vec::new();
         for (k, (part, (form, text))) in self.parts.iter().zip(&self.forms).enumerate() {
             let holds =
-                |i: usize| self.stated_parts[k][i] && form.held_by(text, &self.candidates[i].text);
+                |i: usize| self.held_parts[k][i] && form.held_by(text, &self.candidates[i].text);
             let of_part = |i: usize| match self.gain_in(i, Some(part), &none) {
                 g if g < ANSWER_FLOOR || (strict && !holds(i)) => 0.0,
                 g => self.ranked(i, g),
@@ -828,8 +827,8 @@ mod tests {
             answer.starts_with("In 2023 pack prices fell to 139"),
             "{answer}"
         );
-        // Each part is stated, not only named: a sentence on keepalives that gives no time
-        // does not answer how long.
+        // A part that asks for a figure is held by a sentence that gives one: a sentence on
+        // keepalives that gives no time does not answer how long.
         let q = "How long does curl wait before it sends keepalive probes, and which port does ssh use?";
         let docs = [
             (

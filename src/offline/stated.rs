@@ -134,18 +134,6 @@ impl Asked {
             .filter(|&(_, near)| near || (figure && !when))
             .map(|(k, _)| k);
         let acronyms = acronyms_of(question, candidates);
-        if std::env::var_os("RF_DEBUG").is_some() {
-            eprintln!(
-                "ASKED kind={:?} subject={:?} names={:?} code={:?} cond={:?} thing={:?} form={:?}",
-                kind.map(|k| k.label),
-                subject(question, kind, &rarity),
-                capitalised_names(question),
-                code_names(question),
-                condition_terms(question),
-                thing_words(question),
-                Form::of(question)
-            );
-        }
         Asked {
             kind,
             subject: subject(question, kind, &rarity),
@@ -190,13 +178,43 @@ impl Asked {
     }
 
     /// Per candidate (`terms` its terms, `sources` the documents), whether it states what is
-    /// asked ([`Asked::states`]): it holds the names and code the question writes, a record's
-    /// field of the record it names, the condition it sets, and then its subject and figure.
+    /// asked ([`Asked::states`]).
     pub fn stated_by(
         &self,
         candidates: &[Candidate],
         terms: &[BTreeSet<String>],
         sources: &[Source],
+    ) -> Vec<Option<Option<String>>> {
+        self.judged(candidates, terms, sources, true)
+    }
+
+    /// Per candidate, whether it holds what a sentence that states the answer must, its
+    /// subject and figure aside: the names and code the question writes, a record's field of
+    /// the record it names, the condition it sets ([`Asked::stated_by`] before
+    /// [`Asked::states`]) and, where it asks for a figure, a figure it does not give. A part
+    /// of a question in parts is held to this much.
+    pub fn held_by(
+        &self,
+        candidates: &[Candidate],
+        terms: &[BTreeSet<String>],
+        sources: &[Source],
+    ) -> Vec<bool> {
+        let judged = self.judged(candidates, terms, sources, false);
+        let figured = |c: &Candidate| !self.figure || new_figure(&self.question, &c.text);
+        judged
+            .iter()
+            .zip(candidates)
+            .map(|(held, c)| held.is_some() && figured(c))
+            .collect()
+    }
+
+    /// [`Asked::stated_by`], or [`Asked::held_by`] unless `stating`.
+    fn judged(
+        &self,
+        candidates: &[Candidate],
+        terms: &[BTreeSet<String>],
+        sources: &[Source],
+        stating: bool,
     ) -> Vec<Option<Option<String>>> {
         let names = names_of(sources);
         let mut documents = vec![BTreeSet::new(); sources.len()];
@@ -239,9 +257,10 @@ impl Asked {
                 // What is asked by name is held where no kind of figure says it.
                 let thing =
                     || self.kind.is_some() || self.thing.is_empty() || self.thing.iter().any(holds);
-                match held && !denied && thing() {
-                    true => self.states(sentence, &terms[i], &context),
-                    false => None,
+                match (held && !denied, stating) {
+                    (true, true) if thing() => self.states(sentence, &terms[i], &context),
+                    (true, true) => None,
+                    (kept, _) => kept.then_some(None),
                 }
             })
             .collect()
@@ -639,6 +658,17 @@ impl Asked {
     /// and holds the subject (`in_sentence`), or the clause that holds the figure holds the
     /// subject or names no other subject (an acronym, a compound the question does not write).
     fn is_subjects(&self, sentence: &str, at: usize, in_sentence: bool) -> bool {
+        // The case an exception names (`256 bytes for most file systems, except for small
+        // file systems where ... 128 bytes`) is not the rule's.
+        let lower = sentence.to_lowercase();
+        if let Some(except) = lower.find(" except ")
+            && at < except
+            && self.subject.some()
+            && self.subject.held_by(&sentence[except..])
+            && !self.subject.held_by(&sentence[..except])
+        {
+            return false;
+        }
         let clause = clause_of(sentence, at);
         // A sentence of one clause that holds the subject gives the subject's figure.
         if !self.subject.some() || (in_sentence && clause.len() == sentence.len()) {
@@ -2215,5 +2245,14 @@ mod tests {
             "1",
             Some(true)
         ));
+    }
+
+    /// The figure of a rule is not that of the exception the question asks about.
+    #[test]
+    fn the_rules_figure_is_not_the_exceptions() {
+        let q = "What inode size do small file systems get by default?";
+        let s = "By default the inode size is 256 bytes for most file systems, except for small file systems where the inode size will be 128 bytes.";
+        let said = answer(q, &[(0, s)]);
+        assert!(said.starts_with("128 bytes [1]"), "{said}");
     }
 }

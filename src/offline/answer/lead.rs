@@ -24,10 +24,27 @@ impl Scorer<'_> {
         let setting = self
             .asks_name
             .then(|| term_name(&self.known, named_thing(&self.known), candidate));
-        default
-            .flatten()
+        // The figure the sentence states of the subject, when it is one of the figures it
+        // gives by default (`128 bytes` of `256 bytes for most file systems, except for small
+        // file systems where ... 128 bytes`), over the first of them.
+        let stated = self.stated[first].clone().flatten();
+        let default = default.flatten();
+        let number = |span: &str| -> String {
+            let start = span
+                .find(|c: char| c.is_ascii_digit())
+                .unwrap_or(span.len());
+            let rest = &span[start..];
+            let end = rest
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(rest.len());
+            rest[..end].to_string()
+        };
+        let other = |s: &String| default.as_ref().is_some_and(|d| number(d) != number(s));
+        let subjects = stated.clone().filter(|s| self.asks_figure && other(s));
+        subjects
+            .or(default)
             .or(setting.flatten())
-            .or_else(|| self.stated[first].clone().flatten())
+            .or(stated)
             .or_else(|| short_answer(&self.known, sentence))
             .filter(|span| self.asked.form.fits(span))
             .map(|span| in_code(sentence, &span).unwrap_or(span))
