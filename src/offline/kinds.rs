@@ -383,5 +383,5 @@ pub fn is_unit(word: &str) -> bool {
 pub fn is_measure_unit(word: &str) -> bool {
     KINDS
         .iter()
-        .any(|k| k.units.contains(&word) && !k.units.contains(&"version") && k.label != "the date")
+        .any(|k| k.units.contains(&word) && !k.units.contains(&"version") && k.units != MONTHS)
 }

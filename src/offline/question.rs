@@ -153,7 +153,7 @@ pub const MEASURES: &[&str] = &[
 /// the last comma that an asking word follows (`how many compiler processes does Cargo run`
 /// of `When neither --jobs nor build.jobs is set, how many ...`); the whole question when no
 /// comma does.
-pub fn main_clause(question: &str) -> &str {
+fn main_clause(question: &str) -> &str {
     // Not `when` nor `why`, which also join a clause to what comes before (`warn, instead
     // of refusing, when a file is unsigned`).
     let asking = ["what", "which", "how", "who", "where"];

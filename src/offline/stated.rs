@@ -1034,7 +1034,8 @@ fn is_release(span: &str) -> bool {
 }
 
 /// Whether the figure ending at `end` in `sentence` is a measure, not a release: a share
-/// (`69.3%`) or a figure with another kind's unit after it (`2.5 seconds`).
+/// (`69.3 %`) or a figure with another kind's unit after it (`2.5 seconds`); a span that holds
+/// its unit is no release already ([`releases_in`]).
 fn measures(sentence: &str, end: usize) -> bool {
     let after = &sentence[end..];
     let unit = after
@@ -1042,7 +1043,7 @@ fn measures(sentence: &str, end: usize) -> bool {
         .next()
         .map(words)
         .unwrap_or_default();
-    sentence[..end].ends_with('%') || after.starts_with('%') || is_measure_unit(&unit)
+    after.trim_start().starts_with('%') || is_measure_unit(&unit)
 }
 
 /// The unit written onto the first figure of `span`, in lower case (`k` of `32K`, `x` of

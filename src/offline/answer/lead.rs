@@ -29,17 +29,11 @@ impl Scorer<'_> {
         // file systems where ... 128 bytes`), over the first of them.
         let stated = self.stated[first].clone().flatten();
         let default = default.flatten();
-        let number = |span: &str| -> String {
-            let start = span
-                .find(|c: char| c.is_ascii_digit())
-                .unwrap_or(span.len());
-            let rest = &span[start..];
-            let end = rest
-                .find(|c: char| !c.is_ascii_digit())
-                .unwrap_or(rest.len());
-            rest[..end].to_string()
+        let other = |s: &String| {
+            default
+                .as_ref()
+                .is_some_and(|d| first_number(d) != first_number(s))
         };
-        let other = |s: &String| default.as_ref().is_some_and(|d| number(d) != number(s));
         let subjects = stated.clone().filter(|s| self.asks_figure && other(s));
         subjects
             .or(default)
@@ -62,6 +56,18 @@ impl Scorer<'_> {
             .find(|(start, _)| *start > at)
             .map(|(_, span)| span)
     }
+}
+
+/// The first run of digits in `span` (`128` of `128 bytes`), empty when it has none.
+fn first_number(span: &str) -> &str {
+    let start = span
+        .find(|c: char| c.is_ascii_digit())
+        .unwrap_or(span.len());
+    let rest = &span[start..];
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    &rest[..end]
 }
 
 /// The inline code of `sentence` (`` `gzip -9` ``, ``` ``gzip -9`` ```) that holds `span`:
