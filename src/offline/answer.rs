@@ -851,6 +851,26 @@ mod tests {
         let whole = said(&all);
         assert!(whole.contains("60 seconds"), "{whole}");
         assert!(!whole.starts_with("No sentence of the"), "{whole}");
+        // A part that asks where something starts is not held by the release that closes
+        // the range before it.
+        let q = "Which glibc version introduced the trust-ad option, and which port does ssh use?";
+        let docs = [
+            (
+                0,
+                "In glibc 2.30 and earlier, the trust-ad option is not known.",
+            ),
+            (1, "By default ssh connects to port 22 on the remote host."),
+        ];
+        let said = |docs: &[(usize, &str)]| {
+            let c = compose("# Q", q, &candidates(docs), &sources(2), &[]);
+            answer_section(&c.report).to_string()
+        };
+        let closed = said(&docs);
+        assert!(closed.starts_with("No sentence of the"), "{closed}");
+        let mut all = docs.to_vec();
+        all.push((0, "The trust-ad option was introduced in glibc 2.31."));
+        let opened = said(&all);
+        assert!(opened.contains("2.31"), "{opened}");
     }
 
     /// A name every document read writes is what they are about, not an answer; a question

@@ -191,8 +191,9 @@ impl Asked {
     /// Per candidate, whether it holds what a sentence that states the answer must, its
     /// subject and figure aside: the names and code the question writes, a record's field of
     /// the record it names, the condition it sets ([`Asked::stated_by`] before
-    /// [`Asked::states`]) and, where it asks for a figure, a figure it does not give. A part
-    /// of a question in parts is held to this much.
+    /// [`Asked::states`]) and, where it asks for a figure, a figure it does not give (and,
+    /// where it asks where something starts, one that closes no range). A part of a question
+    /// in parts is held to this much.
     pub fn held_by(
         &self,
         candidates: &[Candidate],
@@ -200,7 +201,13 @@ impl Asked {
         sources: &[Source],
     ) -> Vec<bool> {
         let judged = self.judged(candidates, terms, sources, false);
-        let figured = |c: &Candidate| !self.figure || new_figure(&self.question, &c.text);
+        // Where it asks where something starts, a figure that closes a range gives nothing.
+        let opens = |text: &str| {
+            let found = figures(&self.question, text);
+            !self.starts || found.iter().any(|(at, span)| !closes(text, *at, span))
+        };
+        let figured =
+            |c: &Candidate| !self.figure || (new_figure(&self.question, &c.text) && opens(&c.text));
         judged
             .iter()
             .zip(candidates)
