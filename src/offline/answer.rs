@@ -829,6 +829,10 @@ mod tests {
         );
         // A part that asks for a figure is held by a sentence that gives one: a sentence on
         // keepalives that gives no time does not answer how long.
+        let said = |q: &str, docs: &[(usize, &str)]| {
+            let c = compose("# Q", q, &candidates(docs), &sources(2), &[]);
+            answer_section(&c.report).to_string()
+        };
         let q = "How long does curl wait before it sends keepalive probes, and which port does ssh use?";
         let docs = [
             (
@@ -837,18 +841,14 @@ mod tests {
             ),
             (1, "By default ssh connects to port 22 on the remote host."),
         ];
-        let said = |docs: &[(usize, &str)]| {
-            let c = compose("# Q", q, &candidates(docs), &sources(2), &[]);
-            answer_section(&c.report).to_string()
-        };
-        let half = said(&docs);
+        let half = said(q, &docs);
         assert!(half.starts_with("No sentence of the"), "{half}");
         let mut all = docs.to_vec();
         all.push((
             0,
             "By default curl waits 60 seconds before it sends keepalive probes.",
         ));
-        let whole = said(&all);
+        let whole = said(q, &all);
         assert!(whole.contains("60 seconds"), "{whole}");
         assert!(!whole.starts_with("No sentence of the"), "{whole}");
         // A part that asks where something starts is not held by the release that closes
@@ -861,15 +861,11 @@ mod tests {
             ),
             (1, "By default ssh connects to port 22 on the remote host."),
         ];
-        let said = |docs: &[(usize, &str)]| {
-            let c = compose("# Q", q, &candidates(docs), &sources(2), &[]);
-            answer_section(&c.report).to_string()
-        };
-        let closed = said(&docs);
+        let closed = said(q, &docs);
         assert!(closed.starts_with("No sentence of the"), "{closed}");
         let mut all = docs.to_vec();
         all.push((0, "The trust-ad option was introduced in glibc 2.31."));
-        let opened = said(&all);
+        let opened = said(q, &all);
         assert!(opened.contains("2.31"), "{opened}");
     }
 
